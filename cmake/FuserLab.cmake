@@ -1,0 +1,29 @@
+# Helpers that keep every folder's CMakeLists.txt to a few lines.
+
+set(FUSERLAB_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+
+# fuserlab_add_library(<name> SOURCES <files...> DEPS <targets...>)
+# One static library per folder; include paths are rooted at the repository,
+# so code includes "core/ir/fusion.h".
+function(fuserlab_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_options(${name} PRIVATE ${FUSERLAB_WARNINGS})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# fuserlab_add_test(<component> SOURCES <files...> DEPS <targets...>)
+# One GoogleTest executable per component: fuserlab_<component>_tests.
+function(fuserlab_add_test component)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  set(target fuserlab_${component}_tests)
+  add_executable(${target} ${ARG_SOURCES})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(${target} PRIVATE ${FUSERLAB_WARNINGS})
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${target} PRIVATE
+    FUSERLAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS ${component})
+endfunction()
