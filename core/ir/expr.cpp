@@ -1,0 +1,176 @@
+#include "core/ir/expr.h"
+
+#include <array>
+
+#include "core/ir/fusion.h"
+
+namespace fuserlab::ir {
+
+std::string_view toString(ExprType type) {
+  constexpr std::array<std::string_view, 23> kNames = {
+      "Unary",   "Binary",  "Ternary",    "Cast",    "Reduction",   "Welford",
+      "Broadcast", "Expand", "Reshape",   "Permute", "Squeeze",     "Slice",
+      "Pad",     "Cat",     "Set",        "SegmentSet", "Full",     "Iota",
+      "IndexSelect", "Gather", "Matmul",  "Linear",  "Sdpa"};
+  return kNames.at(static_cast<size_t>(type));
+}
+
+std::string_view toString(UnaryOpType op) {
+  constexpr std::array<std::string_view, 44> kNames = {
+      "abs",   "neg",       "exp",      "exp2",       "expm1",   "log",
+      "log1p", "log2",      "log10",    "sqrt",       "rsqrt",   "reciprocal",
+      "sin",   "cos",       "tan",      "asin",       "acos",    "atan",
+      "sinh",  "cosh",      "tanh",     "asinh",      "acosh",   "atanh",
+      "sigmoid", "silu",    "relu",     "erf",        "erfc",    "erfinv",
+      "lgamma", "floor",    "ceil",     "round",      "trunc",   "frac",
+      "sign",  "isnan",     "isinf",    "isfinite",   "isposinf", "isneginf",
+      "logical_not", "bitwise_not"};
+  return kNames.at(static_cast<size_t>(op));
+}
+
+std::string_view toString(BinaryOpType op) {
+  constexpr std::array<std::string_view, 24> kNames = {
+      "add", "sub", "mul", "div", "pow", "fmod", "remainder", "minimum",
+      "maximum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+      "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
+      "bitwise_left_shift", "bitwise_right_shift", "ceilDiv"};
+  return kNames.at(static_cast<size_t>(op));
+}
+
+std::string_view toString(TernaryOpType op) {
+  constexpr std::array<std::string_view, 4> kNames = {"where", "lerp", "clamp",
+                                                      "addcmul"};
+  return kNames.at(static_cast<size_t>(op));
+}
+
+std::string_view toString(ReductionOpType op) {
+  constexpr std::array<std::string_view, 4> kNames = {"sum", "prod", "max",
+                                                      "min"};
+  return kNames.at(static_cast<size_t>(op));
+}
+
+bool isPredicate(BinaryOpType op) {
+  switch (op) {
+    case BinaryOpType::Eq:
+    case BinaryOpType::Ne:
+    case BinaryOpType::Lt:
+    case BinaryOpType::Le:
+    case BinaryOpType::Gt:
+    case BinaryOpType::Ge:
+    case BinaryOpType::LogicalAnd:
+    case BinaryOpType::LogicalOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isPredicate(UnaryOpType op) {
+  switch (op) {
+    case UnaryOpType::IsNan:
+    case UnaryOpType::IsInf:
+    case UnaryOpType::IsFinite:
+    case UnaryOpType::IsPosInf:
+    case UnaryOpType::IsNegInf:
+    case UnaryOpType::LogicalNot:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string Expr::opName() const {
+  switch (type_) {
+    case ExprType::Unary: return std::string(ir::toString(attrs_.unaryOp));
+    case ExprType::Binary: return std::string(ir::toString(attrs_.binaryOp));
+    case ExprType::Ternary: return std::string(ir::toString(attrs_.ternaryOp));
+    case ExprType::Reduction: return std::string(ir::toString(attrs_.reductionOp));
+    case ExprType::Cast: return "cast";
+    case ExprType::Welford: return "welford";
+    case ExprType::Broadcast: return "broadcast";
+    case ExprType::Expand: return "expand";
+    case ExprType::Reshape: return "reshape";
+    case ExprType::Permute: return "permute";
+    case ExprType::Squeeze: return "squeeze";
+    case ExprType::Slice: return "slice";
+    case ExprType::Pad: return "pad";
+    case ExprType::Cat: return "cat";
+    case ExprType::Set: return "set";
+    case ExprType::SegmentSet: return "segment_set";
+    case ExprType::Full: return "full";
+    case ExprType::Iota: return "iota";
+    case ExprType::IndexSelect: return "index_select";
+    case ExprType::Gather: return "take_along_axis";
+    case ExprType::Matmul: return "matmul";
+    case ExprType::Linear: return "linear";
+    case ExprType::Sdpa: return "sdpfa_fwd";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string describe(const Val* val) {
+  if (const auto* tv = val->as<TensorView>()) return tv->toString();
+  return val->name();
+}
+
+std::string intList(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+std::string Expr::toString() const {
+  std::string out;
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (i) out += ", ";
+    out += describe(outputs_[i]);
+  }
+  out += "\n   = " + opName() + "(";
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (i) out += ", ";
+    out += inputs_[i]->name();
+  }
+  switch (type_) {
+    case ExprType::Reduction:
+    case ExprType::Welford:
+    case ExprType::Squeeze:
+      out += ", dims=" + intList(attrs_.axes);
+      break;
+    case ExprType::Permute:
+      out += ", dims=" + intList(attrs_.axes);
+      break;
+    case ExprType::Broadcast: {
+      out += ", is_broadcast_dim=[";
+      for (size_t i = 0; i < attrs_.broadcastFlags.size(); ++i) {
+        out += i ? ", " : "";
+        out += attrs_.broadcastFlags[i] ? "True" : "False";
+      }
+      out += "]";
+      break;
+    }
+    case ExprType::Cat:
+    case ExprType::IndexSelect:
+    case ExprType::Gather:
+      out += ", dim=" + std::to_string(attrs_.dim);
+      break;
+    case ExprType::Cast:
+      out += ", dtype=" + std::string(ir::toString(outputs_[0]->dtype()));
+      break;
+    case ExprType::Full:
+    case ExprType::Iota:
+      out += ", dtype=" + std::string(ir::toString(attrs_.dtype));
+      break;
+    default:
+      break;
+  }
+  return out + ")";
+}
+
+}  // namespace fuserlab::ir

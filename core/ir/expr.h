@@ -1,0 +1,149 @@
+// Expr: an operation of the fusion, with input and output Vals. One class with
+// an ExprType and typed attributes rather than a class per op: every consumer
+// (printer, cloner, reference executor, code generator) switches over
+// ExprType, and the operand layout of each type is fixed and documented below.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/data_type.h"
+
+namespace fuserlab::ir {
+
+class Fusion;
+class Val;
+class TensorView;
+
+// Operand layout per ExprType (inputs -> outputs):
+//   Unary        [x] -> [y]                    (tensor or scalar)
+//   Binary       [a, b] -> [y]                 (either may be a scalar)
+//   Ternary      [a, b, c] -> [y]; Addcmul [a, b, c, value]: a + value*b*c
+//   Cast         [x] -> [y]                    y's dtype is the target
+//   Reduction    [x] -> [y]                    attrs.axes: reduced axes of x
+//   Welford      [x] -> [avg, varSum, count]   attrs.axes; count is Int
+//   Broadcast    [x] -> [y]                    attrs.broadcastFlags per y axis
+//   Expand       [x, extent_0..extent_{r-1}] -> [y]  (-1 keeps x's extent)
+//   Reshape      [x, size_0..size_{r-1}] -> [y]      (at most one -1)
+//   Permute      [x] -> [y]                    attrs.axes: y axis i = x axis axes[i]
+//   Squeeze      [x] -> [y]                    attrs.axes: removed axes of x
+//   Slice        [x, start_0, stop_0, step_0, start_1, ...] -> [y]
+//   Pad          [x, value, left_0, right_0, left_1, right_1, ...] -> [y]
+//                (one pair per axis of x, in axis order)
+//   Cat          [x_0, x_1, ...] -> [y]        attrs.dim
+//   Set          [x] -> [y]                    a copy (may change allocation)
+//   SegmentSet   [x] -> [y]                    a copy that forces a segment cut
+//   Full         [size_0..size_{r-1}, fillValue] -> [y]
+//   Iota         [length, start, step] -> [y]  1-D
+//   IndexSelect  [x, index] -> [y]             attrs.dim; index is 1-D integer
+//   Gather       [x, index] -> [y]             attrs.dim; take_along_axis
+//   Matmul       [a, b] -> [y]                 torch.matmul semantics
+//   Linear       [a, weight] or [a, weight, bias] -> [y]   a @ weight^T + bias
+//   Sdpa         [q, k, v, dropoutP, isCausal, scale] -> [out, logSumExp,
+//                philoxSeed, philoxOffset]; scale may be a Double scalar or
+//                a constant NaN scalar meaning 1/sqrt(head_dim)
+enum class ExprType : uint8_t {
+  Unary,
+  Binary,
+  Ternary,
+  Cast,
+  Reduction,
+  Welford,
+  Broadcast,
+  Expand,
+  Reshape,
+  Permute,
+  Squeeze,
+  Slice,
+  Pad,
+  Cat,
+  Set,
+  SegmentSet,
+  Full,
+  Iota,
+  IndexSelect,
+  Gather,
+  Matmul,
+  Linear,
+  Sdpa,
+};
+
+enum class UnaryOpType : uint8_t {
+  Abs, Neg, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt,
+  Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh,
+  Acosh, Atanh, Sigmoid, Silu, Relu, Erf, Erfc, Erfinv, Lgamma, Floor, Ceil,
+  Round, Trunc, Frac, Sign, IsNan, IsInf, IsFinite, IsPosInf, IsNegInf,
+  LogicalNot, BitwiseNot,
+};
+
+enum class BinaryOpType : uint8_t {
+  Add, Sub, Mul, Div, Pow, Fmod, Remainder, Minimum, Maximum, Atan2,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, BitwiseAnd, BitwiseOr,
+  BitwiseXor, LeftShift, RightShift, CeilDiv,
+};
+
+enum class TernaryOpType : uint8_t { Where, Lerp, Clamp, Addcmul };
+
+enum class ReductionOpType : uint8_t { Sum, Prod, Max, Min };
+
+std::string_view toString(ExprType type);
+std::string_view toString(UnaryOpType op);  //!< the fd.ops name: "rsqrt"
+std::string_view toString(BinaryOpType op);  //!< "add", "ceilDiv"
+std::string_view toString(TernaryOpType op);
+std::string_view toString(ReductionOpType op);  //!< "sum", "max"
+//! True for comparisons and logical ops: the result is Bool.
+bool isPredicate(BinaryOpType op);
+bool isPredicate(UnaryOpType op);
+
+//! The attributes an Expr may carry; which fields mean something depends on
+//! the ExprType (see the table above); the others keep their defaults.
+struct ExprAttrs {
+  UnaryOpType unaryOp = UnaryOpType::Abs;
+  BinaryOpType binaryOp = BinaryOpType::Add;
+  TernaryOpType ternaryOp = TernaryOpType::Where;
+  ReductionOpType reductionOp = ReductionOpType::Sum;
+  std::vector<int64_t> axes;
+  std::vector<bool> broadcastFlags;
+  int64_t dim = 0;
+  DataType dtype = DataType::Null;  //!< Full / Iota: the dtype to produce
+
+  bool operator==(const ExprAttrs&) const = default;
+};
+
+class Expr {
+ public:
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+
+  int64_t id() const { return id_; }
+  Fusion* fusion() const { return fusion_; }
+  ExprType type() const { return type_; }
+  const ExprAttrs& attrs() const { return attrs_; }
+  const std::vector<Val*>& inputs() const { return inputs_; }
+  const std::vector<Val*>& outputs() const { return outputs_; }
+  Val* input(size_t i) const { return inputs_.at(i); }
+  Val* output(size_t i) const { return outputs_.at(i); }
+
+  //! The op's name as the frontend spells it: "add", "sum", "broadcast_in_dim".
+  std::string opName() const;
+  //! One line as in nvFuser's fusion_ir dump: "T2 = add(T0, T1)".
+  std::string toString() const;
+
+ private:
+  friend class Fusion;
+  Expr(Fusion* fusion, int64_t id, ExprType type, std::vector<Val*> inputs,
+       std::vector<Val*> outputs, ExprAttrs attrs)
+      : fusion_(fusion), id_(id), type_(type), inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)), attrs_(std::move(attrs)) {}
+
+  Fusion* fusion_;
+  int64_t id_;
+  ExprType type_;
+  std::vector<Val*> inputs_;
+  std::vector<Val*> outputs_;
+  ExprAttrs attrs_;
+};
+
+}  // namespace fuserlab::ir

@@ -1,0 +1,239 @@
+#include "core/ir/fusion.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/ir/error.h"
+#include "core/ir/printer.h"
+
+namespace fuserlab::ir {
+namespace {
+
+std::optional<int64_t> foldInt(BinaryOpType op, int64_t a, int64_t b) {
+  switch (op) {
+    case BinaryOpType::Add: return a + b;
+    case BinaryOpType::Sub: return a - b;
+    case BinaryOpType::Mul: return a * b;
+    case BinaryOpType::Div:
+      if (b == 0) return std::nullopt;
+      return a / b;
+    case BinaryOpType::CeilDiv:
+      if (b == 0) return std::nullopt;
+      return (a + b - 1) / b;
+    case BinaryOpType::Maximum: return std::max(a, b);
+    case BinaryOpType::Minimum: return std::min(a, b);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Fusion::Fusion() = default;
+Fusion::~Fusion() = default;
+
+int64_t Fusion::nextNameIndex(ValKind kind) {
+  return kind == ValKind::TensorView ? tensorCount_++ : scalarCount_++;
+}
+
+Scalar* Fusion::newScalar(DataType dtype) {
+  auto* scalar = new Scalar(this, dtype, std::monostate{},
+                            static_cast<int64_t>(vals_.size()),
+                            nextNameIndex(ValKind::Scalar));
+  vals_.emplace_back(scalar);
+  return scalar;
+}
+
+Scalar* Fusion::newConstant(ScalarValue value, DataType dtype) {
+  FL_ASSERT(!std::holds_alternative<std::monostate>(value),
+            "a constant needs a value");
+  auto* scalar = new Scalar(this, dtype, std::move(value),
+                            static_cast<int64_t>(vals_.size()),
+                            nextNameIndex(ValKind::Scalar));
+  vals_.emplace_back(scalar);
+  return scalar;
+}
+
+Scalar* Fusion::scalarBinary(BinaryOpType op, Scalar* a, Scalar* b) {
+  auto ca = a->constInt();
+  auto cb = b->constInt();
+  bool ints = isIntegral(a->dtype()) && isIntegral(b->dtype());
+  if (ints && ca && cb) {
+    if (auto folded = foldInt(op, *ca, *cb)) return constInt(*folded);
+  }
+  if (op == BinaryOpType::Mul && cb == 1 && ints) return a;
+  if (op == BinaryOpType::Mul && ca == 1 && ints) return b;
+  if ((op == BinaryOpType::Add || op == BinaryOpType::Sub) && cb == 0 && ints) {
+    return a;
+  }
+  if ((op == BinaryOpType::Div || op == BinaryOpType::CeilDiv) && cb == 1 &&
+      ints) {
+    return a;
+  }
+  DataType dtype = isPredicate(op) ? DataType::Bool
+                                   : promoteOperands({}, {a->dtype(), b->dtype()});
+  Scalar* out = newScalar(dtype);
+  ExprAttrs attrs;
+  attrs.binaryOp = op;
+  newExpr(ExprType::Binary, {a, b}, {out}, attrs);
+  return out;
+}
+
+IterDomain* Fusion::newIterDomain(Scalar* extent, IterType type,
+                                  Scalar* expandedExtent) {
+  FL_ASSERT(extent != nullptr, "an IterDomain needs an extent");
+  auto* id = new IterDomain(this, static_cast<int64_t>(iterDomains_.size()),
+                            extent, type, expandedExtent);
+  iterDomains_.emplace_back(id);
+  return id;
+}
+
+IterDomain* Fusion::cloneIterDomain(const IterDomain* id) {
+  return cloneIterDomain(id, id->iterType());
+}
+
+IterDomain* Fusion::cloneIterDomain(const IterDomain* id, IterType type) {
+  IterDomain* copy = newIterDomain(id->extent(), type, id->expandedExtent());
+  copy->parallelize(id->parallelType());
+  return copy;
+}
+
+TensorView* Fusion::newTensorView(std::vector<IterDomain*> logical,
+                                  DataType dtype) {
+  TensorDomain domain;
+  domain.logical = std::move(logical);
+  return newTensorView(std::move(domain), dtype);
+}
+
+TensorView* Fusion::newTensorView(TensorDomain domain, DataType dtype) {
+  if (domain.loop.empty()) domain.loop = domain.logical;
+  auto* tv = new TensorView(this, dtype, std::move(domain),
+                            static_cast<int64_t>(vals_.size()),
+                            nextNameIndex(ValKind::TensorView));
+  vals_.emplace_back(tv);
+  if (tv->domain().contiguity.empty()) tv->setContiguity({});
+  return tv;
+}
+
+Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
+                      std::vector<Val*> outputs, ExprAttrs attrs) {
+  for (Val* out : outputs) {
+    FL_ASSERT(out->definition_ == nullptr, out->name(),
+              " already has a definition");
+    FL_ASSERT(!isInput(out), out->name(), " is a fusion input");
+  }
+  auto* expr = new Expr(this, static_cast<int64_t>(exprs_.size()), type,
+                        std::move(inputs), std::move(outputs), std::move(attrs));
+  exprs_.emplace_back(expr);
+  for (Val* in : expr->inputs()) {
+    auto& uses = in->uses_;
+    if (std::find(uses.begin(), uses.end(), expr) == uses.end()) {
+      uses.push_back(expr);
+    }
+  }
+  for (Val* out : expr->outputs()) out->definition_ = expr;
+  return expr;
+}
+
+std::pair<IterDomain*, IterDomain*> Fusion::split(IterDomain* in,
+                                                  Scalar* factor,
+                                                  bool innerSplit) {
+  FL_CHECK(!in->hasExpandedExtent(),
+           "cannot split the expanded broadcast axis ", in->toString());
+  Scalar* rest = scalarBinary(BinaryOpType::CeilDiv, in->extent(), factor);
+  IterDomain* outer =
+      newIterDomain(innerSplit ? rest : factor, in->iterType());
+  IterDomain* inner =
+      newIterDomain(innerSplit ? factor : rest, in->iterType());
+  auto* transform = new IterDomainTransform(TransformKind::Split, {in},
+                                            {outer, inner}, factor, innerSplit);
+  transforms_.emplace_back(transform);
+  in->uses_.push_back(transform);
+  outer->definition_ = transform;
+  inner->definition_ = transform;
+  return {outer, inner};
+}
+
+IterDomain* Fusion::merge(IterDomain* outer, IterDomain* inner) {
+  IterType type = IterType::Iteration;
+  if (outer->isReduction() || inner->isReduction()) type = IterType::Reduction;
+  if (outer->isBroadcast() && inner->isBroadcast()) type = IterType::Broadcast;
+  Scalar* extent =
+      scalarBinary(BinaryOpType::Mul, outer->extent(), inner->extent());
+  IterDomain* out = newIterDomain(extent, type);
+  auto* transform = new IterDomainTransform(TransformKind::Merge,
+                                            {outer, inner}, {out}, nullptr,
+                                            true);
+  transforms_.emplace_back(transform);
+  outer->uses_.push_back(transform);
+  inner->uses_.push_back(transform);
+  out->definition_ = transform;
+  return out;
+}
+
+void Fusion::addInput(Val* val) {
+  FL_CHECK(val->definition() == nullptr, val->name(),
+           " is computed in the fusion and cannot be an input");
+  FL_CHECK(!isInput(val), val->name(), " is already an input");
+  inputs_.push_back(val);
+}
+
+void Fusion::addOutput(Val* val, Val* aliasOf) {
+  if (aliasOf != nullptr) {
+    FL_CHECK(isInput(aliasOf), "alias_input ", aliasOf->name(),
+             " must be a fusion input");
+    FL_CHECK(aliasOf->dtype() == val->dtype(), "output ", val->name(),
+             " (", ir::toString(val->dtype()), ") cannot alias input ",
+             aliasOf->name(), " of dtype ", ir::toString(aliasOf->dtype()));
+  }
+  outputs_.push_back({val, aliasOf});
+}
+
+std::vector<Val*> Fusion::outputVals() const {
+  std::vector<Val*> vals;
+  vals.reserve(outputs_.size());
+  for (const auto& out : outputs_) vals.push_back(out.val);
+  return vals;
+}
+
+bool Fusion::isInput(const Val* val) const {
+  return std::find(inputs_.begin(), inputs_.end(), val) != inputs_.end();
+}
+
+bool Fusion::isOutput(const Val* val) const {
+  return std::any_of(outputs_.begin(), outputs_.end(),
+                     [val](const FusionOutput& o) { return o.val == val; });
+}
+
+std::vector<Expr*> Fusion::exprsForOutputs() const {
+  // Walk back from the outputs marking live exprs, then emit them in creation
+  // order, which is topological because an Expr's inputs exist before it.
+  std::vector<bool> live(exprs_.size(), false);
+  std::vector<Val*> stack = outputVals();
+  std::unordered_set<const Val*> seen;
+  while (!stack.empty()) {
+    Val* val = stack.back();
+    stack.pop_back();
+    if (!seen.insert(val).second) continue;
+    Expr* def = val->definition();
+    if (def == nullptr || live[def->id()]) continue;
+    live[def->id()] = true;
+    for (Val* in : def->inputs()) stack.push_back(in);
+  }
+  std::vector<Expr*> order;
+  for (const auto& expr : exprs_) {
+    if (live[expr->id()]) order.push_back(expr.get());
+  }
+  return order;
+}
+
+std::vector<TensorView*> Fusion::tensorInputs() const {
+  std::vector<TensorView*> tensors;
+  for (Val* in : inputs_) {
+    if (auto* tv = in->as<TensorView>()) tensors.push_back(tv);
+  }
+  return tensors;
+}
+
+std::string Fusion::toString() const { return printFusionIr(*this); }
+
+}  // namespace fuserlab::ir

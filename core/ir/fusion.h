@@ -1,0 +1,105 @@
+// Fusion: owns every Val, IterDomain, transform and Expr of one fusion
+// definition, in creation order, plus its inputs and outputs. Creation order
+// is the only order anything is iterated in, so printing, hashing and code
+// generation are deterministic (no pointer-keyed iteration).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ir/expr.h"
+#include "core/ir/iter_domain.h"
+#include "core/ir/tensor_view.h"
+#include "core/ir/val.h"
+
+namespace fuserlab::ir {
+
+//! An output's extra properties: an in-place alias of an input
+//! (`fd.add_output(T, alias_input=I)`), in which case the result is written
+//! into the input's storage.
+struct FusionOutput {
+  Val* val = nullptr;
+  Val* aliasOf = nullptr;
+};
+
+class Fusion {
+ public:
+  Fusion();
+  ~Fusion();
+  Fusion(const Fusion&) = delete;
+  Fusion& operator=(const Fusion&) = delete;
+
+  // --- creation ------------------------------------------------------------
+  //! A symbolic scalar (bound at run time) of the given dtype.
+  Scalar* newScalar(DataType dtype);
+  Scalar* newConstant(ScalarValue value, DataType dtype);
+  Scalar* constInt(int64_t value) { return newConstant(value, DataType::Int); }
+  Scalar* constDouble(double value) {
+    return newConstant(value, DataType::Double);
+  }
+  Scalar* constBool(bool value) { return newConstant(value, DataType::Bool); }
+  //! A scalar Binary expr with constant folding: add/sub/mul/div/ceilDiv of
+  //! two constant ints gives a constant; x*1, x+0 fold to x.
+  Scalar* scalarBinary(BinaryOpType op, Scalar* a, Scalar* b);
+
+  IterDomain* newIterDomain(Scalar* extent, IterType type,
+                            Scalar* expandedExtent = nullptr);
+  //! A fresh IterDomain with the same extents, iter type and parallel type
+  //! (or the given iter type).
+  IterDomain* cloneIterDomain(const IterDomain* id);
+  IterDomain* cloneIterDomain(const IterDomain* id, IterType type);
+
+  //! A new tensor with the given logical domain (contiguous, no allocation).
+  TensorView* newTensorView(std::vector<IterDomain*> logical, DataType dtype);
+  TensorView* newTensorView(TensorDomain domain, DataType dtype);
+
+  Expr* newExpr(ExprType type, std::vector<Val*> inputs,
+                std::vector<Val*> outputs, ExprAttrs attrs = {});
+
+  //! Splits `in`; returns {outer, inner}.
+  std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Scalar* factor,
+                                            bool innerSplit = true);
+  IterDomain* merge(IterDomain* outer, IterDomain* inner);
+
+  // --- inputs and outputs --------------------------------------------------
+  void addInput(Val* val);
+  void addOutput(Val* val, Val* aliasOf = nullptr);
+  const std::vector<Val*>& inputs() const { return inputs_; }
+  std::vector<Val*> outputVals() const;
+  const std::vector<FusionOutput>& outputs() const { return outputs_; }
+  bool isInput(const Val* val) const;
+  bool isOutput(const Val* val) const;
+
+  // --- traversal -----------------------------------------------------------
+  const std::vector<std::unique_ptr<Val>>& vals() const { return vals_; }
+  const std::vector<std::unique_ptr<Expr>>& exprs() const { return exprs_; }
+  const std::vector<std::unique_ptr<IterDomain>>& iterDomains() const {
+    return iterDomains_;
+  }
+  const std::vector<std::unique_ptr<IterDomainTransform>>& transforms() const {
+    return transforms_;
+  }
+  //! Tensor Exprs that the outputs depend on, producers before consumers
+  //! (creation order is already topological; this filters dead ones).
+  std::vector<Expr*> exprsForOutputs() const;
+  std::vector<TensorView*> tensorInputs() const;
+
+  //! nvFuser's `fusion_ir` dump: inputs, outputs, one line per Expr.
+  std::string toString() const;
+
+ private:
+  int64_t nextNameIndex(ValKind kind);
+
+  std::vector<std::unique_ptr<Val>> vals_;
+  std::vector<std::unique_ptr<Expr>> exprs_;
+  std::vector<std::unique_ptr<IterDomain>> iterDomains_;
+  std::vector<std::unique_ptr<IterDomainTransform>> transforms_;
+  std::vector<Val*> inputs_;
+  std::vector<FusionOutput> outputs_;
+  int64_t tensorCount_ = 0;
+  int64_t scalarCount_ = 0;
+};
+
+}  // namespace fuserlab::ir

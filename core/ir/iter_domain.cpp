@@ -1,0 +1,69 @@
+#include "core/ir/iter_domain.h"
+
+#include "core/ir/val.h"
+
+namespace fuserlab::ir {
+
+std::string_view toString(IterType type) {
+  switch (type) {
+    case IterType::Iteration: return "Iteration";
+    case IterType::Reduction: return "Reduction";
+    case IterType::Broadcast: return "Broadcast";
+  }
+  return "?";
+}
+
+std::string_view toString(ParallelType type) {
+  switch (type) {
+    case ParallelType::Serial: return "S";
+    case ParallelType::DIDx: return "DIDx";
+    case ParallelType::DIDy: return "DIDy";
+    case ParallelType::DIDz: return "DIDz";
+    case ParallelType::BIDx: return "BIDx";
+    case ParallelType::BIDy: return "BIDy";
+    case ParallelType::BIDz: return "BIDz";
+    case ParallelType::TIDx: return "TIDx";
+    case ParallelType::TIDy: return "TIDy";
+    case ParallelType::TIDz: return "TIDz";
+    case ParallelType::Vectorize: return "V";
+    case ParallelType::Unroll: return "UR";
+  }
+  return "?";
+}
+
+bool isDeviceParallel(ParallelType type) {
+  return type == ParallelType::DIDx || type == ParallelType::DIDy ||
+         type == ParallelType::DIDz;
+}
+
+std::string IterDomain::toString() const {
+  std::string out;
+  switch (iterType_) {
+    case IterType::Iteration: out = "i"; break;
+    case IterType::Reduction: out = "r"; break;
+    case IterType::Broadcast: out = "b"; break;
+  }
+  out += ir::toString(parallelType_);
+  out += std::to_string(id_) + "{" + extent_->name();
+  if (expandedExtent_) out += " ex " + expandedExtent_->name();
+  out += "}";
+  return out;
+}
+
+std::string IterDomainTransform::toString() const {
+  auto list = [](const std::vector<IterDomain*>& ids) {
+    std::string s;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i) s += ", ";
+      s += ids[i]->toString();
+    }
+    return s;
+  };
+  if (kind_ == TransformKind::Split) {
+    return "Split: " + list(inputs_) + " by factor " + factor_->name() +
+           (innerSplit_ ? "" : " (outer)") + " -> " + list(outputs_);
+  }
+  return "Merge: " + list(inputs_) + " -> " + list(outputs_);
+}
+
+}  // namespace fuserlab::ir
