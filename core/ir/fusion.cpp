@@ -114,6 +114,18 @@ TensorView* Fusion::newTensorView(TensorDomain domain, DataType dtype) {
   return tv;
 }
 
+TensorView* Fusion::newTensorViewWithoutDomain(DataType dtype) {
+  auto* tv = new TensorView(this, dtype, TensorDomain{},
+                            static_cast<int64_t>(vals_.size()),
+                            nextNameIndex(ValKind::TensorView));
+  vals_.emplace_back(tv);
+  return tv;
+}
+
+void Fusion::setDomain(TensorView* tv, TensorDomain domain) {
+  tv->domain_ = std::move(domain);
+}
+
 Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
                       std::vector<Val*> outputs, ExprAttrs attrs) {
   for (Val* out : outputs) {
@@ -144,12 +156,7 @@ std::pair<IterDomain*, IterDomain*> Fusion::split(IterDomain* in,
       newIterDomain(innerSplit ? rest : factor, in->iterType());
   IterDomain* inner =
       newIterDomain(innerSplit ? factor : rest, in->iterType());
-  auto* transform = new IterDomainTransform(TransformKind::Split, {in},
-                                            {outer, inner}, factor, innerSplit);
-  transforms_.emplace_back(transform);
-  in->uses_.push_back(transform);
-  outer->definition_ = transform;
-  inner->definition_ = transform;
+  addTransform(TransformKind::Split, {in}, {outer, inner}, factor, innerSplit);
   return {outer, inner};
 }
 
@@ -160,14 +167,25 @@ IterDomain* Fusion::merge(IterDomain* outer, IterDomain* inner) {
   Scalar* extent =
       scalarBinary(BinaryOpType::Mul, outer->extent(), inner->extent());
   IterDomain* out = newIterDomain(extent, type);
-  auto* transform = new IterDomainTransform(TransformKind::Merge,
-                                            {outer, inner}, {out}, nullptr,
-                                            true);
-  transforms_.emplace_back(transform);
-  outer->uses_.push_back(transform);
-  inner->uses_.push_back(transform);
-  out->definition_ = transform;
+  addTransform(TransformKind::Merge, {outer, inner}, {out}, nullptr, true);
   return out;
+}
+
+IterDomainTransform* Fusion::addTransform(TransformKind kind,
+                                          std::vector<IterDomain*> inputs,
+                                          std::vector<IterDomain*> outputs,
+                                          Scalar* factor, bool innerSplit) {
+  auto* transform = new IterDomainTransform(kind, std::move(inputs),
+                                            std::move(outputs), factor,
+                                            innerSplit);
+  transforms_.emplace_back(transform);
+  for (IterDomain* in : transform->inputs()) in->uses_.push_back(transform);
+  for (IterDomain* out : transform->outputs()) {
+    FL_ASSERT(out->definition_ == nullptr, out->toString(),
+              " already has a definition");
+    out->definition_ = transform;
+  }
+  return transform;
 }
 
 void Fusion::addInput(Val* val) {

@@ -16,6 +16,10 @@
 
 namespace fuserlab::ir {
 
+class Fusion;
+struct CloneMap;
+std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map);
+
 //! An output's extra properties: an in-place alias of an input
 //! (`fd.add_output(T, alias_input=I)`), in which case the result is written
 //! into the input's storage.
@@ -90,6 +94,23 @@ class Fusion {
   std::string toString() const;
 
  private:
+  // cloneFusion recreates every statement in the original's creation order,
+  // so names and ids match; it needs to build what split/merge and
+  // newTensorView build, without their folding and defaults.
+  friend std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion,
+                                             CloneMap* map);
+  //! A TensorView whose domain is filled in later by setDomain: its loop and
+  //! allocation IterDomains may be created after it.
+  TensorView* newTensorViewWithoutDomain(DataType dtype);
+  //! Sets a domain verbatim (no default loop or contiguity).
+  static void setDomain(TensorView* tv, TensorDomain domain);
+  //! Records a Split/Merge between existing IterDomains: the transform's
+  //! inputs' uses and its outputs' definition.
+  IterDomainTransform* addTransform(TransformKind kind,
+                                    std::vector<IterDomain*> inputs,
+                                    std::vector<IterDomain*> outputs,
+                                    Scalar* factor, bool innerSplit);
+
   int64_t nextNameIndex(ValKind kind);
 
   std::vector<std::unique_ptr<Val>> vals_;
