@@ -1,8 +1,8 @@
 // Script: what FuserLab reads from an nvFuser repro file. The fusion
 // definitions it declares (`def f(fd: FusionDefinition)`), the one the file
 // builds (`with FusionDefinition() as fd: f(fd)`), and its `inputs = [...]`
-// block as plain descriptions of torch constructor calls. Nothing here runs
-// Python or depends on the runtime: the CLI turns InputSpecs into tensors.
+// block as descriptions of torch constructor calls (input_tensors.h turns
+// them into tensors). Nothing here runs Python.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
+#include "core/runtime/random_fill.h"
 
 namespace fuserlab::frontend {
 
@@ -24,31 +25,17 @@ struct FusionDefinitionScript {
   std::unique_ptr<ir::Fusion> fusion;
 };
 
-//! The torch constructor that makes one input tensor.
-enum class TensorConstructor : uint8_t {
-  Randn,       //!< torch.randn
-  Rand,        //!< torch.rand
-  Randint,     //!< torch.randint(low, high, size)
-  MakeTensor,  //!< torch.testing.make_tensor(size, low=, high=)
-  Ones,
-  Zeros,
-  Full,        //!< torch.full(size, value)
-  Arange,      //!< torch.arange(start, end, step)
-};
-
-//! One entry of the `inputs = [...]` block.
+//! One entry of the `inputs = [...]` block: a Python number, or a torch
+//! constructor call (what it fills the tensor with, its dtype and size) with
+//! an optional `.as_strided(...)` view on top.
 struct InputSpec {
   bool isScalar = false;
   ir::ScalarValue scalar;  //!< for a plain Python number entry
 
-  TensorConstructor constructor = TensorConstructor::Randn;
+  runtime::TensorInitializer initializer;
   ir::DataType dtype = ir::DataType::Float;  //!< torch's default is float32
   std::vector<int64_t> sizes;  //!< the constructor's size
-  std::optional<double> low;   //!< make_tensor / randint
-  std::optional<double> high;
-  std::optional<double> value;  //!< full
-  double start = 0, step = 1;   //!< arange
-  std::string device = "cpu";   //!< "cuda:0" etc., as written
+  std::string device = "cpu";  //!< "cuda:0" etc., as written
   //! `.as_strided(sizes, strides[, offset])` applied to the constructed tensor.
   std::optional<std::vector<int64_t>> stridedSizes;
   std::optional<std::vector<int64_t>> stridedStrides;
