@@ -1,0 +1,179 @@
+// fuserlab-cli inspect FILE [--inputs SPEC] [--fusion NAME]
+//                           [--dump fusion_ir] [--json PATH|-]
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "core/ir/error.h"
+#include "core/ir/printer.h"
+#include "core/report/json.h"
+
+namespace fuserlab::cli {
+namespace {
+
+using report::Json;
+
+std::string listString(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + "]";
+}
+
+std::string contiguityString(const std::optional<bool>& flag) {
+  return !flag ? "None" : (*flag ? "True" : "False");
+}
+
+// The signature of one input: what a tensor bound to it must look like.
+Json inputSignature(const ir::Val* input, size_t position,
+                    const frontend::InputSpec* spec) {
+  Json entry = Json::object();
+  entry.set("position", int64_t(position));
+  entry.set("name", input->name());
+  if (!input->scriptName().empty()) entry.set("script_name", input->scriptName());
+  entry.set("dtype", std::string(ir::toString(input->dtype())));
+  if (const auto* tv = input->as<ir::TensorView>()) {
+    entry.set("kind", tv->isCpuScalar() ? "cpu_scalar_tensor" : "tensor");
+    Json extents = Json::array();
+    for (const ir::IterDomain* id : tv->logicalNoReductions()) {
+      extents.push(id->isBroadcast() ? std::string("1 (broadcast)")
+                                     : id->extent()->name());
+    }
+    entry.set("logical", std::move(extents));
+    Json contiguity = Json::array();
+    for (const auto& flag : tv->contiguity()) {
+      contiguity.push(flag ? Json(*flag) : Json());
+    }
+    entry.set("contiguity", std::move(contiguity));
+    if (auto order = tv->strideOrder(); !order.empty()) {
+      entry.set("stride_order", Json::arrayOf(order));
+    } else if (tv->domain().hasAllocation()) {
+      Json allocation = Json::array();
+      for (const ir::IterDomain* id : tv->domain().allocation) {
+        allocation.push(id->toString());
+      }
+      entry.set("allocation", std::move(allocation));
+    }
+  } else {
+    entry.set("kind", "scalar");
+  }
+  if (spec != nullptr && !spec->isScalar) {
+    entry.set("sizes", Json::arrayOf(spec->stridedSizes.value_or(spec->sizes)));
+    if (spec->stridedStrides) {
+      entry.set("strides", Json::arrayOf(*spec->stridedStrides));
+    }
+    entry.set("initializer", spec->initializer.toString());
+  }
+  return entry;
+}
+
+void printSignature(const LoadedScript& loaded, std::ostream& out) {
+  const ir::Fusion& fusion = *loaded.fusion;
+  out << "fusion " << loaded.fusionName << " from " << loaded.script.fileName
+      << ": " << fusion.inputs().size() << " inputs, "
+      << fusion.outputs().size() << " outputs, "
+      << fusion.exprsForOutputs().size() << " ops\n";
+  if (loaded.script.definitions.size() > 1) {
+    out << "definitions in the file:";
+    for (const auto& def : loaded.script.definitions) out << " " << def.functionName;
+    out << " (choose with --fusion NAME)\n";
+  }
+  out << "input signature"
+      << (loaded.inputs ? " (sizes from " + loaded.inputsOrigin + ")" : "")
+      << ":\n";
+  for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+    const ir::Val* input = fusion.inputs()[i];
+    out << "  " << i << ": " << input->name();
+    if (!input->scriptName().empty()) out << " (" << input->scriptName() << ")";
+    out << "  " << ir::toString(input->dtype());
+    if (const auto* tv = input->as<ir::TensorView>()) {
+      std::vector<std::string> extents, contiguity;
+      for (const ir::IterDomain* id : tv->logicalNoReductions()) {
+        extents.push_back(id->isBroadcast() ? "1" : id->extent()->name());
+      }
+      for (const auto& flag : tv->contiguity()) {
+        contiguity.push_back(contiguityString(flag));
+      }
+      out << listString(extents) << " contiguity " << listString(contiguity);
+      if (auto order = tv->strideOrder(); !order.empty()) {
+        std::vector<std::string> items;
+        for (int64_t o : order) items.push_back(std::to_string(o));
+        out << " stride_order " << listString(items);
+      }
+      if (tv->isCpuScalar()) out << " (cpu scalar)";
+      if (loaded.inputs && !(*loaded.inputs)[i].isScalar) {
+        const auto& spec = (*loaded.inputs)[i];
+        std::vector<std::string> sizes;
+        for (int64_t s : spec.stridedSizes.value_or(spec.sizes)) {
+          sizes.push_back(std::to_string(s));
+        }
+        out << "  <- " << ir::shortName(spec.dtype) << listString(sizes) << " "
+            << spec.initializer.toString();
+      }
+    } else {
+      out << " scalar";
+    }
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+int inspectCommand(const std::vector<std::string>& args) {
+  std::set<std::string> options = kScriptOptions;
+  options.insert({"dump", "json"});
+  CommandLine cl(args, options, {});
+  LoadedScript loaded = loadScript(cl);
+  const ir::Fusion& fusion = *loaded.fusion;
+  const auto dumps = cl.values("dump");
+  for (const std::string& dump : dumps) {
+    FL_CHECK(dump == "fusion_ir", "--dump ", dump,
+             " is not known; available: fusion_ir");
+  }
+  const bool jsonToStdout = cl.value("json") == "-";
+  std::ostream& text = jsonToStdout ? std::cerr : std::cout;
+  printSignature(loaded, text);
+  if (!dumps.empty()) text << "\n" << ir::printFusionIr(fusion);
+
+  if (auto path = cl.value("json")) {
+    Json root = Json::object();
+    root.set("file", loaded.script.fileName);
+    root.set("fusion", loaded.fusionName);
+    Json definitions = Json::array();
+    for (const auto& def : loaded.script.definitions) {
+      definitions.push(def.functionName);
+    }
+    root.set("definitions", std::move(definitions));
+    Json inputs = Json::array();
+    for (size_t i = 0; i < fusion.inputs().size(); ++i) {
+      inputs.push(inputSignature(fusion.inputs()[i], i,
+                                 loaded.inputs ? &(*loaded.inputs)[i] : nullptr));
+    }
+    root.set("inputs", std::move(inputs));
+    Json outputs = Json::array();
+    for (const auto& out : fusion.outputs()) {
+      Json entry = Json::object();
+      entry.set("name", out.val->name());
+      entry.set("dtype", std::string(ir::toString(out.val->dtype())));
+      if (const auto* tv = out.val->as<ir::TensorView>()) {
+        entry.set("rank", tv->rank());
+        if (auto order = tv->strideOrder(); !order.empty()) {
+          entry.set("stride_order", Json::arrayOf(order));
+        }
+      }
+      if (out.aliasOf) entry.set("alias_of", out.aliasOf->name());
+      outputs.push(std::move(entry));
+    }
+    root.set("outputs", std::move(outputs));
+    root.set("fusion_ir", ir::printFusionIr(fusion));
+    if (jsonToStdout) {
+      std::cout << root.dump() << "\n";
+    } else {
+      std::ofstream file(*path);
+      FL_CHECK(file.good(), "cannot write '", *path, "'");
+      file << root.dump() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace fuserlab::cli

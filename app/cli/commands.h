@@ -1,0 +1,34 @@
+// The fuserlab-cli subcommands. Each returns the process exit code: 0 success,
+// 1 a result check failed, 2 a user error (thrown as UserError and reported
+// by main with the message on stderr).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/command_line.h"
+#include "core/frontend/script.h"
+
+namespace fuserlab::cli {
+
+int runCommand(const std::vector<std::string>& args);
+int inspectCommand(const std::vector<std::string>& args);
+
+//! A script read from FILE, the definition chosen with --fusion (default:
+//! the one the script executes) and the input specs (--inputs overrides the
+//! script's inputs block).
+struct LoadedScript {
+  frontend::Script script;
+  const ir::Fusion* fusion = nullptr;
+  std::string fusionName;
+  std::optional<std::vector<frontend::InputSpec>> inputs;
+  std::string inputsOrigin;  //!< "--inputs" or "the inputs block"
+};
+
+//! Options every command that reads a script takes.
+inline const std::set<std::string> kScriptOptions = {"inputs", "fusion"};
+
+LoadedScript loadScript(const CommandLine& cl);
+
+}  // namespace fuserlab::cli

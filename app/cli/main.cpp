@@ -1,0 +1,56 @@
+// fuserlab-cli: FuserLab's command-line front end.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "core/ir/error.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: fuserlab-cli COMMAND [ARGS]
+
+commands:
+  run FILE      run a FusionDefinition script on the CPU reference backend
+                [--backend cpu|cuda] [--inputs SPEC] [--seed N] [--fusion NAME]
+                [--save-inputs DIR] [--save-outputs DIR]
+  inspect FILE  print the fusion's input signature and IR
+                [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
+
+SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
+      (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
+exit codes: 0 success, 1 a result check failed, 2 a user error, 3 an internal error
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "run") return fuserlab::cli::runCommand(args);
+    if (command == "inspect") return fuserlab::cli::inspectCommand(args);
+    std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const fuserlab::UserError& error) {
+    std::cerr << "fuserlab-cli " << command << ": " << error.what() << "\n";
+    return 2;
+  } catch (const fuserlab::InternalError& error) {
+    std::cerr << "fuserlab-cli " << command << ": " << error.what() << "\n";
+    return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "fuserlab-cli " << command
+              << ": out of memory (are the input sizes what you meant?)\n";
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "fuserlab-cli " << command << ": internal error: " << error.what()
+              << " (this is a FuserLab bug, please report it)\n";
+    return 3;
+  }
+}
