@@ -16,7 +16,8 @@ using ir::Scalar;
 using ir::TensorView;
 
 //! Inserts size-1 Broadcast axes where `isBroadcastDim` is true; the number
-//! of false entries must equal x's rank.
+//! of false entries must equal x's rank. With no true entry it returns x
+//! itself, as nvFuser does.
 TensorView* broadcast(TensorView* x, const std::vector<bool>& isBroadcastDim);
 
 //! nvFuser's broadcast_in_dim: x's axis i becomes output axis

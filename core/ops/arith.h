@@ -7,9 +7,10 @@
 // Shape rules: elementwise operands must have equal rank (nvFuser does not
 // broadcast implicitly by rank); per axis, extents must agree unless one side
 // is a broadcast axis, in which case the other side's axis is used. When both
-// are broadcast, an expanded one wins. Symbolic extents that cannot be proven
-// equal are taken from the first non-broadcast operand and checked at bind
-// time.
+// are broadcast, an expanded one wins. The output axis takes the first
+// non-broadcast operand's extent, a constant one preferred; symbolic extents
+// that cannot be proven equal are checked at bind time. A 0-dim tensor
+// combines with any rank, as a scalar does.
 #pragma once
 
 #include <optional>
@@ -35,8 +36,9 @@ using ir::Val;
 Val* unaryOp(UnaryOpType op, Val* x);
 
 //! Arithmetic promotes its operands; div of two integers truncates (C
-//! semantics); comparisons and logical ops give Bool; bitwise ops and shifts
-//! need integer or bool operands; atan2 and pow of integers promote to Float.
+//! semantics); comparisons and logical ops give Bool; bitwise ops need integer
+//! or bool operands, shifts integer ones; atan2 of integers promotes to Float;
+//! pow follows torch (int ** int stays int). Constant scalars fold.
 Val* binaryOp(BinaryOpType op, Val* a, Val* b);
 
 //! torch.true_divide: integer operands are cast to Float first.
