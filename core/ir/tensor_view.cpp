@@ -86,15 +86,25 @@ void TensorView::setStrideOrder(const std::vector<int64_t>& strideOrder) {
              " appears twice; it must be a permutation of 0..", rank - 1);
     slot = logical[i];
   }
+  // Contiguity is per allocation axis: each axis keeps its flag (a broadcast
+  // axis its None) at its new position; axes new to the allocation get the
+  // default.
+  const auto& before = domain_.maybeAllocation();
+  std::vector<std::optional<bool>> contiguity = defaultContiguity(allocation);
+  if (domain_.contiguity.size() == before.size()) {
+    for (size_t a = 0; a < rank; ++a) {
+      auto it = std::find(before.begin(), before.end(), allocation[a]);
+      if (it != before.end()) {
+        contiguity[a] = domain_.contiguity[it - before.begin()];
+      }
+    }
+  }
   // A stride order equal to the logical order is the default layout.
   if (std::equal(allocation.begin(), allocation.end(), logical.begin())) {
     allocation.clear();
   }
   domain_.allocation = std::move(allocation);
-  // Keep explicitly given contiguity if it still fits.
-  if (domain_.contiguity.size() != domain_.maybeAllocation().size()) {
-    domain_.contiguity = defaultContiguity(domain_.maybeAllocation());
-  }
+  domain_.contiguity = std::move(contiguity);
 }
 
 std::vector<int64_t> TensorView::strideOrder() const {

@@ -67,7 +67,9 @@ class TensorView : public Val {
   void setAllocation(std::vector<IterDomain*> allocation,
                      std::vector<std::optional<bool>> contiguity = {});
   //! Allocation as a permutation of logical given nvFuser's stride_order:
-  //! logical axis i has the stride_order[i]-th smallest stride.
+  //! logical axis i has the stride_order[i]-th smallest stride. Contiguity
+  //! flags move with their axes; set a contiguity given in allocation order
+  //! (as define_tensor's) after this.
   void setStrideOrder(const std::vector<int64_t>& strideOrder);
   //! The stride order of a permuted allocation domain (empty if allocation is
   //! unset or not a permutation of the logical axes).
