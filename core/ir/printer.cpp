@@ -1,6 +1,8 @@
 #include "core/ir/printer.h"
 
+#include <algorithm>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/ir/fusion.h"
 
@@ -25,22 +27,32 @@ std::string contiguityList(const std::vector<std::optional<bool>>& flags) {
   return out + "]";
 }
 
-// Transforms reachable from `from` ids that produce ids used by `to`, in
-// creation order.
+// The Split/Merge transforms between the tensor's root (or logical) domain
+// and its logical, allocation and loop domains, in creation order. Found by
+// walking back from those domains, so a transform whose outputs feed only
+// further transforms (a merge between two splits) is printed too.
 void appendTransforms(const Fusion& fusion, const TensorView& tv,
                       std::ostringstream& out) {
   const auto& d = tv.domain();
+  const auto& root = d.maybeRoot();
+  std::unordered_set<const IterDomainTransform*> between;
+  std::vector<const IterDomain*> stack;
+  for (const auto* list : {&d.logical, &d.allocation, &d.loop}) {
+    stack.insert(stack.end(), list->begin(), list->end());
+  }
+  while (!stack.empty()) {
+    const IterDomain* id = stack.back();
+    stack.pop_back();
+    const IterDomainTransform* t = id->definition();
+    if (t == nullptr ||
+        std::find(root.begin(), root.end(), id) != root.end() ||
+        !between.insert(t).second) {
+      continue;
+    }
+    stack.insert(stack.end(), t->inputs().begin(), t->inputs().end());
+  }
   for (const auto& t : fusion.transforms()) {
-    bool touches = false;
-    for (IterDomain* id : t->outputs()) {
-      for (const auto* list : {&d.logical, &d.allocation, &d.loop}) {
-        for (IterDomain* x : *list) touches |= (x == id);
-      }
-    }
-    for (IterDomain* id : t->inputs()) {
-      for (IterDomain* x : d.maybeRoot()) touches |= (x == id);
-    }
-    if (touches) out << "    " << t->toString() << "\n";
+    if (between.count(t.get())) out << "    " << t->toString() << "\n";
   }
 }
 
