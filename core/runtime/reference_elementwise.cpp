@@ -7,9 +7,11 @@
 // and the result is converted to the output dtype. The op and the types are
 // chosen once per Expr as function pointers; the per-element code is a
 // captureless lambda inlined into its loop.
+#include <algorithm>
 #include <array>
-#include <cstring>
+#include <cstddef>
 #include <type_traits>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/runtime/element_type.h"

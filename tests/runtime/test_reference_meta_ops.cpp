@@ -173,5 +173,38 @@ TEST_F(ReferenceExecutorTest, TakeAlongAxisOutOfRangeIsAUserError) {
   }, {"take_along_axis", "index -1"});
 }
 
+TEST_F(ReferenceExecutorTest, RotaryEmbeddingWithSymbolicExtents) {
+  // resources/examples/rope.py at [1, 2, 3, 4]: x*cos + cat(-x2, x1)*sin with
+  // the halves sliced from the innermost axis and 2-D tables broadcast in.
+  TensorView* x = input({-1, -1, -1, -1}, DataType::BFloat16);
+  TensorView* cosTable = input({-1, -1}, DataType::BFloat16);
+  TensorView* sinTable = input({-1, -1}, DataType::BFloat16);
+  TensorView* x1 = ops::slice(x, sizes({0, 0, 0, 0}), sizes({1, 2, 3, 2}), sizes({1, 1, 1, 1}));
+  TensorView* x2 = ops::slice(x, sizes({0, 0, 0, 2}), sizes({1, 2, 3, 4}), sizes({1, 1, 1, 1}));
+  Val* negX2 = ops::cast(ops::unaryOp(ir::UnaryOpType::Neg, ops::cast(x2, DataType::Float)),
+                         DataType::BFloat16);
+  TensorView* rotated = ops::cat({tv(negX2), x1}, 3);
+  auto table = [&](TensorView* t) {
+    return ops::cast(ops::broadcastInDim(t, sizes({1, 2, 3, 4}), {2, 3}), DataType::Float);
+  };
+  Val* y = ops::binaryOp(BinaryOpType::Add,
+                         ops::binaryOp(BinaryOpType::Mul, ops::cast(x, DataType::Float),
+                                       table(cosTable)),
+                         ops::binaryOp(BinaryOpType::Mul, ops::cast(rotated, DataType::Float),
+                                       table(sinTable)));
+  fusion_.addOutput(ops::cast(y, DataType::BFloat16));
+  std::vector<double> cosValues(12, 0.5);
+  std::vector<double> sinValues(12, 2.0);
+  const Tensor out = run({make(DataType::BFloat16, {1, 2, 3, 4}, iotaValues(24)),
+                          make(DataType::BFloat16, {3, 4}, cosValues),
+                          make(DataType::BFloat16, {3, 4}, sinValues)}).at(0);
+  ASSERT_EQ(out.sizes(), (std::vector<int64_t>{1, 2, 3, 4}));
+  // Row [20, 21, 22, 23]: [10 - 44, 10.5 - 46, 11 + 40, 11.5 + 42].
+  EXPECT_EQ(out.item({0, 1, 2, 0}), -34);
+  EXPECT_EQ(out.item({0, 1, 2, 1}), -35.5);
+  EXPECT_EQ(out.item({0, 1, 2, 2}), 51);
+  EXPECT_EQ(out.item({0, 1, 2, 3}), 53.5);
+}
+
 }  // namespace
 }  // namespace fuserlab::runtime::test
