@@ -81,7 +81,7 @@ TEST_F(ReferenceExecutorTest, IntegerProdAndBoolSum) {
 TEST_F(ReferenceExecutorTest, MaxOfAnEmptyAxisIsAUserError) {
   TensorView* x = input({2, 0});
   fusion_.addOutput(ops::reduction(ReductionOpType::Max, x, {1}));
-  expectUserError([&] { runLogical({Tensor::empty(DataType::Float, {2, 0})}); },
+  expectUserError([&] { run({Tensor::empty(DataType::Float, {2, 0})}); },
                   {"max", "empty"});
 }
 
@@ -116,8 +116,8 @@ TEST_F(ReferenceExecutorTest, OuterReductionDoesNotDependOnLayout) {
   Tensor in = Tensor::empty(DataType::Float, {300, 70});
   fillNormal(in, 3);
   const Tensor transposed = in.permute({1, 0}).contiguous().permute({1, 0});
-  const Tensor a = runLogical({in}).at(0);
-  const Tensor b = runLogical({transposed}).at(0);
+  const Tensor a = run({in}).at(0);
+  const Tensor b = run({transposed}).at(0);
   EXPECT_EQ(values(a), values(b));
   double expected = 0;
   for (int64_t i = 0; i < 300; ++i) expected += in.item({i, 5});
