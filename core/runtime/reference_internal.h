@@ -20,14 +20,15 @@ namespace fuserlab::runtime::reference {
 
 class ReferenceContext {
  public:
-  ReferenceContext(const ir::Fusion& fusion, ir::ExpressionEvaluator& evaluator)
-      : evaluator_(evaluator), tensors_(fusion.vals().size()) {}
+  ReferenceContext(const ir::Fusion& fusion, ir::ExpressionEvaluator& evaluator);
 
   ir::ExpressionEvaluator& evaluator() { return evaluator_; }
 
   //! The tensor computed (or passed) for `val`; an internal error if missing.
   const Tensor& tensor(const ir::Val* val) const;
-  //! Records `val`'s tensor after checking its dtype and rank against the IR.
+  //! Records `val`'s tensor after checking its dtype and rank against the IR,
+  //! and its sizes against the extents the evaluator knows (except in
+  //! sharded fusions, whose tensors are local shards of the global extents).
   void setTensor(const ir::Val* val, Tensor tensor);
 
   //! A scalar operand's value; a UserError naming `what` if it is unknown.
@@ -42,6 +43,7 @@ class ReferenceContext {
  private:
   ir::ExpressionEvaluator& evaluator_;
   std::vector<Tensor> tensors_;
+  bool checkExtents_ = true;
 };
 
 //! Unary, Binary, Ternary and Cast with a tensor output.

@@ -301,6 +301,16 @@ TEST_F(ReferenceExecutorTest, WrongInputDtypeIsAUserError) {
   }, {"input 0", "Float", "Half"});
 }
 
+TEST_F(ReferenceExecutorTest, SizesMustMatchBoundExtents) {
+  TensorView* x = input({-1});
+  fusion_.addOutput(ops::unaryOp(UnaryOpType::Neg, x));
+  ir::ExpressionEvaluator evaluator;
+  evaluator.bind(x->logical()[0]->extent(), int64_t{4});
+  expectUserError([&] {
+    evaluateReference(fusion_, {make(DataType::Float, {3}, {1, 2, 3})}, evaluator);
+  }, {"T0", "size 3", "evaluates to 4"});
+}
+
 TEST_F(ReferenceExecutorTest, ResultsDoNotDependOnInputStrides) {
   TensorView* x = input({64, 48}, DataType::BFloat16);
   Val* y = ops::unaryOp(UnaryOpType::Tanh, ops::cast(x, DataType::Float));
