@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/frontend/script.h"
@@ -113,9 +114,9 @@ struct ExtentSource {
 
 //! One statement of the body, written at its creation position.
 struct Statement {
-  int64_t anchor = 0;  //!< Val id of the first thing it creates
-  const Val* input = nullptr;     //!< a fusion input or a defined constant
-  const Expr* expr = nullptr;     //!< a tensor Expr or a user scalar Expr
+  int64_t anchor = 0;          //!< Val id of the first thing it creates
+  const Val* input = nullptr;  //!< a fusion input or a defined constant
+  const Expr* expr = nullptr;  //!< a tensor Expr or a user scalar Expr
 };
 
 class ScriptWriter {
@@ -200,6 +201,15 @@ void ScriptWriter::checkExpressible() const {
                  " has the device-parallel (DID) axis ", id->toString(),
                  "; the FusionDefinition dialect cannot express sharded "
                  "tensors yet");
+      }
+    }
+    if (tv->isFusionInput()) {
+      for (const IterDomain* id : d.logical) {
+        FL_CHECK(!id->hasExpandedExtent() &&
+                     (id->isBroadcast() || !id->extent()->isConstInt(1)),
+                 "writeScript: the input ", tv->toString(), " has the axis ",
+                 id->toString(), "; define_tensor declares size-1 axes as "
+                 "broadcast and cannot declare expanded ones");
       }
     }
     if (d.hasAllocation()) {
