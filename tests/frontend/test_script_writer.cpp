@@ -173,6 +173,21 @@ TEST_F(ScriptWriterTest, DeviceParallelAxisIsAUserError) {
   }
 }
 
+TEST_F(ScriptWriterTest, ExpandedInputAxisIsAUserError) {
+  ir::IterDomain* axis = fusion_.newIterDomain(
+      fusion_.constInt(1), IterType::Broadcast, fusion_.constInt(8));
+  TensorView* x = fusion_.newTensorView({axis}, DataType::Float);
+  fusion_.addInput(x);
+  fusion_.addOutput(ops::set(x));
+  try {
+    writeScript(fusion_);
+    ADD_FAILURE() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_NE(error.message().find("expanded"), std::string::npos)
+        << error.what();
+  }
+}
+
 // Every ExprType, user scalar arithmetic, constants of every kind, the
 // builder-made Exprs the writer leaves to the builders (reshape's inferred
 // size, slice's normalized bound, pad/cat extents, var_mean's division) and
