@@ -83,7 +83,9 @@ void printSignature(const LoadedScript& loaded, std::ostream& out) {
   for (size_t i = 0; i < fusion.inputs().size(); ++i) {
     const ir::Val* input = fusion.inputs()[i];
     out << "  " << i << ": " << input->name();
-    if (!input->scriptName().empty()) out << " (" << input->scriptName() << ")";
+    if (!input->scriptName().empty() && input->scriptName() != input->name()) {
+      out << " ('" << input->scriptName() << "' in the script)";
+    }
     out << "  " << ir::toString(input->dtype());
     if (const auto* tv = input->as<ir::TensorView>()) {
       std::vector<std::string> extents, contiguity;
