@@ -237,7 +237,9 @@ class InputBinder {
                size);
       return;
     }
-    const ir::Scalar* extent = id->extent();
+    // An expanded broadcast axis binds its expanded extent (read with
+    // stride 0).
+    const ir::Scalar* extent = id->extentForIteration();
     if (auto known = evaluator_.evaluate(extent)) {
       int64_t value = std::get<int64_t>(*known);
       if (value != size) {
@@ -264,9 +266,15 @@ class InputBinder {
                     const std::vector<int64_t>& strides,
                     const std::vector<size_t>& dimNames) {
     const auto& contiguity = tv.contiguity();
+    // An empty tensor addresses no element: any strides describe it.
+    for (int64_t size : sizes) {
+      if (size == 0) return;
+    }
     int64_t expected = 1;
     for (size_t k = ids.size(); k-- > 0;) {
       if (ids[k]->isBroadcast() || ids[k]->isReduction() || sizes[k] == 1) {
+        // Size-1 and broadcast axes (stride 0 when expanded) do not take part
+        // in contiguity.
         continue;
       }
       if (contiguity.at(k).value_or(false)) {

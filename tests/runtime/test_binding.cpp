@@ -184,6 +184,26 @@ TEST_F(BindingTest, MismatchesNameInputDimensionExpectedAndFound) {
   EXPECT_NE(count.find("1 inputs but 0 were given"), std::string::npos) << count;
 }
 
+TEST_F(BindingTest, EmptyTensorBindsWhateverItsStrides) {
+  TensorView* tv = symbolicInput(fusion_, 2, DataType::Float);
+  Tensor empty = Tensor::emptyStrided(DataType::Float, {2, 0}, {1, 1});
+  EXPECT_NO_THROW(bindInputs(fusion_, {empty}, evaluator_));
+  EXPECT_EQ(evaluator_.evaluateExtent(tv->logical()[1]), 0);
+}
+
+TEST_F(BindingTest, ExpandedBroadcastInputBindsExpandedExtent) {
+  ir::Scalar* expanded = fusion_.newScalar(DataType::Int);
+  auto* b = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast,
+                                  expanded);
+  auto* i = fusion_.newIterDomain(fusion_.newScalar(DataType::Int),
+                                  IterType::Iteration);
+  TensorView* tv = fusion_.newTensorView({b, i}, DataType::Float);
+  fusion_.addInput(tv);
+  Tensor row = iotaTensor({4}).asStrided({3, 4}, {0, 1}, 0);
+  EXPECT_NO_THROW(bindInputs(fusion_, {row}, evaluator_));
+  EXPECT_EQ(evaluator_.evaluateInt(expanded, "expanded"), 3);
+}
+
 TEST_F(BindingTest, ScalarInputsBindAndCheckType) {
   ir::Scalar* s = fusion_.newScalar(DataType::Int);
   fusion_.addInput(s);
