@@ -1,0 +1,166 @@
+#include "core/frontend/script_value.h"
+
+namespace fuserlab::frontend {
+namespace {
+
+const ValueList kNoItems;
+
+constexpr size_t kMaxQuotedChars = 60;
+
+}  // namespace
+
+Value Value::boolean(bool value) {
+  Value v;
+  v.kind = Kind::kBool;
+  v.boolValue = value;
+  return v;
+}
+
+Value Value::integer(int64_t value) {
+  Value v;
+  v.kind = Kind::kInt;
+  v.intValue = value;
+  return v;
+}
+
+Value Value::floating(double value) {
+  Value v;
+  v.kind = Kind::kFloat;
+  v.floatValue = value;
+  return v;
+}
+
+Value Value::string(std::string value) {
+  Value v;
+  v.kind = Kind::kString;
+  v.text = std::move(value);
+  return v;
+}
+
+Value Value::dataType(ir::DataType dtype) {
+  Value v;
+  v.kind = Kind::kDataType;
+  v.dtype = dtype;
+  return v;
+}
+
+Value Value::torchDtype(ir::DataType dtype) {
+  Value v;
+  v.kind = Kind::kTorchDtype;
+  v.dtype = dtype;
+  return v;
+}
+
+Value Value::fusionVal(ir::Val* val) {
+  Value v;
+  v.kind = val->isA<ir::TensorView>() ? Kind::kTensor : Kind::kScalar;
+  v.val = val;
+  return v;
+}
+
+Value Value::list(ValueList elements) {
+  Value v;
+  v.kind = Kind::kList;
+  v.elements = std::make_shared<const ValueList>(std::move(elements));
+  return v;
+}
+
+Value Value::tuple(ValueList elements) {
+  Value v;
+  v.kind = Kind::kTuple;
+  v.elements = std::make_shared<const ValueList>(std::move(elements));
+  return v;
+}
+
+Value Value::nameSpace(std::string path) {
+  Value v;
+  v.kind = Kind::kNamespace;
+  v.text = std::move(path);
+  return v;
+}
+
+Value Value::fd() {
+  Value v;
+  v.kind = Kind::kFd;
+  return v;
+}
+
+Value Value::fdOps() {
+  Value v;
+  v.kind = Kind::kFdOps;
+  return v;
+}
+
+Value Value::method(Value receiver, std::string name) {
+  Value v;
+  v.kind = Kind::kMethod;
+  v.text = std::move(name);
+  v.receiver = std::make_shared<const Value>(std::move(receiver));
+  return v;
+}
+
+Value Value::definition(size_t index) {
+  Value v;
+  v.kind = Kind::kDefinition;
+  v.intValue = static_cast<int64_t>(index);
+  return v;
+}
+
+Value Value::inputTensor(size_t index) {
+  Value v;
+  v.kind = Kind::kInputTensor;
+  v.intValue = static_cast<int64_t>(index);
+  return v;
+}
+
+ir::TensorView* Value::tensor() const {
+  return kind == Kind::kTensor ? val->as<ir::TensorView>() : nullptr;
+}
+
+ir::Scalar* Value::scalar() const {
+  return kind == Kind::kScalar ? val->as<ir::Scalar>() : nullptr;
+}
+
+const ValueList& Value::items() const {
+  return isSequence() && elements ? *elements : kNoItems;
+}
+
+double Value::toDouble() const {
+  switch (kind) {
+    case Kind::kBool: return boolValue ? 1.0 : 0.0;
+    case Kind::kInt: return static_cast<double>(intValue);
+    case Kind::kFloat: return floatValue;
+    default: return 0.0;
+  }
+}
+
+std::string quoteForMessage(std::string_view text) {
+  if (text.size() <= kMaxQuotedChars) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, kMaxQuotedChars)) + "...'";
+}
+
+std::string describeKind(const Value& value) {
+  using Kind = Value::Kind;
+  switch (value.kind) {
+    case Kind::kNone: return "None";
+    case Kind::kBool: return "a bool";
+    case Kind::kInt: return "an int";
+    case Kind::kFloat: return "a float";
+    case Kind::kString: return "a string";
+    case Kind::kDataType: return "a DataType";
+    case Kind::kTorchDtype: return "a torch dtype";
+    case Kind::kTensor: return "a tensor";
+    case Kind::kScalar: return "a scalar";
+    case Kind::kList: return "a list";
+    case Kind::kTuple: return "a tuple";
+    case Kind::kNamespace: return quoteForMessage(value.text);
+    case Kind::kFd: return "the FusionDefinition";
+    case Kind::kFdOps: return "fd.ops";
+    case Kind::kMethod: return "the method " + quoteForMessage(value.text);
+    case Kind::kDefinition: return "a fusion definition function";
+    case Kind::kInputTensor: return "a torch tensor";
+  }
+  return "a value";
+}
+
+}  // namespace fuserlab::frontend

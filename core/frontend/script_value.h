@@ -1,0 +1,98 @@
+// The values a FusionDefinition script computes while FuserLab reads it: the
+// Python literals (numbers, strings, lists, tuples), the fusion's tensors and
+// scalars, dtypes, and handles on what the script can call (`fd`, `fd.ops`,
+// `torch`, a tensor's methods). Internal to the frontend.
+//
+// Invariant: a Value is plain data; Tensor and Scalar values point into the
+// Fusion being read, which outlives every Value made from it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/fusion.h"
+
+namespace fuserlab::frontend {
+
+struct Value;
+using ValueList = std::vector<Value>;
+
+//! One value of the script.
+struct Value {
+  enum class Kind : uint8_t {
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kDataType,    //!< `DataType.Float`
+    kTorchDtype,  //!< `torch.float32`
+    kTensor,      //!< a TensorView of the fusion being read
+    kScalar,      //!< a Scalar of the fusion being read
+    kList,
+    kTuple,
+    kNamespace,   //!< a module or a function in one: "torch.testing", "math"
+    kFd,          //!< the FusionDefinition (`fd`)
+    kFdOps,       //!< `fd.ops`
+    kMethod,      //!< `receiver.name`, to be called
+    kDefinition,  //!< a `def` of the script (index into the definitions)
+    kInputTensor, //!< a torch constructor call of the inputs block
+  };
+
+  Kind kind = Kind::kNone;
+  bool boolValue = false;
+  int64_t intValue = 0;  //!< kInt; kDefinition and kInputTensor: the index
+  double floatValue = 0.0;
+  std::string text;      //!< kString; kNamespace: the dotted path; kMethod: name
+  ir::DataType dtype = ir::DataType::Null;  //!< kDataType, kTorchDtype
+  ir::Val* val = nullptr;                   //!< kTensor, kScalar
+  std::shared_ptr<const ValueList> elements;  //!< kList, kTuple
+  std::shared_ptr<const Value> receiver;      //!< kMethod
+
+  static Value none() { return Value{}; }
+  static Value boolean(bool value);
+  static Value integer(int64_t value);
+  static Value floating(double value);
+  static Value string(std::string value);
+  static Value dataType(ir::DataType dtype);
+  static Value torchDtype(ir::DataType dtype);
+  //! kTensor or kScalar, as the Val is.
+  static Value fusionVal(ir::Val* val);
+  static Value list(ValueList elements);
+  static Value tuple(ValueList elements);
+  static Value nameSpace(std::string path);
+  static Value fd();
+  static Value fdOps();
+  static Value method(Value receiver, std::string name);
+  static Value definition(size_t index);
+  static Value inputTensor(size_t index);
+
+  bool is(Kind k) const { return kind == k; }
+  bool isNone() const { return kind == Kind::kNone; }
+  //! A Python int, float or bool.
+  bool isNumber() const {
+    return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool;
+  }
+  bool isSequence() const { return kind == Kind::kList || kind == Kind::kTuple; }
+  bool isFusionVal() const {
+    return kind == Kind::kTensor || kind == Kind::kScalar;
+  }
+  ir::TensorView* tensor() const;
+  ir::Scalar* scalar() const;
+  //! The elements of a list or tuple (empty for anything else).
+  const ValueList& items() const;
+  //! A number as a double (bools are 0 and 1).
+  double toDouble() const;
+};
+
+//! What an error message calls the value's kind: "a list", "an int",
+//! "a tensor", "None", "the module 'torch'".
+std::string describeKind(const Value& value);
+
+//! `text` quoted for an error message, shortened when it is very long.
+std::string quoteForMessage(std::string_view text);
+
+}  // namespace fuserlab::frontend
