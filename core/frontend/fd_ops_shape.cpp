@@ -1,0 +1,263 @@
+// The shape, factory, indexing and library-call ops of fd.ops (see
+// fd_ops_internal.h for how they join the elementwise half).
+#include <array>
+
+#include "core/frontend/fd_ops.h"
+#include "core/frontend/fd_ops_internal.h"
+#include "core/ops/alias.h"
+#include "core/ops/composite.h"
+#include "core/ops/factory.h"
+#include "core/ops/operand_checks.h"
+
+namespace fuserlab::frontend {
+namespace {
+
+using ir::DataType;
+using ir::TensorView;
+using Kind = Value::Kind;
+
+Value tensorResult(TensorView* tv) { return Value::fusionVal(tv); }
+
+Value broadcast(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"is_broadcast_dim", true}},
+                      &c.fusion);
+  return tensorResult(
+      ops::broadcast(args.tensor("arg"), args.boolList("is_broadcast_dim")));
+}
+
+Value broadcastInDim(const OpCall& c) {
+  const EvaluatedCall call = renameKeyword(c.call, "output_shape", "shape");
+  BoundArguments args(
+      call, {{"arg", true}, {"shape", true}, {"broadcast_dims", true}},
+      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  std::vector<ir::Scalar*> shape = args.sizeList("shape");
+  return tensorResult(
+      ops::broadcastInDim(x, shape, args.intList("broadcast_dims")));
+}
+
+Value expand(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"shape", true}}, &c.fusion);
+  TensorView* x = args.tensor("arg");
+  return tensorResult(ops::expand(x, args.sizeList("shape")));
+}
+
+Value reshape(const OpCall& c) {
+  // Older scripts pass reshape(arg, original_shape, new_shape).
+  const bool withOriginal = c.call.positional.size() >= 3;
+  std::vector<ParameterSpec> params = {
+      {"arg", true}, {"new_shape", true}, {"original_shape", false}};
+  if (withOriginal) {
+    params = {{"arg", true}, {"original_shape", false}, {"new_shape", true}};
+  }
+  BoundArguments args(c.call, params, &c.fusion);
+  TensorView* x = args.tensor("arg");
+  return tensorResult(ops::reshape(x, args.sizeList("new_shape")));
+}
+
+Value permute(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"dims", true}}, &c.fusion);
+  return tensorResult(ops::permute(args.tensor("arg"), args.intList("dims")));
+}
+
+Value squeeze(const OpCall& c) {
+  // Older scripts pass squeeze(arg, original_shape, dims).
+  const bool withOriginal = c.call.positional.size() >= 3 &&
+                            c.call.positional[2].value.isSequence();
+  std::vector<ParameterSpec> params = {
+      {"arg", true}, {"dims", true}, {"squeeze_expanded", false}};
+  if (withOriginal) {
+    params = {{"arg", true}, {"original_shape", false}, {"dims", true}};
+  }
+  BoundArguments args(c.call, params, &c.fusion);
+  TensorView* x = args.tensor("arg");
+  // Expanded axes are refused by the builder either way.
+  args.boolean("squeeze_expanded", false);
+  return tensorResult(
+      ops::squeeze(x, args.intList("dims", /*acceptSingle=*/true)));
+}
+
+Value slice(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"arg", true},
+                       {"start_indices", true},
+                       {"end_indices", true},
+                       {"strides", false},
+                       {"manual_normalization", false}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  std::vector<ir::Scalar*> starts = args.sizeList("start_indices");
+  std::vector<ir::Scalar*> stops = args.sizeList("end_indices");
+  std::vector<ir::Scalar*> steps;
+  if (args.has("strides")) steps = args.sizeList("strides");
+  args.boolean("manual_normalization", false);
+  return tensorResult(ops::slice(x, starts, stops, steps));
+}
+
+Value pad(const OpCall& c) {
+  BoundArguments args(
+      c.call, {{"arg", true}, {"pad_widths", true}, {"value", false}},
+      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  std::vector<ir::Scalar*> widths = args.sizeList("pad_widths");
+  return tensorResult(ops::pad(x, widths, args.optionalScalar("value")));
+}
+
+Value cat(const OpCall& c) {
+  BoundArguments args(
+      c.call, {{"tensors", true}, {"dim", false}, {"manual_padding", false}},
+      &c.fusion);
+  std::vector<TensorView*> tensors = args.tensorList("tensors");
+  const int64_t dim = args.integer("dim", 0);
+  args.boolean("manual_padding", false);
+  return tensorResult(ops::cat(tensors, dim));
+}
+
+Value set(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}}, &c.fusion);
+  TensorView* x = args.tensor("arg");
+  return tensorResult(c.op == "set" ? ops::set(x) : ops::segmentSet(x));
+}
+
+Value strideOrder(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"stride_order", true}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  return tensorResult(ops::strideOrder(x, args.intList("stride_order")));
+}
+
+Value full(const OpCall& c) {
+  BoundArguments args(
+      c.call, {{"shape", true}, {"fill_value", true}, {"dtype", true}},
+      &c.fusion);
+  std::vector<ir::Scalar*> shape = args.sizeList("shape");
+  ir::Scalar* fill = args.scalar("fill_value");
+  return tensorResult(ops::full(c.fusion, shape, fill, args.dtype("dtype")));
+}
+
+Value iota(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"length", true},
+                       {"start", false},
+                       {"step", false},
+                       {"dtype", false}},
+                      &c.fusion);
+  ir::Scalar* length = args.scalar("length");
+  ir::Scalar* start = args.optionalScalar("start");
+  ir::Scalar* step = args.optionalScalar("step");
+  return tensorResult(ops::iota(c.fusion, length, start, step,
+                                args.dtype("dtype", DataType::Int)));
+}
+
+Value indexing(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  TensorView* index = args.tensor("index");
+  const int64_t dim = args.integer("dim");
+  if (c.op == "index_select") {
+    return tensorResult(ops::indexSelect(x, index, dim));
+  }
+  return tensorResult(ops::takeAlongAxis(x, index, dim));
+}
+
+Value matmul(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg1", true}, {"arg2", true}}, &c.fusion);
+  TensorView* a = args.tensor("arg1");
+  return tensorResult(ops::matmul(a, args.tensor("arg2")));
+}
+
+Value linear(const OpCall& c) {
+  BoundArguments args(
+      c.call, {{"arg1", true}, {"arg2", true}, {"bias", false}}, &c.fusion);
+  TensorView* a = args.tensor("arg1");
+  TensorView* weight = args.tensor("arg2");
+  return tensorResult(ops::linear(a, weight, args.optionalTensor("bias")));
+}
+
+Value sdpfaFwd(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"query", true},
+                       {"key", true},
+                       {"value", true},
+                       {"dropout_p", false},
+                       {"is_causal", false},
+                       {"scale", false}},
+                      &c.fusion);
+  TensorView* q = args.tensor("query");
+  TensorView* k = args.tensor("key");
+  TensorView* v = args.tensor("value");
+  ir::Scalar* dropout = args.optionalScalar("dropout_p");
+  ir::Scalar* causal = args.optionalScalar("is_causal");
+  ir::Scalar* scale = args.optionalScalar("scale");
+  ops::SdpaResult result = ops::sdpfaFwd(q, k, v, dropout, causal, scale);
+  return Value::tuple({tensorResult(result.output),
+                       tensorResult(result.logSumExp),
+                       tensorResult(result.philoxSeed),
+                       tensorResult(result.philoxOffset)});
+}
+
+Value size(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"dim", true}}, &c.fusion);
+  return extentOf(args.tensor("arg"), args.integer("dim"));
+}
+
+Value shape(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}}, &c.fusion);
+  return shapeOf(args.tensor("arg"));
+}
+
+struct ShapeOp {
+  std::string_view name;
+  OpHandler handler;
+};
+
+constexpr std::array<ShapeOp, 22> kShapeOps = {{
+    {"broadcast", broadcast},
+    {"broadcast_in_dim", broadcastInDim},
+    {"cat", cat},
+    {"expand", expand},
+    {"full", full},
+    {"gather", indexing},
+    {"index_select", indexing},
+    {"iota", iota},
+    {"linear", linear},
+    {"matmul", matmul},
+    {"pad", pad},
+    {"permute", permute},
+    {"reshape", reshape},
+    {"sdpfa_fwd", sdpfaFwd},
+    {"segment_set", set},
+    {"set", set},
+    {"shape", shape},
+    {"size", size},
+    {"slice", slice},
+    {"squeeze", squeeze},
+    {"stride_order", strideOrder},
+    {"take_along_axis", indexing},
+}};
+
+}  // namespace
+
+OpHandler findShapeOp(std::string_view op) {
+  for (const ShapeOp& entry : kShapeOps) {
+    if (entry.name == op) return entry.handler;
+  }
+  return nullptr;
+}
+
+Value extentOf(const TensorView* tv, int64_t dim) {
+  const auto axes = tv->logicalNoReductions();
+  const int64_t axis = ops::normalizeAxis("size", tv, dim);
+  return Value::fusionVal(axes[static_cast<size_t>(axis)]->extentForIteration());
+}
+
+Value shapeOf(const TensorView* tv) {
+  ValueList extents;
+  for (ir::IterDomain* id : tv->logicalNoReductions()) {
+    extents.push_back(Value::fusionVal(id->extentForIteration()));
+  }
+  return Value::list(std::move(extents));
+}
+
+}  // namespace fuserlab::frontend
