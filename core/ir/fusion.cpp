@@ -9,17 +9,30 @@
 namespace fuserlab::ir {
 namespace {
 
+// Folds integer arithmetic on constants; nullopt where the result would
+// overflow or divide by zero (the expression is then kept symbolic and the
+// evaluator reports the problem when it is evaluated).
 std::optional<int64_t> foldInt(BinaryOpType op, int64_t a, int64_t b) {
+  int64_t result = 0;
   switch (op) {
-    case BinaryOpType::Add: return a + b;
-    case BinaryOpType::Sub: return a - b;
-    case BinaryOpType::Mul: return a * b;
+    case BinaryOpType::Add:
+      if (__builtin_add_overflow(a, b, &result)) return std::nullopt;
+      return result;
+    case BinaryOpType::Sub:
+      if (__builtin_sub_overflow(a, b, &result)) return std::nullopt;
+      return result;
+    case BinaryOpType::Mul:
+      if (__builtin_mul_overflow(a, b, &result)) return std::nullopt;
+      return result;
     case BinaryOpType::Div:
-      if (b == 0) return std::nullopt;
+      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
       return a / b;
-    case BinaryOpType::CeilDiv:
-      if (b == 0) return std::nullopt;
-      return (a + b - 1) / b;
+    case BinaryOpType::CeilDiv: {
+      if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+      // Exact ceiling for any signs: truncation rounds toward zero.
+      int64_t q = a / b;
+      return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+    }
     case BinaryOpType::Maximum: return std::max(a, b);
     case BinaryOpType::Minimum: return std::min(a, b);
     default: return std::nullopt;
@@ -48,7 +61,7 @@ Scalar* Fusion::newConstant(ScalarValue value, DataType dtype) {
             "a constant needs a value");
   auto* scalar = new Scalar(this, dtype, std::move(value),
                             static_cast<int64_t>(vals_.size()),
-                            nextNameIndex(ValKind::Scalar));
+                            /*nameIndex=*/-1);  // constants print as their value
   vals_.emplace_back(scalar);
   return scalar;
 }

@@ -353,10 +353,10 @@ TEST_F(EvaluatorTest, ComputedScalarCanOnlyBeBoundToItsValue) {
   ee_.bind(i0, 4);
   ee_.bind(thrice, 12);
   EXPECT_EQ(userError([&] { ee_.bind(thrice, 13); }),
-            "scalar i4 is bound to 12 and to 13");
+            "scalar i2 is bound to 12 and to 13");
   Scalar* plus = binary(BinaryOpType::Add, i0, fusion_.constInt(1));
   EXPECT_EQ(userError([&] { ee_.bind(plus, 6); }),
-            "scalar i6 = add(i0, 1) evaluates to 5 and cannot be bound to 6");
+            "scalar i3 = add(i0, 1) evaluates to 5 and cannot be bound to 6");
 }
 
 TEST_F(EvaluatorTest, BoundValuesAreConvertedToTheScalarsDtype) {
@@ -406,7 +406,7 @@ TEST_F(EvaluatorTest, ExtentOfExpandedBroadcastIsTheExpandedExtent) {
               ee_.evaluateExtent(
                   fusion_.newIterDomain(negative, IterType::Iteration));
             }),
-            "the extent of iS2{i2} is -1, expected a size >= 0");
+            "the extent of iS2{i1} is -1, expected a size >= 0");
 }
 
 }  // namespace

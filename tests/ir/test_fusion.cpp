@@ -146,7 +146,7 @@ TEST_F(FusionTest, ScalarBinaryBuildsExprsWhenItCannotFold) {
   Scalar* y = fusion_.scalarBinary(BinaryOpType::CeilDiv, x, two);
   ASSERT_NE(y->definition(), nullptr);
   EXPECT_EQ(y->dtype(), DataType::Int);
-  EXPECT_EQ(y->definition()->toString(), "i2\n   = ceilDiv(i0, 2)");
+  EXPECT_EQ(y->definition()->toString(), "i1\n   = ceilDiv(i0, 2)");
   // Division by zero is left for run time, not folded.
   Scalar* byZero = fusion_.scalarBinary(BinaryOpType::Div, two,
                                         fusion_.constInt(0));
@@ -191,6 +191,30 @@ TEST_F(FusionTest, ExpandedBroadcastCannotBeSplit) {
   IterDomain* expanded = fusion_.newIterDomain(
       fusion_.constInt(1), IterType::Broadcast, fusion_.newScalar(DataType::Int));
   EXPECT_THROW(fusion_.split(expanded, fusion_.constInt(2)), UserError);
+}
+
+}  // namespace
+}  // namespace fuserlab::ir
+
+namespace fuserlab::ir {
+namespace {
+
+TEST(FusionFoldingTest, OverflowingConstantArithmeticIsNotFolded) {
+  Fusion fusion;
+  Scalar* big = fusion.constInt(int64_t{1} << 32);
+  Scalar* product = fusion.scalarBinary(BinaryOpType::Mul, big, big);
+  EXPECT_FALSE(product->isConst());
+  EXPECT_NE(product->definition(), nullptr);
+  Scalar* ceil = fusion.scalarBinary(BinaryOpType::CeilDiv,
+                                     fusion.constInt(-7), fusion.constInt(2));
+  EXPECT_EQ(ceil->constInt(), -3);  // ceil(-3.5)
+}
+
+TEST(FusionFoldingTest, ConstantsDoNotConsumeSymbolicNames) {
+  Fusion fusion;
+  fusion.constInt(3);
+  fusion.constDouble(0.5);
+  EXPECT_EQ(fusion.newScalar(DataType::Int)->name(), "i0");
 }
 
 }  // namespace

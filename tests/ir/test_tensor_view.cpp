@@ -140,7 +140,7 @@ TEST_F(TensorViewTest, SplitAndMergeTransformTheLoop) {
   EXPECT_EQ(tv->loop()[1]->definition()->inputs()[0], i1);
   EXPECT_TRUE(tv->loop()[2]->extent()->isConstInt(4));
   EXPECT_EQ(tv->loop()[1]->extent()->definition()->toString(),
-            "i3\n   = ceilDiv(i1, 4)");
+            "i2\n   = ceilDiv(i1, 4)");
   tv->merge(0);
   ASSERT_EQ(tv->loop().size(), 2u);
   EXPECT_EQ(tv->loop()[0]->definition()->inputs()[0], i0);
