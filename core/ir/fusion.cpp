@@ -1,6 +1,7 @@
 #include "core/ir/fusion.h"
 
 #include <algorithm>
+#include <queue>
 #include <unordered_set>
 
 #include "core/ir/error.h"
@@ -236,8 +237,7 @@ bool Fusion::isOutput(const Val* val) const {
 }
 
 std::vector<Expr*> Fusion::exprsForOutputs() const {
-  // Walk back from the outputs marking live exprs, then emit them in creation
-  // order, which is topological because an Expr's inputs exist before it.
+  // Mark the live exprs walking back from the outputs.
   std::vector<bool> live(exprs_.size(), false);
   std::vector<Val*> stack = outputVals();
   std::unordered_set<const Val*> seen;
@@ -250,11 +250,85 @@ std::vector<Expr*> Fusion::exprsForOutputs() const {
     live[def->id()] = true;
     for (Val* in : def->inputs()) stack.push_back(in);
   }
-  std::vector<Expr*> order;
+  // Kahn's algorithm, smallest id first among ready exprs.
+  std::vector<int> pending(exprs_.size(), 0);
   for (const auto& expr : exprs_) {
-    if (live[expr->id()]) order.push_back(expr.get());
+    if (!live[expr->id()]) continue;
+    for (Val* in : expr->inputs()) {
+      if (in->definition() != nullptr && live[in->definition()->id()]) {
+        ++pending[expr->id()];
+      }
+    }
   }
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> ready;
+  for (const auto& expr : exprs_) {
+    if (live[expr->id()] && pending[expr->id()] == 0) ready.push(expr->id());
+  }
+  std::vector<Expr*> order;
+  while (!ready.empty()) {
+    Expr* expr = exprs_[ready.top()].get();
+    ready.pop();
+    order.push_back(expr);
+    for (Val* out : expr->outputs()) {
+      for (Expr* use : out->uses()) {
+        if (!live[use->id()]) continue;
+        // An expr reading the same val twice counted it twice.
+        for (Val* in : use->inputs()) {
+          if (in == out && --pending[use->id()] == 0) ready.push(use->id());
+        }
+      }
+    }
+  }
+  FL_ASSERT(order.size() == static_cast<size_t>(std::count(live.begin(), live.end(), true)),
+            "the fusion has a cycle");
   return order;
+}
+
+void Fusion::replaceExprInput(Expr* expr, Val* oldVal, Val* newVal) {
+  bool replaced = false;
+  for (Val*& in : expr->inputs_) {
+    if (in == oldVal) {
+      in = newVal;
+      replaced = true;
+    }
+  }
+  if (!replaced) return;
+  auto& oldUses = oldVal->uses_;
+  oldUses.erase(std::remove(oldUses.begin(), oldUses.end(), expr),
+                oldUses.end());
+  auto& newUses = newVal->uses_;
+  if (std::find(newUses.begin(), newUses.end(), expr) == newUses.end()) {
+    newUses.push_back(expr);
+  }
+}
+
+void Fusion::replaceAllUsesWith(Val* oldVal, Val* newVal) {
+  const std::vector<Expr*> uses = oldVal->uses();
+  for (Expr* use : uses) replaceExprInput(use, oldVal, newVal);
+  for (auto& out : outputs_) {
+    if (out.val == oldVal) out.val = newVal;
+  }
+}
+
+void Fusion::replaceOutput(size_t index, Val* newVal) {
+  FL_ASSERT(index < outputs_.size(), "output ", index, " out of range");
+  outputs_[index].val = newVal;
+}
+
+void Fusion::removeExpr(Expr* expr) {
+  for (Val* in : expr->inputs()) {
+    auto& uses = in->uses_;
+    uses.erase(std::remove(uses.begin(), uses.end(), expr), uses.end());
+  }
+  for (Val* out : expr->outputs()) {
+    if (out->definition_ == expr) out->definition_ = nullptr;
+  }
+  const int64_t position = expr->id();
+  FL_ASSERT(exprs_.at(position).get() == expr, "expr ids must be positions");
+  exprs_.erase(exprs_.begin() + position);
+  for (size_t i = position; i < exprs_.size(); ++i) {
+    exprs_[i]->id_ = static_cast<int64_t>(i);
+  }
 }
 
 std::vector<TensorView*> Fusion::tensorInputs() const {

@@ -76,6 +76,18 @@ class Fusion {
   bool isInput(const Val* val) const;
   bool isOutput(const Val* val) const;
 
+  // --- mutation (passes and the segmenter rewrite fusions in place) --------
+  //! Makes `expr` read `newVal` wherever it read `oldVal`.
+  void replaceExprInput(Expr* expr, Val* oldVal, Val* newVal);
+  //! Redirects every use of `oldVal` (Expr inputs and fusion outputs) to
+  //! `newVal`.
+  void replaceAllUsesWith(Val* oldVal, Val* newVal);
+  //! Removes `expr`; its outputs lose their definition (and should be unused
+  //! or redefined). Expr ids are renumbered to stay positions.
+  void removeExpr(Expr* expr);
+  //! Replaces the Val of fusion output `index` (e.g. after inserting a copy).
+  void replaceOutput(size_t index, Val* newVal);
+
   // --- traversal -----------------------------------------------------------
   const std::vector<std::unique_ptr<Val>>& vals() const { return vals_; }
   const std::vector<std::unique_ptr<Expr>>& exprs() const { return exprs_; }
@@ -85,8 +97,9 @@ class Fusion {
   const std::vector<std::unique_ptr<IterDomainTransform>>& transforms() const {
     return transforms_;
   }
-  //! Tensor Exprs that the outputs depend on, producers before consumers
-  //! (creation order is already topological; this filters dead ones).
+  //! Exprs that the outputs depend on, producers before consumers; among
+  //! ready Exprs the earliest created comes first, so a fusion built in
+  //! order prints in creation order, and rewritten ones stay topological.
   std::vector<Expr*> exprsForOutputs() const;
   std::vector<TensorView*> tensorInputs() const;
 

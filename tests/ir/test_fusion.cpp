@@ -219,3 +219,48 @@ TEST(FusionFoldingTest, ConstantsDoNotConsumeSymbolicNames) {
 
 }  // namespace
 }  // namespace fuserlab::ir
+
+namespace fuserlab::ir {
+namespace {
+
+// A rewrite that inserts a producer after its consumer was created (as
+// privatization does) must still print and execute producers first.
+TEST(FusionMutationTest, RewritesStayTopological) {
+  Fusion fusion;
+  auto* i0 = fusion.newIterDomain(fusion.newScalar(DataType::Int),
+                                  IterType::Iteration);
+  TensorView* in = fusion.newTensorView({i0}, DataType::BFloat16);
+  fusion.addInput(in);
+  auto makeLike = [&](DataType dtype) {
+    return fusion.newTensorView({fusion.cloneIterDomain(i0)}, dtype);
+  };
+  TensorView* wide = makeLike(DataType::Float);
+  Expr* cast = fusion.newExpr(ExprType::Cast, {in}, {wide});
+  TensorView* out = makeLike(DataType::Float);
+  ExprAttrs neg;
+  neg.unaryOp = UnaryOpType::Neg;
+  Expr* use = fusion.newExpr(ExprType::Unary, {wide}, {out}, neg);
+  fusion.addOutput(out);
+
+  // Give the use its own copy of the cast, created last.
+  TensorView* privateWide = makeLike(DataType::Float);
+  Expr* clone = fusion.newExpr(ExprType::Cast, {in}, {privateWide});
+  fusion.replaceExprInput(use, wide, privateWide);
+  EXPECT_TRUE(wide->uses().empty());
+  EXPECT_EQ(privateWide->uses(), std::vector<Expr*>{use});
+  EXPECT_EQ(fusion.exprsForOutputs(), (std::vector<Expr*>{clone, use}));
+
+  fusion.removeExpr(cast);
+  EXPECT_EQ(fusion.exprs().size(), 2u);
+  EXPECT_EQ(use->id(), 0);
+  EXPECT_EQ(wide->definition(), nullptr);
+  EXPECT_EQ(in->uses(), std::vector<Expr*>{clone});
+
+  TensorView* other = makeLike(DataType::Float);
+  fusion.newExpr(ExprType::Set, {privateWide}, {other});
+  fusion.replaceAllUsesWith(out, other);
+  EXPECT_EQ(fusion.outputVals(), std::vector<Val*>{other});
+}
+
+}  // namespace
+}  // namespace fuserlab::ir
