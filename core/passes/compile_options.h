@@ -1,0 +1,51 @@
+// CompileOptions: every switch of the compiler in one typed struct, settable
+// by name from the CLI (`--set bookend=inputs_and_outputs`,
+// `--disable-pass consecutive_cast`) and the GUI. Never read from the
+// environment.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/report/json.h"
+
+namespace fuserlab::passes {
+
+//! mark_aliases_prepare: which meta ops become kernel-free segments.
+enum class BookendMode : uint8_t {
+  None,               //!< keep meta ops inside kernels
+  Outputs,            //!< meta ops feeding only outputs (nvFuser's default)
+  InputsAndOutputs,   //!< also meta ops applied to inputs (seed 001)
+};
+
+//! How the segmenter treats upcasts of inputs used by several exprs (seed 000).
+enum class UpcastStrategy : uint8_t {
+  Privatize,  //!< clone a multi-use upcast per use; revert clones that meet
+  Forward,    //!< nvFuser's input forwarding: replicate unary chains from
+              //!< inputs into each consumer segment
+};
+
+std::string_view toString(BookendMode mode);
+std::string_view toString(UpcastStrategy strategy);
+
+struct CompileOptions {
+  BookendMode bookend = BookendMode::Outputs;
+  UpcastStrategy upcast = UpcastStrategy::Privatize;
+  //! Names of passes switched off (`--disable-pass NAME`).
+  std::vector<std::string> disabledPasses;
+
+  //! Sets an option by name from text: "bookend" = none | outputs |
+  //! inputs_and_outputs, "upcast" = privatize | forward. A UserError lists
+  //! the known names or values.
+  void set(std::string_view name, std::string_view value);
+  //! Parses "NAME=VALUE" (the CLI's --set argument).
+  void setFromAssignment(std::string_view assignment);
+  //! Switches a pass off; a UserError lists the pass names if unknown.
+  void disablePass(std::string_view passName);
+  bool passEnabled(std::string_view passName) const;
+
+  report::Json toJson() const;
+};
+
+}  // namespace fuserlab::passes

@@ -1,0 +1,87 @@
+// CompileReport: what the compiler did with one fusion, as plain data: the
+// device and options, each pass's rewrites, the segments (scheduler, params,
+// properties, every refusal with its reason), the edges between segments and
+// the segmenter's decisions. It is the contract with every UI: the CLI prints
+// it, the GUI draws it, the tuner and the database key on it. Its JSON names
+// are stable (see toJson).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/report/json.h"
+
+namespace fuserlab::report {
+
+struct PassReport {
+  std::string name;
+  bool enabled = true;
+  std::vector<std::string> rewrites;
+};
+
+struct RejectionReport {
+  std::string scheduler;
+  std::string reason;
+};
+
+struct SegmentReport {
+  int id = 0;
+  std::string scheduler;  //!< no_op, expr_eval, pointwise, inner_persistent, ...
+  bool launchesKernel = false;
+  std::vector<std::string> exprs;    //!< one printed line per expr
+  std::vector<std::string> inputs;   //!< tensor/scalar names
+  std::vector<std::string> outputs;
+  Json params = Json();               //!< null for schedulers without params
+  std::string paramsSource = "heuristic";
+  Json properties = Json::object();
+  std::vector<RejectionReport> rejected;
+  std::string fusionIr;  //!< the segment as a fusion of its own
+};
+
+struct EdgeReport {
+  int from = 0;
+  int to = 0;
+  std::string tensor;
+  std::string dtype;
+  std::vector<int64_t> shape;  //!< concrete sizes at these inputs
+};
+
+struct DecisionReport {
+  std::string kind;
+  std::vector<int> groups;
+  bool accepted = false;
+  std::string reason;
+};
+
+struct CompileReport {
+  Json device = Json::object();   //!< name, key, compute_capability, ...
+  Json options = Json::object();
+  std::vector<PassReport> passes;
+  std::vector<SegmentReport> segments;
+  std::vector<EdgeReport> edges;
+  std::vector<DecisionReport> decisions;
+  //! Text dumps, as nvFuser's: fusion_ir (as read), fusion_ir_preseg (after
+  //! the passes), segmented_fusion.
+  std::string fusionIr;
+  std::string fusionIrPreseg;
+  std::string segmentedFusion;
+  //! Wall time of passes + segmentation + heuristics, microseconds.
+  double compileMicroseconds = 0;
+
+  int kernelCount() const;
+
+  //! Keys: device, options, passes, segments (id, scheduler,
+  //! launches_kernel, exprs, inputs, outputs, params, params_source,
+  //! properties, rejected [{scheduler, reason}]), edges (from, to, tensor,
+  //! dtype, shape), decisions (kind, groups, accepted, reason), kernel_count,
+  //! segment_count, compile_us.
+  Json toJson() const;
+
+  //! The `scheduler_params` dump: per segment, its properties and params.
+  std::string schedulerParamsText() const;
+  //! The `segmenter_logging` dump: one line per decision.
+  std::string segmenterLoggingText() const;
+};
+
+}  // namespace fuserlab::report

@@ -1,0 +1,58 @@
+// DeviceSpec: the GPU properties every heuristic reasons from. Read from a
+// real GPU (core/runtime/cuda_device.h) or taken from the built-in table, so
+// a machine without a GPU can ask "what would happen on an H100?".
+// Heuristics read nothing else about the device.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/report/json.h"
+
+namespace fuserlab::scheduler {
+
+struct DeviceSpec {
+  std::string key;   //!< short name for --device: "h100", "a100-80gb"
+  std::string name;  //!< marketing name: "NVIDIA H100 SXM5 80GB"
+  int computeCapabilityMajor = 0;
+  int computeCapabilityMinor = 0;
+  int smCount = 0;
+  int warpSize = 32;
+  int maxThreadsPerSm = 2048;
+  int maxThreadsPerBlock = 1024;
+  int registersPerSm = 65536;
+  int registersPerBlock = 65536;
+  int maxRegistersPerThread = 255;
+  int64_t sharedMemoryPerSmBytes = 0;
+  //! Without opting in (cudaFuncAttributeMaxDynamicSharedMemorySize).
+  int64_t sharedMemoryPerBlockBytes = 48 * 1024;
+  int64_t sharedMemoryPerBlockOptinBytes = 0;
+  int64_t l2CacheBytes = 0;
+  int64_t memoryBytes = 0;
+  //! Peak DRAM bandwidth in bytes per second.
+  double memoryBandwidthBytesPerSecond = 0;
+  int clockKhz = 0;
+  bool fromHardware = false;  //!< read from a GPU rather than the table
+
+  int computeCapability() const {
+    return computeCapabilityMajor * 10 + computeCapabilityMinor;
+  }
+  //! "sm_90"
+  std::string arch() const;
+  report::Json toJson() const;
+};
+
+//! V100, A100-80GB, H100-SXM, H200, L40S, RTX 6000 Ada, ... in a fixed order.
+const std::vector<DeviceSpec>& builtinDevices();
+
+//! Looks a device up by key or name, case-insensitively ("h100", "H100-SXM",
+//! "rtx6000ada"); nullopt if unknown.
+std::optional<DeviceSpec> findBuiltinDevice(std::string_view name);
+
+//! The default device for compiling without --device: the H100 entry.
+const DeviceSpec& defaultDevice();
+
+}  // namespace fuserlab::scheduler

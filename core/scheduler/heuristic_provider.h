@@ -1,0 +1,32 @@
+// HeuristicProvider: a source of params other than the built-in heuristic:
+// the heuristics database (db/) or a tuning sweep. The registry asks it first
+// and the report names which source answered.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/ir/fusion.h"
+#include "core/scheduler/heuristic_params.h"
+#include "core/scheduler/runtime_info.h"
+#include "core/scheduler/scheduler_type.h"
+
+namespace fuserlab::scheduler {
+
+struct ProvidedParams {
+  HeuristicParams params;
+  //! Where they came from, for the report: "database (exact)", "tuner".
+  std::string source;
+};
+
+class HeuristicProvider {
+ public:
+  virtual ~HeuristicProvider() = default;
+  //! Params for `segment`, already chosen to be scheduled by `type`; nullopt
+  //! to fall back to the built-in heuristic.
+  virtual std::optional<ProvidedParams> lookup(
+      const ir::Fusion& segment, SchedulerType type,
+      const SegmentRuntimeInfo& info) const = 0;
+};
+
+}  // namespace fuserlab::scheduler

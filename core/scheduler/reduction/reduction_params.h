@@ -1,0 +1,61 @@
+// ReductionParams: the parameters of reduction and normalization (persistent)
+// segments, in the spirit of nvFuser's ReductionParams. The same struct
+// serves the reduction, inner_persistent and outer_persistent schedulers:
+// `persistentKernel` and `fastestDimReduction` tell them apart.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/report/json.h"
+
+namespace fuserlab::scheduler {
+
+enum class PersistentStorage : uint8_t { Registers, SharedMemory };
+std::string_view toString(PersistentStorage storage);
+
+struct ReductionParams {
+  static constexpr int kSchemaVersion = 1;
+
+  //! True when the reduced axes are the innermost (contiguous) ones.
+  bool fastestDimReduction = true;
+  //! A persistent (normalization) kernel: each reduction row stays resident
+  //! in registers or shared memory between the reduction and its use.
+  bool persistentKernel = false;
+  //! Recompute persistent buffers from the (narrower) inputs they are
+  //! computed from instead of keeping them: e.g. keep the bf16 input of an
+  //! upcast rather than its float result (seed 000).
+  bool projectPersistentBuffers = false;
+  PersistentStorage persistentStorage = PersistentStorage::Registers;
+
+  //! Elements per vectorized access along the innermost axis.
+  int64_t vectorizationFactor = 1;
+  //! Persistent kernels: vectorized chunks of a row each thread keeps
+  //! (the row is blockDimX * persistentBatchSize * vectorizationFactor).
+  int64_t persistentBatchSize = 1;
+  //! Unrolling along the reduction and the iteration (non-reduced) axes.
+  int64_t unrollFactorReduction = 1;
+  int64_t unrollFactorIteration = 1;
+  //! Threads along the reduction (x) and iteration (y) axes of a block.
+  int64_t blockDimX = 128;
+  int64_t blockDimY = 1;
+  //! Blocks along the iteration axis; along the reduction axis when the
+  //! reduction is split across blocks (`crossGridReduction`).
+  int64_t gridDimX = 1;
+  int64_t gridDimY = 1;
+  //! The reduction spans several warps of a block / several blocks.
+  bool crossBlockReduction = false;
+  bool crossGridReduction = false;
+  //! Registers per thread the kernel is compiled for (0: no cap).
+  int64_t registerCap = 0;
+  bool useInt32Indexing = true;
+
+  std::string toString() const;
+  report::Json toJson() const;
+  static ReductionParams fromJson(const report::Json& json);
+  uint64_t hash() const;
+  bool operator==(const ReductionParams&) const = default;
+};
+
+}  // namespace fuserlab::scheduler

@@ -1,0 +1,50 @@
+// The scheduler registry: every scheduler, tried in schedulerPriority()
+// order. The segmenter asks it whether a (merged) group can be scheduled; the
+// compiler asks it for the final choice of each segment with its params and
+// every other scheduler's reason for refusing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scheduler/heuristic_provider.h"
+#include "core/scheduler/scheduler.h"
+
+namespace fuserlab::scheduler {
+
+struct Rejection {
+  SchedulerType scheduler;
+  std::string reason;
+};
+
+struct SchedulerChoice {
+  SchedulerType type = SchedulerType::NoOp;
+  HeuristicParams params;
+  //! "heuristic", or the provider's source ("database (exact)").
+  std::string paramsSource = "heuristic";
+  //! If a provider's params were refused by rejectParams, why.
+  std::string providerRejection;
+  report::Json properties = report::Json::object();
+  //! Every scheduler tried before `type`, with its reason.
+  std::vector<Rejection> rejected;
+};
+
+//! The scheduler of `type` (never null).
+const Scheduler& schedulerFor(SchedulerType type);
+
+//! Tries the schedulers in priority order; the first that accepts gives the
+//! choice. nullopt if none does; `rejected` (if given) then holds every
+//! reason. Params come from `provider` when it answers and its params pass
+//! rejectParams, else from the heuristic.
+std::optional<SchedulerChoice> chooseScheduler(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const HeuristicProvider* provider = nullptr,
+    std::vector<Rejection>* rejected = nullptr);
+
+//! Whether some scheduler accepts `segment` (the segmenter's merge test);
+//! cheaper than chooseScheduler: no heuristics are computed.
+bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                 std::vector<Rejection>* rejected = nullptr);
+
+}  // namespace fuserlab::scheduler

@@ -1,0 +1,51 @@
+// The segmenter: tries the whole fusion as one segment first; otherwise
+// starts from one group per expr and merges producer into consumer, level by
+// level, then a final pass over any remaining neighbours, keeping a merge
+// only while some scheduler accepts the merged group and the group graph
+// stays acyclic. `segment_set` always cuts. Upcasts of inputs used by several
+// groups are handled by the strategy the options name (seed 000): privatized
+// (cloned per use, clones that end up together reverted) or forwarded (unary
+// chains from inputs replicated into each consumer group, as nvFuser does).
+// Every decision is logged with its outcome and reason.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ir/evaluator.h"
+#include "core/passes/compile_options.h"
+#include "core/scheduler/heuristic_provider.h"
+#include "core/scheduler/runtime_info.h"
+#include "core/segmenter/segmented_fusion.h"
+
+namespace fuserlab::segmenter {
+
+//! One decision of the segmenter, in the order taken: kind is one of
+//! "whole_fusion", "merge", "final_merge", "privatize", "revert_privatize",
+//! "forward", "segment_set", "schedule".
+struct SegmenterDecision {
+  std::string kind;
+  std::vector<int> groups;  //!< group ids involved (at the time)
+  bool accepted = false;
+  std::string reason;  //!< why (the schedulers' reasons when refused)
+};
+
+struct SegmenterContext {
+  const scheduler::DeviceSpec* device = nullptr;
+  //! Extents of the complete fusion bound from the user's inputs.
+  const ir::ExpressionEvaluator* evaluator = nullptr;
+  //! Strides/alignment of the complete fusion's inputs (one per input).
+  std::vector<scheduler::TensorInputInfo> inputs;
+  passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize;
+  const scheduler::HeuristicProvider* provider = nullptr;
+};
+
+//! Segments `fusion` (the passes' output; the segmenter may rewrite it) and
+//! chooses each segment's scheduler and params. A fusion no scheduler can
+//! take even expr by expr is a UserError naming the expr and the reasons.
+SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
+                              const SegmenterContext& context,
+                              std::vector<SegmenterDecision>* log);
+
+}  // namespace fuserlab::segmenter
