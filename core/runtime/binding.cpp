@@ -374,9 +374,15 @@ class InputBinder {
     for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
     checkStrides(tv, what, ids, tensor.sizes(), tensor.strides(), dims);
 
-    // Materialize the logical (local) view.
+    // Materialize the logical (local) view; a metadata-only tensor (no data,
+    // as the compiler binds shapes) gets a data-less logical view.
     std::vector<int64_t> logicalSizes;
     for (const IterDomain* id : logical) logicalSizes.push_back(local.at(id));
+    if (tensor.data() == nullptr) {
+      return Tensor::borrow(nullptr, tv.dtype(), logicalSizes,
+                            Tensor::contiguousStrides(logicalSizes), 0,
+                            tensor.device().kind, tensor.device().index);
+    }
     Tensor out = Tensor::empty(tv.dtype(), logicalSizes);
     const auto offsets =
         logicalToAllocationOffsets(tv, transforms, local, tensor.strides());
