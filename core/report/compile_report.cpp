@@ -1,0 +1,114 @@
+#include "core/report/compile_report.h"
+
+#include <sstream>
+
+namespace fuserlab::report {
+namespace {
+
+Json stringArray(const std::vector<std::string>& items) {
+  Json array = Json::array();
+  for (const auto& item : items) array.push(item);
+  return array;
+}
+
+}  // namespace
+
+int CompileReport::kernelCount() const {
+  int count = 0;
+  for (const auto& segment : segments) count += segment.launchesKernel ? 1 : 0;
+  return count;
+}
+
+Json CompileReport::toJson() const {
+  Json root = Json::object();
+  root.set("device", device);
+  root.set("options", options);
+  Json passList = Json::array();
+  for (const auto& pass : passes) {
+    Json entry = Json::object();
+    entry.set("name", pass.name);
+    entry.set("enabled", pass.enabled);
+    entry.set("rewrites", stringArray(pass.rewrites));
+    passList.push(std::move(entry));
+  }
+  root.set("passes", std::move(passList));
+  Json segmentList = Json::array();
+  for (const auto& segment : segments) {
+    Json entry = Json::object();
+    entry.set("id", segment.id);
+    entry.set("scheduler", segment.scheduler);
+    entry.set("launches_kernel", segment.launchesKernel);
+    entry.set("exprs", stringArray(segment.exprs));
+    entry.set("inputs", stringArray(segment.inputs));
+    entry.set("outputs", stringArray(segment.outputs));
+    entry.set("params", segment.params);
+    entry.set("params_source", segment.paramsSource);
+    entry.set("properties", segment.properties);
+    Json rejected = Json::array();
+    for (const auto& r : segment.rejected) {
+      Json item = Json::object();
+      item.set("scheduler", r.scheduler);
+      item.set("reason", r.reason);
+      rejected.push(std::move(item));
+    }
+    entry.set("rejected", std::move(rejected));
+    segmentList.push(std::move(entry));
+  }
+  root.set("segments", std::move(segmentList));
+  Json edgeList = Json::array();
+  for (const auto& edge : edges) {
+    Json entry = Json::object();
+    entry.set("from", edge.from);
+    entry.set("to", edge.to);
+    entry.set("tensor", edge.tensor);
+    entry.set("dtype", edge.dtype);
+    entry.set("shape", Json::arrayOf(edge.shape));
+    edgeList.push(std::move(entry));
+  }
+  root.set("edges", std::move(edgeList));
+  Json decisionList = Json::array();
+  for (const auto& decision : decisions) {
+    Json entry = Json::object();
+    entry.set("kind", decision.kind);
+    entry.set("groups", Json::arrayOf(decision.groups));
+    entry.set("accepted", decision.accepted);
+    entry.set("reason", decision.reason);
+    decisionList.push(std::move(entry));
+  }
+  root.set("decisions", std::move(decisionList));
+  root.set("segment_count", static_cast<int64_t>(segments.size()));
+  root.set("kernel_count", kernelCount());
+  root.set("compile_us", compileMicroseconds);
+  return root;
+}
+
+std::string CompileReport::schedulerParamsText() const {
+  std::ostringstream out;
+  for (const auto& segment : segments) {
+    out << "===== Segment " << segment.id << ": " << segment.scheduler
+        << (segment.launchesKernel ? "" : " (no kernel)") << " ========\n";
+    out << "params from: " << segment.paramsSource << "\n";
+    out << "properties: " << segment.properties.dump(-1) << "\n";
+    if (!segment.params.isNull()) out << "params: " << segment.params.dump(-1) << "\n";
+    for (const auto& r : segment.rejected) {
+      out << "  not " << r.scheduler << ": " << r.reason << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string CompileReport::segmenterLoggingText() const {
+  std::ostringstream out;
+  for (const auto& decision : decisions) {
+    out << decision.kind << " {";
+    for (size_t i = 0; i < decision.groups.size(); ++i) {
+      out << (i ? ", " : "") << decision.groups[i];
+    }
+    out << "}: " << (decision.accepted ? "accepted" : "refused");
+    if (!decision.reason.empty()) out << " (" << decision.reason << ")";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace fuserlab::report
