@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/ir/error.h"
+#include "core/runtime/input_description.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -133,6 +134,24 @@ runtime::Arguments makeInputs(const std::vector<InputSpec>& specs,
       }
       throw;
     }
+  }
+  return args;
+}
+
+runtime::Arguments makeInputShapes(const std::vector<InputSpec>& specs) {
+  runtime::Arguments args;
+  args.reserve(specs.size());
+  for (const InputSpec& spec : specs) {
+    if (spec.isScalar) {
+      args.emplace_back(spec.scalar);
+      continue;
+    }
+    std::vector<int64_t> sizes = spec.stridedSizes.value_or(spec.sizes);
+    std::vector<int64_t> strides =
+        spec.stridedStrides.value_or(runtime::Tensor::contiguousStrides(sizes));
+    args.emplace_back(runtime::metadataOnly(spec.dtype, std::move(sizes),
+                                            std::move(strides),
+                                            spec.stridedOffset));
   }
   return args;
 }

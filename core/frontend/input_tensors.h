@@ -24,4 +24,9 @@ std::vector<InputSpec> parseInputsOption(std::string_view spec);
 runtime::Arguments makeInputs(const std::vector<InputSpec>& specs,
                               uint64_t seed);
 
+//! Metadata-only tensors (sizes, strides, storage offset; no data) and the
+//! scalars of `specs`: what the compiler needs, at any size, without
+//! allocating.
+runtime::Arguments makeInputShapes(const std::vector<InputSpec>& specs);
+
 }  // namespace fuserlab::frontend

@@ -374,11 +374,11 @@ class InputBinder {
     for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
     checkStrides(tv, what, ids, tensor.sizes(), tensor.strides(), dims);
 
-    // Materialize the logical (local) view; a metadata-only tensor (no data,
-    // as the compiler binds shapes) gets a data-less logical view.
+    // Materialize the logical (local) view on the host. Metadata-only and
+    // device tensors (the compiler binds shapes only) get a data-less view.
     std::vector<int64_t> logicalSizes;
     for (const IterDomain* id : logical) logicalSizes.push_back(local.at(id));
-    if (tensor.data() == nullptr) {
+    if (tensor.data() == nullptr || !tensor.isCpu()) {
       return Tensor::borrow(nullptr, tv.dtype(), logicalSizes,
                             Tensor::contiguousStrides(logicalSizes), 0,
                             tensor.device().kind, tensor.device().index);
