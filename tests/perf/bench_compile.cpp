@@ -1,0 +1,96 @@
+// Benchmark: passes + segmentation + heuristics for generated fusions of N
+// ops (default 200), on one core. Prints the median compile time over the
+// repetitions and its ratio to the 2 ms budget issue 3 sets; exits 0 either
+// way (timing is reported, not asserted).
+//
+//   bench_compile [OPS] [REPETITIONS]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/frontend/input_tensors.h"
+#include "core/frontend/script.h"
+#include "core/runtime/fusion_compiler.h"
+
+namespace {
+
+// A normalization-like chain: elementwise ops on a float upcast of a bf16
+// input, with a row reduction and its broadcast every 25 ops.
+std::string generateScript(int ops) {
+  std::ostringstream s;
+  s << "def fusion(fd : FusionDefinition) -> None :\n"
+    << "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+       "dtype=DataType.BFloat16, is_cpu=False)\n"
+    << "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n";
+  const char* unary[] = {"exp", "tanh", "neg", "abs", "sigmoid"};
+  int last = 1;
+  int next = 2;
+  int emitted = 1;
+  while (emitted < ops - 1) {
+    if (emitted % 25 == 0) {
+      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=[1])\n";
+      s << "    T" << next + 1 << " = fd.ops.broadcast(T" << next
+        << ", is_broadcast_dim=[False, True])\n";
+      s << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1
+        << ")\n";
+      last = next + 2;
+      next += 3;
+      emitted += 3;
+    } else if (emitted % 2 == 0) {
+      s << "    T" << next << " = fd.ops." << unary[emitted % 5] << "(T" << last
+        << ")\n";
+      last = next++;
+      ++emitted;
+    } else {
+      s << "    T" << next << " = fd.ops.mul(T" << last << ", 0.5)\n";
+      last = next++;
+      ++emitted;
+    }
+  }
+  s << "    T" << next << " = fd.ops.cast(T" << last
+    << ", dtype=DataType.BFloat16)\n"
+    << "    fd.add_output(T" << next << ")\n";
+  return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fuserlab;
+  const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
+  const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
+  const frontend::Script script = frontend::readScript(generateScript(ops), "generated.py");
+  const ir::Fusion& fusion = script.fusion();
+  const auto inputs = frontend::makeInputShapes(
+      frontend::parseInputsOption("2048x1024:bf16"));
+  const scheduler::DeviceSpec& device = scheduler::defaultDevice();
+  passes::CompileOptions options;
+
+  std::vector<double> micros;
+  int segments = 0;
+  for (int i = 0; i < repetitions + 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    runtime::CompiledFusion compiled =
+        runtime::compileFusion(fusion, options, device, inputs);
+    const double us = std::chrono::duration<double, std::micro>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    if (i >= 3) micros.push_back(us);  // the first runs warm caches
+    segments = static_cast<int>(compiled.report.segments.size());
+  }
+  std::sort(micros.begin(), micros.end());
+  const double median = micros[micros.size() / 2];
+  const double p20 = micros[micros.size() / 5];
+  const double p80 = micros[micros.size() * 4 / 5];
+  std::printf(
+      "compile (passes + segmentation + heuristics): %zu exprs, %d segments, "
+      "median %.0f us (p20 %.0f, p80 %.0f) over %d runs; %.2fx the 2 ms "
+      "budget\n",
+      fusion.exprsForOutputs().size(), segments, median, p20, p80, repetitions,
+      median / 2000.0);
+  return 0;
+}
