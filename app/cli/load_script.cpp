@@ -8,7 +8,8 @@ LoadedScript loadScript(const CommandLine& cl) {
   LoadedScript loaded;
   const std::string& path = cl.requirePositional(0, "FILE (a FusionDefinition script)");
   loaded.script = frontend::readScriptFile(path);
-  size_t chosen = loaded.script.executed;
+  const size_t executedByScript = loaded.script.executed;
+  size_t chosen = executedByScript;
   if (auto name = cl.value("fusion")) {
     std::string names;
     bool found = false;
@@ -29,9 +30,16 @@ LoadedScript loadScript(const CommandLine& cl) {
   if (auto spec = cl.value("inputs")) {
     loaded.inputs = frontend::parseInputsOption(*spec);
     loaded.inputsOrigin = "--inputs";
-  } else if (loaded.script.inputs) {
+  } else if (const auto* block = loaded.script.inputsFor(chosen)) {
+    loaded.inputs = *block;
+    loaded.inputsOrigin = "the inputs block";
+  } else if (loaded.script.inputs && chosen == executedByScript) {
     loaded.inputs = loaded.script.inputs;
     loaded.inputsOrigin = "the inputs block";
+  } else if (loaded.script.inputs) {
+    FL_USER_ERROR(path, ": the inputs block is for ",
+                  loaded.script.definitions[executedByScript].functionName,
+                  "; pass --inputs for ", loaded.fusionName);
   }
   if (loaded.inputs) {
     FL_CHECK(loaded.inputs->size() == loaded.fusion->inputs().size(),

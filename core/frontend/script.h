@@ -50,8 +50,20 @@ struct Script {
   //! Index into `definitions` of the one the `with FusionDefinition()` block
   //! builds (the last one built if several; the only one if no block).
   size_t executed = 0;
-  //! The `inputs = [...]` block, if the file has one.
+  //! The `inputs = [...]` block of the executed definition, if any.
   std::optional<std::vector<InputSpec>> inputs;
+  //! Every inputs block, by the index of the definition whose
+  //! `with FusionDefinition()` block preceded it (a file may build several
+  //! fusions, each with its own inputs and execute).
+  std::vector<std::pair<size_t, std::vector<InputSpec>>> inputsByDefinition;
+
+  //! The inputs block that belongs to definition `index`, if any.
+  const std::vector<InputSpec>* inputsFor(size_t index) const {
+    for (const auto& [definition, specs] : inputsByDefinition) {
+      if (definition == index) return &specs;
+    }
+    return nullptr;
+  }
 
   ir::Fusion& fusion() const { return *definitions.at(executed).fusion; }
 };

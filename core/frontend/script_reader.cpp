@@ -193,6 +193,16 @@ class ModuleReader {
     const auto* name = assign.target->as<Name>();
     if (name != nullptr && name->id == "inputs") {
       script_.inputs = readInputsBlock(*assign.value, globals_);
+      // The block belongs to the fusion the latest with-block built (or the
+      // last definition so far when there is no with-block yet).
+      if (!script_.definitions.empty()) {
+        const size_t owner =
+            executed_.value_or(script_.definitions.size() - 1);
+        auto& byDefinition = script_.inputsByDefinition;
+        std::erase_if(byDefinition,
+                      [&](const auto& entry) { return entry.first == owner; });
+        byDefinition.emplace_back(owner, *script_.inputs);
+      }
       return;
     }
     if (isExecuteCall(*assign.value)) return;  // outputs = fd.execute(inputs)

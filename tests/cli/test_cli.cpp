@@ -205,3 +205,26 @@ TEST(CliTest, UsageErrorsExitTwo) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliTest, EachDefinitionRunsWithItsOwnInputsBlock) {
+  // two_fusions.py builds two fusions, each followed by its own inputs block.
+  const std::string file = source("resources/examples/two_fusions.py");
+  CliResult first = runCli("run " + file + " --fusion nvfuser_fusion_id0");
+  EXPECT_EQ(first.exitCode, 0) << first.output;
+  CliResult second = runCli("run " + file + " --fusion nvfuser_fusion_id1");
+  EXPECT_EQ(second.exitCode, 0) << second.output;
+}
+
+TEST(CliTest, ChoosingADefinitionWithoutInputsAsksForThem) {
+  const std::string file = source("tests/cli/scripts/two_defs_one_block.py");
+  CliResult r = runCli("run " + file + " --fusion unused");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("pass --inputs for unused"), std::string::npos)
+      << r.output;
+  CliResult ok = runCli("run " + file + " --fusion unused --inputs 8:f32");
+  EXPECT_EQ(ok.exitCode, 0) << ok.output;
+}
+
+}  // namespace
