@@ -1,0 +1,566 @@
+#include "core/scheduler/analysis/axis_trace.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "core/scheduler/analysis/memory_layout.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+using ir::Expr;
+using ir::ExprType;
+using ir::IterDomain;
+using ir::TensorView;
+
+// Two axes an expr relates: producer index = consumer index + shift.
+struct AxisPair {
+  const IterDomain* producer = nullptr;
+  const IterDomain* consumer = nullptr;
+  int64_t shift = 0;
+  bool shiftKnown = true;
+  bool resized = false;  // the two axes have different extents
+};
+
+// How one tensor input of an expr relates to one tensor output.
+struct ExprAxisMap {
+  bool traversable = true;  // false: matmul, linear, sdpa, factories
+  bool isReshape = false;
+  std::vector<AxisPair> pairs;
+  // Gather / index_select: the consumer axis read through the index, and
+  // the producer axis it reads from.
+  const IterDomain* indexedConsumerAxis = nullptr;
+  const IterDomain* indexedProducerAxis = nullptr;
+};
+
+std::optional<int64_t> scalarInt(const ir::Val* val,
+                                 const ir::ExpressionEvaluator* evaluator) {
+  const auto* scalar = val->as<ir::Scalar>();
+  if (scalar == nullptr) return std::nullopt;
+  if (auto constant = scalar->constInt()) return *constant;
+  if (evaluator == nullptr) return std::nullopt;
+  auto value = evaluator->evaluate(scalar);
+  if (!value) return std::nullopt;
+  if (const auto* i = std::get_if<int64_t>(&*value)) return *i;
+  return std::nullopt;
+}
+
+int64_t extentOrUnknown(const ir::ExpressionEvaluator* evaluator,
+                        const IterDomain* id) {
+  return evaluatedExtent(evaluator, id).value_or(int64_t{-1});
+}
+
+// Whether two axes have the same extent (unknown extents: the same scalar).
+bool sameExtent(const ir::ExpressionEvaluator* evaluator, const IterDomain* a,
+                const IterDomain* b) {
+  if (a->extentForIteration() == b->extentForIteration()) return true;
+  const int64_t ea = extentOrUnknown(evaluator, a);
+  const int64_t eb = extentOrUnknown(evaluator, b);
+  return ea >= 0 && ea == eb;
+}
+
+void addPositionalPairs(ExprAxisMap& map,
+                        const std::vector<IterDomain*>& producerAxes,
+                        const std::vector<IterDomain*>& consumerAxes) {
+  if (producerAxes.size() > consumerAxes.size()) return;
+  const size_t offset = consumerAxes.size() - producerAxes.size();
+  for (size_t i = 0; i < producerAxes.size(); ++i) {
+    map.pairs.push_back({producerAxes[i], consumerAxes[i + offset]});
+  }
+}
+
+ExprAxisMap axisMapOf(const Expr* expr, size_t inputIndex,
+                      const TensorView* producer, const TensorView* consumer,
+                      const ir::ExpressionEvaluator* evaluator) {
+  ExprAxisMap map;
+  const auto p = producer->logicalNoReductions();
+  const auto& c = consumer->logical();
+  switch (expr->type()) {
+    case ExprType::Unary:
+    case ExprType::Binary:
+    case ExprType::Ternary:
+    case ExprType::Cast:
+    case ExprType::Set:
+    case ExprType::SegmentSet:
+    case ExprType::Expand:
+    case ExprType::Reduction:
+    case ExprType::Welford:
+      addPositionalPairs(map, p, c);
+      break;
+    case ExprType::Broadcast: {
+      const auto& flags = expr->attrs().broadcastFlags;
+      size_t next = 0;
+      for (size_t j = 0; j < c.size() && j < flags.size(); ++j) {
+        if (!flags[j] && next < p.size()) map.pairs.push_back({p[next++], c[j]});
+      }
+      break;
+    }
+    case ExprType::Squeeze: {
+      const auto& removed = expr->attrs().axes;
+      size_t next = 0;
+      for (size_t i = 0; i < p.size(); ++i) {
+        if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(i)) !=
+            removed.end()) {
+          continue;
+        }
+        if (next < c.size()) map.pairs.push_back({p[i], c[next++]});
+      }
+      break;
+    }
+    case ExprType::Permute: {
+      const auto& axes = expr->attrs().axes;
+      for (size_t i = 0; i < axes.size() && i < c.size(); ++i) {
+        if (axes[i] >= 0 && axes[i] < static_cast<int64_t>(p.size())) {
+          map.pairs.push_back({p[axes[i]], c[i]});
+        }
+      }
+      break;
+    }
+    case ExprType::Slice: {
+      // [x, start_0, stop_0, step_0, start_1, ...]
+      for (size_t i = 0; i < p.size() && i < c.size(); ++i) {
+        AxisPair pair{p[i], c[i]};
+        if (!sameExtent(evaluator, p[i], c[i])) {
+          pair.resized = true;
+          auto start = scalarInt(expr->input(1 + 3 * i), evaluator);
+          auto step = scalarInt(expr->input(3 + 3 * i), evaluator);
+          pair.shiftKnown = start.has_value() && step == 1;
+          pair.shift = start.value_or(0);
+        }
+        map.pairs.push_back(pair);
+      }
+      break;
+    }
+    case ExprType::Pad: {
+      // [x, value, left_0, right_0, left_1, right_1, ...]
+      for (size_t i = 0; i < p.size() && i < c.size(); ++i) {
+        AxisPair pair{p[i], c[i]};
+        if (!sameExtent(evaluator, p[i], c[i])) {
+          pair.resized = true;
+          auto left = scalarInt(expr->input(2 + 2 * i), evaluator);
+          pair.shiftKnown = left.has_value();
+          pair.shift = -left.value_or(0);
+        }
+        map.pairs.push_back(pair);
+      }
+      break;
+    }
+    case ExprType::Cat: {
+      const auto dim = static_cast<size_t>(expr->attrs().dim);
+      int64_t before = 0;
+      bool known = true;
+      for (size_t k = 0; k < inputIndex; ++k) {
+        const auto* other = expr->input(k)->as<TensorView>();
+        const int64_t extent =
+            extentOrUnknown(evaluator, other->logicalNoReductions().at(dim));
+        known = known && extent >= 0;
+        before += std::max<int64_t>(extent, 0);
+      }
+      for (size_t i = 0; i < p.size() && i < c.size(); ++i) {
+        AxisPair pair{p[i], c[i]};
+        if (i == dim && expr->inputs().size() > 1) {
+          pair.resized = true;
+          pair.shift = -before;
+          pair.shiftKnown = known;
+        }
+        map.pairs.push_back(pair);
+      }
+      break;
+    }
+    case ExprType::IndexSelect:
+    case ExprType::Gather: {
+      const auto dim = static_cast<size_t>(expr->attrs().dim);
+      if (inputIndex == 0) {
+        for (size_t i = 0; i < p.size() && i < c.size(); ++i) {
+          if (i != dim) map.pairs.push_back({p[i], c[i]});
+        }
+        if (dim < c.size()) map.indexedConsumerAxis = c[dim];
+        if (dim < p.size()) map.indexedProducerAxis = p[dim];
+      } else if (expr->type() == ExprType::IndexSelect) {
+        if (!p.empty() && dim < c.size()) map.pairs.push_back({p[0], c[dim]});
+      } else {
+        addPositionalPairs(map, p, c);
+      }
+      break;
+    }
+    case ExprType::Reshape:
+      map.isReshape = true;
+      break;
+    case ExprType::Full:
+    case ExprType::Iota:
+    case ExprType::Matmul:
+    case ExprType::Linear:
+    case ExprType::Sdpa:
+      map.traversable = false;
+      break;
+  }
+  return map;
+}
+
+int64_t clampExtent(int64_t extent, int64_t limit) {
+  if (extent < 0 || limit < 0) return -1;
+  return std::min(extent, limit);
+}
+
+AxisPiece lostPiece() {
+  AxisPiece piece;
+  piece.kind = PieceKind::Lost;
+  return piece;
+}
+
+AxisPiece broadcastPiece(const IterDomain* id, int64_t extent) {
+  AxisPiece piece;
+  piece.kind = PieceKind::Broadcast;
+  piece.id = id;
+  piece.extent = extent;
+  return piece;
+}
+
+// Maps the pieces of one reference axis across a non-reshape expr.
+std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
+                                 const ExprAxisMap& map, bool towardProducer,
+                                 const ir::ExpressionEvaluator* evaluator,
+                                 const Expr* expr, std::string& lostReason) {
+  std::vector<AxisPiece> out;
+  auto lose = [&](const std::string& why) {
+    if (lostReason.empty()) lostReason = why;
+    out.push_back(lostPiece());
+  };
+  for (const AxisPiece& piece : pieces) {
+    if (piece.kind == PieceKind::Lost || piece.kind == PieceKind::Indexed ||
+        (piece.kind == PieceKind::Broadcast && piece.id == nullptr)) {
+      AxisPiece kept = piece;
+      kept.id = nullptr;  // an axis of the tensor we came from
+      out.push_back(kept);
+      continue;
+    }
+    const AxisPair* pair = nullptr;
+    for (const AxisPair& candidate : map.pairs) {
+      if ((towardProducer ? candidate.consumer : candidate.producer) ==
+          piece.id) {
+        pair = &candidate;
+        break;
+      }
+    }
+    if (pair == nullptr) {
+      if (towardProducer) {
+        if (piece.id == map.indexedConsumerAxis) {
+          AxisPiece indexed = piece;
+          indexed.kind = PieceKind::Indexed;
+          indexed.id = map.indexedProducerAxis;
+          out.push_back(indexed);
+        } else {
+          out.push_back(broadcastPiece(nullptr, piece.extent));
+        }
+      } else if (piece.extent == 1) {
+        continue;
+      } else if (piece.id == map.indexedProducerAxis) {
+        lose(expr->toString() + " reads that axis through an index");
+      } else {
+        lose(expr->toString() + " drops that axis");
+      }
+      continue;
+    }
+    const IterDomain* to = towardProducer ? pair->producer : pair->consumer;
+    if (piece.kind == PieceKind::Broadcast) {
+      // Only a consumer can gain movement along an axis its producer is
+      // broadcast on; from this path alone we cannot tell which.
+      if (to->isBroadcast()) {
+        out.push_back(broadcastPiece(to, piece.extent));
+      } else {
+        lose(expr->toString() + " makes a broadcast axis concrete");
+      }
+      continue;
+    }
+    if (to->isBroadcast()) {
+      out.push_back(broadcastPiece(to, piece.extent));
+      continue;
+    }
+    if (!pair->shiftKnown) {
+      lose(expr->toString() + " has a slice or pad bound unknown here");
+      continue;
+    }
+    AxisPiece mapped = piece;
+    mapped.id = to;
+    mapped.offset = piece.offset + (towardProducer ? pair->shift : -pair->shift);
+    if (pair->resized) {
+      mapped.resized = true;
+      mapped.extent =
+          clampExtent(piece.extent, extentOrUnknown(evaluator, to));
+    }
+    out.push_back(mapped);
+  }
+  return out;
+}
+
+// Maps pieces across a reshape: `from` and `to` are the logical axes on
+// either side, related by row-major flattening. A piece covering indices
+// step*k (k < extent) of from-axis i covers flat positions Q_i*step*k, where
+// Q_i is the product of the extents inner to i; those positions are
+// decomposed again over the to-axes.
+std::vector<AxisPiece> mapThroughReshape(
+    const std::vector<AxisPiece>& pieces, const std::vector<IterDomain*>& from,
+    const std::vector<IterDomain*>& to,
+    const ir::ExpressionEvaluator* evaluator, const Expr* expr,
+    std::string& lostReason) {
+  std::vector<int64_t> fromExtents, toExtents;
+  bool known = true;
+  for (const IterDomain* id : from) {
+    fromExtents.push_back(extentOrUnknown(evaluator, id));
+    known = known && fromExtents.back() >= 0;
+  }
+  for (const IterDomain* id : to) {
+    toExtents.push_back(extentOrUnknown(evaluator, id));
+    known = known && toExtents.back() >= 0;
+  }
+  std::vector<int64_t> fromInner(from.size(), 1), toInner(to.size(), 1);
+  for (size_t i = from.size(); i-- > 1;) {
+    fromInner[i - 1] = fromInner[i] * std::max<int64_t>(fromExtents[i], 1);
+  }
+  for (size_t j = to.size(); j-- > 1;) {
+    toInner[j - 1] = toInner[j] * std::max<int64_t>(toExtents[j], 1);
+  }
+
+  std::vector<AxisPiece> out;
+  auto lose = [&](const std::string& why) {
+    if (lostReason.empty()) lostReason = why;
+    out.push_back(lostPiece());
+  };
+  for (const AxisPiece& piece : pieces) {
+    if (piece.kind != PieceKind::Axis) {
+      AxisPiece kept = piece;
+      kept.id = nullptr;
+      out.push_back(kept);
+      continue;
+    }
+    auto it = std::find(from.begin(), from.end(), piece.id);
+    if (!known || it == from.end() || piece.extent < 0) {
+      lose(expr->toString() + " has extents unknown at compile time");
+      continue;
+    }
+    if (piece.offset != 0 || piece.resized) {
+      lose(expr->toString() + " reshapes a sliced or padded axis");
+      continue;
+    }
+    const size_t i = static_cast<size_t>(it - from.begin());
+    int64_t position = fromInner[i] * piece.step;
+    int64_t remaining = piece.extent;
+    while (remaining > 1) {
+      size_t j = to.size();
+      for (size_t k = 0; k < to.size(); ++k) {
+        if (toExtents[k] > 1 && toInner[k] <= position &&
+            position < toInner[k] * toExtents[k]) {
+          j = k;
+          break;
+        }
+      }
+      if (j == to.size() || position % toInner[j] != 0 ||
+          toExtents[j] % (position / toInner[j]) != 0) {
+        break;
+      }
+      const int64_t step = position / toInner[j];
+      const int64_t available = toExtents[j] / step;
+      const int64_t count = std::min(remaining, available);
+      if (remaining % count != 0) break;
+      AxisPiece mapped;
+      mapped.id = to[j];
+      mapped.extent = count;
+      mapped.step = step;
+      out.push_back(mapped);
+      position *= count;
+      remaining /= count;
+    }
+    if (remaining > 1) {
+      lose(expr->toString() + " regroups the axes unevenly (" +
+           shapeString(fromExtents) + " to " + shapeString(toExtents) + ")");
+    }
+  }
+  return out;
+}
+
+// How much of the reference a trace resolves, per reference axis: Axis
+// pieces only (3), no Lost piece (2), something Lost or nothing (0). A
+// tensor's trace is only replaced by one that scores higher.
+int score(const TensorTrace& trace) {
+  int total = 0;
+  for (const auto& pieces : trace.axes) {
+    if (pieces.empty()) continue;
+    bool allAxis = true;
+    bool anyLost = false;
+    for (const AxisPiece& piece : pieces) {
+      allAxis = allAxis && piece.kind == PieceKind::Axis;
+      anyLost = anyLost || piece.kind == PieceKind::Lost;
+    }
+    total += anyLost ? 0 : allAxis ? 3 : 2;
+  }
+  return total;
+}
+
+}  // namespace
+
+bool TensorTrace::moves(size_t refAxis) const {
+  const auto& pieces = axes.at(refAxis);
+  return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
+    return piece.kind == PieceKind::Axis || piece.kind == PieceKind::Indexed;
+  });
+}
+
+bool TensorTrace::lost(size_t refAxis) const {
+  const auto& pieces = axes.at(refAxis);
+  return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
+    return piece.kind == PieceKind::Lost;
+  });
+}
+
+AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
+                     const ir::ExpressionEvaluator* evaluator)
+    : evaluator_(evaluator), reference_(reference) {
+  const auto axes = allocationIsPermutation(reference)
+                        ? ir::noReductions(reference->maybeAllocation())
+                        : reference->logicalNoReductions();
+  TensorTrace seed;
+  seed.tv = reference;
+  for (const IterDomain* id : axes) {
+    referenceAxes_.push_back(id);
+    const int64_t extent = extentOrUnknown(evaluator, id);
+    referenceExtents_.push_back(extent);
+    std::vector<AxisPiece> pieces;
+    if (extent == 1 || (id->isBroadcast() && !id->hasExpandedExtent())) {
+      // A size-1 axis: walking along it goes nowhere.
+    } else if (id->isBroadcast()) {
+      pieces.push_back(broadcastPiece(id, extent));
+    } else {
+      AxisPiece piece;
+      piece.id = id;
+      piece.extent = extent;
+      pieces.push_back(piece);
+    }
+    seed.axes.push_back(std::move(pieces));
+  }
+
+  std::deque<size_t> queue;
+  auto offer = [&](TensorTrace trace) {
+    auto it = index_.find(trace.tv);
+    if (it == index_.end()) {
+      index_.emplace(trace.tv, traces_.size());
+      queue.push_back(traces_.size());
+      traces_.push_back(std::move(trace));
+    } else if (trace.tv != reference_ &&
+               score(trace) > score(traces_[it->second])) {
+      traces_[it->second] = std::move(trace);
+      queue.push_back(it->second);
+    }
+  };
+  auto propagate = [&](const TensorTrace& from, const Expr* expr,
+                       size_t inputIndex, const TensorView* producer,
+                       const TensorView* consumer, bool towardProducer) {
+    const ExprAxisMap map =
+        axisMapOf(expr, inputIndex, producer, consumer, evaluator_);
+    if (!map.traversable) return;
+    TensorTrace next;
+    next.tv = towardProducer ? producer : consumer;
+    next.lostReason = from.lostReason;
+    for (const auto& pieces : from.axes) {
+      if (map.isReshape) {
+        const auto producerAxes = producer->logicalNoReductions();
+        const auto consumerAxes = ir::noReductions(consumer->logical());
+        next.axes.push_back(mapThroughReshape(
+            pieces, towardProducer ? consumerAxes : producerAxes,
+            towardProducer ? producerAxes : consumerAxes, evaluator_, expr,
+            next.lostReason));
+      } else {
+        next.axes.push_back(mapPieces(pieces, map, towardProducer, evaluator_,
+                                      expr, next.lostReason));
+      }
+    }
+    offer(std::move(next));
+  };
+
+  offer(std::move(seed));
+  while (!queue.empty()) {
+    const TensorTrace current = traces_[queue.front()];
+    queue.pop_front();
+    const TensorView* tv = current.tv;
+    if (const Expr* def = tv->definition()) {
+      for (size_t k = 0; k < def->inputs().size(); ++k) {
+        if (const auto* producer = def->input(k)->as<TensorView>()) {
+          propagate(current, def, k, producer, tv, /*towardProducer=*/true);
+        }
+      }
+    }
+    for (const Expr* use : tv->uses()) {
+      for (size_t k = 0; k < use->inputs().size(); ++k) {
+        if (use->input(k) != tv) continue;
+        for (const ir::Val* out : use->outputs()) {
+          if (const auto* consumer = out->as<TensorView>()) {
+            propagate(current, use, k, tv, consumer, /*towardProducer=*/false);
+          }
+        }
+      }
+    }
+  }
+}
+
+const TensorTrace* AxisTrace::find(const TensorView* tv) const {
+  auto it = index_.find(tv);
+  return it == index_.end() ? nullptr : &traces_[it->second];
+}
+
+std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
+  const TensorTrace* trace = find(tv);
+  if (trace == nullptr) {
+    return tv->name() + " is not connected to the reference " +
+           reference_->name();
+  }
+  const auto axes = tv->logicalNoReductions();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const IterDomain* id = axes[i];
+    if (id->isBroadcast()) continue;
+    const int64_t extent = extentOrUnknown(evaluator_, id);
+    if (extent == 1) continue;
+    bool covered = false;
+    for (const auto& pieces : trace->axes) {
+      for (const AxisPiece& piece : pieces) {
+        covered = covered || ((piece.kind == PieceKind::Axis ||
+                               piece.kind == PieceKind::Indexed) &&
+                              piece.id == id);
+      }
+    }
+    if (covered) continue;
+    std::string why = "axis " + std::to_string(i) + " of " + tv->name() +
+                      " (extent " +
+                      (extent < 0 ? std::string("unknown") : std::to_string(extent)) +
+                      ") does not correspond to any axis of the reference " +
+                      reference_->name();
+    if (!trace->lostReason.empty()) why += ": " + trace->lostReason;
+    return why;
+  }
+  return {};
+}
+
+const TensorView* largestOutput(const ir::Fusion& segment,
+                                const ir::ExpressionEvaluator* evaluator) {
+  const TensorView* best = nullptr;
+  int64_t bestElements = -1;
+  int64_t bestRank = -1;
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr) continue;
+    int64_t elements = 1;
+    for (const IterDomain* id : tv->logicalNoReductions()) {
+      const int64_t extent = extentOrUnknown(evaluator, id);
+      // Unknown extents count as large: ranks decide between them.
+      elements = extent < 0 ? elements : elements * extent;
+    }
+    const int64_t rank = tv->rank();
+    if (best == nullptr || elements > bestElements ||
+        (elements == bestElements && rank > bestRank)) {
+      best = tv;
+      bestElements = elements;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+
+}  // namespace fuserlab::scheduler

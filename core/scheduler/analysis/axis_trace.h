@@ -1,0 +1,112 @@
+// AxisTrace: where each axis of a reference tensor lands in every other
+// tensor of a segment. The pointwise and transpose schedulers iterate over
+// the reference's axes (in its allocation order); to vectorize, choose a
+// break point or find a transpose they need to know, for every input and
+// output, which of its axes each reference axis walks along.
+//
+// The trace follows the segment's exprs from the reference in both
+// directions: elementwise ops, casts and copies pair axes by position;
+// broadcast, squeeze, permute, expand, slice, pad, cat, index_select and
+// gather pair them by their attributes; reshape maps them numerically (a
+// reshape is a row-major regrouping, so one reference axis may land on part
+// of a tensor axis, or on several axes: a list of pieces). Where a tensor
+// does not move along a reference axis the piece is Broadcast; where an axis
+// is read through an index tensor it is Indexed; where the mapping cannot be
+// followed (a regrouping that does not divide evenly, unknown extents) it is
+// Lost, and the trace says why.
+//
+// Invariant: tensors are visited in a fixed order (breadth first from the
+// reference, definitions before uses, in creation order), and a tensor's
+// trace is only replaced by a strictly better one, so the result is the same
+// on every run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/evaluator.h"
+#include "core/ir/fusion.h"
+
+namespace fuserlab::scheduler {
+
+enum class PieceKind : uint8_t {
+  Axis,       //!< walks along (part of) an axis of the tensor
+  Broadcast,  //!< the tensor does not move along the reference axis
+  Indexed,    //!< the axis is read through an index tensor (gather)
+  Lost,       //!< the mapping could not be followed
+};
+
+//! The part of one tensor axis that (part of) a reference axis walks along:
+//! indices offset + step * k of axis `id`, for k < extent.
+struct AxisPiece {
+  PieceKind kind = PieceKind::Axis;
+  //! Axis: a logical axis of the tensor; Indexed: the axis read through the
+  //! index (of the tensor the index reads); Broadcast: the tensor's
+  //! broadcast axis, if it has one.
+  const ir::IterDomain* id = nullptr;
+  int64_t extent = -1;  //!< indices covered; -1 if unknown
+  int64_t step = 1;     //!< > 1 when a reshape put inner reference axes first
+  int64_t offset = 0;   //!< index shift from slice, pad and cat
+  //! Through slice/pad/cat the axis has another extent than the reference's,
+  //! so walking on past it does not walk on in this tensor.
+  bool resized = false;
+};
+
+struct TensorTrace {
+  const ir::TensorView* tv = nullptr;
+  //! One entry per reference axis, in the reference's allocation order:
+  //! the pieces that axis walks along in `tv`, innermost first; empty for a
+  //! reference axis of extent 1.
+  std::vector<std::vector<AxisPiece>> axes;
+  //! Why some piece is Lost (empty if none is).
+  std::string lostReason;
+
+  //! Whether `tv` moves along reference axis `refAxis` (some Axis piece).
+  bool moves(size_t refAxis) const;
+  //! Whether some piece of reference axis `refAxis` is Lost.
+  bool lost(size_t refAxis) const;
+};
+
+class AxisTrace {
+ public:
+  //! Traces `reference`'s axes through `segment`. Without an evaluator
+  //! (compile time) extents are unknown and reshapes are Lost.
+  AxisTrace(const ir::Fusion& segment, const ir::TensorView* reference,
+            const ir::ExpressionEvaluator* evaluator);
+
+  const ir::TensorView* reference() const { return reference_; }
+  //! The reference's axes in allocation order (logical order when its
+  //! allocation is split or merged), reduction axes excluded.
+  const std::vector<const ir::IterDomain*>& referenceAxes() const {
+    return referenceAxes_;
+  }
+  //! Iteration extents of referenceAxes(); -1 where unknown.
+  const std::vector<int64_t>& referenceExtents() const {
+    return referenceExtents_;
+  }
+  //! The trace of `tv`; nullptr if no expr path connects it to the reference.
+  const TensorTrace* find(const ir::TensorView* tv) const;
+
+  //! Why `tv` is not covered by the reference: an axis of `tv` with extent
+  //! > 1 that no reference axis walks along ("axis 1 of T4 (extent 7) ...");
+  //! empty if it is covered.
+  std::string uncoveredAxis(const ir::TensorView* tv) const;
+
+ private:
+  const ir::ExpressionEvaluator* evaluator_;
+  const ir::TensorView* reference_;
+  std::vector<const ir::IterDomain*> referenceAxes_;
+  std::vector<int64_t> referenceExtents_;
+  std::vector<TensorTrace> traces_;  // in first-visit order
+  std::unordered_map<const ir::TensorView*, size_t> index_;  // lookup only
+};
+
+//! The pointwise reference: the tensor output with the most elements (by
+//! iteration extents; without an evaluator, the highest rank), the first
+//! such in output order; nullptr if the segment has no tensor output.
+const ir::TensorView* largestOutput(const ir::Fusion& segment,
+                                    const ir::ExpressionEvaluator* evaluator);
+
+}  // namespace fuserlab::scheduler
