@@ -1,0 +1,279 @@
+#include "core/segmenter/group_merger.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+
+#include "core/ir/error.h"
+
+namespace fuserlab::segmenter {
+namespace {
+
+bool isTensorExpr(const ir::Expr* expr) {
+  return std::any_of(expr->outputs().begin(), expr->outputs().end(),
+                     [](const ir::Val* v) { return v->isA<ir::TensorView>(); });
+}
+
+std::pair<int, int> orderedPair(int a, int b) {
+  return a < b ? std::make_pair(a, b) : std::make_pair(b, a);
+}
+
+void dedup(std::vector<int>& values) {
+  std::vector<int> out;
+  for (int v : values) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  values = std::move(out);
+}
+
+}  // namespace
+
+GroupMerger::GroupMerger(const CompleteFusionIndex& index,
+                         const SegmenterContext& context, const DecisionLog& log)
+    : index_(index), context_(context), log_(log) {
+  for (ir::Expr* expr : index_.exprs()) {
+    if (!isTensorExpr(expr) || index_.isReplicated(expr)) continue;
+    CandidateGroup group;
+    group.id = nextId_++;
+    group.exprs = {expr};
+    group.segmentSet = expr->type() == ir::ExprType::SegmentSet;
+    groupOf_.emplace(expr, static_cast<int>(groups_.size()));
+    groups_.push_back(std::move(group));
+    if (groups_.back().segmentSet) {
+      log_.add("segment_set", {groups_.back().id}, true,
+               exprSummary(*expr) + " is group " +
+                   std::to_string(groups_.back().id) +
+                   " on its own and never merges: a segment_set always cuts");
+    }
+  }
+}
+
+int GroupMerger::firstPosition(int group) const {
+  return index_.position(groups_[group].exprs.front());
+}
+
+void GroupMerger::sortByPosition(std::vector<int>& groups) const {
+  std::sort(groups.begin(), groups.end(), [this](int a, int b) {
+    return firstPosition(a) < firstPosition(b);
+  });
+}
+
+std::vector<int> GroupMerger::aliveInOrder() const {
+  std::vector<int> alive;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].alive) alive.push_back(static_cast<int>(g));
+  }
+  sortByPosition(alive);
+  return alive;
+}
+
+std::vector<int> GroupMerger::producers(int group, bool throughOutputs) const {
+  std::vector<int> out;
+  for (const ir::Expr* expr : groups_[group].exprs) {
+    for (const ir::Val* in : expr->inputs()) {
+      const ir::Expr* def = in->definition();
+      if (def == nullptr || (!throughOutputs && in->isFusionOutput())) continue;
+      auto it = groupOf_.find(def);
+      if (it != groupOf_.end() && it->second != group) out.push_back(it->second);
+    }
+  }
+  dedup(out);
+  sortByPosition(out);
+  return out;
+}
+
+std::vector<int> GroupMerger::consumers(int group, bool throughOutputs) const {
+  std::vector<int> out;
+  for (const ir::Expr* expr : groups_[group].exprs) {
+    for (const ir::Val* o : expr->outputs()) {
+      if (!throughOutputs && o->isFusionOutput()) continue;
+      for (const ir::Expr* use : o->uses()) {
+        auto it = groupOf_.find(use);
+        if (it != groupOf_.end() && it->second != group) {
+          out.push_back(it->second);
+        }
+      }
+    }
+  }
+  dedup(out);
+  sortByPosition(out);
+  return out;
+}
+
+// As nvFuser's mergeLevel, level merges do not go through fusion outputs:
+// merging there saves one pass over memory at best (the output is written
+// anyway), so it is left to the final merge.
+std::vector<int> GroupMerger::neighbours(int group) const {
+  std::vector<int> out = producers(group, /*throughOutputs=*/false);
+  for (int c : consumers(group, /*throughOutputs=*/false)) out.push_back(c);
+  return out;
+}
+
+std::vector<int> GroupMerger::levels() const {
+  std::vector<int> level(groups_.size(), -1);
+  std::function<int(int)> compute = [&](int g) {
+    if (level[g] >= 0) return level[g];
+    int l = 0;
+    for (int p : producers(g)) l = std::max(l, compute(p) + 1);
+    return level[g] = l;
+  };
+  for (int g : aliveInOrder()) compute(g);
+  return level;
+}
+
+bool GroupMerger::reaches(int from, int target, int skipDirect) const {
+  std::vector<bool> seen(groups_.size(), false);
+  std::vector<int> stack;
+  for (int c : consumers(from)) {
+    if (c != skipDirect) stack.push_back(c);
+  }
+  while (!stack.empty()) {
+    int g = stack.back();
+    stack.pop_back();
+    if (g == target) return true;
+    if (seen[g]) continue;
+    seen[g] = true;
+    for (int c : consumers(g)) stack.push_back(c);
+  }
+  return false;
+}
+
+bool GroupMerger::createsCycle(int a, int b) const {
+  return reaches(a, b, b) || reaches(b, a, a);
+}
+
+std::vector<int> GroupMerger::mergeCandidates(
+    int group, const std::vector<int>& level,
+    const std::vector<int>& mergedWith) const {
+  auto near = [&](int x, int y) { return std::abs(level[x] - level[y]) <= 1; };
+  const std::vector<int> around = neighbours(group);
+  // A group next to a merge of this round, within one level, waits for the
+  // next round: merging it now could close a cycle with that merge.
+  for (int n : around) {
+    if (mergedWith[n] < 0) continue;
+    if (near(n, group) || near(mergedWith[n], group)) return {};
+  }
+  std::vector<int> candidates;
+  for (int n : around) {
+    if (groups_[n].segmentSet || !near(n, group)) continue;
+    bool ok = true;
+    for (int nn : neighbours(n)) {
+      if (mergedWith[nn] < 0) continue;
+      if (near(nn, group) || near(nn, n) || near(mergedWith[nn], group) ||
+          near(mergedWith[nn], n)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) candidates.push_back(n);
+  }
+  return candidates;
+}
+
+bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
+  const CandidateGroup& ga = groups_[a];
+  const CandidateGroup& gb = groups_[b];
+  std::vector<ir::Expr*> exprs = ga.exprs;
+  exprs.insert(exprs.end(), gb.exprs.begin(), gb.exprs.end());
+  index_.sortTopologically(exprs);
+  const std::string pair = "group " + std::to_string(ga.id) + " " +
+                           groupSummary(ga.exprs) + " and group " +
+                           std::to_string(gb.id) + " " + groupSummary(gb.exprs);
+  auto refuse = [&](const std::string& reason) {
+    refused_.insert(orderedPair(ga.id, gb.id));
+    log_.add(kind, {ga.id, gb.id}, false, reason);
+    return false;
+  };
+  if (createsCycle(a, b)) {
+    return refuse("merging " + pair +
+                  " would create a cycle: another segment lies on a path "
+                  "between them");
+  }
+  std::vector<scheduler::Rejection> rejected;
+  bool accepted = false;
+  try {
+    SegmentExtraction segment = extractSegment(index_, exprs);
+    SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
+    accepted = scheduler::canSchedule(*segment.fusion, runtime.info, &rejected);
+    for (auto& rejection : rejected) {
+      rejection.reason = segment.toCompleteNames(rejection.reason);
+    }
+  } catch (const UserError& error) {
+    return refuse("merging " + pair + " failed: " + error.message());
+  }
+  if (!accepted) {
+    return refuse("no scheduler accepts " + groupSummary(exprs) + " (" + pair +
+                  "): " + rejectionsSummary(rejected));
+  }
+  log_.add(kind, {ga.id, gb.id}, true,
+           pair + " merge into group " + std::to_string(newId) + " " +
+               groupSummary(exprs) + ", which a scheduler accepts");
+  return true;
+}
+
+void GroupMerger::applyMerge(int a, int b) {
+  CandidateGroup merged;
+  merged.id = nextId_++;
+  merged.exprs = groups_[a].exprs;
+  merged.exprs.insert(merged.exprs.end(), groups_[b].exprs.begin(),
+                      groups_[b].exprs.end());
+  index_.sortTopologically(merged.exprs);
+  groups_[a].alive = false;
+  groups_[b].alive = false;
+  const int slot = static_cast<int>(groups_.size());
+  for (const ir::Expr* expr : merged.exprs) groupOf_[expr] = slot;
+  groups_.push_back(std::move(merged));
+}
+
+void GroupMerger::mergeLevels() {
+  while (true) {
+    const std::vector<int> level = levels();
+    std::vector<int> mergedWith(groups_.size(), -1);
+    std::vector<std::pair<int, int>> pairs;
+    for (int g : aliveInOrder()) {
+      if (mergedWith[g] >= 0 || groups_[g].segmentSet) continue;
+      for (int c : mergeCandidates(g, level, mergedWith)) {
+        if (refused_.count(orderedPair(groups_[g].id, groups_[c].id))) continue;
+        const int newId = nextId_ + static_cast<int>(pairs.size());
+        if (tryMerge(g, c, "merge", newId)) {
+          mergedWith[g] = c;
+          mergedWith[c] = g;
+          pairs.emplace_back(g, c);
+          break;
+        }
+      }
+    }
+    if (pairs.empty()) return;
+    for (auto [a, b] : pairs) applyMerge(a, b);
+  }
+}
+
+void GroupMerger::finalMerge() {
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    for (int p : aliveInOrder()) {
+      if (groups_[p].segmentSet) continue;
+      for (int c : consumers(p)) {
+        if (groups_[c].segmentSet ||
+            refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
+          continue;
+        }
+        if (tryMerge(p, c, "final_merge", nextId_)) {
+          applyMerge(p, c);
+          merged = true;
+          break;
+        }
+      }
+      if (merged) break;
+    }
+  }
+}
+
+std::vector<CandidateGroup> GroupMerger::groups() const {
+  std::vector<CandidateGroup> out;
+  for (int g : aliveInOrder()) out.push_back(groups_[g]);
+  return out;
+}
+
+}  // namespace fuserlab::segmenter

@@ -1,0 +1,80 @@
+// GroupMerger: nvFuser's segment candidate finder. It starts from one group
+// per tensor expr (forwarded exprs excepted; a segment_set is a group of its
+// own that never merges) and merges producer/consumer neighbours:
+//   - mergeLevels: in rounds, as nvFuser's mergeLevel. Groups get topological
+//     levels; each unmerged group tries its neighbours one level away, unless
+//     a neighbour (or a neighbour's neighbour) already merged this round
+//     within one level, which keeps the round's merges from closing a cycle;
+//     a try is accepted when the graph stays acyclic and scheduler::canSchedule
+//     accepts the merged group. Rounds repeat until none merges. As in
+//     nvFuser, level merges do not go through fusion outputs.
+//   - finalMerge: every remaining producer/consumer pair, one merge at a time.
+// Every try is logged ("merge" / "final_merge") with its outcome and reason;
+// a refused pair is not tried again while neither group changes.
+#pragma once
+
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/segmenter/decision_log.h"
+#include "core/segmenter/segment_extraction.h"
+#include "core/segmenter/segmenter.h"
+
+namespace fuserlab::segmenter {
+
+//! A group of exprs while segmenting. Ids are unique over a run: a merge
+//! makes a new group with a new id.
+struct CandidateGroup {
+  int id = 0;
+  //! Exprs of the complete fusion in topological order.
+  std::vector<ir::Expr*> exprs;
+  bool segmentSet = false;
+  bool alive = true;
+};
+
+class GroupMerger {
+ public:
+  //! One group per tensor expr of `index` that is not replicated; logs a
+  //! "segment_set" decision for each segment_set.
+  GroupMerger(const CompleteFusionIndex& index, const SegmenterContext& context,
+              const DecisionLog& log);
+
+  void mergeLevels();
+  void finalMerge();
+
+  //! The remaining groups, ordered by their first expr.
+  std::vector<CandidateGroup> groups() const;
+
+ private:
+  std::vector<int> aliveInOrder() const;
+  //! Neighbour groups; `throughOutputs` false ignores connections made
+  //! only of fusion outputs.
+  std::vector<int> producers(int group, bool throughOutputs = true) const;
+  std::vector<int> consumers(int group, bool throughOutputs = true) const;
+  std::vector<int> neighbours(int group) const;
+  std::vector<int> levels() const;
+  //! A path between the two groups through a third one.
+  bool createsCycle(int a, int b) const;
+  bool reaches(int from, int target, int skipDirect) const;
+  std::vector<int> mergeCandidates(int group, const std::vector<int>& level,
+                                   const std::vector<int>& mergedWith) const;
+  //! Tries merging `a` and `b` (logged as `kind`); `newId` names the merged
+  //! group in the log.
+  bool tryMerge(int a, int b, const char* kind, int newId);
+  void applyMerge(int a, int b);
+  int firstPosition(int group) const;
+  void sortByPosition(std::vector<int>& groups) const;
+
+  const CompleteFusionIndex& index_;
+  const SegmenterContext& context_;
+  const DecisionLog& log_;
+  std::vector<CandidateGroup> groups_;
+  //! Expr -> index into groups_ of the live group holding it (lookup only).
+  std::unordered_map<const ir::Expr*, int> groupOf_;
+  std::set<std::pair<int, int>> refused_;  //!< by group ids, smaller first
+  int nextId_ = 0;
+};
+
+}  // namespace fuserlab::segmenter

@@ -1,0 +1,545 @@
+#include "core/segmenter/segment_extraction.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/ir/error.h"
+#include "core/segmenter/segmenter.h"
+
+namespace fuserlab::segmenter {
+namespace {
+
+using ir::Expr;
+using ir::Fusion;
+using ir::IterDomain;
+using ir::IterDomainTransform;
+using ir::Scalar;
+using ir::TensorDomain;
+using ir::TensorView;
+using ir::Val;
+
+bool isTensorExpr(const Expr* expr) {
+  return std::any_of(expr->outputs().begin(), expr->outputs().end(),
+                     [](const Val* v) { return v->isA<TensorView>(); });
+}
+
+// Builds one segment fusion. Statements are created in the complete fusion's
+// creation order where it matters for names (values), and on demand for
+// IterDomains and transforms, which are memoized in the CloneMap.
+class Extractor {
+ public:
+  explicit Extractor(const CompleteFusionIndex& index)
+      : index_(index), complete_(index.fusion()) {
+    out_.fusion = std::make_unique<Fusion>();
+  }
+
+  SegmentExtraction run(const std::vector<Expr*>& exprs, bool whole) {
+    std::unordered_set<const Expr*> group(exprs.begin(), exprs.end());
+    std::unordered_set<const Val*> produced;
+    for (const Expr* expr : exprs) {
+      for (const Val* out : expr->outputs()) produced.insert(out);
+    }
+
+    // Tensors read from outside the group, in order of first use.
+    std::vector<Val*> tensorInputs;
+    std::unordered_set<const Val*> seenInputs;
+    if (whole) {
+      tensorInputs = complete_.inputs();
+    } else {
+      for (const Expr* expr : exprs) {
+        for (Val* in : expr->inputs()) {
+          if (in->isA<TensorView>() && !produced.count(in) &&
+              seenInputs.insert(in).second) {
+            tensorInputs.push_back(in);
+          }
+        }
+      }
+    }
+    for (Val* in : tensorInputs) {
+      auto* tv = in->as<TensorView>();
+      if (tv == nullptr || complete_.isInput(tv)) continue;
+      trimmed_.insert(tv);
+      for (const IterDomain* id : tv->logicalNoReductions()) {
+        for (Scalar* extent : {id->extent(), id->expandedExtent()}) {
+          if (extent && !extent->isConst() && extent->definition()) {
+            asLeaf_.insert(extent);
+          }
+        }
+      }
+    }
+
+    // Every value the segment holds, created in the complete fusion's order.
+    std::vector<Val*> vals;
+    std::unordered_set<const Val*> needed;
+    auto need = [&](Val* val) {
+      if (val && needed.insert(val).second) vals.push_back(val);
+    };
+    for (Val* in : tensorInputs) need(in);
+    for (const Expr* expr : exprs) {
+      for (Val* in : expr->inputs()) need(in);
+      for (Val* o : expr->outputs()) need(o);
+    }
+    if (whole) {
+      for (const auto& o : complete_.outputs()) need(o.val);
+    }
+    std::sort(vals.begin(), vals.end(),
+              [](const Val* a, const Val* b) { return a->id() < b->id(); });
+    for (Val* val : vals) {
+      if (auto* tv = val->as<TensorView>()) {
+        tensor(tv);
+      } else {
+        scalar(val->as<Scalar>());
+      }
+    }
+
+    for (Expr* expr : exprs) {
+      if (!isTensorExpr(expr)) continue;  // cloned with the scalars they define
+      out_.toSegment.exprs.emplace(
+          expr, out_.fusion->newExpr(expr->type(),
+                                     out_.toSegment.clone(expr->inputs()),
+                                     out_.toSegment.clone(expr->outputs()),
+                                     expr->attrs()));
+    }
+
+    if (whole) {
+      addWholeInterface();
+    } else {
+      addInputs(tensorInputs);
+      addOutputs(exprs, group);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void record(const Val* original, Val* copy) {
+    out_.toSegment.vals.emplace(original, copy);
+    if (!(original->isA<Scalar>() && original->as<Scalar>()->isConst())) {
+      out_.completeNames.emplace(copy->name(), original->name());
+    }
+  }
+
+  Scalar* scalar(Scalar* s) {
+    if (s == nullptr) return nullptr;
+    if (auto it = out_.toSegment.vals.find(s); it != out_.toSegment.vals.end()) {
+      return it->second->as<Scalar>();
+    }
+    Fusion& seg = *out_.fusion;
+    if (s->isConst()) {
+      Scalar* copy = seg.newConstant(s->value(), s->dtype());
+      record(s, copy);
+      return copy;
+    }
+    Expr* def = s->definition();
+    if (def == nullptr || asLeaf_.count(s)) {
+      Scalar* copy = seg.newScalar(s->dtype());
+      record(s, copy);
+      out_.symbolicScalars.emplace_back(copy, s);
+      return copy;
+    }
+    std::vector<Val*> inputs;
+    for (Val* in : def->inputs()) {
+      FL_ASSERT(in->isA<Scalar>(), "scalar ", s->name(),
+                " is computed from tensor ", in->name());
+      inputs.push_back(scalar(in->as<Scalar>()));
+    }
+    std::vector<Val*> outputs;
+    for (Val* o : def->outputs()) {
+      FL_ASSERT(o->isA<Scalar>(), "scalar expr ", def->toString(),
+                " has a tensor output");
+      Scalar* copy = seg.newScalar(o->dtype());
+      record(o, copy);
+      outputs.push_back(copy);
+    }
+    out_.toSegment.exprs.emplace(
+        def, seg.newExpr(def->type(), inputs, outputs, def->attrs()));
+    out_.scalarExprs.push_back(def);
+    return out_.toSegment.vals.at(s)->as<Scalar>();
+  }
+
+  IterDomain* baseIterDomain(const IterDomain* id) {
+    IterDomain* copy = out_.fusion->newIterDomain(
+        scalar(id->extent()), id->iterType(), scalar(id->expandedExtent()));
+    copy->parallelize(id->parallelType());
+    out_.toSegment.iterDomains.emplace(id, copy);
+    return copy;
+  }
+
+  // The clone of `id`, replaying the Split/Merge transforms it comes from.
+  IterDomain* iterDomain(const IterDomain* id) {
+    auto& ids = out_.toSegment.iterDomains;
+    if (auto it = ids.find(id); it != ids.end()) return it->second;
+    const IterDomainTransform* def = id->definition();
+    if (def == nullptr) return baseIterDomain(id);
+    replay(def);
+    return ids.at(id);
+  }
+
+  void replay(const IterDomainTransform* t) {
+    std::vector<IterDomain*> inputs;
+    for (const IterDomain* in : t->inputs()) inputs.push_back(iterDomain(in));
+    std::vector<IterDomain*> outputs;
+    Fusion& seg = *out_.fusion;
+    if (t->kind() == ir::TransformKind::Split) {
+      auto [outer, inner] =
+          seg.split(inputs[0], scalar(t->factor()), t->innerSplit());
+      outputs = {outer, inner};
+    } else {
+      outputs = {seg.merge(inputs[0], inputs[1])};
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const IterDomain* original = t->outputs()[i];
+      outputs[i]->parallelize(original->parallelType());
+      out_.toSegment.iterDomains.emplace(original, outputs[i]);
+      // The replay computes the extent afresh; let later uses of the
+      // complete fusion's extent scalar find it.
+      out_.toSegment.vals.emplace(original->extent(), outputs[i]->extent());
+    }
+    out_.toSegment.transforms.emplace(t, outputs[0]->definition());
+  }
+
+  std::vector<IterDomain*> iterDomains(const std::vector<IterDomain*>& ids) {
+    std::vector<IterDomain*> out;
+    out.reserve(ids.size());
+    for (const IterDomain* id : ids) out.push_back(iterDomain(id));
+    return out;
+  }
+
+  // Whether `id` is computed from `base` through transforms alone.
+  static bool derivable(const IterDomain* id,
+                        const std::unordered_set<const IterDomain*>& base) {
+    if (base.count(id)) return true;
+    const IterDomainTransform* def = id->definition();
+    if (def == nullptr) return false;
+    return std::all_of(def->inputs().begin(), def->inputs().end(),
+                       [&](const IterDomain* in) { return derivable(in, base); });
+  }
+
+  // An intermediate tensor entering the segment: its logical axes without
+  // reductions, and its allocation and loop domains where they derive from
+  // those.
+  TensorDomain trimmedDomain(const TensorView* tv) {
+    TensorDomain d;
+    std::unordered_set<const IterDomain*> base;
+    for (const IterDomain* id : tv->logicalNoReductions()) {
+      auto& ids = out_.toSegment.iterDomains;
+      auto it = ids.find(id);
+      d.logical.push_back(it != ids.end() ? it->second : baseIterDomain(id));
+      base.insert(id);
+    }
+    auto derived = [&](const std::vector<IterDomain*>& ids,
+                       std::vector<bool>* kept) -> std::vector<IterDomain*> {
+      std::vector<IterDomain*> out;
+      for (const IterDomain* id : ids) {
+        if (kept) kept->push_back(!id->isReduction());
+        if (id->isReduction()) continue;
+        if (!derivable(id, base)) return {};
+        out.push_back(iterDomain(id));
+      }
+      return out;
+    };
+    const TensorDomain& original = tv->domain();
+    if (original.hasAllocation()) {
+      std::vector<bool> kept;
+      d.allocation = derived(original.allocation, &kept);
+      if (!d.allocation.empty()) {
+        for (size_t i = 0; i < kept.size(); ++i) {
+          if (kept[i]) d.contiguity.push_back(original.contiguity.at(i));
+        }
+      }
+    } else if (original.contiguity.size() == original.logical.size()) {
+      for (size_t i = 0; i < original.logical.size(); ++i) {
+        if (!original.logical[i]->isReduction()) {
+          d.contiguity.push_back(original.contiguity[i]);
+        }
+      }
+    }
+    if (original.loop != original.logical) {
+      d.loop = derived(original.loop, nullptr);
+    }
+    return d;
+  }
+
+  void tensor(TensorView* tv) {
+    TensorDomain d;
+    if (trimmed_.count(tv)) {
+      d = trimmedDomain(tv);
+    } else {
+      const TensorDomain& original = tv->domain();
+      d.root = iterDomains(original.root);
+      d.logical = iterDomains(original.logical);
+      d.allocation = iterDomains(original.allocation);
+      d.loop = iterDomains(original.loop);
+      d.contiguity = original.contiguity;
+    }
+    TensorView* copy = out_.fusion->newTensorView(std::move(d), tv->dtype());
+    copy->setCpuScalar(tv->isCpuScalar());
+    copy->setScriptName(tv->scriptName());
+    record(tv, copy);
+  }
+
+  // Complete fusion inputs first (in their order), then the rest by creation.
+  void sortInterface(std::vector<Val*>& vals,
+                     const std::vector<Val*>& leading) const {
+    auto rank = [&](const Val* v) -> std::pair<int64_t, int64_t> {
+      auto it = std::find(leading.begin(), leading.end(), v);
+      if (it != leading.end()) return {0, it - leading.begin()};
+      return {1, v->id()};
+    };
+    std::stable_sort(vals.begin(), vals.end(),
+                     [&](const Val* a, const Val* b) { return rank(a) < rank(b); });
+  }
+
+  void addInputs(const std::vector<Val*>& tensorInputs) {
+    std::vector<Val*> inputs = tensorInputs;
+    // Symbolic scalars that binding the tensor inputs leaves unbound.
+    std::unordered_set<const Scalar*> bound;
+    for (Val* in : tensorInputs) {
+      const auto* copy = out_.toSegment.clone(in->as<TensorView>());
+      for (const IterDomain* id : copy->logicalNoReductions()) {
+        bound.insert(id->extentForIteration());
+      }
+    }
+    for (const auto& [copy, original] : out_.symbolicScalars) {
+      if (!bound.count(copy)) inputs.push_back(original);
+    }
+    sortInterface(inputs, complete_.inputs());
+    for (Val* in : inputs) {
+      out_.fusion->addInput(out_.toSegment[in]);
+      out_.inputs.push_back(in);
+    }
+  }
+
+  void addOutputs(const std::vector<Expr*>& exprs,
+                  const std::unordered_set<const Expr*>& group) {
+    std::vector<Val*> outputs;
+    for (const Expr* expr : exprs) {
+      for (Val* o : expr->outputs()) {
+        if (!o->isA<TensorView>()) continue;
+        bool boundary = complete_.isOutput(o);
+        if (!boundary && !index_.isReplicated(expr)) {
+          boundary = std::any_of(o->uses().begin(), o->uses().end(),
+                                 [&](const Expr* use) {
+                                   return !group.count(use) && index_.isLive(use);
+                                 });
+        }
+        if (boundary) outputs.push_back(o);
+      }
+    }
+    sortInterface(outputs, complete_.outputVals());
+    std::vector<Val*> segmentInputs = out_.fusion->inputs();
+    for (Val* o : outputs) {
+      Val* alias = nullptr;
+      for (const auto& fo : complete_.outputs()) {
+        if (fo.val == o && fo.aliasOf) {
+          auto it = out_.toSegment.vals.find(fo.aliasOf);
+          if (it != out_.toSegment.vals.end() &&
+              std::find(segmentInputs.begin(), segmentInputs.end(),
+                        it->second) != segmentInputs.end()) {
+            alias = it->second;
+          }
+        }
+      }
+      out_.fusion->addOutput(out_.toSegment[o], alias);
+      out_.outputs.push_back(o);
+    }
+  }
+
+  void addWholeInterface() {
+    for (Val* in : complete_.inputs()) {
+      out_.fusion->addInput(out_.toSegment[in]);
+      out_.inputs.push_back(in);
+    }
+    for (const auto& o : complete_.outputs()) {
+      out_.fusion->addOutput(out_.toSegment[o.val], out_.toSegment[o.aliasOf]);
+      out_.outputs.push_back(o.val);
+    }
+  }
+
+  const CompleteFusionIndex& index_;
+  const Fusion& complete_;
+  SegmentExtraction out_;
+  std::unordered_set<const TensorView*> trimmed_;
+  std::unordered_set<const Scalar*> asLeaf_;
+};
+
+// Contiguous strides, innermost last, for `sizes`; expanded broadcast axes
+// (stride 0) take no room.
+std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes,
+                                       const std::vector<bool>& expanded) {
+  std::vector<int64_t> strides(sizes.size(), 0);
+  int64_t running = 1;
+  for (size_t k = sizes.size(); k-- > 0;) {
+    if (expanded[k]) continue;
+    strides[k] = running;
+    running *= std::max<int64_t>(sizes[k], 1);
+  }
+  return strides;
+}
+
+// An intermediate tensor as the runtime allocates it: contiguous in its
+// allocation order; the allocation shape when the allocation domain is not a
+// permutation of the logical one (DID axes are local shards of size 1).
+scheduler::TensorInputInfo describeIntermediate(
+    const TensorView& tv, const ir::ExpressionEvaluator& evaluator) {
+  scheduler::TensorInputInfo info;
+  const auto logical = tv.logicalNoReductions();
+  const auto allocation = ir::noReductions(tv.maybeAllocation());
+  const bool permutation =
+      allocation.size() == logical.size() &&
+      std::is_permutation(allocation.begin(), allocation.end(), logical.begin());
+  std::vector<int64_t> sizes;
+  std::vector<bool> expanded;
+  for (const IterDomain* id : allocation) {
+    sizes.push_back(permutation || !id->isDeviceDim()
+                        ? evaluator.evaluateExtent(id)
+                        : 1);
+    expanded.push_back(id->isBroadcast() && id->hasExpandedExtent());
+  }
+  const auto strides = contiguousStrides(sizes, expanded);
+  if (!permutation) {
+    info.sizes = sizes;
+    info.strides = strides;
+  } else {
+    for (const IterDomain* id : logical) {
+      size_t k = std::find(allocation.begin(), allocation.end(), id) -
+                 allocation.begin();
+      info.sizes.push_back(sizes[k]);
+      info.strides.push_back(strides[k]);
+    }
+  }
+  info.alignmentBytes = 256;
+  return info;
+}
+
+bool isNameStart(std::string_view text, size_t i) {
+  if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) {
+    return false;
+  }
+  char c = text[i];
+  return c == 'T' || c == 'i' || c == 'd' || c == 'b';
+}
+
+report::Json renameJson(const SegmentExtraction& segment,
+                        const report::Json& json) {
+  if (json.isString()) return segment.toCompleteNames(json.asString());
+  if (json.isArray()) {
+    report::Json out = report::Json::array();
+    for (const auto& item : json.items()) out.push(renameJson(segment, item));
+    return out;
+  }
+  if (json.isObject()) {
+    report::Json out = report::Json::object();
+    for (const auto& [key, value] : json.members()) {
+      out.set(segment.toCompleteNames(key), renameJson(segment, value));
+    }
+    return out;
+  }
+  return json;
+}
+
+}  // namespace
+
+CompleteFusionIndex::CompleteFusionIndex(const ir::Fusion& complete)
+    : complete_(&complete), exprs_(complete.exprsForOutputs()) {
+  positions_.reserve(exprs_.size());
+  for (size_t i = 0; i < exprs_.size(); ++i) {
+    positions_.emplace(exprs_[i], static_cast<int>(i));
+  }
+}
+
+int CompleteFusionIndex::position(const ir::Expr* expr) const {
+  auto it = positions_.find(expr);
+  return it == positions_.end() ? -1 : it->second;
+}
+
+void CompleteFusionIndex::sortTopologically(std::vector<ir::Expr*>& exprs) const {
+  std::sort(exprs.begin(), exprs.end(), [this](const Expr* a, const Expr* b) {
+    return position(a) < position(b);
+  });
+}
+
+std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (isNameStart(text, i)) {
+      size_t end = i + 1;
+      while (end < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[end]))) {
+        ++end;
+      }
+      const bool wholeToken =
+          end > i + 1 && (end == text.size() ||
+                          !std::isalnum(static_cast<unsigned char>(text[end])));
+      if (wholeToken) {
+        auto it = completeNames.find(std::string(text.substr(i, end - i)));
+        if (it != completeNames.end()) {
+          out += it->second;
+          i = end;
+          continue;
+        }
+      }
+      out.append(text.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    out += text[i++];
+  }
+  return out;
+}
+
+SegmentExtraction extractSegment(const CompleteFusionIndex& index,
+                                 const std::vector<ir::Expr*>& exprs) {
+  return Extractor(index).run(exprs, /*whole=*/false);
+}
+
+SegmentExtraction extractWholeFusion(const CompleteFusionIndex& index) {
+  return Extractor(index).run(index.exprs(), /*whole=*/true);
+}
+
+SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
+                                  const SegmentExtraction& segment,
+                                  const SegmenterContext& context) {
+  SegmentRuntime runtime;
+  runtime.evaluator = std::make_unique<ir::ExpressionEvaluator>();
+  if (context.evaluator != nullptr) {
+    for (const auto& [copy, original] : segment.symbolicScalars) {
+      if (auto value = context.evaluator->evaluate(original)) {
+        runtime.evaluator->bind(copy, *value,
+                                "the complete fusion's " + original->name());
+      }
+    }
+  }
+  runtime.info.device = context.device;
+  runtime.info.evaluator = runtime.evaluator.get();
+  const auto& completeInputs = complete.inputs();
+  const auto& segmentInputs = segment.fusion->inputs();
+  for (size_t i = 0; i < segment.inputs.size(); ++i) {
+    const Val* original = segment.inputs[i];
+    const auto* tv = segmentInputs[i]->as<TensorView>();
+    if (tv == nullptr) {
+      runtime.info.inputs.emplace_back();
+      continue;
+    }
+    auto it = std::find(completeInputs.begin(), completeInputs.end(), original);
+    const size_t position = it - completeInputs.begin();
+    if (it != completeInputs.end() && position < context.inputs.size()) {
+      runtime.info.inputs.push_back(context.inputs[position]);
+    } else {
+      runtime.info.inputs.push_back(describeIntermediate(*tv, *runtime.evaluator));
+    }
+  }
+  return runtime;
+}
+
+void renameToComplete(const SegmentExtraction& segment,
+                      scheduler::SchedulerChoice& choice) {
+  for (auto& rejection : choice.rejected) {
+    rejection.reason = segment.toCompleteNames(rejection.reason);
+  }
+  choice.providerRejection = segment.toCompleteNames(choice.providerRejection);
+  choice.properties = renameJson(segment, choice.properties);
+}
+
+}  // namespace fuserlab::segmenter

@@ -1,0 +1,125 @@
+// Segment extraction: a group of exprs of the complete fusion as a Fusion of
+// its own, which is what schedulers, code generation and the report see of a
+// segment. The segment holds exactly the group's exprs, the tensors they read
+// and write, and the scalars those need (extents, split factors, scalar
+// operands, and the scalar exprs that compute them); nothing else, so a
+// scheduler may walk any of its statements.
+//
+// Invariants of a segment fusion:
+//   - its inputs are the values the group reads from outside: tensors, and
+//     symbolic scalars that binding its tensor inputs does not bind; complete
+//     fusion inputs come first in the complete fusion's order, then the rest
+//     by creation order;
+//   - its outputs are the values the group writes that are fusion outputs or
+//     read outside the group (fusion outputs first, in their order);
+//   - an intermediate tensor input has no reduction axes and no root domain,
+//     and the extents of its axes are symbolic scalars of their own (bound
+//     from the complete fusion's values), as a freshly allocated tensor's are;
+//   - names are the segment's own (T0, T1, ...); `toCompleteNames` rewrites a
+//     text that names segment values into the complete fusion's names.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "core/ir/cloner.h"
+#include "core/ir/evaluator.h"
+#include "core/ir/fusion.h"
+#include "core/scheduler/registry.h"
+#include "core/scheduler/runtime_info.h"
+
+namespace fuserlab::segmenter {
+
+struct SegmenterContext;
+
+//! The complete fusion as segmentation sees it: its live exprs
+//! (exprsForOutputs) with their positions, and the exprs that input
+//! forwarding replicates into every segment reading their outputs. Rebuild it
+//! after mutating the fusion.
+class CompleteFusionIndex {
+ public:
+  explicit CompleteFusionIndex(const ir::Fusion& complete);
+
+  const ir::Fusion& fusion() const { return *complete_; }
+  //! Live exprs in topological order.
+  const std::vector<ir::Expr*>& exprs() const { return exprs_; }
+  //! Position in exprs(); -1 for a dead expr.
+  int position(const ir::Expr* expr) const;
+  bool isLive(const ir::Expr* expr) const { return position(expr) >= 0; }
+  //! Sorts `exprs` by position.
+  void sortTopologically(std::vector<ir::Expr*>& exprs) const;
+
+  //! Marks forwarded exprs: their outputs are never segment boundaries,
+  //! since every consumer segment recomputes them.
+  void setReplicated(std::unordered_set<const ir::Expr*> exprs) {
+    replicated_ = std::move(exprs);
+  }
+  bool isReplicated(const ir::Expr* expr) const {
+    return replicated_.count(expr) != 0;
+  }
+
+ private:
+  const ir::Fusion* complete_;
+  std::vector<ir::Expr*> exprs_;
+  std::unordered_map<const ir::Expr*, int> positions_;
+  std::unordered_set<const ir::Expr*> replicated_;
+};
+
+//! A group of the complete fusion as a standalone Fusion.
+struct SegmentExtraction {
+  std::unique_ptr<ir::Fusion> fusion;
+  //! From the complete fusion's statements to the segment's.
+  ir::CloneMap toSegment;
+  //! The segment's inputs and outputs as values of the complete fusion, in
+  //! the segment's order (a scalar input is the complete fusion's scalar whose
+  //! value it takes).
+  std::vector<ir::Val*> inputs;
+  std::vector<ir::Val*> outputs;
+  //! Scalar exprs of the complete fusion cloned into the segment.
+  std::vector<ir::Expr*> scalarExprs;
+  //! Every symbolic scalar of the segment without a definition there, with
+  //! the complete fusion's scalar that has its value.
+  std::vector<std::pair<ir::Scalar*, ir::Scalar*>> symbolicScalars;
+  //! Segment value name -> complete fusion value name ("T1" -> "T2").
+  std::unordered_map<std::string, std::string> completeNames;
+
+  //! `text` with every segment value name (T3, i2, ...) replaced by the
+  //! complete fusion's name of that value.
+  std::string toCompleteNames(std::string_view text) const;
+};
+
+//! Extracts the group of `exprs` (tensor exprs of `index`, in topological
+//! order; scalar exprs they need are cloned along).
+SegmentExtraction extractSegment(const CompleteFusionIndex& index,
+                                 const std::vector<ir::Expr*>& exprs);
+
+//! The whole fusion as one segment: every live expr, and exactly the complete
+//! fusion's inputs and outputs (aliases included) in their order.
+SegmentExtraction extractWholeFusion(const CompleteFusionIndex& index);
+
+//! What schedulers see of a segment at run time. The evaluator is owned here
+//! (info points into it), so a SegmentRuntime may be moved but not copied.
+struct SegmentRuntime {
+  std::unique_ptr<ir::ExpressionEvaluator> evaluator;
+  scheduler::SegmentRuntimeInfo info;
+};
+
+//! Binds every symbolic scalar of `segment` from the complete fusion's
+//! evaluator (context.evaluator) and describes each input: complete fusion
+//! inputs as context.inputs says, intermediates as contiguous tensors in
+//! their allocation order, 256-byte aligned, as the runtime allocates them.
+SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
+                                  const SegmentExtraction& segment,
+                                  const SegmenterContext& context);
+
+//! `choice` with every text that names segment values (reasons, properties)
+//! rewritten to the complete fusion's names.
+void renameToComplete(const SegmentExtraction& segment,
+                      scheduler::SchedulerChoice& choice);
+
+}  // namespace fuserlab::segmenter

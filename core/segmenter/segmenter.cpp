@@ -1,0 +1,201 @@
+#include "core/segmenter/segmenter.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/ir/error.h"
+#include "core/scheduler/registry.h"
+#include "core/segmenter/decision_log.h"
+#include "core/segmenter/group_merger.h"
+#include "core/segmenter/input_forwarding.h"
+#include "core/segmenter/segment_extraction.h"
+#include "core/segmenter/upcast_privatization.h"
+
+namespace fuserlab::segmenter {
+namespace {
+
+using ir::Expr;
+
+std::string schedulerName(scheduler::SchedulerType type) {
+  return std::string(scheduler::toString(type));
+}
+
+// The whole fusion as one segment, if a scheduler takes it.
+bool tryWholeFusion(SegmentedFusion& result, const SegmenterContext& context,
+                    const DecisionLog& log) {
+  const CompleteFusionIndex index(result.complete());
+  for (const Expr* expr : index.exprs()) {
+    if (expr->type() == ir::ExprType::SegmentSet) {
+      log.add("whole_fusion", {}, false,
+              "the fusion contains " + exprSummary(*expr) +
+                  ", and a segment_set always cuts: the fusion is segmented");
+      return false;
+    }
+  }
+  std::vector<scheduler::Rejection> rejected;
+  std::optional<scheduler::SchedulerChoice> choice;
+  SegmentExtraction segment;
+  try {
+    segment = extractWholeFusion(index);
+    SegmentRuntime runtime =
+        makeSegmentRuntime(result.complete(), segment, context);
+    choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
+                                        context.provider, &rejected);
+  } catch (const UserError& error) {
+    log.add("whole_fusion", {}, false,
+            "the whole fusion could not be scheduled: " + error.message());
+    return false;
+  }
+  if (!choice) {
+    for (auto& rejection : rejected) {
+      rejection.reason = segment.toCompleteNames(rejection.reason);
+    }
+    log.add("whole_fusion", {}, false,
+            "no scheduler takes the whole fusion as one segment: " +
+                rejectionsSummary(rejected));
+    return false;
+  }
+  renameToComplete(segment, *choice);
+  log.add("whole_fusion", {0}, true,
+          schedulerName(choice->type) +
+              " takes the whole fusion as one segment");
+  log.add("schedule", {0}, true,
+          "segment 0 (the whole fusion): " + schedulerName(choice->type) +
+              (choice->rejected.empty()
+                   ? std::string()
+                   : "; refused first by " + rejectionsSummary(choice->rejected)));
+  SegmentedGroup group;
+  group.id = 0;
+  group.exprs = index.exprs();
+  group.inputs = segment.inputs;
+  group.outputs = segment.outputs;
+  group.choice = std::move(*choice);
+  group.segment = std::move(segment.fusion);
+  group.toSegment = std::move(segment.toSegment);
+  result.groups().push_back(std::move(group));
+  return true;
+}
+
+std::string unschedulableMessage(const CandidateGroup& group,
+                                 const std::vector<scheduler::Rejection>& rejected) {
+  std::string what = group.exprs.size() == 1
+                         ? exprSummary(*group.exprs.front()) + " on its own"
+                         : "the segment " + groupSummary(group.exprs);
+  return "no scheduler can run " + what + ": " + rejectionsSummary(rejected) +
+         ". Rewrite the op, or give the fusion inputs a shape or layout "
+         "that one of these schedulers accepts";
+}
+
+// Schedules each group and fills the SegmentedFusion's groups and edges.
+void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
+                    std::vector<CandidateGroup>& groups,
+                    const SegmenterContext& context, const DecisionLog& log) {
+  for (auto& group : groups) index.sortTopologically(group.exprs);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const CandidateGroup& a, const CandidateGroup& b) {
+                     return index.position(a.exprs.front()) <
+                            index.position(b.exprs.front());
+                   });
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const CandidateGroup& candidate = groups[i];
+    SegmentExtraction segment = extractSegment(index, candidate.exprs);
+    SegmentRuntime runtime =
+        makeSegmentRuntime(result.complete(), segment, context);
+    std::vector<scheduler::Rejection> rejected;
+    auto choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
+                                             context.provider, &rejected);
+    if (!choice) {
+      for (auto& rejection : rejected) {
+        rejection.reason = segment.toCompleteNames(rejection.reason);
+      }
+      FL_USER_ERROR(unschedulableMessage(candidate, rejected));
+    }
+    renameToComplete(segment, *choice);
+    const int id = static_cast<int>(i);
+    log.add("schedule", {id}, true,
+            "segment " + std::to_string(id) + " (group " +
+                std::to_string(candidate.id) + " " +
+                groupSummary(candidate.exprs) + "): " +
+                schedulerName(choice->type) +
+                (choice->rejected.empty()
+                     ? std::string()
+                     : "; refused first by " +
+                           rejectionsSummary(choice->rejected)));
+
+    SegmentedGroup group;
+    group.id = id;
+    group.exprs = candidate.exprs;
+    for (Expr* expr : segment.scalarExprs) {
+      if (index.isLive(expr)) group.exprs.push_back(expr);
+    }
+    index.sortTopologically(group.exprs);
+    group.inputs = segment.inputs;
+    group.outputs = segment.outputs;
+    group.choice = std::move(*choice);
+    group.segment = std::move(segment.fusion);
+    group.toSegment = std::move(segment.toSegment);
+    result.groups().push_back(std::move(group));
+  }
+
+  // Edges: each input of a group that another group produces.
+  const auto& segments = result.groups();
+  for (const SegmentedGroup& to : segments) {
+    for (ir::Val* val : to.inputs) {
+      for (const SegmentedGroup& from : segments) {
+        if (from.id == to.id) continue;
+        if (std::find(from.outputs.begin(), from.outputs.end(), val) !=
+            from.outputs.end()) {
+          result.edges().push_back({from.id, to.id, val});
+          break;
+        }
+      }
+    }
+  }
+  std::stable_sort(result.edges().begin(), result.edges().end(),
+                   [](const SegmentedEdge& a, const SegmentedEdge& b) {
+                     return std::make_pair(a.from, a.to) <
+                            std::make_pair(b.from, b.to);
+                   });
+}
+
+}  // namespace
+
+SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
+                              const SegmenterContext& context,
+                              std::vector<SegmenterDecision>* logSink) {
+  FL_ASSERT(fusion != nullptr, "segmentFusion needs a fusion");
+  FL_ASSERT(context.device != nullptr, "segmentFusion needs a device");
+  const DecisionLog log(logSink);
+  SegmentedFusion result(std::move(fusion));
+  if (tryWholeFusion(result, context, log)) return result;
+
+  ir::Fusion& complete = result.complete();
+  const bool privatize = context.upcast == passes::UpcastStrategy::Privatize;
+  std::vector<PrivatizedUpcast> upcasts;
+  if (privatize) upcasts = privatizeUpcasts(complete, log);
+
+  std::vector<ForwardedChain> chains;
+  std::vector<CandidateGroup> groups;
+  {
+    CompleteFusionIndex index(complete);
+    if (!privatize) {
+      chains = findForwardedChains(index, log);
+      index.setReplicated(forwardedExprs(chains));
+    }
+    GroupMerger merger(index, context, log);
+    merger.mergeLevels();
+    merger.finalMerge();
+    groups = merger.groups();
+  }
+  if (!upcasts.empty()) revertPrivatizedUpcasts(complete, upcasts, groups, log);
+
+  CompleteFusionIndex index(complete);
+  if (!chains.empty()) {
+    index.setReplicated(forwardedExprs(chains));
+    replicateForwardedChains(index, chains, groups, log);
+  }
+  finalizeGroups(result, index, groups, context, log);
+  return result;
+}
+
+}  // namespace fuserlab::segmenter
