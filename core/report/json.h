@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -44,6 +45,41 @@ class Json {
   Json& push(Json value);
 
   bool isNull() const { return std::holds_alternative<std::monostate>(value_); }
+  bool isBool() const { return std::holds_alternative<bool>(value_); }
+  //! An integer (a number written without fraction or exponent).
+  bool isInt() const { return std::holds_alternative<int64_t>(value_); }
+  //! An integer or a floating-point number.
+  bool isNumber() const {
+    return isInt() || std::holds_alternative<double>(value_);
+  }
+  bool isString() const { return std::holds_alternative<std::string>(value_); }
+  bool isArray() const { return std::holds_alternative<Array>(value_); }
+  bool isObject() const { return std::holds_alternative<Object>(value_); }
+  //! "null", "bool", "integer", "number", "string", "array" or "object", for
+  //! messages.
+  std::string_view typeName() const;
+
+  // Typed access: a UserError that names the expected and the found type if
+  // the value is of another type.
+  bool asBool() const;
+  int64_t asInt() const;
+  //! An integer converts.
+  double asDouble() const;
+  const std::string& asString() const;
+  //! The elements of an array.
+  const Array& items() const;
+  //! The members of an object, in their order.
+  const Object& members() const;
+  //! The member `key` of an object; nullptr if there is none (or this is not
+  //! an object).
+  const Json* get(std::string_view key) const;
+
+  //! Parses JSON text (RFC 8259; one value, surrounding whitespace allowed).
+  //! Malformed text is a UserError with the line and column. Numbers without
+  //! fraction or exponent that fit in 64 bits read as integers.
+  static Json parse(std::string_view text);
+
+  bool operator==(const Json& other) const { return value_ == other.value_; }
 
   //! Compact with `indent` < 0, else pretty-printed with that many spaces.
   std::string dump(int indent = 2) const;
