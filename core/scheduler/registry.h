@@ -30,8 +30,14 @@ struct SchedulerChoice {
   std::vector<Rejection> rejected;
 };
 
-//! The scheduler of `type` (never null).
+//! The scheduler of `type`. There is none yet for matmul and communication
+//! (an InternalError): see registeredSchedulers().
 const Scheduler& schedulerFor(SchedulerType type);
+
+//! The schedulers that exist, in schedulerPriority() order; matmul and
+//! communication have none yet (a lone matmul, linear or sdpa goes to
+//! expr_eval as a library call).
+const std::vector<const Scheduler*>& registeredSchedulers();
 
 //! Tries the schedulers in priority order; the first that accepts gives the
 //! choice. nullopt if none does; `rejected` (if given) then holds every

@@ -1,0 +1,38 @@
+// ExprEvalScheduler: takes segments evaluated on the host without a kernel
+// of FuserLab's: segments of meta ops whose every tensor is a view of a
+// segment input (broadcast, expand, reshape, permute, squeeze, slice, and
+// set/segment_set that keep the layout), and a segment that is exactly one
+// matmul, linear or sdpa (a library call; its execution belongs to the
+// matmul work). Scalar arithmetic on the host may accompany either.
+#pragma once
+
+#include "core/scheduler/scheduler.h"
+
+namespace fuserlab::scheduler {
+
+class ExprEvalScheduler final : public Scheduler {
+ public:
+  SchedulerType type() const override { return SchedulerType::ExprEval; }
+  //! Refuses a segment with no exprs (no_op's), the first expr that computes
+  //! new values, a matmul with company, an in-place output, and a layout
+  //! change (set to a split/merged allocation domain).
+  std::optional<std::string> rejectCompileTime(
+      const ir::Fusion& segment) const override;
+  //! Follows the strides of the inputs through the meta ops; refuses the
+  //! first reshape that cannot be a view at these strides, and a tensor with
+  //! a stride order the view does not have.
+  std::optional<std::string> rejectRunTime(
+      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  //! No params: monostate.
+  HeuristicParams computeHeuristics(
+      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  //! Anything but monostate is refused.
+  std::optional<std::string> rejectParams(
+      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+      const HeuristicParams& params) const override;
+  //! {"evaluation": "views"} or {"evaluation": "library_call", "op": ...}.
+  report::Json properties(const ir::Fusion& segment,
+                          const SegmentRuntimeInfo& info) const override;
+};
+
+}  // namespace fuserlab::scheduler

@@ -1,0 +1,156 @@
+#include "core/scheduler/registry.h"
+
+#include <memory>
+
+#include "core/ir/error.h"
+#include "core/scheduler/expr_eval/expr_eval_scheduler.h"
+#include "core/scheduler/no_op/no_op_scheduler.h"
+
+// The kernel schedulers. Defining FUSERLAB_REGISTRY_BUILTIN_ONLY builds the
+// registry with no_op and expr_eval alone: only for testing the registry
+// without them (tests/scheduler/test_registry.cpp's expectations hold both
+// ways); every build target compiles the full registry.
+#ifndef FUSERLAB_REGISTRY_BUILTIN_ONLY
+#include "core/scheduler/persistent/inner_persistent_scheduler.h"
+#include "core/scheduler/persistent/outer_persistent_scheduler.h"
+#include "core/scheduler/pointwise/pointwise_scheduler.h"
+#include "core/scheduler/reduction/reduction_scheduler.h"
+#include "core/scheduler/transpose/transpose_scheduler.h"
+#endif
+
+namespace fuserlab::scheduler {
+namespace {
+
+// nullptr where no scheduler of the type exists.
+std::unique_ptr<Scheduler> makeScheduler(SchedulerType type) {
+  switch (type) {
+    case SchedulerType::NoOp:
+      return std::make_unique<NoOpScheduler>();
+    case SchedulerType::ExprEval:
+      return std::make_unique<ExprEvalScheduler>();
+#ifndef FUSERLAB_REGISTRY_BUILTIN_ONLY
+    case SchedulerType::Reduction:
+      return std::make_unique<ReductionScheduler>();
+    case SchedulerType::Transpose:
+      return std::make_unique<TransposeScheduler>();
+    case SchedulerType::Pointwise:
+      return std::make_unique<PointwiseScheduler>();
+    case SchedulerType::InnerPersistent:
+      return std::make_unique<InnerPersistentScheduler>();
+    case SchedulerType::OuterPersistent:
+      return std::make_unique<OuterPersistentScheduler>();
+#else
+    case SchedulerType::Reduction:
+    case SchedulerType::Transpose:
+    case SchedulerType::Pointwise:
+    case SchedulerType::InnerPersistent:
+    case SchedulerType::OuterPersistent:
+      return nullptr;
+#endif
+    // No matmul scheduler yet: a lone matmul, linear or sdpa is taken by
+    // expr_eval as a library call (the matmul issue's work), and the ops
+    // around it go to kernels of their own.
+    case SchedulerType::Matmul:
+      return nullptr;
+    // No communication scheduler yet: multi-GPU collectives arrive with the
+    // multidevice work.
+    case SchedulerType::Communication:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+struct Registry {
+  std::vector<std::unique_ptr<Scheduler>> owned;
+  std::vector<const Scheduler*> inPriorityOrder;
+};
+
+const Registry& registry() {
+  static const Registry instance = [] {
+    Registry r;
+    for (SchedulerType type : schedulerPriority()) {
+      std::unique_ptr<Scheduler> scheduler = makeScheduler(type);
+      if (scheduler == nullptr) continue;
+      FL_ASSERT(scheduler->type() == type, "the ", toString(type),
+                " entry of the registry reports type ",
+                toString(scheduler->type()));
+      r.inPriorityOrder.push_back(scheduler.get());
+      r.owned.push_back(std::move(scheduler));
+    }
+    return r;
+  }();
+  return instance;
+}
+
+// The scheduler's reason for refusing `segment`, compile-time check first.
+std::optional<std::string> rejectSegment(const Scheduler& scheduler,
+                                         const ir::Fusion& segment,
+                                         const SegmentRuntimeInfo& info) {
+  if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
+  return scheduler.rejectRunTime(segment, info);
+}
+
+}  // namespace
+
+const std::vector<const Scheduler*>& registeredSchedulers() {
+  return registry().inPriorityOrder;
+}
+
+const Scheduler& schedulerFor(SchedulerType type) {
+  for (const Scheduler* scheduler : registeredSchedulers()) {
+    if (scheduler->type() == type) return *scheduler;
+  }
+  FL_ASSERT(false, "there is no ", toString(type),
+            " scheduler in the registry yet");
+}
+
+std::optional<SchedulerChoice> chooseScheduler(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const HeuristicProvider* provider, std::vector<Rejection>* rejected) {
+  std::vector<Rejection> reasons;
+  for (const Scheduler* scheduler : registeredSchedulers()) {
+    if (auto reason = rejectSegment(*scheduler, segment, info)) {
+      reasons.push_back({scheduler->type(), std::move(*reason)});
+      continue;
+    }
+    SchedulerChoice choice;
+    choice.type = scheduler->type();
+    bool provided = false;
+    if (provider != nullptr) {
+      if (auto params = provider->lookup(segment, choice.type, info)) {
+        if (auto why = scheduler->rejectParams(segment, info, params->params)) {
+          choice.providerRejection =
+              "params from " + params->source + " refused: " + *why;
+        } else {
+          choice.params = std::move(params->params);
+          choice.paramsSource = std::move(params->source);
+          provided = true;
+        }
+      }
+    }
+    if (!provided) choice.params = scheduler->computeHeuristics(segment, info);
+    choice.properties = scheduler->properties(segment, info);
+    choice.rejected = reasons;
+    if (rejected != nullptr) *rejected = std::move(reasons);
+    return choice;
+  }
+  if (rejected != nullptr) *rejected = std::move(reasons);
+  return std::nullopt;
+}
+
+bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                 std::vector<Rejection>* rejected) {
+  std::vector<Rejection> reasons;
+  for (const Scheduler* scheduler : registeredSchedulers()) {
+    auto reason = rejectSegment(*scheduler, segment, info);
+    if (!reason) {
+      if (rejected != nullptr) *rejected = std::move(reasons);
+      return true;
+    }
+    reasons.push_back({scheduler->type(), std::move(*reason)});
+  }
+  if (rejected != nullptr) *rejected = std::move(reasons);
+  return false;
+}
+
+}  // namespace fuserlab::scheduler
