@@ -17,6 +17,8 @@ commands:
                 [--save-inputs DIR] [--save-outputs DIR]
   inspect FILE  print the fusion's input signature and IR
                 [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
+  devices       list the built-in devices (--device NAME) and this machine's
+                GPUs (--device cuda:N)  [--json PATH|-]
 
 SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
       (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "run") return fuserlab::cli::runCommand(args);
     if (command == "inspect") return fuserlab::cli::inspectCommand(args);
+    if (command == "devices") return fuserlab::cli::devicesCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {
