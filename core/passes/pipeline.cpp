@@ -1,0 +1,74 @@
+#include "core/passes/pipeline.h"
+
+#include "core/ir/cloner.h"
+#include "core/ir/error.h"
+#include "core/ir/printer.h"
+#include "core/passes/allocation_order_propagation.h"
+#include "core/passes/consecutive_cast.h"
+#include "core/passes/mark_aliases_prepare.h"
+#include "core/passes/remove_empty.h"
+
+namespace fuserlab::passes {
+
+// The order, and why (nvFuser's pre-segmenter runs the same four in the same
+// relative order):
+//  1. remove_empty first: replacing empty tensors by `full` removes whole
+//     subgraphs, which the later passes then need not look at, and an empty
+//     tensor's meta ops would otherwise be bookended for nothing.
+//  2. consecutive_cast before bookending: folding a cast pair can leave a
+//     tensor with one use fewer or join two meta chains, which changes where
+//     mark_aliases_prepare cuts; cast chains must not be split by the
+//     segment_sets it inserts either.
+//  3. mark_aliases_prepare on the simplified graph, inserting the
+//     segment_sets that make meta ops kernel-free segments.
+//  4. allocation_order_propagation last: it sets the layout of outputs, and
+//     must see the final graph (axes are traced through the segment_set
+//     copies), while nothing before it depends on output layouts.
+const std::vector<std::unique_ptr<Pass>>& allPasses() {
+  static const std::vector<std::unique_ptr<Pass>> passes = [] {
+    std::vector<std::unique_ptr<Pass>> list;
+    list.push_back(std::make_unique<RemoveEmptyPass>());
+    list.push_back(std::make_unique<ConsecutiveCastPass>());
+    list.push_back(std::make_unique<MarkAliasesPreparePass>());
+    list.push_back(std::make_unique<AllocationOrderPropagationPass>());
+    return list;
+  }();
+  return passes;
+}
+
+bool isPassName(std::string_view name) {
+  for (const auto& pass : allPasses()) {
+    if (pass->name() == name) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
+                                      const CompileOptions& options,
+                                      std::vector<PassRecord>* records) {
+  std::unique_ptr<ir::Fusion> result = ir::cloneFusion(fusion);
+  const size_t outputCount = result->outputs().size();
+  // Every pass records each rewrite it makes, so a pass without rewrites
+  // left the fusion as it was: its dump is the previous one, not reprinted
+  // (printing is most of the pipeline's time when nothing changes).
+  std::string printed;
+  for (const auto& pass : allPasses()) {
+    PassRecord record;
+    record.name = std::string(pass->name());
+    record.enabled = options.passEnabled(pass->name());
+    if (record.enabled) {
+      pass->run(*result, options, record);
+      FL_ASSERT(result->outputs().size() == outputCount, "pass ", pass->name(),
+                " changed the number of fusion outputs from ", outputCount,
+                " to ", result->outputs().size());
+      if (printed.empty() || !record.rewrites.empty()) {
+        printed = ir::printFusionIr(*result);
+      }
+      record.fusionAfter = printed;
+    }
+    if (records != nullptr) records->push_back(std::move(record));
+  }
+  return result;
+}
+
+}  // namespace fuserlab::passes
