@@ -1,0 +1,81 @@
+// CompileOptions: options set by name as the CLI's --set and --disable-pass
+// give them, errors that list what is known, and the JSON the report embeds.
+#include <gtest/gtest.h>
+
+#include "core/passes/compile_options.h"
+#include "tests/passes/pass_fixture.h"
+
+namespace fuserlab::passes::test {
+namespace {
+
+TEST(CompileOptionsTest, Defaults) {
+  const CompileOptions options;
+  EXPECT_EQ(options.bookend, BookendMode::Outputs);
+  EXPECT_EQ(options.upcast, UpcastStrategy::Privatize);
+  EXPECT_TRUE(options.disabledPasses.empty());
+  EXPECT_TRUE(options.passEnabled("mark_aliases_prepare"));
+}
+
+TEST(CompileOptionsTest, SetByName) {
+  CompileOptions options;
+  options.set("bookend", "inputs_and_outputs");
+  EXPECT_EQ(options.bookend, BookendMode::InputsAndOutputs);
+  options.set("bookend", "none");
+  EXPECT_EQ(options.bookend, BookendMode::None);
+  options.setFromAssignment("upcast=forward");
+  EXPECT_EQ(options.upcast, UpcastStrategy::Forward);
+  options.setFromAssignment(" bookend = outputs ");
+  EXPECT_EQ(options.bookend, BookendMode::Outputs);
+  EXPECT_EQ(toString(BookendMode::InputsAndOutputs), "inputs_and_outputs");
+  EXPECT_EQ(toString(UpcastStrategy::Privatize), "privatize");
+}
+
+TEST(CompileOptionsTest, UnknownOptionListsTheOptions) {
+  CompileOptions options;
+  expectUserError([&] { options.set("bokend", "outputs"); },
+                  {"unknown option 'bokend'", "bookend, upcast"});
+  expectUserError([&] { options.setFromAssignment("vectorize=4"); },
+                  {"'vectorize'", "bookend, upcast"});
+}
+
+TEST(CompileOptionsTest, UnknownValueListsTheValues) {
+  CompileOptions options;
+  expectUserError([&] { options.set("bookend", "inputs"); },
+                  {"'inputs'", "bookend", "none, outputs, inputs_and_outputs"});
+  expectUserError([&] { options.setFromAssignment("upcast=Forward"); },
+                  {"'Forward'", "privatize, forward"});
+  EXPECT_EQ(options.bookend, BookendMode::Outputs) << "a failed set changes nothing";
+}
+
+TEST(CompileOptionsTest, AssignmentNeedsNameAndValue) {
+  CompileOptions options;
+  expectUserError([&] { options.setFromAssignment("bookend"); },
+                  {"expected NAME=VALUE", "'bookend'"});
+  expectUserError([&] { options.setFromAssignment("=outputs"); },
+                  {"expected NAME=VALUE"});
+}
+
+TEST(CompileOptionsTest, DisablePass) {
+  CompileOptions options;
+  options.disablePass("consecutive_cast");
+  options.disablePass("consecutive_cast");
+  EXPECT_FALSE(options.passEnabled("consecutive_cast"));
+  EXPECT_TRUE(options.passEnabled("remove_empty"));
+  EXPECT_EQ(options.disabledPasses, std::vector<std::string>{"consecutive_cast"});
+  expectUserError([&] { options.disablePass("consecutive_casts"); },
+                  {"unknown pass 'consecutive_casts'",
+                   "remove_empty, consecutive_cast, mark_aliases_prepare, "
+                   "allocation_order_propagation"});
+}
+
+TEST(CompileOptionsTest, ToJson) {
+  CompileOptions options;
+  options.set("bookend", "inputs_and_outputs");
+  options.disablePass("remove_empty");
+  EXPECT_EQ(options.toJson().dump(-1),
+            R"({"bookend":"inputs_and_outputs","upcast":"privatize",)"
+            R"("disabled_passes":["remove_empty"]})");
+}
+
+}  // namespace
+}  // namespace fuserlab::passes::test
