@@ -155,6 +155,10 @@ class TensorAnalyzer {
         break;
     }
     const int64_t position = layout_.position(first.id);
+    if (position < 0 && first.id->isReduction()) {
+      notVectorized("reduces the reference's innermost axis away");
+      return false;
+    }
     if (position < 0) {
       limitToOne("its " + logicalAxisLabel(layout_.tv, first.id) +
                  " is split or merged in its allocation domain");
