@@ -378,10 +378,10 @@ class InputBinder {
     // device tensors (the compiler binds shapes only) get a data-less view.
     std::vector<int64_t> logicalSizes;
     for (const IterDomain* id : logical) logicalSizes.push_back(local.at(id));
-    if (tensor.data() == nullptr || !tensor.isCpu()) {
-      return Tensor::borrow(nullptr, tv.dtype(), logicalSizes,
-                            Tensor::contiguousStrides(logicalSizes), 0,
-                            tensor.device().kind, tensor.device().index);
+    if (tensor.isMetadataOnly() || !tensor.isCpu()) {
+      return Tensor::metadata(tv.dtype(), logicalSizes,
+                              Tensor::contiguousStrides(logicalSizes), 0,
+                              tensor.device());
     }
     Tensor out = Tensor::empty(tv.dtype(), logicalSizes);
     const auto offsets =

@@ -8,7 +8,13 @@ namespace fuserlab::runtime {
 namespace {
 
 int64_t alignmentOf(const Tensor& tensor) {
-  const auto address = reinterpret_cast<uintptr_t>(tensor.data());
+  // A metadata-only tensor's base counts as 256-byte aligned (as allocations
+  // are); its storage offset alone decides.
+  const uintptr_t address =
+      tensor.isMetadataOnly()
+          ? static_cast<uintptr_t>(tensor.storageOffset() *
+                                   ir::sizeInBytes(tensor.dtype()))
+          : reinterpret_cast<uintptr_t>(tensor.data());
   int64_t alignment = 256;
   while (alignment > 1 && address % static_cast<uintptr_t>(alignment) != 0) {
     alignment /= 2;
@@ -20,8 +26,8 @@ int64_t alignmentOf(const Tensor& tensor) {
 
 Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes,
                     std::vector<int64_t> strides, int64_t storageOffset) {
-  return Tensor::borrow(nullptr, dtype, std::move(sizes), std::move(strides),
-                        storageOffset, DeviceKind::Cuda);
+  return Tensor::metadata(dtype, std::move(sizes), std::move(strides),
+                          storageOffset, Device{DeviceKind::Cuda, 0});
 }
 
 std::vector<scheduler::TensorInputInfo> describeInputs(
@@ -35,7 +41,6 @@ std::vector<scheduler::TensorInputInfo> describeInputs(
     if (const auto* tensor = std::get_if<Tensor>(&arg)) {
       info.sizes = tensor->sizes();
       info.strides = tensor->strides();
-      // A null base is a metadata-only tensor: its offset alone decides.
       info.alignmentBytes = alignmentOf(*tensor);
     }
     infos.push_back(std::move(info));

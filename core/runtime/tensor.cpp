@@ -179,6 +179,18 @@ Tensor Tensor::borrow(void* data, ir::DataType dtype, std::vector<int64_t> sizes
                 Device{deviceKind, deviceIndex});
 }
 
+Tensor Tensor::metadata(ir::DataType dtype, std::vector<int64_t> sizes,
+                        std::vector<int64_t> strides, int64_t storageOffset,
+                        Device device) {
+  const char* what = "Tensor::metadata";
+  checkDtype(dtype, what);
+  checkLayout(sizes, strides, storageOffset, what);
+  Tensor t(nullptr, nullptr, -1, dtype, std::move(sizes), std::move(strides),
+           storageOffset, device);
+  t.metadataOnly_ = true;
+  return t;
+}
+
 bool Tensor::isContiguous() const {
   if (numel_ == 0) return true;
   int64_t expected = 1;

@@ -51,10 +51,18 @@ class Tensor {
                        int64_t storageOffset, DeviceKind deviceKind,
                        int deviceIndex = 0);
 
+  //! A tensor with a layout but no data (data() is null): what the compiler
+  //! binds to learn sizes, strides and the storage offset's alignment.
+  static Tensor metadata(ir::DataType dtype, std::vector<int64_t> sizes,
+                         std::vector<int64_t> strides, int64_t storageOffset,
+                         Device device);
+
   //! Row-major strides; a zero extent counts as one (as PyTorch does).
   static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
 
   bool defined() const { return dtype_ != ir::DataType::Null; }
+  //! True for Tensor::metadata: a layout without data.
+  bool isMetadataOnly() const { return metadataOnly_; }
   ir::DataType dtype() const { return dtype_; }
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t numel() const { return numel_; }
@@ -137,6 +145,7 @@ class Tensor {
   int64_t storageOffset_ = 0;
   int64_t numel_ = 0;
   Device device_;
+  bool metadataOnly_ = false;
 };
 
 //! Calls `visit(offset)` for every element of a (sizes, strides) layout in

@@ -215,3 +215,27 @@ TEST_F(BindingTest, ScalarInputsBindAndCheckType) {
 
 }  // namespace
 }  // namespace fuserlab::runtime
+
+namespace fuserlab::runtime {
+namespace {
+
+TEST(MetadataBindingTest, MetadataTensorsBindShapesAndAlignment) {
+  ir::Fusion fusion;
+  auto* i0 = fusion.newIterDomain(fusion.newScalar(ir::DataType::Int),
+                                  ir::IterType::Iteration);
+  ir::TensorView* tv = fusion.newTensorView({i0}, ir::DataType::Float);
+  fusion.addInput(tv);
+  tv->split(0, fusion.constInt(4));
+  tv->setAllocationAsLoop();  // forces the materializing layout path
+  ir::ExpressionEvaluator evaluator;
+  Tensor meta = Tensor::metadata(ir::DataType::Float, {3, 4}, {4, 1}, 1,
+                                 Device{DeviceKind::Cuda, 0});
+  EXPECT_TRUE(meta.isMetadataOnly());
+  EXPECT_EQ(meta.data(), nullptr);
+  Arguments bound = bindInputs(fusion, {meta}, evaluator);
+  EXPECT_EQ(evaluator.evaluateExtent(tv->logical()[0]), 12);
+  EXPECT_TRUE(std::get<Tensor>(bound[0]).isMetadataOnly());
+}
+
+}  // namespace
+}  // namespace fuserlab::runtime
