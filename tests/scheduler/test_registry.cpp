@@ -47,10 +47,8 @@ class RegistryTest : public ::testing::Test {
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::vector<int64_t> strides = inputs[i].strides;
       if (strides.empty()) strides = contiguousStrides(inputs[i].sizes);
-      // Real (small) storage rather than runtime::metadataOnly, which
-      // Tensor::borrow refuses for now (a null pointer with elements).
-      args.push_back(runtime::Tensor::emptyStrided(fusionInputs[i]->dtype(),
-                                                   inputs[i].sizes, strides));
+      args.push_back(runtime::metadataOnly(fusionInputs[i]->dtype(),
+                                           inputs[i].sizes, strides));
     }
     evaluator_ = ir::ExpressionEvaluator();
     info_ = SegmentRuntimeInfo();
