@@ -1,0 +1,338 @@
+#include "core/scheduler/analysis/reduction_pattern.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/ir/error.h"
+#include "core/ir/evaluator.h"
+#include "core/scheduler/analysis/memory_layout.h"
+#include "core/scheduler/analysis/vectorization.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+using ir::ExprType;
+using ir::IterDomain;
+using ir::TensorView;
+
+std::string axesList(const std::vector<int64_t>& axes) {
+  std::string out = "[";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(axes[i]);
+  }
+  return out + "]";
+}
+
+std::string describe(const ReductionInfo& r) {
+  return r.output->name() + " (axes " + axesList(r.axes) + " of " +
+         r.input->name() + ", rank " + std::to_string(r.input->rank()) + ")";
+}
+
+// The reference's non-reduction axes in allocation order (logical order when
+// the allocation is split or merged), as positions among its logical axes.
+std::vector<int64_t> allocationOrder(const TensorView* tv) {
+  const std::vector<IterDomain*> logical = tv->logicalNoReductions();
+  std::vector<int64_t> order;
+  if (allocationIsPermutation(tv)) {
+    for (const IterDomain* id : ir::noReductions(tv->maybeAllocation())) {
+      auto it = std::find(logical.begin(), logical.end(), id);
+      order.push_back(it - logical.begin());
+    }
+  }
+  if (order.size() != logical.size()) {
+    order.clear();
+    for (size_t i = 0; i < logical.size(); ++i) {
+      order.push_back(static_cast<int64_t>(i));
+    }
+  }
+  return order;
+}
+
+bool contains(const std::vector<int64_t>& axes, int64_t axis) {
+  return std::find(axes.begin(), axes.end(), axis) != axes.end();
+}
+
+// Where an unsupported op belongs, for the refusal.
+std::optional<std::string> unsupportedOp(const ir::Expr& expr,
+                                         const ReductionPattern& pattern) {
+  const std::string out =
+      expr.outputs().empty() ? std::string() : expr.output(0)->name();
+  switch (expr.type()) {
+    case ExprType::SegmentSet:
+      return "segment_set " + out +
+             " forces a segment boundary, so no kernel scheduler takes it "
+             "together with other ops";
+    case ExprType::Reshape:
+      if (pattern.innermost && pattern.axes.size() == 1 &&
+          pattern.axes[0] == pattern.rank - 1) {
+        return std::nullopt;  // rejectReshapeExtents checks it at run time
+      }
+      return "reshape " + out + " is in a segment reducing " +
+             pattern.axesDescription() +
+             "; the reduction schedulers replay a reshape only around rows "
+             "that are the innermost axis alone, so it belongs in a segment "
+             "of its own";
+    case ExprType::Slice:
+    case ExprType::Pad:
+    case ExprType::Cat:
+      return std::string(toString(expr.type())) + " " + out +
+             " resizes an axis, which the reduction schedulers do not "
+             "support; it belongs in a pointwise segment";
+    case ExprType::Gather:
+    case ExprType::IndexSelect:
+      return std::string(toString(expr.type())) + " " + out +
+             " reads through an index tensor, which the reduction "
+             "schedulers do not support; it belongs in a pointwise segment";
+    case ExprType::Matmul:
+    case ExprType::Linear:
+    case ExprType::Sdpa:
+      return std::string(toString(expr.type())) + " " + out +
+             " is a library call (expr_eval or matmul), not part of a "
+             "reduction kernel";
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string ReductionPattern::axesDescription() const {
+  return "axes " + axesList(axes) + " of a rank-" + std::to_string(rank) +
+         " tensor";
+}
+
+ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
+  ReductionPatternResult result;
+  ReductionPattern pattern;
+  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+    if (expr->type() != ExprType::Reduction &&
+        expr->type() != ExprType::Welford) {
+      continue;
+    }
+    const auto* input = expr->input(0)->as<TensorView>();
+    const auto* output = expr->output(0)->as<TensorView>();
+    FL_ASSERT(input != nullptr && output != nullptr,
+              "a reduction reads and writes tensors: ", expr->toString());
+    ReductionInfo info{expr, input, output, expr->attrs().axes};
+    std::sort(info.axes.begin(), info.axes.end());
+    pattern.reductions.push_back(std::move(info));
+  }
+  if (pattern.reductions.empty()) {
+    result.reason = "the segment has no reduction";
+    return result;
+  }
+  const ReductionInfo& first = pattern.reductions.front();
+  for (const ReductionInfo& other : pattern.reductions) {
+    if (other.input->rank() != first.input->rank() ||
+        other.axes != first.axes) {
+      result.reason = "reductions " + describe(first) + " and " +
+                      describe(other) +
+                      " reduce different axes; one reduction kernel follows "
+                      "one set of reduced axes, so they belong in different "
+                      "segments";
+      return result;
+    }
+  }
+  pattern.axes = first.axes;
+  pattern.rank = first.input->rank();
+
+  const std::vector<IterDomain*> logical = first.input->logicalNoReductions();
+  const std::vector<int64_t> order = allocationOrder(first.input);
+  pattern.innermost = false;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (logical[*it]->isBroadcast() && !contains(pattern.axes, *it)) continue;
+    pattern.innermost = contains(pattern.axes, *it);
+    break;
+  }
+  result.pattern = std::move(pattern);
+  return result;
+}
+
+std::optional<std::string> rejectUnsupportedReductionOps(
+    const ir::Fusion& segment, const ReductionPattern& pattern) {
+  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+    if (auto reason = unsupportedOp(*expr, pattern)) return reason;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> rejectReshapeExtents(
+    const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator) {
+  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+    if (expr->type() != ExprType::Reshape) continue;
+    const auto* in = expr->input(0)->as<TensorView>();
+    const auto* out = expr->output(0)->as<TensorView>();
+    const std::vector<IterDomain*> inAxes = in->logicalNoReductions();
+    const std::vector<IterDomain*> outAxes = out->logicalNoReductions();
+    const int64_t inExtent =
+        inAxes.empty() ? 1 : evaluator.evaluateExtent(inAxes.back());
+    const int64_t outExtent =
+        outAxes.empty() ? 1 : evaluator.evaluateExtent(outAxes.back());
+    if (inAxes.empty() || outAxes.empty() || inExtent != outExtent) {
+      return "reshape " + out->name() + " changes the innermost extent (" +
+             in->name() + "'s " + std::to_string(inExtent) + " to " +
+             std::to_string(outExtent) +
+             "), so it regroups the rows a reduction kernel walks; it "
+             "belongs in a segment of its own";
+    }
+  }
+  return std::nullopt;
+}
+
+ReductionExtentsResult reductionExtents(
+    const ReductionPattern& pattern, const ir::ExpressionEvaluator& evaluator) {
+  ReductionExtentsResult result;
+  auto reducedExtent = [&](const ReductionInfo& r) {
+    const std::vector<IterDomain*> logical = r.input->logicalNoReductions();
+    int64_t extent = 1;
+    for (int64_t axis : r.axes)
+      extent *= evaluator.evaluateExtent(logical[axis]);
+    return extent;
+  };
+  const ReductionInfo& first = pattern.reductions.front();
+  ReductionExtents& extents = result.extents;
+  extents.reductionExtent = reducedExtent(first);
+  for (const ReductionInfo& other : pattern.reductions) {
+    const int64_t extent = reducedExtent(other);
+    if (extent != extents.reductionExtent) {
+      result.reason = "reductions " + first.output->name() + " and " +
+                      other.output->name() + " combine " +
+                      std::to_string(extents.reductionExtent) + " and " +
+                      std::to_string(extent) +
+                      " elements per row at these sizes; one reduction "
+                      "kernel needs rows of one length";
+      return result;
+    }
+  }
+  const std::vector<IterDomain*> logical = first.input->logicalNoReductions();
+  extents.iterationExtent = 1;
+  for (int64_t axis = 0; axis < static_cast<int64_t>(logical.size()); ++axis) {
+    if (contains(pattern.axes, axis)) continue;
+    extents.iterationExtent *= evaluator.evaluateExtent(logical[axis]);
+  }
+  // The innermost run of axes of the vectorized kind, in allocation order;
+  // size-1 axes neither end nor extend it.
+  const std::vector<int64_t> order = allocationOrder(first.input);
+  extents.vectorizedExtent = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int64_t extent = evaluator.evaluateExtent(logical[*it]);
+    if (extent == 1) continue;
+    if (contains(pattern.axes, *it) != pattern.innermost) break;
+    extents.vectorizedExtent *= extent;
+  }
+  return result;
+}
+
+VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
+                                  const ReductionPattern& pattern,
+                                  const ReductionExtents& extents,
+                                  const SegmentRuntimeInfo& info) {
+  VectorizeLimit limit;
+  // The widest input element decides how many elements 16 bytes hold
+  // (nvFuser's max_input_dtype_size rule).
+  int64_t widest = 0;
+  ir::DataType widestType = ir::DataType::Float;
+  for (const ir::Val* val : segment.inputs()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr || tv->isCpuScalar() || val->uses().empty()) continue;
+    if (ir::sizeInBytes(tv->dtype()) > widest) {
+      widest = ir::sizeInBytes(tv->dtype());
+      widestType = tv->dtype();
+    }
+  }
+  if (widest == 0) {
+    widest = 4;
+    widestType = ir::DataType::Float;
+  }
+  limit.dtypeFactor = 1;
+  while (limit.dtypeFactor * 2 * widest <= 16) limit.dtypeFactor *= 2;
+  limit.factor = limit.dtypeFactor;
+  limit.limitedBy = "16-byte accesses of " + std::to_string(widest) +
+                    "-byte (" + std::string(ir::toString(widestType)) +
+                    ") inputs";
+
+  // The kernel walks the reference's vectorized run: its trailing reduced
+  // axes (inner) or trailing kept axes (outer), in allocation order.
+  const std::vector<int64_t> order = allocationOrder(pattern.reference());
+  const std::vector<IterDomain*> logical =
+      pattern.reference()->logicalNoReductions();
+  int64_t breakPoint = static_cast<int64_t>(order.size());
+  for (int64_t k = breakPoint - 1; k >= 0; --k) {
+    const bool reduced = contains(pattern.axes, order[k]);
+    if (logical[order[k]]->isBroadcast() && !reduced) {
+      breakPoint = k;
+      continue;
+    }
+    if (reduced != pattern.innermost) break;
+    breakPoint = k;
+  }
+  if (extents.vectorizedExtent % limit.factor != 0) {
+    while (extents.vectorizedExtent % limit.factor != 0) limit.factor /= 2;
+    limit.limitedBy = std::string("the innermost ") +
+                      (pattern.innermost ? "reduced" : "kept") + " extent " +
+                      std::to_string(extents.vectorizedExtent) +
+                      " is not divisible by " +
+                      std::to_string(limit.factor * 2);
+  }
+  if (limit.factor == 1) return limit;
+
+  // Every input, and every output that holds the run (reduction results
+  // broadcast back, or reduced away, are written element by element):
+  // contiguity, strides, alignment, traced through reshape, permute,
+  // broadcast and expand.
+  VectorizationQuery query;
+  query.reference = pattern.reference();
+  query.breakPoint = breakPoint;
+  query.maxFactor = limit.factor;
+  for (const ir::Val* val : segment.inputs()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv != nullptr && !tv->isCpuScalar() && !val->uses().empty()) {
+      query.tensors.push_back(tv);
+    }
+  }
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr || tv->isFusionInput() || tv->rank() != pattern.rank ||
+        std::find(query.tensors.begin(), query.tensors.end(), tv) !=
+            query.tensors.end()) {
+      continue;
+    }
+    const std::vector<IterDomain*> axes = tv->logicalNoReductions();
+    bool holdsRun = true;
+    for (size_t k = breakPoint; k < order.size(); ++k) {
+      holdsRun = holdsRun && !axes[order[k]]->isBroadcast();
+    }
+    if (holdsRun) query.tensors.push_back(tv);
+  }
+  const VectorizationAnalysis analysis =
+      analyzeVectorization(segment, info, query);
+  if (analysis.factor < limit.factor) {
+    limit.factor = analysis.factor;
+    limit.limitedBy = analysis.reason();
+  }
+  return limit;
+}
+
+bool fitsInt32Indexing(const ir::Fusion& segment,
+                       const ir::ExpressionEvaluator& evaluator) {
+  constexpr int64_t kLimit = std::numeric_limits<int32_t>::max();
+  for (const auto& val : segment.vals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr) continue;
+    int64_t elements = 1;
+    for (const IterDomain* id : tv->logical()) {
+      const std::optional<int64_t> extent = evaluatedExtent(&evaluator, id);
+      if (!extent) return false;
+      if (*extent == 0) {
+        elements = 0;
+        break;
+      }
+      if (elements > kLimit / std::max<int64_t>(*extent, 1)) return false;
+      elements *= std::max<int64_t>(*extent, 1);
+    }
+  }
+  return true;
+}
+
+}  // namespace fuserlab::scheduler
