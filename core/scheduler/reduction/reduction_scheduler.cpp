@@ -1,0 +1,222 @@
+#include "core/scheduler/reduction/reduction_scheduler.h"
+
+#include <algorithm>
+
+#include "core/ir/error.h"
+#include "core/scheduler/analysis/persistent_buffers.h"
+#include "core/scheduler/analysis/reduction_pattern.h"
+#include "core/scheduler/reduction/launch_shape.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+// Threads along an inner reduction: enough to keep loads in flight without
+// leaving most of a block idle at the end of short rows.
+constexpr int64_t kMaxInnerReductionThreads = 512;
+// A block has at least this many threads; small rows share a block.
+constexpr int64_t kMinBlockThreads = 128;
+// Threads along the kept axis of an outer reduction (a warp's worth of
+// coalesced vector loads) and in the whole block.
+constexpr int64_t kMaxOuterIterationThreads = 32;
+constexpr int64_t kOuterBlockThreads = 256;
+// Serial iterations per thread below which splitting the reduction across
+// blocks costs more (a second pass over partial results) than it gains.
+constexpr int64_t kMinSerialPerGridBlock = 16;
+
+struct Analysis {
+  ReductionPattern pattern;
+  ReductionExtents extents;
+  VectorizeLimit vectorize;
+};
+
+Analysis analyze(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+  FL_ASSERT(info.device != nullptr && info.evaluator != nullptr,
+            "the reduction scheduler needs a device and sizes");
+  ReductionPatternResult pattern = analyzeReductionPattern(segment);
+  FL_ASSERT(pattern.pattern.has_value(),
+            "the reduction scheduler was asked about a segment it refused: ",
+            pattern.reason);
+  Analysis a{*pattern.pattern, {}, {}};
+  ReductionExtentsResult extents = reductionExtents(a.pattern, *info.evaluator);
+  FL_ASSERT(extents.reason.empty(), extents.reason);
+  a.extents = extents.extents;
+  a.vectorize = maxVectorizeFactor(segment, a.pattern, a.extents, info);
+  return a;
+}
+
+// Loads in flight per thread reach 16 bytes: unroll what vectorization could
+// not cover (an odd extent leaves vectorization at 1).
+int64_t unrollFor(int64_t vectorize, int64_t maxVectorize16Bytes,
+                  int64_t serialIterations) {
+  const int64_t wanted = std::max<int64_t>(1, maxVectorize16Bytes / vectorize);
+  return std::min(wanted,
+                  previousPowerOfTwo(std::max<int64_t>(1, serialIterations)));
+}
+
+ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
+  ReductionParams p;
+  p.fastestDimReduction = true;
+  const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
+  const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
+  p.vectorizationFactor = a.vectorize.factor;
+  const int64_t afterVect = ceilDiv(reduction, p.vectorizationFactor);
+  p.blockDimX = std::min(kMaxInnerReductionThreads, nextPowerOfTwo(afterVect));
+  if (p.blockDimX < kMinBlockThreads) {
+    p.blockDimY =
+        std::min(nextPowerOfTwo(iteration), kMinBlockThreads / p.blockDimX);
+  }
+  p.gridDimX = ceilDiv(iteration, p.blockDimY);
+  int64_t serial = ceilDiv(afterVect, p.blockDimX);
+  // Too few rows to fill the SMs and long rows: split each row over blocks.
+  if (p.gridDimX < device.smCount && serial >= 2 * kMinSerialPerGridBlock) {
+    p.gridDimY = std::min<int64_t>({ceilDiv(device.smCount, p.gridDimX),
+                                    serial / kMinSerialPerGridBlock, 65535});
+    p.crossGridReduction = p.gridDimY > 1;
+    serial = ceilDiv(serial, p.gridDimY);
+  }
+  p.unrollFactorReduction =
+      unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial);
+  p.crossBlockReduction = p.blockDimX > 1;
+  return p;
+}
+
+ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
+  ReductionParams p;
+  p.fastestDimReduction = false;
+  const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
+  const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
+  p.vectorizationFactor = a.vectorize.factor;
+  const int64_t columns = ceilDiv(iteration, p.vectorizationFactor);
+  // blockDimY: threads along the kept axis; blockDimX: along the reduction.
+  p.blockDimY = std::min(kMaxOuterIterationThreads, nextPowerOfTwo(columns));
+  p.blockDimX =
+      std::min(nextPowerOfTwo(reduction),
+               std::max<int64_t>(1, kOuterBlockThreads / p.blockDimY));
+  p.gridDimX = ceilDiv(columns, p.blockDimY);
+  int64_t serial = ceilDiv(reduction, p.blockDimX);
+  if (p.gridDimX < device.smCount && serial >= 2 * kMinSerialPerGridBlock) {
+    p.gridDimY = std::min<int64_t>({ceilDiv(device.smCount, p.gridDimX),
+                                    serial / kMinSerialPerGridBlock, 65535});
+    p.crossGridReduction = p.gridDimY > 1;
+    serial = ceilDiv(serial, p.gridDimY);
+  }
+  p.unrollFactorReduction =
+      unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial);
+  p.crossBlockReduction = p.blockDimX > 1;
+  return p;
+}
+
+}  // namespace
+
+std::optional<std::string> ReductionScheduler::rejectCompileTime(
+    const ir::Fusion& segment) const {
+  ReductionPatternResult pattern = analyzeReductionPattern(segment);
+  if (!pattern.pattern) return pattern.reason;
+  if (auto reason = rejectUnsupportedReductionOps(segment, *pattern.pattern)) {
+    return reason;
+  }
+  const PersistentBufferInfo buffers =
+      findPersistentBuffers(segment, *pattern.pattern);
+  if (!buffers.buffers.empty()) {
+    const PersistentBuffer& b = buffers.buffers.front();
+    return b.tv->name() + " is used both by the reduction " +
+           b.reduction->name() + " and after it by " + b.usedAfterBy->name() +
+           ": a persistent buffer is needed (persistent schedulers)";
+  }
+  if (buffers.fullRowAfterReduction != nullptr) {
+    return buffers.fullRowAfterReduction->name() +
+           " combines the result of reduction " +
+           buffers.fullRowReduction->name() +
+           ", broadcast back along its reduced axes, with full rows: a "
+           "reduction kernel ends at its reduction, so the ops after it "
+           "belong in a pointwise segment";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ReductionScheduler::rejectRunTime(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  FL_ASSERT(info.evaluator != nullptr, "run-time checks need sizes");
+  ReductionPatternResult pattern = analyzeReductionPattern(segment);
+  if (!pattern.pattern) return pattern.reason;
+  ReductionExtentsResult extents =
+      reductionExtents(*pattern.pattern, *info.evaluator);
+  if (!extents.reason.empty()) return extents.reason;
+  return rejectReshapeExtents(segment, *info.evaluator);
+}
+
+HeuristicParams ReductionScheduler::computeHeuristics(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  const Analysis a = analyze(segment, info);
+  ReductionParams p = a.pattern.innermost ? innerHeuristic(a, *info.device)
+                                          : outerHeuristic(a, *info.device);
+  p.persistentKernel = false;
+  p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
+  return p;
+}
+
+std::optional<std::string> ReductionScheduler::rejectParams(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const HeuristicParams& params) const {
+  std::string reason;
+  const ReductionParams* p = asReductionParams(params, &reason);
+  if (p == nullptr) return reason;
+  const Analysis a = analyze(segment, info);
+  if (p->persistentKernel) {
+    return std::string(
+        "persistent_kernel is set, but the reduction "
+        "scheduler keeps nothing resident");
+  }
+  if (p->fastestDimReduction != a.pattern.innermost) {
+    return std::string("fastest_dim_reduction is ") +
+           (p->fastestDimReduction ? "true" : "false") + ", but " +
+           a.pattern.reference()->name() + " is reduced over " +
+           (a.pattern.innermost ? "its innermost" : "outer") + " " +
+           a.pattern.axesDescription();
+  }
+  if (auto r = rejectLaunchShape(*p, *info.device, a.vectorize.factor)) {
+    if (p->vectorizationFactor > a.vectorize.factor) {
+      *r += " (limited by " + a.vectorize.limitedBy + ")";
+    }
+    return r;
+  }
+  if (p->useInt32Indexing && !fitsInt32Indexing(segment, *info.evaluator)) {
+    return std::string(
+        "use_int32_indexing is set, but a tensor of this "
+        "segment has more than 2^31 - 1 elements");
+  }
+  const int64_t iteration = a.extents.iterationExtent;
+  const int64_t covered =
+      a.pattern.innermost ? p->gridDimX * p->blockDimY
+                          : p->gridDimX * p->blockDimY * p->vectorizationFactor;
+  if (covered < iteration) {
+    return "the grid covers " + std::to_string(covered) + " of the " +
+           std::to_string(iteration) +
+           " output elements (grid_dim_x * block_dim_y" +
+           (a.pattern.innermost ? "" : " * vectorization_factor") + ")";
+  }
+  return std::nullopt;
+}
+
+report::Json ReductionScheduler::properties(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  report::Json json = report::Json::object();
+  ReductionPatternResult pattern = analyzeReductionPattern(segment);
+  if (!pattern.pattern || info.evaluator == nullptr) return json;
+  ReductionExtentsResult extents =
+      reductionExtents(*pattern.pattern, *info.evaluator);
+  if (!extents.reason.empty()) return json;
+  const VectorizeLimit vectorize =
+      maxVectorizeFactor(segment, *pattern.pattern, extents.extents, info);
+  json.set("reduction_extent", extents.extents.reductionExtent);
+  json.set("iteration_extent", extents.extents.iterationExtent);
+  json.set("fastest_dim_reduction", pattern.pattern->innermost);
+  json.set("reduced_axes", report::Json::arrayOf(pattern.pattern->axes));
+  json.set("reductions",
+           static_cast<int64_t>(pattern.pattern->reductions.size()));
+  json.set("max_allowed_vectorize_factor", vectorize.factor);
+  json.set("vectorize_limited_by", vectorize.limitedBy);
+  return json;
+}
+
+}  // namespace fuserlab::scheduler
