@@ -1,0 +1,187 @@
+#include "core/scheduler/persistent/inner_persistent_scheduler.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/ir/error.h"
+#include "core/scheduler/persistent/normalization_checks.h"
+#include "core/scheduler/reduction/launch_shape.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+// nvFuser's inner persistent heuristic prefers blocks of 128 to 512 threads
+// per row: fewer leave the SM's schedulers idle, more make the block
+// reduction (and its synchronization) the bottleneck.
+constexpr int64_t kPreferredMinThreads = 128;
+constexpr int64_t kPreferredMaxThreads = 512;
+// Rows of at least this many elements give each thread at least
+// kMinElementsPerThread of them, so per-thread work hides the reduction.
+constexpr int64_t kLongRow = 4096;
+constexpr int64_t kMinElementsPerThread = 8;
+// A register-resident buffer takes at most half of the 255 registers a
+// thread may have; the rest holds addresses, partial sums and temporaries.
+constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
+
+struct RowShape {
+  int64_t batch = 1;
+  int64_t threads = 1;
+};
+
+// Splits `chunks` vectorized chunks of a row into blockDimX threads of
+// `batch` chunks each: blocks in the preferred range first, then the least
+// padding (idle thread slots), then the smallest batch.
+RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk,
+                        bool inRegisters, const DeviceSpec& device) {
+  const int64_t warp = device.warpSize;
+  const int64_t maxThreads = device.maxThreadsPerBlock;
+  const int64_t wantedMin =
+      std::min(kPreferredMinThreads, roundUpTo(chunks, warp));
+  std::optional<std::tuple<int, int64_t, int64_t>> best;
+  RowShape chosen;
+  std::optional<RowShape> leastPerThread;
+  const int64_t maxBatch = std::max(minBatch, chunks);
+  for (int64_t batch = std::max<int64_t>(1, minBatch); batch <= maxBatch;
+       ++batch) {
+    const int64_t needed = ceilDiv(chunks, batch);
+    const int64_t threads =
+        needed >= warp ? roundUpTo(needed, warp) : nextPowerOfTwo(needed);
+    if (threads > maxThreads) continue;
+    const bool fitsThread =
+        !inRegisters || batch * bytesPerChunk <= kMaxBufferBytesPerThread;
+    if (!leastPerThread) leastPerThread = RowShape{batch, threads};
+    if (fitsThread) {
+      const int outOfRange =
+          threads < wantedMin || threads > kPreferredMaxThreads ? 1 : 0;
+      const auto score =
+          std::make_tuple(outOfRange, threads * batch - chunks, batch);
+      if (!best || score < *best) {
+        best = score;
+        chosen = RowShape{batch, threads};
+      }
+    }
+    // Past this batch blocks only shrink below the preferred range.
+    if (needed == 1 || (threads < wantedMin && best)) break;
+  }
+  if (best) return chosen;
+  FL_ASSERT(leastPerThread.has_value(), "no block shape for a row of ", chunks,
+            " chunks");
+  return *leastPerThread;
+}
+
+}  // namespace
+
+std::optional<std::string> InnerPersistentScheduler::rejectCompileTime(
+    const ir::Fusion& segment) const {
+  return rejectNormalizationCompileTime(segment, /*innermost=*/true);
+}
+
+std::optional<std::string> InnerPersistentScheduler::rejectRunTime(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  const PersistentBufferAnalysis analysis =
+      analyzePersistentBuffers(segment, info);
+  if (auto reason = rejectNormalizationRunTime(segment, info, analysis)) {
+    return reason;
+  }
+  // The heuristic's proposal must be valid, or no launch shape is.
+  if (auto reason =
+          rejectParams(segment, info, computeHeuristics(segment, info))) {
+    return "no launch shape keeps these rows resident: " + *reason;
+  }
+  return std::nullopt;
+}
+
+HeuristicParams InnerPersistentScheduler::computeHeuristics(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
+  const DeviceSpec& device = *info.device;
+  ReductionParams p;
+  p.fastestDimReduction = true;
+  p.persistentKernel = true;
+  p.projectPersistentBuffers = a.sizes.projectPersistentBuffers;
+  const int64_t bytesPerRow = a.sizes.bytesPerRow(p.projectPersistentBuffers);
+  const std::optional<PersistentStorage> storage =
+      a.budget.storageFor(bytesPerRow);
+  p.persistentStorage = storage.value_or(PersistentStorage::SharedMemory);
+
+  const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
+  const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
+  p.vectorizationFactor = a.vectorize.factor;
+  const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
+  const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
+  const int64_t minBatch =
+      std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
+  const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
+  const RowShape shape = chooseRowShape(
+      chunks, minBatch, bytesPerChunk,
+      p.persistentStorage == PersistentStorage::Registers, device);
+  p.persistentBatchSize = shape.batch;
+  p.blockDimX = shape.threads;
+
+  // Short rows share a block, as long as the storage holds them all and
+  // enough blocks remain to fill the SMs.
+  const int64_t storageBytes = a.budget.bytesOf(p.persistentStorage);
+  if (p.blockDimX < kPreferredMinThreads) {
+    p.blockDimY =
+        std::min(nextPowerOfTwo(iteration), kPreferredMinThreads / p.blockDimX);
+    while (p.blockDimY > 1 &&
+           (bytesPerRow * p.blockDimY > storageBytes ||
+            ceilDiv(iteration, p.blockDimY) < device.smCount)) {
+      p.blockDimY /= 2;
+    }
+  }
+  p.gridDimX = ceilDiv(iteration, p.blockDimY);
+  p.crossBlockReduction = p.blockDimX > 1;
+  p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
+  return p;
+}
+
+std::optional<std::string> InnerPersistentScheduler::rejectParams(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const HeuristicParams& params) const {
+  std::string reason;
+  const ReductionParams* p = asReductionParams(params, &reason);
+  if (p == nullptr) return reason;
+  const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
+  if (auto r = rejectCommonNormalizationParams(segment, info, a, *p)) return r;
+  if (p->gridDimY != 1) {
+    return "grid_dim_y is " + std::to_string(p->gridDimY) +
+           ", but an inner persistent kernel keeps each row in one block "
+           "(grid_dim_y 1)";
+  }
+  const int64_t rowCover =
+      p->blockDimX * p->persistentBatchSize * p->vectorizationFactor;
+  if (rowCover < a.extents.reductionExtent) {
+    return "block_dim_x * persistent_batch_size * vectorization_factor = " +
+           std::to_string(p->blockDimX) + " * " +
+           std::to_string(p->persistentBatchSize) + " * " +
+           std::to_string(p->vectorizationFactor) + " = " +
+           std::to_string(rowCover) + " does not cover a row of " +
+           std::to_string(a.extents.reductionExtent) + " elements";
+  }
+  const int64_t rows = p->gridDimX * p->blockDimY;
+  if (rows < a.extents.iterationExtent) {
+    return "grid_dim_x * block_dim_y = " + std::to_string(rows) +
+           " covers only " + std::to_string(rows) + " of the " +
+           std::to_string(a.extents.iterationExtent) + " rows";
+  }
+  const int64_t bytes =
+      a.sizes.bytesPerRow(p->projectPersistentBuffers) * p->blockDimY;
+  const int64_t capacity = a.budget.bytesOf(p->persistentStorage);
+  if (bytes > capacity) {
+    return "persistent_storage " + std::string(toString(p->persistentStorage)) +
+           " holds " + std::to_string(capacity) + " bytes per block, but " +
+           std::to_string(p->blockDimY) + " row(s) of " +
+           std::to_string(a.sizes.bytesPerRow(p->projectPersistentBuffers)) +
+           " bytes" + (p->projectPersistentBuffers ? " (projected)" : "") +
+           " need " + std::to_string(bytes);
+  }
+  return std::nullopt;
+}
+
+report::Json InnerPersistentScheduler::properties(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+  return normalizationProperties(segment, info);
+}
+
+}  // namespace fuserlab::scheduler
