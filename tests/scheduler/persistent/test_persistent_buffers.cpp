@@ -1,0 +1,257 @@
+// PersistentBufferTest: which tensors a normalization keeps resident, their
+// bytes per reduction row, projection to (narrow) inputs, the budget and the
+// vectorization limit, modelled on nvFuser's persistent buffer tests.
+#include <gtest/gtest.h>
+
+#include "core/scheduler/analysis/persistent_buffers.h"
+#include "tests/scheduler/persistent/bound_segment.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+using persistent_test::BoundSegment;
+using persistent_test::h100;
+using persistent_test::seed000Segment;
+
+class PersistentBufferTest : public ::testing::Test {};
+
+std::vector<std::string> names(const std::vector<const ir::TensorView*>& tvs) {
+  std::vector<std::string> out;
+  for (const ir::TensorView* tv : tvs) out.push_back(tv->name());
+  return out;
+}
+
+std::vector<std::string> bufferNames(const PersistentBufferInfo& info) {
+  std::vector<std::string> out;
+  for (const PersistentBuffer& b : info.buffers) out.push_back(b.tv->name());
+  return out;
+}
+
+TEST_F(PersistentBufferTest, BufferCalculation) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  ASSERT_TRUE(a.reason.empty()) << a.reason;
+  // T2 = set(cast(T0)) feeds the sum T3 and is read again by the add T5.
+  ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T2"});
+  const PersistentBuffer& b = a.info.buffers[0];
+  EXPECT_EQ(b.reduction->name(), "T3");
+  EXPECT_EQ(b.usedAfterBy->name(), "T5");
+  EXPECT_EQ(b.rowAxes, (std::vector<bool>{false, true}));
+  EXPECT_EQ(a.extents.reductionExtent, 1024);
+  EXPECT_EQ(a.extents.iterationExtent, 128);
+  EXPECT_EQ(a.sizes.bufferBytes, std::vector<int64_t>{4 * 1024});
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 1024);
+}
+
+TEST_F(PersistentBufferTest, ProjectToUpcastInput) {
+  const int64_t s = 64 * 1024;
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, s}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  ASSERT_EQ(a.info.buffers.size(), 1u);
+  const PersistentBuffer& b = a.info.buffers[0];
+  EXPECT_TRUE(b.projectable) << b.notProjectableReason;
+  EXPECT_EQ(names(b.projectedTo), std::vector<std::string>{"T0"});
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * s);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 2 * s);
+  EXPECT_TRUE(a.sizes.projectPersistentBuffers);
+  // The report keys the issue fixes.
+  const std::string json = a.toJson().dump(-1);
+  for (const char* key :
+       {"\"persistent_buffer_bytes\":262144",
+        "\"projected_persistent_buffer_bytes\":131072",
+        "\"project_persistent_buffers\":true",
+        "\"persistent_buffer_budget_bytes\":228352",
+        "\"max_allowed_vectorize_factor\":8", "\"reduction_extent\":65536",
+        "\"iteration_extent\":128", "\"projected_to\":[\"T0\"]"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+}
+
+TEST_F(PersistentBufferTest, ForwardedCastLeavesNothingNarrowToProjectTo) {
+  // After nvFuser's input forwarding the segment starts at the float upcast:
+  // projecting recomputes from a float input, which saves nothing.
+  const int64_t s = 64 * 1024;
+  BoundSegment segment(seed000Segment("Float"), {{128, s}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T1"});
+  EXPECT_EQ(names(a.info.buffers[0].projectedTo),
+            std::vector<std::string>{"T0"});
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * s);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 4 * s);
+  EXPECT_FALSE(a.sizes.projectPersistentBuffers);
+  EXPECT_NE(a.describeSizes().find("no fewer"), std::string::npos)
+      << a.describeSizes();
+}
+
+TEST_F(PersistentBufferTest, InputReadAfterItsReductionIsItsOwnBuffer) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.ops.sum(T0, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    T2 = fd.ops.sub(T0, T1)\n"
+      "    fd.add_output(T2)\n",
+      {{64, 300}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T0"});
+  EXPECT_FALSE(a.info.buffers[0].projectable);
+  EXPECT_EQ(a.info.buffers[0].notProjectableReason,
+            "T0 is an input of the segment");
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 300);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 4 * 300);
+  EXPECT_FALSE(a.sizes.projectPersistentBuffers);
+}
+
+TEST_F(PersistentBufferTest, SoftmaxProjectsBothBuffersToOneInput) {
+  // max's input T2 and sum's input T7 = exp(T2 - max) are both resident;
+  // both recompute from the bf16 input T0 (through the per-row max, which
+  // the kernel holds anyway), counted once.
+  auto segment =
+      BoundSegment::fromExample("resources/examples/softmax.py", h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment->fusion(), segment->info());
+  ASSERT_EQ(bufferNames(a.info), (std::vector<std::string>{"T2", "T7"}));
+  EXPECT_EQ(a.info.buffers[0].reduction->name(), "T3");
+  EXPECT_EQ(a.info.buffers[0].usedAfterBy->name(), "T6");
+  EXPECT_EQ(a.info.buffers[1].reduction->name(), "T8");
+  EXPECT_EQ(a.info.buffers[1].usedAfterBy->name(), "T11");
+  for (const PersistentBuffer& b : a.info.buffers) {
+    EXPECT_TRUE(b.projectable)
+        << b.tv->name() << ": " << b.notProjectableReason;
+    EXPECT_EQ(names(b.projectedTo), std::vector<std::string>{"T0"});
+  }
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 2 * 4 * 256);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 2 * 256);
+  EXPECT_TRUE(a.sizes.projectPersistentBuffers);
+}
+
+TEST_F(PersistentBufferTest, LayerNormWeightsAreNotBuffers) {
+  // Seed 001's reproducer: only the upcast T3 is kept across var_mean; the
+  // weight and bias are read after it. nvFuser reports
+  // max_persistent_buffer_size 3200 (projected) for these rows of 1600.
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/seed001_nanogpt_layer_norm.py", h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment->fusion(), segment->info());
+  ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T3"});
+  EXPECT_EQ(a.info.buffers[0].reduction->name(), "T4");  // welford's avg
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 6400);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 3200);
+  EXPECT_TRUE(a.sizes.projectPersistentBuffers);
+  EXPECT_EQ(a.extents.iterationExtent, 16 * 128);
+  EXPECT_EQ(a.vectorize.factor, 8);
+}
+
+TEST_F(PersistentBufferTest, WeightInTheProjectionCountsItsRow) {
+  // y = x * w is kept across the sum; projecting recomputes it from both
+  // bf16 inputs: x's row and w's row (which runs along the reduced axis).
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T3 = fd.ops.broadcast(T1, is_broadcast_dim=[True, False])\n"
+      "    T4 = fd.ops.cast(T3, dtype=DataType.Float)\n"
+      "    T5 = fd.ops.mul(T2, T4)\n"
+      "    T6 = fd.ops.sum(T5, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    T7 = fd.ops.div(T5, T6)\n"
+      "    fd.add_output(T7)\n",
+      {{32, 512}, {512}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  ASSERT_EQ(a.info.buffers.size(), 1u);
+  EXPECT_EQ(names(a.info.buffers[0].projectedTo),
+            (std::vector<std::string>{"T0", "T1"}));
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 512);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 2 * 512 + 2 * 512);
+  // Projection is possible but keeps as many bytes: not chosen.
+  EXPECT_FALSE(a.sizes.projectPersistentBuffers);
+}
+
+TEST_F(PersistentBufferTest, PlainReductionsHaveNoBuffer) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment->fusion(), segment->info());
+  ASSERT_TRUE(a.reason.empty()) << a.reason;
+  EXPECT_TRUE(a.info.buffers.empty());
+  EXPECT_EQ(a.info.fullRowAfterReduction, nullptr);
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 0);
+}
+
+TEST_F(PersistentBufferTest, BatchNormKeepsTheColumn) {
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/batch_norm_outer.py", h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment->fusion(), segment->info());
+  ASSERT_TRUE(a.pattern.has_value());
+  EXPECT_FALSE(a.pattern->innermost);
+  ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T3"});
+  EXPECT_EQ(a.extents.reductionExtent, 16384);
+  EXPECT_EQ(a.extents.iterationExtent, 128);
+  EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 16384);
+  EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 2 * 16384);
+  // Its widest inputs are the float weight and bias: 16 bytes hold 4.
+  EXPECT_EQ(a.vectorize.factor, 4);
+}
+
+TEST_F(PersistentBufferTest, BudgetOnH100) {
+  const PersistentBufferBudget budget = persistentBufferBudget(h100());
+  EXPECT_EQ(budget.registerBytes, 65536 * 4 / 2);
+  EXPECT_EQ(budget.sharedMemoryBytes, 232448 - 1024 * 4);
+  EXPECT_EQ(budget.budgetBytes(), 228352);
+  EXPECT_EQ(budget.storageFor(131072), PersistentStorage::Registers);
+  EXPECT_EQ(budget.storageFor(131073), PersistentStorage::SharedMemory);
+  EXPECT_EQ(budget.storageFor(228353), std::nullopt);
+}
+
+TEST_F(PersistentBufferTest, VectorizeLimitedByOddRow) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 2047}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  EXPECT_EQ(a.vectorize.dtypeFactor, 8);
+  EXPECT_EQ(a.vectorize.factor, 1);
+  EXPECT_NE(a.vectorize.limitedBy.find("2047"), std::string::npos)
+      << a.vectorize.limitedBy;
+}
+
+TEST_F(PersistentBufferTest, VectorizeLimitedByMisalignedInput) {
+  // A bf16 view starting 2 elements (4 bytes) into its storage: accesses of
+  // 2 elements stay aligned, wider ones do not.
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100(), {2});
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  EXPECT_EQ(a.vectorize.factor, 2);
+  EXPECT_NE(a.vectorize.limitedBy.find("T0: data pointer aligned to 4 bytes"),
+            std::string::npos)
+      << a.vectorize.limitedBy;
+}
+
+TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+      "    T2 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+      "    fd.add_output(T1)\n"
+      "    fd.add_output(T2)\n",
+      {{64, 32}}, h100());
+  const PersistentBufferAnalysis a =
+      analyzePersistentBuffers(segment.fusion(), segment.info());
+  EXPECT_NE(a.reason.find("reduce different axes"), std::string::npos)
+      << a.reason;
+  EXPECT_NE(a.reason.find("T1 (axes [1] of T0"), std::string::npos) << a.reason;
+}
+
+}  // namespace
+}  // namespace fuserlab::scheduler

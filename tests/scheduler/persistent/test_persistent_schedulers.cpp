@@ -1,0 +1,398 @@
+// PersistentSchedulerTest: which segments the inner and outer persistent
+// schedulers take, why they refuse the others (with numbers), and that their
+// heuristics propose params their own checks accept. Seed 000 and seed 001
+// are the acceptance cases.
+#include <gtest/gtest.h>
+
+#include "core/ops/alias.h"
+#include "core/ops/arith.h"
+#include "core/scheduler/persistent/inner_persistent_scheduler.h"
+#include "core/scheduler/persistent/outer_persistent_scheduler.h"
+#include "core/scheduler/reduction/reduction_scheduler.h"
+#include "tests/scheduler/persistent/bound_segment.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+using persistent_test::BoundSegment;
+using persistent_test::h100;
+using persistent_test::seed000Segment;
+
+class PersistentSchedulerTest : public ::testing::Test {
+ protected:
+  //! The first of reduction, inner_persistent, outer_persistent (their
+  //! priority order) to accept, with every refusal before it.
+  static std::string choose(const ir::Fusion& segment,
+                            const SegmentRuntimeInfo& info,
+                            std::vector<std::string>* refusals = nullptr) {
+    static const ReductionScheduler reduction;
+    static const InnerPersistentScheduler inner;
+    static const OuterPersistentScheduler outer;
+    for (const Scheduler* s :
+         std::vector<const Scheduler*>{&reduction, &inner, &outer}) {
+      auto reason = s->rejectCompileTime(segment);
+      if (!reason) reason = s->rejectRunTime(segment, info);
+      if (!reason) return std::string(toString(s->type()));
+      if (refusals)
+        refusals->push_back(std::string(toString(s->type())) + ": " + *reason);
+    }
+    return "none";
+  }
+
+  static ReductionParams heuristic(const Scheduler& s, const BoundSegment& b) {
+    const HeuristicParams params = s.computeHeuristics(b.fusion(), b.info());
+    EXPECT_EQ(s.rejectParams(b.fusion(), b.info(), params), std::nullopt);
+    return std::get<ReductionParams>(params);
+  }
+
+  InnerPersistentScheduler inner_;
+  OuterPersistentScheduler outer_;
+};
+
+std::string refusalsText(const std::vector<std::string>& refusals) {
+  std::string out;
+  for (const auto& r : refusals) out += r + "\n";
+  return out;
+}
+
+TEST_F(PersistentSchedulerTest,
+       Seed000PrivatizedSegmentIsInnerPersistentOnBf16) {
+  // S = 64K: a bf16 row (128 KiB) fits the budget, a float row (256 KiB)
+  // does not, as the seed asks.
+  const int64_t s = 64 * 1024;
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, s}}, h100());
+  std::vector<std::string> refusals;
+  EXPECT_EQ(choose(segment.fusion(), segment.info(), &refusals),
+            "inner_persistent")
+      << refusalsText(refusals);
+  ASSERT_EQ(refusals.size(), 1u);
+  EXPECT_EQ(refusals[0],
+            "reduction: T2 is used both by the reduction T3 and after it by "
+            "T5: a persistent buffer is needed (persistent schedulers)");
+
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_TRUE(p.persistentKernel);
+  EXPECT_TRUE(p.fastestDimReduction);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.persistentStorage, PersistentStorage::Registers);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor, s);
+  EXPECT_LE(p.blockDimX, 1024);
+  EXPECT_EQ(p.gridDimX * p.blockDimY, 128);
+
+  const std::string json =
+      inner_.properties(segment.fusion(), segment.info()).dump(-1);
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":131072"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"project_persistent_buffers\":true"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"persistent_storage\":\"registers\""),
+            std::string::npos);
+}
+
+TEST_F(PersistentSchedulerTest, Seed000ForwardedSegmentRefusesWithBytes) {
+  // The same rows after input forwarding: the segment starts at the float
+  // upcast, so nothing narrower is left to keep.
+  const int64_t s = 64 * 1024;
+  BoundSegment segment(seed000Segment("Float"), {{128, s}}, h100());
+  EXPECT_EQ(inner_.rejectCompileTime(segment.fusion()), std::nullopt);
+  const auto reason = inner_.rejectRunTime(segment.fusion(), segment.info());
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(*reason,
+            "the persistent buffers need 262144 bytes per reduction row (T1: "
+            "Float, 262144; projecting to the inputs would keep 262144, no "
+            "fewer); the register budget on h100 is 131072 bytes per block "
+            "(half of its 65536 registers) and the shared memory budget "
+            "228352 bytes per block (232448 opt-in, less 4096 for the block "
+            "reduction's workspace): the rows are too long to keep resident "
+            "(a reduction segment and a pointwise segment read them twice "
+            "instead)");
+  std::vector<std::string> refusals;
+  EXPECT_EQ(choose(segment.fusion(), segment.info(), &refusals), "none");
+}
+
+TEST_F(PersistentSchedulerTest, Seed000LongerBf16RowGoesToSharedMemory) {
+  // 100000 bf16 = 200000 bytes: over the register budget, within shared
+  // memory's.
+  const int64_t s = 100000;
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, s}}, h100());
+  ASSERT_EQ(choose(segment.fusion(), segment.info()), "inner_persistent");
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_EQ(p.persistentStorage, PersistentStorage::SharedMemory);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.blockDimY, 1);
+  EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor, s);
+}
+
+TEST_F(PersistentSchedulerTest, Seed000WholeFusionKeepsTheSegmentSetApart) {
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/seed000_forwarding_miss.py", h100());
+  const auto reason = inner_.rejectCompileTime(segment->fusion());
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->rfind("segment_set T8 forces a segment boundary", 0), 0u)
+      << *reason;
+}
+
+TEST_F(PersistentSchedulerTest, Seed001LayerNormVectorizesBy8) {
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/seed001_nanogpt_layer_norm.py", h100());
+  std::vector<std::string> refusals;
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
+            "inner_persistent")
+      << refusalsText(refusals);
+  const ReductionParams p = heuristic(inner_, *segment);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.persistentStorage, PersistentStorage::Registers);
+  EXPECT_GE(p.blockDimX * p.persistentBatchSize * 8, 1600);
+  EXPECT_EQ(p.gridDimX * p.blockDimY, 16 * 128);
+  const std::string json =
+      inner_.properties(segment->fusion(), segment->info()).dump(-1);
+  EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":8"), std::string::npos);
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":3200"),
+            std::string::npos);
+}
+
+TEST_F(PersistentSchedulerTest, Seed001BookendInputsExampleKeepsItsReshapes) {
+  // Without bookending from the inputs, the [2048, 1600] -> [16, 128, 1600]
+  // reshape stays in the kernel: it keeps the rows, so the kernel still
+  // vectorizes by 8, but (as in nvFuser) nothing projects through it.
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/seed001_bookend_inputs.py", h100());
+  std::vector<std::string> refusals;
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
+            "inner_persistent")
+      << refusalsText(refusals);
+  const ReductionParams p = heuristic(inner_, *segment);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_FALSE(p.projectPersistentBuffers);
+  const std::string json =
+      inner_.properties(segment->fusion(), segment->info()).dump(-1);
+  EXPECT_NE(json.find("\"not_projectable_because\":\"T3 is computed by "
+                      "reshape, which a projection does not recompute\""),
+            std::string::npos)
+      << json;
+}
+
+TEST_F(PersistentSchedulerTest, Seed001BookendedSegmentStillVectorizesBy8) {
+  // With bookend=inputs_and_outputs the kernel segment reads the weight as
+  // an expanded broadcast [1 ex 16, 1 ex 128, 1600] with strides (0, 0, 1):
+  // its zero strides must not lower the factor (the regression seed 001
+  // reports).
+  using ir::DataType;
+  using ir::IterType;
+  auto fusion = std::make_unique<ir::Fusion>();
+  ir::Fusion& f = *fusion;
+  auto* x = f.newTensorView(
+      {f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
+       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
+       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
+      DataType::BFloat16);
+  auto* w = f.newTensorView(
+      {f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(16)),
+       f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(128)),
+       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
+      DataType::BFloat16);
+  f.addInput(x);
+  f.addInput(w);
+  auto* xf = ops::cast(x, DataType::Float)->as<ir::TensorView>();
+  auto* mean = ops::sum(xf, {2});
+  auto* centered = ops::binaryOp(ir::BinaryOpType::Sub, xf,
+                                 ops::broadcast(mean, {false, false, true}));
+  auto* scaled = ops::binaryOp(ir::BinaryOpType::Mul, centered,
+                               ops::cast(w, DataType::Float));
+  f.addOutput(ops::cast(scaled, DataType::BFloat16));
+  runtime::Arguments args{
+      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600},
+                                {204800, 1600, 1}, 0),
+      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600}, {0, 0, 1},
+                                0)};
+  BoundSegment segment(std::move(fusion), args, h100());
+  std::vector<std::string> refusals;
+  ASSERT_EQ(choose(segment.fusion(), segment.info(), &refusals),
+            "inner_persistent")
+      << refusalsText(refusals);
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+}
+
+TEST_F(PersistentSchedulerTest, ReshapeThatRegroupsRowsIsRefused) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.ops.reshape(T0, new_shape=[128, 128])\n"
+      "    T2 = fd.ops.sum(T1, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    T3 = fd.ops.sub(T1, T2)\n"
+      "    fd.add_output(T3)\n",
+      {{64, 256}}, h100());
+  EXPECT_EQ(inner_.rejectCompileTime(segment.fusion()), std::nullopt);
+  EXPECT_EQ(inner_.rejectRunTime(segment.fusion(), segment.info()),
+            "reshape T1 changes the innermost extent (T0's 256 to 128), so it "
+            "regroups the rows a reduction kernel walks; it belongs in a "
+            "segment of its own");
+}
+
+TEST_F(PersistentSchedulerTest, NormalizationExamplesAreInnerPersistent) {
+  for (const char* file :
+       {"resources/examples/layer_norm.py", "resources/examples/rms_norm.py",
+        "resources/examples/softmax.py"}) {
+    SCOPED_TRACE(file);
+    auto segment = BoundSegment::fromExample(file, h100());
+    std::vector<std::string> refusals;
+    EXPECT_EQ(choose(segment->fusion(), segment->info(), &refusals),
+              "inner_persistent")
+        << refusalsText(refusals);
+    const ReductionParams p = heuristic(inner_, *segment);
+    EXPECT_EQ(p.vectorizationFactor, 8);  // bf16 inputs, rows of 2^k
+  }
+}
+
+TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/batch_norm_outer.py", h100());
+  std::vector<std::string> refusals;
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
+            "outer_persistent")
+      << refusalsText(refusals);
+  ASSERT_EQ(refusals.size(), 2u);
+  EXPECT_EQ(refusals[1],
+            "inner_persistent: the reductions are over outer axes [0] of a "
+            "rank-2 tensor (T4 reduces T3); inner_persistent normalizes over "
+            "the innermost axes only (outer_persistent takes these)");
+  const ReductionParams p = heuristic(outer_, *segment);
+  EXPECT_TRUE(p.persistentKernel);
+  EXPECT_FALSE(p.fastestDimReduction);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.vectorizationFactor, 4);
+  EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.gridDimY, 16384);
+  EXPECT_GE(p.gridDimX * p.blockDimY * p.vectorizationFactor, 128);
+  const std::string json =
+      outer_.properties(segment->fusion(), segment->info()).dump(-1);
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":32768"),
+            std::string::npos)
+      << json;
+}
+
+TEST_F(PersistentSchedulerTest, OuterGridMustStayResident) {
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/batch_norm_outer.py", h100());
+  ReductionParams p = heuristic(outer_, *segment);
+  ASSERT_TRUE(p.crossGridReduction);
+  p.gridDimX = 100;
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
+            "a grid-persistent kernel needs all its blocks resident at once, "
+            "but grid_dim_x * grid_dim_y = " +
+                std::to_string(100 * p.gridDimY) +
+                " blocks exceed the 132 SMs");
+  p = heuristic(outer_, *segment);
+  p.persistentBatchSize = 1;
+  const auto reason =
+      outer_.rejectParams(segment->fusion(), segment->info(), p);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(
+      reason->rfind("block_dim_x * persistent_batch_size * grid_dim_y", 0), 0u)
+      << *reason;
+}
+
+TEST_F(PersistentSchedulerTest, OuterRefusesInnerNormalization) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100());
+  const auto reason = outer_.rejectCompileTime(segment.fusion());
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(*reason,
+            "the reductions are over the innermost axes [1] of a rank-2 "
+            "tensor (T3 reduces T2); outer_persistent normalizes over outer "
+            "axes only (inner_persistent takes these)");
+}
+
+TEST_F(PersistentSchedulerTest, PlainSumIsNotPersistent) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  const auto reason = inner_.rejectCompileTime(segment->fusion());
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->rfind("no tensor is read both before and after a "
+                          "reduction",
+                          0),
+            0u)
+      << *reason;
+}
+
+TEST_F(PersistentSchedulerTest, RejectParamsExplainsInvalidShapes) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 4096}}, h100());
+  const ReductionParams good = heuristic(inner_, segment);
+
+  ReductionParams p = good;
+  p.persistentBatchSize = 1;
+  p.blockDimX = 128;
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), p),
+            "block_dim_x * persistent_batch_size * vectorization_factor = "
+            "128 * 1 * 8 = 1024 does not cover a row of 4096 elements");
+
+  p = good;
+  p.vectorizationFactor = 16;
+  const auto vect = inner_.rejectParams(segment.fusion(), segment.info(), p);
+  ASSERT_TRUE(vect.has_value());
+  EXPECT_EQ(vect->rfind("vectorization_factor 16 exceeds the largest this "
+                        "segment allows, 8",
+                        0),
+            0u)
+      << *vect;
+
+  p = good;
+  p.persistentKernel = false;
+  EXPECT_TRUE(inner_.rejectParams(segment.fusion(), segment.info(), p));
+
+  p = good;
+  p.blockDimY = 2048;
+  EXPECT_TRUE(inner_.rejectParams(segment.fusion(), segment.info(), p));
+
+  // Unprojected float rows of 4096 in shared memory, 64 rows a block: over.
+  p = good;
+  p.projectPersistentBuffers = false;
+  p.persistentStorage = PersistentStorage::SharedMemory;
+  p.blockDimY = 64;
+  p.blockDimX = 16;
+  p.persistentBatchSize = 32;
+  p.gridDimX = 2;
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), p),
+            "persistent_storage shared_memory holds 228352 bytes per block, "
+            "but 64 row(s) of 16384 bytes need 1048576");
+
+  HeuristicParams pointwise = PointwiseParams{};
+  EXPECT_TRUE(inner_.rejectParams(segment.fusion(), segment.info(), pointwise));
+}
+
+TEST_F(PersistentSchedulerTest, ProjectionOnlyWhereABufferProjects) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.ops.sum(T0, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    T2 = fd.ops.sub(T0, T1)\n"
+      "    fd.add_output(T2)\n",
+      {{64, 300}}, h100());
+  ReductionParams p = heuristic(inner_, segment);
+  EXPECT_FALSE(p.projectPersistentBuffers);
+  p.projectPersistentBuffers = true;
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), p),
+            "project_persistent_buffers is set, but no buffer can be "
+            "recomputed from the segment's inputs (T0 is an input of the "
+            "segment)");
+}
+
+TEST_F(PersistentSchedulerTest, ShortRowsShareABlock) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{100000, 64}}, h100());
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimX, 8);
+  EXPECT_EQ(p.persistentBatchSize, 1);
+  EXPECT_EQ(p.blockDimY, 16);
+  EXPECT_EQ(p.gridDimX, 6250);
+}
+
+}  // namespace
+}  // namespace fuserlab::scheduler

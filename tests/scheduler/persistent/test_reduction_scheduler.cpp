@@ -1,0 +1,170 @@
+// ReductionSchedulerTest: plain reductions (inner and outer), the refusal of
+// anything that needs a persistent buffer, and the params checks.
+#include <gtest/gtest.h>
+
+#include "core/scheduler/reduction/reduction_scheduler.h"
+#include "tests/scheduler/persistent/bound_segment.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+using persistent_test::BoundSegment;
+using persistent_test::h100;
+
+class ReductionSchedulerTest : public ::testing::Test {
+ protected:
+  ReductionParams accepted(const BoundSegment& b) {
+    EXPECT_EQ(scheduler_.rejectCompileTime(b.fusion()), std::nullopt);
+    EXPECT_EQ(scheduler_.rejectRunTime(b.fusion(), b.info()), std::nullopt);
+    const HeuristicParams params =
+        scheduler_.computeHeuristics(b.fusion(), b.info());
+    EXPECT_EQ(scheduler_.rejectParams(b.fusion(), b.info(), params),
+              std::nullopt);
+    return std::get<ReductionParams>(params);
+  }
+
+  ReductionScheduler scheduler_;
+};
+
+TEST_F(ReductionSchedulerTest, InnerSumOfOddRows) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  const ReductionParams p = accepted(*segment);
+  EXPECT_FALSE(p.persistentKernel);
+  EXPECT_TRUE(p.fastestDimReduction);
+  // Rows of 1023 floats: no vector width divides them; unrolling keeps
+  // loads in flight instead.
+  EXPECT_EQ(p.vectorizationFactor, 1);
+  EXPECT_EQ(p.blockDimX, 512);
+  EXPECT_EQ(p.unrollFactorReduction, 2);
+  EXPECT_EQ(p.gridDimX * p.blockDimY, 2048);
+  EXPECT_FALSE(p.crossGridReduction);
+  const std::string json =
+      scheduler_.properties(segment->fusion(), segment->info()).dump(-1);
+  EXPECT_NE(json.find("\"reduction_extent\":1023"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":1"), std::string::npos);
+}
+
+TEST_F(ReductionSchedulerTest, OuterColumnSumSplitsAcrossBlocks) {
+  // [4096, 768] bf16 summed over dim 0: 768 columns cannot fill 132 SMs, so
+  // the 4096 rows are split over blocks too. The float sum output moves
+  // along the vectorized columns: 16-byte stores hold 4 of them.
+  auto segment = BoundSegment::fromExample(
+      "resources/examples/outer_reduction.py", h100());
+  const ReductionParams p = accepted(*segment);
+  EXPECT_FALSE(p.fastestDimReduction);
+  EXPECT_EQ(p.vectorizationFactor, 4);
+  EXPECT_EQ(p.blockDimY, 32);  // threads along the 768 / 4 column vectors
+  EXPECT_EQ(p.blockDimX, 8);   // threads along the reduction
+  EXPECT_EQ(p.gridDimX, 6);
+  EXPECT_TRUE(p.crossGridReduction);
+  EXPECT_GT(p.gridDimY, 1);
+}
+
+TEST_F(ReductionSchedulerTest, ReductionResultOutputsDoNotLimitVectorization) {
+  // The sum, broadcast back ([128, 1]), is written one element per row: it
+  // must not drop the bf16 rows' factor to 1. The float copy T2 (written
+  // whole, as seed 000's forwarded reduction segment does) limits it to 4.
+  const std::string head =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.set(T1)\n"
+      "    T3 = fd.ops.sum(T2, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    fd.add_output(T3)\n";
+  BoundSegment rowSums(head, {{128, 1024}}, h100());
+  EXPECT_EQ(accepted(rowSums).vectorizationFactor, 8);
+  BoundSegment withCopy(head + "    fd.add_output(T2)\n", {{128, 1024}},
+                        h100());
+  EXPECT_EQ(accepted(withCopy).vectorizationFactor, 4);
+}
+
+TEST_F(ReductionSchedulerTest, WelfordStatistics) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/welford.py", h100());
+  const ReductionParams p = accepted(*segment);
+  EXPECT_TRUE(p.fastestDimReduction);
+  EXPECT_EQ(p.vectorizationFactor, 1);  // rows of 2047
+}
+
+TEST_F(ReductionSchedulerTest, RefusesLayerNormWithPersistentReason) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/layer_norm.py", h100());
+  EXPECT_EQ(scheduler_.rejectCompileTime(segment->fusion()),
+            "T3 is used both by the reduction T4 and after it by T13: a "
+            "persistent buffer is needed (persistent schedulers)");
+}
+
+TEST_F(ReductionSchedulerTest, RefusesFullRowsReadAfterTheReduction) {
+  // T1 is read only after the sum, so nothing is resident, but combining the
+  // sum with full rows is not a reduction kernel's job either.
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T2 = fd.ops.sum(T0, dims=[1], keepdim=True, dtype=DataType.Null)\n"
+      "    T3 = fd.ops.mul(T1, T2)\n"
+      "    fd.add_output(T3)\n",
+      {{64, 256}, {64, 256}}, h100());
+  EXPECT_EQ(scheduler_.rejectCompileTime(segment.fusion()),
+            "T4 combines the result of reduction T2, broadcast back along its "
+            "reduced axes, with full rows: a reduction kernel ends at its "
+            "reduction, so the ops after it belong in a pointwise segment");
+}
+
+TEST_F(ReductionSchedulerTest, RefusesSegmentsWithoutReduction) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/silu_mul.py", h100());
+  EXPECT_EQ(scheduler_.rejectCompileTime(segment->fusion()),
+            "the segment has no reduction");
+}
+
+TEST_F(ReductionSchedulerTest, RejectParamsExplainsInvalidShapes) {
+  auto segment =
+      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  const ReductionParams good = accepted(*segment);
+  const ir::Fusion& f = segment->fusion();
+  const SegmentRuntimeInfo& info = segment->info();
+
+  ReductionParams p = good;
+  p.fastestDimReduction = false;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p),
+            "fastest_dim_reduction is false, but T0 is reduced over its "
+            "innermost axes [1] of a rank-2 tensor");
+
+  p = good;
+  p.vectorizationFactor = 4;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p),
+            "vectorization_factor 4 exceeds the largest this segment allows, "
+            "1 (limited by the innermost reduced extent 1023 is not divisible "
+            "by 2)");
+
+  p = good;
+  p.gridDimY = 4;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p),
+            "grid_dim_y 4 splits the reduction across blocks but "
+            "cross_grid_reduction is not set");
+
+  p = good;
+  p.gridDimX = 1;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p),
+            "the grid covers " + std::to_string(p.blockDimY) +
+                " of the 2048 output elements (grid_dim_x * block_dim_y)");
+
+  p = good;
+  p.persistentKernel = true;
+  EXPECT_TRUE(scheduler_.rejectParams(f, info, p).has_value());
+
+  p = good;
+  p.blockDimX = 2048;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p),
+            "a block of 2048 x 1 = 2048 threads exceeds the device's 1024");
+}
+
+}  // namespace
+}  // namespace fuserlab::scheduler
