@@ -1,12 +1,11 @@
-// Shared setup of the segmenter tests: a script's fusion, data-less device
-// inputs of given shapes (contiguous), bound with
+// Shared setup of the segmenter tests: a script's fusion, metadata-only
+// inputs of given shapes (runtime::metadataOnly, contiguous), bound with
 // runtime::describeInputs as the compiler driver does, segmented on the
 // built-in H100.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,16 +19,10 @@
 
 namespace fuserlab::segmenter::testing_support {
 
-//! A contiguous device tensor without data at a 256-byte aligned address.
-//! (runtime::metadataOnly's null base is refused by Tensor::borrow for a
-//! non-empty tensor for now, so the tensor borrows a made-up device address
-//! that nothing reads, as the scheduler tests do.)
+//! A metadata-only contiguous tensor argument.
 inline runtime::Argument shape(ir::DataType dtype, std::vector<int64_t> sizes) {
   auto strides = runtime::Tensor::contiguousStrides(sizes);
-  void* base = reinterpret_cast<void*>(uintptr_t{1} << 40);
-  return runtime::Tensor::borrow(base, dtype, std::move(sizes),
-                                 std::move(strides), 0,
-                                 runtime::DeviceKind::Cuda);
+  return runtime::metadataOnly(dtype, std::move(sizes), std::move(strides));
 }
 
 //! The fusion a script builds (its executed definition), taken out of it.
