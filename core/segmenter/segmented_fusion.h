@@ -17,15 +17,25 @@
 namespace fuserlab::segmenter {
 
 struct SegmentedGroup {
+  //! The group's position in groups(); groups are ordered by their first
+  //! expr.
   int id = 0;
-  //! Exprs of the complete fusion, in topological order.
+  //! Exprs of the complete fusion, in topological order: the tensor exprs,
+  //! the scalar exprs of exprsForOutputs() the segment computes, and (under
+  //! upcast=forward) the forwarded exprs it reads, which appear in every
+  //! group that reads them.
   std::vector<ir::Expr*> exprs;
-  //! Boundary values of the complete fusion: read from outside the group /
-  //! used outside it or fusion outputs.
+  //! Boundary values of the complete fusion: read from outside the group
+  //! (tensors, and symbolic scalars their binding does not give) / used
+  //! outside it or fusion outputs; in the order of segment's inputs and
+  //! outputs (see segment_extraction.h). A fusion output that is a fusion
+  //! input belongs to no group unless the whole fusion is one segment.
   std::vector<ir::Val*> inputs;
   std::vector<ir::Val*> outputs;
   scheduler::SchedulerChoice choice;
   //! The group as a Fusion of its own and the map from the complete fusion.
+  //! Its values have names of their own (T0, T1, ...); the choice's reasons
+  //! and properties are already written with the complete fusion's names.
   std::unique_ptr<ir::Fusion> segment;
   ir::CloneMap toSegment;
 };

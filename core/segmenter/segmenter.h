@@ -2,11 +2,12 @@
 // starts from one group per expr and merges producer into consumer, level by
 // level, then a final pass over any remaining neighbours, keeping a merge
 // only while some scheduler accepts the merged group and the group graph
-// stays acyclic. `segment_set` always cuts. Upcasts of inputs used by several
-// groups are handled by the strategy the options name (seed 000): privatized
-// (cloned per use, clones that end up together reverted) or forwarded (unary
-// chains from inputs replicated into each consumer group, as nvFuser does).
-// Every decision is logged with its outcome and reason.
+// stays acyclic. `segment_set` always cuts: each is a group of its own that
+// never merges (nvFuser lets it join its producer's kernel). Upcasts used by
+// several exprs are handled by the strategy the options name (seed 000):
+// privatized (cloned per use, clones that end up together reverted) or
+// forwarded (unary chains from inputs replicated into each consumer group,
+// as nvFuser does). Every decision is logged with its outcome and reason.
 #pragma once
 
 #include <memory>
