@@ -7,6 +7,10 @@
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/report/json.h"
+#include "core/frontend/input_tensors.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/fusion_compiler.h"
+#include <algorithm>
 
 namespace fuserlab::cli {
 namespace {
@@ -118,23 +122,109 @@ void printSignature(const LoadedScript& loaded, std::ostream& out) {
   }
 }
 
+// The compile summary: device, options, pass rewrites, and each segment with
+// its scheduler, key params and the reason every other scheduler refused.
+void printCompileSummary(const report::CompileReport& report,
+                         std::ostream& out) {
+  const auto text = [](const report::Json* value) {
+    return value == nullptr ? std::string("?")
+                            : (value->isString() ? value->asString()
+                                                 : value->dump(-1));
+  };
+  out << "\ncompiled for " << text(report.device.get("name")) << " ("
+      << text(report.device.get("key")) << ", "
+      << text(report.device.get("arch")) << ") with bookend="
+      << text(report.options.get("bookend"))
+      << " upcast=" << text(report.options.get("upcast")) << "\n";
+  for (const auto& pass : report.passes) {
+    if (!pass.enabled) {
+      out << "pass " << pass.name << ": disabled\n";
+      continue;
+    }
+    for (const auto& rewrite : pass.rewrites) {
+      out << "pass " << pass.name << ": " << rewrite << "\n";
+    }
+  }
+  out << "segments: " << report.segments.size() << " ("
+      << report.kernelCount() << " launching a kernel), compiled in "
+      << report.compileMicroseconds / 1000.0 << " ms\n";
+  for (const auto& segment : report.segments) {
+    out << "  segment " << segment.id << ": " << segment.scheduler
+        << (segment.launchesKernel ? "" : " (no kernel)") << ", "
+        << segment.exprs.size() << " exprs, outputs";
+    for (const auto& name : segment.outputs) out << " " << name;
+    out << "\n";
+    if (!segment.params.isNull()) {
+      out << "    params (" << segment.paramsSource
+          << "): " << segment.params.dump(-1) << "\n";
+    }
+    for (const auto& rejection : segment.rejected) {
+      out << "    not " << rejection.scheduler << ": " << rejection.reason
+          << "\n";
+    }
+  }
+}
+
+const std::vector<std::string> kDumps = {
+    "fusion_ir", "fusion_ir_preseg", "segmented_fusion", "scheduler_params",
+    "segmenter_logging"};
+
+std::vector<std::string> requestedDumps(const CommandLine& cl) {
+  std::vector<std::string> dumps;
+  for (const std::string& value : cl.values("dump")) {
+    size_t begin = 0;
+    while (begin <= value.size()) {
+      size_t end = value.find(',', begin);
+      if (end == std::string::npos) end = value.size();
+      std::string dump = value.substr(begin, end - begin);
+      bool known = std::find(kDumps.begin(), kDumps.end(), dump) != kDumps.end();
+      std::string list;
+      for (const auto& k : kDumps) list += (list.empty() ? "" : ", ") + k;
+      FL_CHECK(known, "--dump ", dump, " is not known; available: ", list);
+      dumps.push_back(dump);
+      begin = end + 1;
+    }
+  }
+  return dumps;
+}
+
 }  // namespace
 
 int inspectCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert({"dump", "json"});
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
   CommandLine cl(args, options, {});
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
-  const auto dumps = cl.values("dump");
-  for (const std::string& dump : dumps) {
-    FL_CHECK(dump == "fusion_ir", "--dump ", dump,
-             " is not known; available: fusion_ir");
-  }
+  const auto dumps = requestedDumps(cl);
+  auto wants = [&](const char* dump) {
+    return std::find(dumps.begin(), dumps.end(), dump) != dumps.end();
+  };
+  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const scheduler::DeviceSpec device = deviceFrom(cl);
+
   const bool jsonToStdout = cl.value("json") == "-";
   std::ostream& text = jsonToStdout ? std::cerr : std::cout;
   printSignature(loaded, text);
-  if (!dumps.empty()) text << "\n" << ir::printFusionIr(fusion);
+
+  std::optional<runtime::CompiledFusion> compiled;
+  if (loaded.inputs) {
+    compiled = runtime::compileFusion(
+        fusion, compileOptions, device, frontend::makeInputShapes(*loaded.inputs));
+    printCompileSummary(compiled->report, text);
+  } else {
+    text << "\nno input sizes: the script has no inputs block; pass --inputs "
+            "to see its segmentation and heuristics\n";
+  }
+  if (wants("fusion_ir")) text << "\n" << ir::printFusionIr(fusion);
+  if (compiled) {
+    const report::CompileReport& report = compiled->report;
+    if (wants("fusion_ir_preseg")) text << "\n" << report.fusionIrPreseg;
+    if (wants("segmented_fusion")) text << "\n" << report.segmentedFusion;
+    if (wants("scheduler_params")) text << "\n" << report.schedulerParamsText();
+    if (wants("segmenter_logging")) text << "\n" << report.segmenterLoggingText();
+  }
 
   if (auto path = cl.value("json")) {
     Json root = Json::object();
@@ -167,6 +257,17 @@ int inspectCommand(const std::vector<std::string>& args) {
     }
     root.set("outputs", std::move(outputs));
     root.set("fusion_ir", ir::printFusionIr(fusion));
+    if (compiled) {
+      // The compile report's keys sit at the top level beside the signature.
+      report::Json compiledJson = compiled->report.toJson();
+      for (const char* key :
+           {"device", "options", "passes", "segments", "edges", "decisions",
+            "segment_count", "kernel_count", "compile_us"}) {
+        if (const report::Json* value = compiledJson.get(key)) {
+          root.set(key, *value);
+        }
+      }
+    }
     if (jsonToStdout) {
       std::cout << root.dump() << "\n";
     } else {

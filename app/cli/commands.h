@@ -9,6 +9,8 @@
 
 #include "app/cli/command_line.h"
 #include "core/frontend/script.h"
+#include "core/passes/compile_options.h"
+#include "core/scheduler/device_spec.h"
 
 namespace fuserlab::cli {
 
@@ -31,5 +33,12 @@ struct LoadedScript {
 inline const std::set<std::string> kScriptOptions = {"inputs", "fusion"};
 
 LoadedScript loadScript(const CommandLine& cl);
+
+//! Options every command that compiles takes: --device NAME|cuda:N (default
+//! h100), --set NAME=VALUE and --disable-pass NAME (both repeatable).
+inline const std::set<std::string> kCompileOptions = {"device", "set",
+                                                      "disable-pass"};
+passes::CompileOptions compileOptionsFrom(const CommandLine& cl);
+scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
 
 }  // namespace fuserlab::cli

@@ -1,6 +1,7 @@
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/runtime/cuda_device.h"
 
 namespace fuserlab::cli {
 
@@ -48,6 +49,22 @@ LoadedScript loadScript(const CommandLine& cl) {
              loaded.inputs->size());
   }
   return loaded;
+}
+
+passes::CompileOptions compileOptionsFrom(const CommandLine& cl) {
+  passes::CompileOptions options;
+  for (const std::string& assignment : cl.values("set")) {
+    options.setFromAssignment(assignment);
+  }
+  for (const std::string& pass : cl.values("disable-pass")) {
+    options.disablePass(pass);
+  }
+  return options;
+}
+
+scheduler::DeviceSpec deviceFrom(const CommandLine& cl) {
+  auto device = runtime::resolveDevice(cl.value("device").value_or(""));
+  return device ? *device : scheduler::defaultDevice();
 }
 
 }  // namespace fuserlab::cli

@@ -2,63 +2,28 @@
 // backend, --save-* write what was read and computed, and bad scripts and
 // mismatched inputs exit with code 2 and say where and what.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "core/runtime/npy.h"
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult runCli(const std::string& args) {
-  const std::string command =
-      std::string(FUSERLAB_CLI_PATH) + " " + args + " 2>&1";
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.output.append(buffer.data(), n);
-  }
-  int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string source(const std::string& relative) {
-  return std::string(FUSERLAB_SOURCE_DIR) + "/" + relative;
-}
+using fuserlab::cli::bundledExamples;
+using fuserlab::cli::CliResult;
+using fuserlab::cli::runCli;
+using fuserlab::cli::source;
 
 std::string readFile(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::vector<std::string> bundledExamples() {
-  std::vector<std::string> files;
-  for (const auto& entry :
-       fs::directory_iterator(source("resources/examples"))) {
-    if (entry.path().extension() == ".py") {
-      files.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 class CliExampleTest : public testing::TestWithParam<std::string> {};

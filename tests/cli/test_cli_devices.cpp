@@ -1,42 +1,21 @@
 // fuserlab-cli devices: the built-in table and this machine's GPUs, as text
 // and as JSON; on a machine without a GPU it says so and still exits 0.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "core/report/json.h"
+#include "tests/cli/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using fuserlab::report::Json;
-
-struct CliResult {
-  int exitCode = -1;
-  std::string output;  // stdout, plus stderr unless `stdoutOnly`
-};
-
-CliResult runCli(const std::string& args, bool stdoutOnly = false) {
-  const std::string command = std::string(FUSERLAB_CLI_PATH) + " " + args +
-                              (stdoutOnly ? " 2>/dev/null" : " 2>&1");
-  CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.output.append(buffer.data(), n);
-  }
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using fuserlab::cli::CliResult;
+using fuserlab::cli::runCli;
 
 const Json* findByKey(const Json& devices, const std::string& key) {
   for (const Json& device : devices.items()) {
@@ -67,9 +46,9 @@ TEST(CliDevicesTest, ListsTheBuiltinTableAndThisMachinesGpus) {
 }
 
 TEST(CliDevicesTest, JsonToStdoutHasEveryDevice) {
-  const CliResult r = runCli("devices --json -", /*stdoutOnly=*/true);
+  const CliResult r = runCli("devices --json -");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  const Json json = Json::parse(r.output);
+  const Json json = Json::parse(r.stdoutText);
   EXPECT_EQ(json.get("default")->asString(), "h100");
   const Json* h100 = findByKey(*json.get("builtin"), "h100");
   ASSERT_NE(h100, nullptr) << r.output;

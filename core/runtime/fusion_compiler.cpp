@@ -1,0 +1,123 @@
+#include "core/runtime/fusion_compiler.h"
+
+#include <chrono>
+
+#include "core/ir/evaluator.h"
+#include "core/ir/printer.h"
+#include "core/passes/pipeline.h"
+#include "core/runtime/input_description.h"
+#include "core/segmenter/segmenter.h"
+
+namespace fuserlab::runtime {
+namespace {
+
+// Expr::toString spans two lines ("out\n   = op(...)"); the report wants one.
+std::string oneLine(const ir::Expr& expr) {
+  std::string text = expr.toString();
+  const std::string breakText = "\n   = ";
+  if (auto at = text.find(breakText); at != std::string::npos) {
+    text.replace(at, breakText.size(), " = ");
+  }
+  return text;
+}
+
+std::vector<std::string> names(const std::vector<ir::Val*>& vals) {
+  std::vector<std::string> out;
+  out.reserve(vals.size());
+  for (const ir::Val* val : vals) out.push_back(val->name());
+  return out;
+}
+
+std::vector<int64_t> concreteShape(const ir::Val* val,
+                                   const ir::ExpressionEvaluator& evaluator) {
+  std::vector<int64_t> shape;
+  const auto* tv = val->as<ir::TensorView>();
+  if (tv == nullptr) return shape;
+  for (const ir::IterDomain* id : tv->logicalNoReductions()) {
+    auto value = evaluator.evaluate(id->extentForIteration());
+    const auto* size = value ? std::get_if<int64_t>(&*value) : nullptr;
+    shape.push_back(size ? *size : -1);
+  }
+  return shape;
+}
+
+report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
+  report::SegmentReport segment;
+  segment.id = group.id;
+  segment.scheduler = std::string(scheduler::toString(group.choice.type));
+  segment.launchesKernel = scheduler::launchesKernel(group.choice.type);
+  for (const ir::Expr* expr : group.exprs) segment.exprs.push_back(oneLine(*expr));
+  segment.inputs = names(group.inputs);
+  segment.outputs = names(group.outputs);
+  segment.params = scheduler::paramsToJson(group.choice.params);
+  segment.paramsSource = group.choice.paramsSource;
+  if (!group.choice.providerRejection.empty()) {
+    segment.paramsSource += " (provider refused: " +
+                            group.choice.providerRejection + ")";
+  }
+  segment.properties = group.choice.properties;
+  for (const auto& rejection : group.choice.rejected) {
+    segment.rejected.push_back(
+        {std::string(scheduler::toString(rejection.scheduler)),
+         rejection.reason});
+  }
+  if (group.segment) segment.fusionIr = ir::printFusionIr(*group.segment);
+  return segment;
+}
+
+}  // namespace
+
+CompiledFusion compileFusion(const ir::Fusion& fusion,
+                             const passes::CompileOptions& options,
+                             const scheduler::DeviceSpec& device,
+                             const Arguments& inputs,
+                             const scheduler::HeuristicProvider* provider) {
+  const auto start = std::chrono::steady_clock::now();
+  CompiledFusion result;
+  report::CompileReport& report = result.report;
+
+  std::vector<passes::PassRecord> records;
+  std::unique_ptr<ir::Fusion> preseg =
+      passes::runPasses(fusion, options, &records);
+
+  ir::ExpressionEvaluator evaluator;
+  segmenter::SegmenterContext context;
+  context.device = &device;
+  context.evaluator = &evaluator;
+  context.inputs = describeInputs(*preseg, inputs, evaluator);
+  context.upcast = options.upcast;
+  context.provider = provider;
+
+  report.fusionIr = ir::printFusionIr(fusion);
+  report.fusionIrPreseg = ir::printFusionIr(*preseg);
+  std::vector<segmenter::SegmenterDecision> log;
+  result.segmented = std::make_unique<segmenter::SegmentedFusion>(
+      segmenter::segmentFusion(std::move(preseg), context, &log));
+  report.compileMicroseconds =
+      std::chrono::duration<double, std::micro>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+
+  report.device = device.toJson();
+  report.options = options.toJson();
+  for (const auto& record : records) {
+    report.passes.push_back({record.name, record.enabled, record.rewrites});
+  }
+  const segmenter::SegmentedFusion& segmented = *result.segmented;
+  for (const auto& group : segmented.groups()) {
+    report.segments.push_back(segmentReport(group));
+  }
+  for (const auto& edge : segmented.edges()) {
+    report.edges.push_back({edge.from, edge.to, edge.val->name(),
+                            std::string(ir::toString(edge.val->dtype())),
+                            concreteShape(edge.val, evaluator)});
+  }
+  for (const auto& decision : log) {
+    report.decisions.push_back(
+        {decision.kind, decision.groups, decision.accepted, decision.reason});
+  }
+  report.segmentedFusion = segmented.toString();
+  return result;
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,155 @@
+// fuserlab-cli inspect with the compiler: the acceptance cases of seeds 000
+// and 001 (segments, schedulers, params, kernel counts), option switches, and
+// every bundled example on every built-in device.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/report/json.h"
+#include "core/scheduler/device_spec.h"
+#include "tests/cli/cli_runner.h"
+
+namespace fuserlab::cli {
+namespace {
+
+using report::Json;
+
+Json inspectJson(const std::string& args) {
+  CliResult r = runCli("inspect " + args + " --json -");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  // With --json - stdout holds only the JSON; the summary goes to stderr.
+  return Json::parse(r.stdoutText);
+}
+
+std::vector<const Json*> segmentsWith(const Json& report,
+                                      const std::string& scheduler) {
+  std::vector<const Json*> found;
+  for (const Json& segment : report.get("segments")->items()) {
+    if (segment.get("scheduler")->asString() == scheduler) {
+      found.push_back(&segment);
+    }
+  }
+  return found;
+}
+
+int64_t kernelCount(const Json& report) {
+  return report.get("kernel_count")->asInt();
+}
+
+// S = 65536: a bf16 row (128 KiB) fits the H100's persistent budget, a float
+// row (256 KiB) does not.
+const std::string kSeed000 =
+    source("resources/examples/seed000_forwarding_miss.py") +
+    " --device h100 --inputs 128x65536:bf16,10:bf16";
+
+TEST(InspectCompileTest, Seed000PrivatizeKeepsBf16PersistentBuffer) {
+  Json report = inspectJson(kSeed000 + " --set upcast=privatize");
+  EXPECT_EQ(kernelCount(report), 1);
+  auto persistent = segmentsWith(report, "inner_persistent");
+  ASSERT_EQ(persistent.size(), 1u) << report.dump();
+  const Json& properties = *persistent[0]->get("properties");
+  EXPECT_TRUE(properties.get("project_persistent_buffers")->asBool());
+  EXPECT_EQ(properties.get("projected_persistent_buffer_bytes")->asInt(),
+            2 * 65536);
+  // The segment_set's segment launches no kernel.
+  int kernelFree = 0;
+  for (const Json& segment : report.get("segments")->items()) {
+    kernelFree += segment.get("launches_kernel")->asBool() ? 0 : 1;
+  }
+  EXPECT_GE(kernelFree, 1);
+}
+
+TEST(InspectCompileTest, Seed000ForwardLosesThePersistentScheduler) {
+  Json report = inspectJson(kSeed000 + " --set upcast=forward");
+  EXPECT_TRUE(segmentsWith(report, "inner_persistent").empty())
+      << report.dump();
+}
+
+const std::string kSeed001 =
+    source("resources/examples/seed001_nanogpt_layer_norm.py") +
+    " --device h100";
+
+TEST(InspectCompileTest, Seed001DefaultIsOneVectorizedPersistentKernel) {
+  Json report = inspectJson(kSeed001);
+  EXPECT_EQ(kernelCount(report), 1) << report.dump();
+  auto persistent = segmentsWith(report, "inner_persistent");
+  ASSERT_EQ(persistent.size(), 1u);
+  EXPECT_EQ(persistent[0]->get("params")->get("vectorization_factor")->asInt(), 8);
+}
+
+TEST(InspectCompileTest, Seed001BookendInputsKeepsVectorization) {
+  Json report = inspectJson(kSeed001 + " --set bookend=inputs_and_outputs");
+  EXPECT_EQ(kernelCount(report), 1) << report.dump();
+  auto persistent = segmentsWith(report, "inner_persistent");
+  ASSERT_EQ(persistent.size(), 1u);
+  EXPECT_EQ(persistent[0]->get("params")->get("vectorization_factor")->asInt(), 8);
+  EXPECT_GT(report.get("segments")->items().size(), 1u)
+      << "bookended meta ops should sit in kernel-free segments";
+}
+
+TEST(InspectCompileTest, MetaOpsOnlyLaunchNoKernel) {
+  Json report = inspectJson(source("tests/cli/scripts/meta_ops_only.py"));
+  EXPECT_EQ(kernelCount(report), 0) << report.dump();
+}
+
+TEST(InspectCompileTest, DumpsReadLikeNvFuser) {
+  CliResult r = runCli("inspect " + kSeed000 +
+                       " --dump segmented_fusion,scheduler_params,"
+                       "segmenter_logging,fusion_ir_preseg");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("Segmented_Fusion{"), std::string::npos);
+  EXPECT_NE(r.output.find("groups:"), std::string::npos);
+  EXPECT_NE(r.output.find("edges:"), std::string::npos);
+  EXPECT_NE(r.output.find("inner_persistent"), std::string::npos);
+}
+
+TEST(InspectCompileTest, BadOptionsAreUserErrors) {
+  const std::string file = source("resources/examples/softmax.py");
+  EXPECT_EQ(runCli("inspect " + file + " --set upcast=sideways").exitCode, 2);
+  EXPECT_EQ(runCli("inspect " + file + " --set nosuch=1").exitCode, 2);
+  EXPECT_EQ(runCli("inspect " + file + " --disable-pass nosuch").exitCode, 2);
+  CliResult device = runCli("inspect " + file + " --device tpu9000");
+  EXPECT_EQ(device.exitCode, 2);
+  EXPECT_NE(device.output.find("h100"), std::string::npos) << device.output;
+  EXPECT_EQ(runCli("inspect " + file + " --dump nosuch").exitCode, 2);
+}
+
+class InspectEveryDeviceTest
+    : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(InspectEveryDeviceTest, CompilesAndExplainsRefusals) {
+  const auto& [example, device] = GetParam();
+  CliResult r = runCli("inspect " + source("resources/examples/" + example) +
+                       " --device " + device + " --json -");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Json report = Json::parse(r.stdoutText);
+  for (const Json& segment : report.get("segments")->items()) {
+    for (const Json& rejection : segment.get("rejected")->items()) {
+      EXPECT_GT(rejection.get("reason")->asString().size(), 10u)
+          << example << " on " << device << ": a refusal without a reason";
+    }
+  }
+}
+
+std::vector<std::tuple<std::string, std::string>> examplesByDevice() {
+  std::vector<std::tuple<std::string, std::string>> cases;
+  for (const std::string& example : bundledExamples()) {
+    for (const auto& device : scheduler::builtinDevices()) {
+      cases.emplace_back(example, device.key);
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, InspectEveryDeviceTest, testing::ValuesIn(examplesByDevice()),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace fuserlab::cli
