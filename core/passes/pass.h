@@ -18,7 +18,8 @@ struct PassRecord {
   std::string name;
   bool enabled = true;
   std::vector<std::string> rewrites;
-  std::string fusionAfter;  //!< printFusionIr after the pass (if enabled)
+  //! printFusionIr after the pass (if enabled and asked for, see runPasses)
+  std::string fusionAfter;
 };
 
 class Pass {

@@ -45,7 +45,8 @@ bool isPassName(std::string_view name) {
 
 std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
                                       const CompileOptions& options,
-                                      std::vector<PassRecord>* records) {
+                                      std::vector<PassRecord>* records,
+                                      bool printAfterEachPass) {
   std::unique_ptr<ir::Fusion> result = ir::cloneFusion(fusion);
   const size_t outputCount = result->outputs().size();
   // Every pass records each rewrite it makes, so a pass without rewrites
@@ -61,10 +62,12 @@ std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
       FL_ASSERT(result->outputs().size() == outputCount, "pass ", pass->name(),
                 " changed the number of fusion outputs from ", outputCount,
                 " to ", result->outputs().size());
-      if (printed.empty() || !record.rewrites.empty()) {
-        printed = ir::printFusionIr(*result);
+      if (printAfterEachPass) {
+        if (printed.empty() || !record.rewrites.empty()) {
+          printed = ir::printFusionIr(*result);
+        }
+        record.fusionAfter = printed;
       }
-      record.fusionAfter = printed;
     }
     if (records != nullptr) records->push_back(std::move(record));
   }

@@ -15,9 +15,13 @@ const std::vector<std::unique_ptr<Pass>>& allPasses();
 bool isPassName(std::string_view name);
 
 //! Runs the enabled passes on a copy of `fusion` and returns it; one record
-//! per pass (disabled ones included, with enabled = false).
+//! per pass (disabled ones included, with enabled = false). With
+//! `printAfterEachPass` each record also holds the fusion as printed after
+//! its pass (what a pass-by-pass view shows; printing costs more than the
+//! passes themselves, so the compiler's hot path leaves it off).
 std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
                                       const CompileOptions& options,
-                                      std::vector<PassRecord>* records);
+                                      std::vector<PassRecord>* records,
+                                      bool printAfterEachPass = false);
 
 }  // namespace fuserlab::passes

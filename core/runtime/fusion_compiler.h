@@ -23,11 +23,14 @@ struct CompiledFusion {
 
 //! Compiles `fusion` for `inputs` (one per fusion input, bound through their
 //! allocation domains) on `device`. A provider, when given, is asked for
-//! params before the built-in heuristics.
+//! params before the built-in heuristics. `withTextDumps` fills the report's
+//! fusion_ir, fusion_ir_preseg and segmented_fusion texts; the report's
+//! compileMicroseconds counts passes, segmentation and heuristics only.
 CompiledFusion compileFusion(const ir::Fusion& fusion,
                              const passes::CompileOptions& options,
                              const scheduler::DeviceSpec& device,
                              const Arguments& inputs,
-                             const scheduler::HeuristicProvider* provider = nullptr);
+                             const scheduler::HeuristicProvider* provider = nullptr,
+                             bool withTextDumps = true);
 
 }  // namespace fuserlab::runtime

@@ -19,7 +19,7 @@ class PipelineTest : public PassFixture {
  protected:
   std::unique_ptr<ir::Fusion> runAll(const CompileOptions& options = {}) {
     records_.clear();
-    return runPasses(*fusion_, options, &records_);
+    return runPasses(*fusion_, options, &records_, /*printAfterEachPass=*/true);
   }
 
   const PassRecord& record(std::string_view name) const {
