@@ -145,8 +145,11 @@ void printCompileSummary(const report::CompileReport& report,
       out << "pass " << pass.name << ": " << rewrite << "\n";
     }
   }
-  out << "segments: " << report.segments.size() << " ("
-      << report.kernelCount() << " launching a kernel), compiled in "
+  const int kernels = report.kernelCount();
+  out << "segments: " << report.segments.size() << " (" << kernels
+      << " launching a kernel, "
+      << static_cast<int>(report.segments.size()) - kernels
+      << " kernel-free host steps), compiled in "
       << report.compileMicroseconds / 1000.0 << " ms\n";
   for (const auto& segment : report.segments) {
     out << "  segment " << segment.id << ": " << segment.scheduler
@@ -262,7 +265,8 @@ int inspectCommand(const std::vector<std::string>& args) {
       report::Json compiledJson = compiled->report.toJson();
       for (const char* key :
            {"device", "options", "passes", "segments", "edges", "decisions",
-            "segment_count", "kernel_count", "compile_us"}) {
+            "segment_count", "kernel_count", "host_step_count",
+            "compile_us"}) {
         if (const report::Json* value = compiledJson.get(key)) {
           root.set(key, *value);
         }

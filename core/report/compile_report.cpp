@@ -78,6 +78,9 @@ Json CompileReport::toJson() const {
   root.set("decisions", std::move(decisionList));
   root.set("segment_count", static_cast<int64_t>(segments.size()));
   root.set("kernel_count", kernelCount());
+  // Kernel-free segments still cost host time per run (seed 001's trade-off).
+  root.set("host_step_count",
+           static_cast<int64_t>(segments.size()) - kernelCount());
   root.set("compile_us", compileMicroseconds);
   return root;
 }

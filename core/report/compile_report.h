@@ -75,7 +75,7 @@ struct CompileReport {
   //! launches_kernel, exprs, inputs, outputs, params, params_source,
   //! properties, rejected [{scheduler, reason}]), edges (from, to, tensor,
   //! dtype, shape), decisions (kind, groups, accepted, reason), kernel_count,
-  //! segment_count, compile_us.
+  //! segment_count, host_step_count (kernel-free segments), compile_us.
   Json toJson() const;
 
   //! The `scheduler_params` dump: per segment, its properties and params.

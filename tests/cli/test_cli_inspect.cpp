@@ -85,6 +85,10 @@ TEST(InspectCompileTest, Seed001BookendInputsKeepsVectorization) {
   EXPECT_EQ(persistent[0]->get("params")->get("vectorization_factor")->asInt(), 8);
   EXPECT_GT(report.get("segments")->items().size(), 1u)
       << "bookended meta ops should sit in kernel-free segments";
+  EXPECT_EQ(report.get("host_step_count")->asInt(),
+            report.get("segment_count")->asInt() - 1);
+  // The default mode has no host steps: the trade-off the report states.
+  EXPECT_EQ(inspectJson(kSeed001).get("host_step_count")->asInt(), 0);
 }
 
 TEST(InspectCompileTest, MetaOpsOnlyLaunchNoKernel) {
