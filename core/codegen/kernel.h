@@ -1,0 +1,57 @@
+// GeneratedKernel: one segment as CUDA C, and the contract between code
+// generation and the runtime that compiles and launches it.
+//
+// Kernel ABI. The kernel is `extern "C" __global__ void <name>(...)` with one
+// parameter per entry of `parameters`, in order:
+//   - a tensor: `fl::Tensor<T, R>` by value (defined in the device helper
+//     header, deviceHelperSource()): { T* data; int64_t size[R];
+//     int64_t stride[R]; } over the tensor's logical axes without reduction
+//     axes, strides in elements (0 for broadcast / expanded axes). R = 0 is
+//     `fl::Tensor<T, 0>` { T* data; }.
+//   - a scalar: its C type by value (bool, int32_t, int64_t, float, double;
+//     Half/BFloat16 scalars are passed as float).
+//   - last, if workspaceBytes > 0: `void* workspace`, zero-filled before
+//     every launch (grid reductions' partial results and semaphores).
+// T is the element type: bool, int32_t, int64_t, fl::half, fl::bfloat16,
+// float, double.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/data_type.h"
+
+namespace fuserlab::codegen {
+
+struct LaunchConfig {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  int64_t dynamicSharedMemoryBytes = 0;
+};
+
+struct KernelParameter {
+  enum class Kind : uint8_t { Tensor, Scalar };
+  Kind kind = Kind::Tensor;
+  //! Which segment-fusion value: exactly one of these is >= 0.
+  int segmentInput = -1;
+  int segmentOutput = -1;
+  ir::DataType dtype = ir::DataType::Float;
+  int rank = 0;  //!< tensors only
+  std::string name;  //!< as in the source, e.g. "T0"
+};
+
+struct GeneratedKernel {
+  std::string name;    //!< the __global__ function's name
+  std::string source;  //!< includes "fuserlab_device.cuh"
+  //! NVRTC options the params ask for (e.g. "--maxrregcount=64"); the
+  //! architecture option is added by the compiler.
+  std::vector<std::string> options;
+  LaunchConfig launch;  //!< for the sizes the kernel was generated for
+  std::vector<KernelParameter> parameters;
+  bool int64Indexing = false;
+  int64_t workspaceBytes = 0;
+};
+
+}  // namespace fuserlab::codegen
