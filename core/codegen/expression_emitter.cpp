@@ -1,0 +1,762 @@
+#include "core/codegen/expression_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <variant>
+
+#include "core/ir/error.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using ir::BinaryOpType;
+using ir::DataType;
+using ir::Expr;
+using ir::ExprType;
+using ir::Scalar;
+using ir::TensorView;
+using ir::TernaryOpType;
+using ir::UnaryOpType;
+
+// The reference's compute dtype of values of `dtype` (reference_internal.h).
+DataType computeDtypeOf(DataType dtype) {
+  switch (dtype) {
+    case DataType::Half:
+    case DataType::BFloat16:
+    case DataType::Float:
+      return DataType::Float;
+    case DataType::Double:
+      return DataType::Double;
+    default:
+      return DataType::Int;
+  }
+}
+
+// The dtype a scalar's evaluation type corresponds to (evaluator.h).
+DataType evaluationDtype(DataType dtype) {
+  if (dtype == DataType::Bool) return DataType::Bool;
+  return ir::isFloatingPoint(dtype) ? DataType::Double : DataType::Int;
+}
+
+bool isPredicateExpr(const Expr& expr) {
+  return (expr.type() == ExprType::Binary && ir::isPredicate(expr.attrs().binaryOp)) ||
+         (expr.type() == ExprType::Unary && ir::isPredicate(expr.attrs().unaryOp));
+}
+
+// The compute dtype of an elementwise expr, as the reference's computeDtypeOf:
+// operands (Where's condition excluded) and, unless a predicate, the output,
+// with the wrapped-number rule for scalars.
+DataType elementwiseComputeDtype(const Expr& expr) {
+  std::vector<DataType> tensors;
+  std::vector<DataType> scalars;
+  const bool where = expr.type() == ExprType::Ternary &&
+                     expr.attrs().ternaryOp == TernaryOpType::Where;
+  for (size_t i = where ? 1 : 0; i < expr.inputs().size(); ++i) {
+    const ir::Val* in = expr.input(i);
+    (in->isA<TensorView>() ? tensors : scalars).push_back(in->dtype());
+  }
+  if (!isPredicateExpr(expr)) tensors.push_back(expr.output(0)->dtype());
+  return computeDtypeOf(ir::promoteOperands(tensors, scalars));
+}
+
+std::string doubleLiteral(double value) {
+  if (std::isnan(value)) return "__longlong_as_double(0x7ff8000000000000ll)";
+  if (std::isinf(value)) {
+    return value > 0 ? "__longlong_as_double(0x7ff0000000000000ll)"
+                     : "__longlong_as_double((long long)0xfff0000000000000ull)";
+  }
+  char buffer[64];
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  std::string text = buffer;
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string intLiteral(int64_t value) {
+  if (value == INT64_MIN) return "((int64_t)0x8000000000000000ull)";
+  return "(int64_t)" + std::to_string(value) + "ll";
+}
+
+std::string constantLiteral(const Scalar& scalar) {
+  const ir::ScalarValue& value = scalar.value();
+  if (const bool* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
+  if (const int64_t* i = std::get_if<int64_t>(&value)) {
+    if (scalar.dtype() == DataType::Bool) return *i != 0 ? "true" : "false";
+    if (ir::isFloatingPoint(scalar.dtype())) {
+      return doubleLiteral(static_cast<double>(*i));
+    }
+    return intLiteral(*i);
+  }
+  const double d = std::get<double>(value);
+  if (scalar.dtype() == DataType::Bool) return d != 0 ? "true" : "false";
+  if (!ir::isFloatingPoint(scalar.dtype())) {
+    return intLiteral(static_cast<int64_t>(d));
+  }
+  return doubleLiteral(d);
+}
+
+// C math function names for float (f suffix) and double.
+std::string mathCall(const char* name, DataType compute, const std::string& x) {
+  if (compute == DataType::Float) return std::string(name) + "f(" + x + ")";
+  return "::" + std::string(name) + "(" + x + ")";
+}
+
+// The reference's result of a unary op in `compute` (Float, Double or Int):
+// {expression, result dtype}.
+std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
+                                         const std::string& x) {
+  using U = UnaryOpType;
+  const bool floating = compute != DataType::Int;
+  // Math on integers goes through double, as the reference's toFloating.
+  const DataType mathDtype = floating ? compute : DataType::Double;
+  const std::string fx = floating ? x : "((double)" + x + ")";
+  auto math = [&](const char* name) {
+    return std::make_pair(mathCall(name, mathDtype, fx), mathDtype);
+  };
+  auto same = [&](std::string text) { return std::make_pair(std::move(text), compute); };
+  auto predicate = [&](std::string text) {
+    return std::make_pair(std::move(text), DataType::Bool);
+  };
+  switch (op) {
+    case U::Abs: return same("fl::abs(" + x + ")");
+    case U::Neg: return same("fl::neg(" + x + ")");
+    case U::Exp: return math("exp");
+    case U::Exp2: return math("exp2");
+    case U::Expm1: return math("expm1");
+    case U::Log: return math("log");
+    case U::Log1p: return math("log1p");
+    case U::Log2: return math("log2");
+    case U::Log10: return math("log10");
+    case U::Sqrt: return math("sqrt");
+    case U::Rsqrt: return {"fl::rsqrt_exact(" + fx + ")", mathDtype};
+    case U::Reciprocal:
+      return {(mathDtype == DataType::Float ? "(1.0f / " : "(1.0 / ") + fx + ")",
+              mathDtype};
+    case U::Sin: return math("sin");
+    case U::Cos: return math("cos");
+    case U::Tan: return math("tan");
+    case U::Asin: return math("asin");
+    case U::Acos: return math("acos");
+    case U::Atan: return math("atan");
+    case U::Sinh: return math("sinh");
+    case U::Cosh: return math("cosh");
+    case U::Tanh: return math("tanh");
+    case U::Asinh: return math("asinh");
+    case U::Acosh: return math("acosh");
+    case U::Atanh: return math("atanh");
+    case U::Sigmoid: return {"fl::sigmoid(" + fx + ")", mathDtype};
+    case U::Silu: return {"fl::silu(" + fx + ")", mathDtype};
+    case U::Relu: return same("fl::relu(" + x + ")");
+    case U::Erf: return math("erf");
+    case U::Erfc: return math("erfc");
+    case U::Erfinv: return math("erfinv");
+    case U::Lgamma: return math("lgamma");
+    case U::Floor: return floating ? same(mathCall("floor", compute, x)) : same(x);
+    case U::Ceil: return floating ? same(mathCall("ceil", compute, x)) : same(x);
+    case U::Round: return floating ? same(mathCall("rint", compute, x)) : same(x);
+    case U::Trunc: return floating ? same(mathCall("trunc", compute, x)) : same(x);
+    case U::Frac: return floating ? same("fl::frac(" + x + ")") : same("(int64_t)0");
+    case U::Sign: return same("fl::sign(" + x + ")");
+    case U::IsNan: return predicate("fl::is_nan(" + x + ")");
+    case U::IsInf:
+      return predicate(floating ? "(fl::abs(" + x + ") == fl::highest_value<" +
+                                      std::string(valueType(compute)) + ">())"
+                                : "false");
+    case U::IsFinite:
+      return predicate(floating ? "(" + x + " - " + x + " == 0)" : "true");
+    case U::IsPosInf:
+      return predicate(floating ? "(" + x + " == fl::highest_value<" +
+                                      std::string(valueType(compute)) + ">())"
+                                : "false");
+    case U::IsNegInf:
+      return predicate(floating ? "(" + x + " == fl::lowest_value<" +
+                                      std::string(valueType(compute)) + ">())"
+                                : "false");
+    case U::LogicalNot: return predicate("(" + x + " == 0)");
+    case U::BitwiseNot: return same("(~" + x + ")");
+  }
+  FL_ASSERT(false, "unknown unary op");
+}
+
+std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute,
+                                          const std::string& a,
+                                          const std::string& b) {
+  using B = BinaryOpType;
+  auto call = [&](const char* name) {
+    return std::make_pair("fl::" + std::string(name) + "(" + a + ", " + b + ")", compute);
+  };
+  auto infix = [&](const char* symbol) {
+    return std::make_pair("(" + a + " " + symbol + " " + b + ")", compute);
+  };
+  auto predicate = [&](const char* symbol) {
+    return std::make_pair("(" + a + " " + symbol + " " + b + ")", DataType::Bool);
+  };
+  const bool floating = compute != DataType::Int;
+  switch (op) {
+    case B::Add: return floating ? infix("+") : call("add");
+    case B::Sub: return floating ? infix("-") : call("sub");
+    case B::Mul: return floating ? infix("*") : call("mul");
+    case B::Div: return floating ? infix("/") : call("div");
+    case B::Pow: return call("pow");
+    case B::Fmod: return call("fmod");
+    case B::Remainder: return call("remainder");
+    case B::Minimum: return call("minimum");
+    case B::Maximum: return call("maximum");
+    case B::Atan2:
+      if (floating) return {mathCall("atan2", compute, a + ", " + b), compute};
+      return {"::atan2((double)" + a + ", (double)" + b + ")", DataType::Double};
+    case B::Eq: return predicate("==");
+    case B::Ne: return predicate("!=");
+    case B::Lt: return predicate("<");
+    case B::Le: return predicate("<=");
+    case B::Gt: return predicate(">");
+    case B::Ge: return predicate(">=");
+    case B::LogicalAnd:
+      return {"(" + a + " != 0 && " + b + " != 0)", DataType::Bool};
+    case B::LogicalOr:
+      return {"(" + a + " != 0 || " + b + " != 0)", DataType::Bool};
+    case B::BitwiseAnd: return infix("&");
+    case B::BitwiseOr: return infix("|");
+    case B::BitwiseXor: return infix("^");
+    case B::LeftShift: return call("left_shift");
+    case B::RightShift: return call("right_shift");
+    case B::CeilDiv: return call("ceil_div");
+  }
+  FL_ASSERT(false, "unknown binary op");
+}
+
+// Normalizes a possibly negative axis attribute.
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string joinIndex(const ElementIndex& index) {
+  std::string text;
+  for (const std::string& i : index) {
+    text += i;
+    text += '\x1f';
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string_view valueType(DataType dtype) {
+  switch (dtype) {
+    case DataType::Bool: return "bool";
+    case DataType::Int32: return "int32_t";
+    case DataType::Int: return "int64_t";
+    case DataType::Half:
+    case DataType::BFloat16:
+    case DataType::Float: return "float";
+    case DataType::Double: return "double";
+    case DataType::Null: break;
+  }
+  FL_ASSERT(false, "no value type for DataType::Null");
+}
+
+std::string_view elementType(DataType dtype) {
+  switch (dtype) {
+    case DataType::Half: return "fl::half";
+    case DataType::BFloat16: return "fl::bfloat16";
+    default: return valueType(dtype);
+  }
+}
+
+std::string_view scalarParameterType(DataType dtype) { return valueType(dtype); }
+
+std::string convertValue(const std::string& expression, DataType from,
+                         DataType to) {
+  switch (to) {
+    case DataType::Half:
+      return "fl::round_to_half(" + expression + ")";
+    case DataType::BFloat16:
+      return "fl::round_to_bf16(" + expression + ")";
+    default:
+      break;
+  }
+  if (valueType(from) == valueType(to)) return expression;
+  switch (to) {
+    case DataType::Bool: return "fl::to_bool(" + expression + ")";
+    case DataType::Int32: return "fl::to_int32(" + expression + ")";
+    case DataType::Int: return "fl::to_int64(" + expression + ")";
+    case DataType::Float: return "fl::to_float(" + expression + ")";
+    case DataType::Double: return "fl::to_double(" + expression + ")";
+    default: break;
+  }
+  FL_ASSERT(false, "no conversion to ", ir::toString(to));
+}
+
+ExpressionEmitter::ExpressionEmitter(const ir::Fusion& fusion,
+                                     ExpressionHooks hooks, bool indexed)
+    : fusion_(fusion), hooks_(std::move(hooks)), indexed_(indexed) {
+  FL_ASSERT(static_cast<bool>(hooks_.loadLeaf), "ExpressionEmitter needs loadLeaf");
+  if (!hooks_.isLeaf) {
+    hooks_.isLeaf = [](const TensorView* tv) { return tv->definition() == nullptr; };
+  }
+  scopes_.emplace_back();
+}
+
+std::string ExpressionEmitter::takeCode() {
+  std::string code = std::move(code_);
+  code_.clear();
+  return code;
+}
+
+void ExpressionEmitter::pushScope() { scopes_.emplace_back(); }
+
+void ExpressionEmitter::popScope() {
+  FL_ASSERT(scopes_.size() > 1, "popScope without pushScope");
+  scopes_.pop_back();
+}
+
+void ExpressionEmitter::clear(bool resetNames) {
+  scopes_.clear();
+  scopes_.emplace_back();
+  if (resetNames) {
+    nameUses_.clear();
+    temporaries_ = 0;
+  }
+}
+
+void ExpressionEmitter::line(const std::string& text) {
+  code_.append(static_cast<size_t>(indent_), ' ');
+  code_ += text;
+  code_ += '\n';
+}
+
+std::string ExpressionEmitter::temporary(const std::string& prefix) {
+  return prefix + std::to_string(temporaries_++);
+}
+
+std::string ExpressionEmitter::variableFor(const TensorView* tv) {
+  const std::string base = tv->name() + "_v";
+  const int uses = nameUses_[base]++;
+  return uses == 0 ? base : base + "_" + std::to_string(uses);
+}
+
+std::string ExpressionEmitter::value(const TensorView* tv,
+                                     const ElementIndex& index) {
+  const std::string key = tv->name() + '\x1e' + joinIndex(index);
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    if (auto it = scope->find(key); it != scope->end()) return it->second;
+  }
+  std::string result;
+  if (hooks_.isLeaf(tv)) {
+    result = hooks_.loadLeaf(tv, index);
+  } else {
+    result = compute(tv, index, variableFor(tv));
+  }
+  scopes_.back()[key] = result;
+  return result;
+}
+
+std::string ExpressionEmitter::extent(const ir::IterDomain* id) {
+  return scalar(id->extentForIteration());
+}
+
+std::string ExpressionEmitter::scalar(const Scalar* s) {
+  if (s->isConst()) return constantLiteral(*s);
+  if (const Expr* def = s->definition()) return scalarExpr(*def, s);
+  FL_ASSERT(static_cast<bool>(hooks_.symbolicScalar),
+            "no hook for the symbolic scalar ", s->name());
+  return hooks_.symbolicScalar(s);
+}
+
+std::string ExpressionEmitter::scalarExpr(const Expr& expr, const Scalar* out) {
+  // Scalars evaluate in int64_t, double or bool (evaluator.h); inputs are
+  // converted to the output's evaluation type as the evaluator does.
+  const DataType outEval = evaluationDtype(out->dtype());
+  auto input = [&](size_t i, DataType to) {
+    const auto* in = expr.input(i)->as<Scalar>();
+    FL_ASSERT(in != nullptr, "scalar expr with a tensor input: ", expr.toString());
+    return convertValue(scalar(in), evaluationDtype(in->dtype()), to);
+  };
+  switch (expr.type()) {
+    case ExprType::Cast:
+      return "(" + input(0, outEval) + ")";
+    case ExprType::Unary: {
+      const DataType compute = evaluationDtype(expr.input(0)->dtype()) == DataType::Bool
+                                   ? DataType::Int
+                                   : evaluationDtype(expr.input(0)->dtype());
+      auto [text, resultDtype] =
+          unaryOp(expr.attrs().unaryOp, compute, input(0, compute));
+      return "(" + convertValue(text, resultDtype, outEval) + ")";
+    }
+    case ExprType::Binary: {
+      DataType compute = ir::promote(evaluationDtype(expr.input(0)->dtype()),
+                                     evaluationDtype(expr.input(1)->dtype()));
+      if (compute == DataType::Bool) compute = DataType::Int;
+      auto [text, resultDtype] = binaryOp(expr.attrs().binaryOp, compute,
+                                          input(0, compute), input(1, compute));
+      return "(" + convertValue(text, resultDtype, outEval) + ")";
+    }
+    case ExprType::Ternary: {
+      if (expr.attrs().ternaryOp == TernaryOpType::Where) {
+        return "(" + input(0, DataType::Bool) + " ? " + input(1, outEval) +
+               " : " + input(2, outEval) + ")";
+      }
+      const DataType compute = outEval == DataType::Bool ? DataType::Int : outEval;
+      std::string a = input(0, compute), b = input(1, compute), c = input(2, compute);
+      std::string text;
+      switch (expr.attrs().ternaryOp) {
+        case TernaryOpType::Lerp: text = "fl::lerp(" + a + ", " + b + ", " + c + ")"; break;
+        case TernaryOpType::Clamp: text = "fl::clamp(" + a + ", " + b + ", " + c + ")"; break;
+        default:
+          text = "fl::add(" + a + ", fl::mul(fl::mul(" + input(3, compute) + ", " +
+                 b + "), " + c + "))";
+          break;
+      }
+      return "(" + convertValue(text, compute, outEval) + ")";
+    }
+    default:
+      break;
+  }
+  FL_USER_ERROR("code generation cannot compute the scalar ", out->name(),
+                " defined by ", expr.opName(),
+                " inside a kernel; compute it on the host and pass it as an input");
+}
+
+std::string ExpressionEmitter::operand(const ir::Val* val,
+                                       const ElementIndex& index,
+                                       DataType computeDtype) {
+  if (const auto* tv = val->as<TensorView>()) {
+    return convertValue(value(tv, index), tv->dtype(), computeDtype);
+  }
+  // A scalar operand is rounded to its own dtype first (the reference makes
+  // it a 0-dim tensor of that dtype), then converted to the compute type.
+  const auto* s = val->as<Scalar>();
+  const std::string own =
+      convertValue(scalar(s), evaluationDtype(s->dtype()), s->dtype());
+  return convertValue(own, s->dtype(), computeDtype);
+}
+
+std::string ExpressionEmitter::operandBool(const ir::Val* val,
+                                           const ElementIndex& index) {
+  return operand(val, index, DataType::Bool);
+}
+
+ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
+                                              const TensorView* producer,
+                                              const ElementIndex& index) {
+  if (!indexed_) return {};
+  const auto producerAxes = producer->logicalNoReductions();
+  const size_t rank = producerAxes.size();
+  ElementIndex result;
+  switch (expr.type()) {
+    case ExprType::Broadcast: {
+      const std::vector<bool>& flags = expr.attrs().broadcastFlags;
+      for (size_t i = 0; i < flags.size() && i < index.size(); ++i) {
+        if (!flags[i]) result.push_back(index[i]);
+      }
+      break;
+    }
+    case ExprType::Squeeze: {
+      std::vector<bool> removed(rank, false);
+      for (int64_t axis : expr.attrs().axes) {
+        removed[static_cast<size_t>(normalizeAxis(axis, static_cast<int64_t>(rank)))] = true;
+      }
+      size_t next = 0;
+      for (size_t a = 0; a < rank; ++a) {
+        result.push_back(removed[a] ? "0" : index.at(next++));
+      }
+      break;
+    }
+    case ExprType::Permute: {
+      result.assign(rank, "0");
+      const auto& axes = expr.attrs().axes;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        result[static_cast<size_t>(normalizeAxis(axes[i], static_cast<int64_t>(rank)))] =
+            index.at(i);
+      }
+      break;
+    }
+    case ExprType::Reshape:
+      return reshapeIndex(producer, expr.output(0)->as<TensorView>(), index);
+    case ExprType::Slice: {
+      for (size_t a = 0; a < rank; ++a) {
+        const std::string size = extent(producerAxes[a]);
+        const std::string start =
+            "fl::slice_bound(" + scalar(expr.input(3 * a + 1)->as<Scalar>()) + ", " + size + ")";
+        const std::string step = scalar(expr.input(3 * a + 3)->as<Scalar>());
+        result.push_back("(" + start + " + " + step + " * (int64_t)(" + index.at(a) + "))");
+      }
+      break;
+    }
+    case ExprType::Gather:
+    case ExprType::IndexSelect:
+      FL_ASSERT(false, "indexing ops map their indices in compute()");
+    default: {
+      // Elementwise ops, casts, copies and expand: same axes; the producer's
+      // broadcast axes stay at 0.
+      FL_ASSERT(rank == index.size(), expr.toString(), ": operand rank ", rank,
+                " differs from the output's ", index.size());
+      for (size_t a = 0; a < rank; ++a) {
+        result.push_back(producerAxes[a]->isBroadcast() ? "0" : index[a]);
+      }
+      break;
+    }
+  }
+  // Broadcast axes of the producer are read at 0 whatever the consumer says.
+  for (size_t a = 0; a < result.size() && a < rank; ++a) {
+    if (producerAxes[a]->isBroadcast()) result[a] = "0";
+  }
+  return result;
+}
+
+ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
+                                             const TensorView* consumer,
+                                             const ElementIndex& index) {
+  // Row-major: the consumer's linear position, then the producer's axes.
+  const auto outAxes = consumer->logicalNoReductions();
+  const auto inAxes = producer->logicalNoReductions();
+  std::string linear = "(int64_t)0";
+  if (!outAxes.empty()) {
+    linear = "(int64_t)(" + index.at(0) + ")";
+    for (size_t a = 1; a < outAxes.size(); ++a) {
+      linear = "(" + linear + " * " + extent(outAxes[a]) + " + (" + index.at(a) + "))";
+    }
+  }
+  const std::string position = temporary("reshape");
+  line("const int64_t " + position + " = " + linear + ";");
+  ElementIndex result(inAxes.size(), "0");
+  std::string divisor;
+  for (size_t k = inAxes.size(); k-- > 0;) {
+    const std::string size = extent(inAxes[k]);
+    const std::string quotient =
+        divisor.empty() ? position : "(" + position + " / " + divisor + ")";
+    result[k] = k == 0 ? quotient : "(" + quotient + " % " + size + ")";
+    divisor = divisor.empty() ? size : divisor + " * " + size;
+  }
+  return result;
+}
+
+std::string ExpressionEmitter::compute(const TensorView* tv,
+                                       const ElementIndex& index,
+                                       const std::string& variable) {
+  const Expr* def = tv->definition();
+  FL_ASSERT(def != nullptr, tv->name(), " has no definition and is not a leaf");
+  const Expr& expr = *def;
+  const DataType out = tv->dtype();
+  const std::string type(valueType(out));
+  auto assign = [&](const std::string& text) {
+    line("const " + type + " " + variable + " = " + text + ";");
+    return variable;
+  };
+  auto needsIndex = [&]() {
+    FL_CHECK(indexed_, "code generation: ", expr.opName(), " (", tv->name(),
+             ") needs element indices, which this kernel does not track");
+  };
+  auto producerValue = [&](size_t i) {
+    const auto* in = expr.input(i)->as<TensorView>();
+    FL_ASSERT(in != nullptr, expr.toString(), ": input ", i, " is not a tensor");
+    return std::make_pair(in, value(in, producerIndex(expr, in, index)));
+  };
+
+  switch (expr.type()) {
+    case ExprType::Unary:
+    case ExprType::Binary:
+    case ExprType::Ternary: {
+      const DataType compute = elementwiseComputeDtype(expr);
+      std::vector<std::string> args;
+      const bool where = expr.type() == ExprType::Ternary &&
+                         expr.attrs().ternaryOp == TernaryOpType::Where;
+      for (size_t i = 0; i < expr.inputs().size(); ++i) {
+        const ir::Val* in = expr.input(i);
+        ElementIndex inIndex;
+        if (const auto* inTv = in->as<TensorView>()) {
+          inIndex = producerIndex(expr, inTv, index);
+        }
+        args.push_back(where && i == 0 ? operandBool(in, inIndex)
+                                       : operand(in, inIndex, compute));
+      }
+      std::pair<std::string, DataType> result;
+      if (expr.type() == ExprType::Unary) {
+        UnaryOpType op = expr.attrs().unaryOp;
+        if (op == UnaryOpType::BitwiseNot && expr.input(0)->dtype() == DataType::Bool) {
+          op = UnaryOpType::LogicalNot;  // as in PyTorch
+        }
+        result = unaryOp(op, compute, args[0]);
+      } else if (expr.type() == ExprType::Binary) {
+        result = binaryOp(expr.attrs().binaryOp, compute, args[0], args[1]);
+      } else {
+        switch (expr.attrs().ternaryOp) {
+          case TernaryOpType::Where:
+            result = {"(" + args[0] + " ? " + args[1] + " : " + args[2] + ")", compute};
+            break;
+          case TernaryOpType::Lerp:
+            result = {"fl::lerp(" + args[0] + ", " + args[1] + ", " + args[2] + ")", compute};
+            break;
+          case TernaryOpType::Clamp:
+            result = {"fl::clamp(" + args[0] + ", " + args[1] + ", " + args[2] + ")", compute};
+            break;
+          case TernaryOpType::Addcmul:
+            result = {"fl::add(" + args[0] + ", fl::mul(fl::mul(" + args[3] + ", " +
+                          args[1] + "), " + args[2] + "))",
+                      compute};
+            break;
+        }
+      }
+      return assign(convertValue(result.first, result.second, out));
+    }
+    case ExprType::Cast:
+    case ExprType::Set:
+    case ExprType::SegmentSet:
+    case ExprType::Broadcast:
+    case ExprType::Expand:
+    case ExprType::Squeeze:
+    case ExprType::Permute:
+    case ExprType::Reshape:
+    case ExprType::Slice: {
+      if (expr.type() == ExprType::Slice) needsIndex();
+      auto [in, text] = producerValue(0);
+      return assign(convertValue(text, in->dtype(), out));
+    }
+    case ExprType::Full: {
+      const auto* fill = expr.inputs().back()->as<Scalar>();
+      return assign(convertValue(scalar(fill), evaluationDtype(fill->dtype()), out));
+    }
+    case ExprType::Iota: {
+      needsIndex();
+      const DataType compute = computeDtypeOf(out);
+      auto param = [&](size_t i, int64_t fallback) {
+        if (expr.inputs().size() <= i || expr.input(i) == nullptr) {
+          return convertValue(intLiteral(fallback), DataType::Int, compute);
+        }
+        return operand(expr.input(i), {}, compute);
+      };
+      const std::string start = param(1, 0);
+      const std::string step = param(2, 1);
+      const std::string position = convertValue("(int64_t)(" + index.at(0) + ")",
+                                                DataType::Int, compute);
+      return assign(convertValue(
+          "fl::add(" + start + ", fl::mul(" + position + ", " + step + "))", compute, out));
+    }
+    case ExprType::Pad:
+      needsIndex();
+      return emitPad(expr, tv, index, variable);
+    case ExprType::Cat:
+      needsIndex();
+      return emitCat(expr, tv, index, variable);
+    case ExprType::IndexSelect:
+    case ExprType::Gather: {
+      needsIndex();
+      const auto* x = expr.input(0)->as<TensorView>();
+      const auto* indices = expr.input(1)->as<TensorView>();
+      const auto xAxes = x->logicalNoReductions();
+      const int64_t rank = static_cast<int64_t>(xAxes.size());
+      const int64_t dim = normalizeAxis(expr.attrs().dim, rank);
+      ElementIndex indicesIndex;
+      if (expr.type() == ExprType::IndexSelect) {
+        indicesIndex = {index.at(static_cast<size_t>(dim))};
+      } else {
+        indicesIndex = index;
+        const auto idxAxes = indices->logicalNoReductions();
+        for (size_t a = 0; a < idxAxes.size(); ++a) {
+          if (idxAxes[a]->isBroadcast()) indicesIndex[a] = "0";
+        }
+      }
+      const std::string raw = convertValue(value(indices, indicesIndex),
+                                           indices->dtype(), DataType::Int);
+      // An index outside the axis is an error on the CPU; here it is clamped
+      // so that a bad index never reads outside the tensor.
+      const std::string position = temporary("gathered");
+      const std::string size = extent(xAxes[static_cast<size_t>(dim)]);
+      line("const int64_t " + position + " = fl::clamp(" + raw +
+           ", (int64_t)0, " + size + " - 1);");
+      ElementIndex xIndex;
+      for (int64_t a = 0; a < rank; ++a) {
+        if (a == dim) {
+          xIndex.push_back(position);
+        } else if (xAxes[static_cast<size_t>(a)]->isBroadcast()) {
+          xIndex.push_back("0");
+        } else {
+          xIndex.push_back(index.at(static_cast<size_t>(a)));
+        }
+      }
+      return assign(convertValue(value(x, xIndex), x->dtype(), out));
+    }
+    default:
+      break;
+  }
+  FL_USER_ERROR("code generation does not support ", expr.opName(), " (",
+                tv->name(), ") in this kernel");
+}
+
+std::string ExpressionEmitter::emitPad(const Expr& expr, const TensorView* out,
+                                       const ElementIndex& index,
+                                       const std::string& variable) {
+  const auto* x = expr.input(0)->as<TensorView>();
+  const auto xAxes = x->logicalNoReductions();
+  ElementIndex xIndex;
+  std::string inside;
+  for (size_t a = 0; a < xAxes.size(); ++a) {
+    const std::string left = scalar(expr.input(2 * a + 2)->as<Scalar>());
+    const std::string position = "((int64_t)(" + index.at(a) + ") - " + left + ")";
+    xIndex.push_back(position);
+    const std::string test =
+        position + " >= 0 && " + position + " < " + extent(xAxes[a]);
+    inside += inside.empty() ? test : " && " + test;
+  }
+  if (inside.empty()) inside = "true";
+  const auto* padValue = expr.input(1)->as<Scalar>();
+  const std::string type(valueType(out->dtype()));
+  line(type + " " + variable + ";");
+  line("if (" + inside + ") {");
+  indent_ += 2;
+  pushScope();
+  const std::string inner = value(x, xIndex);
+  line(variable + " = " + convertValue(inner, x->dtype(), out->dtype()) + ";");
+  popScope();
+  indent_ -= 2;
+  line("} else {");
+  line("  " + variable + " = " +
+       convertValue(scalar(padValue), evaluationDtype(padValue->dtype()),
+                    out->dtype()) +
+       ";");
+  line("}");
+  return variable;
+}
+
+std::string ExpressionEmitter::emitCat(const Expr& expr, const TensorView* out,
+                                       const ElementIndex& index,
+                                       const std::string& variable) {
+  const int64_t rank = out->rank();
+  const size_t dim = static_cast<size_t>(normalizeAxis(expr.attrs().dim, rank));
+  const std::string type(valueType(out->dtype()));
+  line(type + " " + variable + ";");
+  const std::string position = "(int64_t)(" + index.at(dim) + ")";
+  std::string offset = "(int64_t)0";
+  for (size_t i = 0; i < expr.inputs().size(); ++i) {
+    const auto* x = expr.input(i)->as<TensorView>();
+    const std::string size = extent(x->logicalNoReductions().at(dim));
+    const std::string end = offset == "(int64_t)0" ? size : offset + " + " + size;
+    const bool last = i + 1 == expr.inputs().size();
+    if (i == 0) {
+      line(last ? "{" : "if (" + position + " < " + end + ") {");
+    } else {
+      line(last ? "} else {" : "} else if (" + position + " < " + end + ") {");
+    }
+    indent_ += 2;
+    pushScope();
+    ElementIndex xIndex = index;
+    xIndex[dim] = offset == "(int64_t)0" ? index[dim] : "(" + position + " - (" + offset + "))";
+    const auto xAxes = x->logicalNoReductions();
+    for (size_t a = 0; a < xAxes.size(); ++a) {
+      if (xAxes[a]->isBroadcast()) xIndex[a] = "0";
+    }
+    const std::string inner = value(x, xIndex);
+    line(variable + " = " + convertValue(inner, x->dtype(), out->dtype()) + ";");
+    popScope();
+    indent_ -= 2;
+    offset = end;
+  }
+  line("}");
+  return variable;
+}
+
+}  // namespace fuserlab::codegen

@@ -1,0 +1,142 @@
+// ExpressionEmitter: the C++ statements that compute the values of a
+// segment's tensors at one element, op by op, with the CPU reference's
+// semantics (core/runtime/reference_elementwise.cpp and friends).
+//
+// Values live in local variables named after the tensors (`T3_v`; `T3_v_1`
+// for a second index of the same tensor) in their *value type*: bool,
+// int32_t, int64_t, float (Half, BFloat16 and Float; a 16-bit value is kept
+// as a float already rounded to its dtype) or double. Each op converts its
+// operands to the reference's compute type (float, double or int64_t, from
+// the operands' and the output's dtypes), computes, and rounds the result to
+// its output dtype, so bf16/half rounding happens at every op whose output is
+// bf16/half, exactly as on the CPU.
+//
+// Two modes:
+//   - indexed: every value is asked for at an element index (one C++ index
+//     expression per logical axis); meta ops map the index to their input's
+//     (broadcast, expand, squeeze, permute, reshape, slice, pad, cat,
+//     index_select, gather) and full/iota compute from it. The pointwise and
+//     transpose emitters use this.
+//   - element (`indexed` false; indices are empty): every op is taken at "the current
+//     element"; broadcast, expand, squeeze, set, permute and reshape pass
+//     the value through, and the caller's leaf loads decide which element
+//     that is. Ops that need an index (slice, pad, cat, iota, index_select,
+//     gather) are refused. Reduction-family emitters use this around their
+//     reductions, with reduction results provided as leaves.
+//
+// Tensors the emitter does not compute (segment inputs, reduction results,
+// anything hooks.isLeaf says) come from hooks.loadLeaf; symbolic scalars from
+// hooks.symbolicScalar. Computed values are remembered per (tensor, index)
+// within the current scope, so a value used twice is computed once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/fusion.h"
+
+namespace fuserlab::codegen {
+
+//! The C++ type a value of `dtype` is kept in: bool, int32_t, int64_t, float
+//! (Half, BFloat16, Float) or double.
+std::string_view valueType(ir::DataType dtype);
+//! The element type in memory and in fl::Tensor: bool, int32_t, int64_t,
+//! fl::half, fl::bfloat16, float, double.
+std::string_view elementType(ir::DataType dtype);
+//! The C++ type a kernel parameter of a scalar of `dtype` has (kernel.h):
+//! Half and BFloat16 scalars are passed as float.
+std::string_view scalarParameterType(ir::DataType dtype);
+//! `expression` (of value type `from`) converted to the value of `to` with
+//! the reference's castElement semantics (rounding to half/bf16 included).
+std::string convertValue(const std::string& expression, ir::DataType from,
+                         ir::DataType to);
+
+//! One C++ index expression per logical axis (reduction axes excluded),
+//! outermost first; empty in element mode.
+using ElementIndex = std::vector<std::string>;
+
+struct ExpressionHooks {
+  //! The value of a leaf tensor at `index`: a C++ expression of
+  //! valueType(tv->dtype()). It may emit statements of its own elsewhere
+  //! (e.g. hoisted vector loads).
+  std::function<std::string(const ir::TensorView* tv, const ElementIndex& index)>
+      loadLeaf;
+  //! Whether `tv` is given by the caller rather than computed from its
+  //! definition. Default: tensors without a definition.
+  std::function<bool(const ir::TensorView* tv)> isLeaf;
+  //! A C++ expression for a symbolic scalar the emitter cannot compute (no
+  //! definition in the fusion): a kernel parameter, a tensor extent. Its type
+  //! is the scalar's evaluation type: int64_t for Int/Int32, double for
+  //! floating dtypes, bool for Bool.
+  std::function<std::string(const ir::Scalar* scalar)> symbolicScalar;
+};
+
+class ExpressionEmitter {
+ public:
+  //! `indexed`: track element indices (see the modes above).
+  ExpressionEmitter(const ir::Fusion& fusion, ExpressionHooks hooks,
+                    bool indexed);
+  bool indexed() const { return indexed_; }
+
+  //! The name of a local variable (or a C++ expression) holding `tv`'s value
+  //! at `index` (empty in element mode). Emits the statements computing it and
+  //! whatever it reads, unless already computed in an enclosing scope.
+  std::string value(const ir::TensorView* tv, const ElementIndex& index = {});
+
+  //! A scalar as a C++ expression of its evaluation type (see hooks):
+  //! a literal, a hook expression, or the scalar exprs that define it.
+  std::string scalar(const ir::Scalar* scalar);
+  //! The extent a consumer iterates over along `id`, as an int64_t expression.
+  std::string extent(const ir::IterDomain* id);
+
+  //! The statements emitted since the last takeCode().
+  std::string takeCode();
+  //! Indentation (spaces) of emitted statements.
+  void setIndent(int spaces) { indent_ = spaces; }
+  int indent() const { return indent_; }
+  //! Opens / closes a remembering scope: values computed inside a scope are
+  //! forgotten when it closes (the caller closes the matching C++ block).
+  void pushScope();
+  void popScope();
+  //! Forgets every computed value (and restarts variable numbering only if
+  //! `resetNames`).
+  void clear(bool resetNames = false);
+
+ private:
+  std::string compute(const ir::TensorView* tv, const ElementIndex& index,
+                      const std::string& variable);
+  std::string variableFor(const ir::TensorView* tv);
+  void line(const std::string& text);
+  std::string operand(const ir::Val* val, const ElementIndex& index,
+                      ir::DataType computeDtype);
+  std::string operandBool(const ir::Val* val, const ElementIndex& index);
+  //! The index of `producer` (an input of `expr`) at `consumer`'s `index`.
+  ElementIndex producerIndex(const ir::Expr& expr, const ir::TensorView* producer,
+                             const ElementIndex& index);
+  ElementIndex reshapeIndex(const ir::TensorView* producer,
+                            const ir::TensorView* consumer,
+                            const ElementIndex& index);
+  std::string emitPad(const ir::Expr& expr, const ir::TensorView* out,
+                      const ElementIndex& index, const std::string& variable);
+  std::string emitCat(const ir::Expr& expr, const ir::TensorView* out,
+                      const ElementIndex& index, const std::string& variable);
+  std::string scalarExpr(const ir::Expr& expr, const ir::Scalar* out);
+  std::string temporary(const std::string& prefix);
+
+  const ir::Fusion& fusion_;
+  ExpressionHooks hooks_;
+  bool indexed_;
+  std::string code_;
+  int indent_ = 2;
+  //! (tensor name, index) -> variable, one map per open scope; std::map so
+  //! that nothing depends on pointer order.
+  std::vector<std::map<std::string, std::string>> scopes_;
+  std::map<std::string, int> nameUses_;
+  int temporaries_ = 0;
+};
+
+}  // namespace fuserlab::codegen
