@@ -1,0 +1,151 @@
+#include "core/runtime/result_check.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace fuserlab::runtime {
+namespace {
+
+std::string listString(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+std::string number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
+// The logical index of the n-th element in row-major order.
+std::vector<int64_t> unravel(int64_t n, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> index(sizes.size(), 0);
+  for (size_t d = sizes.size(); d-- > 0;) {
+    index[d] = n % sizes[d];
+    n /= sizes[d];
+  }
+  return index;
+}
+
+// How far an element is outside (> 1) or inside (<= 1) its tolerance;
+// infinite for a NaN or infinity mismatch, or any difference under an exact
+// tolerance.
+double excessOf(double actual, double expected, double rtol, double atol) {
+  const bool nanA = std::isnan(actual);
+  const bool nanE = std::isnan(expected);
+  if (nanA || nanE) return nanA == nanE ? 0.0 : INFINITY;
+  if (std::isinf(actual) || std::isinf(expected)) {
+    return actual == expected ? 0.0 : INFINITY;
+  }
+  const double diff = std::fabs(actual - expected);
+  const double allowed = atol + rtol * std::fabs(expected);
+  if (allowed == 0) return diff == 0 ? 0.0 : INFINITY;
+  return diff / allowed;
+}
+
+}  // namespace
+
+Tolerance toleranceFor(ir::DataType dtype) {
+  switch (dtype) {
+    case ir::DataType::BFloat16:
+      return {1e-2, 1e-2, 0};
+    case ir::DataType::Half:
+      return {1e-3, 1e-3, 0};
+    case ir::DataType::Float:
+      return {1e-5, 1e-5, 1e-6};
+    case ir::DataType::Double:
+      return {1e-10, 1e-10, 1e-12};
+    default:
+      return {0, 0, 0};
+  }
+}
+
+TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
+                        std::string_view name,
+                        std::optional<Tolerance> tolerance) {
+  TensorCheck check;
+  const std::string label(name);
+  if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes()) {
+    check.passed = false;
+    check.message = label + ": the result is " +
+                    std::string(ir::toString(actual.dtype())) +
+                    listString(actual.sizes()) + " but the reference is " +
+                    std::string(ir::toString(expected.dtype())) +
+                    listString(expected.sizes());
+    return check;
+  }
+  const Tolerance tol = tolerance.value_or(toleranceFor(expected.dtype()));
+  const bool floating = ir::isFloatingPoint(expected.dtype());
+  // Integers compare as int64 (exactly, also beyond 2^53); floats as double.
+  const ir::DataType wide = floating ? ir::DataType::Double : ir::DataType::Int;
+  const Tensor a = actual.to(wide).contiguous();
+  const Tensor e = expected.to(wide).contiguous();
+  const int64_t n = e.numel();
+  check.elements = n;
+  if (n == 0) {
+    check.message = label + ": empty, nothing to compare";
+    return check;
+  }
+  auto value = [&](const Tensor& t, int64_t i) -> double {
+    return floating ? t.dataAs<double>()[i] : double(t.dataAs<int64_t>()[i]);
+  };
+  auto differs = [&](int64_t i) {
+    return floating ? false : a.dataAs<int64_t>()[i] != e.dataAs<int64_t>()[i];
+  };
+
+  double maxAbs = 0;
+  if (floating) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = std::fabs(value(e, i));
+      if (std::isfinite(v)) maxAbs = std::max(maxAbs, v);
+    }
+  }
+  const double atol = tol.atol + tol.atolOfMax * maxAbs;
+
+  double worstExcess = -1;
+  int64_t worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = value(a, i);
+    const double y = value(e, i);
+    double excess;
+    if (floating) {
+      excess = excessOf(x, y, tol.rtol, atol);
+      if (std::isfinite(x) && std::isfinite(y)) {
+        check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
+      }
+    } else {
+      excess = differs(i) ? INFINITY : 0.0;
+      check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
+    }
+    if (excess > 1) ++check.mismatches;
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      worst = i;
+    }
+  }
+  check.passed = check.mismatches == 0;
+  check.worstIndex = unravel(worst, e.sizes());
+  check.worstActual = value(a, worst);
+  check.worstExpected = value(e, worst);
+  const std::string worstText = " at " + listString(check.worstIndex) + ": " +
+                                number(check.worstActual) + " (result) vs " +
+                                number(check.worstExpected) + " (reference)";
+  const std::string tolText = floating ? " (rtol " + number(tol.rtol) +
+                                             ", atol " + number(atol) + ")"
+                                       : " (exact)";
+  if (check.passed) {
+    check.message = label + ": " + std::to_string(n) + " elements match" +
+                    tolText + "; max |error| " + number(check.maxAbsError);
+  } else {
+    check.message = label + ": " + std::to_string(check.mismatches) + " of " +
+                    std::to_string(n) + " elements differ" + tolText +
+                    "; worst" + worstText;
+  }
+  return check;
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,167 @@
+#include "core/runtime/kernel_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace fuserlab::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+class KernelCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fuserlab_kernel_cache_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
+  }
+  static void writeFile(const fs::path& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+
+  fs::path dir_;
+  const std::string keyA_ = kernelCacheKey("kernel A", {"-O3"}, "sm_90", "13.0");
+  const std::string keyB_ = kernelCacheKey("kernel B", {"-O3"}, "sm_90", "13.0");
+  // Bytes of every value, NUL included, as a cubin has.
+  const std::string payload_ = std::string("\x7f" "ELF\0\x01\x02", 7) + "cubin";
+};
+
+TEST_F(KernelCacheTest, KeyCoversSourceOptionsArchAndCompilerVersion) {
+  const std::string key = kernelCacheKey("src", {"-a", "-b"}, "sm_90", "13.0");
+  EXPECT_EQ(key.size(), 32u);
+  EXPECT_EQ(key, kernelCacheKey("src", {"-a", "-b"}, "sm_90", "13.0"));
+  EXPECT_NE(key, kernelCacheKey("src2", {"-a", "-b"}, "sm_90", "13.0"));
+  EXPECT_NE(key, kernelCacheKey("src", {"-a"}, "sm_90", "13.0"));
+  EXPECT_NE(key, kernelCacheKey("src", {"-a-b"}, "sm_90", "13.0"));
+  EXPECT_NE(key, kernelCacheKey("src", {"-a", "-b"}, "sm_80", "13.0"));
+  EXPECT_NE(key, kernelCacheKey("src", {"-a", "-b"}, "sm_90", "12.8"));
+}
+
+TEST_F(KernelCacheTest, RoundTripThroughDiskInANewProcessCache) {
+  {
+    KernelCache cache(dir_);
+    int compiles = 0;
+    EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+              payload_);
+    EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+              payload_);
+    EXPECT_EQ(compiles, 1);
+    EXPECT_EQ(cache.stats().memoryHits, 1);
+    EXPECT_TRUE(fs::exists(cache.entryPath(keyA_)));
+  }
+  KernelCache fresh(dir_);  // as a later process sees the directory
+  auto hit = fresh.lookup(keyA_);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(*hit, payload_);
+  EXPECT_EQ(fresh.stats().diskHits, 1);
+  EXPECT_EQ(fresh.stats().rejectedEntries, 0);
+  // No temporary files are left beside the entry.
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(KernelCacheTest, CorruptEntryIsIgnoredAndRebuilt) {
+  KernelCache(dir_).store(keyA_, payload_);
+  const fs::path path = KernelCache(dir_).entryPath(keyA_);
+  std::string bytes = readFile(path);
+  bytes.back() ^= 0x01;  // one flipped bit in the payload
+  writeFile(path, bytes);
+
+  KernelCache cache(dir_);
+  EXPECT_FALSE(cache.lookup(keyA_).has_value());
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
+  int compiles = 0;
+  EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+            payload_);
+  EXPECT_EQ(compiles, 1);
+  // The rebuilt entry is valid again for the next process.
+  KernelCache next(dir_);
+  EXPECT_EQ(next.lookup(keyA_).value_or(""), payload_);
+}
+
+TEST_F(KernelCacheTest, TruncatedAndGarbageEntriesAreIgnored) {
+  KernelCache(dir_).store(keyA_, payload_);
+  const fs::path path = KernelCache(dir_).entryPath(keyA_);
+  const std::string bytes = readFile(path);
+  writeFile(path, bytes.substr(0, bytes.size() - 3));
+  EXPECT_FALSE(KernelCache(dir_).lookup(keyA_).has_value());
+  writeFile(path, bytes + "extra");
+  EXPECT_FALSE(KernelCache(dir_).lookup(keyA_).has_value());
+  writeFile(path, "not a cache entry at all");
+  EXPECT_FALSE(KernelCache(dir_).lookup(keyA_).has_value());
+  writeFile(path, "");
+  EXPECT_FALSE(KernelCache(dir_).lookup(keyA_).has_value());
+}
+
+TEST_F(KernelCacheTest, ForeignKeyIsIgnored) {
+  // A valid entry for key A sitting where key B's entry belongs (a copied
+  // file, a renamed one) is another kernel: never returned for B.
+  KernelCache writer(dir_);
+  writer.store(keyA_, payload_);
+  fs::copy_file(writer.entryPath(keyA_), writer.entryPath(keyB_));
+  KernelCache cache(dir_);
+  EXPECT_FALSE(cache.lookup(keyB_).has_value());
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
+  EXPECT_EQ(cache.lookup(keyA_).value_or(""), payload_);
+}
+
+TEST_F(KernelCacheTest, UnwritableDirectoryLeavesAMemoryCache) {
+  writeFile(dir_, "a file where the directory should be");
+  KernelCache cache(dir_ / "sub");
+  cache.store(keyA_, payload_);
+  EXPECT_EQ(cache.stats().writeFailures, 1);
+  EXPECT_NE(cache.lastWriteError().find("cannot write kernel cache entry"),
+            std::string::npos);
+  EXPECT_EQ(cache.lookup(keyA_).value_or(""), payload_);
+  fs::remove(dir_);
+}
+
+TEST_F(KernelCacheTest, FailedCompileStoresNothing) {
+  KernelCache cache(dir_);
+  EXPECT_THROW(cache.getOrCompile(
+                   keyA_, []() -> std::string { throw std::runtime_error("nvrtc"); }),
+               std::runtime_error);
+  EXPECT_FALSE(cache.lookup(keyA_).has_value());
+  EXPECT_FALSE(fs::exists(cache.entryPath(keyA_)));
+}
+
+TEST_F(KernelCacheTest, DefaultDirectoryFollowsTheEnvironment) {
+  const char* saved[3] = {std::getenv("FUSERLAB_CACHE_DIR"),
+                          std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")};
+  const std::string keep[3] = {saved[0] ? saved[0] : "", saved[1] ? saved[1] : "",
+                               saved[2] ? saved[2] : ""};
+  ::setenv("FUSERLAB_CACHE_DIR", "/tmp/flc", 1);
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  ::setenv("HOME", "/tmp/home", 1);
+  EXPECT_EQ(defaultCacheDirectory(), fs::path("/tmp/flc"));
+  ::unsetenv("FUSERLAB_CACHE_DIR");
+  EXPECT_EQ(defaultCacheDirectory(), fs::path("/tmp/xdg/fuserlab"));
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(defaultCacheDirectory(), fs::path("/tmp/home/.cache/fuserlab"));
+  const char* names[3] = {"FUSERLAB_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+  for (int i = 0; i < 3; ++i) {
+    if (saved[i]) ::setenv(names[i], keep[i].c_str(), 1);
+    else ::unsetenv(names[i]);
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::runtime

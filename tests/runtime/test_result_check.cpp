@@ -1,0 +1,143 @@
+#include "core/runtime/result_check.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace fuserlab::runtime {
+namespace {
+
+using ir::DataType;
+
+Tensor filled(DataType dtype, std::vector<int64_t> sizes, double start) {
+  Tensor t = Tensor::empty(dtype, std::move(sizes));
+  const int64_t cols = t.sizes().back();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    t.set({i / cols, i % cols}, start + 0.25 * double(i));
+  }
+  return t;
+}
+
+TEST(ResultCheckTest, EqualTensorsPass) {
+  const Tensor e = filled(DataType::Float, {3, 5}, 1.0);
+  const TensorCheck check = checkTensor(e.clone(), e, "T2");
+  EXPECT_TRUE(check.passed) << check.message;
+  EXPECT_EQ(check.elements, 15);
+  EXPECT_EQ(check.mismatches, 0);
+  EXPECT_NE(check.message.find("T2: 15 elements match"), std::string::npos);
+}
+
+TEST(ResultCheckTest, WorstElementIsReportedWithIndexAndBothValues) {
+  const Tensor e = filled(DataType::Float, {3, 5}, 1.0);
+  Tensor a = e.clone();
+  a.set({1, 2}, a.item({1, 2}) + 0.5);
+  a.set({2, 4}, a.item({2, 4}) + 4.0);
+  const TensorCheck check = checkTensor(a, e, "T7");
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.mismatches, 2);
+  EXPECT_EQ(check.worstIndex, (std::vector<int64_t>{2, 4}));
+  EXPECT_DOUBLE_EQ(check.worstExpected, e.item({2, 4}));
+  EXPECT_DOUBLE_EQ(check.worstActual, e.item({2, 4}) + 4.0);
+  EXPECT_NE(check.message.find("2 of 15 elements differ"), std::string::npos)
+      << check.message;
+  EXPECT_NE(check.message.find("at [2, 4]"), std::string::npos) << check.message;
+}
+
+TEST(ResultCheckTest, StridesDoNotMatterOnlyLogicalElements) {
+  const Tensor e = filled(DataType::Float, {4, 6}, -3.0);
+  const Tensor transposed = e.permute({1, 0}).contiguous().permute({1, 0});
+  ASSERT_FALSE(transposed.isContiguous());
+  EXPECT_TRUE(checkTensor(transposed, e, "T0").passed);
+}
+
+TEST(ResultCheckTest, FloatToleranceIsRelativeWithAnAbsoluteFloor) {
+  Tensor e = Tensor::empty(DataType::Float, {3});
+  e.set({0}, 1000.0);
+  e.set({1}, 0.0);
+  e.set({2}, 1.0);
+  Tensor a = e.clone();
+  a.set({0}, 1000.0 * (1 + 5e-6));  // inside rtol 1e-5
+  a.set({1}, 1e-5);                 // inside atol 1e-5 + 1e-6 * 1000
+  EXPECT_TRUE(checkTensor(a, e, "T1").passed);
+  a.set({2}, 1.0 + 1e-2);
+  EXPECT_FALSE(checkTensor(a, e, "T1").passed);
+}
+
+TEST(ResultCheckTest, ReducedPrecisionTolerancesByDtype) {
+  EXPECT_DOUBLE_EQ(toleranceFor(DataType::BFloat16).rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(toleranceFor(DataType::Half).rtol, 1e-3);
+  EXPECT_LT(toleranceFor(DataType::Double).rtol, toleranceFor(DataType::Float).rtol);
+  Tensor e = Tensor::empty(DataType::BFloat16, {2});
+  e.set({0}, 1.0);
+  e.set({1}, 2.0);
+  Tensor a = e.clone();
+  a.set({0}, 1.0078125);  // one bf16 ulp above 1
+  EXPECT_TRUE(checkTensor(a, e, "T3").passed);
+  a.set({1}, 2.0625);
+  EXPECT_FALSE(checkTensor(a, e, "T3").passed);
+}
+
+TEST(ResultCheckTest, IntegersAndBoolsAreExact) {
+  Tensor e = Tensor::empty(DataType::Int, {2});
+  e.set({0}, 5);
+  e.set({1}, -7);
+  Tensor a = e.clone();
+  EXPECT_TRUE(checkTensor(a, e, "T4").passed);
+  a.set({1}, -6);
+  const TensorCheck check = checkTensor(a, e, "T4");
+  EXPECT_FALSE(check.passed);
+  EXPECT_NE(check.message.find("(exact)"), std::string::npos);
+
+  // Beyond 2^53, where doubles would call these equal.
+  Tensor big = Tensor::empty(DataType::Int, {1});
+  big.dataAs<int64_t>()[0] = (int64_t{1} << 60) + 1;
+  Tensor big2 = Tensor::empty(DataType::Int, {1});
+  big2.dataAs<int64_t>()[0] = int64_t{1} << 60;
+  EXPECT_FALSE(checkTensor(big, big2, "T5").passed);
+
+  Tensor b = Tensor::empty(DataType::Bool, {2});
+  b.set({0}, 1);
+  b.set({1}, 0);
+  Tensor b2 = b.clone();
+  EXPECT_TRUE(checkTensor(b2, b, "T6").passed);
+  b2.set({1}, 1);
+  EXPECT_FALSE(checkTensor(b2, b, "T6").passed);
+}
+
+TEST(ResultCheckTest, NanWhereAndOnlyWhereTheReferenceHasNan) {
+  Tensor e = Tensor::empty(DataType::Float, {3});
+  e.set({0}, NAN);
+  e.set({1}, 1.0);
+  e.set({2}, INFINITY);
+  Tensor a = e.clone();
+  EXPECT_TRUE(checkTensor(a, e, "T8").passed);
+  a.set({0}, 0.0);  // reference NaN, result not
+  EXPECT_FALSE(checkTensor(a, e, "T8").passed);
+  a = e.clone();
+  a.set({1}, NAN);  // an unwritten (poisoned) element
+  const TensorCheck check = checkTensor(a, e, "T8");
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.worstIndex, (std::vector<int64_t>{1}));
+  a = e.clone();
+  a.set({2}, 1e30);  // infinities must match exactly
+  EXPECT_FALSE(checkTensor(a, e, "T8").passed);
+  a.set({2}, -INFINITY);
+  EXPECT_FALSE(checkTensor(a, e, "T8").passed);
+}
+
+TEST(ResultCheckTest, ShapeOrDtypeMismatchFails) {
+  const Tensor e = filled(DataType::Float, {2, 3}, 0.0);
+  EXPECT_FALSE(checkTensor(filled(DataType::Float, {3, 2}, 0.0), e, "T9").passed);
+  EXPECT_FALSE(checkTensor(e.to(DataType::Double), e, "T9").passed);
+}
+
+TEST(ResultCheckTest, EmptyTensorsPass) {
+  const Tensor e = Tensor::empty(DataType::Float, {0, 4});
+  const TensorCheck check = checkTensor(e, e, "T10");
+  EXPECT_TRUE(check.passed);
+  EXPECT_EQ(check.elements, 0);
+}
+
+}  // namespace
+}  // namespace fuserlab::runtime
