@@ -17,6 +17,7 @@ namespace fuserlab::cli {
 int runCommand(const std::vector<std::string>& args);
 int inspectCommand(const std::vector<std::string>& args);
 int devicesCommand(const std::vector<std::string>& args);
+int compileCommand(const std::vector<std::string>& args);
 
 //! A script read from FILE, the definition chosen with --fusion (default:
 //! the one the script executes) and the input specs (--inputs overrides the

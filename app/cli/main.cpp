@@ -17,6 +17,9 @@ commands:
                 [--save-inputs DIR] [--save-outputs DIR]
   inspect FILE  print the fusion's input signature and IR
                 [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
+  compile FILE  generate each segment's CUDA kernel and compile it with NVRTC
+                (no GPU needed)  [--inputs SPEC] [--fusion NAME] [--device NAME]
+                [--set NAME=VALUE] [--disable-pass NAME] [--out DIR]
   devices       list the built-in devices (--device NAME) and this machine's
                 GPUs (--device cuda:N)  [--json PATH|-]
 
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "run") return fuserlab::cli::runCommand(args);
     if (command == "inspect") return fuserlab::cli::inspectCommand(args);
     if (command == "devices") return fuserlab::cli::devicesCommand(args);
+    if (command == "compile") return fuserlab::cli::compileCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/codegen/pointwise_emitter.h"
 #include "core/ir/error.h"
 
 #ifdef FUSERLAB_HAS_REDUCTION_EMITTER
@@ -41,6 +42,10 @@ GeneratedKernel generateKernel(const ir::Fusion& segment,
            scheduler::toString(type),
            " segment launches no kernel (it runs on the host)");
   switch (type) {
+    case SchedulerType::Pointwise:
+      return emitPointwiseKernel(
+          segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
+          kernelName);
     case SchedulerType::Reduction:
 #ifdef FUSERLAB_HAS_REDUCTION_EMITTER
       return emitReductionKernel(

@@ -15,7 +15,8 @@
 // Names the emitters (and the reduction/persistent emitters) use:
 //   fl::Tensor<T, R>            kernel parameter (see core/codegen/kernel.h)
 //   fl::half, fl::bfloat16      16-bit storage types
-//   fl::load_value / store_value  element <-> compute value (float for 16-bit)
+//   fl::load_value / store_value / to_element<T>  element <-> value (float
+//                               for 16-bit types)
 //   fl::round_to_half / round_to_bf16   a value rounded to the dtype, as float
 //   fl::to_bool / to_int32 / to_int64 / to_float / to_double   castElement
 //   fl::Array<T, N, Align>      N elements for one vectorized access
@@ -199,10 +200,22 @@ __device__ __forceinline__ void store_value(double* p, double v) { *p = v; }
 __device__ __forceinline__ void store_value(int64_t* p, int64_t v) { *p = v; }
 __device__ __forceinline__ void store_value(int32_t* p, int32_t v) { *p = v; }
 __device__ __forceinline__ void store_value(bool* p, bool v) { *p = v; }
-__device__ __forceinline__ half to_element(half*, float v) { return float_to_half(v); }
-__device__ __forceinline__ bfloat16 to_element(bfloat16*, float v) { return float_to_bf16(v); }
+// A value as an element of type T: fl::to_element<fl::half>(v).
+template <class T>
+struct ElementOf {
+  template <class V>
+  __device__ __forceinline__ static T from(V v) { return (T)v; }
+};
+template <>
+struct ElementOf<half> {
+  __device__ __forceinline__ static half from(float v) { return float_to_half(v); }
+};
+template <>
+struct ElementOf<bfloat16> {
+  __device__ __forceinline__ static bfloat16 from(float v) { return float_to_bf16(v); }
+};
 template <class T, class V>
-__device__ __forceinline__ T to_element(T*, V v) { return (T)v; }
+__device__ __forceinline__ T to_element(V v) { return ElementOf<T>::from(v); }
 
 // ---------------------------------------------------------------------------
 // Vector accesses.

@@ -521,8 +521,7 @@ ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
       linear = "(" + linear + " * " + extent(outAxes[a]) + " + (" + index.at(a) + "))";
     }
   }
-  const std::string position = temporary("reshape");
-  line("const int64_t " + position + " = " + linear + ";");
+  const std::string position = linear;
   ElementIndex result(inAxes.size(), "0");
   std::string divisor;
   for (size_t k = inAxes.size(); k-- > 0;) {
@@ -664,7 +663,7 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
                                            indices->dtype(), DataType::Int);
       // An index outside the axis is an error on the CPU; here it is clamped
       // so that a bad index never reads outside the tensor.
-      const std::string position = temporary("gathered");
+      const std::string position = temporary("gathered_idx");
       const std::string size = extent(xAxes[static_cast<size_t>(dim)]);
       line("const int64_t " + position + " = fl::clamp(" + raw +
            ", (int64_t)0, " + size + " - 1);");

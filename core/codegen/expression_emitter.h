@@ -26,7 +26,10 @@
 //
 // Tensors the emitter does not compute (segment inputs, reduction results,
 // anything hooks.isLeaf says) come from hooks.loadLeaf; symbolic scalars from
-// hooks.symbolicScalar. Computed values are remembered per (tensor, index)
+// hooks.symbolicScalar. Index expressions are pure C++ expressions of the
+// caller's index variables, extents and scalars, except below an
+// index_select/gather, whose indices read a local `gathered_idx<N>`.
+// Computed values are remembered per (tensor, index)
 // within the current scope, so a value used twice is computed once.
 #pragma once
 
@@ -102,6 +105,9 @@ class ExpressionEmitter {
   //! forgotten when it closes (the caller closes the matching C++ block).
   void pushScope();
   void popScope();
+  //! 1 outside any conditional; more inside pad/cat branches (a leaf loaded
+  //! there may be out of bounds unless the branch is taken).
+  int scopeDepth() const { return static_cast<int>(scopes_.size()); }
   //! Forgets every computed value (and restarts variable numbering only if
   //! `resetNames`).
   void clear(bool resetNames = false);

@@ -1,0 +1,121 @@
+// fuserlab-cli compile FILE [--device NAME] [--inputs SPEC] [--fusion NAME]
+//                           [--set K=V]... [--disable-pass P]... [--out DIR]
+//
+// Compiles the fusion at the input sizes, generates the CUDA kernel of every
+// segment that launches one and compiles it with NVRTC for the device's
+// architecture. Needs no GPU. Prints each kernel's launch configuration,
+// NVRTC's compile time and the CUBIN's size; with --out writes <name>.cu,
+// <name>.log (NVRTC's log), <name>.cubin and the helper header
+// fuserlab_device.cuh. Exit 2 if some kernel cannot be generated or compiled.
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/commands.h"
+#include "core/codegen/codegen.h"
+#include "core/frontend/input_tensors.h"
+#include "core/ir/error.h"
+#include "core/runtime/fusion_compiler.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "core/runtime/segment_kernels.h"
+
+namespace fuserlab::cli {
+namespace {
+
+std::string dims(const std::array<int64_t, 3>& d) {
+  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+         std::to_string(d[2]) + "]";
+}
+
+void writeFile(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream file(path, std::ios::binary);
+  FL_CHECK(file.good(), "cannot write '", path.string(), "'");
+  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  FL_CHECK(file.good(), "cannot write '", path.string(), "'");
+}
+
+}  // namespace
+
+int compileCommand(const std::vector<std::string>& args) {
+  std::set<std::string> options = kScriptOptions;
+  options.insert("out");
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  CommandLine cl(args, options, {});
+  LoadedScript loaded = loadScript(cl);
+  FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ",
+           loaded.script.fileName,
+           " has no inputs block; pass --inputs (e.g. --inputs 128x1024:bf16)");
+  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const scheduler::DeviceSpec device = deviceFrom(cl);
+  const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(*loaded.fusion, compileOptions, device, inputs);
+  const std::vector<runtime::SegmentKernel> kernels =
+      runtime::generateSegmentKernels(compiled, device, inputs);
+
+  std::optional<std::filesystem::path> out;
+  if (auto dir = cl.value("out")) {
+    out = *dir;
+    std::error_code error;
+    std::filesystem::create_directories(*out, error);
+    FL_CHECK(!error, "cannot create the directory '", *dir, "': ", error.message());
+    writeFile(*out / "fuserlab_device.cuh", std::string(codegen::deviceHelperSource()));
+  }
+
+  const int arch = device.computeCapability();
+  std::cout << "fusion " << loaded.fusionName << " from " << loaded.script.fileName
+            << " for " << device.name << " (" << device.arch() << "), NVRTC "
+            << runtime::nvrtcVersionString() << ": " << compiled.report.segments.size()
+            << " segments, " << kernels.size() << " kernels\n";
+  std::vector<std::string> failures;
+  for (const runtime::SegmentKernel& segment : kernels) {
+    const std::string scheduler(scheduler::toString(segment.scheduler));
+    if (!segment.kernel) {
+      std::cout << "segment " << segment.segment << " (" << scheduler
+                << "): no kernel: " << segment.error << "\n";
+      failures.push_back("segment " + std::to_string(segment.segment) + " (" +
+                         scheduler + "): " + segment.error);
+      continue;
+    }
+    const codegen::GeneratedKernel& kernel = *segment.kernel;
+    std::cout << "kernel " << kernel.name << " (segment " << segment.segment << ", "
+              << scheduler << "): grid " << dims(kernel.launch.grid) << " block "
+              << dims(kernel.launch.block);
+    if (kernel.launch.dynamicSharedMemoryBytes > 0) {
+      std::cout << " shared " << kernel.launch.dynamicSharedMemoryBytes << " bytes";
+    }
+    if (kernel.workspaceBytes > 0) std::cout << " workspace " << kernel.workspaceBytes << " bytes";
+    std::cout << ", " << (kernel.int64Indexing ? "int64" : "int32") << " indexing\n";
+    if (out) writeFile(*out / (kernel.name + ".cu"), kernel.source);
+    try {
+      const runtime::NvrtcOutput binary = runtime::compileWithNvrtc(kernel, arch);
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(1) << binary.compileMilliseconds;
+      std::cout << "  NVRTC: " << line.str() << " ms, cubin " << binary.cubin.size()
+                << " bytes";
+      for (const std::string& option : kernel.options) std::cout << " " << option;
+      std::cout << (binary.log.empty() ? "" : " (with warnings)") << "\n";
+      if (out) {
+        writeFile(*out / (kernel.name + ".log"), binary.log);
+        writeFile(*out / (kernel.name + ".cubin"),
+                  std::string(binary.cubin.begin(), binary.cubin.end()));
+      }
+    } catch (const UserError& error) {
+      std::cout << "  NVRTC failed\n";
+      if (out) writeFile(*out / (kernel.name + ".log"), error.message());
+      failures.push_back(error.message());
+    }
+  }
+  if (out) std::cout << "wrote the kernels to " << out->string() << "\n";
+  if (!failures.empty()) {
+    std::string message = std::to_string(failures.size()) + " of " +
+                          std::to_string(kernels.size()) + " kernels could not be built:";
+    for (const std::string& failure : failures) message += "\n  " + failure;
+    FL_USER_ERROR(message);
+  }
+  return 0;
+}
+
+}  // namespace fuserlab::cli

@@ -1,0 +1,629 @@
+#include "core/codegen/pointwise_emitter.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/codegen/expression_emitter.h"
+#include "core/codegen/kernel_interface.h"
+#include "core/ir/error.h"
+#include "core/scheduler/analysis/axis_trace.h"
+#include "core/scheduler/analysis/memory_layout.h"
+#include "core/scheduler/analysis/vectorization.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using ir::TensorView;
+using scheduler::AxisPiece;
+using scheduler::PieceKind;
+
+constexpr int64_t kMaxGridX = 2147483647;
+constexpr int64_t kMaxGridYZ = 65535;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Prefix of the per-lane index of the reference's innermost axis.
+constexpr const char* kLanePrefix = "lane_";
+
+std::string indent(int spaces) { return std::string(static_cast<size_t>(spaces), ' '); }
+
+int64_t logicalPosition(const TensorView* tv, const ir::IterDomain* id) {
+  const auto axes = tv->logicalNoReductions();
+  const auto it = std::find(axes.begin(), axes.end(), id);
+  return it == axes.end() ? -1 : it - axes.begin();
+}
+
+// A tensor read or written with vector accesses (when the kernel's checks
+// pass): its innermost logical axis in memory.
+struct VectorAccess {
+  const TensorView* tv = nullptr;
+  bool output = false;
+  int64_t innerAxis = -1;
+};
+
+// A load issued before any compute (phase 1): a vector of `tv`, or one
+// element that is the same for every lane of a chunk.
+struct HoistedLoad {
+  const TensorView* tv = nullptr;
+  bool vector = false;
+  std::string key;     // the index it was requested at
+  std::string array;   // the local array, one entry per unrolled chunk
+  std::string offset;  // element offset at lane 0
+};
+
+// How one output is written from the reference's index.
+struct OutputAccess {
+  ElementIndex index;
+  std::string predicate;  // empty: always
+};
+
+class PointwiseKernel {
+ public:
+  PointwiseKernel(const ir::Fusion& segment, const scheduler::PointwiseParams& params,
+                  const scheduler::SegmentRuntimeInfo& info, std::string_view name)
+      : segment_(segment), params_(params), info_(info), name_(name),
+        interface_(segment, info, !params.useInt32Indexing) {}
+
+  GeneratedKernel build();
+
+ private:
+  void analyze();
+  std::string body(bool vectorPass);
+  std::string positionCode(bool vectorPass, bool element, int pad) const;
+  std::vector<std::string> referenceIndexNames(bool lane) const;
+  OutputAccess outputAccess(const TensorView* out,
+                            const std::vector<std::string>& refIndex) const;
+  std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
+                       bool vectorPass, const ExpressionEmitter& emitter);
+  const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
+  bool laneMapsToInnerAxis(const VectorAccess& access, const ElementIndex& index) const;
+  std::string vectorCondition() const;
+  LaunchConfig launchConfig() const;
+
+  const ir::Fusion& segment_;
+  const scheduler::PointwiseParams& params_;
+  const scheduler::SegmentRuntimeInfo& info_;
+  std::string name_;
+  KernelInterface interface_;
+
+  const TensorView* reference_ = nullptr;
+  std::optional<scheduler::AxisTrace> trace_;
+  std::vector<int64_t> refLogical_;  // logical position of each allocation axis
+  std::vector<int64_t> refExtents_;  // evaluated, allocation order
+  int64_t rank_ = 0;
+  int64_t breakPoint_ = 0;
+  int64_t vector_ = 1;
+  int64_t unroll_ = 1;
+  int64_t unrollInner_ = 1;
+  int64_t unrollOuter_ = 1;
+  std::vector<VectorAccess> candidates_;
+  std::vector<std::string> vectorNotes_;
+
+  // Per vectorized pass.
+  std::vector<HoistedLoad> hoisted_;
+  std::vector<VectorAccess> used_;  // vector accesses the pass makes
+  // No lane of a chunk needs its own index: only vector accesses see lanes.
+  bool laneIndependent_ = false;
+};
+
+void PointwiseKernel::analyze() {
+  reference_ = scheduler::largestOutput(segment_, info_.evaluator);
+  FL_CHECK(reference_ != nullptr, "code generation: pointwise segment has no tensor output");
+  trace_.emplace(segment_, reference_, info_.evaluator);
+  for (const ir::IterDomain* id : trace_->referenceAxes()) {
+    const int64_t position = logicalPosition(reference_, id);
+    FL_ASSERT(position >= 0, "reference axis ", id->toString(), " of ",
+              reference_->name(), " is not a logical axis");
+    refLogical_.push_back(position);
+  }
+  refExtents_ = trace_->referenceExtents();
+  rank_ = static_cast<int64_t>(refLogical_.size());
+  breakPoint_ = params_.breakPoint;
+  FL_CHECK(breakPoint_ >= 0 && breakPoint_ < std::max<int64_t>(rank_, 1),
+           "code generation: break point ", breakPoint_, " is outside the axes of the "
+           "reference ", reference_->name(), " (rank ", rank_, ")");
+  vector_ = params_.vectorizationFactor;
+  FL_CHECK(vector_ >= 1 && vector_ <= 16 && (vector_ & (vector_ - 1)) == 0,
+           "code generation: vectorization factor ", vector_, " is not 1, 2, 4, 8 or 16");
+  FL_CHECK(params_.unrollFactorInner >= 1 && params_.unrollFactorOuter >= 1,
+           "code generation: unroll factors must be at least 1");
+  FL_CHECK(params_.blockDimX >= 1 && params_.blockDimY >= 1 &&
+               params_.blockDimX * params_.blockDimY <= 1024,
+           "code generation: block ", params_.blockDimX, "x", params_.blockDimY,
+           " is not a valid CUDA block");
+  if (breakPoint_ == 0) {
+    // 1-D: one unrolled dimension.
+    unrollInner_ = params_.unrollFactorInner * params_.unrollFactorOuter;
+    unrollOuter_ = 1;
+  } else {
+    unrollInner_ = params_.unrollFactorInner;
+    unrollOuter_ = params_.unrollFactorOuter;
+  }
+  unroll_ = unrollInner_ * unrollOuter_;
+
+  if (vector_ == 1) return;
+  scheduler::VectorizationQuery query;
+  query.reference = reference_;
+  query.breakPoint = breakPoint_;
+  const scheduler::VectorizationAnalysis analysis =
+      scheduler::analyzeVectorization(segment_, info_, query);
+  for (const TensorView* tv : scheduler::inputsAndOutputs(segment_)) {
+    const scheduler::TensorVectorization* v = analysis.find(tv->name());
+    if (v == nullptr || !v->vectorized) {
+      vectorNotes_.push_back(tv->name() + ": element by element" +
+                             (v ? " (" + v->reason + ")" : std::string()));
+      continue;
+    }
+    const scheduler::MemoryLayout layout = scheduler::memoryLayout(segment_, tv, info_);
+    const int64_t inner = layout.innermostMovingAxis();
+    const int64_t logical = inner < 0 ? -1 : logicalPosition(tv, layout.axes[inner]);
+    if (logical < 0) {
+      vectorNotes_.push_back(tv->name() + ": element by element (no innermost axis)");
+      continue;
+    }
+    if (v->limit < vector_) {
+      vectorNotes_.push_back(tv->name() + ": allows only " + std::to_string(v->limit) +
+                             " (" + v->reason + "); the vectorized pass checks at run time");
+    }
+    const bool input = segment_.isInput(tv);
+    if (input) candidates_.push_back({tv, false, logical});
+    if (segment_.isOutput(tv)) candidates_.push_back({tv, true, logical});
+  }
+}
+
+const VectorAccess* PointwiseKernel::vectorAccess(const TensorView* tv, bool output) const {
+  for (const VectorAccess& access : candidates_) {
+    if (access.tv == tv && access.output == output) return &access;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PointwiseKernel::referenceIndexNames(bool lane) const {
+  std::vector<std::string> names;
+  for (int64_t k = 0; k < rank_; ++k) {
+    const std::string name = "a" + std::to_string(k);
+    names.push_back(lane && k == rank_ - 1 ? kLanePrefix + name : name);
+  }
+  return names;
+}
+
+bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access,
+                                          const ElementIndex& index) const {
+  if (rank_ == 0) return false;
+  const std::string lane = kLanePrefix + ("a" + std::to_string(rank_ - 1));
+  for (size_t a = 0; a < index.size(); ++a) {
+    const bool isInner = static_cast<int64_t>(a) == access.innerAxis;
+    if (isInner != (index[a] == lane)) {
+      if (isInner || index[a].find(kLanePrefix) != std::string::npos) return false;
+    }
+  }
+  return true;
+}
+
+OutputAccess PointwiseKernel::outputAccess(const TensorView* out,
+                                           const std::vector<std::string>& refIndex) const {
+  OutputAccess access;
+  const auto axes = out->logicalNoReductions();
+  access.index.assign(axes.size(), "0");
+  if (out == reference_) {
+    for (int64_t k = 0; k < rank_; ++k) access.index[refLogical_[k]] = refIndex[k];
+    return access;
+  }
+  const scheduler::TensorTrace* trace = trace_->find(out);
+  FL_CHECK(trace != nullptr, "code generation: output ", out->name(),
+           " is not connected to the reference ", reference_->name());
+  std::vector<std::string> terms(axes.size());
+  std::vector<bool> resized(axes.size(), false);
+  std::vector<std::string> predicates;
+  for (int64_t k = 0; k < rank_; ++k) {
+    const std::vector<AxisPiece>& pieces = trace->axes[static_cast<size_t>(k)];
+    int64_t divisor = 1;
+    for (const AxisPiece& piece : pieces) {
+      std::string sub = refIndex[k];
+      if (pieces.size() > 1) {
+        FL_CHECK(piece.extent > 0, "code generation: output ", out->name(),
+                 " maps reference axis ", k, " through a reshape of unknown extent");
+        sub = "(((index_t)" + refIndex[k] + " / " + std::to_string(divisor) + ") % " +
+              std::to_string(piece.extent) + ")";
+        divisor *= piece.extent;
+      }
+      switch (piece.kind) {
+        case PieceKind::Broadcast:
+          predicates.push_back(sub + " == 0");
+          break;
+        case PieceKind::Axis: {
+          const int64_t a = logicalPosition(out, piece.id);
+          FL_CHECK(a >= 0, "code generation: output ", out->name(),
+                   " is reached through an axis that is not its own");
+          std::string term = piece.step == 1 ? sub : std::to_string(piece.step) + " * " + sub;
+          if (piece.offset != 0) term = std::to_string(piece.offset) + " + " + term;
+          terms[a] += terms[a].empty() ? term : " + " + term;
+          resized[a] = resized[a] || piece.resized;
+          break;
+        }
+        case PieceKind::Indexed:
+        case PieceKind::Lost:
+          FL_USER_ERROR("code generation: output ", out->name(),
+                        " cannot be indexed from the reference ", reference_->name(),
+                        trace->lostReason.empty() ? std::string()
+                                                  : ": " + trace->lostReason);
+      }
+    }
+  }
+  for (size_t a = 0; a < axes.size(); ++a) {
+    if (terms[a].empty()) continue;
+    access.index[a] = terms[a].find(' ') == std::string::npos ? terms[a] : "(" + terms[a] + ")";
+    if (resized[a]) {
+      predicates.push_back(access.index[a] + " >= 0 && " + access.index[a] + " < " +
+                           interface_.parameterName(out, true) + ".size[" +
+                           std::to_string(a) + "]");
+    }
+  }
+  for (const std::string& p : predicates) {
+    access.predicate += access.predicate.empty() ? p : " && " + p;
+  }
+  return access;
+}
+
+std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
+                                      bool vectorPass, const ExpressionEmitter& emitter) {
+  FL_CHECK(interface_.isInputParameter(tv), "code generation: ", tv->name(),
+           " is neither computed in the segment nor one of its inputs");
+  const std::string& param = interface_.parameterName(tv, false);
+  const std::string offset = interface_.offset(tv, index);
+  const std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
+  if (!vectorPass) return inlineLoad;
+  bool pure = emitter.scopeDepth() == 1;
+  bool laneDependent = false;
+  for (const std::string& i : index) {
+    pure = pure && i.find("gathered_idx") == std::string::npos;
+    laneDependent = laneDependent || i.find(kLanePrefix) != std::string::npos;
+  }
+  if (!pure) return inlineLoad;
+  std::string key;
+  for (const std::string& i : index) key += i + ",";
+  for (const HoistedLoad& load : hoisted_) {
+    if (load.tv == tv && load.key == key) {
+      return load.vector ? "fl::load_value(" + load.array + "[u][j])" : load.array + "[u]";
+    }
+  }
+  const VectorAccess* access = vectorAccess(tv, false);
+  const bool alreadyVector = std::any_of(hoisted_.begin(), hoisted_.end(), [&](const HoistedLoad& l) {
+    return l.tv == tv && l.vector;
+  });
+  if (vector_ > 1 && laneDependent && access != nullptr && !alreadyVector &&
+      laneMapsToInnerAxis(*access, index)) {
+    hoisted_.push_back({tv, true, key, param + "_vec", offset});
+    used_.push_back(*access);
+    return "fl::load_value(" + param + "_vec[u][j])";
+  }
+  if (laneDependent && vector_ > 1) return inlineLoad;
+  const std::string array = param + "_ld" + std::to_string(hoisted_.size());
+  hoisted_.push_back({tv, false, key, array, offset});
+  return array + "[u]";
+}
+
+std::string PointwiseKernel::vectorCondition() const {
+  if (rank_ == 0) return "false";
+  // Every vector access aligned, and either chunks that stay in the
+  // innermost axis of unit-stride tensors, or (when no lane needs its own
+  // index) chunks that cross axes of tensors laid out exactly as when the
+  // kernel was generated, where the vectorization analysis proved their
+  // runs contiguous.
+  std::string aligned;
+  std::string withinAxis = "ref_e" + std::to_string(rank_ - 1) + " % kVector == 0";
+  std::string asGenerated;
+  for (int64_t k = 0; k < rank_; ++k) {
+    asGenerated += (asGenerated.empty() ? "" : " && ") + std::string("ref_e") +
+                   std::to_string(k) + " == " + std::to_string(refExtents_[k]);
+  }
+  for (const VectorAccess& access : used_) {
+    const std::string& param = interface_.parameterName(access.tv, access.output);
+    const int64_t bytes = ir::sizeInBytes(access.tv->dtype()) * vector_;
+    aligned += (aligned.empty() ? "" : " && ") + std::string("(uint64_t)") + param +
+               ".data % " + std::to_string(bytes) + " == 0";
+    withinAxis += "\n        && " + param + "_s" + std::to_string(access.innerAxis) + " == 1";
+    for (int64_t a = 0; a < access.tv->rank(); ++a) {
+      if (a == access.innerAxis) continue;
+      withinAxis += " && " + param + "_s" + std::to_string(a) + " % kVector == 0";
+    }
+    const scheduler::MemoryLayout layout = scheduler::memoryLayout(segment_, access.tv, info_);
+    for (int64_t k = 0; k < layout.rank(); ++k) {
+      const int64_t a = logicalPosition(access.tv, layout.axes[k]);
+      if (a < 0 || layout.extents[k] == 1 || layout.strides[k] < 0) continue;
+      asGenerated += "\n        && " + param + "_s" + std::to_string(a) + " == " +
+                     std::to_string(layout.strides[k]);
+    }
+  }
+  if (aligned.empty()) aligned = "true";
+  std::string condition = "(" + aligned + ")\n      && ((" + withinAxis + ")";
+  if (laneIndependent_) condition += "\n       || (" + asGenerated + ")";
+  return condition + ")";
+}
+
+// Declares `base`/`row`/`col` for unrolled chunk u and the reference indices
+// a0..a{rank-1} of its first element; `element` adds the lane j to the
+// chunk's position (the element-by-element pass).
+std::string PointwiseKernel::positionCode(bool vectorPass, bool element, int pad) const {
+  const std::string p = indent(pad);
+  std::string code;
+  auto decompose = [&](const std::string& position, int64_t begin, int64_t end) {
+    if (begin >= end) return;
+    if (end - begin == 1) {
+      code += p + "const index_t a" + std::to_string(begin) + " = " + position + ";\n";
+      return;
+    }
+    code += p + "index_t rest_" + position + " = " + position + ";\n";
+    for (int64_t k = end - 1; k > begin; --k) {
+      const std::string ks = std::to_string(k);
+      code += p + "const index_t a" + ks + " = rest_" + position + " % ref_e" + ks +
+              "; rest_" + position + " /= ref_e" + ks + ";\n";
+    }
+    code += p + "const index_t a" + std::to_string(begin) + " = rest_" + position + ";\n";
+  };
+  const std::string lane = element ? " + j" : "";
+  if (breakPoint_ == 0) {
+    code += p + "const index_t base = ((block * kUnroll + u) * threads + tid) * kVector" +
+            lane + ";\n";
+    code += p + "if (base >= total) continue;\n";
+    decompose("base", 0, rank_);
+  } else {
+    code += p + "const index_t row = (bo * kUnrollOuter + u / kUnrollInner) * (index_t)blockDim.y"
+                " + (index_t)threadIdx.y;\n";
+    code += p + "const index_t col = ((bi * kUnrollInner + u % kUnrollInner) * (index_t)blockDim.x"
+                " + (index_t)threadIdx.x) * kVector" + lane + ";\n";
+    code += p + "if (row >= outer_total || col >= inner_total) continue;\n";
+    decompose("row", 0, breakPoint_);
+    decompose("col", breakPoint_, rank_);
+  }
+  (void)vectorPass;
+  return code;
+}
+
+std::string PointwiseKernel::body(bool vectorPass) {
+  hoisted_.clear();
+  used_.clear();
+  const bool lanes = vectorPass && rank_ > 0;
+  const int pad = breakPoint_ == 0 ? 6 : 8;
+  ExpressionHooks hooks;
+  ExpressionEmitter* emitterPtr = nullptr;
+  hooks.isLeaf = [&](const TensorView* tv) { return segment_.isInput(tv); };
+  hooks.loadLeaf = [&](const TensorView* tv, const ElementIndex& index) {
+    return loadLeaf(tv, index, vectorPass, *emitterPtr);
+  };
+  hooks.symbolicScalar = [&](const ir::Scalar* s) { return interface_.symbolicScalar(s); };
+  ExpressionEmitter emitter(segment_, hooks, /*indexed=*/true);
+  emitterPtr = &emitter;
+  emitter.setIndent(pad + (lanes ? 4 : 2));
+
+  // Compute and store every output, one lane (or element) at a time.
+  const std::vector<std::string> refIndex = referenceIndexNames(lanes);
+  std::string laneCode;
+  std::string afterLanes;
+  std::string vectorDecls;
+  const std::string lp = indent(emitter.indent());
+  const std::vector<ir::Val*> outputs = segment_.outputVals();
+  std::vector<const TensorView*> written;
+  for (const ir::Val* val : outputs) {
+    const auto* out = val->as<TensorView>();
+    if (std::find(written.begin(), written.end(), out) != written.end()) continue;
+    written.push_back(out);
+    const OutputAccess access = outputAccess(out, refIndex);
+    const std::string value = emitter.value(out, access.index);
+    laneCode += emitter.takeCode();
+    const std::string& param = interface_.parameterName(out, true);
+    const std::string element(elementType(out->dtype()));
+    const VectorAccess* vector = vectorAccess(out, true);
+    const bool predicateHasLane = access.predicate.find(kLanePrefix) != std::string::npos;
+    if (lanes && vector_ > 1 && vector != nullptr && !predicateHasLane &&
+        laneMapsToInnerAxis(*vector, access.index)) {
+      used_.push_back(*vector);
+      vectorDecls += indent(pad + 2) + "fl::Array<" + element + ", kVector> " + param +
+                     "_vec;\n";
+      laneCode += lp + param + "_vec[j] = fl::to_element<" + element + ">(" + value + ");\n";
+      std::string store = "fl::store_vector<kVector>(" + param + ".data + (" +
+                          interface_.offset(out, access.index, true) + "), " + param + "_vec);";
+      if (!access.predicate.empty()) store = "if (" + access.predicate + ") " + store;
+      afterLanes += indent(pad + 2) + "{\n" + indent(pad + 4) + "const index_t " +
+                    refIndex.back() + " = a" + std::to_string(rank_ - 1) + ";\n" +
+                    indent(pad + 4) + store + "\n" + indent(pad + 2) + "}\n";
+      continue;
+    }
+    std::string store = param + ".data[" + interface_.offset(out, access.index, true) +
+                        "] = fl::to_element<" + element + ">(" + value + ");";
+    if (!access.predicate.empty()) store = "if (" + access.predicate + ") " + store;
+    laneCode += lp + store + "\n";
+  }
+
+  std::string code;
+  const std::string p = indent(pad);
+  if (!vectorPass) {
+    // Element by element: the chunks of the vectorized pass, one element at
+    // a time, each with its own tail predicate.
+    code += p + "#pragma unroll\n" + p + "for (int u = 0; u < kUnroll; ++u) {\n";
+    code += p + "  for (int j = 0; j < kVector; ++j) {\n";
+    code += positionCode(false, true, pad + 4);
+    // The lane loop's code was emitted for indentation pad + 2.
+    std::string shifted;
+    for (size_t at = 0; at < laneCode.size();) {
+      const size_t end = laneCode.find('\n', at);
+      shifted += "  " + laneCode.substr(at, end - at + 1);
+      at = end + 1;
+    }
+    code += shifted;
+    code += p + "  }\n" + p + "}\n";
+    return code;
+  }
+
+  // Phase 1: every load of the thread's chunks before any compute.
+  for (const HoistedLoad& load : hoisted_) {
+    const std::string element(elementType(load.tv->dtype()));
+    if (load.vector) {
+      code += p + "fl::Array<" + element + ", kVector> " + load.array + "[kUnroll];\n";
+    } else {
+      code += p + std::string(valueType(load.tv->dtype())) + " " + load.array + "[kUnroll];\n";
+    }
+  }
+  if (!hoisted_.empty()) {
+    code += p + "#pragma unroll\n" + p + "for (int u = 0; u < kUnroll; ++u) {\n";
+    code += positionCode(true, false, pad + 2);
+    if (rank_ > 0) {
+      code += indent(pad + 2) + "const index_t " + refIndex.back() + " = a" +
+              std::to_string(rank_ - 1) + ";\n";
+    }
+    for (const HoistedLoad& load : hoisted_) {
+      const std::string& param = interface_.parameterName(load.tv, false);
+      if (load.vector) {
+        code += indent(pad + 2) + load.array + "[u] = fl::load_vector<kVector>(" + param +
+                ".data + (" + load.offset + "));\n";
+      } else {
+        code += indent(pad + 2) + load.array + "[u] = fl::load_value(" + param + ".data[" +
+                load.offset + "]);\n";
+      }
+    }
+    code += p + "}\n";
+  }
+  // Phase 2: compute and store.
+  code += p + "#pragma unroll\n" + p + "for (int u = 0; u < kUnroll; ++u) {\n";
+  code += positionCode(true, false, pad + 2);
+  code += vectorDecls;
+  laneIndependent_ = laneCode.find(kLanePrefix) == std::string::npos;
+  if (lanes) {
+    code += indent(pad + 2) + "#pragma unroll\n" + indent(pad + 2) +
+            "for (int j = 0; j < kVector; ++j) {\n";
+    if (!laneIndependent_) {
+      code += indent(pad + 4) + "const index_t " + refIndex.back() + " = a" +
+              std::to_string(rank_ - 1) + " + j;\n";
+    }
+    code += laneCode;
+    code += indent(pad + 2) + "}\n";
+  } else {
+    code += indent(pad + 2) + "const int j = 0;\n" + indent(pad + 2) + "(void)j;\n" + laneCode;
+  }
+  code += afterLanes;
+  code += p + "}\n";
+  return code;
+}
+
+LaunchConfig PointwiseKernel::launchConfig() const {
+  LaunchConfig launch;
+  int64_t total = 1;
+  for (int64_t e : refExtents_) {
+    FL_CHECK(e >= 0, "code generation: the extents of ", reference_->name(), " are not bound");
+    total *= e;
+  }
+  if (breakPoint_ == 0) {
+    launch.block = {params_.blockDimX, params_.blockDimY, 1};
+    const int64_t perBlock = params_.blockDimX * params_.blockDimY * unroll_ * vector_;
+    launch.grid = {std::clamp<int64_t>(ceilDiv(total, perBlock), 1, kMaxGridX), 1, 1};
+    return launch;
+  }
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (int64_t k = 0; k < rank_; ++k) (k < breakPoint_ ? outer : inner) *= refExtents_[k];
+  const int64_t gridInner = ceilDiv(inner, params_.blockDimX * unrollInner_ * vector_);
+  const int64_t gridOuter = ceilDiv(outer, params_.blockDimY * unrollOuter_);
+  int64_t gx = params_.flipGrid ? gridOuter : gridInner;
+  int64_t gy = params_.flipGrid ? gridInner : gridOuter;
+  launch.block = {params_.blockDimX, params_.blockDimY, 1};
+  launch.grid = {std::clamp<int64_t>(gx, 1, kMaxGridX), std::clamp<int64_t>(gy, 1, kMaxGridYZ), 1};
+  return launch;
+}
+
+GeneratedKernel PointwiseKernel::build() {
+  analyze();
+  GeneratedKernel kernel;
+  kernel.name = name_;
+  kernel.parameters = interface_.parameters();
+  kernel.int64Indexing = interface_.int64Indexing();
+  kernel.launch = launchConfig();
+
+  const std::string vectorBody = body(true);
+  const bool fallback = vector_ > 1;
+  const std::string condition = fallback ? vectorCondition() : "true";
+  const std::string elementBody = fallback ? body(false) : std::string();
+
+  std::string src = kernelComment(name_, "pointwise", segment_, params_.toString());
+  src += "//\n// Reference " + reference_->name() + ", walked in allocation order:";
+  for (int64_t k = 0; k < rank_; ++k) {
+    src += " a" + std::to_string(k) + " = axis " + std::to_string(refLogical_[k]) + " (" +
+           std::to_string(refExtents_[k]) + ")";
+    if (breakPoint_ > 0 && k == breakPoint_ - 1) src += " |";
+  }
+  src += "\n";
+  for (const std::string& note : vectorNotes_) src += "// " + note + "\n";
+  for (const std::string& note : interface_.specialized()) {
+    src += "// specialized: " + note + "\n";
+  }
+  src += "#include \"fuserlab_device.cuh\"\n\n";
+  src += interface_.signature(name_) + " {\n";
+  src += interface_.prologue(2);
+  src += "  constexpr int kVector = " + std::to_string(vector_) + ";\n";
+  src += "  constexpr int kUnroll = " + std::to_string(unroll_) + ";\n";
+  const std::string& ref = interface_.parameterName(reference_, true);
+  for (int64_t k = 0; k < rank_; ++k) {
+    src += "  const index_t ref_e" + std::to_string(k) + " = (index_t)" + ref + ".size[" +
+           std::to_string(refLogical_[k]) + "];\n";
+  }
+  auto product = [&](int64_t begin, int64_t end) {
+    std::string text;
+    for (int64_t k = begin; k < end; ++k) text += (text.empty() ? "ref_e" : " * ref_e") + std::to_string(k);
+    return text.empty() ? std::string("(index_t)1") : text;
+  };
+  if (breakPoint_ == 0) {
+    src += "  const index_t total = " + product(0, rank_) + ";\n";
+    src += "  const index_t threads = (index_t)(blockDim.x * blockDim.y);\n";
+    src += "  const index_t tid = (index_t)(threadIdx.y * blockDim.x + threadIdx.x);\n";
+    src += "  const index_t per_block = threads * kUnroll * kVector;\n";
+    src += "  const index_t blocks = total / per_block + (total % per_block != 0);\n";
+  } else {
+    src += "  constexpr int kUnrollInner = " + std::to_string(unrollInner_) + ";\n";
+    src += "  constexpr int kUnrollOuter = " + std::to_string(unrollOuter_) + ";\n";
+    src += "  const index_t outer_total = " + product(0, breakPoint_) + ";\n";
+    src += "  const index_t inner_total = " + product(breakPoint_, rank_) + ";\n";
+    src += "  const index_t inner_step = (index_t)blockDim.x * kUnrollInner * kVector;\n";
+    src += "  const index_t outer_step = (index_t)blockDim.y * kUnrollOuter;\n";
+    src += "  const index_t blocks_inner = inner_total / inner_step + (inner_total % inner_step != 0);\n";
+    src += "  const index_t blocks_outer = outer_total / outer_step + (outer_total % outer_step != 0);\n";
+  }
+  if (fallback) src += "  const bool vector_ok = " + condition + ";\n";
+
+  std::string loops;
+  if (breakPoint_ == 0) {
+    loops += "  for (index_t block = blockIdx.x; block < blocks; block += gridDim.x) {\n";
+  } else {
+    const std::string bo = params_.flipGrid ? "x" : "y";
+    const std::string bi = params_.flipGrid ? "y" : "x";
+    loops += "  for (index_t bo = blockIdx." + bo + "; bo < blocks_outer; bo += gridDim." + bo + ") {\n";
+    loops += "    for (index_t bi = blockIdx." + bi + "; bi < blocks_inner; bi += gridDim." + bi + ") {\n";
+  }
+  const std::string p = indent(breakPoint_ == 0 ? 4 : 6);
+  src += loops;
+  if (fallback) {
+    src += p + "if (vector_ok) {\n" + vectorBody + p + "} else {\n" + elementBody + p + "}\n";
+  } else {
+    // Without vectorization the body sits one level less deep.
+    std::string shifted;
+    for (size_t at = 0; at < vectorBody.size();) {
+      const size_t end = vectorBody.find('\n', at);
+      shifted += vectorBody.substr(at + 2, end - at - 1);
+      at = end + 1;
+    }
+    src += shifted;
+  }
+  src += breakPoint_ == 0 ? "  }\n" : "    }\n  }\n";
+  src += "}\n";
+  kernel.source = std::move(src);
+  return kernel;
+}
+
+}  // namespace
+
+GeneratedKernel emitPointwiseKernel(const ir::Fusion& segment,
+                                    const scheduler::PointwiseParams& params,
+                                    const scheduler::SegmentRuntimeInfo& info,
+                                    std::string_view name) {
+  return PointwiseKernel(segment, params, info, name).build();
+}
+
+}  // namespace fuserlab::codegen

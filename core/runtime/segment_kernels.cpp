@@ -1,0 +1,108 @@
+#include "core/runtime/segment_kernels.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/codegen/codegen.h"
+#include "core/ir/error.h"
+#include "core/runtime/input_description.h"
+
+namespace fuserlab::runtime {
+namespace {
+
+// Strides of a dense tensor of `sizes` whose axis i has the stride_order[i]-th
+// smallest stride (row-major without a stride order).
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
+                                  const std::vector<int64_t>& strideOrder) {
+  if (strideOrder.size() != sizes.size()) return Tensor::contiguousStrides(sizes);
+  std::vector<size_t> innermostFirst(sizes.size());
+  std::iota(innermostFirst.begin(), innermostFirst.end(), size_t{0});
+  std::sort(innermostFirst.begin(), innermostFirst.end(),
+            [&](size_t a, size_t b) { return strideOrder[a] < strideOrder[b]; });
+  std::vector<int64_t> strides(sizes.size(), 1);
+  int64_t stride = 1;
+  for (size_t axis : innermostFirst) {
+    strides[axis] = stride;
+    stride *= std::max<int64_t>(sizes[axis], 1);
+  }
+  return strides;
+}
+
+// The arguments of `group`'s segment fusion: the user's inputs where the
+// segment reads a fusion input, dense metadata for intermediates, and the
+// values of scalars.
+Arguments segmentArguments(const segmenter::SegmentedGroup& group,
+                           const ir::Fusion& complete,
+                           const ir::ExpressionEvaluator& evaluator,
+                           const Arguments& inputs) {
+  Arguments args;
+  const auto& completeInputs = complete.inputs();
+  const auto& segmentInputs = group.segment->inputs();
+  for (size_t i = 0; i < group.inputs.size(); ++i) {
+    const ir::Val* original = group.inputs[i];
+    const auto it = std::find(completeInputs.begin(), completeInputs.end(), original);
+    if (it != completeInputs.end() &&
+        static_cast<size_t>(it - completeInputs.begin()) < inputs.size()) {
+      args.push_back(inputs[static_cast<size_t>(it - completeInputs.begin())]);
+      continue;
+    }
+    if (const auto* tv = original->as<ir::TensorView>()) {
+      std::vector<int64_t> sizes;
+      for (const ir::IterDomain* id : tv->logicalNoReductions()) {
+        sizes.push_back(evaluator.evaluateExtent(id));
+      }
+      const auto* segmentTv = segmentInputs.at(i)->as<ir::TensorView>();
+      const std::vector<int64_t> strides =
+          denseStrides(sizes, segmentTv ? segmentTv->strideOrder() : tv->strideOrder());
+      args.push_back(metadataOnly(tv->dtype(), sizes, strides));
+      continue;
+    }
+    const auto value = evaluator.evaluate(original->as<ir::Scalar>());
+    FL_CHECK(value.has_value(), "the value of ", original->name(),
+             " (an input of segment ", group.id, ") is unknown at compile time");
+    args.push_back(*value);
+  }
+  return args;
+}
+
+}  // namespace
+
+std::string segmentKernelName(int id, scheduler::SchedulerType type) {
+  return std::string(scheduler::toString(type)) + "_seg" + std::to_string(id);
+}
+
+std::vector<SegmentKernel> generateSegmentKernels(const CompiledFusion& compiled,
+                                                  const scheduler::DeviceSpec& device,
+                                                  const Arguments& inputs) {
+  FL_ASSERT(compiled.segmented != nullptr, "generateSegmentKernels of an uncompiled fusion");
+  const segmenter::SegmentedFusion& segmented = *compiled.segmented;
+  ir::ExpressionEvaluator completeEvaluator;
+  describeInputs(segmented.complete(), inputs, completeEvaluator);
+
+  std::vector<SegmentKernel> kernels;
+  for (const segmenter::SegmentedGroup& group : segmented.groups()) {
+    if (!scheduler::launchesKernel(group.choice.type)) continue;
+    SegmentKernel kernel;
+    kernel.segment = group.id;
+    kernel.scheduler = group.choice.type;
+    kernel.name = segmentKernelName(group.id, group.choice.type);
+    try {
+      FL_ASSERT(group.segment != nullptr, "segment ", group.id, " has no fusion");
+      const Arguments args =
+          segmentArguments(group, segmented.complete(), completeEvaluator, inputs);
+      ir::ExpressionEvaluator evaluator;
+      scheduler::SegmentRuntimeInfo info;
+      info.device = &device;
+      info.evaluator = &evaluator;
+      info.inputs = describeInputs(*group.segment, args, evaluator);
+      kernel.kernel = codegen::generateKernel(*group.segment, group.choice.type,
+                                              group.choice.params, info, kernel.name);
+    } catch (const UserError& error) {
+      kernel.error = error.message();
+    }
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,61 @@
+// Helpers of the codegen tests: compile a script (text or file) at the sizes
+// of its inputs block (or a --inputs spec) and generate its kernels.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/frontend/input_tensors.h"
+#include "core/frontend/script.h"
+#include "core/runtime/fusion_compiler.h"
+#include "core/runtime/segment_kernels.h"
+#include "core/scheduler/device_spec.h"
+
+namespace fuserlab::codegen {
+
+struct CompiledScript {
+  frontend::Script script;
+  runtime::CompiledFusion compiled;
+  std::vector<runtime::SegmentKernel> kernels;
+};
+
+//! Compiles `source` for `device` at the sizes of `inputs` (a --inputs spec)
+//! or, if empty, the script's inputs block; `provider` may replace params.
+inline CompiledScript compileScript(
+    const std::string& source, const std::string& inputs = {},
+    const scheduler::HeuristicProvider* provider = nullptr,
+    const std::string& device = "h100") {
+  CompiledScript result{frontend::readScript(source, "test.py"), {}, {}};
+  std::vector<frontend::InputSpec> specs;
+  if (!inputs.empty()) {
+    specs = frontend::parseInputsOption(inputs);
+  } else {
+    EXPECT_TRUE(result.script.inputs.has_value()) << "the script has no inputs block";
+    if (result.script.inputs) specs = *result.script.inputs;
+  }
+  const auto spec = scheduler::findBuiltinDevice(device);
+  EXPECT_TRUE(spec.has_value()) << device;
+  const runtime::Arguments args = frontend::makeInputShapes(specs);
+  result.compiled = runtime::compileFusion(result.script.fusion(), passes::CompileOptions{},
+                                           *spec, args, provider);
+  result.kernels = runtime::generateSegmentKernels(result.compiled, *spec, args);
+  return result;
+}
+
+//! The only kernel of `compiled` (a failure if there is not exactly one).
+inline const GeneratedKernel& onlyKernel(const CompiledScript& compiled) {
+  EXPECT_EQ(compiled.kernels.size(), 1u);
+  const runtime::SegmentKernel& segment = compiled.kernels.at(0);
+  EXPECT_TRUE(segment.kernel.has_value()) << segment.error;
+  if (!segment.kernel) throw std::runtime_error(segment.error);
+  return *segment.kernel;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace fuserlab::codegen

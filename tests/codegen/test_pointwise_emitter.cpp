@@ -1,0 +1,216 @@
+// Generated pointwise kernels: the features the params ask for are in the
+// source (vector accesses, unrolling, index type, break point, tail
+// predicates, per-op rounding), and the kernels compile.
+#include <functional>
+
+#include "core/codegen/codegen.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/pointwise/pointwise_heuristic.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using scheduler::PointwiseParams;
+
+// Params from the heuristic, then changed by `edit`.
+class EditedPointwiseParams : public scheduler::HeuristicProvider {
+ public:
+  explicit EditedPointwiseParams(std::function<void(PointwiseParams&)> edit)
+      : edit_(std::move(edit)) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion& segment, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo& info) const override {
+    if (type != scheduler::SchedulerType::Pointwise) return std::nullopt;
+    PointwiseParams params = scheduler::decidePointwise(segment, info).params;
+    edit_(params);
+    return scheduler::ProvidedParams{params, "test"};
+  }
+
+ private:
+  std::function<void(PointwiseParams&)> edit_;
+};
+
+const PointwiseParams& paramsOf(const CompiledScript& compiled) {
+  return std::get<PointwiseParams>(compiled.compiled.segmented->groups().at(0).choice.params);
+}
+
+void expectCompiles(const GeneratedKernel& kernel) {
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << kernel.source;
+  }
+}
+
+constexpr const char* kBf16Add = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T2 = fd.ops.add(T0, T1)
+    T3 = fd.ops.mul(T2, T0)
+    fd.add_output(T3)
+)";
+
+TEST(PointwiseEmitterTest, Bf16ContiguousInputsUseSixteenByteVectors) {
+  const CompiledScript compiled = compileScript(kBf16Add, "1024x1024:bf16,1024x1024:bf16");
+  ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 8);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_EQ(kernel.name, "pointwise_seg0");
+  EXPECT_TRUE(contains(kernel.source, "constexpr int kVector = 8;"));
+  EXPECT_TRUE(contains(kernel.source, "fl::Array<fl::bfloat16, kVector> T0_vec[kUnroll];"));
+  EXPECT_TRUE(contains(kernel.source, "T0_vec[u] = fl::load_vector<kVector>(T0.data + ("));
+  EXPECT_TRUE(contains(kernel.source, "T1_vec[u] = fl::load_vector<kVector>(T1.data + ("));
+  EXPECT_TRUE(contains(kernel.source, "fl::store_vector<kVector>(T3.data + ("));
+  // The vectorized pass is checked at run time, with an element pass beside it.
+  EXPECT_TRUE(contains(kernel.source, "if (vector_ok) {"));
+  EXPECT_TRUE(contains(kernel.source, "(uint64_t)T0.data % 16 == 0"));
+  // bf16 results are rounded at every op, as the CPU reference does.
+  EXPECT_TRUE(contains(kernel.source, "const float T2_v = fl::round_to_bf16("));
+  EXPECT_TRUE(contains(kernel.source, "const float T3_v = fl::round_to_bf16((T2_v * "));
+  EXPECT_TRUE(contains(kernel.source, "typedef int32_t index_t;"));
+  EXPECT_FALSE(kernel.int64Indexing);
+  // The comment block names the segment's ops and the params.
+  EXPECT_TRUE(contains(kernel.source, "// pointwise_seg0: a pointwise kernel"));
+  EXPECT_TRUE(contains(kernel.source, "= add(T0, T1)"));
+  EXPECT_TRUE(contains(kernel.source, "//   vectorization_factor: 8"));
+  EXPECT_EQ(kernel.parameters.size(), 3u);
+  EXPECT_EQ(kernel.parameters[2].segmentOutput, 0);
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, LaunchCoversEveryChunk) {
+  const CompiledScript compiled = compileScript(kBf16Add, "1024x1000:bf16,1024x1000:bf16");
+  const PointwiseParams& params = paramsOf(compiled);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  const int64_t perBlock = params.blockDimX * params.blockDimY * params.unrollFactorInner *
+                           params.unrollFactorOuter * params.vectorizationFactor;
+  if (params.breakPoint == 0) {
+    EXPECT_EQ(kernel.launch.grid[0], (1024 * 1000 + perBlock - 1) / perBlock);
+    EXPECT_EQ(kernel.launch.block[0], params.blockDimX);
+  }
+  // The chunk past the end is skipped: the tail predicate.
+  EXPECT_TRUE(contains(kernel.source, "if (base >= total) continue;") ||
+              contains(kernel.source, "if (row >= outer_total || col >= inner_total) continue;"));
+}
+
+TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {
+  // 1000 rows of 17: contiguous, so 8-element chunks run across rows; the
+  // vectorized pass checks that the layout is the one the analysis saw.
+  const CompiledScript compiled = compileScript(kBf16Add, "1000x17:bf16,1000x17:bf16");
+  ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 8);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "|| (ref_e0 == 1000 && ref_e1 == 17")) << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "&& T0_s0 == 17"));
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, OddElementCountIsReadElementByElement) {
+  const CompiledScript compiled = compileScript(kBf16Add, "1001x17:bf16,1001x17:bf16");
+  ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 1);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "constexpr int kVector = 1;"));
+  EXPECT_FALSE(contains(kernel.source, "load_vector"));
+  EXPECT_FALSE(contains(kernel.source, "vector_ok"));
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, Int64IndexingWhenTheParamsAskForIt) {
+  const EditedPointwiseParams provider([](PointwiseParams& p) { p.useInt32Indexing = false; });
+  const CompiledScript compiled =
+      compileScript(kBf16Add, "64x256:bf16,64x256:bf16", &provider);
+  ASSERT_FALSE(paramsOf(compiled).useInt32Indexing);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(kernel.int64Indexing);
+  EXPECT_TRUE(contains(kernel.source, "typedef int64_t index_t;"));
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, UnrollFactorIsTheChunkCount) {
+  const EditedPointwiseParams provider([](PointwiseParams& p) {
+    p.unrollFactorInner = 4;
+    p.vectorizationFactor = 2;
+  });
+  const CompiledScript compiled = compileScript(kBf16Add, "64x256:bf16,64x256:bf16", &provider);
+  ASSERT_EQ(paramsOf(compiled).unrollFactorInner, 4);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "constexpr int kUnroll = 4;"));
+  EXPECT_TRUE(contains(kernel.source, "constexpr int kVector = 2;"));
+  expectCompiles(kernel);
+}
+
+constexpr const char* kRowScale = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    T3 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[0])
+    T4 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1])
+    T5 = fd.ops.mul(T0, T3)
+    T6 = fd.ops.add(T5, T4)
+    fd.add_output(T6)
+)";
+
+TEST(PointwiseEmitterTest, InputBroadcastAlongTheInnerAxisIsReadOncePerChunk) {
+  const CompiledScript compiled = compileScript(kRowScale, "4096x4096:f32,4096:f32,4096:f32");
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  // T1 (one value per row) is loaded once per chunk, before any compute; T2
+  // (one value per column) moves with the innermost axis and is vectorized.
+  EXPECT_TRUE(contains(kernel.source, "float T1_ld")) << kernel.source;
+  EXPECT_FALSE(contains(kernel.source, "T1_vec"));
+  EXPECT_TRUE(contains(kernel.source, "T2_vec[u] = fl::load_vector<kVector>(T2.data"))
+      << kernel.source;
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
+  const EditedPointwiseParams provider([](PointwiseParams& p) {
+    p.breakPoint = 1;
+    p.blockDimX = 32;
+    p.blockDimY = 4;
+    p.unrollFactorOuter = 2;
+    p.unrollFactorInner = 1;
+    p.flipGrid = true;
+  });
+  const CompiledScript compiled =
+      compileScript(kRowScale, "4096x4096:f32,4096:f32,4096:f32", &provider);
+  const PointwiseParams& params = paramsOf(compiled);
+  ASSERT_EQ(params.breakPoint, 1) << compiled.compiled.segmented->groups()[0].choice.providerRejection;
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "const index_t outer_total = ref_e0;"));
+  EXPECT_TRUE(contains(kernel.source, "const index_t inner_total = ref_e1;"));
+  EXPECT_TRUE(contains(kernel.source, "for (index_t bo = blockIdx.x;"));  // flipped
+  EXPECT_TRUE(contains(kernel.source, "constexpr int kUnrollOuter = 2;"));
+  EXPECT_EQ(kernel.launch.block[0], 32);
+  EXPECT_EQ(kernel.launch.block[1], 4);
+  // Flipped: grid x walks the 4096 rows in blocks of 4 * 2.
+  EXPECT_EQ(kernel.launch.grid[0], 4096 / 8);
+  EXPECT_EQ(kernel.launch.grid[1], 4096 / (32 * params.vectorizationFactor));
+  expectCompiles(kernel);
+}
+
+constexpr const char* kMetaOps = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half)
+    T1 = fd.ops.permute(T0, dims=[1, 0])
+    T2 = fd.ops.reshape(T1, new_shape=[16, 64])
+    T3 = fd.ops.cast(T2, dtype=DataType.Float)
+    T4 = fd.ops.sigmoid(T3)
+    T5 = fd.ops.pad(T4, [1, 1, 0, 0], None)
+    T6 = fd.ops.slice(T5, start_indices=[0, 1], end_indices=[16, 65], strides=[1, 1])
+    T7 = fd.ops.cat([T6, T4], dim=0)
+    T8 = fd.ops.cast(T7, dtype=DataType.Half)
+    fd.add_output(T8)
+)";
+
+TEST(PointwiseEmitterTest, MetaOpsBecomeIndexArithmetic) {
+  const CompiledScript compiled = compileScript(kMetaOps, "32x32:f16");
+  for (const runtime::SegmentKernel& segment : compiled.kernels) {
+    ASSERT_TRUE(segment.kernel.has_value()) << segment.error;
+    expectCompiles(*segment.kernel);
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
