@@ -1,5 +1,10 @@
 // fuserlab-cli run FILE [--backend cpu|cuda] [--inputs SPEC] [--seed N]
 //                       [--save-inputs DIR] [--save-outputs DIR] [--fusion NAME]
+//                       [--device cuda:N] [--check] [--set NAME=VALUE]
+//                       [--disable-pass NAME]
+// --backend cuda compiles and runs the fusion on a GPU of this machine;
+// --check poisons the outputs first, runs the CPU reference on the same
+// inputs and compares every output (exit 1 on a mismatch).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +14,10 @@
 #include "app/cli/tensor_files.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
+#include "core/runtime/result_check.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -77,19 +85,140 @@ uint64_t parseSeed(const std::optional<std::string>& text) {
   }
 }
 
+// The GPU index --device names for --backend cuda: "cuda" or "cuda:N"
+// (default 0).
+int cudaIndexFrom(const std::optional<std::string>& device) {
+  if (!device || *device == "cuda") return 0;
+  const std::string prefix = "cuda:";
+  if (device->rfind(prefix, 0) == 0) {
+    const std::string digits = device->substr(prefix.size());
+    if (!digits.empty() && digits.size() < 4 &&
+        digits.find_first_not_of("0123456789") == std::string::npos) {
+      return std::stoi(digits);
+    }
+  }
+  FL_USER_ERROR("--device for --backend cuda names a GPU of this machine, "
+                "'cuda' or 'cuda:N', found '", *device, "'");
+}
+
+// A copy of the inputs with the same sizes and strides, for the reference:
+// the GPU run writes aliased inputs in place.
+runtime::Arguments copyInputs(const runtime::Arguments& inputs) {
+  runtime::Arguments copies;
+  for (const runtime::Argument& arg : inputs) {
+    const auto* t = std::get_if<runtime::Tensor>(&arg);
+    if (t == nullptr) {
+      copies.push_back(arg);
+      continue;
+    }
+    runtime::Tensor copy =
+        runtime::Tensor::emptyStrided(t->dtype(), t->sizes(), t->strides());
+    runtime::copyInto(*t, copy);
+    copies.emplace_back(copy);
+  }
+  return copies;
+}
+
+struct CudaRun {
+  std::vector<runtime::Tensor> outputs;
+  int exitCode = 0;
+};
+
+CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
+                  runtime::Arguments& inputs) {
+  const int index = cudaIndexFrom(cl.value("device"));
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
+           runtime::cudaUnavailableReason(),
+           "; use --backend cpu (the reference executor) on this machine");
+  const bool check = cl.flag("check");
+  const runtime::Arguments referenceInputs =
+      check ? copyInputs(inputs) : runtime::Arguments{};
+
+  runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
+  runtime::GpuRunOptions options;
+  options.poisonOutputs = check;
+  options.synchronizeEachKernel = check;
+
+  auto start = std::chrono::steady_clock::now();
+  runtime::HostRunResult first = runtime::runOnGpu(executor, inputs, options);
+  const double firstMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  bool aliases = false;
+  for (const auto& out : fusion.outputs()) aliases = aliases || out.aliasOf;
+
+  // A second, cached run on the same inputs times the host path and the
+  // kernels without compiling (not with aliases: it would update them twice).
+  double cachedMs = -1;
+  if (!aliases) {
+    runtime::Arguments deviceInputs;
+    std::vector<runtime::DeviceTensor> keep;
+    for (const runtime::Argument& arg : inputs) {
+      const auto* t = std::get_if<runtime::Tensor>(&arg);
+      if (t == nullptr || t->dim() == 0) {
+        deviceInputs.push_back(arg);
+        continue;
+      }
+      keep.push_back(runtime::toDevice(*t, index, "input"));
+      deviceInputs.emplace_back(keep.back().tensor);
+    }
+    start = std::chrono::steady_clock::now();
+    executor.run(deviceInputs);
+    cachedMs = std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - start)
+                   .count();
+  }
+
+  const runtime::GpuRunStats& stats = first.stats;
+  std::printf("cuda run on %s (cuda:%d): %d kernel launch%s, %d host step%s; "
+              "first run %.3f ms (compile %.3f ms)",
+              executor.deviceSpec().name.c_str(), index, stats.kernelLaunches,
+              stats.kernelLaunches == 1 ? "" : "es", stats.hostSteps,
+              stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
+  if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
+  std::printf("\n");
+
+  CudaRun result;
+  result.outputs = std::move(first.outputs);
+  if (!check) return result;
+  const std::vector<runtime::Tensor> reference =
+      runtime::runReference(fusion, referenceInputs);
+  int failed = 0;
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    const runtime::TensorCheck c = runtime::checkTensor(
+        result.outputs[i], reference[i], fusion.outputs()[i].val->name());
+    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
+              << "\n";
+    failed += c.passed ? 0 : 1;
+  }
+  if (failed == 0) {
+    std::cout << "check passed: " << result.outputs.size()
+              << " outputs match the cpu reference\n";
+  } else {
+    std::cout << "check FAILED: " << failed << " of " << result.outputs.size()
+              << " outputs differ from the cpu reference\n";
+    result.exitCode = 1;
+  }
+  return result;
+}
+
 }  // namespace
 
 int runCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert({"backend", "seed", "save-inputs", "save-outputs"});
-  CommandLine cl(args, options, {});
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  CommandLine cl(args, options, {"check"});
   const std::string backend = cl.value("backend").value_or("cpu");
   FL_CHECK(backend == "cpu" || backend == "cuda",
            "--backend must be cpu or cuda, found '", backend, "'");
-  FL_CHECK(backend == "cpu",
-           "--backend cuda needs FuserLab's CUDA code generation, which this "
-           "build does not have yet; use --backend cpu (the reference "
-           "executor)");
+  FL_CHECK(backend == "cuda" || !cl.flag("check"),
+           "--check compares a cuda run with the cpu reference; it needs "
+           "--backend cuda");
+  FL_CHECK(backend == "cuda" || (!cl.value("device") && cl.values("set").empty() &&
+                                 cl.values("disable-pass").empty()),
+           "--device, --set and --disable-pass choose how --backend cuda "
+           "compiles; the cpu reference backend takes none of them");
   const uint64_t seed = parseSeed(cl.value("seed"));
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
@@ -110,7 +239,8 @@ int runCommand(const std::vector<std::string>& args) {
   if (auto dir = cl.value("save-inputs")) saveTensors(*dir, namedInputs);
 
   std::cout << "fusion " << loaded.fusionName << " from "
-            << loaded.script.fileName << " on the cpu reference backend\n";
+            << loaded.script.fileName << " on the "
+            << (backend == "cuda" ? "cuda" : "cpu reference") << " backend\n";
   std::cout << "inputs (from " << (specs.empty() ? "none" : loaded.inputsOrigin)
             << ", seed " << seed << "):\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -118,11 +248,19 @@ int runCommand(const std::vector<std::string>& args) {
               << describeArgument(inputs[i]) << "\n";
   }
 
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<runtime::Tensor> outputs = runtime::runReference(fusion, inputs);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  std::vector<runtime::Tensor> outputs;
+  int exitCode = 0;
+  double seconds = 0;
+  if (backend == "cuda") {
+    CudaRun run = runOnCuda(cl, fusion, inputs);
+    outputs = std::move(run.outputs);
+    exitCode = run.exitCode;
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    outputs = runtime::runReference(fusion, inputs);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                  .count();
+  }
 
   std::vector<NamedValue> namedOutputs;
   std::cout << "outputs:\n";
@@ -134,8 +272,10 @@ int runCommand(const std::vector<std::string>& args) {
     namedOutputs.push_back(
         {out.val->name(), "output_" + std::to_string(i), outputs[i]});
   }
-  std::printf("reference run: %.3f s, 0 kernel launches (cpu backend)\n",
-              seconds);
+  if (backend == "cpu") {
+    std::printf("reference run: %.3f s, 0 kernel launches (cpu backend)\n",
+                seconds);
+  }
   if (auto dir = cl.value("save-outputs")) {
     saveTensors(*dir, namedOutputs);
     std::cout << "saved " << namedOutputs.size() << " outputs to " << *dir
@@ -144,7 +284,7 @@ int runCommand(const std::vector<std::string>& args) {
   if (auto dir = cl.value("save-inputs")) {
     std::cout << "saved " << namedInputs.size() << " inputs to " << *dir << "\n";
   }
-  return 0;
+  return exitCode;
 }
 
 }  // namespace fuserlab::cli

@@ -1,0 +1,646 @@
+#include "core/runtime/gpu_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <unordered_map>
+
+#include "core/codegen/codegen.h"
+#include "core/ir/error.h"
+#include "core/runtime/binding.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/cuda_module.h"
+#include "core/runtime/device_views.h"
+#include "core/runtime/fusion_compiler.h"
+#include "core/runtime/input_description.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/registry.h"
+
+namespace fuserlab::runtime {
+
+struct GpuExecutor::LoadedKernel {
+  codegen::GeneratedKernel generated;
+  std::shared_ptr<CudaModule> module;
+  CudaKernel kernel;
+};
+
+struct GpuExecutor::Signature {
+  CompiledFusion compiled;
+  //! Concrete sizes the cached params were checked for.
+  std::set<std::string> checkedSizes;
+  //! Per kernel segment and concrete layout of its inputs and outputs.
+  std::map<std::string, std::shared_ptr<LoadedKernel>> kernels;
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string listString(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    out += (i ? "," : "") + std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+int64_t alignmentOf(const Tensor& tensor) {
+  const auto address = reinterpret_cast<uintptr_t>(tensor.data());
+  int64_t alignment = 256;
+  while (alignment > 1 && address % static_cast<uintptr_t>(alignment) != 0) {
+    alignment /= 2;
+  }
+  return alignment;
+}
+
+std::string scalarString(const ir::ScalarValue& value) {
+  if (const auto* d = std::get_if<double>(&value)) return "d" + std::to_string(*d);
+  if (const auto* i = std::get_if<int64_t>(&value)) return "i" + std::to_string(*i);
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
+  return "none";
+}
+
+// Sizes, strides, alignment and scalar values: what a kernel generated for
+// one call is specific to.
+std::string layoutKey(const Arguments& args) {
+  std::string key;
+  for (const Argument& arg : args) {
+    if (const auto* t = std::get_if<Tensor>(&arg)) {
+      key += listString(t->sizes()) + listString(t->strides()) + "@" +
+             std::to_string(t->isCpu() ? -1 : alignmentOf(*t)) + ";";
+    } else {
+      key += scalarString(std::get<ir::ScalarValue>(arg)) + ";";
+    }
+  }
+  return key;
+}
+
+std::string segmentName(const segmenter::SegmentedGroup& group) {
+  return "segment " + std::to_string(group.id) + " (" +
+         std::string(scheduler::toString(group.choice.type)) + ")";
+}
+
+// Thrown while planning when a scheduler refuses the cached params at new
+// sizes: nothing has run yet, so the fusion is compiled again and replanned.
+struct ParamsRefused {
+  std::string reason;
+};
+
+//! One launch of a planned run.
+struct PlannedLaunch {
+  std::shared_ptr<GpuExecutor::LoadedKernel> kernel;
+  KernelArguments arguments;
+  std::shared_ptr<DeviceBuffer> workspace;
+  std::string what;
+};
+
+//! A run, planned: every buffer allocated, every view taken, every kernel
+//! loaded; executing it only poisons, zeroes workspaces and launches.
+struct Plan {
+  std::vector<PlannedLaunch> launches;
+  std::vector<Tensor> freshBuffers;  // to poison
+  std::vector<DeviceTensor> outputs;
+  int hostSteps = 0;
+  int kernelsBuilt = 0;
+};
+
+bool isLibraryCall(ir::ExprType type) {
+  return type == ir::ExprType::Matmul || type == ir::ExprType::Linear ||
+         type == ir::ExprType::Sdpa;
+}
+
+bool producesTensor(const ir::Expr& expr) {
+  for (const ir::Val* out : expr.outputs()) {
+    if (out->isA<ir::TensorView>()) return true;
+  }
+  return false;
+}
+
+std::vector<int64_t> extentsOf(const ir::TensorView& tv,
+                               const ir::ExpressionEvaluator& evaluator) {
+  std::vector<int64_t> sizes;
+  for (const ir::IterDomain* id : tv.logicalNoReductions()) {
+    sizes.push_back(evaluator.evaluateExtent(id));
+  }
+  return sizes;
+}
+
+}  // namespace
+
+KernelUnavailable::KernelUnavailable(const std::string& message)
+    : UserError("unavailable on the cuda backend: " + message) {}
+
+KernelCompiler nvrtcKernelCompiler() {
+  KernelCompiler compiler;
+  compiler.version = "nvrtc " + nvrtcVersionString();
+  compiler.compile = [](const codegen::GeneratedKernel& kernel,
+                        const scheduler::DeviceSpec& device) {
+    const NvrtcOutput out = compileWithNvrtc(kernel, device.computeCapability());
+    return std::string(out.cubin.begin(), out.cubin.end());
+  };
+  return compiler;
+}
+
+std::string inputSignature(const Arguments& inputs) {
+  std::string key;
+  for (const Argument& arg : inputs) {
+    const auto* t = std::get_if<Tensor>(&arg);
+    if (t == nullptr) {
+      const auto& v = std::get<ir::ScalarValue>(arg);
+      key += std::holds_alternative<double>(v)    ? "s:f;"
+             : std::holds_alternative<bool>(v)    ? "s:b;"
+                                                  : "s:i;";
+      continue;
+    }
+    key += std::string(ir::shortName(t->dtype())) + (t->isCpu() ? ":cpu" : "") +
+           ":r" + std::to_string(t->dim()) + ":";
+    // Stride order: axes by decreasing stride (ties by position).
+    std::vector<size_t> order(static_cast<size_t>(t->dim()));
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return t->strides()[a] > t->strides()[b];
+    });
+    // Per axis, outermost in stride order first: 1 for size 1, b for
+    // stride 0, c when dense with the axes inside it, n otherwise.
+    std::string flags(order.size(), 'n');
+    int64_t expected = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+      const size_t axis = order[k];
+      const int64_t size = t->sizes()[axis];
+      const int64_t stride = t->strides()[axis];
+      if (size == 1) {
+        flags[k] = '1';
+        continue;
+      }
+      if (stride == 0) {
+        flags[k] = 'b';
+        continue;
+      }
+      flags[k] = stride == expected ? 'c' : 'n';
+      expected = stride * size;
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      key += std::to_string(order[k]) + flags[k];
+    }
+    // Alignment beyond 16 bytes (the widest vector access) decides nothing.
+    key += ":a" + std::to_string(std::min<int64_t>(alignmentOf(*t), 16)) + ";";
+  }
+  return key;
+}
+
+GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device,
+                         passes::CompileOptions options, KernelCache* cache,
+                         KernelCompiler compiler)
+    : fusion_(fusion),
+      device_(device),
+      options_(std::move(options)),
+      cache_(cache != nullptr ? cache : &KernelCache::global()),
+      compiler_(compiler.compile ? std::move(compiler) : nvrtcKernelCompiler()) {
+  const int count = cudaDeviceCount();
+  FL_CHECK(count > 0, "no CUDA device: ", cudaUnavailableReason());
+  auto spec = queryCudaDevice(device);
+  FL_CHECK(spec.has_value(), "no CUDA device cuda:", device, ": this machine has ",
+           count, " GPU", count == 1 ? "" : "s", " (cuda:0 to cuda:", count - 1, ")");
+  spec_ = *spec;
+}
+
+GpuExecutor::~GpuExecutor() = default;
+
+GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs,
+                                                  const std::string& key,
+                                                  bool recompile,
+                                                  GpuRunStats& stats) {
+  auto it = signatures_.find(key);
+  if (it != signatures_.end() && !recompile) return *it->second;
+  const auto start = Clock::now();
+  auto signature = std::make_unique<Signature>();
+  signature->compiled = compileFusion(fusion_, options_, spec_, inputs, nullptr,
+                                      /*withTextDumps=*/false);
+  signature->checkedSizes.insert(layoutKey(inputs));
+  stats.compiledFusion = true;
+  stats.compileMilliseconds += millisecondsSince(start);
+  Signature& result = *signature;
+  signatures_[key] = std::move(signature);
+  return result;
+}
+
+namespace {
+
+// Plans one run of `segmented` on `inputs` (already bound in `evaluator`).
+class Planner {
+ public:
+  Planner(GpuExecutor::Signature& signature, const scheduler::DeviceSpec& spec,
+          int device, bool checkParams, KernelCache& cache,
+          const KernelCompiler& compiler,
+          std::map<std::string, std::shared_ptr<CudaModule>>& modules)
+      : signature_(signature),
+        segmented_(*signature.compiled.segmented),
+        spec_(spec),
+        device_(device),
+        checkParams_(checkParams),
+        cache_(cache),
+        compiler_(compiler),
+        modules_(modules) {}
+
+  Plan plan(const Arguments& inputs) {
+    const ir::Fusion& complete = segmented_.complete();
+    const Arguments bound = bindInputs(complete, inputs, evaluator_);
+    for (size_t i = 0; i < complete.inputs().size(); ++i) {
+      const ir::Val* input = complete.inputs()[i];
+      if (!input->isA<ir::TensorView>()) continue;
+      const Tensor& given = std::get<Tensor>(bound[i]);
+      FL_CHECK(!given.isMetadataOnly(), "input ", input->name(),
+               " has an allocation domain that splits or merges axes; the cuda "
+               "backend passes tensors to kernels by strides of their logical "
+               "axes, which cannot express it (copy needed); run it with "
+               "--backend cpu");
+      // 0-dim CPU tensors (cpu scalars) stay on the host: a kernel takes
+      // them by value, or a device copy is made for its parameter.
+      DeviceTensor value{given, nullptr};
+      if (given.isCpu() && given.dim() > 0) {
+        value = toDevice(given, device_, "input " + input->name());
+      }
+      values_[input] = value;
+    }
+    // Groups are ordered by their first expr; a group runs once every value
+    // it reads is there.
+    const auto& groups = segmented_.groups();
+    std::vector<bool> done(groups.size(), false);
+    for (size_t finished = 0; finished < groups.size();) {
+      bool progress = false;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (done[g] || !ready(groups[g])) continue;
+        planGroup(groups[g]);
+        done[g] = true;
+        ++finished;
+        progress = true;
+      }
+      FL_ASSERT(progress, "segments ", "with unmet inputs: the segment graph has a cycle");
+    }
+    for (const ir::FusionOutput& output : complete.outputs()) {
+      if (const auto* scalar = output.val->as<ir::Scalar>()) {
+        const double value = evaluator_.evaluateDouble(scalar, "scalar output " + scalar->name());
+        Tensor t = Tensor::empty(scalar->dtype(), {});
+        t.fill(value);
+        plan_.outputs.push_back({t, nullptr});
+        continue;
+      }
+      auto it = values_.find(output.val);
+      FL_ASSERT(it != values_.end(), "output ", output.val->name(),
+                " was computed by no segment");
+      plan_.outputs.push_back(it->second);
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  bool ready(const segmenter::SegmentedGroup& group) const {
+    for (const ir::Val* val : group.inputs) {
+      if (val->isA<ir::TensorView>() && values_.count(val) == 0) return false;
+    }
+    return true;
+  }
+
+  // The segment's inputs as Arguments: device tensors, and scalars from the
+  // complete fusion's evaluator.
+  Arguments segmentArguments(const segmenter::SegmentedGroup& group) {
+    Arguments args;
+    for (const ir::Val* val : group.inputs) {
+      if (val->isA<ir::TensorView>()) {
+        args.emplace_back(values_.at(val).tensor);
+        continue;
+      }
+      const auto* scalar = val->as<ir::Scalar>();
+      FL_ASSERT(scalar != nullptr, "segment input ", val->name(), " is neither a tensor nor a scalar");
+      auto value = evaluator_.evaluate(scalar);
+      FL_ASSERT(value.has_value(), segmentName(group), ": scalar input ", val->name(),
+                " has no value");
+      args.emplace_back(*value);
+    }
+    return args;
+  }
+
+  // The fusion output entry of `val` with an alias, if any.
+  const ir::Val* aliasTarget(const ir::Val* val) const {
+    for (const ir::FusionOutput& output : segmented_.complete().outputs()) {
+      if (output.val == val && output.aliasOf != nullptr) return output.aliasOf;
+    }
+    return nullptr;
+  }
+
+  void planGroup(const segmenter::SegmentedGroup& group) {
+    FL_ASSERT(group.segment != nullptr, segmentName(group), " has no segment fusion");
+    if (scheduler::launchesKernel(group.choice.type)) {
+      planKernel(group);
+    } else {
+      planViews(group);
+    }
+  }
+
+  void planKernel(const segmenter::SegmentedGroup& group) {
+    const std::string what = segmentName(group);
+    const ir::Fusion& segment = *group.segment;
+    Arguments args = segmentArguments(group);
+    ir::ExpressionEvaluator segmentEvaluator;
+    scheduler::SegmentRuntimeInfo info;
+    info.device = &spec_;
+    info.evaluator = &segmentEvaluator;
+    info.inputs = describeInputs(segment, args, segmentEvaluator);
+    if (checkParams_) {
+      const scheduler::Scheduler& scheduler = scheduler::schedulerFor(group.choice.type);
+      if (auto reason = scheduler.rejectRunTime(segment, info)) throw ParamsRefused{*reason};
+      if (auto reason = scheduler.rejectParams(segment, info, group.choice.params)) {
+        throw ParamsRefused{*reason};
+      }
+    }
+
+    // Outputs: into the aliased input, else fresh, laid out as the complete
+    // fusion's tensor asks (intermediates dense in allocation order, as the
+    // compiler assumed).
+    std::vector<DeviceTensor> outputs;
+    for (size_t j = 0; j < segment.outputs().size(); ++j) {
+      const ir::Val* value = group.outputs.at(j);
+      const auto* tv = value->as<ir::TensorView>();
+      const auto* segmentTv = segment.outputs()[j].val->as<ir::TensorView>();
+      FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ",
+                value->name(), " is not a tensor");
+      if (const ir::Val* target = aliasTarget(value)) {
+        outputs.push_back(values_.at(target));
+      } else {
+        const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
+        DeviceTensor fresh =
+            allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes), device_,
+                           what + " output " + tv->name());
+        plan_.freshBuffers.push_back(fresh.tensor);
+        outputs.push_back(fresh);
+      }
+      values_[value] = outputs.back();
+    }
+
+    std::string key = std::to_string(group.id) + "|" + layoutKey(args) + "|";
+    for (const DeviceTensor& out : outputs) {
+      key += listString(out.tensor.strides()) + "@" +
+             std::to_string(alignmentOf(out.tensor)) + ";";
+    }
+    std::shared_ptr<GpuExecutor::LoadedKernel>& loaded = signature_.kernels[key];
+    if (!loaded) {
+      loaded = buildKernel(group, info);
+      ++plan_.kernelsBuilt;
+    }
+    const codegen::GeneratedKernel& generated = loaded->generated;
+
+    PlannedLaunch launch;
+    launch.kernel = loaded;
+    launch.what = what;
+    for (const codegen::KernelParameter& p : generated.parameters) {
+      if (p.kind == codegen::KernelParameter::Kind::Scalar) {
+        FL_ASSERT(p.segmentInput >= 0 && p.segmentInput < int(args.size()), what,
+                  ": scalar parameter ", p.name, " is no segment input");
+        const Argument& arg = args[p.segmentInput];
+        if (const auto* t = std::get_if<Tensor>(&arg)) {
+          FL_ASSERT(t->isCpu() && t->dim() == 0, what, ": scalar parameter ", p.name,
+                    " is bound to a device tensor");
+          launch.arguments.addScalar(p.dtype, ir::ScalarValue(t->item({})));
+        } else {
+          launch.arguments.addScalar(p.dtype, std::get<ir::ScalarValue>(arg));
+        }
+        continue;
+      }
+      Tensor tensor;
+      if (p.segmentInput >= 0) {
+        FL_ASSERT(p.segmentInput < int(args.size()), what, ": parameter ", p.name,
+                  " names segment input ", p.segmentInput);
+        const auto* t = std::get_if<Tensor>(&args[p.segmentInput]);
+        FL_ASSERT(t != nullptr, what, ": tensor parameter ", p.name, " is a scalar input");
+        tensor = *t;
+        if (tensor.isCpu()) {
+          DeviceTensor copy = toDevice(tensor, device_, what + " input " + p.name);
+          keepAlive_.push_back(copy.buffer);
+          tensor = copy.tensor;
+        }
+      } else {
+        FL_ASSERT(p.segmentOutput >= 0 && p.segmentOutput < int(outputs.size()), what,
+                  ": parameter ", p.name, " names no segment value");
+        tensor = outputs[p.segmentOutput].tensor;
+      }
+      FL_ASSERT(tensor.dim() == p.rank, what, ", kernel ", generated.name,
+                ": parameter ", p.name, " has rank ", p.rank, " but the tensor is ",
+                tensor.toString());
+      launch.arguments.addTensor(tensor.data(), tensor.sizes(), tensor.strides());
+    }
+    if (generated.workspaceBytes > 0) {
+      launch.workspace = std::make_shared<DeviceBuffer>(
+          generated.workspaceBytes, device_, what + " workspace");
+      launch.arguments.addPointer(launch.workspace->data());
+    }
+    plan_.launches.push_back(std::move(launch));
+  }
+
+  std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
+      const segmenter::SegmentedGroup& group, const scheduler::SegmentRuntimeInfo& info) {
+    const std::string what = segmentName(group);
+    const std::string name = "fuserlab_s" + std::to_string(group.id) + "_" +
+                             std::string(scheduler::toString(group.choice.type));
+    auto loaded = std::make_shared<GpuExecutor::LoadedKernel>();
+    try {
+      loaded->generated = codegen::generateKernel(*group.segment, group.choice.type,
+                                                  group.choice.params, info, name);
+    } catch (const UserError& error) {
+      throw KernelUnavailable(what + ": " + error.message());
+    }
+    const codegen::GeneratedKernel& generated = loaded->generated;
+    // The helper header is compiled with every kernel: part of the key.
+    const std::string key = kernelCacheKey(
+        generated.source + "\n//--- fuserlab_device.cuh\n" +
+            std::string(codegen::deviceHelperSource()),
+        generated.options, spec_.arch(), compiler_.version);
+    std::shared_ptr<CudaModule>& module = modules_[key];
+    if (!module) {
+      const std::string image = cache_.getOrCompile(
+          key, [&] { return compiler_.compile(generated, spec_); });
+      module = std::make_shared<CudaModule>(image, what + ", kernel " + generated.name);
+    }
+    loaded->module = module;
+    loaded->kernel = module->kernel(generated.name, what);
+    loaded->kernel.allowDynamicSharedMemory(generated.launch.dynamicSharedMemoryBytes,
+                                            device_, what);
+    return loaded;
+  }
+
+  // A kernel-free segment: every tensor expr is a view of its input (or, for
+  // no_op, an empty tensor).
+  void planViews(const segmenter::SegmentedGroup& group) {
+    const std::string what = segmentName(group);
+    const ir::Fusion& segment = *group.segment;
+    Arguments args = segmentArguments(group);
+    ir::ExpressionEvaluator segmentEvaluator;
+    bindInputs(segment, args, segmentEvaluator);
+    std::unordered_map<const ir::Val*, DeviceTensor> local;
+    for (size_t i = 0; i < segment.inputs().size(); ++i) {
+      if (segment.inputs()[i]->isA<ir::TensorView>()) {
+        local[segment.inputs()[i]] = values_.at(group.inputs[i]);
+      }
+    }
+    for (const ir::Expr* expr : segment.exprsForOutputs()) {
+      if (!producesTensor(*expr)) continue;  // scalars: the evaluator's
+      if (isLibraryCall(expr->type())) {
+        throw KernelUnavailable(what + ": " + expr->opName() +
+                                " is a library call (cuBLASLt / cuDNN), which "
+                                "this build does not have yet");
+      }
+      if (!isViewOp(expr->type())) {
+        // no_op's computed outputs are empty: allocate them, nothing to do.
+        for (const ir::Val* out : expr->outputs()) {
+          const auto* tv = out->as<ir::TensorView>();
+          if (tv == nullptr) continue;
+          const std::vector<int64_t> sizes = extentsOf(*tv, segmentEvaluator);
+          DeviceTensor empty = allocateDevice(tv->dtype(), sizes,
+                                              Tensor::contiguousStrides(sizes), device_,
+                                              what + " output " + tv->name());
+          FL_ASSERT(empty.tensor.numel() == 0, what, ": ", expr->toString(),
+                    " computes elements in a kernel-free segment");
+          local[out] = empty;
+        }
+        continue;
+      }
+      const DeviceTensor& in = local.at(expr->input(0));
+      local[expr->output(0)] = {viewOf(*expr, in.tensor, segmentEvaluator), in.buffer};
+    }
+    for (size_t j = 0; j < segment.outputs().size(); ++j) {
+      const ir::Val* segmentValue = segment.outputs()[j].val;
+      const ir::Val* value = group.outputs.at(j);
+      const auto* tv = value->as<ir::TensorView>();
+      if (tv == nullptr) continue;
+      const DeviceTensor& view = local.at(segmentValue);
+      if (value->isFusionOutput()) {
+        auto mismatch = layoutMismatch(*tv, view.tensor);
+        FL_CHECK(!mismatch.has_value(), what, ": copy needed: ", *mismatch,
+                 "; a copy needs a kernel, which this kernel-free segment does "
+                 "not have");
+      } else {
+        FL_CHECK(isDenseInAllocationOrder(*tv, view.tensor), what, ": copy needed: ",
+                 tv->name(), " is read by a later kernel, which expects it dense "
+                 "in allocation order, but as a view it has sizes ",
+                 listString(view.tensor.sizes()), " and strides ",
+                 listString(view.tensor.strides()));
+      }
+      values_[value] = view;
+    }
+    ++plan_.hostSteps;
+  }
+
+  GpuExecutor::Signature& signature_;
+  const segmenter::SegmentedFusion& segmented_;
+  const scheduler::DeviceSpec& spec_;
+  int device_;
+  bool checkParams_;
+  KernelCache& cache_;
+  const KernelCompiler& compiler_;
+  std::map<std::string, std::shared_ptr<CudaModule>>& modules_;
+  ir::ExpressionEvaluator evaluator_;
+  // Looked up by value, never iterated.
+  std::unordered_map<const ir::Val*, DeviceTensor> values_;
+  std::vector<std::shared_ptr<DeviceBuffer>> keepAlive_;
+  Plan plan_;
+
+ public:
+  //! Buffers of copied CPU inputs, kept for the run.
+  std::vector<std::shared_ptr<DeviceBuffer>> takeKeepAlive() { return std::move(keepAlive_); }
+};
+
+}  // namespace
+
+GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& options) {
+  setCudaDevice(device_, "running " + std::string("the fusion"));
+  GpuRunResult result;
+  GpuRunStats& stats = result.stats;
+  const std::string key = inputSignature(inputs);
+  const std::string sizes = layoutKey(inputs);
+
+  Plan plan;
+  std::vector<std::shared_ptr<DeviceBuffer>> keepAlive;
+  for (int attempt = 0;; ++attempt) {
+    Signature& signature = signatureFor(inputs, key, attempt > 0, stats);
+    const bool checkParams = signature.checkedSizes.count(sizes) == 0;
+    const auto start = Clock::now();
+    Planner planner(signature, spec_, device_, checkParams, *cache_, compiler_, modules_);
+    try {
+      plan = planner.plan(inputs);
+    } catch (const ParamsRefused& refused) {
+      FL_ASSERT(attempt == 0, "params refused right after compiling at these sizes: ",
+                refused.reason);
+      continue;
+    }
+    keepAlive = planner.takeKeepAlive();
+    signature.checkedSizes.insert(sizes);
+    lastReport_ = &signature.compiled.report;
+    if (plan.kernelsBuilt > 0) stats.compileMilliseconds += millisecondsSince(start);
+    break;
+  }
+
+  if (options.poisonOutputs) {
+    for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
+  }
+  for (PlannedLaunch& launch : plan.launches) {
+    if (launch.workspace) launch.workspace->fill(0, launch.what + " workspace");
+    launch.kernel->kernel.launch(launch.kernel->generated.launch,
+                                 launch.arguments.pointers(), launch.what);
+    ++stats.kernelLaunches;
+    if (options.synchronizeEachKernel) {
+      synchronizeCuda(launch.what + ", kernel " + launch.kernel->generated.name);
+    }
+  }
+  synchronizeCuda("running the fusion's kernels");
+  totalLaunches_ += stats.kernelLaunches;
+  stats.hostSteps = plan.hostSteps;
+  stats.kernelsBuilt = plan.kernelsBuilt;
+  result.outputs = std::move(plan.outputs);
+  return result;
+}
+
+HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
+                       const GpuRunOptions& options) {
+  Arguments deviceInputs;
+  std::vector<DeviceTensor> keep;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto* t = std::get_if<Tensor>(&inputs[i]);
+    if (t == nullptr || (t->isCpu() && t->dim() == 0)) {
+      deviceInputs.push_back(inputs[i]);  // scalars stay on the host
+      continue;
+    }
+    keep.push_back(t->isCpu() ? toDevice(*t, executor.device(),
+                                         "input " + std::to_string(i))
+                              : DeviceTensor{*t, nullptr});
+    deviceInputs.emplace_back(keep.back().tensor);
+  }
+  GpuRunResult run = executor.run(deviceInputs, options);
+  HostRunResult result;
+  result.stats = run.stats;
+  for (size_t i = 0; i < run.outputs.size(); ++i) {
+    result.outputs.push_back(toHost(run.outputs[i].tensor, "output " + std::to_string(i)));
+  }
+  // Inputs an output aliases were written on the device: copy them back.
+  const ir::Fusion& fusion = executor.fusion();
+  for (const ir::FusionOutput& output : fusion.outputs()) {
+    if (output.aliasOf == nullptr) continue;
+    const auto& fusionInputs = fusion.inputs();
+    const size_t i = std::find(fusionInputs.begin(), fusionInputs.end(),
+                               output.aliasOf) - fusionInputs.begin();
+    FL_ASSERT(i < inputs.size(), "alias of ", output.aliasOf->name(),
+              " is no fusion input");
+    const auto* host = std::get_if<Tensor>(&inputs[i]);
+    const auto* device = std::get_if<Tensor>(&deviceInputs[i]);
+    if (host == nullptr || device == nullptr || !host->isCpu() || device->isCpu()) {
+      continue;
+    }
+    Tensor target = *host;
+    copyToHost(*device, target, "input " + output.aliasOf->name());
+  }
+  return result;
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,164 @@
+// GpuExecutor: runs a fusion on one GPU. Per input signature (dtype, rank,
+// size-1 axes, contiguity, stride order and alignment class of each tensor)
+// it compiles the fusion once (passes, segmentation, params) and keeps the
+// result; per concrete layout of each kernel segment's inputs it generates,
+// compiles (through the KernelCache) and loads the kernel once. A run then
+// walks the segments in order:
+//   - kernel segments launch their kernel, with intermediates in device
+//     memory laid out contiguously in allocation order (as the compiler
+//     assumed) and fusion outputs laid out as their allocation domains ask;
+//     an output that aliases an input (`alias_input=`) is written into it;
+//   - kernel-free segments (no_op, expr_eval) are views: broadcast, expand,
+//     permute, squeeze, slice, set and reshape-when-the-strides-allow become
+//     new sizes and strides over the same device memory, with no copy and no
+//     launch. A view that would need a copy, and library calls (matmul,
+//     linear, sdpa), are UserErrors that say so.
+// When the sizes change under a cached signature, the cached params are
+// re-checked at the new sizes; if a scheduler refuses them, the fusion is
+// compiled again for this signature.
+//
+// Errors name the segment and the kernel; CUDA errors carry the runtime's
+// error text (CudaError).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/codegen/kernel.h"
+#include "core/ir/error.h"
+#include "core/ir/fusion.h"
+#include "core/passes/compile_options.h"
+#include "core/report/compile_report.h"
+#include "core/runtime/argument.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/kernel_cache.h"
+#include "core/scheduler/device_spec.h"
+
+namespace fuserlab::runtime {
+
+class CudaModule;
+
+//! A segment the cuda backend cannot run yet: its emitter does not exist, or
+//! it is a library call (matmul, linear, sdpa) this build has no library
+//! for. The message starts "unavailable on the cuda backend: ".
+class KernelUnavailable : public UserError {
+ public:
+  explicit KernelUnavailable(const std::string& message);
+};
+
+//! Turns a generated kernel into an image cudaLibraryLoadData takes (cubin or
+//! PTX) for `device`. `version` names the compiler (e.g. "nvrtc 13.0"): it is
+//! part of the kernel cache key.
+struct KernelCompiler {
+  std::function<std::string(const codegen::GeneratedKernel&,
+                            const scheduler::DeviceSpec&)>
+      compile;
+  std::string version;
+};
+
+//! NVRTC (core/runtime/nvrtc_compiler.h) as a KernelCompiler.
+KernelCompiler nvrtcKernelCompiler();
+
+struct GpuRunOptions {
+  //! Fill every buffer the run allocates (outputs and intermediates) with
+  //! poison() first, so an element no kernel writes shows up as NaN (or
+  //! 0x7f bytes) rather than as plausible stale memory.
+  bool poisonOutputs = false;
+  //! Synchronize after every launch, so a kernel that faults is named in
+  //! the error (otherwise the fault surfaces at the end of the run).
+  bool synchronizeEachKernel = false;
+};
+
+struct GpuRunStats {
+  int kernelLaunches = 0;
+  //! Kernel-free segments evaluated as views on the host.
+  int hostSteps = 0;
+  //! Whether this run compiled the fusion (a new signature, or cached params
+  //! refused at new sizes).
+  bool compiledFusion = false;
+  //! Kernels generated and loaded by this run (0 on a cached call).
+  int kernelsBuilt = 0;
+  //! Host time spent compiling the fusion and building kernels.
+  double compileMilliseconds = 0;
+};
+
+struct GpuRunResult {
+  //! One per fusion output: device tensors in the layout runReference
+  //! gives (a 0-dim CPU tensor for a scalar output). An output aliasing an
+  //! input is that input's tensor.
+  std::vector<DeviceTensor> outputs;
+  GpuRunStats stats;
+};
+
+class GpuExecutor {
+ public:
+  //! An executor for `fusion` (which must outlive it) on GPU `device`.
+  //! `cache` (default: KernelCache::global()) keeps compiled images;
+  //! `compiler` defaults to nvrtcKernelCompiler().
+  GpuExecutor(const ir::Fusion& fusion, int device,
+              passes::CompileOptions options = {},
+              KernelCache* cache = nullptr,
+              KernelCompiler compiler = {});
+  ~GpuExecutor();
+  GpuExecutor(const GpuExecutor&) = delete;
+  GpuExecutor& operator=(const GpuExecutor&) = delete;
+
+  //! Runs on `inputs`: one per fusion input, tensors on this executor's GPU
+  //! (CPU 0-dim tensors and scalars for scalar inputs), in the layout
+  //! runReference takes. Returns once the GPU work is done (synchronized).
+  GpuRunResult run(const Arguments& inputs, const GpuRunOptions& options = {});
+
+  const ir::Fusion& fusion() const { return fusion_; }
+  int device() const { return device_; }
+  const scheduler::DeviceSpec& deviceSpec() const { return spec_; }
+  //! Kernel launches over the executor's lifetime.
+  int64_t totalLaunches() const { return totalLaunches_; }
+  //! Input signatures compiled so far.
+  size_t signatureCount() const { return signatures_.size(); }
+  //! The compile report of the signature the last run used; null before
+  //! the first run.
+  const report::CompileReport* lastReport() const { return lastReport_; }
+
+  struct Signature;
+  struct LoadedKernel;
+
+ private:
+  Signature& signatureFor(const Arguments& inputs, const std::string& key,
+                          bool recompile, GpuRunStats& stats);
+
+  const ir::Fusion& fusion_;
+  int device_;
+  passes::CompileOptions options_;
+  scheduler::DeviceSpec spec_;
+  KernelCache* cache_;
+  KernelCompiler compiler_;
+  // Keyed by the signature string: looked up, never iterated for output.
+  std::map<std::string, std::unique_ptr<Signature>> signatures_;
+  // Loaded images by kernel cache key, shared across signatures.
+  std::map<std::string, std::shared_ptr<CudaModule>> modules_;
+  int64_t totalLaunches_ = 0;
+  const report::CompileReport* lastReport_ = nullptr;
+};
+
+//! The input signature string of `inputs` (for tests and messages): per
+//! tensor its dtype, rank, size-1 axes, contiguity, stride order and
+//! alignment class; per scalar its kind.
+std::string inputSignature(const Arguments& inputs);
+
+struct HostRunResult {
+  //! CPU copies of the outputs.
+  std::vector<Tensor> outputs;
+  GpuRunStats stats;
+};
+
+//! Copies CPU `inputs` to the executor's GPU, runs, and copies the outputs
+//! back; inputs that an output aliases are updated in place on the host, as
+//! runReference does.
+HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
+                       const GpuRunOptions& options = {});
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,113 @@
+// The GPU executor's own behaviour: launches counted per run, kernels and
+// segmentation cached per input signature (and rebuilt when the signature
+// changes), kernel-free segments run as views over device memory with no
+// launch, and errors that say what is missing.
+#include "tests/gpu/gpu_fixture.h"
+
+#include <cmath>
+
+#include "core/runtime/cuda_memory.h"
+
+namespace fuserlab::gpu_test {
+namespace {
+
+class GpuExecutorTest : public GpuTest {};
+
+constexpr std::string_view kSilu = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.silu(T0)
+fd.add_output(T1)
+)";
+
+TEST_F(GpuExecutorTest, CachedCallBuildsNothingAndLaunchesOnce) {
+  define(kSilu);
+  const runtime::GpuRunStats first = runAndCheck({random(DataType::Float, {300, 301})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_TRUE(first.compiledFusion);
+  EXPECT_EQ(first.kernelLaunches, 1);
+  EXPECT_EQ(first.kernelsBuilt, 1);
+  const runtime::GpuRunStats second = runAndCheck({random(DataType::Float, {300, 301})});
+  EXPECT_FALSE(second.compiledFusion);
+  EXPECT_EQ(second.kernelsBuilt, 0);
+  EXPECT_EQ(second.kernelLaunches, 1);
+  EXPECT_EQ(executor().signatureCount(), 1u);
+  EXPECT_EQ(executor().totalLaunches(), 2);
+}
+
+TEST_F(GpuExecutorTest, NewSizesReuseTheSignatureNewAlignmentDoesNot) {
+  define(kSilu);
+  runAndCheck({random(DataType::Float, {64, 64})});
+  FL_SKIP_IF_UNAVAILABLE();
+  const runtime::GpuRunStats resized = runAndCheck({random(DataType::Float, {65, 63})});
+  EXPECT_EQ(executor().signatureCount(), 1u);
+  EXPECT_EQ(resized.kernelLaunches, 1);
+  runAndCheck({randomAtOffset(DataType::Float, {64, 64}, 1)});
+  EXPECT_EQ(executor().signatureCount(), 2u);
+}
+
+TEST_F(GpuExecutorTest, ViewOnlyFusionLaunchesNothingAndSharesMemory) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.permute(T0, dims=[2, 0, 1])
+T2 = fd.ops.slice(T1, start_indices=[1, 0, 2], end_indices=[6, 3, 9], strides=[1, 1, 2])
+fd.add_output(T2)
+)");
+  const Tensor input = random(DataType::Float, {3, 11, 7});
+  const runtime::GpuRunStats stats = runAndCheck({input});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 0);
+  EXPECT_GE(stats.hostSteps, 1);
+
+  // The output is a view of the input's device memory.
+  runtime::DeviceTensor device = runtime::toDevice(input, 0, "input");
+  runtime::GpuExecutor executor(fusion(), 0, {}, &cache());
+  runtime::GpuRunResult run = executor.run({device.tensor});
+  ASSERT_EQ(run.outputs.size(), 1u);
+  const auto* base = static_cast<const std::byte*>(device.tensor.data());
+  const auto* view = static_cast<const std::byte*>(run.outputs[0].tensor.data());
+  EXPECT_GE(view, base);
+  EXPECT_LT(view, base + input.numel() * 4);
+}
+
+TEST_F(GpuExecutorTest, KernelThenViewSegments) {
+  // A computed tensor returned both as is and reshaped and permuted (views of
+  // the kernel's output).
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.exp(T0)
+T2 = fd.ops.reshape(T1, new_shape=[6, 4, 10])
+T3 = fd.ops.permute(T2, dims=[1, 0, 2])
+fd.add_output(T1)
+fd.add_output(T3)
+)");
+  runAndCheck({random(DataType::Float, {24, 10})});
+}
+
+TEST_F(GpuExecutorTest, LibraryCallsAreReportedUnavailable) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.matmul(T0, T1)
+fd.add_output(T2)
+)");
+  runAndCheck({random(DataType::Float, {8, 16}), random(DataType::Float, {16, 4})});
+  ASSERT_TRUE(unavailable());
+  EXPECT_NE(unavailableReason().find("unavailable on the cuda backend"), std::string::npos);
+  EXPECT_NE(unavailableReason().find("matmul"), std::string::npos) << unavailableReason();
+}
+
+TEST_F(GpuExecutorTest, DeviceMemoryRoundTripKeepsStridesAndAlignment) {
+  const Tensor host = randomAtOffset(DataType::Half, {5, 7}, 3).permute({1, 0});
+  runtime::DeviceTensor device = runtime::toDevice(host, 0, "test");
+  EXPECT_EQ(device.tensor.strides(), host.strides());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(device.tensor.data()) % 16,
+            reinterpret_cast<uintptr_t>(host.data()) % 16);
+  const Tensor back = runtime::toHost(device.tensor, "test");
+  EXPECT_TRUE(runtime::checkTensor(back, host, "round trip").passed);
+  runtime::poison(device.tensor, "test");
+  const Tensor poisoned = runtime::toHost(device.tensor, "test");
+  EXPECT_TRUE(std::isnan(poisoned.item({0, 0})));
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test

@@ -1,0 +1,184 @@
+// Pointwise fusions on the GPU against the CPU reference: odd sizes, size-1
+// axes, tails that are not a multiple of the vector width, misaligned starts
+// (through the input's offset and through slicing), broadcasts, permuted
+// inputs, reduced precision and integer dtypes.
+#include "tests/gpu/gpu_fixture.h"
+
+namespace fuserlab::gpu_test {
+namespace {
+
+std::string addRelu(int rank, const char* dtype) {
+  std::string dims = "[";
+  std::string contiguity = "[";
+  for (int i = 0; i < rank; ++i) {
+    dims += std::string(i ? ", " : "") + "-1";
+    contiguity += std::string(i ? ", " : "") + "True";
+  }
+  dims += "]";
+  contiguity += "]";
+  return "T0 = fd.define_tensor(shape=" + dims + ", contiguity=" + contiguity +
+         ", dtype=DataType." + dtype + ", is_cpu=False)\n"
+         "T1 = fd.define_tensor(shape=" + dims + ", contiguity=" + contiguity +
+         ", dtype=DataType." + dtype + ", is_cpu=False)\n"
+         "T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "T3 = fd.ops.cast(T1, dtype=DataType.Float)\n"
+         "T4 = fd.ops.mul(T2, T3)\n"
+         "T5 = fd.ops.add(T4, T2)\n"
+         "T6 = fd.ops.relu(T5)\n"
+         "T7 = fd.ops.cast(T6, dtype=DataType." + dtype + ")\n"
+         "fd.add_output(T7)\n";
+}
+
+class GpuPointwiseTest : public GpuTest {};
+
+TEST_F(GpuPointwiseTest, OddSizesFloat) {
+  define(addRelu(1, "Float"));
+  for (int64_t n : {1, 2, 3, 7, 31, 33, 1023, 4097, 100003}) {
+    SCOPED_TRACE("size " + std::to_string(n));
+    runAndCheck({random(DataType::Float, {n}), random(DataType::Float, {n})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuPointwiseTest, TailsNotAMultipleOfTheVectorWidth) {
+  // 16-byte vectors hold 4 floats, 8 halves or bfloat16s: leave 1 to 7 over.
+  for (const char* dtype : {"Float", "Half", "BFloat16"}) {
+    define(addRelu(2, dtype));
+    const DataType dt = std::string(dtype) == "Float" ? DataType::Float
+                        : std::string(dtype) == "Half" ? DataType::Half
+                                                        : DataType::BFloat16;
+    for (int64_t inner : {8 * 129 + 1, 8 * 129 + 3, 8 * 129 + 7, 1026}) {
+      SCOPED_TRACE(std::string(dtype) + " inner " + std::to_string(inner));
+      runAndCheck({random(dt, {37, inner}), random(dt, {37, inner})});
+      FL_SKIP_IF_UNAVAILABLE();
+    }
+  }
+}
+
+TEST_F(GpuPointwiseTest, ManyDimensionsWithOddExtents) {
+  define(addRelu(4, "Float"));
+  runAndCheck({random(DataType::Float, {3, 5, 7, 11}), random(DataType::Float, {3, 5, 7, 11})});
+  FL_SKIP_IF_UNAVAILABLE();
+  runAndCheck({random(DataType::Float, {2, 1, 129, 3}), random(DataType::Float, {2, 1, 129, 3})});
+}
+
+TEST_F(GpuPointwiseTest, SizeOneDimensions) {
+  define(addRelu(3, "BFloat16"));
+  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
+           {1, 1, 1}, {1, 513, 1}, {64, 1, 17}, {1, 1, 4096}}) {
+    SCOPED_TRACE(shape(sizes));
+    runAndCheck({random(DataType::BFloat16, sizes), random(DataType::BFloat16, sizes)});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuPointwiseTest, MisalignedInputStart) {
+  // The first element 1, 2 or 3 floats past an aligned address: no 16-byte
+  // vector accesses may be used on that input.
+  define(addRelu(2, "Float"));
+  for (int64_t offset : {1, 2, 3}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    runAndCheck({randomAtOffset(DataType::Float, {65, 1024}, offset),
+                 random(DataType::Float, {65, 1024})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuPointwiseTest, MisalignedStartThroughSlicing) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.slice(T0, start_indices=[1, 3], end_indices=[255, 1027], strides=[1, 1])
+T2 = fd.ops.cast(T1, dtype=DataType.Float)
+T3 = fd.ops.sigmoid(T2)
+T4 = fd.ops.mul(T2, T3)
+T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
+fd.add_output(T5)
+)");
+  runAndCheck({random(DataType::BFloat16, {256, 1031})});
+}
+
+TEST_F(GpuPointwiseTest, BroadcastRowAndColumn) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T3 = fd.ops.broadcast(T1, is_broadcast_dim=[True, False])
+T4 = fd.ops.broadcast(T2, is_broadcast_dim=[False, True])
+T5 = fd.ops.mul(T0, T3)
+T6 = fd.ops.add(T5, T4)
+fd.add_output(T6)
+)");
+  runAndCheck({random(DataType::Float, {129, 1001}), random(DataType::Float, {1001}),
+               random(DataType::Float, {129})});
+}
+
+TEST_F(GpuPointwiseTest, BroadcastInDimExpandedWeight) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.ops.broadcast_in_dim(T1, shape=[4, 33, 520], broadcast_dims=[2])
+T3 = fd.ops.cast(T0, dtype=DataType.Float)
+T4 = fd.ops.cast(T2, dtype=DataType.Float)
+T5 = fd.ops.mul(T3, T4)
+T6 = fd.ops.tanh(T5)
+T7 = fd.ops.cast(T6, dtype=DataType.BFloat16)
+fd.add_output(T7)
+)");
+  runAndCheck({random(DataType::BFloat16, {4, 33, 520}), random(DataType::BFloat16, {520})});
+}
+
+TEST_F(GpuPointwiseTest, PermutedInputStrides) {
+  // A column-major input with a row-major one: strides in the kernel ABI.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[False, False], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.sub(T0, T1)
+T3 = fd.ops.abs(T2)
+fd.add_output(T3)
+)");
+  runAndCheck({randomTransposed(DataType::Float, {67, 301}), random(DataType::Float, {67, 301})});
+}
+
+TEST_F(GpuPointwiseTest, IntegersAndComparisonsAreExact) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
+T2 = fd.ops.mul(T0, T1)
+T3 = fd.ops.sub(T2, T0)
+T4 = fd.ops.gt(T3, T1)
+T5 = fd.ops.where(T4, T3, T1)
+fd.add_output(T5)
+fd.add_output(T4)
+)");
+  runAndCheck({random(DataType::Int, {10007}), random(DataType::Int, {10007})});
+}
+
+TEST_F(GpuPointwiseTest, ScalarInputAndDoubleMath) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Double, is_cpu=False)
+S1 = fd.define_scalar(None, dtype=DataType.Double)
+T2 = fd.ops.mul(T0, S1)
+T3 = fd.ops.exp(T2)
+T4 = fd.ops.log1p(T3)
+fd.add_output(T4)
+)");
+  runAndCheck({random(DataType::Double, {33, 77}), ir::ScalarValue(0.37)});
+}
+
+TEST_F(GpuPointwiseTest, InPlaceAliasOutput) {
+  // T0 += T1 * 2 written into T0 (alias_input), plus a fresh output.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+S2 = fd.define_scalar(2.0, dtype=DataType.Double)
+T3 = fd.ops.mul(T1, S2)
+T4 = fd.ops.add(T0, T3)
+T5 = fd.ops.neg(T4)
+fd.add_output(T4, alias_input=T0)
+fd.add_output(T5)
+)");
+  runAndCheck({random(DataType::Float, {4099}), random(DataType::Float, {4099})});
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test

@@ -1,0 +1,154 @@
+// Reduction and normalization (persistent) fusions on the GPU against the CPU
+// reference: inner and outer sums at odd sizes, Welford, softmax and layer
+// norm with rows short enough for registers and long enough to need shared
+// memory. Each skips, saying so, while the segment's emitter is unavailable.
+#include "tests/gpu/gpu_fixture.h"
+
+namespace fuserlab::gpu_test {
+namespace {
+
+class GpuReductionTest : public GpuTest {};
+
+TEST_F(GpuReductionTest, InnerSumOddSizes) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)
+T2 = fd.ops.mul(T0, T0)
+T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)
+T4 = fd.ops.sqrt(T3)
+fd.add_output(T1)
+fd.add_output(T4)
+)");
+  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
+           {1, 1}, {7, 3}, {2048, 1023}, {5, 100003}, {1000, 1}}) {
+    SCOPED_TRACE(shape(sizes));
+    runAndCheck({random(DataType::Float, sizes)});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, OuterSumBf16) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)
+fd.add_output(T3)
+)");
+  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
+           {4096, 771}, {3, 1025}, {65537, 8}}) {
+    SCOPED_TRACE(shape(sizes));
+    runAndCheck({random(DataType::BFloat16, sizes)});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, MaxOverMiddleAxis) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.max(T0, dims=[1], keepdim=False, dtype=DataType.Null)
+fd.add_output(T1)
+)");
+  runAndCheck({random(DataType::Float, {17, 333, 65})});
+}
+
+TEST_F(GpuReductionTest, WelfordVarMean) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=0, keepdim=False)
+fd.add_output(T1)
+fd.add_output(T2)
+)");
+  runAndCheck({random(DataType::Float, {513, 2049})});
+}
+
+std::string softmax(int64_t rows, int64_t cols) {
+  const std::string row = "[" + std::to_string(rows) + ", 1]";
+  const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+         "T3 = fd.ops.broadcast_in_dim(T2, shape=" + row + ", broadcast_dims=[0])\n"
+         "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T5 = fd.ops.sub(T1, T4)\n"
+         "T6 = fd.ops.exp(T5)\n"
+         "T7 = fd.ops.sum(T6, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+         "T8 = fd.ops.broadcast_in_dim(T7, shape=" + row + ", broadcast_dims=[0])\n"
+         "T9 = fd.ops.broadcast_in_dim(T8, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T10 = fd.ops.div(T6, T9)\n"
+         "T11 = fd.ops.cast(T10, dtype=DataType.BFloat16)\n"
+         "fd.add_output(T11)\n";
+}
+
+TEST_F(GpuReductionTest, SoftmaxInnerPersistentOddRows) {
+  for (std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{1000, 1023},
+                                           {3, 4097}, {4096, 128}}) {
+    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
+    define(softmax(size.first, size.second));
+    runAndCheck({random(DataType::BFloat16, {size.first, size.second})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, SoftmaxRowLongEnoughForSharedMemoryPersistence) {
+  // 64K floats per row (256 KiB) do not fit in registers.
+  define(softmax(64, 65536));
+  runAndCheck({random(DataType::BFloat16, {64, 65536})});
+}
+
+std::string layerNorm(int64_t rows, int64_t cols) {
+  const std::string row = "[" + std::to_string(rows) + ", 1]";
+  const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T3 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "T4, T5 = fd.ops.var_mean(T3, dims=[1], correction=0, keepdim=False)\n"
+         "T6 = fd.ops.broadcast_in_dim(T4, shape=" + row + ", broadcast_dims=[0])\n"
+         "T7 = fd.ops.broadcast_in_dim(T5, shape=" + row + ", broadcast_dims=[0])\n"
+         "S8 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
+         "T9 = fd.ops.add(T6, S8)\n"
+         "T10 = fd.ops.rsqrt(T9)\n"
+         "T11 = fd.ops.broadcast_in_dim(T7, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T12 = fd.ops.sub(T3, T11)\n"
+         "T13 = fd.ops.broadcast_in_dim(T10, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T14 = fd.ops.mul(T12, T13)\n"
+         "T15 = fd.ops.broadcast_in_dim(T1, shape=" + full + ", broadcast_dims=[1])\n"
+         "T16 = fd.ops.cast(T15, dtype=DataType.Float)\n"
+         "T17 = fd.ops.mul(T14, T16)\n"
+         "T18 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[1])\n"
+         "T19 = fd.ops.cast(T18, dtype=DataType.Float)\n"
+         "T20 = fd.ops.add(T17, T19)\n"
+         "T21 = fd.ops.cast(T20, dtype=DataType.BFloat16)\n"
+         "fd.add_output(T21)\n"
+         "fd.add_output(T5)\n"
+         "fd.add_output(T10)\n";
+}
+
+TEST_F(GpuReductionTest, LayerNormRowSizes) {
+  for (std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{512, 4096},
+                                           {129, 1000}, {7, 12289}, {16, 32768}}) {
+    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
+    define(layerNorm(size.first, size.second));
+    runAndCheck({random(DataType::BFloat16, {size.first, size.second}),
+                 random(DataType::BFloat16, {size.second}),
+                 random(DataType::BFloat16, {size.second})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, OuterNormalization) {
+  // Batch-norm-like statistics over axis 0.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=0, keepdim=False)
+T3 = fd.ops.broadcast_in_dim(T2, shape=[2048, 96], broadcast_dims=[1])
+T4 = fd.ops.sub(T0, T3)
+fd.add_output(T4)
+fd.add_output(T1)
+)");
+  runAndCheck({random(DataType::Float, {2048, 96})});
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test
