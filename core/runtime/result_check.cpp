@@ -1,7 +1,9 @@
 #include "core/runtime/result_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace fuserlab::runtime {
@@ -47,6 +49,34 @@ double excessOf(double actual, double expected, double rtol, double atol) {
   return diff / allowed;
 }
 
+// Calls visit(actualChunk, expectedChunk, firstIndex) over slices along axis 0
+// of at most about kChunkElements elements, each converted to `wide` and
+// contiguous, so a tensor of 2^31 elements is compared without a copy of it
+// in 8-byte values. firstIndex is the chunk's first row-major position.
+constexpr int64_t kChunkElements = int64_t{1} << 22;
+
+template <class Visit>
+void forEachChunk(const Tensor& actual, const Tensor& expected, ir::DataType wide,
+                  Visit&& visit) {
+  if (expected.dim() == 0) {
+    visit(actual.to(wide).contiguous(), expected.to(wide).contiguous(), 0);
+    return;
+  }
+  const int64_t rows = expected.sizes()[0];
+  const int64_t perRow = expected.numel() / rows;
+  const int64_t step = std::max<int64_t>(1, kChunkElements / std::max<int64_t>(perRow, 1));
+  std::vector<int64_t> sizes = expected.sizes();
+  for (int64_t row = 0; row < rows; row += step) {
+    sizes[0] = std::min(step, rows - row);
+    auto slice = [&](const Tensor& t) {
+      return t.asStrided(sizes, t.strides(), t.storageOffset() + row * t.strides()[0])
+          .to(wide)
+          .contiguous();
+    };
+    visit(slice(actual), slice(expected), row * perRow);
+  }
+}
+
 }  // namespace
 
 Tolerance toleranceFor(ir::DataType dtype) {
@@ -82,9 +112,7 @@ TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
   const bool floating = ir::isFloatingPoint(expected.dtype());
   // Integers compare as int64 (exactly, also beyond 2^53); floats as double.
   const ir::DataType wide = floating ? ir::DataType::Double : ir::DataType::Int;
-  const Tensor a = actual.to(wide).contiguous();
-  const Tensor e = expected.to(wide).contiguous();
-  const int64_t n = e.numel();
+  const int64_t n = expected.numel();
   check.elements = n;
   if (n == 0) {
     check.message = label + ": empty, nothing to compare";
@@ -93,44 +121,66 @@ TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
   auto value = [&](const Tensor& t, int64_t i) -> double {
     return floating ? t.dataAs<double>()[i] : double(t.dataAs<int64_t>()[i]);
   };
-  auto differs = [&](int64_t i) {
-    return floating ? false : a.dataAs<int64_t>()[i] != e.dataAs<int64_t>()[i];
-  };
 
   double maxAbs = 0;
   if (floating) {
-    for (int64_t i = 0; i < n; ++i) {
-      const double v = std::fabs(value(e, i));
-      if (std::isfinite(v)) maxAbs = std::max(maxAbs, v);
-    }
+    forEachChunk(expected, expected, wide, [&](const Tensor& e, const Tensor&, int64_t) {
+      for (int64_t i = 0; i < e.numel(); ++i) {
+        const double v = std::fabs(value(e, i));
+        if (std::isfinite(v)) maxAbs = std::max(maxAbs, v);
+      }
+    });
   }
   const double atol = tol.atol + tol.atolOfMax * maxAbs;
 
   double worstExcess = -1;
   int64_t worst = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = value(a, i);
-    const double y = value(e, i);
-    double excess;
-    if (floating) {
-      excess = excessOf(x, y, tol.rtol, atol);
-      if (std::isfinite(x) && std::isfinite(y)) {
-        check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
+  if (!floating && actual.isContiguous() && expected.isContiguous()) {
+    // Exact dtypes, both dense: compare the bytes (bool and integers have one
+    // representation per value); no conversion of billions of elements.
+    const auto* a = static_cast<const std::byte*>(actual.data());
+    const auto* e = static_cast<const std::byte*>(expected.data());
+    const size_t size = static_cast<size_t>(ir::sizeInBytes(expected.dtype()));
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::memcmp(a + i * size, e + i * size, size) == 0) continue;
+      ++check.mismatches;
+      if (worstExcess < INFINITY) {
+        worstExcess = INFINITY;
+        worst = i;
       }
-    } else {
-      excess = differs(i) ? INFINITY : 0.0;
-      check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
     }
-    if (excess > 1) ++check.mismatches;
-    if (excess > worstExcess) {
-      worstExcess = excess;
-      worst = i;
-    }
+    if (worstExcess < 0) worstExcess = 0;
+    check.worstIndex = unravel(worst, expected.sizes());
+    check.worstActual = actual.item(check.worstIndex);
+    check.worstExpected = expected.item(check.worstIndex);
+    check.maxAbsError = std::fabs(check.worstActual - check.worstExpected);
+  } else {
+    forEachChunk(actual, expected, wide, [&](const Tensor& a, const Tensor& e, int64_t first) {
+      for (int64_t i = 0; i < e.numel(); ++i) {
+        const double x = value(a, i);
+        const double y = value(e, i);
+        double excess;
+        if (floating) {
+          excess = excessOf(x, y, tol.rtol, atol);
+          if (std::isfinite(x) && std::isfinite(y)) {
+            check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
+          }
+        } else {
+          excess = a.dataAs<int64_t>()[i] != e.dataAs<int64_t>()[i] ? INFINITY : 0.0;
+          check.maxAbsError = std::max(check.maxAbsError, std::fabs(x - y));
+        }
+        if (excess > 1) ++check.mismatches;
+        if (excess > worstExcess) {
+          worstExcess = excess;
+          worst = first + i;
+          check.worstActual = x;
+          check.worstExpected = y;
+        }
+      }
+    });
   }
   check.passed = check.mismatches == 0;
-  check.worstIndex = unravel(worst, e.sizes());
-  check.worstActual = value(a, worst);
-  check.worstExpected = value(e, worst);
+  if (check.worstIndex.empty()) check.worstIndex = unravel(worst, expected.sizes());
   const std::string worstText = " at " + listString(check.worstIndex) + ": " +
                                 number(check.worstActual) + " (result) vs " +
                                 number(check.worstExpected) + " (reference)";

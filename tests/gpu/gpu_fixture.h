@@ -89,6 +89,7 @@ class GpuTest : public ::testing::Test {
   //! Runs on GPU 0 and compares every output with the reference; skips if
   //! a segment's kernel is unavailable. Returns the run's stats.
   runtime::GpuRunStats runAndCheck(const runtime::Arguments& inputs) {
+    runtime::GpuRunStats stats;
     if (!executor_) {
       executor_ = std::make_unique<runtime::GpuExecutor>(fusion(), 0,
                                                          passes::CompileOptions{},
@@ -102,9 +103,12 @@ class GpuTest : public ::testing::Test {
     runtime::HostRunResult result;
     try {
       result = runtime::runOnGpu(*executor_, gpuInputs, options);
+      stats = result.stats;
     } catch (const runtime::KernelUnavailable& unavailable) {
+      // Marks the test skipped; callers stop with FL_SKIP_IF_UNAVAILABLE.
       skipped_ = unavailable.what();
-      return {};
+      [this]() { GTEST_SKIP() << skipped_; }();  // GTEST_SKIP returns void
+      return stats;
     }
     const std::vector<Tensor> reference = runtime::runReference(fusion(), referenceInputs);
     EXPECT_EQ(result.outputs.size(), reference.size());

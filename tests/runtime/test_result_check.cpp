@@ -132,6 +132,29 @@ TEST(ResultCheckTest, ShapeOrDtypeMismatchFails) {
   EXPECT_FALSE(checkTensor(e.to(DataType::Double), e, "T9").passed);
 }
 
+TEST(ResultCheckTest, LargeTensorsAreComparedInChunksWithGlobalIndices) {
+  // More elements than one comparison chunk (2^22): the worst element in a
+  // later chunk keeps its own index.
+  Tensor e = Tensor::empty(DataType::Float, {3, (int64_t{1} << 21) + 1});
+  e.fill(1.0);
+  Tensor a = e.clone();
+  a.set({2, 12345}, 7.0);
+  a.set({0, 5}, 1.5);
+  const TensorCheck check = checkTensor(a, e, "T11");
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.mismatches, 2);
+  EXPECT_EQ(check.worstIndex, (std::vector<int64_t>{2, 12345}));
+  EXPECT_DOUBLE_EQ(check.worstActual, 7.0);
+
+  Tensor flat = Tensor::empty(DataType::Bool, {(int64_t{1} << 23) + 3});
+  flat.fill(1.0);
+  Tensor flat2 = flat.clone();
+  flat2.set({(int64_t{1} << 23) + 1}, 0.0);
+  const TensorCheck flatCheck = checkTensor(flat2, flat, "T12");
+  EXPECT_FALSE(flatCheck.passed);
+  EXPECT_EQ(flatCheck.worstIndex, (std::vector<int64_t>{(int64_t{1} << 23) + 1}));
+}
+
 TEST(ResultCheckTest, EmptyTensorsPass) {
   const Tensor e = Tensor::empty(DataType::Float, {0, 4});
   const TensorCheck check = checkTensor(e, e, "T10");
