@@ -1,0 +1,394 @@
+#include "core/codegen/persistent_emitter.h"
+
+#include <algorithm>
+
+#include "core/codegen/reduction_emitter_common.h"
+#include "core/ir/error.h"
+#include "core/scheduler/analysis/persistent_buffers.h"
+#include "core/scheduler/reduction/launch_shape.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using ir::TensorView;
+using scheduler::ceilDiv;
+using scheduler::PersistentStorage;
+
+constexpr int64_t kColumnReductionBytes = 16 * 1024;
+
+// What a persistent kernel keeps: the buffers, or with projection the
+// inputs the projectable ones are recomputed from.
+std::vector<const TensorView*> storageCandidates(
+    const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
+    bool project) {
+  const scheduler::PersistentBufferInfo buffers =
+      scheduler::findPersistentBuffers(segment, pattern);
+  std::vector<const TensorView*> out;
+  auto add = [&](const TensorView* tv) {
+    if (std::find(out.begin(), out.end(), tv) == out.end()) out.push_back(tv);
+  };
+  for (const scheduler::PersistentBuffer& b : buffers.buffers) {
+    if (project && b.projectable) {
+      for (const TensorView* input : b.projectedTo) add(input);
+    } else {
+      add(b.tv);
+    }
+  }
+  return out;
+}
+
+class PersistentEmitter {
+ public:
+  PersistentEmitter(const ir::Fusion& segment,
+                    const scheduler::ReductionParams& params,
+                    const scheduler::SegmentRuntimeInfo& info,
+                    const scheduler::ReductionPattern& pattern)
+      : params_(params),
+        b_(segment, params, info, pattern, true,
+           storageCandidates(segment, pattern,
+                             params.projectPersistentBuffers)) {
+    const RowLayout& layout = b_.layout();
+    FL_CHECK(params.persistentKernel,
+             "code generation: a persistent segment got params without "
+             "persistent_kernel");
+    FL_CHECK(params.fastestDimReduction == layout.inner,
+             "code generation: fastest_dim_reduction is ",
+             params.fastestDimReduction ? "true" : "false",
+             " but the segment reduces its ",
+             layout.inner ? "innermost" : "outer", " axes");
+    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction,
+             "code generation: grid_dim_y ", params.gridDimY,
+             " and cross_grid_reduction ",
+             params.crossGridReduction ? "true" : "false", " disagree");
+    inner_ = layout.inner;
+    batch_ = params.persistentBatchSize;
+    vectorize_ = params.vectorizationFactor;
+    if (inner_) {
+      threadsX_ = params.blockDimX;
+      threadsY_ = params.blockDimY;
+      FL_CHECK(params.gridDimY == 1,
+               "code generation: an inner persistent kernel keeps each row "
+               "in one block, but grid_dim_y is ",
+               params.gridDimY);
+      FL_CHECK(threadsX_ * batch_ * vectorize_ >= layout.rowLength,
+               "code generation: block_dim_x * persistent_batch_size * "
+               "vectorization_factor = ",
+               threadsX_ * batch_ * vectorize_,
+               " does not cover a row of ", layout.rowLength, " elements");
+      groups_ = ceilDiv(layout.rows, threadsY_);
+      slots_ = 1;
+    } else {
+      threadsX_ = params.blockDimY;
+      threadsY_ = params.blockDimX;
+      FL_CHECK(threadsY_ * batch_ * params.gridDimY >= layout.rowLength,
+               "code generation: block_dim_x * persistent_batch_size * "
+               "grid_dim_y = ",
+               threadsY_ * batch_ * params.gridDimY, " does not cover the ",
+               layout.rowLength, " elements each output element reduces");
+      groups_ = ceilDiv(layout.rows / vectorize_, threadsX_);
+      slots_ = vectorize_;
+      FL_CHECK(params.gridDimY == 1 || params.gridDimX >= groups_,
+               "code generation: a grid-persistent kernel needs a block per "
+               "column group (grid_dim_x ",
+               params.gridDimX, " < ", groups_, ")");
+    }
+    groups_ = std::max<int64_t>(groups_, 1);
+  }
+
+  GeneratedKernel emit(std::string_view name) {
+    const RowLayout& layout = b_.layout();
+    const std::string V = std::to_string(vectorize_);
+    b_.line(2, "typedef " + std::string(b_.interface().indexType()) +
+                   " index_t;");
+    b_.line(2, "extern __shared__ __align__(16) unsigned char fl_smem[];");
+    b_.line(2, "// " + std::string(inner_ ? "Inner" : "Outer") +
+                   " persistent kernel: " + std::to_string(layout.rows) +
+                   " rows of " + std::to_string(layout.rowLength) +
+                   " elements, kept in " +
+                   (params_.persistentStorage == PersistentStorage::Registers
+                        ? "registers"
+                        : "shared memory") +
+                   " as " + std::to_string(batch_) + " chunks of " + V +
+                   " per thread.");
+    const int64_t scratch = (reductionSmemBytes() + 15) / 16 * 16;
+    int64_t storageBytes = 0;
+    if (inner_) {
+      const int64_t rowCapacity = threadsX_ * batch_ * vectorize_;
+      storageBytes = b_.declareStorage(
+          2, batch_, scratch, rowCapacity * threadsY_,
+          "threadIdx.y * " + literal(rowCapacity));
+    } else {
+      storageBytes = b_.declareStorage(
+          2, batch_, scratch, batch_ * threadsY_ * threadsX_ * vectorize_, "");
+    }
+    if (params_.persistentStorage == PersistentStorage::Registers) {
+      storageBytes = 0;
+    }
+    int64_t workspace = 0;
+    if (!inner_ && params_.gridDimY > 1) workspace = declareWorkspace();
+    b_.line(2, "for (index_t group = blockIdx.x; group < " + literal(groups_) +
+                   "; group += gridDim.x) {");
+    if (inner_) {
+      emitInnerBody(4);
+    } else {
+      emitOuterBody(4);
+    }
+    b_.line(2, "}");
+    LaunchConfig launch;
+    launch.block = {threadsX_, threadsY_, 1};
+    launch.grid = {params_.gridDimX, params_.gridDimY, 1};
+    launch.dynamicSharedMemoryBytes = scratch + storageBytes;
+    return b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
+                     launch, workspace, workspace > 0);
+  }
+
+ private:
+  int64_t reductionSmemBytes() {
+    int64_t bytes = 0;
+    for (const ReductionStep& step : b_.plan().steps) {
+      const int64_t each = accumulatorBytes(step);
+      int64_t entries = 0;
+      if (inner_) {
+        entries = rowAllreduceEntries(threadsX_, threadsY_);
+      } else {
+        const int64_t partials =
+            threadsY_ / colLanesPerWarp(threadsX_, threadsY_);
+        columnGroupValues_ = std::clamp<int64_t>(
+            kColumnReductionBytes /
+                std::max<int64_t>(1, partials * threadsX_ * each),
+            1, slots_);
+        entries = colAllreduceEntries(threadsX_, threadsY_, columnGroupValues_);
+      }
+      bytes = std::max(bytes, entries * each);
+    }
+    return bytes;
+  }
+
+  int64_t declareWorkspace() {
+    const RowLayout& layout = b_.layout();
+    int64_t offset = 0;
+    b_.line(2, "unsigned char* ws = reinterpret_cast<unsigned char*>(workspace);");
+    for (const ReductionStep& step : b_.plan().steps) {
+      const std::string type = b_.accumulatorType(step);
+      b_.line(2, type + "* " + b_.accumulator(step) + "_part = reinterpret_cast<" +
+                     type + "*>(ws + " + literal(offset) + ");");
+      offset += layout.rows * params_.gridDimY * accumulatorBytes(step);
+      offset = (offset + 15) / 16 * 16;
+    }
+    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " +
+                   literal(offset) + ");");
+    offset += groups_ * 4;
+    return (offset + 15) / 16 * 16;
+  }
+
+  std::string smemOf(const ReductionStep& step) const {
+    return "reinterpret_cast<" + b_.accumulatorType(step) + "*>(fl_smem)";
+  }
+
+  void emitRowStage(int stage, int in, const SlotContext& slot) {
+    if (!b_.rowStageHasWork(stage)) return;
+    if (slots_ == 1) {
+      b_.line(in, "{");
+      b_.line(in + 2, "const int " + slot.slot + " = 0;");
+    } else {
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " +
+                      std::to_string(slots_) + "; ++" + slot.slot + ") {");
+    }
+    b_.emitRowStage(stage, in + 2, slot);
+    b_.line(in, "}");
+  }
+
+  void emitResults(int phase, int in) {
+    const auto steps = b_.plan().stepsIn(phase);
+    if (steps.empty()) return;
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int s = 0; s < " + std::to_string(slots_) + "; ++s) {");
+    for (const ReductionStep* step : steps) {
+      b_.emitStepResults(*step, in + 2, "s", b_.accumulator(*step) + "[s]");
+    }
+    b_.line(in, "}");
+  }
+
+  // One pass over the thread's chunks: loads, elements, stores.
+  void emitPhaseLoop(int phase, int in, LaneContext ctx,
+                     const std::string& chunkSetup) {
+    if (b_.plan().phaseTargets(phase).empty()) return;
+    const std::string V = std::to_string(vectorize_);
+    ctx.phase = phase;
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int b = 0; b < " + std::to_string(batch_) + "; ++b) {");
+    b_.append(chunkSetup);
+    b_.declareChunkLoads(phase, in + 2, "");
+    b_.emitChunkLoads(in + 2, ctx);
+    b_.declareOutputLanes(phase, in + 2);
+    b_.line(in + 2, "#pragma unroll");
+    b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
+    b_.emitElement(in + 4, ctx);
+    b_.line(in + 2, "}");
+    b_.emitOutputStores(in + 2, ctx);
+    b_.line(in, "}");
+  }
+
+  std::string storageChunk(const std::string& smemIndex) const {
+    return params_.persistentStorage == PersistentStorage::Registers
+               ? "[b]"
+               : smemIndex;
+  }
+
+  void emitInnerBody(int in) {
+    const RowLayout& layout = b_.layout();
+    const std::string BDX = std::to_string(threadsX_);
+    const std::string BDY = std::to_string(threadsY_);
+    const std::string V = std::to_string(vectorize_);
+    const int64_t chunks = layout.rowLength / vectorize_;
+    b_.line(in, "const index_t row = group * " + BDY +
+                    " + (index_t)threadIdx.y;");
+    b_.line(in, "const bool row_ok = row < " + literal(layout.rows) + ";");
+    b_.declareRowArrays(in, 1);
+    b_.declareAccumulators(in, 1);
+    const SlotContext slot{"k", "row", "row_ok", "threadIdx.x == 0"};
+    emitRowStage(0, in, slot);
+    LaneContext ctx;
+    ctx.slot = "0";
+    ctx.rowLane = "row";
+    ctx.rowChunk = "row";
+    ctx.elementChunk = "(c * " + V + ")";
+    ctx.elementLane = "(c * " + V + " + v)";
+    ctx.valid = "ok";
+    ctx.lane = "v";
+    ctx.storageChunk = storageChunk("c * " + V);
+    const std::string pad(static_cast<size_t>(in + 2), ' ');
+    const bool full = threadsX_ * batch_ == chunks;
+    const std::string setup =
+        pad + "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;\n" +
+        pad + "const bool ok = row_ok" +
+        (full ? std::string() : " && c < " + literal(chunks)) + ";\n";
+    for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
+      emitPhaseLoop(phase, in, ctx, setup);
+      for (const ReductionStep* step : b_.plan().stepsIn(phase)) {
+        b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" +
+                        BDX + ", " + BDY + ">(" + b_.accumulator(*step) +
+                        "[0], " + b_.combineFunctor(*step) + ", " +
+                        smemOf(*step) + ");");
+      }
+      emitResults(phase, in);
+      emitRowStage(phase + 1, in, slot);
+    }
+  }
+
+  void emitOuterBody(int in) {
+    const RowLayout& layout = b_.layout();
+    const std::string CX = std::to_string(threadsX_);
+    const std::string RY = std::to_string(threadsY_);
+    const std::string V = std::to_string(vectorize_);
+    const std::string NS = std::to_string(slots_);
+    const std::string G = std::to_string(columnGroupValues_);
+    const int64_t gridY = params_.gridDimY;
+    const std::string GY = std::to_string(gridY);
+    b_.line(in, "const index_t cc = group * " + CX + " + (index_t)threadIdx.x;");
+    b_.line(in, "const bool col_ok = cc < " +
+                    literal(layout.rows / vectorize_) + ";");
+    b_.line(in, "const index_t col = cc * " + V + ";");
+    b_.declareRowArrays(in, static_cast<int>(slots_));
+    b_.declareAccumulators(in, static_cast<int>(slots_));
+    const SlotContext slot{
+        "s", "(col + s)", "col_ok",
+        gridY > 1 ? "threadIdx.y == 0 && blockIdx.y == 0" : "threadIdx.y == 0"};
+    emitRowStage(0, in, slot);
+    LaneContext ctx;
+    ctx.slot = "v";
+    ctx.rowLane = "(col + v)";
+    ctx.rowChunk = "col";
+    ctx.elementChunk = "j";
+    ctx.elementLane = "j";
+    ctx.valid = "ok";
+    ctx.lane = "v";
+    ctx.storageChunk = storageChunk("((b * " + RY + " + (index_t)threadIdx.y) * " +
+                                    CX + " + (index_t)threadIdx.x) * " + V);
+    const std::string pad(static_cast<size_t>(in + 2), ' ');
+    const bool full = threadsY_ * batch_ * gridY == layout.rowLength;
+    const std::string setup =
+        pad + "const index_t j = " +
+        (gridY > 1 ? "(index_t)blockIdx.y * " + literal(threadsY_ * batch_) +
+                         " + "
+                   : std::string()) +
+        "b * " + RY + " + (index_t)threadIdx.y;\n" + pad +
+        "const bool ok = col_ok" +
+        (full ? std::string() : " && j < " + literal(layout.rowLength)) +
+        ";\n";
+    int round = 0;
+    for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
+      emitPhaseLoop(phase, in, ctx, setup);
+      const auto steps = b_.plan().stepsIn(phase);
+      for (const ReductionStep* step : steps) {
+        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
+                        ", " + G + ">(" + b_.accumulator(*step) + ", " +
+                        b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
+      }
+      if (gridY > 1 && !steps.empty()) {
+        ++round;
+        b_.line(in, "// Exchange partials with the other blocks of the column "
+                    "group; combine them in block order.");
+        b_.line(in, "if (threadIdx.y == 0 && col_ok) {");
+        b_.line(in + 2, "#pragma unroll");
+        b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
+        for (const ReductionStep* step : steps) {
+          b_.line(in + 4, b_.accumulator(*step) + "_part[(col + s) * " + GY +
+                              " + blockIdx.y] = " + b_.accumulator(*step) +
+                              "[s];");
+        }
+        b_.line(in + 2, "}");
+        b_.line(in, "}");
+        b_.line(in, "fl::red::grid_sync(semaphores + group, " + GY + "u, " +
+                        std::to_string(round) + "u);");
+        for (const ReductionStep* step : steps) {
+          const std::string acc = b_.accumulator(*step);
+          b_.line(in, "#pragma unroll");
+          b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
+          b_.line(in + 2, acc + "[s] = " + b_.identity(*step) + ";");
+          b_.line(in + 2, "if (!col_ok) continue;");
+          b_.line(in + 2, "for (index_t i = threadIdx.y; i < " + GY +
+                              "; i += " + RY + ") " + acc + "[s] = " +
+                              b_.combine(*step, acc + "[s]",
+                                         "fl::red::load_cg(&" + acc +
+                                             "_part[(col + s) * " + GY + " + i])") +
+                              ";");
+          b_.line(in, "}");
+          b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
+                          ", " + G + ">(" + acc + ", " +
+                          b_.combineFunctor(*step) + ", " + smemOf(*step) +
+                          ");");
+        }
+      }
+      emitResults(phase, in);
+      emitRowStage(phase + 1, in, slot);
+    }
+  }
+
+  const scheduler::ReductionParams& params_;
+  ReductionKernelBuilder b_;
+  bool inner_ = true;
+  int64_t batch_ = 1;
+  int64_t vectorize_ = 1;
+  int64_t threadsX_ = 1;
+  int64_t threadsY_ = 1;
+  int64_t groups_ = 1;
+  int64_t slots_ = 1;
+  int64_t columnGroupValues_ = 1;
+};
+
+}  // namespace
+
+GeneratedKernel emitPersistentKernel(const ir::Fusion& segment,
+                                     const scheduler::ReductionParams& params,
+                                     const scheduler::SegmentRuntimeInfo& info,
+                                     std::string_view name) {
+  const scheduler::ReductionPatternResult pattern =
+      scheduler::analyzeReductionPattern(segment);
+  FL_CHECK(pattern.pattern.has_value(), "code generation: ", pattern.reason);
+  PersistentEmitter emitter(segment, params, info, *pattern.pattern);
+  return emitter.emit(name);
+}
+
+}  // namespace fuserlab::codegen

@@ -1,0 +1,446 @@
+#include "core/codegen/reduction_emitter.h"
+
+#include <algorithm>
+
+#include "core/codegen/reduction_emitter_common.h"
+#include "core/ir/error.h"
+#include "core/scheduler/reduction/launch_shape.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using scheduler::ceilDiv;
+
+// Shared memory a column reduction may take per round; more values per
+// thread are reduced in several rounds.
+constexpr int64_t kColumnReductionBytes = 16 * 1024;
+
+struct Shape {
+  bool inner = true;
+  int64_t threadsX = 1;  // launched blockDim.x
+  int64_t threadsY = 1;  // launched blockDim.y
+  int64_t unrollIteration = 1;
+  int64_t unrollReduction = 1;
+  int64_t gridX = 1;
+  int64_t gridY = 1;
+  int64_t vectorize = 1;
+  int64_t slots = 1;   // per-row values per thread
+  int64_t groups = 1;  // row (column) groups the grid walks
+  int64_t columnGroupValues = 1;  // values per col_allreduce round
+};
+
+class ReductionEmitter {
+ public:
+  ReductionEmitter(const ir::Fusion& segment,
+                   const scheduler::ReductionParams& params,
+                   const scheduler::SegmentRuntimeInfo& info,
+                   const scheduler::ReductionPattern& pattern)
+      : params_(params), b_(segment, params, info, pattern, false, {}) {
+    const RowLayout& layout = b_.layout();
+    FL_CHECK(!params.persistentKernel,
+             "code generation: a reduction segment got persistent params "
+             "(persistent_kernel is set)");
+    FL_CHECK(params.fastestDimReduction == layout.inner,
+             "code generation: fastest_dim_reduction is ",
+             params.fastestDimReduction ? "true" : "false",
+             " but the segment reduces its ",
+             layout.inner ? "innermost" : "outer", " axes");
+    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction,
+             "code generation: grid_dim_y ", params.gridDimY,
+             " and cross_grid_reduction ",
+             params.crossGridReduction ? "true" : "false", " disagree");
+    for (const ReductionStep& step : b_.plan().steps) {
+      FL_CHECK(step.phase == 0, "code generation: reduction ",
+               step.expr->output(0)->name(),
+               " reads the result of another reduction of the segment; a "
+               "reduction kernel makes one pass (a persistent scheduler "
+               "keeps the rows for a second one)");
+    }
+    FL_CHECK(b_.plan().phaseCount == 1, "code generation: an output reads "
+             "full rows after a reduction, which a reduction kernel cannot "
+             "write (a persistent scheduler can)");
+    s_.inner = layout.inner;
+    s_.vectorize = params.vectorizationFactor;
+    s_.unrollIteration = params.unrollFactorIteration;
+    s_.unrollReduction = params.unrollFactorReduction;
+    s_.gridX = params.gridDimX;
+    s_.gridY = params.gridDimY;
+    if (s_.inner) {
+      s_.threadsX = params.blockDimX;
+      s_.threadsY = params.blockDimY;
+      s_.slots = s_.unrollIteration;
+      s_.groups = ceilDiv(layout.rows, s_.threadsY * s_.unrollIteration);
+    } else {
+      s_.threadsX = params.blockDimY;
+      s_.threadsY = params.blockDimX;
+      s_.slots = s_.unrollIteration * s_.vectorize;
+      s_.groups = ceilDiv(layout.rows / s_.vectorize,
+                          s_.threadsX * s_.unrollIteration);
+    }
+    s_.groups = std::max<int64_t>(s_.groups, 1);
+  }
+
+  GeneratedKernel emit(std::string_view name) {
+    const RowLayout& layout = b_.layout();
+    const int64_t smem = reductionSmemBytes();
+    b_.line(2, "typedef " + std::string(b_.interface().indexType()) +
+                   " index_t;");
+    b_.line(2, "extern __shared__ __align__(16) unsigned char fl_smem[];");
+    const std::string V = std::to_string(s_.vectorize);
+    b_.line(2, "// " + std::string(s_.inner ? "Inner" : "Outer") +
+                   " reduction of " + std::to_string(layout.rows) +
+                   " rows of " + std::to_string(layout.rowLength) +
+                   " elements, in chunks of " + V + ".");
+    int64_t workspace = 0;
+    if (s_.gridY > 1) workspace = declareWorkspace();
+    const std::string groupLoop = "for (index_t group = blockIdx.x; group < " +
+                                  literal(s_.groups) +
+                                  "; group += gridDim.x) {";
+    b_.line(2, groupLoop);
+    if (s_.inner) {
+      emitInnerBody(4);
+    } else {
+      emitOuterBody(4);
+    }
+    b_.line(2, "}");
+    LaunchConfig launch;
+    launch.block = {s_.threadsX, s_.threadsY, 1};
+    launch.grid = {s_.gridX, s_.gridY, 1};
+    launch.dynamicSharedMemoryBytes = smem;
+    return b_.finish(name, "reduction", launch, workspace, workspace > 0);
+  }
+
+ private:
+  // Bytes the block and grid reductions need in shared memory.
+  int64_t reductionSmemBytes() {
+    int64_t bytes = 0;
+    for (const ReductionStep& step : b_.plan().steps) {
+      const int64_t each = accumulatorBytes(step);
+      int64_t entries = 0;
+      if (s_.inner) {
+        entries = rowAllreduceEntries(s_.threadsX, s_.threadsY);
+      } else {
+        const int64_t partials =
+            s_.threadsY / colLanesPerWarp(s_.threadsX, s_.threadsY);
+        s_.columnGroupValues = std::clamp<int64_t>(
+            kColumnReductionBytes /
+                std::max<int64_t>(1, partials * s_.threadsX * each),
+            1, s_.slots);
+        entries = colAllreduceEntries(s_.threadsX, s_.threadsY,
+                                      s_.columnGroupValues);
+      }
+      bytes = std::max(bytes, entries * each);
+    }
+    return bytes;
+  }
+
+  // Partial results per (row, grid block) and one semaphore per group.
+  int64_t declareWorkspace() {
+    const RowLayout& layout = b_.layout();
+    int64_t offset = 0;
+    b_.line(2, "unsigned char* ws = reinterpret_cast<unsigned char*>(workspace);");
+    for (const ReductionStep& step : b_.plan().steps) {
+      const std::string type = b_.accumulatorType(step);
+      b_.line(2, type + "* " + partials(step) + " = reinterpret_cast<" + type +
+                     "*>(ws + " + literal(offset) + ");");
+      offset += layout.rows * s_.gridY * accumulatorBytes(step);
+      offset = (offset + 15) / 16 * 16;
+    }
+    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " +
+                   literal(offset) + ");");
+    b_.line(2, "__shared__ bool fl_last;");
+    offset += s_.groups * 4;
+    return (offset + 15) / 16 * 16;
+  }
+
+  std::string partials(const ReductionStep& step) const {
+    return b_.accumulator(step) + "_part";
+  }
+
+  std::string smemOf(const ReductionStep& step) const {
+    return "reinterpret_cast<" + b_.accumulatorType(step) + "*>(fl_smem)";
+  }
+
+  void emitInnerBody(int in) {
+    const RowLayout& layout = b_.layout();
+    const std::string UIT = std::to_string(s_.unrollIteration);
+    const std::string UR = std::to_string(s_.unrollReduction);
+    const std::string BDX = std::to_string(s_.threadsX);
+    const std::string BDY = std::to_string(s_.threadsY);
+    const std::string V = std::to_string(s_.vectorize);
+    const int64_t chunks = layout.rowLength / s_.vectorize;
+    const int64_t perBlock = ceilDiv(chunks, s_.gridY);
+    b_.line(in, "index_t row[" + UIT + "];");
+    b_.line(in, "bool row_ok[" + UIT + "];");
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b_.line(in + 2, "row[k] = (group * " + UIT + " + k) * " + BDY +
+                        " + (index_t)threadIdx.y;");
+    b_.line(in + 2, "row_ok[k] = row[k] < " + literal(layout.rows) + ";");
+    b_.line(in, "}");
+    b_.declareRowArrays(in, static_cast<int>(s_.slots));
+    b_.declareAccumulators(in, static_cast<int>(s_.slots));
+    const SlotContext slot{"k", "row[k]", "row_ok[k]", "threadIdx.x == 0"};
+    emitRowStage(0, in, slot, UIT);
+
+    // The row's chunks this block takes.
+    b_.line(in, "const index_t c_begin = " +
+                    (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock)
+                                  : std::string("0")) +
+                    ";");
+    b_.line(in, "const index_t c_end = " +
+                    (s_.gridY > 1 ? "min(c_begin + " + literal(perBlock) +
+                                        ", (index_t)" + literal(chunks) + ")"
+                                  : literal(chunks)) +
+                    ";");
+    b_.line(in, "for (index_t c0 = c_begin + (index_t)threadIdx.x; c0 < c_end; "
+                "c0 += " + BDX + " * " + UR + ") {");
+    const int body = in + 2;
+    b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
+    LaneContext ctx;
+    ctx.phase = 0;
+    ctx.slot = "k";
+    ctx.rowLane = "row[k]";
+    ctx.rowChunk = "row[k]";
+    ctx.elementChunk = "(c * " + V + ")";
+    ctx.elementLane = "(c * " + V + " + v)";
+    ctx.valid = "ok";
+    ctx.lane = "v";
+    ctx.loadSuffix = "[u][k]";
+    openChunkLoops(body, UR, UIT);
+    b_.emitChunkLoads(body + 6, ctx);
+    closeChunkLoops(body);
+    openChunkLoops(body, UR, UIT);
+    emitLanes(body + 6, ctx);
+    closeChunkLoops(body);
+    b_.line(in, "}");
+
+    // Across the block, then across the grid.
+    for (const ReductionStep& step : b_.plan().steps) {
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) " +
+                      b_.accumulator(step) + "[k] = fl::red::row_allreduce<" +
+                      BDX + ", " + BDY + ">(" + b_.accumulator(step) + "[k], " +
+                      b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+    }
+    if (s_.gridY > 1) {
+      const std::string GY = std::to_string(s_.gridY);
+      b_.line(in, "if (threadIdx.x == 0) {");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
+      b_.line(in + 4, "if (!row_ok[k]) continue;");
+      for (const ReductionStep& step : b_.plan().steps) {
+        b_.line(in + 4, partials(step) + "[row[k] * " + GY +
+                            " + blockIdx.y] = " + b_.accumulator(step) +
+                            "[k];");
+      }
+      b_.line(in + 2, "}");
+      b_.line(in, "}");
+      b_.line(in, "if (!fl::red::arrive_last(semaphores + group, " + GY +
+                      "u, &fl_last)) continue;");
+      b_.line(in, "// The last block of the group combines the partials in "
+                  "block order.");
+      for (const ReductionStep& step : b_.plan().steps) {
+        const std::string acc = b_.accumulator(step);
+        b_.line(in, "#pragma unroll");
+        b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+        b_.line(in + 2, acc + "[k] = " + b_.identity(step) + ";");
+        b_.line(in + 2, "if (row_ok[k]) {");
+        b_.line(in + 4, "for (index_t i = threadIdx.x; i < " + GY + "; i += " +
+                            BDX + ") " + acc + "[k] = " +
+                            b_.combine(step, acc + "[k]",
+                                       "fl::red::load_cg(&" + partials(step) +
+                                           "[row[k] * " + GY + " + i])") +
+                            ";");
+        b_.line(in + 2, "}");
+        b_.line(in + 2, acc + "[k] = fl::red::row_allreduce<" + BDX + ", " +
+                            BDY + ">(" + acc + "[k], " +
+                            b_.combineFunctor(step) + ", " + smemOf(step) +
+                            ");");
+        b_.line(in, "}");
+      }
+    }
+    emitResults(in, UIT);
+    emitRowStage(1, in, slot, UIT);
+  }
+
+  void emitOuterBody(int in) {
+    const RowLayout& layout = b_.layout();
+    const std::string UIT = std::to_string(s_.unrollIteration);
+    const std::string UR = std::to_string(s_.unrollReduction);
+    const std::string CX = std::to_string(s_.threadsX);
+    const std::string RY = std::to_string(s_.threadsY);
+    const std::string V = std::to_string(s_.vectorize);
+    const std::string NS = std::to_string(s_.slots);
+    const int64_t columnChunks = layout.rows / s_.vectorize;
+    const int64_t perBlock = ceilDiv(layout.rowLength, s_.gridY);
+    b_.line(in, "index_t col[" + UIT + "];");
+    b_.line(in, "bool col_ok[" + UIT + "];");
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b_.line(in + 2, "const index_t cc = (group * " + UIT + " + k) * " + CX +
+                        " + (index_t)threadIdx.x;");
+    b_.line(in + 2, "col_ok[k] = cc < " + literal(columnChunks) + ";");
+    b_.line(in + 2, "col[k] = cc * " + V + ";");
+    b_.line(in, "}");
+    b_.declareRowArrays(in, static_cast<int>(s_.slots));
+    b_.declareAccumulators(in, static_cast<int>(s_.slots));
+    const SlotContext slot{"s", "(col[s / " + V + "] + s % " + V + ")",
+                           "col_ok[s / " + V + "]", "threadIdx.y == 0"};
+    emitRowStage(0, in, slot, NS);
+
+    b_.line(in, "const index_t j_begin = " +
+                    (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock)
+                                  : std::string("0")) +
+                    ";");
+    b_.line(in, "const index_t j_end = " +
+                    (s_.gridY > 1 ? "min(j_begin + " + literal(perBlock) +
+                                        ", (index_t)" +
+                                        literal(layout.rowLength) + ")"
+                                  : literal(layout.rowLength)) +
+                    ";");
+    b_.line(in, "for (index_t j0 = j_begin + (index_t)threadIdx.y; j0 < j_end; "
+                "j0 += " + RY + " * " + UR + ") {");
+    const int body = in + 2;
+    b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
+    LaneContext ctx;
+    ctx.phase = 0;
+    ctx.slot = "(k * " + V + " + v)";
+    ctx.rowLane = "(col[k] + v)";
+    ctx.rowChunk = "col[k]";
+    ctx.elementChunk = "j";
+    ctx.elementLane = "j";
+    ctx.valid = "ok";
+    ctx.lane = "v";
+    ctx.loadSuffix = "[u][k]";
+    openOuterChunkLoops(body, UR, UIT, RY);
+    b_.emitChunkLoads(body + 6, ctx);
+    closeChunkLoops(body);
+    openOuterChunkLoops(body, UR, UIT, RY);
+    emitLanes(body + 6, ctx);
+    closeChunkLoops(body);
+    b_.line(in, "}");
+
+    const std::string G = std::to_string(s_.columnGroupValues);
+    for (const ReductionStep& step : b_.plan().steps) {
+      b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
+                      ", " + G + ">(" + b_.accumulator(step) + ", " +
+                      b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+    }
+    if (s_.gridY > 1) {
+      const std::string GY = std::to_string(s_.gridY);
+      b_.line(in, "if (threadIdx.y == 0) {");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
+      b_.line(in + 4, "if (!col_ok[s / " + V + "]) continue;");
+      for (const ReductionStep& step : b_.plan().steps) {
+        b_.line(in + 4, partials(step) + "[(col[s / " + V + "] + s % " + V +
+                            ") * " + GY + " + blockIdx.y] = " +
+                            b_.accumulator(step) + "[s];");
+      }
+      b_.line(in + 2, "}");
+      b_.line(in, "}");
+      b_.line(in, "if (!fl::red::arrive_last(semaphores + group, " + GY +
+                      "u, &fl_last)) continue;");
+      b_.line(in, "// The last block of the group combines the partials in "
+                  "block order.");
+      for (const ReductionStep& step : b_.plan().steps) {
+        const std::string acc = b_.accumulator(step);
+        b_.line(in, "#pragma unroll");
+        b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
+        b_.line(in + 2, acc + "[s] = " + b_.identity(step) + ";");
+        b_.line(in + 2, "if (!col_ok[s / " + V + "]) continue;");
+        b_.line(in + 2, "for (index_t i = threadIdx.y; i < " + GY + "; i += " +
+                            RY + ") " + acc + "[s] = " +
+                            b_.combine(step, acc + "[s]",
+                                       "fl::red::load_cg(&" + partials(step) +
+                                           "[(col[s / " + V + "] + s % " + V +
+                                           ") * " + GY + " + i])") +
+                            ";");
+        b_.line(in, "}");
+        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
+                        ", " + G + ">(" + acc + ", " +
+                        b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+      }
+    }
+    emitResults(in, NS);
+    emitRowStage(1, in, slot, NS);
+  }
+
+  void openChunkLoops(int in, const std::string& UR, const std::string& UIT) {
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
+    b_.line(in + 2, "const index_t c = c0 + u * " +
+                        std::to_string(s_.threadsX) + ";");
+    b_.line(in + 2, "#pragma unroll");
+    b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b_.line(in + 4, "const bool ok = row_ok[k] && c < c_end;");
+    b_.line(in + 4, "{");
+  }
+
+  void openOuterChunkLoops(int in, const std::string& UR,
+                           const std::string& UIT, const std::string& RY) {
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
+    b_.line(in + 2, "const index_t j = j0 + u * " + RY + ";");
+    b_.line(in + 2, "#pragma unroll");
+    b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b_.line(in + 4, "const bool ok = col_ok[k] && j < j_end;");
+    b_.line(in + 4, "{");
+  }
+
+  void closeChunkLoops(int in) {
+    b_.line(in + 4, "}");
+    b_.line(in + 2, "}");
+    b_.line(in, "}");
+  }
+
+  // The lanes of one chunk (inside the chunk loops): elements, then stores.
+  void emitLanes(int in, const LaneContext& ctx) {
+    const std::string V = std::to_string(s_.vectorize);
+    b_.declareOutputLanes(0, in);
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int v = 0; v < " + V + "; ++v) {");
+    b_.emitElement(in + 2, ctx);
+    b_.line(in, "}");
+    b_.emitOutputStores(in, ctx);
+  }
+
+  void emitRowStage(int stage, int in, const SlotContext& slot,
+                    const std::string& count) {
+    if (!b_.rowStageHasWork(stage)) return;
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " +
+                    count + "; ++" + slot.slot + ") {");
+    b_.emitRowStage(stage, in + 2, slot);
+    b_.line(in, "}");
+  }
+
+  void emitResults(int in, const std::string& count) {
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int s = 0; s < " + count + "; ++s) {");
+    for (const ReductionStep& step : b_.plan().steps) {
+      b_.emitStepResults(step, in + 2, "s", b_.accumulator(step) + "[s]");
+    }
+    b_.line(in, "}");
+  }
+
+  const scheduler::ReductionParams& params_;
+  ReductionKernelBuilder b_;
+  Shape s_;
+};
+
+}  // namespace
+
+GeneratedKernel emitReductionKernel(const ir::Fusion& segment,
+                                    const scheduler::ReductionParams& params,
+                                    const scheduler::SegmentRuntimeInfo& info,
+                                    std::string_view name) {
+  const scheduler::ReductionPatternResult pattern =
+      scheduler::analyzeReductionPattern(segment);
+  FL_CHECK(pattern.pattern.has_value(), "code generation: ", pattern.reason);
+  ReductionEmitter emitter(segment, params, info, *pattern.pattern);
+  return emitter.emit(name);
+}
+
+}  // namespace fuserlab::codegen

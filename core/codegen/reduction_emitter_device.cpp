@@ -1,0 +1,207 @@
+// Device helpers of the reduction-family kernels, emitted into each
+// reduction and persistent kernel after the device helper header (namespace
+// fl::red). Block sizes are template parameters, so each kernel gets the
+// cheapest reduction its shape allows: butterflies within warps, one shared
+// memory round across them. Every thread of the block calls them together,
+// and every thread of a row (or column) gets the same bits: butterflies
+// combine the lower lane's operand first, and cross-warp partials are
+// combined in warp order.
+#include "core/codegen/reduction_emitter_common.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+constexpr const char* kReductionHelpers = R"FLRED(namespace fl {
+namespace red {
+
+template <class T>
+struct WelfordOp {
+  __device__ __forceinline__ static Welford<T> identity() { return welford_identity<T>(); }
+  __device__ __forceinline__ Welford<T> operator()(const Welford<T>& a, const Welford<T>& b) const {
+    return welford_combine(a, b);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(T v, int offset, unsigned mask) {
+  return __shfl_xor_sync(mask, v, offset);
+}
+__device__ __forceinline__ bool shfl_xor(bool v, int offset, unsigned mask) {
+  return __shfl_xor_sync(mask, (int)v, offset) != 0;
+}
+template <class T>
+__device__ __forceinline__ Welford<T> shfl_xor(Welford<T> w, int offset, unsigned mask) {
+  Welford<T> o;
+  o.avg = __shfl_xor_sync(mask, w.avg, offset);
+  o.m2 = __shfl_xor_sync(mask, w.m2, offset);
+  o.n = __shfl_xor_sync(mask, w.n, offset);
+  return o;
+}
+
+//! One butterfly step: the lane with the lower id is the left operand, so
+//! both partners compute the same value.
+template <class T, class Op>
+__device__ __forceinline__ T butterfly(T v, Op op, int offset, unsigned mask) {
+  const T other = shfl_xor(v, offset, mask);
+  const bool upper = ((threadIdx.y * blockDim.x + threadIdx.x) & offset) != 0;
+  return upper ? op(other, v) : op(v, other);
+}
+
+//! The lanes of this thread's warp in a block of THREADS threads (the last
+//! warp may be partial).
+template <int THREADS>
+__device__ __forceinline__ unsigned warp_mask() {
+  if (THREADS % 32 == 0) return 0xffffffffu;
+  const int base = (int)((threadIdx.y * blockDim.x + threadIdx.x) & ~31u);
+  const int lanes = THREADS - base < 32 ? THREADS - base : 32;
+  return lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
+//! Shared memory entries row_allreduce<BX, BY> needs.
+template <int BX, int BY>
+__host__ __device__ constexpr int row_allreduce_smem() {
+  return BX == 1 ? 0 : ((BX <= 32 && 32 % BX == 0) ? 0 : (BX % 32 == 0 ? BY * (BX / 32) : BX * BY));
+}
+
+//! Reduces `v` over threadIdx.x within each threadIdx.y of a BX x BY block;
+//! every thread gets its row's result.
+template <int BX, int BY, class T, class Op>
+__device__ __forceinline__ T row_allreduce(T v, Op op, T* smem) {
+  if constexpr (BX == 1) {
+    return v;
+  } else if constexpr (BX <= 32 && 32 % BX == 0) {
+#pragma unroll
+    for (int offset = BX / 2; offset > 0; offset /= 2) {
+      v = butterfly(v, op, offset, warp_mask<BX * BY>());
+    }
+    return v;
+  } else if constexpr (BX % 32 == 0) {
+    constexpr int W = BX / 32;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+      v = butterfly(v, op, offset, 0xffffffffu);
+    }
+    if (threadIdx.x % 32 == 0) smem[threadIdx.y * W + threadIdx.x / 32] = v;
+    __syncthreads();
+    T r = smem[threadIdx.y * W];
+#pragma unroll
+    for (int w = 1; w < W; ++w) r = op(r, smem[threadIdx.y * W + w]);
+    __syncthreads();
+    return r;
+  } else {
+    const int row = threadIdx.y * BX;
+    smem[row + threadIdx.x] = v;
+    __syncthreads();
+    constexpr int P = (BX >= 512) ? 512 : (BX >= 256) ? 256 : (BX >= 128) ? 128 : (BX >= 64) ? 64
+                    : (BX >= 32) ? 32 : (BX >= 16) ? 16 : (BX >= 8) ? 8 : (BX >= 4) ? 4 : (BX >= 2) ? 2 : 1;
+    if ((int)threadIdx.x < BX - P) smem[row + threadIdx.x] = op(smem[row + threadIdx.x], smem[row + threadIdx.x + P]);
+    __syncthreads();
+#pragma unroll
+    for (int stride = P / 2; stride > 0; stride /= 2) {
+      if ((int)threadIdx.x < stride) smem[row + threadIdx.x] = op(smem[row + threadIdx.x], smem[row + threadIdx.x + stride]);
+      __syncthreads();
+    }
+    const T r = smem[row];
+    __syncthreads();
+    return r;
+  }
+}
+
+//! Threads along y that share a warp with the same threadIdx.x.
+template <int CX, int RY>
+__host__ __device__ constexpr int col_lanes_per_warp() {
+  return (CX >= 32 || 32 % CX != 0 || (RY & (RY - 1)) != 0) ? 1 : ((CX * RY < 32) ? RY : 32 / CX);
+}
+//! Shared memory entries col_allreduce<CX, RY, N, G> needs.
+template <int CX, int RY, int G>
+__host__ __device__ constexpr int col_allreduce_smem() {
+  return RY / col_lanes_per_warp<CX, RY>() > 1 ? (RY / col_lanes_per_warp<CX, RY>()) * CX * G : 0;
+}
+
+//! Reduces each of the N values of `v` over threadIdx.y within each
+//! threadIdx.x of a CX x RY block; every thread gets its column's results.
+//! Shared memory holds G values per thread column and warp at a time.
+template <int CX, int RY, int N, int G, class T, class Op>
+__device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
+  constexpr int L = col_lanes_per_warp<CX, RY>();
+  if constexpr (L > 1) {
+#pragma unroll
+    for (int offset = CX; offset < CX * L; offset *= 2) {
+#pragma unroll
+      for (int n = 0; n < N; ++n) v[n] = butterfly(v[n], op, offset, warp_mask<CX * RY>());
+    }
+  }
+  constexpr int W = RY / L;  // partials per column after the butterflies
+  if constexpr (W > 1) {
+    const int group = threadIdx.y / L;
+    const bool leader = threadIdx.y % L == 0;
+#pragma unroll
+    for (int base = 0; base < N; base += G) {
+#pragma unroll
+      for (int n = base; n < base + G && n < N; ++n) {
+        if (leader) smem[(group * CX + threadIdx.x) * G + (n - base)] = v[n];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int n = base; n < base + G && n < N; ++n) {
+        T r = smem[threadIdx.x * G + (n - base)];
+#pragma unroll
+        for (int w = 1; w < W; ++w) r = op(r, smem[(w * CX + threadIdx.x) * G + (n - base)]);
+        v[n] = r;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+//! Loads that bypass L1: partials other blocks wrote.
+__device__ __forceinline__ float load_cg(const float* p) { return __ldcg(p); }
+__device__ __forceinline__ double load_cg(const double* p) { return __ldcg(p); }
+__device__ __forceinline__ int64_t load_cg(const int64_t* p) {
+  return (int64_t)__ldcg((const long long*)p);
+}
+template <class T>
+__device__ __forceinline__ Welford<T> load_cg(const Welford<T>* p) {
+  Welford<T> w;
+  w.avg = load_cg(&p->avg);
+  w.m2 = load_cg(&p->m2);
+  w.n = load_cg(&p->n);
+  return w;
+}
+
+//! Whether this block is the last of `count` blocks to arrive at
+//! `semaphore` (zero before the launch); the same answer in every thread.
+//! Writes before the call are visible to the last block after it.
+__device__ __forceinline__ bool arrive_last(unsigned* semaphore, unsigned count, bool* flag) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) *flag = atomicAdd(semaphore, 1u) == count - 1u;
+  __syncthreads();
+  const bool last = *flag;
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+//! Waits until `count` blocks arrived at `semaphore` (zero before the
+//! launch) `round` times each; all of them must be resident.
+__device__ __forceinline__ void grid_sync(unsigned* semaphore, unsigned count, unsigned round) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    atomicAdd(semaphore, 1u);
+    while (*(volatile unsigned*)semaphore < count * round) __nanosleep(64);
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+}  // namespace red
+}  // namespace fl
+)FLRED";
+
+}  // namespace
+
+std::string_view reductionDeviceHelpers() { return kReductionHelpers; }
+
+}  // namespace fuserlab::codegen

@@ -1,0 +1,560 @@
+// ReductionEmitterTest: the reduction and persistent emitters. Every
+// reduction-family segment of every bundled example compiles with NVRTC for
+// sm_80 and sm_90 with the heuristic params of the A100 and the H100 and both
+// upcast strategies; on the normalization examples every params variant the
+// tuner may choose (vectorization 1/2/4/8, register or shared-memory
+// storage, projection on or off, persistent batch sizes, grid splits) that
+// the scheduler's rejectParams accepts compiles too. Set
+// FUSERLAB_ALL_BATCH_SIZES=1 to try every batch size instead of a spread.
+// Kernels are only compiled here; tests/gpu runs them against the CPU
+// reference.
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "core/codegen/codegen.h"
+#include "core/ir/error.h"
+#include "core/runtime/input_description.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/reduction/launch_shape.h"
+#include "core/scheduler/registry.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using scheduler::PersistentStorage;
+using scheduler::ReductionParams;
+using scheduler::SchedulerType;
+
+bool isReductionFamily(SchedulerType type) {
+  return type == SchedulerType::Reduction ||
+         type == SchedulerType::InnerPersistent ||
+         type == SchedulerType::OuterPersistent;
+}
+
+std::string examplePath(const std::string& file) {
+  return std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + file;
+}
+
+std::vector<std::string> exampleFiles() {
+  std::vector<std::string> files;
+  const std::filesystem::path dir =
+      std::filesystem::path(FUSERLAB_SOURCE_DIR) / "resources" / "examples";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".py") {
+      files.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// One reduction-family segment of a compiled fusion, bound at its sizes as
+// the executor binds it (fusion inputs as given, intermediates dense in
+// their allocation order).
+struct BoundSegment {
+  const segmenter::SegmentedGroup* group = nullptr;
+  std::unique_ptr<ir::ExpressionEvaluator> evaluator;
+  scheduler::SegmentRuntimeInfo info;
+  const ir::Fusion& fusion() const { return *group->segment; }
+  const ReductionParams& params() const {
+    return std::get<ReductionParams>(group->choice.params);
+  }
+};
+
+std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
+                                  const std::vector<int64_t>& strideOrder) {
+  if (strideOrder.size() != sizes.size()) {
+    return runtime::Tensor::contiguousStrides(sizes);
+  }
+  std::vector<size_t> innermostFirst(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) innermostFirst[i] = i;
+  std::sort(innermostFirst.begin(), innermostFirst.end(),
+            [&](size_t a, size_t b) { return strideOrder[a] < strideOrder[b]; });
+  std::vector<int64_t> strides(sizes.size(), 1);
+  int64_t stride = 1;
+  for (size_t axis : innermostFirst) {
+    strides[axis] = stride;
+    stride *= std::max<int64_t>(sizes[axis], 1);
+  }
+  return strides;
+}
+
+// A compiled example (one fusion definition) with its reduction-family
+// segments bound.
+struct CompiledExample {
+  std::string label;
+  runtime::Arguments args;
+  scheduler::DeviceSpec device;
+  runtime::CompiledFusion compiled;
+  std::vector<BoundSegment> segments;
+};
+
+std::vector<std::unique_ptr<CompiledExample>> compileExample(
+    const std::string& file, const std::string& deviceName,
+    const std::string& upcast) {
+  std::vector<std::unique_ptr<CompiledExample>> out;
+  // The compiled result owns its (rewritten) copy of the fusion.
+  const frontend::Script parsed = frontend::readScriptFile(examplePath(file));
+  const frontend::Script* script = &parsed;
+  for (size_t d = 0; d < script->definitions.size(); ++d) {
+    const std::vector<frontend::InputSpec>* specs = script->inputsFor(d);
+    if (specs == nullptr && d == script->executed && script->inputs) {
+      specs = &*script->inputs;
+    }
+    if (specs == nullptr) continue;
+    auto example = std::make_unique<CompiledExample>();
+    example->label = file + ":" + script->definitions[d].functionName + " on " +
+                     deviceName + " (upcast=" + upcast + ")";
+    example->device = scheduler::findBuiltinDevice(deviceName).value();
+    example->args = frontend::makeInputShapes(*specs);
+    passes::CompileOptions options;
+    options.set("upcast", upcast);
+    example->compiled = runtime::compileFusion(*script->definitions[d].fusion,
+                                               options, example->device,
+                                               example->args);
+    const segmenter::SegmentedFusion& segmented = *example->compiled.segmented;
+    ir::ExpressionEvaluator complete;
+    runtime::describeInputs(segmented.complete(), example->args, complete);
+    const auto& completeInputs = segmented.complete().inputs();
+    for (const segmenter::SegmentedGroup& group : segmented.groups()) {
+      if (!isReductionFamily(group.choice.type)) continue;
+      runtime::Arguments args;
+      for (size_t i = 0; i < group.inputs.size(); ++i) {
+        const ir::Val* original = group.inputs[i];
+        const auto it =
+            std::find(completeInputs.begin(), completeInputs.end(), original);
+        if (it != completeInputs.end()) {
+          args.push_back(example->args.at(
+              static_cast<size_t>(it - completeInputs.begin())));
+          continue;
+        }
+        if (const auto* tv = original->as<ir::TensorView>()) {
+          std::vector<int64_t> sizes;
+          for (const ir::IterDomain* id : tv->logicalNoReductions()) {
+            sizes.push_back(complete.evaluateExtent(id));
+          }
+          const auto* segmentTv =
+              group.segment->inputs().at(i)->as<ir::TensorView>();
+          args.push_back(runtime::metadataOnly(
+              tv->dtype(), sizes,
+              denseStrides(sizes, segmentTv->strideOrder())));
+          continue;
+        }
+        args.push_back(*complete.evaluate(original->as<ir::Scalar>()));
+      }
+      BoundSegment bound;
+      bound.group = &group;
+      bound.evaluator = std::make_unique<ir::ExpressionEvaluator>();
+      bound.info.device = &example->device;
+      bound.info.evaluator = bound.evaluator.get();
+      bound.info.inputs =
+          runtime::describeInputs(*group.segment, args, *bound.evaluator);
+      example->segments.push_back(std::move(bound));
+    }
+    out.push_back(std::move(example));
+  }
+  return out;
+}
+
+struct Variant {
+  std::string label;
+  GeneratedKernel kernel;
+};
+
+// Compiles kernels with NVRTC on a few threads; failures as messages.
+std::vector<std::string> compileAll(const std::vector<Variant>& variants,
+                                    const std::vector<int>& archs) {
+  std::vector<std::string> failures;
+  std::mutex mutex;
+  std::atomic<size_t> next{0};
+  const size_t jobs = variants.size() * archs.size();
+  auto work = [&] {
+    for (size_t i = next++; i < jobs; i = next++) {
+      const Variant& v = variants[i / archs.size()];
+      const int arch = archs[i % archs.size()];
+      try {
+        const runtime::NvrtcOutput out = runtime::compileWithNvrtc(v.kernel, arch);
+        if (out.cubin.empty()) {
+          std::lock_guard<std::mutex> lock(mutex);
+          failures.push_back(v.label + " sm_" + std::to_string(arch) +
+                             ": empty cubin");
+        }
+      } catch (const std::exception& error) {
+        std::lock_guard<std::mutex> lock(mutex);
+        failures.push_back(v.label + " sm_" + std::to_string(arch) + ": " +
+                           error.what());
+      }
+    }
+  };
+  const unsigned threads =
+      std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  std::sort(failures.begin(), failures.end());
+  return failures;
+}
+
+// With FUSERLAB_DUMP_KERNELS=DIR, every kernel generated here is written to
+// DIR/<n>.cu for reading.
+GeneratedKernel generate(const BoundSegment& segment,
+                         const ReductionParams& params) {
+  GeneratedKernel kernel =
+      generateKernel(segment.fusion(), segment.group->choice.type, params,
+                     segment.info, "variant_kernel");
+  if (const char* dir = std::getenv("FUSERLAB_DUMP_KERNELS")) {
+    static std::atomic<int> count{0};
+    std::ofstream(std::string(dir) + "/" + std::to_string(count++) + ".cu")
+        << kernel.source;
+  }
+  return kernel;
+}
+
+std::string describe(const ReductionParams& p) {
+  return "vect " + std::to_string(p.vectorizationFactor) + ", " +
+         std::string(scheduler::toString(p.persistentStorage)) +
+         (p.projectPersistentBuffers ? ", projected" : "") + ", batch " +
+         std::to_string(p.persistentBatchSize) + ", block " +
+         std::to_string(p.blockDimX) + "x" + std::to_string(p.blockDimY) +
+         ", grid " + std::to_string(p.gridDimX) + "x" +
+         std::to_string(p.gridDimY) + ", unroll " +
+         std::to_string(p.unrollFactorReduction) + "/" +
+         std::to_string(p.unrollFactorIteration);
+}
+
+// Threads for `needed` chunks, as the inner persistent heuristic rounds them.
+int64_t threadsFor(int64_t needed) {
+  return needed >= 32 ? scheduler::roundUpTo(needed, 32)
+                      : scheduler::nextPowerOfTwo(needed);
+}
+
+std::vector<int64_t> batchSizes(int64_t maxBatch, int64_t heuristic) {
+  std::vector<int64_t> sizes;
+  const bool all = std::getenv("FUSERLAB_ALL_BATCH_SIZES") != nullptr;
+  for (int64_t b = 1; b <= maxBatch; ++b) {
+    const bool spread = b <= 4 || b == 6 || b == 8 || b == 12 || b == 16 ||
+                        b == 24 || b == 32;
+    if (all || spread || b == heuristic) sizes.push_back(b);
+  }
+  return sizes;
+}
+
+// The params variants of a persistent segment the tuner may choose, that
+// rejectParams accepts.
+std::vector<ReductionParams> persistentVariants(const BoundSegment& s) {
+  const scheduler::Scheduler& scheduler =
+      scheduler::schedulerFor(s.group->choice.type);
+  const ReductionParams& base = s.params();
+  const scheduler::ReductionPatternResult pattern =
+      scheduler::analyzeReductionPattern(s.fusion());
+  const scheduler::ReductionExtents extents =
+      scheduler::reductionExtents(*pattern.pattern, *s.info.evaluator).extents;
+  const bool inner = base.fastestDimReduction;
+  std::vector<ReductionParams> out;
+  auto consider = [&](const ReductionParams& p) {
+    if (scheduler.rejectParams(s.fusion(), s.info, p)) return;
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (int64_t vect : {1, 2, 4, 8}) {
+    for (PersistentStorage storage :
+         {PersistentStorage::Registers, PersistentStorage::SharedMemory}) {
+      for (bool project : {false, true}) {
+        ReductionParams p = base;
+        p.vectorizationFactor = vect;
+        p.persistentStorage = storage;
+        p.projectPersistentBuffers = project;
+        if (inner) {
+          const int64_t chunks = scheduler::ceilDiv(extents.reductionExtent, vect);
+          for (int64_t batch : batchSizes(std::min<int64_t>(chunks, 64),
+                                          base.persistentBatchSize)) {
+            p.persistentBatchSize = batch;
+            p.blockDimX = threadsFor(scheduler::ceilDiv(chunks, batch));
+            p.blockDimY = std::max<int64_t>(
+                1, std::min<int64_t>(base.blockDimY, 1024 / p.blockDimX));
+            p.gridDimX = scheduler::ceilDiv(extents.iterationExtent, p.blockDimY);
+            p.crossBlockReduction = p.blockDimX > 1;
+            consider(p);
+          }
+        } else {
+          const int64_t columns =
+              scheduler::ceilDiv(extents.iterationExtent, vect);
+          p.gridDimX = scheduler::ceilDiv(columns, p.blockDimY);
+          const int64_t share =
+              scheduler::ceilDiv(extents.reductionExtent, p.gridDimY);
+          for (int64_t batch : batchSizes(std::min<int64_t>(share, 64),
+                                          base.persistentBatchSize)) {
+            p.blockDimX = std::min<int64_t>(
+                scheduler::nextPowerOfTwo(scheduler::ceilDiv(share, batch)),
+                1024 / p.blockDimY);
+            p.persistentBatchSize = scheduler::ceilDiv(share, p.blockDimX);
+            p.crossBlockReduction = p.blockDimX > 1;
+            consider(p);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Variants of a reduction segment: vectorization, unrolling, grid splits.
+std::vector<ReductionParams> reductionVariants(const BoundSegment& s) {
+  const scheduler::Scheduler& scheduler =
+      scheduler::schedulerFor(s.group->choice.type);
+  const ReductionParams& base = s.params();
+  std::vector<ReductionParams> out;
+  auto consider = [&](const ReductionParams& p) {
+    if (scheduler.rejectParams(s.fusion(), s.info, p)) return;
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (int64_t vect : {1, 2, 4, 8}) {
+    for (int64_t unroll : {1, 2, 4}) {
+      for (int64_t iterationUnroll : {1, 2}) {
+        for (int64_t gridY : {int64_t{1}, int64_t{3}, base.gridDimY}) {
+          ReductionParams p = base;
+          p.vectorizationFactor = vect;
+          p.unrollFactorReduction = unroll;
+          p.unrollFactorIteration = iterationUnroll;
+          p.gridDimY = gridY;
+          p.crossGridReduction = gridY > 1;
+          if (!base.fastestDimReduction) {
+            p.gridDimX = std::max<int64_t>(1, base.gridDimX *
+                                                  base.vectorizationFactor / vect);
+          }
+          consider(p);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+class ReductionEmitterTest : public ::testing::Test {};
+
+TEST_F(ReductionEmitterTest, EveryExampleSegmentCompilesForSm80AndSm90) {
+  std::vector<Variant> kernels;
+  std::vector<std::string> failures;
+  std::vector<std::unique_ptr<CompiledExample>> keep;
+  for (const std::string& file : exampleFiles()) {
+    for (const auto& [device, arch] :
+         {std::pair<std::string, int>{"a100", 80}, {"h100", 90}}) {
+      for (const std::string upcast : {"privatize", "forward"}) {
+        for (auto& example : compileExample(file, device, upcast)) {
+          for (const BoundSegment& s : example->segments) {
+            const std::string label = example->label + " segment " +
+                                      std::to_string(s.group->id) + " (" +
+                                      describe(s.params()) + ")";
+            try {
+              kernels.push_back({label, generate(s, s.params())});
+            } catch (const UserError& error) {
+              failures.push_back(label + ": " + error.message());
+            }
+          }
+          keep.push_back(std::move(example));
+        }
+      }
+    }
+  }
+  for (const std::string& f : compileAll(kernels, {80, 90})) failures.push_back(f);
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+  // layer_norm, rms_norm, softmax, batch_norm_outer, welford, sum and outer
+  // reductions, seeds 000 and 001, causal mask: each on two devices and
+  // under two upcast strategies.
+  EXPECT_GE(kernels.size(), 40u);
+}
+
+class NormalizationVariantsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NormalizationVariantsTest, EveryAcceptedVariantCompiles) {
+  std::vector<Variant> kernels;
+  std::vector<std::string> failures;
+  int persistentSegments = 0;
+  for (auto& example : compileExample(GetParam(), "h100", "privatize")) {
+    for (const BoundSegment& s : example->segments) {
+      const bool persistent = s.params().persistentKernel;
+      persistentSegments += persistent ? 1 : 0;
+      const std::vector<ReductionParams> variants =
+          persistent ? persistentVariants(s) : reductionVariants(s);
+      EXPECT_GT(variants.size(), 1u) << example->label;
+      for (const ReductionParams& p : variants) {
+        const std::string label = example->label + " segment " +
+                                  std::to_string(s.group->id) + " (" +
+                                  describe(p) + ")";
+        try {
+          kernels.push_back({label, generate(s, p)});
+        } catch (const UserError& error) {
+          failures.push_back(label + ": " + error.message());
+        }
+      }
+    }
+  }
+  std::cout << "[ variants ] " << GetParam() << ": " << kernels.size()
+            << " kernels\n";
+  for (const std::string& f : compileAll(kernels, {90})) failures.push_back(f);
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+  if (GetParam() != "welford.py") EXPECT_GT(persistentSegments, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Normalization, NormalizationVariantsTest,
+    ::testing::Values("layer_norm.py", "rms_norm.py", "softmax.py",
+                      "batch_norm_outer.py", "welford.py",
+                      "seed000_forwarding_miss.py",
+                      "seed001_nanogpt_layer_norm.py"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = info.param.substr(0, info.param.size() - 3);
+      std::replace_if(name.begin(), name.end(),
+                      [](char c) { return !std::isalnum(c); }, '_');
+      return name;
+    });
+
+// The bound segment of `file`'s only reduction-family kernel on the H100.
+struct OnlySegment {
+  std::vector<std::unique_ptr<CompiledExample>> examples;
+  const BoundSegment& segment() const {
+    return examples.front()->segments.front();
+  }
+};
+
+OnlySegment onlySegment(const std::string& file) {
+  OnlySegment only{compileExample(file, "h100", "privatize")};
+  EXPECT_EQ(only.examples.size(), 1u);
+  EXPECT_EQ(only.examples.front()->segments.size(), 1u) << file;
+  return only;
+}
+
+TEST_F(ReductionEmitterTest, ProjectionKeepsTheBf16InputResident) {
+  // Seed 000 at the size (65536 per row): projected, the kernel
+  // keeps T0 (bf16) and recomputes the float upcast after the sum.
+  const OnlySegment only = onlySegment("seed000_forwarding_miss.py");
+  const BoundSegment& s = only.segment();
+  ASSERT_TRUE(s.params().projectPersistentBuffers);
+  const GeneratedKernel projected = generate(s, s.params());
+  const std::string storage =
+      s.params().persistentStorage == PersistentStorage::Registers
+          ? "fl::Array<fl::bfloat16, "
+          : "fl::bfloat16* S_T0";
+  EXPECT_TRUE(contains(projected.source, storage)) << projected.source;
+  EXPECT_FALSE(contains(projected.source, "float* S_")) << projected.source;
+
+  ReductionParams plain = s.params();
+  plain.projectPersistentBuffers = false;
+  plain.persistentStorage = PersistentStorage::SharedMemory;
+  const GeneratedKernel kept = generate(s, plain);
+  EXPECT_TRUE(contains(kept.source, "float* S_T2")) << kept.source;
+  EXPECT_FALSE(contains(kept.source, "S_T0")) << kept.source;
+  // The float buffer takes twice the shared memory of the bf16 input.
+  ReductionParams projectedSmem = s.params();
+  projectedSmem.persistentStorage = PersistentStorage::SharedMemory;
+  EXPECT_GT(kept.launch.dynamicSharedMemoryBytes,
+            generate(s, projectedSmem).launch.dynamicSharedMemoryBytes +
+                65536);
+}
+
+TEST_F(ReductionEmitterTest, LayerNormIsOnePassWithVectorizedAccesses) {
+  const OnlySegment only = onlySegment("layer_norm.py");
+  const BoundSegment& s = only.segment();
+  const ReductionParams& p = s.params();
+  ASSERT_EQ(p.vectorizationFactor, 8);
+  const GeneratedKernel k = generate(s, p);
+  // bf16 input, weight and bias read with 16-byte loads, the output written
+  // with 16-byte stores; two passes for the two-pass Welford, one more for
+  // the output; mean and rstd written by the row's first thread.
+  EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T0.data")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T1.data")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::store_vector<8>(")) << k.source;
+  EXPECT_TRUE(contains(k.source, "threadIdx.x == 0 && row_ok")) << k.source;
+  EXPECT_EQ(k.launch.block[0], p.blockDimX);
+  EXPECT_EQ(k.launch.block[1], p.blockDimY);
+  EXPECT_EQ(k.launch.grid[0], p.gridDimX);
+  EXPECT_EQ(k.workspaceBytes, 0);
+}
+
+TEST_F(ReductionEmitterTest, RegisterCapBecomesMaxrregcount) {
+  const OnlySegment only = onlySegment("softmax.py");
+  ReductionParams p = only.segment().params();
+  p.registerCap = 96;
+  const GeneratedKernel k = generate(only.segment(), p);
+  EXPECT_NE(std::find(k.options.begin(), k.options.end(), "--maxrregcount=96"),
+            k.options.end());
+  p.registerCap = 0;
+  EXPECT_TRUE(generate(only.segment(), p).options.empty());
+}
+
+TEST_F(ReductionEmitterTest, IndexTypeFollowsUseInt32Indexing) {
+  const OnlySegment only = onlySegment("sum_reduction.py");
+  ReductionParams p = only.segment().params();
+  ASSERT_TRUE(p.useInt32Indexing);
+  EXPECT_TRUE(contains(generate(only.segment(), p).source,
+                       "typedef int32_t index_t;"));
+  p.useInt32Indexing = false;
+  const GeneratedKernel k = generate(only.segment(), p);
+  EXPECT_TRUE(contains(k.source, "typedef int64_t index_t;"));
+  EXPECT_TRUE(k.int64Indexing);
+}
+
+TEST_F(ReductionEmitterTest, GridReductionUsesWorkspaceAndLastBlock) {
+  // A few long rows: the heuristic splits each row over blocks.
+  const CompiledScript compiled = compileScript(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+      "    T3, T4 = fd.ops.var_mean(T1, dims=[1], correction=1, keepdim=False)\n"
+      "    fd.add_output(T2)\n"
+      "    fd.add_output(T3)\n"
+      "    fd.add_output(T4)\n",
+      "4x1048576:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_GT(k.launch.grid[1], 1);
+  EXPECT_GT(k.workspaceBytes, 0);
+  EXPECT_TRUE(contains(k.source, "fl::red::arrive_last")) << k.source;
+  EXPECT_FALSE(k.parameters.empty());
+  for (int arch : {80, 90}) EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
+}
+
+TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
+  // Long columns: the outer persistent heuristic splits them over blocks
+  // that exchange partial sums at a grid barrier.
+  const OnlySegment only = onlySegment("batch_norm_outer.py");
+  const BoundSegment& s = only.segment();
+  const ReductionParams& p = s.params();
+  ASSERT_FALSE(p.fastestDimReduction);
+  const GeneratedKernel k = generate(s, p);
+  if (p.crossGridReduction) {
+    EXPECT_TRUE(contains(k.source, "fl::red::grid_sync")) << k.source;
+    EXPECT_GT(k.workspaceBytes, 0);
+  }
+  // Columns on threadIdx.x, so a warp reads contiguous bf16 vectors.
+  EXPECT_EQ(k.launch.block[0], p.blockDimY);
+  EXPECT_EQ(k.launch.block[1], p.blockDimX);
+  EXPECT_TRUE(contains(k.source, "fl::load_vector<" +
+                                     std::to_string(p.vectorizationFactor) +
+                                     ">(T0.data"))
+      << k.source;
+}
+
+TEST_F(ReductionEmitterTest, BatchThatDoesNotCoverTheRowIsRefused) {
+  const OnlySegment only = onlySegment("layer_norm.py");
+  ReductionParams p = only.segment().params();
+  p.persistentBatchSize = 1;
+  p.blockDimX = 32;
+  try {
+    generate(only.segment(), p);
+    ADD_FAILURE() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_TRUE(contains(error.message(), "does not cover a row of 4096"))
+        << error.message();
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
