@@ -188,9 +188,13 @@ std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
            " has an allocation domain that splits or merges axes; the cuda "
            "backend lays tensors out by strides of their logical axes, which "
            "cannot express it (copy needed); run it with --backend cpu");
-  std::vector<int64_t> strides(sizes.size(), 1);
+  // Broadcast axes, expanded or not, take no memory: stride 0, as nvFuser
+  // allocates them (kernels write one element per broadcast row).
+  const auto logical = tv.logicalNoReductions();
+  std::vector<int64_t> strides(sizes.size(), 0);
   int64_t running = 1;
   for (size_t k = order.size(); k-- > 0;) {
+    if (logical[order[k]]->isBroadcast()) continue;
     strides[order[k]] = running;
     running *= std::max<int64_t>(sizes[order[k]], 1);
   }
@@ -231,11 +235,13 @@ std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
 bool isDenseInAllocationOrder(const ir::TensorView& tv, const Tensor& tensor) {
   const std::vector<size_t> order = allocationOrder(tv);
   if (order.size() != static_cast<size_t>(tensor.dim())) return false;
+  const auto logical = tv.logicalNoReductions();
   int64_t expected = 1;
   for (size_t k = order.size(); k-- > 0;) {
     const size_t axis = order[k];
     const int64_t size = tensor.sizes()[axis];
     if (size == 1) continue;
+    if (logical[axis]->isBroadcast() && tensor.strides()[axis] == 0) continue;
     if (size == 0) return true;
     if (tensor.strides()[axis] != expected) return false;
     expected *= size;

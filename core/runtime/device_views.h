@@ -28,8 +28,9 @@ Tensor viewOf(const ir::Expr& expr, const Tensor& input,
 
 //! Strides (in elements) of a new dense tensor of `sizes` laid out as `tv`'s
 //! allocation domain asks: row-major without one, dense in allocation order
-//! for a permutation. An allocation that splits or merges axes has no such
-//! strides: a UserError naming the tensor.
+//! for a permutation; broadcast axes (expanded or not) get stride 0, as
+//! nvFuser allocates them. An allocation that splits or merges axes has no
+//! such strides: a UserError naming the tensor.
 std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
                                        const std::vector<int64_t>& sizes);
 

@@ -189,21 +189,39 @@ fd.add_output(T5)
 }
 
 TEST_F(GpuPointwiseTest, MoreThan2To31ElementsNeedInt64Indexing) {
-  // A [32769, 65536] bool output (2^31 + 65536 elements, 2 GiB) from a
-  // broadcast row: element indices past 2^31 - 1 overflow int32, so a kernel
-  // indexing with int32 leaves poisoned or misplaced elements.
+  // A [32769, 65536] bool output (2^31 + 65536 elements, 2 GiB), the outer
+  // sum of a row and a column compared with a scalar: element offsets past
+  // 2^31 - 1 overflow int32, so a kernel indexing with int32 leaves poisoned
+  // or misplaced elements.
   const auto spec = runtime::queryCudaDevice(0);
   if (spec && spec->memoryBytes > 0 && spec->memoryBytes < (int64_t{8} << 30)) {
     GTEST_SKIP() << "the GPU has less than 8 GiB of memory";
   }
   define(R"(
 T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
-T1 = fd.ops.broadcast_in_dim(T0, shape=[32769, 65536], broadcast_dims=[1])
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.broadcast_in_dim(T0, shape=[32769, 65536], broadcast_dims=[1])
+T3 = fd.ops.broadcast_in_dim(T1, shape=[32769, 65536], broadcast_dims=[0])
+T4 = fd.ops.add(T2, T3)
+S5 = fd.define_scalar(0.25, dtype=DataType.Double)
+T6 = fd.ops.gt(T4, S5)
+fd.add_output(T6)
+)");
+  runAndCheck({random(DataType::Float, {65536}), random(DataType::Float, {32769})});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
+TEST_F(GpuPointwiseTest, ExpandedOutputIsAStrideZeroView) {
+  // An output whose axis 0 is an expanded broadcast is allocated as nvFuser
+  // does, with stride 0 there: the kernel writes one row.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.broadcast_in_dim(T0, shape=[300, 1001], broadcast_dims=[1])
 S2 = fd.define_scalar(0.25, dtype=DataType.Double)
 T3 = fd.ops.gt(T1, S2)
 fd.add_output(T3)
 )");
-  runAndCheck({random(DataType::Float, {65536})});
+  runAndCheck({random(DataType::Float, {1001})});
   FL_SKIP_IF_UNAVAILABLE();
 }
 
