@@ -20,6 +20,7 @@
 #include "core/ir/error.h"
 #include "core/runtime/input_description.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/analysis/reduction_pattern.h"
 #include "core/scheduler/reduction/launch_shape.h"
 #include "core/scheduler/registry.h"
 #include "tests/codegen/codegen_fixture.h"
