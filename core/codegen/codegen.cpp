@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/codegen/pointwise_emitter.h"
+#include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
 
 #ifdef FUSERLAB_HAS_REDUCTION_EMITTER
@@ -45,6 +46,10 @@ GeneratedKernel generateKernel(const ir::Fusion& segment,
     case SchedulerType::Pointwise:
       return emitPointwiseKernel(
           segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
+          kernelName);
+    case SchedulerType::Transpose:
+      return emitTransposeKernel(
+          segment, paramsOf<scheduler::TransposeParams>(params, type), info,
           kernelName);
     case SchedulerType::Reduction:
 #ifdef FUSERLAB_HAS_REDUCTION_EMITTER

@@ -5,6 +5,7 @@
 
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
+#include "core/codegen/reference_walk.h"
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/axis_trace.h"
 #include "core/scheduler/analysis/memory_layout.h"
@@ -14,8 +15,6 @@ namespace fuserlab::codegen {
 namespace {
 
 using ir::TensorView;
-using scheduler::AxisPiece;
-using scheduler::PieceKind;
 
 constexpr int64_t kMaxGridX = 2147483647;
 constexpr int64_t kMaxGridYZ = 65535;
@@ -26,12 +25,6 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr const char* kLanePrefix = "lane_";
 
 std::string indent(int spaces) { return std::string(static_cast<size_t>(spaces), ' '); }
-
-int64_t logicalPosition(const TensorView* tv, const ir::IterDomain* id) {
-  const auto axes = tv->logicalNoReductions();
-  const auto it = std::find(axes.begin(), axes.end(), id);
-  return it == axes.end() ? -1 : it - axes.begin();
-}
 
 // A tensor read or written with vector accesses (when the kernel's checks
 // pass): its innermost logical axis in memory.
@@ -51,12 +44,6 @@ struct HoistedLoad {
   std::string offset;  // element offset at lane 0
 };
 
-// How one output is written from the reference's index.
-struct OutputAccess {
-  ElementIndex index;
-  std::string predicate;  // empty: always
-};
-
 class PointwiseKernel {
  public:
   PointwiseKernel(const ir::Fusion& segment, const scheduler::PointwiseParams& params,
@@ -71,8 +58,6 @@ class PointwiseKernel {
   std::string body(bool vectorPass);
   std::string positionCode(bool vectorPass, bool element, int pad) const;
   std::vector<std::string> referenceIndexNames(bool lane) const;
-  OutputAccess outputAccess(const TensorView* out,
-                            const std::vector<std::string>& refIndex) const;
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
                        bool vectorPass, const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
@@ -86,8 +71,8 @@ class PointwiseKernel {
   std::string name_;
   KernelInterface interface_;
 
+  std::optional<ReferenceWalk> walk_;
   const TensorView* reference_ = nullptr;
-  std::optional<scheduler::AxisTrace> trace_;
   std::vector<int64_t> refLogical_;  // logical position of each allocation axis
   std::vector<int64_t> refExtents_;  // evaluated, allocation order
   int64_t rank_ = 0;
@@ -107,16 +92,10 @@ class PointwiseKernel {
 };
 
 void PointwiseKernel::analyze() {
-  reference_ = scheduler::largestOutput(segment_, info_.evaluator);
-  FL_CHECK(reference_ != nullptr, "code generation: pointwise segment has no tensor output");
-  trace_.emplace(segment_, reference_, info_.evaluator);
-  for (const ir::IterDomain* id : trace_->referenceAxes()) {
-    const int64_t position = logicalPosition(reference_, id);
-    FL_ASSERT(position >= 0, "reference axis ", id->toString(), " of ",
-              reference_->name(), " is not a logical axis");
-    refLogical_.push_back(position);
-  }
-  refExtents_ = trace_->referenceExtents();
+  walk_.emplace(segment_, info_);
+  reference_ = walk_->reference();
+  for (int64_t k = 0; k < walk_->rank(); ++k) refLogical_.push_back(walk_->logical(k));
+  refExtents_ = walk_->extents();
   rank_ = static_cast<int64_t>(refLogical_.size());
   breakPoint_ = params_.breakPoint;
   FL_CHECK(breakPoint_ >= 0 && breakPoint_ < std::max<int64_t>(rank_, 1),
@@ -198,71 +177,6 @@ bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access,
     }
   }
   return true;
-}
-
-OutputAccess PointwiseKernel::outputAccess(const TensorView* out,
-                                           const std::vector<std::string>& refIndex) const {
-  OutputAccess access;
-  const auto axes = out->logicalNoReductions();
-  access.index.assign(axes.size(), "0");
-  if (out == reference_) {
-    for (int64_t k = 0; k < rank_; ++k) access.index[refLogical_[k]] = refIndex[k];
-    return access;
-  }
-  const scheduler::TensorTrace* trace = trace_->find(out);
-  FL_CHECK(trace != nullptr, "code generation: output ", out->name(),
-           " is not connected to the reference ", reference_->name());
-  std::vector<std::string> terms(axes.size());
-  std::vector<bool> resized(axes.size(), false);
-  std::vector<std::string> predicates;
-  for (int64_t k = 0; k < rank_; ++k) {
-    const std::vector<AxisPiece>& pieces = trace->axes[static_cast<size_t>(k)];
-    int64_t divisor = 1;
-    for (const AxisPiece& piece : pieces) {
-      std::string sub = refIndex[k];
-      if (pieces.size() > 1) {
-        FL_CHECK(piece.extent > 0, "code generation: output ", out->name(),
-                 " maps reference axis ", k, " through a reshape of unknown extent");
-        sub = "(((index_t)" + refIndex[k] + " / " + std::to_string(divisor) + ") % " +
-              std::to_string(piece.extent) + ")";
-        divisor *= piece.extent;
-      }
-      switch (piece.kind) {
-        case PieceKind::Broadcast:
-          predicates.push_back(sub + " == 0");
-          break;
-        case PieceKind::Axis: {
-          const int64_t a = logicalPosition(out, piece.id);
-          FL_CHECK(a >= 0, "code generation: output ", out->name(),
-                   " is reached through an axis that is not its own");
-          std::string term = piece.step == 1 ? sub : std::to_string(piece.step) + " * " + sub;
-          if (piece.offset != 0) term = std::to_string(piece.offset) + " + " + term;
-          terms[a] += terms[a].empty() ? term : " + " + term;
-          resized[a] = resized[a] || piece.resized;
-          break;
-        }
-        case PieceKind::Indexed:
-        case PieceKind::Lost:
-          FL_USER_ERROR("code generation: output ", out->name(),
-                        " cannot be indexed from the reference ", reference_->name(),
-                        trace->lostReason.empty() ? std::string()
-                                                  : ": " + trace->lostReason);
-      }
-    }
-  }
-  for (size_t a = 0; a < axes.size(); ++a) {
-    if (terms[a].empty()) continue;
-    access.index[a] = terms[a].find(' ') == std::string::npos ? terms[a] : "(" + terms[a] + ")";
-    if (resized[a]) {
-      predicates.push_back(access.index[a] + " >= 0 && " + access.index[a] + " < " +
-                           interface_.parameterName(out, true) + ".size[" +
-                           std::to_string(a) + "]");
-    }
-  }
-  for (const std::string& p : predicates) {
-    access.predicate += access.predicate.empty() ? p : " && " + p;
-  }
-  return access;
 }
 
 std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
@@ -408,7 +322,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
     const auto* out = val->as<TensorView>();
     if (std::find(written.begin(), written.end(), out) != written.end()) continue;
     written.push_back(out);
-    const OutputAccess access = outputAccess(out, refIndex);
+    const OutputAccess access = walk_->outputAccess(out, refIndex, interface_);
     const std::string value = emitter.value(out, access.index);
     laneCode += emitter.takeCode();
     const std::string& param = interface_.parameterName(out, true);

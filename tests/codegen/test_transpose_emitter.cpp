@@ -1,0 +1,74 @@
+// Generated transpose kernels: tiles through shared memory per
+// TransposeParams, vectorized along each group's innermost axis.
+#include "core/runtime/nvrtc_compiler.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+using scheduler::TransposeParams;
+
+constexpr const char* kPermuteAdd = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T2 = fd.ops.permute(T0, dims=[1, 0])
+    T3 = fd.ops.cast(T2, dtype=DataType.Float)
+    T4 = fd.ops.cast(T1, dtype=DataType.Float)
+    T5 = fd.ops.add(T3, T4)
+    T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)
+    fd.add_output(T6)
+    fd.add_output(T5, stride_order=[0, 1])
+)";
+
+const TransposeParams& paramsOf(const CompiledScript& compiled) {
+  return std::get<TransposeParams>(compiled.compiled.segmented->groups().at(0).choice.params);
+}
+
+TEST(TransposeEmitterTest, TilesGoThroughSharedMemoryWithVectorAccesses) {
+  const CompiledScript compiled = compileScript(kPermuteAdd, "1024x2048:bf16,2048x1024:bf16");
+  ASSERT_EQ(compiled.compiled.segmented->groups().size(), 1u);
+  ASSERT_EQ(compiled.compiled.segmented->groups()[0].choice.type,
+            scheduler::SchedulerType::Transpose);
+  const TransposeParams& params = paramsOf(compiled);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_EQ(kernel.name, "transpose_seg0");
+  const std::string& src = kernel.source;
+  EXPECT_TRUE(contains(src, "constexpr int kTile1 = " + std::to_string(params.tileSize1)));
+  // T0 is read along its own innermost axis into shared memory; T5 (column
+  // major) is written from it along the same axis.
+  EXPECT_TRUE(contains(src, "__shared__ fl::bfloat16 smem_T0[kTile2][kTile1 + 1];")) << src;
+  EXPECT_TRUE(contains(src, "__shared__ float smem_T5[kTile2][kTile1 + 1];")) << src;
+  EXPECT_TRUE(contains(src, "// Phase 1: group-1 inputs"));
+  EXPECT_TRUE(contains(src, "// Phase 3: group-1 outputs"));
+  if (params.vectorizationFactor1 > 1) {
+    EXPECT_TRUE(contains(src, "fl::load_vector<" + std::to_string(params.vectorizationFactor1) +
+                                  ">(T0.data"));
+  }
+  if (params.vectorizationFactor2 > 1) {
+    EXPECT_TRUE(contains(src, "fl::store_vector<" + std::to_string(params.vectorizationFactor2) +
+                                  ">(T6.data"));
+  }
+  EXPECT_EQ(kernel.launch.block[0], params.blockDim);
+  EXPECT_EQ(kernel.launch.grid[0],
+            (2048 / params.tileSize2) * (1024 / params.tileSize1));
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << src;
+  }
+}
+
+TEST(TransposeEmitterTest, PartialTilesSkipElementsPastTheEnd) {
+  const CompiledScript compiled = compileScript(kPermuteAdd, "333x1001:bf16,1001x333:bf16");
+  ASSERT_EQ(compiled.compiled.segmented->groups()[0].choice.type,
+            scheduler::SchedulerType::Transpose);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "if (a1 >= ref_e1 || a0 >= ref_e0) continue;"))
+      << kernel.source;
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << kernel.source;
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
