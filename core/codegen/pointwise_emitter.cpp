@@ -275,18 +275,23 @@ std::string PointwiseKernel::positionCode(bool vectorPass, bool element, int pad
     }
     code += p + "const index_t a" + std::to_string(begin) + " = rest_" + position + ";\n";
   };
+  // Positions are computed in 64 bits and compared before they become
+  // index_t: past the last chunk they may exceed the 32-bit range.
   const std::string lane = element ? " + j" : "";
   if (breakPoint_ == 0) {
-    code += p + "const index_t base = ((block * kUnroll + u) * threads + tid) * kVector" +
-            lane + ";\n";
-    code += p + "if (base >= total) continue;\n";
+    code += p + "const long long base_wide = ((long long)(block * kUnroll + u) * threads + tid)"
+                " * kVector" + lane + ";\n";
+    code += p + "if (base_wide >= total) continue;\n";
+    code += p + "const index_t base = (index_t)base_wide;\n";
     decompose("base", 0, rank_);
   } else {
-    code += p + "const index_t row = (bo * kUnrollOuter + u / kUnrollInner) * (index_t)blockDim.y"
-                " + (index_t)threadIdx.y;\n";
-    code += p + "const index_t col = ((bi * kUnrollInner + u % kUnrollInner) * (index_t)blockDim.x"
-                " + (index_t)threadIdx.x) * kVector" + lane + ";\n";
-    code += p + "if (row >= outer_total || col >= inner_total) continue;\n";
+    code += p + "const long long row_wide = ((long long)bo * kUnrollOuter + u / kUnrollInner)"
+                " * blockDim.y + threadIdx.y;\n";
+    code += p + "const long long col_wide = (((long long)bi * kUnrollInner + u % kUnrollInner)"
+                " * blockDim.x + threadIdx.x) * kVector" + lane + ";\n";
+    code += p + "if (row_wide >= outer_total || col_wide >= inner_total) continue;\n";
+    code += p + "const index_t row = (index_t)row_wide;\n";
+    code += p + "const index_t col = (index_t)col_wide;\n";
     decompose("row", 0, breakPoint_);
     decompose("col", breakPoint_, rank_);
   }

@@ -89,8 +89,9 @@ TEST(PointwiseEmitterTest, LaunchCoversEveryChunk) {
     EXPECT_EQ(kernel.launch.block[0], params.blockDimX);
   }
   // The chunk past the end is skipped: the tail predicate.
-  EXPECT_TRUE(contains(kernel.source, "if (base >= total) continue;") ||
-              contains(kernel.source, "if (row >= outer_total || col >= inner_total) continue;"));
+  EXPECT_TRUE(contains(kernel.source, "if (base_wide >= total) continue;") ||
+              contains(kernel.source,
+                       "if (row_wide >= outer_total || col_wide >= inner_total) continue;"));
 }
 
 TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {

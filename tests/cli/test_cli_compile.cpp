@@ -1,0 +1,85 @@
+// fuserlab-cli compile: every kernel's source, NVRTC log and CUBIN written
+// without a GPU, and an honest exit code when a kernel cannot be built.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/cli/cli_runner.h"
+
+namespace {
+
+using fuserlab::cli::CliResult;
+using fuserlab::cli::runCli;
+using fuserlab::cli::source;
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path freshDirectory(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("fuserlab_cli_compile_" + name + "_" +
+                                     std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
+  const std::filesystem::path out = freshDirectory("silu");
+  CliResult r = runCli("compile " + source("resources/examples/silu_mul.py") +
+                       " --device a100-80gb --out " + out.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("kernel pointwise_seg0 (segment 0, pointwise): grid ["),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(sm_80)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NVRTC: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cubin "), std::string::npos) << r.output;
+  const std::string cu = readFile(out / "pointwise_seg0.cu");
+  EXPECT_NE(cu.find("extern \"C\" __global__ void pointwise_seg0("), std::string::npos);
+  EXPECT_NE(cu.find("#include \"fuserlab_device.cuh\""), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(out / "pointwise_seg0.log"));
+  EXPECT_TRUE(std::filesystem::exists(out / "fuserlab_device.cuh"));
+  const std::string cubin = readFile(out / "pointwise_seg0.cubin");
+  ASSERT_GT(cubin.size(), 4u);
+  EXPECT_EQ(cubin.substr(0, 4), "\x7f" "ELF");
+  std::filesystem::remove_all(out);
+}
+
+TEST(CliCompileTest, NeedsInputSizes) {
+  const std::filesystem::path dir = freshDirectory("noinputs");
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path script = dir / "no_inputs.py";
+  std::ofstream(script) << "from nvfuser import FusionDefinition, DataType\n"
+                           "def f(fd : FusionDefinition) -> None :\n"
+                           "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], "
+                           "dtype=DataType.Float)\n"
+                           "    T1 = fd.ops.neg(T0)\n"
+                           "    fd.add_output(T1)\n";
+  CliResult r = runCli("compile " + script.string());
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("compile needs input sizes"), std::string::npos) << r.output;
+  r = runCli("compile " + script.string() + " --inputs 1000:f32");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliCompileTest, AKernelThatCannotBeBuiltExitsTwo) {
+  // NVRTC 12.9 and later no longer compile for Volta (sm_70).
+  const std::filesystem::path out = freshDirectory("v100");
+  CliResult r = runCli("compile " + source("resources/examples/silu_mul.py") +
+                       " --device v100 --out " + out.string());
+  if (r.exitCode == 0) GTEST_SKIP() << "this NVRTC still compiles for sm_70";
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("1 of 1 kernels could not be built"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cannot compile for sm_70"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out / "pointwise_seg0.cu"));
+  std::filesystem::remove_all(out);
+}
+
+}  // namespace
