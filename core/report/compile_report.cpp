@@ -43,6 +43,9 @@ Json CompileReport::toJson() const {
     entry.set("outputs", stringArray(segment.outputs));
     entry.set("params", segment.params);
     entry.set("params_source", segment.paramsSource);
+    entry.set("params_entry_id",
+              segment.paramsEntryId != 0 ? Json(segment.paramsEntryId) : Json());
+    entry.set("params_note", segment.paramsNote);
     entry.set("properties", segment.properties);
     Json rejected = Json::array();
     for (const auto& r : segment.rejected) {
@@ -90,7 +93,10 @@ std::string CompileReport::schedulerParamsText() const {
   for (const auto& segment : segments) {
     out << "===== Segment " << segment.id << ": " << segment.scheduler
         << (segment.launchesKernel ? "" : " (no kernel)") << " ========\n";
-    out << "params from: " << segment.paramsSource << "\n";
+    out << "params from: " << segment.paramsSource;
+    if (segment.paramsEntryId != 0) out << " (entry " << segment.paramsEntryId << ")";
+    out << "\n";
+    if (!segment.paramsNote.empty()) out << "note: " << segment.paramsNote << "\n";
     out << "properties: " << segment.properties.dump(-1) << "\n";
     if (!segment.params.isNull()) out << "params: " << segment.params.dump(-1) << "\n";
     for (const auto& r : segment.rejected) {

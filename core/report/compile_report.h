@@ -33,7 +33,13 @@ struct SegmentReport {
   std::vector<std::string> inputs;   //!< tensor/scalar names
   std::vector<std::string> outputs;
   Json params = Json();               //!< null for schedulers without params
+  //! "heuristic", "database_exact" or "database_bucket" (a provider's name).
   std::string paramsSource = "heuristic";
+  //! The heuristics-database entry the params came from; 0 if none.
+  int64_t paramsEntryId = 0;
+  //! Why a provider's params were not used (refused by the scheduler's
+  //! checks), else empty.
+  std::string paramsNote;
   Json properties = Json::object();
   std::vector<RejectionReport> rejected;
   std::string fusionIr;  //!< the segment as a fusion of its own
@@ -73,7 +79,8 @@ struct CompileReport {
 
   //! Keys: device, options, passes, segments (id, scheduler,
   //! launches_kernel, exprs, inputs, outputs, params, params_source,
-  //! properties, rejected [{scheduler, reason}]), edges (from, to, tensor,
+  //! params_entry_id (null if none), params_note ("" if none), properties,
+  //! rejected [{scheduler, reason}]), edges (from, to, tensor,
   //! dtype, shape), decisions (kind, groups, accepted, reason), kernel_count,
   //! segment_count, host_step_count (kernel-free segments), compile_us.
   Json toJson() const;

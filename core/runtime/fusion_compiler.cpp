@@ -51,10 +51,9 @@ report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
   segment.outputs = names(group.outputs);
   segment.params = scheduler::paramsToJson(group.choice.params);
   segment.paramsSource = group.choice.paramsSource;
-  if (!group.choice.providerRejection.empty()) {
-    segment.paramsSource += " (provider refused: " +
-                            group.choice.providerRejection + ")";
-  }
+  // A refused provider's entry is named in the note, not as the source.
+  segment.paramsNote = group.choice.providerRejection;
+  if (segment.paramsNote.empty()) segment.paramsEntryId = group.choice.paramsEntryId;
   segment.properties = group.choice.properties;
   for (const auto& rejection : group.choice.rejected) {
     segment.rejected.push_back(

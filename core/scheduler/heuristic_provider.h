@@ -3,6 +3,7 @@
 // and the report names which source answered.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,8 +16,11 @@ namespace fuserlab::scheduler {
 
 struct ProvidedParams {
   HeuristicParams params;
-  //! Where they came from, for the report: "database (exact)", "tuner".
+  //! Where they came from, for the report's params_source:
+  //! "database_exact", "database_bucket", "tuner".
   std::string source;
+  //! The heuristics-database entry that holds them; 0 for other sources.
+  int64_t entryId = 0;
 };
 
 class HeuristicProvider {

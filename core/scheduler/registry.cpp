@@ -120,12 +120,17 @@ std::optional<SchedulerChoice> chooseScheduler(
       if (auto params = provider->lookup(segment, choice.type, info)) {
         if (auto why = scheduler->rejectParams(segment, info, params->params)) {
           choice.providerRejection =
-              "params from " + params->source + " refused: " + *why;
+              "params from " + params->source +
+              (params->entryId != 0
+                   ? " (entry " + std::to_string(params->entryId) + ")"
+                   : std::string()) +
+              " refused: " + *why;
         } else {
           choice.params = std::move(params->params);
           choice.paramsSource = std::move(params->source);
           provided = true;
         }
+        choice.paramsEntryId = params->entryId;
       }
     }
     if (!provided) choice.params = scheduler->computeHeuristics(segment, info);

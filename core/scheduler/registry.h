@@ -21,10 +21,13 @@ struct Rejection {
 struct SchedulerChoice {
   SchedulerType type = SchedulerType::NoOp;
   HeuristicParams params;
-  //! "heuristic", or the provider's source ("database (exact)").
+  //! "heuristic", or the provider's source ("database_exact").
   std::string paramsSource = "heuristic";
   //! If a provider's params were refused by rejectParams, why.
   std::string providerRejection;
+  //! The provider's database entry behind `params` (or behind the refused
+  //! params); 0 if none.
+  int64_t paramsEntryId = 0;
   report::Json properties = report::Json::object();
   //! Every scheduler tried before `type`, with its reason.
   std::vector<Rejection> rejected;
