@@ -1,0 +1,168 @@
+#include "db/database_provider.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/ir/error.h"
+#include "db/compiler_version.h"
+#include "db/heuristics_database.h"
+#include "db/stable_hash.h"
+
+namespace fuserlab::db {
+namespace {
+
+// The index keys: the key's fields but the sizes (or the bucket), hashed.
+StableHasher commonKey(const SegmentKey& key) {
+  StableHasher h("segment key");
+  h.add(key.structureHash).add(key.scheduler).add(key.deviceFingerprint);
+  h.addInt(key.paramsSchema);
+  return h;
+}
+
+bool sameExceptSizes(const SegmentKey& a, const SegmentKey& b) {
+  return a.structureHash == b.structureHash && a.scheduler == b.scheduler &&
+         a.deviceFingerprint == b.deviceFingerprint &&
+         a.paramsSchema == b.paramsSchema;
+}
+
+// How far two problems are apart: the sum over extents of |log2(a / b)|.
+double distance(const std::vector<std::vector<int64_t>>& a,
+                const std::vector<std::vector<int64_t>>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double total = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size()) return std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < a[i].size(); ++j) {
+      if (a[i][j] == b[i][j]) continue;
+      const double x = std::max<int64_t>(a[i][j], 1);
+      const double y = std::max<int64_t>(b[i][j], 1);
+      total += std::fabs(std::log2(x / y));
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+std::vector<std::vector<int64_t>> parseSizes(std::string_view sizes) {
+  std::vector<std::vector<int64_t>> result;
+  size_t begin = 0;
+  while (begin <= sizes.size()) {
+    size_t end = sizes.find(',', begin);
+    if (end == std::string_view::npos) end = sizes.size();
+    std::string_view input = sizes.substr(begin, end - begin);
+    if (auto at = input.find('@'); at != std::string_view::npos) {
+      input = input.substr(0, at);
+    }
+    std::vector<int64_t> extents;
+    if (input != "s") {
+      size_t from = 0;
+      while (from <= input.size()) {
+        size_t to = input.find('x', from);
+        if (to == std::string_view::npos) to = input.size();
+        const std::string number(input.substr(from, to - from));
+        FL_CHECK(!number.empty() &&
+                     number.find_first_not_of("0123456789") == std::string::npos,
+                 "stored sizes '", sizes, "' are not of the form 16x128x1600,1600");
+        extents.push_back(std::stoll(number));
+        from = to + 1;
+      }
+    }
+    result.push_back(std::move(extents));
+    begin = end + 1;
+  }
+  return result;
+}
+
+DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
+  HeuristicsDatabase database(path, HeuristicsDatabase::Access::Read);
+  const std::string_view version = compilerVersion();
+  for (Entry& entry : database.entries()) {
+    if (!versionInRange(version, entry.minCompilerVersion,
+                        entry.maxCompilerVersion)) {
+      notes_.push_back(entry.summary() + " is valid for compiler versions " +
+                       entry.minCompilerVersion + " to " +
+                       entry.maxCompilerVersion.value_or("any later") +
+                       ", not this " + std::string(version) + "; left out");
+      continue;
+    }
+    auto type = scheduler::parseSchedulerType(entry.segment.scheduler);
+    if (!type) {
+      notes_.push_back(entry.summary() + " names scheduler '" +
+                       entry.segment.scheduler + "', unknown here; left out");
+      continue;
+    }
+    Indexed indexed;
+    indexed.id = entry.id;
+    try {
+      indexed.params = scheduler::paramsFromJson(*type, entry.params);
+      indexed.extents = parseSizes(entry.segment.sizes);
+    } catch (const UserError& error) {
+      notes_.push_back(entry.summary() + ": its params no longer parse (" +
+                       error.message() + "); left out");
+      continue;
+    }
+    SegmentKey& key = indexed.key;
+    key.structureHash = entry.segment.structureHash;
+    key.scheduler = entry.segment.scheduler;
+    key.sizes = entry.segment.sizes;
+    key.sizeBucket = entry.segment.sizeBucket;
+    key.deviceFingerprint = entry.device.fingerprint;
+    key.paramsSchema = entry.paramsSchema;
+    const StableHasher common = commonKey(key);
+    exact_[StableHasher(common).add(key.sizes).value()].push_back(entries_.size());
+    bucket_[StableHasher(common).add(key.sizeBucket).value()].push_back(
+        entries_.size());
+    entries_.push_back(std::move(indexed));
+  }
+}
+
+std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
+    const SegmentKey& key,
+    const std::vector<std::vector<int64_t>>& extents) const {
+  const StableHasher common = commonKey(key);
+  if (auto it = exact_.find(StableHasher(common).add(key.sizes).value());
+      it != exact_.end()) {
+    for (size_t index : it->second) {
+      const Indexed& hit = entries_[index];
+      if (hit.key.sizes == key.sizes && sameExceptSizes(hit.key, key)) {
+        return scheduler::ProvidedParams{hit.params, std::string(kSourceExact),
+                                         hit.id};
+      }
+    }
+  }
+  auto it = bucket_.find(StableHasher(common).add(key.sizeBucket).value());
+  if (it == bucket_.end()) return std::nullopt;
+  // The nearest sizes win; entries were loaded by id, so ties keep the
+  // oldest.
+  const Indexed* best = nullptr;
+  double bestDistance = std::numeric_limits<double>::infinity();
+  for (size_t index : it->second) {
+    const Indexed& candidate = entries_[index];
+    if (candidate.key.sizeBucket != key.sizeBucket ||
+        !sameExceptSizes(candidate.key, key)) {
+      continue;
+    }
+    const double d = distance(candidate.extents, extents);
+    if (best == nullptr || d < bestDistance) {
+      best = &candidate;
+      bestDistance = d;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return scheduler::ProvidedParams{best->params, std::string(kSourceBucket),
+                                   best->id};
+}
+
+std::optional<scheduler::ProvidedParams> DatabaseProvider::lookup(
+    const ir::Fusion& segment, scheduler::SchedulerType type,
+    const scheduler::SegmentRuntimeInfo& info) const {
+  if (entries_.empty() || info.device == nullptr) return std::nullopt;
+  const SegmentKey key = segmentKey(segment, type, info);
+  std::vector<std::vector<int64_t>> extents;
+  extents.reserve(info.inputs.size());
+  for (const auto& input : info.inputs) extents.push_back(input.sizes);
+  return find(key, extents);
+}
+
+}  // namespace fuserlab::db

@@ -1,0 +1,424 @@
+#include "db/heuristics_database.h"
+
+#include "core/ir/error.h"
+#include "db/schema.h"
+#include "db/statement.h"
+
+namespace fuserlab::db {
+namespace {
+
+using report::Json;
+
+constexpr const char* kEntryColumns = R"sql(
+SELECT e.id, e.params_schema, e.min_compiler_version, e.max_compiler_version,
+       e.params_json, e.params_hash, e.origin, e.created_at, e.measurement_id,
+       s.id, s.structure_hash, s.scheduler, s.sizes, s.size_bucket, s.fusion_ir,
+       d.id, d.fingerprint, d.key, d.name, d.compute_capability, d.sm_count,
+       d.memory_bytes, d.l2_bytes, d.clock_khz, d.spec_json,
+       r.compiler_version, r.cuda_version, r.driver_version, r.created_at,
+       r.command, r.host
+FROM entries e
+JOIN segments s ON s.id = e.segment_id
+JOIN devices d ON d.id = e.device_id
+JOIN tuning_runs r ON r.id = e.run_id
+)sql";
+
+constexpr const char* kMeasurementColumns = R"sql(
+SELECT m.params_json, m.params_hash, m.samples, m.median_ns, m.mean_ns,
+       m.min_ns, m.max_ns, m.stddev_ns, m.error,
+       r.compiler_version, r.cuda_version, r.driver_version, r.created_at,
+       r.command, r.host
+FROM measurements m JOIN tuning_runs r ON r.id = m.run_id
+)sql";
+
+// JSON stored by this class; a cell that does not parse is damage.
+Json parseStored(const std::string& text, const std::string& path,
+                 const char* what) {
+  try {
+    return Json::parse(text);
+  } catch (const UserError& error) {
+    FL_USER_ERROR("heuristics database '", path, "': a stored ", what,
+                  " is not valid JSON (", error.message(),
+                  "); run fuserlab-cli db verify");
+  }
+}
+
+RunRecord readRun(const Statement& s, int first) {
+  RunRecord run;
+  run.compilerVersion = s.columnText(first);
+  run.cudaVersion = s.columnOptionalText(first + 1);
+  run.driverVersion = s.columnOptionalText(first + 2);
+  run.createdAt = s.columnText(first + 3);
+  run.command = s.columnText(first + 4);
+  run.host = s.columnOptionalText(first + 5);
+  return run;
+}
+
+}  // namespace
+
+struct HeuristicsDatabase::Statements {
+  explicit Statements(Connection& c)
+      : findDevice(c, "SELECT id FROM devices WHERE fingerprint = ?1"),
+        insertDevice(c,
+                     "INSERT INTO devices (fingerprint, key, name, "
+                     "compute_capability, sm_count, memory_bytes, l2_bytes, "
+                     "clock_khz, spec_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                     "?7, ?8, ?9)"),
+        findSegment(c,
+                    "SELECT id FROM segments WHERE structure_hash = ?1 AND "
+                    "scheduler = ?2 AND sizes = ?3"),
+        insertSegment(c,
+                      "INSERT INTO segments (structure_hash, scheduler, sizes, "
+                      "size_bucket, fusion_ir) VALUES (?1, ?2, ?3, ?4, ?5)"),
+        findRun(c,
+                "SELECT id FROM tuning_runs WHERE compiler_version = ?1 AND "
+                "created_at = ?2 AND command = ?3 AND host IS ?4 AND "
+                "cuda_version IS ?5 AND driver_version IS ?6"),
+        insertRun(c,
+                  "INSERT INTO tuning_runs (compiler_version, created_at, "
+                  "command, host, cuda_version, driver_version) VALUES (?1, "
+                  "?2, ?3, ?4, ?5, ?6)"),
+        findMeasurement(c,
+                        "SELECT id FROM measurements WHERE run_id = ?1 AND "
+                        "segment_id = ?2 AND device_id = ?3 AND params_hash = "
+                        "?4 AND samples = ?5 AND median_ns IS ?6 AND error IS "
+                        "?7"),
+        insertMeasurement(c,
+                          "INSERT INTO measurements (run_id, segment_id, "
+                          "device_id, params_json, params_hash, samples, "
+                          "median_ns, mean_ns, min_ns, max_ns, stddev_ns, "
+                          "error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                          "?10, ?11, ?12)"),
+        measurementById(c, std::string(kMeasurementColumns) + "WHERE m.id = ?1"),
+        measurementsOf(c, std::string(kMeasurementColumns) +
+                              "WHERE m.segment_id = ?1 AND m.device_id = ?2 "
+                              "ORDER BY m.id"),
+        findEntry(c,
+                  "SELECT id FROM entries WHERE segment_id = ?1 AND device_id "
+                  "= ?2 AND params_schema = ?3"),
+        insertEntry(c,
+                    "INSERT INTO entries (segment_id, device_id, "
+                    "params_schema, min_compiler_version, "
+                    "max_compiler_version, params_json, params_hash, origin, "
+                    "run_id, measurement_id, created_at) VALUES (?1, ?2, ?3, "
+                    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+        updateEntry(c,
+                    "UPDATE entries SET min_compiler_version = ?2, "
+                    "max_compiler_version = ?3, params_json = ?4, params_hash "
+                    "= ?5, origin = ?6, run_id = ?7, measurement_id = ?8, "
+                    "created_at = ?9 WHERE id = ?1"),
+        allEntries(c, std::string(kEntryColumns) + "ORDER BY e.id"),
+        entryById(c, std::string(kEntryColumns) + "WHERE e.id = ?1"),
+        deleteEntry(c, "DELETE FROM entries WHERE id = ?1"),
+        deleteOrphanMeasurements(
+            c,
+            "DELETE FROM measurements WHERE id NOT IN (SELECT measurement_id "
+            "FROM entries WHERE measurement_id IS NOT NULL) AND NOT EXISTS "
+            "(SELECT 1 FROM entries e WHERE e.segment_id = "
+            "measurements.segment_id AND e.device_id = measurements.device_id)"),
+        deleteOrphanSegments(
+            c,
+            "DELETE FROM segments WHERE id NOT IN (SELECT segment_id FROM "
+            "entries) AND id NOT IN (SELECT segment_id FROM measurements)"),
+        deleteOrphanDevices(
+            c,
+            "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM "
+            "entries) AND id NOT IN (SELECT device_id FROM measurements)"),
+        deleteOrphanRuns(
+            c,
+            "DELETE FROM tuning_runs WHERE id NOT IN (SELECT run_id FROM "
+            "entries) AND id NOT IN (SELECT run_id FROM measurements)") {}
+
+  Statement findDevice, insertDevice, findSegment, insertSegment, findRun,
+      insertRun, findMeasurement, insertMeasurement, measurementById,
+      measurementsOf, findEntry, insertEntry, updateEntry, allEntries,
+      entryById, deleteEntry, deleteOrphanMeasurements, deleteOrphanSegments,
+      deleteOrphanDevices, deleteOrphanRuns;
+};
+
+HeuristicsDatabase::HeuristicsDatabase(const std::string& path, Access access) {
+  connection_ = std::make_unique<Connection>(
+      path, access == Access::Read ? Connection::Mode::ReadOnly
+                                   : Connection::Mode::ReadWriteCreate);
+  prepareSchema(*connection_);
+  statements_ = std::make_unique<Statements>(*connection_);
+}
+
+HeuristicsDatabase::~HeuristicsDatabase() = default;
+
+int64_t HeuristicsDatabase::deviceId(const DeviceRecord& device) {
+  Statement& find = statements_->findDevice;
+  {
+    auto scope = find.begin();
+    find.bind(1, device.fingerprint);
+    if (find.step()) return find.columnInt(0);
+  }
+  Statement& insert = statements_->insertDevice;
+  auto scope = insert.begin();
+  insert.bind(1, device.fingerprint).bind(2, device.key).bind(3, device.name);
+  insert.bind(4, device.computeCapability).bind(5, device.smCount);
+  insert.bind(6, device.memoryBytes).bind(7, device.l2Bytes);
+  insert.bind(8, device.clockKhz).bind(9, device.spec.dump(-1));
+  insert.run();
+  return connection_->lastInsertRowId();
+}
+
+int64_t HeuristicsDatabase::segmentId(const SegmentRecord& segment) {
+  Statement& find = statements_->findSegment;
+  {
+    auto scope = find.begin();
+    find.bind(1, segment.structureHash).bind(2, segment.scheduler);
+    find.bind(3, segment.sizes);
+    if (find.step()) return find.columnInt(0);
+  }
+  Statement& insert = statements_->insertSegment;
+  auto scope = insert.begin();
+  insert.bind(1, segment.structureHash).bind(2, segment.scheduler);
+  insert.bind(3, segment.sizes).bind(4, segment.sizeBucket);
+  insert.bind(5, segment.fusionIr);
+  insert.run();
+  return connection_->lastInsertRowId();
+}
+
+int64_t HeuristicsDatabase::runId(const RunRecord& run) {
+  for (Statement* s : {&statements_->findRun, &statements_->insertRun}) {
+    auto scope = s->begin();
+    s->bind(1, run.compilerVersion).bind(2, run.createdAt).bind(3, run.command);
+    s->bind(4, run.host).bind(5, run.cudaVersion).bind(6, run.driverVersion);
+    if (s == &statements_->findRun) {
+      if (s->step()) return s->columnInt(0);
+    } else {
+      s->run();
+    }
+  }
+  return connection_->lastInsertRowId();
+}
+
+int64_t HeuristicsDatabase::measurementId(int64_t segment, int64_t device,
+                                          const MeasurementRecord& m) {
+  const int64_t run = runId(m.run);
+  Statement& find = statements_->findMeasurement;
+  {
+    auto scope = find.begin();
+    find.bind(1, run).bind(2, segment).bind(3, device).bind(4, m.paramsHash);
+    find.bind(5, m.samples).bind(6, m.medianNs).bind(7, m.error);
+    if (find.step()) return find.columnInt(0);
+  }
+  Statement& insert = statements_->insertMeasurement;
+  auto scope = insert.begin();
+  insert.bind(1, run).bind(2, segment).bind(3, device);
+  insert.bind(4, m.params.dump(-1)).bind(5, m.paramsHash).bind(6, m.samples);
+  insert.bind(7, m.medianNs).bind(8, m.meanNs).bind(9, m.minNs);
+  insert.bind(10, m.maxNs).bind(11, m.stddevNs).bind(12, m.error);
+  insert.run();
+  return connection_->lastInsertRowId();
+}
+
+int64_t HeuristicsDatabase::storeMeasurement(const SegmentRecord& segment,
+                                             const DeviceRecord& device,
+                                             const MeasurementRecord& m) {
+  return measurementId(segmentId(segment), deviceId(device), m);
+}
+
+int64_t HeuristicsDatabase::store(const Entry& entry) {
+  const int64_t segment = segmentId(entry.segment);
+  const int64_t device = deviceId(entry.device);
+  const int64_t run = runId(entry.run);
+  std::optional<int64_t> chosen;
+  if (entry.measurement) chosen = measurementId(segment, device, *entry.measurement);
+  for (const auto& variant : entry.variants) measurementId(segment, device, variant);
+
+  std::optional<int64_t> existing;
+  {
+    Statement& find = statements_->findEntry;
+    auto scope = find.begin();
+    find.bind(1, segment).bind(2, device).bind(3, entry.paramsSchema);
+    if (find.step()) existing = find.columnInt(0);
+  }
+  Statement& s = existing ? statements_->updateEntry : statements_->insertEntry;
+  auto scope = s.begin();
+  if (existing) {
+    s.bind(1, *existing).bind(2, entry.minCompilerVersion);
+    s.bind(3, entry.maxCompilerVersion).bind(4, entry.params.dump(-1));
+    s.bind(5, entry.paramsHash).bind(6, entry.origin).bind(7, run);
+    s.bind(8, chosen).bind(9, entry.createdAt);
+    s.run();
+    return *existing;
+  }
+  s.bind(1, segment).bind(2, device).bind(3, entry.paramsSchema);
+  s.bind(4, entry.minCompilerVersion).bind(5, entry.maxCompilerVersion);
+  s.bind(6, entry.params.dump(-1)).bind(7, entry.paramsHash);
+  s.bind(8, entry.origin).bind(9, run).bind(10, chosen);
+  s.bind(11, entry.createdAt);
+  s.run();
+  return connection_->lastInsertRowId();
+}
+
+std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(int64_t segment,
+                                                                  int64_t device) {
+  std::vector<MeasurementRecord> result;
+  Statement& s = statements_->measurementsOf;
+  auto scope = s.begin();
+  s.bind(1, segment).bind(2, device);
+  while (s.step()) {
+    MeasurementRecord m;
+    m.params = parseStored(s.columnText(0), path(), "measurement's params");
+    m.paramsHash = s.columnText(1);
+    m.samples = s.columnInt(2);
+    m.medianNs = s.columnOptionalDouble(3);
+    m.meanNs = s.columnOptionalDouble(4);
+    m.minNs = s.columnOptionalDouble(5);
+    m.maxNs = s.columnOptionalDouble(6);
+    m.stddevNs = s.columnOptionalDouble(7);
+    m.error = s.columnOptionalText(8);
+    m.run = readRun(s, 9);
+    result.push_back(std::move(m));
+  }
+  return result;
+}
+
+std::optional<MeasurementRecord> HeuristicsDatabase::measurement(int64_t id) {
+  Statement& s = statements_->measurementById;
+  auto scope = s.begin();
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  MeasurementRecord m;
+  m.params = parseStored(s.columnText(0), path(), "measurement's params");
+  m.paramsHash = s.columnText(1);
+  m.samples = s.columnInt(2);
+  m.medianNs = s.columnOptionalDouble(3);
+  m.meanNs = s.columnOptionalDouble(4);
+  m.minNs = s.columnOptionalDouble(5);
+  m.maxNs = s.columnOptionalDouble(6);
+  m.stddevNs = s.columnOptionalDouble(7);
+  m.error = s.columnOptionalText(8);
+  m.run = readRun(s, 9);
+  return m;
+}
+
+std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants,
+                                                   std::optional<int64_t> id) {
+  struct Row {
+    Entry entry;
+    std::optional<int64_t> measurementId;
+    int64_t segmentId = 0;
+    int64_t deviceId = 0;
+  };
+  std::vector<Row> rows;
+  {
+    Statement& s = id ? statements_->entryById : statements_->allEntries;
+    auto scope = s.begin();
+    if (id) s.bind(1, *id);
+    while (s.step()) {
+      Row row;
+      Entry& e = row.entry;
+      e.id = s.columnInt(0);
+      e.paramsSchema = static_cast<int>(s.columnInt(1));
+      e.minCompilerVersion = s.columnText(2);
+      e.maxCompilerVersion = s.columnOptionalText(3);
+      e.params = parseStored(s.columnText(4), path(), "entry's params");
+      e.paramsHash = s.columnText(5);
+      e.origin = s.columnText(6);
+      e.createdAt = s.columnText(7);
+      row.measurementId = s.columnOptionalInt(8);
+      row.segmentId = s.columnInt(9);
+      e.segment.structureHash = s.columnText(10);
+      e.segment.scheduler = s.columnText(11);
+      e.segment.sizes = s.columnText(12);
+      e.segment.sizeBucket = s.columnText(13);
+      e.segment.fusionIr = s.columnText(14);
+      row.deviceId = s.columnInt(15);
+      e.device.fingerprint = s.columnText(16);
+      e.device.key = s.columnText(17);
+      e.device.name = s.columnText(18);
+      e.device.computeCapability = static_cast<int>(s.columnInt(19));
+      e.device.smCount = static_cast<int>(s.columnInt(20));
+      e.device.memoryBytes = s.columnInt(21);
+      e.device.l2Bytes = s.columnInt(22);
+      e.device.clockKhz = static_cast<int>(s.columnInt(23));
+      e.device.spec = parseStored(s.columnText(24), path(), "device spec");
+      e.run = readRun(s, 25);
+      rows.push_back(std::move(row));
+    }
+  }
+  std::vector<Entry> result;
+  result.reserve(rows.size());
+  for (Row& row : rows) {
+    if (row.measurementId) row.entry.measurement = measurement(*row.measurementId);
+    if (withVariants) {
+      row.entry.variants = measurementsOf(row.segmentId, row.deviceId);
+    }
+    result.push_back(std::move(row.entry));
+  }
+  return result;
+}
+
+std::vector<Entry> HeuristicsDatabase::entries(bool withVariants) {
+  return readEntries(withVariants, std::nullopt);
+}
+
+std::optional<Entry> HeuristicsDatabase::entry(int64_t id, bool withVariants) {
+  auto found = readEntries(withVariants, id);
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
+}
+
+std::optional<Entry> HeuristicsDatabase::entryWithKey(const Entry& like) {
+  std::optional<int64_t> segment, device;
+  {
+    Statement& s = statements_->findSegment;
+    auto scope = s.begin();
+    s.bind(1, like.segment.structureHash).bind(2, like.segment.scheduler);
+    s.bind(3, like.segment.sizes);
+    if (s.step()) segment = s.columnInt(0);
+  }
+  {
+    Statement& s = statements_->findDevice;
+    auto scope = s.begin();
+    s.bind(1, like.device.fingerprint);
+    if (s.step()) device = s.columnInt(0);
+  }
+  if (!segment || !device) return std::nullopt;
+  std::optional<int64_t> id;
+  {
+    Statement& s = statements_->findEntry;
+    auto scope = s.begin();
+    s.bind(1, *segment).bind(2, *device).bind(3, like.paramsSchema);
+    if (s.step()) id = s.columnInt(0);
+  }
+  if (!id) return std::nullopt;
+  return entry(*id, true);
+}
+
+bool HeuristicsDatabase::remove(int64_t id) {
+  Statement& s = statements_->deleteEntry;
+  auto scope = s.begin();
+  s.bind(1, id);
+  s.run();
+  return connection_->changes() > 0;
+}
+
+int64_t HeuristicsDatabase::removeUnreferenced() {
+  int64_t removed = 0;
+  for (Statement* s :
+       {&statements_->deleteOrphanMeasurements, &statements_->deleteOrphanRuns,
+        &statements_->deleteOrphanSegments, &statements_->deleteOrphanDevices}) {
+    auto scope = s->begin();
+    s->run();
+    removed += connection_->changes();
+  }
+  return removed;
+}
+
+std::vector<std::pair<std::string, int64_t>> HeuristicsDatabase::tableCounts() {
+  std::vector<std::pair<std::string, int64_t>> counts;
+  // Table names are ours, not user input.
+  for (const char* table :
+       {"devices", "segments", "tuning_runs", "measurements", "entries"}) {
+    counts.emplace_back(table, connection_->queryInt(
+                                   std::string("SELECT count(*) FROM ") + table));
+  }
+  return counts;
+}
+
+}  // namespace fuserlab::db

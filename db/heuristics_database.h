@@ -1,0 +1,77 @@
+// HeuristicsDatabase: the heuristics database file, through its schema.
+// Opening it checks the stamp and migrates (schema.h); every statement is
+// prepared once here and executed with bound values. Writes are meant to run
+// inside a Transaction on connection(): several writes then commit together
+// or not at all.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/connection.h"
+#include "db/entry.h"
+
+namespace fuserlab::db {
+
+class HeuristicsDatabase {
+ public:
+  enum class Access {
+    Read,   //!< the file must exist and be current
+    Write,  //!< a missing file is created; an older one is migrated
+  };
+
+  HeuristicsDatabase(const std::string& path, Access access);
+  ~HeuristicsDatabase();
+  HeuristicsDatabase(const HeuristicsDatabase&) = delete;
+  HeuristicsDatabase& operator=(const HeuristicsDatabase&) = delete;
+
+  Connection& connection() { return *connection_; }
+  const std::string& path() const { return connection_->path(); }
+
+  //! Every entry by id; `withVariants` also reads each one's measured
+  //! variants.
+  std::vector<Entry> entries(bool withVariants = false);
+  std::optional<Entry> entry(int64_t id, bool withVariants = true);
+  //! The entry with `like`'s key (segment structure, scheduler, sizes,
+  //! device fingerprint, params schema), if any.
+  std::optional<Entry> entryWithKey(const Entry& like);
+
+  //! Stores `entry` under its key: a new row, or the existing row of that
+  //! key replaced in place (its id kept). Its run, chosen measurement and
+  //! variants are stored too (a measurement equal in run, params, samples,
+  //! median and error to a stored one is that one). Returns the id.
+  int64_t store(const Entry& entry);
+  //! Records one measured variant (the tuner's call); returns its row id.
+  int64_t storeMeasurement(const SegmentRecord& segment,
+                           const DeviceRecord& device,
+                           const MeasurementRecord& measurement);
+  //! Deletes entry `id`; false if there is none.
+  bool remove(int64_t id);
+  //! Deletes segments, devices, runs and measurements no entry refers to,
+  //! keeping measurements of segments that have an entry. Returns the rows
+  //! deleted.
+  int64_t removeUnreferenced();
+
+  //! Counts of rows per table, for `db verify`: devices, segments,
+  //! tuning_runs, measurements, entries.
+  std::vector<std::pair<std::string, int64_t>> tableCounts();
+
+ private:
+  struct Statements;
+
+  int64_t deviceId(const DeviceRecord& device);
+  int64_t segmentId(const SegmentRecord& segment);
+  int64_t runId(const RunRecord& run);
+  int64_t measurementId(int64_t segment, int64_t device,
+                        const MeasurementRecord& measurement);
+  std::vector<Entry> readEntries(bool withVariants, std::optional<int64_t> id);
+  std::vector<MeasurementRecord> measurementsOf(int64_t segment, int64_t device);
+  std::optional<MeasurementRecord> measurement(int64_t id);
+
+  std::unique_ptr<Connection> connection_;
+  std::unique_ptr<Statements> statements_;
+};
+
+}  // namespace fuserlab::db

@@ -1,0 +1,52 @@
+// The heuristics database's schema: the file is stamped with
+// PRAGMA application_id (kApplicationId) and PRAGMA user_version (the schema
+// version), and reaches the current version through a ladder of migration
+// steps run in one transaction. Opening a file of another application, of a
+// newer schema or a damaged file is a UserError that says so.
+//
+// Tables (version 1):
+//   devices       one row per device fingerprint, with its DeviceSpec
+//   segments      one row per (structure hash, scheduler, exact sizes): the
+//                 workload, with its size bucket and printed IR
+//   tuning_runs   provenance: compiler, CUDA and driver versions, date,
+//                 command, host
+//   measurements  one row per params variant measured in a run (statistics
+//                 in ns, or the error of a variant that failed)
+//   entries       the chosen params per (segment, device, params schema),
+//                 with the compiler version range they are valid for
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "db/connection.h"
+
+namespace fuserlab::db {
+
+//! "FLHD" (FuserLab Heuristics Database).
+inline constexpr int32_t kApplicationId = 0x464C4844;
+
+//! One rung of the ladder: brings a file from version `to - 1` to `to`.
+struct Migration {
+  int to = 0;
+  std::function<void(Connection&)> apply;
+};
+
+//! The ladder this build knows; its last rung is kSchemaVersion.
+const std::vector<Migration>& schemaLadder();
+inline constexpr int kSchemaVersion = 1;
+
+//! Checks the file's stamp and brings it to the ladder's last version: a new
+//! (empty) file is stamped and created; an older one is migrated in one
+//! transaction (all steps or none); a foreign, newer or damaged file is a
+//! UserError. Sets WAL and foreign keys. A read-only connection can only
+//! open a file that is already current.
+void prepareSchema(Connection& connection,
+                   const std::vector<Migration>& ladder = schemaLadder());
+
+//! The schema version stamped on the file.
+int schemaVersion(Connection& connection);
+
+}  // namespace fuserlab::db
