@@ -1,5 +1,6 @@
 // fuserlab-cli compile FILE [--device NAME] [--inputs SPEC] [--fusion NAME]
 //                           [--set K=V]... [--disable-pass P]... [--out DIR]
+//                           [--db FILE]
 //
 // Compiles the fusion at the input sizes, generates the CUDA kernel of every
 // segment that launches one and compiles it with NVRTC for the device's
@@ -20,6 +21,7 @@
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "core/runtime/segment_kernels.h"
+#include "db/database_provider.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -42,6 +44,7 @@ int compileCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert("out");
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   CommandLine cl(args, options, {});
   LoadedScript loaded = loadScript(cl);
   FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ",
@@ -50,8 +53,9 @@ int compileCommand(const std::vector<std::string>& args) {
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
-  const runtime::CompiledFusion compiled =
-      runtime::compileFusion(*loaded.fusion, compileOptions, device, inputs);
+  const auto database = heuristicsDatabaseFrom(cl);
+  const runtime::CompiledFusion compiled = runtime::compileFusion(
+      *loaded.fusion, compileOptions, device, inputs, database.get());
   const std::vector<runtime::SegmentKernel> kernels =
       runtime::generateSegmentKernels(compiled, device, inputs);
 

@@ -1,5 +1,5 @@
 // fuserlab-cli inspect FILE [--inputs SPEC] [--fusion NAME]
-//                           [--dump fusion_ir] [--json PATH|-]
+//                           [--dump fusion_ir] [--json PATH|-] [--db FILE]
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +10,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
+#include "db/database_provider.h"
 #include <algorithm>
 
 namespace fuserlab::cli {
@@ -159,7 +160,13 @@ void printCompileSummary(const report::CompileReport& report,
     out << "\n";
     if (!segment.params.isNull()) {
       out << "    params (" << segment.paramsSource
+          << (segment.paramsEntryId != 0
+                  ? ", entry " + std::to_string(segment.paramsEntryId)
+                  : std::string())
           << "): " << segment.params.dump(-1) << "\n";
+    }
+    if (!segment.paramsNote.empty()) {
+      out << "    note: " << segment.paramsNote << "\n";
     }
     for (const auto& rejection : segment.rejected) {
       out << "    not " << rejection.scheduler << ": " << rejection.reason
@@ -197,6 +204,7 @@ int inspectCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert({"dump", "json"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   CommandLine cl(args, options, {});
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
@@ -211,10 +219,18 @@ int inspectCommand(const std::vector<std::string>& args) {
   std::ostream& text = jsonToStdout ? std::cerr : std::cout;
   printSignature(loaded, text);
 
+  const auto database = heuristicsDatabaseFrom(cl);
+  if (database) {
+    text << "heuristics database " << database->path() << ": "
+         << database->size() << " entries for this FuserLab\n";
+    for (const auto& note : database->notes()) text << "  note: " << note << "\n";
+  }
+
   std::optional<runtime::CompiledFusion> compiled;
   if (loaded.inputs) {
-    compiled = runtime::compileFusion(
-        fusion, compileOptions, device, frontend::makeInputShapes(*loaded.inputs));
+    compiled = runtime::compileFusion(fusion, compileOptions, device,
+                                      frontend::makeInputShapes(*loaded.inputs),
+                                      database.get());
     printCompileSummary(compiled->report, text);
   } else {
     text << "\nno input sizes: the script has no inputs block; pass --inputs "
@@ -260,6 +276,13 @@ int inspectCommand(const std::vector<std::string>& args) {
     }
     root.set("outputs", std::move(outputs));
     root.set("fusion_ir", ir::printFusionIr(fusion));
+    if (database) {
+      Json db = Json::object();
+      db.set("path", database->path());
+      db.set("entries", static_cast<int64_t>(database->size()));
+      db.set("notes", Json::arrayOf(database->notes()));
+      root.set("heuristics_database", std::move(db));
+    }
     if (compiled) {
       // The compile report's keys sit at the top level beside the signature.
       report::Json compiledJson = compiled->report.toJson();

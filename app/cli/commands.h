@@ -3,6 +3,7 @@
 // by main with the message on stderr).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,12 +13,17 @@
 #include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 
+namespace fuserlab::db {
+class DatabaseProvider;
+}
+
 namespace fuserlab::cli {
 
 int runCommand(const std::vector<std::string>& args);
 int inspectCommand(const std::vector<std::string>& args);
 int devicesCommand(const std::vector<std::string>& args);
 int compileCommand(const std::vector<std::string>& args);
+int dbCommand(const std::vector<std::string>& args);
 
 //! A script read from FILE, the definition chosen with --fusion (default:
 //! the one the script executes) and the input specs (--inputs overrides the
@@ -41,5 +47,12 @@ inline const std::set<std::string> kCompileOptions = {"device", "set",
                                                       "disable-pass"};
 passes::CompileOptions compileOptionsFrom(const CommandLine& cl);
 scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
+
+//! The option of commands that compile with params from the heuristics
+//! database: --db FILE (else $FUSERLAB_HEURISTICS_DB when set).
+inline const std::set<std::string> kDatabaseOptions = {"db"};
+//! The database --db or FUSERLAB_HEURISTICS_DB names, loaded; null if
+//! neither names one.
+std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl);
 
 }  // namespace fuserlab::cli

@@ -1,7 +1,10 @@
+#include <cstdlib>
+
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/runtime/cuda_device.h"
+#include "db/database_provider.h"
 
 namespace fuserlab::cli {
 
@@ -65,6 +68,18 @@ passes::CompileOptions compileOptionsFrom(const CommandLine& cl) {
 scheduler::DeviceSpec deviceFrom(const CommandLine& cl) {
   auto device = runtime::resolveDevice(cl.value("device").value_or(""));
   return device ? *device : scheduler::defaultDevice();
+}
+
+std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl) {
+  std::optional<std::string> path = cl.value("db");
+  if (!path) {
+    if (const char* env = std::getenv("FUSERLAB_HEURISTICS_DB"); env && *env) {
+      path = env;
+    }
+  }
+  if (!path) return nullptr;
+  FL_CHECK(!path->empty(), "--db needs a file name (the heuristics database)");
+  return std::make_unique<db::DatabaseProvider>(*path);
 }
 
 }  // namespace fuserlab::cli

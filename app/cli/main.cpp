@@ -17,14 +17,18 @@ commands:
                 [--save-inputs DIR] [--save-outputs DIR]
   inspect FILE  print the fusion's input signature and IR
                 [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
+                [--db FILE: params from a heuristics database]
   compile FILE  generate each segment's CUDA kernel and compile it with NVRTC
                 (no GPU needed)  [--inputs SPEC] [--fusion NAME] [--device NAME]
-                [--set NAME=VALUE] [--disable-pass NAME] [--out DIR]
+                [--set NAME=VALUE] [--disable-pass NAME] [--out DIR] [--db FILE]
   devices       list the built-in devices (--device NAME) and this machine's
                 GPUs (--device cuda:N)  [--json PATH|-]
+  db SUB        the heuristics database: list, show, export, import, merge,
+                verify, prune, put  (fuserlab-cli db help)
 
 SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
       (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
+FUSERLAB_HEURISTICS_DB=FILE: the heuristics database when --db is not given
 exit codes: 0 success, 1 a result check failed, 2 a user error, 3 an internal error
 )";
 
@@ -43,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "inspect") return fuserlab::cli::inspectCommand(args);
     if (command == "devices") return fuserlab::cli::devicesCommand(args);
     if (command == "compile") return fuserlab::cli::compileCommand(args);
+    if (command == "db") return fuserlab::cli::dbCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {

@@ -1,0 +1,119 @@
+// Shared setup of the heuristics-database tests: a fresh folder per test for
+// database files, entries made up from a few numbers, and a script's fusion
+// bound at metadata-only input shapes on the built-in H100.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/frontend/script.h"
+#include "core/ir/evaluator.h"
+#include "core/runtime/input_description.h"
+#include "core/runtime/tensor.h"
+#include "core/scheduler/device_spec.h"
+#include "core/scheduler/heuristic_params.h"
+#include "db/compiler_version.h"
+#include "db/entry.h"
+#include "db/segment_key.h"
+
+namespace fuserlab::db::testing_support {
+
+class DatabaseFixture : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("fuserlab_db_" + std::string(info->test_suite_name()) + "_" +
+            info->name() + "_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+};
+
+//! Pointwise params with the given vectorization and block size.
+inline report::Json pointwiseParams(int64_t vectorization, int64_t blockX) {
+  scheduler::PointwiseParams params;
+  params.vectorizationFactor = vectorization;
+  params.blockDimX = blockX;
+  return params.toJson();
+}
+
+//! An entry for a made-up pointwise segment `n` at `sizes` on the H100.
+inline Entry makeEntry(int n, std::string sizes, report::Json params,
+                       std::optional<double> medianNs = std::nullopt,
+                       int64_t samples = 10) {
+  Entry entry;
+  entry.segment.structureHash = hex64(0x1000 + n);
+  entry.segment.scheduler = "pointwise";
+  entry.segment.sizes = sizes;
+  entry.segment.sizeBucket = sizes;
+  entry.segment.fusionIr = "segment " + std::to_string(n) + "\n";
+  entry.device = DeviceRecord::fromSpec(scheduler::defaultDevice());
+  entry.device.fingerprint = deviceFingerprint(scheduler::defaultDevice());
+  entry.paramsSchema = scheduler::PointwiseParams::kSchemaVersion;
+  entry.minCompilerVersion = std::string(compilerVersion());
+  const auto parsed =
+      scheduler::paramsFromJson(scheduler::SchedulerType::Pointwise, params);
+  entry.params = scheduler::paramsToJson(parsed);
+  entry.paramsHash = hex64(scheduler::paramsHash(parsed));
+  entry.origin = medianNs ? "tuner" : "manual";
+  entry.run = RunRecord::now("test");
+  entry.createdAt = entry.run.createdAt;
+  if (medianNs) {
+    MeasurementRecord m;
+    m.params = entry.params;
+    m.paramsHash = entry.paramsHash;
+    m.samples = samples;
+    m.medianNs = *medianNs;
+    m.run = entry.run;
+    entry.measurement = m;
+  }
+  return entry;
+}
+
+//! A metadata-only contiguous tensor argument.
+inline runtime::Argument shape(ir::DataType dtype, std::vector<int64_t> sizes,
+                               int64_t storageOffset = 0) {
+  auto strides = runtime::Tensor::contiguousStrides(sizes);
+  return runtime::metadataOnly(dtype, std::move(sizes), std::move(strides),
+                               storageOffset);
+}
+
+//! A definition's fusion bound at `inputs`: what a provider is asked with.
+struct BoundFusion {
+  std::unique_ptr<ir::Fusion> fusion;
+  std::unique_ptr<ir::ExpressionEvaluator> evaluator;
+  scheduler::SegmentRuntimeInfo info;
+
+  //! `body`: the lines of a definition's body, unindented.
+  BoundFusion(std::string_view body, const runtime::Arguments& inputs) {
+    std::string script = "def fusion(fd : FusionDefinition) -> None :\n";
+    size_t begin = 0;
+    while (begin < body.size()) {
+      size_t end = body.find('\n', begin);
+      if (end == std::string_view::npos) end = body.size();
+      script += "    " + std::string(body.substr(begin, end - begin)) + "\n";
+      begin = end + 1;
+    }
+    frontend::Script parsed = frontend::readScript(script, "test.py");
+    fusion = std::move(parsed.definitions.at(parsed.executed).fusion);
+    evaluator = std::make_unique<ir::ExpressionEvaluator>();
+    info.device = &scheduler::defaultDevice();
+    info.evaluator = evaluator.get();
+    info.inputs = runtime::describeInputs(*fusion, inputs, *evaluator);
+  }
+  std::string hash() const { return hex64(structuralHash(*fusion, info)); }
+};
+
+}  // namespace fuserlab::db::testing_support

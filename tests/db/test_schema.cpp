@@ -1,0 +1,140 @@
+// The file's stamp and the migration ladder: a new file is stamped and in
+// WAL mode; a foreign, newer, non-SQLite or missing file is refused with a
+// message that says which; migrations run step by step, all or nothing.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/ir/error.h"
+#include "db/connection.h"
+#include "db/heuristics_database.h"
+#include "db/schema.h"
+#include "db/statement.h"
+#include "tests/db/db_fixture.h"
+
+namespace fuserlab::db {
+namespace {
+
+using testing_support::DatabaseFixture;
+
+class SchemaTest : public DatabaseFixture {};
+
+std::string openError(const std::string& path,
+                      HeuristicsDatabase::Access access = HeuristicsDatabase::Access::Write) {
+  try {
+    HeuristicsDatabase database(path, access);
+  } catch (const UserError& error) {
+    return error.message();
+  }
+  return "";
+}
+
+TEST_F(SchemaTest, NewFileIsStampedAndInWalMode) {
+  const std::string path = file("new.db");
+  { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
+  Connection c(path, Connection::Mode::ReadOnly);
+  EXPECT_EQ(c.queryInt("PRAGMA application_id"), kApplicationId);
+  EXPECT_EQ(c.queryInt("PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(schemaLadder().back().to, kSchemaVersion);
+  Statement mode(c, "PRAGMA journal_mode");
+  auto scope = mode.begin();
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.columnText(0), "wal");
+  // Opening again changes nothing and needs no migration.
+  HeuristicsDatabase again(path, HeuristicsDatabase::Access::Read);
+  EXPECT_TRUE(again.entries().empty());
+}
+
+TEST_F(SchemaTest, ForeignApplicationFileIsRefusedAndLeftUntouched) {
+  const std::string path = file("other.db");
+  {
+    Connection c(path, Connection::Mode::ReadWriteCreate);
+    c.exec("CREATE TABLE notes (text TEXT)");
+    c.exec("PRAGMA application_id = 1234");
+  }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("is not a FuserLab heuristics database"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("0x000004d2"), std::string::npos) << message;
+  Connection c(path, Connection::Mode::ReadOnly);
+  EXPECT_EQ(c.queryInt("SELECT count(*) FROM sqlite_schema"), 1);
+  EXPECT_EQ(c.queryInt("PRAGMA application_id"), 1234);
+}
+
+TEST_F(SchemaTest, UnstampedSqliteFileWithTablesIsRefused) {
+  const std::string path = file("plain.db");
+  { Connection(path, Connection::Mode::ReadWriteCreate).exec("CREATE TABLE t (x)"); }
+  EXPECT_NE(openError(path).find("is not a FuserLab heuristics database"),
+            std::string::npos);
+}
+
+TEST_F(SchemaTest, NewerSchemaIsRefused) {
+  const std::string path = file("newer.db");
+  { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
+  { Connection(path, Connection::Mode::ReadWrite).exec("PRAGMA user_version = 99"); }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("schema version 99, newer than the version 1"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("written by a newer FuserLab"), std::string::npos);
+  EXPECT_NE(openError(path, HeuristicsDatabase::Access::Read).find("newer"),
+            std::string::npos);
+}
+
+TEST_F(SchemaTest, TextFileIsRefusedAsNotADatabase) {
+  const std::string path = file("notes.db");
+  std::ofstream(path) << "these are not the droids you are looking for\n"
+                      << std::string(4096, 'x');
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("not a valid SQLite database"), std::string::npos) << message;
+}
+
+TEST_F(SchemaTest, MissingFileIsAClearErrorForReaders) {
+  const std::string message =
+      openError(file("missing.db"), HeuristicsDatabase::Access::Read);
+  EXPECT_NE(message.find("cannot open the heuristics database"), std::string::npos)
+      << message;
+  EXPECT_FALSE(std::filesystem::exists(file("missing.db")));
+}
+
+// A ladder of three steps over the real one's first: a file at version 1
+// climbs to 3; a step that fails leaves it at 1 with nothing half done.
+std::vector<Migration> testLadder(bool thirdFails) {
+  std::vector<Migration> ladder = {schemaLadder().front()};
+  ladder.push_back({2, [](Connection& c) { c.exec("CREATE TABLE extra (x INTEGER)"); }});
+  ladder.push_back({3, [thirdFails](Connection& c) {
+                      c.exec("ALTER TABLE extra ADD COLUMN y INTEGER");
+                      if (thirdFails) c.exec("THIS IS NOT SQL");
+                    }});
+  return ladder;
+}
+
+TEST_F(SchemaTest, LadderClimbsEveryStepInOneTransaction) {
+  const std::string path = file("ladder.db");
+  { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
+  {
+    Connection c(path, Connection::Mode::ReadWrite);
+    EXPECT_THROW(prepareSchema(c, testLadder(true)), UserError);
+    EXPECT_EQ(schemaVersion(c), 1);
+    EXPECT_EQ(c.queryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'extra'"), 0);
+  }
+  Connection c(path, Connection::Mode::ReadWrite);
+  prepareSchema(c, testLadder(false));
+  EXPECT_EQ(schemaVersion(c), 3);
+  EXPECT_EQ(c.queryInt("SELECT count(*) FROM pragma_table_info('extra')"), 2);
+  // This build's ladder ends at 1: the file is now newer than it reads.
+  EXPECT_NE(openError(path).find("newer"), std::string::npos);
+}
+
+TEST_F(SchemaTest, ReadOnlyOpenCannotInitializeAnEmptyFile) {
+  const std::string path = file("empty.db");
+  std::ofstream(path).flush();
+  const std::string message = openError(path, HeuristicsDatabase::Access::Read);
+  EXPECT_NE(message.find("is empty, not a heuristics database yet"), std::string::npos)
+      << message;
+  // A writer initializes it.
+  EXPECT_EQ(openError(path), "");
+}
+
+}  // namespace
+}  // namespace fuserlab::db
