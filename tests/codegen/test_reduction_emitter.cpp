@@ -477,6 +477,19 @@ TEST_F(ReductionEmitterTest, LayerNormIsOnePassWithVectorizedAccesses) {
   EXPECT_EQ(k.workspaceBytes, 0);
 }
 
+TEST_F(ReductionEmitterTest, IotaMaskIsComputedPerElement) {
+  // causal_mask_iota.py compares one iota broadcast along the rows with the
+  // same iota broadcast along the row's elements: the mask varies along the
+  // reduced axis, so it cannot be a per-row value (it was, and the kernel
+  // ignored the mask).
+  const OnlySegment only = onlySegment("causal_mask_iota.py");
+  const BoundSegment& s = only.segment();
+  const GeneratedKernel k = generate(s, s.params());
+  EXPECT_FALSE(contains(k.source, "bool pr_T6")) << k.source;
+  EXPECT_FALSE(contains(k.source, "pr_T8[")) << k.source;
+  EXPECT_TRUE(contains(k.source, "const bool T6_v")) << k.source;
+}
+
 TEST_F(ReductionEmitterTest, RegisterCapBecomesMaxrregcount) {
   const OnlySegment only = onlySegment("softmax.py");
   ReductionParams p = only.segment().params();
