@@ -7,7 +7,7 @@
 #   OUT=/tmp/out tests/tuner/run_gpu_tuning.sh [build-dir] [strategy] [budget]
 set -u
 BUILD=${1:-build}
-STRATEGY=${2:-exhaustive}
+STRATEGY=${2:-coordinate}
 BUDGET=${3:-0}
 OUT=${OUT:-tune_out}
 CLI=$BUILD/app/cli/fuserlab-cli
