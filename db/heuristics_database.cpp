@@ -220,6 +220,11 @@ int64_t HeuristicsDatabase::storeMeasurement(const SegmentRecord& segment,
   return measurementId(segmentId(segment), deviceId(device), m);
 }
 
+std::vector<MeasurementRecord> HeuristicsDatabase::measurementsFor(
+    const SegmentRecord& segment, const DeviceRecord& device) {
+  return measurementsOf(segmentId(segment), deviceId(device));
+}
+
 int64_t HeuristicsDatabase::store(const Entry& entry) {
   const int64_t segment = segmentId(entry.segment);
   const int64_t device = deviceId(entry.device);

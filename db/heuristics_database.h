@@ -47,6 +47,11 @@ class HeuristicsDatabase {
   int64_t storeMeasurement(const SegmentRecord& segment,
                            const DeviceRecord& device,
                            const MeasurementRecord& measurement);
+  //! Every measurement stored for `segment` on `device`, of every run (the
+  //! tuner's resume reads them). Registers the segment and the device if
+  //! they are new.
+  std::vector<MeasurementRecord> measurementsFor(const SegmentRecord& segment,
+                                                 const DeviceRecord& device);
   //! Deletes entry `id`; false if there is none.
   bool remove(int64_t id);
   //! Deletes segments, devices, runs and measurements no entry refers to,

@@ -23,6 +23,10 @@ commands:
                 [--set NAME=VALUE] [--disable-pass NAME] [--out DIR] [--db FILE]
   devices       list the built-in devices (--device NAME) and this machine's
                 GPUs (--device cuda:N)  [--json PATH|-]
+  tune FILE     autotune segments' params on a GPU into a heuristics database
+                --db FILE [--inputs SPEC | --sizes SPEC;SPEC...] [--segment N]
+                [--strategy exhaustive|random|coordinate] [--budget N] [--seed N]
+                [--margin PERCENT] [--dry-run] [--json PATH] [--device NAME|cuda:N]
   db SUB        the heuristics database: list, show, export, import, merge,
                 verify, prune, put  (fuserlab-cli db help)
 
@@ -48,6 +52,8 @@ int main(int argc, char** argv) {
     if (command == "devices") return fuserlab::cli::devicesCommand(args);
     if (command == "compile") return fuserlab::cli::compileCommand(args);
     if (command == "db") return fuserlab::cli::dbCommand(args);
+    if (command == "tune") return fuserlab::cli::tuneCommand(args);
+    if (command == "tune-worker") return fuserlab::cli::tuneWorkerCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {

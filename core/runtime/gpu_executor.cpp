@@ -145,6 +145,15 @@ KernelCompiler nvrtcKernelCompiler() {
   return compiler;
 }
 
+std::string kernelImageKey(const codegen::GeneratedKernel& kernel,
+                           const scheduler::DeviceSpec& device,
+                           const KernelCompiler& compiler) {
+  // The helper header is compiled with every kernel: part of the key.
+  return kernelCacheKey(kernel.source + "\n//--- fuserlab_device.cuh\n" +
+                            std::string(codegen::deviceHelperSource()),
+                        kernel.options, device.arch(), compiler.version);
+}
+
 std::string inputSignature(const Arguments& inputs) {
   std::string key;
   for (const Argument& arg : inputs) {
@@ -218,7 +227,7 @@ GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs,
   if (it != signatures_.end() && !recompile) return *it->second;
   const auto start = Clock::now();
   auto signature = std::make_unique<Signature>();
-  signature->compiled = compileFusion(fusion_, options_, spec_, inputs, nullptr,
+  signature->compiled = compileFusion(fusion_, options_, spec_, inputs, provider_,
                                       /*withTextDumps=*/false);
   signature->checkedSizes.insert(layoutKey(inputs));
   stats.compiledFusion = true;
@@ -453,11 +462,7 @@ class Planner {
       throw KernelUnavailable(what + ": " + error.message());
     }
     const codegen::GeneratedKernel& generated = loaded->generated;
-    // The helper header is compiled with every kernel: part of the key.
-    const std::string key = kernelCacheKey(
-        generated.source + "\n//--- fuserlab_device.cuh\n" +
-            std::string(codegen::deviceHelperSource()),
-        generated.options, spec_.arch(), compiler_.version);
+    const std::string key = kernelImageKey(generated, spec_, compiler_);
     std::shared_ptr<CudaModule>& module = modules_[key];
     if (!module) {
       const std::string image = cache_.getOrCompile(

@@ -37,6 +37,7 @@
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/kernel_cache.h"
 #include "core/scheduler/device_spec.h"
+#include "core/scheduler/heuristic_provider.h"
 
 namespace fuserlab::runtime {
 
@@ -62,6 +63,13 @@ struct KernelCompiler {
 
 //! NVRTC (core/runtime/nvrtc_compiler.h) as a KernelCompiler.
 KernelCompiler nvrtcKernelCompiler();
+
+//! The KernelCache key under which the executor keeps `kernel`'s image for
+//! `device` (source with the helper header, options, architecture and the
+//! compiler's version): the tuner's builder fills the cache under it.
+std::string kernelImageKey(const codegen::GeneratedKernel& kernel,
+                           const scheduler::DeviceSpec& device,
+                           const KernelCompiler& compiler);
 
 struct GpuRunOptions {
   //! Fill every buffer the run allocates (outputs and intermediates) with
@@ -112,6 +120,13 @@ class GpuExecutor {
   //! runReference takes. Returns once the GPU work is done (synchronized).
   GpuRunResult run(const Arguments& inputs, const GpuRunOptions& options = {});
 
+  //! Params for newly compiled signatures come from `provider` (the
+  //! heuristics database, or the tuner's variant) before the heuristics;
+  //! null for the heuristics alone. Must outlive the executor's runs.
+  void setHeuristicProvider(const scheduler::HeuristicProvider* provider) {
+    provider_ = provider;
+  }
+
   const ir::Fusion& fusion() const { return fusion_; }
   int device() const { return device_; }
   const scheduler::DeviceSpec& deviceSpec() const { return spec_; }
@@ -136,6 +151,7 @@ class GpuExecutor {
   scheduler::DeviceSpec spec_;
   KernelCache* cache_;
   KernelCompiler compiler_;
+  const scheduler::HeuristicProvider* provider_ = nullptr;
   // Keyed by the signature string: looked up, never iterated for output.
   std::map<std::string, std::unique_ptr<Signature>> signatures_;
   // Loaded images by kernel cache key, shared across signatures.

@@ -67,6 +67,28 @@ Arguments segmentArguments(const segmenter::SegmentedGroup& group,
 
 }  // namespace
 
+BoundSegment bindSegment(const CompiledFusion& compiled, int id,
+                         const scheduler::DeviceSpec& device, const Arguments& inputs) {
+  FL_ASSERT(compiled.segmented != nullptr, "bindSegment of an uncompiled fusion");
+  const segmenter::SegmentedFusion& segmented = *compiled.segmented;
+  const auto& groups = segmented.groups();
+  FL_CHECK(id >= 0 && static_cast<size_t>(id) < groups.size(), "segment ", id,
+           " does not exist: the fusion has ", groups.size(), " segments (0 to ",
+           static_cast<int64_t>(groups.size()) - 1, ")");
+  const segmenter::SegmentedGroup& group = groups[static_cast<size_t>(id)];
+  FL_ASSERT(group.segment != nullptr, "segment ", group.id, " has no fusion");
+  ir::ExpressionEvaluator completeEvaluator;
+  describeInputs(segmented.complete(), inputs, completeEvaluator);
+  BoundSegment bound;
+  bound.group = &group;
+  bound.arguments = segmentArguments(group, segmented.complete(), completeEvaluator, inputs);
+  bound.evaluator = std::make_unique<ir::ExpressionEvaluator>();
+  bound.info.device = &device;
+  bound.info.evaluator = bound.evaluator.get();
+  bound.info.inputs = describeInputs(*group.segment, bound.arguments, *bound.evaluator);
+  return bound;
+}
+
 std::string segmentKernelName(int id, scheduler::SchedulerType type) {
   return std::string(scheduler::toString(type)) + "_seg" + std::to_string(id);
 }

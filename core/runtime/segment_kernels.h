@@ -5,6 +5,7 @@
 // prints and the CI test compiles with NVRTC.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,9 @@
 #include "core/codegen/kernel.h"
 #include "core/runtime/argument.h"
 #include "core/runtime/fusion_compiler.h"
+#include "core/ir/evaluator.h"
 #include "core/scheduler/device_spec.h"
+#include "core/scheduler/runtime_info.h"
 
 namespace fuserlab::runtime {
 
@@ -24,6 +27,22 @@ struct SegmentKernel {
   std::optional<codegen::GeneratedKernel> kernel;
   std::string error;
 };
+
+//! One segment of a compiled fusion bound at the shapes of its inputs: what
+//! its scheduler's checks, heuristics and code generation read. `info`
+//! points into `evaluator` and at the device given to bindSegment, which
+//! must outlive it.
+struct BoundSegment {
+  const segmenter::SegmentedGroup* group = nullptr;
+  Arguments arguments;  //!< the segment fusion's inputs (metadata for intermediates)
+  std::unique_ptr<ir::ExpressionEvaluator> evaluator;
+  scheduler::SegmentRuntimeInfo info;
+};
+
+//! Binds group `id` of `compiled` at the shapes of `inputs` (as
+//! generateSegmentKernels does for each kernel segment).
+BoundSegment bindSegment(const CompiledFusion& compiled, int id,
+                         const scheduler::DeviceSpec& device, const Arguments& inputs);
 
 //! "pointwise_seg0": the name of segment `id`'s kernel.
 std::string segmentKernelName(int id, scheduler::SchedulerType type);

@@ -1,0 +1,316 @@
+// fuserlab-cli tune FILE --db DB [--inputs SPEC | --sizes SPEC;SPEC...]
+//   [--segment N] [--strategy exhaustive|random|coordinate] [--budget N]
+//   [--seed N] [--margin PERCENT] [--dry-run] [--json PATH]
+//   [--device NAME|cuda:N] [--fusion NAME] [--set K=V] [--disable-pass P]
+//
+// Tunes every tunable segment (or --segment N) at each size set: the search
+// space, the strategy, parallel NVRTC builds, measurements in a worker
+// process (`tune-worker`, hidden), every variant stored in the database and
+// the winner stored as the segment's entry (tuner/tuner.h). --dry-run lists
+// the space without a GPU (device: --device, default the h100 table entry).
+// On a terminal a progress bar, otherwise one JSON line per variant on
+// stdout. Ctrl-C stops after the variant in flight; the same command
+// resumes, skipping measured variants.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "core/frontend/input_tensors.h"
+#include "core/ir/error.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/kernel_cache.h"
+#include "db/heuristics_database.h"
+#include "tuner/tuner.h"
+#include "tuner/worker.h"
+
+namespace fuserlab::cli {
+namespace {
+
+using report::Json;
+
+std::atomic<bool> gCancel{false};
+
+extern "C" void onInterrupt(int) { gCancel.store(true); }
+
+const std::set<std::string> kTuneValueOptions = {
+    "db", "sizes", "segment", "strategy", "budget", "seed", "margin", "json"};
+
+int64_t parseInt(const std::string& option, const std::string& text) {
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used == text.size() && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  FL_USER_ERROR("--", option, " expects a non-negative integer, found '", text, "'");
+}
+
+// The input size sets: --sizes (separated by ';'), else --inputs or the
+// script's inputs block.
+std::vector<std::vector<frontend::InputSpec>> sizeSets(const CommandLine& cl,
+                                                       const LoadedScript& loaded) {
+  std::vector<std::vector<frontend::InputSpec>> sets;
+  if (auto sizes = cl.value("sizes")) {
+    FL_CHECK(!cl.value("inputs"), "give either --inputs or --sizes, not both");
+    size_t begin = 0;
+    while (begin <= sizes->size()) {
+      size_t end = sizes->find(';', begin);
+      if (end == std::string::npos) end = sizes->size();
+      const std::string spec = sizes->substr(begin, end - begin);
+      if (!spec.empty()) {
+        sets.push_back(frontend::parseInputsOption(spec));
+        FL_CHECK(sets.back().size() == loaded.fusion->inputs().size(), "--sizes entry '",
+                 spec, "' gives ", sets.back().size(), " inputs; ", loaded.fusionName,
+                 " has ", loaded.fusion->inputs().size());
+      }
+      begin = end + 1;
+    }
+  } else if (loaded.inputs) {
+    sets.push_back(*loaded.inputs);
+  }
+  FL_CHECK(!sets.empty(), "tune needs input sizes: ", loaded.script.fileName,
+           " has no inputs block; pass --inputs SPEC or --sizes SPEC;SPEC");
+  return sets;
+}
+
+std::string specText(const std::vector<frontend::InputSpec>& specs) {
+  std::string text;
+  for (const auto& s : specs) {
+    if (!text.empty()) text += ",";
+    if (s.isScalar) {
+      text += "s";
+      continue;
+    }
+    for (size_t i = 0; i < s.sizes.size(); ++i) {
+      text += (i ? "x" : "") + std::to_string(s.sizes[i]);
+    }
+    text += ":" + std::string(ir::shortName(s.dtype));
+  }
+  return text;
+}
+
+// Progress: a bar on a terminal, JSON lines otherwise.
+class ConsoleListener : public tuner::TuneListener {
+ public:
+  ConsoleListener(int segment, bool terminal) : segment_(segment), terminal_(terminal) {}
+  void onProgress(const tuner::ProgressEvent& e) override {
+    using Kind = tuner::ProgressEvent::Kind;
+    if (!terminal_) {
+      if (e.kind != Kind::Measured) return;
+      Json line = Json::object();
+      line.set("segment", int64_t(segment_));
+      line.set("variant", int64_t(e.variant->id));
+      line.set("done", int64_t(e.done));
+      line.set("planned", int64_t(e.planned));
+      line.set("resumed", e.outcome->resumed);
+      line.set("label", e.variant->label);
+      if (e.outcome->ok()) {
+        line.set("median_ns", e.outcome->stats->medianNs);
+        line.set("p20_ns", e.outcome->stats->p20Ns);
+        line.set("p80_ns", e.outcome->stats->p80Ns);
+        line.set("samples", e.outcome->stats->samples);
+      } else {
+        line.set("error", e.outcome->error);
+      }
+      std::cout << line.dump(-1) << "\n" << std::flush;
+      return;
+    }
+    const int width = 30;
+    const int filled =
+        e.planned ? static_cast<int>(width * double(e.done) / double(e.planned)) : 0;
+    std::fprintf(stderr, "\r  segment %d [%s%s] %zu/%zu best %.1f us%s", segment_,
+                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 e.done, e.planned, e.bestMedianNs / 1000,
+                 e.kind == Kind::Finished ? "\n" : "");
+  }
+
+ private:
+  int segment_;
+  bool terminal_;
+};
+
+void printSpace(const tuner::SearchSpace& space, const tuner::TuningTarget& target,
+                const std::vector<size_t>& planned, std::ostream& out) {
+  out << "segment " << target.segment << " (" << scheduler::toString(target.scheduler)
+      << ", kernel " << target.kernelName << "), sizes " << target.key.sizes
+      << ", structure " << target.key.structureHash << "\n";
+  out << "  default params: " << scheduler::paramsToJson(target.defaultParams).dump(-1)
+      << "\n  knobs:\n";
+  for (const tuner::Knob& knob : space.knobs) {
+    out << "    " << knob.name << ":";
+    for (int64_t v : space.acceptedValues(knob.name)) out << " " << v;
+    out << "  (of";
+    for (int64_t v : knob.values) out << " " << v;
+    out << ")\n";
+  }
+  out << "  " << space.variants.size() << " variants accepted of " << space.gridSize()
+      << " grid points (" << space.refusedPoints << " refused by the scheduler)\n";
+  for (const auto& reason : space.refusalSamples) out << "    refused: " << reason << "\n";
+  out << "  the strategy would measure " << planned.size() << " variants:\n";
+  for (size_t id : planned) {
+    const tuner::Variant& v = space.variants[id];
+    out << "    " << id << (v.isDefault ? " (default)" : "") << ": " << v.label << "\n";
+  }
+}
+
+}  // namespace
+
+int tuneCommand(const std::vector<std::string>& args) {
+  std::set<std::string> options = kScriptOptions;
+  options.insert(kTuneValueOptions.begin(), kTuneValueOptions.end());
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  CommandLine cl(args, options, {"dry-run"});
+  const bool dryRun = cl.flag("dry-run");
+  const auto dbPath = cl.value("db");
+  FL_CHECK(dbPath || dryRun, "tune needs --db FILE: the database the results go to");
+  LoadedScript loaded = loadScript(cl);
+  const auto sets = sizeSets(cl, loaded);
+  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+
+  tuner::TuneOptions tune;
+  tune.strategy.kind = tuner::parseStrategy(cl.value("strategy").value_or("exhaustive"));
+  if (auto b = cl.value("budget")) tune.strategy.budget = parseInt("budget", *b);
+  if (auto s = cl.value("seed")) tune.strategy.seed = static_cast<uint64_t>(parseInt("seed", *s));
+  if (auto m = cl.value("margin")) tune.margin = double(parseInt("margin", *m)) / 100;
+  for (const auto& a : args) tune.command += " " + a;
+
+  // The device: a table entry for a dry run, a GPU of this machine otherwise.
+  std::string deviceOption = cl.value("device").value_or(dryRun ? "h100" : "cuda:0");
+  int cudaIndex = 0;
+  if (!dryRun) {
+    FL_CHECK(deviceOption.rfind("cuda", 0) == 0,
+             "tune measures on a GPU of this machine: --device cuda:N (or use --dry-run "
+             "to list the space for a table device)");
+    if (deviceOption.size() > 5) cudaIndex = static_cast<int>(parseInt("device", deviceOption.substr(5)));
+    FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
+             runtime::cudaUnavailableReason(), "; tune --dry-run lists the space without one");
+  }
+  const auto device = runtime::resolveDevice(deviceOption);
+  FL_CHECK(device.has_value(), "unknown --device '", deviceOption, "'");
+
+  std::optional<db::HeuristicsDatabase> database;
+  if (!dryRun) database.emplace(*dbPath, db::HeuristicsDatabase::Access::Write);
+  const bool terminal = ::isatty(STDOUT_FILENO) != 0;
+  Json report = Json::array();
+  gCancel.store(false);
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigaction(SIGINT, &action, nullptr);
+
+  tuner::Builder builder(runtime::KernelCache::global());
+  int failures = 0;
+  for (const auto& specs : sets) {
+    const runtime::Arguments shapes = frontend::makeInputShapes(specs);
+    const runtime::CompiledFusion compiled = runtime::compileFusion(
+        *loaded.fusion, compileOptions, *device, shapes, nullptr, false);
+    std::vector<int> segments = tuner::tunableSegments(compiled);
+    if (auto s = cl.value("segment")) segments = {static_cast<int>(parseInt("segment", *s))};
+    if (segments.empty()) {
+      std::cout << "sizes " << specText(specs) << ": no segment has params to tune\n";
+    }
+    for (int segment : segments) {
+      if (gCancel.load()) break;
+      auto target = tuner::makeTuningTarget(*loaded.fusion, compileOptions, *device, shapes,
+                                            segment);
+      Json item = Json::object();
+      item.set("sizes", specText(specs));
+      item.set("segment", int64_t(segment));
+      if (dryRun) {
+        const tuner::SearchSpace space = tuner::buildSearchSpace(
+            target->segmentFusion(), target->scheduler, target->bound.info,
+            target->defaultParams);
+        const auto planned = tuner::plannedVariants(space, tune.strategy);
+        printSpace(space, *target, planned, std::cout);
+        item.set("space", space.toJson());
+        item.set("planned", Json::arrayOf(std::vector<int64_t>(planned.begin(), planned.end())));
+        report.push(std::move(item));
+        continue;
+      }
+      // The worker: this executable in its hidden mode, same script and sizes.
+      std::vector<std::string> argv = {"/proc/self/exe", "tune-worker",
+                                       loaded.script.fileName, "--inputs", specText(specs),
+                                       "--segment", std::to_string(segment), "--device",
+                                       "cuda:" + std::to_string(cudaIndex)};
+      if (auto f = cl.value("fusion")) argv.insert(argv.end(), {"--fusion", *f});
+      for (const auto& s : cl.values("set")) argv.insert(argv.end(), {"--set", s});
+      for (const auto& p : cl.values("disable-pass")) argv.insert(argv.end(), {"--disable-pass", p});
+      char self[4096];
+      const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+      if (n > 0) argv[0] = std::string(self, static_cast<size_t>(n));
+      tuner::WorkerRunner runner(argv);
+      ConsoleListener listener(segment, terminal);
+      const tuner::TuneResult result = tuner::tuneSegment(*target, tune, *database, runner,
+                                                          &builder, &listener, &gCancel);
+      std::ostream& out = terminal ? std::cout : std::cerr;
+      out << "segment " << segment << " (" << scheduler::toString(target->scheduler)
+          << ") at " << specText(specs) << ": " << result.measured << " measured, "
+          << result.resumed << " resumed, of " << result.space.variants.size()
+          << " variants in " << result.seconds << " s ("
+          << (result.seconds > 0 ? 60.0 * double(result.measured) / result.seconds : 0)
+          << " per minute), " << runner.workersStarted() << " worker(s)\n";
+      item.set("variants", int64_t(result.space.variants.size()));
+      item.set("measured", result.measured);
+      item.set("resumed", result.resumed);
+      item.set("seconds", result.seconds);
+      item.set("workers", int64_t(runner.workersStarted()));
+      item.set("cancelled", result.strategy.cancelled);
+      int64_t failed = 0;
+      for (const auto& o : result.outcomes) failed += o.ok() ? 0 : 1;
+      item.set("failed", failed);
+      if (result.decision) {
+        out << "  " << result.decision->reason << "\n  stored as entry " << result.entryId
+            << "\n";
+        item.set("chosen", int64_t(result.decision->chosen));
+        item.set("speedup", result.decision->speedup);
+        item.set("entry", result.entryId);
+        for (const auto& o : result.outcomes) {
+          if (o.variant == 0 && o.ok()) item.set("default_median_ns", o.stats->medianNs);
+          if (o.variant == result.decision->chosen && o.ok()) {
+            item.set("chosen_median_ns", o.stats->medianNs);
+          }
+        }
+      } else {
+        out << "  nothing stored: " << result.decisionError << "\n";
+        item.set("error", result.decisionError);
+        ++failures;
+      }
+      report.push(std::move(item));
+    }
+  }
+  if (auto path = cl.value("json")) {
+    std::ofstream file(*path);
+    FL_CHECK(file.good(), "cannot write '", *path, "'");
+    file << report.dump() << "\n";
+  }
+  if (gCancel.load()) {
+    std::cerr << "tune: interrupted; run the same command again to resume\n";
+    return 130;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+int tuneWorkerCommand(const std::vector<std::string>& args) {
+  std::set<std::string> options = kScriptOptions;
+  options.insert({"segment", "seed"});
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  CommandLine cl(args, options, {});
+  LoadedScript loaded = loadScript(cl);
+  FL_CHECK(loaded.inputs.has_value(), "tune-worker needs --inputs");
+  tuner::WorkerSetup setup;
+  setup.fusion = loaded.fusion;
+  setup.hostInputs = frontend::makeInputs(*loaded.inputs, 0);
+  setup.options = compileOptionsFrom(cl);
+  const std::string device = cl.value("device").value_or("cuda:0");
+  setup.device = device.size() > 5 ? static_cast<int>(parseInt("device", device.substr(5))) : 0;
+  setup.segment = static_cast<int>(parseInt("segment", cl.value("segment").value_or("0")));
+  // Ctrl-C goes to the parent, which stops the worker by closing its input.
+  ::signal(SIGINT, SIG_IGN);
+  return tuner::serveWorker(setup, std::cin, std::cout);
+}
+
+}  // namespace fuserlab::cli

@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/runtime/kernel_cache.h"
+#include "core/runtime/fusion_compiler.h"
+#include "core/scheduler/registry.h"
+#include "tests/tuner/tuner_fixture.h"
+#include "tuner/builder.h"
+
+namespace fuserlab::tuner {
+namespace {
+
+constexpr const char* kRmsNorm = "4x256x2048:bf16,2048:bf16";
+
+std::set<int64_t> values(const SearchSpace& space, const char* knob) {
+  const auto v = space.acceptedValues(knob);
+  return {v.begin(), v.end()};
+}
+
+TEST(SearchSpaceTest, PersistentSpaceHasEveryVectorizationStorageAndProjection) {
+  ExampleTarget e = exampleTarget("rms_norm.py", kRmsNorm);
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::InnerPersistent);
+  EXPECT_EQ(values(e.space, "vectorization_factor"), (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(values(e.space, "persistent_storage"), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(values(e.space, "project_persistent_buffers"), (std::set<int64_t>{0, 1}));
+  EXPECT_GT(e.space.variants.size(), 50u);
+  EXPECT_GT(e.space.refusedPoints, 0);  // e.g. 32 threads x batch past the budget
+}
+
+TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
+  for (auto [example, inputs] :
+       {std::pair{"rms_norm.py", kRmsNorm},
+        std::pair{"silu_mul.py", "256x11008:bf16,256x11008:bf16"},
+        std::pair{"layer_norm.py", "512x4096:bf16,4096:bf16,4096:bf16"}}) {
+    SCOPED_TRACE(example);
+    ExampleTarget e = exampleTarget(example, inputs);
+    ASSERT_FALSE(e.space.variants.empty());
+    EXPECT_TRUE(e.space.variants[0].isDefault);
+    EXPECT_EQ(e.space.variants[0].params, e.target->defaultParams);
+    EXPECT_EQ(e.space.variantAt(e.space.defaultPoint), size_t{0});
+    const auto& sched = scheduler::schedulerFor(e.target->scheduler);
+    std::set<std::string> hashes;
+    for (const Variant& v : e.space.variants) {
+      EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info,
+                                      v.params))
+          << v.label;
+      EXPECT_TRUE(hashes.insert(v.paramsHash).second) << "duplicate " << v.label;
+      EXPECT_EQ(e.space.variantAt(v.point), v.id) << v.label;
+    }
+  }
+}
+
+TEST(SearchSpaceTest, PointwiseSpaceHasVectorizationUnrollBlockAndBreakPoint) {
+  ExampleTarget e = exampleTarget("silu_mul.py", "256x11008:bf16,256x11008:bf16");
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::Pointwise);
+  EXPECT_EQ(values(e.space, "vectorization_factor"), (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(values(e.space, "unroll_factor_inner"), (std::set<int64_t>{1, 2, 4}));
+  EXPECT_EQ(values(e.space, "break_point"), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(values(e.space, "block_dim_y"), (std::set<int64_t>{1, 2, 4}));
+}
+
+TEST(SearchSpaceTest, VectorizationIsLimitedByTheInnerExtent) {
+  // 255 rows of 2046: both the flattened 1-D extent (521730) and the 2-D
+  // inner extent divide by 2 but not by 4, so only factors 1 and 2 remain.
+  ExampleTarget e = exampleTarget("silu_mul.py", "255x2046:bf16,255x2046:bf16");
+  EXPECT_EQ(values(e.space, "vectorization_factor"), (std::set<int64_t>{1, 2}));
+}
+
+TEST(SearchSpaceTest, PinnedProviderMakesTheCompilerTakeAVariant) {
+  ExampleTarget e = exampleTarget("rms_norm.py", kRmsNorm);
+  const Variant& v = e.space.variants.back();
+  PinnedParamsProvider pinned(e.target->key, v.params);
+  const auto shapes = frontend::makeInputShapes(frontend::parseInputsOption(kRmsNorm));
+  const auto compiled = runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
+                                               scheduler::defaultDevice(), shapes, &pinned,
+                                               false);
+  const auto& seg = compiled.report.segments.at(static_cast<size_t>(e.target->segment));
+  EXPECT_EQ(seg.paramsSource, kSourceTuner);
+  EXPECT_EQ(seg.params, scheduler::paramsToJson(v.params));
+}
+
+TEST(SearchSpaceTest, SampledVariantsCompileWithNvrtcInParallelAndCache) {
+  ExampleTarget e = exampleTarget("rms_norm.py", kRmsNorm);
+  runtime::KernelCache cache{std::filesystem::path()};
+  Builder builder(cache, 2);
+  // The default, the first and the last variants, and two from the middle.
+  const size_t n = e.space.variants.size();
+  const std::vector<size_t> sample = {0, 1, n / 3, 2 * n / 3, n - 1};
+  const auto results = builder.build(*e.target, e.space, sample);
+  ASSERT_EQ(results.size(), sample.size());
+  for (const BuildResult& r : results) {
+    EXPECT_TRUE(r.ok) << e.space.variants[r.variant].label << ": " << r.error;
+    EXPECT_FALSE(r.cached);
+  }
+  for (const BuildResult& r : builder.build(*e.target, e.space, sample)) {
+    EXPECT_TRUE(r.cached) << "variant " << r.variant << " was compiled twice";
+  }
+  const auto pw = exampleTarget("silu_mul.py", "256x11008:bf16,256x11008:bf16");
+  const size_t m = pw.space.variants.size();
+  for (const BuildResult& r : builder.build(*pw.target, pw.space, {0, m / 2, m - 1})) {
+    EXPECT_TRUE(r.ok) << pw.space.variants[r.variant].label << ": " << r.error;
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::tuner

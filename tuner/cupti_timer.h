@@ -1,0 +1,48 @@
+// CuptiTimer: kernel durations from CUPTI's activity API. Concurrent-kernel
+// records carry the GPU's own start and end timestamps; each sample's
+// launches are tagged with an external correlation id (the sample number),
+// and CUPTI's external-correlation records map each kernel record's
+// correlation id to it, so every duration is attributed to the sample that
+// launched it, whatever order the buffers arrive in.
+//
+// libcupti is opened with dlopen at first use, not linked: binaries start on
+// machines without it (and without a GPU); create() says why it is not
+// available instead. CUPTI stays inside tuner/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fuserlab::tuner {
+
+struct KernelRecord {
+  std::string name;
+  uint64_t sample = 0;  //!< the external correlation id pushed for it
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  double durationNs() const { return static_cast<double>(endNs - startNs); }
+};
+
+class CuptiTimer {
+ public:
+  //! The timer, or null with `why` set when libcupti cannot be loaded or
+  //! refuses the activity kinds.
+  static std::unique_ptr<CuptiTimer> create(std::string* why);
+  ~CuptiTimer();
+  CuptiTimer(const CuptiTimer&) = delete;
+  CuptiTimer& operator=(const CuptiTimer&) = delete;
+
+  //! Launches until endSample() belong to sample `id`.
+  void beginSample(uint64_t id);
+  void endSample();
+  //! Flushes CUPTI's buffers (after a synchronize) and returns the kernel
+  //! records completed since the last call, attributed to their samples.
+  std::vector<KernelRecord> collect();
+
+ private:
+  CuptiTimer() = default;
+};
+
+}  // namespace fuserlab::tuner

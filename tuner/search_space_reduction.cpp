@@ -1,0 +1,118 @@
+// Reduction-family knobs (reduction, inner_persistent, outer_persistent):
+// vectorization, threads along the reduction and the iteration axes, the
+// register cap, and for persistent kernels the storage of the resident rows
+// and projection. The persistent batch size is derived, not a knob of its
+// own: with the row's chunks spread over block_dim_x threads, the smallest
+// batch that covers the row is the only one that does not leave threads
+// idle, so enumerating threads enumerates batches.
+#include <algorithm>
+
+#include "core/ir/error.h"
+#include "core/scheduler/analysis/reduction_pattern.h"
+#include "core/scheduler/reduction/launch_shape.h"
+#include "tuner/search_space_families.h"
+
+namespace fuserlab::tuner {
+namespace {
+
+using scheduler::ceilDiv;
+using scheduler::PersistentStorage;
+using scheduler::ReductionParams;
+using scheduler::SchedulerType;
+
+enum Knobs : size_t {
+  kVectorize,
+  kThreadsX,
+  kThreadsY,
+  kRegisterCap,
+  kUnrollReduction,
+  kStorage,
+  kProjection,
+};
+
+}  // namespace
+
+KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
+                       const scheduler::SegmentRuntimeInfo& info,
+                       const ReductionParams& d) {
+  const auto pattern = scheduler::analyzeReductionPattern(segment);
+  FL_CHECK(pattern.pattern.has_value(), "no reduction pattern to tune: ",
+           pattern.reason);
+  const auto extentsResult =
+      scheduler::reductionExtents(*pattern.pattern, *info.evaluator);
+  FL_CHECK(extentsResult.reason.empty(), "no reduction extents to tune: ",
+           extentsResult.reason);
+  const scheduler::ReductionExtents extents = extentsResult.extents;
+  const bool innermost = pattern.pattern->innermost;
+  const bool persistent = type != SchedulerType::Reduction;
+
+  KnobGrid grid;
+  std::vector<int64_t> threadsX, threadsY;
+  if (innermost) {
+    threadsX = {32, 64, 128, 256, 512, 1024};
+    threadsY = {1, 2, 4, 8};
+  } else {
+    threadsX = {1, 2, 4, 8, 16, 32};
+    threadsY = {16, 32, 64, 128, 256};
+  }
+  grid.knobs = {
+      {"vectorization_factor", {1, 2, 4, 8}},
+      {"block_dim_x", threadsX},
+      {"block_dim_y", threadsY},
+      {"register_cap", {0, 64, 128}},
+      {"unroll_factor_reduction", persistent ? std::vector<int64_t>{1}
+                                             : std::vector<int64_t>{1, 2, 4}},
+      {"persistent_storage", persistent ? std::vector<int64_t>{0, 1}
+                                        : std::vector<int64_t>{0}},
+      {"project_persistent_buffers",
+       persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
+  };
+  grid.defaultValues = {
+      d.vectorizationFactor,
+      d.blockDimX,
+      d.blockDimY,
+      d.registerCap,
+      d.unrollFactorReduction,
+      d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
+      d.projectPersistentBuffers ? 1 : 0};
+
+  grid.materialize = [d, type, extents, innermost](const std::vector<int64_t>& v) {
+    ReductionParams p = d;
+    p.vectorizationFactor = v[kVectorize];
+    p.blockDimX = v[kThreadsX];
+    p.blockDimY = v[kThreadsY];
+    p.registerCap = v[kRegisterCap];
+    p.unrollFactorReduction = v[kUnrollReduction];
+    p.persistentStorage =
+        v[kStorage] != 0 ? PersistentStorage::SharedMemory : PersistentStorage::Registers;
+    p.projectPersistentBuffers = v[kProjection] != 0;
+    const int64_t reduction = std::max<int64_t>(1, extents.reductionExtent);
+    const int64_t iteration = std::max<int64_t>(1, extents.iterationExtent);
+    p.crossBlockReduction = p.blockDimX > 1;
+    if (type == SchedulerType::InnerPersistent) {
+      // Each row in one block: its chunks over block_dim_x threads.
+      const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
+      p.persistentBatchSize = ceilDiv(chunks, p.blockDimX);
+      p.gridDimX = ceilDiv(iteration, p.blockDimY);
+    } else if (type == SchedulerType::OuterPersistent) {
+      // The default's split of the reduction over blocks stays.
+      const int64_t share = ceilDiv(reduction, std::max<int64_t>(1, p.gridDimY));
+      p.persistentBatchSize = ceilDiv(share, p.blockDimX);
+      p.gridDimX = ceilDiv(iteration, p.blockDimY * p.vectorizationFactor);
+    } else {
+      p.gridDimX = innermost ? ceilDiv(iteration, p.blockDimY)
+                             : ceilDiv(iteration, p.blockDimY * p.vectorizationFactor);
+    }
+    return scheduler::HeuristicParams(p);
+  };
+  grid.valueName = [](const std::string& knob, int64_t value) -> std::string {
+    if (knob == "persistent_storage") {
+      return value != 0 ? "shared_memory" : "registers";
+    }
+    if (knob == "project_persistent_buffers") return value != 0 ? "on" : "off";
+    return std::to_string(value);
+  };
+  return grid;
+}
+
+}  // namespace fuserlab::tuner

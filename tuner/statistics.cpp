@@ -1,0 +1,51 @@
+#include "tuner/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/ir/error.h"
+
+namespace fuserlab::tuner {
+
+double quantile(const std::vector<double>& sorted, double p) {
+  FL_ASSERT(!sorted.empty(), "the quantile of no samples");
+  const double position = p * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  const double t = position - static_cast<double>(below);
+  return sorted[below] * (1 - t) + sorted[above] * t;
+}
+
+double medianHalfWidthFromStddev(double stddevNs, int64_t samples) {
+  if (samples <= 1) return stddevNs;
+  return 1.96 * 1.2533 * stddevNs / std::sqrt(static_cast<double>(samples));
+}
+
+SampleStats summarize(std::vector<double> samplesNs) {
+  FL_ASSERT(!samplesNs.empty(), "statistics of no samples");
+  std::sort(samplesNs.begin(), samplesNs.end());
+  SampleStats s;
+  const auto n = static_cast<int64_t>(samplesNs.size());
+  s.samples = n;
+  s.medianNs = quantile(samplesNs, 0.5);
+  s.p20Ns = quantile(samplesNs, 0.2);
+  s.p80Ns = quantile(samplesNs, 0.8);
+  s.minNs = samplesNs.front();
+  s.maxNs = samplesNs.back();
+  double sum = 0;
+  for (double v : samplesNs) sum += v;
+  s.meanNs = sum / static_cast<double>(n);
+  double squares = 0;
+  for (double v : samplesNs) squares += (v - s.meanNs) * (v - s.meanNs);
+  s.stddevNs = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0;
+  // Ranks n/2 -+ 0.98 sqrt(n) bound the median with ~95% confidence.
+  const double reach = 0.98 * std::sqrt(static_cast<double>(n));
+  const double mid = static_cast<double>(n - 1) / 2;
+  const auto lo = static_cast<size_t>(std::max(0.0, std::floor(mid - reach)));
+  const auto hi = static_cast<size_t>(
+      std::min(static_cast<double>(n - 1), std::ceil(mid + reach)));
+  s.medianHalfWidthNs = (samplesNs[hi] - samplesNs[lo]) / 2;
+  return s;
+}
+
+}  // namespace fuserlab::tuner

@@ -1,0 +1,182 @@
+#include "tuner/tuner.h"
+
+#include <chrono>
+#include <map>
+
+#include "core/ir/error.h"
+#include "db/compiler_version.h"
+#include "db/transaction.h"
+
+namespace fuserlab::tuner {
+
+db::MeasurementRecord measurementOf(const Variant& variant, const VariantOutcome& outcome,
+                                    const db::RunRecord& run) {
+  db::MeasurementRecord m;
+  m.params = scheduler::paramsToJson(variant.params);
+  m.paramsHash = variant.paramsHash;
+  m.run = run;
+  if (outcome.stats) {
+    m.samples = outcome.stats->samples;
+    if (outcome.ok()) {
+      m.medianNs = outcome.stats->medianNs;
+      m.meanNs = outcome.stats->meanNs;
+      m.minNs = outcome.stats->minNs;
+      m.maxNs = outcome.stats->maxNs;
+      m.stddevNs = outcome.stats->stddevNs;
+    }
+  }
+  if (!outcome.error.empty()) m.error = outcome.error;
+  return m;
+}
+
+Timing timingOf(size_t variant, const db::MeasurementRecord& measurement) {
+  Timing t;
+  t.variant = variant;
+  t.ok = measurement.measured();
+  if (t.ok) {
+    t.medianNs = *measurement.medianNs;
+    t.noiseNs = medianHalfWidthFromStddev(measurement.stddevNs.value_or(0),
+                                          measurement.samples);
+  }
+  return t;
+}
+
+TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
+                       db::HeuristicsDatabase& database, VariantRunner& runner,
+                       Builder* builder, TuneListener* listener,
+                       const std::atomic<bool>* cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  TuneResult result;
+  result.space = buildSearchSpace(target.segmentFusion(), target.scheduler,
+                                  target.bound.info, target.defaultParams);
+  const SearchSpace& space = result.space;
+  const db::SegmentRecord segment = target.segmentRecord();
+  const db::DeviceRecord device = target.deviceRecord();
+  const db::RunRecord run = db::RunRecord::now(options.command);
+
+  // What earlier runs measured, by params: the latest record of each wins.
+  std::map<std::string, db::MeasurementRecord> stored;
+  for (auto& m : database.measurementsFor(segment, device)) {
+    stored[m.paramsHash] = std::move(m);
+  }
+  std::map<size_t, db::MeasurementRecord> records;  // by variant id
+
+  const size_t planned = options.strategy.budget > 0
+                             ? std::min<size_t>(space.variants.size(),
+                                                static_cast<size_t>(options.strategy.budget))
+                             : space.variants.size();
+  double bestMedian = 0;
+  size_t done = 0;
+  if (listener) {
+    ProgressEvent event;
+    event.planned = planned;
+    listener->onProgress(event);
+  }
+
+  auto measure = [&](const std::vector<size_t>& batch) {
+    std::vector<std::optional<double>> costs(batch.size());
+    std::vector<size_t> fresh;
+    for (size_t id : batch) {
+      if (!stored.count(space.variants[id].paramsHash)) fresh.push_back(id);
+    }
+    std::map<size_t, BuildResult> built;
+    if (builder != nullptr && !fresh.empty()) {
+      for (BuildResult& b : builder->build(target, space, fresh)) built[b.variant] = b;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Variant& variant = space.variants[batch[i]];
+      VariantOutcome outcome;
+      outcome.variant = variant.id;
+      if (auto it = stored.find(variant.paramsHash); it != stored.end()) {
+        records[variant.id] = it->second;
+        outcome.resumed = true;
+        if (it->second.error) outcome.error = *it->second.error;
+        if (it->second.measured()) {
+          SampleStats s;
+          s.samples = it->second.samples;
+          s.medianNs = *it->second.medianNs;
+          s.stddevNs = it->second.stddevNs.value_or(0);
+          outcome.stats = s;
+        }
+        ++result.resumed;
+      } else {
+        if (cancel != nullptr && cancel->load()) break;
+        auto b = built.find(variant.id);
+        if (b != built.end() && !b->second.ok) {
+          outcome.error = b->second.error;
+        } else {
+          outcome = runner.run(target, variant);
+          outcome.variant = variant.id;
+        }
+        const db::MeasurementRecord record = measurementOf(variant, outcome, run);
+        {
+          db::Transaction transaction(database.connection());
+          database.storeMeasurement(segment, device, record);
+          transaction.commit();
+        }
+        records[variant.id] = record;
+        stored[variant.paramsHash] = record;
+        ++result.measured;
+      }
+      if (outcome.ok()) {
+        costs[i] = outcome.stats->medianNs;
+        if (bestMedian == 0 || outcome.stats->medianNs < bestMedian) {
+          bestMedian = outcome.stats->medianNs;
+        }
+      }
+      ++done;
+      result.outcomes.push_back(outcome);
+      if (listener) {
+        ProgressEvent event;
+        event.kind = ProgressEvent::Kind::Measured;
+        event.done = done;
+        event.planned = planned;
+        event.outcome = &result.outcomes.back();
+        event.variant = &variant;
+        event.bestMedianNs = bestMedian;
+        listener->onProgress(event);
+      }
+    }
+    return costs;
+  };
+  result.strategy = runStrategy(space, options.strategy, measure, cancel);
+
+  std::vector<Timing> timings;
+  for (const auto& [id, record] : records) timings.push_back(timingOf(id, record));
+  try {
+    result.decision = decide(timings, options.margin);
+  } catch (const UserError& error) {
+    result.decisionError = error.message();
+  }
+  if (result.decision) {
+    const Variant& chosen = space.variants[result.decision->chosen];
+    db::Entry entry;
+    entry.segment = segment;
+    entry.device = device;
+    entry.paramsSchema = target.key.paramsSchema;
+    entry.minCompilerVersion = std::string(db::compilerVersion());
+    entry.params = scheduler::paramsToJson(chosen.params);
+    entry.paramsHash = chosen.paramsHash;
+    entry.origin = "tuner";
+    entry.run = run;
+    entry.createdAt = run.createdAt;
+    entry.measurement = records.at(chosen.id);
+    for (const auto& [id, record] : records) entry.variants.push_back(record);
+    db::Transaction transaction(database.connection());
+    result.entryId = database.store(entry);
+    transaction.commit();
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (listener) {
+    ProgressEvent event;
+    event.kind = ProgressEvent::Kind::Finished;
+    event.done = done;
+    event.planned = planned;
+    event.bestMedianNs = bestMedian;
+    listener->onProgress(event);
+  }
+  return result;
+}
+
+}  // namespace fuserlab::tuner

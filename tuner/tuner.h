@@ -1,0 +1,104 @@
+// The tuning loop for one segment: the search space, a strategy choosing
+// variants in batches, the builder compiling each batch in parallel, a
+// VariantRunner measuring (and validating) them, every measurement stored in
+// the heuristics database as it arrives, and the decision rule choosing the
+// params stored as the segment's entry. Variants the database already holds
+// a measurement of (same segment, device and params) are not run again: a
+// sweep stopped by Ctrl-C resumes where it stopped.
+//
+// Progress reaches a front end (CLI progress bar, JSON lines, the GUI)
+// through TuneListener; cancelling is an atomic flag checked between
+// variants.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/heuristics_database.h"
+#include "tuner/builder.h"
+#include "tuner/decision.h"
+#include "tuner/search_space.h"
+#include "tuner/statistics.h"
+#include "tuner/strategy.h"
+#include "tuner/tuning_target.h"
+
+namespace fuserlab::tuner {
+
+//! One variant's measurement: statistics of its kernel's duration, or why it
+//! failed (did not build, faulted, produced wrong results, timed out).
+struct VariantOutcome {
+  size_t variant = 0;
+  std::optional<SampleStats> stats;
+  std::string error;
+  //! Read back from the database rather than measured now.
+  bool resumed = false;
+  //! Samples redone because they deviated (a clock drop, an interruption).
+  int64_t redoneSamples = 0;
+
+  bool ok() const { return error.empty() && stats.has_value(); }
+};
+
+//! Runs and validates variants on a GPU (the worker process; a fake in
+//! tests). Never throws for a variant's own failure: that is an outcome.
+class VariantRunner {
+ public:
+  virtual ~VariantRunner() = default;
+  virtual VariantOutcome run(const TuningTarget& target, const Variant& variant) = 0;
+};
+
+struct ProgressEvent {
+  enum class Kind { Started, Measured, Finished };
+  Kind kind = Kind::Started;
+  size_t done = 0;     //!< variants evaluated so far (resumed included)
+  size_t planned = 0;  //!< the strategy's cap on variants
+  const VariantOutcome* outcome = nullptr;  //!< Measured only
+  const Variant* variant = nullptr;         //!< Measured only
+  //! The fastest ok median so far (ns), 0 before any.
+  double bestMedianNs = 0;
+};
+
+//! Receives progress on the tuning thread; must be quick.
+class TuneListener {
+ public:
+  virtual ~TuneListener() = default;
+  virtual void onProgress(const ProgressEvent& event) = 0;
+};
+
+struct TuneOptions {
+  StrategyOptions strategy;
+  double margin = kDefaultMargin;
+  //! The command line, recorded as the tuning run's provenance.
+  std::string command = "fuserlab-cli tune";
+};
+
+struct TuneResult {
+  SearchSpace space;
+  StrategyResult strategy;
+  std::vector<VariantOutcome> outcomes;  //!< in evaluation order
+  std::optional<Decision> decision;      //!< none when the default failed
+  std::string decisionError;
+  int64_t entryId = 0;  //!< the stored entry; 0 if none was stored
+  int64_t resumed = 0;
+  int64_t measured = 0;
+  double seconds = 0;
+};
+
+//! The MeasurementRecord the database keeps of `outcome`.
+db::MeasurementRecord measurementOf(const Variant& variant, const VariantOutcome& outcome,
+                                    const db::RunRecord& run);
+
+//! The decision rule's view of a stored measurement (noise from its stddev).
+Timing timingOf(size_t variant, const db::MeasurementRecord& measurement);
+
+//! Tunes `target`: see the file comment. `database` must be writable;
+//! `builder` may be null (the runner then builds). Cancelling stops before
+//! the next variant; what was measured stays in the database.
+TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
+                       db::HeuristicsDatabase& database, VariantRunner& runner,
+                       Builder* builder, TuneListener* listener,
+                       const std::atomic<bool>* cancel);
+
+}  // namespace fuserlab::tuner
