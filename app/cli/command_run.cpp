@@ -1,10 +1,12 @@
 // fuserlab-cli run FILE [--backend cpu|cuda] [--inputs SPEC] [--seed N]
 //                       [--save-inputs DIR] [--save-outputs DIR] [--fusion NAME]
 //                       [--device cuda:N] [--check] [--set NAME=VALUE]
-//                       [--disable-pass NAME]
+//                       [--disable-pass NAME] [--db FILE]
 // --backend cuda compiles and runs the fusion on a GPU of this machine;
 // --check poisons the outputs first, runs the CPU reference on the same
-// inputs and compares every output (exit 1 on a mismatch).
+// inputs and compares every output (exit 1 on a mismatch). --db FILE (or
+// FUSERLAB_HEURISTICS_DB) takes each segment's params from the heuristics
+// database where it has them, and says where each segment's came from.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "db/database_provider.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -135,6 +138,8 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
       check ? copyInputs(inputs) : runtime::Arguments{};
 
   runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
+  const auto database = heuristicsDatabaseFrom(cl);
+  if (database) executor.setHeuristicProvider(database.get());
   runtime::GpuRunOptions options;
   options.poisonOutputs = check;
   options.synchronizeEachKernel = check;
@@ -177,6 +182,14 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
               stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
   if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
   std::printf("\n");
+  if (database) {
+    std::printf("heuristics database %s (%zu entries): params of segments",
+                database->path().c_str(), database->size());
+    for (size_t i = 0; i < stats.paramsSources.size(); ++i) {
+      std::printf("%s %zu %s", i == 0 ? "" : ",", i, stats.paramsSources[i].c_str());
+    }
+    std::printf("\n");
+  }
 
   CudaRun result;
   result.outputs = std::move(first.outputs);
@@ -208,6 +221,7 @@ int runCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert({"backend", "seed", "save-inputs", "save-outputs"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   CommandLine cl(args, options, {"check"});
   const std::string backend = cl.value("backend").value_or("cpu");
   FL_CHECK(backend == "cpu" || backend == "cuda",
@@ -216,8 +230,8 @@ int runCommand(const std::vector<std::string>& args) {
            "--check compares a cuda run with the cpu reference; it needs "
            "--backend cuda");
   FL_CHECK(backend == "cuda" || (!cl.value("device") && cl.values("set").empty() &&
-                                 cl.values("disable-pass").empty()),
-           "--device, --set and --disable-pass choose how --backend cuda "
+                                 cl.values("disable-pass").empty() && !cl.value("db")),
+           "--device, --set, --disable-pass and --db choose how --backend cuda "
            "compiles; the cpu reference backend takes none of them");
   const uint64_t seed = parseSeed(cl.value("seed"));
   LoadedScript loaded = loadScript(cl);

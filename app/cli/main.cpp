@@ -15,6 +15,7 @@ commands:
   run FILE      run a FusionDefinition script on the CPU reference backend
                 [--backend cpu|cuda] [--inputs SPEC] [--seed N] [--fusion NAME]
                 [--save-inputs DIR] [--save-outputs DIR]
+                [--check] [--device cuda:N] [--db FILE] (--backend cuda)
   inspect FILE  print the fusion's input signature and IR
                 [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
                 [--db FILE: params from a heuristics database]

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/report/json.h"
+#include "core/runtime/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/db/db_fixture.h"
 
@@ -99,6 +100,29 @@ TEST_F(DbCliTest, Seed001PutThenInspectExactBucketAndRefused) {
   // Another device: the entry does not apply.
   r = runCli("inspect " + kSeed001 + " --device a100 --db " + db_);
   EXPECT_NE(r.output.find("params (heuristic)"), std::string::npos) << r.output;
+}
+
+TEST_F(DbCliTest, RunTakesTheDatabaseOnlyOnTheCudaBackend) {
+  CliResult r = runCli("run " + kSeed001 + inputsAt(1600) + " --db " + db_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--db"), std::string::npos) << r.output;
+}
+
+TEST_F(DbCliTest, CudaRunUsesPinnedParamsAndMatchesTheReference) {
+  if (runtime::cudaDeviceCount() == 0) {
+    GTEST_SKIP() << "no CUDA device: " << runtime::cudaUnavailableReason();
+  }
+  // Pinned for this machine's GPU at these sizes, then run with --db: the
+  // kernel is built from the database's params (256 threads per row) and
+  // still matches the CPU reference.
+  CliResult put = runCli("db put --db " + db_ + " " + kSeed001 + inputsAt(1600) +
+                         " --segment 0 --device cuda:0 --params '" + kPinned + "'");
+  ASSERT_EQ(put.exitCode, 0) << put.output;
+  CliResult r = runCli("run " + kSeed001 + inputsAt(1600) +
+                       " --backend cuda --check --db " + db_);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("check passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("0 database_exact"), std::string::npos) << r.output;
 }
 
 TEST_F(DbCliTest, EnvironmentVariableNamesTheDatabase) {
