@@ -147,10 +147,16 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
     out << "  }\n";
   }
   for (const GraphNode* node : topLevel) writeNode(out, *node, options, "  ");
+  size_t labelled = 0;
+  for (const GraphEdge& edge : graph.edges) labelled += !edge.label.empty();
+  const char* labelAttribute =
+      labelled > options.inlineEdgeLabelLimit ? "xlabel" : "label";
   for (const GraphEdge& edge : graph.edges) {
     out << "  " << dotId(edge.from) << " -> " << dotId(edge.to)
         << " [id=" << dotId(edge.id);
-    if (!edge.label.empty()) out << ", label=" << dotLabel(edge.label);
+    if (!edge.label.empty()) {
+      out << ", " << labelAttribute << "=" << dotLabel(edge.label);
+    }
     if (edge.crossesSegments) out << ", penwidth=1.6, color=\"#1e293b\"";
     out << "];\n";
   }

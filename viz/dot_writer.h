@@ -16,6 +16,10 @@ struct DotOptions {
   const NodeSizes* sizes = nullptr;
   //! With no sizes, still fix every node at defaultNodeSize.
   bool fixedSizes = false;
+  //! Past this many labelled edges, labels become `xlabel`s, placed after
+  //! the layout: `dot` makes a rank of virtual nodes for every inline
+  //! label, which makes large graphs several times slower to lay out.
+  size_t inlineEdgeLabelLimit = 200;
 };
 
 //! An estimate of the size a node's label needs at 10 pt Helvetica.

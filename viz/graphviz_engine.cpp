@@ -106,9 +106,13 @@ Layout readLayout(Agraph_t* graph) {
           }
         }
       }
-      if (const textlabel_t* label = ED_label(e); label && label->set) {
-        edge.hasLabel = true;
-        edge.labelBox = flip.centered(label->pos, label->dimen.x, label->dimen.y);
+      // An inline label, or an external one (see DotOptions).
+      for (const textlabel_t* label : {ED_label(e), ED_xlabel(e)}) {
+        if (label && label->set && !edge.hasLabel) {
+          edge.hasLabel = true;
+          edge.labelBox =
+              flip.centered(label->pos, label->dimen.x, label->dimen.y);
+        }
       }
       layout.edges.push_back(std::move(edge));
     }

@@ -116,6 +116,31 @@ TEST(LayoutYDownTest, ProducersSitAboveConsumers) {
   EXPECT_GT(edge->arrowTip.y, edge->points.front().y);
 }
 
+// Past DotOptions::inlineEdgeLabelLimit labelled edges, labels are placed
+// after the layout (xlabel); they still come back, inside the bounds.
+TEST(LayoutLabelsTest, ManyLabelledEdgesStillGetLabelBoxes) {
+  Graph graph;
+  for (int i = 0; i < 260; ++i) {
+    const std::string id = "n" + std::to_string(i);
+    graph.nodes.push_back({.id = id, .label = "segment " + std::to_string(i)});
+    if (i) {
+      graph.edges.push_back({.id = "e" + std::to_string(i),
+                             .from = "n" + std::to_string(i - 1),
+                             .to = id,
+                             .label = "T" + std::to_string(i) + " Float [128]"});
+    }
+    if (i >= 5 && i % 5 == 0) {
+      graph.edges.push_back({.id = "b" + std::to_string(i),
+                             .from = "n" + std::to_string(i - 5),
+                             .to = id,
+                             .label = "branch " + std::to_string(i)});
+    }
+  }
+  LayoutService service;
+  const auto layout = service.layout(graph).get();
+  expectSane(graph, *layout, "xlabels");
+}
+
 TEST(LayoutSizesTest, KeepsTheSizesTheCallerGives) {
   const auto report = compileExample("layer_norm.py");
   const Graph graph = buildSegmentedGraph(report);
