@@ -105,7 +105,10 @@ class SegmentedBuilder {
       node.segment = segment.id;
       node.expr = static_cast<int>(i);
       node.value = expr.outputs.empty() ? "" : expr.outputs[0];
-      node.label = written + " = " + expr.op;
+      // Multi-output exprs (welford) name every output.
+      std::string lhs = written;
+      for (size_t o = 1; o < expr.outputs.size(); ++o) lhs += ", " + expr.outputs[o];
+      node.label = lhs + " = " + expr.op;
       if (const TensorReport* v = value(node.value)) {
         node.label += "\n" + v->dtype + (v->isTensor ? " " + shapeText(v->shape) : "");
       }

@@ -148,6 +148,16 @@ INSTANTIATE_TEST_SUITE_P(Examples, SegmentedGraphTest,
                            return name;
                          });
 
+TEST(SegmentedGraphLabelTest, OpsNameEveryOutputWithDtypeAndShape) {
+  const Graph graph = buildSegmentedGraph(compileExample("seed001_nanogpt_layer_norm.py"));
+  const GraphNode* welford = graph.findNode("seg0/T4");
+  ASSERT_NE(welford, nullptr);
+  EXPECT_EQ(welford->label, "T4, T5, T6 = welford\nFloat [16, 128]");
+  const GraphNode* input = graph.findNode("in/T0");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->label, "T0\nBFloat16 [16, 128, 1600]");
+}
+
 TEST(SegmentedGraphLegendTest, ListsEachSchedulerAndKernelFreeOnce) {
   // Seed 001's bookend segments are kernel-free.
   const auto report = compileExample("seed001_bookend_inputs.py");
