@@ -27,6 +27,7 @@ int dbCommand(const std::vector<std::string>& args);
 int tuneCommand(const std::vector<std::string>& args);
 //! The hidden worker mode `tune` starts (tuner/worker.h).
 int tuneWorkerCommand(const std::vector<std::string>& args);
+int graphCommand(const std::vector<std::string>& args);
 
 //! A script read from FILE, the definition chosen with --fusion (default:
 //! the one the script executes) and the input specs (--inputs overrides the

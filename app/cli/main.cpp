@@ -22,6 +22,11 @@ commands:
   compile FILE  generate each segment's CUDA kernel and compile it with NVRTC
                 (no GPU needed)  [--inputs SPEC] [--fusion NAME] [--device NAME]
                 [--set NAME=VALUE] [--disable-pass NAME] [--out DIR] [--db FILE]
+  graph FILE    draw the fusion graph, or with --segmented a cluster per
+                segment (--overview: one node per segment; --segment N: one
+                segment's inside), as DOT, SVG or PNG (no GPU needed)
+                --format dot|svg|png -o OUT  [--inputs SPEC] [--fusion NAME]
+                [--device NAME] [--set NAME=VALUE] [--disable-pass NAME]
   devices       list the built-in devices (--device NAME) and this machine's
                 GPUs (--device cuda:N)  [--json PATH|-]
   tune FILE     autotune segments' params on a GPU into a heuristics database
@@ -55,6 +60,7 @@ int main(int argc, char** argv) {
     if (command == "db") return fuserlab::cli::dbCommand(args);
     if (command == "tune") return fuserlab::cli::tuneCommand(args);
     if (command == "tune-worker") return fuserlab::cli::tuneWorkerCommand(args);
+    if (command == "graph") return fuserlab::cli::graphCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {
