@@ -68,6 +68,10 @@ struct CompileReport {
   std::string segmentedFusion;
   //! Wall time of passes + segmentation + heuristics, microseconds.
   double compileMicroseconds = 0;
+  //! What the last GPU run of this compilation launched (set by the GPU
+  //! executor; null before one): kernel_launches, library_calls,
+  //! host_steps, copy_kernels (one reason each).
+  Json run = Json();
 
   int kernelCount() const;
 
@@ -75,7 +79,8 @@ struct CompileReport {
   //! launches_kernel, exprs, inputs, outputs, params, params_source,
   //! properties, rejected [{scheduler, reason}]), edges (from, to, tensor,
   //! dtype, shape), decisions (kind, groups, accepted, reason), kernel_count,
-  //! segment_count, host_step_count (kernel-free segments), compile_us.
+  //! segment_count, host_step_count (kernel-free segments), compile_us, and
+  //! run when a GPU run filled it.
   Json toJson() const;
 
   //! The `scheduler_params` dump: per segment, its properties and params.
