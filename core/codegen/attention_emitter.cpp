@@ -99,7 +99,7 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       << "  extern __shared__ float fl_scores[];\n"
       << "  float* fl_partial = fl_scores + " << std::max<int64_t>(keys, 1) << ";\n"
       << "  const int64_t i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;\n"
-      << "  const int64_t L = " << Q << ".size[2], E = " << Q << ".size[3];\n"
+      << "  const int64_t E = " << Q << ".size[3];\n"
       << "  const int64_t S = " << K << ".size[2], Ev = " << V << ".size[3];\n"
       << "  const int64_t visible = " << (causal ? "(i + 1 < S ? i + 1 : S)" : "S")
       << ";\n"
