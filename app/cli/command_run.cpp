@@ -175,13 +175,25 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
   }
 
   const runtime::GpuRunStats& stats = first.stats;
-  std::printf("cuda run on %s (cuda:%d): %d kernel launch%s, %d host step%s; "
-              "first run %.3f ms (compile %.3f ms)",
+  std::printf("cuda run on %s (cuda:%d): %d kernel launch%s (%d cuBLASLt call%s), "
+              "%d host step%s; first run %.3f ms (compile %.3f ms)",
               executor.deviceSpec().name.c_str(), index, stats.kernelLaunches,
-              stats.kernelLaunches == 1 ? "" : "es", stats.hostSteps,
+              stats.kernelLaunches == 1 ? "" : "es", stats.libraryCalls,
+              stats.libraryCalls == 1 ? "" : "s", stats.hostSteps,
               stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
   if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
   std::printf("\n");
+  for (const std::string& copy : stats.copies) std::printf("  copy kernel: %s\n", copy.c_str());
+  if (const report::CompileReport* report = executor.lastReport()) {
+    for (const report::SegmentReport& segment : report->segments) {
+      if (const report::Json* algo = segment.properties.get("algo")) {
+        std::printf("  segment %d (%s): cuBLASLt epilogue %s, %s\n", segment.id,
+                    segment.scheduler.c_str(),
+                    segment.params.get("epilogue") ? segment.params.get("epilogue")->asString().c_str() : "?",
+                    algo->asString().c_str());
+      }
+    }
+  }
   if (database) {
     std::printf("heuristics database %s (%zu entries): params of segments",
                 database->path().c_str(), database->size());

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/codegen/attention_emitter.h"
 #include "core/codegen/pointwise_emitter.h"
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
@@ -68,6 +69,13 @@ GeneratedKernel generateKernel(const ir::Fusion& segment,
 #else
       notAvailable(type);
 #endif
+    case SchedulerType::Matmul: {
+      const auto& matmul = paramsOf<scheduler::MatmulParams>(params, type);
+      FL_CHECK(matmul.backend == "attention_kernel", "code generation: this matmul "
+               "segment is a cuBLASLt call (backend ", matmul.backend,
+               "), not a generated kernel");
+      return emitAttentionKernel(segment, info, kernelName);
+    }
     default:
       notAvailable(type);
   }

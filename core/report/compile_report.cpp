@@ -107,6 +107,7 @@ Json CompileReport::toJson() const {
   root.set("host_step_count",
            static_cast<int64_t>(segments.size()) - kernelCount());
   root.set("compile_us", compileMicroseconds);
+  if (!run.isNull()) root.set("run", run);
   return root;
 }
 

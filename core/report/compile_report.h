@@ -96,6 +96,10 @@ struct CompileReport {
   std::string segmentedFusion;
   //! Wall time of passes + segmentation + heuristics, microseconds.
   double compileMicroseconds = 0;
+  //! What the last GPU run of this compilation launched (set by the GPU
+  //! executor; null before one): kernel_launches, library_calls,
+  //! host_steps, copy_kernels (one reason each).
+  Json run = Json();
 
   int kernelCount() const;
 
@@ -106,7 +110,8 @@ struct CompileReport {
   //! edges (from, to, tensor, dtype, shape), values (name, dtype, shape,
   //! is_tensor, is_constant, is_fusion_input, is_fusion_output),
   //! decisions (kind, groups, accepted, reason), kernel_count,
-  //! segment_count, host_step_count (kernel-free segments), compile_us.
+  //! segment_count, host_step_count (kernel-free segments), compile_us, and
+  //! run when a GPU run filled it.
   Json toJson() const;
 
   //! The `scheduler_params` dump: per segment, its properties and params.

@@ -8,11 +8,14 @@
 #include "core/codegen/codegen.h"
 #include "core/ir/error.h"
 #include "core/runtime/binding.h"
+#include "core/runtime/copy_kernel.h"
+#include "core/runtime/cublaslt_matmul.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/cuda_module.h"
 #include "core/runtime/device_views.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/input_description.h"
+#include "core/runtime/matmul_call.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "core/scheduler/registry.h"
 
@@ -90,11 +93,12 @@ struct ParamsRefused {
   std::string reason;
 };
 
-//! One launch of a planned run.
+//! One launch of a planned run: a generated kernel, or a library call.
 struct PlannedLaunch {
   std::shared_ptr<GpuExecutor::LoadedKernel> kernel;
   KernelArguments arguments;
   std::shared_ptr<DeviceBuffer> workspace;
+  std::shared_ptr<CublasLtMatmul> library;
   std::string what;
 };
 
@@ -106,6 +110,8 @@ struct Plan {
   std::vector<DeviceTensor> outputs;
   int hostSteps = 0;
   int kernelsBuilt = 0;
+  //! Copy kernels of kernel-free segments, each with its reason.
+  std::vector<std::string> copies;
 };
 
 bool isLibraryCall(ir::ExprType type) {
@@ -353,7 +359,10 @@ class Planner {
 
   void planGroup(const segmenter::SegmentedGroup& group) {
     FL_ASSERT(group.segment != nullptr, segmentName(group), " has no segment fusion");
-    if (scheduler::launchesKernel(group.choice.type)) {
+    const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);
+    if (matmul != nullptr && matmul->backend == "cublaslt") {
+      planLibraryCall(group, *matmul);
+    } else if (scheduler::launchesKernel(group.choice.type)) {
       planKernel(group);
     } else {
       planViews(group);
@@ -377,28 +386,7 @@ class Planner {
       }
     }
 
-    // Outputs: into the aliased input, else fresh, laid out as the complete
-    // fusion's tensor asks (intermediates dense in allocation order, as the
-    // compiler assumed).
-    std::vector<DeviceTensor> outputs;
-    for (size_t j = 0; j < segment.outputs().size(); ++j) {
-      const ir::Val* value = group.outputs.at(j);
-      const auto* tv = value->as<ir::TensorView>();
-      const auto* segmentTv = segment.outputs()[j].val->as<ir::TensorView>();
-      FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ",
-                value->name(), " is not a tensor");
-      if (const ir::Val* target = aliasTarget(value)) {
-        outputs.push_back(values_.at(target));
-      } else {
-        const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
-        DeviceTensor fresh =
-            allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes), device_,
-                           what + " output " + tv->name());
-        plan_.freshBuffers.push_back(fresh.tensor);
-        outputs.push_back(fresh);
-      }
-      values_[value] = outputs.back();
-    }
+    std::vector<DeviceTensor> outputs = allocateOutputs(group, segmentEvaluator);
 
     std::string key = std::to_string(group.id) + "|" + layoutKey(args) + "|";
     for (const DeviceTensor& out : outputs) {
@@ -459,6 +447,117 @@ class Planner {
     plan_.launches.push_back(std::move(launch));
   }
 
+  // Outputs: into the aliased input, else fresh, laid out as the complete
+  // fusion's tensor asks (intermediates dense in allocation order, as the
+  // compiler assumed).
+  std::vector<DeviceTensor> allocateOutputs(const segmenter::SegmentedGroup& group,
+                                            const ir::ExpressionEvaluator& segmentEvaluator) {
+    const std::string what = segmentName(group);
+    const ir::Fusion& segment = *group.segment;
+    std::vector<DeviceTensor> outputs;
+    for (size_t j = 0; j < segment.outputs().size(); ++j) {
+      const ir::Val* value = group.outputs.at(j);
+      const auto* tv = value->as<ir::TensorView>();
+      const auto* segmentTv = segment.outputs()[j].val->as<ir::TensorView>();
+      FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ",
+                value->name(), " is not a tensor");
+      if (const ir::Val* target = aliasTarget(value)) {
+        outputs.push_back(values_.at(target));
+      } else {
+        const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
+        DeviceTensor fresh =
+            allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes), device_,
+                           what + " output " + tv->name());
+        plan_.freshBuffers.push_back(fresh.tensor);
+        outputs.push_back(fresh);
+      }
+      values_[value] = outputs.back();
+    }
+    return outputs;
+  }
+
+  // A matmul segment through cuBLASLt: one library call, planned (its
+  // algorithm chosen) here; the report's segment properties name the algo.
+  void planLibraryCall(const segmenter::SegmentedGroup& group,
+                       const scheduler::MatmulParams& params) {
+    const std::string what = segmentName(group);
+    const ir::Fusion& segment = *group.segment;
+    Arguments args = segmentArguments(group);
+    ir::ExpressionEvaluator segmentEvaluator;
+    describeInputs(segment, args, segmentEvaluator);
+    for (Argument& arg : args) {  // CPU tensors (0-dim aside) go to the device
+      auto* t = std::get_if<Tensor>(&arg);
+      if (t == nullptr || !t->isCpu() || t->dim() == 0) continue;
+      DeviceTensor copy = toDevice(*t, device_, what + " input");
+      keepAlive_.push_back(copy.buffer);
+      *t = copy.tensor;
+    }
+    std::vector<DeviceTensor> outputs = allocateOutputs(group, segmentEvaluator);
+    FL_ASSERT(outputs.size() == 1, what, ": a cuBLASLt segment writes one tensor, not ",
+              outputs.size());
+    PlannedLaunch launch;
+    launch.what = what;
+    try {
+      const MatmulCall call = matmulCallFor(segment, params, args, outputs[0].tensor, what);
+      launch.library = std::make_shared<CublasLtMatmul>(call, device_, what);
+    } catch (const UserError& error) {
+      throw KernelUnavailable(error.message());
+    }
+    for (report::SegmentReport& segmentReport : signature_.compiled.report.segments) {
+      if (segmentReport.id != group.id) continue;
+      segmentReport.properties.set("algo", launch.library->algoDescription());
+      segmentReport.properties.set("cublaslt_version", cublasLtVersionString());
+    }
+    plan_.launches.push_back(std::move(launch));
+  }
+
+  // Compiles (through the kernel cache) and loads `generated`.
+  std::shared_ptr<CudaModule> loadModule(const codegen::GeneratedKernel& generated,
+                                         const std::string& what) {
+    // The same key the tuner's builder fills the cache under.
+    const std::string key = kernelImageKey(generated, spec_, compiler_);
+    std::shared_ptr<CudaModule>& module = modules_[key];
+    if (!module) {
+      const std::string image = cache_.getOrCompile(
+          key, [&] { return compiler_.compile(generated, spec_); });
+      module = std::make_shared<CudaModule>(image, what + ", kernel " + generated.name);
+    }
+    return module;
+  }
+
+  // A copy of `from` into a fresh tensor with `strides`, by a copy kernel;
+  // `reason` goes to the run's report.
+  DeviceTensor planCopy(const segmenter::SegmentedGroup& group, const DeviceTensor& from,
+                        const std::vector<int64_t>& strides, const std::string& reason) {
+    const std::string what = segmentName(group) + " copy";
+    DeviceTensor to = allocateDevice(from.tensor.dtype(), from.tensor.sizes(), strides,
+                                     device_, what);
+    plan_.freshBuffers.push_back(to.tensor);
+    plan_.copies.push_back(segmentName(group) + ": " + reason);
+    if (from.tensor.numel() == 0) return to;
+    const int64_t bytes = ir::sizeInBytes(from.tensor.dtype());
+    const int rank = static_cast<int>(from.tensor.dim());
+    const std::string key = "copy|" + std::to_string(bytes) + "|" +
+                            std::to_string(rank) + "|" +
+                            std::to_string(from.tensor.numel());
+    std::shared_ptr<GpuExecutor::LoadedKernel>& loaded = signature_.kernels[key];
+    if (!loaded) {
+      loaded = std::make_shared<GpuExecutor::LoadedKernel>();
+      loaded->generated = stridedCopyKernel(bytes, rank, from.tensor.numel());
+      loaded->module = loadModule(loaded->generated, what);
+      loaded->kernel = loaded->module->kernel(loaded->generated.name, what);
+      ++plan_.kernelsBuilt;
+    }
+    PlannedLaunch launch;
+    launch.kernel = loaded;
+    launch.what = what;
+    launch.arguments.addTensor(from.tensor.data(), from.tensor.sizes(), from.tensor.strides());
+    launch.arguments.addTensor(to.tensor.data(), to.tensor.sizes(), to.tensor.strides());
+    keepAlive_.push_back(from.buffer);
+    plan_.launches.push_back(std::move(launch));
+    return to;
+  }
+
   std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
       const segmenter::SegmentedGroup& group, const scheduler::SegmentRuntimeInfo& info) {
     const std::string what = segmentName(group);
@@ -472,14 +571,8 @@ class Planner {
       throw KernelUnavailable(what + ": " + error.message());
     }
     const codegen::GeneratedKernel& generated = loaded->generated;
-    const std::string key = kernelImageKey(generated, spec_, compiler_);
-    std::shared_ptr<CudaModule>& module = modules_[key];
-    if (!module) {
-      const std::string image = cache_.getOrCompile(
-          key, [&] { return compiler_.compile(generated, spec_); });
-      module = std::make_shared<CudaModule>(image, what + ", kernel " + generated.name);
-    }
-    loaded->module = module;
+    loaded->module = loadModule(generated, what);
+    std::shared_ptr<CudaModule>& module = loaded->module;
     loaded->kernel = module->kernel(generated.name, what);
     loaded->kernel.allowDynamicSharedMemory(generated.launch.dynamicSharedMemoryBytes,
                                             device_, what);
@@ -530,18 +623,19 @@ class Planner {
       const ir::Val* value = group.outputs.at(j);
       const auto* tv = value->as<ir::TensorView>();
       if (tv == nullptr) continue;
-      const DeviceTensor& view = local.at(segmentValue);
+      DeviceTensor view = local.at(segmentValue);
+      std::string copyReason;
       if (value->isFusionOutput()) {
-        auto mismatch = layoutMismatch(*tv, view.tensor);
-        FL_CHECK(!mismatch.has_value(), what, ": copy needed: ", *mismatch,
-                 "; a copy needs a kernel, which this kernel-free segment does "
-                 "not have");
-      } else {
-        FL_CHECK(isDenseInAllocationOrder(*tv, view.tensor), what, ": copy needed: ",
-                 tv->name(), " is read by a later kernel, which expects it dense "
-                 "in allocation order, but as a view it has sizes ",
-                 listString(view.tensor.sizes()), " and strides ",
-                 listString(view.tensor.strides()));
+        if (auto mismatch = layoutMismatch(*tv, view.tensor)) copyReason = *mismatch;
+      } else if (!isDenseInAllocationOrder(*tv, view.tensor)) {
+        copyReason = tv->name() + " is read by a later kernel, which expects it "
+                     "dense in allocation order, but as a view it has sizes " +
+                     listString(view.tensor.sizes()) + " and strides " +
+                     listString(view.tensor.strides());
+      }
+      if (!copyReason.empty()) {
+        view = planCopy(group, view, allocationStrides(*tv, view.tensor.sizes()),
+                        "copy kernel for " + tv->name() + ": " + copyReason);
       }
       values_[value] = view;
     }
@@ -601,18 +695,35 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
   for (PlannedLaunch& launch : plan.launches) {
-    if (launch.workspace) launch.workspace->fill(0, launch.what + " workspace");
-    launch.kernel->kernel.launch(launch.kernel->generated.launch,
-                                 launch.arguments.pointers(), launch.what);
+    if (launch.library) {
+      launch.library->run();
+      ++stats.libraryCalls;
+    } else {
+      if (launch.workspace) launch.workspace->fill(0, launch.what + " workspace");
+      launch.kernel->kernel.launch(launch.kernel->generated.launch,
+                                   launch.arguments.pointers(), launch.what);
+    }
     ++stats.kernelLaunches;
     if (options.synchronizeEachKernel) {
-      synchronizeCuda(launch.what + ", kernel " + launch.kernel->generated.name);
+      synchronizeCuda(launch.what + (launch.library ? std::string(", cuBLASLt call")
+                                                    : ", kernel " +
+                                                          launch.kernel->generated.name));
     }
   }
   synchronizeCuda("running the fusion's kernels");
   totalLaunches_ += stats.kernelLaunches;
   stats.hostSteps = plan.hostSteps;
   stats.kernelsBuilt = plan.kernelsBuilt;
+  stats.copies = plan.copies;
+  if (lastReport_ != nullptr) {
+    // The report of this signature says what its last run launched.
+    report::Json run = report::Json::object();
+    run.set("kernel_launches", stats.kernelLaunches);
+    run.set("library_calls", stats.libraryCalls);
+    run.set("host_steps", stats.hostSteps);
+    run.set("copy_kernels", report::Json::arrayOf(stats.copies));
+    lastReport_->run = std::move(run);
+  }
   result.outputs = std::move(plan.outputs);
   return result;
 }

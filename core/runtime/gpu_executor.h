@@ -8,11 +8,16 @@
 //     memory laid out contiguously in allocation order (as the compiler
 //     assumed) and fusion outputs laid out as their allocation domains ask;
 //     an output that aliases an input (`alias_input=`) is written into it;
+//   - matmul segments with backend cublaslt are one cuBLASLt call each
+//     (core/runtime/cublaslt_matmul.h), counted as one launch; sdpfa_fwd
+//     segments launch the generated attention kernel;
 //   - kernel-free segments (no_op, expr_eval) are views: broadcast, expand,
 //     permute, squeeze, slice, set and reshape-when-the-strides-allow become
 //     new sizes and strides over the same device memory, with no copy and no
-//     launch. A view that would need a copy, and library calls (matmul,
-//     linear, sdpa), are UserErrors that say so.
+//     launch. Where a view cannot have the layout its tensor needs, a copy
+//     kernel runs, and the run's stats and report say why.
+// After each run the signature's report carries a "run" object: launches,
+// library calls, host steps and copy kernels with their reasons.
 // When the sizes change under a cached signature, the cached params are
 // re-checked at the new sizes; if a scheduler refuses them, the fusion is
 // compiled again for this signature.
@@ -44,8 +49,8 @@ namespace fuserlab::runtime {
 class CudaModule;
 
 //! A segment the cuda backend cannot run yet: its emitter does not exist, or
-//! it is a library call (matmul, linear, sdpa) this build has no library
-//! for. The message starts "unavailable on the cuda backend: ".
+//! cuBLASLt has no algorithm (or cannot read the layout) for a matmul
+//! segment. The message starts "unavailable on the cuda backend: ".
 class KernelUnavailable : public UserError {
  public:
   explicit KernelUnavailable(const std::string& message);
@@ -82,7 +87,13 @@ struct GpuRunOptions {
 };
 
 struct GpuRunStats {
+  //! Launches on the GPU: generated kernels, copy kernels and library calls
+  //! (a cuBLASLt call counts as one).
   int kernelLaunches = 0;
+  //! Of those, cuBLASLt calls.
+  int libraryCalls = 0;
+  //! Copy kernels that kernel-free segments launched, each with its reason.
+  std::vector<std::string> copies;
   //! Kernel-free segments evaluated as views on the host.
   int hostSteps = 0;
   //! Whether this run compiled the fusion (a new signature, or cached params
@@ -161,7 +172,7 @@ class GpuExecutor {
   // Loaded images by kernel cache key, shared across signatures.
   std::map<std::string, std::shared_ptr<CudaModule>> modules_;
   int64_t totalLaunches_ = 0;
-  const report::CompileReport* lastReport_ = nullptr;
+  report::CompileReport* lastReport_ = nullptr;
 };
 
 //! The input signature string of `inputs` (for tests and messages): per

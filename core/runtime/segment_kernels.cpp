@@ -104,6 +104,9 @@ std::vector<SegmentKernel> generateSegmentKernels(const CompiledFusion& compiled
   std::vector<SegmentKernel> kernels;
   for (const segmenter::SegmentedGroup& group : segmented.groups()) {
     if (!scheduler::launchesKernel(group.choice.type)) continue;
+    // A cuBLASLt call has no generated kernel.
+    const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);
+    if (matmul != nullptr && matmul->backend == "cublaslt") continue;
     SegmentKernel kernel;
     kernel.segment = group.id;
     kernel.scheduler = group.choice.type;

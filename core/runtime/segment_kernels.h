@@ -50,7 +50,8 @@ std::string segmentKernelName(int id, scheduler::SchedulerType type);
 //! Binds each segment of `compiled` at the shapes of `inputs` (the
 //! arguments `compiled` was compiled for; intermediates contiguous in their
 //! allocation order) and generates the kernel of every segment whose
-//! scheduler launches one, in segment order. Code generation errors are
+//! scheduler launches one, in segment order (cuBLASLt calls have none and
+//! are left out). Code generation errors are
 //! recorded per segment, not thrown.
 std::vector<SegmentKernel> generateSegmentKernels(const CompiledFusion& compiled,
                                                   const scheduler::DeviceSpec& device,

@@ -49,6 +49,7 @@ std::string_view paramsKind(const HeuristicParams& params) {
     case 1: return "pointwise";
     case 2: return "reduction";
     case 3: return "transpose";
+    case 4: return "matmul";
     default: return "none";
   }
 }
@@ -63,9 +64,10 @@ HeuristicParams paramsFromJson(SchedulerType type, const report::Json& json) {
       return ReductionParams::fromJson(json);
     case SchedulerType::Transpose:
       return TransposeParams::fromJson(json);
+    case SchedulerType::Matmul:
+      return MatmulParams::fromJson(json);
     case SchedulerType::NoOp:
     case SchedulerType::ExprEval:
-    case SchedulerType::Matmul:
     case SchedulerType::Communication:
       break;
   }

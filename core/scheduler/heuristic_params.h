@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "core/report/json.h"
+#include "core/scheduler/matmul/matmul_params.h"
 #include "core/scheduler/pointwise/pointwise_params.h"
 #include "core/scheduler/reduction/reduction_params.h"
 #include "core/scheduler/scheduler_type.h"
@@ -19,7 +20,7 @@ namespace fuserlab::scheduler {
 //! monostate for schedulers without parameters (no_op, expr_eval).
 using HeuristicParams =
     std::variant<std::monostate, PointwiseParams, ReductionParams,
-                 TransposeParams>;
+                 TransposeParams, MatmulParams>;
 
 //! The struct's toJson; null for monostate.
 report::Json paramsToJson(const HeuristicParams& params);
@@ -28,12 +29,12 @@ std::string paramsToString(const HeuristicParams& params);
 //! The struct's stable hash; a fixed value for monostate.
 uint64_t paramsHash(const HeuristicParams& params);
 
-//! "none", "pointwise", "reduction" or "transpose", for messages.
+//! "none", "pointwise", "reduction", "transpose" or "matmul", for messages.
 std::string_view paramsKind(const HeuristicParams& params);
 
 //! Reads the params a scheduler of `type` takes from their JSON (the
-//! persistent schedulers take ReductionParams; no_op, expr_eval, matmul and
-//! communication take none and expect null). UserError naming the field if
+//! persistent schedulers take ReductionParams, matmul MatmulParams; no_op,
+//! expr_eval and communication take none and expect null). UserError naming the field if
 //! the JSON does not fit.
 HeuristicParams paramsFromJson(SchedulerType type, const report::Json& json);
 

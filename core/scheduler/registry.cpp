@@ -4,6 +4,7 @@
 
 #include "core/ir/error.h"
 #include "core/scheduler/expr_eval/expr_eval_scheduler.h"
+#include "core/scheduler/matmul/matmul_scheduler.h"
 #include "core/scheduler/no_op/no_op_scheduler.h"
 
 // The kernel schedulers. Defining FUSERLAB_REGISTRY_BUILTIN_ONLY builds the
@@ -47,11 +48,10 @@ std::unique_ptr<Scheduler> makeScheduler(SchedulerType type) {
     case SchedulerType::OuterPersistent:
       return nullptr;
 #endif
-    // No matmul scheduler yet: a lone matmul, linear or sdpa is taken by
-    // expr_eval as a library call (the matmul issue's work), and the ops
-    // around it go to kernels of their own.
+    // Library calls (cuBLASLt with a fused epilogue, the attention kernel):
+    // part of the built-in set, as every build runs matmul and sdpa.
     case SchedulerType::Matmul:
-      return nullptr;
+      return std::make_unique<MatmulScheduler>();
     // No communication scheduler yet: multi-GPU collectives arrive with the
     // multidevice work.
     case SchedulerType::Communication:

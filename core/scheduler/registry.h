@@ -33,13 +33,12 @@ struct SchedulerChoice {
   std::vector<Rejection> rejected;
 };
 
-//! The scheduler of `type`. There is none yet for matmul and communication
-//! (an InternalError): see registeredSchedulers().
+//! The scheduler of `type`. There is none yet for communication (an
+//! InternalError): see registeredSchedulers().
 const Scheduler& schedulerFor(SchedulerType type);
 
-//! The schedulers that exist, in schedulerPriority() order; matmul and
-//! communication have none yet (a lone matmul, linear or sdpa goes to
-//! expr_eval as a library call).
+//! The schedulers that exist, in schedulerPriority() order; communication
+//! has none yet. Matmul, linear and sdpfa_fwd go to the matmul scheduler.
 const std::vector<const Scheduler*>& registeredSchedulers();
 
 //! Tries the schedulers in priority order; the first that accepts gives the

@@ -29,14 +29,33 @@ void dedup(std::vector<int>& values) {
 }  // namespace
 
 GroupMerger::GroupMerger(const CompleteFusionIndex& index,
-                         const SegmenterContext& context, const DecisionLog& log)
+                         const SegmenterContext& context, const DecisionLog& log,
+                         const std::vector<std::vector<ir::Expr*>>& libraryGroups)
     : index_(index), context_(context), log_(log) {
+  for (const std::vector<ir::Expr*>& exprs : libraryGroups) {
+    CandidateGroup group;
+    group.id = nextId_++;
+    group.sealed = true;
+    for (ir::Expr* expr : exprs) {
+      if (!index_.isLive(expr) || index_.isReplicated(expr) || groupOf_.count(expr)) {
+        continue;
+      }
+      group.exprs.push_back(expr);
+      groupOf_.emplace(expr, static_cast<int>(groups_.size()));
+    }
+    if (group.exprs.empty()) continue;
+    index_.sortTopologically(group.exprs);
+    groups_.push_back(std::move(group));
+  }
   for (ir::Expr* expr : index_.exprs()) {
-    if (!isTensorExpr(expr) || index_.isReplicated(expr)) continue;
+    if (!isTensorExpr(expr) || index_.isReplicated(expr) || groupOf_.count(expr)) {
+      continue;
+    }
     CandidateGroup group;
     group.id = nextId_++;
     group.exprs = {expr};
     group.segmentSet = expr->type() == ir::ExprType::SegmentSet;
+    group.sealed = group.segmentSet;
     groupOf_.emplace(expr, static_cast<int>(groups_.size()));
     groups_.push_back(std::move(group));
     if (groups_.back().segmentSet) {
@@ -155,7 +174,7 @@ std::vector<int> GroupMerger::mergeCandidates(
   }
   std::vector<int> candidates;
   for (int n : around) {
-    if (groups_[n].segmentSet || !near(n, group)) continue;
+    if (groups_[n].sealed || !near(n, group)) continue;
     bool ok = true;
     for (int nn : neighbours(n)) {
       if (mergedWith[nn] < 0) continue;
@@ -231,7 +250,7 @@ void GroupMerger::mergeLevels() {
     std::vector<int> mergedWith(groups_.size(), -1);
     std::vector<std::pair<int, int>> pairs;
     for (int g : aliveInOrder()) {
-      if (mergedWith[g] >= 0 || groups_[g].segmentSet) continue;
+      if (mergedWith[g] >= 0 || groups_[g].sealed) continue;
       for (int c : mergeCandidates(g, level, mergedWith)) {
         if (refused_.count(orderedPair(groups_[g].id, groups_[c].id))) continue;
         const int newId = nextId_ + static_cast<int>(pairs.size());
@@ -253,9 +272,9 @@ void GroupMerger::finalMerge() {
   while (merged) {
     merged = false;
     for (int p : aliveInOrder()) {
-      if (groups_[p].segmentSet) continue;
+      if (groups_[p].sealed) continue;
       for (int c : consumers(p)) {
-        if (groups_[c].segmentSet ||
+        if (groups_[c].sealed ||
             refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
           continue;
         }

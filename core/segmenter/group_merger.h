@@ -1,6 +1,7 @@
 // GroupMerger: nvFuser's segment candidate finder. It starts from one group
 // per tensor expr (forwarded exprs excepted; a segment_set is a group of its
-// own that never merges) and merges producer/consumer neighbours:
+// own that never merges, and so is a library call with the epilogue it fuses)
+// and merges producer/consumer neighbours:
 //   - mergeLevels: in rounds, as nvFuser's mergeLevel. Groups get topological
 //     levels; each unmerged group tries its neighbours one level away, unless
 //     a neighbour (or a neighbour's neighbour) already merged this round
@@ -31,15 +32,20 @@ struct CandidateGroup {
   //! Exprs of the complete fusion in topological order.
   std::vector<ir::Expr*> exprs;
   bool segmentSet = false;
+  //! Never merges: a segment_set, or a library call with its epilogue.
+  bool sealed = false;
   bool alive = true;
 };
 
 class GroupMerger {
  public:
-  //! One group per tensor expr of `index` that is not replicated; logs a
-  //! "segment_set" decision for each segment_set.
+  //! One sealed group per entry of `libraryGroups` (a library call and the
+  //! epilogue it fuses, replicated exprs left out), then one group per other
+  //! tensor expr of `index` that is not replicated; logs a "segment_set"
+  //! decision for each segment_set.
   GroupMerger(const CompleteFusionIndex& index, const SegmenterContext& context,
-              const DecisionLog& log);
+              const DecisionLog& log,
+              const std::vector<std::vector<ir::Expr*>>& libraryGroups = {});
 
   void mergeLevels();
   void finalMerge();

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_set>
 
 #include "core/ir/error.h"
+#include "core/scheduler/matmul/epilogue_matcher.h"
 #include "core/scheduler/registry.h"
 #include "core/segmenter/decision_log.h"
 #include "core/segmenter/group_merger.h"
@@ -158,6 +160,48 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
                    });
 }
 
+// Each library call with the epilogue it fuses (a matmul or linear and what
+// the epilogue matcher merges; an sdpfa_fwd alone), in expr order. With a
+// log, records the matcher's every step ("matmul_epilogue") and each
+// sdpfa_fwd's segment of its own ("library_call").
+std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
+                                              const DecisionLog* log) {
+  std::vector<std::vector<Expr*>> groups;
+  for (Expr* expr : index.exprs()) {
+    if (expr->type() == ir::ExprType::Sdpa) {
+      groups.push_back({expr});
+      if (log != nullptr) {
+        log->add("library_call", {}, true,
+                 exprSummary(*expr) + " runs in a segment of its own, never "
+                 "merged with other ops");
+      }
+      continue;
+    }
+    if (expr->type() != ir::ExprType::Matmul && expr->type() != ir::ExprType::Linear) {
+      continue;
+    }
+    const scheduler::MatmulMatch match =
+        scheduler::matchMatmulEpilogue(index.fusion(), *expr);
+    std::vector<Expr*> group;
+    for (const Expr* merged : match.exprs) {
+      for (Expr* live : index.exprs()) {
+        if (live == merged) group.push_back(live);
+      }
+    }
+    groups.push_back(std::move(group));
+    if (log == nullptr) continue;
+    for (const scheduler::EpilogueStep& step : match.steps) {
+      log->add("matmul_epilogue", {}, step.merged,
+               exprSummary(*expr) + ": " + step.what + ": " + step.reason);
+    }
+    log->add("matmul_epilogue", {}, true,
+             exprSummary(*expr) + " runs as one cuBLASLt call with epilogue " +
+                 match.epilogue + ", writing " + match.output->name() + " (" +
+                 std::string(ir::toString(match.outputDtype)) + ")");
+  }
+  return groups;
+}
+
 }  // namespace
 
 SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
@@ -167,12 +211,19 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
   FL_ASSERT(context.device != nullptr, "segmentFusion needs a device");
   const DecisionLog log(logSink);
   SegmentedFusion result(std::move(fusion));
+  libraryGroups(CompleteFusionIndex(result.complete()), &log);
   if (tryWholeFusion(result, context, log)) return result;
 
   ir::Fusion& complete = result.complete();
   const bool privatize = context.upcast == passes::UpcastStrategy::Privatize;
+  // Library calls with their epilogues, before privatization: an upcast
+  // inside a call's epilogue stays one cast (cuBLASLt computes it).
+  const std::vector<std::vector<Expr*>> library =
+      libraryGroups(CompleteFusionIndex(complete), nullptr);
+  std::unordered_set<const Expr*> inLibraryCalls;
+  for (const auto& group : library) inLibraryCalls.insert(group.begin(), group.end());
   std::vector<PrivatizedUpcast> upcasts;
-  if (privatize) upcasts = privatizeUpcasts(complete, log);
+  if (privatize) upcasts = privatizeUpcasts(complete, log, inLibraryCalls);
 
   std::vector<ForwardedChain> chains;
   std::vector<CandidateGroup> groups;
@@ -182,7 +233,7 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
       chains = findForwardedChains(index, log);
       index.setReplicated(forwardedExprs(chains));
     }
-    GroupMerger merger(index, context, log);
+    GroupMerger merger(index, context, log, library);
     merger.mergeLevels();
     merger.finalMerge();
     groups = merger.groups();

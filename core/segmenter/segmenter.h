@@ -7,7 +7,10 @@
 // several exprs are handled by the strategy the options name (seed 000):
 // privatized (cloned per use, clones that end up together reverted) or
 // forwarded (unary chains from inputs replicated into each consumer group,
-// as nvFuser does). Every decision is logged with its outcome and reason.
+// as nvFuser does). A library call is a sealed group from the start: a
+// matmul or linear with the epilogue cuBLASLt fuses into it (see
+// scheduler/matmul/epilogue_matcher.h), an sdpfa_fwd alone. Every decision
+// is logged with its outcome and reason.
 #pragma once
 
 #include <memory>
@@ -23,8 +26,10 @@
 namespace fuserlab::segmenter {
 
 //! One decision of the segmenter, in the order taken: kind is one of
-//! "whole_fusion", "merge", "final_merge", "privatize", "revert_privatize",
-//! "forward", "segment_set", "schedule".
+//! "matmul_epilogue" (each step of the epilogue matcher: an op merged into
+//! the cuBLASLt call or not, and why), "library_call", "whole_fusion",
+//! "merge", "final_merge", "privatize", "revert_privatize", "forward",
+//! "segment_set", "schedule".
 struct SegmenterDecision {
   std::string kind;
   std::vector<int> groups;  //!< group ids involved (at the time)

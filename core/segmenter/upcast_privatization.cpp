@@ -62,8 +62,9 @@ std::string namesOf(const std::vector<Expr*>& exprs) {
 
 }  // namespace
 
-std::vector<PrivatizedUpcast> privatizeUpcasts(ir::Fusion& fusion,
-                                               const DecisionLog& log) {
+std::vector<PrivatizedUpcast> privatizeUpcasts(
+    ir::Fusion& fusion, const DecisionLog& log,
+    const std::unordered_set<const ir::Expr*>& keep) {
   const std::vector<Expr*> exprs = fusion.exprsForOutputs();
   std::unordered_set<const Expr*> live(exprs.begin(), exprs.end());
   std::vector<PrivatizedUpcast> upcasts;
@@ -72,7 +73,9 @@ std::vector<PrivatizedUpcast> privatizeUpcasts(ir::Fusion& fusion,
     const std::vector<Val*> inputs = expr->inputs();
     for (Val* in : inputs) {
       auto* tv = in->as<TensorView>();
-      if (tv == nullptr || !isUpcast(tv->definition())) continue;
+      if (tv == nullptr || !isUpcast(tv->definition()) || keep.count(tv->definition())) {
+        continue;
+      }
       const auto& current = expr->inputs();
       if (std::find(current.begin(), current.end(), in) == current.end()) {
         continue;  // read twice and already rewritten

@@ -7,6 +7,7 @@
 // in the same segment are reverted to one cast after merging.
 #pragma once
 
+#include <unordered_set>
 #include <vector>
 
 #include "core/ir/fusion.h"
@@ -22,9 +23,12 @@ struct PrivatizedUpcast {
 };
 
 //! Clones every multi-use upcast of `fusion` per use (the first use keeps
-//! the original); logs one "privatize" decision per upcast.
-std::vector<PrivatizedUpcast> privatizeUpcasts(ir::Fusion& fusion,
-                                               const DecisionLog& log);
+//! the original); logs one "privatize" decision per upcast. Upcasts in
+//! `keep` (those a library call's epilogue computes inside the call) are
+//! left alone.
+std::vector<PrivatizedUpcast> privatizeUpcasts(
+    ir::Fusion& fusion, const DecisionLog& log,
+    const std::unordered_set<const ir::Expr*>& keep = {});
 
 //! Within each group, replaces the copies of an upcast by one of them (the
 //! one that is a fusion output, else the first) and removes the others from

@@ -1,6 +1,6 @@
 // The registry and its two kernel-free schedulers: no_op (segments that
-// compute nothing) and expr_eval (views of the inputs; a lone matmul, linear
-// or sdpa), each refusal's reason, the priority order the schedulers are
+// compute nothing) and expr_eval (views of the inputs; library calls are the
+// matmul scheduler's), each refusal's reason, the priority order the schedulers are
 // tried in, and params from a HeuristicProvider checked before use.
 #include <gtest/gtest.h>
 
@@ -208,37 +208,57 @@ fd.add_output(T1))",
       << reason;
 }
 
-TEST_F(RegistryTest, ExprEvalTakesALoneMatmulButNotItsEpilogue) {
+TEST_F(RegistryTest, MatmulSchedulerTakesMatmulsWithTheirEpilogueNotExprEval) {
   load(R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
 T2 = fd.ops.matmul(T0, T1)
 fd.add_output(T2))",
        {{{64, 32}}, {{32, 16}}});
+  EXPECT_NE(refusal(ExprEvalScheduler()).find("is a library call, which the matmul scheduler runs"),
+            std::string::npos);
   auto choice = chooseScheduler(fusion(), info_);
   ASSERT_TRUE(choice.has_value());
-  EXPECT_EQ(choice->type, SchedulerType::ExprEval);
-  EXPECT_EQ(choice->properties.get("evaluation")->asString(), "library_call");
+  EXPECT_EQ(choice->type, SchedulerType::Matmul);
+  EXPECT_EQ(choice->properties.get("backend")->asString(), "cublaslt");
   EXPECT_EQ(choice->properties.get("op")->asString(), "matmul");
+  const auto& params = std::get<MatmulParams>(choice->params);
+  EXPECT_EQ(params.epilogue, "none");
+  EXPECT_EQ(params.outputDtype, "BFloat16");
 
+  // ReLU is an epilogue cuBLASLt fuses: the same segment.
   load(R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
 T2 = fd.ops.matmul(T0, T1)
 T3 = fd.ops.relu(T2)
 fd.add_output(T3))",
        {{{64, 32}}, {{32, 16}}});
-  const std::string reason = refusal(ExprEvalScheduler());
-  EXPECT_NE(reason.find("T2 = matmul(T0, T1) shares the segment with "
-                        "T3 = relu(T2)"),
-            std::string::npos)
-      << reason;
-  // No scheduler fuses an epilogue into a matmul yet: every one refuses.
+  choice = chooseScheduler(fusion(), info_);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->type, SchedulerType::Matmul);
+  EXPECT_EQ(std::get<MatmulParams>(choice->params).epilogue, "RELU");
+
+  // exp is not: every scheduler refuses the matmul with it.
+  load(R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+T2 = fd.ops.matmul(T0, T1)
+T3 = fd.ops.exp(T2)
+fd.add_output(T3))",
+       {{{64, 32}}, {{32, 16}}});
   std::vector<Rejection> rejected;
   EXPECT_FALSE(chooseScheduler(fusion(), info_, nullptr, &rejected).has_value());
   ASSERT_EQ(rejected.size(), registeredSchedulers().size());
+  bool sawMatmul = false;
   for (size_t i = 0; i < rejected.size(); ++i) {
     EXPECT_EQ(rejected[i].scheduler, registeredSchedulers()[i]->type());
     EXPECT_FALSE(rejected[i].reason.empty());
+    if (rejected[i].scheduler == SchedulerType::Matmul) {
+      sawMatmul = true;
+      EXPECT_NE(rejected[i].reason.find("T3 = exp(T2) is not part of the epilogue"),
+                std::string::npos)
+          << rejected[i].reason;
+    }
   }
+  EXPECT_TRUE(sawMatmul);
 }
 
 TEST_F(RegistryTest, ExprEvalRefusesInPlaceOutputs) {
@@ -271,11 +291,11 @@ TEST_F(RegistryTest, SchedulersAreTriedInPriorityOrder) {
     EXPECT_LT(position(registered[i - 1]->type()), position(registered[i]->type()));
   }
   for (const Scheduler* scheduler : registered) {
-    EXPECT_NE(scheduler->type(), SchedulerType::Matmul);
     EXPECT_NE(scheduler->type(), SchedulerType::Communication);
     EXPECT_EQ(&schedulerFor(scheduler->type()), scheduler);
   }
-  EXPECT_THROW(schedulerFor(SchedulerType::Matmul), InternalError);
+  EXPECT_EQ(schedulerFor(SchedulerType::Matmul).type(), SchedulerType::Matmul);
+  EXPECT_THROW(schedulerFor(SchedulerType::Communication), InternalError);
 
   // A computing segment collects the kernel-free schedulers' reasons first.
   load(kAdd, {{{128, 64}}});

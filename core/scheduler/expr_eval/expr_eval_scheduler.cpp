@@ -16,8 +16,7 @@ using ir::TensorView;
 
 constexpr const char* kWhatExprEvalTakes =
     "expr_eval only takes views (broadcast, expand, reshape, permute, "
-    "squeeze, slice, and set or segment_set that keep the layout) or a lone "
-    "matmul, linear or sdpa";
+    "squeeze, slice, and set or segment_set that keep the layout)";
 
 bool producesTensor(const ir::Expr* expr) {
   for (const ir::Val* out : expr->outputs()) {
@@ -55,11 +54,6 @@ std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
     if (producesTensor(expr)) out.push_back(expr);
   }
   return out;
-}
-
-const ir::Expr* loneLibraryCall(const std::vector<const ir::Expr*>& exprs) {
-  return exprs.size() == 1 && isLibraryCall(exprs[0]->type()) ? exprs[0]
-                                                              : nullptr;
 }
 
 std::string listString(const std::vector<int64_t>& values) {
@@ -221,14 +215,11 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
     }
   }
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
-  if (loneLibraryCall(exprs) != nullptr) return std::nullopt;
   for (const ir::Expr* expr : exprs) {
-    if (!isLibraryCall(expr->type())) continue;
-    const ir::Expr* other = exprs[0] != expr ? exprs[0] : exprs[1];
-    return exprSummary(*expr) + " shares the segment with " + exprSummary(*other) +
-           "; expr_eval evaluates only a lone matmul, linear or sdpa as a "
-           "library call (fusing other ops with it is the matmul scheduler's "
-           "work)";
+    if (isLibraryCall(expr->type())) {
+      return exprSummary(*expr) + " is a library call, which the matmul "
+             "scheduler runs (cuBLASLt, or the attention kernel)";
+    }
   }
   for (const ir::Expr* expr : exprs) {
     if (!isViewOp(expr->type())) {
@@ -251,7 +242,6 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
 std::optional<std::string> ExprEvalScheduler::rejectRunTime(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
-  if (loneLibraryCall(exprs) != nullptr) return std::nullopt;
   FL_ASSERT(info.evaluator != nullptr,
             "expr_eval's run-time check needs bound sizes");
   const ir::ExpressionEvaluator& evaluator = *info.evaluator;
@@ -303,12 +293,7 @@ std::optional<std::string> ExprEvalScheduler::rejectParams(
 report::Json ExprEvalScheduler::properties(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
   report::Json json = report::Json::object();
-  if (const ir::Expr* call = loneLibraryCall(tensorExprs(segment))) {
-    json.set("evaluation", "library_call");
-    json.set("op", call->opName());
-  } else {
-    json.set("evaluation", "views");
-  }
+  json.set("evaluation", "views");
   return json;
 }
 

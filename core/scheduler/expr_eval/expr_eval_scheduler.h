@@ -1,9 +1,9 @@
 // ExprEvalScheduler: takes segments evaluated on the host without a kernel
 // of FuserLab's: segments of meta ops whose every tensor is a view of a
 // segment input (broadcast, expand, reshape, permute, squeeze, slice, and
-// set/segment_set that keep the layout), and a segment that is exactly one
-// matmul, linear or sdpa (a library call; its execution belongs to the
-// matmul work). Scalar arithmetic on the host may accompany either.
+// set/segment_set that keep the layout). Library calls (matmul, linear,
+// sdpa) are the matmul scheduler's. Scalar arithmetic on the host may
+// accompany the views.
 #pragma once
 
 #include "core/scheduler/scheduler.h"
@@ -13,8 +13,8 @@ namespace fuserlab::scheduler {
 class ExprEvalScheduler final : public Scheduler {
  public:
   SchedulerType type() const override { return SchedulerType::ExprEval; }
-  //! Refuses a segment with no exprs (no_op's), the first expr that computes
-  //! new values, a matmul with company, an in-place output, and a layout
+  //! Refuses a segment with no exprs (no_op's), a library call, the first
+  //! expr that computes new values, an in-place output, and a layout
   //! change (set to a split/merged allocation domain).
   std::optional<std::string> rejectCompileTime(
       const ir::Fusion& segment) const override;
@@ -30,7 +30,7 @@ class ExprEvalScheduler final : public Scheduler {
   std::optional<std::string> rejectParams(
       const ir::Fusion& segment, const SegmentRuntimeInfo& info,
       const HeuristicParams& params) const override;
-  //! {"evaluation": "views"} or {"evaluation": "library_call", "op": ...}.
+  //! {"evaluation": "views"}.
   report::Json properties(const ir::Fusion& segment,
                           const SegmentRuntimeInfo& info) const override;
 };

@@ -25,7 +25,8 @@ std::string paramsKindName(const HeuristicParams& params) {
     case 0: return "no";
     case 1: return "pointwise";
     case 2: return "reduction";
-    default: return "transpose";
+    case 3: return "transpose";
+    default: return "matmul";
   }
 }
 

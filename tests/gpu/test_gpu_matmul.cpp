@@ -1,0 +1,239 @@
+// Library-call segments on the GPU (seeds 001 and 003), each compared with
+// the CPU reference on fresh random inputs and with its launch count
+// asserted: matmul and linear through cuBLASLt with fused epilogues (the
+// equivalents of nvFuser's MatmulATenEvaluationTest SingleMmaOp,
+// MmaOpAndCast and MatmulWithBias; linear + bias + tanh-GELU + cast as one
+// call; erf-GELU in a following kernel), sdpfa_fwd through the attention
+// kernel, a meta-only fusion with no launch, and seed 001's layer norm with
+// bookend=inputs_and_outputs in one launch.
+#include "tests/gpu/gpu_fixture.h"
+
+#include "core/frontend/input_tensors.h"
+
+namespace fuserlab::gpu_test {
+namespace {
+
+class GpuMatmulTest : public GpuTest {
+ protected:
+  //! The report's properties of the first cuBLASLt segment of the last run.
+  const report::SegmentReport* cublasSegment() {
+    const report::CompileReport* report = executor().lastReport();
+    if (report == nullptr) return nullptr;
+    for (const report::SegmentReport& segment : report->segments) {
+      if (segment.properties.get("algo") != nullptr) return &segment;
+    }
+    return nullptr;
+  }
+  void expectCublasEpilogue(const std::string& epilogue) {
+    const report::SegmentReport* segment = cublasSegment();
+    ASSERT_NE(segment, nullptr) << "no cuBLASLt segment in the report";
+    EXPECT_EQ(segment->scheduler, "matmul");
+    EXPECT_EQ(segment->params.get("backend")->asString(), "cublaslt");
+    EXPECT_EQ(segment->params.get("epilogue")->asString(), epilogue);
+    EXPECT_NE(segment->properties.get("algo")->asString().find("algo id"),
+              std::string::npos);
+    const report::Json* run = executor().lastReport()->run.get("kernel_launches");
+    ASSERT_NE(run, nullptr);
+  }
+};
+
+// nvFuser's SingleMmaOp: one half matmul.
+TEST_F(GpuMatmulTest, SingleMmaOp) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T2 = fd.ops.matmul(T0, T1)
+fd.add_output(T2)
+)");
+  const auto stats = runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  expectCublasEpilogue("none");
+}
+
+// nvFuser's MmaOpAndCast: the product widened to float and narrowed back
+// (and a float epilogue between): one call writing half, no round trip.
+TEST_F(GpuMatmulTest, MmaOpAndCast) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T2 = fd.ops.matmul(T0, T1)
+T3 = fd.ops.cast(T2, dtype=DataType.Float)
+T4 = fd.ops.relu(T3)
+T5 = fd.ops.cast(T4, dtype=DataType.Half)
+fd.add_output(T5)
+)");
+  const auto stats = runAndCheck({random(DataType::Half, {200, 96}), random(DataType::Half, {96, 136})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+  expectCublasEpilogue("RELU");
+}
+
+// nvFuser's MatmulWithBias: bias broadcast along the rows and added.
+TEST_F(GpuMatmulTest, MatmulWithBias) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half, is_cpu=False)
+T3 = fd.ops.matmul(T0, T1)
+T4 = fd.ops.broadcast_in_dim(T2, shape=T3.shape(), broadcast_dims=[1])
+T5 = fd.ops.add(T3, T4)
+fd.add_output(T5)
+)");
+  const auto stats = runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512}),
+                                  random(DataType::Half, {512})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+  expectCublasEpilogue("BIAS");
+}
+
+TEST_F(GpuMatmulTest, BatchedFloatMatmulWithTransposedOperand) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False, stride_order=[0, 1])
+T2 = fd.ops.matmul(T0, T1)
+fd.add_output(T2)
+)");
+  const auto stats = runAndCheck({random(DataType::Float, {3, 65, 40}),
+                                  randomTransposed(DataType::Float, {40, 33})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+}
+
+TEST_F(GpuMatmulTest, BatchedBf16MatmulBroadcastsTheBatch) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.ops.matmul(T0, T1)
+fd.add_output(T2)
+)");
+  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 3, 64, 32}),
+                                  random(DataType::BFloat16, {3, 32, 48})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+}
+
+constexpr std::string_view kLinearPrologue = R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+T3 = fd.ops.linear(T0, T1, T2)
+T4 = fd.ops.cast(T3, dtype=DataType.Float)
+)";
+
+TEST_F(GpuMatmulTest, LinearBiasTanhGeluCastIsOneLaunch) {
+  define(std::string(kLinearPrologue) + R"(T5 = fd.ops.mul(T4, T4)
+T6 = fd.ops.mul(T5, T4)
+T8 = fd.ops.mul(T6, 0.044715)
+T9 = fd.ops.add(T4, T8)
+T11 = fd.ops.mul(T9, 0.7978845608028654)
+T12 = fd.ops.tanh(T11)
+T16 = fd.ops.add(T12, 1.0)
+T14 = fd.ops.mul(T4, 0.5)
+T17 = fd.ops.mul(T14, T16)
+T18 = fd.ops.cast(T17, dtype=DataType.BFloat16)
+fd.add_output(T18)
+)");
+  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
+                                  random(DataType::BFloat16, {384, 256}),
+                                  random(DataType::BFloat16, {384})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  expectCublasEpilogue("GELU_BIAS");
+  EXPECT_EQ(executor().lastReport()->run.get("kernel_launches")->asInt(), 1);
+}
+
+TEST_F(GpuMatmulTest, LinearBiasErfGeluIsAtMostTwoLaunches) {
+  define(std::string(kLinearPrologue) + R"(T6 = fd.ops.mul(T4, 0.7071067811865476)
+T7 = fd.ops.erf(T6)
+T9 = fd.ops.add(T7, 1.0)
+T11 = fd.ops.mul(T4, 0.5)
+T17 = fd.ops.mul(T11, T9)
+T18 = fd.ops.cast(T17, dtype=DataType.BFloat16)
+fd.add_output(T18)
+)");
+  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
+                                  random(DataType::BFloat16, {384, 256}),
+                                  random(DataType::BFloat16, {384})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_LE(stats.kernelLaunches, 2);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  expectCublasEpilogue("BIAS");
+}
+
+TEST_F(GpuMatmulTest, LinearWithoutBiasFloat) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.linear(T0, T1)
+fd.add_output(T2)
+)");
+  const auto stats = runAndCheck({random(DataType::Float, {77, 64}), random(DataType::Float, {50, 64})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+}
+
+TEST_F(GpuMatmulTest, SdpaMatchesTheReference) {
+  for (const char* causal : {"False", "True"}) {
+    define(std::string(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+S3 = fd.define_scalar(0.00000, dtype=DataType.Double)
+S4 = fd.define_scalar()") + causal + R"(, dtype=DataType.Bool)
+S5 = fd.define_scalar(0.125000, dtype=DataType.Double)
+T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2, S3, S4, S5)
+fd.add_output(T6)
+fd.add_output(T7)
+)");
+    const auto stats = runAndCheck({random(DataType::BFloat16, {2, 3, 70, 64}),
+                                    random(DataType::BFloat16, {2, 3, 90, 64}),
+                                    random(DataType::BFloat16, {2, 3, 90, 64})});
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(stats.kernelLaunches, 1) << "causal=" << causal;
+  }
+}
+
+TEST_F(GpuMatmulTest, MetaOnlyFusionRunsWithZeroLaunches) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.permute(T0, dims=[1, 0, 2])
+T2 = fd.ops.broadcast_in_dim(T1, shape=[4, 1, 6, 8], broadcast_dims=[0, 2, 3])
+T3 = fd.ops.squeeze(T2, dims=[1])
+fd.add_output(T3)
+)");
+  const auto stats = runAndCheck({random(DataType::BFloat16, {6, 4, 8})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_EQ(stats.kernelLaunches, 0);
+  EXPECT_TRUE(stats.copies.empty());
+  EXPECT_EQ(executor().lastReport()->run.get("kernel_launches")->asInt(), 0);
+}
+
+// Seed 001's reproducer: the weight and bias broadcasts bookended from the
+// inputs are views; the layer norm is one kernel.
+TEST_F(GpuMatmulTest, Seed001NanoGptLayerNormBookendInputsIsOneLaunch) {
+  const frontend::Script script = frontend::readScriptFile(
+      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/seed001_nanogpt_layer_norm.py");
+  ASSERT_TRUE(script.inputs.has_value());
+  passes::CompileOptions options;
+  options.bookend = passes::BookendMode::InputsAndOutputs;
+  runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
+  const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 7);
+  runtime::GpuRunOptions runOptions;
+  runOptions.poisonOutputs = true;
+  const runtime::HostRunResult result = runtime::runOnGpu(executor, inputs, runOptions);
+  EXPECT_EQ(result.stats.kernelLaunches, 1);
+  EXPECT_GE(result.stats.hostSteps, 1);
+  const std::vector<Tensor> reference = runtime::runReference(script.fusion(), inputs);
+  ASSERT_EQ(result.outputs.size(), reference.size());
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const runtime::TensorCheck check =
+        runtime::checkTensor(result.outputs[i], reference[i], "output");
+    EXPECT_TRUE(check.passed) << check.message;
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test
