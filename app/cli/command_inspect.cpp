@@ -287,7 +287,7 @@ int inspectCommand(const std::vector<std::string>& args) {
       // The compile report's keys sit at the top level beside the signature.
       report::Json compiledJson = compiled->report.toJson();
       for (const char* key :
-           {"device", "options", "passes", "segments", "edges", "decisions",
+           {"device", "options", "passes", "segments", "edges", "values", "decisions",
             "segment_count", "kernel_count", "host_step_count",
             "compile_us"}) {
         if (const report::Json* value = compiledJson.get(key)) {

@@ -24,6 +24,7 @@ int inspectCommand(const std::vector<std::string>& args);
 int devicesCommand(const std::vector<std::string>& args);
 int compileCommand(const std::vector<std::string>& args);
 int dbCommand(const std::vector<std::string>& args);
+int graphCommand(const std::vector<std::string>& args);
 
 //! A script read from FILE, the definition chosen with --fusion (default:
 //! the one the script executes) and the input specs (--inputs overrides the

@@ -21,6 +21,11 @@ commands:
   compile FILE  generate each segment's CUDA kernel and compile it with NVRTC
                 (no GPU needed)  [--inputs SPEC] [--fusion NAME] [--device NAME]
                 [--set NAME=VALUE] [--disable-pass NAME] [--out DIR] [--db FILE]
+  graph FILE    draw the fusion graph, or with --segmented a cluster per
+                segment (--overview: one node per segment; --segment N: one
+                segment's inside), as DOT, SVG or PNG (no GPU needed)
+                --format dot|svg|png -o OUT  [--inputs SPEC] [--fusion NAME]
+                [--device NAME] [--set NAME=VALUE] [--disable-pass NAME]
   devices       list the built-in devices (--device NAME) and this machine's
                 GPUs (--device cuda:N)  [--json PATH|-]
   db SUB        the heuristics database: list, show, export, import, merge,
@@ -48,6 +53,7 @@ int main(int argc, char** argv) {
     if (command == "devices") return fuserlab::cli::devicesCommand(args);
     if (command == "compile") return fuserlab::cli::compileCommand(args);
     if (command == "db") return fuserlab::cli::dbCommand(args);
+    if (command == "graph") return fuserlab::cli::graphCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {

@@ -39,6 +39,15 @@ Json CompileReport::toJson() const {
     entry.set("scheduler", segment.scheduler);
     entry.set("launches_kernel", segment.launchesKernel);
     entry.set("exprs", stringArray(segment.exprs));
+    Json flow = Json::array();
+    for (const auto& expr : segment.exprFlow) {
+      Json item = Json::object();
+      item.set("op", expr.op);
+      item.set("inputs", stringArray(expr.inputs));
+      item.set("outputs", stringArray(expr.outputs));
+      flow.push(std::move(item));
+    }
+    entry.set("expr_flow", std::move(flow));
     entry.set("inputs", stringArray(segment.inputs));
     entry.set("outputs", stringArray(segment.outputs));
     entry.set("params", segment.params);
@@ -69,6 +78,19 @@ Json CompileReport::toJson() const {
     edgeList.push(std::move(entry));
   }
   root.set("edges", std::move(edgeList));
+  Json valueList = Json::array();
+  for (const auto& value : values) {
+    Json entry = Json::object();
+    entry.set("name", value.name);
+    entry.set("dtype", value.dtype);
+    entry.set("shape", Json::arrayOf(value.shape));
+    entry.set("is_tensor", value.isTensor);
+    entry.set("is_constant", value.isConstant);
+    entry.set("is_fusion_input", value.isFusionInput);
+    entry.set("is_fusion_output", value.isFusionOutput);
+    valueList.push(std::move(entry));
+  }
+  root.set("values", std::move(valueList));
   Json decisionList = Json::array();
   for (const auto& decision : decisions) {
     Json entry = Json::object();

@@ -25,11 +25,31 @@ struct RejectionReport {
   std::string reason;
 };
 
+//! One expr's data flow: the op's name and the names of the values it reads
+//! and writes, so a UI can draw the graph without parsing printed IR.
+struct ExprReport {
+  std::string op;  //!< as the frontend spells it: "add", "sum", "cast"
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+//! A value that an expr of some segment reads or writes.
+struct TensorReport {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;  //!< concrete sizes; empty for scalars
+  bool isTensor = true;
+  bool isConstant = false;     //!< a literal scalar (its name is its value)
+  bool isFusionInput = false;
+  bool isFusionOutput = false;
+};
+
 struct SegmentReport {
   int id = 0;
   std::string scheduler;  //!< no_op, expr_eval, pointwise, inner_persistent, ...
   bool launchesKernel = false;
   std::vector<std::string> exprs;    //!< one printed line per expr
+  std::vector<ExprReport> exprFlow;  //!< parallel to exprs
   std::vector<std::string> inputs;   //!< tensor/scalar names
   std::vector<std::string> outputs;
   Json params = Json();               //!< null for schedulers without params
@@ -66,6 +86,8 @@ struct CompileReport {
   std::vector<PassReport> passes;
   std::vector<SegmentReport> segments;
   std::vector<EdgeReport> edges;
+  //! Every value the segments' exprs read or write, in order of first use.
+  std::vector<TensorReport> values;
   std::vector<DecisionReport> decisions;
   //! Text dumps, as nvFuser's: fusion_ir (as read), fusion_ir_preseg (after
   //! the passes), segmented_fusion.
@@ -78,10 +100,12 @@ struct CompileReport {
   int kernelCount() const;
 
   //! Keys: device, options, passes, segments (id, scheduler,
-  //! launches_kernel, exprs, inputs, outputs, params, params_source,
-  //! params_entry_id (null if none), params_note ("" if none), properties,
-  //! rejected [{scheduler, reason}]), edges (from, to, tensor,
-  //! dtype, shape), decisions (kind, groups, accepted, reason), kernel_count,
+  //! launches_kernel, exprs, expr_flow [{op, inputs, outputs}], inputs,
+  //! outputs, params, params_source, params_entry_id (null if none),
+  //! params_note ("" if none), properties, rejected [{scheduler, reason}]),
+  //! edges (from, to, tensor, dtype, shape), values (name, dtype, shape,
+  //! is_tensor, is_constant, is_fusion_input, is_fusion_output),
+  //! decisions (kind, groups, accepted, reason), kernel_count,
   //! segment_count, host_step_count (kernel-free segments), compile_us.
   Json toJson() const;
 

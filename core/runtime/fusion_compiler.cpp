@@ -1,6 +1,7 @@
 #include "core/runtime/fusion_compiler.h"
 
 #include <chrono>
+#include <set>
 
 #include "core/ir/evaluator.h"
 #include "core/ir/printer.h"
@@ -41,12 +42,50 @@ std::vector<int64_t> concreteShape(const ir::Val* val,
   return shape;
 }
 
+report::ExprReport exprFlow(const ir::Expr& expr) {
+  return {expr.opName(), names(expr.inputs()), names(expr.outputs())};
+}
+
+// The values the segments' exprs touch, each once, in order of first use
+// (segment order, then expr order), so the list is the same run to run.
+std::vector<report::TensorReport> valueReports(
+    const segmenter::SegmentedFusion& segmented,
+    const ir::ExpressionEvaluator& evaluator) {
+  std::vector<report::TensorReport> values;
+  std::set<const ir::Val*> seen;
+  const auto add = [&](const ir::Val* val) {
+    if (!seen.insert(val).second) return;
+    report::TensorReport value;
+    value.name = val->name();
+    value.dtype = std::string(ir::toString(val->dtype()));
+    value.shape = concreteShape(val, evaluator);
+    value.isTensor = val->isA<ir::TensorView>();
+    const auto* scalar = val->as<ir::Scalar>();
+    value.isConstant = scalar != nullptr && scalar->isConst();
+    value.isFusionInput = val->isFusionInput();
+    value.isFusionOutput = val->isFusionOutput();
+    values.push_back(std::move(value));
+  };
+  for (const auto& group : segmented.groups()) {
+    for (const ir::Expr* expr : group.exprs) {
+      for (const ir::Val* val : expr->inputs()) add(val);
+      for (const ir::Val* val : expr->outputs()) add(val);
+    }
+  }
+  // A fusion output that is a fusion input belongs to no group.
+  for (const auto& output : segmented.complete().outputs()) add(output.val);
+  return values;
+}
+
 report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
   report::SegmentReport segment;
   segment.id = group.id;
   segment.scheduler = std::string(scheduler::toString(group.choice.type));
   segment.launchesKernel = scheduler::launchesKernel(group.choice.type);
-  for (const ir::Expr* expr : group.exprs) segment.exprs.push_back(oneLine(*expr));
+  for (const ir::Expr* expr : group.exprs) {
+    segment.exprs.push_back(oneLine(*expr));
+    segment.exprFlow.push_back(exprFlow(*expr));
+  }
   segment.inputs = names(group.inputs);
   segment.outputs = names(group.outputs);
   segment.params = scheduler::paramsToJson(group.choice.params);
@@ -118,6 +157,7 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
                             std::string(ir::toString(edge.val->dtype())),
                             concreteShape(edge.val, evaluator)});
   }
+  report.values = valueReports(segmented, evaluator);
   for (const auto& decision : log) {
     report.decisions.push_back(
         {decision.kind, decision.groups, decision.accepted, decision.reason});

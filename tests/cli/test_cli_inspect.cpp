@@ -157,3 +157,37 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace fuserlab::cli
+
+namespace fuserlab::cli {
+namespace {
+
+// The report's data flow, which the graphs are drawn from: each segment's
+// expr_flow parallels its exprs, and values lists every value with its
+// dtype and shape.
+TEST(CliInspectTest, ReportsExprFlowAndValues) {
+  const Json report = inspectJson(
+      source("resources/examples/seed000_forwarding_miss.py") + " --set upcast=forward");
+  for (const Json& segment : report.get("segments")->items()) {
+    ASSERT_NE(segment.get("expr_flow"), nullptr);
+    ASSERT_EQ(segment.get("expr_flow")->items().size(),
+              segment.get("exprs")->items().size());
+  }
+  const Json& first = report.get("segments")->items().front().get("expr_flow")->items().front();
+  EXPECT_EQ(first.get("op")->asString(), "cast");
+  EXPECT_EQ(first.get("inputs")->items().front().asString(), "T0");
+  EXPECT_EQ(first.get("outputs")->items().front().asString(), "T1");
+  ASSERT_NE(report.get("values"), nullptr);
+  bool sawInput = false;
+  for (const Json& value : report.get("values")->items()) {
+    if (value.get("name")->asString() != "T0") continue;
+    sawInput = true;
+    EXPECT_EQ(value.get("dtype")->asString(), "BFloat16");
+    EXPECT_TRUE(value.get("is_fusion_input")->asBool());
+    EXPECT_EQ(value.get("shape")->items().size(), 2u);
+    EXPECT_EQ(value.get("shape")->items()[1].asInt(), 65536);
+  }
+  EXPECT_TRUE(sawInput);
+}
+
+}  // namespace
+}  // namespace fuserlab::cli
