@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
 #include "core/ir/error.h"
@@ -35,6 +36,17 @@ void waitForCompile(fuserlab::gui::MainWindow& window, int timeoutMs) {
   QEventLoop loop;
   QObject::connect(&window, &fuserlab::gui::MainWindow::snapshotShown, &loop, [&] {
     if (!window.service()->busy()) loop.quit();
+  });
+  QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+  loop.exec();
+}
+
+// Waits until the graph shows the layout of the latest snapshot.
+void waitForGraph(fuserlab::gui::GraphView& graph, int timeoutMs) {
+  if (!graph.pending()) return;
+  QEventLoop loop;
+  QObject::connect(&graph, &fuserlab::gui::GraphView::laidOut, &loop, [&] {
+    if (!graph.pending()) loop.quit();
   });
   QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
   loop.exec();
@@ -106,6 +118,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   waitForCompile(window, 120000);
+  waitForGraph(*window.graph(), 120000);
   QApplication::processEvents();
   const QString out = parser.value(screenshotOption);
   if (!window.grab().save(out)) {

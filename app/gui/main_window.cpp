@@ -21,6 +21,7 @@
 
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/passes_model.h"
 #include "app/gui/report_model.h"
@@ -61,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent)
       reportModel_(new ReportModel(this)),
       passesModel_(new PassesModel(this)),
       inspector_(makeTree(reportModel_, "inspector", this)),
+      graph_(new GraphView(this)),
       passesView_(makeTree(passesModel_, "passes", this)),
       code_(new QPlainTextEdit(this)),
       problems_(new QListWidget(this)),
@@ -103,22 +105,32 @@ MainWindow::MainWindow(QWidget* parent)
   tuning->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   tuning->setMargin(12);
   tabs_->addTab(tuning, "Tuning (unavailable)");
-  auto* right = new QSplitter(Qt::Vertical, this);
-  right->addWidget(inspector_);
-  right->addWidget(tabs_);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 1);
+  auto* middle = new QSplitter(Qt::Vertical, this);
+  middle->addWidget(graph_);
+  middle->addWidget(tabs_);
+  middle->setStretchFactor(0, 3);
+  middle->setStretchFactor(1, 2);
   auto* central = new QSplitter(Qt::Horizontal, this);
   central->addWidget(left);
-  central->addWidget(right);
-  central->setStretchFactor(0, 1);
-  central->setStretchFactor(1, 1);
+  central->addWidget(middle);
+  central->setStretchFactor(0, 2);
+  central->setStretchFactor(1, 3);
+  central->setSizes({400, 620});
+  middle->setSizes({480, 320});
+  left->setSizes({680, 120});
   setCentralWidget(central);
 
+  // Right: the inspector over the what-if switches.
+  auto* inspectorDock = new QDockWidget("Segment inspector", this);
+  inspectorDock->setObjectName("inspectorDock");
+  inspectorDock->setWidget(inspector_);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
   auto* dock = new QDockWidget("What if", this);
   dock->setObjectName("whatIfDock");
   dock->setWidget(options_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({inspectorDock, dock}, {520, 300}, Qt::Vertical);
+  resizeDocks({inspectorDock}, {380}, Qt::Horizontal);
   statusBar()->addWidget(statusLabel_, 1);
 
   editDebounce_->setSingleShot(true);
@@ -133,6 +145,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(service_, &CompileService::started, this,
           [this] { statusLabel_->setText("compiling..."); });
   connect(service_, &CompileService::finished, this, &MainWindow::showSnapshot);
+  connect(graph_, &GraphView::segmentClicked, this, [this](int id) {
+    if (id != selected_) selectSegment(id);
+  });
   connect(inspector_->selectionModel(), &QItemSelectionModel::currentChanged, this,
           [this](const QModelIndex& current) {
             const int id = reportModel_->segmentOf(current);
@@ -230,6 +245,7 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   const int previous = selected_;
   reportModel_->setSnapshot(snapshot);
   passesModel_->setSnapshot(snapshot);
+  graph_->setSnapshot(snapshot);
   if (!snapshot->ok()) {
     const QString message = QString::fromStdString(*snapshot->error);
     int line = 0, column = 0;
@@ -304,6 +320,7 @@ void MainWindow::selectSegment(int id) {
     }
   }
   passesModel_->setHighlight(names);
+  graph_->selectSegment(id);
   updateCode();
 }
 

@@ -1,5 +1,5 @@
 // MainWindow: the workbench. The script editor with its problems pane; the
-// segment inspector, the passes' rewrites and the generated CUDA of the
+// segmented graph, the segment inspector, the passes' rewrites and the generated CUDA of the
 // selected segment; the what-if switches (a dock) that recompile off the GUI
 // thread; compare, run, database and tuning tabs. One segment is "selected"
 // for the whole window: choosing it in any view selects it in all.
@@ -21,6 +21,7 @@ namespace fuserlab::gui {
 
 class CompareView;
 class DatabasePanel;
+class GraphView;
 class OptionsPanel;
 class PassesModel;
 class ReportModel;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   ReportModel* reportModel() const { return reportModel_; }
   PassesModel* passesModel() const { return passesModel_; }
   QTreeView* inspector() const { return inspector_; }
+  GraphView* graph() const { return graph_; }
   QTreeView* passesView() const { return passesView_; }
   QPlainTextEdit* codeView() const { return code_; }
   QListWidget* problems() const { return problems_; }
@@ -84,6 +86,7 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void saveScript();
   void exportReportDialog();
+  void exportGraphDialog();
   void restoreSettings();
 
   ScriptEditor* editor_;
@@ -92,6 +95,7 @@ class MainWindow : public QMainWindow {
   ReportModel* reportModel_;
   PassesModel* passesModel_;
   QTreeView* inspector_;
+  GraphView* graph_;
   QTreeView* passesView_;
   QPlainTextEdit* code_;
   QListWidget* problems_;

@@ -9,6 +9,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -18,6 +19,7 @@
 
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/run_panel.h"
@@ -49,6 +51,8 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction("&Export report JSON...", QKeySequence("Ctrl+E"), this,
                   &MainWindow::exportReportDialog);
+  file->addAction("Export &graph (SVG, PNG, DOT)...", QKeySequence("Ctrl+Shift+E"), this,
+                  &MainWindow::exportGraphDialog);
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   buildRecentMenu();
@@ -85,6 +89,14 @@ void MainWindow::buildMenus() {
       selectSegment((selected_ + n - 1) % n);
     }
   });
+
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("&Fit graph", QKeySequence("Ctrl+0"), graph_, &GraphView::fit);
+  view->addAction("&Find in graph", QKeySequence::Find, this, [this] {
+    if (auto* search = graph_->findChild<QLineEdit*>("graphSearch")) search->setFocus();
+  });
+  view->addAction("&Collapse or expand segments", QKeySequence("Ctrl+L"), this,
+                  [this] { graph_->setCollapsed(!graph_->collapsed()); });
 
   QMenu* help = menuBar()->addMenu("&Help");
   help->addAction("&About FuserLab", this, [this] {
@@ -154,6 +166,15 @@ void MainWindow::exportReportDialog() {
   statusBar()->showMessage(exportReportJson(path) ? "wrote " + path
                                                   : "no report to export to " + path,
                            5000);
+}
+
+void MainWindow::exportGraphDialog() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export the segmented graph", "graph.svg",
+      "SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)");
+  if (path.isEmpty()) return;
+  QString error;
+  statusBar()->showMessage(graph_->exportTo(path, &error) ? "wrote " + path : error, 5000);
 }
 
 void MainWindow::restoreSettings() {

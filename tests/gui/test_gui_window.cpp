@@ -5,17 +5,22 @@
 // the database browser lists and deletes this fusion's entries.
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTreeView>
 #include <QtTest>
 
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/passes_model.h"
@@ -42,6 +47,13 @@ bool waitForSnapshot(MainWindow& window, int timeoutMs = 60000) {
     QTest::qWait(20);
   }
   return !window.service()->busy();
+}
+
+bool waitForGraph(GraphView& graph, int timeoutMs = 60000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (graph.pending() && timer.elapsed() < timeoutMs) QTest::qWait(20);
+  return !graph.pending();
 }
 
 int segmentCount(const MainWindow& window) {
@@ -80,8 +92,78 @@ class GuiWindowTest : public QObject {
              qPrintable(QString("privatize %1 segments, forward %2").arg(privatized).arg(forwarded)));
     QCOMPARE(window.reportModel()->rowCount(), forwarded);
     // The status line names the new option.
-    QCOMPARE(window.options()->settings().options.upcast,
-             fuserlab::passes::UpcastStrategy::Forward);
+    QVERIFY(window.options()->settings().options.upcast ==
+            fuserlab::passes::UpcastStrategy::Forward);
+  }
+
+  void graphDrawsSegmentsAndFollowsUpcast() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    const int privatized = segmentCount(window);
+    QCOMPARE(graph->clusterCount(), privatized);
+    QVERIFY(graph->nodeCount() > privatized);
+    QVERIFY(graph->edgeCount() > 0);
+
+    window.options()->upcastBox()->setCurrentIndex(window.options()->upcastBox()->findData("forward"));
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->clusterCount(), segmentCount(window));
+    QVERIFY(graph->clusterCount() != privatized);
+  }
+
+  void graphClickSearchCollapseExport() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    const int segments = segmentCount(window);
+    QVERIFY(segments > 1);
+    // Clicking inside the last segment's box selects it in every view.
+    const int last = segments - 1;
+    QGraphicsItem* box = nullptr;
+    for (QGraphicsItem* item : graph->scene()->items()) {
+      if (item->data(2).toString() == "cluster" && item->data(0).toInt() == last) box = item;
+    }
+    QVERIFY(box != nullptr);
+    const QPointF inside = box->sceneBoundingRect().topLeft() + QPointF(3, 3);
+    QCOMPARE(graph->segmentAt(inside), last);
+    graph->view()->centerOn(inside);
+    QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, {},
+                      graph->view()->mapFromScene(inside));
+    QCOMPARE(window.selectedSegment(), last);
+    QCOMPARE(window.reportModel()->segmentOf(window.inspector()->currentIndex()), last);
+
+    const auto snapshot = window.service()->latest();
+    const QString scheduler = QString::fromStdString(snapshot->report->segments[0].scheduler);
+    QVERIFY(graph->search(scheduler) >= 1);
+    QCOMPARE(graph->search("no_such_tensor_name"), 0);
+
+    const int expandedNodes = graph->nodeCount();
+    graph->setCollapsed(true);
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->clusterCount(), 0);  // a node per segment instead
+    QVERIFY(graph->nodeCount() < expandedNodes);
+    QCOMPARE(graph->segmentAt(graph->scene()->sceneRect().center()) >= -1, true);
+    graph->setCollapsed(false);
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->nodeCount(), expandedNodes);
+
+    QTemporaryDir dir;
+    for (const char* name : {"g.svg", "g.png", "g.dot"}) {
+      QString error;
+      QVERIFY2(graph->exportTo(dir.filePath(name), &error), qPrintable(error));
+      QVERIFY(QFileInfo(dir.filePath(name)).size() > 100);
+    }
+    QFile dot(dir.filePath("g.dot"));
+    QVERIFY(dot.open(QIODevice::ReadOnly));
+    QVERIFY(dot.readAll().contains("digraph"));
+    QVERIFY(!graph->exportTo(dir.filePath("g.bmpx")));
   }
 
   void syntaxErrorMarksTheLine() {
