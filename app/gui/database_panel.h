@@ -1,0 +1,50 @@
+// DatabasePanel: the heuristics database browser: open a file, list its
+// entries (all, or only those keyed by a segment of the current fusion),
+// their measurements, delete the selected ones, export them as the CLI's
+// JSON lines, and use the file's params when compiling.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTableWidget;
+
+namespace fuserlab::gui {
+
+class DatabasePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DatabasePanel(QWidget* parent = nullptr);
+
+  //! Opens (and lists) `path`; an error is shown in the panel.
+  void openDatabase(const QString& path);
+  QString path() const;
+  //! Whether compiling should take params from this file.
+  bool useForCompiling() const;
+  void setUseForCompiling(bool use);
+  //! The structure hashes of the current fusion's segments (the filter).
+  void setCurrentSegments(const QStringList& structureHashes);
+  QTableWidget* table() const { return table_; }
+
+ public slots:
+  void refresh();
+  void deleteSelected();
+  void exportSelected(const QString& file = {});
+
+ signals:
+  //! The file or the "use for compiling" switch changed.
+  void databaseChanged();
+
+ private:
+  QLineEdit* path_;
+  QCheckBox* onlyCurrent_;
+  QCheckBox* use_;
+  QLabel* status_;
+  QTableWidget* table_;
+  QStringList currentHashes_;
+};
+
+}  // namespace fuserlab::gui

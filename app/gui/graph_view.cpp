@@ -1,0 +1,481 @@
+#include "app/gui/graph_view.h"
+
+#include <QCheckBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSvgGenerator>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+#include <cmath>
+
+#include "viz/dot_writer.h"
+#include "viz/graph.h"
+#include "viz/layout.h"
+#include "viz/layout_service.h"
+#include "viz/segmented_graph.h"
+
+namespace fuserlab::gui {
+namespace {
+
+// Item data keys.
+constexpr int kSegmentKey = 0;  //!< the report's segment id, -1 for none
+constexpr int kSearchKey = 1;   //!< the text search matches against
+constexpr int kKindKey = 2;     //!< "cluster", "node"
+
+// Past this many exprs the graph opens collapsed (segment-level first).
+constexpr size_t kCollapseAboveExprs = 300;
+
+QColor color(const std::string& hex, const QColor& fallback = Qt::white) {
+  const QColor c(QString::fromStdString(hex));
+  return c.isValid() ? c : fallback;
+}
+
+QFont nodeFont() {
+  QFont font;
+  font.setPointSizeF(9);
+  return font;
+}
+
+QFont smallFont() {
+  QFont font;
+  font.setPointSizeF(7.5);
+  return font;
+}
+
+struct LayoutResult {
+  std::shared_ptr<const viz::Layout> layout;
+  QString error;
+};
+
+// The main view: wheel zooms around the cursor, a click picks a segment.
+class ZoomingView : public QGraphicsView {
+ public:
+  ZoomingView(QGraphicsScene* scene, GraphView* owner) : QGraphicsView(scene), owner_(owner) {
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setBackgroundBrush(QColor(250, 250, 250));
+  }
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override {
+    const double steps = event->angleDelta().y() / 120.0;
+    const double factor = std::pow(1.15, steps);
+    const double current = transform().m11();
+    if (current * factor < 0.05 || current * factor > 8) return;
+    scale(factor, factor);
+    event->accept();
+  }
+  void mouseReleaseEvent(QMouseEvent* event) override {
+    QGraphicsView::mouseReleaseEvent(event);
+    if ((event->position().toPoint() - pressedAt_).manhattanLength() < 4) {
+      const int id = owner_->segmentAt(mapToScene(event->position().toPoint()));
+      if (id >= 0) emit owner_->segmentClicked(id);
+    }
+  }
+  void mousePressEvent(QMouseEvent* event) override {
+    pressedAt_ = event->position().toPoint();
+    QGraphicsView::mousePressEvent(event);
+  }
+  void mouseDoubleClickEvent(QMouseEvent* event) override {
+    // In the collapsed graph, double-clicking a segment expands the graph.
+    const int id = owner_->segmentAt(mapToScene(event->position().toPoint()));
+    if (id >= 0 && owner_->collapsed()) {
+      owner_->setCollapsed(false);
+      emit owner_->segmentClicked(id);
+    }
+  }
+  void scrollContentsBy(int dx, int dy) override {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    if (minimap_) minimap_->viewport()->update();
+  }
+
+ public:
+  QGraphicsView* minimap_ = nullptr;
+
+ private:
+  GraphView* owner_;
+  QPoint pressedAt_;
+};
+
+// The minimap: the whole scene small, with the main view's rectangle on it.
+class MiniMap : public QGraphicsView {
+ public:
+  MiniMap(QGraphicsScene* scene, QGraphicsView* main, QWidget* parent)
+      : QGraphicsView(scene, parent), main_(main) {
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setRenderHints(QPainter::Antialiasing);
+    setFrameShape(QFrame::Box);
+    setFixedSize(170, 120);
+  }
+
+ protected:
+  void drawForeground(QPainter* painter, const QRectF&) override {
+    const QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
+    painter->setPen(QPen(QColor(200, 30, 30), 0));
+    painter->setBrush(QColor(200, 30, 30, 30));
+    painter->drawRect(visible);
+  }
+  void mousePressEvent(QMouseEvent* event) override {
+    main_->centerOn(mapToScene(event->position().toPoint()));
+    viewport()->update();
+  }
+  void resizeEvent(QResizeEvent* event) override {
+    QGraphicsView::resizeEvent(event);
+    fitInView(sceneRect(), Qt::KeepAspectRatio);
+  }
+
+ private:
+  QGraphicsView* main_;
+};
+
+QPainterPath splinePath(const viz::EdgeLayout& edge) {
+  QPainterPath path;
+  if (edge.points.empty()) return path;
+  path.moveTo(edge.points[0].x, edge.points[0].y);
+  for (size_t i = 1; i + 2 < edge.points.size(); i += 3) {
+    path.cubicTo(edge.points[i].x, edge.points[i].y, edge.points[i + 1].x,
+                 edge.points[i + 1].y, edge.points[i + 2].x, edge.points[i + 2].y);
+  }
+  return path;
+}
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QWidget(parent),
+      scene_(new QGraphicsScene(this)),
+      search_(new QLineEdit(this)),
+      collapse_(new QCheckBox("segments only", this)),
+      status_(new QLabel(this)) {
+  auto* view = new ZoomingView(scene_, this);
+  view_ = view;
+  view_->setObjectName("graph");
+  minimap_ = new MiniMap(scene_, view_, view_);
+  view->minimap_ = minimap_;
+  search_->setObjectName("graphSearch");
+  search_->setPlaceholderText("search: tensor, op or scheduler");
+  search_->setClearButtonEnabled(true);
+  collapse_->setObjectName("graphCollapse");
+  collapse_->setToolTip("collapse every segment to one node (double-click one to expand)");
+  auto* fitButton = new QPushButton("Fit", this);
+  auto* zoomIn = new QPushButton("+", this);
+  auto* zoomOut = new QPushButton("-", this);
+  for (auto* button : {zoomIn, zoomOut}) button->setFixedWidth(28);
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(search_, 1);
+  bar->addWidget(collapse_);
+  bar->addWidget(zoomOut);
+  bar->addWidget(zoomIn);
+  bar->addWidget(fitButton);
+  bar->addWidget(status_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addWidget(view_, 1);
+
+  connect(fitButton, &QPushButton::clicked, this, &GraphView::fit);
+  connect(zoomIn, &QPushButton::clicked, this, [this] { view_->scale(1.25, 1.25); });
+  connect(zoomOut, &QPushButton::clicked, this, [this] { view_->scale(0.8, 0.8); });
+  connect(search_, &QLineEdit::returnPressed, this, [this] { search(search_->text()); });
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) search({});
+  });
+  connect(collapse_, &QCheckBox::toggled, this, [this] { relayout(); });
+  view_->viewport()->installEventFilter(this);
+}
+
+GraphView::~GraphView() = default;
+
+bool GraphView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::Resize) {
+    const QSize size = view_->viewport()->size();
+    minimap_->move(size.width() - minimap_->width() - 6, size.height() - minimap_->height() - 6);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void GraphView::setSnapshot(SnapshotPtr snapshot) {
+  const bool first = !snapshot_ || !snapshot_->report;
+  snapshot_ = std::move(snapshot);
+  if (first && snapshot_ && snapshot_->report) {
+    size_t exprs = 0;
+    for (const auto& segment : snapshot_->report->segments) exprs += segment.exprs.size();
+    const QSignalBlocker block(collapse_);
+    collapse_->setChecked(exprs > kCollapseAboveExprs);
+  }
+  relayout();
+}
+
+void GraphView::setCollapsed(bool collapsed) {
+  if (collapse_->isChecked() != collapsed) collapse_->setChecked(collapsed);  // relayouts
+}
+
+bool GraphView::collapsed() const { return collapse_->isChecked(); }
+
+void GraphView::showMessage(const QString& text) {
+  scene_->clear();
+  clusters_ = nodes_ = edges_ = 0;
+  auto* item = scene_->addText(text);
+  item->setDefaultTextColor(QColor(120, 120, 120));
+  scene_->setSceneRect(item->boundingRect());
+}
+
+void GraphView::relayout() {
+  const quint64 generation = ++generation_;
+  if (!snapshot_ || !snapshot_->report) {
+    pending_ = false;
+    graph_.reset();
+    showMessage(snapshot_ && snapshot_->error ? "no graph: the script did not compile"
+                                              : "no graph yet");
+    emit laidOut();
+    return;
+  }
+  auto graph = std::make_shared<viz::Graph>(
+      collapsed() ? viz::buildSegmentOverviewGraph(*snapshot_->report)
+                  : viz::buildSegmentedGraph(*snapshot_->report));
+  // Node sizes as this view will draw the labels.
+  viz::NodeSizes sizes;
+  const QFontMetricsF metrics(nodeFont());
+  for (const viz::GraphNode& node : graph->nodes) {
+    double width = 0;
+    const QStringList lines = QString::fromStdString(node.label).split('\n');
+    for (const QString& line : lines) width = std::max(width, metrics.horizontalAdvance(line));
+    sizes[node.id] = {width + 16, lines.size() * metrics.lineSpacing() + 10};
+  }
+  pending_ = true;
+  status_->setText("laying out...");
+  auto future = std::make_shared<std::future<std::shared_ptr<const viz::Layout>>>(
+      viz::LayoutService::shared().layout(*graph, sizes));
+  auto* watcher = new QFutureWatcher<LayoutResult>(this);
+  connect(watcher, &QFutureWatcher<LayoutResult>::finished, this,
+          [this, watcher, generation, graph] {
+            const LayoutResult result = watcher->result();
+            watcher->deleteLater();
+            if (generation != generation_) return;  // a newer snapshot or mode
+            pending_ = false;
+            graph_ = graph;
+            if (result.layout) {
+              draw(*graph, *result.layout);
+            } else {
+              showMessage("no layout: " + result.error);
+            }
+            emit laidOut();
+          });
+  watcher->setFuture(QtConcurrent::run([future] {
+    LayoutResult result;
+    try {
+      result.layout = future->get();
+    } catch (const std::exception& error) {
+      result.error = QString::fromUtf8(error.what());
+    }
+    return result;
+  }));
+}
+
+void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
+  scene_->clear();
+  clusters_ = nodes_ = edges_ = 0;
+  for (const viz::ClusterLayout& box : layout.clusters) {
+    const viz::GraphCluster* cluster = graph.findCluster(box.id);
+    if (cluster == nullptr) continue;
+    QPen pen(color(cluster->borderColor, Qt::black), 1.2);
+    if (cluster->dashed) pen.setStyle(Qt::DashLine);
+    auto* rect = scene_->addRect(box.box.x, box.box.y, box.box.width, box.box.height, pen,
+                                 color(cluster->fillColor));
+    rect->setZValue(0);
+    rect->setData(kSegmentKey, cluster->segment);
+    rect->setData(kSearchKey, QString::fromStdString(cluster->label + " " + cluster->scheduler));
+    rect->setData(kKindKey, "cluster");
+    rect->setToolTip(QString::fromStdString(cluster->label));
+    auto* label = new QGraphicsSimpleTextItem(QString::fromStdString(cluster->label), rect);
+    label->setFont(nodeFont());
+    label->setPos(box.box.x + 4, box.box.y + 2);
+    clusters_ += cluster->segment >= 0 ? 1 : 0;
+  }
+  for (const viz::EdgeLayout& edge : layout.edges) {
+    const viz::GraphEdge* info = graph.findEdge(edge.id);
+    QPen pen(info && info->crossesSegments ? QColor(60, 60, 160) : QColor(90, 90, 90), 1.0);
+    auto* path = scene_->addPath(splinePath(edge), pen);
+    path->setZValue(1);
+    if (edge.hasArrow && !edge.points.empty()) {
+      const viz::Point& from = edge.points.back();
+      const QLineF line(QPointF(from.x, from.y), QPointF(edge.arrowTip.x, edge.arrowTip.y));
+      const double angle = std::atan2(-line.dy(), line.dx());
+      const QPointF tip = line.p2();
+      const double size = std::max(4.0, line.length());
+      QPolygonF head;
+      head << tip << tip - QPointF(std::cos(angle - 0.4) * size, -std::sin(angle - 0.4) * size)
+           << tip - QPointF(std::cos(angle + 0.4) * size, -std::sin(angle + 0.4) * size);
+      scene_->addPolygon(head, pen, pen.color())->setZValue(1);
+    }
+    if (edge.hasLabel && info && !info->label.empty()) {
+      auto* text = scene_->addSimpleText(QString::fromStdString(info->label), smallFont());
+      text->setBrush(QColor(70, 70, 70));
+      text->setPos(edge.labelBox.x, edge.labelBox.y);
+      text->setZValue(1);
+    }
+    ++edges_;
+  }
+  for (const viz::NodeLayout& box : layout.nodes) {
+    const viz::GraphNode* node = graph.findNode(box.id);
+    if (node == nullptr) continue;
+    const QRectF rect(box.box.x, box.box.y, box.box.width, box.box.height);
+    QPainterPath shape;
+    if (node->kind == viz::NodeKind::Input || node->kind == viz::NodeKind::Output) {
+      shape.addEllipse(rect);
+    } else {
+      shape.addRoundedRect(rect, 4, 4);
+    }
+    QPen pen(QColor(60, 60, 60), 1.0);
+    if (node->dashed) pen.setStyle(Qt::DashLine);
+    auto* item = scene_->addPath(shape, pen, color(node->fillColor));
+    item->setZValue(2);
+    item->setData(kSegmentKey, node->segment);
+    item->setData(kSearchKey, QString::fromStdString(node->label + " " + node->value));
+    item->setData(kKindKey, "node");
+    item->setToolTip(QString::fromStdString(node->label));
+    auto* text = new QGraphicsSimpleTextItem(QString::fromStdString(node->label), item);
+    text->setFont(nodeFont());
+    const QRectF bounds = text->boundingRect();
+    text->setPos(rect.center() - bounds.center());
+    ++nodes_;
+  }
+  scene_->setSceneRect(QRectF(-10, -10, layout.width + 20, layout.height + 20));
+  status_->setText(QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_));
+  updateSelection();
+  fit();
+}
+
+void GraphView::fit() {
+  view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  // Never blow a small graph up past its natural size.
+  if (view_->transform().m11() > 1.5) view_->setTransform(QTransform::fromScale(1.5, 1.5));
+  minimap_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  minimap_->viewport()->update();
+}
+
+int GraphView::segmentAt(const QPointF& point) const {
+  for (QGraphicsItem* item : scene_->items(point)) {
+    for (QGraphicsItem* at = item; at != nullptr; at = at->parentItem()) {
+      if (at->data(kSegmentKey).isValid() && at->data(kSegmentKey).toInt() >= 0) {
+        return at->data(kSegmentKey).toInt();
+      }
+    }
+  }
+  return -1;
+}
+
+void GraphView::selectSegment(int id) {
+  selected_ = id;
+  updateSelection();
+}
+
+void GraphView::updateSelection() {
+  QGraphicsItem* target = nullptr;
+  for (QGraphicsItem* item : scene_->items()) {
+    auto* shape = dynamic_cast<QAbstractGraphicsShapeItem*>(item);
+    if (shape == nullptr || !item->data(kKindKey).isValid()) continue;
+    const bool isCluster = item->data(kKindKey).toString() == "cluster";
+    const bool isSegmentNode = collapsed() && !isCluster;
+    if (!isCluster && !isSegmentNode) continue;
+    QPen pen = shape->pen();
+    const bool selected = item->data(kSegmentKey).toInt() == selected_ && selected_ >= 0;
+    pen.setWidthF(selected ? 3.5 : (isCluster ? 1.2 : 1.0));
+    if (selected) {
+      pen.setColor(QColor(210, 30, 30));
+      target = item;
+    } else if (isCluster && pen.color() == QColor(210, 30, 30)) {
+      pen.setColor(Qt::black);
+    } else if (!isCluster && pen.color() == QColor(210, 30, 30)) {
+      pen.setColor(QColor(60, 60, 60));
+    }
+    shape->setPen(pen);
+  }
+  if (target) view_->ensureVisible(target, 20, 20);
+}
+
+int GraphView::search(const QString& text) {
+  int matches = 0;
+  QGraphicsItem* first = nullptr;
+  for (QGraphicsItem* item : scene_->items(Qt::AscendingOrder)) {
+    if (!item->data(kKindKey).isValid() || item->data(kKindKey).toString() != "node") continue;
+    auto* shape = static_cast<QAbstractGraphicsShapeItem*>(item);
+    const bool match = !text.isEmpty() &&
+                       item->data(kSearchKey).toString().contains(text, Qt::CaseInsensitive);
+    QPen pen = shape->pen();
+    pen.setColor(match ? QColor(230, 140, 0) : QColor(60, 60, 60));
+    pen.setWidthF(match ? 3 : 1);
+    shape->setPen(pen);
+    if (match && !first) first = item;
+    matches += match ? 1 : 0;
+  }
+  // A scheduler name matches the segments it schedules.
+  for (QGraphicsItem* item : scene_->items(Qt::AscendingOrder)) {
+    if (text.isEmpty() || item->data(kKindKey).toString() != "cluster") continue;
+    if (item->data(kSearchKey).toString().contains(text, Qt::CaseInsensitive)) {
+      if (!first) first = item;
+      ++matches;
+    }
+  }
+  if (first) view_->centerOn(first);
+  if (!text.isEmpty()) status_->setText(QString("%1 matches").arg(matches));
+  updateSelection();
+  return matches;
+}
+
+bool GraphView::exportTo(const QString& path, QString* error) {
+  const auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (!graph_) return fail("no graph to export");
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  const QRectF area = scene_->sceneRect();
+  if (suffix == "dot") {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return fail(file.errorString());
+    file.write(QByteArray::fromStdString(viz::toDot(*graph_)));
+    return true;
+  }
+  if (suffix == "svg") {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(area.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
+    svg.setTitle("FuserLab segmented graph");
+    QPainter painter(&svg);
+    scene_->render(&painter, QRectF(QPointF(0, 0), area.size()), area);
+    painter.end();
+    return QFileInfo::exists(path) ? true : fail("cannot write " + path);
+  }
+  if (suffix == "png") {
+    QImage image((area.size() * 2).toSize(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene_->render(&painter, QRectF(QPointF(0, 0), area.size() * 2), area);
+    painter.end();
+    return image.save(path) ? true : fail("cannot write " + path);
+  }
+  return fail("unknown graph format '" + suffix + "': use .svg, .png or .dot");
+}
+
+}  // namespace fuserlab::gui

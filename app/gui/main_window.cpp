@@ -1,0 +1,372 @@
+#include "app/gui/main_window.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTextBlock>
+#include <QTabWidget>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "app/gui/compare_view.h"
+#include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
+#include "app/gui/options_panel.h"
+#include "app/gui/passes_model.h"
+#include "app/gui/report_model.h"
+#include "app/gui/run_panel.h"
+#include "app/gui/script_editor.h"
+
+namespace fuserlab::gui {
+namespace {
+
+QTreeView* makeTree(QAbstractItemModel* model, const QString& name, QWidget* parent) {
+  auto* tree = new QTreeView(parent);
+  tree->setObjectName(name);
+  tree->setModel(model);
+  tree->setUniformRowHeights(true);
+  tree->setAlternatingRowColors(true);
+  tree->header()->setStretchLastSection(true);
+  tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  return tree;
+}
+
+// "file:12:5: ..." in a message without a structured location.
+bool locationInMessage(const QString& message, int& line, int& column) {
+  static const QRegularExpression pattern(R"(:(\d+):(\d+):)");
+  const auto match = pattern.match(message);
+  if (!match.hasMatch()) return false;
+  line = match.captured(1).toInt();
+  column = match.captured(2).toInt();
+  return true;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      editor_(new ScriptEditor(this)),
+      options_(new OptionsPanel(this)),
+      service_(new CompileService(this)),
+      reportModel_(new ReportModel(this)),
+      passesModel_(new PassesModel(this)),
+      inspector_(makeTree(reportModel_, "inspector", this)),
+      graph_(new GraphView(this)),
+      passesView_(makeTree(passesModel_, "passes", this)),
+      code_(new QPlainTextEdit(this)),
+      problems_(new QListWidget(this)),
+      compare_(new CompareView(this)),
+      run_(new RunPanel([this] { return currentRequest(); }, this)),
+      database_(new DatabasePanel(this)),
+      tabs_(new QTabWidget(this)),
+      statusLabel_(new QLabel(this)),
+      editDebounce_(new QTimer(this)) {
+  setWindowTitle("FuserLab");
+  setAcceptDrops(true);
+  editor_->setObjectName("editor");
+  code_->setObjectName("cuda");
+  code_->setReadOnly(true);
+  code_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  code_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  problems_->setObjectName("problems");
+  inspector_->header()->resizeSection(0, 190);
+  passesView_->header()->resizeSection(0, 170);
+
+  // Left: the script over its problems. Right: the inspector over the tabs.
+  auto* left = new QSplitter(Qt::Vertical, this);
+  left->addWidget(editor_);
+  left->addWidget(problems_);
+  left->setStretchFactor(0, 5);
+  left->setStretchFactor(1, 1);
+  tabs_->addTab(code_, "CUDA");
+  tabs_->addTab(passesView_, "Passes");
+  tabs_->addTab(compare_, "Compare");
+  tabs_->addTab(run_, "Run");
+  tabs_->addTab(database_, "Database");
+  auto* tuning = new QLabel(
+      "<h3>Tuning: not available in this build</h3>"
+      "<p>The autotuner (tuner/) is not part of this build yet. Use the Database tab "
+      "to browse and manage tuned params, and <tt>fuserlab-cli db put</tt> to pin "
+      "params by hand.</p>",
+      this);
+  tuning->setObjectName("tuningUnavailable");
+  tuning->setWordWrap(true);
+  tuning->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  tuning->setMargin(12);
+  tabs_->addTab(tuning, "Tuning (unavailable)");
+  auto* middle = new QSplitter(Qt::Vertical, this);
+  middle->addWidget(graph_);
+  middle->addWidget(tabs_);
+  middle->setStretchFactor(0, 3);
+  middle->setStretchFactor(1, 2);
+  auto* central = new QSplitter(Qt::Horizontal, this);
+  central->addWidget(left);
+  central->addWidget(middle);
+  central->setStretchFactor(0, 2);
+  central->setStretchFactor(1, 3);
+  central->setSizes({400, 620});
+  middle->setSizes({480, 320});
+  left->setSizes({680, 120});
+  setCentralWidget(central);
+
+  // Right: the inspector over the what-if switches.
+  auto* inspectorDock = new QDockWidget("Segment inspector", this);
+  inspectorDock->setObjectName("inspectorDock");
+  inspectorDock->setWidget(inspector_);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+  auto* dock = new QDockWidget("What if", this);
+  dock->setObjectName("whatIfDock");
+  dock->setWidget(options_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({inspectorDock, dock}, {520, 300}, Qt::Vertical);
+  resizeDocks({inspectorDock}, {380}, Qt::Horizontal);
+  statusBar()->addWidget(statusLabel_, 1);
+
+  editDebounce_->setSingleShot(true);
+  editDebounce_->setInterval(400);
+  connect(editDebounce_, &QTimer::timeout, this, &MainWindow::recompile);
+  connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
+    if (!loading_) editDebounce_->start();
+  });
+  connect(editor_, &ScriptEditor::fileDropped, this, &MainWindow::openFile);
+  connect(options_, &OptionsPanel::settingsChanged, this, &MainWindow::recompile);
+  connect(database_, &DatabasePanel::databaseChanged, this, &MainWindow::recompile);
+  connect(service_, &CompileService::started, this,
+          [this] { statusLabel_->setText("compiling..."); });
+  connect(service_, &CompileService::finished, this, &MainWindow::showSnapshot);
+  connect(graph_, &GraphView::segmentClicked, this, [this](int id) {
+    if (id != selected_) selectSegment(id);
+  });
+  connect(inspector_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) {
+            const int id = reportModel_->segmentOf(current);
+            if (id >= 0 && id != selected_) selectSegment(id);
+          });
+  connect(passesView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) {
+            const SnapshotPtr snapshot = reportModel_->snapshot();
+            if (!snapshot || !snapshot->report) return;
+            // The first segment that computes or reads a tensor the rewrite names.
+            for (const QString& name : passesModel_->namesIn(current)) {
+              const QRegularExpression word("\\b" + name + "\\b");
+              for (const auto& segment : snapshot->report->segments) {
+                for (const auto& expr : segment.exprs) {
+                  if (word.match(QString::fromStdString(expr)).hasMatch()) {
+                    if (segment.id != selected_) selectSegment(segment.id);
+                    return;
+                  }
+                }
+              }
+            }
+          });
+  connect(problems_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    const int line = item->data(Qt::UserRole).toInt();
+    const int column = item->data(Qt::UserRole + 1).toInt();
+    if (line <= 0) return;
+    QTextCursor cursor(editor_->document()->findBlockByNumber(line - 1));
+    cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, qMax(0, column - 1));
+    editor_->setTextCursor(cursor);
+    editor_->setFocus();
+  });
+
+  buildMenus();
+  restoreSettings();
+  resize(1400, 860);
+}
+
+MainWindow::~MainWindow() = default;
+
+CompileRequest MainWindow::currentRequest() const {
+  CompileRequest request;
+  request.source = editor_->toPlainText().toStdString();
+  request.fileName = displayName_.toStdString();
+  request.settings = options_->settings();
+  if (database_->useForCompiling()) {
+    request.settings.databasePath = database_->path().toStdString();
+  }
+  return request;
+}
+
+void MainWindow::recompile() {
+  editDebounce_->stop();
+  if (editor_->toPlainText().trimmed().isEmpty()) return;
+  const CompileRequest request = currentRequest();
+  service_->request(request);
+  compare_->setRequest(request);
+}
+
+bool MainWindow::openFile(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+    showProblem(QString("cannot open %1: %2").arg(path, file.errorString()), 0, 0);
+    return false;
+  }
+  file_ = QFileInfo(path).absoluteFilePath();
+  addRecentFile(file_);
+  setScript(QString::fromUtf8(file.readAll()), path);
+  return true;
+}
+
+void MainWindow::setScript(const QString& text, const QString& name) {
+  displayName_ = name;
+  setWindowTitle(QString("%1 - FuserLab").arg(QFileInfo(name).fileName()));
+  loading_ = true;
+  editor_->setPlainText(text);
+  loading_ = false;
+  editor_->clearErrorMarker();
+  selected_ = -1;
+  recompile();
+}
+
+void MainWindow::showProblem(const QString& message, int line, int column) {
+  auto* item = new QListWidgetItem(
+      line > 0 ? QString("line %1, column %2: %3").arg(line).arg(column).arg(message)
+               : message,
+      problems_);
+  item->setData(Qt::UserRole, line);
+  item->setData(Qt::UserRole + 1, column);
+  item->setForeground(QColor(170, 0, 0));
+  statusLabel_->setText(message.section('\n', 0, 0));
+}
+
+void MainWindow::showSnapshot(SnapshotPtr snapshot) {
+  problems_->clear();
+  const int previous = selected_;
+  reportModel_->setSnapshot(snapshot);
+  passesModel_->setSnapshot(snapshot);
+  graph_->setSnapshot(snapshot);
+  if (!snapshot->ok()) {
+    const QString message = QString::fromStdString(*snapshot->error);
+    int line = 0, column = 0;
+    if (snapshot->errorLocation && snapshot->errorLocation->line > 0) {
+      line = snapshot->errorLocation->line;
+      column = snapshot->errorLocation->column;
+    } else {
+      locationInMessage(message, line, column);
+    }
+    if (line > 0) {
+      editor_->setErrorMarker(line, column, message);
+    } else {
+      editor_->clearErrorMarker();
+    }
+    showProblem(message, line, column);
+    code_->setPlainText("// no code: the script did not compile\n// " + message);
+    selected_ = -1;
+    emit snapshotShown();
+    return;
+  }
+  editor_->clearErrorMarker();
+  const report::CompileReport& report = *snapshot->report;
+  statusLabel_->setText(
+      QString("%1 on %2: %3 segments (%4 kernels, %5 kernel-free) in %6 ms  [%7]")
+          .arg(QString::fromStdString(snapshot->fusionName),
+               QString::fromStdString(snapshot->deviceName))
+          .arg(report.segments.size())
+          .arg(report.kernelCount())
+          .arg(static_cast<int>(report.segments.size()) - report.kernelCount())
+          .arg(snapshot->milliseconds, 0, 'f', 1)
+          .arg(QString::fromStdString(options_->settings().summary())));
+  QStringList hashes;
+  for (const auto& hash : snapshot->segmentHashes) hashes << QString::fromStdString(hash);
+  database_->setCurrentSegments(hashes);
+  passesView_->expandAll();
+  selected_ = -1;
+  const int count = static_cast<int>(report.segments.size());
+  selectSegment(previous >= 0 && previous < count ? previous : (count > 0 ? 0 : -1));
+  emit snapshotShown();
+}
+
+void MainWindow::selectSegment(int id) {
+  selected_ = id;
+  const QModelIndex index = reportModel_->indexOfSegment(id);
+  if (index.isValid() && reportModel_->segmentOf(inspector_->currentIndex()) != id) {
+    inspector_->selectionModel()->setCurrentIndex(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  }
+  if (index.isValid()) {
+    inspector_->expand(index);
+    for (int row = 0; row < reportModel_->rowCount(index); ++row) {
+      const QModelIndex child = reportModel_->index(row, 0, index);
+      const QString name = child.data().toString();
+      if (name == "params" || name == "refused by" || name == "properties") {
+        inspector_->expand(child);
+      }
+    }
+  }
+  // The passes view highlights rewrites naming this segment's tensors.
+  QSet<QString> names;
+  const SnapshotPtr snapshot = reportModel_->snapshot();
+  if (snapshot && snapshot->report) {
+    for (const auto& segment : snapshot->report->segments) {
+      if (segment.id != id) continue;
+      for (const auto& list : {segment.inputs, segment.outputs, segment.exprs}) {
+        for (const auto& text : list) {
+          for (const QString& name : mentionedNames(QString::fromStdString(text))) {
+            names.insert(name);
+          }
+        }
+      }
+    }
+  }
+  passesModel_->setHighlight(names);
+  graph_->selectSegment(id);
+  updateCode();
+}
+
+void MainWindow::updateCode() {
+  const SnapshotPtr snapshot = reportModel_->snapshot();
+  if (!snapshot || !snapshot->report || selected_ < 0) {
+    code_->clear();
+    return;
+  }
+  const auto& segments = snapshot->report->segments;
+  const auto it = std::find_if(segments.begin(), segments.end(),
+                               [this](const auto& s) { return s.id == selected_; });
+  if (it == segments.end()) {
+    code_->clear();
+    return;
+  }
+  const SegmentCode* code = snapshot->codeFor(selected_);
+  if (code == nullptr) {
+    code_->setPlainText(QString("// segment %1 (%2) launches no kernel: it runs on the host "
+                                "as a view or a library call.\n\n// its fusion:\n%3")
+                            .arg(selected_)
+                            .arg(QString::fromStdString(it->scheduler),
+                                 QString::fromStdString(it->fusionIr)));
+  } else if (!code->error.empty()) {
+    code_->setPlainText(QString("// segment %1: no kernel: %2")
+                            .arg(selected_)
+                            .arg(QString::fromStdString(code->error)));
+  } else {
+    code_->setPlainText(QString("// %1 (segment %2, %3)\n%4")
+                            .arg(QString::fromStdString(code->kernelName))
+                            .arg(selected_)
+                            .arg(QString::fromStdString(it->scheduler),
+                                 QString::fromStdString(code->source)));
+  }
+}
+
+bool MainWindow::exportReportJson(const QString& path) {
+  const SnapshotPtr snapshot = service_->latest();
+  if (!snapshot || !snapshot->report) return false;
+  report::Json root = snapshot->report->toJson();
+  root.set("file", snapshot->fileName);
+  root.set("fusion", snapshot->fusionName);
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  file.write(QByteArray::fromStdString(root.dump() + "\n"));
+  return true;
+}
+
+}  // namespace fuserlab::gui

@@ -1,0 +1,115 @@
+// MainWindow: the workbench. The script editor with its problems pane; the
+// segmented graph, the segment inspector, the passes' rewrites and the generated CUDA of the
+// selected segment; the what-if switches (a dock) that recompile off the GUI
+// thread; compare, run, database and tuning tabs. One segment is "selected"
+// for the whole window: choosing it in any view selects it in all.
+#pragma once
+
+#include <QMainWindow>
+
+#include "app/gui/compile_service.h"
+
+class QLabel;
+class QListWidget;
+class QMenu;
+class QPlainTextEdit;
+class QTabWidget;
+class QTimer;
+class QTreeView;
+
+namespace fuserlab::gui {
+
+class CompareView;
+class DatabasePanel;
+class GraphView;
+class OptionsPanel;
+class PassesModel;
+class ReportModel;
+class RunPanel;
+class ScriptEditor;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  //! Opens a script file and compiles it; false (with the error shown in the
+  //! problems pane) if it cannot be read.
+  bool openFile(const QString& path);
+  //! Shows `text` as the script named `name` and compiles it.
+  void setScript(const QString& text, const QString& name);
+  //! Compiles the editor's text now with the current switches.
+  void recompile();
+  //! The request the current editor text and switches make.
+  CompileRequest currentRequest() const;
+
+  void selectSegment(int id);
+  int selectedSegment() const { return selected_; }
+
+  ScriptEditor* editor() const { return editor_; }
+  OptionsPanel* options() const { return options_; }
+  CompileService* service() const { return service_; }
+  ReportModel* reportModel() const { return reportModel_; }
+  PassesModel* passesModel() const { return passesModel_; }
+  QTreeView* inspector() const { return inspector_; }
+  GraphView* graph() const { return graph_; }
+  QTreeView* passesView() const { return passesView_; }
+  QPlainTextEdit* codeView() const { return code_; }
+  QListWidget* problems() const { return problems_; }
+  CompareView* compare() const { return compare_; }
+  RunPanel* runPanel() const { return run_; }
+  DatabasePanel* database() const { return database_; }
+  QTabWidget* tabs() const { return tabs_; }
+  QString currentFile() const { return file_; }
+
+  //! Writes the last report as JSON; false if there is none or on error.
+  bool exportReportJson(const QString& path);
+
+ signals:
+  //! A snapshot was shown (after every finished compile).
+  void snapshotShown();
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void buildRecentMenu();
+  void addRecentFile(const QString& path);
+  void showSnapshot(SnapshotPtr snapshot);
+  void showProblem(const QString& message, int line, int column);
+  void updateCode();
+  void pasteFromClipboard();
+  void openDialog();
+  void saveScript();
+  void exportReportDialog();
+  void exportGraphDialog();
+  void restoreSettings();
+
+  ScriptEditor* editor_;
+  OptionsPanel* options_;
+  CompileService* service_;
+  ReportModel* reportModel_;
+  PassesModel* passesModel_;
+  QTreeView* inspector_;
+  GraphView* graph_;
+  QTreeView* passesView_;
+  QPlainTextEdit* code_;
+  QListWidget* problems_;
+  CompareView* compare_;
+  RunPanel* run_;
+  DatabasePanel* database_;
+  QTabWidget* tabs_;
+  QLabel* statusLabel_;
+  QMenu* recentMenu_ = nullptr;
+  QTimer* editDebounce_;
+  QString file_;
+  QString displayName_;
+  int selected_ = -1;
+  bool loading_ = false;
+};
+
+}  // namespace fuserlab::gui

@@ -1,0 +1,46 @@
+// OptionsPanel: the what-if switches: device (the built-in table and this
+// machine's GPUs), upcast strategy, bookending, each pass on or off, and the
+// input sizes. Every change emits settingsChanged() at once; the owner
+// recompiles off the GUI thread.
+#pragma once
+
+#include <QWidget>
+#include <map>
+
+#include "app/gui/compile_job.h"
+
+class QCheckBox;
+class QComboBox;
+class QLineEdit;
+
+namespace fuserlab::gui {
+
+class OptionsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  //! `compact` lays the switches out in one row (the compare view's header).
+  explicit OptionsPanel(QWidget* parent = nullptr, bool compact = false);
+
+  CompileSettings settings() const;
+  //! Shows `settings` without emitting settingsChanged.
+  void setSettings(const CompileSettings& settings);
+
+  QComboBox* deviceBox() const { return device_; }
+  QComboBox* upcastBox() const { return upcast_; }
+  QComboBox* bookendBox() const { return bookend_; }
+  QCheckBox* passBox(const QString& pass) const;
+
+ signals:
+  void settingsChanged();
+
+ private:
+  QComboBox* device_;
+  QComboBox* upcast_;
+  QComboBox* bookend_;
+  QLineEdit* inputs_;
+  std::map<QString, QCheckBox*> passes_;
+  CompileSettings base_;  //!< what the panel does not show (database path)
+  bool quiet_ = false;
+};
+
+}  // namespace fuserlab::gui

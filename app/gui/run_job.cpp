@@ -1,0 +1,144 @@
+#include "app/gui/run_job.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/frontend/input_tensors.h"
+#include "core/frontend/script.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/gpu_executor.h"
+#include "core/runtime/reference_run.h"
+#include "core/runtime/result_check.h"
+
+namespace fuserlab::gui {
+namespace {
+
+std::string shape(const std::vector<int64_t>& sizes) {
+  std::string out = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+  return out + "]";
+}
+
+// dtype, shape and min/max/mean: enough to see whether a result is plausible.
+std::string summarize(const std::string& name, const runtime::Tensor& tensor) {
+  std::string line = name + ": " + std::string(ir::shortName(tensor.dtype())) +
+                     shape(tensor.sizes());
+  const runtime::Tensor values = tensor.to(ir::DataType::Double).contiguous();
+  const double* data = values.dataAs<double>();
+  const int64_t n = values.numel();
+  if (n == 0) return line + " (empty)";
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(data[i])) {
+      ++nans;
+      continue;
+    }
+    lo = std::min(lo, data[i]);
+    hi = std::max(hi, data[i]);
+    sum += data[i];
+  }
+  char buffer[160];
+  std::snprintf(buffer, sizeof(buffer), "  min %.6g  max %.6g  mean %.6g", lo, hi,
+                n > nans ? sum / double(n - nans) : NAN);
+  line += buffer;
+  if (nans) line += "  NaN: " + std::to_string(nans);
+  return line;
+}
+
+struct Loaded {
+  frontend::Script script;
+  const ir::Fusion* fusion = nullptr;
+  std::vector<frontend::InputSpec> specs;
+};
+
+Loaded load(const CompileRequest& request) {
+  Loaded loaded;
+  loaded.script = frontend::readScript(request.source, request.fileName);
+  size_t chosen = loaded.script.executed;
+  for (size_t i = 0; i < loaded.script.definitions.size(); ++i) {
+    if (loaded.script.definitions[i].functionName == request.fusionName) chosen = i;
+  }
+  loaded.fusion = loaded.script.definitions.at(chosen).fusion.get();
+  if (!request.settings.inputs.empty()) {
+    loaded.specs = frontend::parseInputsOption(request.settings.inputs);
+  } else if (const auto* block = loaded.script.inputsFor(chosen)) {
+    loaded.specs = *block;
+  } else if (loaded.script.inputs && chosen == loaded.script.executed) {
+    loaded.specs = *loaded.script.inputs;
+  } else {
+    FL_USER_ERROR("no input sizes: the script has no inputs block; give them in the "
+                  "Inputs field");
+  }
+  FL_CHECK(loaded.specs.size() == loaded.fusion->inputs().size(), "the fusion has ",
+           loaded.fusion->inputs().size(), " inputs but ", loaded.specs.size(),
+           " input sizes are given");
+  return loaded;
+}
+
+void runInto(const RunRequest& request, RunResult& result) {
+  const Loaded loaded = load(request.compile);
+  const ir::Fusion& fusion = *loaded.fusion;
+  runtime::Arguments inputs = frontend::makeInputs(loaded.specs, request.seed);
+  std::vector<runtime::Tensor> outputs;
+  const auto start = std::chrono::steady_clock::now();
+  if (request.backend == "cpu") {
+    outputs = runtime::runReference(fusion, inputs);
+    result.lines.push_back("cpu reference run");
+  } else {
+    FL_CHECK(request.backend == "cuda", "unknown backend '", request.backend, "'");
+    if (auto why = cudaUnavailable()) FL_USER_ERROR("no GPU: ", *why);
+    runtime::GpuExecutor executor(fusion, request.cudaIndex, request.compile.settings.options);
+    runtime::GpuRunOptions options;
+    options.poisonOutputs = request.check;
+    options.synchronizeEachKernel = request.check;
+    runtime::HostRunResult run = runtime::runOnGpu(executor, inputs, options);
+    result.kernelLaunches = run.stats.kernelLaunches;
+    outputs = std::move(run.outputs);
+    result.lines.push_back("cuda run on " + executor.deviceSpec().name + ": " +
+                           std::to_string(run.stats.kernelLaunches) + " kernel launches, " +
+                           std::to_string(run.stats.hostSteps) + " host steps");
+  }
+  result.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    result.lines.push_back(summarize(fusion.outputs()[i].val->name(), outputs[i]));
+  }
+  if (request.backend == "cuda" && request.check) {
+    // Same seed, same values: fresh inputs for the reference (aliased
+    // outputs may have updated the first ones in place).
+    const runtime::Arguments again = frontend::makeInputs(loaded.specs, request.seed);
+    const std::vector<runtime::Tensor> reference = runtime::runReference(fusion, again);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const runtime::TensorCheck c =
+          runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name());
+      result.lines.push_back(std::string("check ") + (c.passed ? "ok: " : "FAILED: ") +
+                             c.message);
+      result.checkFailed = result.checkFailed || !c.passed;
+    }
+  }
+}
+
+}  // namespace
+
+RunResult runFusionJob(const RunRequest& request) {
+  RunResult result;
+  try {
+    runInto(request, result);
+  } catch (const UserError& error) {
+    result.error = error.what();
+  } catch (const std::exception& error) {
+    result.error = std::string("internal error: ") + error.what();
+  }
+  return result;
+}
+
+std::optional<std::string> cudaUnavailable() {
+  if (runtime::cudaDeviceCount() > 0) return std::nullopt;
+  const std::string why = runtime::cudaUnavailableReason();
+  return why.empty() ? std::string("no CUDA device on this machine") : why;
+}
+
+}  // namespace fuserlab::gui

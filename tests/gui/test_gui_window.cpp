@@ -1,0 +1,321 @@
+// The main window driven as a user would, on the offscreen platform: open a
+// file, flip upcast on seed 000 and see the segmentation change, a syntax
+// error marks its line, selecting a segment selects it everywhere, the
+// compare view shows seed 000's difference, the run panel runs on the CPU,
+// the database browser lists and deletes this fusion's entries.
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTreeView>
+#include <QtTest>
+
+#include "app/gui/compare_view.h"
+#include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
+#include "app/gui/main_window.h"
+#include "app/gui/options_panel.h"
+#include "app/gui/passes_model.h"
+#include "app/gui/report_model.h"
+#include "app/gui/run_panel.h"
+#include "app/gui/script_editor.h"
+#include "core/scheduler/device_spec.h"
+#include "db/compiler_version.h"
+#include "db/heuristics_database.h"
+
+using namespace fuserlab::gui;
+
+namespace {
+
+const QString kExamples = FUSERLAB_SOURCE_DIR "/resources/examples/";
+
+// Waits for the window to show the snapshot of its newest request.
+bool waitForSnapshot(MainWindow& window, int timeoutMs = 60000) {
+  QSignalSpy shown(&window, &MainWindow::snapshotShown);
+  if (!shown.wait(timeoutMs)) return false;
+  QElapsedTimer timer;
+  timer.start();
+  while (window.service()->busy() && timer.elapsed() < timeoutMs) {
+    QTest::qWait(20);
+  }
+  return !window.service()->busy();
+}
+
+bool waitForGraph(GraphView& graph, int timeoutMs = 60000) {
+  QElapsedTimer timer;
+  timer.start();
+  while (graph.pending() && timer.elapsed() < timeoutMs) QTest::qWait(20);
+  return !graph.pending();
+}
+
+int segmentCount(const MainWindow& window) {
+  const auto snapshot = window.service()->latest();
+  return snapshot && snapshot->report ? static_cast<int>(snapshot->report->segments.size()) : -1;
+}
+
+}  // namespace
+
+class GuiWindowTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName("FuserLabTests");
+    QSettings().clear();
+  }
+
+  void openFileAndSwitchUpcast() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    const int privatized = segmentCount(window);
+    QVERIFY(privatized > 0);
+    QCOMPARE(window.reportModel()->rowCount(), privatized);
+    QCOMPARE(window.problems()->count(), 0);
+
+    QComboBox* upcast = window.options()->upcastBox();
+    QElapsedTimer timer;
+    timer.start();
+    upcast->setCurrentIndex(upcast->findData("forward"));
+    QVERIFY(waitForSnapshot(window));
+    qInfo("upcast=forward recompiled and shown in %lld ms", timer.elapsed());
+    const int forwarded = segmentCount(window);
+    QVERIFY2(forwarded != privatized,
+             qPrintable(QString("privatize %1 segments, forward %2").arg(privatized).arg(forwarded)));
+    QCOMPARE(window.reportModel()->rowCount(), forwarded);
+    // The status line names the new option.
+    QVERIFY(window.options()->settings().options.upcast ==
+            fuserlab::passes::UpcastStrategy::Forward);
+  }
+
+  void graphDrawsSegmentsAndFollowsUpcast() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    const int privatized = segmentCount(window);
+    QCOMPARE(graph->clusterCount(), privatized);
+    QVERIFY(graph->nodeCount() > privatized);
+    QVERIFY(graph->edgeCount() > 0);
+
+    window.options()->upcastBox()->setCurrentIndex(window.options()->upcastBox()->findData("forward"));
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->clusterCount(), segmentCount(window));
+    QVERIFY(graph->clusterCount() != privatized);
+  }
+
+  void graphClickSearchCollapseExport() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    const int segments = segmentCount(window);
+    QVERIFY(segments > 1);
+    // Clicking inside the last segment's box selects it in every view.
+    const int last = segments - 1;
+    QGraphicsItem* box = nullptr;
+    for (QGraphicsItem* item : graph->scene()->items()) {
+      if (item->data(2).toString() == "cluster" && item->data(0).toInt() == last) box = item;
+    }
+    QVERIFY(box != nullptr);
+    const QPointF inside = box->sceneBoundingRect().topLeft() + QPointF(3, 3);
+    QCOMPARE(graph->segmentAt(inside), last);
+    graph->view()->centerOn(inside);
+    QTest::mouseClick(graph->view()->viewport(), Qt::LeftButton, {},
+                      graph->view()->mapFromScene(inside));
+    QCOMPARE(window.selectedSegment(), last);
+    QCOMPARE(window.reportModel()->segmentOf(window.inspector()->currentIndex()), last);
+
+    const auto snapshot = window.service()->latest();
+    const QString scheduler = QString::fromStdString(snapshot->report->segments[0].scheduler);
+    QVERIFY(graph->search(scheduler) >= 1);
+    QCOMPARE(graph->search("no_such_tensor_name"), 0);
+
+    const int expandedNodes = graph->nodeCount();
+    graph->setCollapsed(true);
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->clusterCount(), 0);  // a node per segment instead
+    QVERIFY(graph->nodeCount() < expandedNodes);
+    QCOMPARE(graph->segmentAt(graph->scene()->sceneRect().center()) >= -1, true);
+    graph->setCollapsed(false);
+    QVERIFY(waitForGraph(*graph));
+    QCOMPARE(graph->nodeCount(), expandedNodes);
+
+    QTemporaryDir dir;
+    for (const char* name : {"g.svg", "g.png", "g.dot"}) {
+      QString error;
+      QVERIFY2(graph->exportTo(dir.filePath(name), &error), qPrintable(error));
+      QVERIFY(QFileInfo(dir.filePath(name)).size() > 100);
+    }
+    QFile dot(dir.filePath("g.dot"));
+    QVERIFY(dot.open(QIODevice::ReadOnly));
+    QVERIFY(dot.readAll().contains("digraph"));
+    QVERIFY(!graph->exportTo(dir.filePath("g.bmpx")));
+  }
+
+  void syntaxErrorMarksTheLine() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    QCOMPARE(window.editor()->errorLine(), 0);
+    // Break line 12 by typing into the editor, as a user would.
+    QTextCursor cursor(window.editor()->document()->findBlockByNumber(11));
+    cursor.movePosition(QTextCursor::EndOfBlock);
+    window.editor()->setTextCursor(cursor);
+    QTest::keyClicks(window.editor(), " +* )");
+    QVERIFY(waitForSnapshot(window));
+    QCOMPARE(window.editor()->errorLine(), 12);
+    QVERIFY(window.editor()->errorColumn() > 0);
+    QCOMPARE(window.problems()->count(), 1);
+    QVERIFY(window.problems()->item(0)->text().startsWith("line 12"));
+    QCOMPARE(window.reportModel()->rowCount(), 0);
+    // Undo the typing: the marker goes away and the segments come back.
+    for (int i = 0; i < 5; ++i) QTest::keyClick(window.editor(), Qt::Key_Backspace);
+    QVERIFY(waitForSnapshot(window));
+    QCOMPARE(window.editor()->errorLine(), 0);
+    QVERIFY(window.reportModel()->rowCount() > 0);
+  }
+
+  void selectionIsShared() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed001_nanogpt_layer_norm.py"));
+    QVERIFY(waitForSnapshot(window));
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot->ok());
+    QCOMPARE(window.selectedSegment(), 0);
+    // The kernel segment: pick it in the inspector.
+    int kernelSegment = -1;
+    for (const auto& segment : snapshot->report->segments) {
+      if (segment.launchesKernel) kernelSegment = segment.id;
+    }
+    QVERIFY(kernelSegment >= 0);
+    const QModelIndex row = window.reportModel()->indexOfSegment(kernelSegment);
+    window.inspector()->setCurrentIndex(row);
+    QCOMPARE(window.selectedSegment(), kernelSegment);
+    QVERIFY(window.codeView()->toPlainText().contains("__global__"));
+    QVERIFY(window.codeView()->toPlainText().contains(
+        QString::fromStdString(snapshot->codeFor(kernelSegment)->kernelName)));
+    // Selecting from code (the menu's next-segment) moves the inspector too.
+    window.selectSegment(0);
+    QCOMPARE(window.reportModel()->segmentOf(window.inspector()->currentIndex()), 0);
+  }
+
+  void compareShowsSeed000Difference() {
+    MainWindow window;
+    window.show();
+    QSignalSpy compared(window.compare(), &CompareView::compared);
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->snapshotA() && window.compare()->snapshotB() &&
+                                 compared.count() > 0,
+                             60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
+    const auto a = window.compare()->snapshotA();
+    const auto b = window.compare()->snapshotB();
+    QVERIFY(a->ok() && b->ok());
+    QVERIFY(a->report->segments.size() != b->report->segments.size());
+    // The segments row is highlighted on both sides.
+    QTableWidget* table = window.compare()->table();
+    bool highlighted = false;
+    for (int row = 0; row < table->rowCount(); ++row) {
+      if (table->item(row, 0)->text() == "segments") {
+        highlighted = table->item(row, 1)->background().color() != QColor() &&
+                      table->item(row, 1)->background().style() != Qt::NoBrush;
+      }
+    }
+    QVERIFY(highlighted);
+  }
+
+  void runPanelRunsOnTheCpu() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "sum_reduction.py"));
+    QVERIFY(waitForSnapshot(window));
+    window.runPanel()->backendBox()->setCurrentIndex(0);
+    QSignalSpy done(window.runPanel(), &RunPanel::runFinished);
+    QTest::mouseClick(window.runPanel()->runButton(), Qt::LeftButton);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.first().first().toBool(), true);
+    const QString text = window.runPanel()->output()->toPlainText();
+    QVERIFY2(text.contains("cpu reference run") && text.contains("min "), qPrintable(text));
+  }
+
+  void databaseBrowserListsThisFusionsEntries() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed001_nanogpt_layer_norm.py"));
+    QVERIFY(waitForSnapshot(window));
+    const auto snapshot = window.service()->latest();
+    QVERIFY(!snapshot->segmentHashes.empty());
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("heuristics.db");
+    {
+      using namespace fuserlab::db;
+      HeuristicsDatabase database(path.toStdString(), HeuristicsDatabase::Access::Write);
+      for (const std::string hash : {snapshot->segmentHashes.front(), std::string("0123456789abcdef")}) {
+        Entry entry;
+        entry.segment = {hash, "inner_persistent", "16x128x1600", "16x128x1664", "fusion"};
+        entry.device = DeviceRecord::fromSpec(fuserlab::scheduler::defaultDevice());
+        entry.paramsSchema = 1;
+        entry.minCompilerVersion = std::string(compilerVersion());
+        entry.params = fuserlab::report::Json::object();
+        entry.paramsHash = hash;
+        entry.origin = "manual";
+        entry.run = RunRecord::now("test_gui_window");
+        entry.createdAt = entry.run.createdAt;
+        database.store(entry);
+      }
+    }
+    window.database()->openDatabase(path);
+    QTableWidget* table = window.database()->table();
+    QCOMPARE(table->rowCount(), 1);  // only this fusion's segment
+    QCOMPARE(table->item(0, 1)->text(), QString("inner_persistent"));
+    table->selectRow(0);
+    window.database()->exportSelected(dir.filePath("out.jsonl"));
+    QFile exported(dir.filePath("out.jsonl"));
+    QVERIFY(exported.open(QIODevice::ReadOnly));
+    QCOMPARE(exported.readAll().count('\n'), 1);
+    window.database()->deleteSelected();
+    QCOMPARE(table->rowCount(), 0);
+    fuserlab::db::HeuristicsDatabase check(path.toStdString(),
+                                           fuserlab::db::HeuristicsDatabase::Access::Read);
+    QCOMPARE(check.entries().size(), size_t(1));  // the other fusion's entry stays
+  }
+
+  void exportsReportJson() {
+    MainWindow window;
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("report.json");
+    QVERIFY(window.exportReportJson(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto json = fuserlab::report::Json::parse(file.readAll().toStdString());
+    QCOMPARE(static_cast<int>(json.get("segment_count")->asInt()), segmentCount(window));
+  }
+
+  void missingFileIsAProblemNotACrash() {
+    MainWindow window;
+    QVERIFY(!window.openFile("/nonexistent/fusion.py"));
+    QCOMPARE(window.problems()->count(), 1);
+  }
+};
+
+QTEST_MAIN(GuiWindowTest)
+#include "test_gui_window.moc"
