@@ -469,6 +469,8 @@ class Planner {
             allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes), device_,
                            what + " output " + tv->name());
         plan_.freshBuffers.push_back(fresh.tensor);
+        // Intermediates live as long as the run, not the planner.
+        keepAlive_.push_back(fresh.buffer);
         outputs.push_back(fresh);
       }
       values_[value] = outputs.back();
