@@ -527,7 +527,7 @@ ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
   for (size_t k = inAxes.size(); k-- > 0;) {
     const std::string size = extent(inAxes[k]);
     const std::string quotient =
-        divisor.empty() ? position : "(" + position + " / " + divisor + ")";
+        divisor.empty() ? position : "(" + position + " / (" + divisor + "))";
     result[k] = k == 0 ? quotient : "(" + quotient + " % " + size + ")";
     divisor = divisor.empty() ? size : divisor + " * " + size;
   }

@@ -213,5 +213,34 @@ TEST(PointwiseEmitterTest, MetaOpsBecomeIndexArithmetic) {
   }
 }
 
+// A reshape that merges three axes of a permuted tensor: the producer's
+// outer index is position / (extent * extent), never position / extent *
+// extent (sdpa_fwd's output reshape read out of bounds that way on an H100).
+constexpr const char* kPermuteReshape = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[2, 16, 8, 64], contiguity=[True, True, True, True], dtype=DataType.Float)
+    T1 = fd.ops.permute(T0, dims=[0, 2, 1, 3])
+    T2 = fd.ops.reshape(T1, new_shape=[2, 8192])
+    T3 = fd.ops.mul(T2, T2)
+    fd.add_output(T3)
+)";
+
+TEST(PointwiseEmitterTest, ReshapeDividesByTheWholeInnerExtent) {
+  const CompiledScript compiled = compileScript(kPermuteReshape, "2x16x8x64:f32");
+  bool sawKernel = false;
+  for (const runtime::SegmentKernel& segment : compiled.kernels) {
+    if (!segment.kernel.has_value()) continue;
+    sawKernel = true;
+    const std::string& source = segment.kernel->source;
+    EXPECT_EQ(source.find("/ (int64_t)64ll *"), std::string::npos) << source;
+    EXPECT_NE(source.find("/ ((int64_t)64ll * (int64_t)16ll * (int64_t)8ll)"),
+              std::string::npos)
+        << source;
+    expectCompiles(*segment.kernel);
+  }
+  EXPECT_TRUE(sawKernel);
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen
