@@ -86,8 +86,10 @@ std::string specText(const std::vector<frontend::InputSpec>& specs) {
       text += "s";
       continue;
     }
-    for (size_t i = 0; i < s.sizes.size(); ++i) {
-      text += (i ? "x" : "") + std::to_string(s.sizes[i]);
+    // The tensor the fusion sees: the .as_strided view's sizes if any.
+    const std::vector<int64_t>& sizes = s.stridedSizes ? *s.stridedSizes : s.sizes;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      text += (i ? "x" : "") + std::to_string(sizes[i]);
     }
     text += ":" + std::string(ir::shortName(s.dtype));
   }
@@ -232,10 +234,15 @@ int tuneCommand(const std::vector<std::string>& args) {
         continue;
       }
       // The worker: this executable in its hidden mode, same script and sizes.
+      // Sizes from the script's inputs block go to the worker as that block
+      // (strides and .as_strided views included); --inputs/--sizes as text.
       std::vector<std::string> argv = {"/proc/self/exe", "tune-worker",
-                                       loaded.script.fileName, "--inputs", specText(specs),
+                                       loaded.script.fileName,
                                        "--segment", std::to_string(segment), "--device",
                                        "cuda:" + std::to_string(cudaIndex)};
+      if (cl.value("sizes") || cl.value("inputs")) {
+        argv.insert(argv.end(), {"--inputs", specText(specs)});
+      }
       if (auto f = cl.value("fusion")) argv.insert(argv.end(), {"--fusion", *f});
       for (const auto& s : cl.values("set")) argv.insert(argv.end(), {"--set", s});
       for (const auto& p : cl.values("disable-pass")) argv.insert(argv.end(), {"--disable-pass", p});
@@ -300,7 +307,7 @@ int tuneWorkerCommand(const std::vector<std::string>& args) {
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   CommandLine cl(args, options, {});
   LoadedScript loaded = loadScript(cl);
-  FL_CHECK(loaded.inputs.has_value(), "tune-worker needs --inputs");
+  FL_CHECK(loaded.inputs.has_value(), "tune-worker needs --inputs or an inputs block");
   tuner::WorkerSetup setup;
   setup.fusion = loaded.fusion;
   setup.hostInputs = frontend::makeInputs(*loaded.inputs, 0);

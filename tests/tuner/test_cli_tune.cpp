@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "tests/cli/cli_runner.h"
 
 namespace fuserlab::cli {
@@ -21,6 +25,22 @@ TEST(CliTuneTest, DryRunHonoursStrategyAndBudget) {
                              " --dry-run --strategy random --budget 5 --seed 3");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("would measure 5 variants"), std::string::npos) << r.output;
+}
+
+TEST(CliTuneTest, SizesFromTheInputsBlockAreTheViewsSizes) {
+  // silu_mul.py's inputs are torch.randn(2818048).as_strided((256, 11008), ...):
+  // the tuned tensor is the 2-D view (the worker was once handed the flat
+  // 1-D size and every variant failed to set up on the GPU).
+  const std::string json =
+      (std::filesystem::temp_directory_path() / "fuserlab_tune_sizes.json").string();
+  const CliResult r = runCli("tune " + source("resources/examples/silu_mul.py") +
+                             " --dry-run --json " + json);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(json);
+  EXPECT_NE(text.find("\"256x11008:bf16,256x11008:bf16\""), std::string::npos) << text.substr(0, 400);
+  EXPECT_EQ(text.find("2818048:bf16"), std::string::npos);
 }
 
 TEST(CliTuneTest, RealRunNeedsADatabaseAndRejectsBadOptions) {
