@@ -1,5 +1,7 @@
 #include "core/runtime/gpu_executor.h"
 
+#include "core/runtime/segment_kernels.h"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -563,8 +565,8 @@ class Planner {
   std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
       const segmenter::SegmentedGroup& group, const scheduler::SegmentRuntimeInfo& info) {
     const std::string what = segmentName(group);
-    const std::string name = "fuserlab_s" + std::to_string(group.id) + "_" +
-                             std::string(scheduler::toString(group.choice.type));
+    // The name `fuserlab-cli compile` writes and the tuner times by.
+    const std::string name = segmentKernelName(group.id, group.choice.type);
     auto loaded = std::make_shared<GpuExecutor::LoadedKernel>();
     try {
       loaded->generated = codegen::generateKernel(*group.segment, group.choice.type,
