@@ -199,8 +199,10 @@ TuneRequest TuningPanel::makeRequest() const {
   request.strategy.seed = static_cast<uint64_t>(seed_->value());
   request.gpu = gpu_->currentText().toStdString();
   request.databasePath = databasePath_ ? databasePath_().toStdString() : std::string();
-  request.workerCommand = {QCoreApplication::applicationFilePath().toStdString(),
-                           kTuneWorkerFlag};
+  const QString worker = workerExecutable_.isEmpty()
+                             ? QCoreApplication::applicationFilePath()
+                             : workerExecutable_;
+  request.workerCommand = {worker.toStdString(), kTuneWorkerFlag};
   return request;
 }
 

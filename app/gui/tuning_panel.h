@@ -45,6 +45,10 @@ class TuningPanel : public QWidget {
   //! Replaces the runner (a fake in tests) and the GPUs it offers.
   void setRunnerFactory(RunnerFactory factory, const QStringList& gpus);
 
+  //! The executable started as the tuning worker (`EXE --tune-worker ...`);
+  //! default: this application.
+  void setWorkerExecutable(const QString& path) { workerExecutable_ = path; }
+
   bool busy() const { return sweep_ != nullptr || dry_ != nullptr; }
   //! The cancel flag of the running sweep (null when none runs).
   const std::atomic<bool>* cancelFlag() const { return cancel_.get(); }
@@ -85,6 +89,7 @@ class TuningPanel : public QWidget {
   std::function<QString()> databasePath_;
   RunnerFactory factory_;
   QStringList gpus_;
+  QString workerExecutable_;
   QComboBox* segment_;
   QComboBox* strategy_;
   QSpinBox* budget_;

@@ -6,6 +6,7 @@
 // the sweep early, and errors are shown in the panel.
 #include <QComboBox>
 #include <QLabel>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -221,6 +222,46 @@ class GuiTuningTest : public QObject {
     QVERIFY(panel->plot()->pointCount() < panel->table()->rowCount());
     QVERIFY(!panel->busy());
     QVERIFY(panel->cancelFlag() == nullptr);
+  }
+
+  // The window's executable serves the worker protocol: without a GPU (or
+  // with a bad option) it answers one fatal line saying why, and exits 2.
+  void workerModeAnswersTheProtocol() {
+    QProcess worker;
+    worker.start(FUSERLAB_GUI_BINARY, {"--tune-worker", kExamples + "layer_norm.py", "--segment",
+                                       "0", "--device", "cuda:0", "--bogus", "1"});
+    QVERIFY(worker.waitForStarted(10000));
+    worker.closeWriteChannel();
+    QVERIFY(worker.waitForFinished(60000));
+    QCOMPARE(worker.exitCode(), 2);
+    const QByteArray line = worker.readAllStandardOutput().trimmed();
+    QVERIFY2(line.startsWith("{\"fatal\":"), line.constData());
+    QVERIFY2(line.contains("unknown option --bogus"), line.constData());
+  }
+
+  // On a GPU machine: a real sweep through the worker process.
+  void realSweepOnTheGpu() {
+    if (fuserlab::runtime::cudaDeviceCount() == 0) QSKIP("no GPU on this machine");
+    QTemporaryDir dir;
+    const QString db = dir.filePath("gpu.db");
+    MainWindow window;
+    window.show();
+    QVERIFY(openLayerNorm(window));
+    window.database()->openDatabase(db);
+    TuningPanel* panel = window.tuning();
+    panel->setWorkerExecutable(FUSERLAB_GUI_BINARY);
+    QVERIFY(panel->startButton()->isEnabled());
+    QCOMPARE(panel->gpuBox()->currentText(), QString("cuda:0"));
+    panel->budgetBox()->setValue(4);
+    QSignalSpy finished(panel, &TuningPanel::sweepFinished);
+    panel->startSweep();
+    QVERIFY(finished.wait(600000));
+    QVERIFY2(finished.first().first().toBool(), qPrintable(panel->status()->text()));
+    QCOMPARE(panel->plot()->pointCount(), 4);
+    QCOMPARE(panel->plot()->winnerSeries()->count(), 1);
+    fuserlab::db::HeuristicsDatabase check(db.toStdString(),
+                                           fuserlab::db::HeuristicsDatabase::Access::Read);
+    QCOMPARE(check.entries().size(), size_t(1));
   }
 
   void errorsAreShownInThePanel() {
