@@ -17,6 +17,7 @@
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
+#include "app/gui/tune_worker.h"
 #include "core/ir/error.h"
 #include "core/runtime/cuda_device.h"
 
@@ -55,6 +56,10 @@ void waitForGraph(fuserlab::gui::GraphView& graph, int timeoutMs) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The tuning panel's worker process: no window, the protocol on stdio.
+  if (argc > 1 && std::string(argv[1]) == fuserlab::gui::kTuneWorkerFlag) {
+    return fuserlab::gui::tuneWorkerMain(std::vector<std::string>(argv + 2, argv + argc));
+  }
   const bool screenshot = wantsScreenshot(argc, argv);
   if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
       qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {

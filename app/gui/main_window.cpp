@@ -27,6 +27,7 @@
 #include "app/gui/report_model.h"
 #include "app/gui/run_panel.h"
 #include "app/gui/script_editor.h"
+#include "app/gui/tuning_panel.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -69,6 +70,8 @@ MainWindow::MainWindow(QWidget* parent)
       compare_(new CompareView(this)),
       run_(new RunPanel([this] { return currentRequest(); }, this)),
       database_(new DatabasePanel(this)),
+      tuning_(new TuningPanel([this] { return currentRequest(); },
+                              [this] { return database_->path(); }, this)),
       tabs_(new QTabWidget(this)),
       statusLabel_(new QLabel(this)),
       editDebounce_(new QTimer(this)) {
@@ -94,17 +97,8 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(compare_, "Compare");
   tabs_->addTab(run_, "Run");
   tabs_->addTab(database_, "Database");
-  auto* tuning = new QLabel(
-      "<h3>Tuning: not available in this build</h3>"
-      "<p>The autotuner (tuner/) is not part of this build yet. Use the Database tab "
-      "to browse and manage tuned params, and <tt>fuserlab-cli db put</tt> to pin "
-      "params by hand.</p>",
-      this);
-  tuning->setObjectName("tuningUnavailable");
-  tuning->setWordWrap(true);
-  tuning->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  tuning->setMargin(12);
-  tabs_->addTab(tuning, "Tuning (unavailable)");
+  tuning_->setObjectName("tuning");
+  tabs_->addTab(tuning_, "Tuning");
   auto* middle = new QSplitter(Qt::Vertical, this);
   middle->addWidget(graph_);
   middle->addWidget(tabs_);
@@ -142,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(editor_, &ScriptEditor::fileDropped, this, &MainWindow::openFile);
   connect(options_, &OptionsPanel::settingsChanged, this, &MainWindow::recompile);
   connect(database_, &DatabasePanel::databaseChanged, this, &MainWindow::recompile);
+  connect(tuning_, &TuningPanel::databaseUpdated, database_, &DatabasePanel::refresh);
   connect(service_, &CompileService::started, this,
           [this] { statusLabel_->setText("compiling..."); });
   connect(service_, &CompileService::finished, this, &MainWindow::showSnapshot);
@@ -243,6 +238,7 @@ void MainWindow::showProblem(const QString& message, int line, int column) {
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   problems_->clear();
   const int previous = selected_;
+  tuning_->setSnapshot(snapshot);
   reportModel_->setSnapshot(snapshot);
   passesModel_->setSnapshot(snapshot);
   graph_->setSnapshot(snapshot);

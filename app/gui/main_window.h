@@ -27,6 +27,7 @@ class PassesModel;
 class ReportModel;
 class RunPanel;
 class ScriptEditor;
+class TuningPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare() const { return compare_; }
   RunPanel* runPanel() const { return run_; }
   DatabasePanel* database() const { return database_; }
+  TuningPanel* tuning() const { return tuning_; }
   QTabWidget* tabs() const { return tabs_; }
   QString currentFile() const { return file_; }
 
@@ -102,6 +104,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_;
   RunPanel* run_;
   DatabasePanel* database_;
+  TuningPanel* tuning_;
   QTabWidget* tabs_;
   QLabel* statusLabel_;
   QMenu* recentMenu_ = nullptr;

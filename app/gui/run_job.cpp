@@ -4,8 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/frontend/input_tensors.h"
-#include "core/frontend/script.h"
+#include "app/gui/script_loader.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
@@ -47,38 +46,8 @@ std::string summarize(const std::string& name, const runtime::Tensor& tensor) {
   return line;
 }
 
-struct Loaded {
-  frontend::Script script;
-  const ir::Fusion* fusion = nullptr;
-  std::vector<frontend::InputSpec> specs;
-};
-
-Loaded load(const CompileRequest& request) {
-  Loaded loaded;
-  loaded.script = frontend::readScript(request.source, request.fileName);
-  size_t chosen = loaded.script.executed;
-  for (size_t i = 0; i < loaded.script.definitions.size(); ++i) {
-    if (loaded.script.definitions[i].functionName == request.fusionName) chosen = i;
-  }
-  loaded.fusion = loaded.script.definitions.at(chosen).fusion.get();
-  if (!request.settings.inputs.empty()) {
-    loaded.specs = frontend::parseInputsOption(request.settings.inputs);
-  } else if (const auto* block = loaded.script.inputsFor(chosen)) {
-    loaded.specs = *block;
-  } else if (loaded.script.inputs && chosen == loaded.script.executed) {
-    loaded.specs = *loaded.script.inputs;
-  } else {
-    FL_USER_ERROR("no input sizes: the script has no inputs block; give them in the "
-                  "Inputs field");
-  }
-  FL_CHECK(loaded.specs.size() == loaded.fusion->inputs().size(), "the fusion has ",
-           loaded.fusion->inputs().size(), " inputs but ", loaded.specs.size(),
-           " input sizes are given");
-  return loaded;
-}
-
 void runInto(const RunRequest& request, RunResult& result) {
-  const Loaded loaded = load(request.compile);
+  const LoadedFusion loaded = loadFusion(request.compile);
   const ir::Fusion& fusion = *loaded.fusion;
   runtime::Arguments inputs = frontend::makeInputs(loaded.specs, request.seed);
   std::vector<runtime::Tensor> outputs;
