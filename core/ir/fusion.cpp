@@ -240,11 +240,16 @@ std::vector<Expr*> Fusion::exprsForOutputs() const {
   // Mark the live exprs walking back from the outputs.
   std::vector<bool> live(exprs_.size(), false);
   std::vector<Val*> stack = outputVals();
-  std::unordered_set<const Val*> seen;
+  // Val ids are their positions in vals_ (vals are never removed).
+  std::vector<bool> seen(vals_.size(), false);
   while (!stack.empty()) {
     Val* val = stack.back();
     stack.pop_back();
-    if (!seen.insert(val).second) continue;
+    const auto id = static_cast<size_t>(val->id());
+    FL_ASSERT(id < seen.size() && vals_[id].get() == val, val->name(),
+              " is not a val of this fusion");
+    if (seen[id]) continue;
+    seen[id] = true;
     Expr* def = val->definition();
     if (def == nullptr || live[def->id()]) continue;
     live[def->id()] = true;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/ir/error.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/expr_eval/expr_eval_scheduler.h"
 #include "core/scheduler/matmul/matmul_scheduler.h"
 #include "core/scheduler/no_op/no_op_scheduler.h"
@@ -107,6 +108,7 @@ const Scheduler& schedulerFor(SchedulerType type) {
 std::optional<SchedulerChoice> chooseScheduler(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info,
     const HeuristicProvider* provider, std::vector<Rejection>* rejected) {
+  const AnalysisCacheScope cache(segment, info);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
     if (auto reason = rejectSegment(*scheduler, segment, info)) {
@@ -145,6 +147,7 @@ std::optional<SchedulerChoice> chooseScheduler(
 
 bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                  std::vector<Rejection>* rejected) {
+  const AnalysisCacheScope cache(segment, info);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
     auto reason = rejectSegment(*scheduler, segment, info);

@@ -141,9 +141,14 @@ std::vector<int> GroupMerger::levels() const {
 }
 
 bool GroupMerger::reaches(int from, int target, int skipDirect) const {
+  consumersCache_.resize(groups_.size());
+  auto cachedConsumers = [&](int g) -> const std::vector<int>& {
+    if (!consumersCache_[g]) consumersCache_[g] = consumers(g);
+    return *consumersCache_[g];
+  };
   std::vector<bool> seen(groups_.size(), false);
   std::vector<int> stack;
-  for (int c : consumers(from)) {
+  for (int c : cachedConsumers(from)) {
     if (c != skipDirect) stack.push_back(c);
   }
   while (!stack.empty()) {
@@ -152,7 +157,7 @@ bool GroupMerger::reaches(int from, int target, int skipDirect) const {
     if (g == target) return true;
     if (seen[g]) continue;
     seen[g] = true;
-    for (int c : consumers(g)) stack.push_back(c);
+    for (int c : cachedConsumers(g)) stack.push_back(c);
   }
   return false;
 }
@@ -214,8 +219,11 @@ bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
     SegmentExtraction segment = extractSegment(index_, exprs);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
     accepted = scheduler::canSchedule(*segment.fusion, runtime.info, &rejected);
-    for (auto& rejection : rejected) {
-      rejection.reason = segment.toCompleteNames(rejection.reason);
+    // The reasons are logged only when no scheduler accepts.
+    if (!accepted) {
+      for (auto& rejection : rejected) {
+        rejection.reason = segment.toCompleteNames(rejection.reason);
+      }
     }
   } catch (const UserError& error) {
     return refuse("merging " + pair + " failed: " + error.message());
@@ -239,6 +247,7 @@ void GroupMerger::applyMerge(int a, int b) {
   index_.sortTopologically(merged.exprs);
   groups_[a].alive = false;
   groups_[b].alive = false;
+  consumersCache_.clear();
   const int slot = static_cast<int>(groups_.size());
   for (const ir::Expr* expr : merged.exprs) groupOf_[expr] = slot;
   groups_.push_back(std::move(merged));

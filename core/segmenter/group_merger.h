@@ -14,6 +14,7 @@
 // a refused pair is not tried again while neither group changes.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -81,6 +82,9 @@ class GroupMerger {
   std::unordered_map<const ir::Expr*, int> groupOf_;
   std::set<std::pair<int, int>> refused_;  //!< by group ids, smaller first
   int nextId_ = 0;
+  //! consumers(g) per slot of groups_, filled as the cycle checks ask for
+  //! them and dropped by applyMerge (the only change to the group graph).
+  mutable std::vector<std::optional<std::vector<int>>> consumersCache_;
 };
 
 }  // namespace fuserlab::segmenter

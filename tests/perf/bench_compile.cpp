@@ -1,9 +1,15 @@
 // Benchmark: passes + segmentation + heuristics for generated fusions of N
-// ops (default 200), on one core. Prints the median compile time over the
-// repetitions and its ratio to the 2 ms budget issue 3 sets; exits 0 either
-// way (timing is reported, not asserted).
+// ops (default 200), on one core. Prints, per fusion, the median compile time
+// over the repetitions and its ratio to the 2 ms budget issue 3 sets; exits 0
+// either way (timing is reported, not asserted).
 //
 //   bench_compile [OPS] [REPETITIONS]
+//
+// Three fusions of N ops: "one segment" (the budget's case: the whole fusion
+// goes to one scheduler), "segment_set" (a segment_set every 40 ops, so the
+// segmenter merges groups between the cuts) and "inner+outer" (the row
+// reductions alternate with column reductions, which no one kernel takes:
+// the merger tries many candidate groups).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -17,9 +23,13 @@
 
 namespace {
 
+enum class Shape { OneSegment, SegmentSets, InnerOuter };
+
 // A normalization-like chain: elementwise ops on a float upcast of a bf16
-// input, with a row reduction and its broadcast every 25 ops.
-std::string generateScript(int ops) {
+// input, with a row reduction and its broadcast every 25 ops (every other
+// one a column reduction for InnerOuter), and for SegmentSets a segment_set
+// every 40 ops.
+std::string generateScript(int ops, Shape shape) {
   std::ostringstream s;
   s << "def fusion(fd : FusionDefinition) -> None :\n"
     << "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
@@ -30,10 +40,17 @@ std::string generateScript(int ops) {
   int next = 2;
   int emitted = 1;
   while (emitted < ops - 1) {
-    if (emitted % 25 == 0) {
-      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=[1])\n";
+    if (shape == Shape::SegmentSets && emitted % 40 == 0) {
+      s << "    T" << next << " = fd.ops.segment_set(T" << last << ")\n";
+      last = next++;
+      ++emitted;
+    } else if (emitted % 25 == 0) {
+      const bool column = shape == Shape::InnerOuter && (emitted / 25) % 2 == 1;
+      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=["
+        << (column ? 0 : 1) << "])\n";
       s << "    T" << next + 1 << " = fd.ops.broadcast(T" << next
-        << ", is_broadcast_dim=[False, True])\n";
+        << ", is_broadcast_dim="
+        << (column ? "[True, False]" : "[False, True]") << ")\n";
       s << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1
         << ")\n";
       last = next + 2;
@@ -56,13 +73,10 @@ std::string generateScript(int ops) {
   return s.str();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Prints one fusion's line.
+void bench(const char* label, const std::string& source, int repetitions) {
   using namespace fuserlab;
-  const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
-  const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
-  const frontend::Script script = frontend::readScript(generateScript(ops), "generated.py");
+  const frontend::Script script = frontend::readScript(source, "generated.py");
   const ir::Fusion& fusion = script.fusion();
   const auto inputs = frontend::makeInputShapes(
       frontend::parseInputsOption("2048x1024:bf16"));
@@ -83,10 +97,20 @@ int main(int argc, char** argv) {
   const double p20 = micros[micros.size() / 5];
   const double p80 = micros[micros.size() * 4 / 5];
   std::printf(
-      "compile (passes + segmentation + heuristics): %zu exprs, %d segments, "
-      "median %.0f us (p20 %.0f, p80 %.0f) over %d runs; %.2fx the 2 ms "
-      "budget\n",
-      fusion.exprsForOutputs().size(), segments, median, p20, p80, repetitions,
-      median / 2000.0);
+      "compile (passes + segmentation + heuristics), %s: %zu exprs, %d "
+      "segments, median %.0f us (p20 %.0f, p80 %.0f) over %d runs; %.2fx the "
+      "2 ms budget\n",
+      label, fusion.exprsForOutputs().size(), segments, median, p20, p80,
+      repetitions, median / 2000.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
+  const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
+  bench("one segment", generateScript(ops, Shape::OneSegment), repetitions);
+  bench("segment_set", generateScript(ops, Shape::SegmentSets), repetitions);
+  bench("inner+outer", generateScript(ops, Shape::InnerOuter), repetitions);
   return 0;
 }

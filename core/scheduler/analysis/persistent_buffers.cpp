@@ -5,6 +5,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -311,8 +312,10 @@ bool PersistentBufferInfo::canProject() const {
                      [](const PersistentBuffer& b) { return b.projectable; });
 }
 
-PersistentBufferInfo findPersistentBuffers(const ir::Fusion& segment,
-                                           const ReductionPattern& pattern) {
+namespace {
+
+PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
+                                              const ReductionPattern& pattern) {
   PersistentBufferInfo info;
   const Dataflow flow(segment);
   std::vector<bool> isBuffer(flow.tensors.size(), false);
@@ -395,6 +398,47 @@ PersistentBufferInfo findPersistentBuffers(const ir::Fusion& segment,
             [&](const ProjectionInput& a, const ProjectionInput& b) {
               return flow.tensorIndex.at(a.tv) < flow.tensorIndex.at(b.tv);
             });
+  return info;
+}
+
+PersistentBufferAnalysis computePersistentBufferAnalysis(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+  FL_ASSERT(info.device != nullptr && info.evaluator != nullptr,
+            "the persistent buffer analysis needs a device and sizes");
+  PersistentBufferAnalysis analysis;
+  ReductionPatternResult pattern = analyzeReductionPattern(segment);
+  if (!pattern.pattern) {
+    analysis.reason = pattern.reason;
+    return analysis;
+  }
+  analysis.pattern = std::move(pattern.pattern);
+  ReductionExtentsResult extents =
+      reductionExtents(*analysis.pattern, *info.evaluator);
+  if (!extents.reason.empty()) {
+    analysis.reason = extents.reason;
+    return analysis;
+  }
+  analysis.extents = extents.extents;
+  analysis.info = findPersistentBuffers(segment, *analysis.pattern);
+  analysis.sizes =
+      persistentBufferSizes(analysis.info, analysis.extents, *info.evaluator);
+  analysis.budget = persistentBufferBudget(*info.device);
+  analysis.vectorize =
+      maxVectorizeFactor(segment, *analysis.pattern, analysis.extents, info);
+  return analysis;
+}
+
+}  // namespace
+
+PersistentBufferInfo findPersistentBuffers(const ir::Fusion& segment,
+                                           const ReductionPattern& pattern) {
+  auto* cache = analysis_cache::find(segment);
+  if (cache == nullptr) return computePersistentBuffers(segment, pattern);
+  if (const auto* cached = analysis_cache::persistentBuffers(*cache, pattern)) {
+    return *cached;
+  }
+  PersistentBufferInfo info = computePersistentBuffers(segment, pattern);
+  analysis_cache::setPersistentBuffers(*cache, pattern, info);
   return info;
 }
 
@@ -538,28 +582,14 @@ report::Json PersistentBufferAnalysis::toJson() const {
 
 PersistentBufferAnalysis analyzePersistentBuffers(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
-  FL_ASSERT(info.device != nullptr && info.evaluator != nullptr,
-            "the persistent buffer analysis needs a device and sizes");
-  PersistentBufferAnalysis analysis;
-  ReductionPatternResult pattern = analyzeReductionPattern(segment);
-  if (!pattern.pattern) {
-    analysis.reason = pattern.reason;
-    return analysis;
+  auto* cache = analysis_cache::find(segment, &info);
+  if (cache == nullptr) return computePersistentBufferAnalysis(segment, info);
+  if (const auto* cached = analysis_cache::persistentBufferAnalysis(*cache)) {
+    return *cached;
   }
-  analysis.pattern = std::move(pattern.pattern);
-  ReductionExtentsResult extents =
-      reductionExtents(*analysis.pattern, *info.evaluator);
-  if (!extents.reason.empty()) {
-    analysis.reason = extents.reason;
-    return analysis;
-  }
-  analysis.extents = extents.extents;
-  analysis.info = findPersistentBuffers(segment, *analysis.pattern);
-  analysis.sizes =
-      persistentBufferSizes(analysis.info, analysis.extents, *info.evaluator);
-  analysis.budget = persistentBufferBudget(*info.device);
-  analysis.vectorize =
-      maxVectorizeFactor(segment, *analysis.pattern, analysis.extents, info);
+  PersistentBufferAnalysis analysis =
+      computePersistentBufferAnalysis(segment, info);
+  analysis_cache::setPersistentBufferAnalysis(*cache, analysis);
   return analysis;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/analysis/vectorization.h"
 
@@ -102,7 +103,9 @@ std::string ReductionPattern::axesDescription() const {
          " tensor";
 }
 
-ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
+namespace {
+
+ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result;
   ReductionPattern pattern;
   for (const ir::Expr* expr : segment.exprsForOutputs()) {
@@ -146,6 +149,19 @@ ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
     break;
   }
   result.pattern = std::move(pattern);
+  return result;
+}
+
+}  // namespace
+
+ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
+  auto* cache = analysis_cache::find(segment);
+  if (cache == nullptr) return computeReductionPattern(segment);
+  if (const auto* cached = analysis_cache::reductionPattern(*cache)) {
+    return *cached;
+  }
+  ReductionPatternResult result = computeReductionPattern(segment);
+  analysis_cache::setReductionPattern(*cache, result);
   return result;
 }
 
