@@ -11,8 +11,10 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DFUSERLAB_GUI=OFF -DCUDAToolkit_ROOT=/usr/local/cuda
 fi
-cmake --build "$build" --target fuserlab-cli fuserlab_cli_tests fuserlab_runtime_tests
+cmake --build "$build" --target fuserlab-cli fuserlab_cli_tests fuserlab_runtime_tests \
+  fuserlab_gpu_tests
 "$build/tests/runtime/fuserlab_runtime_tests" --gtest_filter='SampleStatistics*:FusionBytes*'
+"$build/tests/gpu/fuserlab_gpu_tests" --gtest_filter='GpuBenchmark*'
 "$build/tests/cli/fuserlab_cli_tests" --gtest_filter='CliBench*'
 mkdir -p "$out"
 for example in silu_mul rms_norm layer_norm; do
