@@ -196,6 +196,11 @@ int benchCommand(const std::vector<std::string>& args) {
                "(%d kernel%s built)\n", result.firstRunMilliseconds,
                result.firstRun.compileMilliseconds, result.firstRun.kernelsBuilt,
                result.firstRun.kernelsBuilt == 1 ? "" : "s");
+  if (result.firstRun.kernelsBuilt > 0) {
+    std::fprintf(text, "  compile per kernel       %.3f ms (NVRTC, or the disk cache when "
+                 "warm, and loading)\n",
+                 result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt);
+  }
   std::fprintf(text, "  passes + segmentation + heuristics  %.1f us (compile_us)\n",
                result.compileMicroseconds);
   std::fprintf(text, "  params sources          ");
@@ -244,6 +249,10 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("first_run_ms", result.firstRunMilliseconds);
     root.set("compile_ms", result.firstRun.compileMilliseconds);
     root.set("kernels_built", result.firstRun.kernelsBuilt);
+    root.set("compile_ms_per_kernel",
+             result.firstRun.kernelsBuilt > 0
+                 ? Json(result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt)
+                 : Json());
     root.set("compile_us", result.compileMicroseconds);
     root.set("params_sources", Json::arrayOf(result.firstRun.paramsSources));
     root.set("heuristics_db", database ? Json(database->path()) : Json());

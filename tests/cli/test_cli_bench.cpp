@@ -95,7 +95,7 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
        {"fusion", "device", "inputs", "gpu_us", "samples_us", "launches", "bytes_moved",
         "effective_bandwidth_bytes_per_s", "copy", "bandwidth_ratio", "host_us",
         "host_us_per_launch", "run_wall_us", "first_run_ms", "compile_ms", "compile_us",
-        "params_sources", "l2_flush_bytes"}) {
+        "params_sources", "l2_flush_bytes", "kernels_built", "compile_ms_per_kernel"}) {
     EXPECT_NE(json.get(key), nullptr) << key << " missing in " << text.str();
   }
   ASSERT_NE(json.get("gpu_us"), nullptr);
