@@ -88,22 +88,6 @@ uint64_t parseSeed(const std::optional<std::string>& text) {
   }
 }
 
-// The GPU index --device names for --backend cuda: "cuda" or "cuda:N"
-// (default 0).
-int cudaIndexFrom(const std::optional<std::string>& device) {
-  if (!device || *device == "cuda") return 0;
-  const std::string prefix = "cuda:";
-  if (device->rfind(prefix, 0) == 0) {
-    const std::string digits = device->substr(prefix.size());
-    if (!digits.empty() && digits.size() < 4 &&
-        digits.find_first_not_of("0123456789") == std::string::npos) {
-      return std::stoi(digits);
-    }
-  }
-  FL_USER_ERROR("--device for --backend cuda names a GPU of this machine, "
-                "'cuda' or 'cuda:N', found '", *device, "'");
-}
-
 // A copy of the inputs with the same sizes and strides, for the reference:
 // the GPU run writes aliased inputs in place.
 runtime::Arguments copyInputs(const runtime::Arguments& inputs) {
@@ -129,7 +113,7 @@ struct CudaRun {
 
 CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
                   runtime::Arguments& inputs) {
-  const int index = cudaIndexFrom(cl.value("device"));
+  const int index = cudaIndexFrom(cl.value("device"), "--backend cuda");
   FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
            runtime::cudaUnavailableReason(),
            "; use --backend cpu (the reference executor) on this machine");

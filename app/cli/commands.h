@@ -28,6 +28,7 @@ int tuneCommand(const std::vector<std::string>& args);
 //! The hidden worker mode `tune` starts (tuner/worker.h).
 int tuneWorkerCommand(const std::vector<std::string>& args);
 int graphCommand(const std::vector<std::string>& args);
+int benchCommand(const std::vector<std::string>& args);
 
 //! A script read from FILE, the definition chosen with --fusion (default:
 //! the one the script executes) and the input specs (--inputs overrides the
@@ -51,6 +52,11 @@ inline const std::set<std::string> kCompileOptions = {"device", "set",
                                                       "disable-pass"};
 passes::CompileOptions compileOptionsFrom(const CommandLine& cl);
 scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
+
+//! The GPU index --device names for a command that runs on this machine's
+//! GPU: "cuda" or "cuda:N" (default 0); anything else is a UserError
+//! ("--device for <forWhat> names a GPU of this machine, ...").
+int cudaIndexFrom(const std::optional<std::string>& device, const std::string& forWhat);
 
 //! The option of commands that compile with params from the heuristics
 //! database: --db FILE (else $FUSERLAB_HEURISTICS_DB when set).

@@ -70,6 +70,20 @@ scheduler::DeviceSpec deviceFrom(const CommandLine& cl) {
   return device ? *device : scheduler::defaultDevice();
 }
 
+int cudaIndexFrom(const std::optional<std::string>& device, const std::string& forWhat) {
+  if (!device || *device == "cuda") return 0;
+  const std::string prefix = "cuda:";
+  if (device->rfind(prefix, 0) == 0) {
+    const std::string digits = device->substr(prefix.size());
+    if (!digits.empty() && digits.size() < 4 &&
+        digits.find_first_not_of("0123456789") == std::string::npos) {
+      return std::stoi(digits);
+    }
+  }
+  FL_USER_ERROR("--device for ", forWhat, " names a GPU of this machine, "
+                "'cuda' or 'cuda:N', found '", *device, "'");
+}
+
 std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl) {
   std::optional<std::string> path = cl.value("db");
   if (!path) {

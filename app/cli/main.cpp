@@ -16,6 +16,12 @@ commands:
                 [--backend cpu|cuda] [--inputs SPEC] [--seed N] [--fusion NAME]
                 [--save-inputs DIR] [--save-outputs DIR]
                 [--check] [--device cuda:N] [--db FILE] (--backend cuda)
+  bench FILE    time the fusion on a GPU of this machine: median, p20 and p80
+                of the GPU time (CUDA events, L2 flushed, warm-up), effective
+                bandwidth over the measured copy bandwidth, host time per
+                launch, compile times  [--inputs SPEC] [--fusion NAME]
+                [--device cuda:N] [--db FILE] [--samples N (>= 20, default 50)]
+                [--warmup N] [--json PATH|-] [--set NAME=VALUE] [--disable-pass NAME]
   inspect FILE  print the fusion's input signature and IR
                 [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
                 [--db FILE: params from a heuristics database]
@@ -61,6 +67,7 @@ int main(int argc, char** argv) {
     if (command == "tune") return fuserlab::cli::tuneCommand(args);
     if (command == "tune-worker") return fuserlab::cli::tuneWorkerCommand(args);
     if (command == "graph") return fuserlab::cli::graphCommand(args);
+    if (command == "bench") return fuserlab::cli::benchCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const fuserlab::UserError& error) {

@@ -698,7 +698,9 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
   if (options.poisonOutputs) {
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
-  for (PlannedLaunch& launch : plan.launches) {
+  if (options.beforeLaunches) options.beforeLaunches();
+  for (size_t index = 0; index < plan.launches.size(); ++index) {
+    PlannedLaunch& launch = plan.launches[index];
     if (launch.library) {
       launch.library->run();
       ++stats.libraryCalls;
@@ -708,6 +710,11 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
                                    launch.arguments.pointers(), launch.what);
     }
     ++stats.kernelLaunches;
+    if (options.afterLaunch) {
+      options.afterLaunch(index, launch.library ? launch.what + ", cuBLASLt call"
+                                                : launch.what + ", kernel " +
+                                                      launch.kernel->generated.name);
+    }
     if (options.synchronizeEachKernel) {
       synchronizeCuda(launch.what + (launch.library ? std::string(", cuBLASLt call")
                                                     : ", kernel " +

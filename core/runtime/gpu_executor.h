@@ -84,6 +84,15 @@ struct GpuRunOptions {
   //! Synchronize after every launch, so a kernel that faults is named in
   //! the error (otherwise the fault surfaces at the end of the run).
   bool synchronizeEachKernel = false;
+  //! Called once the run is planned (buffers allocated, kernels loaded) and
+  //! before the first launch is queued; the benchmark
+  //! (core/runtime/benchmark.h) records its start event here.
+  std::function<void()> beforeLaunches;
+  //! Called after each launch is queued, with its index in launch order and
+  //! what it is ("segment 1, kernel ..."); the benchmark records an event
+  //! here to time each launch and the whole run without the final
+  //! synchronization.
+  std::function<void(size_t, const std::string&)> afterLaunch;
 };
 
 struct GpuRunStats {

@@ -1,0 +1,270 @@
+// fuserlab-cli bench FILE [--inputs SPEC] [--fusion NAME] [--device cuda:N]
+//                         [--db FILE] [--samples N] [--warmup N] [--json PATH|-]
+//                         [--set NAME=VALUE] [--disable-pass NAME]
+// Times the whole fusion on a GPU of this machine (core/runtime/benchmark.h:
+// CUDA events, L2 flushed before each sample, warm-up, median with p20/p80),
+// each launch, the effective bandwidth against the copy bandwidth this run
+// measures, the host time of a cached run per launch and the first run's
+// compile times; as a table, and with --json as a JSON object.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "core/frontend/input_tensors.h"
+#include "core/ir/error.h"
+#include "core/report/json.h"
+#include "core/runtime/benchmark.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/gpu_executor.h"
+#include "db/database_provider.h"
+
+namespace fuserlab::cli {
+namespace {
+
+using report::Json;
+
+constexpr int kMinSamples = 20;
+
+constexpr const char* kBenchUsage = R"(usage: fuserlab-cli bench FILE [options]
+
+Times the fusion FILE defines on a GPU of this machine and prints a table:
+  - the GPU time of the whole fusion (CUDA events around its launches; the L2
+    cache flushed before each sample by writing twice its size; warm-up runs
+    first): median, p20 and p80 in microseconds, and each launch's when the
+    fusion launches more than one kernel;
+  - the effective bandwidth (each input read once, each output written once,
+    over the median) and its ratio to the copy bandwidth, which bench
+    measures in the same run (cudaMemcpy device-to-device, 2 x bytes / time);
+  - the host time of a cached run per kernel launch;
+  - the first run's compile time and passes + segmentation + heuristics
+    (compile_us), and where each segment's params came from.
+
+options:
+  --inputs SPEC       the inputs (default: the script's inputs block)
+  --fusion NAME       the definition to time (default: the one the script runs)
+  --device cuda:N     the GPU (default cuda:0)
+  --db FILE           params from this heuristics database (else
+                      $FUSERLAB_HEURISTICS_DB when set)
+  --samples N         timed samples, at least 20 (default 50)
+  --warmup N          untimed runs before the samples (default 5)
+  --json PATH|-       also write the figures as JSON (- : stdout, table on stderr)
+  --set NAME=VALUE, --disable-pass NAME   compile options, as for compile
+)";
+
+int parseCount(const std::optional<std::string>& text, const char* option, int fallback,
+               int minimum, const char* why) {
+  if (!text) return fallback;
+  int value = 0;
+  try {
+    size_t used = 0;
+    value = std::stoi(*text, &used);
+    FL_CHECK(used == text->size(), "");
+  } catch (const std::exception&) {
+    FL_USER_ERROR("--", option, " expects an integer, found '", *text, "'");
+  }
+  FL_CHECK(value >= minimum && value <= 100000, "--", option, " must be between ",
+           minimum, " and 100000", why, ", found ", value);
+  return value;
+}
+
+Json summaryJson(const runtime::SampleSummary& s) {
+  Json j = Json::object();
+  j.set("median", s.median);
+  j.set("p20", s.p20);
+  j.set("p80", s.p80);
+  j.set("min", s.min);
+  j.set("max", s.max);
+  j.set("count", s.count);
+  return j;
+}
+
+std::string shapeText(const runtime::Tensor& t) {
+  std::string out = std::string(ir::shortName(t.dtype())) + "[";
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    out += (d ? ", " : "") + std::to_string(t.sizes()[d]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+int benchCommand(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kBenchUsage;
+      return 0;
+    }
+  }
+  std::set<std::string> options = kScriptOptions;
+  options.insert(kCompileOptions.begin(), kCompileOptions.end());
+  options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
+  options.insert({"samples", "warmup", "json"});
+  CommandLine cl(args, options, {});
+  runtime::BenchmarkOptions bench;
+  bench.samples = parseCount(cl.value("samples"), "samples", 50, kMinSamples,
+                             " (the median and p20/p80 need at least 20)");
+  bench.warmup = parseCount(cl.value("warmup"), "warmup", 5, 0, "");
+  const int index = cudaIndexFrom(cl.value("device"), "bench");
+  if (auto path = cl.value("json")) {
+    FL_CHECK(!path->empty(), "--json needs a file name, or - for stdout");
+  }
+  LoadedScript loaded = loadScript(cl);
+  const ir::Fusion& fusion = *loaded.fusion;
+  FL_CHECK(loaded.inputs.has_value() || fusion.inputs().empty(),
+           loaded.script.fileName,
+           " has no `inputs = [...]` block; pass the inputs with --inputs, "
+           "e.g. --inputs 128x1024:bf16,1024:bf16");
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
+           runtime::cudaUnavailableReason(),
+           "; bench times the fusion on a GPU of this machine (fuserlab-cli "
+           "compile generates the kernels without one)");
+  FL_CHECK(index < runtime::cudaDeviceCount(), "--device cuda:", index,
+           ": this machine has ", runtime::cudaDeviceCount(), " CUDA device(s)");
+
+  const bool jsonToStdout = cl.value("json") == "-";
+  // With --json - the table goes to stderr, the JSON alone to stdout.
+  FILE* text = jsonToStdout ? stderr : stdout;
+
+  const runtime::Arguments hostInputs = frontend::makeInputs(
+      loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), 0);
+  runtime::Arguments deviceInputs;
+  std::vector<runtime::DeviceTensor> keep;
+  Json inputsJson = Json::array();
+  for (const runtime::Argument& arg : hostInputs) {
+    const auto* t = std::get_if<runtime::Tensor>(&arg);
+    if (t == nullptr || t->dim() == 0) {
+      deviceInputs.push_back(arg);
+      inputsJson.push(t ? shapeText(*t) : std::string("scalar"));
+      continue;
+    }
+    keep.push_back(runtime::toDevice(*t, index, "input"));
+    deviceInputs.emplace_back(keep.back().tensor);
+    inputsJson.push(shapeText(*t));
+  }
+
+  runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
+  const auto database = heuristicsDatabaseFrom(cl);
+  if (database) executor.setHeuristicProvider(database.get());
+  const runtime::FusionBenchmark result =
+      runtime::benchmarkFusion(executor, deviceInputs, bench);
+  keep.clear();
+  deviceInputs.clear();
+  const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
+  const double ratio = copy.bytesPerSecond > 0
+                           ? result.effectiveBytesPerSecond / copy.bytesPerSecond
+                           : 0;
+
+  const scheduler::DeviceSpec& spec = executor.deviceSpec();
+  std::fprintf(text, "bench %s from %s on %s (cuda:%d)\n", loaded.fusionName.c_str(),
+               loaded.script.fileName.c_str(), spec.name.c_str(), index);
+  std::fprintf(text, "inputs (from %s):", loaded.inputs ? loaded.inputsOrigin.c_str() : "none");
+  for (const Json& input : inputsJson.items()) {
+    std::fprintf(text, " %s", input.asString().c_str());
+  }
+  std::fprintf(text, "\n%d samples after %d warm-up runs, L2 flushed before each "
+               "(%.0f MiB written)\n\n", bench.samples, bench.warmup,
+               double(result.flushBytes) / (1 << 20));
+  auto row = [&](const std::string& what, const runtime::SampleSummary& s) {
+    std::fprintf(text, "  %-44s %10.2f %10.2f %10.2f\n", what.c_str(), s.median, s.p20,
+                 s.p80);
+  };
+  std::fprintf(text, "  %-44s %10s %10s %10s\n", "microseconds", "median", "p20", "p80");
+  row("fusion on the GPU (events)", result.gpuMicroseconds);
+  if (result.launches.size() > 1) {
+    for (const runtime::LaunchTiming& launch : result.launches) {
+      row("  " + launch.what.substr(0, 42), launch.microseconds);
+    }
+  }
+  row("host: run() until the last launch is queued", result.hostMicroseconds);
+  row("host: run() wall time (synchronized)", result.runWallMicroseconds);
+  row("copy bandwidth: cudaMemcpy device-to-device", copy.microseconds);
+  std::fprintf(text, "\n");
+  std::fprintf(text, "  bytes moved              %.3f MB (each input read once, each "
+               "output written once)\n", double(result.bytesMoved) / 1e6);
+  std::fprintf(text, "  effective bandwidth      %.1f GB/s\n",
+               result.effectiveBytesPerSecond / 1e9);
+  std::fprintf(text, "  copy bandwidth           %.1f GB/s (2 x %.0f MiB over the "
+               "median copy time)\n", copy.bytesPerSecond / 1e9,
+               double(copy.bytes) / (1 << 20));
+  std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", ratio);
+  std::fprintf(text, "  kernel launches          %d\n", result.kernelLaunches);
+  std::fprintf(text, "  host time per launch     %.2f us (cached run)\n",
+               result.hostMicrosecondsPerLaunch);
+  std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
+               "(%d kernel%s built)\n", result.firstRunMilliseconds,
+               result.firstRun.compileMilliseconds, result.firstRun.kernelsBuilt,
+               result.firstRun.kernelsBuilt == 1 ? "" : "s");
+  if (result.firstRun.kernelsBuilt > 0) {
+    std::fprintf(text, "  compile per kernel       %.3f ms (NVRTC, or the disk cache when "
+                 "warm, and loading)\n",
+                 result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt);
+  }
+  std::fprintf(text, "  passes + segmentation + heuristics  %.1f us (compile_us)\n",
+               result.compileMicroseconds);
+  std::fprintf(text, "  params sources          ");
+  for (size_t i = 0; i < result.firstRun.paramsSources.size(); ++i) {
+    std::fprintf(text, "%s segment %zu %s", i == 0 ? "" : ",", i,
+                 result.firstRun.paramsSources[i].c_str());
+  }
+  if (database) {
+    std::fprintf(text, " (heuristics database %s, %zu entries)", database->path().c_str(),
+                 database->size());
+  }
+  std::fprintf(text, "\n");
+  std::fflush(text);
+
+  if (auto path = cl.value("json")) {
+    Json root = Json::object();
+    root.set("fusion", loaded.fusionName);
+    root.set("file", loaded.script.fileName);
+    root.set("device", spec.toJson());
+    root.set("inputs", inputsJson);
+    root.set("samples", bench.samples);
+    root.set("warmup", bench.warmup);
+    root.set("l2_flush_bytes", result.flushBytes);
+    root.set("gpu_us", summaryJson(result.gpuMicroseconds));
+    root.set("samples_us", Json::arrayOf(result.samplesMicroseconds));
+    Json launches = Json::array();
+    for (const runtime::LaunchTiming& launch : result.launches) {
+      Json l = Json::object();
+      l.set("what", launch.what);
+      l.set("us", summaryJson(launch.microseconds));
+      launches.push(std::move(l));
+    }
+    root.set("launches", std::move(launches));
+    root.set("kernel_launches", result.kernelLaunches);
+    root.set("bytes_moved", result.bytesMoved);
+    root.set("effective_bandwidth_bytes_per_s", result.effectiveBytesPerSecond);
+    Json copyJson = Json::object();
+    copyJson.set("bytes", copy.bytes);
+    copyJson.set("us", summaryJson(copy.microseconds));
+    copyJson.set("bandwidth_bytes_per_s", copy.bytesPerSecond);
+    root.set("copy", std::move(copyJson));
+    root.set("bandwidth_ratio", ratio);
+    root.set("host_us", summaryJson(result.hostMicroseconds));
+    root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
+    root.set("run_wall_us", summaryJson(result.runWallMicroseconds));
+    root.set("first_run_ms", result.firstRunMilliseconds);
+    root.set("compile_ms", result.firstRun.compileMilliseconds);
+    root.set("kernels_built", result.firstRun.kernelsBuilt);
+    root.set("compile_ms_per_kernel",
+             result.firstRun.kernelsBuilt > 0
+                 ? Json(result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt)
+                 : Json());
+    root.set("compile_us", result.compileMicroseconds);
+    root.set("params_sources", Json::arrayOf(result.firstRun.paramsSources));
+    root.set("heuristics_db", database ? Json(database->path()) : Json());
+    if (jsonToStdout) {
+      std::cout << root.dump() << "\n";
+    } else {
+      std::ofstream file(*path);
+      FL_CHECK(file.good(), "cannot write '", *path, "'");
+      file << root.dump() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace fuserlab::cli

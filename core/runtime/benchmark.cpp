@@ -1,0 +1,244 @@
+#include "core/runtime/benchmark.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "core/ir/error.h"
+#include "core/runtime/cuda_error.h"
+
+namespace fuserlab::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+//! A CUDA event with timing, destroyed with the object.
+class CudaEvent {
+ public:
+  explicit CudaEvent(std::string_view what) {
+    checkCuda(cudaEventCreate(&event_), "cudaEventCreate", what);
+  }
+  ~CudaEvent() {
+    if (event_ != nullptr && cudaEventDestroy(event_) != cudaSuccess) {
+      (void)cudaGetLastError();
+    }
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  //! Records on the legacy default stream, where the executor launches.
+  void record(std::string_view what) const {
+    checkCuda(cudaEventRecord(event_, nullptr), "cudaEventRecord", what);
+  }
+  //! Milliseconds from `start` to this event (both complete).
+  double millisecondsSince(const CudaEvent& start, std::string_view what) const {
+    float ms = 0;
+    checkCuda(cudaEventElapsedTime(&ms, start.event_, event_), "cudaEventElapsedTime",
+              what);
+    return ms;
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Distinct elements of a tensor laid out without overlap: the product of
+// the sizes of axes with a non-zero stride (a stride-0 axis repeats them).
+int64_t distinctElements(const Tensor& tensor) {
+  int64_t count = 1;
+  for (int64_t d = 0; d < tensor.dim(); ++d) {
+    const int64_t size = tensor.sizes()[d];
+    if (size == 0) return 0;
+    if (tensor.strides()[d] != 0) count *= size;
+  }
+  return count;
+}
+
+int64_t tensorBytes(const Tensor& tensor) {
+  if (tensor.dim() == 0 && tensor.device().kind != DeviceKind::Cuda) return 0;
+  return distinctElements(tensor) * ir::sizeInBytes(tensor.dtype());
+}
+
+// Events for a timed run: a start and one after each launch (reused by
+// every sample).
+struct RunEvents {
+  CudaEvent start{"benchmark start event"};
+  std::vector<std::unique_ptr<CudaEvent>> afterLaunch;
+  std::vector<std::string> names;
+};
+
+GpuRunOptions recordingOptions(RunEvents& events) {
+  GpuRunOptions options;
+  options.beforeLaunches = [&events] { events.start.record("benchmark start"); };
+  options.afterLaunch = [&events](size_t index, const std::string& what) {
+    while (events.afterLaunch.size() <= index) {
+      events.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark launch event"));
+      events.names.emplace_back();
+    }
+    events.names[index] = what;
+    events.afterLaunch[index]->record(what);
+  };
+  return options;
+}
+
+}  // namespace
+
+int64_t fusionBytes(const Arguments& inputs, const std::vector<Tensor>& outputs) {
+  int64_t bytes = 0;
+  for (const Argument& arg : inputs) {
+    if (const auto* t = std::get_if<Tensor>(&arg)) bytes += tensorBytes(*t);
+  }
+  for (const Tensor& out : outputs) bytes += tensorBytes(out);
+  return bytes;
+}
+
+FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
+                                const BenchmarkOptions& options) {
+  FL_CHECK(options.samples >= 1, "the benchmark needs at least one sample, found ",
+           options.samples);
+  FL_CHECK(options.warmup >= 0, "warm-up runs cannot be negative, found ",
+           options.warmup);
+  FusionBenchmark result;
+  const int device = executor.device();
+
+  // The first run compiles (passes, segmentation, heuristics, NVRTC).
+  const auto firstStart = Clock::now();
+  GpuRunResult first = executor.run(inputs);
+  result.firstRunMilliseconds = microsecondsSince(firstStart) / 1000.0;
+  result.firstRun = first.stats;
+  if (const report::CompileReport* report = executor.lastReport()) {
+    result.compileMicroseconds = report->compileMicroseconds;
+  }
+  result.kernelLaunches = first.stats.kernelLaunches;
+  std::vector<Tensor> outputs;
+  for (const DeviceTensor& out : first.outputs) outputs.push_back(out.tensor);
+  result.bytesMoved = fusionBytes(inputs, outputs);
+  first.outputs.clear();
+
+  std::optional<DeviceBuffer> flush;
+  if (options.flushL2) {
+    const int64_t l2 = executor.deviceSpec().l2CacheBytes > 0
+                           ? executor.deviceSpec().l2CacheBytes
+                           : int64_t{128} << 20;
+    result.flushBytes = 2 * l2;
+    flush.emplace(result.flushBytes, device, "the L2 flush buffer");
+  }
+  int flushCount = 0;
+  auto flushL2 = [&] {
+    if (!flush) return;
+    // A different byte each time, so no layer can skip an unchanged write.
+    checkCuda(cudaMemsetAsync(flush->data(), ++flushCount & 0xff,
+                              static_cast<size_t>(flush->bytes()), nullptr),
+              "cudaMemsetAsync", "flushing L2 before a benchmark sample");
+  };
+
+  for (int i = 0; i < options.warmup; ++i) {
+    flushL2();
+    executor.run(inputs);
+  }
+
+  std::vector<std::vector<double>> perLaunch;
+  std::vector<std::string> launchNames;
+  // Created once: creating an event inside the timed launches would add
+  // host time between them.
+  RunEvents events;
+  for (int k = 0; k < result.kernelLaunches; ++k) {
+    events.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark launch event"));
+    events.names.emplace_back();
+  }
+  const GpuRunOptions recording = recordingOptions(events);
+  for (int i = 0; i < options.samples; ++i) {
+    flushL2();
+    GpuRunResult run = executor.run(inputs, recording);
+    // run() synchronized: every event has completed.
+    if (events.afterLaunch.empty()) {
+      result.samplesMicroseconds.push_back(0);
+      continue;
+    }
+    double previous = 0;
+    perLaunch.resize(std::max(perLaunch.size(), events.afterLaunch.size()));
+    for (size_t k = 0; k < events.afterLaunch.size(); ++k) {
+      const double ms =
+          events.afterLaunch[k]->millisecondsSince(events.start, "timing a sample");
+      perLaunch[k].push_back((ms - previous) * 1000.0);
+      previous = ms;
+    }
+    launchNames = events.names;
+    result.samplesMicroseconds.push_back(previous * 1000.0);
+  }
+  result.gpuMicroseconds = summarizeSamples(result.samplesMicroseconds);
+  for (size_t k = 0; k < perLaunch.size() && k < launchNames.size(); ++k) {
+    result.launches.push_back({launchNames[k], summarizeSamples(perLaunch[k])});
+  }
+  if (result.gpuMicroseconds.median > 0) {
+    result.effectiveBytesPerSecond =
+        double(result.bytesMoved) / (result.gpuMicroseconds.median * 1e-6);
+  }
+
+  // Host path of a cached run: no flush, no events, back to back.
+  std::vector<double> host, wall;
+  for (int i = 0; i < options.samples; ++i) {
+    Clock::time_point start;
+    Clock::time_point queued;
+    GpuRunOptions timing;
+    timing.afterLaunch = [&queued](size_t, const std::string&) { queued = Clock::now(); };
+    start = Clock::now();
+    queued = start;
+    executor.run(inputs, timing);
+    wall.push_back(microsecondsSince(start));
+    host.push_back(std::chrono::duration<double, std::micro>(queued - start).count());
+  }
+  result.hostMicroseconds = summarizeSamples(host);
+  result.runWallMicroseconds = summarizeSamples(wall);
+  if (result.kernelLaunches > 0) {
+    result.hostMicrosecondsPerLaunch =
+        result.hostMicroseconds.median / result.kernelLaunches;
+  }
+  return result;
+}
+
+CopyBandwidth measureCopyBandwidth(int device, int64_t maxBytes, int samples) {
+  FL_CHECK(samples >= 1, "the copy bandwidth needs at least one sample");
+  setCudaDevice(device, "measuring the copy bandwidth");
+  size_t freeBytes = 0, totalBytes = 0;
+  checkCuda(cudaMemGetInfo(&freeBytes, &totalBytes), "cudaMemGetInfo",
+            "measuring the copy bandwidth");
+  int64_t bytes = std::min<int64_t>(maxBytes, static_cast<int64_t>(freeBytes / 4));
+  bytes = bytes / (int64_t{1} << 20) * (int64_t{1} << 20);  // whole MiB
+  FL_CHECK(bytes > 0, "cuda:", device, " has too little free memory (",
+           freeBytes, " bytes) to measure the copy bandwidth");
+  DeviceBuffer from(bytes, device, "copy bandwidth source");
+  DeviceBuffer to(bytes, device, "copy bandwidth destination");
+  from.fill(1, "copy bandwidth source");
+  auto copy = [&] {
+    checkCuda(cudaMemcpyAsync(to.data(), from.data(), static_cast<size_t>(bytes),
+                              cudaMemcpyDeviceToDevice, nullptr),
+              "cudaMemcpyAsync", "measuring the copy bandwidth");
+  };
+  copy();
+  synchronizeCuda("measuring the copy bandwidth");
+  std::vector<double> times;
+  CudaEvent start("copy bandwidth start"), stop("copy bandwidth stop");
+  for (int i = 0; i < samples; ++i) {
+    start.record("copy bandwidth start");
+    copy();
+    stop.record("copy bandwidth stop");
+    synchronizeCuda("measuring the copy bandwidth");
+    times.push_back(stop.millisecondsSince(start, "measuring the copy bandwidth") * 1000.0);
+  }
+  CopyBandwidth result;
+  result.bytes = bytes;
+  result.microseconds = summarizeSamples(times);
+  result.bytesPerSecond = 2.0 * double(bytes) / (result.microseconds.median * 1e-6);
+  return result;
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,97 @@
+// Benchmarking a fusion on a GPU with CUDA events (the CUDA runtime API; no
+// CUPTI in core). Per sample: the L2 cache is flushed by writing a buffer of
+// twice its size, then the whole fusion runs on device-resident inputs; the
+// events bracket the launches (recorded through GpuRunOptions' hooks, so
+// planning before the first launch and the final synchronization stay out).
+// The flush is queued right before the start event, so the GPU is still busy
+// with it while the host queues the launches: a run whose host path is
+// slower than the flush shows launch gaps in its GPU time (the host time
+// per launch says so).
+//
+// Also: the device's copy bandwidth, measured in the same process with a
+// device-to-device cudaMemcpy (2 * bytes / time), so the fusion's effective
+// bandwidth is judged against what this GPU achieves, not its data sheet.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/runtime/argument.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/gpu_executor.h"
+#include "core/runtime/sample_statistics.h"
+
+namespace fuserlab::runtime {
+
+struct BenchmarkOptions {
+  //! Timed samples (at least 1; the CLI asks for at least 20).
+  int samples = 50;
+  //! Untimed runs before the samples (after the first, compiling run).
+  int warmup = 5;
+  //! Flush L2 before every sample (and before every warm-up run).
+  bool flushL2 = true;
+};
+
+//! One launch of the fusion's run (a kernel, copy kernel or cuBLASLt call).
+struct LaunchTiming {
+  std::string what;
+  SampleSummary microseconds;
+};
+
+struct FusionBenchmark {
+  //! GPU time of the whole fusion per sample, microseconds, in sample order.
+  std::vector<double> samplesMicroseconds;
+  SampleSummary gpuMicroseconds;
+  //! Per launch, from the events between launches (so a launch's time
+  //! includes any gap before it).
+  std::vector<LaunchTiming> launches;
+  int kernelLaunches = 0;
+  //! Bytes the fusion must move: each input read once, each output written
+  //! once (fusionBytes()).
+  int64_t bytesMoved = 0;
+  //! bytesMoved over the median GPU time.
+  double effectiveBytesPerSecond = 0;
+  //! Bytes of the L2 flush buffer (twice the L2 size); 0 without a flush.
+  int64_t flushBytes = 0;
+  //! The first (compiling) run: its stats (compileMilliseconds, params
+  //! sources) and its wall time.
+  GpuRunStats firstRun;
+  double firstRunMilliseconds = 0;
+  //! Passes + segmentation + heuristics of the first run's compilation (the
+  //! report's compile_us).
+  double compileMicroseconds = 0;
+  //! Cached runs without flush or events: host time from calling
+  //! GpuExecutor::run until the last launch is queued, median, and that
+  //! per launch; and the wall time of the whole run() (synchronized).
+  SampleSummary hostMicroseconds;
+  double hostMicrosecondsPerLaunch = 0;
+  SampleSummary runWallMicroseconds;
+};
+
+//! Runs `executor` on `inputs` (device tensors on the executor's GPU, as
+//! GpuExecutor::run takes them): once to compile, `warmup` times, then
+//! `samples` timed runs. An output that aliases an input updates it on every
+//! run (the values drift; the work per run does not).
+FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
+                                const BenchmarkOptions& options = {});
+
+//! Bytes a fusion must move: each tensor input read once and each tensor
+//! output written once, counting distinct elements (a stride-0 axis of an
+//! expanded input counts once). Scalars and 0-dim CPU tensors count 0.
+int64_t fusionBytes(const Arguments& inputs, const std::vector<Tensor>& outputs);
+
+struct CopyBandwidth {
+  int64_t bytes = 0;  //!< size of the copied buffer
+  SampleSummary microseconds;
+  //! 2 * bytes (read + write) over the median time.
+  double bytesPerSecond = 0;
+};
+
+//! Times cudaMemcpy device-to-device of a buffer of `maxBytes` (smaller when
+//! a quarter of the free memory is less) on GPU `device`: one untimed copy,
+//! then `samples` copies timed with events.
+CopyBandwidth measureCopyBandwidth(int device, int64_t maxBytes = int64_t{1} << 30,
+                                   int samples = 10);
+
+}  // namespace fuserlab::runtime
