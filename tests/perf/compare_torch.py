@@ -11,6 +11,9 @@ runs the definition with PyTorch ops. For every fusion the script executes
   * on a GPU both are timed with CUDA events (warm-up, L2 flushed before each
     sample, median of --samples), and with --cli, `CLI bench FILE --json J`
     gives FuserLab's median; one table is printed at the end;
+  * with --cli, FuserLab's outputs (`CLI run FILE --backend cuda --seed 1`
+    with --save-inputs/--save-outputs; --fuserlab-backend) are checked
+    against eager run on FuserLab's inputs: the three agree;
   * with --check-against DIR, the eager outputs are also compared with
     FuserLab's CPU-reference outputs saved by
         fuserlab-cli run FILE --seed 1 --save-inputs DIR/CASE/in --save-outputs DIR/CASE/out
@@ -21,7 +24,8 @@ Without CUDA it runs on the CPU for correctness only (no timing table).
 Without torch.compile (torch < 2), the compiled column is skipped.
 
 Usage:
-    compare_torch.py [CASE ...] [--cli PATH] [--check-against DIR]
+    compare_torch.py [CASE ...] [--cli PATH] [--fuserlab-backend cuda|cpu|none]
+                     [--check-against DIR]
                      [--samples N] [--warmup N] [--no-compile] [--device cpu|cuda]
 Exit status 1 if any check failed.
 """
@@ -141,13 +145,67 @@ def find_key(obj, want):
     return None
 
 
-def fuserlab_bench(cli, path, fn_name):
+SHORT_DTYPES = {torch.bool: "bool", torch.int32: "i32", torch.int64: "i64",
+                torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
+                torch.float64: "f64"}
+
+
+def inputs_spec(inputs):
+    """The CLI's --inputs SPEC ("1024x4096:bf16,128:f32") of tensor inputs;
+    None where an input is a scalar or has a dtype the CLI does not name."""
+    parts = []
+    for x in inputs:
+        if not isinstance(x, torch.Tensor) or x.dtype not in SHORT_DTYPES:
+            return None
+        parts.append("x".join(str(s) for s in x.shape) + ":" + SHORT_DTYPES[x.dtype])
+    return ",".join(parts)
+
+
+def check_outputs(case, label, ref, outputs):
+    """Prints one line per output of eager (ref) against another's; True if all agree."""
+    ok = True
+    if len(outputs) != len(ref):
+        print(f"{case:34s} {len(ref)} outputs, {label} has {len(outputs)}  FAIL")
+        ok = False
+    for i, (got, want) in enumerate(zip(ref, outputs)):
+        good, err, what = compare(got, want)
+        print(f"{case:34s} out {i} eager vs {label}: {what:9s} max abs {err:.3e}  "
+              f"{'PASS' if good else 'FAIL'}")
+        ok = ok and good
+    return ok
+
+
+def fuserlab_run(cli, path, fn_name, inputs, backend, device):
+    """(inputs, outputs) of `CLI run FILE --backend B --seed 1`, loaded from
+    its --save-inputs / --save-outputs folders."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [cli, "run", path, "--backend", backend, "--seed", "1",
+               "--save-inputs", os.path.join(tmp, "in"), "--save-outputs", os.path.join(tmp, "out")]
+        if fn_name:
+            cmd += ["--fusion", fn_name]
+            spec = inputs_spec(inputs)
+            if spec:
+                cmd += ["--inputs", spec]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd[:4])} exited {proc.returncode}: "
+                               f"{(proc.stderr or proc.stdout).strip()[-300:]}")
+        return (load_saved(os.path.join(tmp, "in"), device),
+                load_saved(os.path.join(tmp, "out"), device))
+
+
+def fuserlab_bench(cli, path, fn_name, inputs):
     """(median us, % of copy bandwidth or None) from `CLI bench`, or an error string."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "bench.json")
         cmd = [cli, "bench", path, "--json", out]
         if fn_name:
+            # --fusion keeps the script's last inputs block: give this
+            # definition's shapes explicitly.
             cmd += ["--fusion", fn_name]
+            spec = inputs_spec(inputs)
+            if spec:
+                cmd += ["--inputs", spec]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0 or not os.path.exists(out):
             return f"bench exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-200:]}"
@@ -177,6 +235,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("cases", nargs="*", help="example names or CASE names (default: all)")
     parser.add_argument("--cli", help="fuserlab-cli, for `bench` timings")
+    parser.add_argument("--fuserlab-backend", choices=["cuda", "cpu", "none"],
+                        help="with --cli: check `CLI run --backend B` outputs against eager "
+                             "(default: cuda on a GPU, else cpu; none: skip)")
     parser.add_argument("--check-against", metavar="DIR",
                         help="FuserLab CPU-reference inputs/outputs (run_examples.sh)")
     parser.add_argument("--device", choices=["cpu", "cuda"],
@@ -188,6 +249,8 @@ def main():
     if args.samples < 20:
         parser.error("--samples must be at least 20")
     cuda = args.device == "cuda"
+    if args.fuserlab_backend is None:
+        args.fuserlab_backend = "cuda" if cuda else "cpu"
     if cuda:
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
@@ -221,14 +284,13 @@ def main():
                     saved = load_saved(os.path.join(folder, "out"), args.device)
                 ref = eager(*inputs)
                 if args.check_against:
-                    if len(saved) != len(ref):
-                        print(f"{case:34s} {len(ref)} outputs, FuserLab saved {len(saved)}  FAIL")
-                        ok = False
-                    for i, (got, want) in enumerate(zip(ref, saved)):
-                        good, err, what = compare(got, want)
-                        print(f"{case:34s} out {i} eager vs FuserLab: {what:9s} max abs {err:.3e}  "
-                              f"{'PASS' if good else 'FAIL'}")
-                        ok = ok and good
+                    ok = check_outputs(case, "FuserLab (saved)", ref, saved) and ok
+                if args.cli and args.fuserlab_backend != "none":
+                    # FuserLab's own outputs, on its own random inputs.
+                    fl_inputs, fl_outputs = fuserlab_run(args.cli, path_, fn_name, inputs,
+                                                         args.fuserlab_backend, args.device)
+                    label = f"FuserLab ({args.fuserlab_backend})"
+                    ok = check_outputs(case, label, eager(*fl_inputs), fl_outputs) and ok
                 compiled = None
                 if can_compile:
                     compiled = torch.compile(fd.function())
@@ -238,7 +300,7 @@ def main():
                         print(f"{case:34s} out {i} compile vs eager: {what:9s} max abs {err:.3e}  "
                               f"{'PASS' if good else 'FAIL'}")
                         ok = ok and good
-                if not args.check_against and not compiled:
+                if not args.check_against and not compiled and not args.cli:
                     print(f"{case:34s} eager ran: {len(ref)} outputs "
                           + " ".join(f"{str(o.dtype).replace('torch.', '')}{list(o.shape)}"
                                      for o in ref if isinstance(o, torch.Tensor)))
@@ -248,7 +310,7 @@ def main():
                            "compile": timer(compiled, inputs) if compiled else None,
                            "fuserlab": None, "pct": None}
                     if args.cli:
-                        bench = fuserlab_bench(args.cli, path_, fn_name)
+                        bench = fuserlab_bench(args.cli, path_, fn_name, inputs)
                         if isinstance(bench, str):
                             print(f"{case:34s} {bench}")
                         else:
