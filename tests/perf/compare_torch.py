@@ -245,6 +245,8 @@ def main():
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--compile-mode", default=None,
+                        help="torch.compile mode (default, reduce-overhead, max-autotune)")
     args = parser.parse_args()
     if args.samples < 20:
         parser.error("--samples must be at least 20")
@@ -293,7 +295,7 @@ def main():
                     ok = check_outputs(case, label, eager(*fl_inputs), fl_outputs) and ok
                 compiled = None
                 if can_compile:
-                    compiled = torch.compile(fd.function())
+                    compiled = torch.compile(fd.function(), mode=args.compile_mode)
                     res = compiled(*inputs)
                     for i, (got, want) in enumerate(zip(res, ref)):
                         good, err, what = compare(got, want)

@@ -81,8 +81,10 @@ def _ev(env, x):
     """The runtime value of a node argument (Val, list of them, or constant)."""
     if isinstance(x, Val):
         return env[x.index]
-    if isinstance(x, (list, tuple)):
-        return type(x)(_ev(env, y) for y in x)
+    if isinstance(x, list):
+        return [_ev(env, y) for y in x]
+    if isinstance(x, tuple):
+        return tuple([_ev(env, y) for y in x])
     return x
 
 
@@ -361,7 +363,11 @@ class FusionDefinition:
             if len(values) != len(inputs):
                 raise ValueError(f"nvfuser shim: {len(values)} inputs, the definition has {len(inputs)}")
             env = dict(zip(inputs, values))
-            device = next((v.device for v in values if isinstance(v, torch.Tensor)), "cpu")
+            device = "cpu"
+            for v in values:  # a plain loop: torch.compile traces it as is
+                if isinstance(v, torch.Tensor):
+                    device = v.device
+                    break
             for fn, args, kwargs, outs in nodes:
                 kw = {k: (device if v is DEVICE else _ev(env, v)) for k, v in kwargs.items()}
                 result = fn(*_ev(env, args), **kw)
