@@ -211,6 +211,12 @@ def fuserlab_bench(cli, path, fn_name, inputs):
             return f"bench exited {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-200:]}"
         with open(out) as fh:
             data = json.load(fh)
+    # fuserlab-cli bench --json: gpu_us {median, p20, p80, ...} and
+    # bandwidth_ratio (effective bandwidth over the measured copy bandwidth).
+    gpu = data.get("gpu_us") if isinstance(data, dict) else None
+    if isinstance(gpu, dict) and isinstance(gpu.get("median"), (int, float)):
+        ratio = data.get("bandwidth_ratio")
+        return gpu["median"], ratio * 100.0 if isinstance(ratio, (int, float)) else None
     median = find_key(data, lambda k: "median" in k and "us" in k)
     if median is None:
         ms = find_key(data, lambda k: "median" in k and "ms" in k)
