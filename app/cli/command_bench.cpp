@@ -156,6 +156,8 @@ int benchCommand(const std::vector<std::string>& args) {
                            ? result.effectiveBytesPerSecond / copy.bytesPerSecond
                            : 0;
 
+  const std::vector<std::string> paramsSources =
+      executor.lastReport() ? executor.lastReport()->paramsSources() : std::vector<std::string>{};
   const scheduler::DeviceSpec& spec = executor.deviceSpec();
   std::fprintf(text, "bench %s from %s on %s (cuda:%d)\n", loaded.fusionName.c_str(),
                loaded.script.fileName.c_str(), spec.name.c_str(), index);
@@ -204,9 +206,8 @@ int benchCommand(const std::vector<std::string>& args) {
   std::fprintf(text, "  passes + segmentation + heuristics  %.1f us (compile_us)\n",
                result.compileMicroseconds);
   std::fprintf(text, "  params sources          ");
-  for (size_t i = 0; i < result.firstRun.paramsSources.size(); ++i) {
-    std::fprintf(text, "%s segment %zu %s", i == 0 ? "" : ",", i,
-                 result.firstRun.paramsSources[i].c_str());
+  for (size_t i = 0; i < paramsSources.size(); ++i) {
+    std::fprintf(text, "%s segment %zu %s", i == 0 ? "" : ",", i, paramsSources[i].c_str());
   }
   if (database) {
     std::fprintf(text, " (heuristics database %s, %zu entries)", database->path().c_str(),
@@ -254,7 +255,7 @@ int benchCommand(const std::vector<std::string>& args) {
                  ? Json(result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt)
                  : Json());
     root.set("compile_us", result.compileMicroseconds);
-    root.set("params_sources", Json::arrayOf(result.firstRun.paramsSources));
+    root.set("params_sources", Json::arrayOf(paramsSources));
     root.set("heuristics_db", database ? Json(database->path()) : Json());
     if (jsonToStdout) {
       std::cout << root.dump() << "\n";

@@ -178,11 +178,12 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
       }
     }
   }
-  if (database) {
+  if (database && executor.lastReport() != nullptr) {
     std::printf("heuristics database %s (%zu entries): params of segments",
                 database->path().c_str(), database->size());
-    for (size_t i = 0; i < stats.paramsSources.size(); ++i) {
-      std::printf("%s %zu %s", i == 0 ? "" : ",", i, stats.paramsSources[i].c_str());
+    const std::vector<std::string> sources = executor.lastReport()->paramsSources();
+    for (size_t i = 0; i < sources.size(); ++i) {
+      std::printf("%s %zu %s", i == 0 ? "" : ",", i, sources[i].c_str());
     }
     std::printf("\n");
   }

@@ -13,6 +13,13 @@ Json stringArray(const std::vector<std::string>& items) {
 
 }  // namespace
 
+std::vector<std::string> CompileReport::paramsSources() const {
+  std::vector<std::string> sources;
+  sources.reserve(segments.size());
+  for (const SegmentReport& segment : segments) sources.push_back(segment.paramsSource);
+  return sources;
+}
+
 int CompileReport::kernelCount() const {
   int count = 0;
   for (const auto& segment : segments) count += segment.launchesKernel ? 1 : 0;

@@ -102,6 +102,8 @@ struct CompileReport {
   Json run = Json();
 
   int kernelCount() const;
+  //! Each segment's params_source, in segment order.
+  std::vector<std::string> paramsSources() const;
 
   //! Keys: device, options, passes, segments (id, scheduler,
   //! launches_kernel, exprs, expr_flow [{op, inputs, outputs}], inputs,

@@ -231,17 +231,8 @@ GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs,
                                                   const std::string& key,
                                                   bool recompile,
                                                   GpuRunStats& stats) {
-  auto sources = [&stats](const Signature& signature) {
-    stats.paramsSources.clear();
-    for (const auto& segment : signature.compiled.report.segments) {
-      stats.paramsSources.push_back(segment.paramsSource);
-    }
-  };
   auto it = signatures_.find(key);
-  if (it != signatures_.end() && !recompile) {
-    sources(*it->second);
-    return *it->second;
-  }
+  if (it != signatures_.end() && !recompile) return *it->second;
   const auto start = Clock::now();
   auto signature = std::make_unique<Signature>();
   signature->compiled = compileFusion(fusion_, options_, spec_, inputs, provider_,
@@ -251,7 +242,6 @@ GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs,
   stats.compileMilliseconds += millisecondsSince(start);
   Signature& result = *signature;
   signatures_[key] = std::move(signature);
-  sources(result);
   return result;
 }
 

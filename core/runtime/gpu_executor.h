@@ -112,10 +112,6 @@ struct GpuRunStats {
   int kernelsBuilt = 0;
   //! Host time spent compiling the fusion and building kernels.
   double compileMilliseconds = 0;
-  //! Where each segment's params came from (the report's params_source:
-  //! heuristic, database_exact, database_nearest, tuner), in segment order,
-  //! for the signature this run used.
-  std::vector<std::string> paramsSources;
 };
 
 struct GpuRunResult {
