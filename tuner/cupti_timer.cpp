@@ -155,6 +155,14 @@ CuptiTimer::~CuptiTimer() {
 }
 
 void CuptiTimer::beginSample(uint64_t id) {
+  check(api().flushAll(1), "cuptiActivityFlushAll");
+  {
+    Collected& c = collected();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.kernels.clear();
+    c.external.clear();
+  }
+  current_ = id;
   check(api().push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id),
         "cuptiActivityPushExternalCorrelationId");
 }
@@ -170,17 +178,14 @@ std::vector<KernelRecord> CuptiTimer::collect() {
   Collected& c = collected();
   std::lock_guard<std::mutex> lock(c.mutex);
   std::vector<KernelRecord> records;
-  for (auto it = c.kernels.begin(); it != c.kernels.end();) {
-    auto ext = c.external.find(it->first);
-    if (ext == c.external.end()) {
-      // Not launched inside a sample (warm-up, validation): dropped.
-      it = c.kernels.erase(it);
-      continue;
-    }
-    records.push_back({it->second.name, ext->second, it->second.start, it->second.end});
-    c.external.erase(ext);
-    it = c.kernels.erase(it);
+  for (const auto& [correlation, kernel] : c.kernels) {
+    auto ext = c.external.find(correlation);
+    const bool correlated = ext != c.external.end();
+    records.push_back({kernel.name, correlated ? ext->second : current_, correlated,
+                       kernel.start, kernel.end});
   }
+  c.kernels.clear();
+  c.external.clear();
   return records;
 }
 

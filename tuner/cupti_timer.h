@@ -2,8 +2,10 @@
 // records carry the GPU's own start and end timestamps; each sample's
 // launches are tagged with an external correlation id (the sample number),
 // and CUPTI's external-correlation records map each kernel record's
-// correlation id to it, so every duration is attributed to the sample that
-// launched it, whatever order the buffers arrive in.
+// correlation id to it. beginSample() also drains what CUPTI holds, so a
+// kernel record that arrives without an external-correlation record (some
+// driver and CUPTI versions emit them only with API tracing on) belongs to
+// the sample begun last: the caller synchronizes before collect().
 //
 // libcupti is opened with dlopen at first use, not linked: binaries start on
 // machines without it (and without a GPU); create() says why it is not
@@ -19,7 +21,10 @@ namespace fuserlab::tuner {
 
 struct KernelRecord {
   std::string name;
-  uint64_t sample = 0;  //!< the external correlation id pushed for it
+  uint64_t sample = 0;  //!< the sample it was launched in
+  //! Whether CUPTI's external-correlation record named the sample (else
+  //! the record arrived after the sample's drain without one).
+  bool correlated = false;
   uint64_t startNs = 0;
   uint64_t endNs = 0;
   double durationNs() const { return static_cast<double>(endNs - startNs); }
@@ -34,7 +39,8 @@ class CuptiTimer {
   CuptiTimer(const CuptiTimer&) = delete;
   CuptiTimer& operator=(const CuptiTimer&) = delete;
 
-  //! Launches until endSample() belong to sample `id`.
+  //! Launches until endSample() belong to sample `id`. Drops every record
+  //! CUPTI holds from before (warm-up and validation launches).
   void beginSample(uint64_t id);
   void endSample();
   //! Flushes CUPTI's buffers (after a synchronize) and returns the kernel
@@ -43,6 +49,7 @@ class CuptiTimer {
 
  private:
   CuptiTimer() = default;
+  uint64_t current_ = 0;
 };
 
 }  // namespace fuserlab::tuner

@@ -161,13 +161,21 @@ class Worker {
       executor.run(inputs.arguments);
       timer_->endSample();
       std::optional<double> duration;
-      for (const KernelRecord& r : timer_->collect()) {
+      const std::vector<KernelRecord> records = timer_->collect();
+      for (const KernelRecord& r : records) {
         if (r.sample == sampleId_ && r.name == target_->kernelName) {
           duration = duration.value_or(0) + r.durationNs();
         }
       }
-      FL_CHECK(duration.has_value(), "CUPTI reported no ", target_->kernelName,
-               " kernel for sample ", sampleId_);
+      if (!duration) {
+        std::string seen;
+        for (const KernelRecord& r : records) {
+          seen += (seen.empty() ? "" : ", ") + r.name + " (sample " +
+                  std::to_string(r.sample) + (r.correlated ? ")" : ", uncorrelated)");
+        }
+        FL_CHECK(false, "CUPTI reported no ", target_->kernelName, " kernel for sample ",
+                 sampleId_, "; its records: ", seen.empty() ? "none" : seen);
+      }
       if (samples.size() >= 5 && !redoing) {
         const SampleStats now = summarize(samples);
         if (*duration > setup_.sampling.redoFactor * now.medianNs) {

@@ -6,6 +6,7 @@
 
 #include "core/ir/error.h"
 #include "core/runtime/cuda_error.h"
+#include "core/runtime/device_memory_pool.h"
 #include "core/runtime/reference_run.h"
 
 namespace fuserlab::runtime {
@@ -26,12 +27,7 @@ DeviceBuffer::DeviceBuffer(int64_t bytes, int device, std::string_view what)
     : bytes_(bytes), device_(device) {
   FL_ASSERT(bytes >= 0, what, ": negative allocation size ", bytes);
   if (bytes == 0) return;
-  setCudaDevice(device, what);
-  const cudaError_t status = cudaMalloc(&data_, static_cast<size_t>(bytes));
-  if (status != cudaSuccess) {
-    data_ = nullptr;
-    checkCuda(status, "cudaMalloc(" + std::to_string(bytes) + " bytes)", what);
-  }
+  data_ = poolAllocate(device, bytes, what);
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
@@ -53,9 +49,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 void DeviceBuffer::release() noexcept {
   if (data_ == nullptr) return;
-  // No exception leaves a destructor: a failed free (after a sticky kernel
-  // fault) is dropped, and so is the error it leaves behind.
-  if (cudaFree(data_) != cudaSuccess) (void)cudaGetLastError();
+  // Back to the device's pool (no cudaFree, which would synchronize); no
+  // exception leaves a destructor.
+  poolRelease(device_, data_, bytes_);
   data_ = nullptr;
 }
 

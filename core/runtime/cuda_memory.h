@@ -18,8 +18,8 @@
 
 namespace fuserlab::runtime {
 
-//! `bytes` of memory on GPU `device` (cudaMalloc, so 256-byte aligned); freed
-//! by the destructor. Zero bytes allocate nothing (data() is null).
+//! `bytes` of memory on GPU `device` (from the device's caching pool,
+//! device_memory_pool.h: 256-byte aligned); given back by the destructor. Zero bytes allocate nothing (data() is null).
 class DeviceBuffer {
  public:
   //! `what` names the buffer in errors ("output T3 of segment 1").

@@ -33,26 +33,32 @@ void CudaKernel::allowDynamicSharedMemory(int64_t bytes, int device,
 
 void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
                         std::string_view what) const {
+  // The error context is built only when something fails: a cached run's
+  // host time is mostly this function.
+  auto context = [&] {
+    return std::string(what) + ", kernel " + name_ + " with grid " + dims(config.grid) +
+           " and block " + dims(config.block);
+  };
   FL_ASSERT(valid(), what, ": launch of an unloaded kernel");
-  const std::string context = std::string(what) + ", kernel " + name_ +
-                              " with grid " + dims(config.grid) + " and block " +
-                              dims(config.block);
   const auto& g = config.grid;
   const auto& b = config.block;
   FL_ASSERT(g[0] >= 1 && g[0] <= 0x7fffffff && g[1] >= 1 && g[1] <= 65535 &&
                 g[2] >= 1 && g[2] <= 65535,
-            context, ": the grid is outside CUDA's limits");
+            context(), ": the grid is outside CUDA's limits");
   FL_ASSERT(b[0] >= 1 && b[1] >= 1 && b[2] >= 1 && b[0] * b[1] * b[2] <= 1024,
-            context, ": the block is outside CUDA's limits");
+            context(), ": the block is outside CUDA's limits");
   const dim3 grid(static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
                   static_cast<unsigned>(g[2]));
   const dim3 block(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
                    static_cast<unsigned>(b[2]));
-  checkCuda(cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
-                             static_cast<size_t>(config.dynamicSharedMemoryBytes),
-                             nullptr),
-            "cudaLaunchKernel", context);
-  checkCuda(cudaGetLastError(), "cudaLaunchKernel (launch check)", context);
+  const cudaError_t status =
+      cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
+                       static_cast<size_t>(config.dynamicSharedMemoryBytes), nullptr);
+  if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernel", context());
+  const cudaError_t launched = cudaGetLastError();
+  if (launched != cudaSuccess) {
+    checkCuda(launched, "cudaLaunchKernel (launch check)", context());
+  }
 }
 
 CudaModule::CudaModule(std::string_view image, std::string_view what) {
@@ -87,6 +93,7 @@ void KernelArguments::addBytes(const void* bytes, size_t count) {
   std::vector<uint64_t> block((count + 7) / 8, 0);
   std::memcpy(block.data(), bytes, count);
   blocks_.push_back(std::move(block));
+  holdsPointer_.push_back(false);
 }
 
 void KernelArguments::addTensor(void* data, const std::vector<int64_t>& sizes,
@@ -100,6 +107,7 @@ void KernelArguments::addTensor(void* data, const std::vector<int64_t>& sizes,
     block[1 + sizes.size() + i] = static_cast<uint64_t>(strides[i]);
   }
   blocks_.push_back(std::move(block));
+  holdsPointer_.push_back(true);
 }
 
 void KernelArguments::addScalar(ir::DataType dtype, const ir::ScalarValue& value) {
@@ -151,6 +159,19 @@ void KernelArguments::addScalar(ir::DataType dtype, const ir::ScalarValue& value
 void KernelArguments::addPointer(void* pointer) {
   const uint64_t v = reinterpret_cast<uintptr_t>(pointer);
   addBytes(&v, sizeof(v));
+  holdsPointer_.back() = true;
+}
+
+void KernelArguments::setPointer(size_t index, void* pointer) {
+  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index,
+            " of ", blocks_.size(), " has no pointer to set");
+  blocks_[index][0] = reinterpret_cast<uintptr_t>(pointer);
+}
+
+void* KernelArguments::pointerAt(size_t index) const {
+  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index,
+            " of ", blocks_.size(), " has no pointer");
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(blocks_[index][0]));
 }
 
 void** KernelArguments::pointers() {

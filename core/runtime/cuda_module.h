@@ -74,6 +74,12 @@ class KernelArguments {
   void addPointer(void* pointer);
 
   size_t size() const { return blocks_.size(); }
+  //! The data pointer of tensor argument `index` (its first 8 bytes), or a
+  //! pointer argument; replaces it without rebuilding the arguments.
+  void setPointer(size_t index, void* pointer);
+  void* pointerAt(size_t index) const;
+  //! Whether argument `index` is a tensor or a pointer (not a scalar).
+  bool holdsPointer(size_t index) const { return holdsPointer_.at(index); }
   //! One pointer per argument, valid until the next add.
   void** pointers();
 
@@ -83,6 +89,7 @@ class KernelArguments {
   // 8-byte aligned storage for each argument's bytes.
   std::vector<std::vector<uint64_t>> blocks_;
   std::vector<void*> pointers_;
+  std::vector<bool> holdsPointer_;
 };
 
 }  // namespace fuserlab::runtime

@@ -19,6 +19,7 @@
 #include "core/runtime/input_description.h"
 #include "core/runtime/matmul_call.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/runtime/run_plan.h"
 #include "core/scheduler/registry.h"
 
 namespace fuserlab::runtime {
@@ -93,27 +94,6 @@ std::string segmentName(const segmenter::SegmentedGroup& group) {
 // sizes: nothing has run yet, so the fusion is compiled again and replanned.
 struct ParamsRefused {
   std::string reason;
-};
-
-//! One launch of a planned run: a generated kernel, or a library call.
-struct PlannedLaunch {
-  std::shared_ptr<GpuExecutor::LoadedKernel> kernel;
-  KernelArguments arguments;
-  std::shared_ptr<DeviceBuffer> workspace;
-  std::shared_ptr<CublasLtMatmul> library;
-  std::string what;
-};
-
-//! A run, planned: every buffer allocated, every view taken, every kernel
-//! loaded; executing it only poisons, zeroes workspaces and launches.
-struct Plan {
-  std::vector<PlannedLaunch> launches;
-  std::vector<Tensor> freshBuffers;  // to poison
-  std::vector<DeviceTensor> outputs;
-  int hostSteps = 0;
-  int kernelsBuilt = 0;
-  //! Copy kernels of kernel-free segments, each with its reason.
-  std::vector<std::string> copies;
 };
 
 bool isLibraryCall(ir::ExprType type) {
@@ -280,6 +260,7 @@ class Planner {
       DeviceTensor value{given, nullptr};
       if (given.isCpu() && given.dim() > 0) {
         value = toDevice(given, device_, "input " + input->name());
+        plan_.copiedFromHost = true;
       }
       values_[input] = value;
     }
@@ -419,6 +400,7 @@ class Planner {
         if (tensor.isCpu()) {
           DeviceTensor copy = toDevice(tensor, device_, what + " input " + p.name);
           keepAlive_.push_back(copy.buffer);
+          plan_.copiedFromHost = true;
           tensor = copy.tensor;
         }
       } else {
@@ -657,34 +639,10 @@ class Planner {
 
 }  // namespace
 
-GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& options) {
-  setCudaDevice(device_, "running " + std::string("the fusion"));
-  GpuRunResult result;
-  GpuRunStats& stats = result.stats;
-  const std::string key = inputSignature(inputs);
-  const std::string sizes = layoutKey(inputs);
+namespace {
 
-  Plan plan;
-  std::vector<std::shared_ptr<DeviceBuffer>> keepAlive;
-  for (int attempt = 0;; ++attempt) {
-    Signature& signature = signatureFor(inputs, key, attempt > 0, stats);
-    const bool checkParams = signature.checkedSizes.count(sizes) == 0;
-    const auto start = Clock::now();
-    Planner planner(signature, spec_, device_, checkParams, *cache_, compiler_, modules_);
-    try {
-      plan = planner.plan(inputs);
-    } catch (const ParamsRefused& refused) {
-      FL_ASSERT(attempt == 0, "params refused right after compiling at these sizes: ",
-                refused.reason);
-      continue;
-    }
-    keepAlive = planner.takeKeepAlive();
-    signature.checkedSizes.insert(sizes);
-    lastReport_ = &signature.compiled.report;
-    if (plan.kernelsBuilt > 0) stats.compileMilliseconds += millisecondsSince(start);
-    break;
-  }
-
+// Poisons, zeroes workspaces and launches `plan`, then synchronizes.
+void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
   if (options.poisonOutputs) {
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
@@ -700,22 +658,92 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
                                    launch.arguments.pointers(), launch.what);
     }
     ++stats.kernelLaunches;
-    if (options.afterLaunch) {
-      options.afterLaunch(index, launch.library ? launch.what + ", cuBLASLt call"
-                                                : launch.what + ", kernel " +
-                                                      launch.kernel->generated.name);
+    if (launch.label.empty()) {
+      launch.label = launch.library ? launch.what + ", cuBLASLt call"
+                                    : launch.what + ", kernel " + launch.kernel->generated.name;
     }
-    if (options.synchronizeEachKernel) {
-      synchronizeCuda(launch.what + (launch.library ? std::string(", cuBLASLt call")
-                                                    : ", kernel " +
-                                                          launch.kernel->generated.name));
-    }
+    if (options.afterLaunch) options.afterLaunch(index, launch.label);
+    if (options.synchronizeEachKernel) synchronizeCuda(launch.label);
   }
   synchronizeCuda("running the fusion's kernels");
-  totalLaunches_ += stats.kernelLaunches;
   stats.hostSteps = plan.hostSteps;
   stats.kernelsBuilt = plan.kernelsBuilt;
   stats.copies = plan.copies;
+}
+
+}  // namespace
+
+struct GpuExecutor::Replay {
+  Signature* signature = nullptr;
+  std::string whyNot;
+  //! Null when the plan could not be traced (see ReplayPlan::capture).
+  std::unique_ptr<ReplayPlan> plan;
+};
+
+GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& options) {
+  setCudaDevice(device_, "running the fusion");
+  GpuRunResult result;
+  GpuRunStats& stats = result.stats;
+
+  // A cached run at known sizes: the traced plan, rebound.
+  std::vector<int64_t> replayKeyOfInputs = replayKey(inputs);
+  if (!replayKeyOfInputs.empty()) {
+    auto found = replays_.find(replayKeyOfInputs);
+    if (found != replays_.end() && found->second->plan) {
+      Replay& replay = *found->second;
+      Plan& plan = replay.plan->bind(inputs, device_, options.poisonOutputs);
+      lastReport_ = &replay.signature->compiled.report;
+      try {
+        executePlan(plan, options, stats);
+      } catch (...) {
+        replay.plan->release();
+        throw;
+      }
+      stats.replayed = true;
+      totalLaunches_ += stats.kernelLaunches;
+      result.outputs = plan.outputs;
+      replay.plan->release();
+      return result;
+    }
+  }
+
+  const std::string key = inputSignature(inputs);
+  const std::string sizes = layoutKey(inputs);
+  Plan plan;
+  std::vector<std::shared_ptr<DeviceBuffer>> keepAlive;
+  Signature* used = nullptr;
+  for (int attempt = 0;; ++attempt) {
+    const size_t before = signatures_.size();
+    Signature& signature = signatureFor(inputs, key, attempt > 0, stats);
+    // A signature compiled (again) may replace one that replays point to.
+    if (stats.compiledFusion || signatures_.size() != before) replays_.clear();
+    const bool checkParams = signature.checkedSizes.count(sizes) == 0;
+    const auto start = Clock::now();
+    Planner planner(signature, spec_, device_, checkParams, *cache_, compiler_, modules_);
+    try {
+      plan = planner.plan(inputs);
+    } catch (const ParamsRefused& refused) {
+      FL_ASSERT(attempt == 0, "params refused right after compiling at these sizes: ",
+                refused.reason);
+      continue;
+    }
+    keepAlive = planner.takeKeepAlive();
+    signature.checkedSizes.insert(sizes);
+    lastReport_ = &signature.compiled.report;
+    used = &signature;
+    if (plan.kernelsBuilt > 0) stats.compileMilliseconds += millisecondsSince(start);
+    break;
+  }
+  if (!replayKeyOfInputs.empty() && !plan.copiedFromHost &&
+      replays_.count(replayKeyOfInputs) == 0) {
+    auto replay = std::make_unique<Replay>();
+    replay->signature = used;
+    replay->plan = ReplayPlan::capture(plan, inputs, keepAlive, &replay->whyNot);
+    replays_[std::move(replayKeyOfInputs)] = std::move(replay);
+  }
+
+  executePlan(plan, options, stats);
+  totalLaunches_ += stats.kernelLaunches;
   if (lastReport_ != nullptr) {
     // The report of this signature says what its last run launched.
     report::Json run = report::Json::object();

@@ -112,6 +112,9 @@ struct GpuRunStats {
   int kernelsBuilt = 0;
   //! Host time spent compiling the fusion and building kernels.
   double compileMilliseconds = 0;
+  //! Whether the run replayed a traced plan (same sizes, strides, alignment
+  //! and scalars as an earlier run: no planning).
+  bool replayed = false;
 };
 
 struct GpuRunResult {
@@ -160,6 +163,7 @@ class GpuExecutor {
 
   struct Signature;
   struct LoadedKernel;
+  struct Replay;
 
  private:
   Signature& signatureFor(const Arguments& inputs, const std::string& key,
@@ -178,6 +182,9 @@ class GpuExecutor {
   std::map<std::string, std::shared_ptr<CudaModule>> modules_;
   int64_t totalLaunches_ = 0;
   report::CompileReport* lastReport_ = nullptr;
+  // Traced plans by replayKey (core/runtime/run_plan.h): cached runs at
+  // known sizes skip planning.
+  std::map<std::vector<int64_t>, std::unique_ptr<Replay>> replays_;
 };
 
 //! The input signature string of `inputs` (for tests and messages): per

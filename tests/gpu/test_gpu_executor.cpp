@@ -124,3 +124,65 @@ TEST_F(GpuExecutorTest, DeviceMemoryRoundTripKeepsStridesAndAlignment) {
 
 }  // namespace
 }  // namespace fuserlab::gpu_test
+
+namespace fuserlab::gpu_test {
+namespace {
+
+// A cached run at sizes seen before replays the traced plan (no planning)
+// on new input buffers: every pointer re-bound, fresh outputs, the CPU
+// reference matched each time.
+TEST_F(GpuExecutorTest, RunAtKnownSizesReplaysThePlanOnNewInputs) {
+  define(kSilu);
+  const runtime::GpuRunStats first = runAndCheck({random(DataType::Float, {300, 301})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_FALSE(first.replayed);
+  for (int i = 0; i < 3; ++i) {
+    const runtime::GpuRunStats again = runAndCheck({random(DataType::Float, {300, 301})});
+    EXPECT_TRUE(again.replayed) << "run " << i;
+    EXPECT_EQ(again.kernelLaunches, 1);
+  }
+  // New sizes plan again, then replay at those sizes too.
+  EXPECT_FALSE(runAndCheck({random(DataType::Float, {31, 7})}).replayed);
+  EXPECT_TRUE(runAndCheck({random(DataType::Float, {31, 7})}).replayed);
+}
+
+TEST_F(GpuExecutorTest, ReplayRebindsIntermediatesViewsAndSeveralKernels) {
+  // Two kernels around a segment_set (an intermediate between them), a
+  // reduction, and a sliced view of the first kernel's output.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.exp(T0)
+T2 = fd.ops.segment_set(T1)
+T3 = fd.ops.sum(T2, dims=[1], keepdim=False)
+T4 = fd.ops.slice(T1, start_indices=[1, 2], end_indices=[5, 9], strides=[1, 1])
+fd.add_output(T3)
+fd.add_output(T4)
+)");
+  const runtime::GpuRunStats first = runAndCheck({random(DataType::Float, {64, 96})});
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_FALSE(first.replayed);
+  EXPECT_GE(first.kernelLaunches, 2);
+  for (int i = 0; i < 2; ++i) {
+    const runtime::GpuRunStats again = runAndCheck({random(DataType::Float, {64, 96})});
+    EXPECT_TRUE(again.replayed);
+    EXPECT_EQ(again.kernelLaunches, first.kernelLaunches);
+  }
+}
+
+TEST_F(GpuExecutorTest, ReplayedOutputsAreFreshBuffers) {
+  define(kSilu);
+  const runtime::Tensor input = random(DataType::Float, {128, 64});
+  runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "test input");
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  const runtime::GpuRunResult a = executor.run({onDevice.tensor});
+  const runtime::GpuRunResult b = executor.run({onDevice.tensor});
+  ASSERT_TRUE(b.stats.replayed);
+  // The first run's output is still held: the replay wrote elsewhere.
+  EXPECT_NE(a.outputs[0].tensor.data(), b.outputs[0].tensor.data());
+  const runtime::Tensor ha = runtime::toHost(a.outputs[0].tensor, "a");
+  const runtime::Tensor hb = runtime::toHost(b.outputs[0].tensor, "b");
+  EXPECT_TRUE(runtime::checkTensor(ha, hb, "T1").passed);
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test

@@ -1,0 +1,201 @@
+#include "core/runtime/run_plan.h"
+
+#include <bit>
+#include <map>
+
+#include "core/ir/error.h"
+
+namespace fuserlab::runtime {
+namespace {
+
+int64_t alignmentOf(const void* data) {
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  int64_t alignment = 256;
+  while (alignment > 1 && address % static_cast<uintptr_t>(alignment) != 0) alignment /= 2;
+  return alignment;
+}
+
+int64_t spanBytes(const Tensor& t) {
+  return spanElements(t.sizes(), t.strides()) * ir::sizeInBytes(t.dtype());
+}
+
+void pushScalar(std::vector<int64_t>& key, const ir::ScalarValue& value) {
+  key.push_back(static_cast<int64_t>(value.index()));
+  if (const auto* d = std::get_if<double>(&value)) {
+    key.push_back(std::bit_cast<int64_t>(*d));
+  } else if (const auto* i = std::get_if<int64_t>(&value)) {
+    key.push_back(*i);
+  } else if (const auto* b = std::get_if<bool>(&value)) {
+    key.push_back(*b ? 1 : 0);
+  }
+}
+
+struct Region {
+  const char* start = nullptr;
+  const char* end = nullptr;
+};
+
+}  // namespace
+
+std::vector<int64_t> replayKey(const Arguments& inputs) {
+  std::vector<int64_t> key;
+  key.reserve(inputs.size() * 12);
+  for (const Argument& arg : inputs) {
+    if (const auto* t = std::get_if<Tensor>(&arg)) {
+      if (t->isCpu() && t->dim() > 0) return {};
+      key.push_back(-1);
+      key.push_back(static_cast<int64_t>(t->dtype()));
+      key.push_back(t->isCpu() ? -1 : t->device().index);
+      key.push_back(t->dim());
+      key.insert(key.end(), t->sizes().begin(), t->sizes().end());
+      key.insert(key.end(), t->strides().begin(), t->strides().end());
+      if (t->isCpu()) {
+        key.push_back(std::bit_cast<int64_t>(static_cast<double>(t->item({}))));
+      } else {
+        key.push_back(alignmentOf(t->data()));
+      }
+      continue;
+    }
+    key.push_back(-2);
+    pushScalar(key, std::get<ir::ScalarValue>(arg));
+  }
+  return key;
+}
+
+std::unique_ptr<ReplayPlan> ReplayPlan::capture(
+    const Plan& plan, const Arguments& inputs,
+    const std::vector<std::shared_ptr<DeviceBuffer>>& buffers, std::string* why) {
+  auto fail = [why](std::string reason) -> std::unique_ptr<ReplayPlan> {
+    if (why) *why = std::move(reason);
+    return nullptr;
+  };
+  auto replay = std::unique_ptr<ReplayPlan>(new ReplayPlan());
+  std::vector<Region> regions;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto* t = std::get_if<Tensor>(&inputs[i]);
+    if (t == nullptr || t->isCpu()) continue;
+    const char* start = static_cast<const char*>(t->data());
+    const Region r{start, start + spanBytes(*t)};
+    for (const Region& other : regions) {
+      if (r.start < other.end && other.start < r.end) return fail("inputs overlap");
+    }
+    regions.push_back(r);
+    replay->inputIndex_.push_back(i);
+  }
+  // Buffers: the planner's, the outputs' and the workspaces', each once.
+  std::map<const DeviceBuffer*, int> bufferRegion;
+  auto addBuffer = [&](const std::shared_ptr<DeviceBuffer>& b) {
+    if (!b || bufferRegion.count(b.get())) return;
+    bufferRegion[b.get()] = static_cast<int>(regions.size());
+    const char* start = static_cast<const char*>(b->data());
+    regions.push_back({start, start + b->bytes()});
+    replay->bufferBytes_.push_back(b->bytes());
+  };
+  for (const auto& b : buffers) addBuffer(b);
+  for (const DeviceTensor& out : plan.outputs) addBuffer(out.buffer);
+  for (const PlannedLaunch& launch : plan.launches) addBuffer(launch.workspace);
+
+  auto locate = [&](const void* pointer, int& region, int64_t& offset) {
+    region = -1;
+    offset = 0;
+    if (pointer == nullptr) return true;
+    const char* p = static_cast<const char*>(pointer);
+    for (size_t r = 0; r < regions.size(); ++r) {
+      if ((p >= regions[r].start && p < regions[r].end) || p == regions[r].start) {
+        region = static_cast<int>(r);
+        offset = p - regions[r].start;
+        return true;
+      }
+    }
+    return false;
+  };
+
+  replay->plan_ = plan;
+  replay->plan_.kernelsBuilt = 0;  // a replay builds nothing
+  for (size_t l = 0; l < plan.launches.size(); ++l) {
+    const PlannedLaunch& launch = plan.launches[l];
+    if (launch.library) return fail(launch.what + " is a library call");
+    if (launch.workspace) {
+      replay->workspaces_.push_back({l, bufferRegion.at(launch.workspace.get())});
+    }
+    for (size_t a = 0; a < launch.arguments.size(); ++a) {
+      if (!launch.arguments.holdsPointer(a)) continue;
+      Slot slot{l, a};
+      if (!locate(launch.arguments.pointerAt(a), slot.region, slot.offset)) {
+        return fail(launch.what + ": argument " + std::to_string(a) +
+                    " points into no input and no planned buffer");
+      }
+      replay->slots_.push_back(slot);
+    }
+  }
+  auto traceTensor = [&](const Tensor& t, TensorSlot& slot) {
+    slot.layout = t;
+    if (t.isCpu()) {
+      slot.host = true;
+      return true;
+    }
+    return locate(t.data(), slot.region, slot.offset);
+  };
+  for (const DeviceTensor& out : plan.outputs) {
+    TensorSlot slot;
+    if (!traceTensor(out.tensor, slot)) return fail("an output points into no known buffer");
+    replay->outputs_.push_back(std::move(slot));
+  }
+  for (const Tensor& fresh : plan.freshBuffers) {
+    TensorSlot slot;
+    if (!traceTensor(fresh, slot)) return fail("a fresh tensor points into no known buffer");
+    replay->fresh_.push_back(std::move(slot));
+  }
+  replay->release();
+  return replay;
+}
+
+char* ReplayPlan::base(const Arguments& inputs, int region) const {
+  const size_t inputRegions = inputIndex_.size();
+  if (static_cast<size_t>(region) < inputRegions) {
+    return static_cast<char*>(std::get<Tensor>(inputs[inputIndex_[region]]).data());
+  }
+  return static_cast<char*>(bound_[region - inputRegions]->data());
+}
+
+Plan& ReplayPlan::bind(const Arguments& inputs, int device, bool freshTensors) {
+  bound_.clear();
+  for (int64_t bytes : bufferBytes_) {
+    bound_.push_back(std::make_shared<DeviceBuffer>(bytes, device, "a replayed run's buffer"));
+  }
+  for (const Slot& s : slots_) {
+    plan_.launches[s.launch].arguments.setPointer(
+        s.argument, s.region < 0 ? nullptr : base(inputs, s.region) + s.offset);
+  }
+  const size_t inputRegions = inputIndex_.size();
+  for (const auto& [launch, region] : workspaces_) {
+    plan_.launches[launch].workspace = bound_[region - inputRegions];
+  }
+  auto rebind = [&](const TensorSlot& slot) {
+    DeviceTensor out;
+    if (slot.host) {
+      out.tensor = slot.layout;
+      return out;
+    }
+    char* data = slot.region < 0 ? nullptr : base(inputs, slot.region) + slot.offset;
+    out.tensor = Tensor::borrow(data, slot.layout.dtype(), slot.layout.sizes(),
+                                slot.layout.strides(), 0, DeviceKind::Cuda, device);
+    if (slot.region >= static_cast<int>(inputRegions)) {
+      out.buffer = bound_[slot.region - inputRegions];
+    }
+    return out;
+  };
+  for (size_t i = 0; i < outputs_.size(); ++i) plan_.outputs[i] = rebind(outputs_[i]);
+  if (freshTensors) {
+    for (size_t i = 0; i < fresh_.size(); ++i) plan_.freshBuffers[i] = rebind(fresh_[i]).tensor;
+  }
+  return plan_;
+}
+
+void ReplayPlan::release() {
+  bound_.clear();
+  for (DeviceTensor& out : plan_.outputs) out.buffer.reset();
+  for (PlannedLaunch& launch : plan_.launches) launch.workspace.reset();
+}
+
+}  // namespace fuserlab::runtime

@@ -1,0 +1,101 @@
+// A planned GPU run (every buffer allocated, every kernel loaded, every
+// argument laid out) and its replay: the same plan rebound to new input
+// pointers and fresh buffers, so a cached run with the same sizes, strides,
+// alignment and scalar values skips planning (issue 6: at most 5 us of host
+// time per launch).
+//
+// Internal to the GPU executor (core/runtime/gpu_executor.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/runtime/argument.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/cuda_module.h"
+#include "core/runtime/gpu_executor.h"
+
+namespace fuserlab::runtime {
+
+class CublasLtMatmul;
+
+//! One launch of a planned run: a generated kernel, or a library call.
+struct PlannedLaunch {
+  std::shared_ptr<GpuExecutor::LoadedKernel> kernel;
+  KernelArguments arguments;
+  std::shared_ptr<DeviceBuffer> workspace;
+  std::shared_ptr<CublasLtMatmul> library;
+  std::string what;
+  //! What the launch hooks are told ("segment 0 (pointwise), kernel ..."),
+  //! made at the first launch and kept by replays.
+  std::string label;
+};
+
+//! A run, planned: executing it only poisons, zeroes workspaces and launches.
+struct Plan {
+  std::vector<PlannedLaunch> launches;
+  std::vector<Tensor> freshBuffers;  // to poison
+  std::vector<DeviceTensor> outputs;
+  int hostSteps = 0;
+  int kernelsBuilt = 0;
+  //! Copy kernels of kernel-free segments, each with its reason.
+  std::vector<std::string> copies;
+  //! Whether planning copied host data to the GPU (a CPU input): such a
+  //! plan is not replayed, since a replay allocates without copying.
+  bool copiedFromHost = false;
+};
+
+//! What a replayable plan is specific to: per argument its dtype, device,
+//! sizes, strides and alignment (up to 256 bytes), per scalar (and 0-dim CPU
+//! tensor) its value. Empty (no replay) when an input is a CPU tensor with
+//! elements, which a run copies to the GPU.
+std::vector<int64_t> replayKey(const Arguments& inputs);
+
+//! A plan with every device pointer it holds traced to an input tensor or to
+//! a buffer it allocated, so it can run again on other inputs.
+class ReplayPlan {
+ public:
+  //! Traces `plan`, made for `inputs`; `buffers` are the planner's buffers
+  //! (intermediates and outputs). Null, with `why` set, when a pointer
+  //! cannot be traced, inputs overlap, or a launch is a library call.
+  static std::unique_ptr<ReplayPlan> capture(const Plan& plan, const Arguments& inputs,
+                                             const std::vector<std::shared_ptr<DeviceBuffer>>& buffers,
+                                             std::string* why);
+
+  //! The plan on `inputs` (same replayKey as the captured ones): fresh
+  //! buffers from the device pool, pointers patched (the fresh tensors to
+  //! poison only when `freshTensors`). Valid until release().
+  Plan& bind(const Arguments& inputs, int device, bool freshTensors);
+  //! Drops the bound buffers (outputs live on in whoever holds them).
+  void release();
+
+ private:
+  struct Slot {
+    size_t launch = 0;
+    size_t argument = 0;
+    int region = -1;  // < inputs: an input; else a buffer; -1: null
+    int64_t offset = 0;
+  };
+  struct TensorSlot {
+    Tensor layout;  // dtype, sizes, strides, device (data re-bound)
+    int region = -1;
+    int64_t offset = 0;
+    bool host = false;  // a 0-dim CPU tensor (scalar output): kept as is
+  };
+
+  char* base(const Arguments& inputs, int region) const;
+
+  Plan plan_;
+  std::vector<Slot> slots_;
+  std::vector<std::pair<size_t, int>> workspaces_;  // launch, buffer region
+  std::vector<TensorSlot> outputs_;
+  std::vector<TensorSlot> fresh_;
+  std::vector<size_t> inputIndex_;  // region -> argument index
+  std::vector<int64_t> bufferBytes_;
+  std::vector<std::shared_ptr<DeviceBuffer>> bound_;
+};
+
+}  // namespace fuserlab::runtime
