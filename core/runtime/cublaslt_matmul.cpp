@@ -146,6 +146,8 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   const int64_t n = call.b.cols;
   FL_ASSERT(call.b.rows == k && call.d.rows == m && call.d.cols == n, what,
             ": matmul shapes do not agree");
+  FL_ASSERT(call.outer.sizes.empty(), what,
+            ": an outer batch reached cuBLASLt; splitOuterBatch makes one call per index");
   const bool hasBias = call.epilogue.find("BIAS") != std::string::npos;
   FL_ASSERT(!hasBias || call.bias != nullptr, what, ": a BIAS epilogue without a bias");
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/ir/data_type.h"
 
@@ -31,6 +32,14 @@ struct StridedMatrix {
   int64_t batchStride = 0;  //!< 0: the same matrix for every batch
 };
 
+//! Batch axes outside a call's strided batch (no single stride walks them
+//! with the inner ones in all of A, B and D): one call per index, at these
+//! element strides. Empty for one call.
+struct OuterBatch {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> aStrides, bStrides, dStrides;
+};
+
 //! D[b] = epilogue(A[b] @ B[b] + bias) for b in [0, batch).
 struct MatmulCall {
   StridedMatrix a;  //!< [M, K]
@@ -44,6 +53,10 @@ struct MatmulCall {
   ir::DataType biasDtype = ir::DataType::Float;
   //! Which of the heuristic's answers to use (0: its best).
   int heuristicIndex = 0;
+  //! Set by matmulCallFor where the batch needs several calls
+  //! (splitOuterBatch, core/runtime/matmul_call.h); CublasLtMatmul takes
+  //! calls without it.
+  OuterBatch outer;
 };
 
 //! One planned cuBLASLt call: descriptors built and the algorithm chosen

@@ -471,20 +471,28 @@ class Planner {
     std::vector<DeviceTensor> outputs = allocateOutputs(group, segmentEvaluator);
     FL_ASSERT(outputs.size() == 1, what, ": a cuBLASLt segment writes one tensor, not ",
               outputs.size());
-    PlannedLaunch launch;
-    launch.what = what;
+    std::vector<PlannedLaunch> launches;
     try {
       const MatmulCall call = matmulCallFor(segment, params, args, outputs[0].tensor, what);
-      launch.library = std::make_shared<CublasLtMatmul>(call, device_, what);
+      const std::vector<MatmulCall> calls = splitOuterBatch(call);
+      for (size_t i = 0; i < calls.size(); ++i) {
+        PlannedLaunch launch;
+        launch.what = calls.size() == 1 ? what
+                                        : what + " (batch slice " + std::to_string(i + 1) +
+                                              " of " + std::to_string(calls.size()) + ")";
+        launch.library = std::make_shared<CublasLtMatmul>(calls[i], device_, what);
+        launches.push_back(std::move(launch));
+      }
     } catch (const UserError& error) {
       throw KernelUnavailable(error.message());
     }
     for (report::SegmentReport& segmentReport : signature_.compiled.report.segments) {
       if (segmentReport.id != group.id) continue;
-      segmentReport.properties.set("algo", launch.library->algoDescription());
+      segmentReport.properties.set("algo", launches.front().library->algoDescription());
       segmentReport.properties.set("cublaslt_version", cublasLtVersionString());
+      segmentReport.properties.set("cublaslt_calls", static_cast<int64_t>(launches.size()));
     }
-    plan_.launches.push_back(std::move(launch));
+    for (PlannedLaunch& launch : launches) plan_.launches.push_back(std::move(launch));
   }
 
   // Compiles (through the kernel cache) and loads `generated`.

@@ -141,12 +141,29 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
     size_t next = batch.size();
     if (aMatrix) result.d.rowStride = output.strides()[next++];
     if (bMatrix) result.d.colStride = output.strides()[next++];
-    result.batch = product(batch);
-    result.a.batchStride = collapseOrFail(
-        batch, alignedBatchStrides(x, aMatrix ? 2 : 1, batch), call->input(0)->name(), what);
-    result.b.batchStride = collapseOrFail(
-        batch, alignedBatchStrides(w, bMatrix ? 2 : 1, batch), call->input(1)->name(), what);
-    result.d.batchStride = collapseOrFail(batch, outStrides, "the output", what);
+    const std::vector<int64_t> aBatch = alignedBatchStrides(x, aMatrix ? 2 : 1, batch);
+    const std::vector<int64_t> bBatch = alignedBatchStrides(w, bMatrix ? 2 : 1, batch);
+    // The innermost batch axes that one stride walks in all three tensors
+    // form the call's batch; the axes outside them (say a [2, 3] batch whose
+    // B broadcasts over the 2) become separate calls.
+    size_t split = 0;
+    auto tail = [&](const std::vector<int64_t>& v) {
+      return std::vector<int64_t>(v.begin() + static_cast<std::ptrdiff_t>(split), v.end());
+    };
+    while (split < batch.size() &&
+           !(collapsedStride(tail(batch), tail(aBatch)) && collapsedStride(tail(batch), tail(bBatch)) &&
+             collapsedStride(tail(batch), tail(outStrides)))) {
+      ++split;
+    }
+    result.batch = product(tail(batch));
+    result.a.batchStride = *collapsedStride(tail(batch), tail(aBatch));
+    result.b.batchStride = *collapsedStride(tail(batch), tail(bBatch));
+    result.d.batchStride = *collapsedStride(tail(batch), tail(outStrides));
+    result.outer.sizes.assign(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(split));
+    result.outer.aStrides.assign(aBatch.begin(), aBatch.begin() + static_cast<std::ptrdiff_t>(split));
+    result.outer.bStrides.assign(bBatch.begin(), bBatch.begin() + static_cast<std::ptrdiff_t>(split));
+    result.outer.dStrides.assign(outStrides.begin(),
+                                 outStrides.begin() + static_cast<std::ptrdiff_t>(split));
   }
 
   if (match.bias != nullptr) {
@@ -160,6 +177,39 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
     result.biasDtype = bias.dtype();
   }
   return result;
+}
+
+}  // namespace fuserlab::runtime
+
+namespace fuserlab::runtime {
+
+std::vector<MatmulCall> splitOuterBatch(const MatmulCall& call) {
+  const OuterBatch& outer = call.outer;
+  int64_t count = 1;
+  for (int64_t size : outer.sizes) count *= size;
+  std::vector<MatmulCall> calls;
+  calls.reserve(static_cast<size_t>(count));
+  auto shifted = [](const void* data, ir::DataType dtype, int64_t elements) {
+    return static_cast<const void*>(static_cast<const char*>(data) +
+                                    elements * ir::sizeInBytes(dtype));
+  };
+  for (int64_t flat = 0; flat < count; ++flat) {
+    MatmulCall one = call;
+    one.outer = {};
+    int64_t rest = flat, a = 0, b = 0, d = 0;
+    for (size_t i = outer.sizes.size(); i-- > 0;) {
+      const int64_t index = rest % outer.sizes[i];
+      rest /= outer.sizes[i];
+      a += index * outer.aStrides[i];
+      b += index * outer.bStrides[i];
+      d += index * outer.dStrides[i];
+    }
+    one.a.data = shifted(call.a.data, call.a.dtype, a);
+    one.b.data = shifted(call.b.data, call.b.dtype, b);
+    one.d.data = shifted(call.d.data, call.d.dtype, d);
+    calls.push_back(one);
+  }
+  return calls;
 }
 
 }  // namespace fuserlab::runtime

@@ -2,8 +2,9 @@
 // segment the matmul scheduler took (a matmul or linear and its fused
 // epilogue), for the segment's bound input tensors and its allocated
 // output. Leading axes collapse into one row axis (linear) or one batch
-// axis (matmul) where their strides allow; where they do not, a UserError
-// says a copy is needed.
+// axis (matmul) where their strides allow; batch axes outside the ones that
+// collapse become separate calls (splitOuterBatch); rows a linear cannot
+// collapse are a UserError saying a copy is needed.
 #pragma once
 
 #include <optional>
@@ -22,6 +23,10 @@ namespace fuserlab::runtime {
 MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParams& params,
                          const Arguments& args, const Tensor& output,
                          const std::string& what);
+
+//! One call per index of `call.outer` (just `call` when it is empty), each
+//! with A, B and D moved to that index.
+std::vector<MatmulCall> splitOuterBatch(const MatmulCall& call);
 
 //! The stride of the flattened index over axes `sizes` with `strides`, if
 //! one exists (size-1 axes take any stride; all broadcast gives 0).
