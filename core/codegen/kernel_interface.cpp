@@ -41,7 +41,7 @@ std::string valueLiteral(const ir::ScalarValue& value) {
 KernelInterface::KernelInterface(const ir::Fusion& segment,
                                  const scheduler::SegmentRuntimeInfo& info,
                                  bool int64Indexing)
-    : segment_(segment), info_(info), int64Indexing_(int64Indexing) {
+    : info_(info), int64Indexing_(int64Indexing) {
   const auto& inputs = segment.inputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
     KernelParameter p;

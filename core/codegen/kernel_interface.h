@@ -62,7 +62,6 @@ class KernelInterface {
   };
   const TensorParameter* find(const ir::TensorView* tv, bool output) const;
 
-  const ir::Fusion& segment_;
   const scheduler::SegmentRuntimeInfo& info_;
   bool int64Indexing_;
   std::vector<KernelParameter> parameters_;

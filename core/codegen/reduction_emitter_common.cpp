@@ -64,8 +64,6 @@ ReductionKernelBuilder::ReductionKernelBuilder(
     const std::vector<const TensorView*>& storage)
     : segment_(segment),
       params_(params),
-      info_(info),
-      persistent_(persistent),
       layout_(buildRowLayout(segment, pattern, info, params.vectorizationFactor)),
       plan_(planReduction(segment, pattern, layout_, persistent, storage)),
       interface_(segment, info, !params.useInt32Indexing),

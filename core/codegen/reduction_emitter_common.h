@@ -174,8 +174,6 @@ class ReductionKernelBuilder {
 
   const ir::Fusion& segment_;
   const scheduler::ReductionParams& params_;
-  const scheduler::SegmentRuntimeInfo& info_;
-  bool persistent_;
   RowLayout layout_;
   ReductionPlan plan_;
   KernelInterface interface_;
