@@ -23,8 +23,13 @@ runs the definition with PyTorch ops. For every fusion the script executes
 Without CUDA it runs on the CPU for correctness only (no timing table).
 Without torch.compile (torch < 2), the compiled column is skipped.
 
+With --suite the cases are the benchmark suite's (tests/perf/suite/*.py)
+instead of the bundled examples; --json and --markdown write the table
+(the JSON after every case, so an interrupted run keeps what it measured).
+
 Usage:
-    compare_torch.py [CASE ...] [--cli PATH] [--fuserlab-backend cuda|cpu|none]
+    compare_torch.py [CASE ...] [--suite] [--cli PATH] [--json PATH] [--markdown PATH]
+                     [--fuserlab-backend cuda|cpu|none]
                      [--check-against DIR]
                      [--samples N] [--warmup N] [--no-compile] [--device cpu|cuda]
 Exit status 1 if any check failed.
@@ -39,11 +44,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 EXAMPLES = os.path.join(ROOT, "resources", "examples")
+SUITE = os.path.join(HERE, "suite")
 sys.path.insert(0, os.path.join(HERE, "torch_shim"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
 
@@ -216,7 +223,7 @@ def fuserlab_bench(cli, path, fn_name, inputs):
     gpu = data.get("gpu_us") if isinstance(data, dict) else None
     if isinstance(gpu, dict) and isinstance(gpu.get("median"), (int, float)):
         ratio = data.get("bandwidth_ratio")
-        return gpu["median"], ratio * 100.0 if isinstance(ratio, (int, float)) else None
+        return gpu["median"], ratio * 100.0 if isinstance(ratio, (int, float)) else None, data
     median = find_key(data, lambda k: "median" in k and "us" in k)
     if median is None:
         ms = find_key(data, lambda k: "median" in k and "ms" in k)
@@ -225,7 +232,7 @@ def fuserlab_bench(cli, path, fn_name, inputs):
     if pct is None:
         ratio = find_key(data, lambda k: "copy" in k and ("ratio" in k or "fraction" in k))
         pct = ratio * 100.0 if ratio is not None else None
-    return median, pct
+    return median, pct, data
 
 
 def sizes_of(inputs):
@@ -235,6 +242,68 @@ def sizes_of(inputs):
 
 def fmt(x, spec=".1f"):
     return "-" if x is None else format(x, spec)
+
+
+HEAD = (f"{'fusion':34s} {'sizes':28s} {'MB':>6s} {'FuserLab us':>11s} {'eager us':>9s} "
+        f"{'compile us':>10s} {'eager/FL':>8s} {'compile/FL':>10s} {'% copy BW':>9s}")
+
+
+def ratios_of(r):
+    fl = r["fuserlab"]
+    return (r["eager"] / fl if fl else None,
+            r["compile"] / fl if fl and r["compile"] else None)
+
+
+def print_row(r):
+    er, cr = ratios_of(r)
+    print(f"{r['case']:34s} {r['sizes'][:28]:28s} {fmt(r.get('mb'), '.0f'):>6s} "
+          f"{fmt(r['fuserlab']):>11s} {fmt(r['eager']):>9s} {fmt(r['compile']):>10s} "
+          f"{fmt(er, '.2f'):>8s} {fmt(cr, '.2f'):>10s} {fmt(r['pct']):>9s}", flush=True)
+
+
+def geomean(values):
+    return math.exp(sum(math.log(x) for x in values) / len(values)) if values else None
+
+
+def geomean_lines(rows):
+    lines = []
+    vs_compile = [ratios_of(r)[1] for r in rows if ratios_of(r)[1]]
+    vs_eager = [ratios_of(r)[0] for r in rows if ratios_of(r)[0]]
+    if vs_compile:
+        lines.append(f"geomean speedup over torch.compile: {geomean(vs_compile):.2f} "
+                     f"({len(vs_compile)} fusions, lowest {min(vs_compile):.2f})")
+    if vs_eager:
+        lines.append(f"geomean speedup over eager: {geomean(vs_eager):.2f} "
+                     f"({len(vs_eager)} fusions, lowest {min(vs_eager):.2f})")
+    return lines
+
+
+def write_json(path, environment, rows):
+    table = []
+    for r in rows:
+        er, cr = ratios_of(r)
+        table.append(dict(r, eager_over_fuserlab=er, compile_over_fuserlab=cr))
+    vs_compile = [x["compile_over_fuserlab"] for x in table if x["compile_over_fuserlab"]]
+    vs_eager = [x["eager_over_fuserlab"] for x in table if x["eager_over_fuserlab"]]
+    with open(path, "w") as fh:
+        json.dump({"environment": environment, "rows": table,
+                   "geomean_over_compile": geomean(vs_compile),
+                   "geomean_over_eager": geomean(vs_eager)}, fh, indent=1)
+
+
+def write_markdown(path, environment, rows):
+    out = [f"{environment['gpu']}, torch {environment['torch']} (CUDA {environment['cuda']}), "
+           f"{environment['date']}, median of {environment['samples']} samples, L2 flushed.", "",
+           "| fusion | sizes | MB | FuserLab us | eager us | torch.compile us | eager/FL | "
+           "compile/FL | % of copy BW |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        er, cr = ratios_of(r)
+        out.append(f"| {r['case']} | {r['sizes']} | {fmt(r.get('mb'), '.0f')} | {fmt(r['fuserlab'])} "
+                   f"| {fmt(r['eager'])} | {fmt(r['compile'])} | {fmt(er, '.2f')} | {fmt(cr, '.2f')} "
+                   f"| {fmt(r['pct'])} |")
+    out += [""] + geomean_lines(rows)
+    with open(path, "w") as fh:
+        fh.write("\n".join(out) + "\n")
 
 
 def main():
@@ -251,6 +320,11 @@ def main():
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--suite", action="store_true",
+                        help="the benchmark suite (tests/perf/suite/*.py) instead of the examples")
+    parser.add_argument("--json", metavar="PATH",
+                        help="write the table (and the environment) as JSON, after every case")
+    parser.add_argument("--markdown", metavar="PATH", help="write the table as markdown")
     parser.add_argument("--compile-mode", default=None,
                         help="torch.compile mode (default, reduce-overhead, max-autotune)")
     args = parser.parse_args()
@@ -266,7 +340,13 @@ def main():
     print(f"torch {torch.__version__}, device {args.device}"
           + ("" if can_compile else ", torch.compile unavailable or off: skipped"))
 
-    scripts = sorted(glob.glob(os.path.join(EXAMPLES, "*.py")))
+    folder = SUITE if args.suite else EXAMPLES
+    scripts = sorted(p for p in glob.glob(os.path.join(folder, "*.py"))
+                     if os.path.basename(p) != "gen_suite.py")
+    environment = {"torch": torch.__version__, "device": args.device,
+                   "gpu": torch.cuda.get_device_name(0) if cuda else None,
+                   "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d"),
+                   "samples": args.samples, "compile_mode": args.compile_mode or "default"}
     timer = Timer(args.warmup, args.samples) if cuda else None
     rows, failed, passed = [], [], []
     for path in scripts:
@@ -322,8 +402,15 @@ def main():
                         if isinstance(bench, str):
                             print(f"{case:34s} {bench}")
                         else:
-                            row["fuserlab"], row["pct"] = bench
+                            row["fuserlab"], row["pct"], data = bench
+                            moved = data.get("bytes_moved") if isinstance(data, dict) else None
+                            row["mb"] = moved / 1e6 if isinstance(moved, (int, float)) else None
+                            row["host_us_per_launch"] = data.get("host_us_per_launch")
+                            row["launches"] = data.get("launches") and len(data["launches"])
                     rows.append(row)
+                    print_row(row)
+                    if args.json:
+                        write_json(args.json, environment, rows)
             except Exception as error:  # one broken case must not hide the others
                 print(f"{case:34s} error: {type(error).__name__}: {error}  FAIL")
                 traceback.print_exc(limit=4, file=sys.stdout)
@@ -332,25 +419,16 @@ def main():
 
     if rows:
         print()
-        head = (f"{'fusion':34s} {'sizes':28s} {'FuserLab us':>11s} {'eager us':>9s} "
-                f"{'compile us':>10s} {'eager/FL':>8s} {'compile/FL':>10s} {'% copy BW':>9s}")
-        print(head)
-        print("-" * len(head))
+        print(HEAD)
+        print("-" * len(HEAD))
         for r in rows:
-            fl = r["fuserlab"]
-            er = r["eager"] / fl if fl else None
-            cr = r["compile"] / fl if fl and r["compile"] else None
-            print(f"{r['case']:34s} {r['sizes'][:28]:28s} {fmt(fl):>11s} {fmt(r['eager']):>9s} "
-                  f"{fmt(r['compile']):>10s} {fmt(er, '.2f'):>8s} {fmt(cr, '.2f'):>10s} "
-                  f"{fmt(r['pct']):>9s}")
-        ratios = [r["compile"] / r["fuserlab"] for r in rows if r["fuserlab"] and r["compile"]]
-        if ratios:
-            geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-            print(f"geomean speedup over torch.compile: {geo:.2f} ({len(ratios)} fusions)")
-        ratios = [r["eager"] / r["fuserlab"] for r in rows if r["fuserlab"]]
-        if ratios:
-            geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-            print(f"geomean speedup over eager: {geo:.2f} ({len(ratios)} fusions)")
+            print_row(r)
+        for line in geomean_lines(rows):
+            print(line)
+        if args.json:
+            write_json(args.json, environment, rows)
+        if args.markdown:
+            write_markdown(args.markdown, environment, rows)
     print(f"{len(passed)} passed, {len(failed)} failed")
     if failed:
         print("FAILED: " + " ".join(failed))
