@@ -29,7 +29,9 @@ void dedup(std::vector<int>& values) {
 // The schedulers to ask first about merging `a` and `b`: those that took
 // each (the one later in priority order first: a persistent scheduler that
 // took one side is likelier to take both than the pointwise one that took
-// the other), then pointwise, which takes most merges of single exprs.
+// the other), then pointwise, which takes most merges of single exprs, or
+// with a reduction the persistent schedulers. Only a guess: the answer is
+// the same whatever it is.
 std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
                                                       const CandidateGroup& b) {
   const auto& priority = scheduler::schedulerPriority();
@@ -43,15 +45,22 @@ std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
     }
   }
   std::sort(out.begin(), out.end(), [&](auto x, auto y) { return rank(x) > rank(y); });
-  // Pointwise refuses any reduction: no use guessing it then.
+  // Pointwise refuses any reduction: no use guessing it then; a reduction
+  // with the ops around it is mostly a normalization, and the wrong one of
+  // the two persistent schedulers refuses at once (the reduction's side).
   auto isReduction = [](const ir::Expr* e) {
     return e->type() == ir::ExprType::Reduction || e->type() == ir::ExprType::Welford;
   };
   const bool reduces = std::any_of(a.exprs.begin(), a.exprs.end(), isReduction) ||
                        std::any_of(b.exprs.begin(), b.exprs.end(), isReduction);
-  if (!reduces && std::find(out.begin(), out.end(),
-                            scheduler::SchedulerType::Pointwise) == out.end()) {
-    out.push_back(scheduler::SchedulerType::Pointwise);
+  const std::vector<scheduler::SchedulerType> fallback =
+      reduces ? std::vector<scheduler::SchedulerType>{
+                    scheduler::SchedulerType::InnerPersistent,
+                    scheduler::SchedulerType::OuterPersistent}
+              : std::vector<scheduler::SchedulerType>{
+                    scheduler::SchedulerType::Pointwise};
+  for (scheduler::SchedulerType type : fallback) {
+    if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
   }
   return out;
 }
@@ -249,8 +258,13 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   try {
     SegmentExtraction segment = extractSegment(index_, exprs);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
-    accepted = scheduler::findAcceptingScheduler(
-        *segment.fusion, runtime.info, likelyAcceptors(ga, gb), &rejected);
+    if (context_.guessMergeSchedulers) {
+      accepted = scheduler::findAcceptingScheduler(
+          *segment.fusion, runtime.info, likelyAcceptors(ga, gb), &rejected);
+    } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
+      // The first that accepts in priority order: the one after the refusals.
+      accepted = scheduler::registeredSchedulers()[rejected.size()]->type();
+    }
     // The reasons are logged only when no scheduler accepts.
     if (!accepted) {
       for (auto& rejection : rejected) {
