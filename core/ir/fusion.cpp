@@ -255,6 +255,29 @@ std::vector<Expr*> Fusion::exprsForOutputs() const {
     live[def->id()] = true;
     for (Val* in : def->inputs()) stack.push_back(in);
   }
+  // When every live expr reads only values of live exprs with smaller ids
+  // (as built, before passes reorder uses), id order is topological and is
+  // exactly what Kahn's algorithm below would return: at each step the
+  // smallest unvisited id is ready and the smallest ready one.
+  bool idOrderIsTopological = true;
+  for (const auto& expr : exprs_) {
+    if (!live[expr->id()]) continue;
+    for (Val* in : expr->inputs()) {
+      const Expr* def = in->definition();
+      if (def != nullptr && live[def->id()] && def->id() >= expr->id()) {
+        idOrderIsTopological = false;
+        break;
+      }
+    }
+    if (!idOrderIsTopological) break;
+  }
+  if (idOrderIsTopological) {
+    std::vector<Expr*> order;
+    for (const auto& expr : exprs_) {
+      if (live[expr->id()]) order.push_back(expr.get());
+    }
+    return order;
+  }
   // Kahn's algorithm, smallest id first among ready exprs.
   std::vector<int> pending(exprs_.size(), 0);
   for (const auto& expr : exprs_) {

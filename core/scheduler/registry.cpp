@@ -161,4 +161,38 @@ bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
   return false;
 }
 
+std::optional<SchedulerType> findAcceptingScheduler(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const std::vector<SchedulerType>& tryFirst,
+    std::vector<Rejection>* rejected) {
+  const AnalysisCacheScope cache(segment, info);
+  const std::vector<const Scheduler*>& schedulers = registeredSchedulers();
+  // Each scheduler's reason, by its place in priority order, once asked:
+  // the checks are pure functions of the segment and sizes, so a reason
+  // found while trying the guesses is the one priority order would find.
+  std::vector<std::optional<std::string>> reasons(schedulers.size());
+  std::vector<bool> asked(schedulers.size(), false);
+  auto ask = [&](size_t i) {
+    asked[i] = true;
+    reasons[i] = rejectSegment(*schedulers[i], segment, info);
+    return !reasons[i].has_value();
+  };
+  for (SchedulerType guess : tryFirst) {
+    for (size_t i = 0; i < schedulers.size(); ++i) {
+      if (schedulers[i]->type() != guess || asked[i]) continue;
+      if (ask(i)) return guess;
+    }
+  }
+  for (size_t i = 0; i < schedulers.size(); ++i) {
+    if (!asked[i] && ask(i)) return schedulers[i]->type();
+  }
+  if (rejected != nullptr) {
+    rejected->clear();
+    for (size_t i = 0; i < schedulers.size(); ++i) {
+      rejected->push_back({schedulers[i]->type(), std::move(*reasons[i])});
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace fuserlab::scheduler

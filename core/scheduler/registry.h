@@ -55,4 +55,18 @@ std::optional<SchedulerChoice> chooseScheduler(
 bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                  std::vector<Rejection>* rejected = nullptr);
 
+//! canSchedule's answer, found faster when a guess at who accepts is right:
+//! the schedulers of `tryFirst` are asked first, then the others in
+//! priority order, stopping at the first that accepts. Returns that
+//! scheduler, which need not be the one chooseScheduler picks (an earlier
+//! one in priority order may accept too); nullopt exactly when canSchedule
+//! is false, and `rejected` (if given) then holds every scheduler's reason
+//! in priority order, exactly as canSchedule's. What `rejected` holds when
+//! a scheduler accepts is unspecified. The segmenter's merge test: it needs
+//! only whether some scheduler accepts, and every reason when none does.
+std::optional<SchedulerType> findAcceptingScheduler(
+    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+    const std::vector<SchedulerType>& tryFirst,
+    std::vector<Rejection>* rejected = nullptr);
+
 }  // namespace fuserlab::scheduler

@@ -26,6 +26,45 @@ void dedup(std::vector<int>& values) {
   values = std::move(out);
 }
 
+// The schedulers to ask first about merging `a` and `b`: those that took
+// each (the one later in priority order first: a persistent scheduler that
+// took one side is likelier to take both than the pointwise one that took
+// the other), then pointwise, which takes most merges of single exprs, or
+// with a reduction the persistent schedulers. Only a guess: the answer is
+// the same whatever it is.
+std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
+                                                      const CandidateGroup& b) {
+  const auto& priority = scheduler::schedulerPriority();
+  auto rank = [&](scheduler::SchedulerType type) {
+    return std::find(priority.begin(), priority.end(), type) - priority.begin();
+  };
+  std::vector<scheduler::SchedulerType> out;
+  for (const CandidateGroup* g : {&a, &b}) {
+    if (g->acceptedBy && std::find(out.begin(), out.end(), *g->acceptedBy) == out.end()) {
+      out.push_back(*g->acceptedBy);
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](auto x, auto y) { return rank(x) > rank(y); });
+  // Pointwise refuses any reduction: no use guessing it then; a reduction
+  // with the ops around it is mostly a normalization, and the wrong one of
+  // the two persistent schedulers refuses at once (the reduction's side).
+  auto isReduction = [](const ir::Expr* e) {
+    return e->type() == ir::ExprType::Reduction || e->type() == ir::ExprType::Welford;
+  };
+  const bool reduces = std::any_of(a.exprs.begin(), a.exprs.end(), isReduction) ||
+                       std::any_of(b.exprs.begin(), b.exprs.end(), isReduction);
+  const std::vector<scheduler::SchedulerType> fallback =
+      reduces ? std::vector<scheduler::SchedulerType>{
+                    scheduler::SchedulerType::InnerPersistent,
+                    scheduler::SchedulerType::OuterPersistent}
+              : std::vector<scheduler::SchedulerType>{
+                    scheduler::SchedulerType::Pointwise};
+  for (scheduler::SchedulerType type : fallback) {
+    if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
+  }
+  return out;
+}
+
 }  // namespace
 
 GroupMerger::GroupMerger(const CompleteFusionIndex& index,
@@ -194,7 +233,8 @@ std::vector<int> GroupMerger::mergeCandidates(
   return candidates;
 }
 
-bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
+std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
+    int a, int b, const char* kind, int newId) {
   const CandidateGroup& ga = groups_[a];
   const CandidateGroup& gb = groups_[b];
   std::vector<ir::Expr*> exprs = ga.exprs;
@@ -206,7 +246,7 @@ bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
   auto refuse = [&](const std::string& reason) {
     refused_.insert(orderedPair(ga.id, gb.id));
     log_.add(kind, {ga.id, gb.id}, false, reason);
-    return false;
+    return std::optional<scheduler::SchedulerType>();
   };
   if (createsCycle(a, b)) {
     return refuse("merging " + pair +
@@ -214,11 +254,17 @@ bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
                   "between them");
   }
   std::vector<scheduler::Rejection> rejected;
-  bool accepted = false;
+  std::optional<scheduler::SchedulerType> accepted;
   try {
     SegmentExtraction segment = extractSegment(index_, exprs);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
-    accepted = scheduler::canSchedule(*segment.fusion, runtime.info, &rejected);
+    if (context_.guessMergeSchedulers) {
+      accepted = scheduler::findAcceptingScheduler(
+          *segment.fusion, runtime.info, likelyAcceptors(ga, gb), &rejected);
+    } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
+      // The first that accepts in priority order: the one after the refusals.
+      accepted = scheduler::registeredSchedulers()[rejected.size()]->type();
+    }
     // The reasons are logged only when no scheduler accepts.
     if (!accepted) {
       for (auto& rejection : rejected) {
@@ -235,12 +281,13 @@ bool GroupMerger::tryMerge(int a, int b, const char* kind, int newId) {
   log_.add(kind, {ga.id, gb.id}, true,
            pair + " merge into group " + std::to_string(newId) + " " +
                groupSummary(exprs) + ", which a scheduler accepts");
-  return true;
+  return accepted;
 }
 
-void GroupMerger::applyMerge(int a, int b) {
+void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy) {
   CandidateGroup merged;
   merged.id = nextId_++;
+  merged.acceptedBy = acceptedBy;
   merged.exprs = groups_[a].exprs;
   merged.exprs.insert(merged.exprs.end(), groups_[b].exprs.begin(),
                       groups_[b].exprs.end());
@@ -257,22 +304,26 @@ void GroupMerger::mergeLevels() {
   while (true) {
     const std::vector<int> level = levels();
     std::vector<int> mergedWith(groups_.size(), -1);
-    std::vector<std::pair<int, int>> pairs;
+    struct Pair {
+      int a, b;
+      scheduler::SchedulerType acceptedBy;
+    };
+    std::vector<Pair> pairs;
     for (int g : aliveInOrder()) {
       if (mergedWith[g] >= 0 || groups_[g].sealed) continue;
       for (int c : mergeCandidates(g, level, mergedWith)) {
         if (refused_.count(orderedPair(groups_[g].id, groups_[c].id))) continue;
         const int newId = nextId_ + static_cast<int>(pairs.size());
-        if (tryMerge(g, c, "merge", newId)) {
+        if (auto acceptedBy = tryMerge(g, c, "merge", newId)) {
           mergedWith[g] = c;
           mergedWith[c] = g;
-          pairs.emplace_back(g, c);
+          pairs.push_back({g, c, *acceptedBy});
           break;
         }
       }
     }
     if (pairs.empty()) return;
-    for (auto [a, b] : pairs) applyMerge(a, b);
+    for (const Pair& pair : pairs) applyMerge(pair.a, pair.b, pair.acceptedBy);
   }
 }
 
@@ -287,8 +338,8 @@ void GroupMerger::finalMerge() {
             refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
           continue;
         }
-        if (tryMerge(p, c, "final_merge", nextId_)) {
-          applyMerge(p, c);
+        if (auto acceptedBy = tryMerge(p, c, "final_merge", nextId_)) {
+          applyMerge(p, c, *acceptedBy);
           merged = true;
           break;
         }

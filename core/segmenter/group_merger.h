@@ -36,6 +36,11 @@ struct CandidateGroup {
   //! Never merges: a segment_set, or a library call with its epilogue.
   bool sealed = false;
   bool alive = true;
+  //! A scheduler that accepted the group when it was merged (not
+  //! necessarily the one it ends with); a single expr's group has none. The
+  //! merger asks it first about the group's next merges: a right guess
+  //! spares asking the others, and the answer is the same either way.
+  std::optional<scheduler::SchedulerType> acceptedBy;
 };
 
 class GroupMerger {
@@ -68,9 +73,11 @@ class GroupMerger {
   std::vector<int> mergeCandidates(int group, const std::vector<int>& level,
                                    const std::vector<int>& mergedWith) const;
   //! Tries merging `a` and `b` (logged as `kind`); `newId` names the merged
-  //! group in the log.
-  bool tryMerge(int a, int b, const char* kind, int newId);
-  void applyMerge(int a, int b);
+  //! group in the log. On acceptance, a scheduler that accepts the merged
+  //! group (for applyMerge).
+  std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
+                                                   const char* kind, int newId);
+  void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy);
   int firstPosition(int group) const;
   void sortByPosition(std::vector<int>& groups) const;
 

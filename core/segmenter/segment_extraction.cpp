@@ -114,7 +114,7 @@ class Extractor {
   void record(const Val* original, Val* copy) {
     out_.toSegment.vals.emplace(original, copy);
     if (!(original->isA<Scalar>() && original->as<Scalar>()->isConst())) {
-      out_.completeNames.emplace(copy->name(), original->name());
+      out_.copiedValues.emplace_back(copy, original);
     }
   }
 
@@ -444,10 +444,18 @@ CompleteFusionIndex::CompleteFusionIndex(const ir::Fusion& complete)
   positions_.reserve(exprs_.size());
   for (size_t i = 0; i < exprs_.size(); ++i) {
     positions_.emplace(exprs_[i], static_cast<int>(i));
+    const auto id = static_cast<size_t>(exprs_[i]->id());
+    if (id >= positionById_.size()) positionById_.resize(id + 1, -1);
+    positionById_[id] = static_cast<int>(i);
   }
 }
 
 int CompleteFusionIndex::position(const ir::Expr* expr) const {
+  const auto id = static_cast<size_t>(expr->id());
+  if (id < positionById_.size()) {
+    const int p = positionById_[id];
+    if (p >= 0 && exprs_[p] == expr) return p;
+  }
   auto it = positions_.find(expr);
   return it == positions_.end() ? -1 : it->second;
 }
@@ -459,6 +467,13 @@ void CompleteFusionIndex::sortTopologically(std::vector<ir::Expr*>& exprs) const
 }
 
 std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
+  if (!completeNamesBuilt_) {
+    for (const auto& [copy, original] : copiedValues) {
+      completeNames_.emplace(copy->name(), original->name());
+    }
+    completeNamesBuilt_ = true;
+  }
+  const auto& completeNames = completeNames_;
   std::string out;
   out.reserve(text.size());
   size_t i = 0;

@@ -67,6 +67,10 @@ class CompleteFusionIndex {
   const ir::Fusion* complete_;
   std::vector<ir::Expr*> exprs_;
   std::unordered_map<const ir::Expr*, int> positions_;
+  //! Position by Expr::id() at construction, -1 for none: the fast path of
+  //! position(), checked against exprs_ (ids shift if the fusion loses an
+  //! expr), with positions_ behind it.
+  std::vector<int> positionById_;
   std::unordered_set<const ir::Expr*> replicated_;
 };
 
@@ -85,12 +89,22 @@ struct SegmentExtraction {
   //! Every symbolic scalar of the segment without a definition there, with
   //! the complete fusion's scalar that has its value.
   std::vector<std::pair<ir::Scalar*, ir::Scalar*>> symbolicScalars;
-  //! Segment value name -> complete fusion value name ("T1" -> "T2").
-  std::unordered_map<std::string, std::string> completeNames;
+  //! Every non-constant value of the segment with the complete fusion's
+  //! value it copies, in the order they were made.
+  std::vector<std::pair<const ir::Val*, const ir::Val*>> copiedValues;
 
   //! `text` with every segment value name (T3, i2, ...) replaced by the
-  //! complete fusion's name of that value.
+  //! complete fusion's name of that value. Reads the values' names: the
+  //! segment fusion (wherever it was moved) and the complete fusion must
+  //! still exist.
   std::string toCompleteNames(std::string_view text) const;
+
+ private:
+  //! Segment value name -> complete fusion value name ("T1" -> "T2"), built
+  //! from copiedValues on the first toCompleteNames (most segments the
+  //! merger extracts are accepted and never renamed).
+  mutable std::unordered_map<std::string, std::string> completeNames_;
+  mutable bool completeNamesBuilt_ = false;
 };
 
 //! Extracts the group of `exprs` (tensor exprs of `index`, in topological

@@ -45,6 +45,11 @@ struct SegmenterContext {
   std::vector<scheduler::TensorInputInfo> inputs;
   passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize;
   const scheduler::HeuristicProvider* provider = nullptr;
+  //! The merge test asks first the schedulers that took the two groups
+  //! (scheduler::findAcceptingScheduler), which decides and logs exactly as
+  //! asking them in priority order (scheduler::canSchedule), only faster.
+  //! false asks in priority order: for tests that check that.
+  bool guessMergeSchedulers = true;
 };
 
 //! Segments `fusion` (the passes' output; the segmenter may rewrite it) and

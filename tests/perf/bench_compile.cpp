@@ -4,6 +4,11 @@
 // either way (timing is reported, not asserted).
 //
 //   bench_compile [OPS] [REPETITIONS]
+//   bench_compile --write-scripts DIR [OPS]
+//
+// The second form writes the three generated fusions as scripts
+// (DIR/bench_one_segment.py, bench_segment_set.py, bench_inner_outer.py) for
+// `fuserlab-cli inspect` (tests/perf/check_compile_identity.py uses them).
 //
 // Three fusions of N ops: "one segment" (the budget's case: the whole fusion
 // goes to one scheduler), "segment_set" (a segment_set every 40 ops, so the
@@ -13,8 +18,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/frontend/input_tensors.h"
@@ -107,6 +114,23 @@ void bench(const char* label, const std::string& source, int repetitions) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--write-scripts") {
+    const std::string dir = argv[2];
+    const int ops = argc > 3 ? std::atoi(argv[3]) : 200;
+    const std::pair<const char*, Shape> shapes[] = {
+        {"bench_one_segment.py", Shape::OneSegment},
+        {"bench_segment_set.py", Shape::SegmentSets},
+        {"bench_inner_outer.py", Shape::InnerOuter}};
+    for (const auto& [name, shape] : shapes) {
+      std::ofstream file(dir + "/" + name);
+      file << generateScript(ops, shape);
+      if (!file.good()) {
+        std::fprintf(stderr, "cannot write %s/%s\n", dir.c_str(), name);
+        return 1;
+      }
+    }
+    return 0;
+  }
   const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
   bench("one segment", generateScript(ops, Shape::OneSegment), repetitions);

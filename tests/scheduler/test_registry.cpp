@@ -367,6 +367,58 @@ fd.add_output(T1))",
   EXPECT_TRUE(canSchedule(fusion(), info_));
 }
 
+// findAcceptingScheduler asks the guesses first and stops at one that
+// accepts; when none does, its reasons are canSchedule's, in priority order.
+TEST_F(RegistryTest, FindAcceptingSchedulerAsksTheGuessesFirst) {
+  load(R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+T1 = fd.ops.permute(T0, dims=[1, 0])
+fd.add_output(T1))",
+       {{{64, 32}}});
+  // No guess: the first in priority order, as chooseScheduler picks.
+  EXPECT_EQ(findAcceptingScheduler(fusion(), info_, {}), SchedulerType::ExprEval);
+  // A guess that refuses (no_op: the output is computed) is passed over.
+  EXPECT_EQ(findAcceptingScheduler(fusion(), info_, {SchedulerType::NoOp}),
+            SchedulerType::ExprEval);
+  // A guess that accepts is the answer, though expr_eval comes first (in
+  // the full registry, the kernel schedulers that take a permute too).
+  const auto& registered = registeredSchedulers();
+  int laterAcceptors = 0;
+  for (const Scheduler* s : registered) {
+    if (s->type() == SchedulerType::ExprEval || s->rejectCompileTime(fusion()) ||
+        s->rejectRunTime(fusion(), info_)) {
+      continue;
+    }
+    ++laterAcceptors;
+    EXPECT_EQ(findAcceptingScheduler(fusion(), info_, {s->type()}), s->type());
+  }
+#ifndef FUSERLAB_REGISTRY_BUILTIN_ONLY
+  EXPECT_GT(laterAcceptors, 0);
+#endif
+
+  // Row and column sums of one tensor: no scheduler takes both.
+  load(R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+T1 = fd.ops.sum(T0, dims=[1])
+T2 = fd.ops.sum(T0, dims=[0])
+T3 = fd.ops.exp(T0)
+fd.add_output(T1)
+fd.add_output(T2)
+fd.add_output(T3))",
+       {{{256, 128}}});
+  std::vector<Rejection> inOrder;
+  ASSERT_FALSE(canSchedule(fusion(), info_, &inOrder));
+  std::vector<Rejection> guessed = {{SchedulerType::NoOp, "stale"}};
+  EXPECT_FALSE(findAcceptingScheduler(
+      fusion(), info_,
+      {SchedulerType::OuterPersistent, SchedulerType::Pointwise, SchedulerType::NoOp},
+      &guessed));
+  ASSERT_EQ(guessed.size(), inOrder.size());
+  ASSERT_EQ(guessed.size(), registered.size());
+  for (size_t i = 0; i < guessed.size(); ++i) {
+    EXPECT_EQ(guessed[i].scheduler, inOrder[i].scheduler);
+    EXPECT_EQ(guessed[i].reason, inOrder[i].reason);
+  }
+}
+
 TEST(ViewStridesTest, ReshapeFollowsPyTorchsViewRule) {
   using Strides = std::optional<std::vector<int64_t>>;
   auto v = [](std::vector<int64_t> strides) { return Strides(std::move(strides)); };
