@@ -381,6 +381,10 @@ def main():
                     ok = check_outputs(case, label, eager(*fl_inputs), fl_outputs) and ok
                 compiled = None
                 if can_compile:
+                    # Every case compiles the shim's same `run` function:
+                    # without a reset, dynamo's recompile limit (8) would
+                    # silently leave later cases running eagerly.
+                    torch._dynamo.reset()
                     compiled = torch.compile(fd.function(), mode=args.compile_mode)
                     res = compiled(*inputs)
                     for i, (got, want) in enumerate(zip(res, ref)):
