@@ -48,6 +48,15 @@ std::vector<int64_t> logicalStrides(const ir::Fusion& segment,
   return strides;
 }
 
+// The extent of `id` at these sizes, or -1 when the evaluator cannot say.
+int64_t runtimeExtent(const ir::ExpressionEvaluator& evaluator, const ir::IterDomain* id) {
+  try {
+    return evaluator.evaluateExtent(id);
+  } catch (const UserError&) {
+    return -1;
+  }
+}
+
 // Merges terms that walk memory contiguously (the outer one's divisor and
 // coefficient continue the inner one's) and drops moduli the index never
 // reaches.
@@ -332,8 +341,14 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
     std::vector<IndexTerm> rowTerms, elementTerms;
     access.rowGuards = t.rowGuards;
     access.elementGuards = t.elementGuards;
+    const std::vector<ir::IterDomain*> ids = tv->logicalNoReductions();
     for (size_t k = 0; k < strides.size(); ++k) {
       const int64_t stride = strides[k];
+      // An axis of runtime size 1 that the fusion maps onto a longer one (a
+      // symbolic input extent that is 1 at these sizes, broadcast as
+      // PyTorch and nvFuser's concretization do): its coordinate is always
+      // 0, whatever the reference index.
+      if (k < ids.size() && runtimeExtent(*info.evaluator, ids[k]) == 1) continue;
       for (int part = 0; part < 2; ++part) {
         const auto& terms = part == 0 ? t.coordinates.rowTerms[k]
                                       : t.coordinates.elementTerms[k];

@@ -154,5 +154,28 @@ fd.add_output(T1)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// A [rows, 1] input declared with symbolic extents ([-1, -1], not [-1, 1])
+// and broadcast onto the row: size 1 at run time, so its second coordinate
+// is always 0 (the RMSNorm backward of the benchmark suite read it as a full
+// row before).
+TEST_F(GpuReductionTest, RuntimeSizeOneAxisOfAPersistentInputBroadcasts) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.broadcast_in_dim(T1, shape=[96, 1000], broadcast_dims=[0, 1])
+T4 = fd.ops.mul(T2, T3)
+T5 = fd.ops.sum(T4, dims=[1], keepdim=False, dtype=DataType.Null)
+T6 = fd.ops.broadcast_in_dim(T5, shape=[96, 1000], broadcast_dims=[0])
+T7 = fd.ops.mul(T3, T3)
+T8 = fd.ops.mul(T2, T7)
+T9 = fd.ops.sub(T8, T6)
+T10 = fd.ops.cast(T9, dtype=DataType.BFloat16)
+fd.add_output(T10)
+)");
+  runAndCheck({random(DataType::BFloat16, {96, 1000}), random(DataType::Float, {96, 1})});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
 }  // namespace
 }  // namespace fuserlab::gpu_test
