@@ -2,6 +2,7 @@
 
 #include "core/frontend/define_tensor.h"
 #include "core/frontend/fd_ops.h"
+#include "core/frontend/multidevice_calls.h"
 #include "core/ops/alias.h"
 #include "core/ops/arith.h"
 
@@ -21,15 +22,27 @@ class DefinitionReader : public ExpressionEvaluator {
   }
 
   std::unique_ptr<ir::Fusion> read(const std::vector<StmtPtr>& body) {
+    readBody(body);
+    return std::move(fusion_);
+  }
+
+  //! The `self.x` values of a FusionDefinition subclass.
+  void setAttributes(std::string selfName, NameTable attributes) {
+    selfName_ = std::move(selfName);
+    attributes_ = std::move(attributes);
+  }
+
+  // False once a `return` ends the body.
+  bool readBody(const std::vector<StmtPtr>& body) {
     for (const StmtPtr& stmt : body) {
       try {
-        if (!readStatement(*stmt)) break;
+        if (!readStatement(*stmt)) return false;
       } catch (const UserError& error) {
         if (error.location()) throw;
         throw UserError(error.message(), stmt->location);
       }
     }
-    return std::move(fusion_);
+    return true;
   }
 
  protected:
@@ -43,12 +56,25 @@ class DefinitionReader : public ExpressionEvaluator {
     const std::string& name = attribute.name;
     switch (object.kind) {
       case Kind::kFd:
-        return name == "ops" ? Value::fdOps() : Value::method(object, name);
+        if (auto it = attributes_.find(name); it != attributes_.end()) {
+          return it->second;
+        }
+        if (name == "ops") return Value::fdOps();
+        if (name == "sched") return Value::sched();
+        if (name == "fusion") return Value::fusionHandle();
+        return Value::method(object, name);
       case Kind::kFdOps:
+      case Kind::kSched:
+      case Kind::kFusionHandle:
+      case Kind::kIterDomain:
         return Value::method(object, name);
       case Kind::kTensor:
         if (name == "ndim") return Value::integer(object.tensor()->rank());
-        if (name == "size" || name == "shape") {
+        if (name == "size" || name == "shape" || name == "set_device_mesh" ||
+            name == "outer_split" || name == "inner_split" ||
+            name == "split" || name == "axis" ||
+            name == "set_allocation_domain" || name == "merge" ||
+            name == "reorder") {
           return Value::method(object, name);
         }
         break;
@@ -65,6 +91,15 @@ class DefinitionReader : public ExpressionEvaluator {
         return callFdOp(*fusion_, callee.text, call);
       }
       if (receiver.is(Kind::kFd)) return callFdMethod(callee.text, call);
+      if (receiver.is(Kind::kSched)) {
+        return callSchedMethod(*fusion_, callee.text, call);
+      }
+      if (receiver.is(Kind::kFusionHandle)) {
+        return callFusionMethod(callee.text, call);
+      }
+      if (receiver.is(Kind::kIterDomain)) {
+        return callIterDomainMethod(receiver, callee.text, call);
+      }
       if (receiver.is(Kind::kTensor)) {
         return callTensorMethod(receiver.tensor(), callee.text, call);
       }
@@ -99,6 +134,10 @@ class DefinitionReader : public ExpressionEvaluator {
   bool readStatement(const Stmt& stmt) {
     if (const auto* assign = stmt.as<Assign>()) {
       Value value = evaluate(*assign->value);
+      if (const auto* attribute = assign->target->as<Attribute>()) {
+        assignAttribute(*attribute, value);
+        return true;
+      }
       assignTargets(*assign->target, value,
                     [&](const std::string& name, const Value& v) {
                       bind(name, v);
@@ -110,6 +149,7 @@ class DefinitionReader : public ExpressionEvaluator {
       return true;
     }
     if (stmt.is<Pass>()) return true;
+    if (const auto* loop = stmt.as<For>()) return readFor(*loop);
     if (const auto* ret = stmt.as<Return>()) {
       if (ret->value) evaluate(*ret->value);
       return false;
@@ -123,6 +163,58 @@ class DefinitionReader : public ExpressionEvaluator {
                         "definition: FuserLab reads the definition without "
                         "running it",
                     stmt.location);
+  }
+
+  // `for t in [...]:` over a list or tuple the script can evaluate (tensor
+  // lists, fd.fusion.inputs(), range(n)); the body runs once per element.
+  bool readFor(const For& loop) {
+    Value iterable = evaluate(*loop.iterable);
+    if (!iterable.isSequence()) {
+      throw UserError("a for loop runs over a list or tuple here, found " +
+                          describeKind(iterable),
+                      loop.iterable->location);
+    }
+    for (const Value& element : iterable.items()) {
+      assignTargets(*loop.target, element,
+                    [&](const std::string& name, const Value& v) {
+                      bind(name, v);
+                    });
+      if (!readBody(loop.body)) return false;
+    }
+    return true;
+  }
+
+  void assignAttribute(const Attribute& attribute, const Value& value) {
+    const auto* object = attribute.object->as<Name>();
+    if (object == nullptr || object->id != selfName_ || selfName_.empty()) {
+      throw UserError("only attributes of self ('self.x = ...') can be "
+                          "assigned, in a FusionDefinition subclass",
+                      attribute.object->location);
+    }
+    if (value.isFusionVal() && value.val->scriptName().empty()) {
+      value.val->setScriptName(attribute.name);
+    }
+    attributes_[attribute.name] = value;
+  }
+
+  // fd.fusion.inputs() / outputs(): the fusion's tensors so far.
+  Value callFusionMethod(const std::string& method, const EvaluatedCall& call) {
+    BoundArguments args(call, {}, fusion_.get());
+    ValueList tensors;
+    if (method == "inputs") {
+      for (ir::Val* val : fusion_->inputs()) {
+        if (val->isA<ir::TensorView>()) tensors.push_back(Value::fusionVal(val));
+      }
+    } else if (method == "outputs") {
+      for (ir::Val* val : fusion_->outputVals()) {
+        if (val->isA<ir::TensorView>()) tensors.push_back(Value::fusionVal(val));
+      }
+    } else {
+      throw UserError("fd.fusion." + method +
+                          " is not supported; expected inputs() or outputs()",
+                      call.location);
+    }
+    return Value::list(std::move(tensors));
   }
 
   void bind(const std::string& name, const Value& value) {
@@ -154,6 +246,9 @@ class DefinitionReader : public ExpressionEvaluator {
     if (method == "size") {
       BoundArguments args(call, {{"dim", true}}, fusion_.get());
       return extentOf(tv, args.integer("dim"));
+    }
+    if (std::optional<Value> value = callTensorMeshMethod(tv, method, call)) {
+      return *value;
     }
     BoundArguments args(call, {}, fusion_.get());
     return shapeOf(tv);
@@ -212,9 +307,21 @@ class DefinitionReader : public ExpressionEvaluator {
 
   std::unique_ptr<ir::Fusion> fusion_;
   NameTable locals_;
+  std::string selfName_;
+  NameTable attributes_;
 };
 
 }  // namespace
+
+std::unique_ptr<ir::Fusion> readClassDefinition(
+    const std::vector<const std::vector<StmtPtr>*>& bodies,
+    const std::string& selfName, const NameTable& globals,
+    NameTable attributes) {
+  DefinitionReader reader(globals, selfName, {});
+  reader.setAttributes(selfName, std::move(attributes));
+  for (const std::vector<StmtPtr>* body : bodies) reader.readBody(*body);
+  return reader.read({});
+}
 
 std::unique_ptr<ir::Fusion> readDefinition(const std::vector<StmtPtr>& body,
                                            const std::string& fdName,

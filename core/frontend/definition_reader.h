@@ -22,4 +22,13 @@ std::unique_ptr<ir::Fusion> readDefinition(const std::vector<StmtPtr>& body,
                                            const NameTable& globals,
                                            NameTable locals);
 
+//! A FusionDefinition subclass: its `definition(self)` body, then its
+//! `multidevice_schedule(self)` body (if any), read into one Fusion, with
+//! `selfName` as the FusionDefinition and `attributes` the `self.x` values
+//! its `__init__` set. `self.x = ...` in either body adds attributes.
+std::unique_ptr<ir::Fusion> readClassDefinition(
+    const std::vector<const std::vector<StmtPtr>*>& bodies,
+    const std::string& selfName, const NameTable& globals,
+    NameTable attributes);
+
 }  // namespace fuserlab::frontend

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numbers>
 
+#include "core/frontend/multidevice_calls.h"
 #include "core/frontend/python_arithmetic.h"
 
 namespace fuserlab::frontend {
@@ -24,7 +25,8 @@ const Value* lookupBuiltin(std::string_view name) {
     table["nvfuser"] = Value::nameSpace("nvfuser");
     table["DataType"] = Value::nameSpace(std::string(kDataTypePath));
     table["FusionDefinition"] = Value::nameSpace("nvfuser.FusionDefinition");
-    for (const char* function : {"float", "int", "bool", "abs", "print"}) {
+    for (const char* function :
+         {"float", "int", "bool", "abs", "print", "range"}) {
       table[function] = Value::nameSpace(std::string("builtins.") + function);
     }
     return table;
@@ -215,6 +217,10 @@ Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute,
   const std::string& path = object.text;
   const std::string& name = attribute.name;
   if (path == kDataTypePath) return dataTypeNamed(name);
+  if (std::optional<Value> type =
+          parallelTypeAttribute(path, name, attribute.nameLocation)) {
+    return *type;
+  }
   if (path == "torch") {
     if (std::optional<ir::DataType> dtype = ir::parseTorchDtype(name)) {
       return Value::torchDtype(*dtype);
@@ -261,6 +267,7 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
 Value ExpressionEvaluator::callBuiltin(const std::string& path,
                                        const EvaluatedCall& call) {
   if (path == "builtins.print") return callValue(Value::nameSpace(path), call);
+  if (std::optional<Value> value = callMeshBuiltin(path, call)) return *value;
   BoundArguments args(call, {{"x", false}});
   const Argument* x = args.find("x");
   const SourceLocation& where = x ? x->location : call.location;
@@ -305,6 +312,11 @@ Value ExpressionEvaluator::callBuiltin(const std::string& path,
 
 Value ExpressionEvaluator::callValue(const Value& callee,
                                      const EvaluatedCall& call) {
+  if (callee.is(Kind::kNamespace)) {
+    if (std::optional<Value> value = callMeshBuiltin(callee.text, call)) {
+      return *value;
+    }
+  }
   std::string message = call.name + " cannot be called here";
   if (callee.is(Kind::kNamespace) && callee.text.starts_with("torch.")) {
     message += "; torch constructors are only read in the 'inputs = [...]' "

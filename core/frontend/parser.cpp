@@ -190,10 +190,15 @@ void Parser::parseStatement(std::vector<StmtPtr>& body) {
       body.push_back(parseIf());
       return;
     }
-    if (word == "for" || word == "while") {
-      failUnsupported(token, "'", word, "' loops");
+    if (word == "for") {
+      body.push_back(parseFor());
+      return;
     }
-    if (word == "class") failUnsupported(token, "class definitions");
+    if (word == "while") failUnsupported(token, "'while' loops");
+    if (word == "class") {
+      body.push_back(parseClassDef());
+      return;
+    }
     if (word == "try" || word == "except" || word == "finally") {
       failUnsupported(token, "'try' statements");
     }
@@ -271,16 +276,22 @@ StmtPtr Parser::parseAssignmentOrExpression() {
   return makeStmt(ExprStatement{std::move(first)}, std::move(location));
 }
 
-void Parser::checkAssignTarget(const Expr& target) {
+void Parser::checkAssignTarget(const Expr& target, bool allowAttribute) {
   auto failAt = [&](const Expr& expr, const std::string& message) {
     fail(Position{expr.location.line, expr.location.column}, message);
   };
+  // `self.t0 = ...` in a FusionDefinition subclass: an attribute of a name.
+  if (allowAttribute) {
+    if (const auto* attribute = target.as<Attribute>()) {
+      if (attribute->object->is<Name>()) return;
+    }
+  }
   auto checkName = [&](const Expr& expr) {
     if (expr.is<Name>()) return;
     if (expr.is<Attribute>()) {
       failAt(expr,
-             "assignments to attributes ('x.y = ...') are not part of "
-             "the FusionDefinition dialect");
+             "assignments to attributes are part of the FusionDefinition "
+             "dialect only as a single target of the form 'self.x = ...'");
     }
     if (expr.is<Subscript>()) {
       failAt(expr,
@@ -457,6 +468,44 @@ StmtPtr Parser::parseIf() {
     branch.orelse = parseBlock("else", elsePosition);
   }
   return makeStmt(std::move(branch), nodeLocation(keyword));
+}
+
+StmtPtr Parser::parseFor() {
+  Position keyword = takePosition();
+  For loop;
+  SourceLocation targetAt = nodeLocation(peek());
+  std::vector<ExprPtr> targets;
+  while (true) {
+    Token name = expectName("a loop variable after 'for'");
+    targets.push_back(makeExpr(Name{name.text}, nodeLocation(name)));
+    if (!atOp(",")) break;
+    take();
+  }
+  if (targets.size() == 1) {
+    loop.target = std::move(targets[0]);
+  } else {
+    loop.target = makeExpr(Tuple{std::move(targets)}, std::move(targetAt));
+  }
+  if (!atKeyword("in")) failExpected(peek(), "'in' after the loop variable");
+  take();
+  loop.iterable = parseExpressionList();
+  expectOp(":", "to end the 'for' line");
+  loop.body = parseBlock("for", keyword);
+  return makeStmt(std::move(loop), nodeLocation(keyword));
+}
+
+StmtPtr Parser::parseClassDef() {
+  Position keyword = takePosition();
+  ClassDef def;
+  def.name = expectName("a class name after 'class'").text;
+  if (atOp("(")) {
+    Position open = takePosition();
+    parseCommaList(open, ")", "base class list",
+                   [&] { def.bases.push_back(parseTest()); });
+  }
+  expectOp(":", "to end the 'class' line");
+  def.body = parseBlock("class", keyword);
+  return makeStmt(std::move(def), nodeLocation(keyword));
 }
 
 // The body after a `:`: statements on the same line, or an indented block.

@@ -123,8 +123,10 @@ class Parser {
   [[gnu::noinline]] void parseParameter(FunctionDef& def, Position open);
   [[gnu::noinline]] StmtPtr parseWith();
   [[gnu::noinline]] StmtPtr parseIf();
+  [[gnu::noinline]] StmtPtr parseFor();
+  [[gnu::noinline]] StmtPtr parseClassDef();
   std::vector<StmtPtr> parseBlock(std::string_view owner, Position ownerAt);
-  void checkAssignTarget(const Expr& target);
+  void checkAssignTarget(const Expr& target, bool allowAttribute = true);
 
   // Expressions, loosest binding first.
   ExprPtr parseExpressionList();

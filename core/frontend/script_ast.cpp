@@ -250,6 +250,28 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                      printBody(out, branch.orelse, indent + 1);
                    }
                  },
+                 [&](const For& loop) {
+                   out << "for ";
+                   if (const auto* tuple = loop.target->as<Tuple>()) {
+                     printSeparated(out, tuple->elements);
+                   } else {
+                     printExpr(out, *loop.target);
+                   }
+                   out << " in ";
+                   printExpr(out, *loop.iterable);
+                   out << ":\n";
+                   printBody(out, loop.body, indent + 1);
+                 },
+                 [&](const ClassDef& def) {
+                   out << "class " << def.name;
+                   if (!def.bases.empty()) {
+                     out << '(';
+                     printSeparated(out, def.bases);
+                     out << ')';
+                   }
+                   out << ":\n";
+                   printBody(out, def.body, indent + 1);
+                 },
              },
              stmt.node);
 }
@@ -314,7 +336,8 @@ std::string_view kindName(const Stmt& stmt) {
   static constexpr std::string_view kNames[] = {
       "import", "import",     "function definition",
       "with",   "assignment", "expression statement",
-      "pass",   "return",     "if"};
+      "pass",   "return",     "if",
+      "for",    "class definition"};
   static_assert(std::size(kNames) == std::variant_size_v<Stmt::Node>);
   return kNames[stmt.node.index()];
 }

@@ -205,7 +205,8 @@ struct With {
 };
 
 //! `target = value`. The target is a Name, or a Tuple or List of Names:
-//! `a = ...`, `a, b = ...`, `(a, b) = ...`, `[a, b] = ...`.
+//! `a = ...`, `a, b = ...`, `(a, b) = ...`, `[a, b] = ...`; or an attribute of
+//! a name (`self.t0 = ...`, in a FusionDefinition subclass).
 struct Assign {
   ExprPtr target;
   ExprPtr value;
@@ -231,10 +232,25 @@ struct If {
   std::vector<StmtPtr> orelse;
 };
 
+//! `for target in iterable: body` (target a name, or a tuple of names).
+struct For {
+  ExprPtr target;
+  ExprPtr iterable;
+  std::vector<StmtPtr> body;
+};
+
+//! `class Name(Base, ...): body`, as the FusionDefinition subclasses of
+//! nvFuser's multi-device tests are written.
+struct ClassDef {
+  std::string name;
+  std::vector<ExprPtr> bases;
+  std::vector<StmtPtr> body;
+};
+
 //! A statement node.
 struct Stmt {
   using Node = std::variant<Import, ImportFrom, FunctionDef, With, Assign,
-                            ExprStatement, Pass, Return, If>;
+                            ExprStatement, Pass, Return, If, For, ClassDef>;
   Node node;
   SourceLocation location;
 

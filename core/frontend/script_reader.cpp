@@ -6,6 +6,7 @@
 // torch housekeeping calls are ignored. Anything else is a UserError at the
 // statement.
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -34,6 +35,10 @@ class ModuleReader {
     Module module = parseScript(source_, fileName_);
     script_.fileName = fileName_;
     readStatements(module.body);
+    // A subclass the script never instantiates is read with its defaults.
+    for (auto& [name, info] : classes_) {
+      if (!info.instantiated) instantiate(info, nullptr, info.location);
+    }
     if (script_.definitions.empty()) {
       SourceText text(source_, fileName_);
       throw UserError(
@@ -47,6 +52,141 @@ class ModuleReader {
   }
 
  private:
+  // A FusionDefinition subclass, read when the script instantiates it.
+  struct ClassInfo {
+    const ClassDef* def = nullptr;
+    SourceLocation location;
+    bool instantiated = false;
+  };
+
+  // Evaluates __init__'s expressions with its parameters in scope.
+  class ScopedEvaluator : public ExpressionEvaluator {
+   public:
+    ScopedEvaluator(const NameTable& globals, const NameTable& locals)
+        : ExpressionEvaluator(globals), locals_(locals) {}
+
+   protected:
+    const Value* lookupLocal(std::string_view name) const override {
+      auto it = locals_.find(name);
+      return it == locals_.end() ? nullptr : &it->second;
+    }
+
+   private:
+    const NameTable& locals_;
+  };
+
+  static const FunctionDef* method(const ClassDef& def, std::string_view name) {
+    for (const StmtPtr& stmt : def.body) {
+      const auto* function = stmt->as<FunctionDef>();
+      if (function != nullptr && function->name == name) return function;
+    }
+    return nullptr;
+  }
+
+  void readClassDef(const ClassDef& def, const Stmt& stmt) {
+    bool isFusionDefinition = false;
+    for (const ExprPtr& base : def.bases) {
+      Value value = ExpressionEvaluator(globals_).evaluate(*base);
+      isFusionDefinition |= value.is(Kind::kNamespace) &&
+                            value.text.ends_with("FusionDefinition");
+    }
+    if (!isFusionDefinition) {
+      throw UserError("class " + def.name +
+                          ": only subclasses of FusionDefinition are read",
+                      stmt.location);
+    }
+    for (const StmtPtr& member : def.body) {
+      const auto* statement = member->as<ExprStatement>();
+      const bool docstring =
+          statement != nullptr && statement->value->is<String>();
+      if (!member->is<FunctionDef>() && !member->is<Pass>() && !docstring) {
+        throw UserError("class " + def.name + ": a FusionDefinition subclass "
+                            "holds methods only (definition, "
+                            "multidevice_schedule, __init__)",
+                        member->location);
+      }
+    }
+    const FunctionDef* definition = method(def, "definition");
+    if (definition == nullptr || definition->params.size() != 1) {
+      throw UserError("class " + def.name +
+                          " needs a method 'def definition(self)'",
+                      stmt.location);
+    }
+    classes_[def.name] = ClassInfo{&def, stmt.location, false};
+    globals_[def.name] = Value::classNamed(def.name);
+  }
+
+  // `fd = Model(args)`: runs __init__'s `self.x = ...` with the arguments,
+  // then reads definition() and multidevice_schedule() into one Fusion.
+  size_t instantiate(ClassInfo& info, const Call* call,
+                     const SourceLocation& location) {
+    const ClassDef& def = *info.def;
+    info.instantiated = true;
+    NameTable params;
+    NameTable attributes;
+    if (const FunctionDef* init = method(def, "__init__")) {
+      ExpressionEvaluator outer(globals_);
+      const size_t given = call ? call->args.size() : 0;
+      if (given + 1 > init->params.size()) {
+        throw UserError(def.name + "() takes " +
+                            std::to_string(init->params.size() - 1) +
+                            " arguments, " + std::to_string(given) +
+                            " given",
+                        location);
+      }
+      for (size_t i = 1; i < init->params.size(); ++i) {
+        const Parameter& param = init->params[i];
+        const Expr* arg = i - 1 < given ? call->args[i - 1].get() : nullptr;
+        if (call != nullptr) {
+          for (const Keyword& keyword : call->keywords) {
+            if (keyword.name == param.name) arg = keyword.value.get();
+          }
+        }
+        if (arg == nullptr) arg = param.defaultValue.get();
+        if (arg == nullptr) {
+          throw UserError(def.name + "(): parameter '" + param.name +
+                              "' of __init__ has no argument and no default",
+                          location);
+        }
+        params[param.name] = outer.evaluate(*arg);
+      }
+      const std::string& self = init->params.at(0).name;
+      ScopedEvaluator evaluator(globals_, params);
+      for (const StmtPtr& stmt : init->body) {
+        if (isSuperInit(*stmt) || stmt->is<Pass>()) continue;
+        const auto* assign = stmt->as<Assign>();
+        const auto* target =
+            assign ? assign->target->as<Attribute>() : nullptr;
+        const auto* object =
+            target ? target->object->as<Name>() : nullptr;
+        if (object == nullptr || object->id != self) {
+          throw UserError("__init__ of " + def.name +
+                              ": only 'super().__init__(...)' and "
+                              "'self.x = value' are read",
+                          stmt->location);
+        }
+        attributes[target->name] = evaluator.evaluate(*assign->value);
+      }
+    }
+    const FunctionDef* definition = method(def, "definition");
+    std::vector<const std::vector<StmtPtr>*> bodies = {&definition->body};
+    if (const FunctionDef* schedule = method(def, "multidevice_schedule")) {
+      bodies.push_back(&schedule->body);
+    }
+    auto fusion = readClassDefinition(bodies, definition->params.at(0).name,
+                                      globals_, std::move(attributes));
+    return addDefinition(def.name, info.location, std::move(fusion));
+  }
+
+  static bool isSuperInit(const Stmt& stmt) {
+    const auto* statement = stmt.as<ExprStatement>();
+    const auto* call = statement ? statement->value->as<Call>() : nullptr;
+    const auto* method = call ? call->callee->as<Attribute>() : nullptr;
+    if (method == nullptr || method->name != "__init__") return false;
+    const auto* inner = method->object->as<Call>();
+    const auto* callee = inner ? inner->callee->as<Name>() : nullptr;
+    return callee != nullptr && callee->id == "super";
+  }
   void readStatements(const std::vector<StmtPtr>& body) {
     for (const StmtPtr& stmt : body) readStatement(*stmt);
   }
@@ -64,6 +204,8 @@ class ModuleReader {
       readExpressionStatement(*statement, stmt);
     } else if (const auto* branch = stmt.as<If>()) {
       readIf(*branch, stmt);
+    } else if (const auto* def = stmt.as<ClassDef>()) {
+      readClassDef(*def, stmt);
     } else if (!stmt.is<Pass>()) {
       throw UserError("'" + std::string(kindName(stmt)) +
                           "' is not supported at the top level; " +
@@ -206,6 +348,22 @@ class ModuleReader {
       return;
     }
     if (isExecuteCall(*assign.value)) return;  // outputs = fd.execute(inputs)
+    if (const auto* attribute = assign.target->as<Attribute>()) {
+      throw UserError("attribute assignments are read inside a "
+                          "FusionDefinition subclass only",
+                      attribute->object->location);
+    }
+    if (const auto* call = assign.value->as<Call>()) {
+      if (const auto* callee = call->callee->as<Name>()) {
+        auto it = classes_.find(callee->id);
+        const auto* target = assign.target->as<Name>();
+        if (it != classes_.end() && target != nullptr) {
+          executed_ = instantiate(it->second, call, assign.value->location);
+          globals_[target->id] = Value::fd();
+          return;
+        }
+      }
+    }
     Value value = ExpressionEvaluator(globals_).evaluate(*assign.value);
     assignTargets(*assign.target, value,
                   [&](const std::string& target, const Value& v) {
@@ -258,6 +416,7 @@ class ModuleReader {
   NameTable globals_;
   std::optional<size_t> executed_;
   int inlineBlocks_ = 0;
+  std::map<std::string, ClassInfo, std::less<>> classes_;
 };
 
 }  // namespace

@@ -72,6 +72,56 @@ Value Value::tuple(ValueList elements) {
   return v;
 }
 
+Value Value::deviceMesh(const ir::DeviceMesh& mesh) {
+  ValueList ids;
+  for (int64_t device : mesh.devices()) ids.push_back(Value::integer(device));
+  Value v = Value::list(std::move(ids));
+  v.kind = Kind::kDeviceMesh;
+  return v;
+}
+
+ir::DeviceMesh Value::mesh() const {
+  std::vector<int64_t> devices;
+  if (elements) {
+    for (const Value& id : *elements) devices.push_back(id.intValue);
+  }
+  return ir::DeviceMesh(std::move(devices));
+}
+
+Value Value::parallelType(ir::ParallelType type) {
+  Value v;
+  v.kind = Kind::kParallelType;
+  v.intValue = static_cast<int64_t>(type);
+  return v;
+}
+
+Value Value::iterDomain(ir::TensorView* tv, int64_t loopAxis) {
+  Value v;
+  v.kind = Kind::kIterDomain;
+  v.val = tv;
+  v.intValue = loopAxis;
+  return v;
+}
+
+Value Value::sched() {
+  Value v;
+  v.kind = Kind::kSched;
+  return v;
+}
+
+Value Value::fusionHandle() {
+  Value v;
+  v.kind = Kind::kFusionHandle;
+  return v;
+}
+
+Value Value::classNamed(std::string name) {
+  Value v;
+  v.kind = Kind::kClass;
+  v.text = std::move(name);
+  return v;
+}
+
 Value Value::nameSpace(std::string path) {
   Value v;
   v.kind = Kind::kNamespace;
@@ -159,6 +209,12 @@ std::string describeKind(const Value& value) {
     case Kind::kMethod: return "the method " + quoteForMessage(value.text);
     case Kind::kDefinition: return "a fusion definition function";
     case Kind::kInputTensor: return "a torch tensor";
+    case Kind::kDeviceMesh: return "a DeviceMesh";
+    case Kind::kParallelType: return "a ParallelType";
+    case Kind::kIterDomain: return "an IterDomain (T.axis(i))";
+    case Kind::kSched: return "fd.sched";
+    case Kind::kFusionHandle: return "fd.fusion";
+    case Kind::kClass: return "the class " + quoteForMessage(value.text);
   }
   return "a value";
 }

@@ -40,6 +40,12 @@ struct Value {
     kMethod,      //!< `receiver.name`, to be called
     kDefinition,  //!< a `def` of the script (index into the definitions)
     kInputTensor, //!< a torch constructor call of the inputs block
+    kDeviceMesh,  //!< `nvfuser.DeviceMesh(range(d))`; elements: device ids
+    kParallelType,//!< `ParallelType.mesh_x`; intValue: the ir::ParallelType
+    kIterDomain,  //!< `T.axis(i)`: val is the tensor, intValue the loop axis
+    kSched,       //!< `fd.sched`
+    kFusionHandle,//!< `fd.fusion` (inputs(), outputs())
+    kClass,       //!< a FusionDefinition subclass of the script (by name)
   };
 
   Kind kind = Kind::kNone;
@@ -69,6 +75,14 @@ struct Value {
   static Value method(Value receiver, std::string name);
   static Value definition(size_t index);
   static Value inputTensor(size_t index);
+  static Value deviceMesh(const ir::DeviceMesh& mesh);
+  static Value parallelType(ir::ParallelType type);
+  static Value iterDomain(ir::TensorView* tv, int64_t loopAxis);
+  static Value sched();
+  static Value fusionHandle();
+  static Value classNamed(std::string name);
+  //! The mesh of a kDeviceMesh value.
+  ir::DeviceMesh mesh() const;
 
   bool is(Kind k) const { return kind == k; }
   bool isNone() const { return kind == Kind::kNone; }

@@ -109,6 +109,7 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
                                          m.clone(d.allocation),
                                          m.clone(d.loop), d.contiguity});
     copy->setCpuScalar(tv->isCpuScalar());
+    copy->setDeviceMesh(tv->deviceMesh());
   }
 
   for (const auto& expr : fusion.exprs()) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fuserlab::ir {
@@ -38,6 +40,9 @@ enum class ParallelType : uint8_t {
 std::string_view toString(IterType type);
 std::string_view toString(ParallelType type);
 bool isDeviceParallel(ParallelType type);
+//! The parallel type a script names: "DIDx", "mesh_x" (nvFuser's Python name
+//! for DIDx), "mesh_y", "BIDx", "TIDx", "Serial", ...; nullopt if unknown.
+std::optional<ParallelType> parallelTypeFromName(std::string_view name);
 
 class IterDomain {
  public:

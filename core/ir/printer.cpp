@@ -62,6 +62,7 @@ std::string printDomains(const TensorView& tv) {
   std::ostringstream out;
   const auto& d = tv.domain();
   out << "  " << tv.toString() << "\n";
+  if (tv.hasDeviceMesh()) out << "    " << tv.deviceMesh().toString() << "\n";
   if (d.hasRoot()) out << "    root: " << idList(d.root) << "\n";
   out << "    logical: " << idList(d.logical) << "\n";
   appendTransforms(*tv.fusion(), tv, out);
@@ -80,7 +81,9 @@ std::string printFusionIr(const Fusion& fusion) {
       if (tv->domain().hasAllocation()) {
         out << ", allocation " << idList(tv->domain().allocation);
       }
-      out << ", contiguity " << contiguityList(tv->contiguity()) << "\n";
+      out << ", contiguity " << contiguityList(tv->contiguity());
+      if (tv->hasDeviceMesh()) out << ", " << tv->deviceMesh().toString();
+      out << "\n";
     } else {
       out << "  " << in->name() << " (" << toString(in->dtype()) << ")\n";
     }
@@ -93,6 +96,7 @@ std::string printFusionIr(const Fusion& fusion) {
       if (tv->domain().hasAllocation()) {
         out << ", allocation " << idList(tv->domain().allocation);
       }
+      if (tv->hasDeviceMesh()) out << ", " << tv->deviceMesh().toString();
     } else {
       out << o.val->name();
     }
@@ -109,7 +113,10 @@ std::string printFusionIr(const Fusion& fusion) {
     const auto* tv = val->as<TensorView>();
     if (!tv) continue;
     const auto& d = tv->domain();
-    if (!d.hasRoot() && !d.hasAllocation() && d.loop == d.logical) continue;
+    if (!d.hasRoot() && !d.hasAllocation() && d.loop == d.logical &&
+        !tv->hasDeviceMesh()) {
+      continue;
+    }
     if (!header) {
       out << "\nDomains:\n";
       header = true;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/device_mesh.h"
 #include "core/ir/val.h"
 
 namespace fuserlab::ir {
@@ -86,6 +87,12 @@ class TensorView : public Val {
   //! setAllocationDomain(getLoopDomain())), contiguous.
   void setAllocationAsLoop();
 
+  //! The devices the tensor lives on (multi-GPU); empty for a single-device
+  //! fusion. Its DID-parallel loop axes say how it is sharded over them.
+  const DeviceMesh& deviceMesh() const { return mesh_; }
+  bool hasDeviceMesh() const { return !mesh_.empty(); }
+  void setDeviceMesh(DeviceMesh mesh) { mesh_ = std::move(mesh); }
+
   //! True for `define_tensor(..., is_cpu=True)` zero-dim scalar tensors.
   bool isCpuScalar() const { return isCpu_; }
   void setCpuScalar(bool cpu) { isCpu_ = cpu; }
@@ -102,6 +109,7 @@ class TensorView : public Val {
         domain_(std::move(domain)) {}
 
   TensorDomain domain_;
+  DeviceMesh mesh_;
   bool isCpu_ = false;
 };
 

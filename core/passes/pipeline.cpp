@@ -5,12 +5,16 @@
 #include "core/ir/printer.h"
 #include "core/passes/allocation_order_propagation.h"
 #include "core/passes/consecutive_cast.h"
+#include "core/passes/decompose_reshardings.h"
+#include "core/passes/finalize_multidevice_domains.h"
 #include "core/passes/mark_aliases_prepare.h"
+#include "core/passes/propagate_shardings.h"
 #include "core/passes/remove_empty.h"
+#include "core/passes/reorder_sharded_axis.h"
 
 namespace fuserlab::passes {
 
-// The order, and why (nvFuser's pre-segmenter runs the same four in the same
+// The order, and why (nvFuser's pre-segmenter runs the same passes in the same
 // relative order):
 //  1. remove_empty first: replacing empty tensors by `full` removes whole
 //     subgraphs, which the later passes then need not look at, and an empty
@@ -19,9 +23,16 @@ namespace fuserlab::passes {
 //     tensor with one use fewer or join two meta chains, which changes where
 //     mark_aliases_prepare cuts; cast chains must not be split by the
 //     segment_sets it inserts either.
-//  3. mark_aliases_prepare on the simplified graph, inserting the
+//  3. the multi-device passes (no-ops without device meshes), in seed 004's
+//     order: propagate_shardings gives every tensor a mesh and sharding;
+//     decompose_reshardings then sees every producer/consumer pair's
+//     shardings and inserts the resharding sets; reorder_sharded_axis needs
+//     those sets; finalize_multidevice_domains checks the result and turns
+//     the loop domains (reordered) into allocation domains. They run before
+//     the bookending, which must not cut a resharding set from its tensors.
+//  4. mark_aliases_prepare on the simplified graph, inserting the
 //     segment_sets that make meta ops kernel-free segments.
-//  4. allocation_order_propagation last: it sets the layout of outputs, and
+//  5. allocation_order_propagation last: it sets the layout of outputs, and
 //     must see the final graph (axes are traced through the segment_set
 //     copies), while nothing before it depends on output layouts.
 const std::vector<std::unique_ptr<Pass>>& allPasses() {
@@ -29,6 +40,10 @@ const std::vector<std::unique_ptr<Pass>>& allPasses() {
     std::vector<std::unique_ptr<Pass>> list;
     list.push_back(std::make_unique<RemoveEmptyPass>());
     list.push_back(std::make_unique<ConsecutiveCastPass>());
+    list.push_back(std::make_unique<PropagateShardingsPass>());
+    list.push_back(std::make_unique<DecomposeReshardingsPass>());
+    list.push_back(std::make_unique<ReorderShardedAxisPass>());
+    list.push_back(std::make_unique<FinalizeMultideviceDomainsPass>());
     list.push_back(std::make_unique<MarkAliasesPreparePass>());
     list.push_back(std::make_unique<AllocationOrderPropagationPass>());
     return list;

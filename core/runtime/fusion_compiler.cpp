@@ -7,6 +7,7 @@
 #include "core/ir/printer.h"
 #include "core/passes/pipeline.h"
 #include "core/runtime/input_description.h"
+#include "core/runtime/shard_inputs.h"
 #include "core/segmenter/segmenter.h"
 
 namespace fuserlab::runtime {
@@ -103,6 +104,17 @@ report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
   return segment;
 }
 
+// The first device of the fusion's meshes (0 without any).
+int64_t firstDevice(const ir::Fusion& fusion) {
+  for (ir::Val* in : fusion.inputs()) {
+    const auto* tv = in->as<ir::TensorView>();
+    if (tv != nullptr && tv->hasDeviceMesh()) {
+      return tv->deviceMesh().devices().front();
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 CompiledFusion compileFusion(const ir::Fusion& fusion,
@@ -123,7 +135,11 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
   segmenter::SegmenterContext context;
   context.device = &device;
   context.evaluator = &evaluator;
-  context.inputs = describeInputs(*preseg, inputs, evaluator);
+  // A multi-device fusion is compiled for one device: the first of the
+  // mesh, given its shard of any whole input (the inputs block's tensors).
+  context.inputs = describeInputs(*preseg, shardInputs(*preseg, inputs,
+                                                       firstDevice(*preseg)),
+                                  evaluator);
   context.upcast = options.upcast;
   context.provider = provider;
   double micros =

@@ -568,7 +568,7 @@ TEST_F(ParserTest, UnexpectedTokensSayWhatWasExpected) {
               "keyword argument 'a' repeated in the call opened at 1:6");
   expectError("def f(a, a): pass\n", 1, 10, "duplicate parameter 'a'");
   expectError("f(x) = 1\n", 1, 1, "cannot assign to a call");
-  expectError("a.b = 1\n", 1, 1, "assignments to attributes");
+  expectError("a.b.c = 1\n", 1, 1, "assignments to attributes");
   expectError("a, b[0] = 1\n", 1, 4, "assignments to subscripts");
   expectError("a, (b, c) = 1\n", 1, 4, "nested targets");
   expectError("() = x\n", 1, 1, "cannot assign to an empty tuple");
@@ -592,10 +592,7 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
     const char* message;
   };
   const Case cases[] = {
-      {"for i in range(3):\n  pass\n", 1, 1,
-       "'for' loops are not part of the FusionDefinition dialect"},
       {"x = 1\nwhile x:\n  pass\n", 2, 1, "'while' loops are not part"},
-      {"class A:\n  pass\n", 1, 1, "class definitions are not part"},
       {"try:\n  pass\nexcept E:\n  pass\n", 1, 1, "'try' statements"},
       {"@decorator\ndef f(): pass\n", 1, 1, "decorators are not part"},
       {"f = lambda x: x\n", 1, 5, "lambda expressions are not part"},
