@@ -195,6 +195,9 @@ void ScriptWriter::checkExpressible() const {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr) continue;
     const ir::TensorDomain& d = tv->domain();
+    FL_CHECK(tv->deviceMesh().empty(), "writeScript: ", tv->toString(),
+             " is placed on a device mesh; the FusionDefinition dialect this "
+             "writer speaks cannot express device meshes yet");
     for (const auto* ids : {&d.logical, &d.allocation, &d.loop}) {
       for (const IterDomain* id : *ids) {
         FL_CHECK(!id->isDeviceDim(), "writeScript: ", tv->toString(),
