@@ -11,6 +11,7 @@
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
 #include "db/database_provider.h"
+#include "core/runtime/run_keys.h"
 #include <algorithm>
 
 namespace fuserlab::cli {

@@ -182,15 +182,10 @@ class GpuExecutor {
   std::map<std::string, std::shared_ptr<CudaModule>> modules_;
   int64_t totalLaunches_ = 0;
   report::CompileReport* lastReport_ = nullptr;
-  // Traced plans by replayKey (core/runtime/run_plan.h): cached runs at
+  // Traced plans by replayKey (core/runtime/run_keys.h): cached runs at
   // known sizes skip planning.
   std::map<std::vector<int64_t>, std::unique_ptr<Replay>> replays_;
 };
-
-//! The input signature string of `inputs` (for tests and messages): per
-//! tensor its dtype, rank, size-1 axes, contiguity, stride order and
-//! alignment class; per scalar its kind.
-std::string inputSignature(const Arguments& inputs);
 
 struct HostRunResult {
   //! CPU copies of the outputs.

@@ -1,6 +1,5 @@
 #include "core/runtime/run_plan.h"
 
-#include <bit>
 #include <map>
 
 #include "core/ir/error.h"
@@ -8,26 +7,8 @@
 namespace fuserlab::runtime {
 namespace {
 
-int64_t alignmentOf(const void* data) {
-  const auto address = reinterpret_cast<uintptr_t>(data);
-  int64_t alignment = 256;
-  while (alignment > 1 && address % static_cast<uintptr_t>(alignment) != 0) alignment /= 2;
-  return alignment;
-}
-
 int64_t spanBytes(const Tensor& t) {
   return spanElements(t.sizes(), t.strides()) * ir::sizeInBytes(t.dtype());
-}
-
-void pushScalar(std::vector<int64_t>& key, const ir::ScalarValue& value) {
-  key.push_back(static_cast<int64_t>(value.index()));
-  if (const auto* d = std::get_if<double>(&value)) {
-    key.push_back(std::bit_cast<int64_t>(*d));
-  } else if (const auto* i = std::get_if<int64_t>(&value)) {
-    key.push_back(*i);
-  } else if (const auto* b = std::get_if<bool>(&value)) {
-    key.push_back(*b ? 1 : 0);
-  }
 }
 
 struct Region {
@@ -36,31 +17,6 @@ struct Region {
 };
 
 }  // namespace
-
-std::vector<int64_t> replayKey(const Arguments& inputs) {
-  std::vector<int64_t> key;
-  key.reserve(inputs.size() * 12);
-  for (const Argument& arg : inputs) {
-    if (const auto* t = std::get_if<Tensor>(&arg)) {
-      if (t->isCpu() && t->dim() > 0) return {};
-      key.push_back(-1);
-      key.push_back(static_cast<int64_t>(t->dtype()));
-      key.push_back(t->isCpu() ? -1 : t->device().index);
-      key.push_back(t->dim());
-      key.insert(key.end(), t->sizes().begin(), t->sizes().end());
-      key.insert(key.end(), t->strides().begin(), t->strides().end());
-      if (t->isCpu()) {
-        key.push_back(std::bit_cast<int64_t>(static_cast<double>(t->item({}))));
-      } else {
-        key.push_back(alignmentOf(t->data()));
-      }
-      continue;
-    }
-    key.push_back(-2);
-    pushScalar(key, std::get<ir::ScalarValue>(arg));
-  }
-  return key;
-}
 
 std::unique_ptr<ReplayPlan> ReplayPlan::capture(
     const Plan& plan, const Arguments& inputs,

@@ -48,12 +48,6 @@ struct Plan {
   bool copiedFromHost = false;
 };
 
-//! What a replayable plan is specific to: per argument its dtype, device,
-//! sizes, strides and alignment (up to 256 bytes), per scalar (and 0-dim CPU
-//! tensor) its value. Empty (no replay) when an input is a CPU tensor with
-//! elements, which a run copies to the GPU.
-std::vector<int64_t> replayKey(const Arguments& inputs);
-
 //! A plan with every device pointer it holds traced to an input tensor or to
 //! a buffer it allocated, so it can run again on other inputs.
 class ReplayPlan {

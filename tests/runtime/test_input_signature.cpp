@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/runtime/gpu_executor.h"
+#include "core/runtime/run_keys.h"
 
 namespace fuserlab::runtime {
 namespace {

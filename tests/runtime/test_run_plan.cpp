@@ -8,6 +8,7 @@
 
 #include "core/runtime/device_memory_pool.h"
 #include "core/runtime/run_plan.h"
+#include "core/runtime/run_keys.h"
 
 namespace fuserlab::runtime {
 namespace {
