@@ -16,7 +16,7 @@ constexpr int64_t kCacheLimitBytes = int64_t{4} << 30;
 
 struct DevicePool {
   std::map<int64_t, std::vector<void*>> free;  // by rounded size
-  DevicePoolStats stats;
+  int64_t cachedBytes = 0;                      // in `free`
 };
 
 struct Pools {
@@ -43,7 +43,7 @@ void trimLocked(int device, DevicePool& pool) noexcept {
     }
   }
   pool.free.clear();
-  pool.stats.cachedBytes = 0;
+  pool.cachedBytes = 0;
   if (switched) (void)cudaSetDevice(current);
 }
 
@@ -64,8 +64,7 @@ void* poolAllocate(int device, int64_t bytes, std::string_view what) {
     if (it != pool.free.end() && !it->second.empty()) {
       void* block = it->second.back();
       it->second.pop_back();
-      pool.stats.cachedBytes -= rounded;
-      ++pool.stats.reuses;
+      pool.cachedBytes -= rounded;
       return block;
     }
   }
@@ -81,8 +80,6 @@ void* poolAllocate(int device, int64_t bytes, std::string_view what) {
   if (status != cudaSuccess) {
     checkCuda(status, "cudaMalloc(" + std::to_string(bytes) + " bytes)", what);
   }
-  std::lock_guard<std::mutex> lock(p.mutex);
-  ++p.devices[device].stats.cudaMallocs;
   return data;
 }
 
@@ -92,26 +89,12 @@ void poolRelease(int device, void* data, int64_t bytes) noexcept {
   Pools& p = pools();
   std::lock_guard<std::mutex> lock(p.mutex);
   DevicePool& pool = p.devices[device];
-  if (pool.stats.cachedBytes + rounded > kCacheLimitBytes) {
+  if (pool.cachedBytes + rounded > kCacheLimitBytes) {
     if (cudaFree(data) != cudaSuccess) (void)cudaGetLastError();
     return;
   }
   pool.free[rounded].push_back(data);
-  pool.stats.cachedBytes += rounded;
-}
-
-void poolTrim(int device) noexcept {
-  Pools& p = pools();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  auto it = p.devices.find(device);
-  if (it != p.devices.end()) trimLocked(device, it->second);
-}
-
-DevicePoolStats poolStats(int device) {
-  Pools& p = pools();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  auto it = p.devices.find(device);
-  return it == p.devices.end() ? DevicePoolStats{} : it->second.stats;
+  pool.cachedBytes += rounded;
 }
 
 }  // namespace fuserlab::runtime

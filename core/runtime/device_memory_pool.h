@@ -13,13 +13,6 @@
 
 namespace fuserlab::runtime {
 
-//! What the pool of one device holds and has done.
-struct DevicePoolStats {
-  int64_t cachedBytes = 0;    //!< free blocks held for reuse
-  int64_t cudaMallocs = 0;    //!< blocks obtained from cudaMalloc
-  int64_t reuses = 0;         //!< allocations served from the free list
-};
-
 //! `bytes` (> 0) of memory on `device`, 256-byte aligned, from the free list
 //! when a block of the same rounded size is there, else from cudaMalloc
 //! (after trimming the cache once if cudaMalloc runs out). `what` names the
@@ -29,11 +22,6 @@ void* poolAllocate(int device, int64_t bytes, std::string_view what);
 //! Gives back a block poolAllocate returned for `bytes` on `device`. Blocks
 //! beyond the cache limit (4 GiB per device) are freed.
 void poolRelease(int device, void* data, int64_t bytes) noexcept;
-
-//! Frees every cached block of `device`.
-void poolTrim(int device) noexcept;
-
-DevicePoolStats poolStats(int device);
 
 //! The size class `bytes` is rounded up to (512 bytes below 1 MiB, then
 //! 128 KiB); exposed for tests.
