@@ -399,7 +399,9 @@ TEST_P(NormalizationVariantsTest, EveryAcceptedVariantCompiles) {
             << " kernels\n";
   for (const std::string& f : compileAll(kernels, {90})) failures.push_back(f);
   for (const std::string& f : failures) ADD_FAILURE() << f;
-  if (GetParam() != "welford.py") EXPECT_GT(persistentSegments, 0);
+  if (GetParam() != "welford.py") {
+    EXPECT_GT(persistentSegments, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -16,7 +16,8 @@ TEST(MatmulCallTest, CollapsedStrideWalksDenseAndBroadcastAxes) {
 }
 
 TEST(MatmulCallTest, OuterBatchBecomesOneCallPerIndex) {
-  alignas(16) static char memory[1];
+  // Large enough for every address the calls name (only addresses are used).
+  alignas(16) static char memory[2 * 3 * 64 * 48 * 4];
   MatmulCall call;
   call.a = {memory, ir::DataType::BFloat16, 64, 32, 32, 1, 64 * 32};
   call.b = {memory, ir::DataType::BFloat16, 32, 48, 48, 1, 32 * 48};

@@ -145,7 +145,9 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutTheGuess) {
   }
   // Row and column reductions never share a kernel: refusals, with every
   // scheduler's reason, are compared too.
-  if (c.shape == Shape::RowAndColumn) EXPECT_GT(refused, 0);
+  if (c.shape == Shape::RowAndColumn) {
+    EXPECT_GT(refused, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
