@@ -239,6 +239,25 @@ def softmax(T, H, masked=False):
     return c
 
 
+def gelu_tanh(c, x):
+    """GELU (tanh form) of float T{x}, numbered on from x + 1; returns its name."""
+    n = lambda k: x + k
+    c.op(f"T{n(1)} = fd.ops.mul(T{x}, T{x})")
+    c.op(f"T{n(2)} = fd.ops.mul(T{n(1)}, T{x})")
+    c.op(f"S{n(3)} = fd.define_scalar(0.044715, dtype=DataType.Double)")
+    c.op(f"T{n(4)} = fd.ops.mul(T{n(2)}, S{n(3)})")
+    c.op(f"T{n(5)} = fd.ops.add(T{x}, T{n(4)})")
+    c.op(f"S{n(6)} = fd.define_scalar(0.7978845608028654, dtype=DataType.Double)")
+    c.op(f"T{n(7)} = fd.ops.mul(T{n(5)}, S{n(6)})")
+    c.op(f"T{n(8)} = fd.ops.tanh(T{n(7)})")
+    c.op(f"S{n(9)} = fd.define_scalar(1.0, dtype=DataType.Double)")
+    c.op(f"T{n(10)} = fd.ops.add(T{n(8)}, S{n(9)})")
+    c.op(f"S{n(11)} = fd.define_scalar(0.5, dtype=DataType.Double)")
+    c.op(f"T{n(12)} = fd.ops.mul(T{x}, S{n(11)})")
+    c.op(f"T{n(13)} = fd.ops.mul(T{n(12)}, T{n(10)})")
+    return f"T{n(13)}"
+
+
 def bias_gelu(T, H):
     c = Case(f"bias_gelu_{T}x{H}", f"Bias + GELU (tanh), bf16 [{T}, {H}] + [{H}].", "pointwise, broadcast")
     c.input("T0", [T, H], "bf16"); c.input("T1", [H], "bf16")
@@ -246,20 +265,8 @@ def bias_gelu(T, H):
     c.op(f"T3 = fd.ops.broadcast_in_dim(T1, shape=[{T}, {H}], broadcast_dims=[1])")
     c.op("T4 = fd.ops.cast(T3, dtype=DataType.Float)")
     c.op("T5 = fd.ops.add(T2, T4)")
-    c.op("T6 = fd.ops.mul(T5, T5)")
-    c.op("T7 = fd.ops.mul(T6, T5)")
-    c.op("S8 = fd.define_scalar(0.044715, dtype=DataType.Double)")
-    c.op("T9 = fd.ops.mul(T7, S8)")
-    c.op("T10 = fd.ops.add(T5, T9)")
-    c.op("S11 = fd.define_scalar(0.7978845608028654, dtype=DataType.Double)")
-    c.op("T12 = fd.ops.mul(T10, S11)")
-    c.op("T13 = fd.ops.tanh(T12)")
-    c.op("S14 = fd.define_scalar(1.0, dtype=DataType.Double)")
-    c.op("T15 = fd.ops.add(T13, S14)")
-    c.op("S16 = fd.define_scalar(0.5, dtype=DataType.Double)")
-    c.op("T17 = fd.ops.mul(T5, S16)")
-    c.op("T18 = fd.ops.mul(T17, T15)")
-    c.op("T19 = fd.ops.cast(T18, dtype=DataType.BFloat16)")
+    out = gelu_tanh(c, 5)
+    c.op(f"T19 = fd.ops.cast({out}, dtype=DataType.BFloat16)")
     c.output("T19", [T, H], "bf16")
     return c
 
@@ -388,20 +395,8 @@ def linear_bias_gelu(T, K, N):
     c.input("T0", [T, K], "bf16"); c.input("T1", [N, K], "bf16"); c.input("T2", [N], "bf16")
     c.op("T3 = fd.ops.linear(T0, T1, T2)")
     c.op("T4 = fd.ops.cast(T3, dtype=DataType.Float)")
-    c.op("T5 = fd.ops.mul(T4, T4)")
-    c.op("T6 = fd.ops.mul(T5, T4)")
-    c.op("S7 = fd.define_scalar(0.044715, dtype=DataType.Double)")
-    c.op("T8 = fd.ops.mul(T6, S7)")
-    c.op("T9 = fd.ops.add(T4, T8)")
-    c.op("S10 = fd.define_scalar(0.7978845608028654, dtype=DataType.Double)")
-    c.op("T11 = fd.ops.mul(T9, S10)")
-    c.op("T12 = fd.ops.tanh(T11)")
-    c.op("S13 = fd.define_scalar(1.0, dtype=DataType.Double)")
-    c.op("T14 = fd.ops.add(T12, S13)")
-    c.op("S15 = fd.define_scalar(0.5, dtype=DataType.Double)")
-    c.op("T16 = fd.ops.mul(T4, S15)")
-    c.op("T17 = fd.ops.mul(T16, T14)")
-    c.op("T18 = fd.ops.cast(T17, dtype=DataType.BFloat16)")
+    out = gelu_tanh(c, 4)
+    c.op(f"T18 = fd.ops.cast({out}, dtype=DataType.BFloat16)")
     c.output("T18", [T, N], "bf16")
     return c
 
