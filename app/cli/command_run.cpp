@@ -1,7 +1,7 @@
 // fuserlab-cli run FILE [--backend cpu|cuda] [--inputs SPEC] [--seed N]
 //                       [--save-inputs DIR] [--save-outputs DIR] [--fusion NAME]
 //                       [--device cuda:N] [--check] [--set NAME=VALUE]
-//                       [--disable-pass NAME] [--db FILE]
+//                       [--disable-pass NAME] [--db FILE] [--ranks N]
 // --backend cuda compiles and runs the fusion on a GPU of this machine;
 // --check poisons the outputs first, runs the CPU reference on the same
 // inputs and compares every output (exit 1 on a mismatch). --db FILE (or
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/cli/command_run_ranks.h"
 #include "app/cli/commands.h"
 #include "app/cli/tensor_files.h"
 #include "core/frontend/input_tensors.h"
@@ -216,17 +217,22 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
 
 int runCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
-  options.insert({"backend", "seed", "save-inputs", "save-outputs"});
+  options.insert({"backend", "seed", "save-inputs", "save-outputs", "ranks"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   CommandLine cl(args, options, {"check"});
   const std::string backend = cl.value("backend").value_or("cpu");
   FL_CHECK(backend == "cpu" || backend == "cuda",
            "--backend must be cpu or cuda, found '", backend, "'");
-  FL_CHECK(backend == "cuda" || !cl.flag("check"),
-           "--check compares a cuda run with the cpu reference; it needs "
-           "--backend cuda");
-  FL_CHECK(backend == "cuda" || (!cl.value("device") && cl.values("set").empty() &&
+  // --ranks N: a multi-device fusion on N ranks (threads on the cpu
+  // backend, one process per GPU on cuda); --check then compares with the
+  // unsharded reference, and --device/--set choose how it compiles.
+  const bool ranks = cl.value("ranks").has_value();
+  FL_CHECK(backend == "cuda" || ranks || !cl.flag("check"),
+           "--check compares a cuda run (or a --ranks run) with the cpu "
+           "reference; it needs --backend cuda or --ranks N");
+  FL_CHECK(backend == "cuda" || ranks ||
+               (!cl.value("device") && cl.values("set").empty() &&
                                  cl.values("disable-pass").empty() && !cl.value("db")),
            "--device, --set, --disable-pass and --db choose how --backend cuda "
            "compiles; the cpu reference backend takes none of them");
@@ -262,7 +268,11 @@ int runCommand(const std::vector<std::string>& args) {
   std::vector<runtime::Tensor> outputs;
   int exitCode = 0;
   double seconds = 0;
-  if (backend == "cuda") {
+  if (ranks) {
+    RanksRun run = runRanks(cl, loaded, inputs, backend, seed);
+    outputs = std::move(run.outputs);
+    exitCode = run.exitCode;
+  } else if (backend == "cuda") {
     CudaRun run = runOnCuda(cl, fusion, inputs);
     outputs = std::move(run.outputs);
     exitCode = run.exitCode;
@@ -283,7 +293,7 @@ int runCommand(const std::vector<std::string>& args) {
     namedOutputs.push_back(
         {out.val->name(), "output_" + std::to_string(i), outputs[i]});
   }
-  if (backend == "cpu") {
+  if (backend == "cpu" && !ranks) {
     std::printf("reference run: %.3f s, 0 kernel launches (cpu backend)\n",
                 seconds);
   }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/command_run_ranks.h"
 #include "app/cli/commands.h"
 #include "core/ir/error.h"
 
@@ -16,6 +17,9 @@ commands:
                 [--backend cpu|cuda] [--inputs SPEC] [--seed N] [--fusion NAME]
                 [--save-inputs DIR] [--save-outputs DIR]
                 [--check] [--device cuda:N] [--db FILE] (--backend cuda)
+                [--ranks N]: a multi-device fusion on N ranks (cpu: threads;
+                cuda: one process per GPU, NCCL); --check against the
+                unsharded reference
   bench FILE    time the fusion on a GPU of this machine: median, p20 and p80
                 of the GPU time (CUDA events, L2 flushed, warm-up), effective
                 bandwidth over the measured copy bandwidth, host time per
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
     if (command == "db") return fuserlab::cli::dbCommand(args);
     if (command == "tune") return fuserlab::cli::tuneCommand(args);
     if (command == "tune-worker") return fuserlab::cli::tuneWorkerCommand(args);
+    if (command == "rank-worker") return fuserlab::cli::rankWorkerCommand(args);
     if (command == "graph") return fuserlab::cli::graphCommand(args);
     if (command == "bench") return fuserlab::cli::benchCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;

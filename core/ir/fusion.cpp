@@ -140,6 +140,26 @@ void Fusion::setDomain(TensorView* tv, TensorDomain domain) {
   tv->domain_ = std::move(domain);
 }
 
+void Fusion::setExtent(IterDomain* id, Scalar* extent) {
+  FL_ASSERT(id->fusion() == this && extent->fusion() == this,
+            "setExtent across fusions");
+  id->extent_ = extent;
+}
+
+void Fusion::dropDeviceSharding(TensorView* tv) {
+  FL_ASSERT(tv->fusion() == this, "dropDeviceSharding across fusions");
+  TensorDomain& d = tv->domain_;
+  d.allocation.clear();
+  d.loop = d.logical;
+  d.contiguity.clear();
+  for (const IterDomain* id : d.logical) {
+    d.contiguity.push_back(id->isBroadcast() || id->isReduction()
+                               ? std::nullopt
+                                             : std::optional<bool>(true));
+  }
+  tv->setDeviceMesh(DeviceMesh());
+}
+
 Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
                       std::vector<Val*> outputs, ExprAttrs attrs) {
   for (Val* out : outputs) {

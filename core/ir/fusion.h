@@ -97,6 +97,12 @@ class Fusion {
   const std::vector<std::unique_ptr<IterDomainTransform>>& transforms() const {
     return transforms_;
   }
+  //! Multi-device localization (core/multidevice/local_fusion.h): gives
+  //! `id` a new extent, and makes `tv` an ordinary single-device tensor
+  //! (loop domain = logical, no allocation domain, contiguous, no mesh).
+  void setExtent(IterDomain* id, Scalar* extent);
+  void dropDeviceSharding(TensorView* tv);
+
   //! Exprs that the outputs depend on, producers before consumers; among
   //! ready Exprs the earliest created comes first, so a fusion built in
   //! order prints in creation order, and rewritten ones stay topological.

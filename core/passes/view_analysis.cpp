@@ -1,5 +1,7 @@
 #include "core/passes/view_analysis.h"
 
+#include "core/multidevice/communication.h"
+
 #include <algorithm>
 
 namespace fuserlab::passes {
@@ -245,6 +247,9 @@ std::optional<ViewLayout> ViewAnalysis::layout(const TensorView* tv) const {
 
 bool ViewAnalysis::isView(const Expr* expr) const {
   if (!isMetaOpType(expr->type())) return false;
+  // A set that changes the sharding moves data between devices: a
+  // communication, never a view to bookend.
+  if (multidevice::isReshardingSet(expr)) return false;
   const auto* in = expr->input(0)->as<TensorView>();
   const auto* out = expr->output(0)->as<TensorView>();
   if (in == nullptr || out == nullptr) return false;

@@ -4,6 +4,7 @@
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/analysis_cache.h"
+#include "core/scheduler/communication/communication_scheduler.h"
 #include "core/scheduler/expr_eval/expr_eval_scheduler.h"
 #include "core/scheduler/matmul/matmul_scheduler.h"
 #include "core/scheduler/no_op/no_op_scheduler.h"
@@ -53,10 +54,10 @@ std::unique_ptr<Scheduler> makeScheduler(SchedulerType type) {
     // part of the built-in set, as every build runs matmul and sdpa.
     case SchedulerType::Matmul:
       return std::make_unique<MatmulScheduler>();
-    // No communication scheduler yet: multi-GPU collectives arrive with the
-    // multidevice work.
+    // Multi-GPU collectives: part of the built-in set, since a resharding
+    // segment has no other taker.
     case SchedulerType::Communication:
-      return nullptr;
+      return std::make_unique<CommunicationScheduler>();
   }
   return nullptr;
 }
@@ -87,6 +88,9 @@ const Registry& registry() {
 std::optional<std::string> rejectSegment(const Scheduler& scheduler,
                                          const ir::Fusion& segment,
                                          const SegmentRuntimeInfo& info) {
+  if (scheduler.type() != SchedulerType::Communication) {
+    if (auto reason = reshardingRefusal(segment)) return reason;
+  }
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);
 }

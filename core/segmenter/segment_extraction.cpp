@@ -1,5 +1,7 @@
 #include "core/segmenter/segment_extraction.h"
 
+#include "core/multidevice/sharding.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -220,7 +222,13 @@ class Extractor {
   TensorDomain trimmedDomain(const TensorView* tv) {
     TensorDomain d;
     std::unordered_set<const IterDomain*> base;
-    for (const IterDomain* id : tv->logicalNoReductions()) {
+    // A partial tensor (multi-device) keeps its sharded reduction axis: that
+    // axis is what says each device holds a partial sum, which the
+    // communication segment reading it completes.
+    const IterDomain* partialAxis =
+        multidevice::isPartial(tv) ? multidevice::shardedLogicalId(tv) : nullptr;
+    for (const IterDomain* id : tv->logical()) {
+      if (id->isReduction() && id != partialAxis) continue;
       auto& ids = out_.toSegment.iterDomains;
       auto it = ids.find(id);
       d.logical.push_back(it != ids.end() ? it->second : baseIterDomain(id));
@@ -231,14 +239,17 @@ class Extractor {
       std::vector<IterDomain*> out;
       for (const IterDomain* id : ids) {
         if (kept) kept->push_back(!id->isReduction());
-        if (id->isReduction()) continue;
+        const bool keepReduction = partialAxis != nullptr && derivable(id, base);
+        if (id->isReduction() && !keepReduction) continue;
         if (!derivable(id, base)) return {};
         out.push_back(iterDomain(id));
       }
       return out;
     };
     const TensorDomain& original = tv->domain();
-    if (original.hasAllocation()) {
+    // A partial tensor is allocated dense in its logical order (the runtime
+    // holds one device's partial sums).
+    if (original.hasAllocation() && partialAxis == nullptr) {
       std::vector<bool> kept;
       d.allocation = derived(original.allocation, &kept);
       if (!d.allocation.empty()) {
@@ -272,6 +283,7 @@ class Extractor {
       d.contiguity = original.contiguity;
     }
     TensorView* copy = out_.fusion->newTensorView(std::move(d), tv->dtype());
+    copy->setDeviceMesh(tv->deviceMesh());
     copy->setCpuScalar(tv->isCpuScalar());
     copy->setScriptName(tv->scriptName());
     record(tv, copy);
