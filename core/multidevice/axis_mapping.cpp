@@ -90,6 +90,22 @@ ir::IterDomain* trailingReduction(const ir::TensorView* out) {
   return nullptr;
 }
 
+// Whether `slice` keeps axis `axis` (extent `id`) whole: start 0, step 1
+// and a stop at or past the extent, all constants (or the stop the extent
+// itself).
+bool slicesWhole(const ir::Expr* slice, size_t axis, const ir::IterDomain* id) {
+  if (slice->inputs().size() < 3 * axis + 4) return false;
+  const auto* start = slice->input(3 * axis + 1)->as<ir::Scalar>();
+  const auto* stop = slice->input(3 * axis + 2)->as<ir::Scalar>();
+  const auto* step = slice->input(3 * axis + 3)->as<ir::Scalar>();
+  if (start == nullptr || stop == nullptr || step == nullptr) return false;
+  if (!start->isConstInt(0) || !step->isConstInt(1)) return false;
+  if (stop == id->extent()) return true;
+  const auto stopValue = stop->constInt();
+  const auto extent = id->extent()->constInt();
+  return stopValue && extent && *stopValue >= *extent;
+}
+
 }  // namespace
 
 ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
@@ -151,6 +167,17 @@ ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
       int64_t k = reshapeMap(*inShape, *outShape, j, /*forward=*/true);
       return k < 0 ? nullptr : outAxes[static_cast<size_t>(k)];
     }
+    case ExprType::Slice:
+      // Only an axis the slice keeps whole (start 0, step 1, stop at or past
+      // the end): each device's block is then its block of the output.
+      return inputIndex == 0 && slicesWhole(expr, uj, inAxes[uj])
+                 ? outAxes[uj]
+                 : nullptr;
+    case ExprType::Sdpa:
+      // q, k, v [b, h, s, e]: batch and heads are independent problems.
+      return inputIndex <= 2 && uj <= 1 && outAxes.size() == inAxes.size()
+                 ? outAxes[uj]
+                 : nullptr;
     default:
       return nullptr;
   }

@@ -106,6 +106,14 @@ class Propagation {
         auto* tv = o->as<ir::TensorView>();
         if (tv == nullptr) continue;
         ir::IterDomain* id = tv == out ? target : nullptr;
+        // SDPA's logsumexp [b, h, s] is sharded as its output on batch or
+        // heads.
+        if (tv != out && expr->type() == ir::ExprType::Sdpa && tv->rank() >= 2) {
+          const auto outAxes = out->logicalNoReductions();
+          const int64_t k = std::find(outAxes.begin(), outAxes.end(), target) -
+                            outAxes.begin();
+          if (k <= 1) id = tv->logicalNoReductions()[static_cast<size_t>(k)];
+        }
         if (id == nullptr) continue;
         shardOn(tv, id);
         record_.rewrites.push_back(tv->name() + " = " + expr->opName() +
