@@ -169,6 +169,16 @@ void printCompileSummary(const report::CompileReport& report,
     if (!segment.paramsNote.empty()) {
       out << "    note: " << segment.paramsNote << "\n";
     }
+    if (const report::Json* collective = segment.properties.get("collective")) {
+      const report::Json* in = segment.properties.get("input_sharding");
+      const report::Json* to = segment.properties.get("output_sharding");
+      const report::Json* bytes = segment.properties.get("bytes_per_device");
+      out << "    collective: " << collective->asString() << " ("
+          << (in ? in->asString() : "?") << " -> " << (to ? to->asString() : "?")
+          << (bytes ? "; " + std::to_string(bytes->asInt()) + " bytes per device"
+                    : std::string())
+          << ")\n";
+    }
     for (const auto& rejection : segment.rejected) {
       out << "    not " << rejection.scheduler << ": " << rejection.reason
           << "\n";
