@@ -211,7 +211,10 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
           }
           case CommunicationType::Broadcast:
           case CommunicationType::SendRecv: {
+            // Only the root holds the value: the others receive into a
+            // zeroed buffer, whatever copy they computed.
             result = x.contiguous().clone();
+            if (rank != in->deviceMesh().devices()[0]) result.zero();
             comm.broadcast(result.data(),
                            bytesOf(result),
                            in->deviceMesh().devices()[0]);
@@ -272,7 +275,17 @@ std::vector<Tensor> MultiDeviceProgram::gather(
     const auto* tv = complete.outputs()[o].val->as<ir::TensorView>();
     const int64_t axis = tv != nullptr ? multidevice::shardedAxis(tv) : -1;
     if (axis < 0) {
-      out.push_back(perRank[0].at(o));
+      // Replicated: every rank must hold the same bytes (a collective that
+      // left a rank behind shows here).
+      const Tensor first = perRank[0].at(o).contiguous();
+      for (size_t r = 1; r < perRank.size(); ++r) {
+        const Tensor other = perRank[r].at(o).contiguous();
+        FL_CHECK(other.sizes() == first.sizes() &&
+                     std::memcmp(other.data(), first.data(), bytesOf(first)) == 0,
+                 "rank ", r, "'s copy of the replicated output ",
+                 complete.outputs()[o].val->name(), " differs from rank 0's");
+      }
+      out.push_back(first);
       continue;
     }
     std::vector<Tensor> parts;

@@ -15,7 +15,7 @@ using fuserlab::cli::runCli;
 using fuserlab::cli::source;
 
 TEST(CliRunRanksTest, CpuRanksMatchTheUnshardedReference) {
-  for (const char* example : {"loop_split_mlp", "attention_heads",
+  for (const char* example : {"loop_split_mlp", "attention_heads", "collectives",
                               "residual_add", "reshape_sharded_heads"}) {
     CliResult r = runCli("run " +
                          source(std::string("resources/examples/multidevice/") +

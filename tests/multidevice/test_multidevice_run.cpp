@@ -89,7 +89,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"attention_heads.py", 4, {"allreduce"}},
                       Case{"residual_add.py", 2, {}},
                       Case{"residual_add.py", 4, {}},
-                      Case{"reshape_sharded_heads.py", 2, {}}),
+                      Case{"reshape_sharded_heads.py", 2, {}},
+                      Case{"collectives.py", 2,
+                           {"broadcast", "reduce_scatter", "allgather"}},
+                      Case{"collectives.py", 4,
+                           {"broadcast", "reduce_scatter", "allgather"}}),
     [](const auto& info) {
       std::string name = info.param.file.substr(0, info.param.file.find('.'));
       return name + "_" + std::to_string(info.param.ranks) + "ranks";
