@@ -83,15 +83,23 @@ __device__ __forceinline__ float half_to_float(half value) {
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(value.bits));
   return f;
 }
-// float -> bfloat16 with bit operations (cvt.rn.bf16.f32 needs sm_80):
-// round to nearest even; NaN stays NaN (quiet), as the host's BFloat16.
+// float -> bfloat16, round to nearest even; NaN stays NaN (quiet), as the
+// host's BFloat16: cvt.rn.bf16.f32 on sm_80+, bit operations before.
 __device__ __forceinline__ bfloat16 float_to_bf16(float value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned short bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  bfloat16 b;
+  b.bits = bits;
+  return b;
+#else
   const uint32_t raw = __float_as_uint(value);
   const uint32_t rounded = (raw + 0x7FFFu + ((raw >> 16) & 1u)) >> 16;
   const uint32_t quiet_nan = (raw >> 16) | 0x0040u;
   bfloat16 b;
   b.bits = (uint16_t)((raw & 0x7FFFFFFFu) > 0x7F800000u ? quiet_nan : rounded);
   return b;
+#endif
 }
 __device__ __forceinline__ float bf16_to_float(bfloat16 value) {
   return __uint_as_float(((uint32_t)value.bits) << 16);
