@@ -595,6 +595,9 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
           op = UnaryOpType::LogicalNot;  // as in PyTorch
         }
         result = unaryOp(op, compute, args[0]);
+        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximateTanh_) {
+          result.first = "fl::tanh_approx(" + args[0] + ")";
+        }
         // The sign of a half/bf16 value changes no other bit: the result is
         // exact in the same dtype (no rounding back to it).
         const auto* in = expr.input(0)->as<TensorView>();

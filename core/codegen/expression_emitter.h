@@ -101,6 +101,11 @@ class ExpressionEmitter {
 
   //! The statements emitted since the last takeCode().
   std::string takeCode();
+  //! Float tanh as the hardware's tanh.approx.f32 (relative error about
+  //! 2^-11) instead of tanhf: for kernels whose every output is bf16 (8-bit
+  //! mantissa; the GPU checks allow 1e-2), never where a float, double or
+  //! half output could show the error.
+  void setApproximateTanh(bool approximate) { approximateTanh_ = approximate; }
   //! Indentation (spaces) of emitted statements.
   void setIndent(int spaces) { indent_ = spaces; }
   int indent() const { return indent_; }
@@ -150,6 +155,7 @@ class ExpressionEmitter {
   std::vector<std::map<std::string, std::string>> scopes_;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
+  bool approximateTanh_ = false;
   //! Float/double variables whose value is exact in half or bf16 (a widened
   //! narrow value), so a cast back needs no rounding; names are unique.
   std::map<std::string, ir::DataType> exact_;
