@@ -337,9 +337,12 @@ class ReductionEmitter {
       b_.line(in + 2, "#pragma unroll");
       b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
       b_.line(in + 4, "if (!col_ok[s / " + V + "]) continue;");
+      // Partials block-major: a warp writes (and the last block reads)
+      // contiguous columns.
+      const std::string cols = literal(layout.rows);
       for (const ReductionStep& step : b_.plan().steps) {
-        b_.line(in + 4, partials(step) + "[(col[s / " + V + "] + s % " + V +
-                            ") * " + GY + " + blockIdx.y] = " +
+        b_.line(in + 4, partials(step) + "[(index_t)blockIdx.y * " + cols +
+                            " + col[s / " + V + "] + s % " + V + "] = " +
                             b_.accumulator(step) + "[s];");
       }
       b_.line(in + 2, "}");
@@ -358,8 +361,9 @@ class ReductionEmitter {
                             RY + ") " + acc + "[s] = " +
                             b_.combine(step, acc + "[s]",
                                        "fl::red::load_cg(&" + partials(step) +
-                                           "[(col[s / " + V + "] + s % " + V +
-                                           ") * " + GY + " + i])") +
+                                           "[i * " + literal(layout.rows) +
+                                           " + col[s / " + V + "] + s % " + V +
+                                           "])") +
                             ";");
         b_.line(in, "}");
         b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +

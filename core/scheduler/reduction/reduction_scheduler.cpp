@@ -19,6 +19,12 @@ constexpr int64_t kMinBlockThreads = 128;
 // coalesced vector loads) and in the whole block.
 constexpr int64_t kMaxOuterIterationThreads = 32;
 constexpr int64_t kOuterBlockThreads = 256;
+// Outer reductions: vector loads each thread has in flight along the
+// reduction (unrolled), and the blocks per SM a grid split aims at, so that
+// a few hundred columns still keep enough bytes in flight to reach the
+// memory bandwidth (one block per SM with one load each reaches a third).
+constexpr int64_t kOuterLoadsInFlight = 4;
+constexpr int64_t kOuterBlocksPerSm = 4;
 // Serial iterations per thread below which splitting the reduction across
 // blocks costs more (a second pass over partial results) than it gains.
 constexpr int64_t kMinSerialPerGridBlock = 16;
@@ -112,14 +118,18 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
                std::max<int64_t>(1, kOuterBlockThreads / p.blockDimY));
   p.gridDimX = ceilDiv(columns, p.blockDimY);
   int64_t serial = ceilDiv(reduction, p.blockDimX);
-  if (p.gridDimX < device.smCount && serial >= 2 * kMinSerialPerGridBlock) {
-    p.gridDimY = std::min<int64_t>({ceilDiv(device.smCount, p.gridDimX),
+  const int64_t targetBlocks = kOuterBlocksPerSm * device.smCount;
+  if (p.gridDimX < targetBlocks && serial >= 2 * kMinSerialPerGridBlock) {
+    p.gridDimY = std::min<int64_t>({ceilDiv(targetBlocks, p.gridDimX),
                                     serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     serial = ceilDiv(serial, p.gridDimY);
   }
-  p.unrollFactorReduction =
-      unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial);
+  // Each unrolled step is a separate row: independent loads in flight.
+  p.unrollFactorReduction = std::min(
+      kOuterLoadsInFlight *
+          unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
+      previousPowerOfTwo(std::max<int64_t>(1, serial)));
   p.crossBlockReduction = p.blockDimX > 1;
   return p;
 }
