@@ -5,8 +5,10 @@
 // Compiles the fusion at the input sizes, generates the CUDA kernel of every
 // segment that launches one and compiles it with NVRTC for the device's
 // architecture. Needs no GPU. Prints each kernel's launch configuration,
-// NVRTC's compile time and the CUBIN's size; with --out writes <name>.cu,
-// <name>.log (NVRTC's log), <name>.cubin and the helper header
+// NVRTC's compile time, the CUBIN's size and what ptxas reports for it
+// (registers per thread, spill stores and loads, stack, static shared
+// memory; NVRTC runs ptxas verbose); with --out writes <name>.cu, <name>.log
+// (NVRTC's log, ptxas's report included), <name>.cubin and the helper header
 // fuserlab_device.cuh. Exit 2 if some kernel cannot be generated or compiled.
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "core/ir/error.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/runtime/ptxas_usage.h"
 #include "core/runtime/segment_kernels.h"
 #include "db/database_provider.h"
 
@@ -94,13 +97,19 @@ int compileCommand(const std::vector<std::string>& args) {
     std::cout << ", " << (kernel.int64Indexing ? "int64" : "int32") << " indexing\n";
     if (out) writeFile(*out / (kernel.name + ".cu"), kernel.source);
     try {
-      const runtime::NvrtcOutput binary = runtime::compileWithNvrtc(kernel, arch);
+      codegen::GeneratedKernel verbose = kernel;
+      verbose.options.emplace_back(runtime::kPtxasVerboseOption);
+      const runtime::NvrtcOutput binary = runtime::compileWithNvrtc(verbose, arch);
       std::ostringstream line;
       line << std::fixed << std::setprecision(1) << binary.compileMilliseconds;
       std::cout << "  NVRTC: " << line.str() << " ms, cubin " << binary.cubin.size()
                 << " bytes";
       for (const std::string& option : kernel.options) std::cout << " " << option;
-      std::cout << (binary.log.empty() ? "" : " (with warnings)") << "\n";
+      std::cout << (runtime::withoutPtxasInfo(binary.log).empty() ? "" : " (with warnings)")
+                << "\n";
+      if (auto usage = runtime::parsePtxasUsage(binary.log, kernel.name)) {
+        std::cout << "  ptxas: " << usage->toString() << "\n";
+      }
       if (out) {
         writeFile(*out / (kernel.name + ".log"), binary.log);
         writeFile(*out / (kernel.name + ".cubin"),

@@ -271,6 +271,8 @@ std::string_view scalarParameterType(DataType dtype) { return valueType(dtype); 
 
 std::string convertValue(const std::string& expression, DataType from,
                          DataType to) {
+  // A half/bf16 value is kept as a float already rounded to its dtype.
+  if (from == to) return expression;
   switch (to) {
     case DataType::Half:
       return "fl::round_to_half(" + expression + ")";
@@ -314,10 +316,23 @@ void ExpressionEmitter::popScope() {
   scopes_.pop_back();
 }
 
+bool isNarrowFloat(DataType dtype) {
+  return dtype == DataType::Half || dtype == DataType::BFloat16;
+}
+
+DataType ExpressionEmitter::exactIn(const std::string& value,
+                                    DataType dtype) const {
+  if (isNarrowFloat(dtype)) return dtype;
+  if (dtype != DataType::Float && dtype != DataType::Double) return DataType::Null;
+  const auto it = exact_.find(value);
+  return it == exact_.end() ? DataType::Null : it->second;
+}
+
 void ExpressionEmitter::clear(bool resetNames) {
   scopes_.clear();
   scopes_.emplace_back();
   if (resetNames) {
+    exact_.clear();
     nameUses_.clear();
     temporaries_ = 0;
   }
@@ -580,6 +595,22 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
           op = UnaryOpType::LogicalNot;  // as in PyTorch
         }
         result = unaryOp(op, compute, args[0]);
+        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximateTanh_) {
+          result.first = "fl::tanh_approx(" + args[0] + ")";
+        }
+        // The sign of a half/bf16 value changes no other bit: the result is
+        // exact in the same dtype (no rounding back to it).
+        const auto* in = expr.input(0)->as<TensorView>();
+        if ((op == UnaryOpType::Neg || op == UnaryOpType::Abs) && in != nullptr &&
+            ir::isFloatingPoint(compute) && ir::isFloatingPoint(out)) {
+          const DataType exact =
+              exactIn(value(in, producerIndex(expr, in, index)), in->dtype());
+          if (exact != DataType::Null && (exact == out || !isNarrowFloat(out))) {
+            exact_[variable] = exact;
+            return assign(exact == out ? result.first
+                                       : convertValue(result.first, result.second, out));
+          }
+        }
       } else if (expr.type() == ExprType::Binary) {
         result = binaryOp(expr.attrs().binaryOp, compute, args[0], args[1]);
       } else {
@@ -613,6 +644,15 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
     case ExprType::Slice: {
       if (expr.type() == ExprType::Slice) needsIndex();
       auto [in, text] = producerValue(0);
+      // A value exactly representable in `out` (a bf16 value cast to float
+      // and back) needs no rounding; a float keeps the narrow dtype its
+      // value is exact in for the casts after it.
+      const DataType exact = exactIn(text, in->dtype());
+      if (exact != DataType::Null && (exact == out || ir::isFloatingPoint(out))) {
+        exact_[variable] = isNarrowFloat(out) ? out : exact;
+        return assign(exact == out ? text : convertValue(text, in->dtype(), out));
+      }
+      if (isNarrowFloat(out)) exact_[variable] = out;
       return assign(convertValue(text, in->dtype(), out));
     }
     case ExprType::Full: {

@@ -58,6 +58,9 @@ std::string_view scalarParameterType(ir::DataType dtype);
 std::string convertValue(const std::string& expression, ir::DataType from,
                          ir::DataType to);
 
+//! Half or BFloat16: kept as a float rounded to the dtype.
+bool isNarrowFloat(ir::DataType dtype);
+
 //! One C++ index expression per logical axis (reduction axes excluded),
 //! outermost first; empty in element mode.
 using ElementIndex = std::vector<std::string>;
@@ -98,6 +101,11 @@ class ExpressionEmitter {
 
   //! The statements emitted since the last takeCode().
   std::string takeCode();
+  //! Float tanh as the hardware's tanh.approx.f32 (relative error about
+  //! 2^-11) instead of tanhf: for kernels whose every output is bf16 (8-bit
+  //! mantissa; the GPU checks allow 1e-2), never where a float, double or
+  //! half output could show the error.
+  void setApproximateTanh(bool approximate) { approximateTanh_ = approximate; }
   //! Indentation (spaces) of emitted statements.
   void setIndent(int spaces) { indent_ = spaces; }
   int indent() const { return indent_; }
@@ -132,6 +140,10 @@ class ExpressionEmitter {
                       const ElementIndex& index, const std::string& variable);
   std::string scalarExpr(const ir::Expr& expr, const ir::Scalar* out);
   std::string temporary(const std::string& prefix);
+  //! The half/bf16 dtype `value` (of `dtype`) is exactly representable in,
+  //! as far as the emitter knows, or Null: half/bf16 values are, and
+  //! float/double variables computed from them without arithmetic.
+  ir::DataType exactIn(const std::string& value, ir::DataType dtype) const;
 
   const ir::Fusion& fusion_;
   ExpressionHooks hooks_;
@@ -143,6 +155,10 @@ class ExpressionEmitter {
   std::vector<std::map<std::string, std::string>> scopes_;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
+  bool approximateTanh_ = false;
+  //! Float/double variables whose value is exact in half or bf16 (a widened
+  //! narrow value), so a cast back needs no rounding; names are unique.
+  std::map<std::string, ir::DataType> exact_;
 };
 
 }  // namespace fuserlab::codegen

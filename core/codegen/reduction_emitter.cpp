@@ -197,8 +197,11 @@ class ReductionEmitter {
                 "c0 += " + BDX + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
+    const bool welfordChunks = s_.unrollReduction * s_.vectorize > 1;
+    if (welfordChunks) declareWelfordChunks(body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
+    if (welfordChunks) ctx.welfordChunk = "[u][k][v]";
     ctx.slot = "k";
     ctx.rowLane = "row[k]";
     ctx.rowChunk = "row[k]";
@@ -213,6 +216,7 @@ class ReductionEmitter {
     openChunkLoops(body, UR, UIT);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
+    if (welfordChunks) foldWelfordChunks(body, UR, UIT, V);
     b_.line(in, "}");
 
     // Across the block, then across the grid.
@@ -333,9 +337,12 @@ class ReductionEmitter {
       b_.line(in + 2, "#pragma unroll");
       b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
       b_.line(in + 4, "if (!col_ok[s / " + V + "]) continue;");
+      // Partials block-major: a warp writes (and the last block reads)
+      // contiguous columns.
+      const std::string cols = literal(layout.rows);
       for (const ReductionStep& step : b_.plan().steps) {
-        b_.line(in + 4, partials(step) + "[(col[s / " + V + "] + s % " + V +
-                            ") * " + GY + " + blockIdx.y] = " +
+        b_.line(in + 4, partials(step) + "[(index_t)blockIdx.y * " + cols +
+                            " + col[s / " + V + "] + s % " + V + "] = " +
                             b_.accumulator(step) + "[s];");
       }
       b_.line(in + 2, "}");
@@ -354,8 +361,9 @@ class ReductionEmitter {
                             RY + ") " + acc + "[s] = " +
                             b_.combine(step, acc + "[s]",
                                        "fl::red::load_cg(&" + partials(step) +
-                                           "[(col[s / " + V + "] + s % " + V +
-                                           ") * " + GY + " + i])") +
+                                           "[i * " + literal(layout.rows) +
+                                           " + col[s / " + V + "] + s % " + V +
+                                           "])") +
                             ";");
         b_.line(in, "}");
         b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
@@ -365,6 +373,62 @@ class ReductionEmitter {
     }
     emitResults(in, NS);
     emitRowStage(1, in, slot, NS);
+  }
+
+  // One-pass Welford steps keep the values of a thread's chunk (unrolled
+  // and vectorized: UR x V elements of each of its rows) in registers.
+  void declareWelfordChunks(int in, const std::string& UR,
+                            const std::string& UIT, const std::string& V) {
+    for (const ReductionStep& step : b_.plan().steps) {
+      if (step.kind != ReductionStep::Kind::Welford) continue;
+      b_.line(in, std::string(valueType(step.compute)) + " " +
+                      b_.welfordChunkName(step) + "[" + UR + "][" + UIT +
+                      "][" + V + "];");
+    }
+  }
+
+  // Folds each row's chunk into its Welford accumulator without a division
+  // per element: the chunk's sum and count give its mean, the chunk's
+  // squared deviations from that mean its m2 (two passes over registers, so
+  // data far from zero loses no precision), then one Chan combine per chunk.
+  void foldWelfordChunks(int in, const std::string& UR,
+                         const std::string& UIT, const std::string& V) {
+    const std::string chunkOk =
+        "row_ok[k] && c0 + u * " + std::to_string(s_.threadsX) + " < c_end";
+    for (const ReductionStep& step : b_.plan().steps) {
+      if (step.kind != ReductionStep::Kind::Welford) continue;
+      const std::string T(valueType(step.compute));
+      const std::string wf = b_.welfordChunkName(step);
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+      b_.line(in + 2, "int n = 0;");
+      b_.line(in + 2, T + " sum = " + T + "(0);");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
+      b_.line(in + 4, "if (!(" + chunkOk + ")) continue;");
+      b_.line(in + 4, "n += " + V + ";");
+      b_.line(in + 4, "#pragma unroll");
+      b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) sum += " + wf +
+                          "[u][k][v];");
+      b_.line(in + 2, "}");
+      b_.line(in + 2, "if (n == 0) continue;");
+      b_.line(in + 2, "fl::Welford<" + T + "> w;");
+      b_.line(in + 2, "w.n = n;");
+      b_.line(in + 2, "w.avg = sum / (" + T + ")n;");
+      b_.line(in + 2, "w.m2 = " + T + "(0);");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
+      b_.line(in + 4, "if (!(" + chunkOk + ")) continue;");
+      b_.line(in + 4, "#pragma unroll");
+      b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) {");
+      b_.line(in + 6, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
+      b_.line(in + 6, "w.m2 += d * d;");
+      b_.line(in + 4, "}");
+      b_.line(in + 2, "}");
+      b_.line(in + 2, b_.accumulator(step) + "[k] = fl::welford_combine(" +
+                          b_.accumulator(step) + "[k], w);");
+      b_.line(in, "}");
+    }
   }
 
   void openChunkLoops(int in, const std::string& UR, const std::string& UIT) {

@@ -22,8 +22,13 @@
 // combines them in block order, so results do not depend on arrival order,
 // and finishes the rows: the ops after the reduction and the outputs.
 //
-// Welford is one-pass (fl::welford_update per element, Chan's combine across
-// threads); sums, products, max and min accumulate in the reference's dtype
+// Welford is one-pass: an inner reduction keeps each thread's chunk (its
+// unrolled vector loads of a row) in registers and folds it into the
+// thread's accumulator with one Chan combine (the chunk's mean from its sum,
+// then its squared deviations from that mean: no division per element);
+// without unrolling or vectorization, and along outer reductions, it is
+// fl::welford_update per element. Threads and blocks combine with Chan's
+// formula. Sums, products, max and min accumulate in the reference's dtype
 // (float for half/bfloat16/float, double, int64 wrapping) with NaN
 // propagating through max and min. Ops before and after the reductions have
 // the CPU reference's semantics (ExpressionEmitter), with results rounded to

@@ -111,6 +111,11 @@ std::string ReductionKernelBuilder::accumulator(const ReductionStep& step) const
   return "acc_" + step.name + (step.kind == Kind::WelfordM2 ? "_m2" : "");
 }
 
+std::string ReductionKernelBuilder::welfordChunkName(
+    const ReductionStep& step) const {
+  return "wf_" + step.name;
+}
+
 std::string ReductionKernelBuilder::loadName(const TensorView* tv) const {
   return tv->name() + "_ld";
 }
@@ -475,6 +480,11 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
                          combine(*step, acc, x) + ";");
         break;
       case Kind::Welford:
+        if (!ctx.welfordChunk.empty()) {
+          line(indent, welfordChunkName(*step) + ctx.welfordChunk + " = " + x +
+                           ";");
+          break;
+        }
         line(indent, "if (" + ctx.valid + ") fl::welford_update(" + acc +
                          ", " + x + ");");
         break;

@@ -62,6 +62,10 @@ struct LaneContext {
   //! Persistent storage: the chunk's subscript of register arrays ("[b]"),
   //! or the index of its first element in shared memory.
   std::string storageChunk;
+  //! One-pass Welford steps: the element's subscripts in the chunk buffer
+  //! (`wf_T4[u][k][v]`) the emitter folds after the chunk; empty: one
+  //! fl::welford_update per element.
+  std::string welfordChunk;
 };
 
 //! Where one slot of a row stage is.
@@ -110,6 +114,8 @@ class ReductionKernelBuilder {
   //! `a` combined with `b` as an expression.
   std::string combine(const ReductionStep& step, const std::string& a,
                       const std::string& b) const;
+  //! The chunk buffer of a one-pass Welford step ("wf_T4").
+  std::string welfordChunkName(const ReductionStep& step) const;
   //! Sets the result arrays of `step`'s outputs at `slot` from the reduced
   //! accumulator expression `reduced`.
   void emitStepResults(const ReductionStep& step, int indent,

@@ -51,6 +51,19 @@ TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
   std::filesystem::remove_all(out);
 }
 
+TEST(CliCompileTest, PrintsPtxasRegistersAndSpillsOfEveryKernel) {
+  const std::filesystem::path out = freshDirectory("ptxas");
+  CliResult r = runCli("compile " + source("tests/perf/suite/var_mean_8192x4096.py") +
+                       " --device H100-SXM --out " + out.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("  ptxas: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" registers, 0 bytes spill stores, 0 bytes spill loads"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(readFile(out / "reduction_seg0.log").find("ptxas info"), std::string::npos);
+  std::filesystem::remove_all(out);
+}
+
 TEST(CliCompileTest, NeedsInputSizes) {
   const std::filesystem::path dir = freshDirectory("noinputs");
   std::filesystem::create_directories(dir);

@@ -59,5 +59,30 @@ extern "C" __global__ void probe(fl::Tensor<fl::bfloat16, 2> T0, fl::Tensor<fl::
   }
 }
 
+// float -> bf16 is cvt.rn.bf16.f32 on sm_80+ (the software rounding costs
+// about seven instructions per element); the software fallback still builds
+// for older architectures.
+TEST(DeviceHeaderTest, Bf16RoundingIsOneConversionFromSm80) {
+  const std::string header(deviceHelperSource());
+  const size_t convert = header.find("bfloat16 float_to_bf16(float value)");
+  ASSERT_NE(convert, std::string::npos);
+  const size_t end = header.find("\n}\n", convert);
+  const std::string body = header.substr(convert, end - convert);
+  EXPECT_NE(body.find("__CUDA_ARCH__ >= 800"), std::string::npos) << body;
+  EXPECT_NE(body.find("cvt.rn.bf16.f32"), std::string::npos) << body;
+  EXPECT_NE(body.find("0x7FFFu"), std::string::npos) << body;  // the fallback
+  GeneratedKernel kernel;
+  kernel.name = "probe";
+  kernel.source = R"(#include "fuserlab_device.cuh"
+extern "C" __global__ void probe(fl::Tensor<fl::bfloat16, 1> T0, float x) {
+  T0.data[threadIdx.x] = fl::to_element<fl::bfloat16>(fl::round_to_bf16(x));
+}
+)";
+  for (int arch : runtime::nvrtcSupportedArchitectures()) {
+    if (arch != 75 && arch != 80 && arch != 90) continue;
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << "sm_" << arch;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen

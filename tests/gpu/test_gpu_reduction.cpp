@@ -64,6 +64,41 @@ fd.add_output(T2)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// Welford in a reduction kernel folds chunks of a thread's elements (sum,
+// mean, squared deviations, one combine): data with a mean far from zero
+// (100, std 1) keeps the variance accurate, at the suite's size, an odd
+// size (masked chunk tails) and a few long rows split over blocks.
+TEST_F(GpuReductionTest, VarMeanFarFromZero) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)
+fd.add_output(T1)
+fd.add_output(T2)
+)");
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{8192, 4096}, {513, 2049}, {4, 1048576}}) {
+    SCOPED_TRACE(shape(sizes));
+    Tensor x = Tensor::empty(DataType::Float, sizes);
+    runtime::fillNormal(x, 11, /*mean=*/100.0, /*std=*/1.0);
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, VarMeanFarFromZeroBf16Input) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2, T3 = fd.ops.var_mean(T1, dims=[1], correction=0, keepdim=False)
+fd.add_output(T2)
+fd.add_output(T3)
+)");
+  Tensor x = Tensor::empty(DataType::BFloat16, {1024, 4096});
+  runtime::fillNormal(x, 12, /*mean=*/100.0, /*std=*/1.0);
+  runAndCheck({x});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
 std::string softmax(int64_t rows, int64_t cols) {
   const std::string row = "[" + std::to_string(rows) + ", 1]";
   const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";

@@ -19,14 +19,28 @@ constexpr int64_t kMinBlockThreads = 128;
 // coalesced vector loads) and in the whole block.
 constexpr int64_t kMaxOuterIterationThreads = 32;
 constexpr int64_t kOuterBlockThreads = 256;
+// Outer reductions: vector loads each thread has in flight along the
+// reduction (unrolled), and the blocks per SM a grid split aims at, so that
+// a few hundred columns still keep enough bytes in flight to reach the
+// memory bandwidth (one block per SM with one load each reaches a third).
+constexpr int64_t kOuterLoadsInFlight = 4;
+constexpr int64_t kOuterBlocksPerSm = 4;
 // Serial iterations per thread below which splitting the reduction across
 // blocks costs more (a second pass over partial results) than it gains.
 constexpr int64_t kMinSerialPerGridBlock = 16;
+// One-pass Welford (var_mean) along a row: a Welford combine across threads
+// costs a division and moves three values, so rows go to fewer threads that
+// each fold chunks of kWelfordChunkElements elements (a sum, then squared
+// deviations from the chunk's mean, then one combine: no division per
+// element; see ReductionEmitter).
+constexpr int64_t kMaxInnerWelfordThreads = 128;
+constexpr int64_t kWelfordChunkElements = 32;
 
 struct Analysis {
   ReductionPattern pattern;
   ReductionExtents extents;
   VectorizeLimit vectorize;
+  bool welford = false;  //!< a var_mean among the reductions
 };
 
 Analysis analyze(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
@@ -41,6 +55,9 @@ Analysis analyze(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
   FL_ASSERT(extents.reason.empty(), extents.reason);
   a.extents = extents.extents;
   a.vectorize = maxVectorizeFactor(segment, a.pattern, a.extents, info);
+  for (const ReductionInfo& r : a.pattern.reductions) {
+    if (r.expr->type() == ir::ExprType::Welford) a.welford = true;
+  }
   return a;
 }
 
@@ -60,7 +77,9 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
   const int64_t afterVect = ceilDiv(reduction, p.vectorizationFactor);
-  p.blockDimX = std::min(kMaxInnerReductionThreads, nextPowerOfTwo(afterVect));
+  p.blockDimX = std::min(
+      a.welford ? kMaxInnerWelfordThreads : kMaxInnerReductionThreads,
+      nextPowerOfTwo(afterVect));
   if (p.blockDimX < kMinBlockThreads) {
     p.blockDimY =
         std::min(nextPowerOfTwo(iteration), kMinBlockThreads / p.blockDimX);
@@ -76,6 +95,11 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
   }
   p.unrollFactorReduction =
       unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial);
+  if (a.welford) {
+    p.unrollFactorReduction = std::min(
+        std::max<int64_t>(1, kWelfordChunkElements / p.vectorizationFactor),
+        previousPowerOfTwo(std::max<int64_t>(1, serial)));
+  }
   p.crossBlockReduction = p.blockDimX > 1;
   return p;
 }
@@ -94,14 +118,18 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
                std::max<int64_t>(1, kOuterBlockThreads / p.blockDimY));
   p.gridDimX = ceilDiv(columns, p.blockDimY);
   int64_t serial = ceilDiv(reduction, p.blockDimX);
-  if (p.gridDimX < device.smCount && serial >= 2 * kMinSerialPerGridBlock) {
-    p.gridDimY = std::min<int64_t>({ceilDiv(device.smCount, p.gridDimX),
+  const int64_t targetBlocks = kOuterBlocksPerSm * device.smCount;
+  if (p.gridDimX < targetBlocks && serial >= 2 * kMinSerialPerGridBlock) {
+    p.gridDimY = std::min<int64_t>({ceilDiv(targetBlocks, p.gridDimX),
                                     serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     serial = ceilDiv(serial, p.gridDimY);
   }
-  p.unrollFactorReduction =
-      unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial);
+  // Each unrolled step is a separate row: independent loads in flight.
+  p.unrollFactorReduction = std::min(
+      kOuterLoadsInFlight *
+          unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
+      previousPowerOfTwo(std::max<int64_t>(1, serial)));
   p.crossBlockReduction = p.blockDimX > 1;
   return p;
 }

@@ -61,6 +61,31 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumSplitsAcrossBlocks) {
   EXPECT_GT(p.gridDimY, 1);
 }
 
+TEST_F(ReductionSchedulerTest, OuterColumnSumKeepsFourLoadsInFlightOnFourBlocksPerSm) {
+  // The suite's col_sum: bf16 [8192, 4096] over dim 0. 16 blocks of 256
+  // columns; the rows are split so that about 4 blocks run per SM, and each
+  // thread unrolls 4 rows of 16-byte loads (it was 9 blocks per column group,
+  // one load in flight per thread: a third of the bandwidth).
+  const std::string script =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+      "    fd.add_output(T2)\n";
+  BoundSegment colSum(script, {{8192, 4096}}, h100());
+  const ReductionParams p = accepted(colSum);
+  EXPECT_FALSE(p.fastestDimReduction);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimY, 32);
+  EXPECT_EQ(p.blockDimX, 8);
+  EXPECT_EQ(p.gridDimX, 16);
+  EXPECT_EQ(p.gridDimY, 33);  // ceil(4 * 132 / 16)
+  EXPECT_TRUE(p.crossGridReduction);
+  EXPECT_EQ(p.unrollFactorReduction, 4);
+}
+
 TEST_F(ReductionSchedulerTest, ReductionResultOutputsDoNotLimitVectorization) {
   // The sum, broadcast back ([128, 1]), is written one element per row: it
   // must not drop the bf16 rows' factor to 1. The float copy T2 (written

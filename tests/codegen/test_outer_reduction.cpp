@@ -1,0 +1,46 @@
+// Outer reductions (col_sum: bf16 [8192, 4096] summed over dim 0): 16-byte
+// loads along the kept axis, several rows of them in flight per thread, the
+// rows split over enough blocks to fill the SMs, and partial results laid
+// out block-major so that the grid's writes and the last block's reads are
+// contiguous across a warp.
+#include "core/codegen/codegen.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+const char* const kColSum =
+    "from nvfuser import FusionDefinition, DataType\n"
+    "def f(fd : FusionDefinition) -> None :\n"
+    "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+    "dtype=DataType.BFloat16, is_cpu=False)\n"
+    "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+    "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+    "    fd.add_output(T2)\n";
+
+TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
+  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  // Columns on threadIdx.x (32 x 8 bf16), rows on threadIdx.y (8).
+  EXPECT_EQ(k.launch.block[0], 32);
+  EXPECT_EQ(k.launch.block[1], 8);
+  EXPECT_EQ(k.launch.grid[0], 16);
+  EXPECT_GE(k.launch.grid[0] * k.launch.grid[1], 4 * 132);
+  // Four rows of 16-byte loads issued before any is summed.
+  EXPECT_TRUE(contains(k.source, "fl::Array<fl::bfloat16, 8> T0_ld[4][1];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T0.data + (col[k]) + (j * 4096))"))
+      << k.source;
+  // Partials block-major: [blockIdx.y][column].
+  EXPECT_TRUE(contains(k.source,
+                       "acc_T2_part[(index_t)blockIdx.y * 4096 + col[s / 8] + s % 8] = "))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::red::load_cg(&acc_T2_part[i * 4096 + col[s / 8] + s % 8])"))
+      << k.source;
+  for (int arch : {80, 90}) {
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen

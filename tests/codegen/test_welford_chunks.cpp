@@ -1,0 +1,73 @@
+// One-pass Welford (var_mean) in reduction kernels: a row goes to at most
+// 128 threads, each folding chunks of unrolled vector loads into its
+// accumulator (the chunk's sum, its mean, its squared deviations, one
+// welford_combine) instead of a welford_update with a division per element.
+// tests/gpu (GpuReductionTest.VarMeanFarFromZero*) checks the numerics.
+#include "core/codegen/codegen.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+const char* const kVarMean =
+    "from nvfuser import FusionDefinition, DataType\n"
+    "def f(fd : FusionDefinition) -> None :\n"
+    "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+    "dtype=DataType.Float, is_cpu=False)\n"
+    "    T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)\n"
+    "    fd.add_output(T1)\n"
+    "    fd.add_output(T2)\n";
+
+TEST(WelfordChunksTest, VarMeanFoldsChunksOfThirtyTwoWithoutPerElementDivision) {
+  const CompiledScript compiled = compileScript(kVarMean, "8192x4096:f32");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  // 128 threads per row, each with 8 unrolled float4 loads: a chunk of 32.
+  EXPECT_EQ(k.launch.block[0], 128);
+  EXPECT_EQ(k.launch.block[1], 1);
+  EXPECT_TRUE(contains(k.source, "float wf_T1[8][1][4];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "wf_T1[u][k][v] = ")) << k.source;
+  EXPECT_TRUE(contains(k.source, "acc_T1[k] = fl::welford_combine(acc_T1[k], w);"))
+      << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << k.source;
+  for (int arch : {80, 90}) {
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
+  }
+}
+
+TEST(WelfordChunksTest, OddRowsAndGridSplitsFoldOnlyTheirValidChunks) {
+  // An odd row length (no vectorization; the chunk is the unrolled scalar
+  // loads, the row's tail masked) and a few long rows split over blocks.
+  for (const char* sizes : {"513x2049:f32", "4x1048576:f32"}) {
+    const CompiledScript compiled = compileScript(kVarMean, sizes);
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_LE(k.launch.block[0], 128) << sizes;
+    EXPECT_TRUE(contains(k.source, "if (!(row_ok[k] && c0 + u * "))
+        << sizes << "\n" << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::welford_combine(acc_T1[k], w)"))
+        << sizes << "\n" << k.source;
+    EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << sizes;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << sizes;
+  }
+}
+
+TEST(WelfordChunksTest, BFloat16InputChunksAreEightVectorsOfFour) {
+  // bf16 vectorizes by 8: four unrolled vectors make the chunk of 32.
+  const std::string script =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2, T3 = fd.ops.var_mean(T1, dims=[1], correction=0, keepdim=False)\n"
+      "    fd.add_output(T2)\n"
+      "    fd.add_output(T3)\n";
+  const CompiledScript compiled = compileScript(script, "1024x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_EQ(k.launch.block[0], 128);
+  EXPECT_TRUE(contains(k.source, "float wf_T2[4][1][8];")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << k.source;
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
