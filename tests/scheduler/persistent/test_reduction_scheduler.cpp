@@ -33,16 +33,30 @@ TEST_F(ReductionSchedulerTest, InnerSumOfOddRows) {
   EXPECT_FALSE(p.persistentKernel);
   EXPECT_TRUE(p.fastestDimReduction);
   // Rows of 1023 floats: no vector width divides them; unrolling keeps
-  // loads in flight instead.
+  // loads in flight instead: 256 threads with 4 loads each.
   EXPECT_EQ(p.vectorizationFactor, 1);
-  EXPECT_EQ(p.blockDimX, 512);
-  EXPECT_EQ(p.unrollFactorReduction, 2);
+  EXPECT_EQ(p.blockDimX, 256);
+  EXPECT_EQ(p.unrollFactorReduction, 4);
   EXPECT_EQ(p.gridDimX * p.blockDimY, 2048);
   EXPECT_FALSE(p.crossGridReduction);
   const std::string json =
       scheduler_.properties(segment->fusion(), segment->info()).dump(-1);
   EXPECT_NE(json.find("\"reduction_extent\":1023"), std::string::npos) << json;
   EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":1"), std::string::npos);
+}
+
+TEST_F(ReductionSchedulerTest, LongBf16RowsGiveEachThreadFourVectorLoads) {
+  // The suite's row_sum, bf16 [8192, 4096] summed over its rows: 128
+  // threads per row, each with 4 loads of 8 bf16 in flight (was 512 threads
+  // with one load each, 62% of the copy bandwidth on an H100).
+  auto segment = BoundSegment::fromExample(
+      "tests/perf/suite/row_sum_8192x4096.py", h100());
+  const ReductionParams p = accepted(*segment);
+  EXPECT_TRUE(p.fastestDimReduction);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimX, 128);
+  EXPECT_EQ(p.unrollFactorReduction, 4);
+  EXPECT_FALSE(p.crossGridReduction);
 }
 
 TEST_F(ReductionSchedulerTest, OuterColumnSumSplitsAcrossBlocks) {
