@@ -256,7 +256,8 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   std::vector<scheduler::Rejection> rejected;
   std::optional<scheduler::SchedulerType> accepted;
   try {
-    SegmentExtraction segment = extractSegment(index_, exprs);
+    SegmentExtraction segment =
+        extractSegment(index_, exprs, /*withCloneMap=*/false);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
     if (context_.guessMergeSchedulers) {
       accepted = scheduler::findAcceptingScheduler(

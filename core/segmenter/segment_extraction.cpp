@@ -28,16 +28,20 @@ bool isTensorExpr(const Expr* expr) {
 // IterDomains and transforms, which are memoized in the CloneMap.
 class Extractor {
  public:
-  explicit Extractor(const CompleteFusionIndex& index)
-      : index_(index), complete_(index.fusion()) {
+  Extractor(const CompleteFusionIndex& index, bool withCloneMap)
+      : index_(index),
+        complete_(index.fusion()),
+        withCloneMap_(withCloneMap),
+        valCopies_(complete_.vals().size(), nullptr),
+        idCopies_(complete_.iterDomains().size(), nullptr),
+        flags_(complete_.vals().size(), 0) {
     out_.fusion = std::make_unique<Fusion>();
   }
 
   SegmentExtraction run(const std::vector<Expr*>& exprs, bool whole) {
     std::unordered_set<const Expr*> group(exprs.begin(), exprs.end());
-    std::unordered_set<const Val*> produced;
     for (const Expr* expr : exprs) {
-      for (const Val* out : expr->outputs()) produced.insert(out);
+      for (const Val* out : expr->outputs()) flags_[slot(out)] |= kProduced;
     }
 
     // Tensors read from outside the group, in order of first use.
@@ -48,7 +52,7 @@ class Extractor {
     } else {
       for (const Expr* expr : exprs) {
         for (Val* in : expr->inputs()) {
-          if (in->isA<TensorView>() && !produced.count(in) &&
+          if (in->isA<TensorView>() && !(flags_[slot(in)] & kProduced) &&
               seenInputs.insert(in).second) {
             tensorInputs.push_back(in);
           }
@@ -58,11 +62,11 @@ class Extractor {
     for (Val* in : tensorInputs) {
       auto* tv = in->as<TensorView>();
       if (tv == nullptr || complete_.isInput(tv)) continue;
-      trimmed_.insert(tv);
+      flags_[slot(tv)] |= kTrimmed;
       for (const IterDomain* id : tv->logicalNoReductions()) {
         for (Scalar* extent : {id->extent(), id->expandedExtent()}) {
           if (extent && !extent->isConst() && extent->definition()) {
-            asLeaf_.insert(extent);
+            flags_[slot(extent)] |= kAsLeaf;
           }
         }
       }
@@ -70,9 +74,10 @@ class Extractor {
 
     // Every value the segment holds, created in the complete fusion's order.
     std::vector<Val*> vals;
-    std::unordered_set<const Val*> needed;
     auto need = [&](Val* val) {
-      if (val && needed.insert(val).second) vals.push_back(val);
+      if (val == nullptr || (flags_[slot(val)] & kNeeded)) return;
+      flags_[slot(val)] |= kNeeded;
+      vals.push_back(val);
     };
     for (Val* in : tensorInputs) need(in);
     for (const Expr* expr : exprs) {
@@ -94,11 +99,9 @@ class Extractor {
 
     for (Expr* expr : exprs) {
       if (!isTensorExpr(expr)) continue;  // cloned with the scalars they define
-      out_.toSegment.exprs.emplace(
-          expr, out_.fusion->newExpr(expr->type(),
-                                     out_.toSegment.clone(expr->inputs()),
-                                     out_.toSegment.clone(expr->outputs()),
-                                     expr->attrs()));
+      exprCopies_.emplace_back(
+          expr, out_.fusion->newExpr(expr->type(), copies(expr->inputs()),
+                                     copies(expr->outputs()), expr->attrs()));
     }
 
     if (whole) {
@@ -107,12 +110,74 @@ class Extractor {
       addInputs(tensorInputs);
       addOutputs(exprs, group);
     }
+    if (withCloneMap_) fillCloneMap();
     return std::move(out_);
   }
 
  private:
+  // Flags per value of the complete fusion (by id).
+  static constexpr uint8_t kProduced = 1;  // written by the group
+  static constexpr uint8_t kTrimmed = 2;   // an intermediate tensor input
+  static constexpr uint8_t kAsLeaf = 4;    // an extent of one: a symbolic leaf
+  static constexpr uint8_t kNeeded = 8;    // held by the segment
+
+  size_t slot(const Val* val) const {
+    const auto id = static_cast<size_t>(val->id());
+    FL_ASSERT(id < valCopies_.size() && complete_.vals()[id].get() == val,
+              val->name(), " is not a value of the complete fusion");
+    return id;
+  }
+  size_t slot(const IterDomain* id) const {
+    const auto i = static_cast<size_t>(id->id());
+    FL_ASSERT(i < idCopies_.size() && complete_.iterDomains()[i].get() == id,
+              id->toString(), " is not an IterDomain of the complete fusion");
+    return i;
+  }
+
+  //! The copy of `val` (nullptr for nullptr); it must have one.
+  Val* copyOf(const Val* val) const {
+    if (val == nullptr) return nullptr;
+    Val* copy = valCopies_[slot(val)];
+    FL_ASSERT(copy != nullptr, val->name(), " has no copy in the segment");
+    return copy;
+  }
+  std::vector<Val*> copies(const std::vector<Val*>& vals) const {
+    std::vector<Val*> out;
+    out.reserve(vals.size());
+    for (const Val* val : vals) out.push_back(copyOf(val));
+    return out;
+  }
+  //! Sets the copy of `original` unless it has one (as a map's emplace).
+  void mapVal(const Val* original, Val* copy) {
+    Val*& entry = valCopies_[slot(original)];
+    if (entry == nullptr) entry = copy;
+  }
+  void mapIterDomain(const IterDomain* original, IterDomain* copy) {
+    IterDomain*& entry = idCopies_[slot(original)];
+    if (entry == nullptr) entry = copy;
+  }
+
+  // The CloneMap of the segment, from the tables above.
+  void fillCloneMap() {
+    ir::CloneMap& map = out_.toSegment;
+    const auto& vals = complete_.vals();
+    for (size_t i = 0; i < valCopies_.size(); ++i) {
+      if (valCopies_[i] != nullptr) map.vals.emplace(vals[i].get(), valCopies_[i]);
+    }
+    const auto& ids = complete_.iterDomains();
+    for (size_t i = 0; i < idCopies_.size(); ++i) {
+      if (idCopies_[i] != nullptr) {
+        map.iterDomains.emplace(ids[i].get(), idCopies_[i]);
+      }
+    }
+    for (const auto& [original, copy] : exprCopies_) {
+      map.exprs.emplace(original, copy);
+    }
+    map.transforms = std::move(transformCopies_);
+  }
+
   void record(const Val* original, Val* copy) {
-    out_.toSegment.vals.emplace(original, copy);
+    mapVal(original, copy);
     if (!(original->isA<Scalar>() && original->as<Scalar>()->isConst())) {
       out_.copiedValues.emplace_back(copy, original);
     }
@@ -120,9 +185,7 @@ class Extractor {
 
   Scalar* scalar(Scalar* s) {
     if (s == nullptr) return nullptr;
-    if (auto it = out_.toSegment.vals.find(s); it != out_.toSegment.vals.end()) {
-      return it->second->as<Scalar>();
-    }
+    if (Val* copy = valCopies_[slot(s)]) return copy->as<Scalar>();
     Fusion& seg = *out_.fusion;
     if (s->isConst()) {
       Scalar* copy = seg.newConstant(s->value(), s->dtype());
@@ -130,7 +193,7 @@ class Extractor {
       return copy;
     }
     Expr* def = s->definition();
-    if (def == nullptr || asLeaf_.count(s)) {
+    if (def == nullptr || (flags_[slot(s)] & kAsLeaf)) {
       Scalar* copy = seg.newScalar(s->dtype());
       record(s, copy);
       out_.symbolicScalars.emplace_back(copy, s);
@@ -150,28 +213,30 @@ class Extractor {
       record(o, copy);
       outputs.push_back(copy);
     }
-    out_.toSegment.exprs.emplace(
+    exprCopies_.emplace_back(
         def, seg.newExpr(def->type(), inputs, outputs, def->attrs()));
     out_.scalarExprs.push_back(def);
-    return out_.toSegment.vals.at(s)->as<Scalar>();
+    return copyOf(s)->as<Scalar>();
   }
 
   IterDomain* baseIterDomain(const IterDomain* id) {
     IterDomain* copy = out_.fusion->newIterDomain(
         scalar(id->extent()), id->iterType(), scalar(id->expandedExtent()));
     copy->parallelize(id->parallelType());
-    out_.toSegment.iterDomains.emplace(id, copy);
+    mapIterDomain(id, copy);
     return copy;
   }
 
   // The clone of `id`, replaying the Split/Merge transforms it comes from.
   IterDomain* iterDomain(const IterDomain* id) {
-    auto& ids = out_.toSegment.iterDomains;
-    if (auto it = ids.find(id); it != ids.end()) return it->second;
+    if (IterDomain* copy = idCopies_[slot(id)]) return copy;
     const IterDomainTransform* def = id->definition();
     if (def == nullptr) return baseIterDomain(id);
     replay(def);
-    return ids.at(id);
+    IterDomain* copy = idCopies_[slot(id)];
+    FL_ASSERT(copy != nullptr, "replaying ", def->toString(), " gave no ",
+              id->toString());
+    return copy;
   }
 
   void replay(const IterDomainTransform* t) {
@@ -189,12 +254,12 @@ class Extractor {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const IterDomain* original = t->outputs()[i];
       outputs[i]->parallelize(original->parallelType());
-      out_.toSegment.iterDomains.emplace(original, outputs[i]);
+      mapIterDomain(original, outputs[i]);
       // The replay computes the extent afresh; let later uses of the
       // complete fusion's extent scalar find it.
-      out_.toSegment.vals.emplace(original->extent(), outputs[i]->extent());
+      mapVal(original->extent(), outputs[i]->extent());
     }
-    out_.toSegment.transforms.emplace(t, outputs[0]->definition());
+    transformCopies_.emplace(t, outputs[0]->definition());
   }
 
   std::vector<IterDomain*> iterDomains(const std::vector<IterDomain*>& ids) {
@@ -221,9 +286,8 @@ class Extractor {
     TensorDomain d;
     std::unordered_set<const IterDomain*> base;
     for (const IterDomain* id : tv->logicalNoReductions()) {
-      auto& ids = out_.toSegment.iterDomains;
-      auto it = ids.find(id);
-      d.logical.push_back(it != ids.end() ? it->second : baseIterDomain(id));
+      IterDomain* copy = idCopies_[slot(id)];
+      d.logical.push_back(copy != nullptr ? copy : baseIterDomain(id));
       base.insert(id);
     }
     auto derived = [&](const std::vector<IterDomain*>& ids,
@@ -261,7 +325,7 @@ class Extractor {
 
   void tensor(TensorView* tv) {
     TensorDomain d;
-    if (trimmed_.count(tv)) {
+    if (flags_[slot(tv)] & kTrimmed) {
       d = trimmedDomain(tv);
     } else {
       const TensorDomain& original = tv->domain();
@@ -294,7 +358,7 @@ class Extractor {
     // Symbolic scalars that binding the tensor inputs leaves unbound.
     std::unordered_set<const Scalar*> bound;
     for (Val* in : tensorInputs) {
-      const auto* copy = out_.toSegment.clone(in->as<TensorView>());
+      const auto* copy = copyOf(in)->as<TensorView>();
       for (const IterDomain* id : copy->logicalNoReductions()) {
         bound.insert(id->extentForIteration());
       }
@@ -304,7 +368,7 @@ class Extractor {
     }
     sortInterface(inputs, complete_.inputs());
     for (Val* in : inputs) {
-      out_.fusion->addInput(out_.toSegment[in]);
+      out_.fusion->addInput(copyOf(in));
       out_.inputs.push_back(in);
     }
   }
@@ -331,35 +395,42 @@ class Extractor {
       Val* alias = nullptr;
       for (const auto& fo : complete_.outputs()) {
         if (fo.val == o && fo.aliasOf) {
-          auto it = out_.toSegment.vals.find(fo.aliasOf);
-          if (it != out_.toSegment.vals.end() &&
+          Val* aliasCopy = valCopies_[slot(fo.aliasOf)];
+          if (aliasCopy != nullptr &&
               std::find(segmentInputs.begin(), segmentInputs.end(),
-                        it->second) != segmentInputs.end()) {
-            alias = it->second;
+                        aliasCopy) != segmentInputs.end()) {
+            alias = aliasCopy;
           }
         }
       }
-      out_.fusion->addOutput(out_.toSegment[o], alias);
+      out_.fusion->addOutput(copyOf(o), alias);
       out_.outputs.push_back(o);
     }
   }
 
   void addWholeInterface() {
     for (Val* in : complete_.inputs()) {
-      out_.fusion->addInput(out_.toSegment[in]);
+      out_.fusion->addInput(copyOf(in));
       out_.inputs.push_back(in);
     }
     for (const auto& o : complete_.outputs()) {
-      out_.fusion->addOutput(out_.toSegment[o.val], out_.toSegment[o.aliasOf]);
+      out_.fusion->addOutput(copyOf(o.val), copyOf(o.aliasOf));
       out_.outputs.push_back(o.val);
     }
   }
 
   const CompleteFusionIndex& index_;
   const Fusion& complete_;
+  const bool withCloneMap_;
   SegmentExtraction out_;
-  std::unordered_set<const TensorView*> trimmed_;
-  std::unordered_set<const Scalar*> asLeaf_;
+  // Copies by the complete fusion's value and IterDomain ids (the CloneMap
+  // is filled from them at the end, when asked for).
+  std::vector<Val*> valCopies_;
+  std::vector<IterDomain*> idCopies_;
+  std::vector<uint8_t> flags_;
+  std::vector<std::pair<const Expr*, Expr*>> exprCopies_;
+  std::unordered_map<const IterDomainTransform*, IterDomainTransform*>
+      transformCopies_;
 };
 
 // Contiguous strides, innermost last, for `sizes`; expanded broadcast axes
@@ -505,12 +576,13 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
 }
 
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,
-                                 const std::vector<ir::Expr*>& exprs) {
-  return Extractor(index).run(exprs, /*whole=*/false);
+                                 const std::vector<ir::Expr*>& exprs,
+                                 bool withCloneMap) {
+  return Extractor(index, withCloneMap).run(exprs, /*whole=*/false);
 }
 
 SegmentExtraction extractWholeFusion(const CompleteFusionIndex& index) {
-  return Extractor(index).run(index.exprs(), /*whole=*/true);
+  return Extractor(index, /*withCloneMap=*/true).run(index.exprs(), /*whole=*/true);
 }
 
 SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,

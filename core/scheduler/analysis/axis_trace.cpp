@@ -222,8 +222,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
                                  const ir::ExpressionEvaluator* evaluator,
                                  const Expr* expr, std::string& lostReason) {
   std::vector<AxisPiece> out;
-  auto lose = [&](const std::string& why) {
-    if (lostReason.empty()) lostReason = why;
+  // Only the first reason is kept: the text is built only then.
+  auto lose = [&](auto why) {
+    if (lostReason.empty()) lostReason = why();
     out.push_back(lostPiece());
   };
   for (const AxisPiece& piece : pieces) {
@@ -255,9 +256,11 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       } else if (piece.extent == 1) {
         continue;
       } else if (piece.id == map.indexedProducerAxis) {
-        lose(expr->toString() + " reads that axis through an index");
+        lose([&] {
+          return expr->toString() + " reads that axis through an index";
+        });
       } else {
-        lose(expr->toString() + " drops that axis");
+        lose([&] { return expr->toString() + " drops that axis"; });
       }
       continue;
     }
@@ -268,7 +271,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       if (to->isBroadcast()) {
         out.push_back(broadcastPiece(to, piece.extent));
       } else {
-        lose(expr->toString() + " makes a broadcast axis concrete");
+        lose([&] {
+          return expr->toString() + " makes a broadcast axis concrete";
+        });
       }
       continue;
     }
@@ -277,7 +282,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       continue;
     }
     if (!pair->shiftKnown) {
-      lose(expr->toString() + " has a slice or pad bound unknown here");
+      lose([&] {
+        return expr->toString() + " has a slice or pad bound unknown here";
+      });
       continue;
     }
     AxisPiece mapped = piece;
@@ -322,8 +329,9 @@ std::vector<AxisPiece> mapThroughReshape(
   }
 
   std::vector<AxisPiece> out;
-  auto lose = [&](const std::string& why) {
-    if (lostReason.empty()) lostReason = why;
+  // Only the first reason is kept: the text is built only then.
+  auto lose = [&](auto why) {
+    if (lostReason.empty()) lostReason = why();
     out.push_back(lostPiece());
   };
   for (const AxisPiece& piece : pieces) {
@@ -335,11 +343,15 @@ std::vector<AxisPiece> mapThroughReshape(
     }
     auto it = std::find(from.begin(), from.end(), piece.id);
     if (!known || it == from.end() || piece.extent < 0) {
-      lose(expr->toString() + " has extents unknown at compile time");
+      lose([&] {
+        return expr->toString() + " has extents unknown at compile time";
+      });
       continue;
     }
     if (piece.offset != 0 || piece.resized) {
-      lose(expr->toString() + " reshapes a sliced or padded axis");
+      lose([&] {
+        return expr->toString() + " reshapes a sliced or padded axis";
+      });
       continue;
     }
     const size_t i = static_cast<size_t>(it - from.begin());
@@ -371,8 +383,10 @@ std::vector<AxisPiece> mapThroughReshape(
       remaining /= count;
     }
     if (remaining > 1) {
-      lose(expr->toString() + " regroups the axes unevenly (" +
-           shapeString(fromExtents) + " to " + shapeString(toExtents) + ")");
+      lose([&] {
+        return expr->toString() + " regroups the axes unevenly (" +
+               shapeString(fromExtents) + " to " + shapeString(toExtents) + ")";
+      });
     }
   }
   return out;
@@ -478,7 +492,9 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
 
   offer(std::move(seed));
   while (!queue.empty()) {
-    const TensorTrace current = traces_[queue.front()];
+    // traces_ is a deque: offering traces of other tensors (appended, or
+    // replacing theirs) leaves this one in place.
+    const TensorTrace& current = traces_[queue.front()];
     queue.pop_front();
     const TensorView* tv = current.tv;
     if (const Expr* def = tv->definition()) {
