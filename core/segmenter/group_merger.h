@@ -78,6 +78,9 @@ class GroupMerger {
   std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
                                                    const char* kind, int newId);
   void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy);
+  //! The slot in groups_ of the live group holding `expr`; -1 for none.
+  int groupOf(const ir::Expr* expr) const;
+  void setGroupOf(const ir::Expr* expr, int group);
   int firstPosition(int group) const;
   void sortByPosition(std::vector<int>& groups) const;
 
@@ -85,8 +88,9 @@ class GroupMerger {
   const SegmenterContext& context_;
   const DecisionLog& log_;
   std::vector<CandidateGroup> groups_;
-  //! Expr -> index into groups_ of the live group holding it (lookup only).
-  std::unordered_map<const ir::Expr*, int> groupOf_;
+  //! By expr id of the complete fusion: the index into groups_ of the live
+  //! group holding the expr, -1 for none.
+  std::vector<int> groupOf_;
   std::set<std::pair<int, int>> refused_;  //!< by group ids, smaller first
   int nextId_ = 0;
   //! consumers(g) per slot of groups_, filled as the cycle checks ask for

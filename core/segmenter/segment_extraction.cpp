@@ -23,6 +23,24 @@ bool isTensorExpr(const Expr* expr) {
                      [](const Val* v) { return v->isA<TensorView>(); });
 }
 
+// The Extractor's tables, by the complete fusion's value, IterDomain and
+// expr ids: kept between extractions on this thread (the merger extracts
+// hundreds of groups of one fusion), grown as needed and reset entry by entry
+// after each extraction (only those it touched).
+struct ExtractionTables {
+  std::vector<Val*> valCopies;
+  std::vector<IterDomain*> idCopies;
+  std::vector<uint8_t> valFlags;
+  std::vector<uint8_t> inGroup;  // by expr id
+  std::vector<size_t> touchedVals, touchedIds, touchedExprs;
+  bool inUse = false;
+};
+
+ExtractionTables& extractionTables() {
+  thread_local ExtractionTables tables;
+  return tables;
+}
+
 // Builds one segment fusion. Statements are created in the complete fusion's
 // creation order where it matters for names (values), and on demand for
 // IterDomains and transforms, which are memoized in the CloneMap.
@@ -32,28 +50,58 @@ class Extractor {
       : index_(index),
         complete_(index.fusion()),
         withCloneMap_(withCloneMap),
-        valCopies_(complete_.vals().size(), nullptr),
-        idCopies_(complete_.iterDomains().size(), nullptr),
-        flags_(complete_.vals().size(), 0) {
+        tables_(extractionTables()),
+        valCopies_(tables_.valCopies),
+        idCopies_(tables_.idCopies),
+        flags_(tables_.valFlags) {
+    FL_ASSERT(!tables_.inUse, "segment extractions do not nest");
+    tables_.inUse = true;
+    if (valCopies_.size() < complete_.vals().size()) {
+      valCopies_.resize(complete_.vals().size(), nullptr);
+      flags_.resize(complete_.vals().size(), 0);
+    }
+    if (idCopies_.size() < complete_.iterDomains().size()) {
+      idCopies_.resize(complete_.iterDomains().size(), nullptr);
+    }
+    if (tables_.inGroup.size() < complete_.exprs().size()) {
+      tables_.inGroup.resize(complete_.exprs().size(), 0);
+    }
     out_.fusion = std::make_unique<Fusion>();
   }
 
+  ~Extractor() {
+    for (size_t i : tables_.touchedVals) {
+      valCopies_[i] = nullptr;
+      flags_[i] = 0;
+    }
+    for (size_t i : tables_.touchedIds) idCopies_[i] = nullptr;
+    for (size_t i : tables_.touchedExprs) tables_.inGroup[i] = 0;
+    tables_.touchedVals.clear();
+    tables_.touchedIds.clear();
+    tables_.touchedExprs.clear();
+    tables_.inUse = false;
+  }
+  Extractor(const Extractor&) = delete;
+  Extractor& operator=(const Extractor&) = delete;
+
   SegmentExtraction run(const std::vector<Expr*>& exprs, bool whole) {
-    std::unordered_set<const Expr*> group(exprs.begin(), exprs.end());
     for (const Expr* expr : exprs) {
-      for (const Val* out : expr->outputs()) flags_[slot(out)] |= kProduced;
+      const size_t e = exprSlot(expr);
+      tables_.inGroup[e] = 1;
+      tables_.touchedExprs.push_back(e);
+      for (const Val* out : expr->outputs()) flag(out, kProduced);
     }
 
     // Tensors read from outside the group, in order of first use.
     std::vector<Val*> tensorInputs;
-    std::unordered_set<const Val*> seenInputs;
     if (whole) {
       tensorInputs = complete_.inputs();
     } else {
       for (const Expr* expr : exprs) {
         for (Val* in : expr->inputs()) {
-          if (in->isA<TensorView>() && !(flags_[slot(in)] & kProduced) &&
-              seenInputs.insert(in).second) {
+          if (in->isA<TensorView>() &&
+              !(flags_[slot(in)] & (kProduced | kSeenInput))) {
+            flag(in, kSeenInput);
             tensorInputs.push_back(in);
           }
         }
@@ -62,11 +110,11 @@ class Extractor {
     for (Val* in : tensorInputs) {
       auto* tv = in->as<TensorView>();
       if (tv == nullptr || complete_.isInput(tv)) continue;
-      flags_[slot(tv)] |= kTrimmed;
+      flag(tv, kTrimmed);
       for (const IterDomain* id : tv->logicalNoReductions()) {
         for (Scalar* extent : {id->extent(), id->expandedExtent()}) {
           if (extent && !extent->isConst() && extent->definition()) {
-            flags_[slot(extent)] |= kAsLeaf;
+            flag(extent, kAsLeaf);
           }
         }
       }
@@ -76,7 +124,7 @@ class Extractor {
     std::vector<Val*> vals;
     auto need = [&](Val* val) {
       if (val == nullptr || (flags_[slot(val)] & kNeeded)) return;
-      flags_[slot(val)] |= kNeeded;
+      flag(val, kNeeded);
       vals.push_back(val);
     };
     for (Val* in : tensorInputs) need(in);
@@ -108,7 +156,7 @@ class Extractor {
       addWholeInterface();
     } else {
       addInputs(tensorInputs);
-      addOutputs(exprs, group);
+      addOutputs(exprs);
     }
     if (withCloneMap_) fillCloneMap();
     return std::move(out_);
@@ -120,12 +168,28 @@ class Extractor {
   static constexpr uint8_t kTrimmed = 2;   // an intermediate tensor input
   static constexpr uint8_t kAsLeaf = 4;    // an extent of one: a symbolic leaf
   static constexpr uint8_t kNeeded = 8;    // held by the segment
+  static constexpr uint8_t kSeenInput = 16;  // listed as a tensor input
 
   size_t slot(const Val* val) const {
     const auto id = static_cast<size_t>(val->id());
     FL_ASSERT(id < valCopies_.size() && complete_.vals()[id].get() == val,
               val->name(), " is not a value of the complete fusion");
     return id;
+  }
+  size_t exprSlot(const Expr* expr) const {
+    const auto id = static_cast<size_t>(expr->id());
+    FL_ASSERT(id < complete_.exprs().size() &&
+                  complete_.exprs()[id].get() == expr,
+              expr->toString(), " is not an expr of the complete fusion");
+    return id;
+  }
+  bool inGroup(const Expr* expr) const {
+    return tables_.inGroup[exprSlot(expr)] != 0;
+  }
+  void flag(const Val* val, uint8_t bit) {
+    const size_t i = slot(val);
+    flags_[i] |= bit;
+    tables_.touchedVals.push_back(i);
   }
   size_t slot(const IterDomain* id) const {
     const auto i = static_cast<size_t>(id->id());
@@ -149,26 +213,30 @@ class Extractor {
   }
   //! Sets the copy of `original` unless it has one (as a map's emplace).
   void mapVal(const Val* original, Val* copy) {
-    Val*& entry = valCopies_[slot(original)];
-    if (entry == nullptr) entry = copy;
+    const size_t i = slot(original);
+    if (valCopies_[i] == nullptr) {
+      valCopies_[i] = copy;
+      tables_.touchedVals.push_back(i);
+    }
   }
   void mapIterDomain(const IterDomain* original, IterDomain* copy) {
-    IterDomain*& entry = idCopies_[slot(original)];
-    if (entry == nullptr) entry = copy;
+    const size_t i = slot(original);
+    if (idCopies_[i] == nullptr) {
+      idCopies_[i] = copy;
+      tables_.touchedIds.push_back(i);
+    }
   }
 
   // The CloneMap of the segment, from the tables above.
   void fillCloneMap() {
     ir::CloneMap& map = out_.toSegment;
     const auto& vals = complete_.vals();
-    for (size_t i = 0; i < valCopies_.size(); ++i) {
+    for (size_t i : tables_.touchedVals) {
       if (valCopies_[i] != nullptr) map.vals.emplace(vals[i].get(), valCopies_[i]);
     }
     const auto& ids = complete_.iterDomains();
-    for (size_t i = 0; i < idCopies_.size(); ++i) {
-      if (idCopies_[i] != nullptr) {
-        map.iterDomains.emplace(ids[i].get(), idCopies_[i]);
-      }
+    for (size_t i : tables_.touchedIds) {
+      map.iterDomains.emplace(ids[i].get(), idCopies_[i]);
     }
     for (const auto& [original, copy] : exprCopies_) {
       map.exprs.emplace(original, copy);
@@ -373,8 +441,7 @@ class Extractor {
     }
   }
 
-  void addOutputs(const std::vector<Expr*>& exprs,
-                  const std::unordered_set<const Expr*>& group) {
+  void addOutputs(const std::vector<Expr*>& exprs) {
     std::vector<Val*> outputs;
     for (const Expr* expr : exprs) {
       for (Val* o : expr->outputs()) {
@@ -383,7 +450,7 @@ class Extractor {
         if (!boundary && !index_.isReplicated(expr)) {
           boundary = std::any_of(o->uses().begin(), o->uses().end(),
                                  [&](const Expr* use) {
-                                   return !group.count(use) && index_.isLive(use);
+                                   return !inGroup(use) && index_.isLive(use);
                                  });
         }
         if (boundary) outputs.push_back(o);
@@ -425,9 +492,10 @@ class Extractor {
   SegmentExtraction out_;
   // Copies by the complete fusion's value and IterDomain ids (the CloneMap
   // is filled from them at the end, when asked for).
-  std::vector<Val*> valCopies_;
-  std::vector<IterDomain*> idCopies_;
-  std::vector<uint8_t> flags_;
+  ExtractionTables& tables_;
+  std::vector<Val*>& valCopies_;
+  std::vector<IterDomain*>& idCopies_;
+  std::vector<uint8_t>& flags_;
   std::vector<std::pair<const Expr*, Expr*>> exprCopies_;
   std::unordered_map<const IterDomainTransform*, IterDomainTransform*>
       transformCopies_;
