@@ -177,10 +177,15 @@ std::vector<int> GroupMerger::consumers(int group, bool throughOutputs) const {
 // As nvFuser's mergeLevel, level merges do not go through fusion outputs:
 // merging there saves one pass over memory at best (the output is written
 // anyway), so it is left to the final merge.
-std::vector<int> GroupMerger::neighbours(int group) const {
-  std::vector<int> out = producers(group, /*throughOutputs=*/false);
-  for (int c : consumers(group, /*throughOutputs=*/false)) out.push_back(c);
-  return out;
+const std::vector<int>& GroupMerger::neighbours(int group) const {
+  neighboursCache_.resize(groups_.size());
+  std::optional<std::vector<int>>& cached = neighboursCache_[group];
+  if (!cached) {
+    std::vector<int> out = producers(group, /*throughOutputs=*/false);
+    for (int c : consumers(group, /*throughOutputs=*/false)) out.push_back(c);
+    cached = std::move(out);
+  }
+  return *cached;
 }
 
 std::vector<int> GroupMerger::levels() const {
@@ -188,7 +193,8 @@ std::vector<int> GroupMerger::levels() const {
   std::function<int(int)> compute = [&](int g) {
     if (level[g] >= 0) return level[g];
     int l = 0;
-    for (int p : producers(g)) l = std::max(l, compute(p) + 1);
+    const std::vector<int> inputs = producers(g);
+    for (int p : inputs) l = std::max(l, compute(p) + 1);
     return level[g] = l;
   };
   for (int g : aliveInOrder()) compute(g);
@@ -312,6 +318,7 @@ void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy) 
   groups_[a].alive = false;
   groups_[b].alive = false;
   consumersCache_.clear();
+  neighboursCache_.clear();
   const int slot = static_cast<int>(groups_.size());
   for (const ir::Expr* expr : merged.exprs) setGroupOf(expr, slot);
   groups_.push_back(std::move(merged));

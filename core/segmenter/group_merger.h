@@ -65,7 +65,8 @@ class GroupMerger {
   //! only of fusion outputs.
   std::vector<int> producers(int group, bool throughOutputs = true) const;
   std::vector<int> consumers(int group, bool throughOutputs = true) const;
-  std::vector<int> neighbours(int group) const;
+  //! Cached until the next merge.
+  const std::vector<int>& neighbours(int group) const;
   std::vector<int> levels() const;
   //! A path between the two groups through a third one.
   bool createsCycle(int a, int b) const;
@@ -96,6 +97,8 @@ class GroupMerger {
   //! consumers(g) per slot of groups_, filled as the cycle checks ask for
   //! them and dropped by applyMerge (the only change to the group graph).
   mutable std::vector<std::optional<std::vector<int>>> consumersCache_;
+  //! neighbours(g) per slot of groups_, dropped by applyMerge likewise.
+  mutable std::vector<std::optional<std::vector<int>>> neighboursCache_;
 };
 
 }  // namespace fuserlab::segmenter

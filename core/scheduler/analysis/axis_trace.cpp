@@ -31,6 +31,9 @@ struct ExprAxisMap {
   // the producer axis it reads from.
   const IterDomain* indexedConsumerAxis = nullptr;
   const IterDomain* indexedProducerAxis = nullptr;
+  // The producer's logical axes without reductions (kept, like pairs, when
+  // one map is filled again for the next expr: no allocation per expr).
+  std::vector<IterDomain*> producerAxes;
 };
 
 std::optional<int64_t> scalarInt(const ir::Val* val,
@@ -69,11 +72,20 @@ void addPositionalPairs(ExprAxisMap& map,
   }
 }
 
-ExprAxisMap axisMapOf(const Expr* expr, size_t inputIndex,
-                      const TensorView* producer, const TensorView* consumer,
-                      const ir::ExpressionEvaluator* evaluator) {
-  ExprAxisMap map;
-  const auto p = producer->logicalNoReductions();
+// Fills `map` (whatever it held before) for `expr`.
+void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
+               const TensorView* consumer,
+               const ir::ExpressionEvaluator* evaluator, ExprAxisMap& map) {
+  map.traversable = true;
+  map.isReshape = false;
+  map.pairs.clear();
+  map.indexedConsumerAxis = nullptr;
+  map.indexedProducerAxis = nullptr;
+  map.producerAxes.clear();
+  for (IterDomain* id : producer->logical()) {
+    if (!id->isReduction()) map.producerAxes.push_back(id);
+  }
+  const std::vector<IterDomain*>& p = map.producerAxes;
   const auto& c = consumer->logical();
   switch (expr->type()) {
     case ExprType::Unary:
@@ -194,7 +206,6 @@ ExprAxisMap axisMapOf(const Expr* expr, size_t inputIndex,
       map.traversable = false;
       break;
   }
-  return map;
 }
 
 int64_t clampExtent(int64_t extent, int64_t limit) {
@@ -452,24 +463,40 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     seed.axes.push_back(std::move(pieces));
   }
 
+  // No trace scores more than 3 per reference axis that walks somewhere.
+  int bestScore = 0;
+  for (const auto& pieces : seed.axes) bestScore += pieces.empty() ? 0 : 3;
+  std::vector<int> scores;  // score of traces_[i]
+
   std::deque<size_t> queue;
+  ExprAxisMap map;  // filled again for each expr followed
   auto offer = [&](TensorTrace trace) {
     auto it = index_.find(trace.tv);
     if (it == index_.end()) {
       index_.emplace(trace.tv, traces_.size());
       queue.push_back(traces_.size());
+      scores.push_back(score(trace));
       traces_.push_back(std::move(trace));
-    } else if (trace.tv != reference_ &&
-               score(trace) > score(traces_[it->second])) {
-      traces_[it->second] = std::move(trace);
-      queue.push_back(it->second);
+    } else if (trace.tv != reference_) {
+      const int s = score(trace);
+      if (s > scores[it->second]) {
+        traces_[it->second] = std::move(trace);
+        scores[it->second] = s;
+        queue.push_back(it->second);
+      }
     }
   };
   auto propagate = [&](const TensorTrace& from, const Expr* expr,
                        size_t inputIndex, const TensorView* producer,
                        const TensorView* consumer, bool towardProducer) {
-    const ExprAxisMap map =
-        axisMapOf(expr, inputIndex, producer, consumer, evaluator_);
+    // A tensor whose trace nothing can replace (the reference's, or one
+    // with the best score) is not offered another: offer would keep it.
+    const TensorView* target = towardProducer ? producer : consumer;
+    if (auto it = index_.find(target); it != index_.end() &&
+        (target == reference_ || scores[it->second] >= bestScore)) {
+      return;
+    }
+    axisMapOf(expr, inputIndex, producer, consumer, evaluator_, map);
     if (!map.traversable) return;
     TensorTrace next;
     next.tv = towardProducer ? producer : consumer;
