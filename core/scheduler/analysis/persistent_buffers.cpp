@@ -99,7 +99,7 @@ struct Dataflow {
   std::vector<std::vector<size_t>> consumers;  // per tensor: expr indices
 
   explicit Dataflow(const ir::Fusion& segment) {
-    for (const Expr* e : segment.exprsForOutputs()) {
+    for (const Expr* e : liveExprs(segment)) {
       exprIndex.emplace(e, exprs.size());
       exprs.push_back(e);
     }
