@@ -230,6 +230,9 @@ class Extractor {
   // The CloneMap of the segment, from the tables above.
   void fillCloneMap() {
     ir::CloneMap& map = out_.toSegment;
+    map.vals.reserve(tables_.touchedVals.size());
+    map.iterDomains.reserve(tables_.touchedIds.size());
+    map.exprs.reserve(exprCopies_.size());
     const auto& vals = complete_.vals();
     for (size_t i : tables_.touchedVals) {
       if (valCopies_[i] != nullptr) map.vals.emplace(vals[i].get(), valCopies_[i]);
