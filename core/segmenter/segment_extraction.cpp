@@ -55,7 +55,6 @@ class Extractor {
         idCopies_(tables_.idCopies),
         flags_(tables_.valFlags) {
     FL_ASSERT(!tables_.inUse, "segment extractions do not nest");
-    tables_.inUse = true;
     if (valCopies_.size() < complete_.vals().size()) {
       valCopies_.resize(complete_.vals().size(), nullptr);
       flags_.resize(complete_.vals().size(), 0);
@@ -67,6 +66,7 @@ class Extractor {
       tables_.inGroup.resize(complete_.exprs().size(), 0);
     }
     out_.fusion = std::make_unique<Fusion>();
+    tables_.inUse = true;  // last: a constructor that throws runs no destructor
   }
 
   ~Extractor() {
