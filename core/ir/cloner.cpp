@@ -69,6 +69,10 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
   CloneMap local;
   CloneMap& m = map ? *map : local;
   m = CloneMap{};
+  m.vals.reserve(fusion.vals().size());
+  m.iterDomains.reserve(fusion.iterDomains().size());
+  m.transforms.reserve(fusion.transforms().size());
+  m.exprs.reserve(fusion.exprs().size());
 
   for (const auto& val : fusion.vals()) {
     Val* copy = nullptr;

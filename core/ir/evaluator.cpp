@@ -63,8 +63,10 @@ bool fitsInt64(double d) {
 
 // The value with the alternative of `dtype`, as a C cast would convert it
 // (doubles truncate toward zero). Half, BFloat16 and Float stay double.
+// `context()` names what is converted; it is called only for an error.
+template <typename Context>
 ScalarValue castTo(const ScalarValue& v, DataType dtype,
-                   const std::string& context) {
+                   const Context& context) {
   switch (dtype) {
     case DataType::Null: return v;
     case DataType::Bool: return asBool(v);
@@ -73,7 +75,7 @@ ScalarValue castTo(const ScalarValue& v, DataType dtype,
       int64_t i = 0;
       if (const auto* d = std::get_if<double>(&v)) {
         FL_CHECK(fitsInt64(*d), "cannot convert ", formatDouble(*d), " to ",
-                 toString(dtype), " in ", context);
+                 toString(dtype), " in ", context());
         i = static_cast<int64_t>(*d);
       } else {
         i = asInt(v);
@@ -111,7 +113,7 @@ ScalarValue convertForBinding(const ScalarValue& v, const Scalar& scalar) {
     double d = asDouble(v);
     if (d != 0.0 && d != 1.0) fail();
   }
-  return castTo(v, dtype, scalar.name());
+  return castTo(v, dtype, [&] { return scalar.name(); });
 }
 
 // --- integer arithmetic with C semantics, overflow and division checked ---
@@ -400,7 +402,8 @@ void ExpressionEvaluator::bind(const Scalar* scalar, ScalarValue value,
   ScalarValue converted = convertForBinding(value, *scalar);
   auto by = [](const std::string& s) { return s.empty() ? s : " by " + s; };
   if (scalar->isConst()) {
-    FL_CHECK(sameValue(castTo(scalar->value(), scalar->dtype(), scalar->name()),
+    FL_CHECK(sameValue(castTo(scalar->value(), scalar->dtype(),
+                              [&] { return scalar->name(); }),
                        converted),
              "the constant ", scalar->name(), " cannot be bound to ",
              valueString(converted), by(source));
@@ -434,7 +437,8 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(
     const Scalar* scalar) const {
   FL_ASSERT(scalar != nullptr, "evaluating a null scalar");
   if (scalar->isConst()) {
-    return castTo(scalar->value(), scalar->dtype(), scalar->name());
+    return castTo(scalar->value(), scalar->dtype(),
+                  [&] { return scalar->name(); });
   }
   if (auto it = bound_.find(scalar); it != bound_.end()) {
     return it->second.value;
@@ -459,7 +463,7 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(
     return evaluate(s);
   };
   const DataType dtype = scalar->dtype();
-  const std::string context = describe(expr);
+  auto context = [&] { return describe(expr); };  // for errors only
   // Integer arithmetic unless an operand or the result is floating point.
   auto integral = [&](std::initializer_list<const ScalarValue*> values) {
     if (isFloatingPoint(dtype)) return false;
@@ -601,6 +605,11 @@ bool ExpressionEvaluator::evaluateBool(const Scalar* scalar,
 }
 
 int64_t ExpressionEvaluator::evaluateExtent(const IterDomain* id) const {
+  // The common case, without building the error's text.
+  if (auto value = evaluate(id->extentForIteration());
+      value && isIntLike(*value) && asInt(*value) >= 0) {
+    return asInt(*value);
+  }
   const std::string what = "the extent of " + id->toString();
   int64_t extent = evaluateInt(id->extentForIteration(), what);
   FL_CHECK(extent >= 0, what, " is ", extent, ", expected a size >= 0");

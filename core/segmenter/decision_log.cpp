@@ -26,10 +26,13 @@ std::string exprSummary(const ir::Expr& expr) {
 
 std::string groupSummary(const std::vector<ir::Expr*>& exprs) {
   std::string out = "{";
+  out.reserve(2 + 6 * exprs.size());
   for (size_t i = 0; i < exprs.size(); ++i) {
-    out += (i ? ", " : "") + exprs[i]->output(0)->name();
+    if (i) out += ", ";
+    out += exprs[i]->output(0)->name();
   }
-  return out + "}";
+  out += '}';
+  return out;
 }
 
 std::string rejectionsSummary(

@@ -70,24 +70,28 @@ std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
 GroupMerger::GroupMerger(const CompleteFusionIndex& index,
                          const SegmenterContext& context, const DecisionLog& log,
                          const std::vector<std::vector<ir::Expr*>>& libraryGroups)
-    : index_(index), context_(context), log_(log) {
+    : index_(index),
+      context_(context),
+      log_(log),
+      groupOf_(index.fusion().exprs().size(), -1) {
   for (const std::vector<ir::Expr*>& exprs : libraryGroups) {
     CandidateGroup group;
     group.id = nextId_++;
     group.sealed = true;
     for (ir::Expr* expr : exprs) {
-      if (!index_.isLive(expr) || index_.isReplicated(expr) || groupOf_.count(expr)) {
+      if (!index_.isLive(expr) || index_.isReplicated(expr) ||
+          groupOf(expr) >= 0) {
         continue;
       }
       group.exprs.push_back(expr);
-      groupOf_.emplace(expr, static_cast<int>(groups_.size()));
+      setGroupOf(expr, static_cast<int>(groups_.size()));
     }
     if (group.exprs.empty()) continue;
     index_.sortTopologically(group.exprs);
     groups_.push_back(std::move(group));
   }
   for (ir::Expr* expr : index_.exprs()) {
-    if (!isTensorExpr(expr) || index_.isReplicated(expr) || groupOf_.count(expr)) {
+    if (!isTensorExpr(expr) || index_.isReplicated(expr) || groupOf(expr) >= 0) {
       continue;
     }
     CandidateGroup group;
@@ -95,7 +99,7 @@ GroupMerger::GroupMerger(const CompleteFusionIndex& index,
     group.exprs = {expr};
     group.segmentSet = expr->type() == ir::ExprType::SegmentSet;
     group.sealed = group.segmentSet;
-    groupOf_.emplace(expr, static_cast<int>(groups_.size()));
+    setGroupOf(expr, static_cast<int>(groups_.size()));
     groups_.push_back(std::move(group));
     if (groups_.back().segmentSet) {
       log_.add("segment_set", {groups_.back().id}, true,
@@ -104,6 +108,20 @@ GroupMerger::GroupMerger(const CompleteFusionIndex& index,
                    " on its own and never merges: a segment_set always cuts");
     }
   }
+}
+
+int GroupMerger::groupOf(const ir::Expr* expr) const {
+  const auto id = static_cast<size_t>(expr->id());
+  const auto& exprs = index_.fusion().exprs();
+  if (id >= groupOf_.size() || exprs[id].get() != expr) return -1;
+  return groupOf_[id];
+}
+
+void GroupMerger::setGroupOf(const ir::Expr* expr, int group) {
+  const auto id = static_cast<size_t>(expr->id());
+  FL_ASSERT(id < groupOf_.size() && index_.fusion().exprs()[id].get() == expr,
+            expr->toString(), " is not an expr of the fusion being segmented");
+  groupOf_[id] = group;
 }
 
 int GroupMerger::firstPosition(int group) const {
@@ -131,8 +149,8 @@ std::vector<int> GroupMerger::producers(int group, bool throughOutputs) const {
     for (const ir::Val* in : expr->inputs()) {
       const ir::Expr* def = in->definition();
       if (def == nullptr || (!throughOutputs && in->isFusionOutput())) continue;
-      auto it = groupOf_.find(def);
-      if (it != groupOf_.end() && it->second != group) out.push_back(it->second);
+      const int g = groupOf(def);
+      if (g >= 0 && g != group) out.push_back(g);
     }
   }
   dedup(out);
@@ -146,10 +164,8 @@ std::vector<int> GroupMerger::consumers(int group, bool throughOutputs) const {
     for (const ir::Val* o : expr->outputs()) {
       if (!throughOutputs && o->isFusionOutput()) continue;
       for (const ir::Expr* use : o->uses()) {
-        auto it = groupOf_.find(use);
-        if (it != groupOf_.end() && it->second != group) {
-          out.push_back(it->second);
-        }
+        const int g = groupOf(use);
+        if (g >= 0 && g != group) out.push_back(g);
       }
     }
   }
@@ -161,10 +177,15 @@ std::vector<int> GroupMerger::consumers(int group, bool throughOutputs) const {
 // As nvFuser's mergeLevel, level merges do not go through fusion outputs:
 // merging there saves one pass over memory at best (the output is written
 // anyway), so it is left to the final merge.
-std::vector<int> GroupMerger::neighbours(int group) const {
-  std::vector<int> out = producers(group, /*throughOutputs=*/false);
-  for (int c : consumers(group, /*throughOutputs=*/false)) out.push_back(c);
-  return out;
+const std::vector<int>& GroupMerger::neighbours(int group) const {
+  neighboursCache_.resize(groups_.size());
+  std::optional<std::vector<int>>& cached = neighboursCache_[group];
+  if (!cached) {
+    std::vector<int> out = producers(group, /*throughOutputs=*/false);
+    for (int c : consumers(group, /*throughOutputs=*/false)) out.push_back(c);
+    cached = std::move(out);
+  }
+  return *cached;
 }
 
 std::vector<int> GroupMerger::levels() const {
@@ -172,7 +193,8 @@ std::vector<int> GroupMerger::levels() const {
   std::function<int(int)> compute = [&](int g) {
     if (level[g] >= 0) return level[g];
     int l = 0;
-    for (int p : producers(g)) l = std::max(l, compute(p) + 1);
+    const std::vector<int> inputs = producers(g);
+    for (int p : inputs) l = std::max(l, compute(p) + 1);
     return level[g] = l;
   };
   for (int g : aliveInOrder()) compute(g);
@@ -256,7 +278,8 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   std::vector<scheduler::Rejection> rejected;
   std::optional<scheduler::SchedulerType> accepted;
   try {
-    SegmentExtraction segment = extractSegment(index_, exprs);
+    SegmentExtraction segment =
+        extractSegment(index_, exprs, /*withCloneMap=*/false);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
     if (context_.guessMergeSchedulers) {
       accepted = scheduler::findAcceptingScheduler(
@@ -295,8 +318,9 @@ void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy) 
   groups_[a].alive = false;
   groups_[b].alive = false;
   consumersCache_.clear();
+  neighboursCache_.clear();
   const int slot = static_cast<int>(groups_.size());
-  for (const ir::Expr* expr : merged.exprs) groupOf_[expr] = slot;
+  for (const ir::Expr* expr : merged.exprs) setGroupOf(expr, slot);
   groups_.push_back(std::move(merged));
 }
 

@@ -65,7 +65,8 @@ class GroupMerger {
   //! only of fusion outputs.
   std::vector<int> producers(int group, bool throughOutputs = true) const;
   std::vector<int> consumers(int group, bool throughOutputs = true) const;
-  std::vector<int> neighbours(int group) const;
+  //! Cached until the next merge.
+  const std::vector<int>& neighbours(int group) const;
   std::vector<int> levels() const;
   //! A path between the two groups through a third one.
   bool createsCycle(int a, int b) const;
@@ -78,6 +79,9 @@ class GroupMerger {
   std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
                                                    const char* kind, int newId);
   void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy);
+  //! The slot in groups_ of the live group holding `expr`; -1 for none.
+  int groupOf(const ir::Expr* expr) const;
+  void setGroupOf(const ir::Expr* expr, int group);
   int firstPosition(int group) const;
   void sortByPosition(std::vector<int>& groups) const;
 
@@ -85,13 +89,16 @@ class GroupMerger {
   const SegmenterContext& context_;
   const DecisionLog& log_;
   std::vector<CandidateGroup> groups_;
-  //! Expr -> index into groups_ of the live group holding it (lookup only).
-  std::unordered_map<const ir::Expr*, int> groupOf_;
+  //! By expr id of the complete fusion: the index into groups_ of the live
+  //! group holding the expr, -1 for none.
+  std::vector<int> groupOf_;
   std::set<std::pair<int, int>> refused_;  //!< by group ids, smaller first
   int nextId_ = 0;
   //! consumers(g) per slot of groups_, filled as the cycle checks ask for
   //! them and dropped by applyMerge (the only change to the group graph).
   mutable std::vector<std::optional<std::vector<int>>> consumersCache_;
+  //! neighbours(g) per slot of groups_, dropped by applyMerge likewise.
+  mutable std::vector<std::optional<std::vector<int>>> neighboursCache_;
 };
 
 }  // namespace fuserlab::segmenter

@@ -25,33 +25,85 @@ bool isTensorExpr(const Expr* expr) {
                      [](const Val* v) { return v->isA<TensorView>(); });
 }
 
+// The Extractor's tables, by the complete fusion's value, IterDomain and
+// expr ids: kept between extractions on this thread (the merger extracts
+// hundreds of groups of one fusion), grown as needed and reset entry by entry
+// after each extraction (only those it touched).
+struct ExtractionTables {
+  std::vector<Val*> valCopies;
+  std::vector<IterDomain*> idCopies;
+  std::vector<uint8_t> valFlags;
+  std::vector<uint8_t> inGroup;  // by expr id
+  std::vector<size_t> touchedVals, touchedIds, touchedExprs;
+  bool inUse = false;
+};
+
+ExtractionTables& extractionTables() {
+  thread_local ExtractionTables tables;
+  return tables;
+}
+
 // Builds one segment fusion. Statements are created in the complete fusion's
 // creation order where it matters for names (values), and on demand for
 // IterDomains and transforms, which are memoized in the CloneMap.
 class Extractor {
  public:
-  explicit Extractor(const CompleteFusionIndex& index)
-      : index_(index), complete_(index.fusion()) {
+  Extractor(const CompleteFusionIndex& index, bool withCloneMap)
+      : index_(index),
+        complete_(index.fusion()),
+        withCloneMap_(withCloneMap),
+        tables_(extractionTables()),
+        valCopies_(tables_.valCopies),
+        idCopies_(tables_.idCopies),
+        flags_(tables_.valFlags) {
+    FL_ASSERT(!tables_.inUse, "segment extractions do not nest");
+    if (valCopies_.size() < complete_.vals().size()) {
+      valCopies_.resize(complete_.vals().size(), nullptr);
+      flags_.resize(complete_.vals().size(), 0);
+    }
+    if (idCopies_.size() < complete_.iterDomains().size()) {
+      idCopies_.resize(complete_.iterDomains().size(), nullptr);
+    }
+    if (tables_.inGroup.size() < complete_.exprs().size()) {
+      tables_.inGroup.resize(complete_.exprs().size(), 0);
+    }
     out_.fusion = std::make_unique<Fusion>();
+    tables_.inUse = true;  // last: a constructor that throws runs no destructor
   }
 
+  ~Extractor() {
+    for (size_t i : tables_.touchedVals) {
+      valCopies_[i] = nullptr;
+      flags_[i] = 0;
+    }
+    for (size_t i : tables_.touchedIds) idCopies_[i] = nullptr;
+    for (size_t i : tables_.touchedExprs) tables_.inGroup[i] = 0;
+    tables_.touchedVals.clear();
+    tables_.touchedIds.clear();
+    tables_.touchedExprs.clear();
+    tables_.inUse = false;
+  }
+  Extractor(const Extractor&) = delete;
+  Extractor& operator=(const Extractor&) = delete;
+
   SegmentExtraction run(const std::vector<Expr*>& exprs, bool whole) {
-    std::unordered_set<const Expr*> group(exprs.begin(), exprs.end());
-    std::unordered_set<const Val*> produced;
     for (const Expr* expr : exprs) {
-      for (const Val* out : expr->outputs()) produced.insert(out);
+      const size_t e = exprSlot(expr);
+      tables_.inGroup[e] = 1;
+      tables_.touchedExprs.push_back(e);
+      for (const Val* out : expr->outputs()) flag(out, kProduced);
     }
 
     // Tensors read from outside the group, in order of first use.
     std::vector<Val*> tensorInputs;
-    std::unordered_set<const Val*> seenInputs;
     if (whole) {
       tensorInputs = complete_.inputs();
     } else {
       for (const Expr* expr : exprs) {
         for (Val* in : expr->inputs()) {
-          if (in->isA<TensorView>() && !produced.count(in) &&
-              seenInputs.insert(in).second) {
+          if (in->isA<TensorView>() &&
+              !(flags_[slot(in)] & (kProduced | kSeenInput))) {
+            flag(in, kSeenInput);
             tensorInputs.push_back(in);
           }
         }
@@ -60,11 +112,11 @@ class Extractor {
     for (Val* in : tensorInputs) {
       auto* tv = in->as<TensorView>();
       if (tv == nullptr || complete_.isInput(tv)) continue;
-      trimmed_.insert(tv);
+      flag(tv, kTrimmed);
       for (const IterDomain* id : tv->logicalNoReductions()) {
         for (Scalar* extent : {id->extent(), id->expandedExtent()}) {
           if (extent && !extent->isConst() && extent->definition()) {
-            asLeaf_.insert(extent);
+            flag(extent, kAsLeaf);
           }
         }
       }
@@ -72,9 +124,10 @@ class Extractor {
 
     // Every value the segment holds, created in the complete fusion's order.
     std::vector<Val*> vals;
-    std::unordered_set<const Val*> needed;
     auto need = [&](Val* val) {
-      if (val && needed.insert(val).second) vals.push_back(val);
+      if (val == nullptr || (flags_[slot(val)] & kNeeded)) return;
+      flag(val, kNeeded);
+      vals.push_back(val);
     };
     for (Val* in : tensorInputs) need(in);
     for (const Expr* expr : exprs) {
@@ -96,25 +149,108 @@ class Extractor {
 
     for (Expr* expr : exprs) {
       if (!isTensorExpr(expr)) continue;  // cloned with the scalars they define
-      out_.toSegment.exprs.emplace(
-          expr, out_.fusion->newExpr(expr->type(),
-                                     out_.toSegment.clone(expr->inputs()),
-                                     out_.toSegment.clone(expr->outputs()),
-                                     expr->attrs()));
+      exprCopies_.emplace_back(
+          expr, out_.fusion->newExpr(expr->type(), copies(expr->inputs()),
+                                     copies(expr->outputs()), expr->attrs()));
     }
 
     if (whole) {
       addWholeInterface();
     } else {
       addInputs(tensorInputs);
-      addOutputs(exprs, group);
+      addOutputs(exprs);
     }
+    if (withCloneMap_) fillCloneMap();
     return std::move(out_);
   }
 
  private:
+  // Flags per value of the complete fusion (by id).
+  static constexpr uint8_t kProduced = 1;  // written by the group
+  static constexpr uint8_t kTrimmed = 2;   // an intermediate tensor input
+  static constexpr uint8_t kAsLeaf = 4;    // an extent of one: a symbolic leaf
+  static constexpr uint8_t kNeeded = 8;    // held by the segment
+  static constexpr uint8_t kSeenInput = 16;  // listed as a tensor input
+
+  size_t slot(const Val* val) const {
+    const auto id = static_cast<size_t>(val->id());
+    FL_ASSERT(id < valCopies_.size() && complete_.vals()[id].get() == val,
+              val->name(), " is not a value of the complete fusion");
+    return id;
+  }
+  size_t exprSlot(const Expr* expr) const {
+    const auto id = static_cast<size_t>(expr->id());
+    FL_ASSERT(id < complete_.exprs().size() &&
+                  complete_.exprs()[id].get() == expr,
+              expr->toString(), " is not an expr of the complete fusion");
+    return id;
+  }
+  bool inGroup(const Expr* expr) const {
+    return tables_.inGroup[exprSlot(expr)] != 0;
+  }
+  void flag(const Val* val, uint8_t bit) {
+    const size_t i = slot(val);
+    flags_[i] |= bit;
+    tables_.touchedVals.push_back(i);
+  }
+  size_t slot(const IterDomain* id) const {
+    const auto i = static_cast<size_t>(id->id());
+    FL_ASSERT(i < idCopies_.size() && complete_.iterDomains()[i].get() == id,
+              id->toString(), " is not an IterDomain of the complete fusion");
+    return i;
+  }
+
+  //! The copy of `val` (nullptr for nullptr); it must have one.
+  Val* copyOf(const Val* val) const {
+    if (val == nullptr) return nullptr;
+    Val* copy = valCopies_[slot(val)];
+    FL_ASSERT(copy != nullptr, val->name(), " has no copy in the segment");
+    return copy;
+  }
+  std::vector<Val*> copies(const std::vector<Val*>& vals) const {
+    std::vector<Val*> out;
+    out.reserve(vals.size());
+    for (const Val* val : vals) out.push_back(copyOf(val));
+    return out;
+  }
+  //! Sets the copy of `original` unless it has one (as a map's emplace).
+  void mapVal(const Val* original, Val* copy) {
+    const size_t i = slot(original);
+    if (valCopies_[i] == nullptr) {
+      valCopies_[i] = copy;
+      tables_.touchedVals.push_back(i);
+    }
+  }
+  void mapIterDomain(const IterDomain* original, IterDomain* copy) {
+    const size_t i = slot(original);
+    if (idCopies_[i] == nullptr) {
+      idCopies_[i] = copy;
+      tables_.touchedIds.push_back(i);
+    }
+  }
+
+  // The CloneMap of the segment, from the tables above.
+  void fillCloneMap() {
+    ir::CloneMap& map = out_.toSegment;
+    map.vals.reserve(tables_.touchedVals.size());
+    map.iterDomains.reserve(tables_.touchedIds.size());
+    map.exprs.reserve(exprCopies_.size());
+    const auto& vals = complete_.vals();
+    for (size_t i : tables_.touchedVals) {
+      if (valCopies_[i] != nullptr) map.vals.emplace(vals[i].get(), valCopies_[i]);
+    }
+    const auto& ids = complete_.iterDomains();
+    for (size_t i : tables_.touchedIds) {
+      map.iterDomains.emplace(ids[i].get(), idCopies_[i]);
+    }
+    for (const auto& [original, copy] : exprCopies_) {
+      map.exprs.emplace(original, copy);
+    }
+    map.transforms = std::move(transformCopies_);
+  }
+
   void record(const Val* original, Val* copy) {
-    out_.toSegment.vals.emplace(original, copy);
+    mapVal(original, copy);
     if (!(original->isA<Scalar>() && original->as<Scalar>()->isConst())) {
       out_.copiedValues.emplace_back(copy, original);
     }
@@ -122,9 +258,7 @@ class Extractor {
 
   Scalar* scalar(Scalar* s) {
     if (s == nullptr) return nullptr;
-    if (auto it = out_.toSegment.vals.find(s); it != out_.toSegment.vals.end()) {
-      return it->second->as<Scalar>();
-    }
+    if (Val* copy = valCopies_[slot(s)]) return copy->as<Scalar>();
     Fusion& seg = *out_.fusion;
     if (s->isConst()) {
       Scalar* copy = seg.newConstant(s->value(), s->dtype());
@@ -132,7 +266,7 @@ class Extractor {
       return copy;
     }
     Expr* def = s->definition();
-    if (def == nullptr || asLeaf_.count(s)) {
+    if (def == nullptr || (flags_[slot(s)] & kAsLeaf)) {
       Scalar* copy = seg.newScalar(s->dtype());
       record(s, copy);
       out_.symbolicScalars.emplace_back(copy, s);
@@ -152,28 +286,30 @@ class Extractor {
       record(o, copy);
       outputs.push_back(copy);
     }
-    out_.toSegment.exprs.emplace(
+    exprCopies_.emplace_back(
         def, seg.newExpr(def->type(), inputs, outputs, def->attrs()));
     out_.scalarExprs.push_back(def);
-    return out_.toSegment.vals.at(s)->as<Scalar>();
+    return copyOf(s)->as<Scalar>();
   }
 
   IterDomain* baseIterDomain(const IterDomain* id) {
     IterDomain* copy = out_.fusion->newIterDomain(
         scalar(id->extent()), id->iterType(), scalar(id->expandedExtent()));
     copy->parallelize(id->parallelType());
-    out_.toSegment.iterDomains.emplace(id, copy);
+    mapIterDomain(id, copy);
     return copy;
   }
 
   // The clone of `id`, replaying the Split/Merge transforms it comes from.
   IterDomain* iterDomain(const IterDomain* id) {
-    auto& ids = out_.toSegment.iterDomains;
-    if (auto it = ids.find(id); it != ids.end()) return it->second;
+    if (IterDomain* copy = idCopies_[slot(id)]) return copy;
     const IterDomainTransform* def = id->definition();
     if (def == nullptr) return baseIterDomain(id);
     replay(def);
-    return ids.at(id);
+    IterDomain* copy = idCopies_[slot(id)];
+    FL_ASSERT(copy != nullptr, "replaying ", def->toString(), " gave no ",
+              id->toString());
+    return copy;
   }
 
   void replay(const IterDomainTransform* t) {
@@ -191,12 +327,12 @@ class Extractor {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const IterDomain* original = t->outputs()[i];
       outputs[i]->parallelize(original->parallelType());
-      out_.toSegment.iterDomains.emplace(original, outputs[i]);
+      mapIterDomain(original, outputs[i]);
       // The replay computes the extent afresh; let later uses of the
       // complete fusion's extent scalar find it.
-      out_.toSegment.vals.emplace(original->extent(), outputs[i]->extent());
+      mapVal(original->extent(), outputs[i]->extent());
     }
-    out_.toSegment.transforms.emplace(t, outputs[0]->definition());
+    transformCopies_.emplace(t, outputs[0]->definition());
   }
 
   std::vector<IterDomain*> iterDomains(const std::vector<IterDomain*>& ids) {
@@ -229,9 +365,8 @@ class Extractor {
         multidevice::isPartial(tv) ? multidevice::shardedLogicalId(tv) : nullptr;
     for (const IterDomain* id : tv->logical()) {
       if (id->isReduction() && id != partialAxis) continue;
-      auto& ids = out_.toSegment.iterDomains;
-      auto it = ids.find(id);
-      d.logical.push_back(it != ids.end() ? it->second : baseIterDomain(id));
+      IterDomain* copy = idCopies_[slot(id)];
+      d.logical.push_back(copy != nullptr ? copy : baseIterDomain(id));
       base.insert(id);
     }
     auto derived = [&](const std::vector<IterDomain*>& ids,
@@ -272,7 +407,7 @@ class Extractor {
 
   void tensor(TensorView* tv) {
     TensorDomain d;
-    if (trimmed_.count(tv)) {
+    if (flags_[slot(tv)] & kTrimmed) {
       d = trimmedDomain(tv);
     } else {
       const TensorDomain& original = tv->domain();
@@ -306,7 +441,7 @@ class Extractor {
     // Symbolic scalars that binding the tensor inputs leaves unbound.
     std::unordered_set<const Scalar*> bound;
     for (Val* in : tensorInputs) {
-      const auto* copy = out_.toSegment.clone(in->as<TensorView>());
+      const auto* copy = copyOf(in)->as<TensorView>();
       for (const IterDomain* id : copy->logicalNoReductions()) {
         bound.insert(id->extentForIteration());
       }
@@ -316,13 +451,12 @@ class Extractor {
     }
     sortInterface(inputs, complete_.inputs());
     for (Val* in : inputs) {
-      out_.fusion->addInput(out_.toSegment[in]);
+      out_.fusion->addInput(copyOf(in));
       out_.inputs.push_back(in);
     }
   }
 
-  void addOutputs(const std::vector<Expr*>& exprs,
-                  const std::unordered_set<const Expr*>& group) {
+  void addOutputs(const std::vector<Expr*>& exprs) {
     std::vector<Val*> outputs;
     for (const Expr* expr : exprs) {
       for (Val* o : expr->outputs()) {
@@ -331,7 +465,7 @@ class Extractor {
         if (!boundary && !index_.isReplicated(expr)) {
           boundary = std::any_of(o->uses().begin(), o->uses().end(),
                                  [&](const Expr* use) {
-                                   return !group.count(use) && index_.isLive(use);
+                                   return !inGroup(use) && index_.isLive(use);
                                  });
         }
         if (boundary) outputs.push_back(o);
@@ -343,35 +477,43 @@ class Extractor {
       Val* alias = nullptr;
       for (const auto& fo : complete_.outputs()) {
         if (fo.val == o && fo.aliasOf) {
-          auto it = out_.toSegment.vals.find(fo.aliasOf);
-          if (it != out_.toSegment.vals.end() &&
+          Val* aliasCopy = valCopies_[slot(fo.aliasOf)];
+          if (aliasCopy != nullptr &&
               std::find(segmentInputs.begin(), segmentInputs.end(),
-                        it->second) != segmentInputs.end()) {
-            alias = it->second;
+                        aliasCopy) != segmentInputs.end()) {
+            alias = aliasCopy;
           }
         }
       }
-      out_.fusion->addOutput(out_.toSegment[o], alias);
+      out_.fusion->addOutput(copyOf(o), alias);
       out_.outputs.push_back(o);
     }
   }
 
   void addWholeInterface() {
     for (Val* in : complete_.inputs()) {
-      out_.fusion->addInput(out_.toSegment[in]);
+      out_.fusion->addInput(copyOf(in));
       out_.inputs.push_back(in);
     }
     for (const auto& o : complete_.outputs()) {
-      out_.fusion->addOutput(out_.toSegment[o.val], out_.toSegment[o.aliasOf]);
+      out_.fusion->addOutput(copyOf(o.val), copyOf(o.aliasOf));
       out_.outputs.push_back(o.val);
     }
   }
 
   const CompleteFusionIndex& index_;
   const Fusion& complete_;
+  const bool withCloneMap_;
   SegmentExtraction out_;
-  std::unordered_set<const TensorView*> trimmed_;
-  std::unordered_set<const Scalar*> asLeaf_;
+  // Copies by the complete fusion's value and IterDomain ids (the CloneMap
+  // is filled from them at the end, when asked for).
+  ExtractionTables& tables_;
+  std::vector<Val*>& valCopies_;
+  std::vector<IterDomain*>& idCopies_;
+  std::vector<uint8_t>& flags_;
+  std::vector<std::pair<const Expr*, Expr*>> exprCopies_;
+  std::unordered_map<const IterDomainTransform*, IterDomainTransform*>
+      transformCopies_;
 };
 
 // Contiguous strides, innermost last, for `sizes`; expanded broadcast axes
@@ -517,12 +659,13 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
 }
 
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,
-                                 const std::vector<ir::Expr*>& exprs) {
-  return Extractor(index).run(exprs, /*whole=*/false);
+                                 const std::vector<ir::Expr*>& exprs,
+                                 bool withCloneMap) {
+  return Extractor(index, withCloneMap).run(exprs, /*whole=*/false);
 }
 
 SegmentExtraction extractWholeFusion(const CompleteFusionIndex& index) {
-  return Extractor(index).run(index.exprs(), /*whole=*/true);
+  return Extractor(index, /*withCloneMap=*/true).run(index.exprs(), /*whole=*/true);
 }
 
 SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,

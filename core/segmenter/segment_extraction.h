@@ -108,9 +108,12 @@ struct SegmentExtraction {
 };
 
 //! Extracts the group of `exprs` (tensor exprs of `index`, in topological
-//! order; scalar exprs they need are cloned along).
+//! order; scalar exprs they need are cloned along). Without `withCloneMap`
+//! the result's toSegment stays empty (the merger's trial extractions only
+//! ask the schedulers about the segment).
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,
-                                 const std::vector<ir::Expr*>& exprs);
+                                 const std::vector<ir::Expr*>& exprs,
+                                 bool withCloneMap = true);
 
 //! The whole fusion as one segment: every live expr, and exactly the complete
 //! fusion's inputs and outputs (aliases included) in their order.

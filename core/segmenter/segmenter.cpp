@@ -23,9 +23,8 @@ std::string schedulerName(scheduler::SchedulerType type) {
 }
 
 // The whole fusion as one segment, if a scheduler takes it.
-bool tryWholeFusion(SegmentedFusion& result, const SegmenterContext& context,
-                    const DecisionLog& log) {
-  const CompleteFusionIndex index(result.complete());
+bool tryWholeFusion(SegmentedFusion& result, const CompleteFusionIndex& index,
+                    const SegmenterContext& context, const DecisionLog& log) {
   for (const Expr* expr : index.exprs()) {
     if (expr->type() == ir::ExprType::SegmentSet) {
       log.add("whole_fusion", {}, false,
@@ -211,41 +210,44 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
   FL_ASSERT(context.device != nullptr, "segmentFusion needs a device");
   const DecisionLog log(logSink);
   SegmentedFusion result(std::move(fusion));
-  libraryGroups(CompleteFusionIndex(result.complete()), &log);
-  if (tryWholeFusion(result, context, log)) return result;
-
   ir::Fusion& complete = result.complete();
+  // One index while the fusion is unchanged: only privatizing upcasts and
+  // reverting them change it (both only when there are upcasts to privatize).
+  auto index = std::make_unique<CompleteFusionIndex>(complete);
+  libraryGroups(*index, &log);
+  if (tryWholeFusion(result, *index, context, log)) return result;
+
   const bool privatize = context.upcast == passes::UpcastStrategy::Privatize;
   // Library calls with their epilogues, before privatization: an upcast
   // inside a call's epilogue stays one cast (cuBLASLt computes it).
-  const std::vector<std::vector<Expr*>> library =
-      libraryGroups(CompleteFusionIndex(complete), nullptr);
+  const std::vector<std::vector<Expr*>> library = libraryGroups(*index, nullptr);
   std::unordered_set<const Expr*> inLibraryCalls;
   for (const auto& group : library) inLibraryCalls.insert(group.begin(), group.end());
   std::vector<PrivatizedUpcast> upcasts;
   if (privatize) upcasts = privatizeUpcasts(complete, log, inLibraryCalls);
+  if (!upcasts.empty()) index = std::make_unique<CompleteFusionIndex>(complete);
 
   std::vector<ForwardedChain> chains;
   std::vector<CandidateGroup> groups;
   {
-    CompleteFusionIndex index(complete);
     if (!privatize) {
-      chains = findForwardedChains(index, log);
-      index.setReplicated(forwardedExprs(chains));
+      chains = findForwardedChains(*index, log);
+      index->setReplicated(forwardedExprs(chains));
     }
-    GroupMerger merger(index, context, log, library);
+    GroupMerger merger(*index, context, log, library);
     merger.mergeLevels();
     merger.finalMerge();
     groups = merger.groups();
   }
-  if (!upcasts.empty()) revertPrivatizedUpcasts(complete, upcasts, groups, log);
-
-  CompleteFusionIndex index(complete);
-  if (!chains.empty()) {
-    index.setReplicated(forwardedExprs(chains));
-    replicateForwardedChains(index, chains, groups, log);
+  if (!upcasts.empty()) {
+    revertPrivatizedUpcasts(complete, upcasts, groups, log);
+    index = std::make_unique<CompleteFusionIndex>(complete);
   }
-  finalizeGroups(result, index, groups, context, log);
+  if (!chains.empty()) {
+    index->setReplicated(forwardedExprs(chains));
+    replicateForwardedChains(*index, chains, groups, log);
+  }
+  finalizeGroups(result, *index, groups, context, log);
   return result;
 }
 

@@ -3,9 +3,10 @@
 // over the repetitions and its ratio to the 2 ms budget issue 3 sets; exits 0
 // either way (timing is reported, not asserted).
 //
-//   bench_compile [OPS] [REPETITIONS]
+//   bench_compile [OPS] [REPETITIONS] [FUSION]
 //   bench_compile --write-scripts DIR [OPS]
 //
+// FUSION (one_segment, segment_set or inner_outer) times that fusion only.
 // The second form writes the three generated fusions as scripts
 // (DIR/bench_one_segment.py, bench_segment_set.py, bench_inner_outer.py) for
 // `fuserlab-cli inspect` (tests/perf/check_compile_identity.py uses them).
@@ -15,6 +16,8 @@
 // segmenter merges groups between the cuts) and "inner+outer" (the row
 // reductions alternate with column reductions, which no one kernel takes:
 // the merger tries many candidate groups).
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +83,15 @@ std::string generateScript(int ops, Shape shape) {
   return s.str();
 }
 
+// This thread's CPU time: unlike the wall clock, not stretched by other
+// processes on a shared machine.
+double threadCpuMicros() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 +
+         static_cast<double>(t.tv_nsec) / 1e3;
+}
+
 // Prints one fusion's line.
 void bench(const char* label, const std::string& source, int repetitions) {
   using namespace fuserlab;
@@ -91,24 +103,32 @@ void bench(const char* label, const std::string& source, int repetitions) {
   passes::CompileOptions options;
 
   std::vector<double> micros;
+  std::vector<double> cpuMicros;  // the whole call, report included
   int segments = 0;
   for (int i = 0; i < repetitions + 3; ++i) {
+    const double cpuStart = threadCpuMicros();
     runtime::CompiledFusion compiled = runtime::compileFusion(
         fusion, options, device, inputs, nullptr, /*withTextDumps=*/false);
+    const double cpu = threadCpuMicros() - cpuStart;
     const double us = compiled.report.compileMicroseconds;
-    if (i >= 3) micros.push_back(us);  // the first runs warm caches
+    if (i >= 3) {  // the first runs warm caches
+      micros.push_back(us);
+      cpuMicros.push_back(cpu);
+    }
     segments = static_cast<int>(compiled.report.segments.size());
   }
   std::sort(micros.begin(), micros.end());
+  std::sort(cpuMicros.begin(), cpuMicros.end());
   const double median = micros[micros.size() / 2];
   const double p20 = micros[micros.size() / 5];
   const double p80 = micros[micros.size() * 4 / 5];
   std::printf(
       "compile (passes + segmentation + heuristics), %s: %zu exprs, %d "
-      "segments, median %.0f us (p20 %.0f, p80 %.0f) over %d runs; %.2fx the "
-      "2 ms budget\n",
-      label, fusion.exprsForOutputs().size(), segments, median, p20, p80,
-      repetitions, median / 2000.0);
+      "segments, median %.0f us (min %.0f, p20 %.0f, p80 %.0f) over %d runs; "
+      "%.2fx the 2 ms budget; CPU time of the whole call (report included) "
+      "median %.0f us\n",
+      label, fusion.exprsForOutputs().size(), segments, median, micros.front(),
+      p20, p80, repetitions, median / 2000.0, cpuMicros[cpuMicros.size() / 2]);
 }
 
 }  // namespace
@@ -133,8 +153,24 @@ int main(int argc, char** argv) {
   }
   const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
-  bench("one segment", generateScript(ops, Shape::OneSegment), repetitions);
-  bench("segment_set", generateScript(ops, Shape::SegmentSets), repetitions);
-  bench("inner+outer", generateScript(ops, Shape::InnerOuter), repetitions);
+  const std::string only = argc > 3 ? argv[3] : "";
+  if (!only.empty() && only != "one_segment" && only != "segment_set" &&
+      only != "inner_outer") {
+    std::fprintf(stderr,
+                 "unknown fusion '%s': one_segment, segment_set or "
+                 "inner_outer\n",
+                 only.c_str());
+    return 1;
+  }
+  auto wanted = [&](const char* name) { return only.empty() || only == name; };
+  if (wanted("one_segment")) {
+    bench("one segment", generateScript(ops, Shape::OneSegment), repetitions);
+  }
+  if (wanted("segment_set")) {
+    bench("segment_set", generateScript(ops, Shape::SegmentSets), repetitions);
+  }
+  if (wanted("inner_outer")) {
+    bench("inner+outer", generateScript(ops, Shape::InnerOuter), repetitions);
+  }
   return 0;
 }

@@ -181,5 +181,41 @@ TEST_F(SegmentExtractionTest, SegmentHoldsOnlyTheGroupsValues) {
   EXPECT_EQ(tensors, 4);  // T1, T2 in; T3, T4 computed
 }
 
+// The extractor keeps its lookup tables between extractions (the merger
+// extracts hundreds of groups): an extraction must not see the copies,
+// inputs or group membership of the one before it.
+TEST_F(SegmentExtractionTest, ExtractionsDoNotSeeEachOther) {
+  const SegmentExtraction first = extractSegment(*index_, group({"T3", "T4"}));
+  const std::string firstIr = ir::printFusionIr(*first.fusion);
+  // Another group sharing T4 and the T1 input, then the first one again.
+  const SegmentExtraction other =
+      extractSegment(*index_, group({"T2", "T3", "T4"}));
+  EXPECT_EQ(names(other.inputs), (std::vector<std::string>{"T1"}));
+  const SegmentExtraction again = extractSegment(*index_, group({"T3", "T4"}));
+  EXPECT_EQ(ir::printFusionIr(*again.fusion), firstIr);
+  EXPECT_EQ(names(again.inputs), (std::vector<std::string>{"T1", "T2"}));
+  EXPECT_EQ(names(again.outputs), (std::vector<std::string>{"T4"}));
+  // Every copy belongs to its own segment.
+  for (const auto& [original, copy] : again.toSegment.vals) {
+    EXPECT_EQ(copy->fusion(), again.fusion.get()) << original->name();
+  }
+}
+
+TEST_F(SegmentExtractionTest, TrialExtractionWithoutCloneMapIsTheSameSegment) {
+  const SegmentExtraction full = extractSegment(*index_, group({"T5", "T6"}));
+  const SegmentExtraction trial =
+      extractSegment(*index_, group({"T5", "T6"}), /*withCloneMap=*/false);
+  EXPECT_FALSE(full.toSegment.vals.empty());
+  EXPECT_TRUE(trial.toSegment.vals.empty());
+  EXPECT_TRUE(trial.toSegment.iterDomains.empty());
+  EXPECT_TRUE(trial.toSegment.exprs.empty());
+  EXPECT_EQ(ir::printFusionIr(*trial.fusion), ir::printFusionIr(*full.fusion));
+  EXPECT_EQ(trial.inputs, full.inputs);
+  EXPECT_EQ(trial.outputs, full.outputs);
+  EXPECT_EQ(trial.symbolicScalars.size(), full.symbolicScalars.size());
+  EXPECT_EQ(trial.toCompleteNames("T0 T1 T2 i0"),
+            full.toCompleteNames("T0 T1 T2 i0"));
+}
+
 }  // namespace
 }  // namespace fuserlab::segmenter

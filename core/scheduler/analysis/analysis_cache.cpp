@@ -14,6 +14,7 @@ struct AnalysisCacheScope::Entries {
   std::optional<ReductionPattern> buffersPattern;  // what `buffers` is for
   std::optional<PersistentBufferInfo> buffers;
   std::optional<PersistentBufferAnalysis> analysis;
+  std::optional<std::vector<ir::Expr*>> liveExprs;
   int hits = 0;
 };
 
@@ -98,4 +99,12 @@ void setPersistentBufferAnalysis(AnalysisCacheScope::Entries& e,
 }
 
 }  // namespace analysis_cache
+
+std::vector<ir::Expr*> liveExprs(const ir::Fusion& segment) {
+  AnalysisCacheScope::Entries* e = analysis_cache::find(segment);
+  if (e == nullptr) return segment.exprsForOutputs();
+  if (!e->liveExprs) e->liveExprs = segment.exprsForOutputs();
+  return *e->liveExprs;
+}
+
 }  // namespace fuserlab::scheduler

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/ir/fusion.h"
 #include "core/scheduler/runtime_info.h"
@@ -72,5 +73,10 @@ void setPersistentBufferAnalysis(AnalysisCacheScope::Entries& e,
                                  const PersistentBufferAnalysis& analysis);
 
 }  // namespace analysis_cache
+
+//! segment.exprsForOutputs(): the schedulers each walk the segment's exprs;
+//! computed once while a scope about `segment` is open (not counted in
+//! hits()), otherwise each time.
+std::vector<ir::Expr*> liveExprs(const ir::Fusion& segment);
 
 }  // namespace fuserlab::scheduler

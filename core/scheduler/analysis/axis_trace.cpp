@@ -31,6 +31,9 @@ struct ExprAxisMap {
   // the producer axis it reads from.
   const IterDomain* indexedConsumerAxis = nullptr;
   const IterDomain* indexedProducerAxis = nullptr;
+  // The producer's logical axes without reductions (kept, like pairs, when
+  // one map is filled again for the next expr: no allocation per expr).
+  std::vector<IterDomain*> producerAxes;
 };
 
 std::optional<int64_t> scalarInt(const ir::Val* val,
@@ -69,11 +72,20 @@ void addPositionalPairs(ExprAxisMap& map,
   }
 }
 
-ExprAxisMap axisMapOf(const Expr* expr, size_t inputIndex,
-                      const TensorView* producer, const TensorView* consumer,
-                      const ir::ExpressionEvaluator* evaluator) {
-  ExprAxisMap map;
-  const auto p = producer->logicalNoReductions();
+// Fills `map` (whatever it held before) for `expr`.
+void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
+               const TensorView* consumer,
+               const ir::ExpressionEvaluator* evaluator, ExprAxisMap& map) {
+  map.traversable = true;
+  map.isReshape = false;
+  map.pairs.clear();
+  map.indexedConsumerAxis = nullptr;
+  map.indexedProducerAxis = nullptr;
+  map.producerAxes.clear();
+  for (IterDomain* id : producer->logical()) {
+    if (!id->isReduction()) map.producerAxes.push_back(id);
+  }
+  const std::vector<IterDomain*>& p = map.producerAxes;
   const auto& c = consumer->logical();
   switch (expr->type()) {
     case ExprType::Unary:
@@ -194,7 +206,6 @@ ExprAxisMap axisMapOf(const Expr* expr, size_t inputIndex,
       map.traversable = false;
       break;
   }
-  return map;
 }
 
 int64_t clampExtent(int64_t extent, int64_t limit) {
@@ -222,8 +233,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
                                  const ir::ExpressionEvaluator* evaluator,
                                  const Expr* expr, std::string& lostReason) {
   std::vector<AxisPiece> out;
-  auto lose = [&](const std::string& why) {
-    if (lostReason.empty()) lostReason = why;
+  // Only the first reason is kept: the text is built only then.
+  auto lose = [&](auto why) {
+    if (lostReason.empty()) lostReason = why();
     out.push_back(lostPiece());
   };
   for (const AxisPiece& piece : pieces) {
@@ -255,9 +267,11 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       } else if (piece.extent == 1) {
         continue;
       } else if (piece.id == map.indexedProducerAxis) {
-        lose(expr->toString() + " reads that axis through an index");
+        lose([&] {
+          return expr->toString() + " reads that axis through an index";
+        });
       } else {
-        lose(expr->toString() + " drops that axis");
+        lose([&] { return expr->toString() + " drops that axis"; });
       }
       continue;
     }
@@ -268,7 +282,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       if (to->isBroadcast()) {
         out.push_back(broadcastPiece(to, piece.extent));
       } else {
-        lose(expr->toString() + " makes a broadcast axis concrete");
+        lose([&] {
+          return expr->toString() + " makes a broadcast axis concrete";
+        });
       }
       continue;
     }
@@ -277,7 +293,9 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       continue;
     }
     if (!pair->shiftKnown) {
-      lose(expr->toString() + " has a slice or pad bound unknown here");
+      lose([&] {
+        return expr->toString() + " has a slice or pad bound unknown here";
+      });
       continue;
     }
     AxisPiece mapped = piece;
@@ -322,8 +340,9 @@ std::vector<AxisPiece> mapThroughReshape(
   }
 
   std::vector<AxisPiece> out;
-  auto lose = [&](const std::string& why) {
-    if (lostReason.empty()) lostReason = why;
+  // Only the first reason is kept: the text is built only then.
+  auto lose = [&](auto why) {
+    if (lostReason.empty()) lostReason = why();
     out.push_back(lostPiece());
   };
   for (const AxisPiece& piece : pieces) {
@@ -335,11 +354,15 @@ std::vector<AxisPiece> mapThroughReshape(
     }
     auto it = std::find(from.begin(), from.end(), piece.id);
     if (!known || it == from.end() || piece.extent < 0) {
-      lose(expr->toString() + " has extents unknown at compile time");
+      lose([&] {
+        return expr->toString() + " has extents unknown at compile time";
+      });
       continue;
     }
     if (piece.offset != 0 || piece.resized) {
-      lose(expr->toString() + " reshapes a sliced or padded axis");
+      lose([&] {
+        return expr->toString() + " reshapes a sliced or padded axis";
+      });
       continue;
     }
     const size_t i = static_cast<size_t>(it - from.begin());
@@ -371,8 +394,10 @@ std::vector<AxisPiece> mapThroughReshape(
       remaining /= count;
     }
     if (remaining > 1) {
-      lose(expr->toString() + " regroups the axes unevenly (" +
-           shapeString(fromExtents) + " to " + shapeString(toExtents) + ")");
+      lose([&] {
+        return expr->toString() + " regroups the axes unevenly (" +
+               shapeString(fromExtents) + " to " + shapeString(toExtents) + ")";
+      });
     }
   }
   return out;
@@ -438,24 +463,40 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     seed.axes.push_back(std::move(pieces));
   }
 
+  // No trace scores more than 3 per reference axis that walks somewhere.
+  int bestScore = 0;
+  for (const auto& pieces : seed.axes) bestScore += pieces.empty() ? 0 : 3;
+  std::vector<int> scores;  // score of traces_[i]
+
   std::deque<size_t> queue;
+  ExprAxisMap map;  // filled again for each expr followed
   auto offer = [&](TensorTrace trace) {
     auto it = index_.find(trace.tv);
     if (it == index_.end()) {
       index_.emplace(trace.tv, traces_.size());
       queue.push_back(traces_.size());
+      scores.push_back(score(trace));
       traces_.push_back(std::move(trace));
-    } else if (trace.tv != reference_ &&
-               score(trace) > score(traces_[it->second])) {
-      traces_[it->second] = std::move(trace);
-      queue.push_back(it->second);
+    } else if (trace.tv != reference_) {
+      const int s = score(trace);
+      if (s > scores[it->second]) {
+        traces_[it->second] = std::move(trace);
+        scores[it->second] = s;
+        queue.push_back(it->second);
+      }
     }
   };
   auto propagate = [&](const TensorTrace& from, const Expr* expr,
                        size_t inputIndex, const TensorView* producer,
                        const TensorView* consumer, bool towardProducer) {
-    const ExprAxisMap map =
-        axisMapOf(expr, inputIndex, producer, consumer, evaluator_);
+    // A tensor whose trace nothing can replace (the reference's, or one
+    // with the best score) is not offered another: offer would keep it.
+    const TensorView* target = towardProducer ? producer : consumer;
+    if (auto it = index_.find(target); it != index_.end() &&
+        (target == reference_ || scores[it->second] >= bestScore)) {
+      return;
+    }
+    axisMapOf(expr, inputIndex, producer, consumer, evaluator_, map);
     if (!map.traversable) return;
     TensorTrace next;
     next.tv = towardProducer ? producer : consumer;
@@ -478,7 +519,9 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
 
   offer(std::move(seed));
   while (!queue.empty()) {
-    const TensorTrace current = traces_[queue.front()];
+    // traces_ is a deque: offering traces of other tensors (appended, or
+    // replacing theirs) leaves this one in place.
+    const TensorTrace& current = traces_[queue.front()];
     queue.pop_front();
     const TensorView* tv = current.tv;
     if (const Expr* def = tv->definition()) {

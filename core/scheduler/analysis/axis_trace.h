@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -99,7 +100,7 @@ class AxisTrace {
   const ir::TensorView* reference_;
   std::vector<const ir::IterDomain*> referenceAxes_;
   std::vector<int64_t> referenceExtents_;
-  std::vector<TensorTrace> traces_;  // in first-visit order
+  std::deque<TensorTrace> traces_;  // in first-visit order
   std::unordered_map<const ir::TensorView*, size_t> index_;  // lookup only
 };
 

@@ -1,6 +1,7 @@
 #include "core/scheduler/analysis/persistent_buffers.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "core/ir/error.h"
@@ -94,19 +95,21 @@ bool isRecomputable(ExprType type) {
 struct Dataflow {
   std::vector<const Expr*> exprs;
   std::vector<const TensorView*> tensors;  // segment inputs, then outputs
-  std::unordered_map<const Expr*, size_t> exprIndex;
-  std::unordered_map<const ir::Val*, size_t> tensorIndex;
   std::vector<std::vector<size_t>> consumers;  // per tensor: expr indices
 
-  explicit Dataflow(const ir::Fusion& segment) {
-    for (const Expr* e : segment.exprsForOutputs()) {
-      exprIndex.emplace(e, exprs.size());
+  explicit Dataflow(const ir::Fusion& segment)
+      : segment_(&segment),
+        exprSlots_(segment.exprs().size(), -1),
+        tensorSlots_(segment.vals().size(), -1) {
+    for (const Expr* e : liveExprs(segment)) {
+      exprSlots_[ownId(e, segment.exprs())] = static_cast<int64_t>(exprs.size());
       exprs.push_back(e);
     }
     auto addTensor = [&](const ir::Val* val) {
       const auto* tv = val->as<TensorView>();
-      if (tv == nullptr || tensorIndex.count(tv)) return;
-      tensorIndex.emplace(tv, tensors.size());
+      if (tv == nullptr || tensorIndex(tv)) return;
+      tensorSlots_[ownId(tv, segment_->vals())] =
+          static_cast<int64_t>(tensors.size());
       tensors.push_back(tv);
     };
     for (const ir::Val* val : segment.inputs()) addTensor(val);
@@ -117,28 +120,69 @@ struct Dataflow {
     consumers.resize(tensors.size());
     for (size_t i = 0; i < exprs.size(); ++i) {
       for (const ir::Val* val : exprs[i]->inputs()) {
-        auto it = tensorIndex.find(val);
-        if (it == tensorIndex.end()) continue;
-        auto& list = consumers[it->second];
+        const auto t = tensorIndex(val);
+        if (!t) continue;
+        auto& list = consumers[*t];
         if (list.empty() || list.back() != i) list.push_back(i);
       }
     }
   }
 
+  //! Position in `exprs` / `tensors`; none for a statement not listed.
+  std::optional<size_t> exprIndex(const Expr* e) const {
+    return slot(e, segment_->exprs(), exprSlots_);
+  }
+  std::optional<size_t> tensorIndex(const ir::Val* val) const {
+    return slot(val, segment_->vals(), tensorSlots_);
+  }
+  //! As above, for a statement that must be listed.
+  size_t exprAt(const Expr* e) const {
+    const auto i = exprIndex(e);
+    FL_ASSERT(i.has_value(), e->toString(), " is not a live expr of the segment");
+    return *i;
+  }
+  size_t tensorAt(const ir::Val* val) const {
+    const auto i = tensorIndex(val);
+    FL_ASSERT(i.has_value(), val->name(), " is not a tensor of the segment");
+    return *i;
+  }
+
   template <typename F>
   void forEachTensorInput(const Expr* e, F&& f) const {
     for (const ir::Val* val : e->inputs()) {
-      auto it = tensorIndex.find(val);
-      if (it != tensorIndex.end()) f(it->second);
+      if (const auto t = tensorIndex(val)) f(*t);
     }
   }
   template <typename F>
   void forEachTensorOutput(const Expr* e, F&& f) const {
     for (const ir::Val* val : e->outputs()) {
-      auto it = tensorIndex.find(val);
-      if (it != tensorIndex.end()) f(it->second);
+      if (const auto t = tensorIndex(val)) f(*t);
     }
   }
+
+ private:
+  // Lookups by the statements' ids in the segment (ids are positions in its
+  // exprs() and vals()), checked to be the segment's own.
+  template <typename T, typename Owned>
+  static size_t ownId(const T* x, const std::vector<Owned>& owned) {
+    const auto id = static_cast<size_t>(x->id());
+    FL_ASSERT(id < owned.size() && owned[id].get() == x,
+              "a statement of another fusion in the segment's dataflow");
+    return id;
+  }
+  template <typename T, typename Owned>
+  static std::optional<size_t> slot(const T* x, const std::vector<Owned>& owned,
+                                    const std::vector<int64_t>& slots) {
+    const auto id = static_cast<size_t>(x->id());
+    if (id >= owned.size() || owned[id].get() != x || slots[id] < 0) {
+      return std::nullopt;
+    }
+    return static_cast<size_t>(slots[id]);
+  }
+
+  const ir::Fusion* segment_;
+  std::vector<int64_t> exprSlots_;    // by expr id: index into exprs, -1
+  std::vector<int64_t> tensorSlots_;  // by val id: index into tensors, -1
 };
 
 // What one reduction's neighbourhood looks like: which exprs and tensors feed
@@ -161,10 +205,10 @@ struct ReductionFlow {
     reachesAfter.assign(nExprs, false);
     rowAxes.assign(nTensors, {});
     rowAxesUnknown.assign(nTensors, false);
-    const size_t r = flow.exprIndex.at(reduction.expr);
+    const size_t r = flow.exprAt(reduction.expr);
 
     // Backwards from the reduced tensor, carrying its reduced axes.
-    const size_t x = flow.tensorIndex.at(reduction.input);
+    const size_t x = flow.tensorAt(reduction.input);
     feedsExpr[r] = true;
     feedsTensor[x] = true;
     rowAxes[x].assign(reduction.input->rank(), false);
@@ -262,7 +306,7 @@ void project(const Dataflow& flow, const ReductionFlow& reduction,
       continue;
     }
     const Expr* definition = current->definition();
-    if (definition == nullptr || !flow.exprIndex.count(definition)) {
+    if (definition == nullptr || !flow.exprIndex(definition)) {
       out.notProjectableReason =
           current->name() + " has no definition in the segment";
       return;
@@ -339,7 +383,7 @@ PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
       buffer.rowAxes = rf.axesOf(t);
       project(flow, rf, t, buffer);
       for (const TensorView* input : buffer.projectedTo) {
-        const size_t i = flow.tensorIndex.at(input);
+        const size_t i = flow.tensorAt(input);
         if (std::none_of(
                 info.projectionInputs.begin(), info.projectionInputs.end(),
                 [&](const ProjectionInput& p) { return p.tv == input; })) {
@@ -392,11 +436,11 @@ PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
   // Buffers in topological order of their definitions (inputs first).
   std::sort(info.buffers.begin(), info.buffers.end(),
             [&](const PersistentBuffer& a, const PersistentBuffer& b) {
-              return flow.tensorIndex.at(a.tv) < flow.tensorIndex.at(b.tv);
+              return flow.tensorAt(a.tv) < flow.tensorAt(b.tv);
             });
   std::sort(info.projectionInputs.begin(), info.projectionInputs.end(),
             [&](const ProjectionInput& a, const ProjectionInput& b) {
-              return flow.tensorIndex.at(a.tv) < flow.tensorIndex.at(b.tv);
+              return flow.tensorAt(a.tv) < flow.tensorAt(b.tv);
             });
   return info;
 }

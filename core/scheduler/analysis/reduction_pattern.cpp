@@ -108,7 +108,7 @@ namespace {
 ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result;
   ReductionPattern pattern;
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     if (expr->type() != ExprType::Reduction &&
         expr->type() != ExprType::Welford) {
       continue;
@@ -167,7 +167,7 @@ ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
 
 std::optional<std::string> rejectUnsupportedReductionOps(
     const ir::Fusion& segment, const ReductionPattern& pattern) {
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     if (auto reason = unsupportedOp(*expr, pattern)) return reason;
   }
   return std::nullopt;
@@ -175,7 +175,7 @@ std::optional<std::string> rejectUnsupportedReductionOps(
 
 std::optional<std::string> rejectReshapeExtents(
     const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator) {
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     if (expr->type() != ExprType::Reshape) continue;
     const auto* in = expr->input(0)->as<TensorView>();
     const auto* out = expr->output(0)->as<TensorView>();

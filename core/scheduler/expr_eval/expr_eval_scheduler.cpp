@@ -5,8 +5,9 @@
 #include <variant>
 
 #include "core/ir/error.h"
-#include "core/scheduler/expr_summary.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/expr_eval/view_strides.h"
+#include "core/scheduler/expr_summary.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -50,7 +51,7 @@ bool isLibraryCall(ExprType type) {
 // evaluated on the host and needs no kernel.
 std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
   std::vector<const ir::Expr*> out;
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     if (producesTensor(expr)) out.push_back(expr);
   }
   return out;
@@ -204,7 +205,7 @@ std::variant<Layout, std::string> viewLayout(
 
 std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
     const ir::Fusion& segment) const {
-  if (segment.exprsForOutputs().empty()) {
+  if (liveExprs(segment).empty()) {
     return "the segment has no exprs and computes nothing, which is no_op's "
            "case";
   }

@@ -4,6 +4,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/tensor_view.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/expr_summary.h"
 #include "core/scheduler/matmul/epilogue_matcher.h"
 
@@ -18,7 +19,7 @@ bool isLibraryCall(ExprType type) {
 
 std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
   std::vector<const ir::Expr*> out;
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     for (const ir::Val* v : expr->outputs()) {
       if (v->isA<ir::TensorView>()) {
         out.push_back(expr);

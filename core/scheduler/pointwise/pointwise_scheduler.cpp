@@ -1,5 +1,6 @@
 #include "core/scheduler/pointwise/pointwise_scheduler.h"
 
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/axis_trace.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/analysis/vectorization.h"
@@ -82,7 +83,7 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(
   if (!tensorOutput) {
     return "has no tensor output: there is nothing for a kernel to write";
   }
-  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
     switch (expr->type()) {
       case ExprType::Reduction:
       case ExprType::Welford:
