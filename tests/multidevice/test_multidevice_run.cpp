@@ -192,6 +192,19 @@ TEST(ThreadCommunicatorTest, SumsHalfAndBFloat16) {
   uint16_t h = hOne;
   multidevice::sumInto(&h, &hOne, 1, ir::DataType::Half);
   EXPECT_EQ(h, hTwo);
+  // 0.5 + 1.5; 65504 + 8 rounds back to 65504, + 16 (a tie) to even,
+  // which is infinity, as + 32 is; two subnormals (2^-24 each) sum exactly;
+  // -1 + 1 is +0.
+  const auto sumHalf = [](uint16_t x, uint16_t y) {
+    multidevice::sumInto(&x, &y, 1, ir::DataType::Half);
+    return x;
+  };
+  EXPECT_EQ(sumHalf(0x3800, 0x3e00), 0x4000);
+  EXPECT_EQ(sumHalf(0x7bff, 0x4800), 0x7bff);
+  EXPECT_EQ(sumHalf(0x7bff, 0x4c00), 0x7c00);
+  EXPECT_EQ(sumHalf(0x7bff, 0x5000), 0x7c00);
+  EXPECT_EQ(sumHalf(0x0001, 0x0001), 0x0002);
+  EXPECT_EQ(sumHalf(0xbc00, 0x3c00), 0x0000);
   bool b = true;
   EXPECT_THROW(multidevice::sumInto(&b, &b, 1, ir::DataType::Bool), UserError);
 }
