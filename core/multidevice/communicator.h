@@ -1,9 +1,10 @@
 // Communicator: the collectives a multi-device run needs, between the ranks
 // of one run (rank k drives device k of the mesh). Buffers are host memory,
 // contiguous, `bytes` or `count` elements of `dtype` per rank; reductions
-// sum. Implementations: ThreadCommunicator (ranks as threads of one process,
-// the CPU path CI runs) and NcclCommunicator (one process per GPU, NCCL on
-// device buffers; core/runtime/nccl_communicator.h).
+// sum. Implementations, in core/runtime: ThreadCommunicator (ranks as threads
+// of one process, the CPU path CI runs; thread_communicator.h) and
+// NcclCommunicator (one process per GPU, NCCL on device buffers;
+// nccl_communicator.h).
 //
 // Every rank calls the same collectives in the same order; a rank that
 // fails calls abort(), which makes the others' pending and later calls
@@ -41,10 +42,5 @@ class Communicator {
   //! Tells the other ranks this one failed (with `why`).
   virtual void abort(const std::string& why) = 0;
 };
-
-//! Sums `count` elements of `dtype` from `from` into `into` (host memory):
-//! the reduction both implementations agree on (half and bfloat16 summed in
-//! float and rounded once per addition, as NCCL does).
-void sumInto(void* into, const void* from, size_t count, ir::DataType dtype);
 
 }  // namespace fuserlab::multidevice

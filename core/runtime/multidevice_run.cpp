@@ -12,7 +12,7 @@
 #include "core/multidevice/communication.h"
 #include "core/multidevice/local_fusion.h"
 #include "core/multidevice/sharding.h"
-#include "core/multidevice/thread_communicator.h"
+#include "core/runtime/thread_communicator.h"
 #include "core/runtime/binding.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/shard_inputs.h"
@@ -310,7 +310,7 @@ std::vector<std::vector<Tensor>> runRanksAsThreads(
     const MultiDeviceProgram& program, const Arguments& globalInputs,
     std::vector<CommunicationRecord>* records) {
   const int64_t n = program.ranks();
-  auto group = std::make_shared<multidevice::ThreadGroup>(n);
+  auto group = std::make_shared<ThreadGroup>(n);
   std::vector<std::vector<Tensor>> outputs(static_cast<size_t>(n));
   std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
   std::vector<std::vector<CommunicationRecord>> perRankRecords(
@@ -319,7 +319,7 @@ std::vector<std::vector<Tensor>> runRanksAsThreads(
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       const size_t i = static_cast<size_t>(r);
-      multidevice::ThreadCommunicator comm(group, r);
+      ThreadCommunicator comm(group, r);
       try {
         ReferenceSegmentBackend backend;
         outputs[i] = program.runRank(globalInputs, comm, backend,

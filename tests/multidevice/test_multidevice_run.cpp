@@ -15,7 +15,7 @@
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/multidevice/local_fusion.h"
-#include "core/multidevice/thread_communicator.h"
+#include "core/runtime/thread_communicator.h"
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
@@ -136,13 +136,13 @@ TEST(LocalFusionTest, ShardedConstantExtentsBecomeLocalAndShardingGoes) {
 
 TEST(ThreadCommunicatorTest, CollectivesAgreeWithTheirDefinitions) {
   constexpr int kRanks = 3;
-  auto group = std::make_shared<multidevice::ThreadGroup>(kRanks);
+  auto group = std::make_shared<ThreadGroup>(kRanks);
   std::vector<std::vector<float>> gathered(kRanks), reduced(kRanks),
       scattered(kRanks), broadcasted(kRanks);
   std::vector<std::thread> threads;
   for (int r = 0; r < kRanks; ++r) {
     threads.emplace_back([&, r] {
-      multidevice::ThreadCommunicator comm(group, r);
+      ThreadCommunicator comm(group, r);
       const std::vector<float> mine = {1.0f + r, 10.0f * (r + 1)};
       gathered[r].resize(2 * kRanks);
       comm.allgather(mine.data(), gathered[r].data(), 2 * sizeof(float));
@@ -167,10 +167,10 @@ TEST(ThreadCommunicatorTest, CollectivesAgreeWithTheirDefinitions) {
 }
 
 TEST(ThreadCommunicatorTest, ARankThatFailsReleasesTheOthers) {
-  auto group = std::make_shared<multidevice::ThreadGroup>(2);
+  auto group = std::make_shared<ThreadGroup>(2);
   std::string error;
   std::thread waiting([&] {
-    multidevice::ThreadCommunicator comm(group, 0);
+    ThreadCommunicator comm(group, 0);
     float x = 1, y = 0;
     try {
       comm.allreduce(&x, &y, 1, ir::DataType::Float);
@@ -178,7 +178,7 @@ TEST(ThreadCommunicatorTest, ARankThatFailsReleasesTheOthers) {
       error = e.what();
     }
   });
-  multidevice::ThreadCommunicator(group, 1).abort("rank 1: out of memory");
+  ThreadCommunicator(group, 1).abort("rank 1: out of memory");
   waiting.join();
   EXPECT_NE(error.find("rank 1: out of memory"), std::string::npos) << error;
 }
@@ -186,17 +186,17 @@ TEST(ThreadCommunicatorTest, ARankThatFailsReleasesTheOthers) {
 TEST(ThreadCommunicatorTest, SumsHalfAndBFloat16) {
   const uint16_t bfOne = 0x3f80, bfTwo = 0x4000;  // 1.0, 2.0
   uint16_t bf = bfOne;
-  multidevice::sumInto(&bf, &bfOne, 1, ir::DataType::BFloat16);
+  sumInto(&bf, &bfOne, 1, ir::DataType::BFloat16);
   EXPECT_EQ(bf, bfTwo);
   const uint16_t hOne = 0x3c00, hTwo = 0x4000;  // 1.0, 2.0
   uint16_t h = hOne;
-  multidevice::sumInto(&h, &hOne, 1, ir::DataType::Half);
+  sumInto(&h, &hOne, 1, ir::DataType::Half);
   EXPECT_EQ(h, hTwo);
   // 0.5 + 1.5; 65504 + 8 rounds back to 65504, + 16 (a tie) to even,
   // which is infinity, as + 32 is; two subnormals (2^-24 each) sum exactly;
   // -1 + 1 is +0.
   const auto sumHalf = [](uint16_t x, uint16_t y) {
-    multidevice::sumInto(&x, &y, 1, ir::DataType::Half);
+    sumInto(&x, &y, 1, ir::DataType::Half);
     return x;
   };
   EXPECT_EQ(sumHalf(0x3800, 0x3e00), 0x4000);
@@ -206,7 +206,7 @@ TEST(ThreadCommunicatorTest, SumsHalfAndBFloat16) {
   EXPECT_EQ(sumHalf(0x0001, 0x0001), 0x0002);
   EXPECT_EQ(sumHalf(0xbc00, 0x3c00), 0x0000);
   bool b = true;
-  EXPECT_THROW(multidevice::sumInto(&b, &b, 1, ir::DataType::Bool), UserError);
+  EXPECT_THROW(sumInto(&b, &b, 1, ir::DataType::Bool), UserError);
 }
 
 }  // namespace

@@ -13,9 +13,13 @@
 
 #include "core/multidevice/communicator.h"
 
-namespace fuserlab::multidevice {
+namespace fuserlab::runtime {
 
 //! State shared by the `size` ranks of one run.
+//! Sums `count` elements of `dtype` from `from` into `into` (host memory),
+//! as NCCL's sum does: half and bfloat16 in float, rounded once per addition.
+void sumInto(void* into, const void* from, size_t count, ir::DataType dtype);
+
 class ThreadGroup {
  public:
   explicit ThreadGroup(int64_t size);
@@ -51,7 +55,7 @@ class ThreadGroup {
   std::string aborted_;
 };
 
-class ThreadCommunicator final : public Communicator {
+class ThreadCommunicator final : public multidevice::Communicator {
  public:
   ThreadCommunicator(std::shared_ptr<ThreadGroup> group, int64_t rank)
       : group_(std::move(group)), rank_(rank) {}
@@ -73,4 +77,4 @@ class ThreadCommunicator final : public Communicator {
   int64_t rank_;
 };
 
-}  // namespace fuserlab::multidevice
+}  // namespace fuserlab::runtime

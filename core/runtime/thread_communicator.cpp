@@ -1,69 +1,28 @@
-#include "core/multidevice/thread_communicator.h"
+#include "core/runtime/thread_communicator.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "core/ir/error.h"
+#include "core/runtime/float16.h"
 
-namespace fuserlab::multidevice {
+namespace fuserlab::runtime {
 namespace {
-
-float bf16ToFloat(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, sizeof(value));
-  return value;
-}
-
-uint16_t floatToBf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;  // NaN
-  bits += 0x7fffu + ((bits >> 16) & 1u);                   // nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-// IEEE binary16 <-> float, written out (not every compiler has _Float16).
-float halfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  const uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  uint32_t bits = exponent == 31
-                      ? sign | 0x7f800000u | (mantissa << 13)  // inf, NaN
-                      : sign | ((exponent + 112u) << 23) | (mantissa << 13);
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-uint16_t floatToHalf(float value) {  // round to nearest even
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return sign | 0x7e00u;   // NaN
-  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;  // rounds past 65504
-  if (magnitude < 0x38800000u) {  // below 2^-14: a subnormal half (or zero)
-    float scaled;
-    std::memcpy(&scaled, &magnitude, sizeof(scaled));
-    return static_cast<uint16_t>(
-        sign | static_cast<uint32_t>(std::nearbyint(scaled * 16777216.0f)));
-  }
-  uint32_t h = ((((magnitude >> 23) - 112u) << 10) | ((magnitude & 0x7fffffu) >> 13));
-  const uint32_t rest = magnitude & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
 
 template <class T>
 void sumTyped(void* into, const void* from, size_t count) {
   auto* a = static_cast<T*>(into);
   const auto* b = static_cast<const T*>(from);
   for (size_t i = 0; i < count; ++i) a[i] = static_cast<T>(a[i] + b[i]);
+}
+
+// Half and bfloat16: summed in float, rounded once per addition.
+template <class T>
+void sumNarrow(void* into, const void* from, size_t count) {
+  auto* a = static_cast<T*>(into);
+  const auto* b = static_cast<const T*>(from);
+  for (size_t i = 0; i < count; ++i) {
+    a[i] = T::fromFloat(a[i].toFloat() + b[i].toFloat());
+  }
 }
 
 }  // namespace
@@ -74,22 +33,8 @@ void sumInto(void* into, const void* from, size_t count, ir::DataType dtype) {
     case ir::DataType::Double: return sumTyped<double>(into, from, count);
     case ir::DataType::Int32: return sumTyped<int32_t>(into, from, count);
     case ir::DataType::Int: return sumTyped<int64_t>(into, from, count);
-    case ir::DataType::Half: {
-      auto* a = static_cast<uint16_t*>(into);
-      const auto* b = static_cast<const uint16_t*>(from);
-      for (size_t i = 0; i < count; ++i) {
-        a[i] = floatToHalf(halfToFloat(a[i]) + halfToFloat(b[i]));
-      }
-      return;
-    }
-    case ir::DataType::BFloat16: {
-      auto* a = static_cast<uint16_t*>(into);
-      const auto* b = static_cast<const uint16_t*>(from);
-      for (size_t i = 0; i < count; ++i) {
-        a[i] = floatToBf16(bf16ToFloat(a[i]) + bf16ToFloat(b[i]));
-      }
-      return;
-    }
+    case ir::DataType::Half: return sumNarrow<Half>(into, from, count);
+    case ir::DataType::BFloat16: return sumNarrow<BFloat16>(into, from, count);
     default:
       FL_USER_ERROR("summing ", ir::toString(dtype),
                     " tensors across devices is not supported");
@@ -183,4 +128,4 @@ void ThreadCommunicator::broadcast(void* buffer, size_t bytes, int64_t root) {
   if (rank_ != root) std::memcpy(buffer, copy.data(), bytes);
 }
 
-}  // namespace fuserlab::multidevice
+}  // namespace fuserlab::runtime
