@@ -85,11 +85,14 @@ const Registry& registry() {
 }
 
 // The scheduler's reason for refusing `segment`, compile-time check first.
-std::optional<std::string> rejectSegment(const Scheduler& scheduler,
-                                         const ir::Fusion& segment,
-                                         const SegmentRuntimeInfo& info) {
-  if (scheduler.type() != SchedulerType::Communication) {
-    if (auto reason = reshardingRefusal(segment)) return reason;
+// `resharding` is reshardingRefusal(segment), found once per segment: every
+// scheduler but communication refuses a segment holding a resharding set.
+std::optional<std::string> rejectSegment(
+    const Scheduler& scheduler, const ir::Fusion& segment,
+    const SegmentRuntimeInfo& info,
+    const std::optional<std::string>& resharding) {
+  if (resharding && scheduler.type() != SchedulerType::Communication) {
+    return resharding;
   }
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);
@@ -113,9 +116,10 @@ std::optional<SchedulerChoice> chooseScheduler(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info,
     const HeuristicProvider* provider, std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
+  const std::optional<std::string> resharding = reshardingRefusal(segment);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
-    if (auto reason = rejectSegment(*scheduler, segment, info)) {
+    if (auto reason = rejectSegment(*scheduler, segment, info, resharding)) {
       reasons.push_back({scheduler->type(), std::move(*reason)});
       continue;
     }
@@ -152,9 +156,10 @@ std::optional<SchedulerChoice> chooseScheduler(
 bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                  std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
+  const std::optional<std::string> resharding = reshardingRefusal(segment);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
-    auto reason = rejectSegment(*scheduler, segment, info);
+    auto reason = rejectSegment(*scheduler, segment, info, resharding);
     if (!reason) {
       if (rejected != nullptr) *rejected = std::move(reasons);
       return true;
@@ -170,6 +175,7 @@ std::optional<SchedulerType> findAcceptingScheduler(
     const std::vector<SchedulerType>& tryFirst,
     std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
+  const std::optional<std::string> resharding = reshardingRefusal(segment);
   const std::vector<const Scheduler*>& schedulers = registeredSchedulers();
   // Each scheduler's reason, by its place in priority order, once asked:
   // the checks are pure functions of the segment and sizes, so a reason
@@ -178,7 +184,7 @@ std::optional<SchedulerType> findAcceptingScheduler(
   std::vector<bool> asked(schedulers.size(), false);
   auto ask = [&](size_t i) {
     asked[i] = true;
-    reasons[i] = rejectSegment(*schedulers[i], segment, info);
+    reasons[i] = rejectSegment(*schedulers[i], segment, info, resharding);
     return !reasons[i].has_value();
   };
   for (SchedulerType guess : tryFirst) {
