@@ -194,14 +194,7 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
   if (!check) return result;
   const std::vector<runtime::Tensor> reference =
       runtime::runReference(fusion, referenceInputs);
-  int failed = 0;
-  for (size_t i = 0; i < result.outputs.size(); ++i) {
-    const runtime::TensorCheck c = runtime::checkTensor(
-        result.outputs[i], reference[i], fusion.outputs()[i].val->name());
-    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
-              << "\n";
-    failed += c.passed ? 0 : 1;
-  }
+  const int failed = printOutputChecks(result.outputs, reference, fusion);
   if (failed == 0) {
     std::cout << "check passed: " << result.outputs.size()
               << " outputs match the cpu reference\n";
@@ -214,6 +207,20 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
 }
 
 }  // namespace
+
+int printOutputChecks(const std::vector<runtime::Tensor>& outputs,
+                      const std::vector<runtime::Tensor>& reference,
+                      const ir::Fusion& fusion) {
+  int failed = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const runtime::TensorCheck c = runtime::checkTensor(
+        outputs[i], reference[i], fusion.outputs()[i].val->name());
+    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
+              << "\n";
+    failed += c.passed ? 0 : 1;
+  }
+  return failed;
+}
 
 int runCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <filesystem>
 #include <iostream>
 
@@ -24,12 +23,10 @@
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/runtime/cuda_device.h"
-#include "core/runtime/gpu_executor.h"
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/nccl_communicator.h"
 #include "core/runtime/npy.h"
 #include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
 
 extern char** environ;
 
@@ -47,32 +44,6 @@ int64_t parseRanks(const std::string& text) {
                   text, "'");
   }
 }
-
-// Each compute segment's local fusion on this process's GPU: one executor
-// per segment, kept for the run.
-class GpuSegmentBackend final : public runtime::SegmentBackend {
- public:
-  GpuSegmentBackend(int device, passes::CompileOptions options)
-      : device_(device), options_(std::move(options)) {}
-
-  std::vector<runtime::Tensor> run(int segment, const ir::Fusion& local,
-                                   const runtime::Arguments& inputs) override {
-    auto& executor = executors_[segment];
-    if (!executor) {
-      executor = std::make_unique<runtime::GpuExecutor>(local, device_, options_);
-    }
-    runtime::HostRunResult result = runtime::runOnGpu(*executor, inputs);
-    launches_ += result.stats.kernelLaunches;
-    return std::move(result.outputs);
-  }
-  int launches() const { return launches_; }
-
- private:
-  int device_;
-  passes::CompileOptions options_;
-  std::map<int, std::unique_ptr<runtime::GpuExecutor>> executors_;
-  int launches_ = 0;
-};
 
 void printProgram(const runtime::MultiDeviceProgram& program) {
   const report::CompileReport& report = program.compiled().report;
@@ -132,8 +103,12 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
   const std::string reason = runtime::ncclUnavailableReason();
   FL_CHECK(reason.empty(), "--backend cuda --ranks needs NCCL: ", reason);
   const std::string id = runtime::ncclIdToHex(runtime::ncclNewId());
-  char pattern[] = "/tmp/fuserlab-ranks-XXXXXX";
-  FL_CHECK(mkdtemp(pattern) != nullptr, "cannot make a directory for the ranks' outputs");
+  // mkdtemp's template: a fresh directory under $TMPDIR (or /tmp).
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "fuserlab-ranks-XXXXXX").string();
+  FL_CHECK(mkdtemp(pattern.data()) != nullptr,
+           "cannot make a directory for the ranks' outputs under ",
+           std::filesystem::temp_directory_path().string());
   const std::string root = pattern;
 
   std::vector<pid_t> pids;
@@ -218,14 +193,7 @@ RanksRun runRanks(const CommandLine& cl, const LoadedScript& loaded,
   result.outputs = program.gather(perRank);
   if (!cl.flag("check")) return result;
   const std::vector<runtime::Tensor> reference = runtime::runReference(fusion, inputs);
-  int failed = 0;
-  for (size_t i = 0; i < result.outputs.size(); ++i) {
-    const runtime::TensorCheck c = runtime::checkTensor(
-        result.outputs[i], reference[i], fusion.outputs()[i].val->name());
-    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
-              << "\n";
-    failed += c.passed ? 0 : 1;
-  }
+  const int failed = printOutputChecks(result.outputs, reference, fusion);
   if (failed == 0) {
     std::cout << "check passed: " << result.outputs.size() << " outputs of "
               << ranks << " ranks match the unsharded cpu reference\n";
@@ -254,7 +222,7 @@ int rankWorkerCommand(const std::vector<std::string>& args) {
     runtime::NcclCommunicator comm(
         runtime::ncclIdFromHex(cl.value("nccl-id").value_or("")), ranks, rank,
         static_cast<int>(rank));
-    GpuSegmentBackend backend(static_cast<int>(rank), compileOptionsFrom(cl));
+    runtime::GpuSegmentBackend backend(static_cast<int>(rank), compileOptionsFrom(cl));
     const std::vector<runtime::Tensor> outputs =
         program.runRank(inputs, comm, backend);
     writeRankOutputs(cl.value("out").value_or("."), outputs);

@@ -11,6 +11,7 @@
 #include "app/cli/command_line.h"
 #include "core/frontend/script.h"
 #include "core/passes/compile_options.h"
+#include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::db {
@@ -64,5 +65,11 @@ inline const std::set<std::string> kDatabaseOptions = {"db"};
 //! The database --db or FUSERLAB_HEURISTICS_DB names, loaded; null if
 //! neither names one.
 std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl);
+
+//! Prints one "  check ok|FAILED ..." line per output of `fusion`,
+//! comparing `outputs` with `reference`; returns how many differ.
+int printOutputChecks(const std::vector<runtime::Tensor>& outputs,
+                      const std::vector<runtime::Tensor>& reference,
+                      const ir::Fusion& fusion);
 
 }  // namespace fuserlab::cli

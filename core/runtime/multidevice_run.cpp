@@ -14,6 +14,7 @@
 #include "core/multidevice/sharding.h"
 #include "core/runtime/thread_communicator.h"
 #include "core/runtime/binding.h"
+#include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/shard_inputs.h"
 
@@ -97,6 +98,18 @@ std::vector<Tensor> ReferenceSegmentBackend::run(int segment,
                                                  const ir::Fusion& local,
                                                  const Arguments& inputs) {
   return runReference(local, inputs);
+}
+
+GpuSegmentBackend::GpuSegmentBackend(int device, passes::CompileOptions options)
+    : device_(device), options_(std::move(options)) {}
+
+GpuSegmentBackend::~GpuSegmentBackend() = default;
+
+std::vector<Tensor> GpuSegmentBackend::run(int segment, const ir::Fusion& local,
+                                           const Arguments& inputs) {
+  std::unique_ptr<GpuExecutor>& executor = executors_[segment];
+  if (!executor) executor = std::make_unique<GpuExecutor>(local, device_, options_);
+  return runOnGpu(*executor, inputs).outputs;
 }
 
 MultiDeviceProgram::MultiDeviceProgram(const ir::Fusion& fusion,

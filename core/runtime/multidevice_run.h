@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::runtime {
+
+class GpuExecutor;
 
 //! What computes one compute segment's local fusion on one rank.
 class SegmentBackend {
@@ -44,6 +47,22 @@ class ReferenceSegmentBackend final : public SegmentBackend {
  public:
   std::vector<Tensor> run(int segment, const ir::Fusion& local,
                           const Arguments& inputs) override;
+};
+
+//! The local fusions on one GPU of this process: one GpuExecutor per
+//! segment, kept across runs; inputs and outputs are host tensors (copied in
+//! and out by runOnGpu).
+class GpuSegmentBackend final : public SegmentBackend {
+ public:
+  GpuSegmentBackend(int device, passes::CompileOptions options);
+  ~GpuSegmentBackend() override;
+  std::vector<Tensor> run(int segment, const ir::Fusion& local,
+                          const Arguments& inputs) override;
+
+ private:
+  int device_;
+  passes::CompileOptions options_;
+  std::map<int, std::unique_ptr<GpuExecutor>> executors_;
 };
 
 //! One collective a rank performed, for the run's report.
