@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <utility>
 
+#include "core/ir/error.h"
 #include "core/scheduler/analysis/memory_layout.h"
 
 namespace fuserlab::scheduler {
@@ -437,9 +439,22 @@ bool TensorTrace::lost(size_t refAxis) const {
   });
 }
 
+int64_t* AxisTrace::slot(const TensorView* tv) {
+  return const_cast<int64_t*>(std::as_const(*this).slot(tv));
+}
+
+const int64_t* AxisTrace::slot(const TensorView* tv) const {
+  const auto id = static_cast<size_t>(tv->id());
+  if (id >= index_.size() || fusion_->vals()[id].get() != tv) return nullptr;
+  return &index_[id];
+}
+
 AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
                      const ir::ExpressionEvaluator* evaluator)
-    : evaluator_(evaluator), reference_(reference) {
+    : evaluator_(evaluator),
+      reference_(reference),
+      fusion_(reference->fusion()),
+      index_(fusion_->vals().size(), -1) {
   const auto axes = allocationIsPermutation(reference)
                         ? ir::noReductions(reference->maybeAllocation())
                         : reference->logicalNoReductions();
@@ -471,18 +486,21 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
   std::deque<size_t> queue;
   ExprAxisMap map;  // filled again for each expr followed
   auto offer = [&](TensorTrace trace) {
-    auto it = index_.find(trace.tv);
-    if (it == index_.end()) {
-      index_.emplace(trace.tv, traces_.size());
+    int64_t* at = slot(trace.tv);
+    FL_ASSERT(at != nullptr, trace.tv->name(),
+              " is not of the reference's fusion");
+    if (*at < 0) {
+      *at = static_cast<int64_t>(traces_.size());
       queue.push_back(traces_.size());
       scores.push_back(score(trace));
       traces_.push_back(std::move(trace));
     } else if (trace.tv != reference_) {
       const int s = score(trace);
-      if (s > scores[it->second]) {
-        traces_[it->second] = std::move(trace);
-        scores[it->second] = s;
-        queue.push_back(it->second);
+      const auto i = static_cast<size_t>(*at);
+      if (s > scores[i]) {
+        traces_[i] = std::move(trace);
+        scores[i] = s;
+        queue.push_back(i);
       }
     }
   };
@@ -492,8 +510,8 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     // A tensor whose trace nothing can replace (the reference's, or one
     // with the best score) is not offered another: offer would keep it.
     const TensorView* target = towardProducer ? producer : consumer;
-    if (auto it = index_.find(target); it != index_.end() &&
-        (target == reference_ || scores[it->second] >= bestScore)) {
+    if (const int64_t* at = slot(target); at != nullptr && *at >= 0 &&
+        (target == reference_ || scores[*at] >= bestScore)) {
       return;
     }
     axisMapOf(expr, inputIndex, producer, consumer, evaluator_, map);
@@ -545,8 +563,8 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
 }
 
 const TensorTrace* AxisTrace::find(const TensorView* tv) const {
-  auto it = index_.find(tv);
-  return it == index_.end() ? nullptr : &traces_[it->second];
+  const int64_t* at = slot(tv);
+  return at == nullptr || *at < 0 ? nullptr : &traces_[*at];
 }
 
 std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {

@@ -101,7 +101,14 @@ class AxisTrace {
   std::vector<const ir::IterDomain*> referenceAxes_;
   std::vector<int64_t> referenceExtents_;
   std::deque<TensorTrace> traces_;  // in first-visit order
-  std::unordered_map<const ir::TensorView*, size_t> index_;  // lookup only
+  //! Position in traces_ by the tensor's id in the reference's fusion (every
+  //! traced tensor is connected to the reference, so it is of that fusion);
+  //! -1 for none.
+  const ir::Fusion* fusion_;
+  std::vector<int64_t> index_;
+  //! The slot of index_ for `tv`; nullptr for a tensor of another fusion.
+  int64_t* slot(const ir::TensorView* tv);
+  const int64_t* slot(const ir::TensorView* tv) const;
 };
 
 //! The pointwise reference: the tensor output with the most elements (by
