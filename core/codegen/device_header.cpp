@@ -23,6 +23,7 @@
 //   fl::load_vector / store_vector   16-byte (or narrower) accesses
 //   fl::add/sub/mul/div/...     op semantics on float, double, int64_t
 //   fl::tanh_approx             hardware tanh (bf16-output kernels only)
+//   fl::exp_approx              hardware exp (half/bf16-output kernels only)
 //   fl::SumOp/ProdOp/MaxOp/MinOp   reduction ops: identity() and operator()
 //   fl::warp_reduce(v, op)      butterfly over the 32 lanes; every lane gets it
 //   fl::block_reduce_x(v, op, smem)  over threadIdx.x, per threadIdx.y row;
@@ -347,7 +348,7 @@ __device__ __forceinline__ int64_t right_shift(int64_t a, int64_t b) {
 
 //! tanh by the hardware (tanh.approx.f32, sm_75+; one MUFU op instead of
 //! tanhf's ~20 instructions), max relative error about 2^-11: only for
-//! kernels whose every output is bf16 (ExpressionEmitter::setApproximateTanh).
+//! kernels whose every output is bf16 (codegen::Approximations).
 __device__ __forceinline__ float tanh_approx(float x) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
   float y;
@@ -356,6 +357,15 @@ __device__ __forceinline__ float tanh_approx(float x) {
 #else
   return tanhf(x);
 #endif
+}
+//! exp by the hardware: ex2.approx.f32 (one MUFU op, subnormals kept) of
+//! x * log2(e); relative error under 1e-5 for |x| < 100, inf, -inf and NaN as
+//! expf: only for kernels whose every output is half or bf16
+//! (codegen::Approximations).
+__device__ __forceinline__ float exp_approx(float x) {
+  float y;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
 }
 __device__ __forceinline__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }

@@ -164,6 +164,18 @@ std::string convertValue(const std::string& expression, DataType from,
   FL_ASSERT(false, "no conversion to ", ir::toString(to));
 }
 
+Approximations approximationsFor(const ir::Fusion& segment) {
+  const std::vector<ir::Val*> outputs = segment.outputVals();
+  Approximations result;
+  if (outputs.empty()) return result;
+  result.tanh = result.exp = true;
+  for (const ir::Val* out : outputs) {
+    result.tanh = result.tanh && out->dtype() == DataType::BFloat16;
+    result.exp = result.exp && isNarrowFloat(out->dtype());
+  }
+  return result;
+}
+
 ExpressionEmitter::ExpressionEmitter(const ir::Fusion& fusion,
                                      ExpressionHooks hooks, bool indexed)
     : fusion_(fusion), hooks_(std::move(hooks)), indexed_(indexed) {
@@ -466,8 +478,13 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
           op = UnaryOpType::LogicalNot;  // as in PyTorch
         }
         result = unaryOp(op, compute, args[0]);
-        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximateTanh_) {
+        if (op == UnaryOpType::Tanh && compute == DataType::Float &&
+            approximations_.tanh) {
           result.first = "fl::tanh_approx(" + args[0] + ")";
+        }
+        if (op == UnaryOpType::Exp && compute == DataType::Float &&
+            approximations_.exp) {
+          result.first = "fl::exp_approx(" + args[0] + ")";
         }
         // The sign of a half/bf16 value changes no other bit: the result is
         // exact in the same dtype (no rounding back to it).

@@ -81,6 +81,23 @@ struct ExpressionHooks {
   std::function<std::string(const ir::Scalar* scalar)> symbolicScalar;
 };
 
+//! Which float transcendentals a kernel may compute with the hardware's
+//! approximate instructions instead of the accurate libdevice functions.
+struct Approximations {
+  //! tanh.approx.f32 (max relative error about 2^-11) for tanh: only when
+  //! every output is bf16 (8-bit mantissa; the GPU checks allow 1e-2).
+  bool tanh = false;
+  //! ex2.approx.f32 of x * log2(e) for exp (relative error about 2^-22 plus
+  //! |x| * 2^-24 from the product: under 1e-5 for |x| < 100): when every
+  //! output is bf16 or half (2^-11), never where a float or double output
+  //! could show it. Two instructions instead of expf's eight or so: a
+  //! softmax computes one or two exps per element.
+  bool exp = false;
+};
+
+//! The approximations `segment`'s outputs allow (see Approximations).
+Approximations approximationsFor(const ir::Fusion& segment);
+
 class ExpressionEmitter {
  public:
   //! `indexed`: track element indices (see the modes above).
@@ -101,11 +118,11 @@ class ExpressionEmitter {
 
   //! The statements emitted since the last takeCode().
   std::string takeCode();
-  //! Float tanh as the hardware's tanh.approx.f32 (relative error about
-  //! 2^-11) instead of tanhf: for kernels whose every output is bf16 (8-bit
-  //! mantissa; the GPU checks allow 1e-2), never where a float, double or
-  //! half output could show the error.
-  void setApproximateTanh(bool approximate) { approximateTanh_ = approximate; }
+  //! Hardware approximations of float transcendentals, for kernels whose
+  //! outputs are too narrow to show their error (approximationsFor).
+  void setApproximations(Approximations approximations) {
+    approximations_ = approximations;
+  }
   //! Indentation (spaces) of emitted statements.
   void setIndent(int spaces) { indent_ = spaces; }
   int indent() const { return indent_; }
@@ -155,7 +172,7 @@ class ExpressionEmitter {
   std::vector<std::map<std::string, std::string>> scopes_;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
-  bool approximateTanh_ = false;
+  Approximations approximations_;
   //! Float/double variables whose value is exact in half or bf16 (a widened
   //! narrow value), so a cast back needs no rounding; names are unique.
   std::map<std::string, ir::DataType> exact_;

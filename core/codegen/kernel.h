@@ -52,6 +52,11 @@ struct GeneratedKernel {
   std::vector<KernelParameter> parameters;
   bool int64Indexing = false;
   int64_t workspaceBytes = 0;
+  //! Whether the workspace must be zeroed before every launch (grid_sync's
+  //! counters keep rising within a launch). Otherwise the kernel leaves its
+  //! counters at zero (arrive_last) and the executor zeroes the workspace
+  //! once, when it allocates it: no memset before each launch.
+  bool zeroWorkspaceEachLaunch = true;
 };
 
 }  // namespace fuserlab::codegen

@@ -16,18 +16,6 @@ namespace {
 
 using ir::TensorView;
 
-// Whether every output of `segment` is a bf16 tensor: then an approximate
-// tanh (relative error about 2^-11) stays well inside what bf16 rounding
-// (2^-9) and the bf16 tolerance (1e-2) allow.
-bool everyOutputIsBf16(const ir::Fusion& segment) {
-  const std::vector<ir::Val*> outputs = segment.outputVals();
-  if (outputs.empty()) return false;
-  for (const ir::Val* out : outputs) {
-    if (out->dtype() != ir::DataType::BFloat16) return false;
-  }
-  return true;
-}
-
 constexpr int64_t kMaxGridX = 2147483647;
 constexpr int64_t kMaxGridYZ = 65535;
 
@@ -326,7 +314,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
   ExpressionEmitter emitter(segment_, hooks, /*indexed=*/true);
   emitterPtr = &emitter;
   emitter.setIndent(pad + (lanes ? 4 : 2));
-  emitter.setApproximateTanh(everyOutputIsBf16(segment_));
+  emitter.setApproximations(approximationsFor(segment_));
 
   // Compute and store every output, one lane (or element) at a time.
   const std::vector<std::string> refIndex = referenceIndexNames(lanes);

@@ -107,7 +107,11 @@ class ReductionEmitter {
     launch.block = {s_.threadsX, s_.threadsY, 1};
     launch.grid = {s_.gridX, s_.gridY, 1};
     launch.dynamicSharedMemoryBytes = smem;
-    return b_.finish(name, "reduction", launch, workspace, workspace > 0);
+    GeneratedKernel kernel =
+        b_.finish(name, "reduction", launch, workspace, workspace > 0);
+    // Its only counters are arrive_last's, which the last block resets.
+    kernel.zeroWorkspaceEachLaunch = false;
+    return kernel;
   }
 
  private:

@@ -76,7 +76,9 @@ ReductionKernelBuilder::ReductionKernelBuilder(
                    [this](const ir::Scalar* s) {
                      return interface_.symbolicScalar(s);
                    }},
-               /*indexed=*/true) {}
+               /*indexed=*/true) {
+  emitter_.setApproximations(approximationsFor(segment));
+}
 
 ElementIndex ReductionKernelBuilder::indexFor(const TensorView* tv,
                                               const std::string& row,

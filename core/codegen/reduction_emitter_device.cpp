@@ -171,11 +171,18 @@ __device__ __forceinline__ Welford<T> load_cg(const Welford<T>* p) {
 
 //! Whether this block is the last of `count` blocks to arrive at
 //! `semaphore` (zero before the launch); the same answer in every thread.
-//! Writes before the call are visible to the last block after it.
+//! Writes before the call are visible to the last block after it. The last
+//! block sets the semaphore back to zero (every other block has arrived and
+//! will not touch it again in this launch), so the next launch finds it
+//! zero without a memset.
 __device__ __forceinline__ bool arrive_last(unsigned* semaphore, unsigned count, bool* flag) {
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) *flag = atomicAdd(semaphore, 1u) == count - 1u;
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    const bool last = atomicAdd(semaphore, 1u) == count - 1u;
+    if (last) *semaphore = 0u;
+    *flag = last;
+  }
   __syncthreads();
   const bool last = *flag;
   __syncthreads();

@@ -339,6 +339,10 @@ class Planner {
     if (generated.workspaceBytes > 0) {
       launch.workspace = std::make_shared<DeviceBuffer>(
           generated.workspaceBytes, device_, what + " workspace");
+      // Kernels that leave their counters at zero need it zeroed only once.
+      if (!generated.zeroWorkspaceEachLaunch) {
+        launch.workspace->fill(0, what + " workspace");
+      }
       launch.arguments.addPointer(launch.workspace->data());
     }
     plan_.launches.push_back(std::move(launch));
@@ -572,7 +576,8 @@ class Planner {
 
 namespace {
 
-// Poisons, zeroes workspaces and launches `plan`, then synchronizes.
+// Poisons, zeroes the workspaces that need it and launches `plan`, then
+// synchronizes.
 void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
   if (options.poisonOutputs) {
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
@@ -584,7 +589,9 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
       launch.library->run();
       ++stats.libraryCalls;
     } else {
-      if (launch.workspace) launch.workspace->fill(0, launch.what + " workspace");
+      if (launch.workspace && launch.kernel->generated.zeroWorkspaceEachLaunch) {
+        launch.workspace->fill(0, launch.what + " workspace");
+      }
       launch.kernel->kernel.launch(launch.kernel->generated.launch,
                                    launch.arguments.pointers(), launch.what);
     }

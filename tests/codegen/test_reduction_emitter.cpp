@@ -533,6 +533,9 @@ TEST_F(ReductionEmitterTest, GridReductionUsesWorkspaceAndLastBlock) {
   EXPECT_GT(k.launch.grid[1], 1);
   EXPECT_GT(k.workspaceBytes, 0);
   EXPECT_TRUE(contains(k.source, "fl::red::arrive_last")) << k.source;
+  // The last block resets arrive_last's semaphore: no memset per launch.
+  EXPECT_TRUE(contains(k.source, "if (last) *semaphore = 0u;")) << k.source;
+  EXPECT_FALSE(k.zeroWorkspaceEachLaunch);
   EXPECT_FALSE(k.parameters.empty());
   for (int arch : {80, 90}) EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
 }
@@ -548,6 +551,8 @@ TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
   if (p.crossGridReduction) {
     EXPECT_TRUE(contains(k.source, "fl::red::grid_sync")) << k.source;
     EXPECT_GT(k.workspaceBytes, 0);
+    // grid_sync's counters rise through the launch: zeroed before each.
+    EXPECT_TRUE(k.zeroWorkspaceEachLaunch);
   }
   // Columns on threadIdx.x, so a warp reads contiguous bf16 vectors.
   EXPECT_EQ(k.launch.block[0], p.blockDimY);

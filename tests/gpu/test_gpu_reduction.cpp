@@ -43,6 +43,24 @@ fd.add_output(T3)
   }
 }
 
+TEST_F(GpuReductionTest, CrossGridSumRepeatsWithoutZeroingItsWorkspace) {
+  // A column sum tall enough to split its columns over blocks of a grid: the
+  // last block of each column group resets its semaphore, so the executor
+  // zeroes the workspace only when it allocates it. Runs 2 and 3 reuse the
+  // planned launch and its workspace; each must still match the reference.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+fd.add_output(T2)
+)");
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    runAndCheck({random(DataType::BFloat16, {8192, 4096})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
 TEST_F(GpuReductionTest, MaxOverMiddleAxis) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
@@ -99,7 +117,8 @@ fd.add_output(T3)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
-std::string softmax(int64_t rows, int64_t cols) {
+std::string softmax(int64_t rows, int64_t cols,
+                    const std::string& outputDtype = "BFloat16") {
   const std::string row = "[" + std::to_string(rows) + ", 1]";
   const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
   return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
@@ -113,7 +132,7 @@ std::string softmax(int64_t rows, int64_t cols) {
          "T8 = fd.ops.broadcast_in_dim(T7, shape=" + row + ", broadcast_dims=[0])\n"
          "T9 = fd.ops.broadcast_in_dim(T8, shape=" + full + ", broadcast_dims=[0, 1])\n"
          "T10 = fd.ops.div(T6, T9)\n"
-         "T11 = fd.ops.cast(T10, dtype=DataType.BFloat16)\n"
+         "T11 = fd.ops.cast(T10, dtype=DataType." + outputDtype + ")\n"
          "fd.add_output(T11)\n";
 }
 
@@ -123,6 +142,19 @@ TEST_F(GpuReductionTest, SoftmaxInnerPersistentOddRows) {
     SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
     define(softmax(size.first, size.second));
     runAndCheck({random(DataType::BFloat16, {size.first, size.second})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuReductionTest, SoftmaxApproximateExpWithinTolerance) {
+  // Half and bf16 outputs use fl::exp_approx, float keeps expf; a wide input
+  // range gives exps from 1 down to underflow.
+  for (const char* dtype : {"BFloat16", "Half", "Float"}) {
+    SCOPED_TRACE(dtype);
+    define(softmax(512, 4096, dtype));
+    Tensor x = Tensor::empty(DataType::BFloat16, {512, 4096});
+    runtime::fillUniform(x, 31, -90.0, 90.0);
+    runAndCheck({x});
     FL_SKIP_IF_UNAVAILABLE();
   }
 }

@@ -1,0 +1,119 @@
+// Kernels whose every output is bf16 compute float tanh with the hardware's
+// tanh.approx.f32 (fl::tanh_approx); any other output dtype keeps tanhf.
+// Kernels whose every output is half or bf16 compute float exp with
+// ex2.approx.f32 (fl::exp_approx); a float output keeps expf.
+// tests/gpu GpuPointwiseTest.BiasGeluApproximateTanhWithinBf16Tolerance and
+// GpuReductionTest.SoftmaxApproximateExpWithinTolerance check the numerics
+// against the CPU reference.
+#include "core/codegen/codegen.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+std::string tanhOf(const std::string& outputDtype) {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T2 = fd.ops.tanh(T1)\n"
+         "    T3 = fd.ops.add(T1, T2)\n"
+         "    T4 = fd.ops.cast(T3, dtype=DataType." + outputDtype + ")\n"
+         "    fd.add_output(T4)\n";
+}
+
+TEST(ApproximateTanhTest, Bf16OutputUsesTheHardwareTanh) {
+  const CompiledScript compiled = compileScript(tanhOf("BFloat16"), "1024x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "fl::tanh_approx(T1_v)")) << k.source;
+  EXPECT_FALSE(contains(k.source, "tanhf(")) << k.source;
+  for (int arch : runtime::nvrtcSupportedArchitectures()) {
+    if (arch != 75 && arch != 80 && arch != 90) continue;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty()) << arch;
+  }
+}
+
+TEST(ApproximateTanhTest, FloatAndHalfOutputsKeepTanhf) {
+  for (const char* dtype : {"Float", "Half"}) {
+    const CompiledScript compiled = compileScript(tanhOf(dtype), "1024x4096:bf16");
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_TRUE(contains(k.source, "tanhf(T1_v)")) << dtype << "\n" << k.source;
+    EXPECT_FALSE(contains(k.source, "fl::tanh_approx(")) << dtype;
+  }
+}
+
+TEST(ApproximateTanhTest, MixedOutputsKeepTanhf) {
+  // A float side output of the same kernel could show the error.
+  const CompiledScript compiled = compileScript(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.tanh(T1)\n"
+      "    T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)\n"
+      "    fd.add_output(T2)\n"
+      "    fd.add_output(T3)\n",
+      "1024x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "tanhf(T1_v)")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::tanh_approx(")) << k.source;
+}
+
+// A softmax (inner persistent: a max, a sum of exps and the normalized exps)
+// with its output in `outputDtype`.
+std::string softmaxTo(const std::string& outputDtype) {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T2 = fd.ops.max(T1, dims=[1], keepdim=True)\n"
+         "    T3 = fd.ops.sub(T1, T2)\n"
+         "    T4 = fd.ops.exp(T3)\n"
+         "    T5 = fd.ops.sum(T4, dims=[1], keepdim=True)\n"
+         "    T6 = fd.ops.div(T4, T5)\n"
+         "    T7 = fd.ops.cast(T6, dtype=DataType." + outputDtype + ")\n"
+         "    fd.add_output(T7)\n";
+}
+
+TEST(ApproximateExpTest, NarrowOutputSoftmaxUsesTheHardwareExp) {
+  for (const char* dtype : {"BFloat16", "Half"}) {
+    const CompiledScript compiled = compileScript(softmaxTo(dtype), "512x4096:bf16");
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_TRUE(contains(k.name, "inner_persistent")) << k.name;
+    EXPECT_TRUE(contains(k.source, "fl::exp_approx(")) << dtype << "\n" << k.source;
+    EXPECT_FALSE(contains(k.source, "expf(")) << dtype << "\n" << k.source;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << dtype;
+  }
+}
+
+TEST(ApproximateExpTest, FloatOutputKeepsExpf) {
+  const CompiledScript compiled = compileScript(softmaxTo("Float"), "512x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "expf(")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::exp_approx(")) << k.source;
+}
+
+TEST(ApproximateExpTest, HalfOutputPointwiseUsesItButKeepsTanhf) {
+  // exp's error (1e-5) fits half's 2^-11; tanh.approx's (2^-11) does not.
+  const CompiledScript compiled = compileScript(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Half, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.exp(T1)\n"
+      "    T3 = fd.ops.tanh(T2)\n"
+      "    T4 = fd.ops.cast(T3, dtype=DataType.Half)\n"
+      "    fd.add_output(T4)\n",
+      "1024x4096:f16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "fl::exp_approx(T1_v)")) << k.source;
+  EXPECT_TRUE(contains(k.source, "tanhf(")) << k.source;
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
