@@ -16,7 +16,8 @@
 //     expression per logical axis); meta ops map the index to their input's
 //     (broadcast, expand, squeeze, permute, reshape, slice, pad, cat,
 //     index_select, gather) and full/iota compute from it. The pointwise and
-//     transpose emitters use this.
+//     transpose emitters use this. Slice, pad and cat index arithmetic is in
+//     the kernel's index_t (expression_emitter_regions.cpp).
 //   - element (`indexed` false; indices are empty): every op is taken at "the current
 //     element"; broadcast, expand, squeeze, set, permute and reshape pass
 //     the value through, and the caller's leaf loads decide which element

@@ -35,6 +35,20 @@ void ExpressionEmitter::pushBranch(bool uniform, const std::string& condition) {
 
 IndexSum ExpressionEmitter::indexSum(const Scalar* s) {
   if (const std::optional<int64_t> value = s->constInt()) return IndexSum::of(*value);
+  // Sums and differences of integers (a cat's or pad's extents) are split,
+  // so their constants fold and equal terms are recognized.
+  const Expr* def = s->definition();
+  if (def != nullptr && def->type() == ir::ExprType::Binary &&
+      (def->attrs().binaryOp == ir::BinaryOpType::Add ||
+       def->attrs().binaryOp == ir::BinaryOpType::Sub) &&
+      ir::isIntegral(s->dtype())) {
+    const auto* a = def->input(0)->as<Scalar>();
+    const auto* b = def->input(1)->as<Scalar>();
+    if (a != nullptr && b != nullptr && ir::isIntegral(a->dtype()) && ir::isIntegral(b->dtype())) {
+      return def->attrs().binaryOp == ir::BinaryOpType::Add ? indexSum(a) + indexSum(b)
+                                                            : indexSum(a) - indexSum(b);
+    }
+  }
   return IndexSum::term("(index_t)(" + scalar(s) + ")");
 }
 
