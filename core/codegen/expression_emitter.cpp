@@ -34,12 +34,6 @@ DataType computeDtypeOf(DataType dtype) {
   }
 }
 
-// The dtype a scalar's evaluation type corresponds to (evaluator.h).
-DataType evaluationDtype(DataType dtype) {
-  if (dtype == DataType::Bool) return DataType::Bool;
-  return ir::isFloatingPoint(dtype) ? DataType::Double : DataType::Int;
-}
-
 bool isPredicateExpr(const Expr& expr) {
   return (expr.type() == ExprType::Binary && ir::isPredicate(expr.attrs().binaryOp)) ||
          (expr.type() == ExprType::Unary && ir::isPredicate(expr.attrs().unaryOp));
@@ -115,6 +109,11 @@ std::string joinIndex(const ElementIndex& index) {
 }
 
 }  // namespace
+
+DataType evaluationDtype(DataType dtype) {
+  if (dtype == DataType::Bool) return DataType::Bool;
+  return ir::isFloatingPoint(dtype) ? DataType::Double : DataType::Int;
+}
 
 std::string_view valueType(DataType dtype) {
   switch (dtype) {
@@ -192,11 +191,15 @@ std::string ExpressionEmitter::takeCode() {
   return code;
 }
 
-void ExpressionEmitter::pushScope() { scopes_.emplace_back(); }
+void ExpressionEmitter::pushScope() {
+  scopes_.emplace_back();
+  branches_.push_back({});
+}
 
 void ExpressionEmitter::popScope() {
   FL_ASSERT(scopes_.size() > 1, "popScope without pushScope");
   scopes_.pop_back();
+  branches_.pop_back();
 }
 
 bool isNarrowFloat(DataType dtype) {
@@ -214,6 +217,7 @@ DataType ExpressionEmitter::exactIn(const std::string& value,
 void ExpressionEmitter::clear(bool resetNames) {
   scopes_.clear();
   scopes_.emplace_back();
+  branches_.clear();
   if (resetNames) {
     exact_.clear();
     nameUses_.clear();
@@ -375,16 +379,9 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
     }
     case ExprType::Reshape:
       return reshapeIndex(producer, expr.output(0)->as<TensorView>(), index);
-    case ExprType::Slice: {
-      for (size_t a = 0; a < rank; ++a) {
-        const std::string size = extent(producerAxes[a]);
-        const std::string start =
-            "fl::slice_bound(" + scalar(expr.input(3 * a + 1)->as<Scalar>()) + ", " + size + ")";
-        const std::string step = scalar(expr.input(3 * a + 3)->as<Scalar>());
-        result.push_back("(" + start + " + " + step + " * (int64_t)(" + index.at(a) + "))");
-      }
+    case ExprType::Slice:
+      result = sliceIndex(expr, producer, index);
       break;
-    }
     case ExprType::Gather:
     case ExprType::IndexSelect:
       FL_ASSERT(false, "indexing ops map their indices in compute()");
@@ -612,78 +609,6 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
   }
   FL_USER_ERROR("code generation does not support ", expr.opName(), " (",
                 tv->name(), ") in this kernel");
-}
-
-std::string ExpressionEmitter::emitPad(const Expr& expr, const TensorView* out,
-                                       const ElementIndex& index,
-                                       const std::string& variable) {
-  const auto* x = expr.input(0)->as<TensorView>();
-  const auto xAxes = x->logicalNoReductions();
-  ElementIndex xIndex;
-  std::string inside;
-  for (size_t a = 0; a < xAxes.size(); ++a) {
-    const std::string left = scalar(expr.input(2 * a + 2)->as<Scalar>());
-    const std::string position = "((int64_t)(" + index.at(a) + ") - " + left + ")";
-    xIndex.push_back(position);
-    const std::string test =
-        position + " >= 0 && " + position + " < " + extent(xAxes[a]);
-    inside += inside.empty() ? test : " && " + test;
-  }
-  if (inside.empty()) inside = "true";
-  const auto* padValue = expr.input(1)->as<Scalar>();
-  const std::string type(valueType(out->dtype()));
-  line(type + " " + variable + ";");
-  line("if (" + inside + ") {");
-  indent_ += 2;
-  pushScope();
-  const std::string inner = value(x, xIndex);
-  line(variable + " = " + convertValue(inner, x->dtype(), out->dtype()) + ";");
-  popScope();
-  indent_ -= 2;
-  line("} else {");
-  line("  " + variable + " = " +
-       convertValue(scalar(padValue), evaluationDtype(padValue->dtype()),
-                    out->dtype()) +
-       ";");
-  line("}");
-  return variable;
-}
-
-std::string ExpressionEmitter::emitCat(const Expr& expr, const TensorView* out,
-                                       const ElementIndex& index,
-                                       const std::string& variable) {
-  const int64_t rank = out->rank();
-  const size_t dim = static_cast<size_t>(normalizeAxis(expr.attrs().dim, rank));
-  const std::string type(valueType(out->dtype()));
-  line(type + " " + variable + ";");
-  const std::string position = "(int64_t)(" + index.at(dim) + ")";
-  std::string offset = "(int64_t)0";
-  for (size_t i = 0; i < expr.inputs().size(); ++i) {
-    const auto* x = expr.input(i)->as<TensorView>();
-    const std::string size = extent(x->logicalNoReductions().at(dim));
-    const std::string end = offset == "(int64_t)0" ? size : offset + " + " + size;
-    const bool last = i + 1 == expr.inputs().size();
-    if (i == 0) {
-      line(last ? "{" : "if (" + position + " < " + end + ") {");
-    } else {
-      line(last ? "} else {" : "} else if (" + position + " < " + end + ") {");
-    }
-    indent_ += 2;
-    pushScope();
-    ElementIndex xIndex = index;
-    xIndex[dim] = offset == "(int64_t)0" ? index[dim] : "(" + position + " - (" + offset + "))";
-    const auto xAxes = x->logicalNoReductions();
-    for (size_t a = 0; a < xAxes.size(); ++a) {
-      if (xAxes[a]->isBroadcast()) xIndex[a] = "0";
-    }
-    const std::string inner = value(x, xIndex);
-    line(variable + " = " + convertValue(inner, x->dtype(), out->dtype()) + ";");
-    popScope();
-    indent_ -= 2;
-    offset = end;
-  }
-  line("}");
-  return variable;
 }
 
 }  // namespace fuserlab::codegen

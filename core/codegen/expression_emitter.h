@@ -16,7 +16,8 @@
 //     expression per logical axis); meta ops map the index to their input's
 //     (broadcast, expand, squeeze, permute, reshape, slice, pad, cat,
 //     index_select, gather) and full/iota compute from it. The pointwise and
-//     transpose emitters use this.
+//     transpose emitters use this. Slice, pad and cat index arithmetic is in
+//     the kernel's index_t (expression_emitter_regions.cpp).
 //   - element (`indexed` false; indices are empty): every op is taken at "the current
 //     element"; broadcast, expand, squeeze, set, permute and reshape pass
 //     the value through, and the caller's leaf loads decide which element
@@ -36,10 +37,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/codegen/vector_lanes.h"
 #include "core/ir/fusion.h"
 
 namespace fuserlab::codegen {
@@ -57,6 +60,10 @@ std::string_view scalarParameterType(ir::DataType dtype);
 //! the reference's castElement semantics (rounding to half/bf16 included).
 std::string convertValue(const std::string& expression, ir::DataType from,
                          ir::DataType to);
+
+//! The dtype a scalar's evaluation type corresponds to (evaluator.h): Bool,
+//! Double for floating dtypes, else Int.
+ir::DataType evaluationDtype(ir::DataType dtype);
 
 //! Half or BFloat16: kept as a float rounded to the dtype.
 bool isNarrowFloat(ir::DataType dtype);
@@ -79,6 +86,11 @@ struct ExpressionHooks {
   //! is the scalar's evaluation type: int64_t for Int/Int32, double for
   //! floating dtypes, bool for Bool.
   std::function<std::string(const ir::Scalar* scalar)> symbolicScalar;
+  //! Optional: the name of a kernel-uniform index_t value computed once at
+  //! the kernel's start (a slice start); `hint` prefixes the name. Without
+  //! it the expression is written where it is used.
+  std::function<std::string(const std::string& expression, const std::string& hint)>
+      uniformIndex;
 };
 
 //! Which float transcendentals a kernel may compute with the hardware's
@@ -133,6 +145,16 @@ class ExpressionEmitter {
   //! 1 outside any conditional; more inside pad/cat branches (a leaf loaded
   //! there may be out of bounds unless the branch is taken).
   int scopeDepth() const { return static_cast<int>(scopes_.size()); }
+  //! The vectorized pass's lanes (owned by the caller, outliving the
+  //! emitter's use), or nullptr: slice, pad and cat then keep lane-affine
+  //! indices lane-affine and take their branches once per vector where the
+  //! bounds allow (vector_lanes.h).
+  void setVectorLanes(VectorLanes* lanes) { lanes_ = lanes; }
+  //! With vector lanes: the conjunction of the open pad/cat branches'
+  //! conditions ("" outside any) when each is the same for every lane of a
+  //! vector and names only the lane's base, so a load inside can be issued
+  //! before the lane loop under that condition; nullopt otherwise.
+  std::optional<std::string> hoistableCondition() const;
   //! Forgets every computed value (and restarts variable numbering only if
   //! `resetNames`).
   void clear(bool resetNames = false);
@@ -148,6 +170,14 @@ class ExpressionEmitter {
   //! The index of `producer` (an input of `expr`) at `consumer`'s `index`.
   ElementIndex producerIndex(const ir::Expr& expr, const ir::TensorView* producer,
                              const ElementIndex& index);
+  ElementIndex sliceIndex(const ir::Expr& expr, const ir::TensorView* producer,
+                          const ElementIndex& index);
+  //! `index` + `shift`, lane-affine when `index` is.
+  std::string offsetIndex(const std::string& index, const IndexSum& shift);
+  //! An integer scalar as an index_t sum (its constant folded).
+  IndexSum indexSum(const ir::Scalar* scalar);
+  //! A pad/cat branch: `uniform` when the same for every lane of a vector.
+  void pushBranch(bool uniform, const std::string& condition);
   ElementIndex reshapeIndex(const ir::TensorView* producer,
                             const ir::TensorView* consumer,
                             const ElementIndex& index);
@@ -170,6 +200,14 @@ class ExpressionEmitter {
   //! (tensor name, index) -> variable, one map per open scope; std::map so
   //! that nothing depends on pointer order.
   std::vector<std::map<std::string, std::string>> scopes_;
+  //! Per scope after the first: whether its branch is the same for every
+  //! lane of a vector, and its condition at the lanes' base.
+  struct Branch {
+    bool uniform = false;
+    std::string condition;
+  };
+  std::vector<Branch> branches_;
+  VectorLanes* lanes_ = nullptr;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
   Approximations approximations_;

@@ -6,6 +6,7 @@
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
 #include "core/codegen/reference_walk.h"
+#include "core/codegen/vector_lanes.h"
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/axis_trace.h"
 #include "core/scheduler/analysis/memory_layout.h"
@@ -35,13 +36,15 @@ struct VectorAccess {
 };
 
 // A load issued before any compute (phase 1): a vector of `tv`, or one
-// element that is the same for every lane of a chunk.
+// element that is the same for every lane of a chunk; inside a pad or cat
+// branch taken once per vector, only where that branch is taken.
 struct HoistedLoad {
   const TensorView* tv = nullptr;
   bool vector = false;
-  std::string key;     // the index it was requested at
-  std::string array;   // the local array, one entry per unrolled chunk
-  std::string offset;  // element offset at lane 0
+  std::string key;        // the index it was requested at
+  std::string array;      // the local array, one entry per unrolled chunk
+  std::string offset;     // element offset at lane 0
+  std::string predicate;  // the branch condition at lane 0; empty: always
 };
 
 class PointwiseKernel {
@@ -61,7 +64,12 @@ class PointwiseKernel {
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
                        bool vectorPass, const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
-  bool laneMapsToInnerAxis(const VectorAccess& access, const ElementIndex& index) const;
+  //! Whether lane j of a chunk reads element j of one vector of `access`:
+  //! the inner axis's index is the lane (or, with `shifted`, lane-affine
+  //! with an aligned shift) and no other index names the lane.
+  bool laneMapsToInnerAxis(const VectorAccess& access, const ElementIndex& index,
+                           bool shifted = false) const;
+  std::string uniformIndex(const std::string& expression, const std::string& hint);
   std::string vectorCondition() const;
   LaunchConfig launchConfig() const;
 
@@ -84,8 +92,16 @@ class PointwiseKernel {
   std::vector<VectorAccess> candidates_;
   std::vector<std::string> vectorNotes_;
 
+  // Kernel-uniform index values (slice starts), declared at the kernel's
+  // start: (expression, name).
+  std::vector<std::pair<std::string, std::string>> uniforms_;
+  // What must be a multiple of kVector for the vectorized pass (its lanes'
+  // shifts and branch bounds known only at run time).
+  std::vector<std::string> laneRequirements_;
+
   // Per vectorized pass.
   std::vector<HoistedLoad> hoisted_;
+  VectorLanes* lanes_ = nullptr;
   std::vector<VectorAccess> used_;  // vector accesses the pass makes
   // No lane of a chunk needs its own index: only vector accesses see lanes.
   bool laneIndependent_ = false;
@@ -167,16 +183,31 @@ std::vector<std::string> PointwiseKernel::referenceIndexNames(bool lane) const {
 }
 
 bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access,
-                                          const ElementIndex& index) const {
+                                          const ElementIndex& index, bool shifted) const {
   if (rank_ == 0) return false;
   const std::string lane = kLanePrefix + ("a" + std::to_string(rank_ - 1));
   for (size_t a = 0; a < index.size(); ++a) {
     const bool isInner = static_cast<int64_t>(a) == access.innerAxis;
-    if (isInner != (index[a] == lane)) {
-      if (isInner || index[a].find(kLanePrefix) != std::string::npos) return false;
+    if (isInner) {
+      if (index[a] == lane) continue;
+      const IndexSum* shift = lanes_ != nullptr ? lanes_->shiftOf(index[a]) : nullptr;
+      if (!shifted || shift == nullptr || !lanes_->requireAligned({*shift})) return false;
+      lanes_->markRows();
+    } else if (index[a].find(kLanePrefix) != std::string::npos) {
+      return false;
     }
   }
   return true;
+}
+
+std::string PointwiseKernel::uniformIndex(const std::string& expression,
+                                          const std::string& hint) {
+  for (const auto& [known, name] : uniforms_) {
+    if (known == expression) return name;
+  }
+  std::string name = hint + std::to_string(uniforms_.size());
+  uniforms_.emplace_back(expression, name);
+  return name;
 }
 
 std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
@@ -187,7 +218,10 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
   const std::string offset = interface_.offset(tv, index);
   const std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
   if (!vectorPass) return inlineLoad;
-  bool pure = emitter.scopeDepth() == 1;
+  // Loads inside a pad/cat branch are hoisted only where the branch is the
+  // same for every lane, under its condition.
+  const std::optional<std::string> predicate = emitter.hoistableCondition();
+  bool pure = predicate.has_value();
   bool laneDependent = false;
   for (const std::string& i : index) {
     pure = pure && i.find("gathered_idx") == std::string::npos;
@@ -196,24 +230,29 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
   if (!pure) return inlineLoad;
   std::string key;
   for (const std::string& i : index) key += i + ",";
+  int vectorsOfTv = 0;
   for (const HoistedLoad& load : hoisted_) {
-    if (load.tv == tv && load.key == key) {
+    if (load.tv != tv) continue;
+    vectorsOfTv += load.vector ? 1 : 0;
+    if (load.key == key && (load.predicate.empty() || load.predicate == *predicate)) {
       return load.vector ? "fl::load_value(" + load.array + "[u][j])" : load.array + "[u]";
     }
   }
   const VectorAccess* access = vectorAccess(tv, false);
-  const bool alreadyVector = std::any_of(hoisted_.begin(), hoisted_.end(), [&](const HoistedLoad& l) {
-    return l.tv == tv && l.vector;
-  });
-  if (vector_ > 1 && laneDependent && access != nullptr && !alreadyVector &&
-      laneMapsToInnerAxis(*access, index)) {
-    hoisted_.push_back({tv, true, key, param + "_vec", offset});
-    used_.push_back(*access);
-    return "fl::load_value(" + param + "_vec[u][j])";
+  if (vector_ > 1 && laneDependent && access != nullptr &&
+      laneMapsToInnerAxis(*access, index, /*shifted=*/true)) {
+    const std::string array =
+        param + "_vec" + (vectorsOfTv == 0 ? std::string() : std::to_string(vectorsOfTv));
+    hoisted_.push_back({tv, true, key, array, offset, *predicate});
+    const bool known = std::any_of(used_.begin(), used_.end(), [&](const VectorAccess& u) {
+      return u.tv == tv && !u.output;
+    });
+    if (!known) used_.push_back(*access);
+    return "fl::load_value(" + array + "[u][j])";
   }
   if (laneDependent && vector_ > 1) return inlineLoad;
   const std::string array = param + "_ld" + std::to_string(hoisted_.size());
-  hoisted_.push_back({tv, false, key, array, offset});
+  hoisted_.push_back({tv, false, key, array, offset, *predicate});
   return array + "[u]";
 }
 
@@ -248,6 +287,12 @@ std::string PointwiseKernel::vectorCondition() const {
       asGenerated += "\n        && " + param + "_s" + std::to_string(a) + " == " +
                      std::to_string(layout.strides[k]);
     }
+  }
+  // Vectors inside a row also read their slices and decide their pad and
+  // cat branches as one where the shifts and bounds are multiples of the
+  // width.
+  for (const std::string& requirement : laneRequirements_) {
+    withinAxis += "\n        && " + requirement + " % kVector == 0";
   }
   if (aligned.empty()) aligned = "true";
   std::string condition = "(" + aligned + ")\n      && ((" + withinAxis + ")";
@@ -311,9 +356,20 @@ std::string PointwiseKernel::body(bool vectorPass) {
     return loadLeaf(tv, index, vectorPass, *emitterPtr);
   };
   hooks.symbolicScalar = [&](const ir::Scalar* s) { return interface_.symbolicScalar(s); };
+  hooks.uniformIndex = [&](const std::string& expression, const std::string& hint) {
+    return uniformIndex(expression, hint);
+  };
   ExpressionEmitter emitter(segment_, hooks, /*indexed=*/true);
   emitterPtr = &emitter;
   emitter.setIndent(pad + (lanes ? 4 : 2));
+  // Lane j of a chunk is lane_a{rank-1} = a{rank-1} + j.
+  std::optional<VectorLanes> vectorLanes;
+  if (lanes && vector_ > 1) {
+    const std::string base = "a" + std::to_string(rank_ - 1);
+    vectorLanes.emplace(kLanePrefix + base, base, vector_);
+    emitter.setVectorLanes(&*vectorLanes);
+  }
+  lanes_ = vectorLanes ? &*vectorLanes : nullptr;
   emitter.setApproximations(approximationsFor(segment_));
 
   // Compute and store every output, one lane (or element) at a time.
@@ -372,8 +428,10 @@ std::string PointwiseKernel::body(bool vectorPass) {
     }
     code += shifted;
     code += p + "  }\n" + p + "}\n";
+    lanes_ = nullptr;
     return code;
   }
+  if (vectorLanes) laneRequirements_ = vectorLanes->requirements();
 
   // Phase 1: every load of the thread's chunks before any compute.
   for (const HoistedLoad& load : hoisted_) {
@@ -393,12 +451,13 @@ std::string PointwiseKernel::body(bool vectorPass) {
     }
     for (const HoistedLoad& load : hoisted_) {
       const std::string& param = interface_.parameterName(load.tv, false);
+      code += indent(pad + 2);
+      if (!load.predicate.empty()) code += "if (" + load.predicate + ") ";
       if (load.vector) {
-        code += indent(pad + 2) + load.array + "[u] = fl::load_vector<kVector>(" + param +
-                ".data + (" + load.offset + "));\n";
+        code += load.array + "[u] = fl::load_vector<kVector>(" + param + ".data + (" +
+                load.offset + "));\n";
       } else {
-        code += indent(pad + 2) + load.array + "[u] = fl::load_value(" + param + ".data[" +
-                load.offset + "]);\n";
+        code += load.array + "[u] = fl::load_value(" + param + ".data[" + load.offset + "]);\n";
       }
     }
     code += p + "}\n";
@@ -407,11 +466,14 @@ std::string PointwiseKernel::body(bool vectorPass) {
   code += p + "#pragma unroll\n" + p + "for (int u = 0; u < kUnroll; ++u) {\n";
   code += positionCode(true, false, pad + 2);
   code += vectorDecls;
-  laneIndependent_ = laneCode.find(kLanePrefix) == std::string::npos;
+  const bool laneNamed = laneCode.find(kLanePrefix) != std::string::npos;
+  // Shifted vectors and branches decided per vector need vectors inside a
+  // row even where no lane is named.
+  laneIndependent_ = !laneNamed && !(vectorLanes && vectorLanes->usesRows());
   if (lanes) {
     code += indent(pad + 2) + "#pragma unroll\n" + indent(pad + 2) +
             "for (int j = 0; j < kVector; ++j) {\n";
-    if (!laneIndependent_) {
+    if (laneNamed) {
       code += indent(pad + 4) + "const index_t " + refIndex.back() + " = a" +
               std::to_string(rank_ - 1) + " + j;\n";
     }
@@ -422,6 +484,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
   }
   code += afterLanes;
   code += p + "}\n";
+  lanes_ = nullptr;
   return code;
 }
 
@@ -484,6 +547,9 @@ GeneratedKernel PointwiseKernel::build() {
   for (int64_t k = 0; k < rank_; ++k) {
     src += "  const index_t ref_e" + std::to_string(k) + " = (index_t)" + ref + ".size[" +
            std::to_string(refLogical_[k]) + "];\n";
+  }
+  for (const auto& [expression, name] : uniforms_) {
+    src += "  const index_t " + name + " = " + expression + ";\n";
   }
   auto product = [&](int64_t begin, int64_t end) {
     std::string text;

@@ -13,7 +13,12 @@
 //     innermost axis (the vectorization analysis) move with 16-byte (or
 //     narrower) vector loads and stores; tensors broadcast along it are read
 //     element by element, once per chunk when they do not vary within it.
-//     All loads of a thread's chunks are issued before any compute.
+//     All loads of a thread's chunks are issued before any compute. A slice
+//     of an input on the vector axis is a vector at a shifted offset, and a
+//     pad or cat on it is decided once per vector, where its shifts and
+//     bounds are multiples of the width (vector_lanes.h; those known only at
+//     run time are checked with the other vector conditions); a load under
+//     such a branch is issued with the others, under the branch's condition.
 //   - A vectorized pass needs the innermost extent to be a multiple of the
 //     width and each vectorized tensor to be aligned and unit-stride; the
 //     kernel checks that once and otherwise runs an element-by-element pass

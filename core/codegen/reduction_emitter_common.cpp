@@ -75,7 +75,8 @@ ReductionKernelBuilder::ReductionKernelBuilder(
                    [this](const TensorView* tv) { return isLeafNow(tv); },
                    [this](const ir::Scalar* s) {
                      return interface_.symbolicScalar(s);
-                   }},
+                   },
+                   /*uniformIndex=*/{}},
                /*indexed=*/true) {
   emitter_.setApproximations(approximationsFor(segment));
 }
