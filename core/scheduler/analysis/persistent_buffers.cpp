@@ -284,6 +284,32 @@ struct ReductionFlow {
   }
 };
 
+// Whether `expr` evaluates a transcendental function (a libdevice call or a
+// MUFU sequence of tens of instructions), as opposed to arithmetic,
+// comparisons, casts and data movement.
+bool isTranscendental(const Expr& expr) {
+  using ir::UnaryOpType;
+  if (expr.type() == ir::ExprType::Binary) {
+    const ir::BinaryOpType op = expr.attrs().binaryOp;
+    return op == ir::BinaryOpType::Pow || op == ir::BinaryOpType::Atan2;
+  }
+  if (expr.type() != ir::ExprType::Unary) return false;
+  switch (expr.attrs().unaryOp) {
+    case UnaryOpType::Exp: case UnaryOpType::Exp2: case UnaryOpType::Expm1:
+    case UnaryOpType::Log: case UnaryOpType::Log1p: case UnaryOpType::Log2:
+    case UnaryOpType::Log10: case UnaryOpType::Sin: case UnaryOpType::Cos:
+    case UnaryOpType::Tan: case UnaryOpType::Asin: case UnaryOpType::Acos:
+    case UnaryOpType::Atan: case UnaryOpType::Sinh: case UnaryOpType::Cosh:
+    case UnaryOpType::Tanh: case UnaryOpType::Asinh: case UnaryOpType::Acosh:
+    case UnaryOpType::Atanh: case UnaryOpType::Sigmoid: case UnaryOpType::Silu:
+    case UnaryOpType::Erf: case UnaryOpType::Erfc: case UnaryOpType::Erfinv:
+    case UnaryOpType::Lgamma:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Walks back from `buffer` to the segment inputs it can be recomputed from.
 void project(const Dataflow& flow, const ReductionFlow& reduction,
              size_t buffer, PersistentBuffer& out) {
@@ -317,6 +343,7 @@ void project(const Dataflow& flow, const ReductionFlow& reduction,
                                  ", which a projection does not recompute";
       return;
     }
+    if (isTranscendental(*definition)) out.recomputesTranscendental = true;
     flow.forEachTensorInput(definition, [&](size_t p) {
       if (!visited[p]) {
         visited[p] = true;
@@ -484,6 +511,12 @@ PersistentBufferInfo findPersistentBuffers(const ir::Fusion& segment,
   PersistentBufferInfo info = computePersistentBuffers(segment, pattern);
   analysis_cache::setPersistentBuffers(*cache, pattern, info);
   return info;
+}
+
+bool PersistentBufferInfo::projectionRecomputesTranscendental() const {
+  return std::any_of(buffers.begin(), buffers.end(), [](const PersistentBuffer& b) {
+    return b.projectable && b.recomputesTranscendental;
+  });
 }
 
 PersistentBufferSizes persistentBufferSizes(

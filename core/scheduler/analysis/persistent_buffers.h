@@ -47,6 +47,10 @@ struct PersistentBuffer {
   bool projectable = false;
   //! The segment inputs it is recomputed from, in input order.
   std::vector<const ir::TensorView*> projectedTo;
+  //! Whether recomputing it from those inputs evaluates a transcendental
+  //! (exp, log, tanh, erf, a trigonometric op, pow...): tens of instructions
+  //! per element, where keeping the buffer costs only registers.
+  bool recomputesTranscendental = false;
   //! Why it cannot be projected ("T0 is an input of the segment", "T5 is
   //! computed by reshape"); empty when it can.
   std::string notProjectableReason;
@@ -74,6 +78,8 @@ struct PersistentBufferInfo {
   std::string nonNormalizationBroadcast;
 
   bool canProject() const;
+  //! Whether any projectable buffer recomputesTranscendental.
+  bool projectionRecomputesTranscendental() const;
 };
 
 //! The persistent buffers of `segment`, whose reductions follow `pattern`.

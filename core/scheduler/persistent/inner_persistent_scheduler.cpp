@@ -10,19 +10,25 @@
 namespace fuserlab::scheduler {
 namespace {
 
-// nvFuser's inner persistent heuristic prefers blocks of 128 to 512 threads
-// per row: fewer leave the SM's schedulers idle, more make the block
-// reduction (and its synchronization) the bottleneck.
+// Blocks of 128 to 256 threads per row: fewer leave the SM's schedulers
+// idle, more make the block reduction (and its synchronization) the
+// bottleneck and keep fewer rows in flight per SM. (nvFuser allows up to
+// 512; on an H100 a bf16 softmax of 16384-element rows ran 115.7 us with 512
+// threads of 32 elements and 102.0 us with 256 of 64, docs/performance.md.)
 constexpr int64_t kPreferredMinThreads = 128;
-constexpr int64_t kPreferredMaxThreads = 512;
+constexpr int64_t kPreferredMaxThreads = 256;
 // Rows of at least this many elements give each thread at least
-// kMinElementsPerThread of them, so per-thread work hides the reduction and
-// its synchronization. (Measured on an H100, docs/performance.md: with 8 per
-// thread, a bf16 8192x4096 softmax ran one 512-thread block per row at 38%
-// of the copy bandwidth; the tuner's best variant gives each of 128 threads
-// 32 elements and runs 1.86x faster.)
+// kMinChunksPerThread vectorized chunks of them, so per-thread work (and the
+// loads each thread has in flight) hides the reduction and its
+// synchronization. Counted in chunks, not elements: narrow chunks need more
+// threads, not more chunks per thread, to keep as many bytes in flight.
+// (Measured on an H100, docs/performance.md: with one chunk of 8 per thread,
+// a bf16 8192x4096 softmax ran one 512-thread block per row at 38% of the
+// copy bandwidth, and 128 threads of 4 chunks ran 1.86x faster; a masked
+// softmax of 2050-element rows in chunks of 2 ran 67.8 us with 96 threads
+// of 16 chunks and 44.0 us with 256 threads of 5.)
 constexpr int64_t kLongRow = 1024;
-constexpr int64_t kMinElementsPerThread = 32;
+constexpr int64_t kMinChunksPerThread = 4;
 // A register-resident buffer takes at most half of the 255 registers a
 // thread may have; the rest holds addresses, partial sums and temporaries.
 constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
@@ -103,6 +109,16 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   p.fastestDimReduction = true;
   p.persistentKernel = true;
   p.projectPersistentBuffers = a.sizes.projectPersistentBuffers;
+  // Projection trades registers for recomputation in the last pass. When
+  // the buffers fit the registers as they are and the recomputation is a
+  // transcendental (a softmax's exp), keep them: the kernel then also keeps
+  // the exps of the sum's pass for the output's instead of computing them
+  // again. (H100, docs/performance.md: softmax 4096x16384 93 us kept, 102
+  // us projected; 8192x4096 47.4 and 48.0 us.)
+  if (p.projectPersistentBuffers && a.info.projectionRecomputesTranscendental() &&
+      a.sizes.persistentBufferBytes <= a.budget.registerBytes) {
+    p.projectPersistentBuffers = false;
+  }
   const int64_t bytesPerRow = a.sizes.bytesPerRow(p.projectPersistentBuffers);
   const std::optional<PersistentStorage> storage =
       a.budget.storageFor(bytesPerRow);
@@ -112,9 +128,8 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
   const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
-  const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
   const int64_t minBatch =
-      std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
+      reduction >= kLongRow ? std::min(chunks, kMinChunksPerThread) : 1;
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
   const RowShape shape = chooseRowShape(
       chunks, minBatch, bytesPerChunk,
