@@ -26,20 +26,20 @@ void dedup(std::vector<int>& values) {
   values = std::move(out);
 }
 
-// The schedulers to ask first about merging `a` and `b`: those that took
+// The schedulers to ask first about merging `groups`: those that took
 // each (the one later in priority order first: a persistent scheduler that
 // took one side is likelier to take both than the pointwise one that took
 // the other), then pointwise, which takes most merges of single exprs, or
 // with a reduction the persistent schedulers. Only a guess: the answer is
 // the same whatever it is.
-std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
-                                                      const CandidateGroup& b) {
+std::vector<scheduler::SchedulerType> likelyAcceptors(
+    const std::vector<const CandidateGroup*>& groups) {
   const auto& priority = scheduler::schedulerPriority();
   auto rank = [&](scheduler::SchedulerType type) {
     return std::find(priority.begin(), priority.end(), type) - priority.begin();
   };
   std::vector<scheduler::SchedulerType> out;
-  for (const CandidateGroup* g : {&a, &b}) {
+  for (const CandidateGroup* g : groups) {
     if (g->acceptedBy && std::find(out.begin(), out.end(), *g->acceptedBy) == out.end()) {
       out.push_back(*g->acceptedBy);
     }
@@ -51,8 +51,9 @@ std::vector<scheduler::SchedulerType> likelyAcceptors(const CandidateGroup& a,
   auto isReduction = [](const ir::Expr* e) {
     return e->type() == ir::ExprType::Reduction || e->type() == ir::ExprType::Welford;
   };
-  const bool reduces = std::any_of(a.exprs.begin(), a.exprs.end(), isReduction) ||
-                       std::any_of(b.exprs.begin(), b.exprs.end(), isReduction);
+  const bool reduces = std::any_of(groups.begin(), groups.end(), [&](const CandidateGroup* g) {
+    return std::any_of(g->exprs.begin(), g->exprs.end(), isReduction);
+  });
   const std::vector<scheduler::SchedulerType> fallback =
       reduces ? std::vector<scheduler::SchedulerType>{
                     scheduler::SchedulerType::InnerPersistent,
@@ -207,6 +208,9 @@ bool GroupMerger::reaches(int from, int target, int skipDirect) const {
     if (!consumersCache_[g]) consumersCache_[g] = consumers(g);
     return *consumersCache_[g];
   };
+  // Positions grow along every path: a group whose first expr comes after
+  // the target's last one reaches nothing that reaches the target.
+  const int targetLast = index_.position(groups_[target].exprs.back());
   std::vector<bool> seen(groups_.size(), false);
   std::vector<int> stack;
   for (int c : cachedConsumers(from)) {
@@ -216,7 +220,7 @@ bool GroupMerger::reaches(int from, int target, int skipDirect) const {
     int g = stack.back();
     stack.pop_back();
     if (g == target) return true;
-    if (seen[g]) continue;
+    if (seen[g] || firstPosition(g) > targetLast) continue;
     seen[g] = true;
     for (int c : cachedConsumers(g)) stack.push_back(c);
   }
@@ -255,6 +259,37 @@ std::vector<int> GroupMerger::mergeCandidates(
   return candidates;
 }
 
+std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
+    const std::vector<ir::Expr*>& exprs,
+    const std::vector<const CandidateGroup*>& from, std::string* failure,
+    std::string* reasons) const {
+  std::vector<scheduler::Rejection> rejected;
+  std::optional<scheduler::SchedulerType> accepted;
+  try {
+    SegmentExtraction segment =
+        extractSegment(index_, exprs, /*withCloneMap=*/false);
+    SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
+    if (context_.guessMergeSchedulers) {
+      accepted = scheduler::findAcceptingScheduler(
+          *segment.fusion, runtime.info, likelyAcceptors(from), &rejected);
+    } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
+      // The first that accepts in priority order: the one after the refusals.
+      accepted = scheduler::registeredSchedulers()[rejected.size()]->type();
+    }
+    // The reasons are written only when no scheduler accepts.
+    if (!accepted) {
+      for (auto& rejection : rejected) {
+        rejection.reason = segment.toCompleteNames(rejection.reason);
+      }
+      *reasons = rejectionsSummary(rejected);
+    }
+  } catch (const UserError& error) {
+    *failure = error.message();
+    return std::nullopt;
+  }
+  return accepted;
+}
+
 std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
     int a, int b, const char* kind, int newId) {
   const CandidateGroup& ga = groups_[a];
@@ -275,31 +310,14 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
                   " would create a cycle: another segment lies on a path "
                   "between them");
   }
-  std::vector<scheduler::Rejection> rejected;
-  std::optional<scheduler::SchedulerType> accepted;
-  try {
-    SegmentExtraction segment =
-        extractSegment(index_, exprs, /*withCloneMap=*/false);
-    SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
-    if (context_.guessMergeSchedulers) {
-      accepted = scheduler::findAcceptingScheduler(
-          *segment.fusion, runtime.info, likelyAcceptors(ga, gb), &rejected);
-    } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
-      // The first that accepts in priority order: the one after the refusals.
-      accepted = scheduler::registeredSchedulers()[rejected.size()]->type();
-    }
-    // The reasons are logged only when no scheduler accepts.
-    if (!accepted) {
-      for (auto& rejection : rejected) {
-        rejection.reason = segment.toCompleteNames(rejection.reason);
-      }
-    }
-  } catch (const UserError& error) {
-    return refuse("merging " + pair + " failed: " + error.message());
-  }
+  std::string failure;
+  std::string reasons;
+  const std::optional<scheduler::SchedulerType> accepted =
+      acceptingScheduler(exprs, {&ga, &gb}, &failure, &reasons);
+  if (!failure.empty()) return refuse("merging " + pair + " failed: " + failure);
   if (!accepted) {
     return refuse("no scheduler accepts " + groupSummary(exprs) + " (" + pair +
-                  "): " + rejectionsSummary(rejected));
+                  "): " + reasons);
   }
   log_.add(kind, {ga.id, gb.id}, true,
            pair + " merge into group " + std::to_string(newId) + " " +
@@ -308,20 +326,128 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
 }
 
 void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy) {
+  applyMerge(std::vector<int>{a, b}, acceptedBy);
+}
+
+void GroupMerger::applyMerge(const std::vector<int>& slots,
+                             scheduler::SchedulerType acceptedBy) {
   CandidateGroup merged;
   merged.id = nextId_++;
   merged.acceptedBy = acceptedBy;
-  merged.exprs = groups_[a].exprs;
-  merged.exprs.insert(merged.exprs.end(), groups_[b].exprs.begin(),
-                      groups_[b].exprs.end());
+  for (int g : slots) {
+    merged.exprs.insert(merged.exprs.end(), groups_[g].exprs.begin(),
+                        groups_[g].exprs.end());
+    groups_[g].alive = false;
+  }
   index_.sortTopologically(merged.exprs);
-  groups_[a].alive = false;
-  groups_[b].alive = false;
   consumersCache_.clear();
   neighboursCache_.clear();
   const int slot = static_cast<int>(groups_.size());
   for (const ir::Expr* expr : merged.exprs) setGroupOf(expr, slot);
   groups_.push_back(std::move(merged));
+}
+
+// A region: the unsealed groups connected through producer/consumer edges
+// that do not pass through a sealed group (a segment_set, a library call).
+// No merge ever joins two regions, so the merges can at best make each region
+// one group; when a scheduler takes the region as one group, that is the
+// outcome with the fewest segments, found with one try instead of one per
+// merge. Tried only where the fusion has more than one region or a sealed
+// group: otherwise the region is the whole fusion, which tryWholeFusion
+// already offered the schedulers.
+std::vector<std::vector<int>> GroupMerger::regions() const {
+  std::vector<int> root(groups_.size());
+  for (size_t g = 0; g < root.size(); ++g) root[g] = static_cast<int>(g);
+  std::function<int(int)> find = [&](int g) {
+    while (root[g] != g) g = root[g] = root[root[g]];
+    return g;
+  };
+  const std::vector<int> alive = aliveInOrder();
+  bool anySealed = false;
+  for (int g : alive) {
+    if (groups_[g].sealed) {
+      anySealed = true;
+      continue;
+    }
+    for (int p : producers(g)) {
+      if (!groups_[p].sealed) root[find(p)] = find(g);
+    }
+  }
+  std::vector<std::vector<int>> out;
+  std::vector<int> regionOf(groups_.size(), -1);
+  for (int g : alive) {
+    if (groups_[g].sealed) continue;
+    int& r = regionOf[find(g)];
+    if (r < 0) {
+      r = static_cast<int>(out.size());
+      out.emplace_back();
+    }
+    out[r].push_back(g);
+  }
+  if (!anySealed && out.size() <= 1) return {};
+  return out;
+}
+
+bool GroupMerger::regionCreatesCycle(const std::vector<int>& region) const {
+  std::vector<bool> inRegion(groups_.size(), false);
+  for (int g : region) inRegion[g] = true;
+  std::vector<bool> seen(groups_.size(), false);
+  std::vector<int> stack;
+  for (int g : region) {
+    for (int c : consumers(g)) {
+      if (!inRegion[c]) stack.push_back(c);
+    }
+  }
+  while (!stack.empty()) {
+    const int g = stack.back();
+    stack.pop_back();
+    if (inRegion[g]) return true;
+    if (seen[g]) continue;
+    seen[g] = true;
+    for (int c : consumers(g)) stack.push_back(c);
+  }
+  return false;
+}
+
+void GroupMerger::mergeRegions() {
+  for (const std::vector<int>& region : regions()) {
+    if (region.size() < 2) continue;
+    std::vector<ir::Expr*> exprs;
+    std::vector<int> ids;
+    std::vector<const CandidateGroup*> from;
+    for (int g : region) {
+      exprs.insert(exprs.end(), groups_[g].exprs.begin(), groups_[g].exprs.end());
+      ids.push_back(groups_[g].id);
+      from.push_back(&groups_[g]);
+    }
+    index_.sortTopologically(exprs);
+    const std::string what = "the region of groups " + groupSummary(exprs) +
+                             " between segment cuts";
+    const std::string fallback = "; its groups are merged level by level";
+    if (regionCreatesCycle(region)) {
+      log_.add("region", ids, false,
+               "merging " + what +
+                   " into one group would create a cycle: a segment outside "
+                   "it lies on a path between two of its groups" + fallback);
+      continue;
+    }
+    std::string failure;
+    std::string reasons;
+    const std::optional<scheduler::SchedulerType> accepted =
+        acceptingScheduler(exprs, from, &failure, &reasons);
+    if (!accepted) {
+      log_.add("region", ids, false,
+               (failure.empty()
+                    ? "no scheduler accepts " + what + " as one group: " + reasons
+                    : "merging " + what + " into one group failed: " + failure) +
+                   fallback);
+      continue;
+    }
+    log_.add("region", ids, true,
+             what + " merges into group " + std::to_string(nextId_) +
+                 ", which a scheduler accepts: none of its merges is tried");
+    applyMerge(region, *accepted);
+  }
 }
 
 void GroupMerger::mergeLevels() {

@@ -2,6 +2,10 @@
 // per tensor expr (forwarded exprs excepted; a segment_set is a group of its
 // own that never merges, and so is a library call with the epilogue it fuses)
 // and merges producer/consumer neighbours:
+//   - mergeRegions: each region (groups connected without passing through a
+//     sealed group) offered to the schedulers as one group, when the fusion
+//     has more than one region or a sealed group; a region a scheduler takes
+//     is one group and its merges are not tried.
 //   - mergeLevels: in rounds, as nvFuser's mergeLevel. Groups get topological
 //     levels; each unmerged group tries its neighbours one level away, unless
 //     a neighbour (or a neighbour's neighbour) already merged this round
@@ -10,12 +14,13 @@
 //     accepts the merged group. Rounds repeat until none merges. As in
 //     nvFuser, level merges do not go through fusion outputs.
 //   - finalMerge: every remaining producer/consumer pair, one merge at a time.
-// Every try is logged ("merge" / "final_merge") with its outcome and reason;
+// Every try is logged ("region" / "merge" / "final_merge") with its outcome and reason;
 // a refused pair is not tried again while neither group changes.
 #pragma once
 
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -53,6 +58,7 @@ class GroupMerger {
               const DecisionLog& log,
               const std::vector<std::vector<ir::Expr*>>& libraryGroups = {});
 
+  void mergeRegions();
   void mergeLevels();
   void finalMerge();
 
@@ -79,6 +85,20 @@ class GroupMerger {
   std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
                                                    const char* kind, int newId);
   void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy);
+  void applyMerge(const std::vector<int>& slots,
+                  scheduler::SchedulerType acceptedBy);
+  //! Extracts `exprs` (the groups `from`, merged) and asks the schedulers,
+  //! those that took `from` first. A scheduler that accepts; otherwise
+  //! nullopt with `reasons` (each scheduler's refusal) or `failure` (the
+  //! error that the extraction or a check raised) set.
+  std::optional<scheduler::SchedulerType> acceptingScheduler(
+      const std::vector<ir::Expr*>& exprs,
+      const std::vector<const CandidateGroup*>& from, std::string* failure,
+      std::string* reasons) const;
+  //! The regions mergeRegions tries (slots in order of first expr), or none.
+  std::vector<std::vector<int>> regions() const;
+  //! A path from the region through another group back into it.
+  bool regionCreatesCycle(const std::vector<int>& region) const;
   //! The slot in groups_ of the live group holding `expr`; -1 for none.
   int groupOf(const ir::Expr* expr) const;
   void setGroupOf(const ir::Expr* expr, int group);

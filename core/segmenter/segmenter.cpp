@@ -235,6 +235,7 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
       index->setReplicated(forwardedExprs(chains));
     }
     GroupMerger merger(*index, context, log, library);
+    merger.mergeRegions();
     merger.mergeLevels();
     merger.finalMerge();
     groups = merger.groups();

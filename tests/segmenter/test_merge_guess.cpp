@@ -72,6 +72,7 @@ struct Outcome {
   std::vector<std::string> edges;
   int merges = 0;
   int refused = 0;
+  int regions = 0;  //!< regions tried as one group
 };
 
 Outcome segmentWith(const std::string& script, const std::string& device,
@@ -95,6 +96,7 @@ Outcome segmentWith(const std::string& script, const std::string& device,
     for (int g : d.groups) groups += std::to_string(g) + ",";
     out.log.push_back(d.kind + " [" + groups + "] " +
                       (d.accepted ? "accepted: " : "refused: ") + d.reason);
+    if (d.kind == "region") ++out.regions;
     if (d.kind == "merge" || d.kind == "final_merge") {
       ++out.merges;
       if (!d.accepted) ++out.refused;
@@ -130,19 +132,25 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutTheGuess) {
   const Case c = GetParam();
   const std::string script = chain(120, c.shape);
   int refused = 0;
+  int merges = 0;
   // Rows of 1024 floats fit every device's persistent budget; rows of 16384
-  // floats fit none (other merges are refused).
+  // floats fit none (other merges are refused). Between segment_sets, each
+  // region is tried as one group first (a scheduler takes each: no merges
+  // there); without segment_sets the groups merge level by level.
   for (int64_t columns : {1024, 16384}) {
     SCOPED_TRACE("columns " + std::to_string(columns));
     const Outcome guessed = segmentWith(script, c.device, c.upcast, true, 2048, columns);
     const Outcome ordered = segmentWith(script, c.device, c.upcast, false, 2048, columns);
-    EXPECT_GT(guessed.merges, 50);  // the guess was exercised
+    EXPECT_GT(guessed.merges + guessed.regions, 0);  // the guess was exercised
+    if (c.shape == Shape::SegmentSets) EXPECT_GT(guessed.regions, 0);
+    merges += guessed.merges;
     EXPECT_GT(guessed.groups.size(), 1u);
     EXPECT_EQ(guessed.log, ordered.log);
     EXPECT_EQ(guessed.groups, ordered.groups);
     EXPECT_EQ(guessed.edges, ordered.edges);
     refused += guessed.refused;
   }
+  if (c.shape == Shape::RowAndColumn) EXPECT_GT(merges, 50);
   // Row and column reductions never share a kernel: refusals, with every
   // scheduler's reason, are compared too.
   if (c.shape == Shape::RowAndColumn) {

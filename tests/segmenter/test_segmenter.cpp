@@ -95,6 +95,104 @@ TEST_F(SegmenterTest, SegmenterHint) {
   }
 }
 
+// --- regions between segment cuts -------------------------------------------
+
+TEST_F(SegmenterTest, RegionBetweenCutsIsTriedAsOneGroup) {
+  SegmentedFusion segmented = segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.relu(T0)
+    T2 = fd.ops.exp(T1)
+    T3 = fd.ops.mul(T2, 0.5)
+    T4 = fd.ops.segment_set(T3)
+    T5 = fd.ops.neg(T4)
+    T6 = fd.ops.sum(T5, dims=[1])
+    T7 = fd.ops.broadcast(T6, is_broadcast_dim=[False, True])
+    T8 = fd.ops.sub(T5, T7)
+    fd.add_output(T8)
+)", {shape(DataType::Float, {32, 64})});
+  ASSERT_EQ(segmented.groups().size(), 3u);
+  EXPECT_EQ(segmented.groups()[0].exprs.size(), 3u);
+  EXPECT_EQ(segmented.groups()[2].exprs.size(), 4u);
+  // Each side of the cut: one try, accepted, naming the groups it joins.
+  const auto regions = decisions("region");
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_TRUE(regions[0].accepted);
+  EXPECT_TRUE(regions[1].accepted);
+  EXPECT_EQ(regions[0].groups.size(), 3u);
+  EXPECT_EQ(regions[1].groups.size(), 4u);
+  EXPECT_NE(regions[0].reason.find("{T1, T2, T3}"), std::string::npos)
+      << regions[0].reason;
+  EXPECT_TRUE(decisions("merge").empty());
+  EXPECT_TRUE(decisions("final_merge").empty());
+}
+
+TEST_F(SegmenterTest, RegionNoSchedulerTakesIsMergedLevelByLevel) {
+  // A row and a column reduction between the cuts: no kernel takes both.
+  SegmentedFusion segmented = segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.segment_set(T0)
+    T2 = fd.ops.sum(T1, dims=[1])
+    T3 = fd.ops.broadcast(T2, is_broadcast_dim=[False, True])
+    T4 = fd.ops.sub(T1, T3)
+    T5 = fd.ops.sum(T4, dims=[0])
+    T6 = fd.ops.broadcast(T5, is_broadcast_dim=[True, False])
+    T7 = fd.ops.sub(T4, T6)
+    fd.add_output(T7)
+)", {shape(DataType::Float, {256, 512})});
+  const auto regions = decisions("region");
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_FALSE(regions[0].accepted);
+  EXPECT_NE(regions[0].reason.find("no scheduler accepts"), std::string::npos)
+      << regions[0].reason;
+  EXPECT_NE(regions[0].reason.find("merged level by level"), std::string::npos);
+  EXPECT_FALSE(decisions("merge").empty());
+  EXPECT_GE(segmented.groups().size(), 3u);  // the cut and at least two kernels
+}
+
+TEST_F(SegmenterTest, RegionThatWouldCloseACycleIsNotMerged) {
+  // relu reaches add both directly and through the segment_set: relu, neg
+  // and add in one group would both feed and read the segment_set.
+  SegmentedFusion segmented = segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.relu(T0)
+    T2 = fd.ops.segment_set(T1)
+    T3 = fd.ops.neg(T2)
+    T4 = fd.ops.add(T1, T3)
+    fd.add_output(T4)
+)", {shape(DataType::Float, {32, 64})});
+  const auto regions = decisions("region");
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_FALSE(regions[0].accepted);
+  EXPECT_NE(regions[0].reason.find("cycle"), std::string::npos) << regions[0].reason;
+  // As the level merges find: relu | segment_set | {neg, add}.
+  ASSERT_EQ(segmented.groups().size(), 3u);
+  EXPECT_EQ(segmented.groups()[2].exprs.size(), 2u);
+}
+
+TEST_F(SegmenterTest, OneRegionWithoutCutsIsNotTriedAgain) {
+  // The only region is the whole fusion, which the schedulers refused
+  // already: no region try, the groups merge level by level.
+  segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.sum(T0, dims=[1])
+    T2 = fd.ops.broadcast(T1, is_broadcast_dim=[False, True])
+    T3 = fd.ops.sub(T0, T2)
+    T4 = fd.ops.sum(T3, dims=[0])
+    T5 = fd.ops.broadcast(T4, is_broadcast_dim=[True, False])
+    T6 = fd.ops.sub(T3, T5)
+    fd.add_output(T6)
+)", {shape(DataType::Float, {256, 512})});
+  const auto whole = decisions("whole_fusion");
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_FALSE(whole[0].accepted);
+  EXPECT_TRUE(decisions("region").empty());
+  EXPECT_FALSE(decisions("merge").empty());
+}
+
 TEST_F(SegmenterTest, WithoutTheHintTheSameOpsAreOneKernel) {
   SegmentedFusion segmented = segment(R"(
 def fusion(fd : FusionDefinition) -> None :
@@ -422,9 +520,14 @@ TEST_F(SegmenterTest, DecisionLogRecordsEveryStepInOrder) {
   EXPECT_EQ(log_[firstSchedule].groups, (std::vector<int>{0}));
   EXPECT_NE(log_[firstSchedule].reason.find("inner_persistent"),
             std::string::npos);
-  const auto merges = decisions("merge");
-  ASSERT_FALSE(merges.empty());
-  for (const auto& m : merges) EXPECT_EQ(m.groups.size(), 2u);
+  // The normalization is a region between segment cuts that one scheduler
+  // takes as one group: one try, logged with the groups it joins, and no
+  // merges of its groups.
+  const auto regions = decisions("region");
+  ASSERT_FALSE(regions.empty());
+  EXPECT_TRUE(regions[0].accepted);
+  EXPECT_GT(regions[0].groups.size(), 2u);
+  EXPECT_TRUE(decisions("merge").empty());
 }
 
 TEST_F(SegmenterTest, SegmentationIsDeterministic) {
