@@ -18,17 +18,19 @@ namespace {
 constexpr int64_t kPreferredMinThreads = 128;
 constexpr int64_t kPreferredMaxThreads = 256;
 // Rows of at least this many elements give each thread at least
-// kMinChunksPerThread vectorized chunks of them, so per-thread work (and the
-// loads each thread has in flight) hides the reduction and its
-// synchronization. Counted in chunks, not elements: narrow chunks need more
-// threads, not more chunks per thread, to keep as many bytes in flight.
-// (Measured on an H100, docs/performance.md: with one chunk of 8 per thread,
-// a bf16 8192x4096 softmax ran one 512-thread block per row at 38% of the
-// copy bandwidth, and 128 threads of 4 chunks ran 1.86x faster; a masked
-// softmax of 2050-element rows in chunks of 2 ran 67.8 us with 96 threads
-// of 16 chunks and 44.0 us with 256 threads of 5.)
+// kMinElementsPerThread of them, so per-thread work hides the reduction and
+// its synchronization. (Measured on an H100, docs/performance.md: with 8 per
+// thread, a bf16 8192x4096 softmax ran one 512-thread block per row at 38%
+// of the copy bandwidth; the tuner's best variant gives each of 128 threads
+// 32 elements and runs 1.86x faster. An RMSNorm backward in chunks of 1 ran
+// 76.3 us with 256 threads of 16 and 73.0 us with 128 of 32.)
 constexpr int64_t kLongRow = 1024;
-constexpr int64_t kMinChunksPerThread = 4;
+constexpr int64_t kMinElementsPerThread = 32;
+// Unless that minimum leaves more than 1/kMaxIdleFraction of the block's
+// chunk slots idle where a block in the preferred range would not: a masked
+// softmax of 2050-element rows in chunks of 2 (1025 chunks) got 96 threads
+// of 16 (1536 slots) and ran 67.8 us; 224 to 256 threads of 5 ran 40 to 44.
+constexpr int64_t kMaxIdleFraction = 8;
 // A register-resident buffer takes at most half of the 255 registers a
 // thread may have; the rest holds addresses, partial sums and temporaries.
 constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
@@ -128,12 +130,22 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
   const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
+  const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
   const int64_t minBatch =
-      reduction >= kLongRow ? std::min(chunks, kMinChunksPerThread) : 1;
+      std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
-  const RowShape shape = chooseRowShape(
-      chunks, minBatch, bytesPerChunk,
-      p.persistentStorage == PersistentStorage::Registers, device);
+  const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
+  RowShape shape = chooseRowShape(chunks, minBatch, bytesPerChunk, inRegisters, device);
+  const auto idleSlots = [&](const RowShape& r) { return r.threads * r.batch - chunks; };
+  if (minBatch > 1 && idleSlots(shape) * kMaxIdleFraction > chunks) {
+    // Still two chunks per thread at least (one ran the 38% softmax above).
+    const RowShape fuller = chooseRowShape(chunks, std::min<int64_t>(minBatch, 2),
+                                           bytesPerChunk, inRegisters, device);
+    if (idleSlots(fuller) < idleSlots(shape) && fuller.threads >= kPreferredMinThreads &&
+        fuller.threads <= kPreferredMaxThreads) {
+      shape = fuller;
+    }
+  }
   p.persistentBatchSize = shape.batch;
   p.blockDimX = shape.threads;
 
