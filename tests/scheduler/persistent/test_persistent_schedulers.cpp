@@ -394,5 +394,65 @@ TEST_F(PersistentSchedulerTest, ShortRowsShareABlock) {
   EXPECT_EQ(p.gridDimX, 6250);
 }
 
+// A bf16 softmax: a max, a sum of exps and the normalized exps.
+std::string bf16Softmax() {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T2 = fd.ops.max(T1, dims=[1], keepdim=True)\n"
+         "    T3 = fd.ops.sub(T1, T2)\n"
+         "    T4 = fd.ops.exp(T3)\n"
+         "    T5 = fd.ops.sum(T4, dims=[1], keepdim=True)\n"
+         "    T6 = fd.ops.div(T4, T5)\n"
+         "    T7 = fd.ops.cast(T6, dtype=DataType.BFloat16)\n"
+         "    fd.add_output(T7)\n";
+}
+
+TEST_F(PersistentSchedulerTest, SoftmaxKeepsItsExpsRatherThanProjecting) {
+  // Projecting to the bf16 input would recompute exp in the output's pass;
+  // the float buffers fit the registers, so they stay.
+  BoundSegment long_rows(bf16Softmax(), {{4096, 16384}}, h100());
+  const ReductionParams p = heuristic(inner_, long_rows);
+  EXPECT_FALSE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.persistentStorage, PersistentStorage::Registers);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimX, 256);  // not 512: at most 256 threads per row
+  EXPECT_EQ(p.persistentBatchSize, 8);
+
+  BoundSegment rows(bf16Softmax(), {{8192, 4096}}, h100());
+  const ReductionParams q = heuristic(inner_, rows);
+  EXPECT_FALSE(q.projectPersistentBuffers);
+  EXPECT_EQ(q.blockDimX, 128);  // 32 elements per thread
+  EXPECT_EQ(q.persistentBatchSize, 4);
+}
+
+TEST_F(PersistentSchedulerTest, NormalizationWithoutTranscendentalsStillProjects) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.sum(T1, dims=[1], keepdim=True)\n"
+      "    T3 = fd.ops.sub(T1, T2)\n"
+      "    T4 = fd.ops.cast(T3, dtype=DataType.BFloat16)\n"
+      "    fd.add_output(T4)\n",
+      {{8192, 4096}}, h100());
+  EXPECT_TRUE(heuristic(inner_, segment).projectPersistentBuffers);
+}
+
+TEST_F(PersistentSchedulerTest, OddRowFillsItsBlockInsteadOfIdlingThreads) {
+  // 2050 bf16 elements: chunks of 2, 1025 of them. 32 elements per thread
+  // would be 65 threads, rounded to 96 (1536 chunk slots, a third idle);
+  // 224 threads of 5 leave 95 slots idle.
+  BoundSegment segment(bf16Softmax(), {{8192, 2050}}, h100());
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_EQ(p.vectorizationFactor, 2);
+  EXPECT_EQ(p.blockDimX, 224);
+  EXPECT_EQ(p.persistentBatchSize, 5);
+}
+
 }  // namespace
 }  // namespace fuserlab::scheduler
