@@ -241,6 +241,16 @@ std::string ExpressionEmitter::variableFor(const TensorView* tv) {
   return uses == 0 ? base : base + "_" + std::to_string(uses);
 }
 
+std::string ExpressionEmitter::storedValue(const TensorView* tv, const ElementIndex& index) {
+  const ir::Expr* def = tv->definition();
+  const bool narrow = tv->dtype() == DataType::Half || tv->dtype() == DataType::BFloat16;
+  if (def != nullptr && narrow && def->type() == ir::ExprType::Cast) {
+    const auto* in = def->input(0)->as<TensorView>();
+    if (in != nullptr && in->dtype() == DataType::Float) return value(in, index);
+  }
+  return value(tv, index);
+}
+
 std::string ExpressionEmitter::value(const TensorView* tv,
                                      const ElementIndex& index) {
   const std::string key = tv->name() + '\x1e' + joinIndex(index);

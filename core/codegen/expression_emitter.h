@@ -121,6 +121,11 @@ class ExpressionEmitter {
   //! at `index` (empty in element mode). Emits the statements computing it and
   //! whatever it reads, unless already computed in an enclosing scope.
   std::string value(const ir::TensorView* tv, const ElementIndex& index = {});
+  //! The value to store into `tv` through fl::to_element: for a cast from
+  //! Float to Half or BFloat16 the cast's operand, since to_element rounds
+  //! to nearest even exactly as the cast would (one rounding, not a rounding
+  //! followed by a second, exact conversion).
+  std::string storedValue(const ir::TensorView* tv, const ElementIndex& index = {});
 
   //! A scalar as a C++ expression of its evaluation type (see hooks):
   //! a literal, a hook expression, or the scalar exprs that define it.

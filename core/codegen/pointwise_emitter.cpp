@@ -1,6 +1,7 @@
 #include "core/codegen/pointwise_emitter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "core/codegen/expression_emitter.h"
@@ -45,7 +46,25 @@ struct HoistedLoad {
   std::string array;      // the local array, one entry per unrolled chunk
   std::string offset;     // element offset at lane 0
   std::string predicate;  // the branch condition at lane 0; empty: always
+  // Same for every row of a 2-D schedule (the tensor is broadcast along the
+  // outer part): loaded once per inner chunk and shared by the outer-unrolled
+  // rows instead of once per row.
+  bool innerOnly = false;
 };
+
+// Whether `code` names the identifier `name` (not as part of a longer one).
+bool namesIdentifier(const std::string& code, const std::string& name) {
+  auto identifierChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
+    const bool startOk = at == 0 || !identifierChar(code[at - 1]);
+    const size_t end = at + name.size();
+    const bool endOk = end == code.size() || !identifierChar(code[end]);
+    if (startOk && endOk) return true;
+  }
+  return false;
+}
 
 class PointwiseKernel {
  public:
@@ -61,6 +80,8 @@ class PointwiseKernel {
   std::string body(bool vectorPass);
   std::string positionCode(bool vectorPass, bool element, int pad) const;
   std::vector<std::string> referenceIndexNames(bool lane) const;
+  bool rowIndependent(const std::string& offset, const std::string& predicate) const;
+  std::string hoistedRead(const HoistedLoad& load) const;
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
                        bool vectorPass, const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
@@ -235,7 +256,7 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
     if (load.tv != tv) continue;
     vectorsOfTv += load.vector ? 1 : 0;
     if (load.key == key && (load.predicate.empty() || load.predicate == *predicate)) {
-      return load.vector ? "fl::load_value(" + load.array + "[u][j])" : load.array + "[u]";
+      return hoistedRead(load);
     }
   }
   const VectorAccess* access = vectorAccess(tv, false);
@@ -243,17 +264,36 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
       laneMapsToInnerAxis(*access, index, /*shifted=*/true)) {
     const std::string array =
         param + "_vec" + (vectorsOfTv == 0 ? std::string() : std::to_string(vectorsOfTv));
-    hoisted_.push_back({tv, true, key, array, offset, *predicate});
+    hoisted_.push_back(
+        {tv, true, key, array, offset, *predicate, rowIndependent(offset, *predicate)});
     const bool known = std::any_of(used_.begin(), used_.end(), [&](const VectorAccess& u) {
       return u.tv == tv && !u.output;
     });
     if (!known) used_.push_back(*access);
-    return "fl::load_value(" + array + "[u][j])";
+    return hoistedRead(hoisted_.back());
   }
   if (laneDependent && vector_ > 1) return inlineLoad;
   const std::string array = param + "_ld" + std::to_string(hoisted_.size());
-  hoisted_.push_back({tv, false, key, array, offset, *predicate});
-  return array + "[u]";
+  hoisted_.push_back(
+      {tv, false, key, array, offset, *predicate, rowIndependent(offset, *predicate)});
+  return hoistedRead(hoisted_.back());
+}
+
+// A load whose offset and branch name none of the row's axes reads the same
+// elements for every outer-unrolled row of the chunk.
+bool PointwiseKernel::rowIndependent(const std::string& offset,
+                                     const std::string& predicate) const {
+  if (breakPoint_ == 0 || unrollOuter_ == 1) return false;
+  for (int64_t k = 0; k < breakPoint_; ++k) {
+    const std::string axis = "a" + std::to_string(k);
+    if (namesIdentifier(offset, axis) || namesIdentifier(predicate, axis)) return false;
+  }
+  return !namesIdentifier(offset, "row") && !namesIdentifier(predicate, "row");
+}
+
+std::string PointwiseKernel::hoistedRead(const HoistedLoad& load) const {
+  const std::string slot = load.array + (load.innerOnly ? "[u % kUnrollInner]" : "[u]");
+  return load.vector ? "fl::load_value(" + slot + "[j])" : slot;
 }
 
 std::string PointwiseKernel::vectorCondition() const {
@@ -385,7 +425,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
     if (std::find(written.begin(), written.end(), out) != written.end()) continue;
     written.push_back(out);
     const OutputAccess access = walk_->outputAccess(out, refIndex, interface_);
-    const std::string value = emitter.value(out, access.index);
+    const std::string value = emitter.storedValue(out, access.index);
     laneCode += emitter.takeCode();
     const std::string& param = interface_.parameterName(out, true);
     const std::string element(elementType(out->dtype()));
@@ -436,10 +476,11 @@ std::string PointwiseKernel::body(bool vectorPass) {
   // Phase 1: every load of the thread's chunks before any compute.
   for (const HoistedLoad& load : hoisted_) {
     const std::string element(elementType(load.tv->dtype()));
+    const std::string slots = load.innerOnly ? "[kUnrollInner];\n" : "[kUnroll];\n";
     if (load.vector) {
-      code += p + "fl::Array<" + element + ", kVector> " + load.array + "[kUnroll];\n";
+      code += p + "fl::Array<" + element + ", kVector> " + load.array + slots;
     } else {
-      code += p + std::string(valueType(load.tv->dtype())) + " " + load.array + "[kUnroll];\n";
+      code += p + std::string(valueType(load.tv->dtype())) + " " + load.array + slots;
     }
   }
   if (!hoisted_.empty()) {
@@ -452,6 +493,10 @@ std::string PointwiseKernel::body(bool vectorPass) {
     for (const HoistedLoad& load : hoisted_) {
       const std::string& param = interface_.parameterName(load.tv, false);
       code += indent(pad + 2);
+      // The first row of the chunk loads what every row shares (u < kUnrollInner
+      // is that row, and u its inner slot); later rows are never valid when it
+      // is not.
+      if (load.innerOnly) code += "if (u < kUnrollInner) ";
       if (!load.predicate.empty()) code += "if (" + load.predicate + ") ";
       if (load.vector) {
         code += load.array + "[u] = fl::load_vector<kVector>(" + param + ".data + (" +

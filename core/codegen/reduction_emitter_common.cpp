@@ -306,7 +306,7 @@ void ReductionKernelBuilder::emitRowStage(int stage, int indent,
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (out.perElement || out.available != stage) continue;
     const std::string value =
-        emitter_.value(out.tv, indexFor(out.tv, slot.rowIndex, "0"));
+        emitter_.storedValue(out.tv, indexFor(out.tv, slot.rowIndex, "0"));
     append(emitter_.takeCode());
     const TensorAccess& access = layout_.access(out.tv);
     std::string condition = slot.leader + " && " + slot.valid;
@@ -459,6 +459,14 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
     values.push_back(
         emitter_.value(tv, indexFor(tv, ctx.rowLane, ctx.elementLane)));
   }
+  // What each per-element output of the phase stores (see storedValue).
+  std::vector<std::string> stores;
+  for (const ReductionPlan::Output& out : plan_.outputs) {
+    const bool here = out.perElement && out.available == phase;
+    stores.push_back(here ? emitter_.storedValue(
+                                out.tv, indexFor(out.tv, ctx.rowLane, ctx.elementLane))
+                          : std::string());
+  }
   append(emitter_.takeCode());
   auto valueOf = [&](const TensorView* tv) {
     const auto it = std::find(targets.begin(), targets.end(), tv);
@@ -505,10 +513,11 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
       }
     }
   }
-  for (const ReductionPlan::Output& out : plan_.outputs) {
+  for (size_t k = 0; k < plan_.outputs.size(); ++k) {
+    const ReductionPlan::Output& out = plan_.outputs[k];
     if (!out.perElement || out.available != phase) continue;
     line(indent, storeName(out) + "[" + ctx.lane + "] = fl::to_element<" +
-                     elementOf(out.tv) + ">(" + valueOf(out.tv) + ");");
+                     elementOf(out.tv) + ">(" + stores[k] + ");");
   }
   emitter_.popScope();
   lane_ = nullptr;

@@ -245,14 +245,15 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     const bool staged =
         std::find(stagedOutputs_.begin(), stagedOutputs_.end(), out) != stagedOutputs_.end();
     if (staged) {
-      const std::string value = emitter.value(out, walk_.outputAccess(out, ref, interface_).index);
+      const std::string value =
+          emitter.storedValue(out, walk_.outputAccess(out, ref, interface_).index);
       laneCode += emitter.takeCode();
       laneCode += lp + "smem_" + param + "[la + j][lb] = fl::to_element<" + element + ">(" +
                   value + ");\n";
       continue;
     }
     const OutputAccess access = walk_.outputAccess(out, ref, interface_);
-    const std::string value = emitter.value(out, access.index);
+    const std::string value = emitter.storedValue(out, access.index);
     laneCode += emitter.takeCode();
     const bool group2 = std::find(group2_.begin(), group2_.end(), out) != group2_.end();
     if (v2 > 1 && group2 && !mentions(access.predicate, laneVar()) &&

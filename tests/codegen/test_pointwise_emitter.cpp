@@ -190,6 +190,67 @@ TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
   expectCompiles(kernel);
 }
 
+// Float math cast back to bf16 for the output: the store's fl::to_element
+// does the one rounding; the cast does not round first.
+TEST(PointwiseEmitterTest, OutputCastRoundsOnceInTheStore) {
+  const CompiledScript compiled = compileScript(R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.mul(T1, T1)
+    T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)
+    fd.add_output(T3)
+)",
+                                                "1024x1024:bf16");
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "T3_vec[j] = fl::to_element<fl::bfloat16>(T2_v);"))
+      << kernel.source;
+  EXPECT_FALSE(contains(kernel.source, "round_to_bf16")) << kernel.source;
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, OuterUnrolledRowsShareLoadsBroadcastAlongTheOuterPart) {
+  const EditedPointwiseParams provider([](PointwiseParams& p) {
+    p.breakPoint = 1;
+    p.blockDimX = 64;
+    p.blockDimY = 2;
+    p.unrollFactorOuter = 4;
+    p.unrollFactorInner = 2;
+  });
+  const CompiledScript compiled =
+      compileScript(kRowScale, "4096x4096:f32,4096:f32,4096:f32", &provider);
+  ASSERT_EQ(paramsOf(compiled).unrollFactorOuter, 4)
+      << compiled.compiled.segmented->groups()[0].choice.providerRejection;
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  // T2 (one value per column) is the same for the 4 rows a thread handles:
+  // one load per inner slot, made by the first row, read by every row.
+  EXPECT_TRUE(contains(kernel.source, "T2_vec[kUnrollInner];")) << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "if (u < kUnrollInner) T2_vec[u] = fl::load_vector"));
+  EXPECT_TRUE(contains(kernel.source, "T2_vec[u % kUnrollInner][j]"));
+  // T0 and T1 move with the rows: one load per unrolled chunk.
+  EXPECT_TRUE(contains(kernel.source, "T0_vec[kUnroll];"));
+  EXPECT_TRUE(contains(kernel.source, "T1_ld1[kUnroll];") ||
+              contains(kernel.source, "T1_ld0[kUnroll];") ||
+              contains(kernel.source, "T1_ld2[kUnroll];"))
+      << kernel.source;
+  EXPECT_FALSE(contains(kernel.source, "T0_vec[kUnrollInner]"));
+  expectCompiles(kernel);
+}
+
+TEST(PointwiseEmitterTest, WithoutOuterUnrollingEveryLoadHasOneSlotPerChunk) {
+  const EditedPointwiseParams provider([](PointwiseParams& p) {
+    p.breakPoint = 1;
+    p.unrollFactorOuter = 1;
+    p.unrollFactorInner = 2;
+  });
+  const CompiledScript compiled =
+      compileScript(kRowScale, "4096x4096:f32,4096:f32,4096:f32", &provider);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "T2_vec[kUnroll];")) << kernel.source;
+  EXPECT_FALSE(contains(kernel.source, "kUnrollInner]"));
+}
+
 constexpr const char* kMetaOps = R"(
 from nvfuser import FusionDefinition, DataType
 def f(fd : FusionDefinition) -> None :

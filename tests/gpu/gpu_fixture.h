@@ -94,6 +94,7 @@ class GpuTest : public ::testing::Test {
       executor_ = std::make_unique<runtime::GpuExecutor>(fusion(), 0,
                                                          passes::CompileOptions{},
                                                          &cache());
+      if (provider_ != nullptr) executor_->setHeuristicProvider(provider_);
     }
     const runtime::Arguments referenceInputs = copies(inputs);
     runtime::Arguments gpuInputs = copies(inputs);
@@ -130,6 +131,13 @@ class GpuTest : public ::testing::Test {
   }
 
   //! Call after runAndCheck: skips the test if a kernel was unavailable.
+  //! Params from `provider` instead of the heuristic for the executors the
+  //! next define() starts (nullptr: the heuristic again).
+  void useProvider(const scheduler::HeuristicProvider* provider) {
+    provider_ = provider;
+    executor_.reset();
+  }
+
   bool unavailable() const { return !skipped_.empty(); }
   const std::string& unavailableReason() const { return skipped_; }
 
@@ -183,6 +191,7 @@ class GpuTest : public ::testing::Test {
   }
 
   std::optional<frontend::Script> script_;
+  const scheduler::HeuristicProvider* provider_ = nullptr;
   std::unique_ptr<runtime::GpuExecutor> executor_;
   std::string skipped_;
   uint64_t seed_ = 1000;

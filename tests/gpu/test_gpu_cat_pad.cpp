@@ -4,6 +4,8 @@
 // multiple of the vector width (the element pass), pads on the innermost
 // axis (aligned and not), a cat along an outer axis, and inputs whose
 // layout fails the vector checks at run time.
+#include "core/report/compile_report.h"
+#include "core/scheduler/heuristic_provider.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -43,6 +45,22 @@ fd.add_output(T18)
 )";
 }
 
+// Fixed params for every pointwise segment, as the tuner or the database
+// would supply them.
+class FixedPointwiseParams : public scheduler::HeuristicProvider {
+ public:
+  explicit FixedPointwiseParams(scheduler::PointwiseParams params) : params_(params) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion&, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo&) const override {
+    if (type != scheduler::SchedulerType::Pointwise) return std::nullopt;
+    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "tuner", 0};
+  }
+
+ private:
+  scheduler::PointwiseParams params_;
+};
+
 class GpuCatPadTest : public GpuTest {
  protected:
   void runRope(const std::vector<int64_t>& q, int64_t half) {
@@ -70,6 +88,32 @@ TEST_F(GpuCatPadTest, RopeHeadNotAMultipleOfTheVector) {
   // 100 per row: the vectorized pass's checks fail, the element pass runs.
   runRope({2, 4, 16, 100}, 50);
   FL_SKIP_IF_UNAVAILABLE();
+}
+
+// Rows unrolled over the heads: the cos/sin tables (broadcast along batch and
+// heads) are loaded once per chunk and shared by the rows, including a last
+// block whose rows run past the 2*3 heads.
+TEST_F(GpuCatPadTest, RopeOuterUnrolledRowsShareTheTableLoads) {
+  struct Shape {
+    int64_t unrollOuter, unrollInner, blockDimY;
+  };
+  for (const Shape s : {Shape{4, 1, 1}, Shape{2, 2, 2}, Shape{8, 1, 1}, Shape{4, 2, 1}}) {
+    scheduler::PointwiseParams p;
+    p.vectorizationFactor = 8;
+    p.breakPoint = 2;
+    p.blockDimX = 64;
+    p.blockDimY = s.blockDimY;
+    p.unrollFactorOuter = s.unrollOuter;
+    p.unrollFactorInner = s.unrollInner;
+    const FixedPointwiseParams fixed(p);
+    useProvider(&fixed);
+    SCOPED_TRACE(p.toString());
+    runRope({2, 3, 16, 128}, 64);
+    FL_SKIP_IF_UNAVAILABLE();
+    ASSERT_NE(executor().lastReport(), nullptr);
+    EXPECT_EQ(executor().lastReport()->segments.at(0).paramsSource, "tuner");
+  }
+  useProvider(nullptr);
 }
 
 TEST_F(GpuCatPadTest, RopeMisalignedInput) {

@@ -19,6 +19,11 @@ constexpr double kDramLatencySeconds = 600e-9;
 // Waves of blocks a pointwise kernel should keep after unrolling.
 constexpr int64_t kTargetWaves = 8;
 constexpr int64_t kMaxGridY = 65535;
+// Rows a thread handles when inputs broadcast along the outer part (a bias,
+// RoPE's cos/sin tables) can be loaded once and shared by those rows, and
+// the waves of blocks that must remain.
+constexpr int64_t kSharedLoadRows = 2;
+constexpr int64_t kSharedLoadMinWaves = 2;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -256,7 +261,7 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
       << " bytes in flight to cover DRAM latency and one access moves "
       << accessBytes << " bytes";
   if (empirical == 1) {
-    why << ", so no unrolling";
+    why << ", so no unrolling to cover it";
   } else if (waveLimited < empirical && !divisible) {
     unroll = 1;
     why << "; " << totalBlocks << " blocks are only " << waves
@@ -264,6 +269,27 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
   } else {
     why << "; unroll " << unroll << " (" << totalBlocks << " blocks, "
         << waves << " wave(s))";
+  }
+  // Inputs that do not move along the outer part are loaded once per inner
+  // chunk and shared by the rows a thread unrolls (the pointwise emitter's
+  // row-independent loads): unroll rows to reuse them.
+  int64_t sharedInputs = 0;
+  for (const Footprint& f : tensors) {
+    if (b > 0 && f.isInput && f.vectorized && !f.movesIn(0, b)) ++sharedInputs;
+  }
+  if (sharedInputs > 0 && outerBroadcastDominated) {
+    const int64_t rowsPerThread = ceilDiv(outer, p.blockDimY);
+    int64_t rows = kSharedLoadRows;
+    while (rows > 1 &&
+           (rows > rowsPerThread ||
+            ceilDiv(totalBlocks, rows) < kSharedLoadMinWaves * blocksPerWave)) {
+      rows /= 2;
+    }
+    if (rows > unroll) {
+      unroll = rows;
+      why << "; " << sharedInputs << " input(s) broadcast along the outer part are loaded "
+          << "once for the " << rows << " rows each thread unrolls";
+    }
   }
   d.unrollReason = why.str();
   if (outerBroadcastDominated) {
