@@ -225,13 +225,15 @@ std::optional<std::string> ReductionScheduler::rejectParams(
         "segment has more than 2^31 - 1 elements");
   }
   const int64_t iteration = a.extents.iterationExtent;
+  // Each block walks groups of block_dim_y * unroll_factor_iteration rows
+  // (columns: times the vector width) until the grid has covered them all.
   const int64_t covered =
-      a.pattern.innermost ? p->gridDimX * p->blockDimY
-                          : p->gridDimX * p->blockDimY * p->vectorizationFactor;
+      p->gridDimX * p->blockDimY * p->unrollFactorIteration *
+      (a.pattern.innermost ? 1 : p->vectorizationFactor);
   if (covered < iteration) {
     return "the grid covers " + std::to_string(covered) + " of the " +
            std::to_string(iteration) +
-           " output elements (grid_dim_x * block_dim_y" +
+           " output elements (grid_dim_x * block_dim_y * unroll_factor_iteration" +
            (a.pattern.innermost ? "" : " * vectorization_factor") + ")";
   }
   return std::nullopt;

@@ -193,7 +193,14 @@ TEST_F(ReductionSchedulerTest, RejectParamsExplainsInvalidShapes) {
   p.gridDimX = 1;
   EXPECT_EQ(scheduler_.rejectParams(f, info, p),
             "the grid covers " + std::to_string(p.blockDimY) +
-                " of the 2048 output elements (grid_dim_x * block_dim_y)");
+                " of the 2048 output elements (grid_dim_x * block_dim_y * "
+                "unroll_factor_iteration)");
+
+  // Two rows per thread row: half the blocks cover every row.
+  p = good;
+  p.unrollFactorIteration = 2;
+  p.gridDimX = (good.gridDimX + 1) / 2;
+  EXPECT_EQ(scheduler_.rejectParams(f, info, p), std::nullopt);
 
   p = good;
   p.persistentKernel = true;
