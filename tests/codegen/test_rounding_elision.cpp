@@ -29,7 +29,7 @@ std::string script(const std::string& body) {
 
 TEST(RoundingElisionTest, BroadcastBf16BiasIsNotRoundedAgain) {
   // bias + x in float, then GELU-ish arithmetic, back to bf16: only the
-  // final cast rounds (once in the vector path, once in the scalar path).
+  // final cast rounds, in the output's store (fl::to_element), once per path.
   const CompiledScript compiled = compileScript(
       script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
              "dtype=DataType.BFloat16, is_cpu=False)\n"
@@ -46,7 +46,8 @@ TEST(RoundingElisionTest, BroadcastBf16BiasIsNotRoundedAgain) {
       "1024x4096:bf16,4096:bf16");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_FALSE(contains(k.source, "fl::round_to_bf16(fl::load_value(")) << k.source;
-  EXPECT_EQ(count(k.source, "fl::round_to_bf16("), 2) << k.source;
+  EXPECT_EQ(count(k.source, "fl::round_to_bf16("), 0) << k.source;
+  EXPECT_EQ(count(k.source, "= fl::to_element<fl::bfloat16>(T"), 2) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
@@ -69,8 +70,10 @@ TEST(RoundingElisionTest, CastChainRoundsOnlyWhereTheValueChanges) {
              "    fd.add_output(T9)\n"),
       "1024x4096:f32");
   const GeneratedKernel& k = onlyKernel(compiled);
-  // Per path (vector and scalar): T1 and T9 round to bf16, T5 to half.
-  EXPECT_EQ(count(k.source, "fl::round_to_bf16("), 4) << k.source;
+  // Per path (vector and scalar): T1 rounds to bf16 and T5 to half; T9, the
+  // output, rounds in its store.
+  EXPECT_EQ(count(k.source, "fl::round_to_bf16("), 2) << k.source;
+  EXPECT_EQ(count(k.source, "= fl::to_element<fl::bfloat16>(T"), 2) << k.source;
   EXPECT_EQ(count(k.source, "fl::round_to_half("), 2) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
@@ -93,8 +96,10 @@ TEST(RoundingElisionTest, WidenedBf16StaysExactThroughFloatOutputs) {
       "1024x4096:bf16");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_FALSE(contains(k.source, "fl::round_to_bf16(")) << k.source;
-  // bf16 to half may round (half has fewer exponent bits): per path, once.
-  EXPECT_EQ(count(k.source, "fl::round_to_half("), 2) << k.source;
+  // bf16 to half may round (half has fewer exponent bits): once per path, in
+  // the store of the half output T5.
+  EXPECT_EQ(count(k.source, "fl::round_to_half("), 0) << k.source;
+  EXPECT_EQ(count(k.source, "= fl::to_element<fl::half>(T"), 2) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
