@@ -1,5 +1,6 @@
 #include "core/codegen/expression_emitter.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -138,6 +139,16 @@ std::string_view elementType(DataType dtype) {
 }
 
 std::string_view scalarParameterType(DataType dtype) { return valueType(dtype); }
+
+bool mentionsIdentifier(const std::string& text, const std::string& name) {
+  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool before = at > 0 && isWord(text[at - 1]);
+    const bool after = at + name.size() < text.size() && isWord(text[at + name.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
 
 std::string convertValue(const std::string& expression, DataType from,
                          DataType to) {

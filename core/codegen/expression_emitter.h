@@ -61,6 +61,10 @@ std::string_view scalarParameterType(ir::DataType dtype);
 std::string convertValue(const std::string& expression, ir::DataType from,
                          ir::DataType to);
 
+//! Whether the generated code `text` names the identifier `name` (not as
+//! part of a longer identifier).
+bool mentionsIdentifier(const std::string& text, const std::string& name);
+
 //! The dtype a scalar's evaluation type corresponds to (evaluator.h): Bool,
 //! Double for floating dtypes, else Int.
 ir::DataType evaluationDtype(ir::DataType dtype);

@@ -1,7 +1,6 @@
 #include "core/codegen/pointwise_emitter.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "core/codegen/expression_emitter.h"
@@ -51,20 +50,6 @@ struct HoistedLoad {
   // rows instead of once per row.
   bool innerOnly = false;
 };
-
-// Whether `code` names the identifier `name` (not as part of a longer one).
-bool namesIdentifier(const std::string& code, const std::string& name) {
-  auto identifierChar = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  };
-  for (size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
-    const bool startOk = at == 0 || !identifierChar(code[at - 1]);
-    const size_t end = at + name.size();
-    const bool endOk = end == code.size() || !identifierChar(code[end]);
-    if (startOk && endOk) return true;
-  }
-  return false;
-}
 
 class PointwiseKernel {
  public:
@@ -286,9 +271,9 @@ bool PointwiseKernel::rowIndependent(const std::string& offset,
   if (breakPoint_ == 0 || unrollOuter_ == 1) return false;
   for (int64_t k = 0; k < breakPoint_; ++k) {
     const std::string axis = "a" + std::to_string(k);
-    if (namesIdentifier(offset, axis) || namesIdentifier(predicate, axis)) return false;
+    if (mentionsIdentifier(offset, axis) || mentionsIdentifier(predicate, axis)) return false;
   }
-  return !namesIdentifier(offset, "row") && !namesIdentifier(predicate, "row");
+  return !mentionsIdentifier(offset, "row") && !mentionsIdentifier(predicate, "row");
 }
 
 std::string PointwiseKernel::hoistedRead(const HoistedLoad& load) const {

@@ -454,18 +454,23 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
   emitter_.pushScope();
   const int phase = ctx.phase;
   const std::vector<const TensorView*> targets = plan_.phaseTargets(phase);
+  // A target that the phase only stores as an output is computed as what its
+  // store converts (storedValue); one a step or a stored buffer reads too
+  // keeps its value.
+  auto onlyAnOutput = [&](const TensorView* tv) {
+    for (const ReductionPlan::Output& out : plan_.outputs) {
+      if (out.tv == tv && !out.perElement) return false;
+    }
+    for (const ReductionStep* step : plan_.stepsIn(phase)) {
+      if (step->input == tv) return false;
+    }
+    return std::find(plan_.stored.begin(), plan_.stored.end(), tv) == plan_.stored.end();
+  };
   std::vector<std::string> values;
   for (const TensorView* tv : targets) {
-    values.push_back(
-        emitter_.value(tv, indexFor(tv, ctx.rowLane, ctx.elementLane)));
-  }
-  // What each per-element output of the phase stores (see storedValue).
-  std::vector<std::string> stores;
-  for (const ReductionPlan::Output& out : plan_.outputs) {
-    const bool here = out.perElement && out.available == phase;
-    stores.push_back(here ? emitter_.storedValue(
-                                out.tv, indexFor(out.tv, ctx.rowLane, ctx.elementLane))
-                          : std::string());
+    const ElementIndex index = indexFor(tv, ctx.rowLane, ctx.elementLane);
+    values.push_back(onlyAnOutput(tv) ? emitter_.storedValue(tv, index)
+                                      : emitter_.value(tv, index));
   }
   append(emitter_.takeCode());
   auto valueOf = [&](const TensorView* tv) {
@@ -513,11 +518,10 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
       }
     }
   }
-  for (size_t k = 0; k < plan_.outputs.size(); ++k) {
-    const ReductionPlan::Output& out = plan_.outputs[k];
+  for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != phase) continue;
     line(indent, storeName(out) + "[" + ctx.lane + "] = fl::to_element<" +
-                     elementOf(out.tv) + ">(" + stores[k] + ");");
+                     elementOf(out.tv) + ">(" + valueOf(out.tv) + ");");
   }
   emitter_.popScope();
   lane_ = nullptr;

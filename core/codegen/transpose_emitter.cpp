@@ -1,7 +1,6 @@
 #include "core/codegen/transpose_emitter.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "core/codegen/expression_emitter.h"
@@ -19,17 +18,6 @@ constexpr int64_t kMaxGridX = 2147483647;
 
 std::string indent(int spaces) { return std::string(static_cast<size_t>(spaces), ' '); }
 std::string str(int64_t value) { return std::to_string(value); }
-
-// Whether `text` mentions the identifier `name` (not as part of another one).
-bool mentions(const std::string& text, const std::string& name) {
-  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-    const bool before = at > 0 && isWord(text[at - 1]);
-    const bool after = at + name.size() < text.size() && isWord(text[at + name.size()]);
-    if (!before && !after) return true;
-  }
-  return false;
-}
 
 // A group-1 input read into shared memory, at the index phase 2 asked for.
 struct StagedInput {
@@ -147,7 +135,7 @@ bool TransposeKernel::vectorAlong(const ElementIndex& index, int64_t axis,
   for (size_t a = 0; a < index.size(); ++a) {
     if (static_cast<int64_t>(a) == axis) {
       if (index[a] != var) return false;
-    } else if (mentions(index[a], var)) {
+    } else if (mentionsIdentifier(index[a], var)) {
       return false;
     }
   }
@@ -181,7 +169,7 @@ std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
     }
   }
   const bool laneDependent = std::any_of(index.begin(), index.end(), [&](const std::string& i) {
-    return mentions(i, laneVar());
+    return mentionsIdentifier(i, laneVar());
   });
   const bool group2 = std::find(group2_.begin(), group2_.end(), tv) != group2_.end();
   if (laneDependent && v2 > 1 && group2 && vectorAlong(index, innermostLogical(tv), laneVar())) {
@@ -256,7 +244,7 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     const std::string value = emitter.storedValue(out, access.index);
     laneCode += emitter.takeCode();
     const bool group2 = std::find(group2_.begin(), group2_.end(), out) != group2_.end();
-    if (v2 > 1 && group2 && !mentions(access.predicate, laneVar()) &&
+    if (v2 > 1 && group2 && !mentionsIdentifier(access.predicate, laneVar()) &&
         vectorAlong(access.index, innermostLogical(out), laneVar())) {
       if (collectUses_) vectorUses_.push_back({out, true, innermostLogical(out), v2});
       declarations += indent(pad + 2) + "fl::Array<" + element + ", " + str(v2) + "> " + param +
@@ -354,7 +342,7 @@ std::string TransposeKernel::phase3(int64_t v1, int pad) {
     const std::string& param = interface_.parameterName(out, true);
     const std::string element(elementType(out->dtype()));
     const OutputAccess access = walk_.outputAccess(out, refIndex(false), interface_);
-    if (v1 > 1 && !mentions(access.predicate, b) &&
+    if (v1 > 1 && !mentionsIdentifier(access.predicate, b) &&
         vectorAlong(access.index, innermostLogical(out), b)) {
       if (collectUses_) vectorUses_.push_back({out, true, innermostLogical(out), v1});
       code += indent(pad + 2) + "{\n" + indent(pad + 4) + "fl::Array<" + element + ", " +
