@@ -64,6 +64,13 @@ class PointwiseKernel {
   void analyze();
   std::string body(bool vectorPass);
   std::string positionCode(bool vectorPass, bool element, int pad) const;
+  //! Whether the index math divides by reference axis k's extent: every
+  //! axis of a part but its outermost (positionCode). Such an extent is a
+  //! constant in the source when known: division by a constant is a
+  //! multiply and a shift, by a run-time value ~20 instructions. The kernel
+  //! is generated for one layout anyway (its launch and its comment block
+  //! name the sizes), as the reduction kernels are.
+  bool dividesIndex(int64_t k) const { return k != 0 && k != breakPoint_; }
   std::vector<std::string> referenceIndexNames(bool lane) const;
   bool rowIndependent(const std::string& offset, const std::string& predicate) const;
   std::string hoistedRead(const HoistedLoad& load) const;
@@ -356,9 +363,9 @@ std::string PointwiseKernel::positionCode(bool vectorPass, bool element, int pad
     decompose("base", 0, rank_);
   } else {
     code += p + "const long long row_wide = ((long long)bo * kUnrollOuter + u / kUnrollInner)"
-                " * blockDim.y + threadIdx.y;\n";
+                " * kBlockY + threadIdx.y;\n";
     code += p + "const long long col_wide = (((long long)bi * kUnrollInner + u % kUnrollInner)"
-                " * blockDim.x + threadIdx.x) * kVector" + lane + ";\n";
+                " * kBlockX + threadIdx.x) * kVector" + lane + ";\n";
     code += p + "if (row_wide >= outer_total || col_wide >= inner_total) continue;\n";
     code += p + "const index_t row = (index_t)row_wide;\n";
     code += p + "const index_t col = (index_t)col_wide;\n";
@@ -573,10 +580,19 @@ GeneratedKernel PointwiseKernel::build() {
   src += interface_.prologue(2);
   src += "  constexpr int kVector = " + std::to_string(vector_) + ";\n";
   src += "  constexpr int kUnroll = " + std::to_string(unroll_) + ";\n";
+  // The launch's block (launch.block is the params' block).
+  src += "  constexpr int kBlockX = " + std::to_string(params_.blockDimX) + ";\n";
+  src += "  constexpr int kBlockY = " + std::to_string(params_.blockDimY) + ";\n";
   const std::string& ref = interface_.parameterName(reference_, true);
   for (int64_t k = 0; k < rank_; ++k) {
-    src += "  const index_t ref_e" + std::to_string(k) + " = (index_t)" + ref + ".size[" +
-           std::to_string(refLogical_[k]) + "];\n";
+    const std::string ks = std::to_string(k);
+    if (dividesIndex(k) && refExtents_[k] > 0) {
+      src += "  constexpr index_t ref_e" + ks + " = " + std::to_string(refExtents_[k]) +
+             ";  // " + ref + ".size[" + std::to_string(refLogical_[k]) + "]\n";
+    } else {
+      src += "  const index_t ref_e" + ks + " = (index_t)" + ref + ".size[" +
+             std::to_string(refLogical_[k]) + "];\n";
+    }
   }
   for (const auto& [expression, name] : uniforms_) {
     src += "  const index_t " + name + " = " + expression + ";\n";
@@ -588,17 +604,17 @@ GeneratedKernel PointwiseKernel::build() {
   };
   if (breakPoint_ == 0) {
     src += "  const index_t total = " + product(0, rank_) + ";\n";
-    src += "  const index_t threads = (index_t)(blockDim.x * blockDim.y);\n";
-    src += "  const index_t tid = (index_t)(threadIdx.y * blockDim.x + threadIdx.x);\n";
-    src += "  const index_t per_block = threads * kUnroll * kVector;\n";
+    src += "  constexpr index_t threads = (index_t)kBlockX * kBlockY;\n";
+    src += "  const index_t tid = (index_t)(threadIdx.y * kBlockX + threadIdx.x);\n";
+    src += "  constexpr index_t per_block = threads * kUnroll * kVector;\n";
     src += "  const index_t blocks = total / per_block + (total % per_block != 0);\n";
   } else {
     src += "  constexpr int kUnrollInner = " + std::to_string(unrollInner_) + ";\n";
     src += "  constexpr int kUnrollOuter = " + std::to_string(unrollOuter_) + ";\n";
     src += "  const index_t outer_total = " + product(0, breakPoint_) + ";\n";
     src += "  const index_t inner_total = " + product(breakPoint_, rank_) + ";\n";
-    src += "  const index_t inner_step = (index_t)blockDim.x * kUnrollInner * kVector;\n";
-    src += "  const index_t outer_step = (index_t)blockDim.y * kUnrollOuter;\n";
+    src += "  constexpr index_t inner_step = (index_t)kBlockX * kUnrollInner * kVector;\n";
+    src += "  constexpr index_t outer_step = (index_t)kBlockY * kUnrollOuter;\n";
     src += "  const index_t blocks_inner = inner_total / inner_step + (inner_total % inner_step != 0);\n";
     src += "  const index_t blocks_outer = outer_total / outer_step + (outer_total % outer_step != 0);\n";
   }

@@ -462,9 +462,26 @@ GeneratedKernel TransposeKernel::build() {
            interface_.parameterName(out, true) + "[kTile2][kTile1 + 1];\n";
   }
   const std::string& ref = interface_.parameterName(walk_.reference(), true);
+  // The tile loop divides by the tile counts and by every batch axis's
+  // extent but the outermost's: those extents are constants when known (a
+  // division by a constant is a multiply and a shift; the kernel is
+  // generated for one layout, its launch and comment name the sizes).
+  int64_t outermostBatch = -1;
   for (int64_t k = 0; k < rank_; ++k) {
-    src += "  const index_t ref_e" + str(k) + " = (index_t)" + ref + ".size[" +
-           str(walk_.logical(k)) + "];\n";
+    if (k != inner1_ && k != inner2_) {
+      outermostBatch = k;
+      break;
+    }
+  }
+  for (int64_t k = 0; k < rank_; ++k) {
+    const int64_t extent = walk_.extents()[static_cast<size_t>(k)];
+    if (k != outermostBatch && extent > 0) {
+      src += "  constexpr index_t ref_e" + str(k) + " = " + str(extent) + ";  // " + ref +
+             ".size[" + str(walk_.logical(k)) + "]\n";
+    } else {
+      src += "  const index_t ref_e" + str(k) + " = (index_t)" + ref + ".size[" +
+             str(walk_.logical(k)) + "];\n";
+    }
   }
   src += "  const index_t tiles_a = ref_e" + str(inner2_) + " / kTile2 + (ref_e" + str(inner2_) +
          " % kTile2 != 0);\n";

@@ -190,6 +190,57 @@ TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
   expectCompiles(kernel);
 }
 
+// The index math divides a chunk's position by the extents of every axis but
+// the outermost of each part (a 1-D schedule: all but axis 0; a 2-D one: all
+// but axis 0 and the break point's). Those extents are constants in the
+// source, so the division is a multiply and a shift; the outermost ones stay
+// run-time values; the block is the params' (constants too).
+TEST(PointwiseEmitterTest, ExtentsTheIndexDividesByAreConstants) {
+  constexpr const char* kThreeD = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    T2 = fd.ops.broadcast_in_dim(T1, shape=[6, 10, 24], broadcast_dims=[2])
+    T3 = fd.ops.mul(T0, T2)
+    fd.add_output(T3)
+)";
+  const EditedPointwiseParams oneD([](PointwiseParams& p) {
+    p.breakPoint = 0;
+    p.blockDimX = 96;
+    p.blockDimY = 1;
+    p.unrollFactorOuter = 1;
+  });
+  const CompiledScript flat = compileScript(kThreeD, "6x10x24:f32,24:f32", &oneD);
+  ASSERT_EQ(paramsOf(flat).breakPoint, 0);
+  const GeneratedKernel& k1 = onlyKernel(flat);
+  EXPECT_TRUE(contains(k1.source, "const index_t ref_e0 = (index_t)T4.size[0];")) << k1.source;
+  EXPECT_TRUE(contains(k1.source, "constexpr index_t ref_e1 = 10;")) << k1.source;
+  EXPECT_TRUE(contains(k1.source, "constexpr index_t ref_e2 = 24;")) << k1.source;
+  EXPECT_TRUE(contains(k1.source, "constexpr int kBlockX = 96;")) << k1.source;
+  EXPECT_FALSE(contains(k1.source, "blockDim")) << k1.source;
+  expectCompiles(k1);
+
+  const EditedPointwiseParams twoD([](PointwiseParams& p) {
+    p.breakPoint = 2;
+    p.blockDimX = 32;
+    p.blockDimY = 4;
+    p.unrollFactorOuter = 2;
+    p.unrollFactorInner = 1;
+  });
+  const CompiledScript split = compileScript(kThreeD, "6x10x24:f32,24:f32", &twoD);
+  ASSERT_EQ(paramsOf(split).breakPoint, 2)
+      << split.compiled.segmented->groups()[0].choice.providerRejection;
+  const GeneratedKernel& k2 = onlyKernel(split);
+  EXPECT_TRUE(contains(k2.source, "const index_t ref_e0 = (index_t)T4.size[0];")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e1 = 10;")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "const index_t ref_e2 = (index_t)T4.size[2];")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t outer_step = (index_t)kBlockY * kUnrollOuter;"))
+      << k2.source;
+  EXPECT_FALSE(contains(k2.source, "blockDim")) << k2.source;
+  expectCompiles(k2);
+}
+
 // Float math cast back to bf16 for the output: the store's fl::to_element
 // does the one rounding; the cast does not round first.
 TEST(PointwiseEmitterTest, OutputCastRoundsOnceInTheStore) {

@@ -48,6 +48,38 @@ TEST_F(GpuExecutorTest, NewSizesReuseTheSignatureNewAlignmentDoesNot) {
   EXPECT_EQ(executor().signatureCount(), 2u);
 }
 
+// A pointwise kernel has the extents its index math divides by (all but
+// the outermost of each part) as constants: a run at other extents compiles
+// its own kernel under the same signature, a run at sizes seen before
+// compiles nothing, and every run matches the reference.
+TEST_F(GpuExecutorTest, NewInnerExtentsBuildTheirOwnKernel) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[2])
+T3 = fd.ops.mul(T0, T2)
+T4 = fd.ops.sin(T3)
+fd.add_output(T4)
+)");
+  struct Case {
+    std::vector<int64_t> sizes;
+    int compiles;  //!< NVRTC compiles of the run
+  };
+  for (const Case& c : std::vector<Case>{{{6, 10, 24}, 1},
+                                         {{6, 12, 40}, 1},
+                                         {{6, 10, 24}, 0},
+                                         {{3, 7, 1000}, 1}}) {
+    SCOPED_TRACE(shape(c.sizes));
+    const int64_t before = cache().stats().compiles;
+    const runtime::GpuRunStats stats = runAndCheck(
+        {random(DataType::Float, c.sizes), random(DataType::Float, {c.sizes[2]})});
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(stats.kernelLaunches, 1);
+    EXPECT_EQ(cache().stats().compiles - before, c.compiles);
+  }
+  EXPECT_EQ(executor().signatureCount(), 1u);
+}
+
 TEST_F(GpuExecutorTest, ViewOnlyFusionLaunchesNothingAndSharesMemory) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
