@@ -70,5 +70,34 @@ TEST(TransposeEmitterTest, PartialTilesSkipElementsPastTheEnd) {
   }
 }
 
+// The tile loop divides by the tile counts and by the batch axes' extents:
+// every extent but the outermost batch axis's is a constant in the source.
+TEST(TransposeEmitterTest, ExtentsTheTileLoopDividesByAreConstants) {
+  const CompiledScript flat = compileScript(kPermuteAdd, "333x1001:bf16,1001x333:bf16");
+  const GeneratedKernel& k2 = onlyKernel(flat);
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e0 = 1001;")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e1 = 333;")) << k2.source;
+
+  const CompiledScript batched = compileScript(R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float)
+    T2 = fd.ops.permute(T0, dims=[0, 1, 3, 2])
+    T3 = fd.ops.add(T2, T1)
+    fd.add_output(T3)
+)", "3x5x64x96:f32,3x5x96x64:f32");
+  ASSERT_EQ(batched.compiled.segmented->groups()[0].choice.type,
+            scheduler::SchedulerType::Transpose);
+  const GeneratedKernel& k4 = onlyKernel(batched);
+  EXPECT_TRUE(contains(k4.source, "const index_t ref_e0 = (index_t)T3.size[0];")) << k4.source;
+  EXPECT_TRUE(contains(k4.source, "constexpr index_t ref_e1 = 5;")) << k4.source;
+  EXPECT_TRUE(contains(k4.source, "constexpr index_t ref_e2 = 96;")) << k4.source;
+  EXPECT_TRUE(contains(k4.source, "constexpr index_t ref_e3 = 64;")) << k4.source;
+  for (const GeneratedKernel* kernel : {&k2, &k4}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(*kernel, 90)) << kernel->source;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen

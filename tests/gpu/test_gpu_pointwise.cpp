@@ -144,6 +144,29 @@ fd.add_output(T3)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// A batched transpose (tiles over the two inner axes, a tile loop over two
+// batch axes): its kernel has every extent but the outermost batch axis's
+// as a constant; runs at other batch and tile extents (partial tiles
+// included) each match the reference.
+TEST_F(GpuPointwiseTest, BatchedTransposeAtSeveralSizes) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.permute(T0, dims=[0, 1, 3, 2])
+T3 = fd.ops.add(T2, T1)
+fd.add_output(T3)
+)");
+  for (std::vector<int64_t> s : std::vector<std::vector<int64_t>>{
+           {3, 5, 64, 96}, {2, 7, 64, 96}, {3, 5, 65, 97}, {1, 3, 130, 33}}) {
+    SCOPED_TRACE(shape(s));
+    runAndCheck({random(DataType::Float, {s[0], s[1], s[2], s[3]}),
+                 random(DataType::Float, {s[0], s[1], s[3], s[2]})});
+    FL_SKIP_IF_UNAVAILABLE();
+    ASSERT_NE(executor().lastReport(), nullptr);
+    EXPECT_EQ(executor().lastReport()->segments.at(0).scheduler, "transpose");
+  }
+}
+
 TEST_F(GpuPointwiseTest, IntegersAndComparisonsAreExact) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
