@@ -66,8 +66,8 @@ class PointwiseKernel {
   std::string positionCode(bool vectorPass, bool element, int pad) const;
   //! Whether the index math divides by reference axis k's extent: every
   //! axis of a part but its outermost (positionCode). Such an extent is a
-  //! constant in the source when known: division by a constant is a
-  //! multiply and a shift, by a run-time value ~20 instructions. The kernel
+  //! constant in the source when known (ReferenceWalk::extentDeclaration):
+  //! by a run-time value a division is ~20 instructions. The kernel
   //! is generated for one layout anyway (its launch and its comment block
   //! name the sizes), as the reduction kernels are.
   bool dividesIndex(int64_t k) const { return k != 0 && k != breakPoint_; }
@@ -584,16 +584,7 @@ GeneratedKernel PointwiseKernel::build() {
   src += "  constexpr int kBlockX = " + std::to_string(params_.blockDimX) + ";\n";
   src += "  constexpr int kBlockY = " + std::to_string(params_.blockDimY) + ";\n";
   const std::string& ref = interface_.parameterName(reference_, true);
-  for (int64_t k = 0; k < rank_; ++k) {
-    const std::string ks = std::to_string(k);
-    if (dividesIndex(k) && refExtents_[k] > 0) {
-      src += "  constexpr index_t ref_e" + ks + " = " + std::to_string(refExtents_[k]) +
-             ";  // " + ref + ".size[" + std::to_string(refLogical_[k]) + "]\n";
-    } else {
-      src += "  const index_t ref_e" + ks + " = (index_t)" + ref + ".size[" +
-             std::to_string(refLogical_[k]) + "];\n";
-    }
-  }
+  for (int64_t k = 0; k < rank_; ++k) src += walk_->extentDeclaration(k, ref, dividesIndex(k));
   for (const auto& [expression, name] : uniforms_) {
     src += "  const index_t " + name + " = " + expression + ";\n";
   }

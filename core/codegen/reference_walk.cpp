@@ -44,6 +44,18 @@ int64_t ReferenceWalk::referenceAxisWalking(const TensorView* tv,
   return -1;
 }
 
+std::string ReferenceWalk::extentDeclaration(int64_t k, const std::string& ref,
+                                             bool constant) const {
+  const std::string name = "ref_e" + std::to_string(k);
+  const std::string size = ref + ".size[" + std::to_string(logical(k)) + "]";
+  const int64_t extent = extents_[static_cast<size_t>(k)];
+  if (constant && extent > 0) {
+    return "  constexpr index_t " + name + " = " + std::to_string(extent) + ";  // " + size +
+           "\n";
+  }
+  return "  const index_t " + name + " = (index_t)" + size + ";\n";
+}
+
 OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
                                          const std::vector<std::string>& refIndex,
                                          const KernelInterface& interface) const {

@@ -37,6 +37,10 @@ class ReferenceWalk {
   //! The reference allocation axis whose step-1 piece walks axis `id` of
   //! `tv`; -1 if none does.
   int64_t referenceAxisWalking(const ir::TensorView* tv, const ir::IterDomain* id) const;
+  //! The kernel's `ref_e<k>` line for reference allocation axis k, read from
+  //! parameter `ref`; with `constant` (and a bound extent) a constexpr of the
+  //! extent, which the index math divides by as a multiply and a shift.
+  std::string extentDeclaration(int64_t k, const std::string& ref, bool constant) const;
 
   //! `out`'s index and write predicate when the reference is at `refIndex`
   //! (one C++ expression per reference allocation axis). UserError when the

@@ -473,16 +473,7 @@ GeneratedKernel TransposeKernel::build() {
       break;
     }
   }
-  for (int64_t k = 0; k < rank_; ++k) {
-    const int64_t extent = walk_.extents()[static_cast<size_t>(k)];
-    if (k != outermostBatch && extent > 0) {
-      src += "  constexpr index_t ref_e" + str(k) + " = " + str(extent) + ";  // " + ref +
-             ".size[" + str(walk_.logical(k)) + "]\n";
-    } else {
-      src += "  const index_t ref_e" + str(k) + " = (index_t)" + ref + ".size[" +
-             str(walk_.logical(k)) + "];\n";
-    }
-  }
+  for (int64_t k = 0; k < rank_; ++k) src += walk_.extentDeclaration(k, ref, k != outermostBatch);
   src += "  const index_t tiles_a = ref_e" + str(inner2_) + " / kTile2 + (ref_e" + str(inner2_) +
          " % kTile2 != 0);\n";
   src += "  const index_t tiles_b = ref_e" + str(inner1_) + " / kTile1 + (ref_e" + str(inner1_) +
