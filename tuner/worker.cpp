@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "core/codegen/kernel.h"
 #include "core/ir/error.h"
@@ -10,6 +11,7 @@
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/cuda_module.h"
 #include "core/runtime/gpu_executor.h"
+#include "core/runtime/l2_flush.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
@@ -90,10 +92,10 @@ class Worker {
     std::string why;
     timer_ = CuptiTimer::create(&why);
     FL_CHECK(timer_ != nullptr, why);
-    // Writing twice the L2's size evicts whatever the last sample left.
-    const int64_t flushBytes = std::max<int64_t>(2 * spec_.l2CacheBytes, 64 << 20);
-    flush_ = runtime::allocateDevice(ir::DataType::Float, {flushBytes / 4}, {1},
-                                     setup.device, "the L2 flush buffer");
+    // Cold, clean L2 before each sample (runtime::L2Flush), as bench does.
+    flush_ = std::make_unique<runtime::L2Flush>(
+        std::max<int64_t>(spec_.l2CacheBytes, 32 << 20), setup.device,
+        spec_.computeCapability());
     if (const char* fault = std::getenv("FUSERLAB_TUNER_FAULT_VARIANT")) {
       faultVariant_ = std::atoll(fault);
     }
@@ -156,7 +158,7 @@ class Worker {
     int64_t redone = 0;
     bool redoing = false;
     while (static_cast<int>(samples.size()) < setup_.sampling.maxSamples) {
-      runtime::poison(flush_.tensor, "the L2 flush");
+      flush_->enqueue();
       timer_->beginSample(++sampleId_);
       executor.run(inputs.arguments);
       timer_->endSample();
@@ -200,7 +202,7 @@ class Worker {
   std::unique_ptr<TuningTarget> target_;
   std::vector<runtime::Tensor> reference_;
   std::unique_ptr<CuptiTimer> timer_;
-  runtime::DeviceTensor flush_;
+  std::unique_ptr<runtime::L2Flush> flush_;
   int64_t faultVariant_ = -1;
   uint64_t sampleId_ = 0;
 };

@@ -16,7 +16,8 @@
 // fresh copies of the inputs (random, non-zero) with every output poisoned
 // (NaN) and compares each output with the CPU reference; then times the
 // segment's kernel with CUPTI: warm-up launches, then samples, each after
-// flushing the L2 (writing a buffer twice its size), until the median's
+// flushing the L2 (runtime::L2Flush: a buffer twice its size written and
+// read, so the sample starts from a cold and clean L2), until the median's
 // confidence half-width is under 1% or the cap; a sample more than 1.5x the
 // running median (a clock drop, a preemption) is redone once.
 //

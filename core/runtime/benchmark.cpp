@@ -11,6 +11,7 @@
 
 #include "core/ir/error.h"
 #include "core/runtime/cuda_error.h"
+#include "core/runtime/l2_flush.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -131,21 +132,15 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   result.bytesMoved = fusionBytes(inputs, outputs);
   first.outputs.clear();
 
-  std::optional<DeviceBuffer> flush;
+  std::optional<L2Flush> flush;
   if (options.flushL2) {
-    const int64_t l2 = executor.deviceSpec().l2CacheBytes > 0
-                           ? executor.deviceSpec().l2CacheBytes
-                           : int64_t{128} << 20;
-    result.flushBytes = 2 * l2;
-    flush.emplace(result.flushBytes, device, "the L2 flush buffer");
+    const scheduler::DeviceSpec& spec = executor.deviceSpec();
+    flush.emplace(spec.l2CacheBytes > 0 ? spec.l2CacheBytes : int64_t{128} << 20, device,
+                  spec.computeCapability());
+    result.flushBytes = flush->bytes();
   }
-  int flushCount = 0;
   auto flushL2 = [&] {
-    if (!flush) return;
-    // A different byte each time, so no layer can skip an unchanged write.
-    checkCuda(cudaMemsetAsync(flush->data(), ++flushCount & 0xff,
-                              static_cast<size_t>(flush->bytes()), nullptr),
-              "cudaMemsetAsync", "flushing L2 before a benchmark sample");
+    if (flush) flush->enqueue();
   };
 
   for (int i = 0; i < options.warmup; ++i) {

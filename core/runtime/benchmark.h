@@ -1,6 +1,7 @@
 // Benchmarking a fusion on a GPU with CUDA events (the CUDA runtime API; no
-// CUPTI in core). Per sample: the L2 cache is flushed by writing a buffer of
-// twice its size, then the whole fusion runs on device-resident inputs; the
+// CUPTI in core). Per sample: the L2 cache is flushed (L2Flush: a buffer of
+// twice its size written, then read, so the sample starts from a cold and
+// clean L2), then the whole fusion runs on device-resident inputs; the
 // events bracket the launches (recorded through GpuRunOptions' hooks, so
 // planning before the first launch and the final synchronization stay out).
 // The flush is queued right before the start event, so the GPU is still busy

@@ -127,6 +127,10 @@ class Timer:
         times = []
         for _ in range(self.samples):
             self.flush.zero_()
+            # Read it back, as fuserlab-cli bench's flush does: the flush's
+            # dirty lines are written back now, not while the timed kernels
+            # run, and they start from a cold, clean L2.
+            self.flush.sum(dtype=torch.int32)
             # Keep the GPU busy (~0.5 ms) while the host reaches the launches
             # (dynamo's guards, the shim's Python): the events then time the
             # kernels, as fuserlab-cli bench's do, not the host's way to them.
