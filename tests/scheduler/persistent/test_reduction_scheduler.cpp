@@ -68,18 +68,20 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumSplitsAcrossBlocks) {
   const ReductionParams p = accepted(*segment);
   EXPECT_FALSE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 4);
-  EXPECT_EQ(p.blockDimY, 32);  // threads along the 768 / 4 column vectors
-  EXPECT_EQ(p.blockDimX, 8);   // threads along the reduction
-  EXPECT_EQ(p.gridDimX, 6);
+  EXPECT_EQ(p.blockDimY, 8);   // threads along the 768 / 4 column vectors
+  EXPECT_EQ(p.blockDimX, 16);  // threads along the reduction
+  EXPECT_EQ(p.gridDimX, 24);
   EXPECT_TRUE(p.crossGridReduction);
   EXPECT_GT(p.gridDimY, 1);
 }
 
-TEST_F(ReductionSchedulerTest, OuterColumnSumKeepsFourLoadsInFlightOnFourBlocksPerSm) {
-  // The suite's col_sum: bf16 [8192, 4096] over dim 0. 16 blocks of 256
-  // columns; the rows are split so that about 4 blocks run per SM, and each
-  // thread unrolls 4 rows of 16-byte loads (it was 9 blocks per column group,
-  // one load in flight per thread: a third of the bandwidth).
+TEST_F(ReductionSchedulerTest, OuterColumnSumFillsEightBlocksPerSmInOneWave) {
+  // The suite's col_sum: bf16 [8192, 4096] over dim 0. 64 blocks of 64
+  // columns (8 threads of 8-wide vectors) by 16 threads along the rows; the
+  // rows are split so that 8 blocks run per SM, rounded down (1024 blocks:
+  // 17 splits would put 32 of 1088 blocks in a second wave), and each
+  // thread unrolls 4 rows of 16-byte loads. (It was 32 x 8 threads at 4
+  // blocks per SM: 33.7 us against 30.5, H100.)
   const std::string script =
       "from nvfuser import FusionDefinition, DataType\n"
       "def f(fd : FusionDefinition) -> None :\n"
@@ -92,10 +94,10 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumKeepsFourLoadsInFlightOnFourBlocksP
   const ReductionParams p = accepted(colSum);
   EXPECT_FALSE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 8);
-  EXPECT_EQ(p.blockDimY, 32);
-  EXPECT_EQ(p.blockDimX, 8);
-  EXPECT_EQ(p.gridDimX, 16);
-  EXPECT_EQ(p.gridDimY, 33);  // ceil(4 * 132 / 16)
+  EXPECT_EQ(p.blockDimY, 8);
+  EXPECT_EQ(p.blockDimX, 16);
+  EXPECT_EQ(p.gridDimX, 64);
+  EXPECT_EQ(p.gridDimY, 16);  // floor(8 * 132 / 64)
   EXPECT_TRUE(p.crossGridReduction);
   EXPECT_EQ(p.unrollFactorReduction, 4);
 }
