@@ -31,9 +31,10 @@ constexpr const char* kBenchUsage = R"(usage: fuserlab-cli bench FILE [options]
 
 Times the fusion FILE defines on a GPU of this machine and prints a table:
   - the GPU time of the whole fusion (CUDA events around its launches; the L2
-    cache flushed before each sample by writing twice its size; warm-up runs
-    first): median, p20 and p80 in microseconds, and each launch's when the
-    fusion launches more than one kernel;
+    cache flushed before each sample by writing twice its size and reading it
+    back, so each sample starts from a cold, clean L2; warm-up runs first):
+    median, p20 and p80 in microseconds, and each launch's when the fusion
+    launches more than one kernel;
   - the effective bandwidth (each input read once, each output written once,
     over the median) and its ratio to the copy bandwidth, which bench
     measures in the same run (cudaMemcpy device-to-device, 2 x bytes / time);
