@@ -93,9 +93,7 @@ class Worker {
     timer_ = CuptiTimer::create(&why);
     FL_CHECK(timer_ != nullptr, why);
     // Cold, clean L2 before each sample (runtime::L2Flush), as bench does.
-    flush_ = std::make_unique<runtime::L2Flush>(
-        std::max<int64_t>(spec_.l2CacheBytes, 32 << 20), setup.device,
-        spec_.computeCapability());
+    flush_ = std::make_unique<runtime::L2Flush>(spec_, setup.device);
     if (const char* fault = std::getenv("FUSERLAB_TUNER_FAULT_VARIANT")) {
       faultVariant_ = std::atoll(fault);
     }

@@ -134,9 +134,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
 
   std::optional<L2Flush> flush;
   if (options.flushL2) {
-    const scheduler::DeviceSpec& spec = executor.deviceSpec();
-    flush.emplace(spec.l2CacheBytes > 0 ? spec.l2CacheBytes : int64_t{128} << 20, device,
-                  spec.computeCapability());
+    flush.emplace(executor.deviceSpec(), device);
     result.flushBytes = flush->bytes();
   }
   auto flushL2 = [&] {

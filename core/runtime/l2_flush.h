@@ -17,14 +17,16 @@
 
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/cuda_module.h"
+#include "core/scheduler/device_spec.h"
 
 namespace fuserlab::runtime {
 
 class L2Flush {
  public:
-  //! A buffer of 2 * `l2Bytes` on `device` (the current device) and the
-  //! read kernel, compiled with NVRTC for `computeCapability` (e.g. 90).
-  L2Flush(int64_t l2Bytes, int device, int computeCapability);
+  //! A buffer of twice `spec`'s L2 size (128 MB when the spec has none) on
+  //! `device` (the current device, which `spec` describes) and the read
+  //! kernel, compiled with NVRTC for its compute capability.
+  L2Flush(const scheduler::DeviceSpec& spec, int device);
   ~L2Flush();
   L2Flush(const L2Flush&) = delete;
   L2Flush& operator=(const L2Flush&) = delete;
@@ -36,8 +38,8 @@ class L2Flush {
 
  private:
   DeviceBuffer buffer_;
-  //! One word the read kernel writes only when the buffer holds a value
-  //! it never holds; it keeps the compiler from dropping the loads.
+  //! A word the read kernel writes only when its fold of the buffer is
+  //! one, which it never is; it keeps the compiler from dropping the loads.
   DeviceBuffer sink_;
   std::unique_ptr<CudaModule> module_;
   CudaKernel read_;

@@ -136,9 +136,8 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
   int64_t serial = ceilDiv(reduction, p.blockDimX);
   const int64_t targetBlocks = kOuterBlocksPerSm * device.smCount;
   if (p.gridDimX < targetBlocks && serial >= 2 * kMinSerialPerGridBlock) {
-    p.gridDimY = std::max<int64_t>(
-        1, std::min<int64_t>({targetBlocks / p.gridDimX,
-                              serial / kMinSerialPerGridBlock, 65535}));
+    p.gridDimY = std::min<int64_t>({targetBlocks / p.gridDimX,
+                                    serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     serial = ceilDiv(serial, p.gridDimY);
   }
