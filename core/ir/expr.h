@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/data_type.h"
+#include "core/ir/node_pool.h"
 
 namespace fuserlab::ir {
 
@@ -114,6 +115,7 @@ struct ExprAttrs {
 
 class Expr {
  public:
+  FL_POOLED_NODE
   Expr(const Expr&) = delete;
   Expr& operator=(const Expr&) = delete;
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ir/node_pool.h"
+
 namespace fuserlab::ir {
 
 class Fusion;
@@ -46,6 +48,7 @@ std::optional<ParallelType> parallelTypeFromName(std::string_view name);
 
 class IterDomain {
  public:
+  FL_POOLED_NODE
   IterDomain(const IterDomain&) = delete;
   IterDomain& operator=(const IterDomain&) = delete;
 
@@ -101,6 +104,7 @@ enum class TransformKind : uint8_t { Split, Merge };
 //! ceilDiv(in, factor); otherwise the outer output has extent `factor`.
 class IterDomainTransform {
  public:
+  FL_POOLED_NODE
   TransformKind kind() const { return kind_; }
   const std::vector<IterDomain*>& inputs() const { return inputs_; }
   const std::vector<IterDomain*>& outputs() const { return outputs_; }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/data_type.h"
+#include "core/ir/node_pool.h"
 
 namespace fuserlab::ir {
 
@@ -20,6 +21,7 @@ enum class ValKind : uint8_t { Scalar, TensorView };
 
 class Val {
  public:
+  FL_POOLED_NODE
   Val(const Val&) = delete;
   Val& operator=(const Val&) = delete;
   virtual ~Val() = default;

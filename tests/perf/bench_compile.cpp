@@ -16,6 +16,11 @@
 // segmenter merges groups between the cuts) and "inner+outer" (the row
 // reductions alternate with column reductions, which no one kernel takes:
 // the merger tries many candidate groups).
+//
+// bench_compile runs with the allocator the CLI and the workbench link
+// (tcmalloc where installed); bench_compile_system_malloc, the same source,
+// with the system's malloc. Each line names the allocator it ran with.
+#include <dlfcn.h>
 #include <time.h>
 
 #include <algorithm>
@@ -83,6 +88,12 @@ std::string generateScript(int ops, Shape shape) {
   return s.str();
 }
 
+// The allocator this process runs with: tcmalloc exports tc_malloc.
+const char* allocatorName() {
+  return dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr ? "tcmalloc"
+                                                     : "system malloc";
+}
+
 // This thread's CPU time: unlike the wall clock, not stretched by other
 // processes on a shared machine.
 double threadCpuMicros() {
@@ -126,9 +137,10 @@ void bench(const char* label, const std::string& source, int repetitions) {
       "compile (passes + segmentation + heuristics), %s: %zu exprs, %d "
       "segments, median %.0f us (min %.0f, p20 %.0f, p80 %.0f) over %d runs; "
       "%.2fx the 2 ms budget; CPU time of the whole call (report included) "
-      "median %.0f us\n",
+      "median %.0f us; %s\n",
       label, fusion.exprsForOutputs().size(), segments, median, micros.front(),
-      p20, p80, repetitions, median / 2000.0, cpuMicros[cpuMicros.size() / 2]);
+      p20, p80, repetitions, median / 2000.0, cpuMicros[cpuMicros.size() / 2],
+      allocatorName());
 }
 
 }  // namespace
