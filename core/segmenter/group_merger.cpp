@@ -125,6 +125,13 @@ void GroupMerger::setGroupOf(const ir::Expr* expr, int group) {
   groupOf_[id] = group;
 }
 
+const std::string& GroupMerger::summary(int slot) const {
+  summaries_.resize(groups_.size());
+  std::string& text = summaries_[slot];
+  if (text.empty()) text = groupSummary(groups_[slot].exprs);
+  return text;
+}
+
 int GroupMerger::firstPosition(int group) const {
   return index_.position(groups_[group].exprs.front());
 }
@@ -291,15 +298,15 @@ std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
 }
 
 std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
-    int a, int b, const char* kind, int newId) {
+    int a, int b, const char* kind, int newId, std::string* mergedSummary) {
   const CandidateGroup& ga = groups_[a];
   const CandidateGroup& gb = groups_[b];
   std::vector<ir::Expr*> exprs = ga.exprs;
   exprs.insert(exprs.end(), gb.exprs.begin(), gb.exprs.end());
   index_.sortTopologically(exprs);
   const std::string pair = "group " + std::to_string(ga.id) + " " +
-                           groupSummary(ga.exprs) + " and group " +
-                           std::to_string(gb.id) + " " + groupSummary(gb.exprs);
+                           summary(a) + " and group " +
+                           std::to_string(gb.id) + " " + summary(b);
   auto refuse = [&](const std::string& reason) {
     refused_.insert(orderedPair(ga.id, gb.id));
     log_.add(kind, {ga.id, gb.id}, false, reason);
@@ -315,22 +322,25 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   const std::optional<scheduler::SchedulerType> accepted =
       acceptingScheduler(exprs, {&ga, &gb}, &failure, &reasons);
   if (!failure.empty()) return refuse("merging " + pair + " failed: " + failure);
+  *mergedSummary = groupSummary(exprs);
   if (!accepted) {
-    return refuse("no scheduler accepts " + groupSummary(exprs) + " (" + pair +
+    return refuse("no scheduler accepts " + *mergedSummary + " (" + pair +
                   "): " + reasons);
   }
   log_.add(kind, {ga.id, gb.id}, true,
            pair + " merge into group " + std::to_string(newId) + " " +
-               groupSummary(exprs) + ", which a scheduler accepts");
+               *mergedSummary + ", which a scheduler accepts");
   return accepted;
 }
 
-void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy) {
-  applyMerge(std::vector<int>{a, b}, acceptedBy);
+void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy,
+                             std::string summary) {
+  applyMerge(std::vector<int>{a, b}, acceptedBy, std::move(summary));
 }
 
 void GroupMerger::applyMerge(const std::vector<int>& slots,
-                             scheduler::SchedulerType acceptedBy) {
+                             scheduler::SchedulerType acceptedBy,
+                             std::string summary) {
   CandidateGroup merged;
   merged.id = nextId_++;
   merged.acceptedBy = acceptedBy;
@@ -345,6 +355,8 @@ void GroupMerger::applyMerge(const std::vector<int>& slots,
   const int slot = static_cast<int>(groups_.size());
   for (const ir::Expr* expr : merged.exprs) setGroupOf(expr, slot);
   groups_.push_back(std::move(merged));
+  summaries_.resize(groups_.size());
+  summaries_[slot] = std::move(summary);
 }
 
 // A region: the unsealed groups connected through producer/consumer edges
@@ -421,7 +433,8 @@ void GroupMerger::mergeRegions() {
       from.push_back(&groups_[g]);
     }
     index_.sortTopologically(exprs);
-    const std::string what = "the region of groups " + groupSummary(exprs) +
+    std::string regionSummary = groupSummary(exprs);
+    const std::string what = "the region of groups " + regionSummary +
                              " between segment cuts";
     const std::string fallback = "; its groups are merged level by level";
     if (regionCreatesCycle(region)) {
@@ -446,7 +459,7 @@ void GroupMerger::mergeRegions() {
     log_.add("region", ids, true,
              what + " merges into group " + std::to_string(nextId_) +
                  ", which a scheduler accepts: none of its merges is tried");
-    applyMerge(region, *accepted);
+    applyMerge(region, *accepted, std::move(regionSummary));
   }
 }
 
@@ -457,6 +470,7 @@ void GroupMerger::mergeLevels() {
     struct Pair {
       int a, b;
       scheduler::SchedulerType acceptedBy;
+      std::string summary;
     };
     std::vector<Pair> pairs;
     for (int g : aliveInOrder()) {
@@ -464,16 +478,19 @@ void GroupMerger::mergeLevels() {
       for (int c : mergeCandidates(g, level, mergedWith)) {
         if (refused_.count(orderedPair(groups_[g].id, groups_[c].id))) continue;
         const int newId = nextId_ + static_cast<int>(pairs.size());
-        if (auto acceptedBy = tryMerge(g, c, "merge", newId)) {
+        std::string merged;
+        if (auto acceptedBy = tryMerge(g, c, "merge", newId, &merged)) {
           mergedWith[g] = c;
           mergedWith[c] = g;
-          pairs.push_back({g, c, *acceptedBy});
+          pairs.push_back({g, c, *acceptedBy, std::move(merged)});
           break;
         }
       }
     }
     if (pairs.empty()) return;
-    for (const Pair& pair : pairs) applyMerge(pair.a, pair.b, pair.acceptedBy);
+    for (Pair& pair : pairs) {
+      applyMerge(pair.a, pair.b, pair.acceptedBy, std::move(pair.summary));
+    }
   }
 }
 
@@ -488,8 +505,9 @@ void GroupMerger::finalMerge() {
             refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
           continue;
         }
-        if (auto acceptedBy = tryMerge(p, c, "final_merge", nextId_)) {
-          applyMerge(p, c, *acceptedBy);
+        std::string merged;
+        if (auto acceptedBy = tryMerge(p, c, "final_merge", nextId_, &merged)) {
+          applyMerge(p, c, *acceptedBy, std::move(merged));
           merged = true;
           break;
         }

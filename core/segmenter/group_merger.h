@@ -82,11 +82,15 @@ class GroupMerger {
   //! Tries merging `a` and `b` (logged as `kind`); `newId` names the merged
   //! group in the log. On acceptance, a scheduler that accepts the merged
   //! group (for applyMerge).
+  //! `mergedSummary` receives groupSummary of the merged exprs (the log's
+  //! name for the merged group, kept by applyMerge).
   std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
-                                                   const char* kind, int newId);
-  void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy);
+                                                   const char* kind, int newId,
+                                                   std::string* mergedSummary);
+  void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy,
+                  std::string summary);
   void applyMerge(const std::vector<int>& slots,
-                  scheduler::SchedulerType acceptedBy);
+                  scheduler::SchedulerType acceptedBy, std::string summary);
   //! Extracts `exprs` (the groups `from`, merged) and asks the schedulers,
   //! those that took `from` first. A scheduler that accepts; otherwise
   //! nullopt with `reasons` (each scheduler's refusal) or `failure` (the
@@ -103,6 +107,8 @@ class GroupMerger {
   int groupOf(const ir::Expr* expr) const;
   void setGroupOf(const ir::Expr* expr, int group);
   int firstPosition(int group) const;
+  //! groupSummary of the group in `slot`, made once per group.
+  const std::string& summary(int slot) const;
   void sortByPosition(std::vector<int>& groups) const;
 
   const CompleteFusionIndex& index_;
@@ -117,6 +123,8 @@ class GroupMerger {
   //! consumers(g) per slot of groups_, filled as the cycle checks ask for
   //! them and dropped by applyMerge (the only change to the group graph).
   mutable std::vector<std::optional<std::vector<int>>> consumersCache_;
+    //! summary(g) per slot of groups_ (empty: not made yet).
+  mutable std::vector<std::string> summaries_;
   //! neighbours(g) per slot of groups_, dropped by applyMerge likewise.
   mutable std::vector<std::optional<std::vector<int>>> neighboursCache_;
 };

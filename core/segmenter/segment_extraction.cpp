@@ -642,7 +642,7 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
           end > i + 1 && (end == text.size() ||
                           !std::isalnum(static_cast<unsigned char>(text[end])));
       if (wholeToken) {
-        auto it = completeNames.find(std::string(text.substr(i, end - i)));
+        auto it = completeNames.find(text.substr(i, end - i));
         if (it != completeNames.end()) {
           out += it->second;
           i = end;
@@ -676,8 +676,8 @@ SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
   if (context.evaluator != nullptr) {
     for (const auto& [copy, original] : segment.symbolicScalars) {
       if (auto value = context.evaluator->evaluate(original)) {
-        runtime.evaluator->bind(copy, *value,
-                                "the complete fusion's " + original->name());
+        // Each copy is bound once, so no conflict can quote a source.
+        runtime.evaluator->bind(copy, *value);
       }
     }
   }

@@ -103,7 +103,15 @@ struct SegmentExtraction {
   //! Segment value name -> complete fusion value name ("T1" -> "T2"), built
   //! from copiedValues on the first toCompleteNames (most segments the
   //! merger extracts are accepted and never renamed).
-  mutable std::unordered_map<std::string, std::string> completeNames_;
+  //! Looked up by string_view (no string made per name in the text).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>()(name);
+    }
+  };
+  mutable std::unordered_map<std::string, std::string, NameHash, std::equal_to<>>
+      completeNames_;
   mutable bool completeNamesBuilt_ = false;
 };
 
