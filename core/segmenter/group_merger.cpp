@@ -304,9 +304,13 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   std::vector<ir::Expr*> exprs = ga.exprs;
   exprs.insert(exprs.end(), gb.exprs.begin(), gb.exprs.end());
   index_.sortTopologically(exprs);
-  const std::string pair = "group " + std::to_string(ga.id) + " " +
-                           summary(a) + " and group " +
-                           std::to_string(gb.id) + " " + summary(b);
+  // In sequence: the first call sizes summaries_, so the second cannot move
+  // the text the first returned.
+  const std::string& summaryA = summary(a);
+  const std::string& summaryB = summary(b);
+  const std::string pair = "group " + std::to_string(ga.id) + " " + summaryA +
+                           " and group " + std::to_string(gb.id) + " " +
+                           summaryB;
   auto refuse = [&](const std::string& reason) {
     refused_.insert(orderedPair(ga.id, gb.id));
     log_.add(kind, {ga.id, gb.id}, false, reason);
