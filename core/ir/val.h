@@ -66,6 +66,8 @@ class Val {
       : fusion_(fusion), kind_(kind), dtype_(dtype), id_(id),
         nameIndex_(nameIndex) {}
 
+ public:
+  //! The number in the value's name (3 for T3 or i3); -1 for a constant.
   int64_t nameIndex() const { return nameIndex_; }
 
  private:

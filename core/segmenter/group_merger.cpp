@@ -133,7 +133,14 @@ const std::string& GroupMerger::summary(int slot) const {
 }
 
 int GroupMerger::firstPosition(int group) const {
-  return index_.position(groups_[group].exprs.front());
+  if (firstPositions_.size() < groups_.size()) {
+    const size_t known = firstPositions_.size();
+    firstPositions_.resize(groups_.size());
+    for (size_t g = known; g < groups_.size(); ++g) {
+      firstPositions_[g] = index_.position(groups_[g].exprs.front());
+    }
+  }
+  return firstPositions_[group];
 }
 
 void GroupMerger::sortByPosition(std::vector<int>& groups) const {

@@ -106,6 +106,8 @@ class GroupMerger {
   //! The slot in groups_ of the live group holding `expr`; -1 for none.
   int groupOf(const ir::Expr* expr) const;
   void setGroupOf(const ir::Expr* expr, int group);
+  //! The position of the group's first expr (groups never change their
+  //! exprs: a merge makes a new group), memoized in firstPositions_.
   int firstPosition(int group) const;
   //! groupSummary of the group in `slot`, made once per group.
   const std::string& summary(int slot) const;
@@ -127,6 +129,7 @@ class GroupMerger {
   mutable std::vector<std::string> summaries_;
   //! neighbours(g) per slot of groups_, dropped by applyMerge likewise.
   mutable std::vector<std::optional<std::vector<int>>> neighboursCache_;
+  mutable std::vector<int> firstPositions_;
 };
 
 }  // namespace fuserlab::segmenter

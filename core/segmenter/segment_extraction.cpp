@@ -3,7 +3,6 @@
 #include "core/multidevice/sharding.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/ir/error.h"
 #include "core/segmenter/segmenter.h"
@@ -565,12 +564,12 @@ scheduler::TensorInputInfo describeIntermediate(
   return info;
 }
 
-bool isNameStart(std::string_view text, size_t i) {
-  if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) {
-    return false;
-  }
-  char c = text[i];
-  return c == 'T' || c == 'i' || c == 'd' || c == 'b';
+// The first letter of a value name (T3, i2, d0, b1).
+bool isNameLetter(char c) { return c == 'T' || c == 'i' || c == 'd' || c == 'b'; }
+
+bool isAlnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z');
 }
 
 report::Json renameJson(const SegmentExtraction& segment,
@@ -622,39 +621,56 @@ void CompleteFusionIndex::sortTopologically(std::vector<ir::Expr*>& exprs) const
 
 std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
   if (!completeNamesBuilt_) {
-    for (const auto& [copy, original] : copiedValues) {
-      completeNames_.emplace(copy->name(), original->name());
+    for (const CopiedValue& value : copiedValues) {
+      const int64_t index = value.first->nameIndex();
+      if (index < 0) continue;
+      auto& table = value.first->isA<ir::TensorView>() ? tensorsByName_
+                                                        : scalarsByName_;
+      if (static_cast<size_t>(index) >= table.size()) {
+        table.resize(static_cast<size_t>(index) + 1, {nullptr, nullptr});
+      }
+      if (table[index].first == nullptr) table[index] = value;
     }
     completeNamesBuilt_ = true;
   }
-  const auto& completeNames = completeNames_;
+  // The complete fusion's value named `token` (a letter and digits) in the
+  // segment, or nullptr.
+  auto originalOf = [&](std::string_view token) -> const ir::Val* {
+    if (token.size() > 2 && token[1] == '0') return nullptr;  // "T01"
+    if (token.size() > 12) return nullptr;
+    size_t index = 0;
+    for (size_t k = 1; k < token.size(); ++k) {
+      index = index * 10 + static_cast<size_t>(token[k] - '0');
+    }
+    const bool tensor = token[0] == 'T';
+    const auto& table = tensor ? tensorsByName_ : scalarsByName_;
+    if (index >= table.size() || table[index].first == nullptr) return nullptr;
+    // A scalar's letter is its dtype's: "d2" never names the integer i2.
+    if (!tensor && table[index].first->name()[0] != token[0]) return nullptr;
+    return table[index].second;
+  };
   std::string out;
   out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    if (isNameStart(text, i)) {
-      size_t end = i + 1;
-      while (end < text.size() &&
-             std::isdigit(static_cast<unsigned char>(text[end]))) {
-        ++end;
-      }
-      const bool wholeToken =
-          end > i + 1 && (end == text.size() ||
-                          !std::isalnum(static_cast<unsigned char>(text[end])));
-      if (wholeToken) {
-        auto it = completeNames.find(text.substr(i, end - i));
-        if (it != completeNames.end()) {
-          out += it->second;
-          i = end;
-          continue;
-        }
-      }
-      out.append(text.substr(i, end - i));
-      i = end;
+  size_t copied = 0;  // text before this is in `out`
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!isNameLetter(text[i]) ||
+        (i > 0 && isAlnum(text[i - 1]))) {
       continue;
     }
-    out += text[i++];
+    size_t end = i + 1;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == i + 1 || (end < text.size() && isAlnum(text[end]))) {
+      i = end - 1;
+      continue;
+    }
+    if (const ir::Val* original = originalOf(text.substr(i, end - i))) {
+      out.append(text.substr(copied, i - copied));
+      out += original->name();
+      copied = end;
+    }
+    i = end - 1;
   }
+  out.append(text.substr(copied));
   return out;
 }
 

@@ -100,18 +100,14 @@ struct SegmentExtraction {
   std::string toCompleteNames(std::string_view text) const;
 
  private:
-  //! Segment value name -> complete fusion value name ("T1" -> "T2"), built
-  //! from copiedValues on the first toCompleteNames (most segments the
-  //! merger extracts are accepted and never renamed).
-  //! Looked up by string_view (no string made per name in the text).
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view name) const {
-      return std::hash<std::string_view>()(name);
-    }
-  };
-  mutable std::unordered_map<std::string, std::string, NameHash, std::equal_to<>>
-      completeNames_;
+  //! Each copied value (segment copy, complete fusion's value) by the
+  //! copy's name index, one table for tensors (T<n>) and one for scalars
+  //! (i<n>, d<n>, b<n>: one counter), built from copiedValues on the first
+  //! toCompleteNames (most segments the merger extracts are accepted and
+  //! never renamed).
+  using CopiedValue = std::pair<const ir::Val*, const ir::Val*>;
+  mutable std::vector<CopiedValue> tensorsByName_;
+  mutable std::vector<CopiedValue> scalarsByName_;
   mutable bool completeNamesBuilt_ = false;
 };
 

@@ -105,6 +105,19 @@ TEST_F(SegmentExtractionTest, SegmentNamesTranslateToCompleteNames) {
             "buffer T1 and T2_l_float; T99 stays");
 }
 
+
+TEST_F(SegmentExtractionTest, OnlyWholeNamesOfTheSegmentAreTranslated) {
+  SegmentExtraction segment = extractSegment(*index_, group({"T3", "T4"}));
+  const std::string in0 = segment.fusion->inputs()[0]->name();  // T0 here
+  ASSERT_EQ(in0, "T0");
+  // A name inside a word, with a leading zero, or followed by a letter is
+  // not a value name; one after punctuation or at either end is.
+  EXPECT_EQ(segment.toCompleteNames("T0"), "T1");
+  EXPECT_EQ(segment.toCompleteNames("xT0 T00 T0x T0_ (T0) T0"),
+            "xT0 T00 T0x T1_ (T1) T1");
+  // Letters that start no value of the segment, and a bare letter.
+  EXPECT_EQ(segment.toCompleteNames("d0 b0 T i"), "d0 b0 T i");
+}
 TEST_F(SegmentExtractionTest, ScalarOperandInputFollowsTensorInputInFusionOrder) {
   SegmentExtraction segment = extractSegment(*index_, group({"T1"}));
   ASSERT_EQ(segment.inputs.size(), 2u);

@@ -57,11 +57,13 @@ bool contains(const std::vector<int64_t>& axes, int64_t axis) {
 // Where an unsupported op belongs, for the refusal.
 std::optional<std::string> unsupportedOp(const ir::Expr& expr,
                                          const ReductionPattern& pattern) {
-  const std::string out =
-      expr.outputs().empty() ? std::string() : expr.output(0)->name();
+  // Most exprs are supported: the name is made only for a refusal.
+  auto outputName = [&] {
+    return expr.outputs().empty() ? std::string() : expr.output(0)->name();
+  };
   switch (expr.type()) {
     case ExprType::SegmentSet:
-      return "segment_set " + out +
+      return "segment_set " + outputName() +
              " forces a segment boundary, so no kernel scheduler takes it "
              "together with other ops";
     case ExprType::Reshape:
@@ -69,7 +71,7 @@ std::optional<std::string> unsupportedOp(const ir::Expr& expr,
           pattern.axes[0] == pattern.rank - 1) {
         return std::nullopt;  // rejectReshapeExtents checks it at run time
       }
-      return "reshape " + out + " is in a segment reducing " +
+      return "reshape " + outputName() + " is in a segment reducing " +
              pattern.axesDescription() +
              "; the reduction schedulers replay a reshape only around rows "
              "that are the innermost axis alone, so it belongs in a segment "
@@ -77,18 +79,18 @@ std::optional<std::string> unsupportedOp(const ir::Expr& expr,
     case ExprType::Slice:
     case ExprType::Pad:
     case ExprType::Cat:
-      return std::string(toString(expr.type())) + " " + out +
+      return std::string(toString(expr.type())) + " " + outputName() +
              " resizes an axis, which the reduction schedulers do not "
              "support; it belongs in a pointwise segment";
     case ExprType::Gather:
     case ExprType::IndexSelect:
-      return std::string(toString(expr.type())) + " " + out +
+      return std::string(toString(expr.type())) + " " + outputName() +
              " reads through an index tensor, which the reduction "
              "schedulers do not support; it belongs in a pointwise segment";
     case ExprType::Matmul:
     case ExprType::Linear:
     case ExprType::Sdpa:
-      return std::string(toString(expr.type())) + " " + out +
+      return std::string(toString(expr.type())) + " " + outputName() +
              " is a library call (expr_eval or matmul), not part of a "
              "reduction kernel";
     default:
