@@ -70,6 +70,14 @@ class PersistentEmitter {
                "code generation: an inner persistent kernel keeps each row "
                "in one block, but grid_dim_y is ",
                params.gridDimY);
+      shifted_ = layout.shiftedRows;
+      FL_CHECK(!shifted_ || threadsX_ >= 2 * vectorize_ - 2,
+               "code generation: a row of ", layout.rowLength,
+               " elements in chunks of ", vectorize_,
+               " leaves up to ", 2 * vectorize_ - 2,
+               " elements outside its aligned chunks, one per thread, but "
+               "block_dim_x is ",
+               threadsX_);
       FL_CHECK(threadsX_ * batch_ * vectorize_ >= layout.rowLength,
                "code generation: block_dim_x * persistent_batch_size * "
                "vectorization_factor = ",
@@ -114,8 +122,9 @@ class PersistentEmitter {
     int64_t storageBytes = 0;
     if (inner_) {
       const int64_t rowCapacity = threadsX_ * batch_ * vectorize_;
+      // Shifted rows keep a thread's head or tail element in one more chunk.
       storageBytes = b_.declareStorage(
-          2, batch_, scratch, rowCapacity * threadsY_,
+          2, shifted_ ? batch_ + 1 : batch_, scratch, rowCapacity * threadsY_,
           "threadIdx.y * " + literal(rowCapacity));
     } else {
       storageBytes = b_.declareStorage(
@@ -245,6 +254,16 @@ class PersistentEmitter {
     b_.line(in, "const index_t row = group * " + BDY +
                     " + (index_t)threadIdx.y;");
     b_.line(in, "const bool row_ok = row < " + literal(layout.rows) + ";");
+    if (shifted_) {
+      const std::string L = literal(layout.rowLength);
+      b_.line(in, "// The row's chunks start at its first element aligned to " +
+                      V + " elements: head elements before it, whole chunks, "
+                      "tail elements after them.");
+      b_.line(in, "const int head = (int)((" + V + " - (row * " + L + ") % " +
+                      V + ") % " + V + ");");
+      b_.line(in, "const index_t chunks = (" + L + " - head) / " + V + ";");
+      b_.line(in, "const int extra = (int)(" + L + " - chunks * " + V + ");");
+    }
     b_.declareRowArrays(in, 1);
     b_.declareAccumulators(in, 1);
     const SlotContext slot{"k", "row", "row_ok", "threadIdx.x == 0"};
@@ -253,19 +272,24 @@ class PersistentEmitter {
     ctx.slot = "0";
     ctx.rowLane = "row";
     ctx.rowChunk = "row";
-    ctx.elementChunk = "(c * " + V + ")";
-    ctx.elementLane = "(c * " + V + " + v)";
+    const std::string start = shifted_ ? "head + " : "";
+    ctx.elementChunk = "(" + start + "c * " + V + ")";
+    ctx.elementLane = "(" + start + "c * " + V + " + v)";
     ctx.valid = "ok";
     ctx.lane = "v";
     ctx.storageChunk = storageChunk("c * " + V);
     const std::string pad(static_cast<size_t>(in + 2), ' ');
-    const bool full = threadsX_ * batch_ == chunks;
+    const bool full = !shifted_ && threadsX_ * batch_ == chunks;
     const std::string setup =
         pad + "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;\n" +
         pad + "const bool ok = row_ok" +
-        (full ? std::string() : " && c < " + literal(chunks)) + ";\n";
+        (full ? std::string()
+              : " && c < " + (shifted_ ? std::string("chunks")
+                                       : literal(chunks))) +
+        ";\n";
     for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
       emitPhaseLoop(phase, in, ctx, setup);
+      if (shifted_) emitShiftedElements(phase, in);
       for (const ReductionStep* step : b_.plan().stepsIn(phase)) {
         b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" +
                         BDX + ", " + BDY + ">(" + b_.accumulator(*step) +
@@ -275,6 +299,40 @@ class PersistentEmitter {
       emitResults(phase, in);
       emitRowStage(phase + 1, in, slot);
     }
+  }
+
+  // A shifted row's head and tail elements, one per thread (threadIdx.x
+  // below `extra`): the head's first, then the tail's. Kept in the storage's
+  // last chunk.
+  void emitShiftedElements(int phase, int in) {
+    if (b_.plan().phaseTargets(phase).empty()) return;
+    LaneContext ctx;
+    ctx.phase = phase;
+    ctx.slot = "0";
+    ctx.rowLane = "row";
+    ctx.rowChunk = "row";
+    ctx.elementChunk = "jx";
+    ctx.elementLane = "(jx + v)";
+    ctx.valid = "ok";
+    ctx.lane = "v";
+    ctx.storageChunk = "[" + std::to_string(batch_) + "]";
+    b_.setElementPass(true);
+    b_.line(in, "{");
+    b_.line(in + 2, "const int e = (int)threadIdx.x;");
+    b_.line(in + 2, "const bool ok = row_ok && e < extra;");
+    b_.line(in + 2, "const index_t jx = e < head ? (index_t)e : (index_t)e + "
+                    "chunks * " + std::to_string(vectorize_) + ";");
+    b_.line(in + 2, "(void)jx;  // a pass that reads storage only needs no index");
+    b_.declareChunkLoads(phase, in + 2, "");
+    b_.emitChunkLoads(in + 2, ctx);
+    b_.declareOutputLanes(phase, in + 2);
+    b_.line(in + 2, "{");
+    b_.line(in + 4, "const int v = 0;");
+    b_.emitElement(in + 4, ctx);
+    b_.line(in + 2, "}");
+    b_.emitOutputStores(in + 2, ctx);
+    b_.line(in, "}");
+    b_.setElementPass(false);
   }
 
   void emitOuterBody(int in) {
@@ -369,6 +427,7 @@ class PersistentEmitter {
   const scheduler::ReductionParams& params_;
   ReductionKernelBuilder b_;
   bool inner_ = true;
+  bool shifted_ = false;  //!< RowLayout::shiftedRows
   int64_t batch_ = 1;
   int64_t vectorize_ = 1;
   int64_t threadsX_ = 1;

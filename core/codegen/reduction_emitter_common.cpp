@@ -64,7 +64,11 @@ ReductionKernelBuilder::ReductionKernelBuilder(
     const std::vector<const TensorView*>& storage)
     : segment_(segment),
       params_(params),
-      layout_(buildRowLayout(segment, pattern, info, params.vectorizationFactor)),
+      layout_(buildRowLayout(
+          segment, pattern, info, params.vectorizationFactor,
+          /*allowShiftedRows=*/persistent &&
+              params.persistentStorage ==
+                  scheduler::PersistentStorage::Registers)),
       plan_(planReduction(segment, pattern, layout_, persistent, storage)),
       interface_(segment, info, !params.useInt32Indexing),
       emitter_(segment,
@@ -354,7 +358,7 @@ void ReductionKernelBuilder::declareChunkLoads(int phase, int indent,
                                                const std::string& declSuffix) {
   for (const TensorView* tv : globalLoads(phase)) {
     line(indent, "fl::Array<" + elementOf(tv) + ", " +
-                     std::to_string(vectorize()) + "> " + loadName(tv) +
+                     std::to_string(laneWidth()) + "> " + loadName(tv) +
                      declSuffix + ";");
   }
 }
@@ -370,7 +374,7 @@ std::string ReductionKernelBuilder::offsetAt(const TensorAccess& access,
 }
 
 void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) {
-  const std::string v = std::to_string(vectorize());
+  const std::string v = std::to_string(laneWidth());
   const bool inner = layout_.inner;
   auto rowOf = [&](const std::string& l) {
     return inner ? ctx.rowChunk : "(" + ctx.rowChunk + " + " + l + ")";
@@ -384,7 +388,10 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
     const std::string data = dataOf(tv, false);
     const std::string e = elementOf(tv);
     line(indent, name + " = fl::Array<" + e + ", " + v + ">{};");
-    switch (access.access) {
+    // An element pass reads one element: no vector, whatever the chunks do.
+    const ChunkAccess kind =
+        elementPass_ ? ChunkAccess::Elements : access.access;
+    switch (kind) {
       case ChunkAccess::Vector:
         line(indent, "if (" + ctx.valid + ") " + name + " = fl::load_vector<" +
                          v + ">(" + data + " + " +
@@ -414,8 +421,12 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
     const TensorRole& r = plan_.role(tv);
     if (r.stored && r.available == ctx.phase) {
       if (params_.persistentStorage == scheduler::PersistentStorage::Registers) {
-        line(indent, storageName(tv) + ctx.storageChunk + " = " + name + ";");
+        line(indent, storageName(tv) + ctx.storageChunk +
+                         (elementPass_ ? "[0] = " + name + "[0];"
+                                       : " = " + name + ";"));
       } else {
+        FL_ASSERT(!elementPass_,
+                  "element passes keep their elements in registers");
         line(indent, "fl::store_vector<" + v + ">(" + storageName(tv) + " + " +
                          ctx.storageChunk + ", " + name + ");");
       }
@@ -427,7 +438,7 @@ void ReductionKernelBuilder::declareOutputLanes(int phase, int indent) {
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != phase) continue;
     line(indent, "fl::Array<" + elementOf(out.tv) + ", " +
-                     std::to_string(vectorize()) + "> " + storeName(out) +
+                     std::to_string(laneWidth()) + "> " + storeName(out) +
                      ";");
   }
 }
@@ -528,14 +539,14 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
 }
 
 void ReductionKernelBuilder::emitOutputStores(int indent, const LaneContext& ctx) {
-  const std::string v = std::to_string(vectorize());
+  const std::string v = std::to_string(laneWidth());
   const bool inner = layout_.inner;
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != ctx.phase) continue;
     const TensorAccess& access = layout_.access(out.tv);
     const std::string data = dataOf(out.tv, true);
     const std::string name = storeName(out);
-    if (access.access == ChunkAccess::Vector) {
+    if (access.access == ChunkAccess::Vector && !elementPass_) {
       std::string condition = ctx.valid;
       for (const std::string& g :
            {guardExpression(access.rowGuards, ctx.rowChunk),

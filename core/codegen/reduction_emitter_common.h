@@ -90,6 +90,12 @@ class ReductionKernelBuilder {
   const scheduler::ReductionParams& params() const { return params_; }
   const KernelInterface& interface() const { return interface_; }
   int64_t vectorize() const { return layout_.vectorize; }
+  //! Elements per chunk of the loads, lanes and stores the phase methods
+  //! emit: vectorize(), or 1 while an element pass is written (a shifted
+  //! row's head and tail elements, RowLayout::shiftedRows).
+  int64_t laneWidth() const { return elementPass_ ? 1 : vectorize(); }
+  //! Writes element-by-element passes (true) or chunk passes (false).
+  void setElementPass(bool on) { elementPass_ = on; }
 
   //! The kernel body being written.
   void line(int indent, const std::string& text);
@@ -192,6 +198,7 @@ class ReductionKernelBuilder {
   int stage_ = 0;
   const LaneContext* lane_ = nullptr;
   const SlotContext* slotContext_ = nullptr;
+  bool elementPass_ = false;
 };
 
 }  // namespace fuserlab::codegen

@@ -86,6 +86,28 @@ std::vector<IndexTerm> simplify(std::vector<IndexTerm> terms,
   return merged;
 }
 
+// Shifted rows (RowLayout::shiftedRows): chunks start at head(r) + c * V,
+// so a chunk is one vector only for a tensor laid out as rows of the row
+// length (offset r * stride + j, stride = rowLength mod V), and one element
+// only for a tensor that does not move along the row.
+ChunkAccess shiftedChunkAccess(const TensorAccess& access, int64_t vectorize,
+                               int64_t rowLength, int64_t elementBytes) {
+  if (!access.elementGuards.empty()) return ChunkAccess::Elements;
+  if (access.elementTerms.empty()) return ChunkAccess::Invariant;
+  auto unit = [](const IndexTerm& t) {
+    return t.divisor == 1 && t.modulus == 0;
+  };
+  const bool rowsOfRowLength =
+      access.elementTerms.size() == 1 && unit(access.elementTerms[0]) &&
+      access.elementTerms[0].coefficient == 1 &&
+      access.rowTerms.size() == 1 && unit(access.rowTerms[0]) &&
+      access.rowTerms[0].coefficient % vectorize == rowLength % vectorize;
+  if (!rowsOfRowLength || access.alignmentBytes < vectorize * elementBytes) {
+    return ChunkAccess::Elements;
+  }
+  return ChunkAccess::Vector;
+}
+
 ChunkAccess chunkAccess(const TensorAccess& access, bool inner,
                         int64_t vectorize, int64_t elementBytes) {
   if (vectorize == 1) return ChunkAccess::Elements;
@@ -252,7 +274,7 @@ const TensorAccess& RowLayout::access(const ir::TensorView* tv) const {
 RowLayout buildRowLayout(const ir::Fusion& segment,
                          const scheduler::ReductionPattern& pattern,
                          const scheduler::SegmentRuntimeInfo& info,
-                         int64_t vectorize) {
+                         int64_t vectorize, bool allowShiftedRows) {
   FL_ASSERT(info.evaluator != nullptr, "the reduction kernels need sizes");
   const TensorView* reference = pattern.reference();
   const scheduler::AxisTrace trace(segment, reference, info.evaluator);
@@ -284,7 +306,9 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   }
   layout.rows = keptInner;
   layout.rowLength = reducedInner;
-  FL_CHECK(layout.vectorizedIndexExtent() % vectorize == 0,
+  layout.shiftedRows = allowShiftedRows && layout.inner && vectorize > 1 &&
+                       layout.rowLength % vectorize != 0;
+  FL_CHECK(layout.shiftedRows || layout.vectorizedIndexExtent() % vectorize == 0,
            "code generation: vectorization_factor ", vectorize,
            " does not divide the ", layout.inner ? "reduced" : "kept",
            " extent ", layout.vectorizedIndexExtent(), " of ",
@@ -373,8 +397,12 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
     for (auto* guards : {&access.rowGuards, &access.elementGuards}) {
       for (IndexTerm& g : *guards) g.coefficient = 1;
     }
-    access.access = chunkAccess(access, layout.inner, vectorize,
-                                ir::sizeInBytes(tv->dtype()));
+    access.access =
+        layout.shiftedRows
+            ? shiftedChunkAccess(access, vectorize, layout.rowLength,
+                                 ir::sizeInBytes(tv->dtype()))
+            : chunkAccess(access, layout.inner, vectorize,
+                          ir::sizeInBytes(tv->dtype()));
     layout.tensors.push_back(std::move(access));
   }
   return layout;

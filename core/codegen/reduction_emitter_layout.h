@@ -84,6 +84,14 @@ struct RowLayout {
   int64_t rows = 1;       //!< iteration extent
   int64_t rowLength = 1;  //!< reduction extent
   int64_t vectorize = 1;
+  //! Rows whose length `vectorize` does not divide (inner persistent kernels
+  //! only): each row r starts its chunks at its first element whose offset
+  //! is a multiple of `vectorize`, head(r) = (-r * rowLength) mod vectorize,
+  //! so chunks of every row are aligned; the head's elements and the tail
+  //! past the last whole chunk are read and written one by one. A tensor is
+  //! read by vectors only where its offset at (r, head(r)) is a multiple of
+  //! `vectorize` for every r (it is laid out as rows of rowLength).
+  bool shiftedRows = false;
   //! Every tensor input (CPU scalars excluded) and output, each once.
   std::vector<TensorAccess> tensors;
 
@@ -102,10 +110,11 @@ struct RowLayout {
 //! `vectorize`. UserError naming the tensor for what the kernels cannot
 //! address: slices, pads, gathers, allocation domains that are not
 //! permutations, axes the trace loses, a vectorization factor that does not
-//! divide the vectorized extent.
+//! divide the vectorized extent (unless `allowShiftedRows` and the reduction
+//! is an inner one: then the rows are shifted, RowLayout::shiftedRows).
 RowLayout buildRowLayout(const ir::Fusion& segment,
                          const scheduler::ReductionPattern& pattern,
                          const scheduler::SegmentRuntimeInfo& info,
-                         int64_t vectorize);
+                         int64_t vectorize, bool allowShiftedRows = false);
 
 }  // namespace fuserlab::codegen

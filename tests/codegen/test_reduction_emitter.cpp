@@ -479,6 +479,48 @@ TEST_F(ReductionEmitterTest, LayerNormIsOnePassWithVectorizedAccesses) {
   EXPECT_EQ(k.workspaceBytes, 0);
 }
 
+// A row length that 8 does not divide (the suite's LayerNorm 8192x4099):
+// the inner persistent kernel shifts each row to its first aligned element,
+// so the bf16 input and output keep 16-byte accesses; the row's head and
+// tail elements are read and written one by one, the 1-D weight and bias
+// (not laid out as rows) element by element. Was vectorization 1.
+TEST_F(ReductionEmitterTest, OddRowLengthKeepsVectorsThroughShiftedRows) {
+  const std::string source = R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)
+    T4 = fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[0])
+    T5 = fd.ops.sub(T2, T4)
+    T6 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
+    T7 = fd.ops.cast(T6, dtype=DataType.Float)
+    T8 = fd.ops.mul(T5, T7)
+    T9 = fd.ops.cast(T8, dtype=DataType.BFloat16)
+    fd.add_output(T9)
+)";
+  const CompiledScript compiled =
+      compileScript(source, "8192x4099:bf16,4099:bf16");
+  ASSERT_EQ(compiled.compiled.segmented->groups().size(), 1u);
+  const auto& group = compiled.compiled.segmented->groups().front();
+  ASSERT_EQ(group.choice.type, SchedulerType::InnerPersistent);
+  const auto& p = std::get<ReductionParams>(group.choice.params);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_GE(p.blockDimX, 14);
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "const int head = (int)((8 - (row * 4099) % 8) % 8);"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T0.data + (row * 4099) + ((head + c * 8)))"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::store_vector<8>(T11.data + (row * 4099) + ((head + c * 8))"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "T1.data[(((head + c * 8) + l))]")) << k.source;
+  // The head and tail pass: one element per thread, kept in one more chunk.
+  EXPECT_TRUE(contains(k.source, "const bool ok = row_ok && e < extra;")) << k.source;
+  EXPECT_TRUE(contains(k.source, "S_T0[")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
 TEST_F(ReductionEmitterTest, IotaMaskIsComputedPerElement) {
   // causal_mask_iota.py compares one iota broadcast along the rows with the
   // same iota broadcast along the row's elements: the mask varies along the

@@ -207,6 +207,36 @@ TEST_F(GpuReductionTest, LayerNormRowSizes) {
   }
 }
 
+// Rows whose length 8 does not divide keep 16-byte accesses: each row
+// starts its chunks at its first aligned element (a head of 0 to 7
+// elements, different from row to row), the head and the tail go one
+// element per thread. Row lengths with every remainder mod 8 the sizes give,
+// and inputs whose data pointer is 2 or 8 bytes past an aligned address
+// (vectorization 1 and 4).
+TEST_F(GpuReductionTest, ShiftedRowsOddLengths) {
+  for (std::pair<int64_t, int64_t> size :
+       {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050}, {17, 1031},
+        {9, 4101}, {40, 1029}}) {
+    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
+    define(layerNorm(size.first, size.second));
+    runAndCheck({random(DataType::BFloat16, {size.first, size.second}),
+                 random(DataType::BFloat16, {size.second}),
+                 random(DataType::BFloat16, {size.second})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+  define(softmax(300, 2050));
+  runAndCheck({random(DataType::BFloat16, {300, 2050})});
+  FL_SKIP_IF_UNAVAILABLE();
+  for (int64_t offset : {1, 4}) {
+    SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
+    define(layerNorm(64, 4099));
+    runAndCheck({randomAtOffset(DataType::BFloat16, {64, 4099}, offset),
+                 random(DataType::BFloat16, {4099}),
+                 random(DataType::BFloat16, {4099})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
 TEST_F(GpuReductionTest, OuterNormalization) {
   // Batch-norm-like statistics over axis 0.
   define(R"(

@@ -625,6 +625,10 @@ report::Json PersistentBufferAnalysis::toJson() const {
   json.set("shared_memory_budget_bytes", budget.sharedMemoryBytes);
   json.set("max_allowed_vectorize_factor", vectorize.factor);
   json.set("vectorize_limited_by", vectorize.limitedBy);
+  if (vectorize.shiftedRowsFactor > vectorize.factor) {
+    // The inner persistent kernel's shifted rows (registers only).
+    json.set("shifted_rows_vectorize_factor", vectorize.shiftedRowsFactor);
+  }
   report::Json buffers = report::Json::array();
   for (size_t i = 0; i < info.buffers.size(); ++i) {
     const PersistentBuffer& b = info.buffers[i];

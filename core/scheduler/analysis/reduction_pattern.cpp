@@ -242,6 +242,37 @@ ReductionExtentsResult reductionExtents(
   return result;
 }
 
+namespace {
+
+// Rows shorter than this many chunks are not worth shifting: their head and
+// tail would be a large share of them.
+constexpr int64_t kMinShiftedRowChunks = 16;
+
+// `factor`, halved until every contiguous input of rank >= 2 (the tensors
+// laid out as rows, which the kernel reads by vectors) has its data pointer
+// aligned to it.
+int64_t shiftedRowsFactor(const ir::Fusion& segment,
+                          const SegmentRuntimeInfo& info, int64_t factor) {
+  const auto& inputs = segment.inputs();
+  for (size_t i = 0; i < inputs.size() && i < info.inputs.size(); ++i) {
+    const auto* tv = inputs[i]->as<TensorView>();
+    const TensorInputInfo& in = info.inputs[i];
+    if (tv == nullptr || tv->isCpuScalar() || in.sizes.size() < 2) continue;
+    int64_t expected = 1;
+    bool contiguous = true;
+    for (size_t k = in.sizes.size(); k-- > 0;) {
+      if (in.sizes[k] != 1 && in.strides[k] != expected) contiguous = false;
+      expected *= in.sizes[k];
+    }
+    if (!contiguous) continue;
+    const int64_t bytes = ir::sizeInBytes(tv->dtype());
+    while (factor > 1 && in.alignmentBytes < factor * bytes) factor /= 2;
+  }
+  return factor;
+}
+
+}  // namespace
+
 VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
                                   const ReductionPattern& pattern,
                                   const ReductionExtents& extents,
@@ -284,6 +315,10 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
     }
     if (reduced != pattern.innermost) break;
     breakPoint = k;
+  }
+  if (pattern.innermost && extents.vectorizedExtent % limit.factor != 0 &&
+      extents.vectorizedExtent >= kMinShiftedRowChunks * limit.dtypeFactor) {
+    limit.shiftedRowsFactor = shiftedRowsFactor(segment, info, limit.dtypeFactor);
   }
   if (extents.vectorizedExtent % limit.factor != 0) {
     while (extents.vectorizedExtent % limit.factor != 0) limit.factor /= 2;

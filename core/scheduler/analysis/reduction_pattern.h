@@ -96,6 +96,12 @@ struct VectorizeLimit {
   //! "16-byte accesses of 2-byte (bfloat16) elements", "the innermost extent
   //! 2047", "T0's data pointer is 4-byte aligned", ...
   std::string limitedBy;
+  //! For an inner reduction whose row length dtypeFactor does not divide:
+  //! the factor an inner persistent kernel with shifted rows may use (each
+  //! row's chunks start at its first aligned element; its head and tail
+  //! elements go one by one): dtypeFactor, halved until the data pointer of
+  //! every contiguous input of rank 2 or more is aligned to it. 1 otherwise.
+  int64_t shiftedRowsFactor = 1;
 };
 
 //! 16 bytes over the widest tensor input's element (nvFuser's

@@ -129,6 +129,12 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
+  // A row length the 16-byte factor does not divide: shifted rows keep
+  // 16-byte accesses (registers only; the head and tail take a thread each).
+  if (p.persistentStorage == PersistentStorage::Registers &&
+      a.vectorize.shiftedRowsFactor > p.vectorizationFactor) {
+    p.vectorizationFactor = a.vectorize.shiftedRowsFactor;
+  }
   const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
   const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
   const int64_t minBatch =
@@ -148,6 +154,10 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   }
   p.persistentBatchSize = shape.batch;
   p.blockDimX = shape.threads;
+  if (reduction % p.vectorizationFactor != 0) {
+    p.blockDimX = std::max(p.blockDimX,
+                           roundUpTo(2 * p.vectorizationFactor - 2, device.warpSize));
+  }
 
   // Short rows share a block, as long as the storage holds them all and
   // enough blocks remain to fill the SMs.
@@ -189,6 +199,16 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
            std::to_string(p->vectorizationFactor) + " = " +
            std::to_string(rowCover) + " does not cover a row of " +
            std::to_string(a.extents.reductionExtent) + " elements";
+  }
+  const int64_t v = p->vectorizationFactor;
+  if (a.extents.reductionExtent % v != 0 && p->blockDimX < 2 * v - 2) {
+    return "vectorization_factor " + std::to_string(v) +
+           " does not divide the row length " +
+           std::to_string(a.extents.reductionExtent) +
+           ": each row's up to " + std::to_string(2 * v - 2) +
+           " elements outside its aligned chunks take a thread each, but "
+           "block_dim_x is " +
+           std::to_string(p->blockDimX);
   }
   const int64_t rows = p->gridDimX * p->blockDimY;
   if (rows < a.extents.iterationExtent) {

@@ -101,9 +101,16 @@ std::optional<std::string> rejectCommonNormalizationParams(
            "recomputed from the segment's inputs (" +
            analysis.info.buffers.front().notProjectableReason + ")";
   }
-  if (auto reason =
-          rejectLaunchShape(params, *info.device, analysis.vectorize.factor)) {
-    if (params.vectorizationFactor > analysis.vectorize.factor) {
+  // Shifted rows (an inner persistent kernel in registers) allow a factor
+  // that does not divide the row length.
+  const int64_t maxFactor =
+      params.fastestDimReduction &&
+              params.persistentStorage == PersistentStorage::Registers
+          ? std::max(analysis.vectorize.factor,
+                     analysis.vectorize.shiftedRowsFactor)
+          : analysis.vectorize.factor;
+  if (auto reason = rejectLaunchShape(params, *info.device, maxFactor)) {
+    if (params.vectorizationFactor > maxFactor) {
       *reason += " (limited by " + analysis.vectorize.limitedBy + ")";
     }
     return reason;
