@@ -444,15 +444,15 @@ TEST_F(PersistentSchedulerTest, NormalizationWithoutTranscendentalsStillProjects
 }
 
 TEST_F(PersistentSchedulerTest, OddRowFillsItsBlockInsteadOfIdlingThreads) {
-  // 2050 bf16 elements in shifted rows of chunks of 8 (8 does not divide
-  // 2050: each row starts at its first aligned element), 257 chunks. 32
-  // elements per thread would be 65 threads, rounded to 96 (384 chunk
-  // slots, a third idle); 160 threads of 2 leave 63 slots idle.
+  // 2050 bf16 elements in shifted rows of chunks of 4 (4 does not divide
+  // 2050: each row starts at its first aligned element), 513 chunks. 32
+  // elements per thread would be 65 threads, rounded to 96 (768 chunk
+  // slots, a third idle); 192 threads of 3 leave 63 slots idle.
   BoundSegment segment(bf16Softmax(), {{8192, 2050}}, h100());
   const ReductionParams p = heuristic(inner_, segment);
-  EXPECT_EQ(p.vectorizationFactor, 8);
-  EXPECT_EQ(p.blockDimX, 160);
-  EXPECT_EQ(p.persistentBatchSize, 2);
+  EXPECT_EQ(p.vectorizationFactor, 4);
+  EXPECT_EQ(p.blockDimX, 192);
+  EXPECT_EQ(p.persistentBatchSize, 3);
 }
 
 }  // namespace
