@@ -2,12 +2,15 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "core/ir/error.h"
 
 namespace fuserlab::db {
 
 Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
-    : path_(path), mode_(mode) {
+    : path_(path), mode_(mode), busyTimeoutMs_(busyTimeoutMs) {
   int flags = SQLITE_OPEN_NOMUTEX;
   switch (mode) {
     case Mode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
@@ -63,6 +66,20 @@ void Connection::exec(const std::string& sql) {
     sqlite3_free(error);
     FL_USER_ERROR("heuristics database '", path_, "': '", sql, "' failed: ",
                   message, " (SQLite code ", rc, ")");
+  }
+}
+
+void Connection::execWaitingForLocks(const std::string& sql) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(busyTimeoutMs_);
+  while (true) {
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
+    if ((rc & 0xff) != SQLITE_BUSY ||
+        std::chrono::steady_clock::now() >= deadline) {
+      check(rc, sql.c_str());
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 

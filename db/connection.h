@@ -25,6 +25,10 @@ class Connection {
   //! Runs SQL without parameters (DDL, PRAGMA, BEGIN/COMMIT). Values never
   //! go through here: bind them on a Statement.
   void exec(const std::string& sql);
+  //! exec for statements SQLite may refuse at once with SQLITE_BUSY, without
+  //! calling the busy handler, while another process holds a lock (changing
+  //! the journal mode): retried until the busy timeout passes.
+  void execWaitingForLocks(const std::string& sql);
   //! The single integer a PRAGMA or query returns (e.g. "PRAGMA user_version").
   int64_t queryInt(const std::string& sql);
 
@@ -43,6 +47,7 @@ class Connection {
   sqlite3* db_ = nullptr;
   std::string path_;
   Mode mode_;
+  int busyTimeoutMs_;
 };
 
 }  // namespace fuserlab::db

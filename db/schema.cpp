@@ -130,8 +130,10 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
            "; open it with a command that writes (e.g. fuserlab-cli db verify)");
 
   // WAL lets readers go on while a writer commits; the mode is stored in
-  // the file and cannot change inside a transaction.
-  connection.exec("PRAGMA journal_mode = WAL");
+  // the file and cannot change inside a transaction. SQLite refuses the
+  // change at once (no busy wait) while another process writes, as when two
+  // processes create the file together: waited for here.
+  connection.execWaitingForLocks("PRAGMA journal_mode = WAL");
   connection.exec("PRAGMA synchronous = FULL");
   Transaction transaction(connection);
   // Another process may have created or migrated the file meanwhile: read

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "db/heuristics_database.h"
 #include "db/maintenance.h"
@@ -81,6 +83,31 @@ TEST_F(ReliabilityTest, TwoProcessesWritingAtOnceLoseNoRow) {
     }
   }
   EXPECT_TRUE(verifyDatabase(database).ok());
+}
+
+// SQLite refuses to switch a file to WAL at once, without waiting on its
+// busy handler, while another connection holds a write lock: creating the
+// database while another process is writing it (two tuning runs starting
+// together) failed with "database is locked" instead of waiting.
+TEST_F(ReliabilityTest, CreatingTheFileWaitsForAnotherWriter) {
+  const std::string path = file("busy.db");
+  Connection other(path, Connection::Mode::ReadWriteCreate);
+  other.exec("BEGIN IMMEDIATE");
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    other.exec("COMMIT");
+  });
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write);
+    storeOne(database, 1);
+    EXPECT_EQ(database.entries().size(), 1u);
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << error.what();
+  }
+  release.join();
+  EXPECT_GE(std::chrono::steady_clock::now() - start,
+            std::chrono::milliseconds(250));
 }
 
 TEST_F(ReliabilityTest, SigkillMidTransactionKeepsEveryCommittedRow) {
