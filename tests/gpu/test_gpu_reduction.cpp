@@ -195,34 +195,34 @@ std::string layerNorm(int64_t rows, int64_t cols) {
          "fd.add_output(T10)\n";
 }
 
+// Runs layerNorm(rows, cols) on random bf16 input, weight and bias.
+#define FL_CHECK_LAYER_NORM(rows, cols)                              \
+  do {                                                               \
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols)); \
+    define(layerNorm(rows, cols));                                   \
+    runAndCheck({random(DataType::BFloat16, {rows, cols}),           \
+                 random(DataType::BFloat16, {cols}),                 \
+                 random(DataType::BFloat16, {cols})});               \
+    FL_SKIP_IF_UNAVAILABLE();                                        \
+  } while (0)
+
 TEST_F(GpuReductionTest, LayerNormRowSizes) {
-  for (std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{512, 4096},
-                                           {129, 1000}, {7, 12289}, {16, 32768}}) {
-    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
-    define(layerNorm(size.first, size.second));
-    runAndCheck({random(DataType::BFloat16, {size.first, size.second}),
-                 random(DataType::BFloat16, {size.second}),
-                 random(DataType::BFloat16, {size.second})});
-    FL_SKIP_IF_UNAVAILABLE();
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{512, 4096},
+                            {129, 1000}, {7, 12289}, {16, 32768}}) {
+    FL_CHECK_LAYER_NORM(rows, cols);
   }
 }
 
-// Rows whose length 8 does not divide keep 16-byte accesses: each row
-// starts its chunks at its first aligned element (a head of 0 to 7
+// Rows whose length 4 does not divide keep 8-byte accesses: each row
+// starts its chunks of 4 at its first aligned element (a head of 0 to 3
 // elements, different from row to row), the head and the tail go one
-// element per thread. Row lengths with every remainder mod 8 the sizes give,
-// and inputs whose data pointer is 2 or 8 bytes past an aligned address
-// (vectorization 1 and 4).
+// element per thread. Row lengths with each remainder mod 4, and inputs
+// whose data pointer is 2 or 8 bytes past an aligned address (no shift,
+// and chunks of 4).
 TEST_F(GpuReductionTest, ShiftedRowsOddLengths) {
-  for (std::pair<int64_t, int64_t> size :
-       {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050}, {17, 1031},
-        {9, 4101}, {40, 1029}}) {
-    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
-    define(layerNorm(size.first, size.second));
-    runAndCheck({random(DataType::BFloat16, {size.first, size.second}),
-                 random(DataType::BFloat16, {size.second}),
-                 random(DataType::BFloat16, {size.second})});
-    FL_SKIP_IF_UNAVAILABLE();
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050},
+                            {17, 1031}, {9, 4101}, {40, 1029}}) {
+    FL_CHECK_LAYER_NORM(rows, cols);
   }
   define(softmax(300, 2050));
   runAndCheck({random(DataType::BFloat16, {300, 2050})});
