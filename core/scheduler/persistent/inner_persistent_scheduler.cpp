@@ -130,7 +130,8 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
   // A row length the 16-byte factor does not divide: shifted rows keep
-  // 16-byte accesses (registers only; the head and tail take a thread each).
+  // 8-byte accesses (VectorizeLimit::shiftedRowsFactor; registers only; the
+  // head and tail elements take a thread each).
   if (p.persistentStorage == PersistentStorage::Registers &&
       a.vectorize.shiftedRowsFactor > p.vectorizationFactor) {
     p.vectorizationFactor = a.vectorize.shiftedRowsFactor;
