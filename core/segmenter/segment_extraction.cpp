@@ -413,7 +413,9 @@ class Extractor {
       d.root = iterDomains(original.root);
       d.logical = iterDomains(original.logical);
       d.allocation = iterDomains(original.allocation);
-      d.loop = iterDomains(original.loop);
+      // Mostly the loop domain is the logical one: its copies are too.
+      d.loop = original.loop == original.logical ? d.logical
+                                                 : iterDomains(original.loop);
       d.contiguity = original.contiguity;
     }
     TensorView* copy = out_.fusion->newTensorView(std::move(d), tv->dtype());
