@@ -71,10 +71,11 @@ class PersistentEmitter {
                "in one block, but grid_dim_y is ",
                params.gridDimY);
       shifted_ = layout.shiftedRows;
-      FL_CHECK(!shifted_ || threadsX_ >= 2 * vectorize_ - 2,
+      FL_CHECK(!shifted_ ||
+                   threadsX_ >= scheduler::shiftedRowExtraElements(vectorize_),
                "code generation: a row of ", layout.rowLength,
                " elements in chunks of ", vectorize_,
-               " leaves up to ", 2 * vectorize_ - 2,
+               " leaves up to ", scheduler::shiftedRowExtraElements(vectorize_),
                " elements outside its aligned chunks, one per thread, but "
                "block_dim_x is ",
                threadsX_);
@@ -289,7 +290,7 @@ class PersistentEmitter {
         ";\n";
     for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
       emitPhaseLoop(phase, in, ctx, setup);
-      if (shifted_) emitShiftedElements(phase, in);
+      if (shifted_) emitShiftedElements(phase, in, ctx);
       for (const ReductionStep* step : b_.plan().stepsIn(phase)) {
         b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" +
                         BDX + ", " + BDY + ">(" + b_.accumulator(*step) +
@@ -303,18 +304,14 @@ class PersistentEmitter {
 
   // A shifted row's head and tail elements, one per thread (threadIdx.x
   // below `extra`): the head's first, then the tail's. Kept in the storage's
-  // last chunk.
-  void emitShiftedElements(int phase, int in) {
+  // last chunk. `chunks` is the chunk pass's context: the same row, slot and
+  // names, another element and storage chunk.
+  void emitShiftedElements(int phase, int in, const LaneContext& chunks) {
     if (b_.plan().phaseTargets(phase).empty()) return;
-    LaneContext ctx;
+    LaneContext ctx = chunks;
     ctx.phase = phase;
-    ctx.slot = "0";
-    ctx.rowLane = "row";
-    ctx.rowChunk = "row";
     ctx.elementChunk = "jx";
     ctx.elementLane = "(jx + v)";
-    ctx.valid = "ok";
-    ctx.lane = "v";
     ctx.storageChunk = "[" + std::to_string(batch_) + "]";
     b_.setElementPass(true);
     b_.line(in, "{");

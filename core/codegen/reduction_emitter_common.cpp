@@ -64,11 +64,9 @@ ReductionKernelBuilder::ReductionKernelBuilder(
     const std::vector<const TensorView*>& storage)
     : segment_(segment),
       params_(params),
-      layout_(buildRowLayout(
-          segment, pattern, info, params.vectorizationFactor,
-          /*allowShiftedRows=*/persistent &&
-              params.persistentStorage ==
-                  scheduler::PersistentStorage::Registers)),
+      layout_(buildRowLayout(segment, pattern, info, params.vectorizationFactor,
+                             /*allowShiftedRows=*/persistent &&
+                                 scheduler::shiftsRows(params))),
       plan_(planReduction(segment, pattern, layout_, persistent, storage)),
       interface_(segment, info, !params.useInt32Indexing),
       emitter_(segment,

@@ -156,8 +156,9 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   p.persistentBatchSize = shape.batch;
   p.blockDimX = shape.threads;
   if (reduction % p.vectorizationFactor != 0) {
-    p.blockDimX = std::max(p.blockDimX,
-                           roundUpTo(2 * p.vectorizationFactor - 2, device.warpSize));
+    p.blockDimX = std::max(
+        p.blockDimX,
+        roundUpTo(shiftedRowExtraElements(p.vectorizationFactor), device.warpSize));
   }
 
   // Short rows share a block, as long as the storage holds them all and
@@ -202,11 +203,12 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
            std::to_string(a.extents.reductionExtent) + " elements";
   }
   const int64_t v = p->vectorizationFactor;
-  if (a.extents.reductionExtent % v != 0 && p->blockDimX < 2 * v - 2) {
+  const int64_t extra = shiftedRowExtraElements(v);
+  if (a.extents.reductionExtent % v != 0 && p->blockDimX < extra) {
     return "vectorization_factor " + std::to_string(v) +
            " does not divide the row length " +
            std::to_string(a.extents.reductionExtent) +
-           ": each row's up to " + std::to_string(2 * v - 2) +
+           ": each row's up to " + std::to_string(extra) +
            " elements outside its aligned chunks take a thread each, but "
            "block_dim_x is " +
            std::to_string(p->blockDimX);

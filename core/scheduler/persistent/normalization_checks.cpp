@@ -104,11 +104,9 @@ std::optional<std::string> rejectCommonNormalizationParams(
   // Shifted rows (an inner persistent kernel in registers) allow a factor
   // that does not divide the row length.
   const int64_t maxFactor =
-      params.fastestDimReduction &&
-              params.persistentStorage == PersistentStorage::Registers
-          ? std::max(analysis.vectorize.factor,
-                     analysis.vectorize.shiftedRowsFactor)
-          : analysis.vectorize.factor;
+      shiftsRows(params) ? std::max(analysis.vectorize.factor,
+                                    analysis.vectorize.shiftedRowsFactor)
+                         : analysis.vectorize.factor;
   if (auto reason = rejectLaunchShape(params, *info.device, maxFactor)) {
     if (params.vectorizationFactor > maxFactor) {
       *reason += " (limited by " + analysis.vectorize.limitedBy + ")";

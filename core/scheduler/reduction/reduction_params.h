@@ -58,4 +58,19 @@ struct ReductionParams {
   bool operator==(const ReductionParams&) const = default;
 };
 
+//! Whether a kernel of `params` may shift its rows (an inner persistent
+//! kernel keeping its rows in registers): a vectorization factor that does
+//! not divide the row length then starts each row's chunks at its first
+//! aligned element (codegen::RowLayout::shiftedRows).
+inline bool shiftsRows(const ReductionParams& params) {
+  return params.persistentKernel && params.fastestDimReduction &&
+         params.persistentStorage == PersistentStorage::Registers;
+}
+
+//! The most elements of a shifted row outside its aligned chunks of
+//! `vectorize` (head and tail): one thread each, so block_dim_x must reach it.
+inline int64_t shiftedRowExtraElements(int64_t vectorize) {
+  return 2 * vectorize - 2;
+}
+
 }  // namespace fuserlab::scheduler
