@@ -367,7 +367,7 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
                                               const TensorView* producer,
                                               const ElementIndex& index) {
   if (!indexed_) return {};
-  const auto producerAxes = producer->logicalNoReductions();
+  const auto& producerAxes = producer->logicalNoReductions();
   const size_t rank = producerAxes.size();
   ElementIndex result;
   switch (expr.type()) {
@@ -428,8 +428,8 @@ ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
                                              const TensorView* consumer,
                                              const ElementIndex& index) {
   // Row-major: the consumer's linear position, then the producer's axes.
-  const auto outAxes = consumer->logicalNoReductions();
-  const auto inAxes = producer->logicalNoReductions();
+  const auto& outAxes = consumer->logicalNoReductions();
+  const auto& inAxes = producer->logicalNoReductions();
   std::string linear = "(int64_t)0";
   if (!outAxes.empty()) {
     linear = "(int64_t)(" + index.at(0) + ")";
@@ -592,7 +592,7 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
       needsIndex();
       const auto* x = expr.input(0)->as<TensorView>();
       const auto* indices = expr.input(1)->as<TensorView>();
-      const auto xAxes = x->logicalNoReductions();
+      const auto& xAxes = x->logicalNoReductions();
       const int64_t rank = static_cast<int64_t>(xAxes.size());
       const int64_t dim = normalizeAxis(expr.attrs().dim, rank);
       ElementIndex indicesIndex;
@@ -600,7 +600,7 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
         indicesIndex = {index.at(static_cast<size_t>(dim))};
       } else {
         indicesIndex = index;
-        const auto idxAxes = indices->logicalNoReductions();
+        const auto& idxAxes = indices->logicalNoReductions();
         for (size_t a = 0; a < idxAxes.size(); ++a) {
           if (idxAxes[a]->isBroadcast()) indicesIndex[a] = "0";
         }

@@ -64,7 +64,7 @@ std::string ExpressionEmitter::offsetIndex(const std::string& index, const Index
 
 ElementIndex ExpressionEmitter::sliceIndex(const Expr& expr, const TensorView* producer,
                                            const ElementIndex& index) {
-  const auto producerAxes = producer->logicalNoReductions();
+  const auto& producerAxes = producer->logicalNoReductions();
   ElementIndex result;
   for (size_t a = 0; a < producerAxes.size(); ++a) {
     const auto* start = expr.input(3 * a + 1)->as<Scalar>();
@@ -98,7 +98,7 @@ std::string ExpressionEmitter::emitPad(const Expr& expr, const TensorView* out,
                                        const ElementIndex& index,
                                        const std::string& variable) {
   const auto* x = expr.input(0)->as<TensorView>();
-  const auto xAxes = x->logicalNoReductions();
+  const auto& xAxes = x->logicalNoReductions();
   ElementIndex xIndex;
   std::string inside;
   bool uniform = true;
@@ -188,7 +188,7 @@ std::string ExpressionEmitter::emitCat(const Expr& expr, const TensorView* out,
     pushBranch(uniform, condition);
     ElementIndex xIndex = index;
     xIndex[dim] = i == 0 ? position : offsetIndex(position, IndexSum{} - ends[i - 1]);
-    const auto xAxes = x->logicalNoReductions();
+    const auto& xAxes = x->logicalNoReductions();
     for (size_t a = 0; a < xAxes.size(); ++a) {
       if (xAxes[a]->isBroadcast()) xIndex[a] = "0";
     }

@@ -77,7 +77,7 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
   }
   // Extents: the first tensor parameter axis that has them.
   for (const TensorParameter& t : tensors_) {
-    const auto axes = t.tv->logicalNoReductions();
+    const auto& axes = t.tv->logicalNoReductions();
     for (size_t a = 0; a < axes.size(); ++a) {
       for (const ir::Scalar* extent : {axes[a]->extentForIteration(), axes[a]->extent()}) {
         if (extent == nullptr || extent->isConst() || extent->definition() != nullptr) {
@@ -152,7 +152,7 @@ bool KernelInterface::isOutputParameter(const TensorView* tv) const {
 std::string KernelInterface::offset(const TensorView* tv, const ElementIndex& index,
                                     bool output) const {
   const std::string& name = parameterName(tv, output);
-  const auto axes = tv->logicalNoReductions();
+  const auto& axes = tv->logicalNoReductions();
   FL_ASSERT(index.size() == axes.size(), tv->name(), ": ", index.size(),
             " indices for ", axes.size(), " axes");
   std::string text;

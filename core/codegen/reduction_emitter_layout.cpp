@@ -163,7 +163,7 @@ Traced traceTensor(const TensorView* tv, const scheduler::TensorTrace& traced,
                    const ir::ExpressionEvaluator& evaluator, bool check) {
   Traced t;
   t.coordinates.tv = tv;
-  const std::vector<ir::IterDomain*> tvAxes = tv->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& tvAxes = tv->logicalNoReductions();
   t.coordinates.rowTerms.resize(tvAxes.size());
   t.coordinates.elementTerms.resize(tvAxes.size());
   std::vector<bool> covered(tvAxes.size(), false);
@@ -278,7 +278,7 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   FL_ASSERT(info.evaluator != nullptr, "the reduction kernels need sizes");
   const TensorView* reference = pattern.reference();
   const scheduler::AxisTrace trace(segment, reference, info.evaluator);
-  const std::vector<ir::IterDomain*> logical = reference->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& logical = reference->logicalNoReductions();
 
   RowLayout layout;
   layout.inner = pattern.innermost;
@@ -365,7 +365,7 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
     std::vector<IndexTerm> rowTerms, elementTerms;
     access.rowGuards = t.rowGuards;
     access.elementGuards = t.elementGuards;
-    const std::vector<ir::IterDomain*> ids = tv->logicalNoReductions();
+    const std::vector<ir::IterDomain*>& ids = tv->logicalNoReductions();
     for (size_t k = 0; k < strides.size(); ++k) {
       const int64_t stride = strides[k];
       // An axis of runtime size 1 that the fusion maps onto a longer one (a

@@ -11,7 +11,7 @@ using scheduler::AxisPiece;
 using scheduler::PieceKind;
 
 int64_t logicalPosition(const TensorView* tv, const ir::IterDomain* id) {
-  const auto axes = tv->logicalNoReductions();
+  const auto& axes = tv->logicalNoReductions();
   const auto it = std::find(axes.begin(), axes.end(), id);
   return it == axes.end() ? -1 : it - axes.begin();
 }
@@ -60,7 +60,7 @@ OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
                                          const std::vector<std::string>& refIndex,
                                          const KernelInterface& interface) const {
   OutputAccess access;
-  const auto axes = out->logicalNoReductions();
+  const auto& axes = out->logicalNoReductions();
   access.index.assign(axes.size(), "0");
   if (out == reference_) {
     for (int64_t k = 0; k < rank(); ++k) access.index[logical(k)] = refIndex[k];

@@ -247,7 +247,7 @@ OpHandler findShapeOp(std::string_view op) {
 }
 
 Value extentOf(const TensorView* tv, int64_t dim) {
-  const auto axes = tv->logicalNoReductions();
+  const auto& axes = tv->logicalNoReductions();
   const int64_t axis = ops::normalizeAxis("size", tv, dim);
   return Value::fusionVal(axes[static_cast<size_t>(axis)]->extentForIteration());
 }

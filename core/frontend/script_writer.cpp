@@ -270,7 +270,7 @@ std::optional<std::string> ScriptWriter::varMeanCorrection(
   const auto* in = welford->input(0)->as<TensorView>();
   const auto* divisor = division->input(1)->as<Scalar>();
   if (in == nullptr || divisor == nullptr) return std::nullopt;
-  const auto logical = in->logicalNoReductions();
+  const auto& logical = in->logicalNoReductions();
   // The product so far: a constant value, or a Scalar of the fusion.
   std::optional<int64_t> constCount = 1;
   const Scalar* count = nullptr;
@@ -352,7 +352,7 @@ void ScriptWriter::findExtentSources() {
   for (const auto& val : fusion_.vals()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || !namedTensor_[tv->id()]) continue;
-    const auto axes = tv->logicalNoReductions();
+    const auto& axes = tv->logicalNoReductions();
     for (size_t i = 0; i < axes.size(); ++i) {
       const Scalar* extent = axes[i]->extentForIteration();
       if (extent->isConst() || found[extent->id()]) continue;

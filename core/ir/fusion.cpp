@@ -138,6 +138,7 @@ TensorView* Fusion::newTensorViewWithoutDomain(DataType dtype) {
 
 void Fusion::setDomain(TensorView* tv, TensorDomain domain) {
   tv->domain_ = std::move(domain);
+  tv->keepLogicalNoReductions();
 }
 
 void Fusion::setExtent(IterDomain* id, Scalar* extent) {
@@ -258,10 +259,10 @@ bool Fusion::isOutput(const Val* val) const {
 
 std::vector<Expr*> Fusion::exprsForOutputs() const {
   // Mark the live exprs walking back from the outputs.
-  std::vector<bool> live(exprs_.size(), false);
+  std::vector<uint8_t> live(exprs_.size(), 0);
   std::vector<Val*> stack = outputVals();
   // Val ids are their positions in vals_ (vals are never removed).
-  std::vector<bool> seen(vals_.size(), false);
+  std::vector<uint8_t> seen(vals_.size(), 0);
   while (!stack.empty()) {
     Val* val = stack.back();
     stack.pop_back();

@@ -42,6 +42,14 @@ std::vector<IterDomain*> noReductions(const std::vector<IterDomain*>& ids) {
   return out;
 }
 
+void TensorView::keepLogicalNoReductions() {
+  hasReductionAxes_ =
+      std::any_of(domain_.logical.begin(), domain_.logical.end(),
+                  [](const IterDomain* id) { return id->isReduction(); });
+  logicalNoReductions_ =
+      hasReductionAxes_ ? noReductions(domain_.logical) : std::vector<IterDomain*>{};
+}
+
 void TensorView::setAllocation(std::vector<IterDomain*> allocation,
                                std::vector<std::optional<bool>> contiguity) {
   domain_.allocation = std::move(allocation);

@@ -49,8 +49,10 @@ class TensorView : public Val {
   const TensorDomain& domain() const { return domain_; }
   const std::vector<IterDomain*>& logical() const { return domain_.logical; }
   //! Logical axes without reduction axes; its size is the tensor's rank.
-  std::vector<IterDomain*> logicalNoReductions() const {
-    return noReductions(domain_.logical);
+  //! Kept with the domain (the logical domain does not change once set), so
+  //! asking is free: the schedulers ask for it thousands of times a compile.
+  const std::vector<IterDomain*>& logicalNoReductions() const {
+    return hasReductionAxes_ ? logicalNoReductions_ : domain_.logical;
   }
   int64_t rank() const {
     return static_cast<int64_t>(logicalNoReductions().size());
@@ -106,9 +108,18 @@ class TensorView : public Val {
   TensorView(Fusion* fusion, DataType dtype, TensorDomain domain, int64_t id,
              int64_t nameIndex)
       : Val(fusion, ValKind::TensorView, dtype, id, nameIndex),
-        domain_(std::move(domain)) {}
+        domain_(std::move(domain)) {
+    keepLogicalNoReductions();
+  }
+  //! Fills logicalNoReductions_ from domain_.logical; called whenever the
+  //! domain is set.
+  void keepLogicalNoReductions();
 
   TensorDomain domain_;
+  //! domain_.logical without its reduction axes, kept only when it has some
+  //! (otherwise logicalNoReductions() is domain_.logical itself).
+  std::vector<IterDomain*> logicalNoReductions_;
+  bool hasReductionAxes_ = false;
   DeviceMesh mesh_;
   bool isCpu_ = false;
 };

@@ -113,8 +113,8 @@ ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
   const auto* in = expr->input(inputIndex)->as<ir::TensorView>();
   const auto* out = expr->output(0)->as<ir::TensorView>();
   if (in == nullptr || out == nullptr) return nullptr;
-  const std::vector<ir::IterDomain*> inAxes = in->logicalNoReductions();
-  const std::vector<ir::IterDomain*> outAxes = out->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& inAxes = in->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& outAxes = out->logicalNoReductions();
   const int64_t j = positionOf(inAxes, inputAxis);
   if (j < 0) return nullptr;
   const size_t uj = static_cast<size_t>(j);
@@ -188,9 +188,9 @@ ir::IterDomain* mapToProducer(const ir::Expr* expr, size_t inputIndex,
   const auto* in = expr->input(inputIndex)->as<ir::TensorView>();
   const auto* out = expr->output(0)->as<ir::TensorView>();
   if (in == nullptr || out == nullptr) return nullptr;
-  const std::vector<ir::IterDomain*> inAxes = in->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& inAxes = in->logicalNoReductions();
   if (expr->type() == ExprType::Reshape) {
-    const std::vector<ir::IterDomain*> outAxes = out->logicalNoReductions();
+    const std::vector<ir::IterDomain*>& outAxes = out->logicalNoReductions();
     auto inShape = constShape(inAxes);
     auto outShape = constShape(outAxes);
     const int64_t j = positionOf(outAxes, outputAxis);

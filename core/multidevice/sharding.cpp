@@ -63,7 +63,7 @@ bool isPartial(const ir::TensorView* tv) {
 int64_t shardedAxis(const ir::TensorView* tv) {
   ir::IterDomain* id = shardedLogicalId(tv);
   if (id == nullptr || id->isReduction()) return -1;
-  const std::vector<ir::IterDomain*> axes = tv->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& axes = tv->logicalNoReductions();
   return std::find(axes.begin(), axes.end(), id) - axes.begin();
 }
 
@@ -77,7 +77,7 @@ int64_t shardExtent(int64_t extent, int64_t meshSize, const std::string& what) {
 std::vector<int64_t> localShape(const ir::TensorView& tv,
                                 const ir::ExpressionEvaluator& evaluator,
                                 int64_t device) {
-  const std::vector<ir::IterDomain*> axes = tv.logicalNoReductions();
+  const std::vector<ir::IterDomain*>& axes = tv.logicalNoReductions();
   std::vector<int64_t> shape;
   shape.reserve(axes.size());
   for (ir::IterDomain* id : axes) shape.push_back(evaluator.evaluateExtent(id));

@@ -91,7 +91,7 @@ Scalar* zeroOf(Fusion* fusion, DataType dtype) {
 
 TensorView* broadcast(TensorView* x, const std::vector<bool>& isBroadcastDim) {
   checkPresent("broadcast", x, "the input");
-  const auto inAxes = x->logicalNoReductions();
+  const auto& inAxes = x->logicalNoReductions();
   const int64_t kept =
       std::count(isBroadcastDim.begin(), isBroadcastDim.end(), false);
   FL_CHECK(kept == x->rank(), "broadcast: is_broadcast_dim has ", kept,
@@ -140,7 +140,7 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Scalar*>& shape,
   }
 
   TensorView* broadcasted = broadcast(x, isNew);
-  const auto axes = broadcasted->logicalNoReductions();
+  const auto& axes = broadcasted->logicalNoReductions();
   Fusion* fusion = x->fusion();
   std::vector<Scalar*> expandShape;
   bool needsExpand = false;
@@ -180,7 +180,7 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Scalar*>& shape,
 TensorView* expand(TensorView* x, const std::vector<Scalar*>& shape) {
   constexpr std::string_view kOp = "expand";
   checkPresent(kOp, x, "the input");
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   FL_CHECK(static_cast<int64_t>(shape.size()) == x->rank(), kOp, ": ",
            describeVal(x), " has rank ", x->rank(), " but the shape ",
            shapeToString(shape), " has ", shape.size(),
@@ -291,7 +291,7 @@ TensorView* permute(TensorView* x, const std::vector<int64_t>& dims) {
            describeVal(x), " has rank ", x->rank(),
            "; expected a permutation of its axes");
   std::vector<int64_t> normalized = normalizeAxes(kOp, x, dims);
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   Fusion* fusion = x->fusion();
   std::vector<IterDomain*> outAxes;
   for (int64_t axis : normalized) {
@@ -309,7 +309,7 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims) {
   checkPresent(kOp, x, "the input");
   std::vector<int64_t> removed = normalizeAxes(kOp, x, dims);
   std::sort(removed.begin(), removed.end());
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   Fusion* fusion = x->fusion();
   std::vector<IterDomain*> outAxes;
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -338,7 +338,7 @@ TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
                   const std::vector<Scalar*>& steps) {
   constexpr std::string_view kOp = "slice";
   checkPresent(kOp, x, "the input");
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   const size_t rank = axes.size();
   FL_CHECK(starts.size() == rank && stops.size() == rank &&
                (steps.empty() || steps.size() == rank),
@@ -400,7 +400,7 @@ TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths,
                 Scalar* value) {
   constexpr std::string_view kOp = "pad";
   checkPresent(kOp, x, "the input");
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   const size_t rank = axes.size();
   FL_CHECK(widths.size() % 2 == 0 && widths.size() <= 2 * rank, kOp, ": ",
            widths.size(), " pad widths were given for ", describeVal(x),

@@ -64,8 +64,8 @@ TensorView* matmul(TensorView* a, TensorView* b) {
              " is 0-dim; both operands need at least one axis");
   }
   checkSameFloatingDtype(kOp, {a, b});
-  const auto aAxes = a->logicalNoReductions();
-  const auto bAxes = b->logicalNoReductions();
+  const auto& aAxes = a->logicalNoReductions();
+  const auto& bAxes = b->logicalNoReductions();
   const size_t ra = aAxes.size();
   const size_t rb = bAxes.size();
   checkSameExtent(kOp, "the contraction axis (K)", a, aAxes[ra - 1], b,
@@ -103,8 +103,8 @@ TensorView* linear(TensorView* a, TensorView* weight, TensorView* bias) {
   std::vector<const TensorView*> operands = {a, weight};
   if (bias != nullptr) operands.push_back(bias);
   checkSameFloatingDtype(kOp, operands);
-  const auto aAxes = a->logicalNoReductions();
-  const auto wAxes = weight->logicalNoReductions();
+  const auto& aAxes = a->logicalNoReductions();
+  const auto& wAxes = weight->logicalNoReductions();
   checkSameExtent(kOp, "the contraction axis (K)", a, aAxes.back(), weight,
                   wAxes.back());
   if (bias != nullptr) {
@@ -143,9 +143,9 @@ SdpaResult sdpfaFwd(TensorView* q, TensorView* k, TensorView* v,
            describeVal(q), " is ", ir::toString(q->dtype()),
            "; flash attention needs Half or BFloat16");
   checkSameFloatingDtype(kOp, {q, k, v});
-  const auto qAxes = q->logicalNoReductions();
-  const auto kAxes = k->logicalNoReductions();
-  const auto vAxes = v->logicalNoReductions();
+  const auto& qAxes = q->logicalNoReductions();
+  const auto& kAxes = k->logicalNoReductions();
+  const auto& vAxes = v->logicalNoReductions();
   checkSameExtent(kOp, "the batch (N)", q, qAxes[0], k, kAxes[0]);
   checkSameExtent(kOp, "the batch (N)", q, qAxes[0], v, vAxes[0]);
   checkSameExtent(kOp, "the heads (H)", q, qAxes[1], k, kAxes[1]);

@@ -88,7 +88,7 @@ TensorView* indexSelect(TensorView* x, TensorView* index, int64_t dim) {
            " has rank ", index->rank(), "; expected a 1-D index");
   const int64_t axis = normalizeAxis(kOp, x, dim);
   Fusion* fusion = x->fusion();
-  const auto axes = x->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
   std::vector<IterDomain*> outAxes;
   for (size_t i = 0; i < axes.size(); ++i) {
     const IterDomain* source =
@@ -113,8 +113,8 @@ TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim) {
            "; expected the same rank");
   const int64_t axis = normalizeAxis(kOp, x, dim);
   Fusion* fusion = x->fusion();
-  const auto axes = x->logicalNoReductions();
-  const auto indexAxes = index->logicalNoReductions();
+  const auto& axes = x->logicalNoReductions();
+  const auto& indexAxes = index->logicalNoReductions();
   std::vector<IterDomain*> outAxes;
   for (size_t i = 0; i < axes.size(); ++i) {
     if (static_cast<int64_t>(i) != axis && !axes[i]->isBroadcast() &&

@@ -55,7 +55,7 @@ WelfordWithAxes welfordFor(std::string_view op, TensorView* x,
 Scalar* divisor(const TensorView* in, const std::vector<int64_t>& axes,
                 double correction) {
   ir::Fusion* fusion = in->fusion();
-  const auto logical = in->logicalNoReductions();
+  const auto& logical = in->logicalNoReductions();
   Scalar* count = fusion->constInt(1);
   for (int64_t axis : axes) {
     count = fusion->scalarBinary(BinaryOpType::Mul, count,

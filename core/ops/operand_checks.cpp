@@ -15,7 +15,7 @@ std::string describeVal(const ir::Val* val) {
 
 std::string shapeToString(const ir::TensorView* tv) {
   std::string out = "[";
-  const auto axes = tv->logicalNoReductions();
+  const auto& axes = tv->logicalNoReductions();
   for (size_t i = 0; i < axes.size(); ++i) {
     if (i) out += ", ";
     out += axes[i]->extentForIteration()->name();

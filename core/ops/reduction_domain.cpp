@@ -17,7 +17,7 @@ std::vector<int64_t> reductionAxes(std::string_view op,
 std::vector<ir::IterDomain*> reductionDomain(const ir::TensorView* x,
                                              const std::vector<int64_t>& axes) {
   ir::Fusion* fusion = x->fusion();
-  const auto logical = x->logicalNoReductions();
+  const auto& logical = x->logicalNoReductions();
   std::vector<ir::IterDomain*> out;
   out.reserve(logical.size());
   for (size_t i = 0; i < logical.size(); ++i) {

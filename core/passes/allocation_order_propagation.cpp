@@ -66,7 +66,7 @@ class AxisMap {
         }
         break;
       case ExprType::Broadcast: {
-        const auto inAxes = in->logicalNoReductions();
+        const auto& inAxes = in->logicalNoReductions();
         size_t next = 0;
         const auto& flags = expr->attrs().broadcastFlags;
         for (size_t j = 0; j < flags.size() && j < outAxes.size(); ++j) {
@@ -75,7 +75,7 @@ class AxisMap {
         break;
       }
       case ExprType::Squeeze: {
-        const auto inAxes = in->logicalNoReductions();
+        const auto& inAxes = in->logicalNoReductions();
         const auto& removed = expr->attrs().axes;
         size_t next = 0;
         for (size_t i = 0; i < inAxes.size() && next < outAxes.size(); ++i) {
@@ -87,7 +87,7 @@ class AxisMap {
         break;
       }
       case ExprType::Permute: {
-        const auto inAxes = in->logicalNoReductions();
+        const auto& inAxes = in->logicalNoReductions();
         const auto& axes = expr->attrs().axes;
         for (size_t i = 0; i < axes.size() && i < outAxes.size(); ++i) {
           join(inAxes.at(axes[i]), outAxes[i]);
@@ -96,7 +96,7 @@ class AxisMap {
       }
       case ExprType::Slice: {
         // Only axes kept whole are the same loop.
-        const auto inAxes = in->logicalNoReductions();
+        const auto& inAxes = in->logicalNoReductions();
         for (size_t i = 0; i < inAxes.size() && i < outAxes.size(); ++i) {
           if (inAxes[i]->extentForIteration() == outAxes[i]->extentForIteration()) {
             join(inAxes[i], outAxes[i]);
@@ -106,7 +106,7 @@ class AxisMap {
       }
       case ExprType::Pad: {
         // Inputs: [x, value, left_0, right_0, left_1, right_1, ...].
-        const auto inAxes = in->logicalNoReductions();
+        const auto& inAxes = in->logicalNoReductions();
         for (size_t i = 0; i < inAxes.size() && i < outAxes.size(); ++i) {
           const auto* left = expr->input(2 + 2 * i)->as<ir::Scalar>();
           const auto* right = expr->input(3 + 2 * i)->as<ir::Scalar>();
@@ -119,7 +119,7 @@ class AxisMap {
       case ExprType::Cat: {
         const auto dim = static_cast<size_t>(expr->attrs().dim);
         for (const ir::Val* operand : expr->inputs()) {
-          const auto inAxes = operand->as<TensorView>()->logicalNoReductions();
+          const auto& inAxes = operand->as<TensorView>()->logicalNoReductions();
           for (size_t i = 0; i < inAxes.size() && i < outAxes.size(); ++i) {
             if (i != dim) join(inAxes[i], outAxes[i]);
           }

@@ -44,7 +44,7 @@ int64_t neededAxis(const ir::Expr* expr, size_t inputIndex,
   ir::IterDomain* id = multidevice::mapToProducer(expr, inputIndex, outId);
   if (id == nullptr || id->isBroadcast()) return -1;
   const auto* in = expr->input(inputIndex)->as<ir::TensorView>();
-  const auto axes = in->logicalNoReductions();
+  const auto& axes = in->logicalNoReductions();
   return std::find(axes.begin(), axes.end(), id) - axes.begin();
 }
 

@@ -109,7 +109,7 @@ class Propagation {
         // SDPA's logsumexp [b, h, s] is sharded as its output on batch or
         // heads.
         if (tv != out && expr->type() == ir::ExprType::Sdpa && tv->rank() >= 2) {
-          const auto outAxes = out->logicalNoReductions();
+          const auto& outAxes = out->logicalNoReductions();
           const int64_t k = std::find(outAxes.begin(), outAxes.end(), target) -
                             outAxes.begin();
           if (k <= 1) id = tv->logicalNoReductions()[static_cast<size_t>(k)];

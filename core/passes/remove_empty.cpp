@@ -68,7 +68,7 @@ class EmptyTensorRemover {
   }
 
   std::optional<size_t> firstEmptyAxis(const TensorView* tv) const {
-    const auto axes = tv->logicalNoReductions();
+    const auto& axes = tv->logicalNoReductions();
     for (size_t i = 0; i < axes.size(); ++i) {
       if (isZero(axes[i]->extentForIteration())) return i;
     }
@@ -278,7 +278,7 @@ class EmptyTensorRemover {
     }
     auto* a = expr->input(0)->as<TensorView>();
     auto* out = expr->output(0)->as<TensorView>();
-    const auto axes = a->logicalNoReductions();
+    const auto& axes = a->logicalNoReductions();
     if (axes.empty() || !isZero(axes.back()->extentForIteration()) ||
         !isLive(out)) {
       return false;

@@ -69,7 +69,7 @@ ViewLayout permuteLayout(ViewLayout layout, const Expr* expr) {
 // over exactly its extent; a step other than 1 also spreads the axis itself.
 ViewLayout sliceLayout(ViewLayout layout, const Expr* expr, const TensorView* in,
                        const TensorView* out) {
-  const auto inAxes = in->logicalNoReductions();
+  const auto& inAxes = in->logicalNoReductions();
   const auto& outAxes = out->logical();
   for (size_t i = 0; i < inAxes.size(); ++i) {
     if (outAxes[i]->extentForIteration() == inAxes[i]->extentForIteration()) {
@@ -106,7 +106,7 @@ std::vector<int64_t> nonBroadcastPositions(const std::vector<IterDomain*>& ids) 
 // which needs each of them (but the last) contiguous with the next.
 std::optional<ViewLayout> reshapeLayout(const ViewLayout& in, const TensorView* x,
                                         const TensorView* y) {
-  const auto inAxes = x->logicalNoReductions();
+  const auto& inAxes = x->logicalNoReductions();
   for (const IterDomain* id : inAxes) {
     // An expanded axis has stride 0; merging it needs a copy.
     if (id->isBroadcast() && !id->extentForIteration()->isConstInt(1)) {
@@ -164,7 +164,7 @@ std::optional<ViewLayout> reshapeLayout(const ViewLayout& in, const TensorView* 
 // The layout a tensor is declared with: its allocation domain (a
 // permutation of its logical axes) and contiguity flags.
 std::optional<ViewLayout> declaredLayout(const TensorView* tv) {
-  const auto logical = tv->logicalNoReductions();
+  const auto& logical = tv->logicalNoReductions();
   const auto& allocation = tv->maybeAllocation();
   const auto& flags = tv->contiguity();
   if (flags.size() != allocation.size()) return std::nullopt;

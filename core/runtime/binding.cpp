@@ -152,7 +152,7 @@ std::vector<int64_t> logicalToAllocationOffsets(
     const TensorView& tv,
     const std::vector<const IterDomainTransform*>& transforms,
     const ExtentMap& extents, const std::vector<int64_t>& allocationStrides) {
-  const auto logical = tv.logicalNoReductions();
+  const auto& logical = tv.logicalNoReductions();
   const auto& allocation = tv.maybeAllocation();
   std::vector<int64_t> sizes;
   int64_t numel = 1;
@@ -311,7 +311,7 @@ class InputBinder {
   Argument bindPermuted(const TensorView& tv, size_t position,
                         const Tensor& tensor) {
     const std::string what = describe(&tv, position);
-    const auto logical = tv.logicalNoReductions();
+    const auto& logical = tv.logicalNoReductions();
     FL_CHECK(tensor.dim() == static_cast<int64_t>(logical.size()), what,
              ": expected a tensor of rank ", logical.size(), ", found rank ",
              tensor.dim(), " (shape ", shapeString(tensor.sizes()), ")");
@@ -364,7 +364,7 @@ class InputBinder {
                        : local.at(id);
     }
     inferBackward(transforms, global, evaluator_, /*local=*/false, what);
-    const auto logical = tv.logicalNoReductions();
+    const auto& logical = tv.logicalNoReductions();
     for (size_t i = 0; i < logical.size(); ++i) {
       bindExtent(logical[i], global.at(logical[i]), what, i);
     }
@@ -467,7 +467,7 @@ Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
     case Layout::Logical:
       return logical;
     case Layout::Permutation: {
-      const auto logicalIds = tv.logicalNoReductions();
+      const auto& logicalIds = tv.logicalNoReductions();
       const auto& allocation = tv.maybeAllocation();
       // Allocation order = a permutation of logical dims; lay the data out
       // contiguously in that order and view it with logical sizes.
@@ -484,7 +484,7 @@ Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
     case Layout::Transformed: {
       const auto transforms = transformsBetween(tv);
       ExtentMap local;
-      const auto logicalIds = tv.logicalNoReductions();
+      const auto& logicalIds = tv.logicalNoReductions();
       for (size_t i = 0; i < logicalIds.size(); ++i) {
         local[logicalIds[i]] = logical.sizes()[i];
       }

@@ -34,7 +34,7 @@ std::vector<int64_t> extentsOf(const ir::TensorView& tv,
 // the allocation domain (where its contiguity flag is).
 std::vector<size_t> allocationOrder(const ir::TensorView& tv,
                                     std::vector<size_t>* contiguityIndex = nullptr) {
-  const auto logical = tv.logicalNoReductions();
+  const auto& logical = tv.logicalNoReductions();
   const auto& allocation = tv.maybeAllocation();
   std::vector<size_t> order;
   for (size_t k = 0; k < allocation.size(); ++k) {
@@ -190,7 +190,7 @@ std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
            "cannot express it (copy needed); run it with --backend cpu");
   // Broadcast axes, expanded or not, take no memory: stride 0, as nvFuser
   // allocates them (kernels write one element per broadcast row).
-  const auto logical = tv.logicalNoReductions();
+  const auto& logical = tv.logicalNoReductions();
   std::vector<int64_t> strides(sizes.size(), 0);
   int64_t running = 1;
   for (size_t k = order.size(); k-- > 0;) {
@@ -235,7 +235,7 @@ std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
 bool isDenseInAllocationOrder(const ir::TensorView& tv, const Tensor& tensor) {
   const std::vector<size_t> order = allocationOrder(tv);
   if (order.size() != static_cast<size_t>(tensor.dim())) return false;
-  const auto logical = tv.logicalNoReductions();
+  const auto& logical = tv.logicalNoReductions();
   int64_t expected = 1;
   for (size_t k = order.size(); k-- > 0;) {
     const size_t axis = order[k];

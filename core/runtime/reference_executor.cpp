@@ -30,7 +30,7 @@ void ReferenceContext::setTensor(const ir::Val* val, Tensor tensor) {
             ir::toString(tensor.dtype()), " for ", val->name(), " of dtype ",
             ir::toString(val->dtype()));
   if (const auto* tv = val->as<ir::TensorView>()) {
-    const std::vector<ir::IterDomain*> axes = tv->logicalNoReductions();
+    const std::vector<ir::IterDomain*>& axes = tv->logicalNoReductions();
     FL_ASSERT(static_cast<int64_t>(axes.size()) == tensor.dim(),
               "the reference computed a ", tensor.dim(), "-dim tensor for ",
               tv->toString());

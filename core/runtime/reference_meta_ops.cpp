@@ -37,7 +37,7 @@ void evaluateBroadcast(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
   const auto* out = expr.output(0)->as<ir::TensorView>();
   const std::vector<bool>& flags = expr.attrs().broadcastFlags;
-  const std::vector<ir::IterDomain*> axes = out->logicalNoReductions();
+  const std::vector<ir::IterDomain*>& axes = out->logicalNoReductions();
   FL_ASSERT(flags.size() == axes.size(), expr.toString(), ": ", flags.size(),
             " broadcast flags for ", axes.size(), " axes");
   std::vector<int64_t> sizes;

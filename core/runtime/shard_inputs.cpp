@@ -12,7 +12,7 @@ namespace {
 // covers; -1 for the DIDx axis. The sharded axis's inner split output covers
 // the sharded logical axis.
 std::vector<int64_t> allocationPositions(const ir::TensorView& tv) {
-  const std::vector<ir::IterDomain*> logical = tv.logicalNoReductions();
+  const std::vector<ir::IterDomain*>& logical = tv.logicalNoReductions();
   ir::IterDomain* sharded = multidevice::shardedLogicalId(&tv);
   std::vector<int64_t> positions;
   for (ir::IterDomain* id : tv.maybeAllocation()) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
+#include <utility>
 
 #include "core/ir/error.h"
 
@@ -19,11 +21,11 @@ std::pair<int, int> orderedPair(int a, int b) {
 }
 
 void dedup(std::vector<int>& values) {
-  std::vector<int> out;
-  for (int v : values) {
-    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  auto kept = values.begin();
+  for (auto it = values.begin(); it != values.end(); ++it) {
+    if (std::find(values.begin(), kept, *it) == kept) *kept++ = *it;
   }
-  values = std::move(out);
+  values.erase(kept, values.end());
 }
 
 // The schedulers to ask first about merging `groups`: those that took
@@ -150,11 +152,17 @@ void GroupMerger::sortByPosition(std::vector<int>& groups) const {
 }
 
 std::vector<int> GroupMerger::aliveInOrder() const {
-  std::vector<int> alive;
+  // Sorted by (first position, slot) pairs: no lookups in the comparisons.
+  std::vector<std::pair<int, int>> keyed;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    if (groups_[g].alive) alive.push_back(static_cast<int>(g));
+    if (groups_[g].alive) {
+      keyed.emplace_back(firstPosition(static_cast<int>(g)), static_cast<int>(g));
+    }
   }
-  sortByPosition(alive);
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int> alive;
+  alive.reserve(keyed.size());
+  for (const auto& [position, g] : keyed) alive.push_back(g);
   return alive;
 }
 
@@ -204,15 +212,31 @@ const std::vector<int>& GroupMerger::neighbours(int group) const {
 }
 
 std::vector<int> GroupMerger::levels() const {
+  // One more than the highest level among a group's producers (through
+  // fusion outputs too); the order producers() would list them in does not
+  // matter for a maximum, so they are read straight off the exprs.
   std::vector<int> level(groups_.size(), -1);
-  std::function<int(int)> compute = [&](int g) {
-    if (level[g] >= 0) return level[g];
-    int l = 0;
-    const std::vector<int> inputs = producers(g);
-    for (int p : inputs) l = std::max(l, compute(p) + 1);
-    return level[g] = l;
+  struct Compute {
+    const GroupMerger& merger;
+    std::vector<int>& level;
+    int operator()(int g) const {
+      if (level[g] >= 0) return level[g];
+      int l = 0;
+      for (const ir::Expr* expr : merger.groups_[g].exprs) {
+        for (const ir::Val* in : expr->inputs()) {
+          const ir::Expr* def = in->definition();
+          if (def == nullptr) continue;
+          const int p = merger.groupOf(def);
+          if (p >= 0 && p != g) l = std::max(l, (*this)(p) + 1);
+        }
+      }
+      return level[g] = l;
+    }
   };
-  for (int g : aliveInOrder()) compute(g);
+  const Compute compute{*this, level};
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].alive) compute(static_cast<int>(g));
+  }
   return level;
 }
 
@@ -308,9 +332,13 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
     int a, int b, const char* kind, int newId, std::string* mergedSummary) {
   const CandidateGroup& ga = groups_[a];
   const CandidateGroup& gb = groups_[b];
-  std::vector<ir::Expr*> exprs = ga.exprs;
-  exprs.insert(exprs.end(), gb.exprs.begin(), gb.exprs.end());
-  index_.sortTopologically(exprs);
+  // Each group's exprs are in topological order: merging the two lists keeps it.
+  std::vector<ir::Expr*> exprs;
+  exprs.reserve(ga.exprs.size() + gb.exprs.size());
+  std::merge(ga.exprs.begin(), ga.exprs.end(), gb.exprs.begin(), gb.exprs.end(),
+             std::back_inserter(exprs), [this](const ir::Expr* x, const ir::Expr* y) {
+               return index_.position(x) < index_.position(y);
+             });
   // In sequence: the first call sizes summaries_, so the second cannot move
   // the text the first returned.
   const std::string& summaryA = summary(a);

@@ -537,7 +537,7 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes,
 scheduler::TensorInputInfo describeIntermediate(
     const TensorView& tv, const ir::ExpressionEvaluator& evaluator) {
   scheduler::TensorInputInfo info;
-  const auto logical = tv.logicalNoReductions();
+  const auto& logical = tv.logicalNoReductions();
   const auto allocation = ir::noReductions(tv.maybeAllocation());
   const bool permutation =
       allocation.size() == logical.size() &&

@@ -235,6 +235,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
                                  const ir::ExpressionEvaluator* evaluator,
                                  const Expr* expr, std::string& lostReason) {
   std::vector<AxisPiece> out;
+  out.reserve(pieces.size());
   // Only the first reason is kept: the text is built only then.
   auto lose = [&](auto why) {
     if (lostReason.empty()) lostReason = why();
@@ -460,6 +461,7 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
                         : reference->logicalNoReductions();
   TensorTrace seed;
   seed.tv = reference;
+  seed.axes.reserve(axes.size());
   for (const IterDomain* id : axes) {
     referenceAxes_.push_back(id);
     const int64_t extent = extentOrUnknown(evaluator, id);
@@ -519,9 +521,10 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     TensorTrace next;
     next.tv = towardProducer ? producer : consumer;
     next.lostReason = from.lostReason;
+    next.axes.reserve(from.axes.size());
     for (const auto& pieces : from.axes) {
       if (map.isReshape) {
-        const auto producerAxes = producer->logicalNoReductions();
+        const auto& producerAxes = producer->logicalNoReductions();
         const auto consumerAxes = ir::noReductions(consumer->logical());
         next.axes.push_back(mapThroughReshape(
             pieces, towardProducer ? consumerAxes : producerAxes,
@@ -573,7 +576,7 @@ std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
     return tv->name() + " is not connected to the reference " +
            reference_->name();
   }
-  const auto axes = tv->logicalNoReductions();
+  const auto& axes = tv->logicalNoReductions();
   for (size_t i = 0; i < axes.size(); ++i) {
     const IterDomain* id = axes[i];
     if (id->isBroadcast()) continue;

@@ -29,7 +29,7 @@ std::vector<int64_t> runtimeStrides(const TensorView* tv,
   std::vector<int64_t> strides;
   if (allocationIsPermutation(tv)) {
     // Logical-shaped tensor (binding's Logical and Permutation layouts).
-    const auto logical = tv->logicalNoReductions();
+    const auto& logical = tv->logicalNoReductions();
     if (input.strides.size() != logical.size()) return {};
     for (const IterDomain* id : axes) {
       auto it = std::find(logical.begin(), logical.end(), id);

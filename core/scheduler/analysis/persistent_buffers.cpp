@@ -268,7 +268,7 @@ struct ReductionFlow {
   // not broadcast along any of them. Unknown axes count as full rows.
   bool holdsRows(const Dataflow& flow, size_t t) const {
     if (rowAxesUnknown[t]) return true;
-    const std::vector<IterDomain*> axes =
+    const std::vector<IterDomain*>& axes =
         flow.tensors[t]->logicalNoReductions();
     bool any = false;
     for (size_t j = 0; j < rowAxes[t].size() && j < axes.size(); ++j) {
@@ -361,7 +361,7 @@ int64_t rowBytes(const TensorView* tv, const std::vector<bool>& rowAxes,
                  const ir::ExpressionEvaluator& evaluator) {
   const int64_t elementBytes = ir::sizeInBytes(tv->dtype());
   if (rowAxes.empty()) return reductionExtent * elementBytes;
-  const std::vector<IterDomain*> axes = tv->logicalNoReductions();
+  const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
   int64_t elements = 1;
   for (size_t j = 0; j < rowAxes.size() && j < axes.size(); ++j) {
     if (rowAxes[j]) elements *= evaluator.evaluateExtent(axes[j]);
@@ -427,7 +427,7 @@ PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
       const Expr* e = flow.exprs[i];
       const auto* out = e->output(0)->as<TensorView>();
       if (out == nullptr) continue;
-      const std::vector<IterDomain*> axes = out->logicalNoReductions();
+      const std::vector<IterDomain*>& axes = out->logicalNoReductions();
       if (info.fullRowAfterReduction == nullptr &&
           static_cast<int64_t>(axes.size()) == pattern.rank &&
           std::all_of(pattern.axes.begin(), pattern.axes.end(),

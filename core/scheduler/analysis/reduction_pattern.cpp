@@ -33,7 +33,7 @@ std::string describe(const ReductionInfo& r) {
 // The reference's non-reduction axes in allocation order (logical order when
 // the allocation is split or merged), as positions among its logical axes.
 std::vector<int64_t> allocationOrder(const TensorView* tv) {
-  const std::vector<IterDomain*> logical = tv->logicalNoReductions();
+  const std::vector<IterDomain*>& logical = tv->logicalNoReductions();
   std::vector<int64_t> order;
   if (allocationIsPermutation(tv)) {
     for (const IterDomain* id : ir::noReductions(tv->maybeAllocation())) {
@@ -142,7 +142,7 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   pattern.axes = first.axes;
   pattern.rank = first.input->rank();
 
-  const std::vector<IterDomain*> logical = first.input->logicalNoReductions();
+  const std::vector<IterDomain*>& logical = first.input->logicalNoReductions();
   const std::vector<int64_t> order = allocationOrder(first.input);
   pattern.innermost = false;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -181,8 +181,8 @@ std::optional<std::string> rejectReshapeExtents(
     if (expr->type() != ExprType::Reshape) continue;
     const auto* in = expr->input(0)->as<TensorView>();
     const auto* out = expr->output(0)->as<TensorView>();
-    const std::vector<IterDomain*> inAxes = in->logicalNoReductions();
-    const std::vector<IterDomain*> outAxes = out->logicalNoReductions();
+    const std::vector<IterDomain*>& inAxes = in->logicalNoReductions();
+    const std::vector<IterDomain*>& outAxes = out->logicalNoReductions();
     const int64_t inExtent =
         inAxes.empty() ? 1 : evaluator.evaluateExtent(inAxes.back());
     const int64_t outExtent =
@@ -202,7 +202,7 @@ ReductionExtentsResult reductionExtents(
     const ReductionPattern& pattern, const ir::ExpressionEvaluator& evaluator) {
   ReductionExtentsResult result;
   auto reducedExtent = [&](const ReductionInfo& r) {
-    const std::vector<IterDomain*> logical = r.input->logicalNoReductions();
+    const std::vector<IterDomain*>& logical = r.input->logicalNoReductions();
     int64_t extent = 1;
     for (int64_t axis : r.axes)
       extent *= evaluator.evaluateExtent(logical[axis]);
@@ -223,7 +223,7 @@ ReductionExtentsResult reductionExtents(
       return result;
     }
   }
-  const std::vector<IterDomain*> logical = first.input->logicalNoReductions();
+  const std::vector<IterDomain*>& logical = first.input->logicalNoReductions();
   extents.iterationExtent = 1;
   for (int64_t axis = 0; axis < static_cast<int64_t>(logical.size()); ++axis) {
     if (contains(pattern.axes, axis)) continue;
@@ -304,7 +304,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
   // The kernel walks the reference's vectorized run: its trailing reduced
   // axes (inner) or trailing kept axes (outer), in allocation order.
   const std::vector<int64_t> order = allocationOrder(pattern.reference());
-  const std::vector<IterDomain*> logical =
+  const std::vector<IterDomain*>& logical =
       pattern.reference()->logicalNoReductions();
   int64_t breakPoint = static_cast<int64_t>(order.size());
   for (int64_t k = breakPoint - 1; k >= 0; --k) {
@@ -356,7 +356,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
             query.tensors.end()) {
       continue;
     }
-    const std::vector<IterDomain*> axes = tv->logicalNoReductions();
+    const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
     bool holdsRun = true;
     for (size_t k = breakPoint; k < order.size(); ++k) {
       holdsRun = holdsRun && !axes[order[k]]->isBroadcast();

@@ -33,14 +33,14 @@ int64_t powerOfTwoAtMost(int64_t value) {
 // "axis 1" in the user's (logical) numbering where there is one.
 std::string axisLabel(const MemoryLayout& layout, int64_t position) {
   const IterDomain* id = layout.axes[position];
-  const auto logical = layout.tv->logicalNoReductions();
+  const auto& logical = layout.tv->logicalNoReductions();
   auto it = std::find(logical.begin(), logical.end(), id);
   if (it != logical.end()) return "axis " + std::to_string(it - logical.begin());
   return "allocation axis " + std::to_string(position);
 }
 
 std::string logicalAxisLabel(const TensorView* tv, const IterDomain* id) {
-  const auto logical = tv->logicalNoReductions();
+  const auto& logical = tv->logicalNoReductions();
   auto it = std::find(logical.begin(), logical.end(), id);
   return it == logical.end() ? id->toString()
                              : "axis " + std::to_string(it - logical.begin());

@@ -280,7 +280,7 @@ std::variant<const Val*, std::string> biasRoot(const LiveUses& live, const Val* 
   if (btv == nullptr || xtv == nullptr) {
     return b->name() + " is a scalar, not a bias vector";
   }
-  const auto axes = btv->logicalNoReductions();
+  const auto& axes = btv->logicalNoReductions();
   if (axes.size() != xtv->logicalNoReductions().size() || axes.empty()) {
     return b->name() + " does not have the rank of " + x->name();
   }

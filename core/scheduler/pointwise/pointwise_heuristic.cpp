@@ -328,7 +328,7 @@ std::string breakPointSplitsReshape(const ir::Fusion& segment,
         for (int64_t j = breakPoint; j < rank; ++j) {
           for (const AxisPiece& inner : t->axes[j]) {
             if (inner.kind == PieceKind::Axis && inner.id == outer.id) {
-              const auto logical = tv->logicalNoReductions();
+              const auto& logical = tv->logicalNoReductions();
               const auto axis =
                   std::find(logical.begin(), logical.end(), outer.id) -
                   logical.begin();
