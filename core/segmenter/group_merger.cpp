@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/ir/error.h"
+#include "core/segmenter/pointwise_merge_check.h"
 
 namespace fuserlab::segmenter {
 namespace {
@@ -303,13 +304,22 @@ std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
     std::string* reasons) const {
   std::vector<scheduler::Rejection> rejected;
   std::optional<scheduler::SchedulerType> accepted;
+  std::vector<scheduler::SchedulerType> guesses;
+  if (context_.guessMergeSchedulers) {
+    guesses = likelyAcceptors(from);
+    if (context_.pointwiseShortcut && !guesses.empty() &&
+        guesses.front() == scheduler::SchedulerType::Pointwise &&
+        pointwiseTakesWithoutExtraction(index_, exprs, context_.evaluator)) {
+      return scheduler::SchedulerType::Pointwise;
+    }
+  }
   try {
     SegmentExtraction segment =
         extractSegment(index_, exprs, /*withCloneMap=*/false);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
     if (context_.guessMergeSchedulers) {
       accepted = scheduler::findAcceptingScheduler(
-          *segment.fusion, runtime.info, likelyAcceptors(from), &rejected);
+          *segment.fusion, runtime.info, guesses, &rejected);
     } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
       // The first that accepts in priority order: the one after the refusals.
       accepted = scheduler::registeredSchedulers()[rejected.size()]->type();

@@ -50,6 +50,12 @@ struct SegmenterContext {
   //! asking them in priority order (scheduler::canSchedule), only faster.
   //! false asks in priority order: for tests that check that.
   bool guessMergeSchedulers = true;
+  //! With the guess, a merge the pointwise scheduler is asked about first
+  //! and certainly takes is decided on the complete fusion, without
+  //! extracting the merged group (pointwiseTakesWithoutExtraction): the
+  //! same decisions and log, only faster. false extracts every merge tried:
+  //! for tests that check that.
+  bool pointwiseShortcut = true;
 };
 
 //! Segments `fusion` (the passes' output; the segmenter may rewrite it) and

@@ -77,7 +77,7 @@ struct Outcome {
 
 Outcome segmentWith(const std::string& script, const std::string& device,
                     passes::UpcastStrategy upcast, bool guess,
-                    int64_t rows, int64_t columns) {
+                    int64_t rows, int64_t columns, bool shortcut = true) {
   ir::ExpressionEvaluator evaluator;
   std::unique_ptr<ir::Fusion> fusion = readFusion(script);
   const scheduler::DeviceSpec spec = *scheduler::findBuiltinDevice(device);
@@ -88,6 +88,7 @@ Outcome segmentWith(const std::string& script, const std::string& device,
       *fusion, {shape(ir::DataType::BFloat16, {rows, columns})}, evaluator);
   context.upcast = upcast;
   context.guessMergeSchedulers = guess;
+  context.pointwiseShortcut = shortcut;
   std::vector<SegmenterDecision> log;
   const SegmentedFusion segmented = segmentFusion(std::move(fusion), context, &log);
   Outcome out;
@@ -155,6 +156,23 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutTheGuess) {
   // scheduler's reason, are compared too.
   if (c.shape == Shape::RowAndColumn) {
     EXPECT_GT(refused, 0);
+  }
+}
+
+// The pointwise shortcut (SegmenterContext::pointwiseShortcut) is a speed-up
+// only as well: with the guess on, deciding pointwise merges on the complete
+// fusion gives the same log, groups and edges as extracting every merge.
+TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutThePointwiseShortcut) {
+  const Case c = GetParam();
+  const std::string script = chain(120, c.shape);
+  for (int64_t columns : {1024, 16384}) {
+    SCOPED_TRACE("columns " + std::to_string(columns));
+    const Outcome quick = segmentWith(script, c.device, c.upcast, true, 2048, columns, true);
+    const Outcome full = segmentWith(script, c.device, c.upcast, true, 2048, columns, false);
+    EXPECT_GT(quick.merges + quick.regions, 0);
+    EXPECT_EQ(quick.log, full.log);
+    EXPECT_EQ(quick.groups, full.groups);
+    EXPECT_EQ(quick.edges, full.edges);
   }
 }
 

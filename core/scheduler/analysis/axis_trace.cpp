@@ -451,8 +451,10 @@ const int64_t* AxisTrace::slot(const TensorView* tv) const {
 }
 
 AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
-                     const ir::ExpressionEvaluator* evaluator)
+                     const ir::ExpressionEvaluator* evaluator,
+                     const std::vector<uint8_t>* exprsInView)
     : evaluator_(evaluator),
+      exprsInView_(exprsInView),
       reference_(reference),
       fusion_(reference->fusion()),
       index_(fusion_->vals().size(), -1) {
@@ -538,6 +540,10 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     offer(std::move(next));
   };
 
+  auto inView = [&](const Expr* expr) {
+    return exprsInView_ == nullptr ||
+           (*exprsInView_)[static_cast<size_t>(expr->id())] != 0;
+  };
   offer(std::move(seed));
   while (!queue.empty()) {
     // traces_ is a deque: offering traces of other tensors (appended, or
@@ -545,7 +551,7 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     const TensorTrace& current = traces_[queue.front()];
     queue.pop_front();
     const TensorView* tv = current.tv;
-    if (const Expr* def = tv->definition()) {
+    if (const Expr* def = tv->definition(); def != nullptr && inView(def)) {
       for (size_t k = 0; k < def->inputs().size(); ++k) {
         if (const auto* producer = def->input(k)->as<TensorView>()) {
           propagate(current, def, k, producer, tv, /*towardProducer=*/true);
@@ -553,6 +559,7 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
       }
     }
     for (const Expr* use : tv->uses()) {
+      if (!inView(use)) continue;
       for (size_t k = 0; k < use->inputs().size(); ++k) {
         if (use->input(k) != tv) continue;
         for (const ir::Val* out : use->outputs()) {
@@ -604,12 +611,19 @@ std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
 
 const TensorView* largestOutput(const ir::Fusion& segment,
                                 const ir::ExpressionEvaluator* evaluator) {
+  std::vector<const TensorView*> outputs;
+  for (const ir::Val* val : segment.outputVals()) {
+    if (const auto* tv = val->as<TensorView>()) outputs.push_back(tv);
+  }
+  return largestTensor(outputs, evaluator);
+}
+
+const TensorView* largestTensor(const std::vector<const TensorView*>& tensors,
+                                const ir::ExpressionEvaluator* evaluator) {
   const TensorView* best = nullptr;
   int64_t bestElements = -1;
   int64_t bestRank = -1;
-  for (const ir::Val* val : segment.outputVals()) {
-    const auto* tv = val->as<TensorView>();
-    if (tv == nullptr) continue;
+  for (const TensorView* tv : tensors) {
     int64_t elements = 1;
     for (const IterDomain* id : tv->logicalNoReductions()) {
       const int64_t extent = extentOrUnknown(evaluator, id);

@@ -74,8 +74,13 @@ class AxisTrace {
  public:
   //! Traces `reference`'s axes through `segment`. Without an evaluator
   //! (compile time) extents are unknown and reshapes are Lost.
+  //!
+  //! `exprsInView`, when given, marks by expr id the exprs of the reference's
+  //! fusion the trace may follow (a group of a larger fusion, checked in place
+  //! of a segment extracted from it); the others count as absent.
   AxisTrace(const ir::Fusion& segment, const ir::TensorView* reference,
-            const ir::ExpressionEvaluator* evaluator);
+            const ir::ExpressionEvaluator* evaluator,
+            const std::vector<uint8_t>* exprsInView = nullptr);
 
   const ir::TensorView* reference() const { return reference_; }
   //! The reference's axes in allocation order (logical order when its
@@ -97,6 +102,7 @@ class AxisTrace {
 
  private:
   const ir::ExpressionEvaluator* evaluator_;
+  const std::vector<uint8_t>* exprsInView_;
   const ir::TensorView* reference_;
   std::vector<const ir::IterDomain*> referenceAxes_;
   std::vector<int64_t> referenceExtents_;
@@ -116,5 +122,10 @@ class AxisTrace {
 //! such in output order; nullptr if the segment has no tensor output.
 const ir::TensorView* largestOutput(const ir::Fusion& segment,
                                     const ir::ExpressionEvaluator* evaluator);
+//! The same rule over `tensors` (in output order): the most elements, then
+//! the highest rank, then the first; nullptr if `tensors` is empty.
+const ir::TensorView* largestTensor(
+    const std::vector<const ir::TensorView*>& tensors,
+    const ir::ExpressionEvaluator* evaluator);
 
 }  // namespace fuserlab::scheduler
