@@ -49,12 +49,9 @@ bool pointwiseTakesWithoutExtraction(const CompleteFusionIndex& index,
     return inGroup[static_cast<size_t>(e->id())] != 0;
   };
 
-  // The tensors the segment would read and write, as extraction finds them:
-  // inputs produced outside the group; outputs that are fusion outputs or
-  // read by a live expr outside it, in the segment's output order (fusion
-  // outputs first, in their order, then by creation).
+  // The tensors the segment would read (those produced outside the group)
+  // and write (in the segment's output order, as extraction finds them).
   std::vector<const TensorView*> tensors;
-  std::vector<const TensorView*> outputs;
   for (const Expr* expr : exprs) {
     for (const Val* in : expr->inputs()) {
       const auto* tv = in->as<TensorView>();
@@ -68,27 +65,14 @@ bool pointwiseTakesWithoutExtraction(const CompleteFusionIndex& index,
     }
     for (const Val* o : expr->outputs()) {
       const auto* tv = o->as<TensorView>();
-      if (tv == nullptr) continue;
-      if (tv->hasDeviceMesh()) return false;
-      const bool boundary =
-          complete.isOutput(o) ||
-          std::any_of(o->uses().begin(), o->uses().end(), [&](const Expr* use) {
-            return !grouped(use) && index.isLive(use);
-          });
-      if (boundary) outputs.push_back(tv);
+      if (tv != nullptr && tv->hasDeviceMesh()) return false;
     }
   }
+  std::vector<const TensorView*> outputs;
+  for (const Val* o : segmentOutputs(index, exprs, inGroup)) {
+    outputs.push_back(o->as<TensorView>());
+  }
   if (outputs.empty()) return false;
-  const std::vector<Val*> completeOutputs = complete.outputVals();
-  auto rank = [&](const TensorView* tv) -> std::pair<int64_t, int64_t> {
-    auto it = std::find(completeOutputs.begin(), completeOutputs.end(), tv);
-    if (it != completeOutputs.end()) return {0, it - completeOutputs.begin()};
-    return {1, tv->id()};
-  };
-  std::stable_sort(outputs.begin(), outputs.end(),
-                   [&](const TensorView* a, const TensorView* b) {
-                     return rank(a) < rank(b);
-                   });
 
   const TensorView* reference = scheduler::largestTensor(outputs, evaluator);
   const scheduler::AxisTrace trace(complete, reference, evaluator, &inGroup);

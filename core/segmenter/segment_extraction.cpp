@@ -42,6 +42,18 @@ ExtractionTables& extractionTables() {
   return tables;
 }
 
+// `leading` values first (a complete fusion's inputs or outputs, in their
+// order), then the rest by creation.
+void sortInterface(std::vector<Val*>& vals, const std::vector<Val*>& leading) {
+  auto rank = [&](const Val* v) -> std::pair<int64_t, int64_t> {
+    auto it = std::find(leading.begin(), leading.end(), v);
+    if (it != leading.end()) return {0, it - leading.begin()};
+    return {1, v->id()};
+  };
+  std::stable_sort(vals.begin(), vals.end(),
+                   [&](const Val* a, const Val* b) { return rank(a) < rank(b); });
+}
+
 // Builds one segment fusion. Statements are created in the complete fusion's
 // creation order where it matters for names (values), and on demand for
 // IterDomains and transforms, which are memoized in the CloneMap.
@@ -425,18 +437,6 @@ class Extractor {
     record(tv, copy);
   }
 
-  // Complete fusion inputs first (in their order), then the rest by creation.
-  void sortInterface(std::vector<Val*>& vals,
-                     const std::vector<Val*>& leading) const {
-    auto rank = [&](const Val* v) -> std::pair<int64_t, int64_t> {
-      auto it = std::find(leading.begin(), leading.end(), v);
-      if (it != leading.end()) return {0, it - leading.begin()};
-      return {1, v->id()};
-    };
-    std::stable_sort(vals.begin(), vals.end(),
-                     [&](const Val* a, const Val* b) { return rank(a) < rank(b); });
-  }
-
   void addInputs(const std::vector<Val*>& tensorInputs) {
     std::vector<Val*> inputs = tensorInputs;
     // Symbolic scalars that binding the tensor inputs leaves unbound.
@@ -458,21 +458,7 @@ class Extractor {
   }
 
   void addOutputs(const std::vector<Expr*>& exprs) {
-    std::vector<Val*> outputs;
-    for (const Expr* expr : exprs) {
-      for (Val* o : expr->outputs()) {
-        if (!o->isA<TensorView>()) continue;
-        bool boundary = complete_.isOutput(o);
-        if (!boundary && !index_.isReplicated(expr)) {
-          boundary = std::any_of(o->uses().begin(), o->uses().end(),
-                                 [&](const Expr* use) {
-                                   return !inGroup(use) && index_.isLive(use);
-                                 });
-        }
-        if (boundary) outputs.push_back(o);
-      }
-    }
-    sortInterface(outputs, complete_.outputVals());
+    const std::vector<Val*> outputs = segmentOutputs(index_, exprs, tables_.inGroup);
     std::vector<Val*> segmentInputs = out_.fusion->inputs();
     for (Val* o : outputs) {
       Val* alias = nullptr;
@@ -674,6 +660,29 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
   }
   out.append(text.substr(copied));
   return out;
+}
+
+std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index,
+                                 const std::vector<Expr*>& exprs,
+                                 const std::vector<uint8_t>& inGroup) {
+  const Fusion& complete = index.fusion();
+  std::vector<Val*> outputs;
+  for (const Expr* expr : exprs) {
+    for (Val* o : expr->outputs()) {
+      if (!o->isA<TensorView>()) continue;
+      bool boundary = complete.isOutput(o);
+      if (!boundary && !index.isReplicated(expr)) {
+        boundary = std::any_of(o->uses().begin(), o->uses().end(),
+                               [&](const Expr* use) {
+                                 return inGroup[static_cast<size_t>(use->id())] == 0 &&
+                                        index.isLive(use);
+                               });
+      }
+      if (boundary) outputs.push_back(o);
+    }
+  }
+  sortInterface(outputs, complete.outputVals());
+  return outputs;
 }
 
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,

@@ -111,6 +111,15 @@ struct SegmentExtraction {
   mutable bool completeNamesBuilt_ = false;
 };
 
+//! The tensors a segment of `exprs` writes, in its output order: those that
+//! are complete fusion outputs or read by a live expr outside the group (an
+//! expr other segments replicate writes only fusion outputs); fusion outputs
+//! first, in their order, then by creation. `inGroup` marks the group's exprs
+//! by expr id.
+std::vector<ir::Val*> segmentOutputs(const CompleteFusionIndex& index,
+                                     const std::vector<ir::Expr*>& exprs,
+                                     const std::vector<uint8_t>& inGroup);
+
 //! Extracts the group of `exprs` (tensor exprs of `index`, in topological
 //! order; scalar exprs they need are cloned along). Without `withCloneMap`
 //! the result's toSegment stays empty (the merger's trial extractions only

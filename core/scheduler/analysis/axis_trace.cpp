@@ -527,7 +527,7 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
     for (const auto& pieces : from.axes) {
       if (map.isReshape) {
         const auto& producerAxes = producer->logicalNoReductions();
-        const auto consumerAxes = ir::noReductions(consumer->logical());
+        const auto& consumerAxes = consumer->logicalNoReductions();
         next.axes.push_back(mapThroughReshape(
             pieces, towardProducer ? consumerAxes : producerAxes,
             towardProducer ? producerAxes : consumerAxes, evaluator_, expr,
