@@ -90,6 +90,9 @@ int compileCommand(const std::vector<std::string>& args) {
     std::cout << "kernel " << kernel.name << " (segment " << segment.segment << ", "
               << scheduler << "): grid " << dims(kernel.launch.grid) << " block "
               << dims(kernel.launch.block);
+    if (kernel.launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
+      std::cout << " cluster " << dims(kernel.launch.cluster);
+    }
     if (kernel.launch.dynamicSharedMemoryBytes > 0) {
       std::cout << " shared " << kernel.launch.dynamicSharedMemoryBytes << " bytes";
     }

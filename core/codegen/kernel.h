@@ -29,6 +29,10 @@ struct LaunchConfig {
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t dynamicSharedMemoryBytes = 0;
+  //! Blocks per thread-block cluster (sm_90+); {1, 1, 1}: no clusters. The
+  //! kernel declares it (__cluster_dims__), so a plain launch forms the
+  //! clusters; the grid is a multiple of it.
+  std::array<int64_t, 3> cluster{1, 1, 1};
 };
 
 struct KernelParameter {

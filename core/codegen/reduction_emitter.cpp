@@ -49,6 +49,10 @@ class ReductionEmitter {
              "code generation: grid_dim_y ", params.gridDimY,
              " and cross_grid_reduction ",
              params.crossGridReduction ? "true" : "false", " disagree");
+    FL_CHECK(!params.clusterReduction ||
+                 (!layout.inner && params.crossGridReduction),
+             "code generation: cluster_reduction combines the split of an "
+             "outer reduction only");
     for (const ReductionStep& step : b_.plan().steps) {
       FL_CHECK(step.phase == 0, "code generation: reduction ",
                step.expr->output(0)->name(),
@@ -78,6 +82,10 @@ class ReductionEmitter {
                           s_.threadsX * s_.unrollIteration);
     }
     s_.groups = std::max<int64_t>(s_.groups, 1);
+    FL_CHECK(!params.clusterReduction || s_.groups <= s_.gridX,
+             "code generation: cluster_reduction with ", s_.groups,
+             " column groups on ", s_.gridX,
+             " blocks along x; each block must have one group");
   }
 
   GeneratedKernel emit(std::string_view name) {
@@ -92,7 +100,11 @@ class ReductionEmitter {
                    " rows of " + std::to_string(layout.rowLength) +
                    " elements, in chunks of " + V + ".");
     int64_t workspace = 0;
-    if (s_.gridY > 1) workspace = declareWorkspace();
+    if (params_.clusterReduction) {
+      declareClusterBuffers();
+    } else if (s_.gridY > 1) {
+      workspace = declareWorkspace();
+    }
     const std::string groupLoop = "for (index_t group = blockIdx.x; group < " +
                                   literal(s_.groups) +
                                   "; group += gridDim.x) {";
@@ -107,6 +119,7 @@ class ReductionEmitter {
     launch.block = {s_.threadsX, s_.threadsY, 1};
     launch.grid = {s_.gridX, s_.gridY, 1};
     launch.dynamicSharedMemoryBytes = smem;
+    if (params_.clusterReduction) launch.cluster = {1, s_.gridY, 1};
     GeneratedKernel kernel =
         b_.finish(name, "reduction", launch, workspace, workspace > 0);
     // Its only counters are arrive_last's, which the last block resets.
@@ -155,6 +168,17 @@ class ReductionEmitter {
     b_.line(2, "__shared__ bool fl_last;");
     offset += s_.groups * 4;
     return (offset + 15) / 16 * 16;
+  }
+
+  // Cluster reductions: the partials of every block of the cluster, as rank
+  // 0 receives them ([rank][slot][column thread]; the other ranks' copies
+  // go unused), in static shared memory apart from fl_smem.
+  void declareClusterBuffers() {
+    const std::string values = std::to_string(s_.gridY * s_.slots * s_.threadsX);
+    for (const ReductionStep& step : b_.plan().steps) {
+      b_.line(2, "__shared__ " + b_.accumulatorType(step) + " " +
+                     partials(step) + "[" + values + "];");
+    }
   }
 
   std::string partials(const ReductionStep& step) const {
@@ -335,7 +359,9 @@ class ReductionEmitter {
                       ", " + G + ">(" + b_.accumulator(step) + ", " +
                       b_.combineFunctor(step) + ", " + smemOf(step) + ");");
     }
-    if (s_.gridY > 1) {
+    if (params_.clusterReduction) {
+      emitClusterCombine(in);
+    } else if (s_.gridY > 1) {
       const std::string GY = std::to_string(s_.gridY);
       b_.line(in, "if (threadIdx.y == 0) {");
       b_.line(in + 2, "#pragma unroll");
@@ -377,6 +403,52 @@ class ReductionEmitter {
     }
     emitResults(in, NS);
     emitRowStage(1, in, slot, NS);
+  }
+
+  // The blocks of a column group are one cluster (along y). Each block
+  // stores its partials into the shared memory of the cluster's rank 0
+  // (slot `rank`), the cluster barrier makes them visible there, and rank 0
+  // combines them in rank order and writes the results; the other blocks
+  // are done. One barrier, no loads from another block's memory. Each block
+  // has one column group (the params checks have the grid cover the
+  // columns), so rank 0's slots are written once per launch.
+  void emitClusterCombine(int in) {
+    const std::string GY = std::to_string(s_.gridY);
+    const std::string CX = std::to_string(s_.threadsX);
+    const std::string values = std::to_string(s_.slots * s_.threadsX);
+    const std::string NS = std::to_string(s_.slots);
+    b_.line(in, "const unsigned fl_rank = fl::red::cluster_rank();");
+    b_.line(in, "if (threadIdx.y == 0) {");
+    for (const ReductionStep& step : b_.plan().steps) {
+      const std::string type = b_.accumulatorType(step);
+      b_.line(in + 2, type + "* " + partials(step) + "_at0 = fl::red::cluster_map(" +
+                          partials(step) + " + fl_rank * " + values + ", 0u);");
+    }
+    b_.line(in + 2, "#pragma unroll");
+    b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
+    for (const ReductionStep& step : b_.plan().steps) {
+      b_.line(in + 4, partials(step) + "_at0[s * " + CX + " + threadIdx.x] = " +
+                          b_.accumulator(step) + "[s];");
+    }
+    b_.line(in + 2, "}");
+    b_.line(in, "}");
+    b_.line(in, "fl::red::cluster_sync();");
+    b_.line(in, "if (fl_rank != 0u) continue;");
+    b_.line(in, "// Rank 0: the partials of blocks 0, 1, ... of the column group, "
+                "in that order.");
+    for (const ReductionStep& step : b_.plan().steps) {
+      const std::string acc = b_.accumulator(step);
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
+      b_.line(in + 2, acc + "[s] = " + b_.identity(step) + ";");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int i = 0; i < " + GY + "; ++i) " + acc + "[s] = " +
+                          b_.combine(step, acc + "[s]",
+                                     partials(step) + "[i * " + values + " + s * " +
+                                         CX + " + threadIdx.x]") +
+                          ";");
+      b_.line(in, "}");
+    }
   }
 
   // One-pass Welford steps keep the values of a thread's chunk (unrolled

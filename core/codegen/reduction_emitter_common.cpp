@@ -645,8 +645,13 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
   const std::string global = "__global__ void ";
   const size_t at = signature.find(global);
   FL_ASSERT(at != std::string::npos, "unexpected kernel signature");
-  signature.insert(at + global.size(),
-                   "__launch_bounds__(" + std::to_string(threads) + ") ");
+  std::string attributes = "__launch_bounds__(" + std::to_string(threads) + ") ";
+  if (launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
+    attributes += "__cluster_dims__(" + std::to_string(launch.cluster[0]) + ", " +
+                  std::to_string(launch.cluster[1]) + ", " +
+                  std::to_string(launch.cluster[2]) + ") ";
+  }
+  signature.insert(at + global.size(), attributes);
   std::string source = kernelComment(name, scheduler, segment_, params_.toString());
   source += "// Specialized to these sizes: " + std::to_string(layout_.rows) +
             " rows of " + std::to_string(layout_.rowLength) +

@@ -203,6 +203,45 @@ __device__ __forceinline__ void grid_sync(unsigned* semaphore, unsigned count, u
   __syncthreads();
 }
 
+//! Thread-block clusters (sm_90 and later; the kernel is declared with
+//! __cluster_dims__). cluster_sync: every thread of every block of the
+//! cluster arrives, with release semantics for the shared memory it wrote,
+//! and waits for the others (acquire). cluster_map: the address of the same
+//! shared variable in the block of cluster rank `rank`, for ordinary loads
+//! and stores.
+__device__ __forceinline__ unsigned cluster_rank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+#else
+  __trap();
+  return 0u;
+#endif
+}
+
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ T* cluster_map(T* local, unsigned rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned long long remote;
+  asm("mapa.u64 %0, %1, %2;" : "=l"(remote)
+      : "l"(reinterpret_cast<unsigned long long>(local)), "r"(rank));
+  return reinterpret_cast<T*>(remote);
+#else
+  __trap();
+  return local;
+#endif
+}
+
 }  // namespace red
 }  // namespace fl
 )FLRED";

@@ -45,6 +45,14 @@ bool ParamsJsonReader::readBool(std::string_view field) {
   return value.asBool();
 }
 
+bool ParamsJsonReader::readOptionalBool(std::string_view field, bool absent) {
+  if (json_.get(field) == nullptr) {
+    known_.emplace_back(field);
+    return absent;
+  }
+  return readBool(field);
+}
+
 std::string ParamsJsonReader::readString(
     std::string_view field, const std::vector<std::string_view>& allowed) {
   const Json& value = require(field);

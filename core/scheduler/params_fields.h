@@ -25,6 +25,9 @@ class ParamsJsonReader {
 
   int64_t readInt(std::string_view field, int64_t minimum);
   bool readBool(std::string_view field);
+  //! A field added after its struct's schema version: absent reads as
+  //! `absent`, so params stored before it still load.
+  bool readOptionalBool(std::string_view field, bool absent);
   //! One of `allowed`.
   std::string readString(std::string_view field,
                          const std::vector<std::string_view>& allowed);

@@ -2,7 +2,7 @@
 // loads along the kept axis, several rows of them in flight per thread, the
 // rows split over enough blocks to fill the SMs, and partial results laid
 // out block-major so that the grid's writes and the last block's reads are
-// contiguous across a warp.
+// contiguous across a warp (sm_80), or combined in a cluster (sm_90).
 #include "core/codegen/codegen.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
@@ -20,15 +20,17 @@ const char* const kColSum =
     "    fd.add_output(T2)\n";
 
 TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
-  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16");
+  // On an A100 (108 SMs, no thread-block clusters): the split fills the SMs
+  // and the partials go through the workspace.
+  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16", nullptr, "a100");
   const GeneratedKernel& k = onlyKernel(compiled);
   // Columns on threadIdx.x (8 x 8 bf16), rows on threadIdx.y (16); 8
   // blocks of 128 threads per SM, in one wave.
   EXPECT_EQ(k.launch.block[0], 8);
   EXPECT_EQ(k.launch.block[1], 16);
   EXPECT_EQ(k.launch.grid[0], 64);
-  EXPECT_GE(k.launch.grid[0] * k.launch.grid[1], 7 * 132);
-  EXPECT_LE(k.launch.grid[0] * k.launch.grid[1], 8 * 132);
+  EXPECT_GE(k.launch.grid[0] * k.launch.grid[1], 7 * 108);
+  EXPECT_LE(k.launch.grid[0] * k.launch.grid[1], 8 * 108);
   // Four rows of 16-byte loads issued before any is summed.
   EXPECT_TRUE(contains(k.source, "fl::Array<fl::bfloat16, 8> T0_ld[4][1];")) << k.source;
   EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T0.data + (col[k]) + (j * 4096))"))
@@ -42,6 +44,20 @@ TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
   for (int arch : {80, 90}) {
     EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
   }
+}
+
+TEST(OuterReductionTest, ColumnSumOnHopperSplitsIntoClusters) {
+  // On an H100 the same loads, and 8 row splits per column group, each
+  // group's blocks one cluster (~4 blocks per SM): see
+  // ReductionEmitterTest.OuterSplitCombinesInAClusterOnHopper.
+  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_EQ(k.launch.block[0], 8);
+  EXPECT_EQ(k.launch.block[1], 16);
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{64, 8, 1}));
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
+  EXPECT_TRUE(contains(k.source, "fl::Array<fl::bfloat16, 8> T0_ld[4][1];")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
 }  // namespace

@@ -582,6 +582,47 @@ TEST_F(ReductionEmitterTest, GridReductionUsesWorkspaceAndLastBlock) {
   for (int arch : {80, 90}) EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
 }
 
+TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
+  // The suite's col_sum: on an H100 the 8 blocks splitting a column group
+  // are one thread-block cluster and read each other's partials from shared
+  // memory (no workspace, fence or semaphore); on an A100 the same fusion
+  // keeps the workspace and the last block's combine.
+  const std::string script =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+      "    fd.add_output(T2)\n";
+  const CompiledScript hopper = compileScript(script, "8192x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(hopper);
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{64, 8, 1}));
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
+  EXPECT_EQ(k.workspaceBytes, 0);
+  EXPECT_TRUE(contains(k.source, "__cluster_dims__(1, 8, 1) reduction_seg0(")) << k.source;
+  // Each block stores its 8 x 8 partials into rank 0's shared memory;
+  // after the barrier rank 0 adds them in rank order.
+  EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[512];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "float* acc_T2_part_at0 = fl::red::cluster_map(acc_T2_part + "
+                                 "fl_rank * 64, 0u);"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::red::cluster_sync();\n    if (fl_rank != 0u) continue;"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[s] = (acc_T2[s] + "
+                                 "acc_T2_part[i * 64 + s * 8 + threadIdx.x]);"))
+      << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+
+  const CompiledScript ampere = compileScript(script, "8192x4096:bf16", nullptr, "a100");
+  const GeneratedKernel& a = onlyKernel(ampere);
+  EXPECT_EQ(a.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_GT(a.workspaceBytes, 0);
+  EXPECT_TRUE(contains(a.source, "fl::red::arrive_last(")) << a.source;
+  EXPECT_FALSE(contains(a.source, "__cluster_dims__(1")) << a.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
+}
+
 TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
   // Long columns: the outer persistent heuristic splits them over blocks
   // that exchange partial sums at a grid barrier.

@@ -118,6 +118,7 @@ class GpuTest : public ::testing::Test {
           result.outputs[i], reference[i], fusion().outputs()[i].val->name());
       EXPECT_TRUE(check.passed) << check.message;
     }
+    lastOutputs_ = result.outputs;
     // Inputs written in place (aliases) must match the reference's too.
     for (size_t i = 0; i < inputs.size(); ++i) {
       const auto* a = std::get_if<Tensor>(&gpuInputs[i]);
@@ -142,6 +143,8 @@ class GpuTest : public ::testing::Test {
   const std::string& unavailableReason() const { return skipped_; }
 
   runtime::GpuExecutor& executor() { return *executor_; }
+  //! The GPU's outputs of the last runAndCheck (on the host).
+  const std::vector<Tensor>& lastOutputs() const { return lastOutputs_; }
 
   //! One memory-only kernel cache for the whole test program.
   static runtime::KernelCache& cache() {
@@ -194,6 +197,7 @@ class GpuTest : public ::testing::Test {
   const scheduler::HeuristicProvider* provider_ = nullptr;
   std::unique_ptr<runtime::GpuExecutor> executor_;
   std::string skipped_;
+  std::vector<Tensor> lastOutputs_;
   uint64_t seed_ = 1000;
 };
 

@@ -2,6 +2,9 @@
 // reference: inner and outer sums at odd sizes, Welford, softmax and layer
 // norm with rows short enough for registers and long enough to need shared
 // memory. Each skips, saying so, while the segment's emitter is unavailable.
+#include <cstring>
+
+#include "core/scheduler/heuristic_provider.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -59,6 +62,101 @@ fd.add_output(T2)
     runAndCheck({random(DataType::BFloat16, {8192, 4096})});
     FL_SKIP_IF_UNAVAILABLE();
   }
+}
+
+// Fixed params for every reduction segment, as the tuner or the database
+// would supply them.
+class FixedReductionParams : public scheduler::HeuristicProvider {
+ public:
+  explicit FixedReductionParams(scheduler::ReductionParams params) : params_(params) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion&, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo&) const override {
+    if (type != scheduler::SchedulerType::Reduction) return std::nullopt;
+    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "tuner", 0};
+  }
+
+ private:
+  scheduler::ReductionParams params_;
+};
+
+// sm_90+: the blocks splitting a column reduction combine their partials in
+// a thread-block cluster: each stores them into rank 0's shared memory and
+// rank 0 adds them in rank order. Against the reference, like the workspace
+// combine with the same split, and the same bits on every run. Covers a sum
+// (8192 rows, clusters of 8), Welford partials (a struct stored into another
+// block's shared memory) with columns that leave threads idle, and clusters
+// of 4 over 1000 columns (the last column group part empty).
+TEST_F(GpuReductionTest, ClusterCombineMatchesTheReferenceAndRepeats) {
+  struct Case {
+    std::string script;
+    DataType dtype;
+    std::vector<int64_t> sizes;
+    int64_t vectorize, gridDimX, gridDimY;
+  };
+  const std::string sum = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+fd.add_output(T2)
+)";
+  const std::string varMean = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)
+fd.add_output(T1)
+fd.add_output(T2)
+)";
+  for (const Case& c : {Case{sum, DataType::BFloat16, {8192, 4096}, 8, 64, 8},
+                        Case{varMean, DataType::Float, {3000, 771}, 1, 97, 8},
+                        Case{sum, DataType::BFloat16, {2048, 1000}, 8, 16, 4}}) {
+    SCOPED_TRACE(shape(c.sizes));
+    define(c.script);
+    const Tensor x = random(c.dtype, c.sizes);
+    for (const bool cluster : {false, true}) {
+      scheduler::ReductionParams p;
+      p.fastestDimReduction = false;
+      p.vectorizationFactor = c.vectorize;
+      p.blockDimY = 8;   // column threads
+      p.blockDimX = 16;  // row threads
+      p.unrollFactorReduction = 4;
+      p.gridDimX = c.gridDimX;
+      p.gridDimY = c.gridDimY;
+      p.crossBlockReduction = true;
+      p.crossGridReduction = true;
+      p.clusterReduction = cluster;
+      const FixedReductionParams fixed(p);
+      useProvider(&fixed);
+      SCOPED_TRACE(cluster ? "cluster" : "workspace");
+      std::vector<std::vector<Tensor>> runs;
+      for (int run = 0; run < 2; ++run) {
+        runAndCheck({x});
+        FL_SKIP_IF_UNAVAILABLE();
+        if (cluster && executor().deviceSpec().computeCapability() < 90) {
+          GTEST_SKIP() << "thread-block clusters need sm_90; this GPU is "
+                       << executor().deviceSpec().arch();
+        }
+        runs.push_back(lastOutputs());
+      }
+      ASSERT_NE(executor().lastReport(), nullptr);
+      int reductions = 0;
+      for (const report::SegmentReport& segment : executor().lastReport()->segments) {
+        if (segment.scheduler != "reduction") continue;
+        ++reductions;
+        EXPECT_EQ(segment.paramsSource, "tuner") << segment.paramsNote;
+        EXPECT_EQ(segment.params.get("cluster_reduction")->asBool(), cluster);
+      }
+      EXPECT_EQ(reductions, 1);
+      ASSERT_EQ(runs[0].size(), runs[1].size());
+      for (size_t i = 0; i < runs[0].size(); ++i) {
+        const Tensor& a = runs[0][i];
+        const Tensor& b = runs[1][i];
+        ASSERT_EQ(a.sizes(), b.sizes());
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * ir::sizeInBytes(a.dtype())), 0)
+            << "output " << i << " differs between two runs";
+      }
+    }
+  }
+  useProvider(nullptr);
 }
 
 TEST_F(GpuReductionTest, MaxOverMiddleAxis) {

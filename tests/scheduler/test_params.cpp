@@ -176,6 +176,24 @@ TEST(ParamsTest, ReductionJsonRoundTrip) {
             "registers");
   EXPECT_EQ(ReductionParams::fromJson(ReductionParams().toJson()),
             ReductionParams());
+  // cluster_reduction came after schema version 1: params stored without it
+  // (a database, a tuning log) still read, as false, with the same hash.
+  ReductionParams cluster;
+  cluster.fastestDimReduction = false;
+  cluster.gridDimY = 8;
+  cluster.crossGridReduction = true;
+  cluster.clusterReduction = true;
+  EXPECT_TRUE(cluster.toJson().get("cluster_reduction")->asBool());
+  EXPECT_EQ(ReductionParams::fromJson(cluster.toJson()), cluster);
+  const ReductionParams old =
+      ReductionParams::fromJson(withMember(params.toJson(), "cluster_reduction", ""));
+  EXPECT_EQ(old, params);
+  EXPECT_EQ(old.hash(), params.hash());
+  EXPECT_NE(cluster.hash(), [&] {
+    ReductionParams p = cluster;
+    p.clusterReduction = false;
+    return p.hash();
+  }());
 }
 
 TEST(ParamsTest, TransposeJsonRoundTrip) {

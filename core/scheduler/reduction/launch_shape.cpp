@@ -78,6 +78,29 @@ std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
                      " splits the reduction across blocks but "
                      "cross_grid_reduction is not set";
   }
+  if (params.clusterReduction) {
+    if (params.persistentKernel || params.fastestDimReduction) {
+      return std::string(
+          "cluster_reduction is set, but only outer reduction kernels "
+          "(not persistent, fastest_dim_reduction false) combine their "
+          "split in a cluster");
+    }
+    if (!params.crossGridReduction) {
+      return std::string(
+          "cluster_reduction is set, but the reduction is not split across "
+          "blocks (grid_dim_y 1)");
+    }
+    if (params.gridDimY > ReductionParams::kMaxClusterBlocks) {
+      return "cluster_reduction is set, but grid_dim_y " +
+             std::to_string(params.gridDimY) +
+             " exceeds the portable cluster size of " +
+             std::to_string(ReductionParams::kMaxClusterBlocks) + " blocks";
+    }
+    if (device.computeCapability() < 90) {
+      return "cluster_reduction is set, but " + device.name + " (" +
+             device.arch() + ") has no thread-block clusters (sm_90 and later)";
+    }
+  }
   if (params.registerCap < 0 ||
       params.registerCap > device.maxRegistersPerThread) {
     return "register_cap " + std::to_string(params.registerCap) +

@@ -23,6 +23,7 @@ std::string ReductionParams::toString() const {
   }
   out << "Reduction Domain:" << (crossBlockReduction ? " cross block" : "")
       << (crossGridReduction ? " cross grid" : "")
+      << (clusterReduction ? " (cluster)" : "")
       << " vectorize " << vectorizationFactor << " unroll "
       << unrollFactorReduction;
   if (persistentKernel) out << " persistent batch " << persistentBatchSize;
@@ -58,6 +59,7 @@ report::Json ReductionParams::toJson() const {
   json.set("grid_dim_y", gridDimY);
   json.set("cross_block_reduction", crossBlockReduction);
   json.set("cross_grid_reduction", crossGridReduction);
+  json.set("cluster_reduction", clusterReduction);
   json.set("register_cap", registerCap);
   json.set("use_int32_indexing", useInt32Indexing);
   return json;
@@ -85,6 +87,7 @@ ReductionParams ReductionParams::fromJson(const report::Json& json) {
   params.gridDimY = reader.readInt("grid_dim_y", 1);
   params.crossBlockReduction = reader.readBool("cross_block_reduction");
   params.crossGridReduction = reader.readBool("cross_grid_reduction");
+  params.clusterReduction = reader.readOptionalBool("cluster_reduction", false);
   params.registerCap = reader.readInt("register_cap", 0);
   params.useInt32Indexing = reader.readBool("use_int32_indexing");
   reader.finish();
@@ -92,7 +95,10 @@ ReductionParams ReductionParams::fromJson(const report::Json& json) {
 }
 
 uint64_t ReductionParams::hash() const {
-  return ParamsHasher("reduction")
+  ParamsHasher hasher("reduction");
+  // Added after schema version 1: params without it keep their hash.
+  if (clusterReduction) hasher.add(int64_t{0x636c7573});
+  return hasher
       .add(kSchemaVersion)
       .add(fastestDimReduction)
       .add(persistentKernel)

@@ -17,6 +17,7 @@ std::string_view toString(PersistentStorage storage);
 
 struct ReductionParams {
   static constexpr int kSchemaVersion = 1;
+  static constexpr int64_t kMaxClusterBlocks = 8;
 
   //! True when the reduced axes are the innermost (contiguous) ones.
   bool fastestDimReduction = true;
@@ -47,6 +48,12 @@ struct ReductionParams {
   //! The reduction spans several warps of a block / several blocks.
   bool crossBlockReduction = false;
   bool crossGridReduction = false;
+  //! sm_90 and later, outer reduction kernels: the grid_dim_y blocks that
+  //! split a reduction form one thread-block cluster and add their partials
+  //! from each other's shared memory (distributed shared memory), instead
+  //! of a global workspace, a fence and a semaphore. At most
+  //! kMaxClusterBlocks blocks (the portable cluster size).
+  bool clusterReduction = false;
   //! Registers per thread the kernel is compiled for (0: no cap).
   int64_t registerCap = 0;
   bool useInt32Indexing = true;

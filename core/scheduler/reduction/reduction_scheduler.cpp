@@ -32,6 +32,12 @@ constexpr int64_t kOuterBlockThreads = 128;
 // memory bandwidth (one block per SM with one load each reaches a third).
 constexpr int64_t kOuterLoadsInFlight = 4;
 constexpr int64_t kOuterBlocksPerSm = 8;
+// Outer reductions on sm_90+: the blocks per SM a split into thread-block
+// clusters (of kMinClusterSplit to 8 blocks per column group) keeps to (see
+// outerHeuristic).
+constexpr int64_t kMinClusterBlocksPerSm = 2;
+constexpr int64_t kMaxClusterBlocksPerSm = 4;
+constexpr int64_t kMinClusterSplit = 2;
 // Serial iterations per thread below which splitting the reduction across
 // blocks costs more (a second pass over partial results) than it gains.
 constexpr int64_t kMinSerialPerGridBlock = 16;
@@ -139,6 +145,29 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
     p.gridDimY = std::min<int64_t>({targetBlocks / p.gridDimX,
                                     serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
+    // sm_90+: split each column group over one thread-block cluster when
+    // that keeps the grid between kMinClusterBlocksPerSm and
+    // kMaxClusterBlocksPerSm blocks per SM with at least kMinClusterSplit
+    // blocks per cluster: the partials are combined in the cluster's
+    // shared memory, with no workspace, fence or semaphore. More blocks
+    // risk a second wave of clusters (each must fit in one GPC), fewer
+    // leave the SMs short of loads. H100, bf16 column sums (bench, clean
+    // L2), clusters against the workspace split this heuristic took before:
+    // [8192, 4096] 64 clusters of 8, 27.5 us against 30.3 (16 splits);
+    // [2048, 8192] 128 of 4, 16.4 against 19.8 (8 splits; 128 clusters of
+    // 8: 18.7); [4096, 16384] 256 of 2, 49.9 against 51.7 (4 splits; 256
+    // clusters of 4: 58.2); [16384, 1024] 16 of 8, 30.2 against 19.5 (64
+    // splits, kept).
+    if (p.crossGridReduction && device.computeCapability() >= 90) {
+      const int64_t split = std::min<int64_t>(
+          {p.gridDimY, ReductionParams::kMaxClusterBlocks,
+           kMaxClusterBlocksPerSm * device.smCount / p.gridDimX});
+      if (split >= kMinClusterSplit &&
+          p.gridDimX * split >= kMinClusterBlocksPerSm * device.smCount) {
+        p.gridDimY = split;
+        p.clusterReduction = true;
+      }
+    }
     serial = ceilDiv(serial, p.gridDimY);
   }
   // Each unrolled step is a separate row: independent loads in flight.
