@@ -1,7 +1,8 @@
 // Reduction-family knobs (reduction, inner_persistent, outer_persistent):
 // vectorization, threads along the reduction and the iteration axes, the
-// register cap, and for persistent kernels the storage of the resident rows
-// and projection. The persistent batch size is derived, not a knob of its
+// register cap, for persistent kernels the storage of the resident rows
+// and projection, and for outer reductions split across blocks on sm_90+
+// whether the split combines in a thread-block cluster. The persistent batch size is derived, not a knob of its
 // own: with the row's chunks spread over block_dim_x threads, the smallest
 // batch that covers the row is the only one that does not leave threads
 // idle, so enumerating threads enumerates batches.
@@ -28,6 +29,7 @@ enum Knobs : size_t {
   kUnrollReduction,
   kStorage,
   kProjection,
+  kCluster,
 };
 
 }  // namespace
@@ -45,6 +47,12 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   const scheduler::ReductionExtents extents = extentsResult.extents;
   const bool innermost = pattern.pattern->innermost;
   const bool persistent = type != SchedulerType::Reduction;
+  // An outer reduction split across blocks on sm_90+: the split combined
+  // through the workspace or in a thread-block cluster (at most 8 blocks:
+  // the default's split, capped there).
+  const bool clusterChoice = !persistent && !innermost && d.crossGridReduction &&
+                             info.device != nullptr &&
+                             info.device->computeCapability() >= 90;
 
   KnobGrid grid;
   std::vector<int64_t> threadsX, threadsY;
@@ -66,6 +74,8 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
                                         : std::vector<int64_t>{0}},
       {"project_persistent_buffers",
        persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
+      {"cluster_reduction",
+       clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
   };
   grid.defaultValues = {
       d.vectorizationFactor,
@@ -74,7 +84,8 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
       d.registerCap,
       d.unrollFactorReduction,
       d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
-      d.projectPersistentBuffers ? 1 : 0};
+      d.projectPersistentBuffers ? 1 : 0,
+      d.clusterReduction ? 1 : 0};
 
   grid.materialize = [d, type, extents, innermost](const std::vector<int64_t>& v) {
     ReductionParams p = d;
@@ -86,6 +97,12 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     p.persistentStorage =
         v[kStorage] != 0 ? PersistentStorage::SharedMemory : PersistentStorage::Registers;
     p.projectPersistentBuffers = v[kProjection] != 0;
+    if (v[kCluster] != d.clusterReduction) {
+      p.clusterReduction = v[kCluster] != 0;
+      if (p.clusterReduction) {
+        p.gridDimY = std::min(d.gridDimY, ReductionParams::kMaxClusterBlocks);
+      }
+    }
     const int64_t reduction = std::max<int64_t>(1, extents.reductionExtent);
     const int64_t iteration = std::max<int64_t>(1, extents.iterationExtent);
     p.crossBlockReduction = p.blockDimX > 1;
@@ -109,7 +126,9 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     if (knob == "persistent_storage") {
       return value != 0 ? "shared_memory" : "registers";
     }
-    if (knob == "project_persistent_buffers") return value != 0 ? "on" : "off";
+    if (knob == "project_persistent_buffers" || knob == "cluster_reduction") {
+      return value != 0 ? "on" : "off";
+    }
     return std::to_string(value);
   };
   return grid;

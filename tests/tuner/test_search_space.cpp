@@ -51,6 +51,45 @@ TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
   }
 }
 
+TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
+  // col_sum bf16 [8192, 4096] on the default device (an H100): the default
+  // combines 8 splits in clusters; the space also has the same split
+  // through the workspace. Every variant passes the checks, and a cluster
+  // never spans more than 8 blocks.
+  ASSERT_GE(scheduler::defaultDevice().computeCapability(), 90);
+  ExampleTarget e = exampleTarget("outer_reduction.py", "8192x4096:bf16");
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::Reduction);
+  const auto& d = std::get<scheduler::ReductionParams>(e.target->defaultParams);
+  EXPECT_TRUE(d.clusterReduction);
+  EXPECT_EQ(values(e.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  const auto& sched = scheduler::schedulerFor(e.target->scheduler);
+  int clustered = 0, workspace = 0;
+  for (const Variant& v : e.space.variants) {
+    const auto& p = std::get<scheduler::ReductionParams>(v.params);
+    EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info, v.params))
+        << v.label;
+    (p.clusterReduction ? clustered : workspace) += 1;
+    if (p.clusterReduction) EXPECT_LE(p.gridDimY, 8) << v.label;
+  }
+  EXPECT_GT(clustered, 0);
+  EXPECT_GT(workspace, 0);
+
+  // Split over 64 blocks through the workspace by default ([16384, 1024]):
+  // the cluster variants take 8 of them.
+  ExampleTarget narrow = exampleTarget("outer_reduction.py", "16384x1024:bf16");
+  const auto& n = std::get<scheduler::ReductionParams>(narrow.target->defaultParams);
+  EXPECT_FALSE(n.clusterReduction);
+  EXPECT_EQ(values(narrow.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  for (const Variant& v : narrow.space.variants) {
+    const auto& p = std::get<scheduler::ReductionParams>(v.params);
+    EXPECT_EQ(p.gridDimY, p.clusterReduction ? 8 : n.gridDimY) << v.label;
+  }
+
+  // Inner reductions have no such choice.
+  ExampleTarget inner = exampleTarget("sum_reduction.py", "2048x1023:f32");
+  EXPECT_EQ(values(inner.space, "cluster_reduction"), (std::set<int64_t>{0}));
+}
+
 TEST(SearchSpaceTest, PointwiseSpaceHasVectorizationUnrollBlockAndBreakPoint) {
   ExampleTarget e = exampleTarget("silu_mul.py", "256x11008:bf16,256x11008:bf16");
   ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::Pointwise);
