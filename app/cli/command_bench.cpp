@@ -181,6 +181,7 @@ int benchCommand(const std::vector<std::string>& args) {
     }
   }
   row("host: run() until the last launch is queued", result.hostMicroseconds);
+  row("host:   of which before the first launch call", result.hostPrepareMicroseconds);
   row("host: run() wall time (synchronized)", result.runWallMicroseconds);
   row("copy bandwidth: cudaMemcpy device-to-device", copy.microseconds);
   std::fprintf(text, "\n");
@@ -247,6 +248,7 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("bandwidth_ratio", ratio);
     root.set("host_us", summaryJson(result.hostMicroseconds));
     root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
+    root.set("host_prepare_us", summaryJson(result.hostPrepareMicroseconds));
     root.set("run_wall_us", summaryJson(result.runWallMicroseconds));
     root.set("first_run_ms", result.firstRunMilliseconds);
     root.set("compile_ms", result.firstRun.compileMilliseconds);

@@ -184,19 +184,24 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   }
 
   // Host path of a cached run: no flush, no events, back to back.
-  std::vector<double> host, wall;
+  std::vector<double> host, wall, prepare;
   for (int i = 0; i < options.samples; ++i) {
     Clock::time_point start;
+    Clock::time_point bound;
     Clock::time_point queued;
     GpuRunOptions timing;
+    timing.beforeLaunches = [&bound] { bound = Clock::now(); };
     timing.afterLaunch = [&queued](size_t, const std::string&) { queued = Clock::now(); };
     start = Clock::now();
     queued = start;
+    bound = start;
     executor.run(inputs, timing);
     wall.push_back(microsecondsSince(start));
     host.push_back(std::chrono::duration<double, std::micro>(queued - start).count());
+    prepare.push_back(std::chrono::duration<double, std::micro>(bound - start).count());
   }
   result.hostMicroseconds = summarizeSamples(host);
+  result.hostPrepareMicroseconds = summarizeSamples(prepare);
   result.runWallMicroseconds = summarizeSamples(wall);
   if (result.kernelLaunches > 0) {
     result.hostMicrosecondsPerLaunch =

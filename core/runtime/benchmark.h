@@ -68,6 +68,10 @@ struct FusionBenchmark {
   SampleSummary hostMicroseconds;
   double hostMicrosecondsPerLaunch = 0;
   SampleSummary runWallMicroseconds;
+  //! The part of hostMicroseconds before the first launch call (the replay
+  //! key, buffers and arguments bound): the rest is the launch calls, the
+  //! CUDA driver's share.
+  SampleSummary hostPrepareMicroseconds;
 };
 
 //! Runs `executor` on `inputs` (device tensors on the executor's GPU, as
