@@ -6,23 +6,15 @@
 #include "core/codegen/codegen.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/test_scripts.h"
 
 namespace fuserlab::codegen {
 namespace {
 
-const char* const kColSum =
-    "from nvfuser import FusionDefinition, DataType\n"
-    "def f(fd : FusionDefinition) -> None :\n"
-    "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-    "dtype=DataType.BFloat16, is_cpu=False)\n"
-    "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-    "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-    "    fd.add_output(T2)\n";
-
 TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
   // On an A100 (108 SMs, no thread-block clusters): the split fills the SMs
   // and the partials go through the workspace.
-  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16", nullptr, "a100");
+  const CompiledScript compiled = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
   const GeneratedKernel& k = onlyKernel(compiled);
   // Columns on threadIdx.x (8 x 8 bf16), rows on threadIdx.y (16); 8
   // blocks of 128 threads per SM, in one wave.
@@ -50,7 +42,7 @@ TEST(OuterReductionTest, ColumnSumOnHopperSplitsIntoClusters) {
   // On an H100 the same loads, and 8 row splits per column group, each
   // group's blocks one cluster (~4 blocks per SM): see
   // ReductionEmitterTest.OuterSplitCombinesInAClusterOnHopper.
-  const CompiledScript compiled = compileScript(kColSum, "8192x4096:bf16");
+  const CompiledScript compiled = compileScript(test_scripts::kColSum, "8192x4096:bf16");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_EQ(k.launch.block[0], 8);
   EXPECT_EQ(k.launch.block[1], 16);

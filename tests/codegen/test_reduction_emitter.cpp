@@ -24,6 +24,7 @@
 #include "core/scheduler/reduction/launch_shape.h"
 #include "core/scheduler/registry.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/test_scripts.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -587,15 +588,7 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   // are one thread-block cluster and read each other's partials from shared
   // memory (no workspace, fence or semaphore); on an A100 the same fusion
   // keeps the workspace and the last block's combine.
-  const std::string script =
-      "from nvfuser import FusionDefinition, DataType\n"
-      "def f(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.BFloat16, is_cpu=False)\n"
-      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-      "    fd.add_output(T2)\n";
-  const CompiledScript hopper = compileScript(script, "8192x4096:bf16");
+  const CompiledScript hopper = compileScript(test_scripts::kColSum, "8192x4096:bf16");
   const GeneratedKernel& k = onlyKernel(hopper);
   EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{64, 8, 1}));
   EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
@@ -614,7 +607,7 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
       << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 
-  const CompiledScript ampere = compileScript(script, "8192x4096:bf16", nullptr, "a100");
+  const CompiledScript ampere = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
   const GeneratedKernel& a = onlyKernel(ampere);
   EXPECT_EQ(a.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
   EXPECT_GT(a.workspaceBytes, 0);

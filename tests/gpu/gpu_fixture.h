@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/frontend/script.h"
@@ -22,6 +23,7 @@
 #include "core/runtime/random_fill.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "core/scheduler/heuristic_provider.h"
 
 namespace fuserlab::gpu_test {
 
@@ -36,6 +38,25 @@ inline std::string shape(const std::vector<int64_t>& sizes) {
   }
   return out + "]";
 }
+
+//! Fixed params for every segment of one scheduler, as the tuner or the
+//! database would supply them (the report's params_source is "tuner").
+template <class Params>
+class FixedParams : public scheduler::HeuristicProvider {
+ public:
+  FixedParams(scheduler::SchedulerType type, Params params)
+      : type_(type), params_(std::move(params)) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion&, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo&) const override {
+    if (type != type_) return std::nullopt;
+    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "tuner", 0};
+  }
+
+ private:
+  scheduler::SchedulerType type_;
+  Params params_;
+};
 
 class GpuTest : public ::testing::Test {
  protected:

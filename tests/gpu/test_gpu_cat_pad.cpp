@@ -45,22 +45,6 @@ fd.add_output(T18)
 )";
 }
 
-// Fixed params for every pointwise segment, as the tuner or the database
-// would supply them.
-class FixedPointwiseParams : public scheduler::HeuristicProvider {
- public:
-  explicit FixedPointwiseParams(scheduler::PointwiseParams params) : params_(params) {}
-  std::optional<scheduler::ProvidedParams> lookup(
-      const ir::Fusion&, scheduler::SchedulerType type,
-      const scheduler::SegmentRuntimeInfo&) const override {
-    if (type != scheduler::SchedulerType::Pointwise) return std::nullopt;
-    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "tuner", 0};
-  }
-
- private:
-  scheduler::PointwiseParams params_;
-};
-
 class GpuCatPadTest : public GpuTest {
  protected:
   void runRope(const std::vector<int64_t>& q, int64_t half) {
@@ -105,7 +89,7 @@ TEST_F(GpuCatPadTest, RopeOuterUnrolledRowsShareTheTableLoads) {
     p.blockDimY = s.blockDimY;
     p.unrollFactorOuter = s.unrollOuter;
     p.unrollFactorInner = s.unrollInner;
-    const FixedPointwiseParams fixed(p);
+    const FixedParams fixed(scheduler::SchedulerType::Pointwise, p);
     useProvider(&fixed);
     SCOPED_TRACE(p.toString());
     runRope({2, 3, 16, 128}, 64);

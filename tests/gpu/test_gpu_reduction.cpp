@@ -4,7 +4,6 @@
 // memory. Each skips, saying so, while the segment's emitter is unavailable.
 #include <cstring>
 
-#include "core/scheduler/heuristic_provider.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -64,22 +63,6 @@ fd.add_output(T2)
   }
 }
 
-// Fixed params for every reduction segment, as the tuner or the database
-// would supply them.
-class FixedReductionParams : public scheduler::HeuristicProvider {
- public:
-  explicit FixedReductionParams(scheduler::ReductionParams params) : params_(params) {}
-  std::optional<scheduler::ProvidedParams> lookup(
-      const ir::Fusion&, scheduler::SchedulerType type,
-      const scheduler::SegmentRuntimeInfo&) const override {
-    if (type != scheduler::SchedulerType::Reduction) return std::nullopt;
-    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "tuner", 0};
-  }
-
- private:
-  scheduler::ReductionParams params_;
-};
-
 // sm_90+: the blocks splitting a column reduction combine their partials in
 // a thread-block cluster: each stores them into rank 0's shared memory and
 // rank 0 adds them in rank order. Against the reference, like the workspace
@@ -124,7 +107,7 @@ fd.add_output(T2)
       p.crossBlockReduction = true;
       p.crossGridReduction = true;
       p.clusterReduction = cluster;
-      const FixedReductionParams fixed(p);
+      const FixedParams fixed(scheduler::SchedulerType::Reduction, p);
       useProvider(&fixed);
       SCOPED_TRACE(cluster ? "cluster" : "workspace");
       std::vector<std::vector<Tensor>> runs;

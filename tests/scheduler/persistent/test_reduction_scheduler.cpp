@@ -4,12 +4,15 @@
 
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "tests/scheduler/persistent/bound_segment.h"
+#include "tests/test_scripts.h"
 
 namespace fuserlab::scheduler {
 namespace {
 
 using persistent_test::BoundSegment;
 using persistent_test::h100;
+
+using test_scripts::kColSum;
 
 class ReductionSchedulerTest : public ::testing::Test {
  protected:
@@ -83,17 +86,9 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumFillsEightBlocksPerSmInOneWave) {
   // thread unrolls 4 rows of 16-byte loads. (It was 32 x 8 threads at 4
   // blocks per SM: 33.7 us against 30.5, H100.) On an A100 (108 SMs, no
   // thread-block clusters).
-  const std::string script =
-      "from nvfuser import FusionDefinition, DataType\n"
-      "def f(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.BFloat16, is_cpu=False)\n"
-      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-      "    fd.add_output(T2)\n";
   const std::optional<DeviceSpec> a100 = findBuiltinDevice("a100");
   ASSERT_TRUE(a100.has_value());
-  BoundSegment colSum(script, {{8192, 4096}}, *a100);
+  BoundSegment colSum(kColSum, {{8192, 4096}}, *a100);
   const ReductionParams p = accepted(colSum);
   EXPECT_FALSE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 8);
@@ -110,15 +105,7 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumCombinesInAClusterOnHopper) {
   // The same col_sum on an H100: 8 row splits per column group, one
   // thread-block cluster each (512 blocks, ~4 per SM), combined in the
   // cluster's shared memory instead of 16 splits through a workspace.
-  const std::string head =
-      "from nvfuser import FusionDefinition, DataType\n"
-      "def f(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.BFloat16, is_cpu=False)\n"
-      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-      "    fd.add_output(T2)\n";
-  BoundSegment colSum(head, {{8192, 4096}}, h100());
+  BoundSegment colSum(kColSum, {{8192, 4096}}, h100());
   const ReductionParams p = accepted(colSum);
   EXPECT_EQ(p.gridDimX, 64);
   EXPECT_EQ(p.gridDimY, 8);
@@ -128,19 +115,19 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumCombinesInAClusterOnHopper) {
   // Wider: as many splits as keep the grid within 4 blocks per SM (one
   // wave of clusters): 128 column groups in clusters of 4, 256 in clusters
   // of 2.
-  BoundSegment wide(head, {{2048, 8192}}, h100());
+  BoundSegment wide(kColSum, {{2048, 8192}}, h100());
   const ReductionParams w = accepted(wide);
   EXPECT_EQ(w.gridDimX, 128);
   EXPECT_EQ(w.gridDimY, 4);
   EXPECT_TRUE(w.clusterReduction);
-  BoundSegment wider(head, {{4096, 16384}}, h100());
+  BoundSegment wider(kColSum, {{4096, 16384}}, h100());
   const ReductionParams v = accepted(wider);
   EXPECT_EQ(v.gridDimX, 256);
   EXPECT_EQ(v.gridDimY, 2);
   EXPECT_TRUE(v.clusterReduction);
   // 1024 columns: 16 column groups x 8 splits would leave most SMs with
   // less than two blocks; the workspace's wider split stays.
-  BoundSegment narrow(head, {{16384, 1024}}, h100());
+  BoundSegment narrow(kColSum, {{16384, 1024}}, h100());
   const ReductionParams q = accepted(narrow);
   EXPECT_EQ(q.gridDimX, 16);
   EXPECT_GT(q.gridDimY, 8);
@@ -148,15 +135,7 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumCombinesInAClusterOnHopper) {
 }
 
 TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
-  const std::string script =
-      "from nvfuser import FusionDefinition, DataType\n"
-      "def f(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.BFloat16, is_cpu=False)\n"
-      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-      "    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-      "    fd.add_output(T2)\n";
-  BoundSegment colSum(script, {{8192, 4096}}, h100());
+  BoundSegment colSum(kColSum, {{8192, 4096}}, h100());
   const ReductionParams good = accepted(colSum);
   ASSERT_TRUE(good.clusterReduction);
   const ir::Fusion& f = colSum.fusion();
@@ -175,7 +154,7 @@ TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
 
   const std::optional<DeviceSpec> a100 = findBuiltinDevice("a100");
   ASSERT_TRUE(a100.has_value());
-  BoundSegment onA100(script, {{8192, 4096}}, *a100);
+  BoundSegment onA100(kColSum, {{8192, 4096}}, *a100);
   EXPECT_EQ(scheduler_.rejectParams(onA100.fusion(), onA100.info(), good),
             "cluster_reduction is set, but NVIDIA A100 SXM4 80GB (sm_80) has no "
             "thread-block clusters (sm_90 and later)");
