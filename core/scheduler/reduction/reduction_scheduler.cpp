@@ -1,6 +1,7 @@
 #include "core/scheduler/reduction/reduction_scheduler.h"
 
 #include <algorithm>
+#include <string>
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/persistent_buffers.h"
@@ -126,7 +127,59 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
   return p;
 }
 
-ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
+// sm_90+: split each column group over one thread-block cluster when that
+// keeps the grid between kMinClusterBlocksPerSm and kMaxClusterBlocksPerSm
+// blocks per SM with at least kMinClusterSplit blocks per cluster: the
+// partials are combined in the cluster's shared memory, with no workspace,
+// fence or semaphore. More blocks risk a second wave of clusters (each must
+// fit in one GPC), fewer leave the SMs short of loads. H100, bf16 column
+// sums (bench, clean L2), clusters against the workspace split this
+// heuristic took before: [8192, 4096] 64 clusters of 8, 27.5 us against
+// 30.3 (16 splits); [2048, 8192] 128 of 4, 16.4 against 19.8 (8 splits; 128
+// clusters of 8: 18.7); [4096, 16384] 256 of 2, 49.9 against 51.7 (4
+// splits; 256 clusters of 4: 58.2); [16384, 1024] 16 of 8, 30.2 against
+// 19.5 (64 splits, kept).
+struct ClusterSplit {
+  bool take = false;
+  int64_t split = 1;
+  std::string why;  //!< for the report's properties
+};
+
+ClusterSplit clusterSplit(int64_t columnGroups, int64_t workspaceSplit,
+                          const DeviceSpec& device) {
+  ClusterSplit c;
+  if (device.computeCapability() < 90) {
+    c.why = device.arch() + " has no thread-block clusters: " +
+            std::to_string(workspaceSplit) + " splits through the workspace";
+    return c;
+  }
+  c.split = std::min<int64_t>({workspaceSplit, ReductionParams::kMaxClusterBlocks,
+                               kMaxClusterBlocksPerSm * device.smCount / columnGroups});
+  const int64_t blocks = columnGroups * c.split;
+  const std::string shape = std::to_string(columnGroups) + " column groups x " +
+                            std::to_string(c.split) + " = " + std::to_string(blocks) +
+                            " blocks";
+  if (c.split < kMinClusterSplit) {
+    c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", at most " +
+            std::to_string(kMaxClusterBlocksPerSm) + " per SM) split too little: " +
+            std::to_string(workspaceSplit) + " splits through the workspace";
+  } else if (blocks < kMinClusterBlocksPerSm * device.smCount) {
+    c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ") leave under " +
+            std::to_string(kMinClusterBlocksPerSm) + " blocks per SM: " +
+            std::to_string(workspaceSplit) + " splits through the workspace";
+  } else {
+    c.take = true;
+    c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", " +
+            std::to_string(kMinClusterBlocksPerSm) + " to " +
+            std::to_string(kMaxClusterBlocksPerSm) +
+            " per SM) combine in shared memory instead of " +
+            std::to_string(workspaceSplit) + " splits through the workspace";
+  }
+  return c;
+}
+
+ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
+                               std::string* clusterWhy = nullptr) {
   ReductionParams p;
   p.fastestDimReduction = false;
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
@@ -145,28 +198,15 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device) {
     p.gridDimY = std::min<int64_t>({targetBlocks / p.gridDimX,
                                     serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
-    // sm_90+: split each column group over one thread-block cluster when
-    // that keeps the grid between kMinClusterBlocksPerSm and
-    // kMaxClusterBlocksPerSm blocks per SM with at least kMinClusterSplit
-    // blocks per cluster: the partials are combined in the cluster's
-    // shared memory, with no workspace, fence or semaphore. More blocks
-    // risk a second wave of clusters (each must fit in one GPC), fewer
-    // leave the SMs short of loads. H100, bf16 column sums (bench, clean
-    // L2), clusters against the workspace split this heuristic took before:
-    // [8192, 4096] 64 clusters of 8, 27.5 us against 30.3 (16 splits);
-    // [2048, 8192] 128 of 4, 16.4 against 19.8 (8 splits; 128 clusters of
-    // 8: 18.7); [4096, 16384] 256 of 2, 49.9 against 51.7 (4 splits; 256
-    // clusters of 4: 58.2); [16384, 1024] 16 of 8, 30.2 against 19.5 (64
-    // splits, kept).
-    if (p.crossGridReduction && device.computeCapability() >= 90) {
-      const int64_t split = std::min<int64_t>(
-          {p.gridDimY, ReductionParams::kMaxClusterBlocks,
-           kMaxClusterBlocksPerSm * device.smCount / p.gridDimX});
-      if (split >= kMinClusterSplit &&
-          p.gridDimX * split >= kMinClusterBlocksPerSm * device.smCount) {
-        p.gridDimY = split;
+    if (p.crossGridReduction) {
+      const ClusterSplit cluster = clusterSplit(p.gridDimX, p.gridDimY, device);
+      if (cluster.take) {
+        p.gridDimY = cluster.split;
         p.clusterReduction = true;
       }
+      if (clusterWhy != nullptr) *clusterWhy = cluster.why;
+    } else if (clusterWhy != nullptr) {
+      *clusterWhy = "the reduction is not split across blocks";
     }
     serial = ceilDiv(serial, p.gridDimY);
   }
@@ -291,6 +331,12 @@ report::Json ReductionScheduler::properties(
            static_cast<int64_t>(pattern.pattern->reductions.size()));
   json.set("max_allowed_vectorize_factor", vectorize.factor);
   json.set("vectorize_limited_by", vectorize.limitedBy);
+  if (!pattern.pattern->innermost && info.device != nullptr) {
+    // Why the heuristic's split of the rows is (not) a cluster's.
+    std::string why;
+    (void)outerHeuristic(analyze(segment, info), *info.device, &why);
+    json.set("cluster_reduction_choice", why);
+  }
   return json;
 }
 

@@ -134,6 +134,33 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumCombinesInAClusterOnHopper) {
   EXPECT_FALSE(q.clusterReduction);
 }
 
+TEST_F(ReductionSchedulerTest, PropertiesSayWhyTheSplitIsOrIsNotACluster) {
+  // The report's properties carry the heuristic's reason, for inspect and
+  // the workbench.
+  auto choice = [&](const BoundSegment& b) {
+    const report::Json json = scheduler_.properties(b.fusion(), b.info());
+    const report::Json* why = json.get("cluster_reduction_choice");
+    return why == nullptr ? std::string("(none)") : why->asString();
+  };
+  EXPECT_EQ(choice(BoundSegment(kColSum, {{8192, 4096}}, h100())),
+            "clusters of 8 (64 column groups x 8 = 512 blocks, 2 to 4 per SM) "
+            "combine in shared memory instead of 16 splits through the workspace");
+  EXPECT_EQ(choice(BoundSegment(kColSum, {{16384, 1024}}, h100())),
+            "clusters of 8 (16 column groups x 8 = 128 blocks) leave under 2 "
+            "blocks per SM: 64 splits through the workspace");
+  EXPECT_EQ(choice(BoundSegment(kColSum, {{4096, 32768}}, h100())),
+            "clusters of 1 (512 column groups x 1 = 512 blocks, at most 4 per "
+            "SM) split too little: 2 splits through the workspace");
+  const std::optional<DeviceSpec> a100 = findBuiltinDevice("a100");
+  ASSERT_TRUE(a100.has_value());
+  EXPECT_EQ(choice(BoundSegment(kColSum, {{8192, 4096}}, *a100)),
+            "sm_80 has no thread-block clusters: 13 splits through the workspace");
+  // Inner reductions: no such choice.
+  auto inner =
+      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  EXPECT_EQ(choice(*inner), "(none)");
+}
+
 TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
   BoundSegment colSum(kColSum, {{8192, 4096}}, h100());
   const ReductionParams good = accepted(colSum);
