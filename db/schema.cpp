@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/ir/error.h"
+#include "db/statement.h"
 #include "db/transaction.h"
 
 namespace fuserlab::db {
@@ -100,10 +101,25 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
   connection.exec("PRAGMA foreign_keys = ON");
 
   // Read the stamp before writing anything: a foreign file stays untouched.
-  const int64_t applicationId = connection.queryInt("PRAGMA application_id");
-  int version = schemaVersion(connection);
-  const int64_t tables =
-      connection.queryInt("SELECT count(*) FROM sqlite_schema");
+  // One statement, so one snapshot: another process creating the file
+  // commits its tables, application_id and user_version together, and
+  // separate reads could see its tables without its stamp (two tuning runs
+  // starting on a new file at once; ReliabilityTest).
+  Statement read(connection,
+                 "SELECT (SELECT application_id FROM pragma_application_id), "
+                 "(SELECT user_version FROM pragma_user_version), "
+                 "(SELECT count(*) FROM sqlite_schema)");
+  int64_t applicationId = 0;
+  int version = 0;
+  int64_t tables = 0;
+  {
+    const Statement::Scope scope = read.begin();
+    FL_CHECK(read.step(), "'", path, "': reading its application_id and schema version "
+             "returned no row");
+    applicationId = read.columnInt(0);
+    version = static_cast<int>(read.columnInt(1));
+    tables = read.columnInt(2);
+  }
   const bool fresh = applicationId == 0 && version == 0 && tables == 0;
   if (!fresh && applicationId != kApplicationId) {
     FL_USER_ERROR("'", path, "' is not a FuserLab heuristics database: its "
