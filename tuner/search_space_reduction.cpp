@@ -1,8 +1,8 @@
 // Reduction-family knobs (reduction, inner_persistent, outer_persistent):
 // vectorization, threads along the reduction and the iteration axes, the
 // register cap, for persistent kernels the storage of the resident rows
-// and projection, and for outer reductions split across blocks on sm_90+
-// whether the split combines in a thread-block cluster. The persistent batch size is derived, not a knob of its
+// and projection, and for outer reductions split across blocks the number
+// of blocks and (sm_90+) whether they combine in a thread-block cluster. The persistent batch size is derived, not a knob of its
 // own: with the row's chunks spread over block_dim_x threads, the smallest
 // batch that covers the row is the only one that does not leave threads
 // idle, so enumerating threads enumerates batches.
@@ -30,6 +30,7 @@ enum Knobs : size_t {
   kStorage,
   kProjection,
   kCluster,
+  kSplit,
 };
 
 }  // namespace
@@ -47,12 +48,20 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   const scheduler::ReductionExtents extents = extentsResult.extents;
   const bool innermost = pattern.pattern->innermost;
   const bool persistent = type != SchedulerType::Reduction;
-  // An outer reduction split across blocks on sm_90+: the split combined
-  // through the workspace or in a thread-block cluster (at most 8 blocks:
-  // the default's split, capped there).
-  const bool clusterChoice = !persistent && !innermost && d.crossGridReduction &&
-                             info.device != nullptr &&
+  // An outer reduction split across blocks: how many blocks split it (the
+  // default's split and powers of two up to 64), and on sm_90+ whether they
+  // combine through the workspace or in a thread-block cluster (splits of
+  // at most 8; the checks refuse the others).
+  const bool splitChoice = !persistent && !innermost && d.crossGridReduction;
+  const bool clusterChoice = splitChoice && info.device != nullptr &&
                              info.device->computeCapability() >= 90;
+  std::vector<int64_t> splits = {d.gridDimY};
+  if (splitChoice) {
+    for (int64_t split = 1; split <= 64; split *= 2) {
+      if (split != d.gridDimY) splits.push_back(split);
+    }
+    std::sort(splits.begin(), splits.end());
+  }
 
   KnobGrid grid;
   std::vector<int64_t> threadsX, threadsY;
@@ -76,6 +85,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
        persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"cluster_reduction",
        clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
+      {"grid_dim_y", splits},
   };
   grid.defaultValues = {
       d.vectorizationFactor,
@@ -85,7 +95,8 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
       d.unrollFactorReduction,
       d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
       d.projectPersistentBuffers ? 1 : 0,
-      d.clusterReduction ? 1 : 0};
+      d.clusterReduction ? 1 : 0,
+      d.gridDimY};
 
   grid.materialize = [d, type, extents, innermost](const std::vector<int64_t>& v) {
     ReductionParams p = d;
@@ -97,12 +108,9 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     p.persistentStorage =
         v[kStorage] != 0 ? PersistentStorage::SharedMemory : PersistentStorage::Registers;
     p.projectPersistentBuffers = v[kProjection] != 0;
-    if (v[kCluster] != d.clusterReduction) {
-      p.clusterReduction = v[kCluster] != 0;
-      if (p.clusterReduction) {
-        p.gridDimY = std::min(d.gridDimY, ReductionParams::kMaxClusterBlocks);
-      }
-    }
+    p.clusterReduction = v[kCluster] != 0;
+    p.gridDimY = v[kSplit];
+    p.crossGridReduction = p.gridDimY > 1;
     const int64_t reduction = std::max<int64_t>(1, extents.reductionExtent);
     const int64_t iteration = std::max<int64_t>(1, extents.iterationExtent);
     p.crossBlockReduction = p.blockDimX > 1;

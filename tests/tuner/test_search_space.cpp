@@ -53,41 +53,44 @@ TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
 
 TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
   // col_sum bf16 [8192, 4096] on the default device (an H100): the default
-  // combines 8 splits in clusters; the space also has the same split
-  // through the workspace. Every variant passes the checks, and a cluster
-  // never spans more than 8 blocks.
+  // combines 8 splits in clusters. The space splits the rows over 1 to 64
+  // blocks, each through the workspace or (up to 8) in a cluster. Every
+  // variant passes the checks; no cluster spans more than 8 blocks.
   ASSERT_GE(scheduler::defaultDevice().computeCapability(), 90);
   ExampleTarget e = exampleTarget("outer_reduction.py", "8192x4096:bf16");
   ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::Reduction);
   const auto& d = std::get<scheduler::ReductionParams>(e.target->defaultParams);
   EXPECT_TRUE(d.clusterReduction);
   EXPECT_EQ(values(e.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(values(e.space, "grid_dim_y"), (std::set<int64_t>{1, 2, 4, 8, 16, 32, 64}));
   const auto& sched = scheduler::schedulerFor(e.target->scheduler);
-  int clustered = 0, workspace = 0;
+  std::set<int64_t> clusterSplits, workspaceSplits;
   for (const Variant& v : e.space.variants) {
     const auto& p = std::get<scheduler::ReductionParams>(v.params);
     EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info, v.params))
         << v.label;
-    (p.clusterReduction ? clustered : workspace) += 1;
-    if (p.clusterReduction) EXPECT_LE(p.gridDimY, 8) << v.label;
+    EXPECT_EQ(p.crossGridReduction, p.gridDimY > 1) << v.label;
+    (p.clusterReduction ? clusterSplits : workspaceSplits).insert(p.gridDimY);
   }
-  EXPECT_GT(clustered, 0);
-  EXPECT_GT(workspace, 0);
+  EXPECT_EQ(clusterSplits, (std::set<int64_t>{2, 4, 8}));
+  EXPECT_EQ(workspaceSplits, (std::set<int64_t>{1, 2, 4, 8, 16, 32, 64}));
 
   // Split over 64 blocks through the workspace by default ([16384, 1024]):
-  // the cluster variants take 8 of them.
+  // its own split is among the values, and the clusters take 2 to 8.
   ExampleTarget narrow = exampleTarget("outer_reduction.py", "16384x1024:bf16");
   const auto& n = std::get<scheduler::ReductionParams>(narrow.target->defaultParams);
   EXPECT_FALSE(n.clusterReduction);
   EXPECT_EQ(values(narrow.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(values(narrow.space, "grid_dim_y").count(n.gridDimY), 1u);
   for (const Variant& v : narrow.space.variants) {
     const auto& p = std::get<scheduler::ReductionParams>(v.params);
-    EXPECT_EQ(p.gridDimY, p.clusterReduction ? 8 : n.gridDimY) << v.label;
+    if (p.clusterReduction) EXPECT_LE(p.gridDimY, 8) << v.label;
   }
 
   // Inner reductions have no such choice.
   ExampleTarget inner = exampleTarget("sum_reduction.py", "2048x1023:f32");
   EXPECT_EQ(values(inner.space, "cluster_reduction"), (std::set<int64_t>{0}));
+  EXPECT_EQ(values(inner.space, "grid_dim_y").size(), 1u);
 }
 
 TEST(SearchSpaceTest, PointwiseSpaceHasVectorizationUnrollBlockAndBreakPoint) {
