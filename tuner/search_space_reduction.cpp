@@ -2,10 +2,11 @@
 // vectorization, threads along the reduction and the iteration axes, the
 // register cap, for persistent kernels the storage of the resident rows
 // and projection, and for outer reductions split across blocks the number
-// of blocks and (sm_90+) whether they combine in a thread-block cluster. The persistent batch size is derived, not a knob of its
-// own: with the row's chunks spread over block_dim_x threads, the smallest
-// batch that covers the row is the only one that does not leave threads
-// idle, so enumerating threads enumerates batches.
+// of blocks and (sm_90+) whether they combine in a thread-block cluster.
+// The persistent batch size is derived, not a knob of its own: with the
+// row's chunks spread over block_dim_x threads, the smallest batch that
+// covers the row is the only one that does not leave threads idle, so
+// enumerating threads enumerates batches.
 #include <algorithm>
 
 #include "core/ir/error.h"

@@ -47,10 +47,6 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
             context(), ": the grid is outside CUDA's limits");
   FL_ASSERT(b[0] >= 1 && b[1] >= 1 && b[2] >= 1 && b[0] * b[1] * b[2] <= 1024,
             context(), ": the block is outside CUDA's limits");
-  const auto& c = config.cluster;
-  FL_ASSERT(c[0] >= 1 && c[1] >= 1 && c[2] >= 1 && g[0] % c[0] == 0 &&
-                g[1] % c[1] == 0 && g[2] % c[2] == 0,
-            context(), ": the grid is not a multiple of the cluster ", dims(c));
   const dim3 grid(static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
                   static_cast<unsigned>(g[2]));
   const dim3 block(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
