@@ -117,7 +117,8 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     p.crossBlockReduction = p.blockDimX > 1;
     if (type == SchedulerType::InnerPersistent) {
       // Each row in one block: its chunks over block_dim_x threads.
-      const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
+      const int64_t chunks = scheduler::rowChunks(
+          reduction, p.vectorizationFactor, scheduler::shiftsRows(p));
       p.persistentBatchSize = ceilDiv(chunks, p.blockDimX);
       p.gridDimX = ceilDiv(iteration, p.blockDimY);
     } else if (type == SchedulerType::OuterPersistent) {

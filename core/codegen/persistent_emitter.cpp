@@ -79,11 +79,15 @@ class PersistentEmitter {
                " elements outside its aligned chunks, one per thread, but "
                "block_dim_x is ",
                threadsX_);
-      FL_CHECK(threadsX_ * batch_ * vectorize_ >= layout.rowLength,
+      // Shifted rows: the whole aligned chunks (the head and tail elements
+      // take a thread each).
+      FL_CHECK(threadsX_ * batch_ >=
+                   scheduler::rowChunks(layout.rowLength, vectorize_, shifted_),
                "code generation: block_dim_x * persistent_batch_size * "
                "vectorization_factor = ",
-               threadsX_ * batch_ * vectorize_,
-               " does not cover a row of ", layout.rowLength, " elements");
+               threadsX_ * batch_ * vectorize_, " does not cover ",
+               shifted_ ? "the whole aligned chunks of " : "", "a row of ",
+               layout.rowLength, " elements");
       groups_ = ceilDiv(layout.rows, threadsY_);
       slots_ = 1;
     } else {

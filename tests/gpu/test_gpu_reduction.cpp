@@ -318,6 +318,29 @@ TEST_F(GpuReductionTest, ShiftedRowsOddLengths) {
   }
 }
 
+// Kept (unprojected) buffers take 16-byte chunks in shifted rows, and the
+// block holds only the whole aligned chunks (at most cols / 8): row lengths
+// with each remainder mod 8, so each row's head (0 to 7 elements) and the
+// head-and-tail pass (up to 14) vary; inputs 4 elements past an aligned
+// address fall back to chunks of 4, 8 elements past keep chunks of 8.
+TEST_F(GpuReductionTest, ShiftedRowsIn16ByteChunks) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}, {33, 4097},
+                            {50, 1028}, {96, 2053}, {70, 1030}, {17, 2055}, {40, 3073}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    for (int64_t offset : {0, 4, 8}) {
+      SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
+      define(softmax(rows, cols));
+      runAndCheck({randomAtOffset(DataType::BFloat16, {rows, cols}, offset)});
+      FL_SKIP_IF_UNAVAILABLE();
+      ASSERT_NE(executor().lastReport(), nullptr);
+      const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+      ASSERT_EQ(segment.scheduler, "inner_persistent");
+      EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), offset == 4 ? 4 : 8);
+      EXPECT_FALSE(segment.params.get("project_persistent_buffers")->asBool());
+    }
+  }
+}
+
 TEST_F(GpuReductionTest, OuterNormalization) {
   // Batch-norm-like statistics over axis 0.
   define(R"(

@@ -84,7 +84,9 @@ TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
   EXPECT_EQ(values(narrow.space, "grid_dim_y").count(n.gridDimY), 1u);
   for (const Variant& v : narrow.space.variants) {
     const auto& p = std::get<scheduler::ReductionParams>(v.params);
-    if (p.clusterReduction) EXPECT_LE(p.gridDimY, 8) << v.label;
+    if (p.clusterReduction) {
+      EXPECT_LE(p.gridDimY, 8) << v.label;
+    }
   }
 
   // Inner reductions have no such choice.
@@ -100,6 +102,26 @@ TEST(SearchSpaceTest, PointwiseSpaceHasVectorizationUnrollBlockAndBreakPoint) {
   EXPECT_EQ(values(e.space, "unroll_factor_inner"), (std::set<int64_t>{1, 2, 4}));
   EXPECT_EQ(values(e.space, "break_point"), (std::set<int64_t>{0, 1}));
   EXPECT_EQ(values(e.space, "block_dim_y"), (std::set<int64_t>{1, 2, 4}));
+}
+
+TEST(SearchSpaceTest, ShiftedRowsTryEveryChunkWidthOverTheWholeChunks) {
+  // The suite's masked softmax at 8192x2050 (8 does not divide 2050, the
+  // rows are shifted): 16-byte chunks are in the space, and a variant's
+  // batch covers the whole aligned chunks only (the head and tail go one
+  // element per thread): 64 threads take 4 chunks of 8 or 8 of 4, not 5
+  // and 9.
+  ExampleTarget e = exampleTarget("../../tests/perf/suite/masked_softmax_8192x2050.py",
+                                  "8192x2050:bf16,8192x2050:bool");
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::InnerPersistent);
+  EXPECT_EQ(values(e.space, "vectorization_factor"), (std::set<int64_t>{1, 2, 4, 8}));
+  std::set<int64_t> widthsAt64;
+  for (const Variant& v : e.space.variants) {
+    const auto& p = std::get<scheduler::ReductionParams>(v.params);
+    if (p.blockDimX != 64 || p.vectorizationFactor < 4) continue;
+    widthsAt64.insert(p.vectorizationFactor);
+    EXPECT_EQ(p.persistentBatchSize, 2048 / 64 / p.vectorizationFactor) << v.label;
+  }
+  EXPECT_EQ(widthsAt64, (std::set<int64_t>{4, 8}));
 }
 
 TEST(SearchSpaceTest, VectorizationIsLimitedByTheInnerExtent) {

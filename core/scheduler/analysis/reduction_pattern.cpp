@@ -318,12 +318,13 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
   }
   if (pattern.innermost && extents.vectorizedExtent % limit.factor != 0 &&
       extents.vectorizedExtent >= kMinShiftedRowChunks * limit.dtypeFactor) {
-    // 8-byte chunks: on the H100 the tuner's best for bf16 rows of 4099
-    // (LayerNorm) and 2050 (masked softmax) were chunks of 4 at 128 threads,
-    // 45.8 and 33.1 us, against 50.5 and 35.3 us with chunks of 8 (a head
-    // and tail of up to 14 elements instead of 6, fewer loads in flight).
-    limit.shiftedRowsFactor = shiftedRowsFactor(
-        segment, info, std::max<int64_t>(1, limit.dtypeFactor / 2));
+    // 16-byte chunks, as for aligned rows. (H100, a harness of the
+    // generated masked softmax 8192x2050, docs/performance.md: 64 threads x
+    // 4 chunks of 8, 28.8 us; 64 x 8 chunks of 4, 38.3; the old 8-byte
+    // rule's 192 x 3 of 4, 37.8. The tuner had measured chunks of 4 ahead
+    // only because it gave chunks of 8 one idle chunk more per thread.)
+    limit.shiftedRowsFactor =
+        shiftedRowsFactor(segment, info, limit.dtypeFactor);
   }
   if (extents.vectorizedExtent % limit.factor != 0) {
     while (extents.vectorizedExtent % limit.factor != 0) limit.factor /= 2;

@@ -99,9 +99,9 @@ struct VectorizeLimit {
   //! For an inner reduction whose row length dtypeFactor does not divide:
   //! the factor an inner persistent kernel with shifted rows may use (each
   //! row's chunks start at its first aligned element; its head and tail
-  //! elements go one by one): half of dtypeFactor (8-byte chunks measured
-  //! faster than 16-byte ones), halved until the data pointer of every
-  //! contiguous input of rank 2 or more is aligned to it. 1 otherwise.
+  //! elements go one by one): dtypeFactor, halved until the data pointer
+  //! of every contiguous input of rank 2 or more is aligned to it. 1
+  //! otherwise.
   int64_t shiftedRowsFactor = 1;
 };
 

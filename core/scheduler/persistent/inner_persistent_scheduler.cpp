@@ -31,6 +31,15 @@ constexpr int64_t kMinElementsPerThread = 32;
 // softmax of 2050-element rows in chunks of 2 (1025 chunks) got 96 threads
 // of 16 (1536 slots) and ran 67.8 us; 224 to 256 threads of 5 ran 40 to 44.
 constexpr int64_t kMaxIdleFraction = 8;
+// Shifted rows (a row length the 16-byte factor does not divide) take
+// 16-byte chunks, or 8-byte ones (this divisor) when the buffers are
+// projected to the inputs. Measured on an H100 with the tuner, the best of
+// each factor at the same threads (docs/performance.md): kept buffers
+// (softmaxes, masked or with a bias) 26.2 against 35.5 us, 25.4 against
+// 29.6, 31.9 against 45.6; projected ones (LayerNorm 4099 and 2050) 49.5
+// against 45.5 and 27.0 against 23.7 for 8-byte chunks, RMSNorm within 3%
+// either way.
+constexpr int64_t kProjectedShiftedRowsDivisor = 2;
 // A register-resident buffer takes at most half of the 255 registers a
 // thread may have; the rest holds addresses, partial sums and temporaries.
 constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
@@ -129,19 +138,24 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
-  // A row length the 16-byte factor does not divide: shifted rows keep
-  // 8-byte accesses (VectorizeLimit::shiftedRowsFactor; registers only; the
-  // head and tail elements take a thread each).
-  if (p.persistentStorage == PersistentStorage::Registers &&
-      a.vectorize.shiftedRowsFactor > p.vectorizationFactor) {
-    p.vectorizationFactor = a.vectorize.shiftedRowsFactor;
+  const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
+  // A row length the 16-byte factor does not divide: shifted rows
+  // (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
+  // elements take a thread each), in 16-byte chunks where the kernel keeps
+  // its buffers and 8-byte ones where it projects them to its inputs.
+  if (inRegisters && a.vectorize.shiftedRowsFactor > p.vectorizationFactor) {
+    p.vectorizationFactor = std::max(
+        p.vectorizationFactor, p.projectPersistentBuffers
+                                   ? a.vectorize.shiftedRowsFactor / kProjectedShiftedRowsDivisor
+                                   : a.vectorize.shiftedRowsFactor);
   }
-  const int64_t chunks = ceilDiv(reduction, p.vectorizationFactor);
+  // Shifted rows: the whole aligned chunks; the head and tail elements take a
+  // thread each in one more pass.
+  const int64_t chunks = rowChunks(reduction, p.vectorizationFactor, inRegisters);
   const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
   const int64_t minBatch =
       std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
-  const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
   RowShape shape = chooseRowShape(chunks, minBatch, bytesPerChunk, inRegisters, device);
   const auto idleSlots = [&](const RowShape& r) { return r.threads * r.batch - chunks; };
   if (minBatch > 1 && idleSlots(shape) * kMaxIdleFraction > chunks) {
@@ -192,19 +206,23 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
            ", but an inner persistent kernel keeps each row in one block "
            "(grid_dim_y 1)";
   }
-  const int64_t rowCover =
-      p->blockDimX * p->persistentBatchSize * p->vectorizationFactor;
-  if (rowCover < a.extents.reductionExtent) {
+  const int64_t v = p->vectorizationFactor;
+  const int64_t length = a.extents.reductionExtent;
+  const bool shifted = shiftsRows(*p) && length % v != 0;
+  const int64_t rowCover = p->blockDimX * p->persistentBatchSize * v;
+  const int64_t needed = rowChunks(length, v, shifted) * v;
+  if (rowCover < needed) {
     return "block_dim_x * persistent_batch_size * vectorization_factor = " +
            std::to_string(p->blockDimX) + " * " +
-           std::to_string(p->persistentBatchSize) + " * " +
-           std::to_string(p->vectorizationFactor) + " = " +
-           std::to_string(rowCover) + " does not cover a row of " +
-           std::to_string(a.extents.reductionExtent) + " elements";
+           std::to_string(p->persistentBatchSize) + " * " + std::to_string(v) +
+           " = " + std::to_string(rowCover) + " does not cover " +
+           (shifted ? "the " + std::to_string(needed) +
+                          " elements of whole aligned chunks in a row of "
+                    : std::string("a row of ")) +
+           std::to_string(length) + " elements";
   }
-  const int64_t v = p->vectorizationFactor;
   const int64_t extra = shiftedRowExtraElements(v);
-  if (a.extents.reductionExtent % v != 0 && p->blockDimX < extra) {
+  if (shifted && p->blockDimX < extra) {
     return "vectorization_factor " + std::to_string(v) +
            " does not divide the row length " +
            std::to_string(a.extents.reductionExtent) +

@@ -80,4 +80,14 @@ inline int64_t shiftedRowExtraElements(int64_t vectorize) {
   return 2 * vectorize - 2;
 }
 
+//! The chunks of `vectorize` elements a block's threads hold for each row of
+//! `rowLength` elements: every chunk, the last one partial, or for shifted
+//! rows (`shifted`, the factor not dividing the length) only the whole
+//! aligned ones, at most rowLength / vectorize (a row whose head is empty);
+//! the head and tail elements go one per thread.
+inline int64_t rowChunks(int64_t rowLength, int64_t vectorize, bool shifted) {
+  const int64_t v = vectorize < 1 ? 1 : vectorize;
+  return shifted && rowLength % v != 0 ? rowLength / v : (rowLength + v - 1) / v;
+}
+
 }  // namespace fuserlab::scheduler

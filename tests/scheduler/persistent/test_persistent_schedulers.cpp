@@ -444,15 +444,66 @@ TEST_F(PersistentSchedulerTest, NormalizationWithoutTranscendentalsStillProjects
 }
 
 TEST_F(PersistentSchedulerTest, OddRowFillsItsBlockInsteadOfIdlingThreads) {
-  // 2050 bf16 elements in shifted rows of chunks of 4 (4 does not divide
-  // 2050: each row starts at its first aligned element), 513 chunks. 32
-  // elements per thread would be 65 threads, rounded to 96 (768 chunk
-  // slots, a third idle); 192 threads of 3 leave 63 slots idle.
-  BoundSegment segment(bf16Softmax(), {{8192, 2050}}, h100());
+  // Float rows of 2052 in chunks of 4 (16 bytes), 513 chunks. 32 elements
+  // per thread would be 65 threads, rounded to 96 (768 chunk slots, a third
+  // idle); 192 threads of 3 leave 63 slots idle.
+  std::string floatSoftmax = bf16Softmax();
+  floatSoftmax.replace(floatSoftmax.find("BFloat16, is_cpu"), 8, "Float");
+  BoundSegment segment(floatSoftmax, {{8192, 2052}}, h100());
   const ReductionParams p = heuristic(inner_, segment);
   EXPECT_EQ(p.vectorizationFactor, 4);
   EXPECT_EQ(p.blockDimX, 192);
   EXPECT_EQ(p.persistentBatchSize, 3);
+}
+
+TEST_F(PersistentSchedulerTest, ShiftedRowsTake16ByteChunksAndCountWholeOnes) {
+  // bf16 rows of 2050 (8 does not divide it: each row's chunks start at its
+  // first element aligned to 8). A row has at most 2050 / 8 = 256 whole
+  // chunks; its head and tail (up to 14 elements) take a thread each. So 64
+  // threads of 4 chunks of 8 cover it with no idle slot, the 2048-element
+  // row's shape, two rows a block.
+  BoundSegment segment(bf16Softmax(), {{8192, 2050}}, h100());
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_FALSE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimX, 64);
+  EXPECT_EQ(p.persistentBatchSize, 4);
+  EXPECT_EQ(p.blockDimY, 2);
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), p), std::nullopt);
+
+  // One chunk fewer per thread no longer covers the whole chunks.
+  ReductionParams short_ = p;
+  short_.persistentBatchSize = 3;
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), short_),
+            "block_dim_x * persistent_batch_size * vectorization_factor = "
+            "64 * 3 * 8 = 1536 does not cover the 2048 elements of whole "
+            "aligned chunks in a row of 2050 elements");
+  // The head and tail elements need a thread each.
+  ReductionParams narrow = p;
+  narrow.blockDimX = 8;
+  narrow.persistentBatchSize = 32;
+  const auto reason = inner_.rejectParams(segment.fusion(), segment.info(), narrow);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("each row's up to 14 elements outside its aligned "
+                         "chunks take a thread each, but block_dim_x is 8"),
+            std::string::npos)
+      << *reason;
+}
+
+TEST_F(PersistentSchedulerTest, ProjectedShiftedRowsTake8ByteChunks) {
+  // A projected kernel (no transcendental to recompute) over odd rows keeps
+  // 8-byte chunks: 4099 / 4 = 1024 whole chunks on 128 threads of 8.
+  BoundSegment segment(seed000Segment("BFloat16"), {{8192, 4099}}, h100());
+  const ReductionParams p = heuristic(inner_, segment);
+  EXPECT_TRUE(p.projectPersistentBuffers);
+  EXPECT_EQ(p.vectorizationFactor, 4);
+  EXPECT_EQ(p.blockDimX, 128);
+  EXPECT_EQ(p.persistentBatchSize, 8);
+  // 16-byte chunks stay valid for the tuner to try.
+  ReductionParams wide = p;
+  wide.vectorizationFactor = 8;
+  wide.persistentBatchSize = 4;
+  EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), wide), std::nullopt);
 }
 
 }  // namespace
