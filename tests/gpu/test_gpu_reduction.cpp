@@ -339,6 +339,27 @@ TEST_F(GpuReductionTest, ShiftedRowsIn16ByteChunks) {
       EXPECT_FALSE(segment.params.get("project_persistent_buffers")->asBool());
     }
   }
+  // The suite's masked softmax: a bool mask read in 8-byte chunks beside the
+  // bf16 input's 16-byte ones, from the same head.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}}) {
+    SCOPED_TRACE("masked " + std::to_string(rows) + "x" + std::to_string(cols));
+    const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "M = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Bool, is_cpu=False)\n"
+           "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "S1 = fd.define_scalar(float('-inf'), dtype=DataType.Double)\n"
+           "T2 = fd.ops.where(M, T1, S1)\n"
+           "T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0])\n"
+           "T5 = fd.ops.exp(fd.ops.sub(T2, T4))\n"
+           "T6 = fd.ops.sum(T5, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T7 = fd.ops.broadcast_in_dim(T6, shape=" + full + ", broadcast_dims=[0])\n"
+           "T8 = fd.ops.cast(fd.ops.div(T5, T7), dtype=DataType.BFloat16)\n"
+           "fd.add_output(T8)\n");
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Bool, {rows, cols})});
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 8);
+  }
 }
 
 TEST_F(GpuReductionTest, OuterNormalization) {
