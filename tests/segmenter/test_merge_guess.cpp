@@ -143,7 +143,9 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutTheGuess) {
     const Outcome guessed = segmentWith(script, c.device, c.upcast, true, 2048, columns);
     const Outcome ordered = segmentWith(script, c.device, c.upcast, false, 2048, columns);
     EXPECT_GT(guessed.merges + guessed.regions, 0);  // the guess was exercised
-    if (c.shape == Shape::SegmentSets) EXPECT_GT(guessed.regions, 0);
+    if (c.shape == Shape::SegmentSets) {
+      EXPECT_GT(guessed.regions, 0);
+    }
     merges += guessed.merges;
     EXPECT_GT(guessed.groups.size(), 1u);
     EXPECT_EQ(guessed.log, ordered.log);
@@ -151,7 +153,9 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutTheGuess) {
     EXPECT_EQ(guessed.edges, ordered.edges);
     refused += guessed.refused;
   }
-  if (c.shape == Shape::RowAndColumn) EXPECT_GT(merges, 50);
+  if (c.shape == Shape::RowAndColumn) {
+    EXPECT_GT(merges, 50);
+  }
   // Row and column reductions never share a kernel: refusals, with every
   // scheduler's reason, are compared too.
   if (c.shape == Shape::RowAndColumn) {

@@ -1,7 +1,9 @@
 #include "core/scheduler/persistent/inner_persistent_scheduler.h"
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <variant>
 
 #include "core/ir/error.h"
 #include "core/scheduler/persistent/normalization_checks.h"
@@ -90,6 +92,49 @@ RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk,
   return *leastPerThread;
 }
 
+// The chunk width (vectorization factor) of the kernel's rows. A row length
+// the 16-byte factor does not divide gets shifted rows
+// (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
+// elements take a thread each), in 16-byte chunks where the kernel keeps its
+// buffers and 8-byte ones where it projects them to its inputs. `why`, if
+// given, gets the reason for the report (empty where no row is shifted).
+int64_t chooseChunkWidth(const PersistentBufferAnalysis& a, bool projected,
+                         bool inRegisters, std::string* why) {
+  const int64_t aligned = a.vectorize.factor;
+  const int64_t shifted = a.vectorize.shiftedRowsFactor;
+  if (shifted <= aligned) return aligned;
+  const int64_t length = a.extents.reductionExtent;
+  const std::string rows = "rows of " + std::to_string(length) +
+                           " elements, not a multiple of " +
+                           std::to_string(a.vectorize.dtypeFactor);
+  if (!inRegisters) {
+    if (why != nullptr) {
+      *why = rows + ", kept in shared memory, which has no shifted rows: "
+                    "chunks of " + std::to_string(aligned);
+    }
+    return aligned;
+  }
+  const int64_t v =
+      std::max(aligned, projected ? shifted / kProjectedShiftedRowsDivisor : shifted);
+  if (why != nullptr) {
+    const std::string buffers = projected
+                                    ? "the kernel projects its buffers to its inputs"
+                                    : "the kernel keeps its buffers";
+    if (length % v == 0) {
+      *why = rows + ": chunks of " + std::to_string(v) + " (" + buffers +
+             "), which divide the rows, so none is shifted";
+    } else {
+      *why = rows + ": each row's chunks start at its first aligned element, "
+                    "in chunks of " + std::to_string(v) + " (" + buffers + "); " +
+             std::to_string(rowChunks(length, v, true)) +
+             " whole chunks a row at most, the head and tail (up to " +
+             std::to_string(shiftedRowExtraElements(v)) +
+             " elements) one per thread";
+    }
+  }
+  return v;
+}
+
 }  // namespace
 
 std::optional<std::string> InnerPersistentScheduler::rejectCompileTime(
@@ -137,18 +182,9 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
 
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
-  p.vectorizationFactor = a.vectorize.factor;
   const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
-  // A row length the 16-byte factor does not divide: shifted rows
-  // (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
-  // elements take a thread each), in 16-byte chunks where the kernel keeps
-  // its buffers and 8-byte ones where it projects them to its inputs.
-  if (inRegisters && a.vectorize.shiftedRowsFactor > p.vectorizationFactor) {
-    p.vectorizationFactor = std::max(
-        p.vectorizationFactor, p.projectPersistentBuffers
-                                   ? a.vectorize.shiftedRowsFactor / kProjectedShiftedRowsDivisor
-                                   : a.vectorize.shiftedRowsFactor);
-  }
+  p.vectorizationFactor =
+      chooseChunkWidth(a, p.projectPersistentBuffers, inRegisters, nullptr);
   // Shifted rows: the whole aligned chunks; the head and tail elements take a
   // thread each in one more pass.
   const int64_t chunks = rowChunks(reduction, p.vectorizationFactor, inRegisters);
@@ -253,7 +289,16 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
 
 report::Json InnerPersistentScheduler::properties(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
-  return normalizationProperties(segment, info);
+  report::Json json = normalizationProperties(segment, info);
+  if (info.device == nullptr || info.evaluator == nullptr) return json;
+  // Why the heuristic's rows are (not) shifted, and in which chunks.
+  const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
+  const ReductionParams p = std::get<ReductionParams>(computeHeuristics(segment, info));
+  std::string why;
+  (void)chooseChunkWidth(a, p.projectPersistentBuffers,
+                         p.persistentStorage == PersistentStorage::Registers, &why);
+  if (!why.empty()) json.set("shifted_rows_choice", why);
+  return json;
 }
 
 }  // namespace fuserlab::scheduler

@@ -506,5 +506,29 @@ TEST_F(PersistentSchedulerTest, ProjectedShiftedRowsTake8ByteChunks) {
   EXPECT_EQ(inner_.rejectParams(segment.fusion(), segment.info(), wide), std::nullopt);
 }
 
+TEST_F(PersistentSchedulerTest, PropertiesSayWhyRowsAreShiftedAndInWhichChunks) {
+  // The report carries the heuristic's reason, for inspect and the workbench.
+  auto choice = [&](const BoundSegment& b) {
+    const report::Json json = inner_.properties(b.fusion(), b.info());
+    const report::Json* why = json.get("shifted_rows_choice");
+    return why == nullptr ? std::string("(none)") : why->asString();
+  };
+  EXPECT_EQ(choice(BoundSegment(bf16Softmax(), {{8192, 2050}}, h100())),
+            "rows of 2050 elements, not a multiple of 8: each row's chunks start "
+            "at its first aligned element, in chunks of 8 (the kernel keeps its "
+            "buffers); 256 whole chunks a row at most, the head and tail (up to "
+            "14 elements) one per thread");
+  EXPECT_EQ(choice(BoundSegment(seed000Segment("BFloat16"), {{8192, 4099}}, h100())),
+            "rows of 4099 elements, not a multiple of 8: each row's chunks start "
+            "at its first aligned element, in chunks of 4 (the kernel projects "
+            "its buffers to its inputs); 1024 whole chunks a row at most, the "
+            "head and tail (up to 6 elements) one per thread");
+  EXPECT_EQ(choice(BoundSegment(seed000Segment("BFloat16"), {{8192, 4100}}, h100())),
+            "rows of 4100 elements, not a multiple of 8: chunks of 4 (the kernel "
+            "projects its buffers to its inputs), which divide the rows, so none "
+            "is shifted");
+  EXPECT_EQ(choice(BoundSegment(bf16Softmax(), {{8192, 4096}}, h100())), "(none)");
+}
+
 }  // namespace
 }  // namespace fuserlab::scheduler
