@@ -198,13 +198,19 @@ class ReductionEmitter {
     const std::string V = std::to_string(s_.vectorize);
     const int64_t chunks = layout.rowLength / s_.vectorize;
     const int64_t perBlock = ceilDiv(chunks, s_.gridY);
+    // As in the outer loop: no test where the row groups and the blocks'
+    // chunk ranges tile the tensor exactly.
+    const bool rowsExact = layout.rows % (s_.threadsY * s_.unrollIteration) == 0;
+    const bool chunksExact = perBlock * s_.gridY == chunks &&
+                             perBlock % (s_.threadsX * s_.unrollReduction) == 0;
     b_.line(in, "index_t row[" + UIT + "];");
     b_.line(in, "bool row_ok[" + UIT + "];");
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
     b_.line(in + 2, "row[k] = (group * " + UIT + " + k) * " + BDY +
                         " + (index_t)threadIdx.y;");
-    b_.line(in + 2, "row_ok[k] = row[k] < " + literal(layout.rows) + ";");
+    b_.line(in + 2, rowsExact ? std::string("row_ok[k] = true;  // the row groups tile the rows")
+                              : "row_ok[k] = row[k] < " + literal(layout.rows) + ";");
     b_.line(in, "}");
     b_.declareRowArrays(in, static_cast<int>(s_.slots));
     b_.declareAccumulators(in, static_cast<int>(s_.slots));
@@ -238,10 +244,14 @@ class ReductionEmitter {
     ctx.valid = "ok";
     ctx.lane = "v";
     ctx.loadSuffix = "[u][k]";
-    openChunkLoops(body, UR, UIT);
+    const std::string ok = rowsExact && chunksExact ? "true"
+                           : rowsExact              ? "c < c_end"
+                           : chunksExact            ? "row_ok[k]"
+                                                    : "row_ok[k] && c < c_end";
+    openChunkLoops(body, UR, UIT, ok);
     b_.emitChunkLoads(body + 6, ctx);
     closeChunkLoops(body);
-    openChunkLoops(body, UR, UIT);
+    openChunkLoops(body, UR, UIT, ok);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
     if (welfordChunks) foldWelfordChunks(body, UR, UIT, V);
@@ -306,13 +316,21 @@ class ReductionEmitter {
     const std::string NS = std::to_string(s_.slots);
     const int64_t columnChunks = layout.rows / s_.vectorize;
     const int64_t perBlock = ceilDiv(layout.rowLength, s_.gridY);
+    // Where the column groups and the blocks' row ranges tile the tensor
+    // exactly, no chunk is out of range: the kernel tests nothing per chunk
+    // (col_sum 8192x4096 on an H100: 28.0 -> 27.6 us, docs/performance.md).
+    const bool columnsExact = columnChunks % (s_.threadsX * s_.unrollIteration) == 0;
+    const bool rowsExact = perBlock * s_.gridY == layout.rowLength &&
+                           perBlock % (s_.threadsY * s_.unrollReduction) == 0;
     b_.line(in, "index_t col[" + UIT + "];");
     b_.line(in, "bool col_ok[" + UIT + "];");
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
     b_.line(in + 2, "const index_t cc = (group * " + UIT + " + k) * " + CX +
                         " + (index_t)threadIdx.x;");
-    b_.line(in + 2, "col_ok[k] = cc < " + literal(columnChunks) + ";");
+    b_.line(in + 2, columnsExact
+                        ? std::string("col_ok[k] = true;  // the column groups tile the columns")
+                        : "col_ok[k] = cc < " + literal(columnChunks) + ";");
     b_.line(in + 2, "col[k] = cc * " + V + ";");
     b_.line(in, "}");
     b_.declareRowArrays(in, static_cast<int>(s_.slots));
@@ -345,10 +363,14 @@ class ReductionEmitter {
     ctx.valid = "ok";
     ctx.lane = "v";
     ctx.loadSuffix = "[u][k]";
-    openOuterChunkLoops(body, UR, UIT, RY);
+    const std::string ok = columnsExact && rowsExact ? "true"
+                           : columnsExact        ? "j < j_end"
+                           : rowsExact           ? "col_ok[k]"
+                                                 : "col_ok[k] && j < j_end";
+    openOuterChunkLoops(body, UR, UIT, RY, ok);
     b_.emitChunkLoads(body + 6, ctx);
     closeChunkLoops(body);
-    openOuterChunkLoops(body, UR, UIT, RY);
+    openOuterChunkLoops(body, UR, UIT, RY, ok);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
     b_.line(in, "}");
@@ -507,25 +529,28 @@ class ReductionEmitter {
     }
   }
 
-  void openChunkLoops(int in, const std::string& UR, const std::string& UIT) {
+  // `ok`: whether chunk (u, k) is in range, as an expression.
+  void openChunkLoops(int in, const std::string& UR, const std::string& UIT,
+                      const std::string& ok) {
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
     b_.line(in + 2, "const index_t c = c0 + u * " +
                         std::to_string(s_.threadsX) + ";");
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
-    b_.line(in + 4, "const bool ok = row_ok[k] && c < c_end;");
+    b_.line(in + 4, "const bool ok = " + ok + ";");
     b_.line(in + 4, "{");
   }
 
-  void openOuterChunkLoops(int in, const std::string& UR,
-                           const std::string& UIT, const std::string& RY) {
+  // `ok`: whether chunk (u, k) is in range, as an expression.
+  void openOuterChunkLoops(int in, const std::string& UR, const std::string& UIT,
+                           const std::string& RY, const std::string& ok) {
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
     b_.line(in + 2, "const index_t j = j0 + u * " + RY + ";");
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
-    b_.line(in + 4, "const bool ok = col_ok[k] && j < j_end;");
+    b_.line(in + 4, "const bool ok = " + ok + ";");
     b_.line(in + 4, "{");
   }
 

@@ -643,6 +643,68 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
 }
 
+TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
+  // col_sum 8192x4096: 64 column groups of 8 threads x 8 columns tile the
+  // 4096 columns, and 8 blocks of 1024 rows, walked 16 x 4 rows at a time,
+  // tile the rows: no chunk is tested.
+  const GeneratedKernel& exact = onlyKernel(compileScript(test_scripts::kColSum, "8192x4096:bf16"));
+  EXPECT_TRUE(contains(exact.source, "col_ok[k] = true;")) << exact.source;
+  EXPECT_TRUE(contains(exact.source, "const bool ok = true;")) << exact.source;
+  EXPECT_FALSE(contains(exact.source, "j < j_end;")) << exact.source;
+  // Columns that the groups do not tile, rows that the blocks do not: both
+  // tests stay.
+  for (const char* sizes : {"8192x4000:bf16", "8000x4096:bf16", "3000x771:bf16"}) {
+    SCOPED_TRACE(sizes);
+    const CompiledScript compiled = compileScript(test_scripts::kColSum, sizes);
+    const GeneratedKernel& k = onlyKernel(compiled);
+    const auto& p = std::get<ReductionParams>(compiled.compiled.segmented->groups().front().choice.params);
+    const int64_t columns = std::stoll(std::string(sizes).substr(std::string(sizes).find('x') + 1));
+    const int64_t rows = std::stoll(sizes);
+    // An outer reduction's block_dim_y threads walk the columns, its
+    // block_dim_x threads the rows.
+    const bool columnsExact =
+        (columns / p.vectorizationFactor) % (p.blockDimY * p.unrollFactorIteration) == 0;
+    const int64_t perBlock = (rows + p.gridDimY - 1) / p.gridDimY;
+    const bool rowsExact = perBlock * p.gridDimY == rows &&
+                           perBlock % (p.blockDimX * p.unrollFactorReduction) == 0;
+    EXPECT_FALSE(columnsExact && rowsExact);
+    EXPECT_EQ(columnsExact, std::string(sizes) == "8000x4096:bf16");
+    EXPECT_EQ(contains(k.source, "col_ok[k] = true;"), columnsExact) << k.source;
+    EXPECT_EQ(contains(k.source, "j < j_end;"), !rowsExact) << k.source;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+  }
+}
+
+TEST_F(ReductionEmitterTest, InnerLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
+  // row_sum: 8192 (or 8191) rows in row groups of 1 and 512 chunks of 8 in
+  // 128 threads x 4 tile the tensor; rows of 256 in groups of 4 do not tile
+  // 8191 rows, and 4000 columns are 500 chunks.
+  const char* rowSum =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.sum(T1, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+      "    fd.add_output(T2)\n";
+  struct Case {
+    const char* sizes;
+    bool rowsExact, chunksExact;
+  };
+  for (const Case& c : {Case{"8192x4096:bf16", true, true}, Case{"8191x4096:bf16", true, true},
+                        Case{"8191x256:bf16", false, true}, Case{"8192x4000:bf16", true, false}}) {
+    SCOPED_TRACE(c.sizes);
+    const CompiledScript compiled = compileScript(rowSum, c.sizes);
+    ASSERT_EQ(compiled.compiled.segmented->groups().front().choice.type, SchedulerType::Reduction);
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_EQ(contains(k.source, "row_ok[k] = true;"), c.rowsExact) << k.source;
+    EXPECT_EQ(contains(k.source, "c < c_end;"), !c.chunksExact) << k.source;
+    EXPECT_EQ(contains(k.source, "const bool ok = true;"), c.rowsExact && c.chunksExact)
+        << k.source;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+  }
+}
+
 TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
   // Long columns: the outer persistent heuristic splits them over blocks
   // that exchange partial sums at a grid barrier.

@@ -63,6 +63,27 @@ fd.add_output(T2)
   }
 }
 
+// The reduction loops test a chunk only where the row (column) groups or
+// the blocks' ranges do not tile the tensor: the heuristic's column and row
+// sums at sizes that tile both, one and neither.
+TEST_F(GpuReductionTest, ReductionLoopsAtTheEdgesOfTheirTiling) {
+  for (int dim : {0, 1}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{8192, 4096}, {8000, 4096},
+                              {8191, 4096}, {8191, 256}, {2048, 1000}, {1000, 4104}}) {
+      SCOPED_TRACE("dim " + std::to_string(dim) + ", " + std::to_string(rows) + "x" +
+                   std::to_string(cols));
+      define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.BFloat16, is_cpu=False)\n"
+             "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+             "T2 = fd.ops.sum(T1, dims=[" + std::to_string(dim) +
+             "], keepdim=False, dtype=DataType.Null)\n"
+             "fd.add_output(T2)\n");
+      runAndCheck({random(DataType::BFloat16, {rows, cols})});
+      FL_SKIP_IF_UNAVAILABLE();
+    }
+  }
+}
+
 // sm_90+: the blocks splitting a column reduction combine their partials in
 // a thread-block cluster: each stores them into rank 0's shared memory and
 // rank 0 adds them in rank order. Against the reference, like the workspace
