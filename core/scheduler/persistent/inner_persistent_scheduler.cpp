@@ -29,9 +29,14 @@ constexpr int64_t kPreferredMaxThreads = 256;
 constexpr int64_t kLongRow = 1024;
 constexpr int64_t kMinElementsPerThread = 32;
 // Unless that minimum leaves more than 1/kMaxIdleFraction of the block's
-// chunk slots idle where a block in the preferred range would not: a masked
-// softmax of 2050-element rows in chunks of 2 (1025 chunks) got 96 threads
-// of 16 (1536 slots) and ran 67.8 us; 224 to 256 threads of 5 ran 40 to 44.
+// chunk slots idle: then fewer chunks per thread for fewer idle slots. (A
+// masked softmax of 2050-element rows in chunks of 2, 1025 chunks, got 96
+// threads of 16, 1536 slots, and ran 67.8 us; 224 to 256 threads of 5 ran
+// 40 to 44. LayerNorms of 1030 to 2500 bf16 elements in chunks of 4 on an
+// H100, db-pinned shapes against the old rule's 160 to 192 threads of 2 to
+// 4 chunks, docs/performance.md: 1030 18.4 -> 15.6 us with 96 x 3, 1500
+// 20.8 -> 19.1 with 64 x 6, 2052 26.6 -> 24.9 with 96 x 6, 2500 30.0 ->
+// 29.2 with 128 x 5.)
 constexpr int64_t kMaxIdleFraction = 8;
 // Shifted rows (a row length the 16-byte factor does not divide) take
 // 16-byte chunks, or 8-byte ones (this divisor) when the buffers are
@@ -195,12 +200,13 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   RowShape shape = chooseRowShape(chunks, minBatch, bytesPerChunk, inRegisters, device);
   const auto idleSlots = [&](const RowShape& r) { return r.threads * r.batch - chunks; };
   if (minBatch > 1 && idleSlots(shape) * kMaxIdleFraction > chunks) {
-    // Still two chunks per thread at least (one ran the 38% softmax above).
-    const RowShape fuller = chooseRowShape(chunks, std::min<int64_t>(minBatch, 2),
-                                           bytesPerChunk, inRegisters, device);
-    if (idleSlots(fuller) < idleSlots(shape) && fuller.threads >= kPreferredMinThreads &&
-        fuller.threads <= kPreferredMaxThreads) {
-      shape = fuller;
+    // Fewer chunks per thread, down to two (one ran the 38% softmax above),
+    // for fewer idle slots: the fewest, the larger batch on a tie, blocks of
+    // up to kPreferredMaxThreads.
+    for (int64_t batch = minBatch - 1; batch >= 2; --batch) {
+      const RowShape fuller{batch, roundUpTo(ceilDiv(chunks, batch), device.warpSize)};
+      if (fuller.threads > kPreferredMaxThreads) break;
+      if (idleSlots(fuller) < idleSlots(shape)) shape = fuller;
     }
   }
   p.persistentBatchSize = shape.batch;
