@@ -339,6 +339,42 @@ TEST_F(GpuReductionTest, ShiftedRowsOddLengths) {
   }
 }
 
+// A LayerNorm backward's saved mean and rstd, [rows, 1] floats (strides
+// 1, 1), are one value per row: the bf16 rows around them keep their
+// vectors (they were read one element at a time, the [rows, 1] taken for a
+// transpose). Against the CPU reference, with the factor the kernel got.
+TEST_F(GpuReductionTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 4096}, {100, 1024}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+           "T3 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+           "T4 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T5 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "T6 = fd.ops.cast(T1, dtype=DataType.Float)\n"
+           "T7 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[0, 1])\n"
+           "T8 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
+           "T10 = fd.ops.mul(fd.ops.sub(T6, T7), T8)\n"
+           "T11 = fd.ops.broadcast_in_dim(T4, shape=" + full + ", broadcast_dims=[1])\n"
+           "T13 = fd.ops.mul(T5, fd.ops.cast(T11, dtype=DataType.Float))\n"
+           "T14 = fd.ops.sum(T13, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T16 = fd.ops.sum(fd.ops.mul(T13, T10), dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T20 = fd.ops.broadcast_in_dim(T14, shape=" + full + ", broadcast_dims=[0])\n"
+           "T21 = fd.ops.broadcast_in_dim(T16, shape=" + full + ", broadcast_dims=[0])\n"
+           "T24 = fd.ops.sub(fd.ops.sub(T13, T20), fd.ops.mul(T10, T21))\n"
+           "fd.add_output(fd.ops.cast(fd.ops.mul(T24, T8), dtype=DataType.BFloat16))\n");
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::BFloat16, {rows, cols}),
+                 random(DataType::Float, {rows, 1}), random(DataType::Float, {rows, 1}),
+                 random(DataType::BFloat16, {cols})});
+    FL_SKIP_IF_UNAVAILABLE();
+    const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+    ASSERT_EQ(segment.scheduler, "inner_persistent");
+    EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), 4);
+  }
+}
+
 // Kept (unprojected) buffers take 16-byte chunks in shifted rows, and the
 // block holds only the whole aligned chunks (at most cols / 8): row lengths
 // with each remainder mod 8, so each row's head (0 to 7 elements) and the

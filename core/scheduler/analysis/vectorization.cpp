@@ -168,6 +168,13 @@ class TensorAnalyzer {
       notVectorized("stride 0 along the reference's innermost axis");
       return false;
     }
+    if (layout_.extents[position] == 1) {
+      // A size-1 axis expanded along the reference's innermost axis (a
+      // [rows, 1] mean or rstd): one value per row, read once, whatever its
+      // stride says; not a transpose.
+      notVectorized("extent 1 along the reference's innermost axis (expanded)");
+      return false;
+    }
     const int64_t innermost = layout_.innermostMovingAxis();
     if (position != innermost) {
       limitToOne("the reference's innermost axis is its " +

@@ -135,6 +135,32 @@ fd.add_output(T1)
       << analysis.reason();
 }
 
+TEST_F(PointwiseTest, VectorizeSizeOneColumnIsNotATranspose) {
+  // A [rows, 1] float input (a saved mean or rstd) with strides (1, 1),
+  // expanded along the rows by broadcast_in_dim: one value per row, read
+  // without vectors, not a transpose, so the bf16 tensors keep 16-byte
+  // vectors. It limited every LayerNorm backward to 1.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.broadcast_in_dim(T1, shape=[64, 4096], broadcast_dims=[0, 1])
+T4 = fd.ops.sub(T2, T3)
+T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
+fd.add_output(T5)
+)");
+  bind({strided(DataType::BFloat16, {64, 4096}, {4096, 1}),
+        strided(DataType::Float, {64, 1}, {1, 1})});
+  const auto analysis = analyzeVectorization(fusion(), info());
+  EXPECT_EQ(analysis.factor, 8) << analysis.reason();
+  const auto* column = analysis.find(irName("T1"));
+  ASSERT_NE(column, nullptr);
+  EXPECT_FALSE(column->vectorized);
+  EXPECT_NE(column->reason.find("extent 1 along the reference's innermost axis"),
+            std::string::npos)
+      << column->reason;
+}
+
 // Seed 001's pointwise tail: weight and bias [1600] broadcast to
 // [16, 128, 1600] must not limit the bf16 factor of 8.
 constexpr std::string_view kSeed001Pointwise = R"(
