@@ -73,6 +73,25 @@ TEST_F(GpuPointwiseTest, SizeOneDimensions) {
   }
 }
 
+// A [rows, 1] float (strides 1, 1) expanded along the rows beside bf16
+// rows: one value per row, read element by element while the rows keep
+// their vectors (it limited the kernel to 1 as a "transpose" before).
+TEST_F(GpuPointwiseTest, RowColumnExpandedBesideVectorRows) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 4096}, {33, 1000}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+           "T3 = fd.ops.broadcast_in_dim(T1, shape=[" + std::to_string(rows) + ", " +
+           std::to_string(cols) + "], broadcast_dims=[0, 1])\n"
+           "T4 = fd.ops.sub(fd.ops.cast(T0, dtype=DataType.Float), T3)\n"
+           "fd.add_output(fd.ops.cast(T4, dtype=DataType.BFloat16))\n");
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Float, {rows, 1})});
+    FL_SKIP_IF_UNAVAILABLE();
+    ASSERT_NE(executor().lastReport(), nullptr);
+    EXPECT_GT(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 1);
+  }
+}
+
 TEST_F(GpuPointwiseTest, MisalignedInputStart) {
   // The first element 1, 2 or 3 floats past an aligned address: no 16-byte
   // vector accesses may be used on that input.
