@@ -2,6 +2,7 @@
 //                           [--dump fusion_ir] [--json PATH|-] [--db FILE]
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "app/cli/commands.h"
 #include "core/ir/error.h"
@@ -168,6 +169,16 @@ void printCompileSummary(const report::CompileReport& report,
     }
     if (!segment.paramsNote.empty()) {
       out << "    note: " << segment.paramsNote << "\n";
+    }
+    // The heuristic's reasons that the report carries as properties.
+    for (const auto& [key, label] :
+         {std::pair<const char*, const char*>{"vectorize_limited_by", "vectorize limited by"},
+          {"shifted_rows_choice", "shifted rows"},
+          {"cluster_reduction_choice", "cluster reduction"}}) {
+      const report::Json* why = segment.properties.get(key);
+      if (why != nullptr && why->isString() && !why->asString().empty()) {
+        out << "    " << label << ": " << why->asString() << "\n";
+      }
     }
     if (const report::Json* collective = segment.properties.get("collective")) {
       const report::Json* in = segment.properties.get("input_sharding");

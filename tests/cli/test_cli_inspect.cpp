@@ -42,6 +42,27 @@ const std::string kSeed000 =
     source("resources/examples/seed000_forwarding_miss.py") +
     " --device h100 --inputs 128x65536:bf16,10:bf16";
 
+TEST(InspectCompileTest, TextSaysWhyTheHeuristicChoseItsShape) {
+  // The reasons the report carries as properties, in the text too.
+  CliResult masked = runCli("inspect " + source("tests/perf/suite/masked_softmax_8192x2050.py") +
+                            " --device h100");
+  EXPECT_EQ(masked.exitCode, 0) << masked.output;
+  EXPECT_NE(masked.output.find("    shifted rows: rows of 2050 elements, not a multiple of 8: "
+                               "each row's chunks start at its first aligned element, in "
+                               "chunks of 8 (the kernel keeps its buffers)"),
+            std::string::npos)
+      << masked.output;
+  EXPECT_NE(masked.output.find("    vectorize limited by: "), std::string::npos) << masked.output;
+  CliResult colSum = runCli("inspect " + source("tests/perf/suite/col_sum_8192x4096.py") +
+                            " --device h100");
+  EXPECT_EQ(colSum.exitCode, 0) << colSum.output;
+  EXPECT_NE(colSum.output.find("    cluster reduction: clusters of 8 (64 column groups x 8 = 512 "
+                               "blocks, 2 to 4 per SM)"),
+            std::string::npos)
+      << colSum.output;
+  EXPECT_EQ(colSum.output.find("    shifted rows:"), std::string::npos) << colSum.output;
+}
+
 TEST(InspectCompileTest, Seed000PrivatizeKeepsBf16PersistentBuffer) {
   Json report = inspectJson(kSeed000 + " --set upcast=privatize");
   EXPECT_EQ(kernelCount(report), 1);
