@@ -244,10 +244,7 @@ class ReductionEmitter {
     ctx.valid = "ok";
     ctx.lane = "v";
     ctx.loadSuffix = "[u][k]";
-    const std::string ok = rowsExact && chunksExact ? "true"
-                           : rowsExact              ? "c < c_end"
-                           : chunksExact            ? "row_ok[k]"
-                                                    : "row_ok[k] && c < c_end";
+    const std::string ok = chunkInRange(rowsExact, "row_ok[k]", chunksExact, "c < c_end");
     openChunkLoops(body, UR, UIT, ok);
     b_.emitChunkLoads(body + 6, ctx);
     closeChunkLoops(body);
@@ -363,10 +360,7 @@ class ReductionEmitter {
     ctx.valid = "ok";
     ctx.lane = "v";
     ctx.loadSuffix = "[u][k]";
-    const std::string ok = columnsExact && rowsExact ? "true"
-                           : columnsExact        ? "j < j_end"
-                           : rowsExact           ? "col_ok[k]"
-                                                 : "col_ok[k] && j < j_end";
+    const std::string ok = chunkInRange(columnsExact, "col_ok[k]", rowsExact, "j < j_end");
     openOuterChunkLoops(body, UR, UIT, RY, ok);
     b_.emitChunkLoads(body + 6, ctx);
     closeChunkLoops(body);
@@ -527,6 +521,16 @@ class ReductionEmitter {
                           b_.accumulator(step) + "[k], w);");
       b_.line(in, "}");
     }
+  }
+
+  // Whether chunk (u, k) is in range: the tests of the two axes whose
+  // tiling is not exact, "true" where both are.
+  static std::string chunkInRange(bool exactA, const std::string& testA, bool exactB,
+                                  const std::string& testB) {
+    if (exactA && exactB) return "true";
+    if (exactA) return testB;
+    if (exactB) return testA;
+    return testA + " && " + testB;
   }
 
   // `ok`: whether chunk (u, k) is in range, as an expression.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
-#include <variant>
 
 #include "core/ir/error.h"
 #include "core/scheduler/persistent/normalization_checks.h"
@@ -97,6 +96,30 @@ RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk,
   return *leastPerThread;
 }
 
+// Whether the kernel projects its buffers to its inputs, and where it keeps
+// them. Projection trades registers for recomputation in the last pass.
+// When the buffers fit the registers as they are and the recomputation is a
+// transcendental (a softmax's exp), keep them: the kernel then also keeps
+// the exps of the sum's pass for the output's instead of computing them
+// again. (H100, docs/performance.md: softmax 4096x16384 93 us kept, 102 us
+// projected; 8192x4096 47.4 and 48.0 us.)
+struct BufferChoice {
+  bool projected = false;
+  PersistentStorage storage = PersistentStorage::Registers;
+};
+
+BufferChoice chooseBuffers(const PersistentBufferAnalysis& a) {
+  BufferChoice c;
+  c.projected = a.sizes.projectPersistentBuffers;
+  if (c.projected && a.info.projectionRecomputesTranscendental() &&
+      a.sizes.persistentBufferBytes <= a.budget.registerBytes) {
+    c.projected = false;
+  }
+  c.storage = a.budget.storageFor(a.sizes.bytesPerRow(c.projected))
+                  .value_or(PersistentStorage::SharedMemory);
+  return c;
+}
+
 // The chunk width (vectorization factor) of the kernel's rows. A row length
 // the 16-byte factor does not divide gets shifted rows
 // (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
@@ -169,21 +192,10 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   ReductionParams p;
   p.fastestDimReduction = true;
   p.persistentKernel = true;
-  p.projectPersistentBuffers = a.sizes.projectPersistentBuffers;
-  // Projection trades registers for recomputation in the last pass. When
-  // the buffers fit the registers as they are and the recomputation is a
-  // transcendental (a softmax's exp), keep them: the kernel then also keeps
-  // the exps of the sum's pass for the output's instead of computing them
-  // again. (H100, docs/performance.md: softmax 4096x16384 93 us kept, 102
-  // us projected; 8192x4096 47.4 and 48.0 us.)
-  if (p.projectPersistentBuffers && a.info.projectionRecomputesTranscendental() &&
-      a.sizes.persistentBufferBytes <= a.budget.registerBytes) {
-    p.projectPersistentBuffers = false;
-  }
+  const BufferChoice buffers = chooseBuffers(a);
+  p.projectPersistentBuffers = buffers.projected;
+  p.persistentStorage = buffers.storage;
   const int64_t bytesPerRow = a.sizes.bytesPerRow(p.projectPersistentBuffers);
-  const std::optional<PersistentStorage> storage =
-      a.budget.storageFor(bytesPerRow);
-  p.persistentStorage = storage.value_or(PersistentStorage::SharedMemory);
 
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
@@ -299,10 +311,10 @@ report::Json InnerPersistentScheduler::properties(
   if (info.device == nullptr || info.evaluator == nullptr) return json;
   // Why the heuristic's rows are (not) shifted, and in which chunks.
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
-  const ReductionParams p = std::get<ReductionParams>(computeHeuristics(segment, info));
+  const BufferChoice buffers = chooseBuffers(a);
   std::string why;
-  (void)chooseChunkWidth(a, p.projectPersistentBuffers,
-                         p.persistentStorage == PersistentStorage::Registers, &why);
+  (void)chooseChunkWidth(a, buffers.projected,
+                         buffers.storage == PersistentStorage::Registers, &why);
   if (!why.empty()) json.set("shifted_rows_choice", why);
   return json;
 }
