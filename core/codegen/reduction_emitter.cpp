@@ -26,7 +26,7 @@ struct Shape {
   int64_t vectorize = 1;
   int64_t slots = 1;   // per-row values per thread
   int64_t groups = 1;  // row (column) groups the grid walks
-  int64_t columnGroupValues = 1;  // values per col_allreduce round
+  int64_t columnGroupValues = 1;  // values per column-reduction round
 };
 
 class ReductionEmitter {
@@ -35,7 +35,9 @@ class ReductionEmitter {
                    const scheduler::ReductionParams& params,
                    const scheduler::SegmentRuntimeInfo& info,
                    const scheduler::ReductionPattern& pattern)
-      : params_(params), b_(segment, params, info, pattern, false, {}) {
+      : params_(params),
+        smCount_(info.device != nullptr ? info.device->smCount : 0),
+        b_(segment, params, info, pattern, false, {}) {
     const RowLayout& layout = b_.layout();
     FL_CHECK(!params.persistentKernel,
              "code generation: a reduction segment got persistent params "
@@ -119,9 +121,20 @@ class ReductionEmitter {
     launch.block = {s_.threadsX, s_.threadsY, 1};
     launch.grid = {s_.gridX, s_.gridY, 1};
     launch.dynamicSharedMemoryBytes = smem;
-    if (params_.clusterReduction) launch.cluster = {1, s_.gridY, 1};
+    // A cluster split sizes its grid to be resident at once (one wave of
+    // clusters), and saying so to ptxas (the blocks per SM that takes, as
+    // the launch bounds' second argument) also keeps it from issuing the
+    // unrolled loads one at a time: with __launch_bounds__(256) alone, the
+    // 16 x 16-thread col_sum kernel waited on each load before the next
+    // (38 registers, 33.6 us on an H100 against 26.6 with the four loads
+    // issued together; docs/performance.md).
+    int64_t minBlocksPerSm = 0;
+    if (params_.clusterReduction) {
+      launch.cluster = {1, s_.gridY, 1};
+      minBlocksPerSm = ceilDiv(s_.gridX * s_.gridY, std::max(1, smCount_));
+    }
     GeneratedKernel kernel =
-        b_.finish(name, "reduction", launch, workspace, workspace > 0);
+        b_.finish(name, "reduction", launch, workspace, workspace > 0, minBlocksPerSm);
     // Its only counters are arrive_last's, which the last block resets.
     kernel.zeroWorkspaceEachLaunch = false;
     return kernel;
@@ -369,9 +382,17 @@ class ReductionEmitter {
     closeChunkLoops(body);
     b_.line(in, "}");
 
+    // Every store after the reduction is thread row 0's (the partials, the
+    // results, the row stage's outputs). A cluster split's block reduction
+    // leaves the sums there only (col_reduce: 1 us less on the suite's
+    // col_sum). The workspace split keeps col_allreduce, whose vector
+    // accesses serve its many short blocks better (col_sum [16384, 1024], 64
+    // splits: 19.9 us against 21.5 with col_reduce; docs/performance.md).
     const std::string G = std::to_string(s_.columnGroupValues);
+    const std::string blockReduce =
+        params_.clusterReduction ? "fl::red::col_reduce<" : "fl::red::col_allreduce<";
     for (const ReductionStep& step : b_.plan().steps) {
-      b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
+      b_.line(in, blockReduce + CX + ", " + RY + ", " + NS +
                       ", " + G + ">(" + b_.accumulator(step) + ", " +
                       b_.combineFunctor(step) + ", " + smemOf(step) + ");");
     }
@@ -595,6 +616,7 @@ class ReductionEmitter {
   }
 
   const scheduler::ReductionParams& params_;
+  int smCount_ = 0;  //!< the device's SMs (0: unknown)
   ReductionKernelBuilder b_;
   Shape s_;
 };

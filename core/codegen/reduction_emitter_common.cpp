@@ -629,7 +629,8 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
                                                std::string_view scheduler,
                                                const LaunchConfig& launch,
                                                int64_t workspaceBytes,
-                                               bool usesWorkspace) const {
+                                               bool usesWorkspace,
+                                               int64_t minBlocksPerSm) const {
   GeneratedKernel kernel;
   kernel.name = std::string(name);
   kernel.launch = launch;
@@ -645,7 +646,9 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
   const std::string global = "__global__ void ";
   const size_t at = signature.find(global);
   FL_ASSERT(at != std::string::npos, "unexpected kernel signature");
-  std::string attributes = "__launch_bounds__(" + std::to_string(threads) + ") ";
+  std::string attributes = "__launch_bounds__(" + std::to_string(threads) +
+                           (minBlocksPerSm > 0 ? ", " + std::to_string(minBlocksPerSm) : "") +
+                           ") ";
   if (launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
     attributes += "__cluster_dims__(" + std::to_string(launch.cluster[0]) + ", " +
                   std::to_string(launch.cluster[1]) + ", " +

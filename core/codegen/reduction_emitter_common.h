@@ -168,10 +168,10 @@ class ReductionKernelBuilder {
                          int64_t elementsPerBlock, const std::string& rowBase);
 
   //! The finished kernel: comment, includes, helpers, signature with launch
-  //! bounds, body.
+  //! bounds (`minBlocksPerSm` > 0: as their second argument), body.
   GeneratedKernel finish(std::string_view name, std::string_view scheduler,
                          const LaunchConfig& launch, int64_t workspaceBytes,
-                         bool usesWorkspace) const;
+                         bool usesWorkspace, int64_t minBlocksPerSm = 0) const;
 
  private:
   //! `tv`'s logical coordinates at row `row` and element `element`.

@@ -56,8 +56,8 @@ TEST(InspectCompileTest, TextSaysWhyTheHeuristicChoseItsShape) {
   CliResult colSum = runCli("inspect " + source("tests/perf/suite/col_sum_8192x4096.py") +
                             " --device h100");
   EXPECT_EQ(colSum.exitCode, 0) << colSum.output;
-  EXPECT_NE(colSum.output.find("    cluster reduction: clusters of 8 (64 column groups x 8 = 512 "
-                               "blocks, 2 to 4 per SM)"),
+  EXPECT_NE(colSum.output.find("    cluster reduction: clusters of 8 (32 column groups x 8 = 256 "
+                               "blocks of 256 threads, 256 to 512 threads per SM)"),
             std::string::npos)
       << colSum.output;
   EXPECT_EQ(colSum.output.find("    shifted rows:"), std::string::npos) << colSum.output;

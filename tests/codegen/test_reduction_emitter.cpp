@@ -617,20 +617,27 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   // keeps the workspace and the last block's combine.
   const CompiledScript hopper = compileScript(test_scripts::kColSum, "8192x4096:bf16");
   const GeneratedKernel& k = onlyKernel(hopper);
-  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{64, 8, 1}));
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{32, 8, 1}));
   EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
   EXPECT_EQ(k.workspaceBytes, 0);
-  EXPECT_TRUE(contains(k.source, "__cluster_dims__(1, 8, 1) reduction_seg0(")) << k.source;
-  // Each block stores its 8 x 8 partials into rank 0's shared memory;
+  // The launch bounds say the blocks per SM that keep the 256 blocks
+  // resident at once (2 on 132 SMs).
+  EXPECT_TRUE(contains(k.source, "__launch_bounds__(256, 2) __cluster_dims__(1, 8, 1) "
+                                 "reduction_seg0("))
+      << k.source;
+  // The block's sums end in thread row 0 only, which pushes them.
+  EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8>(acc_T2, ")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
+  // Each block stores its 8 x 16 partials into rank 0's shared memory;
   // after the barrier rank 0 adds them in rank order.
-  EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[512];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[1024];")) << k.source;
   EXPECT_TRUE(contains(k.source, "float* acc_T2_part_at0 = fl::red::cluster_map(acc_T2_part + "
-                                 "fl_rank * 64, 0u);"))
+                                 "fl_rank * 128, 0u);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "fl::red::cluster_sync();\n    if (fl_rank != 0u) continue;"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[s] = (acc_T2[s] + "
-                                 "acc_T2_part[i * 64 + s * 8 + threadIdx.x]);"))
+                                 "acc_T2_part[i * 128 + s * 16 + threadIdx.x]);"))
       << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 
@@ -640,11 +647,14 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_GT(a.workspaceBytes, 0);
   EXPECT_TRUE(contains(a.source, "fl::red::arrive_last(")) << a.source;
   EXPECT_FALSE(contains(a.source, "__cluster_dims__(1")) << a.source;
+  // The workspace split keeps col_allreduce and plain launch bounds.
+  EXPECT_TRUE(contains(a.source, "__launch_bounds__(128) reduction_seg0(")) << a.source;
+  EXPECT_TRUE(contains(a.source, "fl::red::col_allreduce<8, 16, 8, 8>(acc_T2, ")) << a.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
 }
 
 TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
-  // col_sum 8192x4096: 64 column groups of 8 threads x 8 columns tile the
+  // col_sum 8192x4096: 32 column groups of 16 threads x 8 columns tile the
   // 4096 columns, and 8 blocks of 1024 rows, walked 16 x 4 rows at a time,
   // tile the rows: no chunk is tested.
   const GeneratedKernel& exact = onlyKernel(compileScript(test_scripts::kColSum, "8192x4096:bf16"));

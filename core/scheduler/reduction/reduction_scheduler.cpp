@@ -33,12 +33,21 @@ constexpr int64_t kOuterBlockThreads = 128;
 // memory bandwidth (one block per SM with one load each reaches a third).
 constexpr int64_t kOuterLoadsInFlight = 4;
 constexpr int64_t kOuterBlocksPerSm = 8;
-// Outer reductions on sm_90+: the blocks per SM a split into thread-block
+// Outer reductions on sm_90+: the threads per SM a split into thread-block
 // clusters (of kMinClusterSplit to 8 blocks per column group) keeps to (see
-// outerHeuristic).
-constexpr int64_t kMinClusterBlocksPerSm = 2;
-constexpr int64_t kMaxClusterBlocksPerSm = 4;
+// clusterSplit): 2 to 4 blocks of 128 threads.
+constexpr int64_t kMinClusterThreadsPerSm = 256;
+constexpr int64_t kMaxClusterThreadsPerSm = 512;
 constexpr int64_t kMinClusterSplit = 2;
+// A cluster split first tries blocks twice as wide: 16 column threads (256
+// contiguous bytes of each row) x 16 along the reduction, the same threads
+// per SM in half the blocks. The suite's col_sum (bf16 [8192, 4096], H100,
+// tests/perf/harness/col_sum_variants.cu, events after the clean-L2 flush):
+// 32 x 8 blocks of 16 x 16 threads 26.6 to 26.7 us against 27.0 to 27.1 for
+// 64 x 8 of 8 x 16; 8 or 2 rows in flight (27.6, 29.1), 16 x 32 threads
+// (27.5) and 8 x 32 (27.7) were slower.
+constexpr int64_t kWideClusterColumnThreads = 16;
+constexpr int64_t kWideClusterBlockThreads = 256;
 // Serial iterations per thread below which splitting the reduction across
 // blocks costs more (a second pass over partial results) than it gains.
 constexpr int64_t kMinSerialPerGridBlock = 16;
@@ -128,58 +137,63 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
 }
 
 // sm_90+: split each column group over one thread-block cluster when that
-// keeps the grid between kMinClusterBlocksPerSm and kMaxClusterBlocksPerSm
-// blocks per SM with at least kMinClusterSplit blocks per cluster: the
+// keeps the grid between kMinClusterThreadsPerSm and kMaxClusterThreadsPerSm
+// threads per SM with at least kMinClusterSplit blocks per cluster: the
 // partials are combined in the cluster's shared memory, with no workspace,
 // fence or semaphore. More blocks risk a second wave of clusters (each must
 // fit in one GPC), fewer leave the SMs short of loads. H100, bf16 column
-// sums (bench, clean L2), clusters against the workspace split this
-// heuristic took before: [8192, 4096] 64 clusters of 8, 27.5 us against
-// 30.3 (16 splits); [2048, 8192] 128 of 4, 16.4 against 19.8 (8 splits; 128
-// clusters of 8: 18.7); [4096, 16384] 256 of 2, 49.9 against 51.7 (4
-// splits; 256 clusters of 4: 58.2); [16384, 1024] 16 of 8, 30.2 against
-// 19.5 (64 splits, kept).
+// sums (bench, clean L2), clusters of 128-thread blocks against the
+// workspace split this heuristic took before: [8192, 4096] 64 clusters of
+// 8, 27.5 us against 30.3 (16 splits); [2048, 8192] 128 of 4, 16.4 against
+// 19.8 (8 splits; 128 clusters of 8: 18.7); [4096, 16384] 256 of 2, 49.9
+// against 51.7 (4 splits; 256 clusters of 4: 58.2); [16384, 1024] 16 of 8,
+// 30.2 against 19.5 (64 splits, kept).
 struct ClusterSplit {
   bool take = false;
   int64_t split = 1;
   std::string why;  //!< for the report's properties
 };
 
-ClusterSplit clusterSplit(int64_t columnGroups, int64_t workspaceSplit,
-                          const DeviceSpec& device) {
+ClusterSplit clusterSplit(int64_t columnGroups, int64_t blockThreads,
+                          int64_t workspaceSplit, const DeviceSpec& device) {
   ClusterSplit c;
   if (device.computeCapability() < 90) {
     c.why = device.arch() + " has no thread-block clusters: " +
             std::to_string(workspaceSplit) + " splits through the workspace";
     return c;
   }
-  c.split = std::min<int64_t>({workspaceSplit, ReductionParams::kMaxClusterBlocks,
-                               kMaxClusterBlocksPerSm * device.smCount / columnGroups});
+  c.split = std::min<int64_t>(
+      {workspaceSplit, ReductionParams::kMaxClusterBlocks,
+       kMaxClusterThreadsPerSm * device.smCount / (columnGroups * blockThreads)});
   const int64_t blocks = columnGroups * c.split;
   const std::string shape = std::to_string(columnGroups) + " column groups x " +
                             std::to_string(c.split) + " = " + std::to_string(blocks) +
-                            " blocks";
+                            " blocks of " + std::to_string(blockThreads) + " threads";
+  const std::string range = std::to_string(kMinClusterThreadsPerSm) + " to " +
+                            std::to_string(kMaxClusterThreadsPerSm) + " threads per SM";
   if (c.split < kMinClusterSplit) {
     c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", at most " +
-            std::to_string(kMaxClusterBlocksPerSm) + " per SM) split too little: " +
+            std::to_string(kMaxClusterThreadsPerSm) + " threads per SM) split too little: " +
             std::to_string(workspaceSplit) + " splits through the workspace";
-  } else if (blocks < kMinClusterBlocksPerSm * device.smCount) {
+  } else if (blocks * blockThreads < kMinClusterThreadsPerSm * device.smCount) {
     c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ") leave under " +
-            std::to_string(kMinClusterBlocksPerSm) + " blocks per SM: " +
+            std::to_string(kMinClusterThreadsPerSm) + " threads per SM: " +
             std::to_string(workspaceSplit) + " splits through the workspace";
   } else {
     c.take = true;
-    c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", " +
-            std::to_string(kMinClusterBlocksPerSm) + " to " +
-            std::to_string(kMaxClusterBlocksPerSm) +
-            " per SM) combine in shared memory instead of " +
-            std::to_string(workspaceSplit) + " splits through the workspace";
+    c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", " + range +
+            ") combine in shared memory instead of " + std::to_string(workspaceSplit) +
+            " splits through the workspace";
   }
   return c;
 }
 
-ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
-                               std::string* clusterWhy = nullptr) {
+// An outer reduction's launch with `columnThreads` threads along the kept
+// axis in blocks of up to `blockThreads`; `clusterOnly`: nullopt unless the
+// split becomes a cluster.
+std::optional<ReductionParams> outerShape(const Analysis& a, const DeviceSpec& device,
+                                          int64_t columnThreads, int64_t blockThreads,
+                                          bool clusterOnly, std::string* clusterWhy) {
   ReductionParams p;
   p.fastestDimReduction = false;
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
@@ -187,29 +201,30 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
   p.vectorizationFactor = a.vectorize.factor;
   const int64_t columns = ceilDiv(iteration, p.vectorizationFactor);
   // blockDimY: threads along the kept axis; blockDimX: along the reduction.
-  p.blockDimY = std::min(kMaxOuterIterationThreads, nextPowerOfTwo(columns));
-  p.blockDimX =
-      std::min(nextPowerOfTwo(reduction),
-               std::max<int64_t>(1, kOuterBlockThreads / p.blockDimY));
+  p.blockDimY = std::min(columnThreads, nextPowerOfTwo(columns));
+  p.blockDimX = std::min(nextPowerOfTwo(reduction),
+                         std::max<int64_t>(1, blockThreads / p.blockDimY));
   p.gridDimX = ceilDiv(columns, p.blockDimY);
   int64_t serial = ceilDiv(reduction, p.blockDimX);
   const int64_t targetBlocks = kOuterBlocksPerSm * device.smCount;
+  std::string why = "the reduction is not split across blocks";
   if (p.gridDimX < targetBlocks && serial >= 2 * kMinSerialPerGridBlock) {
     p.gridDimY = std::min<int64_t>({targetBlocks / p.gridDimX,
                                     serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     if (p.crossGridReduction) {
-      const ClusterSplit cluster = clusterSplit(p.gridDimX, p.gridDimY, device);
+      const ClusterSplit cluster =
+          clusterSplit(p.gridDimX, p.blockDimX * p.blockDimY, p.gridDimY, device);
       if (cluster.take) {
         p.gridDimY = cluster.split;
         p.clusterReduction = true;
       }
-      if (clusterWhy != nullptr) *clusterWhy = cluster.why;
-    } else if (clusterWhy != nullptr) {
-      *clusterWhy = "the reduction is not split across blocks";
+      why = cluster.why;
     }
     serial = ceilDiv(serial, p.gridDimY);
   }
+  if (clusterOnly && !p.clusterReduction) return std::nullopt;
+  if (clusterWhy != nullptr) *clusterWhy = why;
   // Each unrolled step is a separate row: independent loads in flight.
   p.unrollFactorReduction = std::min(
       kOuterLoadsInFlight *
@@ -217,6 +232,16 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
       previousPowerOfTwo(std::max<int64_t>(1, serial)));
   p.crossBlockReduction = p.blockDimX > 1;
   return p;
+}
+
+ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
+                               std::string* clusterWhy = nullptr) {
+  if (auto wide = outerShape(a, device, kWideClusterColumnThreads, kWideClusterBlockThreads,
+                             /*clusterOnly=*/true, clusterWhy)) {
+    return *wide;
+  }
+  return *outerShape(a, device, kMaxOuterIterationThreads, kOuterBlockThreads,
+                     /*clusterOnly=*/false, clusterWhy);
 }
 
 }  // namespace

@@ -102,33 +102,38 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumFillsEightBlocksPerSmInOneWave) {
 }
 
 TEST_F(ReductionSchedulerTest, OuterColumnSumCombinesInAClusterOnHopper) {
-  // The same col_sum on an H100: 8 row splits per column group, one
-  // thread-block cluster each (512 blocks, ~4 per SM), combined in the
-  // cluster's shared memory instead of 16 splits through a workspace.
+  // The same col_sum on an H100: blocks of 16 column threads (256 bytes of
+  // each row) x 16 along the reduction, 8 row splits per column group, one
+  // thread-block cluster each (256 blocks, ~2 per SM), combined in the
+  // cluster's shared memory instead of 32 splits through a workspace.
   BoundSegment colSum(kColSum, {{8192, 4096}}, h100());
   const ReductionParams p = accepted(colSum);
-  EXPECT_EQ(p.gridDimX, 64);
+  EXPECT_EQ(p.blockDimY, 16);
+  EXPECT_EQ(p.blockDimX, 16);
+  EXPECT_EQ(p.gridDimX, 32);
   EXPECT_EQ(p.gridDimY, 8);
   EXPECT_TRUE(p.crossGridReduction);
   EXPECT_TRUE(p.clusterReduction);
   EXPECT_EQ(p.unrollFactorReduction, 4);
-  // Wider: as many splits as keep the grid within 4 blocks per SM (one
-  // wave of clusters): 128 column groups in clusters of 4, 256 in clusters
+  // Wider: as many splits as keep the grid within 512 threads per SM (one
+  // wave of clusters): 64 column groups in clusters of 4, 128 in clusters
   // of 2.
   BoundSegment wide(kColSum, {{2048, 8192}}, h100());
   const ReductionParams w = accepted(wide);
-  EXPECT_EQ(w.gridDimX, 128);
+  EXPECT_EQ(w.blockDimY, 16);
+  EXPECT_EQ(w.gridDimX, 64);
   EXPECT_EQ(w.gridDimY, 4);
   EXPECT_TRUE(w.clusterReduction);
   BoundSegment wider(kColSum, {{4096, 16384}}, h100());
   const ReductionParams v = accepted(wider);
-  EXPECT_EQ(v.gridDimX, 256);
+  EXPECT_EQ(v.gridDimX, 128);
   EXPECT_EQ(v.gridDimY, 2);
   EXPECT_TRUE(v.clusterReduction);
-  // 1024 columns: 16 column groups x 8 splits would leave most SMs with
-  // less than two blocks; the workspace's wider split stays.
+  // 1024 columns: no cluster split of either block width leaves 256
+  // threads per SM; the narrow blocks' wider workspace split stays.
   BoundSegment narrow(kColSum, {{16384, 1024}}, h100());
   const ReductionParams q = accepted(narrow);
+  EXPECT_EQ(q.blockDimY, 8);
   EXPECT_EQ(q.gridDimX, 16);
   EXPECT_GT(q.gridDimY, 8);
   EXPECT_FALSE(q.clusterReduction);
@@ -143,14 +148,16 @@ TEST_F(ReductionSchedulerTest, PropertiesSayWhyTheSplitIsOrIsNotACluster) {
     return why == nullptr ? std::string("(none)") : why->asString();
   };
   EXPECT_EQ(choice(BoundSegment(kColSum, {{8192, 4096}}, h100())),
-            "clusters of 8 (64 column groups x 8 = 512 blocks, 2 to 4 per SM) "
-            "combine in shared memory instead of 16 splits through the workspace");
+            "clusters of 8 (32 column groups x 8 = 256 blocks of 256 threads, 256 to 512 "
+            "threads per SM) combine in shared memory instead of 32 splits through the "
+            "workspace");
+  // Neither block width takes a cluster: the reason is the narrow one's.
   EXPECT_EQ(choice(BoundSegment(kColSum, {{16384, 1024}}, h100())),
-            "clusters of 8 (16 column groups x 8 = 128 blocks) leave under 2 "
-            "blocks per SM: 64 splits through the workspace");
+            "clusters of 8 (16 column groups x 8 = 128 blocks of 128 threads) leave under "
+            "256 threads per SM: 64 splits through the workspace");
   EXPECT_EQ(choice(BoundSegment(kColSum, {{4096, 32768}}, h100())),
-            "clusters of 1 (512 column groups x 1 = 512 blocks, at most 4 per "
-            "SM) split too little: 2 splits through the workspace");
+            "clusters of 1 (512 column groups x 1 = 512 blocks of 128 threads, at most 512 "
+            "threads per SM) split too little: 2 splits through the workspace");
   const std::optional<DeviceSpec> a100 = findBuiltinDevice("a100");
   ASSERT_TRUE(a100.has_value());
   EXPECT_EQ(choice(BoundSegment(kColSum, {{8192, 4096}}, *a100)),

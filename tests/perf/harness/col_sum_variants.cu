@@ -1,0 +1,582 @@
+// Column-sum variants, timed as `fuserlab-cli bench` times a kernel: an L2
+// flush (a write of twice the L2 size, then a read of it), the start event,
+// the launch, the end event; the median of 50 samples after 5 warm-ups, and
+// its ratio to the copy bandwidth measured in the same process (a 1 GiB
+// device-to-device cudaMemcpy). Every variant's result is checked against
+// the CPU's double sums of the same random bf16 input.
+//
+// It asks where col_sum 8192x4096 (bf16 in, float out) loses its time
+// against row_sum, which reads the same 67 MB at ~90% of the copy bandwidth:
+// in the order the row splits walk their rows, in the L2 fetch size, or in
+// the cluster combine. Not built by CMake; on a GPU machine:
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o col_sum_variants tests/perf/harness/col_sum_variants.cu
+//   ./col_sum_variants
+//
+// The variants mirror the generated kernel (`fuserlab-cli compile
+// tests/perf/suite/col_sum_8192x4096.py --out DIR`): 8 x 16 threads, a
+// thread's 8 columns as one 16-byte load, 4 rows in flight, 64 column groups
+// x 8 row splits, the splits of a group one cluster whose rank 0 adds the
+// other blocks' partials from its shared memory.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                 \
+                   cudaGetErrorString(e_));                                           \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+constexpr int kRows = 8192;
+constexpr int kCols = 4096;
+constexpr int kV = 8;  // bf16 values per 16-byte load
+
+// Row order of a split: contiguous ranges (the generated kernel), or the
+// splits interleaved in steps of RY * U rows (all blocks sweep the tensor
+// together, one window of rows at a time).
+// Or contiguous ranges each walked from a rotated start (split s begins
+// s / SPLITS of the way into its range and wraps), so that the splits'
+// streams are not a power-of-two distance apart at any moment.
+enum Order { kContiguous = 0, kInterleaved = 1, kRotated = 2 };
+// What a block does with its partial: write it to global memory for the
+// host to add (streaming only, for timing), push it to rank 0 of its
+// cluster (the generated kernel), or push each column thread's values to
+// the rank that owns that column thread (a reduce-scatter: every rank adds
+// and stores 1/SPLITS of the group's columns).
+// Or, without clusters, through a global workspace: each block writes its
+// partial, and the last block of its column group to arrive (a semaphore)
+// adds the group's partials (the generated kernel's path off sm_90).
+enum Combine { kNone = 0, kRank0 = 1, kScatter = 2, kWorkspace = 3 };
+// The load: plain (as generated), or with the L2 fetching 256 bytes.
+// kCoherent: an ordinary (coherent) load, as the generated kernels' are;
+// kPlain compiles to the read-only path (the input is const __restrict__).
+enum Hint { kPlain = 0, kL2_256 = 1, kNoL1_256 = 2, kCoherent = 3 };
+
+template <int HINT>
+__device__ __forceinline__ uint4 load16(const __nv_bfloat16* p) {
+  uint4 r;
+  if constexpr (HINT == kPlain) {
+    r = *reinterpret_cast<const uint4*>(p);
+  } else if constexpr (HINT == kL2_256) {
+    asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+  } else if constexpr (HINT == kCoherent) {
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+  }
+  return r;
+}
+
+__device__ __forceinline__ void addBf16x8(float (&acc)[kV], uint4 w) {
+  const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    acc[2 * i] += __uint_as_float(words[i] << 16);
+    acc[2 * i + 1] += __uint_as_float(words[i] & 0xffff0000u);
+  }
+}
+
+__device__ __forceinline__ unsigned clusterRank() {
+  unsigned rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void clusterSync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+template <typename T>
+__device__ __forceinline__ T* clusterMap(T* local, unsigned rank) {
+  unsigned long long remote;
+  asm("mapa.u64 %0, %1, %2;" : "=l"(remote)
+      : "l"(reinterpret_cast<unsigned long long>(local)), "r"(rank));
+  return reinterpret_cast<T*>(remote);
+}
+
+template <int CX, int RY, int U, int SPLITS, int ORDER, int COMBINE, int HINT>
+__global__ void __launch_bounds__(CX * RY)
+    colSum(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
+           float* __restrict__ partials, unsigned* __restrict__ semaphores) {
+  constexpr int kPerSplit = kRows / SPLITS;
+  const int col = (blockIdx.x * CX + threadIdx.x) * kV;
+  float acc[kV];
+#pragma unroll
+  for (int v = 0; v < kV; ++v) acc[v] = 0.f;
+  int begin, end, step;
+  if constexpr (ORDER == kRotated) {
+    constexpr int kSteps = kPerSplit / (RY * U);
+    const int first = (int)blockIdx.y * kSteps / SPLITS;
+    for (int i = 0; i < kSteps; ++i) {
+      int stepIndex = first + i;
+      if (stepIndex >= kSteps) stepIndex -= kSteps;
+      const int j0 = (int)blockIdx.y * kPerSplit + stepIndex * RY * U + (int)threadIdx.y;
+      uint4 ld[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) ld[u] = load16<HINT>(in + (j0 + u * RY) * kCols + col);
+#pragma unroll
+      for (int u = 0; u < U; ++u) addBf16x8(acc, ld[u]);
+    }
+    begin = 0;
+    end = 0;
+    step = 1;
+  } else if constexpr (ORDER == kContiguous) {
+    begin = blockIdx.y * kPerSplit + threadIdx.y;
+    end = (blockIdx.y + 1) * kPerSplit;
+    step = RY * U;
+  } else {
+    begin = blockIdx.y * RY * U + threadIdx.y;
+    end = kRows;
+    step = SPLITS * RY * U;
+  }
+  for (int j0 = begin; j0 < end; j0 += step) {
+    uint4 ld[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) ld[u] = load16<HINT>(in + (j0 + u * RY) * kCols + col);
+#pragma unroll
+    for (int u = 0; u < U; ++u) addBf16x8(acc, ld[u]);
+  }
+  // Over the block's thread rows: the lanes of a warp that share a column
+  // thread first, then one value per warp through shared memory.
+  constexpr int L = CX >= 32 ? 1 : (CX * RY < 32 ? RY : 32 / CX);
+  constexpr int W = RY / L;
+#pragma unroll
+  for (int offset = CX; offset < CX * L; offset *= 2) {
+#pragma unroll
+    for (int v = 0; v < kV; ++v) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], offset);
+  }
+  __shared__ float red[W * CX * kV];
+  if constexpr (W > 1) {
+    if (threadIdx.y % L == 0) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) red[(v * W + threadIdx.y / L) * CX + threadIdx.x] = acc[v];
+    }
+    __syncthreads();
+    if (threadIdx.y == 0) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        float r = red[(v * W) * CX + threadIdx.x];
+#pragma unroll
+        for (int w = 1; w < W; ++w) r += red[(v * W + w) * CX + threadIdx.x];
+        acc[v] = r;
+      }
+    }
+  }
+  if constexpr (COMBINE == kNone) {
+    if (threadIdx.y == 0) {
+      float* p = partials + (size_t)blockIdx.y * kCols + col;
+      reinterpret_cast<float4*>(p)[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+      reinterpret_cast<float4*>(p)[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+  } else if constexpr (COMBINE == kWorkspace) {
+    if (threadIdx.y == 0) {
+      float* p = partials + (size_t)blockIdx.y * kCols + col;
+      reinterpret_cast<float4*>(p)[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+      reinterpret_cast<float4*>(p)[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      last = atomicAdd(semaphores + blockIdx.x, 1u) == SPLITS - 1u;
+      if (last) semaphores[blockIdx.x] = 0u;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (threadIdx.y == 0) {
+      float r[kV] = {};
+#pragma unroll
+      for (int i = 0; i < SPLITS; ++i) {
+        const float4* p = reinterpret_cast<const float4*>(partials + (size_t)i * kCols + col);
+        const float4 a = __ldcg(p), b = __ldcg(p + 1);
+        r[0] += a.x; r[1] += a.y; r[2] += a.z; r[3] += a.w;
+        r[4] += b.x; r[5] += b.y; r[6] += b.z; r[7] += b.w;
+      }
+#pragma unroll
+      for (int v = 0; v < kV; ++v) out[col + v] = r[v];
+    }
+  } else if constexpr (COMBINE == kRank0) {
+    __shared__ float part[SPLITS * kV * CX];
+    const unsigned rank = clusterRank();
+    if (threadIdx.y == 0) {
+      float* at0 = clusterMap(part + rank * (kV * CX), 0u);
+#pragma unroll
+      for (int v = 0; v < kV; ++v) at0[v * CX + threadIdx.x] = acc[v];
+    }
+    clusterSync();
+    if (rank == 0 && threadIdx.y == 0) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        float r = 0.f;
+#pragma unroll
+        for (int i = 0; i < SPLITS; ++i) r += part[i * kV * CX + v * CX + threadIdx.x];
+        out[col + v] = r;
+      }
+    }
+  } else {
+    // Column thread x belongs to rank x % SPLITS, at index x / SPLITS.
+    static_assert(CX % SPLITS == 0, "each rank owns CX / SPLITS column threads");
+    constexpr int kOwned = CX / SPLITS;
+    __shared__ float part[SPLITS * kOwned * kV];
+    const unsigned rank = clusterRank();
+    if (threadIdx.y == 0) {
+      float* dst = clusterMap(part + (rank * kOwned + threadIdx.x / SPLITS) * kV,
+                              (unsigned)(threadIdx.x % SPLITS));
+      reinterpret_cast<float4*>(dst)[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+      reinterpret_cast<float4*>(dst)[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+    clusterSync();
+    const int t = threadIdx.y * CX + threadIdx.x;
+    if (t < kOwned * kV) {
+      const int v = t % kV;
+      const int xi = t / kV;
+      float r = 0.f;
+#pragma unroll
+      for (int i = 0; i < SPLITS; ++i) r += part[(i * kOwned + xi) * kV + v];
+      const int x = xi * SPLITS + (int)rank;
+      out[(blockIdx.x * CX + x) * kV + v] = r;
+    }
+  }
+}
+
+// Full rows, as row_sum reads them: a block of 128 threads takes a whole
+// 8 KB row per step (4 loads a thread), its rows in a grid-stride loop;
+// each thread keeps its 32 columns' sums and writes one checksum. The
+// streaming reference, not a column sum the host can check.
+__global__ void __launch_bounds__(128) rowStream(const __nv_bfloat16* __restrict__ in,
+                                                 float* __restrict__ sink) {
+  float acc[4][kV] = {};
+  for (int row = blockIdx.x; row < kRows; row += gridDim.x) {
+    uint4 ld[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) ld[u] = load16<kPlain>(in + row * kCols + (u * 128 + threadIdx.x) * kV);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) addBf16x8(acc[u], ld[u]);
+  }
+  float s = 0.f;
+#pragma unroll
+  for (int u = 0; u < 4; ++u)
+#pragma unroll
+    for (int v = 0; v < kV; ++v) s += acc[u][v];
+  sink[blockIdx.x * 128 + threadIdx.x] = s;
+}
+
+__global__ void emptyKernel() {}
+
+__global__ void flushRead(const uint4* data, long long words, unsigned* sink) {
+  unsigned fold = 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < words;
+       i += (long long)gridDim.x * blockDim.x) {
+    const uint4 v = data[i];
+    fold ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (fold == 1u) *sink = fold;
+}
+
+struct Flush {
+  void* buffer = nullptr;
+  size_t bytes = 0;
+  unsigned* sink = nullptr;
+  int blocks = 0;
+  int count = 0;
+  explicit Flush(const cudaDeviceProp& prop) {
+    bytes = 2 * (size_t)prop.l2CacheSize / 16 * 16;
+    blocks = prop.multiProcessorCount * 4;
+    CHECK(cudaMalloc(&buffer, bytes));
+    CHECK(cudaMalloc(&sink, 16));
+  }
+  void run() {
+    CHECK(cudaMemsetAsync(buffer, 1 + (count++ % 255), bytes));
+    flushRead<<<blocks, 512>>>(static_cast<const uint4*>(buffer), (long long)(bytes / 16), sink);
+    CHECK(cudaGetLastError());
+  }
+};
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The median of `samples` event-timed launches, each after a flush.
+static double timeUs(Flush& flush, const std::function<void()>& launch, int samples = 50) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) {
+    flush.run();
+    launch();
+  }
+  std::vector<double> us;
+  for (int i = 0; i < samples; ++i) {
+    flush.run();
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    us.push_back(ms * 1000.0);
+  }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  return median(us);
+}
+
+struct Context {
+  Flush* flush;
+  const __nv_bfloat16* in;
+  float* out;
+  float* partials;
+  unsigned* semaphores;
+  std::vector<double> reference;  // per column, double
+  std::vector<double> magnitude;  // per column, sum of |x|
+  double copyBytesPerUs;
+  int failures = 0;
+};
+
+template <int CX, int RY, int U, int SPLITS, int ORDER, int COMBINE, int HINT>
+void variant(Context& ctx, const char* label) {
+  auto kernel = colSum<CX, RY, U, SPLITS, ORDER, COMBINE, HINT>;
+  const dim3 grid(kCols / (CX * kV), SPLITS);
+  const dim3 block(CX, RY);
+  auto launch = [&] {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = 1;
+    attribute[0].val.clusterDim.y = SPLITS;
+    attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = (COMBINE == kRank0 || COMBINE == kScatter) ? 1 : 0;
+    CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials, ctx.semaphores));
+    CHECK(cudaGetLastError());
+  };
+  // Check: poison, run, compare.
+  CHECK(cudaMemset(ctx.out, 0xff, kCols * sizeof(float)));
+  CHECK(cudaMemset(ctx.partials, 0xff, (size_t)SPLITS * kCols * sizeof(float)));
+  launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<double> got(kCols, 0.0);
+  if (COMBINE == kNone) {
+    std::vector<float> p((size_t)SPLITS * kCols);
+    CHECK(cudaMemcpy(p.data(), ctx.partials, p.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int s = 0; s < SPLITS; ++s)
+      for (int c = 0; c < kCols; ++c) got[c] += p[(size_t)s * kCols + c];
+  } else {
+    std::vector<float> o(kCols);
+    CHECK(cudaMemcpy(o.data(), ctx.out, kCols * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int c = 0; c < kCols; ++c) got[c] = o[c];
+  }
+  double worst = 0;
+  bool ok = true;
+  for (int c = 0; c < kCols; ++c) {
+    const double err = std::fabs(got[c] - ctx.reference[c]);
+    const double tol = 1e-5 * ctx.magnitude[c] + 1e-3;
+    if (!(err <= tol)) ok = false;
+    worst = std::max(worst, err / tol);
+  }
+  const double us = timeUs(*ctx.flush, launch);
+  const double bytes = (double)kRows * kCols * 2 + kCols * 4;
+  std::printf("%-58s %7.2f us  %5.1f%% of copy BW  check %s (worst err/tol %.3f)\n", label, us,
+              100.0 * bytes / us / ctx.copyBytesPerUs, ok ? "ok" : "FAILED", worst);
+  if (!ok) ++ctx.failures;
+}
+
+// A kernel FuserLab generated (`fuserlab-cli compile ... --out DIR`), from
+// its cubin: `FILE:GX:GY:BX:BY:SMEM` on the command line; launched as the
+// executor launches it (cudaLaunchKernel of the library kernel; the cluster
+// shape is compiled in), checked and timed like the variants.
+static void generatedVariant(Context& ctx, const std::string& spec) {
+  std::vector<std::string> f;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i == spec.size() || spec[i] == ':') {
+      f.push_back(spec.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (f.size() != 6) {
+    std::printf("bad spec %s\n", spec.c_str());
+    ++ctx.failures;
+    return;
+  }
+  std::ifstream file(f[0], std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  cudaLibrary_t lib;
+  CHECK(cudaLibraryLoadData(&lib, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  cudaKernel_t k;
+  CHECK(cudaLibraryGetKernel(&k, lib, "reduction_seg0"));
+  struct Tensor2 {
+    const void* data;
+    long long size[2], stride[2];
+  } t0{ctx.in, {kRows, kCols}, {kCols, 1}};
+  struct Tensor1 {
+    void* data;
+    long long size[1], stride[1];
+  } t2{ctx.out, {kCols}, {1}};
+  void* args[] = {&t0, &t2};
+  const dim3 grid(std::stoi(f[1]), std::stoi(f[2])), block(std::stoi(f[3]), std::stoi(f[4]));
+  const size_t smem = std::stoul(f[5]);
+  auto launch = [&] {
+    CHECK(cudaLaunchKernel(static_cast<const void*>(k), grid, block, args, smem, nullptr));
+    CHECK(cudaGetLastError());
+  };
+  CHECK(cudaMemset(ctx.out, 0xff, kCols * sizeof(float)));
+  launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<float> o(kCols);
+  CHECK(cudaMemcpy(o.data(), ctx.out, kCols * sizeof(float), cudaMemcpyDeviceToHost));
+  bool ok = true;
+  for (int c = 0; c < kCols; ++c) {
+    if (!(std::fabs(o[c] - ctx.reference[c]) <= 1e-5 * ctx.magnitude[c] + 1e-3)) ok = false;
+  }
+  const double us = timeUs(*ctx.flush, launch);
+  const double bytes = (double)kRows * kCols * 2 + kCols * 4;
+  std::printf("%-58s %7.2f us  %5.1f%% of copy BW  check %s\n", spec.c_str(), us,
+              100.0 * bytes / us / ctx.copyBytesPerUs, ok ? "ok" : "FAILED");
+  if (!ok) ++ctx.failures;
+}
+
+int main(int argc, char** argv) {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20);
+  Flush flush(prop);
+
+  // Copy bandwidth: 1 GiB device to device, median of 10, bytes read + written.
+  const size_t copyBytes = size_t{1} << 30;
+  void *src, *dst;
+  CHECK(cudaMalloc(&src, copyBytes));
+  CHECK(cudaMalloc(&dst, copyBytes));
+  CHECK(cudaMemset(src, 1, copyBytes));
+  std::vector<double> copyUs;
+  {
+    cudaEvent_t a, b;
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    for (int i = 0; i < 12; ++i) {
+      CHECK(cudaEventRecord(a));
+      CHECK(cudaMemcpyAsync(dst, src, copyBytes, cudaMemcpyDeviceToDevice));
+      CHECK(cudaEventRecord(b));
+      CHECK(cudaEventSynchronize(b));
+      float ms;
+      CHECK(cudaEventElapsedTime(&ms, a, b));
+      if (i >= 2) copyUs.push_back(ms * 1000.0);
+    }
+  }
+  CHECK(cudaFree(src));
+  CHECK(cudaFree(dst));
+  Context ctx;
+  ctx.flush = &flush;
+  ctx.copyBytesPerUs = 2.0 * copyBytes / median(copyUs);
+  std::printf("copy bandwidth: %.0f GB/s; 85%% of it for this column sum: %.2f us\n",
+              ctx.copyBytesPerUs / 1e3,
+              ((double)kRows * kCols * 2 + kCols * 4) / (0.85 * ctx.copyBytesPerUs));
+
+  // Random bf16 input (normal), and its column sums in double.
+  std::vector<__nv_bfloat16> host((size_t)kRows * kCols);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  ctx.reference.assign(kCols, 0.0);
+  ctx.magnitude.assign(kCols, 0.0);
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      const __nv_bfloat16 x = __float2bfloat16(normal(rng));
+      host[(size_t)r * kCols + c] = x;
+      const double d = __bfloat162float(x);
+      ctx.reference[c] += d;
+      ctx.magnitude[c] += std::fabs(d);
+    }
+  }
+  __nv_bfloat16* in;
+  CHECK(cudaMalloc(&in, host.size() * sizeof(__nv_bfloat16)));
+  CHECK(cudaMemcpy(in, host.data(), host.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+  ctx.in = in;
+  CHECK(cudaMalloc(&ctx.out, kCols * sizeof(float)));
+  CHECK(cudaMalloc(&ctx.partials, (size_t)64 * kCols * sizeof(float)));
+  CHECK(cudaMalloc(&ctx.semaphores, 1024 * sizeof(unsigned)));
+  CHECK(cudaMemset(ctx.semaphores, 0, 1024 * sizeof(unsigned)));
+
+  // References: an empty launch between the events, with and without clusters,
+  // and the full-row stream.
+  {
+    auto emptyPlain = [&] { emptyKernel<<<dim3(64, 8), dim3(8, 16)>>>(); };
+    std::printf("%-58s %7.2f us\n", "empty kernel, 64 x 8 blocks", timeUs(flush, emptyPlain));
+    auto emptyCluster = [&] {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3(64, 8);
+      config.blockDim = dim3(8, 16);
+      cudaLaunchAttribute attribute[1];
+      attribute[0].id = cudaLaunchAttributeClusterDimension;
+      attribute[0].val.clusterDim.x = 1;
+      attribute[0].val.clusterDim.y = 8;
+      attribute[0].val.clusterDim.z = 1;
+      config.attrs = attribute;
+      config.numAttrs = 1;
+      CHECK(cudaLaunchKernelEx(&config, emptyKernel));
+    };
+    std::printf("%-58s %7.2f us\n", "empty kernel, 64 x 8 blocks, clusters of 8",
+                timeUs(flush, emptyCluster));
+    const double bytes = (double)kRows * kCols * 2;
+    for (int blocks : {prop.multiProcessorCount * 4, prop.multiProcessorCount * 8, 2048}) {
+      auto stream = [&] { rowStream<<<blocks, 128>>>(in, ctx.partials); };
+      const double us = timeUs(flush, stream);
+      std::printf("full-row stream (row_sum's loads), %4d blocks            %7.2f us  %5.1f%% of copy BW\n",
+                  blocks, us, 100.0 * bytes / us / ctx.copyBytesPerUs);
+    }
+  }
+
+  for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
+  if (argc > 1) {
+    variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 8 x 16 threads, 64 x 8 blocks");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 16 x 16 threads, 32 x 8 blocks");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "harness: 16 x 16 threads, coherent loads");
+    variant<8, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "harness: 8 x 16 threads, coherent loads");
+    for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
+    std::printf("%d variant(s) failed the check\n", ctx.failures);
+    return ctx.failures == 0 ? 0 : 1;
+  }
+  // <CX, RY, U, SPLITS, ORDER, COMBINE, HINT>
+  variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "generated: 8 x 16 threads, 64 x 8 blocks, rank-0");
+  variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 32 x 8 blocks, rank-0");
+  variant<16, 16, 8, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 8 rows in flight");
+  variant<16, 16, 2, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 2 rows in flight");
+  variant<16, 16, 4, 8, kRotated, kRank0, kPlain>(ctx, "16 x 16 threads, rotated starts");
+  variant<8, 16, 4, 8, kRotated, kRank0, kPlain>(ctx, "8 x 16 threads, rotated starts");
+  variant<16, 16, 4, 8, kContiguous, kScatter, kPlain>(ctx, "16 x 16 threads, scatter combine");
+  variant<16, 8, 8, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 8 threads, 8 rows in flight, 32 x 8 blocks");
+  variant<32, 8, 8, 8, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 8 rows, 16 x 8 blocks");
+  variant<16, 32, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 8 blocks");
+  variant<16, 32, 2, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 2 rows in flight");
+  variant<8, 32, 4, 8, kContiguous, kRank0, kPlain>(ctx, "8 x 32 threads, 64 x 8 blocks");
+  variant<16, 16, 4, 4, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 32 x 4 blocks");
+  // Run-to-run spread: the first variants again.
+  variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "generated again");
+  variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads again");
+  std::printf("%d variant(s) failed the check\n", ctx.failures);
+  return ctx.failures == 0 ? 0 : 1;
+}
