@@ -71,7 +71,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     threadsY = {1, 2, 4, 8};
   } else {
     threadsX = {1, 2, 4, 8, 16, 32};
-    threadsY = {16, 32, 64, 128, 256};
+    threadsY = {8, 16, 32, 64, 128, 256};  // 8: the narrow cluster blocks (the default before 16 x 16)
   }
   grid.knobs = {
       {"vectorization_factor", {1, 2, 4, 8}},

@@ -62,6 +62,11 @@ TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
   const auto& d = std::get<scheduler::ReductionParams>(e.target->defaultParams);
   EXPECT_TRUE(d.clusterReduction);
   EXPECT_EQ(values(e.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  // The default's 16 column threads and the narrower 8 of the workspace
+  // split are both in the space.
+  EXPECT_EQ(d.blockDimY, 16);
+  EXPECT_EQ(values(e.space, "block_dim_y").count(8), 1u);
+  EXPECT_EQ(values(e.space, "block_dim_y").count(16), 1u);
   EXPECT_EQ(values(e.space, "grid_dim_y"), (std::set<int64_t>{1, 2, 4, 8, 16, 32, 64}));
   const auto& sched = scheduler::schedulerFor(e.target->scheduler);
   std::set<int64_t> clusterSplits, workspaceSplits;

@@ -360,6 +360,9 @@ void variant(Context& ctx, const char* label) {
   auto kernel = colSum<CX, RY, U, SPLITS, ORDER, COMBINE, HINT>;
   const dim3 grid(kCols / (CX * kV), SPLITS);
   const dim3 block(CX, RY);
+  if (SPLITS > 8) {  // clusters over the portable 8 blocks
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  }
   auto launch = [&] {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
@@ -554,9 +557,14 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 8 x 16 threads, 64 x 8 blocks");
     variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 16 x 16 threads, 32 x 8 blocks");
-    variant<16, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "harness: 16 x 16 threads, coherent loads");
-    variant<8, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "harness: 8 x 16 threads, coherent loads");
+    // Clusters of 16 (non-portable): more row splits, one combine.
+    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 32 x 16 blocks, clusters of 16");
+    variant<16, 16, 4, 16, kContiguous, kScatter, kPlain>(ctx, "16 x 16 threads, 32 x 16, clusters of 16, scatter");
+    variant<32, 8, 4, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 16 x 16 blocks, clusters of 16");
+    variant<32, 8, 8, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 16 x 16, clusters of 16, 8 rows");
+    variant<32, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 16 threads, 16 x 16 blocks, clusters of 16");
     for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
+    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, clusters of 16, again");
     std::printf("%d variant(s) failed the check\n", ctx.failures);
     return ctx.failures == 0 ? 0 : 1;
   }
