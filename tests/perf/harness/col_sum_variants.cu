@@ -14,10 +14,12 @@
 //   ./col_sum_variants
 //
 // The variants mirror the generated kernel (`fuserlab-cli compile
-// tests/perf/suite/col_sum_8192x4096.py --out DIR`): 8 x 16 threads, a
-// thread's 8 columns as one 16-byte load, 4 rows in flight, 64 column groups
-// x 8 row splits, the splits of a group one cluster whose rank 0 adds the
-// other blocks' partials from its shared memory.
+// tests/perf/suite/col_sum_8192x4096.py --out DIR`): a thread's 8 columns as
+// one 16-byte load, 4 rows in flight, the row splits of a column group one
+// cluster whose rank 0 adds the other blocks' partials from its shared
+// memory; 8 x 16 threads in 64 x 8 blocks until session 14, 16 x 16 threads
+// in 32 x 8 blocks since (what this harness found; docs/performance.md).
+// With arguments `FILE:GX:GY:BX:BY:SMEM` it also times generated cubins.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 

@@ -198,13 +198,6 @@ int main() {
       CHECK(cudaLaunchKernel(static_cast<const void*>(k), g.grid, g.block, kargs, g.smem, nonBlocking));
       CHECK(cudaGetLastError());
     });
-    label = std::string("generated ") + (colSum ? "col_sum" : "row_sum") + ", no dynamic smem";
-    if (!colSum) {
-      measure(label.c_str(), [&] {
-        CHECK(cudaLaunchKernel(static_cast<const void*>(k), g.grid, g.block, kargs, 0, nullptr));
-        CHECK(cudaGetLastError());
-      });
-    }
     label = std::string("empty kernel, ") + (colSum ? "col_sum" : "row_sum") + "'s grid";
     measure(label.c_str(), [&] {
       CHECK(cudaLaunchKernel(static_cast<const void*>(kernel), g.grid, g.block, argv, 0, nullptr));
