@@ -97,6 +97,7 @@ TEST_F(GpuReductionTest, ClusterCombineMatchesTheReferenceAndRepeats) {
     DataType dtype;
     std::vector<int64_t> sizes;
     int64_t vectorize, gridDimX, gridDimY;
+    int64_t columnThreads = 8;  // 16: the heuristic's cluster blocks of 16 x 16
   };
   const std::string sum = R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
@@ -110,17 +111,22 @@ T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)
 fd.add_output(T1)
 fd.add_output(T2)
 )";
+  // Blocks of 16 column threads reduce into thread row 0 only (col_reduce)
+  // before the cluster's combine: a Welford at odd sizes and the suite's
+  // col_sum shape too.
   for (const Case& c : {Case{sum, DataType::BFloat16, {8192, 4096}, 8, 64, 8},
                         Case{varMean, DataType::Float, {3000, 771}, 1, 97, 8},
-                        Case{sum, DataType::BFloat16, {2048, 1000}, 8, 16, 4}}) {
-    SCOPED_TRACE(shape(c.sizes));
+                        Case{sum, DataType::BFloat16, {2048, 1000}, 8, 16, 4},
+                        Case{sum, DataType::BFloat16, {8192, 4096}, 8, 32, 8, 16},
+                        Case{varMean, DataType::Float, {3000, 771}, 1, 49, 8, 16}}) {
+    SCOPED_TRACE(shape(c.sizes) + " with " + std::to_string(c.columnThreads) + " column threads");
     define(c.script);
     const Tensor x = random(c.dtype, c.sizes);
     for (const bool cluster : {false, true}) {
       scheduler::ReductionParams p;
       p.fastestDimReduction = false;
       p.vectorizationFactor = c.vectorize;
-      p.blockDimY = 8;   // column threads
+      p.blockDimY = c.columnThreads;
       p.blockDimX = 16;  // row threads
       p.unrollFactorReduction = 4;
       p.gridDimX = c.gridDimX;
