@@ -118,11 +118,10 @@ __host__ __device__ constexpr int col_allreduce_smem() {
   return RY / col_lanes_per_warp<CX, RY>() > 1 ? (RY / col_lanes_per_warp<CX, RY>()) * CX * G : 0;
 }
 
-//! Reduces each of the N values of `v` over threadIdx.y within each
-//! threadIdx.x of a CX x RY block; every thread gets its column's results.
-//! Shared memory holds G values per thread column and warp at a time.
-template <int CX, int RY, int N, int G, class T, class Op>
-__device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
+//! The first step of both column reductions: the lanes of a warp that
+//! share a threadIdx.x combine their values (each gets the warp's result).
+template <int CX, int RY, int N, class T, class Op>
+__device__ __forceinline__ void col_warp_combine(T (&v)[N], Op op) {
   constexpr int L = col_lanes_per_warp<CX, RY>();
   if constexpr (L > 1) {
 #pragma unroll
@@ -131,6 +130,15 @@ __device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
       for (int n = 0; n < N; ++n) v[n] = butterfly(v[n], op, offset, warp_mask<CX * RY>());
     }
   }
+}
+
+//! Reduces each of the N values of `v` over threadIdx.y within each
+//! threadIdx.x of a CX x RY block; every thread gets its column's results.
+//! Shared memory holds G values per thread column and warp at a time.
+template <int CX, int RY, int N, int G, class T, class Op>
+__device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
+  constexpr int L = col_lanes_per_warp<CX, RY>();
+  col_warp_combine<CX, RY>(v, op);
   constexpr int W = RY / L;  // partials per column after the butterflies
   if constexpr (W > 1) {
     const int group = threadIdx.y / L;
@@ -166,13 +174,7 @@ __device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
 template <int CX, int RY, int N, int G, class T, class Op>
 __device__ __forceinline__ void col_reduce(T (&v)[N], Op op, T* smem) {
   constexpr int L = col_lanes_per_warp<CX, RY>();
-  if constexpr (L > 1) {
-#pragma unroll
-    for (int offset = CX; offset < CX * L; offset *= 2) {
-#pragma unroll
-      for (int n = 0; n < N; ++n) v[n] = butterfly(v[n], op, offset, warp_mask<CX * RY>());
-    }
-  }
+  col_warp_combine<CX, RY>(v, op);
   constexpr int W = RY / L;  // partials per column after the butterflies
   if constexpr (W > 1) {
     const int group = threadIdx.y / L;

@@ -24,15 +24,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,                 \
-                   cudaGetErrorString(e_));                                           \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "harness_check.h"
 #define CHECK_CU(x)                                                                   \
   do {                                                                                \
     CUresult e_ = (x);                                                                \
