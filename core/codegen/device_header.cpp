@@ -21,6 +21,7 @@
 //   fl::to_bool / to_int32 / to_int64 / to_float / to_double   castElement
 //   fl::Array<T, N, Align>      N elements for one vectorized access
 //   fl::load_vector / store_vector   16-byte (or narrower) accesses
+//   fl::load_lane(chunk, i)     lane i of a loaded chunk, as load_value
 //   fl::add/sub/mul/div/...     op semantics on float, double, int64_t
 //   fl::tanh_approx             hardware tanh (bf16-output kernels only)
 //   fl::exp_approx              hardware exp (half/bf16-output kernels only)
@@ -243,6 +244,24 @@ __device__ __forceinline__ Array<T, N> load_vector(const T* p) {
 template <int N, class T>
 __device__ __forceinline__ void store_vector(T* p, const Array<T, N>& a) {
   *reinterpret_cast<Array<T, N>*>(p) = a;
+}
+//! Lane i of a loaded chunk, as load_value gives it. A bfloat16 chunk of
+//! whole 32-bit words reads the lane's word and shifts or masks the value
+//! into place: extracting the 16-bit element first costs an odd lane a PRMT
+//! and a MOV besides the shift (col_sum bf16 8192x4096, H100: 26.9 -> 26.75
+//! us; docs/performance.md).
+template <class T, int N, int A>
+__device__ __forceinline__ auto load_lane(const Array<T, N, A>& a, int i) {
+  return load_value(a[i]);
+}
+template <int N, int A>
+__device__ __forceinline__ float load_lane(const Array<bfloat16, N, A>& a, int i) {
+  if constexpr (N % 2 == 0 && A % 4 == 0) {
+    const uint32_t word = reinterpret_cast<const uint32_t*>(a.v)[i / 2];
+    return __uint_as_float((i & 1) ? (word & 0xFFFF0000u) : (word << 16));
+  } else {
+    return bf16_to_float(a[i]);
+  }
 }
 
 // ---------------------------------------------------------------------------

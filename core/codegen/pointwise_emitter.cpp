@@ -285,7 +285,7 @@ bool PointwiseKernel::rowIndependent(const std::string& offset,
 
 std::string PointwiseKernel::hoistedRead(const HoistedLoad& load) const {
   const std::string slot = load.array + (load.innerOnly ? "[u % kUnrollInner]" : "[u]");
-  return load.vector ? "fl::load_value(" + slot + "[j])" : slot;
+  return load.vector ? "fl::load_lane(" + slot + ", j)" : slot;
 }
 
 std::string PointwiseKernel::vectorCondition() const {

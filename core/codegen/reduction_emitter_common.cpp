@@ -613,8 +613,8 @@ std::string ReductionKernelBuilder::leafValue(const TensorView* tv) {
     return "fl::load_value(" + storageLane(tv, *lane_) + ")";
   }
   FL_ASSERT(segment_.isInput(tv), tv->name(), " is a leaf but no input");
-  return "fl::load_value(" + loadName(tv) + lane_->loadSuffix + "[" +
-         lane_->lane + "])";
+  return "fl::load_lane(" + loadName(tv) + lane_->loadSuffix + ", " +
+         lane_->lane + ")";
 }
 
 bool ReductionKernelBuilder::isLeafNow(const TensorView* tv) const {

@@ -59,6 +59,37 @@ extern "C" __global__ void probe(fl::Tensor<fl::bfloat16, 2> T0, fl::Tensor<fl::
   }
 }
 
+// A bf16 chunk's lane comes from its 32-bit word by one shift or mask;
+// other element types, and bf16 chunks of odd length, read the element.
+TEST(DeviceHeaderTest, Bf16ChunkLanesAreReadFromWholeWords) {
+  const std::string header(deviceHelperSource());
+  const size_t at = header.find("float load_lane(const Array<bfloat16, N, A>& a, int i)");
+  ASSERT_NE(at, std::string::npos) << header;
+  const std::string body = header.substr(at, header.find("\n}\n", at) - at);
+  EXPECT_NE(body.find("word & 0xFFFF0000u"), std::string::npos) << body;
+  EXPECT_NE(body.find("word << 16"), std::string::npos) << body;
+  GeneratedKernel kernel;
+  kernel.name = "probe";
+  kernel.source = R"(#include "fuserlab_device.cuh"
+extern "C" __global__ void probe(fl::Tensor<fl::bfloat16, 1> T0, fl::Tensor<fl::half, 1> T1,
+                                 fl::Tensor<float, 1> T2, fl::Tensor<double, 1> T3) {
+  const fl::Array<fl::bfloat16, 8> b8 = fl::load_vector<8>(T0.data);
+  const fl::Array<fl::bfloat16, 1> b1 = fl::load_vector<1>(T0.data);
+  const fl::Array<fl::half, 4> h4 = fl::load_vector<4>(T1.data);
+  const fl::Array<float, 4> f4 = fl::load_vector<4>(T2.data);
+  const fl::Array<double, 2> d2 = fl::load_vector<2>(T3.data);
+  float sum = fl::load_lane(b1, 0);
+#pragma unroll
+  for (int v = 0; v < 8; ++v) sum += fl::load_lane(b8, v) + fl::load_lane(h4, v % 4) + fl::load_lane(f4, v % 4);
+  T2.data[threadIdx.x] = sum;
+  T3.data[threadIdx.x] = fl::load_lane(d2, 1);
+}
+)";
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << "sm_" << arch;
+  }
+}
+
 // float -> bf16 is cvt.rn.bf16.f32 on sm_80+ (the software rounding costs
 // about seven instructions per element); the software fallback still builds
 // for older architectures.

@@ -278,7 +278,7 @@ TEST(PointwiseEmitterTest, OuterUnrolledRowsShareLoadsBroadcastAlongTheOuterPart
   // one load per inner slot, made by the first row, read by every row.
   EXPECT_TRUE(contains(kernel.source, "T2_vec[kUnrollInner];")) << kernel.source;
   EXPECT_TRUE(contains(kernel.source, "if (u < kUnrollInner) T2_vec[u] = fl::load_vector"));
-  EXPECT_TRUE(contains(kernel.source, "T2_vec[u % kUnrollInner][j]"));
+  EXPECT_TRUE(contains(kernel.source, "fl::load_lane(T2_vec[u % kUnrollInner], j)"));
   // T0 and T1 move with the rows: one load per unrolled chunk.
   EXPECT_TRUE(contains(kernel.source, "T0_vec[kUnroll];"));
   EXPECT_TRUE(contains(kernel.source, "T1_ld1[kUnroll];") ||

@@ -610,6 +610,16 @@ TEST_F(ReductionEmitterTest, GridReductionUsesWorkspaceAndLastBlock) {
   for (int arch : {80, 90}) EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
 }
 
+TEST_F(ReductionEmitterTest, ChunkLanesAreReadThroughLoadLane) {
+  // Each lane of a loaded chunk is read with fl::load_lane, which reads a
+  // bf16 lane's whole 32-bit word (no PRMT to extract an odd lane first).
+  const CompiledScript outer = compileScript(test_scripts::kColSum, "8192x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(outer);
+  EXPECT_TRUE(contains(k.source, "const float T1_v = fl::load_lane(T0_ld[u][k], v);")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::load_value(T0_ld")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
 TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   // The suite's col_sum: on an H100 the 8 blocks splitting a column group
   // are one thread-block cluster and read each other's partials from shared

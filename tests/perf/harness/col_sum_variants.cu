@@ -108,6 +108,70 @@ __device__ __forceinline__ T* clusterMap(T* local, unsigned rank) {
   return reinterpret_cast<T*>(remote);
 }
 
+// The block's partials over its thread rows: the lanes of a warp that
+// share a column thread first, then one value per warp through shared
+// memory; thread row 0 ends with the block's sums.
+template <int CX, int RY>
+__device__ __forceinline__ void blockColumnReduce(float (&acc)[kV]) {
+  constexpr int L = CX >= 32 ? 1 : (CX * RY < 32 ? RY : 32 / CX);
+  constexpr int W = RY / L;
+#pragma unroll
+  for (int offset = CX; offset < CX * L; offset *= 2) {
+#pragma unroll
+    for (int v = 0; v < kV; ++v) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], offset);
+  }
+  __shared__ float red[W * CX * kV];
+  if constexpr (W > 1) {
+    if (threadIdx.y % L == 0) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) red[(v * W + threadIdx.y / L) * CX + threadIdx.x] = acc[v];
+    }
+    __syncthreads();
+    if (threadIdx.y == 0) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        float r = red[(v * W) * CX + threadIdx.x];
+#pragma unroll
+        for (int w = 1; w < W; ++w) r += red[(v * W + w) * CX + threadIdx.x];
+        acc[v] = r;
+      }
+    }
+  }
+}
+
+// Thread row 0 writes its block's partial sums (row split blockIdx.y).
+__device__ __forceinline__ void writePartial(const float (&acc)[kV], int col, float* partials) {
+  if (threadIdx.y == 0) {
+    float* p = partials + (size_t)blockIdx.y * kCols + col;
+    reinterpret_cast<float4*>(p)[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    reinterpret_cast<float4*>(p)[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+  }
+}
+
+// The generated kernel's combine: every block of the cluster pushes its
+// row 0's sums into rank 0's shared memory, and rank 0 adds them in rank
+// order and stores the column sums.
+template <int CX, int SPLITS>
+__device__ __forceinline__ void rank0Combine(const float (&acc)[kV], int col, float* out) {
+  __shared__ float part[SPLITS * kV * CX];
+  const unsigned rank = clusterRank();
+  if (threadIdx.y == 0) {
+    float* at0 = clusterMap(part + rank * (kV * CX), 0u);
+#pragma unroll
+    for (int v = 0; v < kV; ++v) at0[v * CX + threadIdx.x] = acc[v];
+  }
+  clusterSync();
+  if (rank == 0 && threadIdx.y == 0) {
+#pragma unroll
+    for (int v = 0; v < kV; ++v) {
+      float r = 0.f;
+#pragma unroll
+      for (int i = 0; i < SPLITS; ++i) r += part[i * kV * CX + v * CX + threadIdx.x];
+      out[col + v] = r;
+    }
+  }
+}
+
 template <int CX, int RY, int U, int SPLITS, int ORDER, int COMBINE, int HINT>
 __global__ void __launch_bounds__(CX * RY)
     colSum(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
@@ -150,38 +214,9 @@ __global__ void __launch_bounds__(CX * RY)
 #pragma unroll
     for (int u = 0; u < U; ++u) addBf16x8(acc, ld[u]);
   }
-  // Over the block's thread rows: the lanes of a warp that share a column
-  // thread first, then one value per warp through shared memory.
-  constexpr int L = CX >= 32 ? 1 : (CX * RY < 32 ? RY : 32 / CX);
-  constexpr int W = RY / L;
-#pragma unroll
-  for (int offset = CX; offset < CX * L; offset *= 2) {
-#pragma unroll
-    for (int v = 0; v < kV; ++v) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], offset);
-  }
-  __shared__ float red[W * CX * kV];
-  if constexpr (W > 1) {
-    if (threadIdx.y % L == 0) {
-#pragma unroll
-      for (int v = 0; v < kV; ++v) red[(v * W + threadIdx.y / L) * CX + threadIdx.x] = acc[v];
-    }
-    __syncthreads();
-    if (threadIdx.y == 0) {
-#pragma unroll
-      for (int v = 0; v < kV; ++v) {
-        float r = red[(v * W) * CX + threadIdx.x];
-#pragma unroll
-        for (int w = 1; w < W; ++w) r += red[(v * W + w) * CX + threadIdx.x];
-        acc[v] = r;
-      }
-    }
-  }
+  blockColumnReduce<CX, RY>(acc);
   if constexpr (COMBINE == kNone) {
-    if (threadIdx.y == 0) {
-      float* p = partials + (size_t)blockIdx.y * kCols + col;
-      reinterpret_cast<float4*>(p)[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-      reinterpret_cast<float4*>(p)[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
-    }
+    writePartial(acc, col, partials);
   } else if constexpr (COMBINE == kWorkspace) {
     if (threadIdx.y == 0) {
       float* p = partials + (size_t)blockIdx.y * kCols + col;
@@ -211,23 +246,7 @@ __global__ void __launch_bounds__(CX * RY)
       for (int v = 0; v < kV; ++v) out[col + v] = r[v];
     }
   } else if constexpr (COMBINE == kRank0) {
-    __shared__ float part[SPLITS * kV * CX];
-    const unsigned rank = clusterRank();
-    if (threadIdx.y == 0) {
-      float* at0 = clusterMap(part + rank * (kV * CX), 0u);
-#pragma unroll
-      for (int v = 0; v < kV; ++v) at0[v * CX + threadIdx.x] = acc[v];
-    }
-    clusterSync();
-    if (rank == 0 && threadIdx.y == 0) {
-#pragma unroll
-      for (int v = 0; v < kV; ++v) {
-        float r = 0.f;
-#pragma unroll
-        for (int i = 0; i < SPLITS; ++i) r += part[i * kV * CX + v * CX + threadIdx.x];
-        out[col + v] = r;
-      }
-    }
+    rank0Combine<CX, SPLITS>(acc, col, out);
   } else {
     // Column thread x belongs to rank x % SPLITS, at index x / SPLITS.
     static_assert(CX % SPLITS == 0, "each rank owns CX / SPLITS column threads");
@@ -251,6 +270,95 @@ __global__ void __launch_bounds__(CX * RY)
       const int x = xi * SPLITS + (int)rank;
       out[(blockIdx.x * CX + x) * kV + v] = r;
     }
+  }
+}
+
+// How a thread keeps its loads in flight (the block's rows contiguous, as
+// generated): kBatch issues U rows, adds them, then issues the next U (the
+// generated loop: in flight drops to zero at the end of every step);
+// kRolling loads U rows ahead and refills each register as soon as it is
+// added, so U loads stay in flight; kCpAsync copies rows into this thread's
+// own slots of a STAGES-deep shared-memory ring (`cp.async`), STAGES - 1
+// rows ahead, and adds each from shared memory once its copy has landed.
+enum Pipe { kBatch = 0, kRolling = 1, kCpAsync = 2 };
+
+__device__ __forceinline__ void cpAsync16(void* smem, const void* global) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(global) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// 8 row splits of contiguous rows, one cluster per column group (the
+// generated kernel's layout), launched with __launch_bounds__(CX * RY, 2)
+// as generated. DEPTH: U rows (kBatch, kRolling) or STAGES (kCpAsync).
+template <int CX, int RY, int PIPE, int DEPTH, int COMBINE>
+__global__ void __launch_bounds__(CX * RY, 2)
+    colSumPipe(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
+               float* __restrict__ partials) {
+  constexpr int kSplits = 8;
+  constexpr int kPerSplit = kRows / kSplits;
+  const int col = (blockIdx.x * CX + threadIdx.x) * kV;
+  const int begin = blockIdx.y * kPerSplit + threadIdx.y;
+  const int end = (blockIdx.y + 1) * kPerSplit;
+  const __nv_bfloat16* base = in + col;
+  float acc[kV];
+#pragma unroll
+  for (int v = 0; v < kV; ++v) acc[v] = 0.f;
+  if constexpr (PIPE == kBatch) {
+    for (int j0 = begin; j0 < end; j0 += RY * DEPTH) {
+      uint4 ld[DEPTH];
+#pragma unroll
+      for (int u = 0; u < DEPTH; ++u) ld[u] = load16<kPlain>(base + (j0 + u * RY) * kCols);
+#pragma unroll
+      for (int u = 0; u < DEPTH; ++u) addBf16x8(acc, ld[u]);
+    }
+  } else if constexpr (PIPE == kRolling) {
+    static_assert(kPerSplit % (RY * DEPTH) == 0, "whole steps");
+    uint4 ld[DEPTH];
+#pragma unroll
+    for (int u = 0; u < DEPTH; ++u) ld[u] = load16<kPlain>(base + (begin + u * RY) * kCols);
+    for (int j0 = begin; j0 < end; j0 += RY * DEPTH) {
+      const int next = j0 + RY * DEPTH;
+      const bool more = next < end;
+#pragma unroll
+      for (int u = 0; u < DEPTH; ++u) {
+        const uint4 cur = ld[u];
+        if (more) ld[u] = load16<kPlain>(base + (next + u * RY) * kCols);
+        addBf16x8(acc, cur);
+      }
+    }
+  } else {
+    constexpr int kRowsPerThread = kPerSplit / RY;
+    static_assert(kRowsPerThread % DEPTH == 0, "whole rings");
+    extern __shared__ uint4 ring[];  // [DEPTH][CX * RY]
+    const int t = threadIdx.y * CX + threadIdx.x;
+#pragma unroll
+    for (int s = 0; s < DEPTH - 1; ++s) {
+      cpAsync16(&ring[s * CX * RY + t], base + (begin + s * RY) * kCols);
+      cpAsyncCommit();
+    }
+    for (int i0 = 0; i0 < kRowsPerThread; i0 += DEPTH) {
+#pragma unroll
+      for (int s = 0; s < DEPTH; ++s) {
+        const int ahead = i0 + s + DEPTH - 1;
+        if (ahead < kRowsPerThread) {
+          cpAsync16(&ring[((s + DEPTH - 1) % DEPTH) * CX * RY + t], base + (begin + ahead * RY) * kCols);
+        }
+        cpAsyncCommit();
+        cpAsyncWait<DEPTH - 1>();
+        addBf16x8(acc, ring[s * CX * RY + t]);
+      }
+    }
+  }
+  blockColumnReduce<CX, RY>(acc);
+  if constexpr (COMBINE == kNone) {
+    writePartial(acc, col, partials);
+  } else {
+    rank0Combine<CX, kSplits>(acc, col, out);
   }
 }
 
@@ -349,6 +457,42 @@ struct Context {
   int failures = 0;
 };
 
+// Poisons the outputs, runs `launch` once and checks its column sums (or,
+// for a partials-only kernel, the host's sum of its `splits` partial rows)
+// against the CPU's, then times it.
+static void checkAndTime(Context& ctx, const char* label, const std::function<void()>& launch,
+                         int splits, bool partialsOnly) {
+  // Check: poison, run, compare.
+  CHECK(cudaMemset(ctx.out, 0xff, kCols * sizeof(float)));
+  CHECK(cudaMemset(ctx.partials, 0xff, (size_t)splits * kCols * sizeof(float)));
+  launch();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<double> got(kCols, 0.0);
+  if (partialsOnly) {
+    std::vector<float> p((size_t)splits * kCols);
+    CHECK(cudaMemcpy(p.data(), ctx.partials, p.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int s = 0; s < splits; ++s)
+      for (int c = 0; c < kCols; ++c) got[c] += p[(size_t)s * kCols + c];
+  } else {
+    std::vector<float> o(kCols);
+    CHECK(cudaMemcpy(o.data(), ctx.out, kCols * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int c = 0; c < kCols; ++c) got[c] = o[c];
+  }
+  double worst = 0;
+  bool ok = true;
+  for (int c = 0; c < kCols; ++c) {
+    const double err = std::fabs(got[c] - ctx.reference[c]);
+    const double tol = 1e-5 * ctx.magnitude[c] + 1e-3;
+    if (!(err <= tol)) ok = false;
+    worst = std::max(worst, err / tol);
+  }
+  const double us = timeUs(*ctx.flush, launch);
+  const double bytes = (double)kRows * kCols * 2 + kCols * 4;
+  std::printf("%-58s %7.2f us  %5.1f%% of copy BW  check %s (worst err/tol %.3f)\n", label, us,
+              100.0 * bytes / us / ctx.copyBytesPerUs, ok ? "ok" : "FAILED", worst);
+  if (!ok) ++ctx.failures;
+}
+
 template <int CX, int RY, int U, int SPLITS, int ORDER, int COMBINE, int HINT>
 void variant(Context& ctx, const char* label) {
   auto kernel = colSum<CX, RY, U, SPLITS, ORDER, COMBINE, HINT>;
@@ -371,35 +515,35 @@ void variant(Context& ctx, const char* label) {
     CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials, ctx.semaphores));
     CHECK(cudaGetLastError());
   };
-  // Check: poison, run, compare.
-  CHECK(cudaMemset(ctx.out, 0xff, kCols * sizeof(float)));
-  CHECK(cudaMemset(ctx.partials, 0xff, (size_t)SPLITS * kCols * sizeof(float)));
-  launch();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<double> got(kCols, 0.0);
-  if (COMBINE == kNone) {
-    std::vector<float> p((size_t)SPLITS * kCols);
-    CHECK(cudaMemcpy(p.data(), ctx.partials, p.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    for (int s = 0; s < SPLITS; ++s)
-      for (int c = 0; c < kCols; ++c) got[c] += p[(size_t)s * kCols + c];
-  } else {
-    std::vector<float> o(kCols);
-    CHECK(cudaMemcpy(o.data(), ctx.out, kCols * sizeof(float), cudaMemcpyDeviceToHost));
-    for (int c = 0; c < kCols; ++c) got[c] = o[c];
-  }
-  double worst = 0;
-  bool ok = true;
-  for (int c = 0; c < kCols; ++c) {
-    const double err = std::fabs(got[c] - ctx.reference[c]);
-    const double tol = 1e-5 * ctx.magnitude[c] + 1e-3;
-    if (!(err <= tol)) ok = false;
-    worst = std::max(worst, err / tol);
-  }
-  const double us = timeUs(*ctx.flush, launch);
-  const double bytes = (double)kRows * kCols * 2 + kCols * 4;
-  std::printf("%-58s %7.2f us  %5.1f%% of copy BW  check %s (worst err/tol %.3f)\n", label, us,
-              100.0 * bytes / us / ctx.copyBytesPerUs, ok ? "ok" : "FAILED", worst);
-  if (!ok) ++ctx.failures;
+  checkAndTime(ctx, label, launch, SPLITS, COMBINE == kNone);
+}
+
+// `policy`: the cluster scheduling policy preference asked for at launch
+// (a cudaClusterSchedulingPolicy; 0, the default, asks for none).
+template <int CX, int RY, int PIPE, int DEPTH, int COMBINE>
+void pipelineVariant(Context& ctx, const char* label, int policy = 0) {
+  auto kernel = colSumPipe<CX, RY, PIPE, DEPTH, COMBINE>;
+  const size_t smem = PIPE == kCpAsync ? size_t{DEPTH} * CX * RY * 16 : 0;
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  auto launch = [&] {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(kCols / (CX * kV), 8);
+    config.blockDim = dim3(CX, RY);
+    config.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attribute[2];
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = 1;
+    attribute[0].val.clusterDim.y = 8;
+    attribute[0].val.clusterDim.z = 1;
+    attribute[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+    attribute[1].val.clusterSchedulingPolicyPreference =
+        static_cast<cudaClusterSchedulingPolicy>(policy);
+    config.attrs = attribute;
+    config.numAttrs = COMBINE == kRank0 ? (policy != 0 ? 2 : 1) : 0;
+    CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials));
+    CHECK(cudaGetLastError());
+  };
+  checkAndTime(ctx, label, launch, 8, COMBINE == kNone);
 }
 
 // A kernel FuserLab generated (`fuserlab-cli compile ... --out DIR`), from
@@ -415,7 +559,7 @@ static void generatedVariant(Context& ctx, const std::string& spec) {
       start = i + 1;
     }
   }
-  if (f.size() != 6) {
+  if (f.size() != 6 && f.size() != 7) {
     std::printf("bad spec %s\n", spec.c_str());
     ++ctx.failures;
     return;
@@ -437,8 +581,36 @@ static void generatedVariant(Context& ctx, const std::string& spec) {
   void* args[] = {&t0, &t2};
   const dim3 grid(std::stoi(f[1]), std::stoi(f[2])), block(std::stoi(f[3]), std::stoi(f[4]));
   const size_t smem = std::stoul(f[5]);
+  // A 7th field launches through cudaLaunchKernelEx with attributes: its
+  // low two bits a cluster scheduling policy (1 spread, 2 load balancing),
+  // bit 3 (8) clusters of 1 x 8 for a kernel compiled without them.
+  const int flags = f.size() == 7 ? std::stoi(f[6]) : 0;
+  const int policy = flags & 3;
   auto launch = [&] {
-    CHECK(cudaLaunchKernel(static_cast<const void*>(k), grid, block, args, smem, nullptr));
+    if (flags == 0) {
+      CHECK(cudaLaunchKernel(static_cast<const void*>(k), grid, block, args, smem, nullptr));
+    } else {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = grid;
+      config.blockDim = block;
+      config.dynamicSmemBytes = smem;
+      cudaLaunchAttribute attribute[2];
+      int n = 0;
+      if (policy != 0) {
+        attribute[n].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+        attribute[n++].val.clusterSchedulingPolicyPreference =
+            static_cast<cudaClusterSchedulingPolicy>(policy);
+      }
+      if (flags & 8) {
+        attribute[n].id = cudaLaunchAttributeClusterDimension;
+        attribute[n].val.clusterDim.x = 1;
+        attribute[n].val.clusterDim.y = 8;
+        attribute[n++].val.clusterDim.z = 1;
+      }
+      config.attrs = attribute;
+      config.numAttrs = n;
+      CHECK(cudaLaunchKernelExC(&config, static_cast<const void*>(k), args));
+    }
     CHECK(cudaGetLastError());
   };
   CHECK(cudaMemset(ctx.out, 0xff, kCols * sizeof(float)));
@@ -547,6 +719,33 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (argc > 1 && std::string(argv[1]) == "--pipeline") {
+    // The load pipeline, 16 x 16 threads in 32 x 8 blocks (the generated
+    // shape), each with the cluster combine and streaming alone (partials).
+    // Cubins after the flag are timed first and last.
+    for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 rows (as generated), rank-0");
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters spread", 1);
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters load-balanced", 2);
+    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16, read-only loads (LDG.CONSTANT)");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "16 x 16, coherent loads (as generated)");
+    pipelineVariant<16, 16, kRolling, 4, kRank0>(ctx, "rolling 4 rows ahead, rank-0");
+    pipelineVariant<16, 16, kRolling, 2, kRank0>(ctx, "rolling 2 rows ahead, rank-0");
+    pipelineVariant<16, 16, kRolling, 8, kRank0>(ctx, "rolling 8 rows ahead, rank-0");
+    pipelineVariant<16, 16, kCpAsync, 4, kRank0>(ctx, "cp.async ring of 4, rank-0");
+    pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8, rank-0");
+    pipelineVariant<16, 16, kCpAsync, 16, kRank0>(ctx, "cp.async ring of 16, rank-0");
+    pipelineVariant<16, 16, kBatch, 4, kNone>(ctx, "batch of 4, partials only (no cluster)");
+    pipelineVariant<16, 16, kRolling, 4, kNone>(ctx, "rolling 4, partials only (no cluster)");
+    pipelineVariant<16, 16, kCpAsync, 8, kNone>(ctx, "cp.async ring of 8, partials only");
+    pipelineVariant<8, 16, kRolling, 4, kRank0>(ctx, "8 x 16 threads (64 x 8 blocks), rolling 4, rank-0");
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 again");
+    pipelineVariant<16, 16, kRolling, 4, kRank0>(ctx, "rolling 4 again");
+    pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8 again");
+    for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
+    std::printf("%d variant(s) failed the check\n", ctx.failures);
+    return ctx.failures == 0 ? 0 : 1;
+  }
   for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
   if (argc > 1) {
     variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 8 x 16 threads, 64 x 8 blocks");
