@@ -610,6 +610,11 @@ std::string ReductionKernelBuilder::leafValue(const TensorView* tv) {
   FL_ASSERT(lane_ != nullptr, "no element context");
   if (r.perRow) return perRowArray(tv) + "[" + lane_->slot + "]";
   if (r.stored && r.available < lane_->phase) {
+    // Register storage keeps whole chunks (fl::Array), read as loaded
+    // chunks are; shared-memory storage is a flat array of elements.
+    if (params_.persistentStorage == scheduler::PersistentStorage::Registers) {
+      return "fl::load_lane(" + storageName(tv) + lane_->storageChunk + ", " + lane_->lane + ")";
+    }
     return "fl::load_value(" + storageLane(tv, *lane_) + ")";
   }
   FL_ASSERT(segment_.isInput(tv), tv->name(), " is a leaf but no input");
