@@ -391,10 +391,17 @@ class ReductionEmitter {
     const std::string G = std::to_string(s_.columnGroupValues);
     const std::string blockReduce =
         params_.clusterReduction ? "fl::red::col_reduce<" : "fl::red::col_allreduce<";
-    for (const ReductionStep& step : b_.plan().steps) {
-      b_.line(in, blockReduce + CX + ", " + RY + ", " + NS +
-                      ", " + G + ">(" + b_.accumulator(step) + ", " +
-                      b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+    // The last col_reduce before the cluster barrier leaves out its closing
+    // __syncthreads: every thread reaches the barrier before shared memory
+    // is written again.
+    const auto& steps = b_.plan().steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const ReductionStep& step = steps[i];
+      const bool last = i + 1 == steps.size();
+      b_.line(in, blockReduce + CX + ", " + RY + ", " + NS + ", " + G +
+                      (params_.clusterReduction && last ? ", false" : "") + ">(" +
+                      b_.accumulator(step) + ", " + b_.combineFunctor(step) + ", " +
+                      smemOf(step) + ");");
     }
     if (params_.clusterReduction) {
       emitClusterCombine(in);

@@ -171,7 +171,10 @@ __device__ __forceinline__ void col_allreduce(T (&v)[N], Op op, T* smem) {
 //! col_allreduce. Row 0 loads one value at a time, which costs more where
 //! many short blocks each reduce (docs/performance.md). The partials are
 //! combined in the same order as col_allreduce's: the same bits.
-template <int CX, int RY, int N, int G, class T, class Op>
+//! SYNC_AFTER false drops the barrier after row 0's last reads, for a caller
+//! whose every thread reaches a barrier (the cluster's) before `smem` is
+//! written again: on the suite's col_sum 26.80 -> 26.66 us.
+template <int CX, int RY, int N, int G, bool SYNC_AFTER = true, class T, class Op>
 __device__ __forceinline__ void col_reduce(T (&v)[N], Op op, T* smem) {
   constexpr int L = col_lanes_per_warp<CX, RY>();
   col_warp_combine<CX, RY>(v, op);
@@ -195,7 +198,7 @@ __device__ __forceinline__ void col_reduce(T (&v)[N], Op op, T* smem) {
           v[n] = r;
         }
       }
-      __syncthreads();
+      if (SYNC_AFTER || base + G < N) __syncthreads();
     }
   }
 }

@@ -58,4 +58,21 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+//! How many times `part` occurs in `text` (not overlapping).
+inline int count(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (size_t at = text.find(part); at != std::string::npos;
+       at = text.find(part, at + part.size())) {
+    ++n;
+  }
+  return n;
+}
+
+//! A fusion definition script around `body` (lines indented by 4).
+inline std::string script(const std::string& body) {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n" +
+         body;
+}
+
 }  // namespace fuserlab::codegen

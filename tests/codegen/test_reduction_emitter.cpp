@@ -656,7 +656,9 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
                                  "reduction_seg0("))
       << k.source;
   // The block's sums end in thread row 0 only, which pushes them.
-  EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8>(acc_T2, ")) << k.source;
+  // The cluster barrier follows, so col_reduce leaves out its last
+  // __syncthreads.
+  EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8, false>(acc_T2, ")) << k.source;
   EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
   // Each block stores its 8 x 16 partials into rank 0's shared memory;
   // after the barrier rank 0 adds them in rank order.
@@ -681,6 +683,31 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_TRUE(contains(a.source, "__launch_bounds__(128) reduction_seg0(")) << a.source;
   EXPECT_TRUE(contains(a.source, "fl::red::col_allreduce<8, 16, 8, 8>(acc_T2, ")) << a.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
+}
+
+TEST_F(ReductionEmitterTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSkipsItsSync) {
+  // Two reductions (a Welford and a max) share the block's shared memory:
+  // the first col_reduce keeps its closing __syncthreads, since the second
+  // writes the same memory; the second is followed by the cluster barrier.
+  const CompiledScript compiled = compileScript(
+      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.Float, is_cpu=False)\n"
+             "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+             "    T3 = fd.ops.max(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+             "    fd.add_output(T1)\n"
+             "    fd.add_output(T2)\n"
+             "    fd.add_output(T3)\n"),
+      "8192x4096:f32");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  ASSERT_EQ(k.launch.cluster[1], k.launch.grid[1]) << k.source;
+  EXPECT_EQ(count(k.source, "fl::red::col_reduce<"), 2) << k.source;
+  EXPECT_EQ(count(k.source, ", false>(acc_"), 1) << k.source;
+  const size_t syncless = k.source.find(", false>(acc_");
+  const size_t barrier = k.source.find("fl::red::cluster_sync();");
+  ASSERT_NE(barrier, std::string::npos) << k.source;
+  EXPECT_LT(syncless, barrier);
+  EXPECT_EQ(k.source.find("fl::red::col_reduce<", syncless + 1), std::string::npos) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
 TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {

@@ -12,21 +12,6 @@
 namespace fuserlab::codegen {
 namespace {
 
-int count(const std::string& text, const std::string& part) {
-  int n = 0;
-  for (size_t at = text.find(part); at != std::string::npos;
-       at = text.find(part, at + part.size())) {
-    ++n;
-  }
-  return n;
-}
-
-std::string script(const std::string& body) {
-  return "from nvfuser import FusionDefinition, DataType\n"
-         "def f(fd : FusionDefinition) -> None :\n" +
-         body;
-}
-
 TEST(RoundingElisionTest, BroadcastBf16BiasIsNotRoundedAgain) {
   // bias + x in float, then GELU-ish arithmetic, back to bf16: only the
   // final cast rounds, in the output's store (fl::to_element), once per path.

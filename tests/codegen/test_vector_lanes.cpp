@@ -13,12 +13,6 @@
 namespace fuserlab::codegen {
 namespace {
 
-int count(const std::string& text, const std::string& part) {
-  int n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-
 // The vectorized pass of a pointwise kernel: from `if (vector_ok)` to the
 // element pass, whose chunk position is the first to add the lane j.
 std::string vectorPass(const std::string& source) {

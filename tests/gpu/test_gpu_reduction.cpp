@@ -111,6 +111,16 @@ T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)
 fd.add_output(T1)
 fd.add_output(T2)
 )";
+  // Two reductions in one kernel: only the second col_reduce, the one the
+  // cluster barrier follows, leaves out its closing __syncthreads.
+  const std::string varMeanMax = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)
+T3 = fd.ops.max(T0, dims=[0], keepdim=False, dtype=DataType.Null)
+fd.add_output(T1)
+fd.add_output(T2)
+fd.add_output(T3)
+)";
   // Blocks of 16 column threads reduce into thread row 0 only (col_reduce)
   // before the cluster's combine: a Welford at odd sizes and the suite's
   // col_sum shape too.
@@ -118,7 +128,8 @@ fd.add_output(T2)
                         Case{varMean, DataType::Float, {3000, 771}, 1, 97, 8},
                         Case{sum, DataType::BFloat16, {2048, 1000}, 8, 16, 4},
                         Case{sum, DataType::BFloat16, {8192, 4096}, 8, 32, 8, 16},
-                        Case{varMean, DataType::Float, {3000, 771}, 1, 49, 8, 16}}) {
+                        Case{varMean, DataType::Float, {3000, 771}, 1, 49, 8, 16},
+                        Case{varMeanMax, DataType::Float, {3000, 771}, 1, 49, 8, 16}}) {
     SCOPED_TRACE(shape(c.sizes) + " with " + std::to_string(c.columnThreads) + " column threads");
     define(c.script);
     const Tensor x = random(c.dtype, c.sizes);

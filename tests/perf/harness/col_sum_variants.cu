@@ -725,6 +725,11 @@ int main(int argc, char** argv) {
     // Cubins after the flag are timed first and last.
     for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 rows (as generated), rank-0");
+    // Clusters of 4 (cheaper to place than 8): 512-thread blocks, one per SM.
+    variant<16, 32, 4, 4, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4 blocks, clusters of 4");
+    variant<16, 32, 8, 4, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4, clusters of 4, 8 rows");
+    variant<16, 32, 4, 4, kContiguous, kNone, kPlain>(ctx, "16 x 32 threads, 32 x 4 blocks, partials only");
+    variant<16, 32, 4, 4, kInterleaved, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4, clusters of 4, interleaved");
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters spread", 1);
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters load-balanced", 2);
     variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16, read-only loads (LDG.CONSTANT)");
