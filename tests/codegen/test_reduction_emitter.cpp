@@ -661,16 +661,20 @@ TEST_F(ReductionEmitterTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8, false>(acc_T2, ")) << k.source;
   EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
   // Each block stores its 8 x 16 partials into rank 0's shared memory;
-  // after the barrier rank 0 adds them in rank order.
+  // after the barrier rank 0 adds them in rank order, one thread per column
+  // (128 threads, consecutive columns), each storing its own.
   EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[1024];")) << k.source;
   EXPECT_TRUE(contains(k.source, "float* acc_T2_part_at0 = fl::red::cluster_map(acc_T2_part + "
                                  "fl_rank * 128, 0u);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "fl::red::cluster_sync();\n    if (fl_rank != 0u) continue;"))
       << k.source;
-  EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[s] = (acc_T2[s] + "
-                                 "acc_T2_part[i * 128 + s * 16 + threadIdx.x]);"))
+  EXPECT_TRUE(contains(k.source, "if (fl_t >= 128) continue;")) << k.source;
+  EXPECT_TRUE(contains(k.source, "const index_t fl_col = fl_cc * 8 + fl_s % 8;")) << k.source;
+  EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[0] = (acc_T2[0] + "
+                                 "acc_T2_part[i * 128 + fl_s * 16 + fl_x]);"))
       << k.source;
+  EXPECT_TRUE(contains(k.source, "if (true && fl_col_ok) T2.data[(fl_col)] = ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 
   const CompiledScript ampere = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
@@ -707,6 +711,28 @@ TEST_F(ReductionEmitterTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSki
   ASSERT_NE(barrier, std::string::npos) << k.source;
   EXPECT_LT(syncless, barrier);
   EXPECT_EQ(k.source.find("fl::red::col_reduce<", syncless + 1), std::string::npos) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
+TEST_F(ReductionEmitterTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst) {
+  // A per-column input read before the reduction (sum(x, 0) * w) sits in
+  // each thread's own slots, so rank 0's thread row 0 adds its own columns'
+  // partials (not one thread per column).
+  const CompiledScript compiled = compileScript(
+      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.BFloat16, is_cpu=False)\n"
+             "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], "
+             "dtype=DataType.Float, is_cpu=False)\n"
+             "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+             "    T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+             "    T4 = fd.ops.mul(T3, T1)\n"
+             "    fd.add_output(T4)\n"),
+      "8192x4096:bf16,4096:f32");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  ASSERT_GT(k.launch.cluster[1], 1) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl_t")) << k.source;
+  EXPECT_TRUE(contains(k.source, "acc_T3[s] = (acc_T3[s] + acc_T3_part[i * ")) << k.source;
+  EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0 && col_ok[s / ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 

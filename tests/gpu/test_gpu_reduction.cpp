@@ -180,6 +180,33 @@ fd.add_output(T3)
   useProvider(nullptr);
 }
 
+// A column sum times a per-column factor: the factor is loaded before the
+// reduction into each thread's own slots, so the cluster's rank 0 adds the
+// partials in thread row 0 (its own columns) rather than one thread per
+// column; at an odd size too.
+TEST_F(GpuReductionTest, ClusterCombineWithAPerColumnFactorMatchesTheReference) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)
+T4 = fd.ops.mul(T3, T1)
+fd.add_output(T4)
+)");
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{8192, 4096}, std::vector<int64_t>{3000, 771}}) {
+    SCOPED_TRACE(shape(sizes));
+    runAndCheck({random(DataType::BFloat16, sizes), random(DataType::Float, {sizes[1]})});
+    FL_SKIP_IF_UNAVAILABLE();
+    if (sizes[0] == 8192 && executor().deviceSpec().computeCapability() >= 90) {
+      ASSERT_NE(executor().lastReport(), nullptr);
+      for (const report::SegmentReport& segment : executor().lastReport()->segments) {
+        EXPECT_TRUE(segment.params.get("cluster_reduction")->asBool()) << segment.scheduler;
+      }
+    }
+  }
+}
+
 TEST_F(GpuReductionTest, MaxOverMiddleAxis) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
