@@ -19,7 +19,11 @@
 // cluster whose rank 0 adds the other blocks' partials from its shared
 // memory; 8 x 16 threads in 64 x 8 blocks until session 14, 16 x 16 threads
 // in 32 x 8 blocks since (what this harness found; docs/performance.md).
-// With arguments `FILE:GX:GY:BX:BY:SMEM` it also times generated cubins.
+// With arguments `FILE:GX:GY:BX:BY:SMEM` it also times generated cubins
+// (a 7th field: launch attributes, see generatedVariant). With `--pipeline`
+// first, it times the load pipelines instead (batch, rolling registers, a
+// cp.async ring; with the cluster combine and streaming alone), the cubins
+// first and last.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
