@@ -41,7 +41,7 @@ TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
 TEST(OuterReductionTest, ColumnSumOnHopperSplitsIntoClusters) {
   // On an H100 the same loads in blocks of 16 x 16 threads, and 8 row
   // splits per column group, each group's blocks one cluster (~2 blocks per
-  // SM): see ReductionEmitterTest.OuterSplitCombinesInAClusterOnHopper.
+  // SM): see ClusterReductionTest.OuterSplitCombinesInAClusterOnHopper.
   const CompiledScript compiled = compileScript(test_scripts::kColSum, "8192x4096:bf16");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_EQ(k.launch.block[0], 16);

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "harness_bench.h"
 #include "harness_check.h"
 
 constexpr int kRows = 8192;
@@ -395,65 +396,6 @@ __global__ void __launch_bounds__(128) rowStream(const __nv_bfloat16* __restrict
 
 __global__ void emptyKernel() {}
 
-__global__ void flushRead(const uint4* data, long long words, unsigned* sink) {
-  unsigned fold = 0;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < words;
-       i += (long long)gridDim.x * blockDim.x) {
-    const uint4 v = data[i];
-    fold ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (fold == 1u) *sink = fold;
-}
-
-struct Flush {
-  void* buffer = nullptr;
-  size_t bytes = 0;
-  unsigned* sink = nullptr;
-  int blocks = 0;
-  int count = 0;
-  explicit Flush(const cudaDeviceProp& prop) {
-    bytes = 2 * (size_t)prop.l2CacheSize / 16 * 16;
-    blocks = prop.multiProcessorCount * 4;
-    CHECK(cudaMalloc(&buffer, bytes));
-    CHECK(cudaMalloc(&sink, 16));
-  }
-  void run() {
-    CHECK(cudaMemsetAsync(buffer, 1 + (count++ % 255), bytes));
-    flushRead<<<blocks, 512>>>(static_cast<const uint4*>(buffer), (long long)(bytes / 16), sink);
-    CHECK(cudaGetLastError());
-  }
-};
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// The median of `samples` event-timed launches, each after a flush.
-static double timeUs(Flush& flush, const std::function<void()>& launch, int samples = 50) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; ++i) {
-    flush.run();
-    launch();
-  }
-  std::vector<double> us;
-  for (int i = 0; i < samples; ++i) {
-    flush.run();
-    CHECK(cudaEventRecord(a));
-    launch();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    us.push_back(ms * 1000.0);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return median(us);
-}
-
 struct Context {
   Flush* flush;
   const __nv_bfloat16* in;
@@ -539,38 +481,28 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
   if (carveout >= 0) {
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
   }
+  // One launch configuration: clusters of 1 x 8 (the first attribute) for
+  // the rank-0 combine, and the policy (the second) where one is asked for.
+  cudaLaunchAttribute attribute[2];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = 1;
+  attribute[0].val.clusterDim.y = 8;
+  attribute[0].val.clusterDim.z = 1;
+  attribute[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+  attribute[1].val.clusterSchedulingPolicyPreference =
+      static_cast<cudaClusterSchedulingPolicy>(policy);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(kCols / (CX * kV), 8);
+  config.blockDim = dim3(CX, RY);
+  config.dynamicSmemBytes = smem;
+  config.attrs = attribute;
+  config.numAttrs = 1;
   int clusters = 0;
-  {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(kCols / (CX * kV), 8);
-    config.blockDim = dim3(CX, RY);
-    config.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = 1;
-    attribute[0].val.clusterDim.y = 8;
-    attribute[0].val.clusterDim.z = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-  }
+  CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
   std::printf("  (%s: %d clusters of 8 resident at once, %zu bytes of dynamic shared memory)\n",
               label, clusters, smem);
+  config.numAttrs = COMBINE == kRank0 ? (policy != 0 ? 2 : 1) : 0;
   auto launch = [&] {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(kCols / (CX * kV), 8);
-    config.blockDim = dim3(CX, RY);
-    config.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attribute[2];
-    attribute[0].id = cudaLaunchAttributeClusterDimension;
-    attribute[0].val.clusterDim.x = 1;
-    attribute[0].val.clusterDim.y = 8;
-    attribute[0].val.clusterDim.z = 1;
-    attribute[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-    attribute[1].val.clusterSchedulingPolicyPreference =
-        static_cast<cudaClusterSchedulingPolicy>(policy);
-    config.attrs = attribute;
-    config.numAttrs = COMBINE == kRank0 ? (policy != 0 ? 2 : 1) : 0;
     CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials));
     CHECK(cudaGetLastError());
   };
@@ -672,32 +604,9 @@ int main(int argc, char** argv) {
               prop.l2CacheSize >> 20);
   Flush flush(prop);
 
-  // Copy bandwidth: 1 GiB device to device, median of 10, bytes read + written.
-  const size_t copyBytes = size_t{1} << 30;
-  void *src, *dst;
-  CHECK(cudaMalloc(&src, copyBytes));
-  CHECK(cudaMalloc(&dst, copyBytes));
-  CHECK(cudaMemset(src, 1, copyBytes));
-  std::vector<double> copyUs;
-  {
-    cudaEvent_t a, b;
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    for (int i = 0; i < 12; ++i) {
-      CHECK(cudaEventRecord(a));
-      CHECK(cudaMemcpyAsync(dst, src, copyBytes, cudaMemcpyDeviceToDevice));
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      if (i >= 2) copyUs.push_back(ms * 1000.0);
-    }
-  }
-  CHECK(cudaFree(src));
-  CHECK(cudaFree(dst));
   Context ctx;
   ctx.flush = &flush;
-  ctx.copyBytesPerUs = 2.0 * copyBytes / median(copyUs);
+  ctx.copyBytesPerUs = copyBytesPerUs();
   std::printf("copy bandwidth: %.0f GB/s; 85%% of it for this column sum: %.2f us\n",
               ctx.copyBytesPerUs / 1e3,
               ((double)kRows * kCols * 2 + kCols * 4) / (0.85 * ctx.copyBytesPerUs));

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "harness_bench.h"
 #include "harness_check.h"
 #define CHECK_CU(x)                                                                   \
   do {                                                                                \
@@ -48,11 +49,6 @@ static double nowUs() {
   return std::chrono::duration<double, std::micro>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 static void measure(const char* label, const std::function<void()>& launch) {

@@ -1,0 +1,115 @@
+// The outer reduction's cluster combine on sm_90 (ReductionParams
+// cluster_reduction): the launch and its bounds, the block reduction into
+// thread row 0 before the push into rank 0's shared memory, which barriers
+// it needs, and how rank 0 adds the blocks' partials.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+
+#include "core/codegen/codegen.h"
+#include "core/runtime/nvrtc_compiler.h"
+#include "tests/codegen/codegen_fixture.h"
+#include "tests/test_scripts.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
+  // The suite's col_sum: on an H100 the 8 blocks splitting a column group
+  // are one thread-block cluster and read each other's partials from shared
+  // memory (no workspace, fence or semaphore); on an A100 the same fusion
+  // keeps the workspace and the last block's combine.
+  const CompiledScript hopper = compileScript(test_scripts::kColSum, "8192x4096:bf16");
+  const GeneratedKernel& k = onlyKernel(hopper);
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{32, 8, 1}));
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
+  EXPECT_EQ(k.workspaceBytes, 0);
+  // The launch bounds say the blocks per SM that keep the 256 blocks
+  // resident at once (2 on 132 SMs).
+  EXPECT_TRUE(contains(k.source, "__launch_bounds__(256, 2) __cluster_dims__(1, 8, 1) "
+                                 "reduction_seg0("))
+      << k.source;
+  // The block's sums end in thread row 0 only, which pushes them.
+  // The cluster barrier follows, so col_reduce leaves out its last
+  // __syncthreads.
+  EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8, false>(acc_T2, ")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
+  // Each block stores its 8 x 16 partials into rank 0's shared memory;
+  // after the barrier rank 0 adds them in rank order, one thread per column
+  // (128 threads, consecutive columns), each storing its own.
+  EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[1024];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "float* acc_T2_part_at0 = fl::red::cluster_map(acc_T2_part + "
+                                 "fl_rank * 128, 0u);"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::red::cluster_sync();\n    if (fl_rank != 0u) continue;"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "if (fl_t >= 128) continue;")) << k.source;
+  EXPECT_TRUE(contains(k.source, "const index_t fl_col = fl_cc * 8 + fl_s % 8;")) << k.source;
+  EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[0] = (acc_T2[0] + "
+                                 "acc_T2_part[i * 128 + fl_s * 16 + fl_x]);"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "if (true && fl_col_ok) T2.data[(fl_col)] = ")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+
+  const CompiledScript ampere = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
+  const GeneratedKernel& a = onlyKernel(ampere);
+  EXPECT_EQ(a.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_GT(a.workspaceBytes, 0);
+  EXPECT_TRUE(contains(a.source, "fl::red::arrive_last(")) << a.source;
+  EXPECT_FALSE(contains(a.source, "__cluster_dims__(1")) << a.source;
+  // The workspace split keeps col_allreduce and plain launch bounds.
+  EXPECT_TRUE(contains(a.source, "__launch_bounds__(128) reduction_seg0(")) << a.source;
+  EXPECT_TRUE(contains(a.source, "fl::red::col_allreduce<8, 16, 8, 8>(acc_T2, ")) << a.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
+}
+
+TEST(ClusterReductionTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSkipsItsSync) {
+  // Two reductions (a Welford and a max) share the block's shared memory:
+  // the first col_reduce keeps its closing __syncthreads, since the second
+  // writes the same memory; the second is followed by the cluster barrier.
+  const CompiledScript compiled = compileScript(
+      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.Float, is_cpu=False)\n"
+             "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+             "    T3 = fd.ops.max(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+             "    fd.add_output(T1)\n"
+             "    fd.add_output(T2)\n"
+             "    fd.add_output(T3)\n"),
+      "8192x4096:f32");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  ASSERT_EQ(k.launch.cluster[1], k.launch.grid[1]) << k.source;
+  EXPECT_EQ(count(k.source, "fl::red::col_reduce<"), 2) << k.source;
+  EXPECT_EQ(count(k.source, ", false>(acc_"), 1) << k.source;
+  const size_t syncless = k.source.find(", false>(acc_");
+  const size_t barrier = k.source.find("fl::red::cluster_sync();");
+  ASSERT_NE(barrier, std::string::npos) << k.source;
+  EXPECT_LT(syncless, barrier);
+  EXPECT_EQ(k.source.find("fl::red::col_reduce<", syncless + 1), std::string::npos) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
+TEST(ClusterReductionTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst) {
+  // A per-column input read before the reduction (sum(x, 0) * w) sits in
+  // each thread's own slots, so rank 0's thread row 0 adds its own columns'
+  // partials (not one thread per column).
+  const CompiledScript compiled = compileScript(
+      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.BFloat16, is_cpu=False)\n"
+             "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], "
+             "dtype=DataType.Float, is_cpu=False)\n"
+             "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+             "    T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+             "    T4 = fd.ops.mul(T3, T1)\n"
+             "    fd.add_output(T4)\n"),
+      "8192x4096:bf16,4096:f32");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  ASSERT_GT(k.launch.cluster[1], 1) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl_t")) << k.source;
+  EXPECT_TRUE(contains(k.source, "acc_T3[s] = (acc_T3[s] + acc_T3_part[i * ")) << k.source;
+  EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0 && col_ok[s / ")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
