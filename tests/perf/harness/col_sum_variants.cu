@@ -478,6 +478,11 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
   auto kernel = colSumPipe<CX, RY, PIPE, DEPTH, COMBINE>;
   const size_t smem = PIPE == kCpAsync ? size_t{DEPTH} * CX * RY * 16 : 0;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  // HARNESS_CARVEOUT in the environment sets it for every variant of the
+  // process (a kernel keeps its carveout, so one value per process).
+  if (carveout < 0 && std::getenv("HARNESS_CARVEOUT") != nullptr) {
+    carveout = std::atoi(std::getenv("HARNESS_CARVEOUT"));
+  }
   if (carveout >= 0) {
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
   }
