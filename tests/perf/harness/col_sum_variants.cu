@@ -473,8 +473,11 @@ void variant(Context& ctx, const char* label) {
 // (a cudaClusterSchedulingPolicy; 0, the default, asks for none).
 // `carveout`: the preferred shared-memory carveout in percent (-1: the
 // driver's choice; 0: as much L1 as possible).
+// `formClusters`: launch in clusters of 8 even where the kernel does not
+// combine in them (partials only), to time the clusters' placement alone.
 template <int CX, int RY, int PIPE, int DEPTH, int COMBINE>
-void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveout = -1) {
+void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveout = -1,
+                     bool formClusters = false) {
   auto kernel = colSumPipe<CX, RY, PIPE, DEPTH, COMBINE>;
   const size_t smem = PIPE == kCpAsync ? size_t{DEPTH} * CX * RY * 16 : 0;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -506,7 +509,7 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
   CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
   std::printf("  (%s: %d clusters of 8 resident at once, %zu bytes of dynamic shared memory)\n",
               label, clusters, smem);
-  config.numAttrs = COMBINE == kRank0 ? (policy != 0 ? 2 : 1) : 0;
+  config.numAttrs = COMBINE == kRank0 || formClusters ? (policy != 0 ? 2 : 1) : 0;
   auto launch = [&] {
     CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials));
     CHECK(cudaGetLastError());
@@ -695,6 +698,11 @@ int main(int argc, char** argv) {
     pipelineVariant<16, 16, kBatch, 4, kNone>(ctx, "batch of 4, partials only (no cluster)");
     pipelineVariant<16, 16, kRolling, 4, kNone>(ctx, "rolling 4, partials only (no cluster)");
     pipelineVariant<16, 16, kCpAsync, 8, kNone>(ctx, "cp.async ring of 8, partials only");
+    // Where the cluster costs the ring: the placement alone, or the combine.
+    pipelineVariant<16, 16, kCpAsync, 8, kNone>(ctx, "cp.async ring of 8, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kBatch, 4, kNone>(ctx, "batch of 4, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kCpAsync, 4, kNone>(ctx, "cp.async ring of 4, partials only");
+    pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8, rank-0, clusters spread", 1);
     pipelineVariant<8, 16, kRolling, 4, kRank0>(ctx, "8 x 16 threads (64 x 8 blocks), rolling 4, rank-0");
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 again");
     pipelineVariant<16, 16, kRolling, 4, kRank0>(ctx, "rolling 4 again");
