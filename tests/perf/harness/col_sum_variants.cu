@@ -34,6 +34,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -305,11 +306,34 @@ __device__ __forceinline__ void cpAsyncWait() {
 // 8 row splits of contiguous rows, one cluster per column group (the
 // generated kernel's layout), launched with __launch_bounds__(CX * RY, 2)
 // as generated. DEPTH: U rows (kBatch, kRolling) or STAGES (kCpAsync).
-template <int CX, int RY, int PIPE, int DEPTH, int COMBINE>
+// PROBE: thread (0, 0) of each block writes its SM and the global timer at
+// its start and at its end into gTimeline (the `--timeline` mode).
+struct BlockTrace {
+  unsigned long long start, streamed, end;  // ns: first instruction, loop done, exit
+  unsigned sm, pad;
+};
+__device__ BlockTrace gTimeline[1024];
+__device__ __forceinline__ unsigned long long globalTimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned smId() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+template <int CX, int RY, int PIPE, int DEPTH, int COMBINE, bool PROBE = false, int kSplits = 8>
 __global__ void __launch_bounds__(CX * RY, 2)
     colSumPipe(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
                float* __restrict__ partials) {
-  constexpr int kSplits = 8;
+  const bool tracer = PROBE && threadIdx.x == 0 && threadIdx.y == 0;
+  const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+  if (tracer) {
+    gTimeline[block].start = globalTimer();
+    gTimeline[block].sm = smId();
+  }
   constexpr int kPerSplit = kRows / kSplits;
   const int col = (blockIdx.x * CX + threadIdx.x) * kV;
   const int begin = blockIdx.y * kPerSplit + threadIdx.y;
@@ -364,12 +388,14 @@ __global__ void __launch_bounds__(CX * RY, 2)
       }
     }
   }
+  if (tracer) gTimeline[block].streamed = globalTimer();
   blockColumnReduce<CX, RY>(acc);
   if constexpr (COMBINE == kNone) {
     writePartial(acc, col, partials);
   } else {
     rank0Combine<CX, kSplits>(acc, col, out);
   }
+  if (tracer) gTimeline[block].end = globalTimer();
 }
 
 // Full rows, as row_sum reads them: a block of 128 threads takes a whole
@@ -475,11 +501,70 @@ void variant(Context& ctx, const char* label) {
 // driver's choice; 0: as much L1 as possible).
 // `formClusters`: launch in clusters of 8 even where the kernel does not
 // combine in them (partials only), to time the clusters' placement alone.
-template <int CX, int RY, int PIPE, int DEPTH, int COMBINE>
+// The block timeline (`--timeline`) of 15 launches, each after a flush:
+// the SMs used and blocks per SM, and (medians over the launches) when the
+// blocks started, finished their loop and exited, relative to the launch's
+// first start (global timer), and the mean loop time of the blocks on SMs
+// holding 1, 2, 3 ... blocks.
+static void printTimeline(Flush& flush, const std::function<void()>& launch, int blocks) {
+  constexpr int kLaunches = 15;
+  std::vector<double> startMax, loopP50, loopMax, streamedMax, exitP50, exitMax;
+  std::map<int, std::vector<double>> loopBySharing;  // blocks on the SM -> mean loop us
+  std::map<int, int> histogram;                      // of the last launch
+  size_t sms = 0;
+  for (int l = 0; l < kLaunches; ++l) {
+    flush.run();
+    launch();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<BlockTrace> t(blocks);
+    CHECK(cudaMemcpyFromSymbol(t.data(), gTimeline, blocks * sizeof(BlockTrace)));
+    unsigned long long t0 = ~0ull;
+    std::map<unsigned, int> perSm;
+    for (const BlockTrace& b : t) {
+      t0 = std::min(t0, b.start);
+      ++perSm[b.sm];
+    }
+    std::vector<double> start, loop, streamed, end;
+    std::map<int, std::pair<double, int>> sharing;
+    for (const BlockTrace& b : t) {
+      start.push_back((b.start - t0) * 1e-3);
+      loop.push_back((b.streamed - b.start) * 1e-3);
+      streamed.push_back((b.streamed - t0) * 1e-3);
+      end.push_back((b.end - t0) * 1e-3);
+      auto& [sum, n] = sharing[perSm[b.sm]];
+      sum += loop.back();
+      ++n;
+    }
+    for (const auto& [k, v] : sharing) loopBySharing[k].push_back(v.first / v.second);
+    std::sort(loop.begin(), loop.end());
+    std::sort(end.begin(), end.end());
+    startMax.push_back(*std::max_element(start.begin(), start.end()));
+    loopP50.push_back(loop[loop.size() / 2]);
+    loopMax.push_back(loop.back());
+    streamedMax.push_back(*std::max_element(streamed.begin(), streamed.end()));
+    exitP50.push_back(end[end.size() / 2]);
+    exitMax.push_back(end.back());
+    histogram.clear();
+    for (const auto& [sm, n] : perSm) ++histogram[n];
+    sms = perSm.size();
+  }
+  std::printf("    %zu SMs:", sms);
+  for (const auto& [n, count] : histogram) std::printf(" %d with %d block(s);", count, n);
+  std::printf("\n    medians of %d launches (us from the first start): last start %.2f, loop p50 %.2f"
+              " max %.2f, last loop end %.2f, exit p50 %.2f max %.2f\n    mean loop by blocks on the SM:",
+              kLaunches, median(startMax), median(loopP50), median(loopMax), median(streamedMax),
+              median(exitP50), median(exitMax));
+  for (const auto& [k, v] : loopBySharing) std::printf(" %d: %.2f;", k, median(v));
+  std::printf("\n");
+}
+
+template <int CX, int RY, int PIPE, int DEPTH, int COMBINE, bool PROBE = false, int SPLITS = 8>
 void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveout = -1,
-                     bool formClusters = false) {
-  auto kernel = colSumPipe<CX, RY, PIPE, DEPTH, COMBINE>;
-  const size_t smem = PIPE == kCpAsync ? size_t{DEPTH} * CX * RY * 16 : 0;
+                     bool formClusters = false, size_t padTo = 0) {
+  auto kernel = colSumPipe<CX, RY, PIPE, DEPTH, COMBINE, PROBE, SPLITS>;
+  // padTo: dynamic shared memory asked for at launch and never used, to cap
+  // the blocks an SM can hold (80 KB: at most 2 of the 228 KB).
+  const size_t smem = std::max(PIPE == kCpAsync ? size_t{DEPTH} * CX * RY * 16 : 0, padTo);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   // HARNESS_CARVEOUT in the environment sets it for every variant of the
   // process (a kernel keeps its carveout, so one value per process).
@@ -494,27 +579,28 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
   cudaLaunchAttribute attribute[2];
   attribute[0].id = cudaLaunchAttributeClusterDimension;
   attribute[0].val.clusterDim.x = 1;
-  attribute[0].val.clusterDim.y = 8;
+  attribute[0].val.clusterDim.y = SPLITS;
   attribute[0].val.clusterDim.z = 1;
   attribute[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
   attribute[1].val.clusterSchedulingPolicyPreference =
       static_cast<cudaClusterSchedulingPolicy>(policy);
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kCols / (CX * kV), 8);
+  config.gridDim = dim3(kCols / (CX * kV), SPLITS);
   config.blockDim = dim3(CX, RY);
   config.dynamicSmemBytes = smem;
   config.attrs = attribute;
   config.numAttrs = 1;
   int clusters = 0;
   CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-  std::printf("  (%s: %d clusters of 8 resident at once, %zu bytes of dynamic shared memory)\n",
-              label, clusters, smem);
+  std::printf("  (%s: %d clusters of %d resident at once, %zu bytes of dynamic shared memory)\n",
+              label, clusters, SPLITS, smem);
   config.numAttrs = COMBINE == kRank0 || formClusters ? (policy != 0 ? 2 : 1) : 0;
   auto launch = [&] {
     CHECK(cudaLaunchKernelEx(&config, kernel, ctx.in, ctx.out, ctx.partials));
     CHECK(cudaGetLastError());
   };
-  checkAndTime(ctx, label, launch, 8, COMBINE == kNone);
+  checkAndTime(ctx, label, launch, SPLITS, COMBINE == kNone);
+  if constexpr (PROBE) printTimeline(*ctx.flush, launch, config.gridDim.x * config.gridDim.y);
 }
 
 // A kernel FuserLab generated (`fuserlab-cli compile ... --out DIR`), from
@@ -552,6 +638,10 @@ static void generatedVariant(Context& ctx, const std::string& spec) {
   void* args[] = {&t0, &t2};
   const dim3 grid(std::stoi(f[1]), std::stoi(f[2])), block(std::stoi(f[3]), std::stoi(f[4]));
   const size_t smem = std::stoul(f[5]);
+  if (smem > 48 * 1024) {  // e.g. 81920: unused, caps the blocks an SM holds at 2
+    CHECK(cudaFuncSetAttribute(static_cast<const void*>(k),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  }
   // A 7th field launches through cudaLaunchKernelEx with attributes: its
   // low two bits a cluster scheduling policy (1 spread, 2 load balancing),
   // bit 3 (8) clusters of 1 x 8 for a kernel compiled without them.
@@ -672,6 +762,24 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (argc > 1 && std::string(argv[1]) == "--timeline") {
+    // Where the time goes, block by block (each variant traced: one global
+    // timer read at a block's start, after its loop and at its exit).
+    pipelineVariant<16, 16, kBatch, 4, kRank0, true>(ctx, "traced: batch of 4 (as generated), rank-0");
+    pipelineVariant<16, 16, kBatch, 4, kNone, true>(ctx, "traced: batch of 4, partials only");
+    pipelineVariant<16, 16, kBatch, 4, kNone, true>(ctx, "traced: batch of 4, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(ctx, "traced: cp.async ring of 8, partials only");
+    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(ctx, "traced: cp.async ring of 8, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kCpAsync, 8, kRank0, true>(ctx, "traced: cp.async ring of 8, rank-0");
+    pipelineVariant<16, 16, kCpAsync, 4, kRank0, true>(ctx, "traced: cp.async ring of 4, rank-0");
+    // Finer blocks: more of them per SM, so the SMs' shares differ less.
+    pipelineVariant<8, 16, kBatch, 4, kRank0, true>(ctx, "traced: 8 x 16 threads, 64 x 8 blocks, batch 4");
+    pipelineVariant<8, 32, kBatch, 4, kRank0, true, 4>(ctx, "traced: 8 x 32 threads, 64 x 4 blocks, clusters of 4");
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "untraced: batch of 4 (as generated), rank-0");
+    for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
+    std::printf("%d variant(s) failed the check\n", ctx.failures);
+    return ctx.failures == 0 ? 0 : 1;
+  }
   if (argc > 1 && std::string(argv[1]) == "--pipeline") {
     // The load pipeline, 16 x 16 threads in 32 x 8 blocks (the generated
     // shape), each with the cluster combine and streaming alone (partials).
