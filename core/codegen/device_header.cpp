@@ -518,7 +518,9 @@ __device__ __forceinline__ Welford<T> welford_combine(const Welford<T>& a, const
   if (a.n == 0) return b;
   Welford<T> r;
   r.n = a.n + b.n;
-  const T nb_over_n = (T)b.n / (T)r.n;
+  // Equal counts (every butterfly step over full tiles): the ratio is
+  // exactly one half, so the division is skipped and the bits are the same.
+  const T nb_over_n = a.n == b.n ? T(0.5) : (T)b.n / (T)r.n;
   const T delta = b.avg - a.avg;
   r.avg = a.avg + delta * nb_over_n;
   r.m2 = a.m2 + b.m2 + delta * delta * (T)a.n * nb_over_n;

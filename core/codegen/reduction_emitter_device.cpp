@@ -5,7 +5,8 @@
 // memory round across them. Every thread of the block calls them together,
 // and every thread of a row (or column) gets the same bits: butterflies
 // combine the lower lane's operand first, and cross-warp partials are
-// combined in warp order.
+// combined in a fixed order (a butterfly over the warps where there are 8,
+// 16 or 32 of them, warp order otherwise).
 #include "core/codegen/reduction_emitter_common.h"
 
 namespace fuserlab::codegen {
@@ -83,9 +84,21 @@ __device__ __forceinline__ T row_allreduce(T v, Op op, T* smem) {
     }
     if (threadIdx.x % 32 == 0) smem[threadIdx.y * W + threadIdx.x / 32] = v;
     __syncthreads();
-    T r = smem[threadIdx.y * W];
+    T r;
+    if constexpr (W >= 8 && (W & (W - 1)) == 0) {
+      // Lane l takes warp l % W's partial, and a butterfly over W lanes
+      // combines them: log2(W) steps instead of W - 1 in every thread, the
+      // same tree (so the same bits) in every group of W lanes. (Four warps
+      // or fewer: the W - 1 shared loads and ops are cheaper than the
+      // shuffles, 1% on softmax 8192x4096.)
+      r = smem[threadIdx.y * W + (threadIdx.x % 32) % W];
 #pragma unroll
-    for (int w = 1; w < W; ++w) r = op(r, smem[threadIdx.y * W + w]);
+      for (int offset = W / 2; offset > 0; offset /= 2) r = butterfly(r, op, offset, 0xffffffffu);
+    } else {
+      r = smem[threadIdx.y * W];
+#pragma unroll
+      for (int w = 1; w < W; ++w) r = op(r, smem[threadIdx.y * W + w]);
+    }
     __syncthreads();
     return r;
   } else {

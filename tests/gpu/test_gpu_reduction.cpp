@@ -228,6 +228,63 @@ fd.add_output(T2)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// Inner reductions over blocks of 3 to 32 warps (the tuner's shapes): the
+// warps' partials are combined in warp order up to 4 warps and by a
+// butterfly over the warps from 8, and a Welford combine of equal counts
+// skips its division. Each matches the reference, at full tiles (equal
+// counts everywhere) and at an odd row length (a short last chunk), and
+// repeats bit for bit.
+TEST_F(GpuReductionTest, InnerReductionsOverManyWarpsMatchTheReferenceAndRepeat) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)
+T3 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)
+fd.add_output(T1)
+fd.add_output(T2)
+fd.add_output(T3)
+)");
+  struct Case {
+    std::vector<int64_t> sizes;
+    int64_t vectorize;
+  };
+  for (const Case& c : {Case{{64, 8192}, 4}, Case{{300, 4099}, 1}}) {
+    const Tensor x = random(DataType::Float, c.sizes);
+    for (const int64_t threads : {96, 128, 256, 512, 1024}) {
+      SCOPED_TRACE(shape(c.sizes) + " over " + std::to_string(threads) + " threads");
+      scheduler::ReductionParams p;
+      p.fastestDimReduction = true;
+      p.vectorizationFactor = c.vectorize;
+      p.blockDimX = threads;
+      p.blockDimY = 1;
+      p.unrollFactorReduction = 2;
+      p.gridDimX = c.sizes[0];
+      p.crossBlockReduction = true;
+      const FixedParams fixed(scheduler::SchedulerType::Reduction, p);
+      useProvider(&fixed);
+      std::vector<std::vector<Tensor>> runs;
+      for (int run = 0; run < 2; ++run) {
+        runAndCheck({x});
+        FL_SKIP_IF_UNAVAILABLE();
+        runs.push_back(lastOutputs());
+      }
+      ASSERT_NE(executor().lastReport(), nullptr);
+      for (const report::SegmentReport& segment : executor().lastReport()->segments) {
+        EXPECT_EQ(segment.paramsSource, "tuner") << segment.paramsNote;
+        EXPECT_EQ(segment.params.get("block_dim_x")->asInt(), threads);
+      }
+      ASSERT_EQ(runs[0].size(), 3u);
+      for (size_t i = 0; i < runs[0].size(); ++i) {
+        const Tensor& a = runs[0][i];
+        const Tensor& b = runs[1][i];
+        ASSERT_EQ(a.sizes(), b.sizes());
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * ir::sizeInBytes(a.dtype())), 0)
+            << "output " << i << " differs between two runs";
+      }
+    }
+  }
+  useProvider(nullptr);
+}
+
 // Welford in a reduction kernel folds chunks of a thread's elements (sum,
 // mean, squared deviations, one combine): data with a mean far from zero
 // (100, std 1) keeps the variance accurate, at the suite's size, an odd
