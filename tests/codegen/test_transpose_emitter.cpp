@@ -99,5 +99,57 @@ def f(fd : FusionDefinition) -> None :
   }
 }
 
+// The block size is the launch's, so each phase's loop over the tile has a
+// constant trip count, unrolled where short; then phase 1's loads of every
+// step come before its stores to shared memory, and phase 2's direct loads
+// before those stores too, so both inputs' loads of a tile are in flight
+// together.
+TEST(TransposeEmitterTest, DirectLoadsOfEveryStepGoBeforePhaseOne) {
+  const CompiledScript compiled = compileScript(kPermuteAdd, "4096x8192:bf16,8192x4096:bf16");
+  ASSERT_EQ(compiled.compiled.segmented->groups()[0].choice.type,
+            scheduler::SchedulerType::Transpose);
+  const TransposeParams& params = paramsOf(compiled);
+  ASSERT_EQ(params.vectorizationFactor2, 8);
+  const int64_t steps = params.tileSize1 * params.tileSize2 / (params.blockDim * 8);
+  ASSERT_LE(steps, 8);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  const std::string& src = kernel.source;
+  EXPECT_TRUE(contains(src, "constexpr int threads = " + std::to_string(params.blockDim) + ";"))
+      << src;
+  const std::string early = "fl::Array<fl::bfloat16, 8> T1_vec0_early[" + std::to_string(steps) + "];";
+  const size_t prefetch = src.find(early);
+  const size_t phase1 = src.find("// Phase 1: group-1 inputs");
+  const size_t phase2 = src.find("// Phase 2: compute the tile");
+  ASSERT_NE(prefetch, std::string::npos) << src;
+  EXPECT_LT(prefetch, phase1) << src;
+  EXPECT_LT(phase1, phase2) << src;
+  EXPECT_TRUE(contains(src, "T1_vec0_early[step] = fl::load_vector<8>(T1.data")) << src;
+  // Phase 1's own loads come first, all of them, then its stores.
+  const std::string v1 = std::to_string(params.vectorizationFactor1);
+  ASSERT_GT(params.vectorizationFactor1, 1);
+  const size_t staged = src.find("smem_T0_early[step] = fl::load_vector<" + v1 + ">(T0.data");
+  ASSERT_NE(staged, std::string::npos) << src;
+  EXPECT_LT(staged, prefetch) << src;
+  EXPECT_TRUE(contains(src, "const fl::Array<fl::bfloat16, " + v1 + "> v = smem_T0_early[step];"))
+      << src;
+  EXPECT_TRUE(contains(src, "const fl::Array<fl::bfloat16, 8> T1_vec0 = T1_vec0_early[step];"))
+      << src;
+  EXPECT_TRUE(contains(src, "#pragma unroll\n      for (int step = 0; step < " +
+                                std::to_string(steps) + "; ++step) {"))
+      << src;
+  // The element-wise body, the fallback, stays rolled with its loads in
+  // its loop: its registers would count against the vector body's blocks.
+  const int64_t elementSteps = params.tileSize1 * params.tileSize2 / params.blockDim;
+  const std::string elementBody = src.substr(src.find("} else {"));
+  EXPECT_TRUE(contains(elementBody, "for (int step = 0; step < " + std::to_string(elementSteps) +
+                                        "; ++step) {"))
+      << elementBody;
+  EXPECT_FALSE(contains(elementBody, "_early")) << elementBody;
+  EXPECT_FALSE(contains(elementBody, "#pragma unroll\n      for (int step")) << elementBody;
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << src;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen
