@@ -240,12 +240,18 @@ class ReductionEmitter {
                                         ", (index_t)" + literal(chunks) + ")"
                                   : literal(chunks)) +
                     ";");
+    const bool welfordChunks = s_.unrollReduction * s_.vectorize > 1;
+    // A thread's whole share of the row in one step of the chunk loop: its
+    // Welford values stay in registers past the loop for two passes.
+    const bool twoPass = welfordChunks && hasWelford() && s_.gridY == 1 &&
+                         chunks * s_.vectorize == layout.rowLength &&
+                         chunks <= s_.threadsX * s_.unrollReduction;
+    if (twoPass) declareWelfordChunks(in, UR, UIT, V);
     b_.line(in, "for (index_t c0 = c_begin + (index_t)threadIdx.x; c0 < c_end; "
                 "c0 += " + BDX + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
-    const bool welfordChunks = s_.unrollReduction * s_.vectorize > 1;
-    if (welfordChunks) declareWelfordChunks(body, UR, UIT, V);
+    if (welfordChunks && !twoPass) declareWelfordChunks(body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
     if (welfordChunks) ctx.welfordChunk = "[u][k][v]";
@@ -264,11 +270,17 @@ class ReductionEmitter {
     openChunkLoops(body, UR, UIT, ok);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
-    if (welfordChunks) foldWelfordChunks(body, UR, UIT, V);
+    if (welfordChunks && !twoPass) foldWelfordChunks(body, UR, UIT, V);
     b_.line(in, "}");
+    if (twoPass) {
+      emitTwoPassWelford(in, UR, UIT, V,
+                         chunkInRange(rowsExact, "row_ok[k]", chunksExact,
+                                      "(index_t)threadIdx.x + u * " + BDX + " < c_end"));
+    }
 
     // Across the block, then across the grid.
     for (const ReductionStep& step : b_.plan().steps) {
+      if (twoPass && step.kind == ReductionStep::Kind::Welford) continue;  // done
       b_.line(in, "#pragma unroll");
       b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) " +
                       b_.accumulator(step) + "[k] = fl::red::row_allreduce<" +
@@ -592,6 +604,58 @@ class ReductionEmitter {
       b_.line(in + 2, "}");
       b_.line(in + 2, b_.accumulator(step) + "[k] = fl::welford_combine(" +
                           b_.accumulator(step) + "[k], w);");
+      b_.line(in, "}");
+    }
+  }
+
+  bool hasWelford() const {
+    for (const ReductionStep& step : b_.plan().steps) {
+      if (step.kind == ReductionStep::Kind::Welford) return true;
+    }
+    return false;
+  }
+
+  // Inner Welford steps whose rows a block holds in registers whole (each
+  // thread's share in one step of the chunk loop): two passes over the
+  // registers instead of folding chunks and combining Welford triples
+  // across the block. The row's sum over the block gives its mean, then the
+  // squared deviations from the mean summed over the block give m2: two
+  // float allreduces, where each butterfly step of a Welford allreduce
+  // moves four words and divides (var_mean 8192x4096 f32 on an H100: 48.0
+  // -> 46.5 us, docs/performance.md). `ok`: chunk (u, k) is in the row.
+  void emitTwoPassWelford(int in, const std::string& UR, const std::string& UIT,
+                          const std::string& V, const std::string& ok) {
+    const std::string BDX = std::to_string(s_.threadsX);
+    const std::string BDY = std::to_string(s_.threadsY);
+    const std::string n = literal(b_.layout().rowLength);
+    b_.line(in, "// Welford in two passes over the row in registers: its mean, then");
+    b_.line(in, "// the squared deviations from it.");
+    for (const ReductionStep& step : b_.plan().steps) {
+      if (step.kind != ReductionStep::Kind::Welford) continue;
+      const std::string T(valueType(step.compute));
+      const std::string wf = b_.welfordChunkName(step);
+      const std::string acc = b_.accumulator(step);
+      const std::string smem = "reinterpret_cast<" + T + "*>(fl_smem)";
+      auto overChunks = [&](const std::string& statement) {
+        b_.line(in + 2, "#pragma unroll");
+        b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
+        if (ok != "true") b_.line(in + 4, "if (!(" + ok + ")) continue;");
+        b_.line(in + 4, "#pragma unroll");
+        b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) " + statement);
+        b_.line(in + 2, "}");
+      };
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+      b_.line(in + 2, T + " sum = " + T + "(0);");
+      overChunks("sum += " + wf + "[u][k][v];");
+      b_.line(in + 2, "const " + T + " mean = fl::red::row_allreduce<" + BDX + ", " + BDY +
+                          ">(sum, fl::SumOp<" + T + ">(), " + smem + ") / (" + T + ")" + n + ";");
+      b_.line(in + 2, T + " m2 = " + T + "(0);");
+      overChunks("{ const " + T + " d = " + wf + "[u][k][v] - mean; m2 += d * d; }");
+      b_.line(in + 2, acc + "[k].avg = mean;");
+      b_.line(in + 2, acc + "[k].m2 = fl::red::row_allreduce<" + BDX + ", " + BDY +
+                          ">(m2, fl::SumOp<" + T + ">(), " + smem + ");");
+      b_.line(in + 2, acc + "[k].n = " + n + ";");
       b_.line(in, "}");
     }
   }

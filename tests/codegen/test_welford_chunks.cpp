@@ -1,7 +1,9 @@
 // One-pass Welford (var_mean) in reduction kernels: a row goes to at most
 // 128 threads, each folding chunks of unrolled vector loads into its
 // accumulator (the chunk's sum, its mean, its squared deviations, one
-// welford_combine) instead of a welford_update with a division per element.
+// welford_combine) instead of a welford_update with a division per element;
+// where a thread's share of the row is one step of the loop, two passes over
+// its registers (the row's mean, then its squared deviations) instead.
 // tests/gpu (GpuReductionTest.VarMeanFarFromZero*) checks the numerics.
 #include "core/codegen/codegen.h"
 #include "core/runtime/nvrtc_compiler.h"
@@ -20,7 +22,9 @@ const char* const kVarMean =
     "    fd.add_output(T2)\n";
 
 TEST(WelfordChunksTest, VarMeanFoldsChunksOfThirtyTwoWithoutPerElementDivision) {
-  const CompiledScript compiled = compileScript(kVarMean, "8192x4096:f32");
+  // 16384 floats a row: four steps of the chunk loop (4096 at 8192x4096
+  // are one step and take two passes, below).
+  const CompiledScript compiled = compileScript(kVarMean, "1024x16384:f32");
   const GeneratedKernel& k = onlyKernel(compiled);
   // 128 threads per row, each with 8 unrolled float4 loads: a chunk of 32.
   EXPECT_EQ(k.launch.block[0], 128);
@@ -48,6 +52,42 @@ TEST(WelfordChunksTest, OddRowsAndGridSplitsFoldOnlyTheirValidChunks) {
         << sizes << "\n" << k.source;
     EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << sizes;
     EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << sizes;
+  }
+}
+
+// The block holds each row whole (each thread's share in one step of the
+// chunk loop): the mean from the block's sum, then m2 from the block's sum
+// of squared deviations, two float allreduces and no Welford combine; at
+// 2048x1000 (64 x 2 threads, 250 chunks of 4 for 256 places) the chunks
+// past the row's end stay out of both sums, and the count is the row's.
+TEST(WelfordChunksTest, RowsHeldWholeTakeTwoPassesOverTheirRegisters) {
+  struct Case {
+    const char* sizes;
+    const char* threads;
+    const char* length;
+    bool masked;
+  };
+  for (const Case& c : {Case{"8192x4096:f32", "128, 1", "4096", false},
+                        Case{"2048x1000:f32", "64, 2", "1000", true}}) {
+    SCOPED_TRACE(c.sizes);
+    const CompiledScript compiled = compileScript(kVarMean, c.sizes);
+    const GeneratedKernel& k = onlyKernel(compiled);
+    const std::string& src = k.source;
+    const std::string allreduce = std::string("fl::red::row_allreduce<") + c.threads + ">(";
+    EXPECT_TRUE(contains(src, "const float mean = " + allreduce +
+                                  "sum, fl::SumOp<float>(), reinterpret_cast<float*>(fl_smem)) / "
+                                  "(float)" + c.length + ";"))
+        << src;
+    EXPECT_TRUE(contains(src, "{ const float d = wf_T1[u][k][v] - mean; m2 += d * d; }")) << src;
+    EXPECT_TRUE(contains(src, "acc_T1[k].m2 = " + allreduce + "m2, fl::SumOp<float>()")) << src;
+    EXPECT_TRUE(contains(src, std::string("acc_T1[k].n = ") + c.length + ";")) << src;
+    EXPECT_FALSE(contains(src, "fl::welford_combine(acc_T1[k], w)")) << src;
+    EXPECT_FALSE(contains(src, allreduce + "acc_T1[k]")) << src;
+    EXPECT_EQ(contains(src, "if (!((index_t)threadIdx.x + u * 64 < c_end)) continue;"), c.masked)
+        << src;
+    for (int arch : {80, 90}) {
+      EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
+    }
   }
 }
 

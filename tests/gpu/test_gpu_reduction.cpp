@@ -286,9 +286,10 @@ fd.add_output(T3)
 }
 
 // Welford in a reduction kernel folds chunks of a thread's elements (sum,
-// mean, squared deviations, one combine): data with a mean far from zero
-// (100, std 1) keeps the variance accurate, at the suite's size, an odd
-// size (masked chunk tails) and a few long rows split over blocks.
+// mean, squared deviations, one combine), or takes two passes where the
+// block holds the row whole: data with a mean far from zero (100, std 1)
+// keeps the variance accurate, at the suite's size, odd sizes (masked chunk
+// tails) and a few long rows split over blocks.
 TEST_F(GpuReductionTest, VarMeanFarFromZero) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
@@ -296,8 +297,13 @@ T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)
 fd.add_output(T1)
 fd.add_output(T2)
 )");
+  // 8192x4096 and 2048x1000 (64 x 2 threads, the row's last chunks past
+  // its end) take two passes over rows held whole; 1024x16384 folds four
+  // steps of chunks; 513x2049 folds masked scalar chunks; 4x1048576 splits
+  // rows over blocks.
   for (const std::vector<int64_t>& sizes :
-       {std::vector<int64_t>{8192, 4096}, {513, 2049}, {4, 1048576}}) {
+       {std::vector<int64_t>{8192, 4096}, {2048, 1000}, {1024, 16384}, {513, 2049},
+        {4, 1048576}}) {
     SCOPED_TRACE(shape(sizes));
     Tensor x = Tensor::empty(DataType::Float, sizes);
     runtime::fillNormal(x, 11, /*mean=*/100.0, /*std=*/1.0);
