@@ -23,7 +23,9 @@
 // (a 7th field: launch attributes, see generatedVariant). With `--pipeline`
 // first, it times the load pipelines instead (batch, rolling registers, a
 // cp.async ring; with the cluster combine and streaming alone), the cubins
-// first and last.
+// first and last. With `--timeline` first, it traces variants block by
+// block (each block's SM, and the global timer at its start, after its loop
+// and at its exit; medians of 15 launches): where a launch's time goes.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
