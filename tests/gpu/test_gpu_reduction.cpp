@@ -11,6 +11,18 @@ namespace {
 
 class GpuReductionTest : public GpuTest {};
 
+// Two runs' outputs, bit for bit (reductions combine in a fixed order).
+void expectSameBits(const std::vector<Tensor>& first, const std::vector<Tensor>& second) {
+  ASSERT_EQ(first.size(), second.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    const Tensor& a = first[i];
+    const Tensor& b = second[i];
+    ASSERT_EQ(a.sizes(), b.sizes());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * ir::sizeInBytes(a.dtype())), 0)
+        << "output " << i << " differs between two runs";
+  }
+}
+
 TEST_F(GpuReductionTest, InnerSumOddSizes) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
@@ -167,14 +179,7 @@ fd.add_output(T3)
         EXPECT_EQ(segment.params.get("cluster_reduction")->asBool(), cluster);
       }
       EXPECT_EQ(reductions, 1);
-      ASSERT_EQ(runs[0].size(), runs[1].size());
-      for (size_t i = 0; i < runs[0].size(); ++i) {
-        const Tensor& a = runs[0][i];
-        const Tensor& b = runs[1][i];
-        ASSERT_EQ(a.sizes(), b.sizes());
-        EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * ir::sizeInBytes(a.dtype())), 0)
-            << "output " << i << " differs between two runs";
-      }
+      expectSameBits(runs[0], runs[1]);
     }
   }
   useProvider(nullptr);
@@ -273,13 +278,7 @@ fd.add_output(T3)
         EXPECT_EQ(segment.params.get("block_dim_x")->asInt(), threads);
       }
       ASSERT_EQ(runs[0].size(), 3u);
-      for (size_t i = 0; i < runs[0].size(); ++i) {
-        const Tensor& a = runs[0][i];
-        const Tensor& b = runs[1][i];
-        ASSERT_EQ(a.sizes(), b.sizes());
-        EXPECT_EQ(std::memcmp(a.data(), b.data(), a.numel() * ir::sizeInBytes(a.dtype())), 0)
-            << "output " << i << " differs between two runs";
-      }
+      expectSameBits(runs[0], runs[1]);
     }
   }
   useProvider(nullptr);

@@ -33,16 +33,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
-#include <iterator>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "harness_bench.h"
 #include "harness_check.h"
+#include "harness_cubin.h"
+#include "harness_timeline.h"
 
 constexpr int kRows = 8192;
 constexpr int kCols = 4096;
@@ -309,23 +308,8 @@ __device__ __forceinline__ void cpAsyncWait() {
 // generated kernel's layout), launched with __launch_bounds__(CX * RY, 2)
 // as generated. DEPTH: U rows (kBatch, kRolling) or STAGES (kCpAsync).
 // PROBE: thread (0, 0) of each block writes its SM and the global timer at
-// its start and at its end into gTimeline (the `--timeline` mode).
-struct BlockTrace {
-  unsigned long long start, streamed, end;  // ns: first instruction, loop done, exit
-  unsigned sm, pad;
-};
-__device__ BlockTrace gTimeline[1024];
-__device__ __forceinline__ unsigned long long globalTimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ unsigned smId() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-
+// its start, after its loop and at its exit into gTimeline (the `--timeline`
+// mode; harness_timeline.h).
 template <int CX, int RY, int PIPE, int DEPTH, int COMBINE, bool PROBE = false, int kSplits = 8>
 __global__ void __launch_bounds__(CX * RY, 2)
     colSumPipe(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
@@ -503,63 +487,6 @@ void variant(Context& ctx, const char* label) {
 // driver's choice; 0: as much L1 as possible).
 // `formClusters`: launch in clusters of 8 even where the kernel does not
 // combine in them (partials only), to time the clusters' placement alone.
-// The block timeline (`--timeline`) of 15 launches, each after a flush:
-// the SMs used and blocks per SM, and (medians over the launches) when the
-// blocks started, finished their loop and exited, relative to the launch's
-// first start (global timer), and the mean loop time of the blocks on SMs
-// holding 1, 2, 3 ... blocks.
-static void printTimeline(Flush& flush, const std::function<void()>& launch, int blocks) {
-  constexpr int kLaunches = 15;
-  std::vector<double> startMax, loopP50, loopMax, streamedMax, exitP50, exitMax;
-  std::map<int, std::vector<double>> loopBySharing;  // blocks on the SM -> mean loop us
-  std::map<int, int> histogram;                      // of the last launch
-  size_t sms = 0;
-  for (int l = 0; l < kLaunches; ++l) {
-    flush.run();
-    launch();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<BlockTrace> t(blocks);
-    CHECK(cudaMemcpyFromSymbol(t.data(), gTimeline, blocks * sizeof(BlockTrace)));
-    unsigned long long t0 = ~0ull;
-    std::map<unsigned, int> perSm;
-    for (const BlockTrace& b : t) {
-      t0 = std::min(t0, b.start);
-      ++perSm[b.sm];
-    }
-    std::vector<double> start, loop, streamed, end;
-    std::map<int, std::pair<double, int>> sharing;
-    for (const BlockTrace& b : t) {
-      start.push_back((b.start - t0) * 1e-3);
-      loop.push_back((b.streamed - b.start) * 1e-3);
-      streamed.push_back((b.streamed - t0) * 1e-3);
-      end.push_back((b.end - t0) * 1e-3);
-      auto& [sum, n] = sharing[perSm[b.sm]];
-      sum += loop.back();
-      ++n;
-    }
-    for (const auto& [k, v] : sharing) loopBySharing[k].push_back(v.first / v.second);
-    std::sort(loop.begin(), loop.end());
-    std::sort(end.begin(), end.end());
-    startMax.push_back(*std::max_element(start.begin(), start.end()));
-    loopP50.push_back(loop[loop.size() / 2]);
-    loopMax.push_back(loop.back());
-    streamedMax.push_back(*std::max_element(streamed.begin(), streamed.end()));
-    exitP50.push_back(end[end.size() / 2]);
-    exitMax.push_back(end.back());
-    histogram.clear();
-    for (const auto& [sm, n] : perSm) ++histogram[n];
-    sms = perSm.size();
-  }
-  std::printf("    %zu SMs:", sms);
-  for (const auto& [n, count] : histogram) std::printf(" %d with %d block(s);", count, n);
-  std::printf("\n    medians of %d launches (us from the first start): last start %.2f, loop p50 %.2f"
-              " max %.2f, last loop end %.2f, exit p50 %.2f max %.2f\n    mean loop by blocks on the SM:",
-              kLaunches, median(startMax), median(loopP50), median(loopMax), median(streamedMax),
-              median(exitP50), median(exitMax));
-  for (const auto& [k, v] : loopBySharing) std::printf(" %d: %.2f;", k, median(v));
-  std::printf("\n");
-}
-
 template <int CX, int RY, int PIPE, int DEPTH, int COMBINE, bool PROBE = false, int SPLITS = 8>
 void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveout = -1,
                      bool formClusters = false, size_t padTo = 0) {
@@ -610,25 +537,13 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
 // executor launches it (cudaLaunchKernel of the library kernel; the cluster
 // shape is compiled in), checked and timed like the variants.
 static void generatedVariant(Context& ctx, const std::string& spec) {
-  std::vector<std::string> f;
-  size_t start = 0;
-  for (size_t i = 0; i <= spec.size(); ++i) {
-    if (i == spec.size() || spec[i] == ':') {
-      f.push_back(spec.substr(start, i - start));
-      start = i + 1;
-    }
-  }
+  const std::vector<std::string> f = splitSpec(spec);
   if (f.size() != 6 && f.size() != 7) {
     std::printf("bad spec %s\n", spec.c_str());
     ++ctx.failures;
     return;
   }
-  std::ifstream file(f[0], std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  cudaLibrary_t lib;
-  CHECK(cudaLibraryLoadData(&lib, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  cudaKernel_t k;
-  CHECK(cudaLibraryGetKernel(&k, lib, "reduction_seg0"));
+  const cudaKernel_t k = loadCubinKernel(f[0], "reduction_seg0");
   struct Tensor2 {
     const void* data;
     long long size[2], stride[2];

@@ -12,14 +12,13 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "harness_bench.h"
 #include "harness_check.h"
+#include "harness_cubin.h"
 
 namespace {
 
@@ -37,25 +36,10 @@ struct Variant {
 };
 
 Variant load(const std::string& spec) {
-  std::vector<std::string> f;
-  size_t start = 0;
-  for (size_t i = 0; i <= spec.size(); ++i) {
-    if (i == spec.size() || spec[i] == ':') {
-      f.push_back(spec.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  std::ifstream file(f[0], std::ios::binary);
-  if (!file) {
-    std::fprintf(stderr, "cannot read %s\n", f[0].c_str());
-    std::exit(1);
-  }
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  cudaLibrary_t lib;
-  CHECK(cudaLibraryLoadData(&lib, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  const std::vector<std::string> f = splitSpec(spec);
   Variant v;
   v.label = spec;
-  CHECK(cudaLibraryGetKernel(&v.kernel, lib, "transpose_seg0"));
+  v.kernel = loadCubinKernel(f[0], "transpose_seg0");
   v.grid = dim3(f.size() > 1 ? std::stoi(f[1]) : 8192);
   v.block = dim3(f.size() > 2 ? std::stoi(f[2]) : 256);
   return v;
