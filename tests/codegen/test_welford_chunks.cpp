@@ -22,9 +22,10 @@ const char* const kVarMean =
     "    fd.add_output(T2)\n";
 
 TEST(WelfordChunksTest, VarMeanFoldsChunksOfThirtyTwoWithoutPerElementDivision) {
-  // 16384 floats a row: four steps of the chunk loop (4096 at 8192x4096
-  // are one step and take two passes, below).
-  const CompiledScript compiled = compileScript(kVarMean, "1024x16384:f32");
+  // 32768 floats a row, more than 512 threads' chunks: 128 threads fold
+  // eight steps of the chunk loop (rows of up to 16384 are held whole and
+  // take two passes, below).
+  const CompiledScript compiled = compileScript(kVarMean, "512x32768:f32");
   const GeneratedKernel& k = onlyKernel(compiled);
   // 128 threads per row, each with 8 unrolled float4 loads: a chunk of 32.
   EXPECT_EQ(k.launch.block[0], 128);

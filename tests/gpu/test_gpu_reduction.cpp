@@ -296,13 +296,14 @@ T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)
 fd.add_output(T1)
 fd.add_output(T2)
 )");
-  // 8192x4096 and 2048x1000 (64 x 2 threads, the row's last chunks past
-  // its end) take two passes over rows held whole; 1024x16384 folds four
-  // steps of chunks; 513x2049 folds masked scalar chunks; 4x1048576 splits
-  // rows over blocks.
+  // 8192x4096, 2048x1000 (64 x 2 threads, the row's last chunks past its
+  // end), 1024x16384 (512 threads) and 1024x4099 (256 threads of 17 scalar
+  // loads) take two passes over rows held whole; 512x32768 folds eight steps
+  // of chunks; 513x2049 folds masked scalar chunks; 4x1048576 splits rows
+  // over blocks.
   for (const std::vector<int64_t>& sizes :
-       {std::vector<int64_t>{8192, 4096}, {2048, 1000}, {1024, 16384}, {513, 2049},
-        {4, 1048576}}) {
+       {std::vector<int64_t>{8192, 4096}, {2048, 1000}, {1024, 16384}, {1024, 4099},
+        {512, 32768}, {513, 2049}, {4, 1048576}}) {
     SCOPED_TRACE(shape(sizes));
     Tensor x = Tensor::empty(DataType::Float, sizes);
     runtime::fillNormal(x, 11, /*mean=*/100.0, /*std=*/1.0);

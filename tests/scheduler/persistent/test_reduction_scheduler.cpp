@@ -234,6 +234,36 @@ TEST_F(ReductionSchedulerTest, WelfordStatistics) {
   EXPECT_EQ(p.vectorizationFactor, 1);  // rows of 2047
 }
 
+// var_mean over rows of up to 512 chunks of 32 elements, with rows enough
+// to fill the SMs: one chunk per thread (the row held whole, two passes in
+// the kernel); longer rows, or too few of them, keep 128 threads folding
+// chunks (and split over blocks where the rows are few).
+TEST_F(ReductionSchedulerTest, WelfordRowsOfUpTo512ChunksAreHeldWhole) {
+  const std::string script = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1, T2 = fd.ops.var_mean(T0, dims=[1], correction=1, keepdim=False)
+    fd.add_output(T1)
+    fd.add_output(T2)
+)";
+  struct Case {
+    std::vector<int64_t> sizes;
+    int64_t threads, unroll, vectorize, gridY;
+  };
+  for (const Case& c : {Case{{8192, 4096}, 128, 8, 4, 1}, Case{{4096, 8192}, 256, 8, 4, 1},
+                        Case{{4096, 12288}, 512, 6, 4, 1}, Case{{1024, 4099}, 256, 17, 1, 1},
+                        Case{{512, 32768}, 128, 8, 4, 1}, Case{{64, 16384}, 128, 8, 4, 2}}) {
+    SCOPED_TRACE(std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]));
+    BoundSegment segment(script, {c.sizes}, h100());
+    const ReductionParams p = accepted(segment);
+    EXPECT_EQ(p.vectorizationFactor, c.vectorize);
+    EXPECT_EQ(p.blockDimX, c.threads);
+    EXPECT_EQ(p.unrollFactorReduction, c.unroll);
+    EXPECT_EQ(p.gridDimY, c.gridY);
+  }
+}
+
 TEST_F(ReductionSchedulerTest, RefusesLayerNormWithPersistentReason) {
   auto segment =
       BoundSegment::fromExample("resources/examples/layer_norm.py", h100());
