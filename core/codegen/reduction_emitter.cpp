@@ -375,8 +375,13 @@ class ReductionEmitter {
                 "j0 += " + RY + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
+    // Welford steps keep each column's UR rows of the step and fold them
+    // once (as the inner loop's chunks), not a welford_update per element.
+    const bool welfordChunks = s_.unrollReduction > 1 && hasWelford();
+    if (welfordChunks) declareWelfordChunks(body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
+    if (welfordChunks) ctx.welfordChunk = "[u][k][v]";
     ctx.slot = "(k * " + V + " + v)";
     ctx.rowLane = "(col[k] + v)";
     ctx.rowChunk = "col[k]";
@@ -392,6 +397,11 @@ class ReductionEmitter {
     openOuterChunkLoops(body, UR, UIT, RY, ok);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
+    if (welfordChunks) {
+      foldOuterWelfordChunks(body, UR, UIT, V,
+                             chunkInRange(columnsExact, "col_ok[k]", rowsExact,
+                                          "j0 + u * " + RY + " < j_end"));
+    }
     b_.line(in, "}");
 
     // Every store after the reduction is thread row 0's (the partials, the
@@ -656,6 +666,46 @@ class ReductionEmitter {
       b_.line(in + 2, acc + "[k].m2 = fl::red::row_allreduce<" + BDX + ", " + BDY +
                           ">(m2, fl::SumOp<" + T + ">(), " + smem + ");");
       b_.line(in + 2, acc + "[k].n = " + n + ";");
+      b_.line(in, "}");
+    }
+  }
+
+  // Outer Welford steps: each of a thread's columns (k, v) folds its UR
+  // rows of the step into its accumulator as one chunk (their sum, mean and
+  // squared deviations, then one Chan combine): a division per UR elements
+  // instead of one per element. `ok`: row u of column group k is in range.
+  void foldOuterWelfordChunks(int in, const std::string& UR, const std::string& UIT,
+                              const std::string& V, const std::string& ok) {
+    for (const ReductionStep& step : b_.plan().steps) {
+      if (step.kind != ReductionStep::Kind::Welford) continue;
+      const std::string T(valueType(step.compute));
+      const std::string wf = b_.welfordChunkName(step);
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
+      b_.line(in + 4, "int n = 0;");
+      b_.line(in + 4, T + " sum = " + T + "(0);");
+      b_.line(in + 4, "#pragma unroll");
+      b_.line(in + 4, "for (int u = 0; u < " + UR + "; ++u) {");
+      if (ok != "true") b_.line(in + 6, "if (!(" + ok + ")) continue;");
+      b_.line(in + 6, "++n;");
+      b_.line(in + 6, "sum += " + wf + "[u][k][v];");
+      b_.line(in + 4, "}");
+      b_.line(in + 4, "if (n == 0) continue;");
+      b_.line(in + 4, "fl::Welford<" + T + "> w;");
+      b_.line(in + 4, "w.n = n;");
+      b_.line(in + 4, "w.avg = sum / (" + T + ")n;");
+      b_.line(in + 4, "w.m2 = " + T + "(0);");
+      b_.line(in + 4, "#pragma unroll");
+      b_.line(in + 4, "for (int u = 0; u < " + UR + "; ++u) {");
+      if (ok != "true") b_.line(in + 6, "if (!(" + ok + ")) continue;");
+      b_.line(in + 6, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
+      b_.line(in + 6, "w.m2 += d * d;");
+      b_.line(in + 4, "}");
+      b_.line(in + 4, b_.accumulator(step) + "[k * " + V + " + v] = fl::welford_combine(" +
+                          b_.accumulator(step) + "[k * " + V + " + v], w);");
+      b_.line(in + 2, "}");
       b_.line(in, "}");
     }
   }

@@ -92,6 +92,37 @@ TEST(WelfordChunksTest, RowsHeldWholeTakeTwoPassesOverTheirRegisters) {
   }
 }
 
+// var_mean over the outer axis: each of a thread's columns folds the rows
+// of a loop step as one chunk (a division per step, not per element), at
+// the suite's shape (cluster split, exact tiles) and at an odd one (rows
+// past the block's range skipped).
+TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
+  const char* const outer =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+      "    fd.add_output(T1)\n"
+      "    fd.add_output(T2)\n";
+  for (const char* sizes : {"8192x4096:f32", "3000x771:f32"}) {
+    SCOPED_TRACE(sizes);
+    const CompiledScript compiled = compileScript(outer, sizes);
+    const GeneratedKernel& k = onlyKernel(compiled);
+    const std::string& src = k.source;
+    EXPECT_FALSE(contains(src, "fl::welford_update(")) << src;
+    EXPECT_TRUE(contains(src, "wf_T1[u][k][v] = ")) << src;
+    EXPECT_TRUE(contains(src, "const float d = wf_T1[u][k][v] - w.avg;")) << src;
+    EXPECT_TRUE(contains(src, "acc_T1[k * ")) << src;
+    EXPECT_TRUE(contains(src, "] = fl::welford_combine(acc_T1[k * ")) << src;
+    // Generated for the H100 (a cluster split at 8192x4096): sm_90 only.
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+  }
+  const CompiledScript odd = compileScript(outer, "3000x771:f32");
+  EXPECT_TRUE(contains(onlyKernel(odd).source, "if (!(col_ok[k] && j0 + u * "))
+      << onlyKernel(odd).source;
+}
+
 TEST(WelfordChunksTest, BFloat16InputChunksAreEightVectorsOfFour) {
   // bf16 vectorizes by 8: four unrolled vectors make the chunk of 32.
   const std::string script =
