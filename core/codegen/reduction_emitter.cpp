@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction_emitter_welford.h"
 #include "core/ir/error.h"
 #include "core/scheduler/reduction/launch_shape.h"
 
@@ -243,15 +244,15 @@ class ReductionEmitter {
     const bool welfordChunks = s_.unrollReduction * s_.vectorize > 1;
     // A thread's whole share of the row in one step of the chunk loop: its
     // Welford values stay in registers past the loop for two passes.
-    const bool twoPass = welfordChunks && hasWelford() && s_.gridY == 1 &&
+    const bool twoPass = welfordChunks && hasWelfordStep(b_) && s_.gridY == 1 &&
                          chunks * s_.vectorize == layout.rowLength &&
                          chunks <= s_.threadsX * s_.unrollReduction;
-    if (twoPass) declareWelfordChunks(in, UR, UIT, V);
+    if (twoPass) declareWelfordChunks(b_, in, UR, UIT, V);
     b_.line(in, "for (index_t c0 = c_begin + (index_t)threadIdx.x; c0 < c_end; "
                 "c0 += " + BDX + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
-    if (welfordChunks && !twoPass) declareWelfordChunks(body, UR, UIT, V);
+    if (welfordChunks && !twoPass) declareWelfordChunks(b_, body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
     if (welfordChunks) ctx.welfordChunk = "[u][k][v]";
@@ -270,12 +271,18 @@ class ReductionEmitter {
     openChunkLoops(body, UR, UIT, ok);
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
-    if (welfordChunks && !twoPass) foldWelfordChunks(body, UR, UIT, V);
+    if (welfordChunks && !twoPass) {
+      foldInnerWelfordChunks(b_, body, UR, UIT, V,
+                             "row_ok[k] && c0 + u * " + BDX + " < c_end");
+    }
     b_.line(in, "}");
     if (twoPass) {
-      emitTwoPassWelford(in, UR, UIT, V,
+      // The row is in registers whole (var_mean 8192x4096 f32 on an H100:
+      // 48.0 -> 46.5 us, docs/performance.md).
+      emitTwoPassWelford(b_, in, UR, UIT, V,
                          chunkInRange(rowsExact, "row_ok[k]", chunksExact,
-                                      "(index_t)threadIdx.x + u * " + BDX + " < c_end"));
+                                      "(index_t)threadIdx.x + u * " + BDX + " < c_end"),
+                         s_.threadsX, s_.threadsY);
     }
 
     // Across the block, then across the grid.
@@ -377,8 +384,8 @@ class ReductionEmitter {
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
     // Welford steps keep each column's UR rows of the step and fold them
     // once (as the inner loop's chunks), not a welford_update per element.
-    const bool welfordChunks = s_.unrollReduction > 1 && hasWelford();
-    if (welfordChunks) declareWelfordChunks(body, UR, UIT, V);
+    const bool welfordChunks = s_.unrollReduction > 1 && hasWelfordStep(b_);
+    if (welfordChunks) declareWelfordChunks(b_, body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
     if (welfordChunks) ctx.welfordChunk = "[u][k][v]";
@@ -398,7 +405,7 @@ class ReductionEmitter {
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
     if (welfordChunks) {
-      foldOuterWelfordChunks(body, UR, UIT, V,
+      foldOuterWelfordChunks(b_, body, UR, UIT, V,
                              chunkInRange(columnsExact, "col_ok[k]", rowsExact,
                                           "j0 + u * " + RY + " < j_end"));
     }
@@ -558,154 +565,6 @@ class ReductionEmitter {
                                      partials(step) + "[i * " + values + " + s * " +
                                          CX + " + threadIdx.x]") +
                           ";");
-      b_.line(in, "}");
-    }
-  }
-
-  // One-pass Welford steps keep the values of a thread's chunk (unrolled
-  // and vectorized: UR x V elements of each of its rows) in registers.
-  void declareWelfordChunks(int in, const std::string& UR,
-                            const std::string& UIT, const std::string& V) {
-    for (const ReductionStep& step : b_.plan().steps) {
-      if (step.kind != ReductionStep::Kind::Welford) continue;
-      b_.line(in, std::string(valueType(step.compute)) + " " +
-                      b_.welfordChunkName(step) + "[" + UR + "][" + UIT +
-                      "][" + V + "];");
-    }
-  }
-
-  // Folds each row's chunk into its Welford accumulator without a division
-  // per element: the chunk's sum and count give its mean, the chunk's
-  // squared deviations from that mean its m2 (two passes over registers, so
-  // data far from zero loses no precision), then one Chan combine per chunk.
-  void foldWelfordChunks(int in, const std::string& UR,
-                         const std::string& UIT, const std::string& V) {
-    const std::string chunkOk =
-        "row_ok[k] && c0 + u * " + std::to_string(s_.threadsX) + " < c_end";
-    for (const ReductionStep& step : b_.plan().steps) {
-      if (step.kind != ReductionStep::Kind::Welford) continue;
-      const std::string T(valueType(step.compute));
-      const std::string wf = b_.welfordChunkName(step);
-      b_.line(in, "#pragma unroll");
-      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
-      b_.line(in + 2, "int n = 0;");
-      b_.line(in + 2, T + " sum = " + T + "(0);");
-      b_.line(in + 2, "#pragma unroll");
-      b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
-      b_.line(in + 4, "if (!(" + chunkOk + ")) continue;");
-      b_.line(in + 4, "n += " + V + ";");
-      b_.line(in + 4, "#pragma unroll");
-      b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) sum += " + wf +
-                          "[u][k][v];");
-      b_.line(in + 2, "}");
-      b_.line(in + 2, "if (n == 0) continue;");
-      b_.line(in + 2, "fl::Welford<" + T + "> w;");
-      b_.line(in + 2, "w.n = n;");
-      b_.line(in + 2, "w.avg = sum / (" + T + ")n;");
-      b_.line(in + 2, "w.m2 = " + T + "(0);");
-      b_.line(in + 2, "#pragma unroll");
-      b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
-      b_.line(in + 4, "if (!(" + chunkOk + ")) continue;");
-      b_.line(in + 4, "#pragma unroll");
-      b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) {");
-      b_.line(in + 6, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
-      b_.line(in + 6, "w.m2 += d * d;");
-      b_.line(in + 4, "}");
-      b_.line(in + 2, "}");
-      b_.line(in + 2, b_.accumulator(step) + "[k] = fl::welford_combine(" +
-                          b_.accumulator(step) + "[k], w);");
-      b_.line(in, "}");
-    }
-  }
-
-  bool hasWelford() const {
-    for (const ReductionStep& step : b_.plan().steps) {
-      if (step.kind == ReductionStep::Kind::Welford) return true;
-    }
-    return false;
-  }
-
-  // Inner Welford steps whose rows a block holds in registers whole (each
-  // thread's share in one step of the chunk loop): two passes over the
-  // registers instead of folding chunks and combining Welford triples
-  // across the block. The row's sum over the block gives its mean, then the
-  // squared deviations from the mean summed over the block give m2: two
-  // float allreduces, where each butterfly step of a Welford allreduce
-  // moves four words and divides (var_mean 8192x4096 f32 on an H100: 48.0
-  // -> 46.5 us, docs/performance.md). `ok`: chunk (u, k) is in the row.
-  void emitTwoPassWelford(int in, const std::string& UR, const std::string& UIT,
-                          const std::string& V, const std::string& ok) {
-    const std::string BDX = std::to_string(s_.threadsX);
-    const std::string BDY = std::to_string(s_.threadsY);
-    const std::string n = literal(b_.layout().rowLength);
-    b_.line(in, "// Welford in two passes over the row in registers: its mean, then");
-    b_.line(in, "// the squared deviations from it.");
-    for (const ReductionStep& step : b_.plan().steps) {
-      if (step.kind != ReductionStep::Kind::Welford) continue;
-      const std::string T(valueType(step.compute));
-      const std::string wf = b_.welfordChunkName(step);
-      const std::string acc = b_.accumulator(step);
-      const std::string smem = "reinterpret_cast<" + T + "*>(fl_smem)";
-      auto overChunks = [&](const std::string& statement) {
-        b_.line(in + 2, "#pragma unroll");
-        b_.line(in + 2, "for (int u = 0; u < " + UR + "; ++u) {");
-        if (ok != "true") b_.line(in + 4, "if (!(" + ok + ")) continue;");
-        b_.line(in + 4, "#pragma unroll");
-        b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) " + statement);
-        b_.line(in + 2, "}");
-      };
-      b_.line(in, "#pragma unroll");
-      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
-      b_.line(in + 2, T + " sum = " + T + "(0);");
-      overChunks("sum += " + wf + "[u][k][v];");
-      b_.line(in + 2, "const " + T + " mean = fl::red::row_allreduce<" + BDX + ", " + BDY +
-                          ">(sum, fl::SumOp<" + T + ">(), " + smem + ") / (" + T + ")" + n + ";");
-      b_.line(in + 2, T + " m2 = " + T + "(0);");
-      overChunks("{ const " + T + " d = " + wf + "[u][k][v] - mean; m2 += d * d; }");
-      b_.line(in + 2, acc + "[k].avg = mean;");
-      b_.line(in + 2, acc + "[k].m2 = fl::red::row_allreduce<" + BDX + ", " + BDY +
-                          ">(m2, fl::SumOp<" + T + ">(), " + smem + ");");
-      b_.line(in + 2, acc + "[k].n = " + n + ";");
-      b_.line(in, "}");
-    }
-  }
-
-  // Outer Welford steps: each of a thread's columns (k, v) folds its UR
-  // rows of the step into its accumulator as one chunk (their sum, mean and
-  // squared deviations, then one Chan combine): a division per UR elements
-  // instead of one per element. `ok`: row u of column group k is in range.
-  void foldOuterWelfordChunks(int in, const std::string& UR, const std::string& UIT,
-                              const std::string& V, const std::string& ok) {
-    for (const ReductionStep& step : b_.plan().steps) {
-      if (step.kind != ReductionStep::Kind::Welford) continue;
-      const std::string T(valueType(step.compute));
-      const std::string wf = b_.welfordChunkName(step);
-      b_.line(in, "#pragma unroll");
-      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
-      b_.line(in + 2, "#pragma unroll");
-      b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
-      b_.line(in + 4, "int n = 0;");
-      b_.line(in + 4, T + " sum = " + T + "(0);");
-      b_.line(in + 4, "#pragma unroll");
-      b_.line(in + 4, "for (int u = 0; u < " + UR + "; ++u) {");
-      if (ok != "true") b_.line(in + 6, "if (!(" + ok + ")) continue;");
-      b_.line(in + 6, "++n;");
-      b_.line(in + 6, "sum += " + wf + "[u][k][v];");
-      b_.line(in + 4, "}");
-      b_.line(in + 4, "if (n == 0) continue;");
-      b_.line(in + 4, "fl::Welford<" + T + "> w;");
-      b_.line(in + 4, "w.n = n;");
-      b_.line(in + 4, "w.avg = sum / (" + T + ")n;");
-      b_.line(in + 4, "w.m2 = " + T + "(0);");
-      b_.line(in + 4, "#pragma unroll");
-      b_.line(in + 4, "for (int u = 0; u < " + UR + "; ++u) {");
-      if (ok != "true") b_.line(in + 6, "if (!(" + ok + ")) continue;");
-      b_.line(in + 6, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
-      b_.line(in + 6, "w.m2 += d * d;");
-      b_.line(in + 4, "}");
-      b_.line(in + 4, b_.accumulator(step) + "[k * " + V + " + v] = fl::welford_combine(" +
-                          b_.accumulator(step) + "[k * " + V + " + v], w);");
-      b_.line(in + 2, "}");
       b_.line(in, "}");
     }
   }
