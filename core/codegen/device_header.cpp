@@ -31,6 +31,7 @@
 //                                    smem holds blockDim.x * blockDim.y values
 //   fl::block_broadcast_x(v, src_x, smem)  one row's value to the whole row
 //   fl::Welford<T>              {avg, m2, n}; welford_update / welford_combine,
+//                               welford_fold_lanes (chunks into lanes of one count),
 //                               warp_welford, block_welford_x
 #include "core/codegen/codegen.h"
 
@@ -525,6 +526,35 @@ __device__ __forceinline__ Welford<T> welford_combine(const Welford<T>& a, const
   r.avg = a.avg + delta * nb_over_n;
   r.m2 = a.m2 + b.m2 + delta * delta * (T)a.n * nb_over_n;
   return r;
+}
+//! Folds chunks of `nb` values each (means avg[v], squared deviations
+//! m2[v]) into a[first + v] for v < V, accumulators of one count (the lanes
+//! of an outer reduction's column group count the same rows): the bits of
+//! V welford_combine calls, with one count conversion and at most one
+//! division for all of them instead of one per lane.
+template <int V, int N, class T>
+__device__ __forceinline__ void welford_fold_lanes(Welford<T> (&a)[N], int first, const T (&avg)[V],
+                                                   const T (&m2)[V], int64_t nb) {
+  const int64_t na = a[first].n;
+  if (na == 0) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      a[first + v].avg = avg[v];
+      a[first + v].m2 = m2[v];
+      a[first + v].n = nb;
+    }
+    return;
+  }
+  const T na_t = (T)na;
+  const T nb_over_n = na == nb ? T(0.5) : (T)nb / (T)(na + nb);
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    Welford<T>& r = a[first + v];
+    const T delta = avg[v] - r.avg;
+    r.m2 = r.m2 + m2[v] + delta * delta * na_t * nb_over_n;
+    r.avg = r.avg + delta * nb_over_n;
+    r.n = na + nb;
+  }
 }
 template <class T>
 __device__ __forceinline__ Welford<T> warp_welford(Welford<T> w) {

@@ -38,6 +38,7 @@ class ReductionEmitter {
                    const scheduler::ReductionPattern& pattern)
       : params_(params),
         smCount_(info.device != nullptr ? info.device->smCount : 0),
+        registersPerSm_(info.device != nullptr ? info.device->registersPerSm : 65536),
         b_(segment, params, info, pattern, false, {}) {
     const RowLayout& layout = b_.layout();
     FL_CHECK(!params.persistentKernel,
@@ -133,6 +134,19 @@ class ReductionEmitter {
     if (params_.clusterReduction) {
       launch.cluster = {1, s_.gridY, 1};
       minBlocksPerSm = ceilDiv(s_.gridX * s_.gridY, std::max(1, smCount_));
+    } else if (!s_.inner && s_.gridY > 1 && smCount_ > 0) {
+      // An outer workspace split is sized to one wave as well (the
+      // heuristic rounds its row split down to fit), so ptxas is held to
+      // the registers that keep it resident: without the bound, outer
+      // var_mean f32 [16384, 1024] took 72 registers for its 8 blocks of
+      // 128 threads per SM, so only 7 fit and the last blocks ran in a
+      // second wave (docs/performance.md). Only where that leaves ptxas at
+      // least 64 registers a thread: a bigger grid (a tuner's or a
+      // database's params) gets no bound rather than spills.
+      const int64_t perSm = ceilDiv(s_.gridX * s_.gridY, smCount_);
+      if (perSm > 1 && perSm * s_.threadsX * s_.threadsY * 64 <= registersPerSm_) {
+        minBlocksPerSm = perSm;
+      }
     }
     GeneratedKernel kernel =
         b_.finish(name, "reduction", launch, workspace, workspace > 0, minBlocksPerSm);
@@ -642,6 +656,7 @@ class ReductionEmitter {
 
   const scheduler::ReductionParams& params_;
   int smCount_ = 0;  //!< the device's SMs (0: unknown)
+  int registersPerSm_ = 65536;
   ReductionKernelBuilder b_;
   Shape s_;
 };

@@ -5,28 +5,22 @@ namespace {
 
 using Kind = ReductionStep::Kind;
 
-// One chunk folded into `acc` (inside the loops that fix k, and for an
-// outer chunk v): its count and sum over the steps u in range (and, with
-// `lanes`, over the V lanes of each), its mean, its squared deviations from
-// that mean (two passes over registers, so data far from zero loses no
-// precision), then one Chan combine.
+// An inner reduction's chunk of row k folded into `acc`: its count and
+// sum over the steps u in range and the V lanes of each, its mean, its
+// squared deviations from that mean (two passes over registers, so data
+// far from zero loses no precision), then one Chan combine.
 void emitChunkFold(ReductionKernelBuilder& b, int in, const std::string& T,
                    const std::string& wf, const std::string& acc, const std::string& UR,
-                   const std::string& ok, const std::string& lanes) {
+                   const std::string& ok, const std::string& V) {
   const std::string skip = ok == "true" ? "" : "if (!(" + ok + ")) continue;";
   b.line(in, "int n = 0;");
   b.line(in, T + " sum = " + T + "(0);");
   b.line(in, "#pragma unroll");
   b.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
   if (!skip.empty()) b.line(in + 2, skip);
-  if (lanes.empty()) {
-    b.line(in + 2, "++n;");
-    b.line(in + 2, "sum += " + wf + "[u][k][v];");
-  } else {
-    b.line(in + 2, "n += " + lanes + ";");
-    b.line(in + 2, "#pragma unroll");
-    b.line(in + 2, "for (int v = 0; v < " + lanes + "; ++v) sum += " + wf + "[u][k][v];");
-  }
+  b.line(in + 2, "n += " + V + ";");
+  b.line(in + 2, "#pragma unroll");
+  b.line(in + 2, "for (int v = 0; v < " + V + "; ++v) sum += " + wf + "[u][k][v];");
   b.line(in, "}");
   b.line(in, "if (n == 0) continue;");
   b.line(in, "fl::Welford<" + T + "> w;");
@@ -36,14 +30,11 @@ void emitChunkFold(ReductionKernelBuilder& b, int in, const std::string& T,
   b.line(in, "#pragma unroll");
   b.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
   if (!skip.empty()) b.line(in + 2, skip);
-  const int inner = lanes.empty() ? in + 2 : in + 4;
-  if (!lanes.empty()) {
-    b.line(in + 2, "#pragma unroll");
-    b.line(in + 2, "for (int v = 0; v < " + lanes + "; ++v) {");
-  }
-  b.line(inner, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
-  b.line(inner, "w.m2 += d * d;");
-  if (!lanes.empty()) b.line(in + 2, "}");
+  b.line(in + 2, "#pragma unroll");
+  b.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
+  b.line(in + 4, "const " + T + " d = " + wf + "[u][k][v] - w.avg;");
+  b.line(in + 4, "w.m2 += d * d;");
+  b.line(in + 2, "}");
   b.line(in, "}");
   b.line(in, acc + " = fl::welford_combine(" + acc + ", w);");
 }
@@ -82,15 +73,38 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
                             const std::string& UIT, const std::string& V,
                             const std::string& ok) {
+  const std::string skip = ok == "true" ? "" : "if (!(" + ok + ")) continue;";
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
+    const std::string T(valueType(step.compute));
+    const std::string wf = b.welfordChunkName(step);
+    auto overRows = [&](int at, const std::string& statement) {
+      b.line(at, "#pragma unroll");
+      b.line(at, "for (int u = 0; u < " + UR + "; ++u) {");
+      if (!skip.empty()) b.line(at + 2, skip);
+      b.line(at + 2, statement);
+      b.line(at, "}");
+    };
+    // The V lanes of column group k count the same rows, so their chunks
+    // fold in with one count and one ratio (welford_fold_lanes) rather
+    // than V welford_combine calls, each converting its count and dividing.
     b.line(in, "#pragma unroll");
     b.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b.line(in + 2, "int n = 0;");
+    overRows(in + 2, "++n;");
+    b.line(in + 2, "if (n == 0) continue;");
+    b.line(in + 2, T + " c_avg[" + V + "];");
+    b.line(in + 2, T + " c_m2[" + V + "];");
     b.line(in + 2, "#pragma unroll");
     b.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
-    emitChunkFold(b, in + 4, std::string(valueType(step.compute)), b.welfordChunkName(step),
-                  b.accumulator(step) + "[k * " + V + " + v]", UR, ok, "");
+    b.line(in + 4, T + " sum = " + T + "(0);");
+    overRows(in + 4, "sum += " + wf + "[u][k][v];");
+    b.line(in + 4, "c_avg[v] = sum / (" + T + ")n;");
+    b.line(in + 4, "c_m2[v] = " + T + "(0);");
+    overRows(in + 4, "{ const " + T + " d = " + wf + "[u][k][v] - c_avg[v]; c_m2[v] += d * d; }");
     b.line(in + 2, "}");
+    b.line(in + 2, "fl::welford_fold_lanes(" + b.accumulator(step) + ", k * " + V +
+                       ", c_avg, c_m2, n);");
     b.line(in, "}");
   }
 }

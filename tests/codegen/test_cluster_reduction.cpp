@@ -9,11 +9,30 @@
 
 #include "core/codegen/codegen.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/reduction/reduction_scheduler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/test_scripts.h"
 
 namespace fuserlab::codegen {
 namespace {
+
+// The heuristic's reduction params with the row split multiplied by `factor`.
+class MoreRowSplits : public scheduler::HeuristicProvider {
+ public:
+  explicit MoreRowSplits(int64_t factor) : factor_(factor) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion& segment, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo& info) const override {
+    if (type != scheduler::SchedulerType::Reduction) return std::nullopt;
+    auto params = std::get<scheduler::ReductionParams>(
+        scheduler::ReductionScheduler().computeHeuristics(segment, info));
+    params.gridDimY *= factor_;
+    return scheduler::ProvidedParams{params, "test"};
+  }
+
+ private:
+  int64_t factor_;
+};
 
 TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
   // The suite's col_sum: on an H100 the 8 blocks splitting a column group
@@ -58,8 +77,10 @@ TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_GT(a.workspaceBytes, 0);
   EXPECT_TRUE(contains(a.source, "fl::red::arrive_last(")) << a.source;
   EXPECT_FALSE(contains(a.source, "__cluster_dims__(1")) << a.source;
-  // The workspace split keeps col_allreduce and plain launch bounds.
-  EXPECT_TRUE(contains(a.source, "__launch_bounds__(128) reduction_seg0(")) << a.source;
+  // The workspace split keeps col_allreduce. Its grid (64 x 13 blocks) is
+  // one wave on the A100's 108 SMs, 8 blocks of 128 threads each, and the
+  // launch bounds say so, so ptxas keeps to the registers that lets.
+  EXPECT_TRUE(contains(a.source, "__launch_bounds__(128, 8) reduction_seg0(")) << a.source;
   EXPECT_TRUE(contains(a.source, "fl::red::col_allreduce<8, 16, 8, 8>(acc_T2, ")) << a.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(a, 80).cubin.empty());
 }
@@ -109,6 +130,33 @@ TEST(ClusterReductionTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst
   EXPECT_TRUE(contains(k.source, "acc_T3[s] = (acc_T3[s] + acc_T3_part[i * ")) << k.source;
   EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0 && col_ok[s / ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+}
+
+
+// An outer workspace split is one wave of 8 blocks of 128 threads per SM,
+// and its launch bounds say so: var_mean f32 [16384, 1024] on the H100 took
+// 72 registers without them, so 7 blocks fit and the rest ran in a second
+// wave (docs/performance.md). A grid of twice the splits would leave ptxas
+// 32 registers a thread, so it gets no bound.
+TEST(ClusterReductionTest, OuterWorkspaceSplitBoundsItsRegistersToOneWave) {
+  const std::string varMean = script(
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+      "    fd.add_output(T1)\n"
+      "    fd.add_output(T2)\n");
+  const CompiledScript heuristic = compileScript(varMean, "16384x1024:f32");
+  const GeneratedKernel& k = onlyKernel(heuristic);
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{32, 33, 1}));
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_TRUE(contains(k.source, "__launch_bounds__(128, 8) reduction_seg0(")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+
+  const MoreRowSplits doubled(2);
+  const CompiledScript twoWaves = compileScript(varMean, "16384x1024:f32", &doubled);
+  const GeneratedKernel& w = onlyKernel(twoWaves);
+  EXPECT_EQ(w.launch.grid, (std::array<int64_t, 3>{32, 66, 1}));
+  EXPECT_TRUE(contains(w.source, "__launch_bounds__(128) reduction_seg0(")) << w.source;
 }
 
 }  // namespace

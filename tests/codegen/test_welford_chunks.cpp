@@ -93,7 +93,8 @@ TEST(WelfordChunksTest, RowsHeldWholeTakeTwoPassesOverTheirRegisters) {
 }
 
 // var_mean over the outer axis: each of a thread's columns folds the rows
-// of a loop step as one chunk (a division per step, not per element), at
+// of a loop step as one chunk (a division per step and column group, not
+// per element or lane), at
 // the suite's shape (cluster split, exact tiles) and at an odd one (rows
 // past the block's range skipped).
 TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
@@ -112,9 +113,11 @@ TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
     const std::string& src = k.source;
     EXPECT_FALSE(contains(src, "fl::welford_update(")) << src;
     EXPECT_TRUE(contains(src, "wf_T1[u][k][v] = ")) << src;
-    EXPECT_TRUE(contains(src, "const float d = wf_T1[u][k][v] - w.avg;")) << src;
-    EXPECT_TRUE(contains(src, "acc_T1[k * ")) << src;
-    EXPECT_TRUE(contains(src, "] = fl::welford_combine(acc_T1[k * ")) << src;
+    EXPECT_TRUE(contains(src, "const float d = wf_T1[u][k][v] - c_avg[v];")) << src;
+    // The lanes of a column group share one count: one fold of all of them
+    // (one conversion and one division), not a welford_combine per lane.
+    EXPECT_TRUE(contains(src, "fl::welford_fold_lanes(acc_T1, k * ")) << src;
+    EXPECT_FALSE(contains(src, "= fl::welford_combine(acc_T1[k * ")) << src;
     // Generated for the H100 (a cluster split at 8192x4096): sm_90 only.
     EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
   }

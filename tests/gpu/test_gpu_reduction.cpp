@@ -326,6 +326,40 @@ fd.add_output(T3)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// Outer var_mean (over the rows): the lanes of a thread's column group fold
+// each step's rows with one shared count and ratio (welford_fold_lanes).
+// f32 (4 lanes) and bf16 (8 lanes) at the heuristic's shapes: exact tiles
+// in clusters, rows past a block's range (3000, 1000), columns past the
+// last group (333 x 1000 bf16, 1000 / 8 chunks over 16 column threads), and
+// a column count that is not a multiple of the vector (771: scalar lanes).
+// Mean 100, std 1, so a wrong ratio or count shows in the variance; run
+// twice, the same bits.
+TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {
+  struct Case {
+    DataType dtype;
+    std::vector<int64_t> sizes;
+  };
+  for (const Case& c : {Case{DataType::Float, {8192, 4096}}, Case{DataType::BFloat16, {8192, 4096}},
+                        Case{DataType::Float, {3000, 1000}}, Case{DataType::BFloat16, {333, 1000}},
+                        Case{DataType::BFloat16, {4099, 2056}}, Case{DataType::Float, {3000, 771}}}) {
+    const std::string dtype = c.dtype == DataType::Float ? "Float" : "BFloat16";
+    SCOPED_TRACE(shape(c.sizes) + " " + dtype);
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType." + dtype +
+           ", is_cpu=False)\n"
+           "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=1, keepdim=False)\n"
+           "fd.add_output(T2)\n"
+           "fd.add_output(T3)\n");
+    Tensor x = Tensor::empty(c.dtype, c.sizes);
+    runtime::fillNormal(x, 13, /*mean=*/100.0, /*std=*/1.0);
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    const std::vector<Tensor> first = lastOutputs();
+    runAndCheck({x});
+    expectSameBits(first, lastOutputs());
+  }
+}
+
 std::string softmax(int64_t rows, int64_t cols,
                     const std::string& outputDtype = "BFloat16") {
   const std::string row = "[" + std::to_string(rows) + ", 1]";
