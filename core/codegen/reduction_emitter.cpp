@@ -438,11 +438,18 @@ class ReductionEmitter {
     // __syncthreads: every thread reaches the barrier before shared memory
     // is written again.
     const auto& steps = b_.plan().steps;
+    // Welford steps reduce in two passes of plain sums (col_welford).
     for (size_t i = 0; i < steps.size(); ++i) {
       const ReductionStep& step = steps[i];
       const bool last = i + 1 == steps.size();
-      b_.line(in, blockReduce + CX + ", " + RY + ", " + NS + ", " + G +
-                      (params_.clusterReduction && last ? ", false" : "") + ">(" +
+      const std::string noSync = params_.clusterReduction && last ? ", false" : "";
+      if (step.kind == ReductionStep::Kind::Welford) {
+        b_.line(in, "fl::red::col_welford<" + CX + ", " + RY + ", " + NS + ", " + G + ", " + V +
+                        (params_.clusterReduction ? ", false" : ", true") + noSync + ">(" +
+                        b_.accumulator(step) + ", " + smemOf(step) + ");");
+        continue;
+      }
+      b_.line(in, blockReduce + CX + ", " + RY + ", " + NS + ", " + G + noSync + ">(" +
                       b_.accumulator(step) + ", " + b_.combineFunctor(step) + ", " +
                       smemOf(step) + ");");
     }
@@ -482,6 +489,18 @@ class ReductionEmitter {
         b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
         b_.line(in + 2, acc + "[s] = " + b_.identity(step) + ";");
         b_.line(in + 2, "if (!col_ok[s / " + V + "]) continue;");
+        if (step.kind == ReductionStep::Kind::Welford) {
+          // Thread row y merges partials y, y + RY, ... (two passes), then
+          // the rows' merges reduce as the blocks' did.
+          b_.line(in + 2, acc + "[s] = fl::red::welford_merge<true>(&" + partials(step) +
+                              "[(index_t)threadIdx.y * " + cols + " + col[s / " + V +
+                              "] + s % " + V + "], (int64_t)" + RY + " * " + cols + ", (" +
+                              GY + " - (int)threadIdx.y + " + RY + " - 1) / " + RY + ");");
+          b_.line(in, "}");
+          b_.line(in, "fl::red::col_welford<" + CX + ", " + RY + ", " + NS + ", " + G + ", " +
+                          V + ", true>(" + acc + ", " + smemOf(step) + ");");
+          continue;
+        }
         b_.line(in + 2, "for (index_t i = threadIdx.y; i < " + GY + "; i += " +
                             RY + ") " + acc + "[s] = " +
                             b_.combine(step, acc + "[s]",
@@ -556,6 +575,11 @@ class ReductionEmitter {
                       : "const bool fl_col_ok = fl_cc < " + literal(columnChunks) + ";");
       for (const ReductionStep& step : b_.plan().steps) {
         const std::string acc = b_.accumulator(step);
+        if (step.kind == ReductionStep::Kind::Welford) {
+          b_.line(in, acc + "[0] = fl::red::welford_merge<false>(&" + partials(step) +
+                          "[fl_s * " + CX + " + fl_x], " + values + ", " + GY + ");");
+          continue;
+        }
         b_.line(in, acc + "[0] = " + b_.identity(step) + ";");
         b_.line(in, "#pragma unroll");
         b_.line(in, "for (int i = 0; i < " + GY + "; ++i) " + acc + "[0] = " +
@@ -572,6 +596,12 @@ class ReductionEmitter {
       const std::string acc = b_.accumulator(step);
       b_.line(in, "#pragma unroll");
       b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
+      if (step.kind == ReductionStep::Kind::Welford) {
+        b_.line(in + 2, acc + "[s] = fl::red::welford_merge<false>(&" + partials(step) + "[s * " +
+                            CX + " + threadIdx.x], " + values + ", " + GY + ");");
+        b_.line(in, "}");
+        continue;
+      }
       b_.line(in + 2, acc + "[s] = " + b_.identity(step) + ";");
       b_.line(in + 2, "#pragma unroll");
       b_.line(in + 2, "for (int i = 0; i < " + GY + "; ++i) " + acc + "[s] = " +

@@ -231,6 +231,74 @@ __device__ __forceinline__ Welford<T> load_cg(const Welford<T>* p) {
   return w;
 }
 
+//! Outer Welford accumulators (slot s = k * V + v; the V lanes of column
+//! group k count the same rows) reduced over threadIdx.y in two passes of
+//! plain sums instead of Chan combines: the count and the sum of n * avg
+//! give each column's mean, then the sum of m2 + n * (avg - mean)^2 gives
+//! its m2. One division a slot, no 64-bit counts or divisions per butterfly
+//! step (a Welford col_allreduce over 8 lanes was most of a short block's
+//! instructions; docs/performance.md). The mean's error is a float sum's,
+//! as a mean computed by a sum; m2 feels it only to second order. ALL:
+//! every thread gets the results (col_allreduce), else thread row 0 only
+//! (col_reduce, SYNC_AFTER as there); `smem` holds col_allreduce's entries
+//! of Welford<T>, which hold its T and 64-bit entries.
+template <int CX, int RY, int N, int G, int V, bool ALL, bool SYNC_AFTER = true, class T>
+__device__ __forceinline__ void col_welford(Welford<T> (&w)[N], Welford<T>* smem) {
+  static_assert(N % V == 0, "whole column groups");
+  constexpr int K = N / V;
+  int64_t n[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) n[k] = w[k * V].n;
+  T s[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) s[i] = (T)w[i].n * w[i].avg;
+  col_allreduce<CX, RY, K, (G < K ? G : K)>(n, SumOp<int64_t>(), reinterpret_cast<int64_t*>(smem));
+  col_allreduce<CX, RY, N, G>(s, SumOp<T>(), reinterpret_cast<T*>(smem));
+  T q[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    s[i] = n[i / V] == 0 ? T(0) : s[i] / (T)n[i / V];  // the mean
+    const T d = w[i].avg - s[i];
+    q[i] = w[i].m2 + (T)w[i].n * d * d;
+  }
+  if constexpr (ALL) {
+    col_allreduce<CX, RY, N, G>(q, SumOp<T>(), reinterpret_cast<T*>(smem));
+  } else {
+    col_reduce<CX, RY, N, G, SYNC_AFTER>(q, SumOp<T>(), reinterpret_cast<T*>(smem));
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    w[i].avg = s[i];
+    w[i].m2 = q[i];
+    w[i].n = n[i / V];
+  }
+}
+
+//! Welford partials p[0], p[stride], ... (`count` of them, loaded past L1
+//! where CG: other blocks wrote them) merged in the same two passes as
+//! col_welford: their count and sum of n * avg, then their m2 plus n times
+//! the squared distance of their mean from the merged mean.
+template <bool CG, class T>
+__device__ __forceinline__ Welford<T> welford_merge(const Welford<T>* p, int64_t stride, int count) {
+  int64_t n = 0;
+  T s = T(0);
+  for (int i = 0; i < count; ++i) {
+    const Welford<T> w = CG ? load_cg(p + i * stride) : p[i * stride];
+    n += w.n;
+    s += (T)w.n * w.avg;
+  }
+  Welford<T> r = welford_identity<T>();
+  if (n == 0) return r;
+  r.n = n;
+  r.avg = s / (T)n;
+  for (int i = 0; i < count; ++i) {
+    const Welford<T> w = CG ? load_cg(p + i * stride) : p[i * stride];
+    const T d = w.avg - r.avg;
+    r.m2 += w.m2 + (T)w.n * d * d;
+  }
+  return r;
+}
+
 //! Whether this block is the last of `count` blocks to arrive at
 //! `semaphore` (zero before the launch); the same answer in every thread.
 //! Writes before the call are visible to the last block after it. The last

@@ -126,6 +126,45 @@ TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
       << onlyKernel(odd).source;
 }
 
+// Outer var_mean after the loop: the block's rows, a cluster's blocks and a
+// workspace split's partials combine in two passes of plain sums (the
+// count and sum of n * avg, then m2 plus n times the squared distance from
+// the mean), not Chan combines with a division and 64-bit counts per step.
+TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
+  const std::string outer = script(
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
+      "    fd.add_output(T1)\n"
+      "    fd.add_output(T2)\n");
+  // A cluster split: row 0 ends with the block's statistics (the last pass a
+  // col_reduce without its closing sync, the cluster barrier follows); rank
+  // 0 merges the blocks' in rank order.
+  const CompiledScript clustered = compileScript(outer, "8192x4096:f32");
+  const GeneratedKernel& cluster = onlyKernel(clustered);
+  ASSERT_GT(cluster.launch.cluster[1], 1) << cluster.source;
+  EXPECT_TRUE(contains(cluster.source, "fl::red::col_welford<16, 16, 4, 4, 4, false, false>(acc_T1, "))
+      << cluster.source;
+  EXPECT_TRUE(contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false>(&acc_T1_part["))
+      << cluster.source;
+  // A workspace split: every thread gets the block's statistics, thread row
+  // y merges partials y, y + 16, ... past L1, then the rows reduce again.
+  const CompiledScript split = compileScript(outer, "16384x1024:f32");
+  const GeneratedKernel& workspace = onlyKernel(split);
+  ASSERT_GT(workspace.workspaceBytes, 0) << workspace.source;
+  EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true>(acc_T1, "), 2)
+      << workspace.source;
+  EXPECT_TRUE(contains(workspace.source,
+                       "acc_T1[s] = fl::red::welford_merge<true>(&acc_T1_part[(index_t)threadIdx.y * "
+                       "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (33 - (int)threadIdx.y + "
+                       "16 - 1) / 16);"))
+      << workspace.source;
+  for (const GeneratedKernel* k : {&cluster, &workspace}) {
+    EXPECT_FALSE(contains(k->source, "fl::red::WelfordOp<float>(), ")) << k->source;
+    EXPECT_FALSE(runtime::compileWithNvrtc(*k, 90).cubin.empty());
+  }
+}
+
 TEST(WelfordChunksTest, BFloat16InputChunksAreEightVectorsOfFour) {
   // bf16 vectorizes by 8: four unrolled vectors make the chunk of 32.
   const std::string script =
