@@ -331,7 +331,9 @@ fd.add_output(T3)
 // f32 (4 lanes) and bf16 (8 lanes) at the heuristic's shapes: exact tiles
 // in clusters, rows past a block's range (3000, 1000), columns past the
 // last group (333 x 1000 bf16, 1000 / 8 chunks over 16 column threads), and
-// a column count that is not a multiple of the vector (771: scalar lanes).
+// a column count that is not a multiple of the vector (771: scalar lanes);
+// bf16 [16384, 1024] through the workspace at 4 lanes a thread, [16384,
+// 2048] in clusters at 4, f32 [16384, 1024] through the workspace.
 // Mean 100, std 1, so a wrong ratio or count shows in the variance; run
 // twice, the same bits.
 TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {
@@ -341,7 +343,9 @@ TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {
   };
   for (const Case& c : {Case{DataType::Float, {8192, 4096}}, Case{DataType::BFloat16, {8192, 4096}},
                         Case{DataType::Float, {3000, 1000}}, Case{DataType::BFloat16, {333, 1000}},
-                        Case{DataType::BFloat16, {4099, 2056}}, Case{DataType::Float, {3000, 771}}}) {
+                        Case{DataType::BFloat16, {4099, 2056}}, Case{DataType::Float, {3000, 771}},
+                        Case{DataType::BFloat16, {16384, 1024}}, Case{DataType::BFloat16, {16384, 2048}},
+                        Case{DataType::Float, {16384, 1024}}}) {
     const std::string dtype = c.dtype == DataType::Float ? "Float" : "BFloat16";
     SCOPED_TRACE(shape(c.sizes) + " " + dtype);
     define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType." + dtype +

@@ -58,6 +58,9 @@ constexpr int64_t kMinSerialPerGridBlock = 16;
 // element; see ReductionEmitter). Rows of up to kMaxInnerReductionThreads
 // chunks go one chunk per thread instead, held whole for two passes.
 constexpr int64_t kMaxInnerWelfordThreads = 128;
+// Lanes a thread of an outer var_mean split through the workspace (see
+// outerHeuristic).
+constexpr int64_t kMaxOuterWelfordSplitVectorize = 4;
 constexpr int64_t kWelfordChunkElements = 32;
 
 struct Analysis {
@@ -257,8 +260,34 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
                              /*clusterOnly=*/true, clusterWhy)) {
     return *wide;
   }
-  return *outerShape(a, device, kMaxOuterIterationThreads, kOuterBlockThreads,
-                     /*clusterOnly=*/false, clusterWhy);
+  ReductionParams p = *outerShape(a, device, kMaxOuterIterationThreads, kOuterBlockThreads,
+                                  /*clusterOnly=*/false, clusterWhy);
+  // A var_mean whose split goes through the workspace takes at most
+  // kMaxOuterWelfordSplitVectorize lanes a thread instead (twice the column
+  // groups, which may make the split a cluster's): its short blocks spend
+  // most of their time on the block's and the split's combines, whose cost
+  // and registers grow with a thread's lanes. H100, bf16 var_mean over the
+  // rows (bench): [16384, 1024] 8 lanes (16 x 64 blocks) 41.5 to 45.0 us, 4
+  // lanes (32 x 33) 23.9; [32768, 1024] 70.1 -> 36.1; [2048, 1024] 16.0 ->
+  // 11.0; [16384, 2048] 55.5 to 59.2 -> 30.7 (64 clusters of 8; through the
+  // workspace, 64 x 16 blocks, 33.0). A cluster split at 8 lanes keeps them
+  // ([8192, 4096]: 32.7 us, at 4 lanes 35.5).
+  if (a.welford && p.crossGridReduction && !p.clusterReduction &&
+      p.vectorizationFactor > kMaxOuterWelfordSplitVectorize) {
+    Analysis narrower = a;
+    narrower.vectorize.factor = kMaxOuterWelfordSplitVectorize;
+    std::string why;
+    const ReductionParams q = *outerShape(narrower, device, kMaxOuterIterationThreads,
+                                         kOuterBlockThreads, /*clusterOnly=*/false, &why);
+    if (q.crossGridReduction) {
+      p = q;
+      if (clusterWhy != nullptr) {
+        *clusterWhy = why + " (var_mean: " + std::to_string(kMaxOuterWelfordSplitVectorize) +
+                      " lanes a thread, not " + std::to_string(a.vectorize.factor) + ")";
+      }
+    }
+  }
+  return p;
 }
 
 }  // namespace

@@ -264,6 +264,47 @@ def f(fd : FusionDefinition) -> None :
   }
 }
 
+// An outer var_mean whose 8-lane shape would split through the workspace
+// takes 4 lanes a thread (twice the column groups; [16384, 2048] becomes a
+// cluster split there); one already in clusters, and a column sum, keep 8.
+TEST_F(ReductionSchedulerTest, OuterVarMeanSplitsThroughTheWorkspaceTakeFourLanes) {
+  const std::string varMean = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)
+    fd.add_output(T2)
+    fd.add_output(T3)
+)";
+  struct Case {
+    std::vector<int64_t> sizes;
+    int64_t vectorize, gridX, gridY;
+    bool cluster;
+  };
+  for (const Case& c : {Case{{16384, 1024}, 4, 32, 33, false}, Case{{32768, 1024}, 4, 32, 33, false},
+                        Case{{16384, 2048}, 4, 64, 8, true}, Case{{8192, 4096}, 8, 32, 8, true}}) {
+    SCOPED_TRACE(std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]));
+    BoundSegment segment(varMean, {c.sizes}, h100());
+    const ReductionParams p = accepted(segment);
+    EXPECT_EQ(p.vectorizationFactor, c.vectorize);
+    EXPECT_EQ(p.gridDimX, c.gridX);
+    EXPECT_EQ(p.gridDimY, c.gridY);
+    EXPECT_EQ(p.clusterReduction, c.cluster);
+  }
+  const BoundSegment narrow(varMean, {{16384, 1024}}, h100());
+  const report::Json json = scheduler_.properties(narrow.fusion(), narrow.info());
+  ASSERT_NE(json.get("cluster_reduction_choice"), nullptr);
+  EXPECT_NE(json.get("cluster_reduction_choice")->asString().find(
+                "(var_mean: 4 lanes a thread, not 8)"),
+            std::string::npos)
+      << json.get("cluster_reduction_choice")->asString();
+  // A column sum of the same shape keeps 8 lanes (64 splits).
+  const ReductionParams sum = accepted(BoundSegment(kColSum, {{16384, 1024}}, h100()));
+  EXPECT_EQ(sum.vectorizationFactor, 8);
+  EXPECT_EQ(sum.gridDimY, 64);
+}
+
 TEST_F(ReductionSchedulerTest, RefusesLayerNormWithPersistentReason) {
   auto segment =
       BoundSegment::fromExample("resources/examples/layer_norm.py", h100());
