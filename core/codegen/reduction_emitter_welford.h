@@ -28,7 +28,9 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
                             const std::string& ok);
 
 //! Outer reductions: each column (k, v) folds its rows u of the step into
-//! `acc[k * V + v]`. `ok`: row u of column group k is in range.
+//! `acc[k * V + v]`; the V lanes of group k count the same rows, so one
+//! count and one ratio serve them all (fl::welford_fold_lanes). `ok`: row u
+//! of column group k is in range.
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
                             const std::string& UIT, const std::string& V,
                             const std::string& ok);
