@@ -138,28 +138,22 @@ TEST(ClusterReductionTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst
 
 
 // An outer workspace split is one wave of 8 blocks of 128 threads per SM,
-// and its launch bounds say so: var_mean f32 [16384, 1024] on the H100 took
-// 72 registers without them, so 7 blocks fit and the rest ran in a second
-// wave (docs/performance.md). A grid of twice the splits would leave ptxas
-// 32 registers a thread, so it gets no bound.
+// and its launch bounds say so (var_mean f32 [16384, 1024], when it split
+// through the workspace, took 72 registers without them, so 7 blocks fit
+// and the rest ran in a second wave; docs/performance.md). A grid of twice
+// the splits would leave ptxas 32 registers a thread, so it gets no bound.
 TEST(ClusterReductionTest, OuterWorkspaceSplitBoundsItsRegistersToOneWave) {
-  const std::string varMean = script(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.Float, is_cpu=False)\n"
-      "    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=1, keepdim=False)\n"
-      "    fd.add_output(T1)\n"
-      "    fd.add_output(T2)\n");
-  const CompiledScript heuristic = compileScript(varMean, "16384x1024:f32");
+  const CompiledScript heuristic = compileScript(test_scripts::kColSum, "16384x1024:bf16");
   const GeneratedKernel& k = onlyKernel(heuristic);
-  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{32, 33, 1}));
+  EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{16, 64, 1}));
   EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
   EXPECT_TRUE(contains(k.source, "__launch_bounds__(128, 8) reduction_seg0(")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 
   const MoreRowSplits doubled(2);
-  const CompiledScript twoWaves = compileScript(varMean, "16384x1024:f32", &doubled);
+  const CompiledScript twoWaves = compileScript(test_scripts::kColSum, "16384x1024:bf16", &doubled);
   const GeneratedKernel& w = onlyKernel(twoWaves);
-  EXPECT_EQ(w.launch.grid, (std::array<int64_t, 3>{32, 66, 1}));
+  EXPECT_EQ(w.launch.grid, (std::array<int64_t, 3>{16, 128, 1}));
   EXPECT_TRUE(contains(w.source, "__launch_bounds__(128) reduction_seg0(")) << w.source;
 }
 

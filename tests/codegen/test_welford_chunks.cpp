@@ -149,14 +149,15 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
       << cluster.source;
   // A workspace split: every thread gets the block's statistics, thread row
   // y merges partials y, y + 16, ... past L1, then the rows reduce again.
-  const CompiledScript split = compileScript(outer, "16384x1024:f32");
+  // (2048 rows: 8 splits, too few blocks for clusters.)
+  const CompiledScript split = compileScript(outer, "2048x1024:f32");
   const GeneratedKernel& workspace = onlyKernel(split);
   ASSERT_GT(workspace.workspaceBytes, 0) << workspace.source;
   EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true>(acc_T1, "), 2)
       << workspace.source;
   EXPECT_TRUE(contains(workspace.source,
                        "acc_T1[s] = fl::red::welford_merge<true>(&acc_T1_part[(index_t)threadIdx.y * "
-                       "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (33 - (int)threadIdx.y + "
+                       "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (8 - (int)threadIdx.y + "
                        "16 - 1) / 16);"))
       << workspace.source;
   for (const GeneratedKernel* k : {&cluster, &workspace}) {

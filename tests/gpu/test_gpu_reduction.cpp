@@ -332,8 +332,8 @@ fd.add_output(T3)
 // in clusters, rows past a block's range (3000, 1000), columns past the
 // last group (333 x 1000 bf16, 1000 / 8 chunks over 16 column threads), and
 // a column count that is not a multiple of the vector (771: scalar lanes);
-// bf16 [16384, 1024] through the workspace at 4 lanes a thread, [16384,
-// 2048] in clusters at 4, f32 [16384, 1024] through the workspace.
+// bf16 [16384, 1024] and f32 [16384, 1024] in clusters of 8 x 32 threads,
+// bf16 [16384, 2048] in clusters of 16 x 16, 4 lanes a thread.
 // Mean 100, std 1, so a wrong ratio or count shows in the variance; run
 // twice, the same bits.
 TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {

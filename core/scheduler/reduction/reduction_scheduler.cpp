@@ -58,9 +58,10 @@ constexpr int64_t kMinSerialPerGridBlock = 16;
 // element; see ReductionEmitter). Rows of up to kMaxInnerReductionThreads
 // chunks go one chunk per thread instead, held whole for two passes.
 constexpr int64_t kMaxInnerWelfordThreads = 128;
-// Lanes a thread of an outer var_mean split through the workspace (see
-// outerHeuristic).
-constexpr int64_t kMaxOuterWelfordSplitVectorize = 4;
+// Outer var_mean: lanes a thread, and the blocks of 8 column threads x 32
+// row threads it tries as a third cluster shape (outerWelfordHeuristic).
+constexpr int64_t kMaxOuterWelfordVectorize = 4;
+constexpr int64_t kTallWelfordBlockThreads = 256;
 constexpr int64_t kWelfordChunkElements = 32;
 
 struct Analysis {
@@ -254,40 +255,60 @@ std::optional<ReductionParams> outerShape(const Analysis& a, const DeviceSpec& d
   return p;
 }
 
+// Outer var_mean: at most kMaxOuterWelfordVectorize lanes a thread, and
+// clusters tried in blocks of 16 x 16, 8 x 16 and 8 x 32 threads (column x
+// row threads) before a workspace split. Short blocks spend most of their
+// time combining (the block's rows, then the split's partials), which costs
+// more, and takes more registers, with more lanes a thread; clusters skip
+// the workspace's partials, fence and semaphore. H100, bench, var_mean over
+// the rows, shapes pinned with `db put` (docs/performance.md): bf16 [16384,
+// 1024] 8 lanes through the workspace 41 to 48 us at any split, 4 lanes
+// 23.6 to 24.6; bf16 [16384, 2048] 4 lanes in 32 clusters of 8 blocks of
+// 16 x 16 29.4 us, 64 of 8 x 16 30.7, through the workspace 33.0, 8 lanes
+// 55.5 to 59.2; f32 [16384, 1024] 32 clusters of 8 x 32 28.1 us against
+// 33.5 through the workspace (the 16 x 16 and 8 x 16 clusters leave under
+// 256 threads an SM). This heuristic against the one before it (8 lanes
+// but for workspace splits, clusters of 16 x 16 or 8 x 16 only): bf16
+// [16384, 1024] 23.9 -> 18.7 us, [32768, 1024] 36.2 -> 31.3, [8192, 4096]
+// 32.7 -> 29.7, [4099, 2056] 20.1 -> 14.3, [333, 1000] 10.9 -> 7.0; f32
+// [16384, 1024] 33.5 -> 28.2.
+ReductionParams outerWelfordHeuristic(const Analysis& a, const DeviceSpec& device,
+                                      std::string* clusterWhy) {
+  Analysis narrower = a;
+  narrower.vectorize.factor = std::min(a.vectorize.factor, kMaxOuterWelfordVectorize);
+  const std::string lanes =
+      narrower.vectorize.factor < a.vectorize.factor
+          ? " (var_mean: " + std::to_string(narrower.vectorize.factor) + " lanes a thread, not " +
+                std::to_string(a.vectorize.factor) + ")"
+          : "";
+  std::string why;
+  for (const auto& [columnThreads, blockThreads] :
+       {std::pair<int64_t, int64_t>{kWideClusterColumnThreads, kWideClusterBlockThreads},
+        {kMaxOuterIterationThreads, kOuterBlockThreads},
+        {kMaxOuterIterationThreads, kTallWelfordBlockThreads}}) {
+    std::string shapeWhy;
+    if (auto p = outerShape(narrower, device, columnThreads, blockThreads,
+                            /*clusterOnly=*/true, &shapeWhy)) {
+      if (clusterWhy != nullptr) *clusterWhy = shapeWhy + lanes;
+      return *p;
+    }
+    if (why.empty()) why = shapeWhy;
+  }
+  ReductionParams p = *outerShape(narrower, device, kMaxOuterIterationThreads,
+                                  kOuterBlockThreads, /*clusterOnly=*/false, &why);
+  if (clusterWhy != nullptr) *clusterWhy = why + lanes;
+  return p;
+}
+
 ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
                                std::string* clusterWhy = nullptr) {
+  if (a.welford) return outerWelfordHeuristic(a, device, clusterWhy);
   if (auto wide = outerShape(a, device, kWideClusterColumnThreads, kWideClusterBlockThreads,
                              /*clusterOnly=*/true, clusterWhy)) {
     return *wide;
   }
-  ReductionParams p = *outerShape(a, device, kMaxOuterIterationThreads, kOuterBlockThreads,
-                                  /*clusterOnly=*/false, clusterWhy);
-  // A var_mean whose split goes through the workspace takes at most
-  // kMaxOuterWelfordSplitVectorize lanes a thread instead (twice the column
-  // groups, which may make the split a cluster's): its short blocks spend
-  // most of their time on the block's and the split's combines, whose cost
-  // and registers grow with a thread's lanes. H100, bf16 var_mean over the
-  // rows (bench): [16384, 1024] 8 lanes (16 x 64 blocks) 41.5 to 45.0 us, 4
-  // lanes (32 x 33) 23.9; [32768, 1024] 70.1 -> 36.1; [2048, 1024] 16.0 ->
-  // 11.0; [16384, 2048] 55.5 to 59.2 -> 30.7 (64 clusters of 8; through the
-  // workspace, 64 x 16 blocks, 33.0). A cluster split at 8 lanes keeps them
-  // ([8192, 4096]: 32.7 us, at 4 lanes 35.5).
-  if (a.welford && p.crossGridReduction && !p.clusterReduction &&
-      p.vectorizationFactor > kMaxOuterWelfordSplitVectorize) {
-    Analysis narrower = a;
-    narrower.vectorize.factor = kMaxOuterWelfordSplitVectorize;
-    std::string why;
-    const ReductionParams q = *outerShape(narrower, device, kMaxOuterIterationThreads,
-                                         kOuterBlockThreads, /*clusterOnly=*/false, &why);
-    if (q.crossGridReduction) {
-      p = q;
-      if (clusterWhy != nullptr) {
-        *clusterWhy = why + " (var_mean: " + std::to_string(kMaxOuterWelfordSplitVectorize) +
-                      " lanes a thread, not " + std::to_string(a.vectorize.factor) + ")";
-      }
-    }
-  }
-  return p;
+  return *outerShape(a, device, kMaxOuterIterationThreads, kOuterBlockThreads,
+                     /*clusterOnly=*/false, clusterWhy);
 }
 
 }  // namespace

@@ -264,10 +264,10 @@ def f(fd : FusionDefinition) -> None :
   }
 }
 
-// An outer var_mean whose 8-lane shape would split through the workspace
-// takes 4 lanes a thread (twice the column groups; [16384, 2048] becomes a
-// cluster split there); one already in clusters, and a column sum, keep 8.
-TEST_F(ReductionSchedulerTest, OuterVarMeanSplitsThroughTheWorkspaceTakeFourLanes) {
+// An outer var_mean takes at most 4 lanes a thread and tries clusters of
+// 16 x 16, 8 x 16 and then 8 x 32 threads (column x row) before a
+// workspace split; a column sum of the same shape keeps 8 lanes.
+TEST_F(ReductionSchedulerTest, OuterVarMeanTakesFourLanesAndTallerClusterBlocks) {
   const std::string varMean = R"(
 from nvfuser import FusionDefinition, DataType
 def f(fd : FusionDefinition) -> None :
@@ -279,30 +279,37 @@ def f(fd : FusionDefinition) -> None :
 )";
   struct Case {
     std::vector<int64_t> sizes;
-    int64_t vectorize, gridX, gridY;
+    int64_t columnThreads, rowThreads, gridX, gridY;
     bool cluster;
   };
-  for (const Case& c : {Case{{16384, 1024}, 4, 32, 33, false}, Case{{32768, 1024}, 4, 32, 33, false},
-                        Case{{16384, 2048}, 4, 64, 8, true}, Case{{8192, 4096}, 8, 32, 8, true}}) {
+  // 16 x 16 clusters where they fill 256 to 512 threads an SM, else 8 x 32
+  // ([16384, 1024]: 16 and 32 column groups of 8 blocks leave 248 threads
+  // an SM in 16 x 16 and 8 x 16 blocks); [2048, 1024] has rows for only 4
+  // splits, too few for any cluster, so it goes through the workspace.
+  for (const Case& c : {Case{{16384, 1024}, 8, 32, 32, 8, true}, Case{{32768, 1024}, 8, 32, 32, 8, true},
+                        Case{{16384, 2048}, 16, 16, 32, 8, true}, Case{{8192, 4096}, 16, 16, 64, 4, true},
+                        Case{{2048, 1024}, 8, 16, 32, 8, false}}) {
     SCOPED_TRACE(std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]));
     BoundSegment segment(varMean, {c.sizes}, h100());
     const ReductionParams p = accepted(segment);
-    EXPECT_EQ(p.vectorizationFactor, c.vectorize);
+    EXPECT_EQ(p.vectorizationFactor, 4);
+    EXPECT_EQ(p.blockDimY, c.columnThreads);
+    EXPECT_EQ(p.blockDimX, c.rowThreads);
     EXPECT_EQ(p.gridDimX, c.gridX);
     EXPECT_EQ(p.gridDimY, c.gridY);
     EXPECT_EQ(p.clusterReduction, c.cluster);
   }
-  const BoundSegment narrow(varMean, {{16384, 1024}}, h100());
-  const report::Json json = scheduler_.properties(narrow.fusion(), narrow.info());
+  const BoundSegment tall(varMean, {{16384, 1024}}, h100());
+  const report::Json json = scheduler_.properties(tall.fusion(), tall.info());
   ASSERT_NE(json.get("cluster_reduction_choice"), nullptr);
-  EXPECT_NE(json.get("cluster_reduction_choice")->asString().find(
-                "(var_mean: 4 lanes a thread, not 8)"),
-            std::string::npos)
-      << json.get("cluster_reduction_choice")->asString();
-  // A column sum of the same shape keeps 8 lanes (64 splits).
+  EXPECT_EQ(json.get("cluster_reduction_choice")->asString(),
+            "clusters of 8 (32 column groups x 8 = 256 blocks of 256 threads, 256 to 512 threads "
+            "per SM) combine in shared memory instead of 32 splits through the workspace "
+            "(var_mean: 4 lanes a thread, not 8)");
   const ReductionParams sum = accepted(BoundSegment(kColSum, {{16384, 1024}}, h100()));
   EXPECT_EQ(sum.vectorizationFactor, 8);
   EXPECT_EQ(sum.gridDimY, 64);
+  EXPECT_FALSE(sum.clusterReduction);
 }
 
 TEST_F(ReductionSchedulerTest, RefusesLayerNormWithPersistentReason) {
