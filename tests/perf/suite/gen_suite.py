@@ -7,7 +7,13 @@ with its `inputs` block: `fuserlab-cli bench CASE.py` and
 `tests/perf/compare_torch.py --suite` read the same file.
 
     python3 tests/perf/suite/gen_suite.py      # rewrites tests/perf/suite/*.py
+    python3 tests/perf/suite/gen_suite.py --extra DIR   # EXTRA_CASES into DIR
+
+EXTRA_CASES are fusions measured against PyTorch outside the suite (copy
+them into tests/perf/suite/ on the GPU machine and name them to
+compare_torch.py --suite), so that the suite's table stays one run's.
 """
+import argparse
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,10 +97,10 @@ class Case:
             total += n * (1 if dtype == "bool" else 2 if dtype == "bf16" else 4)
         return total / 1e6
 
-    def write(self):
+    def write(self, folder=HERE):
         text = HEADER.format(title=self.title) + "\n".join(self.body) + "\n" + \
             FOOTER.format(inputs="\n".join(self.inputs))
-        with open(os.path.join(HERE, self.name + ".py"), "w") as fh:
+        with open(os.path.join(folder, self.name + ".py"), "w") as fh:
             fh.write(text)
 
 
@@ -316,6 +322,17 @@ def var_mean(T, H):
     return c
 
 
+def var_mean_outer(T, H):
+    c = Case(f"var_mean_outer_{T}x{H}",
+             f"var_mean over the first dim of bf16 [{T}, {H}] in float (BatchNorm statistics).",
+             "outer reduction, two outputs")
+    c.input("T0", [T, H], "bf16")
+    c.op("T1 = fd.ops.cast(T0, dtype=DataType.Float)")
+    c.op("T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)")
+    c.output("T2", [H], "f32"); c.output("T3", [H], "f32")
+    return c
+
+
 def row_sum(T, H):
     c = Case(f"row_sum_{T}x{H}", f"Sum over the last dim of bf16 [{T}, {H}] in float.", "inner reduction")
     c.input("T0", [T, H], "bf16")
@@ -427,7 +444,22 @@ CASES = [
 ]
 
 
+# Measured against PyTorch outside the suite (docs/performance.md, session 17).
+EXTRA_CASES = [
+    var_mean_outer(16384, 2048),
+    var_mean_outer(16384, 1024),
+]
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--extra", metavar="DIR", help="write EXTRA_CASES into DIR instead")
+    args = parser.parse_args()
+    if args.extra:
+        os.makedirs(args.extra, exist_ok=True)
+        for c in EXTRA_CASES:
+            c.write(args.extra)
+        return
     for old in os.listdir(HERE):
         if old.endswith(".py") and old != os.path.basename(__file__):
             os.remove(os.path.join(HERE, old))
