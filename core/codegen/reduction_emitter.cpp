@@ -138,9 +138,10 @@ class ReductionEmitter {
       // An outer workspace split is sized to one wave as well (the
       // heuristic rounds its row split down to fit), so ptxas is held to
       // the registers that keep it resident: without the bound, outer
-      // var_mean f32 [16384, 1024] took 72 registers for its 8 blocks of
-      // 128 threads per SM, so only 7 fit and the last blocks ran in a
-      // second wave (docs/performance.md). Only where that leaves ptxas at
+      // var_mean f32 [16384, 1024] (then a workspace split) took 72
+      // registers for its 8 blocks of 128 threads per SM, so only 7 fit and
+      // the last blocks ran in a second wave (docs/performance.md); the
+      // outer_reduction example 9.26 -> 8.72 us. Only where that leaves ptxas at
       // least 64 registers a thread: a bigger grid (a tuner's or a
       // database's params) gets no bound rather than spills.
       const int64_t perSm = ceilDiv(s_.gridX * s_.gridY, smCount_);
