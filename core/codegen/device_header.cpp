@@ -32,6 +32,8 @@
 //   fl::block_broadcast_x(v, src_x, smem)  one row's value to the whole row
 //   fl::Welford<T>              {avg, m2, n}; welford_update / welford_combine,
 //                               welford_fold_lanes (chunks into lanes of one count),
+//                               ShiftedChunks, shifted_fold_lanes / shifted_to_welford
+//                               (chunks of one count in every step and thread),
 //                               warp_welford, block_welford_x
 #include "core/codegen/codegen.h"
 
@@ -554,6 +556,60 @@ __device__ __forceinline__ void welford_fold_lanes(Welford<T> (&a)[N], int first
     r.m2 = r.m2 + m2[v] + delta * delta * na_t * nb_over_n;
     r.avg = r.avg + delta * nb_over_n;
     r.n = na + nb;
+  }
+}
+//! Chunks of one count folded as sums shifted by the first chunk's mean,
+//! for an outer reduction whose every loop step holds the same rows in
+//! every thread: k is that mean, a and b the sums of (avg - k) and of its
+//! square, m the sum of the chunks' m2. No division a step (a Chan fold
+//! divides once a step: 1 us of var_mean's 29.7 over bf16 [16384, 2048] on
+//! an H100, docs/performance.md); shifted_to_welford divides once. The
+//! shift keeps a, b small where the chunk means sit near each other, so
+//! b - a^2 / steps, the spread of the chunk means, keeps its precision.
+template <class T>
+struct ShiftedChunks {
+  T k;
+  T a;
+  T b;
+  T m;
+};
+template <int N, class T>
+__device__ __forceinline__ void shifted_identity(ShiftedChunks<T> (&s)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) s[i] = ShiftedChunks<T>{T(0), T(0), T(0), T(0)};
+}
+template <int V, int N, class T>
+__device__ __forceinline__ void shifted_fold_lanes(ShiftedChunks<T> (&s)[N], int first,
+                                                   const T (&avg)[V], const T (&m2)[V],
+                                                   bool first_chunk) {
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    ShiftedChunks<T>& r = s[first + v];
+    if (first_chunk) r.k = avg[v];
+    const T e = avg[v] - r.k;
+    r.a += e;
+    r.b += e * e;
+    r.m += m2[v];
+  }
+}
+//! The Welford statistics of `steps` chunks of `per_step` values each.
+template <int V, int N, class T>
+__device__ __forceinline__ void shifted_to_welford(Welford<T> (&w)[N], int first,
+                                                   const ShiftedChunks<T> (&s)[N], int steps,
+                                                   int per_step) {
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+    Welford<T>& r = w[first + v];
+    if (steps == 0) {
+      r = welford_identity<T>();
+      continue;
+    }
+    const ShiftedChunks<T>& c = s[first + v];
+    const T mean_e = c.a / (T)steps;
+    const T spread = c.b - c.a * mean_e;
+    r.avg = c.k + mean_e;
+    r.m2 = c.m + (T)per_step * (spread > T(0) ? spread : T(0));
+    r.n = (int64_t)steps * per_step;
   }
 }
 template <class T>

@@ -393,13 +393,17 @@ class ReductionEmitter {
                                         literal(layout.rowLength) + ")"
                                   : literal(layout.rowLength)) +
                     ";");
+    // Welford steps keep each column's UR rows of the step and fold them
+    // once (as the inner loop's chunks), not a welford_update per element;
+    // where the rows tile every block's range, every thread folds chunks of
+    // UR rows, as shifted sums with no division a step.
+    const bool welfordChunks = s_.unrollReduction > 1 && hasWelfordStep(b_);
+    const bool shiftedChunks = welfordChunks && rowsExact;
+    if (shiftedChunks) declareShiftedChunks(b_, in, NS, UIT);
     b_.line(in, "for (index_t j0 = j_begin + (index_t)threadIdx.y; j0 < j_end; "
                 "j0 += " + RY + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
-    // Welford steps keep each column's UR rows of the step and fold them
-    // once (as the inner loop's chunks), not a welford_update per element.
-    const bool welfordChunks = s_.unrollReduction > 1 && hasWelfordStep(b_);
     if (welfordChunks) declareWelfordChunks(b_, body, UR, UIT, V);
     LaneContext ctx;
     ctx.phase = 0;
@@ -422,9 +426,11 @@ class ReductionEmitter {
     if (welfordChunks) {
       foldOuterWelfordChunks(b_, body, UR, UIT, V,
                              chunkInRange(columnsExact, "col_ok[k]", rowsExact,
-                                          "j0 + u * " + RY + " < j_end"));
+                                          "j0 + u * " + RY + " < j_end"),
+                             shiftedChunks);
     }
     b_.line(in, "}");
+    if (shiftedChunks) finishShiftedChunks(b_, in, UR, UIT, V);
 
     // Every store after the reduction is thread row 0's (the partials, the
     // results, the row stage's outputs). A cluster split's block reduction
@@ -439,15 +445,19 @@ class ReductionEmitter {
     // __syncthreads: every thread reaches the barrier before shared memory
     // is written again.
     const auto& steps = b_.plan().steps;
-    // Welford steps reduce in two passes of plain sums (col_welford).
+    // Welford steps reduce in two passes of plain sums (col_welford); where
+    // the rows tile every block's range, every thread row counted the same
+    // rows, and the pass over the counts is left out (EQUAL).
     for (size_t i = 0; i < steps.size(); ++i) {
       const ReductionStep& step = steps[i];
       const bool last = i + 1 == steps.size();
       const std::string noSync = params_.clusterReduction && last ? ", false" : "";
       if (step.kind == ReductionStep::Kind::Welford) {
+        const std::string sync = noSync.empty() ? ", true" : noSync;
         b_.line(in, "fl::red::col_welford<" + CX + ", " + RY + ", " + NS + ", " + G + ", " + V +
-                        (params_.clusterReduction ? ", false" : ", true") + noSync + ">(" +
-                        b_.accumulator(step) + ", " + smemOf(step) + ");");
+                        (params_.clusterReduction ? ", false" : ", true") +
+                        (rowsExact ? sync + ", true" : noSync) + ">(" + b_.accumulator(step) +
+                        ", " + smemOf(step) + ");");
         continue;
       }
       b_.line(in, blockReduce + CX + ", " + RY + ", " + NS + ", " + G + noSync + ">(" +

@@ -72,7 +72,7 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
                             const std::string& UIT, const std::string& V,
-                            const std::string& ok) {
+                            const std::string& ok, bool shifted) {
   const std::string skip = ok == "true" ? "" : "if (!(" + ok + ")) continue;";
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
@@ -103,8 +103,40 @@ void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
     b.line(in + 4, "c_m2[v] = " + T + "(0);");
     overRows(in + 4, "{ const " + T + " d = " + wf + "[u][k][v] - c_avg[v]; c_m2[v] += d * d; }");
     b.line(in + 2, "}");
-    b.line(in + 2, "fl::welford_fold_lanes(" + b.accumulator(step) + ", k * " + V +
-                       ", c_avg, c_m2, n);");
+    if (shifted) {
+      const std::string steps = b.accumulator(step) + "_steps[k]";
+      b.line(in + 2, "fl::shifted_fold_lanes(" + b.accumulator(step) + "_sh, k * " + V +
+                         ", c_avg, c_m2, " + steps + " == 0);");
+      b.line(in + 2, "++" + steps + ";");
+    } else {
+      b.line(in + 2, "fl::welford_fold_lanes(" + b.accumulator(step) + ", k * " + V +
+                         ", c_avg, c_m2, n);");
+    }
+    b.line(in, "}");
+  }
+}
+
+void declareShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& NS,
+                          const std::string& UIT) {
+  for (const ReductionStep& step : b.plan().steps) {
+    if (step.kind != Kind::Welford) continue;
+    const std::string acc = b.accumulator(step);
+    b.line(in, "fl::ShiftedChunks<" + std::string(valueType(step.compute)) + "> " + acc +
+                   "_sh[" + NS + "];");
+    b.line(in, "fl::shifted_identity(" + acc + "_sh);");
+    b.line(in, "int " + acc + "_steps[" + UIT + "] = {};");
+  }
+}
+
+void finishShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
+                         const std::string& UIT, const std::string& V) {
+  for (const ReductionStep& step : b.plan().steps) {
+    if (step.kind != Kind::Welford) continue;
+    const std::string acc = b.accumulator(step);
+    b.line(in, "#pragma unroll");
+    b.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
+    b.line(in + 2, "fl::shifted_to_welford<" + V + ">(" + acc + ", k * " + V + ", " + acc +
+                       "_sh, " + acc + "_steps[k], " + UR + ");");
     b.line(in, "}");
   }
 }

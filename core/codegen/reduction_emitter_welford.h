@@ -30,10 +30,23 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 //! Outer reductions: each column (k, v) folds its rows u of the step into
 //! `acc[k * V + v]`; the V lanes of group k count the same rows, so one
 //! count and one ratio serve them all (fl::welford_fold_lanes). `ok`: row u
-//! of column group k is in range.
+//! of column group k is in range. `shifted`: every step of every thread
+//! holds UR rows of each column in range (the block's rows tile its range
+//! exactly), so the chunks fold into `acc_sh` as shifted sums with no
+//! division a step (fl::shifted_fold_lanes), counted in `acc_steps[k]`;
+//! declareShiftedChunks before the loop, finishShiftedChunks after it.
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
                             const std::string& UIT, const std::string& V,
-                            const std::string& ok);
+                            const std::string& ok, bool shifted);
+
+//! The shifted sums `acc_sh[NS]` and step counts `acc_steps[UIT]` of every
+//! Welford step, zero.
+void declareShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& NS,
+                          const std::string& UIT);
+
+//! Every Welford step's `acc` from its shifted sums (UR rows a step).
+void finishShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
+                         const std::string& UIT, const std::string& V);
 
 //! Inner reductions whose rows a block of `threadsX` x `threadsY` holds
 //! whole: each row k's mean from a block-wide sum, then m2 from a

@@ -96,7 +96,9 @@ TEST(WelfordChunksTest, RowsHeldWholeTakeTwoPassesOverTheirRegisters) {
 // of a loop step as one chunk (a division per step and column group, not
 // per element or lane), at
 // the suite's shape (cluster split, exact tiles) and at an odd one (rows
-// past the block's range skipped).
+// past the block's range skipped). Where the rows tile every block's range
+// (8192x4096), every chunk holds the step's rows, and the chunks fold as
+// shifted sums with no division a step; an odd shape keeps the Chan fold.
 TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
   const char* const outer =
       "from nvfuser import FusionDefinition, DataType\n"
@@ -115,8 +117,17 @@ TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
     EXPECT_TRUE(contains(src, "wf_T1[u][k][v] = ")) << src;
     EXPECT_TRUE(contains(src, "const float d = wf_T1[u][k][v] - c_avg[v];")) << src;
     // The lanes of a column group share one count: one fold of all of them
-    // (one conversion and one division), not a welford_combine per lane.
-    EXPECT_TRUE(contains(src, "fl::welford_fold_lanes(acc_T1, k * ")) << src;
+    // (one conversion and one division, or none), not a welford_combine per
+    // lane.
+    const bool exact = std::string(sizes) == "8192x4096:f32";
+    EXPECT_EQ(contains(src, "fl::welford_fold_lanes(acc_T1, k * "), !exact) << src;
+    EXPECT_EQ(contains(src, "fl::shifted_fold_lanes(acc_T1_sh, k * 4, c_avg, c_m2, "
+                            "acc_T1_steps[k] == 0);"),
+              exact)
+        << src;
+    EXPECT_EQ(contains(src, "fl::shifted_to_welford<4>(acc_T1, k * 4, acc_T1_sh, acc_T1_steps[k], "),
+              exact)
+        << src;
     EXPECT_FALSE(contains(src, "= fl::welford_combine(acc_T1[k * ")) << src;
     // Generated for the H100 (a cluster split at 8192x4096): sm_90 only.
     EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
@@ -143,7 +154,10 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   const CompiledScript clustered = compileScript(outer, "8192x4096:f32");
   const GeneratedKernel& cluster = onlyKernel(clustered);
   ASSERT_GT(cluster.launch.cluster[1], 1) << cluster.source;
-  EXPECT_TRUE(contains(cluster.source, "fl::red::col_welford<16, 16, 4, 4, 4, false, false>(acc_T1, "))
+  // Its rows tile every block's range: every thread row counted the same
+  // rows, so no pass over the counts (EQUAL).
+  EXPECT_TRUE(contains(cluster.source,
+                       "fl::red::col_welford<16, 16, 4, 4, 4, false, false, true>(acc_T1, "))
       << cluster.source;
   EXPECT_TRUE(contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false>(&acc_T1_part["))
       << cluster.source;
@@ -153,8 +167,15 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   const CompiledScript split = compileScript(outer, "2048x1024:f32");
   const GeneratedKernel& workspace = onlyKernel(split);
   ASSERT_GT(workspace.workspaceBytes, 0) << workspace.source;
-  EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true>(acc_T1, "), 2)
+  // The block's rows (which tile its range: EQUAL), then the merged
+  // partials, whose counts differ by thread row.
+  EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>(acc_T1, "),
+            1)
       << workspace.source;
+  EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true>(acc_T1, "), 1)
+      << workspace.source;
+  EXPECT_LT(workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>"),
+            workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true>"));
   EXPECT_TRUE(contains(workspace.source,
                        "acc_T1[s] = fl::red::welford_merge<true>(&acc_T1_part[(index_t)threadIdx.y * "
                        "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (8 - (int)threadIdx.y + "

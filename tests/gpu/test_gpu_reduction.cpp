@@ -4,6 +4,7 @@
 // memory. Each skips, saying so, while the segment's emitter is unavailable.
 #include <cstring>
 
+#include "core/runtime/float16.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -361,6 +362,46 @@ TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {
     const std::vector<Tensor> first = lastOutputs();
     runAndCheck({x});
     expectSameBits(first, lastOutputs());
+  }
+}
+
+// Outer var_mean whose rows tile every block's range folds each thread's
+// chunks as sums shifted by its first chunk's mean (fl::shifted_fold_lanes)
+// and skips the block's pass over the counts. A trend along the rows (0.01
+// a row over N(0, 1)) puts every thread's first chunk far below its later
+// ones, so a wrong shift, step count or spread shows in the variance; f32
+// in clusters of 16 x 16 and 8 x 32 threads, bf16 in 16 x 16 clusters and
+// a workspace split (2048 rows).
+TEST_F(GpuReductionTest, OuterVarMeanShiftedSumsFollowARowTrend) {
+  struct Case {
+    DataType dtype;
+    std::vector<int64_t> sizes;
+  };
+  for (const Case& c : {Case{DataType::Float, {8192, 4096}}, Case{DataType::Float, {16384, 1024}},
+                        Case{DataType::BFloat16, {16384, 2048}}, Case{DataType::BFloat16, {2048, 1024}}}) {
+    const bool f32 = c.dtype == DataType::Float;
+    SCOPED_TRACE(shape(c.sizes) + (f32 ? " Float" : " BFloat16"));
+    define(std::string("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.") +
+           (f32 ? "Float" : "BFloat16") +
+           ", is_cpu=False)\n"
+           "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
+           "fd.add_output(T2)\n"
+           "fd.add_output(T3)\n");
+    Tensor x = Tensor::empty(DataType::Float, c.sizes);
+    runtime::fillNormal(x, 17);
+    float* v = x.dataAs<float>();
+    for (int64_t j = 0; j < c.sizes[0]; ++j) {
+      for (int64_t i = 0; i < c.sizes[1]; ++i) v[j * c.sizes[1] + i] += 0.01f * (float)j;
+    }
+    if (!f32) {
+      Tensor b = Tensor::empty(DataType::BFloat16, c.sizes);
+      runtime::BFloat16* out = b.dataAs<runtime::BFloat16>();
+      for (int64_t e = 0; e < x.numel(); ++e) out[e] = runtime::BFloat16::fromFloat(v[e]);
+      x = b;
+    }
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
   }
 }
 
