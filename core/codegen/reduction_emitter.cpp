@@ -472,8 +472,11 @@ class ReductionEmitter {
     // us, H100). Otherwise thread row 0 adds every slot of its columns.
     const bool flatCombine = params_.clusterReduction && !b_.rowStageHasWork(0) &&
                              s_.slots <= s_.threadsY;
+    // Where the rows tile every block's range, every block's partial counts
+    // the same rows: the merges add means, not counts (welford_merge EQUAL).
+    const std::string equalMerge = rowsExact ? ", true" : "";
     if (params_.clusterReduction) {
-      emitClusterCombine(in, flatCombine, columnsExact ? 0 : columnChunks);
+      emitClusterCombine(in, flatCombine, columnsExact ? 0 : columnChunks, equalMerge);
     } else if (s_.gridY > 1) {
       const std::string GY = std::to_string(s_.gridY);
       b_.line(in, "if (threadIdx.y == 0) {");
@@ -503,7 +506,8 @@ class ReductionEmitter {
         if (step.kind == ReductionStep::Kind::Welford) {
           // Thread row y merges partials y, y + RY, ... (two passes), then
           // the rows' merges reduce as the blocks' did.
-          b_.line(in + 2, acc + "[s] = fl::red::welford_merge<true>(&" + partials(step) +
+          b_.line(in + 2, acc + "[s] = fl::red::welford_merge<true" + equalMerge + ">(&" +
+                              partials(step) +
                               "[(index_t)threadIdx.y * " + cols + " + col[s / " + V +
                               "] + s % " + V + "], (int64_t)" + RY + " * " + cols + ", (" +
                               GY + " - (int)threadIdx.y + " + RY + " - 1) / " + RY + ");");
@@ -546,8 +550,9 @@ class ReductionEmitter {
   //! `flat`: rank 0's thread t < CX * slots adds slot t % slots of column
   //! thread t / slots into its accumulators' slot 0 and names that value's
   //! column fl_col (in range: fl_col_ok; `columnChunks` 0 where the column
-  //! groups tile the columns).
-  void emitClusterCombine(int in, bool flat, int64_t columnChunks) {
+  //! groups tile the columns). `equalMerge`: ", true" where every block's
+  //! Welford partials count the same rows (welford_merge's EQUAL), else "".
+  void emitClusterCombine(int in, bool flat, int64_t columnChunks, const std::string& equalMerge) {
     const std::string GY = std::to_string(s_.gridY);
     const std::string CX = std::to_string(s_.threadsX);
     const std::string values = std::to_string(s_.slots * s_.threadsX);
@@ -587,7 +592,7 @@ class ReductionEmitter {
       for (const ReductionStep& step : b_.plan().steps) {
         const std::string acc = b_.accumulator(step);
         if (step.kind == ReductionStep::Kind::Welford) {
-          b_.line(in, acc + "[0] = fl::red::welford_merge<false>(&" + partials(step) +
+          b_.line(in, acc + "[0] = fl::red::welford_merge<false" + equalMerge + ">(&" + partials(step) +
                           "[fl_s * " + CX + " + fl_x], " + values + ", " + GY + ");");
           continue;
         }
@@ -608,7 +613,8 @@ class ReductionEmitter {
       b_.line(in, "#pragma unroll");
       b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
       if (step.kind == ReductionStep::Kind::Welford) {
-        b_.line(in + 2, acc + "[s] = fl::red::welford_merge<false>(&" + partials(step) + "[s * " +
+        b_.line(in + 2, acc + "[s] = fl::red::welford_merge<false" + equalMerge + ">(&" +
+                            partials(step) + "[s * " +
                             CX + " + threadIdx.x], " + values + ", " + GY + ");");
         b_.line(in, "}");
         continue;

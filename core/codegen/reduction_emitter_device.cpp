@@ -287,9 +287,31 @@ __device__ __forceinline__ void col_welford(Welford<T> (&w)[N], Welford<T>* smem
 //! Welford partials p[0], p[stride], ... (`count` of them, loaded past L1
 //! where CG: other blocks wrote them) merged in the same two passes as
 //! col_welford: their count and sum of n * avg, then their m2 plus n times
-//! the squared distance of their mean from the merged mean.
-template <bool CG, class T>
+//! the squared distance of their mean from the merged mean. EQUAL: every
+//! partial counts the same rows (the blocks' ranges tile the rows), so the
+//! mean is their means' sum over `count`, with no 64-bit count loaded.
+template <bool CG, bool EQUAL = false, class T>
 __device__ __forceinline__ Welford<T> welford_merge(const Welford<T>* p, int64_t stride, int count) {
+  if constexpr (EQUAL) {
+    // The count is loaded beside the means, not before them: a workspace
+    // split's loads go to L2, and a test first would wait a round trip.
+    Welford<T> r = welford_identity<T>();
+    if (count <= 0) return r;
+    const int64_t each = CG ? load_cg(&p->n) : p->n;
+    T s = T(0);
+    for (int i = 0; i < count; ++i) s += CG ? load_cg(&p[i * stride].avg) : p[i * stride].avg;
+    const T mean = s / (T)count;
+    T m2 = T(0);
+    for (int i = 0; i < count; ++i) {
+      const T d = (CG ? load_cg(&p[i * stride].avg) : p[i * stride].avg) - mean;
+      m2 += (CG ? load_cg(&p[i * stride].m2) : p[i * stride].m2) + (T)each * d * d;
+    }
+    if (each == 0) return r;
+    r.n = each * count;
+    r.avg = mean;
+    r.m2 = m2;
+    return r;
+  }
   int64_t n = 0;
   T s = T(0);
   for (int i = 0; i < count; ++i) {

@@ -141,6 +141,8 @@ TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
 // workspace split's partials combine in two passes of plain sums (the
 // count and sum of n * avg, then m2 plus n times the squared distance from
 // the mean), not Chan combines with a division and 64-bit counts per step.
+// Where the rows tile every block's range, the counts are equal and only
+// the means are summed (EQUAL in col_welford and welford_merge).
 TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   const std::string outer = script(
       "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
@@ -159,7 +161,7 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   EXPECT_TRUE(contains(cluster.source,
                        "fl::red::col_welford<16, 16, 4, 4, 4, false, false, true>(acc_T1, "))
       << cluster.source;
-  EXPECT_TRUE(contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false>(&acc_T1_part["))
+  EXPECT_TRUE(contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false, true>(&acc_T1_part["))
       << cluster.source;
   // A workspace split: every thread gets the block's statistics, thread row
   // y merges partials y, y + 16, ... past L1, then the rows reduce again.
@@ -177,11 +179,21 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   EXPECT_LT(workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>"),
             workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true>"));
   EXPECT_TRUE(contains(workspace.source,
-                       "acc_T1[s] = fl::red::welford_merge<true>(&acc_T1_part[(index_t)threadIdx.y * "
+                       "acc_T1[s] = fl::red::welford_merge<true, true>(&acc_T1_part[(index_t)threadIdx.y * "
                        "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (8 - (int)threadIdx.y + "
                        "16 - 1) / 16);"))
       << workspace.source;
-  for (const GeneratedKernel* k : {&cluster, &workspace}) {
+  // Rows past a block's range (3000 rows in 5 splits of 600, not a
+  // multiple of 16 x 16 rows a step): the counts differ, so the block
+  // combine sums counts and rank 0 merges by them.
+  const CompiledScript oddRows = compileScript(outer, "3000x771:f32");
+  const GeneratedKernel& odd = onlyKernel(oddRows);
+  ASSERT_GT(odd.launch.cluster[1], 1) << odd.source;
+  EXPECT_TRUE(contains(odd.source, "fl::red::col_welford<16, 16, 1, 1, 1, false, false>(acc_T1, "))
+      << odd.source;
+  EXPECT_TRUE(contains(odd.source, "acc_T1[0] = fl::red::welford_merge<false>(&acc_T1_part["))
+      << odd.source;
+  for (const GeneratedKernel* k : {&cluster, &workspace, &odd}) {
     EXPECT_FALSE(contains(k->source, "fl::red::WelfordOp<float>(), ")) << k->source;
     EXPECT_FALSE(runtime::compileWithNvrtc(*k, 90).cubin.empty());
   }
