@@ -4,10 +4,11 @@
 // double mean and population variance of the same random input.
 //
 // It takes cubins of the kernel `fuserlab-cli compile
-// build-gpu/extra/var_mean_outer_16384x2048.py --out DIR` writes (extra
-// cases: `gen_suite.py --extra DIR`), as generated or edited by hand and
-// compiled with nvcc (`nvcc -cubin -arch=sm_90 -std=c++17 -I DIR`), so a
-// change to the generated code can be measured before the emitter makes it.
+// EXTRA/var_mean_outer_16384x2048.py --out DIR` writes (the extra cases:
+// `tests/perf/suite/gen_suite.py --extra EXTRA`), as generated or edited by
+// hand and compiled by `nvrtc_cubin DIR/KERNEL.cu OUT.cubin` (NVRTC with the
+// executor's options), so a change to the generated code can be measured
+// before the emitter makes it.
 // Not built by CMake; on a GPU machine:
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o var_mean_outer_variants \
