@@ -118,6 +118,9 @@ void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 
 void declareShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& NS,
                           const std::string& UIT) {
+  b.line(in, "// The rows tile every block's range: every step of every thread holds a");
+  b.line(in, "// full chunk of rows, so its chunks fold as sums shifted by its first");
+  b.line(in, "// chunk's mean (no division a step), and the combines add means of equal counts.");
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
     const std::string acc = b.accumulator(step);
