@@ -152,8 +152,13 @@ class PersistentEmitter {
     launch.block = {threadsX_, threadsY_, 1};
     launch.grid = {params_.gridDimX, params_.gridDimY, 1};
     launch.dynamicSharedMemoryBytes = scratch + storageBytes;
-    return b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
-                     launch, workspace, workspace > 0);
+    GeneratedKernel kernel = b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
+                                       launch, workspace, workspace > 0);
+    // The grid syncs' counters set themselves back to zero at the end of
+    // each column group (grid_sync_reset): the workspace is zeroed once,
+    // when it is allocated, not by a memset before every launch.
+    kernel.zeroWorkspaceEachLaunch = false;
+    return kernel;
   }
 
  private:
@@ -191,6 +196,8 @@ class PersistentEmitter {
     }
     b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " +
                    literal(offset) + ");");
+    offset += groups_ * 4;
+    b_.line(2, "unsigned* exits = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
     offset += groups_ * 4;
     return (offset + 15) / 16 * 16;
   }
@@ -422,6 +429,9 @@ class PersistentEmitter {
       }
       emitResults(phase, in);
       emitRowStage(phase + 1, in, slot);
+    }
+    if (round > 0) {
+      b_.line(in, "fl::red::grid_sync_reset(semaphores + group, exits + group, " + GY + "u);");
     }
   }
 

@@ -365,6 +365,20 @@ __device__ __forceinline__ void grid_sync(unsigned* semaphore, unsigned count, u
   __syncthreads();
 }
 
+//! After a block's last grid_sync on `semaphore`: the last of the `count`
+//! blocks to get here (counted at `exits`, zero before the launch) has seen
+//! every block leave its last wait, so no block reads the semaphore again
+//! in this launch, and it sets both back to zero. The next launch finds
+//! them zero without a memset before it (the executor zeroes the workspace
+//! once, when it allocates it).
+//! (Thread 0 of each block did the block's waits, so it alone arrives.)
+__device__ __forceinline__ void grid_sync_reset(unsigned* semaphore, unsigned* exits, unsigned count) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && atomicAdd(exits, 1u) == count - 1u) {
+    *semaphore = 0u;
+    *exits = 0u;
+  }
+}
+
 //! Thread-block clusters (sm_90 and later; the kernel is declared with
 //! __cluster_dims__). cluster_sync: every thread of every block of the
 //! cluster arrives, with release semantics for the shared memory it wrote,

@@ -710,12 +710,19 @@ TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
   const ReductionParams& p = s.params();
   ASSERT_FALSE(p.fastestDimReduction);
   const GeneratedKernel k = generate(s, p);
-  if (p.crossGridReduction) {
-    EXPECT_TRUE(contains(k.source, "fl::red::grid_sync")) << k.source;
-    EXPECT_GT(k.workspaceBytes, 0);
-    // grid_sync's counters rise through the launch: zeroed before each.
-    EXPECT_TRUE(k.zeroWorkspaceEachLaunch);
-  }
+  ASSERT_TRUE(p.crossGridReduction);
+  EXPECT_TRUE(contains(k.source, "fl::red::grid_sync(semaphores + group, ")) << k.source;
+  EXPECT_GT(k.workspaceBytes, 0);
+  // grid_sync's counters rise through the launch; the last block of a
+  // column group to finish sets them back to zero, so the workspace is
+  // zeroed once, not by a memset before each launch.
+  const size_t lastSync = k.source.rfind("fl::red::grid_sync(semaphores + group, ");
+  const size_t reset =
+      k.source.find("fl::red::grid_sync_reset(semaphores + group, exits + group, " +
+                    std::to_string(p.gridDimY) + "u);");
+  ASSERT_NE(reset, std::string::npos) << k.source;
+  EXPECT_LT(lastSync, reset);
+  EXPECT_FALSE(k.zeroWorkspaceEachLaunch);
   // Columns on threadIdx.x, so a warp reads contiguous bf16 vectors.
   EXPECT_EQ(k.launch.block[0], p.blockDimY);
   EXPECT_EQ(k.launch.block[1], p.blockDimX);

@@ -619,6 +619,38 @@ fd.add_output(T1)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// BatchNorm forward over [16384, 128] bf16: an outer persistent kernel whose
+// column groups span 8 blocks that meet at grid barriers. The last block of
+// each group to finish sets the barrier's counters back to zero, so the
+// executor zeroes the workspace once; three runs of one executor on new
+// inputs each match the reference (counters left high would let a block
+// read partials before the others wrote them).
+TEST_F(GpuReductionTest, OuterPersistentGridSyncRepeatsWithoutZeroingItsWorkspace) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)
+T4 = fd.ops.broadcast_in_dim(T3, shape=[16384, 128], broadcast_dims=[1])
+T5 = fd.ops.sub(T1, T4)
+S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))
+T8 = fd.ops.broadcast_in_dim(T7, shape=[16384, 128], broadcast_dims=[1])
+T9 = fd.ops.cast(fd.ops.mul(T5, T8), dtype=DataType.BFloat16)
+fd.add_output(T9)
+fd.add_output(T3)
+)");
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    Tensor x = Tensor::empty(DataType::BFloat16, {16384, 128});
+    runtime::fillNormal(x, 40 + run, /*mean=*/run * 3.0, /*std=*/1.0 + run);
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+    ASSERT_EQ(segment.scheduler, "outer_persistent");
+    ASSERT_GT(segment.params.get("grid_dim_y")->asInt(), 1);
+  }
+}
+
 // A [rows, 1] input declared with symbolic extents ([-1, -1], not [-1, 1])
 // and broadcast onto the row: size 1 at run time, so its second coordinate
 // is always 0 (the RMSNorm backward of the benchmark suite read it as a full
