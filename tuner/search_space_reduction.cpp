@@ -1,8 +1,10 @@
 // Reduction-family knobs (reduction, inner_persistent, outer_persistent):
 // vectorization, threads along the reduction and the iteration axes, the
 // register cap, for persistent kernels the storage of the resident rows
-// and projection, and for outer reductions split across blocks the number
-// of blocks and (sm_90+) whether they combine in a thread-block cluster.
+// and projection, for outer reductions split across blocks the number of
+// blocks and (sm_90+) whether they combine in a thread-block cluster, and
+// for outer persistent kernels split across blocks (sm_90+) whether they
+// meet at grid barriers or in a cluster.
 // The persistent batch size is derived, not a knob of its own: with the
 // row's chunks spread over block_dim_x threads, the smallest batch that
 // covers the row is the only one that does not leave threads idle, so
@@ -53,8 +55,12 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   // default's split and powers of two up to 64), and on sm_90+ whether they
   // combine through the workspace or in a thread-block cluster (splits of
   // at most 8; the checks refuse the others).
+  // An outer persistent kernel keeps the default's split; on sm_90+ its
+  // blocks meet at grid barriers or in a cluster (the default's choice and
+  // the other).
   const bool splitChoice = !persistent && !innermost && d.crossGridReduction;
-  const bool clusterChoice = splitChoice && info.device != nullptr &&
+  const bool persistentSplit = persistent && !innermost && d.crossGridReduction;
+  const bool clusterChoice = (splitChoice || persistentSplit) && info.device != nullptr &&
                              info.device->computeCapability() >= 90;
   std::vector<int64_t> splits = {d.gridDimY};
   if (splitChoice) {

@@ -63,6 +63,9 @@ class PersistentEmitter {
     inner_ = layout.inner;
     batch_ = params.persistentBatchSize;
     vectorize_ = params.vectorizationFactor;
+    FL_CHECK(!params.clusterReduction || !layout.inner,
+             "code generation: cluster_reduction splits the columns of an "
+             "outer persistent kernel; an inner one keeps each row in one block");
     if (inner_) {
       threadsX_ = params.blockDimX;
       threadsY_ = params.blockDimY;
@@ -104,6 +107,12 @@ class PersistentEmitter {
                "code generation: a grid-persistent kernel needs a block per "
                "column group (grid_dim_x ",
                params.gridDimX, " < ", groups_, ")");
+      FL_CHECK(!params.clusterReduction ||
+                   (params.gridDimY > 1 &&
+                    params.gridDimY <= scheduler::ReductionParams::kMaxClusterBlocks),
+               "code generation: cluster_reduction combines a column group's "
+               "2 to ", scheduler::ReductionParams::kMaxClusterBlocks,
+               " blocks, but grid_dim_y is ", params.gridDimY);
     }
     groups_ = std::max<int64_t>(groups_, 1);
   }
@@ -138,8 +147,18 @@ class PersistentEmitter {
     if (params_.persistentStorage == PersistentStorage::Registers) {
       storageBytes = 0;
     }
+    // A column group split over blocks combines in a thread-block cluster
+    // (cluster_reduction: the exchange slots in shared memory after the
+    // scratch and the storage) or through the workspace and grid barriers.
     int64_t workspace = 0;
-    if (!inner_ && params_.gridDimY > 1) workspace = declareWorkspace();
+    int64_t exchangeBytes = 0;
+    if (!inner_ && params_.gridDimY > 1) {
+      if (params_.clusterReduction) {
+        exchangeBytes = declareClusterExchange(scratch + storageBytes);
+      } else {
+        workspace = declareWorkspace();
+      }
+    }
     b_.line(2, "for (index_t group = blockIdx.x; group < " + literal(groups_) +
                    "; group += gridDim.x) {");
     if (inner_) {
@@ -151,7 +170,8 @@ class PersistentEmitter {
     LaunchConfig launch;
     launch.block = {threadsX_, threadsY_, 1};
     launch.grid = {params_.gridDimX, params_.gridDimY, 1};
-    launch.dynamicSharedMemoryBytes = scratch + storageBytes;
+    launch.dynamicSharedMemoryBytes = scratch + storageBytes + exchangeBytes;
+    if (params_.clusterReduction) launch.cluster = {1, params_.gridDimY, 1};
     GeneratedKernel kernel = b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
                                        launch, workspace, workspace > 0);
     // The grid syncs' counters set themselves back to zero at the end of
@@ -200,6 +220,21 @@ class PersistentEmitter {
     b_.line(2, "unsigned* exits = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
     offset += groups_ * 4;
     return (offset + 15) / 16 * 16;
+  }
+
+  // One exchange area per step (each step's cluster_allreduce has its own,
+  // so no block writes slots another may still be reading): grid_dim_y
+  // ranks x the block's columns x the slots.
+  int64_t declareClusterExchange(int64_t start) {
+    int64_t offset = (start + 15) / 16 * 16;
+    for (const ReductionStep& step : b_.plan().steps) {
+      const std::string type = b_.accumulatorType(step);
+      b_.line(2, type + "* " + b_.accumulator(step) + "_xch = reinterpret_cast<" + type +
+                     "*>(fl_smem + " + literal(offset) + ");");
+      offset += params_.gridDimY * threadsX_ * slots_ * accumulatorBytes(step);
+      offset = (offset + 15) / 16 * 16;
+    }
+    return offset - start;
   }
 
   std::string smemOf(const ReductionStep& step) const {
@@ -384,15 +419,35 @@ class PersistentEmitter {
         (full ? std::string() : " && j < " + literal(layout.rowLength)) +
         ";\n";
     int round = 0;
+    const bool cluster = gridY > 1 && params_.clusterReduction;
     for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
       emitPhaseLoop(phase, in, ctx, setup);
       const auto steps = b_.plan().stepsIn(phase);
-      for (const ReductionStep* step : steps) {
+      for (size_t i = 0; i < steps.size(); ++i) {
+        const ReductionStep* step = steps[i];
+        if (cluster) {
+          // The block's partials end in thread row 0, which pushes them;
+          // the last col_reduce leaves out its closing __syncthreads, as
+          // the cluster barrier that follows orders its reads before any
+          // later write of the scratch.
+          const std::string sync = i + 1 == steps.size() ? "false" : "true";
+          b_.line(in, "fl::red::col_reduce<" + CX + ", " + RY + ", " + NS + ", " + G + ", " +
+                          sync + ">(" + b_.accumulator(*step) + ", " +
+                          b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
+          continue;
+        }
         b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
                         ", " + G + ">(" + b_.accumulator(*step) + ", " +
                         b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
       }
-      if (gridY > 1 && !steps.empty()) {
+      if (cluster && !steps.empty()) {
+        b_.line(in, "// Combine the column group's blocks (one cluster) in rank order.");
+        for (const ReductionStep* step : steps) {
+          const std::string acc = b_.accumulator(*step);
+          b_.line(in, "fl::red::cluster_allreduce<" + CX + ", " + NS + ", " + GY + ">(" + acc +
+                          ", " + b_.combineFunctor(*step) + ", " + acc + "_xch, col_ok);");
+        }
+      } else if (gridY > 1 && !steps.empty()) {
         ++round;
         b_.line(in, "// Exchange partials with the other blocks of the column "
                     "group; combine them in block order.");

@@ -703,14 +703,18 @@ TEST_F(ReductionEmitterTest, InnerLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
 }
 
 TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
-  // Long columns: the outer persistent heuristic splits them over blocks
-  // that exchange partial sums at a grid barrier.
+  // Long columns: the outer persistent heuristic splits them over blocks.
+  // Without a cluster (before sm_90, or the tuner's other choice) they
+  // exchange partial sums at grid barriers.
   const OnlySegment only = onlySegment("batch_norm_outer.py");
   const BoundSegment& s = only.segment();
-  const ReductionParams& p = s.params();
+  ReductionParams p = s.params();
   ASSERT_FALSE(p.fastestDimReduction);
+  p.clusterReduction = false;
   const GeneratedKernel k = generate(s, p);
   ASSERT_TRUE(p.crossGridReduction);
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_FALSE(contains(k.source, "fl::red::cluster_allreduce<")) << k.source;
   EXPECT_TRUE(contains(k.source, "fl::red::grid_sync(semaphores + group, ")) << k.source;
   EXPECT_GT(k.workspaceBytes, 0);
   // grid_sync's counters rise through the launch; the last block of a
@@ -730,6 +734,56 @@ TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
                                      std::to_string(p.vectorizationFactor) +
                                      ">(T0.data"))
       << k.source;
+}
+
+TEST_F(ReductionEmitterTest, OuterPersistentSplitCombinesInAClusterOnHopper) {
+  // BatchNorm forward [16384, 128] bf16 on an H100: each column group's 8
+  // blocks form a thread-block cluster. Per reduction: the block's partials
+  // into thread row 0 (col_reduce, its closing __syncthreads left to the
+  // cluster barrier), pushed into every rank's slots, one cluster barrier,
+  // each block adding the slots in rank order. No workspace, no grid
+  // barrier.
+  const OnlySegment only = onlySegment("batch_norm_outer.py");
+  const BoundSegment& s = only.segment();
+  const ReductionParams& p = s.params();
+  ASSERT_EQ(p.gridDimY, 8);
+  ASSERT_TRUE(p.clusterReduction);
+  const GeneratedKernel k = generate(s, p);
+  EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
+  EXPECT_TRUE(contains(k.source, "__launch_bounds__(512) __cluster_dims__(1, 8, 1) ")) << k.source;
+  EXPECT_EQ(k.workspaceBytes, 0);
+  EXPECT_FALSE(contains(k.source, "fl::red::grid_sync(")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::red::grid_sync_reset(")) << k.source;
+  EXPECT_FALSE(contains(k.source, "col_allreduce<8, 64")) << k.source;
+  // The mean's sum and then the squared deviations' sum, each with its own
+  // exchange slots (8 ranks x 8 column threads x 4 lanes of float) after
+  // the 2 KB scratch.
+  for (const std::string acc : {"acc_T4", "acc_T4_m2"}) {
+    EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<8, 64, 4, 4, false>(" + acc + ", "))
+        << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::red::cluster_allreduce<8, 4, 8>(" + acc +
+                                       ", fl::SumOp<float>(), " + acc + "_xch, col_ok);"))
+        << k.source;
+  }
+  EXPECT_TRUE(contains(k.source, "acc_T4_xch = reinterpret_cast<float*>(fl_smem + 2048);"))
+      << k.source;
+  EXPECT_TRUE(contains(k.source, "acc_T4_m2_xch = reinterpret_cast<float*>(fl_smem + 3072);"))
+      << k.source;
+  EXPECT_EQ(k.launch.dynamicSharedMemoryBytes, 4096);
+  // The mean is all-reduced before the second pass reads it.
+  EXPECT_LT(k.source.find("cluster_allreduce<8, 4, 8>(acc_T4, "),
+            k.source.find("fl::red::col_reduce<8, 64, 4, 4, false>(acc_T4_m2, "));
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+
+  // An A100 has no clusters: the same fusion keeps its grid barriers.
+  const auto ampere = compileExample("batch_norm_outer.py", "a100", "privatize");
+  ASSERT_EQ(ampere.size(), 1u);
+  ASSERT_EQ(ampere.front()->segments.size(), 1u);
+  const BoundSegment& a = ampere.front()->segments.front();
+  EXPECT_FALSE(a.params().clusterReduction);
+  const GeneratedKernel ka = generate(a, a.params());
+  EXPECT_TRUE(contains(ka.source, "fl::red::grid_sync(semaphores + group, ")) << ka.source;
+  EXPECT_EQ(ka.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
 }
 
 TEST_F(ReductionEmitterTest, BatchThatDoesNotCoverTheRowIsRefused) {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/runtime/float16.h"
+#include "core/scheduler/persistent/outer_persistent_scheduler.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -619,13 +620,83 @@ fd.add_output(T1)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
-// BatchNorm forward over [16384, 128] bf16: an outer persistent kernel whose
-// column groups span 8 blocks that meet at grid barriers. The last block of
-// each group to finish sets the barrier's counters back to zero, so the
-// executor zeroes the workspace once; three runs of one executor on new
-// inputs each match the reference (counters left high would let a block
+// The outer persistent heuristic's params with the column groups' blocks
+// meeting at grid barriers instead of in a cluster (as before sm_90).
+class OuterPersistentGridBarriers : public scheduler::HeuristicProvider {
+ public:
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion& segment, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo& info) const override {
+    if (type != scheduler::SchedulerType::OuterPersistent) return std::nullopt;
+    auto params = std::get<scheduler::ReductionParams>(
+        scheduler::OuterPersistentScheduler().computeHeuristics(segment, info));
+    params.clusterReduction = false;
+    return scheduler::ProvidedParams{params, "test"};
+  }
+};
+
+constexpr const char* kBatchNormForward = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)
+T4 = fd.ops.broadcast_in_dim(T3, shape=[ROWS, COLS], broadcast_dims=[1])
+T5 = fd.ops.sub(T1, T4)
+S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)
+T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))
+T8 = fd.ops.broadcast_in_dim(T7, shape=[ROWS, COLS], broadcast_dims=[1])
+T9 = fd.ops.cast(fd.ops.mul(T5, T8), dtype=DataType.BFloat16)
+fd.add_output(T9)
+fd.add_output(T3)
+fd.add_output(T7)
+)";
+
+std::string batchNormForward(int64_t rows, int64_t cols) {
+  std::string text = kBatchNormForward;
+  for (const auto& [key, value] : {std::pair<std::string, int64_t>{"ROWS", rows}, {"COLS", cols}}) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+      text.replace(at, key.size(), std::to_string(value));
+    }
+  }
+  return text;
+}
+
+// BatchNorm forward on sm_90: each column group's blocks form a thread-block
+// cluster and exchange partial sums through each other's shared memory (one
+// cluster barrier per reduction). At [8192, 128] 8 blocks a group, three
+// runs of one executor on new inputs (a block reading slots before all
+// ranks wrote them would mix runs); an odd shape whose rows do not tile the
+// blocks and whose last column group is partly out of range (4099 x 72: a
+// cluster of 5); and [8192, 256], 4 column groups of 8 blocks.
+TEST_F(GpuReductionTest, OuterPersistentSplitCombinesInAClusterOnHopper) {
+  struct Case {
+    int64_t rows, cols, split;
+  };
+  for (const Case c : {Case{8192, 128, 8}, Case{4099, 72, 5}, Case{8192, 256, 8}}) {
+    SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols));
+    define(batchNormForward(c.rows, c.cols));
+    for (int run = 0; run < (c.cols == 128 ? 3 : 1); ++run) {
+      Tensor x = Tensor::empty(DataType::BFloat16, {c.rows, c.cols});
+      runtime::fillNormal(x, 70 + run, /*mean=*/1.0 + run * 3.0, /*std=*/1.0 + run);
+      runAndCheck({x});
+      FL_SKIP_IF_UNAVAILABLE();
+      const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+      ASSERT_EQ(segment.scheduler, "outer_persistent");
+      if (executor().deviceSpec().computeCapability() < 90) continue;  // no clusters before sm_90
+      EXPECT_EQ(segment.params.get("grid_dim_y")->asInt(), c.split);
+      EXPECT_TRUE(segment.params.get("cluster_reduction")->asBool());
+    }
+  }
+}
+
+// BatchNorm forward over [16384, 128] bf16 with the column groups' 8 blocks
+// meeting at grid barriers (the path before sm_90, pinned here). The last
+// block of each group to finish sets the barrier's counters back to zero,
+// so the executor zeroes the workspace once; three runs of one executor on
+// new inputs each match the reference (counters left high would let a block
 // read partials before the others wrote them).
 TEST_F(GpuReductionTest, OuterPersistentGridSyncRepeatsWithoutZeroingItsWorkspace) {
+  const OuterPersistentGridBarriers barriers;
+  useProvider(&barriers);
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
 T1 = fd.ops.cast(T0, dtype=DataType.Float)
@@ -648,7 +719,9 @@ fd.add_output(T3)
     const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
     ASSERT_EQ(segment.scheduler, "outer_persistent");
     ASSERT_GT(segment.params.get("grid_dim_y")->asInt(), 1);
+    ASSERT_FALSE(segment.params.get("cluster_reduction")->asBool());
   }
+  useProvider(nullptr);
 }
 
 // A [rows, 1] input declared with symbolic extents ([-1, -1], not [-1, 1])

@@ -100,6 +100,27 @@ TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
   EXPECT_EQ(values(inner.space, "grid_dim_y").size(), 1u);
 }
 
+TEST(SearchSpaceTest, OuterPersistentSplitOnHopperTriesTheClusterAndTheGridBarrier) {
+  // BatchNorm forward [16384, 128] bf16 on an H100: the default splits each
+  // column group over 8 blocks that form a cluster; the space keeps that
+  // split and tries the grid barriers too. Every variant passes the checks.
+  ExampleTarget e = exampleTarget("batch_norm_outer.py", "16384x128:bf16,128:f32,128:f32");
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::OuterPersistent);
+  const auto& d = std::get<scheduler::ReductionParams>(e.target->defaultParams);
+  ASSERT_GT(d.gridDimY, 1);
+  EXPECT_TRUE(d.clusterReduction);
+  EXPECT_EQ(values(e.space, "cluster_reduction"), (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(values(e.space, "grid_dim_y"), (std::set<int64_t>{d.gridDimY}));
+  const auto& sched = scheduler::schedulerFor(e.target->scheduler);
+  bool barrier = false;
+  for (const Variant& v : e.space.variants) {
+    EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info, v.params))
+        << v.label;
+    barrier = barrier || !std::get<scheduler::ReductionParams>(v.params).clusterReduction;
+  }
+  EXPECT_TRUE(barrier);
+}
+
 TEST(SearchSpaceTest, PointwiseSpaceHasVectorizationUnrollBlockAndBreakPoint) {
   ExampleTarget e = exampleTarget("silu_mul.py", "256x11008:bf16,256x11008:bf16");
   ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::Pointwise);

@@ -79,10 +79,10 @@ std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
                      "cross_grid_reduction is not set";
   }
   if (params.clusterReduction) {
-    if (params.persistentKernel || params.fastestDimReduction) {
+    if (params.fastestDimReduction) {
       return std::string(
-          "cluster_reduction is set, but only outer reduction kernels "
-          "(not persistent, fastest_dim_reduction false) combine their "
+          "cluster_reduction is set, but only outer reduction and outer "
+          "persistent kernels (fastest_dim_reduction false) combine their "
           "split in a cluster");
     }
     if (!params.crossGridReduction) {

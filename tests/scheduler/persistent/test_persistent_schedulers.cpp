@@ -277,12 +277,65 @@ TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
       << json;
 }
 
+TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
+  // BatchNorm forward [16384, 128] bf16: on an H100 each column group's 8
+  // blocks are one cluster; on an A100 (no clusters) they meet at grid
+  // barriers, and params asking for a cluster there are refused.
+  auto segment = BoundSegment::fromExample("resources/examples/batch_norm_outer.py", h100());
+  ReductionParams p = heuristic(outer_, *segment);
+  EXPECT_EQ(p.gridDimY, 8);
+  EXPECT_TRUE(p.clusterReduction);
+  // The report says why.
+  EXPECT_NE(outer_.properties(segment->fusion(), segment->info())
+                .dump(-1)
+                .find("\"cluster_reduction_choice\":\"each column group's 8 blocks form a "
+                      "thread-block cluster"),
+            std::string::npos);
+  p.gridDimY = 16;
+  p.persistentBatchSize = (16384 + p.blockDimX * 16 - 1) / (p.blockDimX * 16);
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
+            "cluster_reduction is set, but grid_dim_y 16 exceeds the portable cluster size "
+            "of 8 blocks");
+  p.clusterReduction = false;
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p), std::nullopt);
+
+  auto ampere = BoundSegment::fromExample("resources/examples/batch_norm_outer.py",
+                                          findBuiltinDevice("a100").value());
+  ReductionParams a = heuristic(outer_, *ampere);
+  EXPECT_GT(a.gridDimY, 1);
+  EXPECT_FALSE(a.clusterReduction);
+  EXPECT_NE(outer_.properties(ampere->fusion(), ampere->info())
+                .dump(-1)
+                .find("sm_80 has no thread-block clusters: each column group's"),
+            std::string::npos);
+  a.clusterReduction = true;
+  const auto reason = outer_.rejectParams(ampere->fusion(), ampere->info(), a);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("has no thread-block clusters"), std::string::npos) << *reason;
+
+  // Inner persistent kernels keep each row in one block: no cluster.
+  BoundSegment inner(persistent_test::seed000Segment("BFloat16"), {{128, 4096}}, h100());
+  ReductionParams i = heuristic(inner_, inner);
+  i.clusterReduction = true;
+  const auto innerReason = inner_.rejectParams(inner.fusion(), inner.info(), i);
+  ASSERT_TRUE(innerReason.has_value());
+  EXPECT_NE(innerReason->find("only outer reduction and outer persistent kernels"),
+            std::string::npos)
+      << *innerReason;
+}
+
 TEST_F(PersistentSchedulerTest, OuterGridMustStayResident) {
   auto segment = BoundSegment::fromExample(
       "resources/examples/batch_norm_outer.py", h100());
   ReductionParams p = heuristic(outer_, *segment);
   ASSERT_TRUE(p.crossGridReduction);
   p.gridDimX = 100;
+  // A cluster's blocks wait only for each other: more blocks than SMs is
+  // allowed (the clusters run in waves).
+  ASSERT_TRUE(p.clusterReduction);
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p), std::nullopt);
+  // Grid barriers wait for every block of the grid.
+  p.clusterReduction = false;
   EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
             "a grid-persistent kernel needs all its blocks resident at once, "
             "but grid_dim_x * grid_dim_y = " +
