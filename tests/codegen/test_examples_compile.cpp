@@ -5,6 +5,7 @@
 // is not available yet are listed, and their kernels must compile once they
 // exist.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "core/ir/error.h"
@@ -56,6 +57,10 @@ TEST_P(ExamplesCompileTest, EveryKernelCompilesForSm80AndSm90) {
         continue;
       }
       for (int arch : {80, 90}) {
+        // Kernels are made for the H100; one made for clusters needs sm_90.
+        if (arch < 90 && segment.kernel->launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
+          continue;
+        }
         try {
           const runtime::NvrtcOutput out = runtime::compileWithNvrtc(*segment.kernel, arch);
           EXPECT_FALSE(out.cubin.empty());
