@@ -1,9 +1,11 @@
 #include "core/codegen/attention_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "core/codegen/attention_flash.h"
 #include "core/codegen/kernel_interface.h"
 #include "core/ir/error.h"
 #include "core/ir/tensor_view.h"
@@ -72,12 +74,20 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
                            : std::numeric_limits<double>::quiet_NaN();
   if (std::isnan(scale)) scale = 1.0 / std::sqrt(static_cast<double>(depth));
 
-  const int64_t sharedBytes = std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;
+  const int64_t valueDepth = evaluator.evaluateExtent(v->logicalNoReductions()[3]);
   const int64_t sharedLimit =
       info.device != nullptr
           ? std::max(info.device->sharedMemoryPerBlockOptinBytes,
                      info.device->sharedMemoryPerBlockBytes)
           : 48 * 1024;
+  // Tensor cores (mma.sync, sm_80+) where the operands allow; the one-row
+  // kernel otherwise.
+  const bool tensorCores =
+      !flashAttentionRefusal(q->dtype(), k->dtype(), v->dtype(), depth, valueDepth) &&
+      (info.device == nullptr || info.device->computeCapability() >= 80) &&
+      flashAttentionSharedBytes(depth) <= sharedLimit;
+  const int64_t sharedBytes = tensorCores ? flashAttentionSharedBytes(depth)
+                                          : std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;
   FL_CHECK(sharedBytes <= sharedLimit, "sdpfa_fwd: the attention kernel keeps a row "
            "of ", keys, " scores in shared memory (", sharedBytes,
            " bytes), more than the device's ", sharedLimit);
@@ -90,6 +100,59 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
   };
   const std::string Q = name(q, false), K = name(k, false), V = name(v, false);
   const std::string qT = attentionElementType(q->dtype());
+  const int64_t batch = evaluator.evaluateExtent(q->logicalNoReductions()[0]);
+  const int64_t heads = evaluator.evaluateExtent(q->logicalNoReductions()[1]);
+  const int64_t queries = evaluator.evaluateExtent(q->logicalNoReductions()[2]);
+  FL_CHECK(batch > 0 && heads > 0 && queries > 0, "sdpfa_fwd: the attention kernel "
+           "needs non-empty q, got batch ", batch, ", heads ", heads, ", queries ", queries);
+  FL_CHECK(heads <= 65535 && batch <= 65535, "sdpfa_fwd: the attention kernel takes "
+           "at most 65535 heads and batches (grid y and z), got ", heads, " and ", batch);
+  if (tensorCores) {
+    FlashAttentionShape shape;
+    shape.dtype = q->dtype();
+    shape.depth = depth;
+    shape.causal = causal;
+    shape.scale = scale;
+    FlashAttentionNames names;
+    names.q = Q;
+    names.k = K;
+    names.v = V;
+    if (interface.isOutputParameter(out)) {
+      names.out = name(out, true);
+      names.storeOut = storeExpr(out->dtype(), "value");
+    }
+    if (interface.isOutputParameter(lse)) {
+      names.lse = name(lse, true);
+      names.storeLse = storeExpr(lse->dtype(), "value");
+    }
+    std::string signature = interface.signature(kernelName);
+    const std::string global = "__global__ void ";
+    signature.insert(signature.find(global) + global.size(),
+                     "__launch_bounds__(" + std::to_string(kFlashThreads) + ") ");
+    std::ostringstream src;
+    src << "#include \"fuserlab_device.cuh\"\n\n"
+        << "// sdpfa_fwd on tensor cores: blocks of " << kFlashBlockRows
+        << " query rows of one (batch, head), key tiles of " << kFlashBlockKeys
+        << ", online softmax; causal=" << (causal ? "true" : "false") << ", scale=" << scale
+        << ", head dimension " << depth << ".\n"
+        << signature << flashAttentionBody(shape, names);
+    for (size_t o = 2; o < sdpa->outputs().size(); ++o) {
+      const auto* tv = sdpa->output(o)->as<ir::TensorView>();
+      if (tv == nullptr || !interface.isOutputParameter(tv)) continue;
+      src << "  if (threadIdx.x == 0 && blockIdx.x == 0 && h == 0 && b == 0) "
+          << name(tv, true) << ".data[0] = 0;\n";
+    }
+    src << "}\n";
+    GeneratedKernel kernel;
+    kernel.name = std::string(kernelName);
+    kernel.source = src.str();
+    kernel.parameters = interface.parameters();
+    kernel.int64Indexing = true;
+    kernel.launch.grid = {(queries + kFlashBlockRows - 1) / kFlashBlockRows, heads, batch};
+    kernel.launch.block = {kFlashThreads, 1, 1};
+    kernel.launch.dynamicSharedMemoryBytes = sharedBytes;
+    return kernel;
+  }
 
   std::ostringstream src;
   src << "#include \"fuserlab_device.cuh\"\n\n"
@@ -180,13 +243,6 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
   kernel.source = src.str();
   kernel.parameters = interface.parameters();
   kernel.int64Indexing = true;
-  const int64_t batch = evaluator.evaluateExtent(q->logicalNoReductions()[0]);
-  const int64_t heads = evaluator.evaluateExtent(q->logicalNoReductions()[1]);
-  const int64_t queries = evaluator.evaluateExtent(q->logicalNoReductions()[2]);
-  FL_CHECK(batch > 0 && heads > 0 && queries > 0, "sdpfa_fwd: the attention kernel "
-           "needs non-empty q, got batch ", batch, ", heads ", heads, ", queries ", queries);
-  FL_CHECK(heads <= 65535 && batch <= 65535, "sdpfa_fwd: the attention kernel takes "
-           "at most 65535 heads and batches (grid y and z), got ", heads, " and ", batch);
   kernel.launch.grid = {std::max<int64_t>(queries, 1), std::max<int64_t>(heads, 1),
                         std::max<int64_t>(batch, 1)};
   kernel.launch.block = {kThreads, 1, 1};

@@ -1,0 +1,57 @@
+// The tiled attention kernel for sdpfa_fwd on tensor cores (FlashAttention-2's
+// scheme): each block takes 64 query rows of one (batch, head), 16 per
+// warp, and walks the keys in tiles of 64 through shared memory. Per tile,
+// S = q k^T by mma.sync m16n8k16 (bf16 or half in, float accumulators), the
+// causal and tail masks, an online softmax (running row maximum and sum,
+// the output rescaled when the maximum moves), and O += P v by mma.sync
+// with P rounded to the input type from the score accumulators in place.
+// The output is O over the row sum; the log-sum-exp is max + log(sum).
+// For q, k, v of one 16-bit type with a head dimension that is a multiple
+// of 16 up to 128 and equal for v; attention_emitter takes the one-row
+// kernel otherwise.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <cstdint>
+
+#include "core/ir/data_type.h"
+
+namespace fuserlab::codegen {
+
+//! What the tiled kernel is generated for.
+struct FlashAttentionShape {
+  ir::DataType dtype = ir::DataType::BFloat16;  //!< q, k and v's
+  int64_t depth = 0;                            //!< head dimension (q, k and v)
+  bool causal = false;
+  double scale = 0.0;
+};
+
+//! Query rows and keys a block takes at a time.
+constexpr int64_t kFlashBlockRows = 64;
+constexpr int64_t kFlashBlockKeys = 64;
+constexpr int64_t kFlashThreads = 128;
+
+//! Why the tiled kernel does not apply to these operands, or nullopt.
+std::optional<std::string> flashAttentionRefusal(ir::DataType q, ir::DataType k,
+                                                 ir::DataType v, int64_t depth,
+                                                 int64_t valueDepth);
+
+//! Dynamic shared memory of one block: the q and k tiles (64 rows of
+//! depth + 8 elements) and v transposed (depth rows of 64 + 8).
+int64_t flashAttentionSharedBytes(int64_t depth);
+
+//! The kernel's body after its signature, `{` and all but the closing `}`:
+//! it reads the tensor parameters named `q`, `k`, `v` and writes `out` and
+//! `lse` (each if not empty) with the caller's store expressions of a float
+//! `value`. Declares `h` and `b` (the block's head and batch).
+struct FlashAttentionNames {
+  std::string q, k, v, out, lse;
+  std::string storeOut;        //!< an expression of `value` stored into out
+  std::string storeLse;        //!< an expression of `value` stored into lse
+};
+std::string flashAttentionBody(const FlashAttentionShape& shape,
+                               const FlashAttentionNames& names);
+
+}  // namespace fuserlab::codegen
