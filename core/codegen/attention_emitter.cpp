@@ -9,6 +9,7 @@
 #include "core/codegen/kernel_interface.h"
 #include "core/ir/error.h"
 #include "core/ir/tensor_view.h"
+#include "core/scheduler/matmul/attention_choice.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -80,11 +81,12 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
           ? std::max(info.device->sharedMemoryPerBlockOptinBytes,
                      info.device->sharedMemoryPerBlockBytes)
           : 48 * 1024;
-  // Tensor cores (mma.sync, sm_80+) where the operands allow; the one-row
-  // kernel otherwise.
+  // Tensor cores where the scheduler's choice allows (the report says why
+  // not); the one-row kernel otherwise.
   const bool tensorCores =
-      !flashAttentionRefusal(q->dtype(), k->dtype(), v->dtype(), depth, valueDepth) &&
-      (info.device == nullptr || info.device->computeCapability() >= 80) &&
+      !scheduler::tiledAttentionRefusal(
+          q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
+          info.device != nullptr ? info.device->computeCapability() : 80) &&
       flashAttentionSharedBytes(depth) <= sharedLimit;
   const int64_t sharedBytes = tensorCores ? flashAttentionSharedBytes(depth)
                                           : std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;

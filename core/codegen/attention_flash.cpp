@@ -14,24 +14,6 @@ std::string floatLiteral(double value) {
 
 }  // namespace
 
-std::optional<std::string> flashAttentionRefusal(ir::DataType q, ir::DataType k,
-                                                 ir::DataType v, int64_t depth,
-                                                 int64_t valueDepth) {
-  if (q != k || q != v) return "q, k and v have different types";
-  if (q != ir::DataType::BFloat16 && q != ir::DataType::Half) {
-    return "the tensor cores take bf16 or half, not " + std::string(ir::toString(q));
-  }
-  if (depth != valueDepth) {
-    return "q's head dimension " + std::to_string(depth) + " differs from v's " +
-           std::to_string(valueDepth);
-  }
-  if (depth % 16 != 0 || depth < 16 || depth > 128) {
-    return "the head dimension " + std::to_string(depth) +
-           " is not a multiple of 16 from 16 to 128";
-  }
-  return std::nullopt;
-}
-
 int64_t flashAttentionSharedBytes(int64_t depth) {
   return (2 * kFlashBlockRows * (depth + 8) + depth * (kFlashBlockKeys + 8)) * 2;
 }

@@ -6,15 +6,12 @@
 // the output rescaled when the maximum moves), and O += P v by mma.sync
 // with P rounded to the input type from the score accumulators in place.
 // The output is O over the row sum; the log-sum-exp is max + log(sum).
-// For q, k, v of one 16-bit type with a head dimension that is a multiple
-// of 16 up to 128 and equal for v; attention_emitter takes the one-row
-// kernel otherwise.
+// Where scheduler::tiledAttentionRefusal has no objection; attention_emitter
+// takes the one-row kernel otherwise.
 #pragma once
 
-#include <optional>
-#include <string>
-
 #include <cstdint>
+#include <string>
 
 #include "core/ir/data_type.h"
 
@@ -32,11 +29,6 @@ struct FlashAttentionShape {
 constexpr int64_t kFlashBlockRows = 64;
 constexpr int64_t kFlashBlockKeys = 64;
 constexpr int64_t kFlashThreads = 128;
-
-//! Why the tiled kernel does not apply to these operands, or nullopt.
-std::optional<std::string> flashAttentionRefusal(ir::DataType q, ir::DataType k,
-                                                 ir::DataType v, int64_t depth,
-                                                 int64_t valueDepth);
 
 //! Dynamic shared memory of one block: the q and k tiles (64 rows of
 //! depth + 8 elements) and v transposed (depth rows of 64 + 8).

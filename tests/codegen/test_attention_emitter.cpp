@@ -8,6 +8,7 @@
 
 #include "core/codegen/attention_flash.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/scheduler/matmul/attention_choice.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {
@@ -75,15 +76,19 @@ TEST(AttentionEmitterTest, OtherHeadDimensionsKeepTheOneRowKernel) {
   EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{30, 3, 2}));
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
   using ir::DataType;
-  EXPECT_EQ(flashAttentionRefusal(DataType::BFloat16, DataType::BFloat16, DataType::BFloat16, 72, 72),
+  using scheduler::tiledAttentionRefusal;
+  const DataType bf16 = DataType::BFloat16, half = DataType::Half;
+  EXPECT_EQ(tiledAttentionRefusal(bf16, bf16, bf16, 72, 72, 90),
             "the head dimension 72 is not a multiple of 16 from 16 to 128");
-  EXPECT_EQ(flashAttentionRefusal(DataType::BFloat16, DataType::BFloat16, DataType::BFloat16, 256, 256),
+  EXPECT_EQ(tiledAttentionRefusal(bf16, bf16, bf16, 256, 256, 90),
             "the head dimension 256 is not a multiple of 16 from 16 to 128");
-  EXPECT_EQ(flashAttentionRefusal(DataType::Half, DataType::Half, DataType::Half, 64, 32),
+  EXPECT_EQ(tiledAttentionRefusal(half, half, half, 64, 32, 90),
             "q's head dimension 64 differs from v's 32");
-  EXPECT_EQ(flashAttentionRefusal(DataType::Float, DataType::Float, DataType::Float, 64, 64),
+  EXPECT_EQ(tiledAttentionRefusal(DataType::Float, DataType::Float, DataType::Float, 64, 64, 90),
             "the tensor cores take bf16 or half, not Float");
-  EXPECT_FALSE(flashAttentionRefusal(DataType::Half, DataType::Half, DataType::Half, 16, 16));
+  EXPECT_EQ(tiledAttentionRefusal(bf16, bf16, bf16, 64, 64, 75),
+            "sm_75 has no bf16 mma.sync (sm_80 and later)");
+  EXPECT_FALSE(tiledAttentionRefusal(half, half, half, 16, 16, 80));
 }
 
 }  // namespace

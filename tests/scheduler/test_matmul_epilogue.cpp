@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "core/frontend/script.h"
+#include "core/ir/evaluator.h"
 #include "core/ir/expr.h"
+#include "core/scheduler/device_spec.h"
 #include "core/scheduler/matmul/epilogue_matcher.h"
 #include "core/scheduler/matmul/matmul_params.h"
 #include "core/scheduler/matmul/matmul_scheduler.h"
@@ -260,6 +262,26 @@ fd.add_output(T6)
   SegmentRuntimeInfo info;
   EXPECT_EQ(std::get<MatmulParams>(scheduler.computeHeuristics(fusion(), info)).backend,
             "attention_kernel");
+  // The report says which generated kernel and why: a head dimension of 8
+  // is too small for the tensor cores' tiles.
+  ir::ExpressionEvaluator evaluator;
+  info.evaluator = &evaluator;
+  const DeviceSpec h100 = findBuiltinDevice("h100").value();
+  info.device = &h100;
+  const std::string narrow = scheduler.properties(fusion(), info).dump(-1);
+  EXPECT_NE(narrow.find("\"kernel\":\"one_row\""), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("the head dimension 8 is not a multiple of 16 from 16 to 128"),
+            std::string::npos)
+      << narrow;
+  load(R"(T0 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+T1 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+T2 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2)
+fd.add_output(T6)
+)");
+  const std::string tiled = scheduler.properties(fusion(), info).dump(-1);
+  EXPECT_NE(tiled.find("\"kernel\":\"tiled_tensor_core\""), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("\"head_dimension\":64"), std::string::npos) << tiled;
   load(R"(T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T2 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)

@@ -6,6 +6,7 @@
 #include "core/ir/tensor_view.h"
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/matmul/attention_choice.h"
 #include "core/scheduler/matmul/epilogue_matcher.h"
 
 namespace fuserlab::scheduler {
@@ -154,8 +155,26 @@ report::Json MatmulScheduler::properties(const ir::Fusion& segment,
   json.set("op", call->opName());
   if (call->type() == ExprType::Sdpa) {
     json.set("backend", "attention_kernel");
-    json.set("why", "no cuDNN in this build: a generated kernel, one thread block "
-                    "per (batch, head, query row), float accumulation");
+    const auto* q = call->input(0)->as<ir::TensorView>();
+    const auto* k = call->input(1)->as<ir::TensorView>();
+    const auto* v = call->input(2)->as<ir::TensorView>();
+    std::optional<std::string> refusal = std::string("the sizes are not bound");
+    if (info.evaluator != nullptr) {
+      const int64_t depth = info.evaluator->evaluateExtent(q->logicalNoReductions()[3]);
+      const int64_t valueDepth = info.evaluator->evaluateExtent(v->logicalNoReductions()[3]);
+      json.set("head_dimension", depth);
+      refusal = tiledAttentionRefusal(q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
+                                      info.device != nullptr ? info.device->computeCapability()
+                                                             : 80);
+    }
+    json.set("kernel", refusal ? "one_row" : "tiled_tensor_core");
+    json.set("why", refusal
+                        ? "no cuDNN in this build: a generated kernel, one thread block per "
+                          "(batch, head, query row), float accumulation (no tensor cores: " +
+                              *refusal + ")"
+                        : "no cuDNN in this build: a generated kernel on tensor cores, 64 query "
+                          "rows a block, 64-key tiles in shared memory, online softmax "
+                          "(FlashAttention-2's scheme), float accumulation");
     return json;
   }
   const MatmulMatch match = matchMatmulEpilogue(segment, *call);
