@@ -114,7 +114,11 @@ std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute,
     case B::Add: return floating ? infix("+") : call("add");
     case B::Sub: return floating ? infix("-") : call("sub");
     case B::Mul: return floating ? infix("*") : call("mul");
-    case B::Div: return floating ? infix("/") : call("div");
+    case B::Div:
+      // Float quotients through fl::fdiv: zero numerators skip the
+      // division's slow path (device_header.cpp).
+      if (compute == DataType::Float) return call("fdiv");
+      return floating ? infix("/") : call("div");
     case B::Pow: return call("pow");
     case B::Fmod: return call("fmod");
     case B::Remainder: return call("remainder");

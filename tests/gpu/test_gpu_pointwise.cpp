@@ -2,6 +2,10 @@
 // axes, tails that are not a multiple of the vector width, misaligned starts
 // (through the input's offset and through slicing), broadcasts, permuted
 // inputs, reduced precision and integer dtypes.
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -199,6 +203,46 @@ fd.add_output(T4)
 )");
   runAndCheck({random(DataType::Int, {10007}), random(DataType::Int, {10007})});
   FL_SKIP_IF_UNAVAILABLE();
+}
+
+// Float division through fl::fdiv: a zero numerator skips the division
+// (its slow path) and must still give what `/` gives: a zero signed by both
+// operands, NaN for a zero or NaN divisor. Every pair of numerators
+// {+0, -0, 1.5, -2, inf, NaN} and divisors {3, -0.5, +0, -0, inf, -inf,
+// NaN, 1e-40 (subnormal)}, 2048 times over so the kernel takes vectors;
+// sign bits compared as well as values.
+TEST_F(GpuPointwiseTest, FloatDivisionOfZerosMatchesIeee) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.div(T0, T1)
+fd.add_output(T2)
+)");
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> numerators = {0.0f, -0.0f, 1.5f, -2.0f, inf, nan};
+  const std::vector<float> divisors = {3.0f, -0.5f, 0.0f, -0.0f, inf, -inf, nan, 1e-40f};
+  const int64_t pairs = static_cast<int64_t>(numerators.size() * divisors.size());
+  const int64_t n = pairs * 2048;
+  Tensor a = Tensor::empty(DataType::Float, {n});
+  Tensor b = Tensor::empty(DataType::Float, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    a.dataAs<float>()[i] = numerators[static_cast<size_t>((i % pairs) / static_cast<int64_t>(divisors.size()))];
+    b.dataAs<float>()[i] = divisors[static_cast<size_t>(i % static_cast<int64_t>(divisors.size()))];
+  }
+  runAndCheck({a, b});
+  FL_SKIP_IF_UNAVAILABLE();
+  const Tensor& q = lastOutputs().at(0);
+  for (int64_t i = 0; i < pairs; ++i) {
+    const float want = a.dataAs<float>()[i] / b.dataAs<float>()[i];
+    const float got = q.dataAs<float>()[i];
+    SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " + std::to_string(b.dataAs<float>()[i]));
+    EXPECT_EQ(std::isnan(got), std::isnan(want));
+    if (!std::isnan(want)) {
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(std::signbit(got), std::signbit(want));
+    }
+  }
 }
 
 TEST_F(GpuPointwiseTest, ScalarInputAndDoubleMath) {
