@@ -87,7 +87,9 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       !scheduler::tiledAttentionRefusal(
           q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
           info.device != nullptr ? info.device->computeCapability() : 80) &&
-      flashAttentionSharedBytes(depth) <= sharedLimit;
+      flashAttentionSharedBytes(depth) <= sharedLimit &&
+      std::max(keys, evaluator.evaluateExtent(q->logicalNoReductions()[2])) <
+          int64_t{1} << 30;  // the tiled kernel's row indices are 32-bit
   const int64_t sharedBytes = tensorCores ? flashAttentionSharedBytes(depth)
                                           : std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;
   FL_CHECK(sharedBytes <= sharedLimit, "sdpfa_fwd: the attention kernel keeps a row "

@@ -1,11 +1,14 @@
 // The tiled attention kernel for sdpfa_fwd on tensor cores (FlashAttention-2's
 // scheme): each block takes 64 query rows of one (batch, head), 16 per
-// warp, and walks the keys in tiles of 64 through shared memory. Per tile,
-// S = q k^T by mma.sync m16n8k16 (bf16 or half in, float accumulators), the
-// causal and tail masks, an online softmax (running row maximum and sum,
-// the output rescaled when the maximum moves), and O += P v by mma.sync
-// with P rounded to the input type from the score accumulators in place.
-// The output is O over the row sum; the log-sum-exp is max + log(sum).
+// warp, and walks the keys in tiles of 64. k and v tiles arrive by cp.async
+// into two buffers each (the next tile loads while this one is computed);
+// per tile, S = q k^T by mma.sync m16n8k16 (bf16 or half in, float
+// accumulators; fragments by ldmatrix), the causal and tail masks (only in
+// tiles that cross them), an online softmax in base 2 (running row maximum
+// and sum, the output rescaled when the maximum moves), and O += P v with P
+// packed to 16 bits from the score accumulators in place and v's fragments
+// by ldmatrix.trans. The output is O over the row sum; the log-sum-exp is
+// max + log(sum).
 // Where scheduler::tiledAttentionRefusal has no objection; attention_emitter
 // takes the one-row kernel otherwise.
 #pragma once
@@ -30,8 +33,8 @@ constexpr int64_t kFlashBlockRows = 64;
 constexpr int64_t kFlashBlockKeys = 64;
 constexpr int64_t kFlashThreads = 128;
 
-//! Dynamic shared memory of one block: the q and k tiles (64 rows of
-//! depth + 8 elements) and v transposed (depth rows of 64 + 8).
+//! Dynamic shared memory of one block: the q tile and two buffers each of
+//! the k and v tiles, rows of depth + 8 elements.
 int64_t flashAttentionSharedBytes(int64_t depth);
 
 //! The kernel's body after its signature, `{` and all but the closing `}`:

@@ -35,14 +35,18 @@ std::string sdpaScript(const std::string& dtype, const std::string& causal) {
 TEST(AttentionEmitterTest, Bf16HeadsOf64TakeTheTensorCores) {
   // q [2, 16, 200, 64] bf16, k and v [2, 16, 300, 64]: blocks of 64 query
   // rows (4 along x, the last partial), one per (head, batch); 128 threads;
-  // the q and k tiles and v transposed in shared memory.
+  // the q tile and double-buffered k and v tiles in shared memory.
   const CompiledScript compiled = compileScript(
       sdpaScript("BFloat16", "True"), "2x16x200x64:bf16,2x16x300x64:bf16,2x16x300x64:bf16");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{4, 16, 2}));
   EXPECT_EQ(k.launch.block, (std::array<int64_t, 3>{128, 1, 1}));
   EXPECT_EQ(k.launch.dynamicSharedMemoryBytes, flashAttentionSharedBytes(64));
-  EXPECT_EQ(flashAttentionSharedBytes(64), (2 * 64 * 72 + 64 * 72) * 2);
+  // q, and two buffers each of k and v (cp.async fills one while the other
+  // is read): 320 rows of 64 + 8 elements.
+  EXPECT_EQ(flashAttentionSharedBytes(64), 320 * 72 * 2);
+  EXPECT_NE(k.source.find("cp.async.cg.shared.global"), std::string::npos);
+  EXPECT_NE(k.source.find("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), std::string::npos);
   EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
             std::string::npos)
       << k.source;
@@ -60,8 +64,8 @@ TEST(AttentionEmitterTest, HalfHeadsOf128CompileWithTheirOwnMma) {
   EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
             std::string::npos);
   EXPECT_NE(k.source.find("cvt.rn.f16x2.f32"), std::string::npos);
-  // 53 KB: over the 48 KB default, which the executor raises per kernel.
-  EXPECT_EQ(k.launch.dynamicSharedMemoryBytes, (2 * 64 * 136 + 128 * 72) * 2);
+  // 85 KB: over the 48 KB default, which the executor raises per kernel.
+  EXPECT_EQ(k.launch.dynamicSharedMemoryBytes, 320 * 136 * 2);
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
