@@ -298,7 +298,12 @@ __device__ __forceinline__ int64_t abs(int64_t a) { return a < 0 ? neg(a) : a; }
 // a * b would be, or NaN for a zero or NaN divisor.
 __device__ __forceinline__ float fdiv(float a, float b) {
   const bool zero = a == 0.0f;
-  const float q = (zero ? 1.0f : a) / b;
+  // Through an opaque move: otherwise the compiler folds the select into
+  // the division (a / b and 1 / b, then a select) and a zero reaches the
+  // division again.
+  float n;
+  asm("mov.b32 %0, %1;" : "=f"(n) : "f"(zero ? 1.0f : a));
+  const float q = n / b;
   if (!zero) return q;
   return (b == 0.0f || b != b) ? __int_as_float(0x7fffffff)
                                : __int_as_float((__float_as_int(a) ^ __float_as_int(b)) & (int)0x80000000);
