@@ -38,13 +38,6 @@ std::string storeExpr(ir::DataType dtype, const std::string& value) {
   }
 }
 
-std::string floatLiteral(double value) {
-  std::ostringstream out;
-  out.precision(9);
-  out << std::scientific << value << "f";
-  return out.str();
-}
-
 }  // namespace
 
 GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,

@@ -3,7 +3,6 @@
 #include <sstream>
 
 namespace fuserlab::codegen {
-namespace {
 
 std::string floatLiteral(double value) {
   std::ostringstream out;
@@ -11,8 +10,6 @@ std::string floatLiteral(double value) {
   out << std::scientific << value << "f";
   return out.str();
 }
-
-}  // namespace
 
 int64_t flashAttentionSharedBytes(int64_t depth) {
   // q, then two buffers each of k and v: rows of depth + 8 elements.

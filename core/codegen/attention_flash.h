@@ -28,6 +28,10 @@ struct FlashAttentionShape {
   double scale = 0.0;
 };
 
+//! `value` as a float literal of the generated source (9 significant
+//! digits, enough to give back the same float).
+std::string floatLiteral(double value);
+
 //! Query rows and keys a block takes at a time.
 constexpr int64_t kFlashBlockRows = 64;
 constexpr int64_t kFlashBlockKeys = 64;
