@@ -1,6 +1,7 @@
 #include "core/codegen/attention_emitter.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -104,6 +105,29 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
            "needs non-empty q, got batch ", batch, ", heads ", heads, ", queries ", queries);
   FL_CHECK(heads <= 65535 && batch <= 65535, "sdpfa_fwd: the attention kernel takes "
            "at most 65535 heads and batches (grid y and z), got ", heads, " and ", batch);
+  // No dropout, so no random state: seed and offset are 0, written by the
+  // first block's thread 0 (blockIdx.x, h and b are the kernels' names).
+  const auto randomStateOutputs = [&] {
+    std::string text;
+    for (size_t o = 2; o < sdpa->outputs().size(); ++o) {
+      const auto* tv = sdpa->output(o)->as<ir::TensorView>();
+      if (tv == nullptr || !interface.isOutputParameter(tv)) continue;
+      text += "  if (threadIdx.x == 0 && blockIdx.x == 0 && h == 0 && b == 0) " + name(tv, true) +
+              ".data[0] = 0;\n";
+    }
+    return text;
+  };
+  const auto finish = [&](std::string source, std::array<int64_t, 3> grid, int64_t threads) {
+    GeneratedKernel kernel;
+    kernel.name = std::string(kernelName);
+    kernel.source = std::move(source);
+    kernel.parameters = interface.parameters();
+    kernel.int64Indexing = true;
+    kernel.launch.grid = grid;
+    kernel.launch.block = {threads, 1, 1};
+    kernel.launch.dynamicSharedMemoryBytes = sharedBytes;
+    return kernel;
+  };
   if (tensorCores) {
     FlashAttentionShape shape;
     shape.dtype = q->dtype();
@@ -132,23 +156,9 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
         << " query rows of one (batch, head), key tiles of " << kFlashBlockKeys
         << ", online softmax; causal=" << (causal ? "true" : "false") << ", scale=" << scale
         << ", head dimension " << depth << ".\n"
-        << signature << flashAttentionBody(shape, names);
-    for (size_t o = 2; o < sdpa->outputs().size(); ++o) {
-      const auto* tv = sdpa->output(o)->as<ir::TensorView>();
-      if (tv == nullptr || !interface.isOutputParameter(tv)) continue;
-      src << "  if (threadIdx.x == 0 && blockIdx.x == 0 && h == 0 && b == 0) "
-          << name(tv, true) << ".data[0] = 0;\n";
-    }
-    src << "}\n";
-    GeneratedKernel kernel;
-    kernel.name = std::string(kernelName);
-    kernel.source = src.str();
-    kernel.parameters = interface.parameters();
-    kernel.int64Indexing = true;
-    kernel.launch.grid = {(queries + kFlashBlockRows - 1) / kFlashBlockRows, heads, batch};
-    kernel.launch.block = {kFlashThreads, 1, 1};
-    kernel.launch.dynamicSharedMemoryBytes = sharedBytes;
-    return kernel;
+        << signature << flashAttentionBody(shape, names) << randomStateOutputs() << "}\n";
+    return finish(src.str(), {(queries + kFlashBlockRows - 1) / kFlashBlockRows, heads, batch},
+                  kFlashThreads);
   }
 
   std::ostringstream src;
@@ -226,25 +236,8 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
         << ";\n"
         << "  }\n";
   }
-  // No dropout, so no random state: seed and offset are 0.
-  for (size_t o = 2; o < sdpa->outputs().size(); ++o) {
-    const auto* tv = sdpa->output(o)->as<ir::TensorView>();
-    if (tv == nullptr || !interface.isOutputParameter(tv)) continue;
-    src << "  if (threadIdx.x == 0 && i == 0 && h == 0 && b == 0) "
-        << name(tv, true) << ".data[0] = 0;\n";
-  }
-  src << "}\n";
-
-  GeneratedKernel kernel;
-  kernel.name = std::string(kernelName);
-  kernel.source = src.str();
-  kernel.parameters = interface.parameters();
-  kernel.int64Indexing = true;
-  kernel.launch.grid = {std::max<int64_t>(queries, 1), std::max<int64_t>(heads, 1),
-                        std::max<int64_t>(batch, 1)};
-  kernel.launch.block = {kThreads, 1, 1};
-  kernel.launch.dynamicSharedMemoryBytes = sharedBytes;
-  return kernel;
+  src << randomStateOutputs() << "}\n";
+  return finish(src.str(), {queries, heads, batch}, kThreads);
 }
 
 }  // namespace fuserlab::codegen
