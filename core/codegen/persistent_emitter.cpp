@@ -44,6 +44,7 @@ class PersistentEmitter {
                     const scheduler::SegmentRuntimeInfo& info,
                     const scheduler::ReductionPattern& pattern)
       : params_(params),
+        info_(info),
         b_(segment, params, info, pattern, true,
            storageCandidates(segment, pattern,
                              params.projectPersistentBuffers)) {
@@ -171,6 +172,15 @@ class PersistentEmitter {
     launch.block = {threadsX_, threadsY_, 1};
     launch.grid = {params_.gridDimX, params_.gridDimY, 1};
     launch.dynamicSharedMemoryBytes = scratch + storageBytes + exchangeBytes;
+    if (exchangeBytes > 0 && info_.device != nullptr) {
+      const int64_t limit = std::max(info_.device->sharedMemoryPerBlockOptinBytes,
+                                     info_.device->sharedMemoryPerBlockBytes);
+      FL_CHECK(launch.dynamicSharedMemoryBytes <= limit,
+               "code generation: the cluster exchange's ", exchangeBytes,
+               " bytes of shared memory with the block's ",
+               scratch + storageBytes, " come to more than the device's ", limit,
+               " (cluster_reduction false combines through the workspace instead)");
+    }
     if (params_.clusterReduction) launch.cluster = {1, params_.gridDimY, 1};
     GeneratedKernel kernel = b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
                                        launch, workspace, workspace > 0);
@@ -491,6 +501,7 @@ class PersistentEmitter {
   }
 
   const scheduler::ReductionParams& params_;
+  const scheduler::SegmentRuntimeInfo& info_;
   ReductionKernelBuilder b_;
   bool inner_ = true;
   bool shifted_ = false;  //!< RowLayout::shiftedRows

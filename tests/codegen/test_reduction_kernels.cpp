@@ -367,6 +367,28 @@ TEST_F(ReductionEmitterTest, OuterPersistentSplitCombinesInAClusterOnHopper) {
   EXPECT_EQ(ka.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
 }
 
+TEST_F(ReductionEmitterTest, ClusterExchangePastTheSharedMemoryIsRefused) {
+  // BatchNorm's cluster params with the rows kept in shared memory over 2
+  // blocks (128 chunks a thread): the buffer, the scratch and the exchange
+  // slots do not fit an H100 block, so the emitter says so instead of
+  // writing a kernel that cannot launch.
+  const OnlySegment only = onlySegment("batch_norm_outer.py");
+  ReductionParams p = only.segment().params();
+  ASSERT_TRUE(p.clusterReduction);
+  p.persistentStorage = PersistentStorage::SharedMemory;
+  p.gridDimY = 2;
+  p.persistentBatchSize = 128;
+  try {
+    generate(only.segment(), p);
+    ADD_FAILURE() << "expected a UserError";
+  } catch (const UserError& error) {
+    EXPECT_NE(error.message().find("the cluster exchange's"), std::string::npos)
+        << error.message();
+    EXPECT_NE(error.message().find("cluster_reduction false"), std::string::npos)
+        << error.message();
+  }
+}
+
 TEST_F(ReductionEmitterTest, BatchThatDoesNotCoverTheRowIsRefused) {
   const OnlySegment only = onlySegment("layer_norm.py");
   ReductionParams p = only.segment().params();

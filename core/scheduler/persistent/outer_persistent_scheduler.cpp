@@ -137,8 +137,11 @@ HeuristicParams OuterPersistentScheduler::computeHeuristics(
   // and a grid barrier (a fence, an atomic, a spin, then loads from L2).
   // BatchNorm forward [16384, 128] bf16, 8 blocks a group: 18.6 -> 13.2 us
   // on an H100 (docs/performance.md).
+  // Only where the rows stay in registers: a shared-memory buffer sized to
+  // the block's budget leaves no room for the exchange slots.
   p.clusterReduction = p.crossGridReduction && device.computeCapability() >= 90 &&
-                       p.gridDimY <= ReductionParams::kMaxClusterBlocks;
+                       p.gridDimY <= ReductionParams::kMaxClusterBlocks &&
+                       p.persistentStorage == PersistentStorage::Registers;
   p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
   return p;
 }
@@ -179,6 +182,11 @@ std::optional<std::string> OuterPersistentScheduler::rejectParams(
            (p->projectPersistentBuffers ? " projected" : "") + ", over " +
            std::to_string(p->gridDimY) + " block(s), for " +
            std::to_string(p->blockDimY * p->vectorizationFactor) + " columns)";
+  }
+  if (p->clusterReduction && p->persistentStorage == PersistentStorage::SharedMemory) {
+    return std::string(
+        "cluster_reduction keeps the rows in registers: a shared-memory buffer sized to the "
+        "block's budget leaves no room for the cluster's exchange slots");
   }
   // Grid barriers need every block resident at once; a cluster's blocks
   // wait only for each other, and the hardware starts a cluster whole.

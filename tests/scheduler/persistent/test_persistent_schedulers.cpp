@@ -298,6 +298,12 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
             "of 8 blocks");
   p.clusterReduction = false;
   EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p), std::nullopt);
+  // Rows kept in shared memory leave no room for the exchange slots.
+  p = heuristic(outer_, *segment);
+  p.persistentStorage = PersistentStorage::SharedMemory;
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
+            "cluster_reduction keeps the rows in registers: a shared-memory buffer sized to "
+            "the block's budget leaves no room for the cluster's exchange slots");
 
   auto ampere = BoundSegment::fromExample("resources/examples/batch_norm_outer.py",
                                           findBuiltinDevice("a100").value());
