@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/codegen/codegen.h"
-#include "core/runtime/input_description.h"
+#include "core/runtime/segment_kernels.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {
@@ -52,35 +52,14 @@ inline std::vector<std::string> exampleFiles() {
 }
 
 // One reduction-family segment of a compiled fusion, bound at its sizes as
-// the executor binds it (fusion inputs as given, intermediates dense in
-// their allocation order).
-struct BoundSegment {
-  const segmenter::SegmentedGroup* group = nullptr;
-  std::unique_ptr<ir::ExpressionEvaluator> evaluator;
-  scheduler::SegmentRuntimeInfo info;
+// the executor binds it (runtime::bindSegment: fusion inputs as given,
+// intermediates dense in their allocation order).
+struct BoundSegment : runtime::BoundSegment {
   const ir::Fusion& fusion() const { return *group->segment; }
   const ReductionParams& params() const {
     return std::get<ReductionParams>(group->choice.params);
   }
 };
-
-inline std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
-                                  const std::vector<int64_t>& strideOrder) {
-  if (strideOrder.size() != sizes.size()) {
-    return runtime::Tensor::contiguousStrides(sizes);
-  }
-  std::vector<size_t> innermostFirst(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) innermostFirst[i] = i;
-  std::sort(innermostFirst.begin(), innermostFirst.end(),
-            [&](size_t a, size_t b) { return strideOrder[a] < strideOrder[b]; });
-  std::vector<int64_t> strides(sizes.size(), 1);
-  int64_t stride = 1;
-  for (size_t axis : innermostFirst) {
-    strides[axis] = stride;
-    stride *= std::max<int64_t>(sizes[axis], 1);
-  }
-  return strides;
-}
 
 // A compiled example (one fusion definition) with its reduction-family
 // segments bound.
@@ -115,43 +94,11 @@ inline std::vector<std::unique_ptr<CompiledExample>> compileExample(
     example->compiled = runtime::compileFusion(*script->definitions[d].fusion,
                                                options, example->device,
                                                example->args);
-    const segmenter::SegmentedFusion& segmented = *example->compiled.segmented;
-    ir::ExpressionEvaluator complete;
-    runtime::describeInputs(segmented.complete(), example->args, complete);
-    const auto& completeInputs = segmented.complete().inputs();
-    for (const segmenter::SegmentedGroup& group : segmented.groups()) {
+    for (const segmenter::SegmentedGroup& group : example->compiled.segmented->groups()) {
       if (!isReductionFamily(group.choice.type)) continue;
-      runtime::Arguments args;
-      for (size_t i = 0; i < group.inputs.size(); ++i) {
-        const ir::Val* original = group.inputs[i];
-        const auto it =
-            std::find(completeInputs.begin(), completeInputs.end(), original);
-        if (it != completeInputs.end()) {
-          args.push_back(example->args.at(
-              static_cast<size_t>(it - completeInputs.begin())));
-          continue;
-        }
-        if (const auto* tv = original->as<ir::TensorView>()) {
-          std::vector<int64_t> sizes;
-          for (const ir::IterDomain* id : tv->logicalNoReductions()) {
-            sizes.push_back(complete.evaluateExtent(id));
-          }
-          const auto* segmentTv =
-              group.segment->inputs().at(i)->as<ir::TensorView>();
-          args.push_back(runtime::metadataOnly(
-              tv->dtype(), sizes,
-              denseStrides(sizes, segmentTv->strideOrder())));
-          continue;
-        }
-        args.push_back(*complete.evaluate(original->as<ir::Scalar>()));
-      }
       BoundSegment bound;
-      bound.group = &group;
-      bound.evaluator = std::make_unique<ir::ExpressionEvaluator>();
-      bound.info.device = &example->device;
-      bound.info.evaluator = bound.evaluator.get();
-      bound.info.inputs =
-          runtime::describeInputs(*group.segment, args, *bound.evaluator);
+      static_cast<runtime::BoundSegment&>(bound) =
+          runtime::bindSegment(example->compiled, group.id, example->device, example->args);
       example->segments.push_back(std::move(bound));
     }
     out.push_back(std::move(example));
