@@ -108,12 +108,16 @@ class PersistentEmitter {
                "code generation: a grid-persistent kernel needs a block per "
                "column group (grid_dim_x ",
                params.gridDimX, " < ", groups_, ")");
+      // Without a device, the largest size any GPU starts (16).
+      const int64_t clusterLimit =
+          info.device != nullptr ? scheduler::maxClusterBlocks(*info.device)
+                                 : scheduler::kMaxNonPortableClusterBlocks;
       FL_CHECK(!params.clusterReduction ||
-                   (params.gridDimY > 1 &&
-                    params.gridDimY <= scheduler::ReductionParams::kMaxClusterBlocks),
+                   (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
                "code generation: cluster_reduction combines a column group's "
-               "2 to ", scheduler::ReductionParams::kMaxClusterBlocks,
-               " blocks, but grid_dim_y is ", params.gridDimY);
+               "2 to ", clusterLimit, " blocks",
+               info.device != nullptr ? " on " + info.device->name : std::string(),
+               ", but grid_dim_y is ", params.gridDimY);
     }
     groups_ = std::max<int64_t>(groups_, 1);
   }

@@ -3,6 +3,9 @@
 #include <cuda_runtime_api.h>
 
 #include <charconv>
+#include <map>
+#include <mutex>
+#include <vector>
 
 #include "core/ir/error.h"
 
@@ -46,6 +49,86 @@ int attribute(cudaDeviceAttr attr, int index) {
     return 0;
   }
   return value;
+}
+
+// An empty kernel, as PTX for the driver to compile: the occupancy API asks
+// a kernel, and the runtime links none of its own.
+constexpr char kClusterProbePtx[] =
+    ".version 8.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    ".visible .entry fuserlab_cluster_probe()\n"
+    "{\n"
+    "\tret;\n"
+    "}\n";
+
+struct ClusterLimits {
+  int maxBlocks = 0;
+  std::vector<int> resident;
+};
+
+// What the occupancy API says of clusters on device `index` for a kernel
+// whose blocks each fill an SM (all its threads, the most shared memory a
+// block may opt into), after the non-portable opt-in: the most blocks a
+// cluster can have, and how many clusters of each size up to that are
+// resident at once (the GPCs decide: a cluster stays within one). Before
+// sm_90 none; the portable 8 and 132 / n if a step fails. Asked once per
+// device and process (a PTX compile, ~ms).
+ClusterLimits probeClusters(int index, const cudaDeviceProp& prop) {
+  constexpr int kPortableClusterBlocks = 8;
+  if (prop.major < 9) return {};
+  static std::mutex mutex;
+  static std::map<int, ClusterLimits> probed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = probed.find(index); it != probed.end()) return it->second;
+  ClusterLimits limits;
+  limits.maxBlocks = kPortableClusterBlocks;
+  int current = 0;
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  const int sharedBytes = static_cast<int>(prop.sharedMemPerBlockOptin);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(720720);  // a multiple of every size from 1 to 16
+  config.blockDim = dim3(static_cast<unsigned>(prop.maxThreadsPerBlock));
+  config.dynamicSmemBytes = static_cast<size_t>(sharedBytes);
+  const void* func = nullptr;
+  if (cudaGetDevice(&current) == cudaSuccess && cudaSetDevice(index) == cudaSuccess &&
+      cudaLibraryLoadData(&library, kClusterProbePtx, nullptr, nullptr, 0, nullptr,
+                          nullptr, 0) == cudaSuccess &&
+      cudaLibraryGetKernel(&kernel, library, "fuserlab_cluster_probe") == cudaSuccess &&
+      cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                      1, index) == cudaSuccess &&
+      cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      sharedBytes, index) == cudaSuccess) {
+    func = reinterpret_cast<const void*>(kernel);
+    int size = 0;
+    if (cudaOccupancyMaxPotentialClusterSize(&size, func, &config) == cudaSuccess && size > 0) {
+      limits.maxBlocks = size;
+    }
+  }
+  limits.resident.assign(static_cast<size_t>(limits.maxBlocks) + 1, 0);
+  for (int n = 1; n <= limits.maxBlocks; ++n) {
+    int clusters = 0;
+    if (func != nullptr) {
+      cudaLaunchAttribute attribute{};
+      attribute.id = cudaLaunchAttributeClusterDimension;
+      attribute.val.clusterDim.x = static_cast<unsigned>(n);
+      attribute.val.clusterDim.y = 1;
+      attribute.val.clusterDim.z = 1;
+      cudaLaunchConfig_t sized = config;
+      sized.attrs = &attribute;
+      sized.numAttrs = 1;
+      if (cudaOccupancyMaxActiveClusters(&clusters, func, &sized) != cudaSuccess) clusters = -1;
+    }
+    // Unknown: as if every SM could take part.
+    limits.resident[n] = clusters >= 0 && func != nullptr ? clusters : prop.multiProcessorCount / n;
+  }
+  (void)cudaGetLastError();  // a failed step leaves nothing for later calls
+  if (library != nullptr) (void)cudaLibraryUnload(library);
+  (void)cudaSetDevice(current);
+  (void)cudaGetLastError();
+  probed[index] = limits;
+  return limits;
 }
 
 std::string builtinKeys() {
@@ -94,6 +177,9 @@ std::optional<scheduler::DeviceSpec> queryCudaDevice(int index) {
   spec.memoryBandwidthBytesPerSecond =
       2.0 * memoryClockKhz * 1000.0 * (busWidthBits / 8.0);
   spec.clockKhz = attribute(cudaDevAttrClockRate, index);
+  const ClusterLimits clusters = probeClusters(index, prop);
+  spec.maxClusterBlocks = clusters.maxBlocks;
+  spec.residentClusters = clusters.resident;
   spec.fromHardware = true;
   return spec;
 }

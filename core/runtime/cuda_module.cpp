@@ -31,6 +31,42 @@ void CudaKernel::allowDynamicSharedMemory(int64_t bytes, int device,
             std::string(what) + ", kernel " + name_);
 }
 
+void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
+                               std::string_view what) const {
+  constexpr int64_t kPortableClusterBlocks = 8;
+  const auto& c = config.cluster;
+  const int64_t blocks = c[0] * c[1] * c[2];
+  if (blocks <= 1) return;
+  const cudaKernel_t kernel = static_cast<cudaKernel_t>(handle_);
+  const std::string context = std::string(what) + ", kernel " + name_ + " with clusters " + dims(c);
+  if (blocks > kPortableClusterBlocks) {
+    checkCuda(cudaKernelSetAttributeForDevice(
+                  kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device),
+              "cudaKernelSetAttributeForDevice(NonPortableClusterSizeAllowed)", context);
+  }
+  cudaLaunchConfig_t launch{};
+  launch.gridDim = dim3(static_cast<unsigned>(config.grid[0]),
+                        static_cast<unsigned>(config.grid[1]),
+                        static_cast<unsigned>(config.grid[2]));
+  launch.blockDim = dim3(static_cast<unsigned>(config.block[0]),
+                         static_cast<unsigned>(config.block[1]),
+                         static_cast<unsigned>(config.block[2]));
+  launch.dynamicSmemBytes = static_cast<size_t>(config.dynamicSharedMemoryBytes);
+  int clusters = 0;
+  checkCuda(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel),
+                                           &launch),
+            "cudaOccupancyMaxActiveClusters", context);
+  if (clusters < 1) {
+    throw CudaError(static_cast<int>(cudaErrorInvalidClusterSize),
+                    context + ": no cluster of " + std::to_string(blocks) + " blocks of " +
+                        dims(config.block) + " threads and " +
+                        std::to_string(config.dynamicSharedMemoryBytes) +
+                        " bytes of dynamic shared memory fits this GPU at once "
+                        "(cudaOccupancyMaxActiveClusters is 0); params with "
+                        "cluster_reduction false combine through global memory instead");
+  }
+}
+
 void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
                         std::string_view what) const {
   // The error context is built only when something fails: a cached run's

@@ -33,6 +33,15 @@ class CudaKernel {
   void allowDynamicSharedMemory(int64_t bytes, int device,
                                 std::string_view what) const;
 
+  //! For a kernel declared with thread-block clusters (`config.cluster`):
+  //! opts into sizes past the portable 8 blocks
+  //! (cudaFuncAttributeNonPortableClusterSizeAllowed), which launch only
+  //! after it, then asks the occupancy API whether one such cluster fits
+  //! `device` (the current device) at all; a CudaError says which cluster
+  //! does not. No clusters: nothing.
+  void allowClusters(const codegen::LaunchConfig& config, int device,
+                     std::string_view what) const;
+
   //! Launches on the current device's default stream and checks the launch
   //! (not the kernel's completion: that surfaces at the next synchronize).
   //! `args` holds one pointer per kernel parameter. `what` names the segment.

@@ -487,6 +487,7 @@ class Planner {
     loaded->kernel = module->kernel(generated.name, what);
     loaded->kernel.allowDynamicSharedMemory(generated.launch.dynamicSharedMemoryBytes,
                                             device_, what);
+    loaded->kernel.allowClusters(generated.launch, device_, what);
     return loaded;
   }
 

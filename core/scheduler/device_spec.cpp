@@ -28,40 +28,57 @@ struct TableEntry {
   int64_t memoryBytes;
   double memoryBandwidthBytesPerSecond;
   int clockKhz;  // boost clock
+  int maxClusterBlocks;  // 0 before sm_90
   // Other spellings accepted by --device, in normalized form (see normalize).
   std::vector<const char*> aliases;
+  // DeviceSpec::residentClusters; empty where not measured.
+  std::vector<int> residentClusters = {};
 };
+
+// Clusters of n one-SM blocks an H100 SXM (132 SMs) holds at once, n = 0 to
+// 16, as its occupancy API reported (cudaOccupancyMaxActiveClusters, 1024
+// threads and 227 KiB of shared memory a block; driver 580): a cluster
+// stays within one GPC, so only 15 clusters of 8 fit, and 7 of any size from
+// 10 to 16. The H200 is the same GH100 with 132 SMs; its entry assumes the
+// same GPCs (not measured).
+const std::vector<int> kGh100ResidentClusters = {0,  132, 66, 39, 30, 22, 17, 15, 15,
+                                                 9,  7,   7,  7,  7,  7,  7,  7};
 
 // Figures from the vendors' public data sheets and the CUDA programming
 // guide's per-architecture tables (shared memory: 96 KiB per SM on Volta,
 // 164 KiB on A100, 100 KiB on GA10x/AD10x, 228 KiB on Hopper; opt-in per
 // block is 1 KiB less except on Volta). Memory is the marketing size in
 // decimal GB; a GPU reports somewhat less. The H200's L2 is what the
-// hardware reports (60 MiB; the H100 SXM reports 50 MiB).
+// hardware reports (60 MiB; the H100 SXM reports 50 MiB). Clusters: the
+// H100 SXM and H200 start clusters of 16 blocks of one SM each after the
+// non-portable opt-in (an H100 measured with
+// cudaOccupancyMaxPotentialClusterSize).
 const std::vector<TableEntry>& table() {
   static const std::vector<TableEntry> entries = {
       {"v100", "NVIDIA V100 SXM2 32GB", 7, 0, 80, 2048, 96 * kKiB, 96 * kKiB,
-       6 * kMiB, 32 * kGB, 900e9, 1530000,
+       6 * kMiB, 32 * kGB, 900e9, 1530000, 0,
        {"v100sxm2", "v100sxm232gb", "v10032gb"}},
       {"a100-80gb", "NVIDIA A100 SXM4 80GB", 8, 0, 108, 2048, 164 * kKiB,
-       163 * kKiB, 40 * kMiB, 80 * kGB, 2039e9, 1410000,
+       163 * kKiB, 40 * kMiB, 80 * kGB, 2039e9, 1410000, 0,
        {"a100", "a100sxm", "a100sxm4", "a10080gb", "a100sxm80gb",
         "a10080gbhbm2e"}},
       {"h100", "NVIDIA H100 SXM5 80GB", 9, 0, 132, 2048, 228 * kKiB,
-       227 * kKiB, 50 * kMiB, 80 * kGB, 3.35e12, 1980000,
-       {"h100sxm", "h100sxm5", "h10080gb", "h100sxm80gb", "h10080gbhbm3"}},
+       227 * kKiB, 50 * kMiB, 80 * kGB, 3.35e12, 1980000, 16,
+       {"h100sxm", "h100sxm5", "h10080gb", "h100sxm80gb", "h10080gbhbm3"},
+       kGh100ResidentClusters},
       {"h200", "NVIDIA H200 SXM 141GB", 9, 0, 132, 2048, 228 * kKiB,
-       227 * kKiB, 60 * kMiB, 141 * kGB, 4.8e12, 1980000,
-       {"h200sxm", "h200141gb", "h200sxm141gb", "h200sxm5"}},
+       227 * kKiB, 60 * kMiB, 141 * kGB, 4.8e12, 1980000, 16,
+       {"h200sxm", "h200141gb", "h200sxm141gb", "h200sxm5"},
+       kGh100ResidentClusters},
       {"l40s", "NVIDIA L40S", 8, 9, 142, 1536, 100 * kKiB, 99 * kKiB,
-       96 * kMiB, 48 * kGB, 864e9, 2520000, {"l40s48gb"}},
+       96 * kMiB, 48 * kGB, 864e9, 2520000, 0, {"l40s48gb"}},
       {"rtx6000-ada", "NVIDIA RTX 6000 Ada Generation", 8, 9, 142, 1536,
-       100 * kKiB, 99 * kKiB, 96 * kMiB, 48 * kGB, 960e9, 2505000,
+       100 * kKiB, 99 * kKiB, 96 * kMiB, 48 * kGB, 960e9, 2505000, 0,
        {"rtx6000ada", "rtx6000adageneration", "6000ada"}},
       {"a10", "NVIDIA A10", 8, 6, 72, 1536, 100 * kKiB, 99 * kKiB, 6 * kMiB,
-       24 * kGB, 600e9, 1695000, {"a1024gb"}},
+       24 * kGB, 600e9, 1695000, 0, {"a1024gb"}},
       {"rtx4090", "NVIDIA GeForce RTX 4090", 8, 9, 128, 1536, 100 * kKiB,
-       99 * kKiB, 72 * kMiB, 24 * kGB, 1008e9, 2520000, {"4090"}},
+       99 * kKiB, 72 * kMiB, 24 * kGB, 1008e9, 2520000, 0, {"4090"}},
   };
   return entries;
 }
@@ -80,6 +97,8 @@ DeviceSpec fromEntry(const TableEntry& entry) {
   spec.memoryBytes = entry.memoryBytes;
   spec.memoryBandwidthBytesPerSecond = entry.memoryBandwidthBytesPerSecond;
   spec.clockKhz = entry.clockKhz;
+  spec.maxClusterBlocks = entry.maxClusterBlocks;
+  spec.residentClusters = entry.residentClusters;
   return spec;
 }
 
@@ -129,6 +148,12 @@ report::Json DeviceSpec::toJson() const {
   json.set("memory_bytes", memoryBytes);
   json.set("memory_bandwidth_bytes_per_second", memoryBandwidthBytesPerSecond);
   json.set("clock_khz", clockKhz);
+  json.set("max_cluster_blocks", maxClusterBlocks);
+  {
+    report::Json resident = report::Json::array();
+    for (int n : residentClusters) resident.push(report::Json(n));
+    json.set("resident_clusters", std::move(resident));
+  }
   json.set("from_hardware", fromHardware);
   return json;
 }

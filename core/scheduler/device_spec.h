@@ -35,6 +35,17 @@ struct DeviceSpec {
   //! Peak DRAM bandwidth in bytes per second.
   double memoryBandwidthBytesPerSecond = 0;
   int clockKhz = 0;
+  //! The most blocks a thread-block cluster can have on this device when
+  //! each block fills an SM: 0 before sm_90 (no clusters), 8 (the portable
+  //! size), up to 16 where the GPU starts larger clusters after a kernel's
+  //! opt-in (cudaFuncAttributeNonPortableClusterSizeAllowed; the H100 and
+  //! H200 do). A GPU reports it through the occupancy API.
+  int maxClusterBlocks = 0;
+  //! [n]: how many clusters of n such blocks the GPU holds at once (a
+  //! cluster stays within one GPC, so some SMs of a GPC can be left over),
+  //! for n up to maxClusterBlocks; empty where unknown (launch_shape.h's
+  //! clustersAtOnce then assumes every SM can take part).
+  std::vector<int> residentClusters;
   bool fromHardware = false;  //!< read from a GPU rather than the table
 
   int computeCapability() const {

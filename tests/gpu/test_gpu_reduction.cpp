@@ -6,6 +6,7 @@
 
 #include "core/runtime/float16.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
+#include "core/scheduler/reduction/launch_shape.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -104,7 +105,9 @@ TEST_F(GpuReductionTest, ReductionLoopsAtTheEdgesOfTheirTiling) {
 // combine with the same split, and the same bits on every run. Covers a sum
 // (8192 rows, clusters of 8), Welford partials (a struct stored into another
 // block's shared memory) with columns that leave threads idle, and clusters
-// of 4 over 1000 columns (the last column group part empty).
+// of 4 over 1000 columns (the last column group part empty). Clusters past
+// the portable 8 (16 over col_sum's shape, 12 over the Welford's) where the
+// GPU starts them, after the kernel's non-portable opt-in.
 TEST_F(GpuReductionTest, ClusterCombineMatchesTheReferenceAndRepeats) {
   struct Case {
     std::string script;
@@ -143,7 +146,9 @@ fd.add_output(T3)
                         Case{sum, DataType::BFloat16, {2048, 1000}, 8, 16, 4},
                         Case{sum, DataType::BFloat16, {8192, 4096}, 8, 32, 8, 16},
                         Case{varMean, DataType::Float, {3000, 771}, 1, 49, 8, 16},
-                        Case{varMeanMax, DataType::Float, {3000, 771}, 1, 49, 8, 16}}) {
+                        Case{varMeanMax, DataType::Float, {3000, 771}, 1, 49, 8, 16},
+                        Case{sum, DataType::BFloat16, {8192, 4096}, 8, 32, 16, 16},
+                        Case{varMean, DataType::Float, {3000, 771}, 1, 49, 12, 16}}) {
     SCOPED_TRACE(shape(c.sizes) + " with " + std::to_string(c.columnThreads) + " column threads");
     define(c.script);
     const Tensor x = random(c.dtype, c.sizes);
@@ -169,6 +174,10 @@ fd.add_output(T3)
         if (cluster && executor().deviceSpec().computeCapability() < 90) {
           GTEST_SKIP() << "thread-block clusters need sm_90; this GPU is "
                        << executor().deviceSpec().arch();
+        }
+        if (cluster && c.gridDimY > scheduler::maxClusterBlocks(executor().deviceSpec())) {
+          GTEST_SKIP() << "this GPU starts clusters of up to "
+                       << executor().deviceSpec().maxClusterBlocks << " blocks";
         }
         runs.push_back(lastOutputs());
       }
@@ -666,12 +675,17 @@ std::string batchNormForward(int64_t rows, int64_t cols) {
 // runs of one executor on new inputs (a block reading slots before all
 // ranks wrote them would mix runs); an odd shape whose rows do not tile the
 // blocks and whose last column group is partly out of range (4099 x 72: a
-// cluster of 5); and [8192, 256], 4 column groups of 8 blocks.
+// cluster of 5); and [8192, 256], 4 column groups of 8 blocks. Splits past
+// the portable 8 blocks are clusters of 10 ([20000, 100], 4 of them) and 16
+// ([16384, 128], 2) where the GPU starts them and holds them all at once
+// (the H100 and H200 do, after the kernel's non-portable opt-in), grid
+// barriers elsewhere.
 TEST_F(GpuReductionTest, OuterPersistentSplitCombinesInAClusterOnHopper) {
   struct Case {
     int64_t rows, cols, split;
   };
-  for (const Case c : {Case{8192, 128, 8}, Case{4099, 72, 5}, Case{8192, 256, 8}}) {
+  for (const Case c : {Case{8192, 128, 8}, Case{4099, 72, 5}, Case{8192, 256, 8},
+                       Case{20000, 100, 10}, Case{16384, 128, 16}}) {
     SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols));
     define(batchNormForward(c.rows, c.cols));
     for (int run = 0; run < (c.cols == 128 ? 3 : 1); ++run) {
@@ -683,7 +697,13 @@ TEST_F(GpuReductionTest, OuterPersistentSplitCombinesInAClusterOnHopper) {
       ASSERT_EQ(segment.scheduler, "outer_persistent");
       if (executor().deviceSpec().computeCapability() < 90) continue;  // no clusters before sm_90
       EXPECT_EQ(segment.params.get("grid_dim_y")->asInt(), c.split);
-      EXPECT_TRUE(segment.params.get("cluster_reduction")->asBool());
+      const scheduler::DeviceSpec& gpu = executor().deviceSpec();
+      const int64_t clusters = segment.params.get("grid_dim_x")->asInt();
+      EXPECT_EQ(segment.params.get("cluster_reduction")->asBool(),
+                c.split <= scheduler::maxClusterBlocks(gpu) &&
+                    clusters <= scheduler::clustersAtOnce(gpu, c.split))
+          << "the device starts clusters of up to " << gpu.maxClusterBlocks << " blocks, "
+          << scheduler::clustersAtOnce(gpu, c.split) << " of " << c.split << " at once";
     }
   }
 }

@@ -66,6 +66,17 @@ TEST(DeviceSpecTest, H100FiguresFromTheDataSheet) {
   EXPECT_EQ(h100->sharedMemoryPerSmBytes, 228 * 1024);
   EXPECT_EQ(h100->sharedMemoryPerBlockOptinBytes, 227 * 1024);
   EXPECT_EQ(h100->maxThreadsPerSm, 2048);
+  // Clusters of 16 blocks of one SM each (non-portable, as the GPU's
+  // occupancy API reports); none before sm_90.
+  EXPECT_EQ(h100->maxClusterBlocks, 16);
+  // And how many clusters of each size it holds at once: a cluster stays in
+  // one GPC, so 15 of 8 (not 132 / 8) and 7 of 10 to 16.
+  ASSERT_EQ(h100->residentClusters.size(), 17u);
+  EXPECT_EQ(h100->residentClusters[1], 132);
+  EXPECT_EQ(h100->residentClusters[8], 15);
+  EXPECT_EQ(h100->residentClusters[16], 7);
+  EXPECT_EQ(findBuiltinDevice("a100")->maxClusterBlocks, 0);
+  EXPECT_EQ(findBuiltinDevice("l40s")->maxClusterBlocks, 0);
 
   auto h200 = findBuiltinDevice("h200");
   ASSERT_TRUE(h200.has_value());
@@ -116,6 +127,9 @@ TEST(DeviceSpecTest, JsonNamesTheFieldsInSnakeCase) {
   EXPECT_EQ(json.get("compute_capability")->asString(), "9.0");
   EXPECT_EQ(json.get("arch")->asString(), "sm_90");
   EXPECT_EQ(json.get("sm_count")->asInt(), 132);
+  EXPECT_EQ(json.get("max_cluster_blocks")->asInt(), 16);
+  EXPECT_EQ(json.get("resident_clusters")->dump(-1),
+            "[0,132,66,39,30,22,17,15,15,9,7,7,7,7,7,7,7]");
   EXPECT_EQ(json.get("shared_memory_per_block_optin_bytes")->asInt(), 232448);
   EXPECT_EQ(json.get("l2_cache_bytes")->asInt(), 52428800);
   EXPECT_DOUBLE_EQ(json.get("memory_bandwidth_bytes_per_second")->asDouble(),

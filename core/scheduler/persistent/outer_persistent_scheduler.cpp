@@ -131,16 +131,21 @@ HeuristicParams OuterPersistentScheduler::computeHeuristics(
   }
   p.persistentBatchSize = ceilDiv(share, p.blockDimX);
   p.crossBlockReduction = p.blockDimX > 1;
-  // On sm_90 a column group split over up to 8 blocks is one thread-block
-  // cluster: its blocks exchange partials through each other's shared
-  // memory at one cluster barrier per reduction, instead of the workspace
-  // and a grid barrier (a fence, an atomic, a spin, then loads from L2).
-  // BatchNorm forward [16384, 128] bf16, 8 blocks a group: 18.6 -> 13.2 us
-  // on an H100 (docs/performance.md).
+  // On sm_90 a column group split over up to 8 blocks (16 on an H100 or
+  // H200, a non-portable size) is one thread-block cluster: its blocks
+  // exchange partials through each other's shared memory at one cluster
+  // barrier per reduction, instead of the workspace and a grid barrier (a
+  // fence, an atomic, a spin, then loads from L2). BatchNorm forward
+  // [16384, 128] bf16, 8 blocks a group: 18.6 -> 13.2 us on an H100
+  // (docs/performance.md).
   // Only where the rows stay in registers: a shared-memory buffer sized to
-  // the block's budget leaves no room for the exchange slots.
-  p.clusterReduction = p.crossGridReduction && device.computeCapability() >= 90 &&
-                       p.gridDimY <= ReductionParams::kMaxClusterBlocks &&
+  // the block's budget leaves no room for the exchange slots. And only where
+  // the GPU holds every cluster at once: a cluster stays within one GPC, so
+  // fewer clusters of 12 than 132 / 12 fit an H100, and a second wave would
+  // double the time (BatchNorm [24576, 256], 8 clusters of 12: 28.3 us
+  // against 23.1 at grid barriers).
+  p.clusterReduction = p.crossGridReduction && p.gridDimY <= maxClusterBlocks(device) &&
+                       p.gridDimX <= clustersAtOnce(device, p.gridDimY) &&
                        p.persistentStorage == PersistentStorage::Registers;
   p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
   return p;
@@ -220,9 +225,17 @@ report::Json OuterPersistentScheduler::properties(
   } else if (device.computeCapability() < 90) {
     why = device.arch() + " has no thread-block clusters: each column group's " + blocks +
           " meet at grid barriers";
+  } else if (p.gridDimY > maxClusterBlocks(device)) {
+    why = "each column group spans " + blocks + ", more than the " +
+          std::to_string(maxClusterBlocks(device)) + " a cluster may have on " + device.name +
+          ": they meet at grid barriers";
+  } else if (p.persistentStorage == PersistentStorage::SharedMemory) {
+    why = "the rows are kept in shared memory, which leaves no room for a cluster's exchange "
+          "slots: each column group's " + blocks + " meet at grid barriers";
   } else {
-    why = "each column group spans " + blocks + ", more than a cluster's " +
-          std::to_string(ReductionParams::kMaxClusterBlocks) + ": they meet at grid barriers";
+    why = "the grid's " + std::to_string(p.gridDimX) + " clusters of " + blocks + " exceed the " +
+          std::to_string(clustersAtOnce(device, p.gridDimY)) + " that " + device.name +
+          " holds at once (a cluster stays within one GPC): they meet at grid barriers";
   }
   json.set("cluster_reduction_choice", why);
   return json;

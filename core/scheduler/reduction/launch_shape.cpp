@@ -1,5 +1,6 @@
 #include "core/scheduler/reduction/launch_shape.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace fuserlab::scheduler {
@@ -8,6 +9,21 @@ int64_t nextPowerOfTwo(int64_t x) {
   int64_t p = 1;
   while (p < x) p *= 2;
   return p;
+}
+
+int64_t maxClusterBlocks(const DeviceSpec& device) {
+  if (device.computeCapability() < 90) return 0;
+  return std::clamp<int64_t>(device.maxClusterBlocks, ReductionParams::kPortableClusterBlocks,
+                             kMaxNonPortableClusterBlocks);
+}
+
+int64_t clustersAtOnce(const DeviceSpec& device, int64_t blocks) {
+  if (blocks <= 1) return device.smCount;
+  if (blocks > maxClusterBlocks(device)) return 0;
+  if (static_cast<size_t>(blocks) < device.residentClusters.size()) {
+    return device.residentClusters[static_cast<size_t>(blocks)];
+  }
+  return device.smCount / blocks;
 }
 
 int64_t previousPowerOfTwo(int64_t x) {
@@ -90,15 +106,15 @@ std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
           "cluster_reduction is set, but the reduction is not split across "
           "blocks (grid_dim_y 1)");
     }
-    if (params.gridDimY > ReductionParams::kMaxClusterBlocks) {
-      return "cluster_reduction is set, but grid_dim_y " +
-             std::to_string(params.gridDimY) +
-             " exceeds the portable cluster size of " +
-             std::to_string(ReductionParams::kMaxClusterBlocks) + " blocks";
-    }
     if (device.computeCapability() < 90) {
       return "cluster_reduction is set, but " + device.name + " (" +
              device.arch() + ") has no thread-block clusters (sm_90 and later)";
+    }
+    if (params.gridDimY > maxClusterBlocks(device)) {
+      return "cluster_reduction is set, but grid_dim_y " +
+             std::to_string(params.gridDimY) + " exceeds the " +
+             std::to_string(maxClusterBlocks(device)) + " blocks a cluster may have on " +
+             device.name;
     }
   }
   if (params.registerCap < 0 ||

@@ -39,6 +39,17 @@ const ReductionParams* asReductionParams(const HeuristicParams& params,
 //! `maxVectorizeFactor`, block or grid dimensions below 1 or beyond the
 //! device's limits, unroll or batch factors below 1, a grid split of the
 //! reduction (gridDimY > 1) without crossGridReduction.
+//! The most blocks one thread-block cluster may have on `device`: 0 before
+//! sm_90, else the device's maxClusterBlocks and at least the portable
+//! ReductionParams::kPortableClusterBlocks.
+int64_t maxClusterBlocks(const DeviceSpec& device);
+//! The largest cluster CUDA allows at all (non-portable, sm_90+).
+constexpr int64_t kMaxNonPortableClusterBlocks = 16;
+//! How many clusters of `blocks` blocks, each filling an SM, `device` holds
+//! at once: its residentClusters where known, else smCount / blocks; 0 past
+//! maxClusterBlocks(device).
+int64_t clustersAtOnce(const DeviceSpec& device, int64_t blocks);
+
 std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
                                              const DeviceSpec& device,
                                              int64_t maxVectorizeFactor);

@@ -17,7 +17,9 @@ std::string_view toString(PersistentStorage storage);
 
 struct ReductionParams {
   static constexpr int kSchemaVersion = 1;
-  static constexpr int64_t kMaxClusterBlocks = 8;
+  //! Blocks every sm_90+ GPU starts as one cluster; more need the kernel's
+  //! non-portable opt-in and a device that has them (maxClusterBlocks).
+  static constexpr int64_t kPortableClusterBlocks = 8;
 
   //! True when the reduced axes are the innermost (contiguous) ones.
   bool fastestDimReduction = true;
@@ -51,8 +53,9 @@ struct ReductionParams {
   //! sm_90 and later, outer reduction kernels: the grid_dim_y blocks that
   //! split a reduction form one thread-block cluster and add their partials
   //! from each other's shared memory (distributed shared memory), instead
-  //! of a global workspace, a fence and a semaphore. At most
-  //! kMaxClusterBlocks blocks (the portable cluster size).
+  //! of a global workspace, a fence and a semaphore. At most the device's
+  //! maxClusterBlocks (launch_shape.h): 8 on every sm_90+ GPU, 16 on an
+  //! H100 or H200.
   bool clusterReduction = false;
   //! Registers per thread the kernel is compiled for (0: no cap).
   int64_t registerCap = 0;

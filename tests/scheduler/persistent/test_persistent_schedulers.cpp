@@ -8,6 +8,7 @@
 #include "core/ops/arith.h"
 #include "core/scheduler/persistent/inner_persistent_scheduler.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
+#include "core/scheduler/reduction/launch_shape.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "tests/scheduler/persistent/bound_segment.h"
 
@@ -277,6 +278,90 @@ TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
       << json;
 }
 
+// BatchNorm forward over [20000, 100] bf16: each column group's rows need
+// 10 blocks' registers. The H100 starts clusters of 16 (non-portable), so
+// the 10 blocks are one cluster; an sm_90 GPU that starts only the portable
+// 8 has them meet at grid barriers, and says so.
+TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpuStartsIt) {
+  const std::string source = "from nvfuser import FusionDefinition, DataType\n"
+                             "def f(fd : FusionDefinition) -> None :\n"
+                             "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+                             "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+                             "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
+                             "    T4 = fd.ops.broadcast_in_dim(T3, shape=[20000, 100], broadcast_dims=[1])\n"
+                             "    T5 = fd.ops.sub(T1, T4)\n"
+                             "    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
+                             "    T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))\n"
+                             "    T8 = fd.ops.broadcast_in_dim(T7, shape=[20000, 100], broadcast_dims=[1])\n"
+                             "    T9 = fd.ops.cast(fd.ops.mul(T5, T8), dtype=DataType.BFloat16)\n"
+                             "    fd.add_output(T9)\n"
+                             "    fd.add_output(T3)\n";
+  BoundSegment hopper(source, {{20000, 100}}, h100());
+  ASSERT_EQ(hopper.info().device->maxClusterBlocks, 16);
+  const ReductionParams p = heuristic(outer_, hopper);
+  EXPECT_EQ(p.gridDimY, 10);
+  EXPECT_TRUE(p.clusterReduction);
+  EXPECT_NE(outer_.properties(hopper.fusion(), hopper.info())
+                .dump(-1)
+                .find("each column group's 10 blocks form a thread-block cluster"),
+            std::string::npos);
+
+  DeviceSpec portable = h100();
+  portable.name = "an sm_90 GPU of clusters up to 8";
+  portable.maxClusterBlocks = 8;
+  BoundSegment eight(source, {{20000, 100}}, portable);
+  ReductionParams q = heuristic(outer_, eight);
+  EXPECT_EQ(q.gridDimY, 10);
+  EXPECT_FALSE(q.clusterReduction);
+  EXPECT_NE(outer_.properties(eight.fusion(), eight.info())
+                .dump(-1)
+                .find("each column group spans 10 blocks, more than the 8 a cluster may have on "
+                      "an sm_90 GPU of clusters up to 8: they meet at grid barriers"),
+            std::string::npos);
+  q.clusterReduction = true;
+  EXPECT_EQ(outer_.rejectParams(eight.fusion(), eight.info(), q),
+            "cluster_reduction is set, but grid_dim_y 10 exceeds the 8 blocks a cluster may have "
+            "on an sm_90 GPU of clusters up to 8");
+}
+
+// x - mean(x) over dim 0 of [8192, 1024] bf16: 16 column groups of 8 blocks.
+// An H100 holds only 15 clusters of 8 one-SM blocks at once (a cluster
+// stays within one GPC), so a 16th would run in a second wave: the groups
+// meet at grid barriers (BatchNorm forward at [16384, 512], the same grid:
+// 24.3 us against 28.0 in clusters). A device whose
+// GPCs are not known is taken to hold 132 / 8 = 16: clusters.
+TEST_F(PersistentSchedulerTest, OuterSplitTakesClustersOnlyWhereTheGpuHoldsThemAllAtOnce) {
+  const std::string source = "from nvfuser import FusionDefinition, DataType\n"
+                             "def f(fd : FusionDefinition) -> None :\n"
+                             "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+                             "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+                             "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
+                             "    T4 = fd.ops.broadcast_in_dim(T3, shape=[8192, 1024], broadcast_dims=[1])\n"
+                             "    T5 = fd.ops.sub(T1, T4)\n"
+                             "    T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)\n"
+                             "    fd.add_output(T6)\n";
+  BoundSegment hopper(source, {{8192, 1024}}, h100());
+  ASSERT_EQ(clustersAtOnce(*hopper.info().device, 8), 15);
+  const ReductionParams p = heuristic(outer_, hopper);
+  ASSERT_EQ(p.gridDimY, 8);
+  ASSERT_EQ(p.gridDimX, 16);
+  EXPECT_FALSE(p.clusterReduction);
+  EXPECT_NE(outer_.properties(hopper.fusion(), hopper.info())
+                .dump(-1)
+                .find("the grid's 16 clusters of 8 blocks exceed the 15 that NVIDIA H100 SXM5 "
+                      "80GB holds at once"),
+            std::string::npos);
+  // Not refused: the tuner may still time it.
+  ReductionParams q = p;
+  q.clusterReduction = true;
+  EXPECT_EQ(outer_.rejectParams(hopper.fusion(), hopper.info(), q), std::nullopt);
+
+  DeviceSpec unknown = h100();
+  unknown.residentClusters.clear();
+  BoundSegment guessed(source, {{8192, 1024}}, unknown);
+  EXPECT_TRUE(heuristic(outer_, guessed).clusterReduction);
+}
+
 TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
   // BatchNorm forward [16384, 128] bf16: on an H100 each column group's 8
   // blocks are one cluster; on an A100 (no clusters) they meet at grid
@@ -291,11 +376,15 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
                 .find("\"cluster_reduction_choice\":\"each column group's 8 blocks form a "
                       "thread-block cluster"),
             std::string::npos);
+  // 16 blocks: a non-portable cluster, which the H100 starts; 32: none.
   p.gridDimY = 16;
   p.persistentBatchSize = (16384 + p.blockDimX * 16 - 1) / (p.blockDimX * 16);
+  EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p), std::nullopt);
+  p.gridDimY = 32;
+  p.persistentBatchSize = (16384 + p.blockDimX * 32 - 1) / (p.blockDimX * 32);
   EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
-            "cluster_reduction is set, but grid_dim_y 16 exceeds the portable cluster size "
-            "of 8 blocks");
+            "cluster_reduction is set, but grid_dim_y 32 exceeds the 16 blocks a cluster may "
+            "have on NVIDIA H100 SXM5 80GB");
   p.clusterReduction = false;
   EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p), std::nullopt);
   // Rows kept in shared memory leave no room for the exchange slots.

@@ -175,10 +175,10 @@ TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
   const ir::Fusion& f = colSum.fusion();
 
   ReductionParams p = good;
-  p.gridDimY = 16;
+  p.gridDimY = 32;
   EXPECT_EQ(scheduler_.rejectParams(f, colSum.info(), p),
-            "cluster_reduction is set, but grid_dim_y 16 exceeds the portable "
-            "cluster size of 8 blocks");
+            "cluster_reduction is set, but grid_dim_y 32 exceeds the 16 blocks a cluster may "
+            "have on NVIDIA H100 SXM5 80GB");
   p = good;
   p.gridDimY = 1;
   p.crossGridReduction = false;
