@@ -25,6 +25,8 @@
 //   fl::add/sub/mul/div/...     op semantics on float, double, int64_t
 //   fl::tanh_approx             hardware tanh (bf16-output kernels only)
 //   fl::exp_approx              hardware exp (half/bf16-output kernels only)
+//   fl::fdiv / fdiv_approx      float a / b: IEEE, or div.full.f32 (half/bf16-
+//                               output kernels only)
 //   fl::SumOp/ProdOp/MaxOp/MinOp   reduction ops: identity() and operator()
 //   fl::warp_reduce(v, op)      butterfly over the 32 lanes; every lane gets it
 //   fl::block_reduce_x(v, op, smem)  over threadIdx.x, per threadIdx.y row;
@@ -307,6 +309,17 @@ __device__ __forceinline__ float fdiv(float a, float b) {
   if (!zero) return q;
   return (b == 0.0f || b != b) ? __int_as_float(0x7fffffff)
                                : __int_as_float((__float_as_int(a) ^ __float_as_int(b)) & (int)0x80000000);
+}
+
+// a / b by div.full.f32: at most 2 ulp from the IEEE quotient, over the
+// whole range (the operands are scaled), with inf, NaN and signed zeros as
+// `/` gives them; subnormal quotients flush to zero. No range check and no
+// slow path: only for kernels whose every output is half or bf16
+// (codegen::Approximations), whose ulp hides the error.
+__device__ __forceinline__ float fdiv_approx(float a, float b) {
+  float q;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(q) : "f"(a), "f"(b));
+  return q;
 }
 
 // C division (truncation); a zero divisor gives 0 instead of trapping (the

@@ -183,6 +183,7 @@ Approximations approximationsFor(const ir::Fusion& segment) {
     result.tanh = result.tanh && out->dtype() == DataType::BFloat16;
     result.exp = result.exp && isNarrowFloat(out->dtype());
   }
+  result.div = result.exp;
   return result;
 }
 
@@ -519,6 +520,10 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
         }
       } else if (expr.type() == ExprType::Binary) {
         result = binaryOp(expr.attrs().binaryOp, compute, args[0], args[1]);
+        if (expr.attrs().binaryOp == BinaryOpType::Div && compute == DataType::Float &&
+            approximations_.div) {
+          result.first = "fl::fdiv_approx(" + args[0] + ", " + args[1] + ")";
+        }
       } else {
         switch (expr.attrs().ternaryOp) {
           case TernaryOpType::Where:

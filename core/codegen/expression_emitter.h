@@ -109,6 +109,12 @@ struct Approximations {
   //! could show it. Two instructions instead of expf's eight or so: a
   //! softmax computes one or two exps per element.
   bool exp = false;
+  //! div.full.f32 for a float quotient (at most 2 ulp in float, full range;
+  //! subnormal quotients flush to zero): under the ulp of bf16 or half, so
+  //! when every output is one of them, as for exp. The IEEE quotient
+  //! (fl::fdiv) takes a dozen instructions and a range check per division:
+  //! a softmax's `exp / sum` divides every element.
+  bool div = false;
 };
 
 //! The approximations `segment`'s outputs allow (see Approximations).

@@ -1,7 +1,8 @@
 // Kernels whose every output is bf16 compute float tanh with the hardware's
 // tanh.approx.f32 (fl::tanh_approx); any other output dtype keeps tanhf.
 // Kernels whose every output is half or bf16 compute float exp with
-// ex2.approx.f32 (fl::exp_approx); a float output keeps expf.
+// ex2.approx.f32 (fl::exp_approx) and float division with div.full.f32
+// (fl::fdiv_approx); a float output keeps expf and the IEEE fl::fdiv.
 // tests/gpu GpuPointwiseTest.BiasGeluApproximateTanhWithinBf16Tolerance and
 // GpuReductionTest.SoftmaxApproximateExpWithinTolerance check the numerics
 // against the CPU reference.
@@ -86,6 +87,8 @@ TEST(ApproximateExpTest, NarrowOutputSoftmaxUsesTheHardwareExp) {
     EXPECT_TRUE(contains(k.name, "inner_persistent")) << k.name;
     EXPECT_TRUE(contains(k.source, "fl::exp_approx(")) << dtype << "\n" << k.source;
     EXPECT_FALSE(contains(k.source, "expf(")) << dtype << "\n" << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::fdiv_approx(")) << dtype << "\n" << k.source;
+    EXPECT_FALSE(contains(k.source, "fl::fdiv(")) << dtype << "\n" << k.source;
     EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << dtype;
   }
 }
@@ -95,6 +98,8 @@ TEST(ApproximateExpTest, FloatOutputKeepsExpf) {
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_TRUE(contains(k.source, "expf(")) << k.source;
   EXPECT_FALSE(contains(k.source, "fl::exp_approx(")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::fdiv(")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::fdiv_approx(")) << k.source;
 }
 
 TEST(ApproximateExpTest, HalfOutputPointwiseUsesItButKeepsTanhf) {

@@ -4,8 +4,10 @@
 // inputs, reduced precision and integer dtypes.
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
+#include "core/runtime/float16.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {
@@ -242,6 +244,74 @@ fd.add_output(T2)
       EXPECT_EQ(got, want);
       EXPECT_EQ(std::signbit(got), std::signbit(want));
     }
+  }
+}
+
+// A kernel whose every output is bf16 divides floats with div.full.f32
+// (fl::fdiv_approx, 2 ulp in float): every quotient is within one bf16 ulp
+// of the IEEE quotient rounded to bf16, inf, NaN and zeros (with their
+// signs) exactly as `/` gives them, and a quotient under float's normal
+// range is 0 or the subnormal. Special numerators over special divisors,
+// then quotients of random magnitudes (10^-30 to 10^30) through the CPU
+// reference check.
+TEST_F(GpuPointwiseTest, Bf16OutputDivisionWithinOneBf16Ulp) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.div(T0, T1)
+T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)
+fd.add_output(T3)
+)");
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> numerators = {0.0f, -0.0f, 1.5f, -2.0f, inf, nan, 3e38f, -1e-30f};
+  const std::vector<float> divisors = {3.0f, -0.5f, 0.0f, -0.0f, inf, -inf, nan, 1e-30f, 3e38f};
+  const int64_t pairs = static_cast<int64_t>(numerators.size() * divisors.size());
+  const int64_t n = pairs * 512;
+  Tensor a = Tensor::empty(DataType::Float, {n});
+  Tensor b = Tensor::empty(DataType::Float, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    a.dataAs<float>()[i] = numerators[static_cast<size_t>((i % pairs) / static_cast<int64_t>(divisors.size()))];
+    b.dataAs<float>()[i] = divisors[static_cast<size_t>(i % static_cast<int64_t>(divisors.size()))];
+  }
+  runAndCheck({a, b});
+  FL_SKIP_IF_UNAVAILABLE();
+  auto expectNear = [](float got, float exact) {
+    const float want = runtime::roundToBFloat16(exact);
+    EXPECT_EQ(std::isnan(got), std::isnan(want));
+    if (std::isnan(want)) return;
+    if (std::fabs(exact) < std::numeric_limits<float>::min()) {
+      EXPECT_TRUE(got == 0.0f || got == want) << got << " for " << exact;
+      return;
+    }
+    if (std::isinf(want) || want == 0.0f) {
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(std::signbit(got), std::signbit(want));
+      return;
+    }
+    // One bf16 ulp at want's binade: 2^(exponent - 7).
+    EXPECT_LE(std::fabs(got - want), std::ldexp(1.0f, std::ilogb(want) - 7)) << got << " for " << exact;
+  };
+  {
+    const Tensor& q = lastOutputs().at(0);
+    for (int64_t i = 0; i < pairs; ++i) {
+      SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " + std::to_string(b.dataAs<float>()[i]));
+      expectNear(runtime::BFloat16{q.dataAs<uint16_t>()[i]}.toFloat(),
+                 a.dataAs<float>()[i] / b.dataAs<float>()[i]);
+    }
+  }
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> exponent(-30.0f, 30.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    a.dataAs<float>()[i] = normal(rng) * std::pow(10.0f, exponent(rng));
+    b.dataAs<float>()[i] = normal(rng) * std::pow(10.0f, exponent(rng));
+  }
+  runAndCheck({a, b});
+  const Tensor& q = lastOutputs().at(0);
+  for (int64_t i = 0; i < n; i += 97) {
+    expectNear(runtime::BFloat16{q.dataAs<uint16_t>()[i]}.toFloat(),
+               a.dataAs<float>()[i] / b.dataAs<float>()[i]);
   }
 }
 
