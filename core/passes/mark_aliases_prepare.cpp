@@ -214,6 +214,13 @@ std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
   } else {
     line += " before the output meta ops " + usersText + " (bookend outputs)";
   }
+  // The end of an input's meta chain is itself a view of that input, and a
+  // segment that takes it (the segment_set's own, where `tv` is also a
+  // fusion output) binds it as it is in memory: declared with the view's
+  // layout, not the dense one its ops would give a computed tensor (a
+  // sliced and permuted input is neither contiguous nor in logical order).
+  // (After the description, which reads the chain as the analysis saw it.)
+  if (group.fromInputs && !fusion.isInput(tv)) declareLayout(tv, *layout);
   return line;
 }
 

@@ -220,23 +220,23 @@ ViewAnalysis::ViewAnalysis(const ir::Fusion& fusion)
       }
       continue;
     }
-    const auto* in = expr->input(0)->as<TensorView>();
     const auto* out = expr->output(0)->as<TensorView>();
-    const std::optional<ViewLayout>& from = layouts_[in->id()];
-    std::optional<ViewLayout> result;
-    if (from) {
-      switch (expr->type()) {
-        case ExprType::Broadcast: result = broadcastLayout(*from, expr); break;
-        case ExprType::Squeeze:
-          result = squeezeLayout(*from, expr, in->rank());
-          break;
-        case ExprType::Permute: result = permuteLayout(*from, expr); break;
-        case ExprType::Slice: result = sliceLayout(*from, expr, in, out); break;
-        case ExprType::Reshape: result = reshapeLayout(*from, in, out); break;
-        default: result = from; break;  // expand, set, segment_set
-      }
-    }
-    layouts_[out->id()] = std::move(result);
+    layouts_[out->id()] = viewedLayout(expr);
+  }
+}
+
+std::optional<ViewLayout> ViewAnalysis::viewedLayout(const Expr* expr) const {
+  const auto* in = expr->input(0)->as<TensorView>();
+  const auto* out = expr->output(0)->as<TensorView>();
+  const std::optional<ViewLayout> from = layout(in);
+  if (!from) return std::nullopt;
+  switch (expr->type()) {
+    case ExprType::Broadcast: return broadcastLayout(*from, expr);
+    case ExprType::Squeeze: return squeezeLayout(*from, expr, in->rank());
+    case ExprType::Permute: return permuteLayout(*from, expr);
+    case ExprType::Slice: return sliceLayout(*from, expr, in, out);
+    case ExprType::Reshape: return reshapeLayout(*from, in, out);
+    default: return from;  // expand, set, segment_set
   }
 }
 
@@ -254,12 +254,11 @@ bool ViewAnalysis::isView(const Expr* expr) const {
   const auto* out = expr->output(0)->as<TensorView>();
   if (in == nullptr || out == nullptr) return false;
   if (out->domain().hasAllocation()) {
-    // A copy declared with exactly its input's layout still aliases it.
-    if (expr->type() != ExprType::Set && expr->type() != ExprType::SegmentSet) {
-      return false;
-    }
+    // An op declared with exactly the layout it gives its input's data
+    // still aliases it: a copy with its input's layout, or the end of an
+    // input's meta chain that mark_aliases_prepare declared as its view.
     const auto declared = declaredLayout(out);
-    const auto actual = layout(in);
+    const auto actual = viewedLayout(expr);
     return declared && actual && declared->order == actual->order &&
            declared->contiguous == actual->contiguous;
   }

@@ -63,6 +63,10 @@ class ViewAnalysis {
   std::vector<ir::Expr*> liveUses(const ir::Val* val) const;
 
  private:
+  // The layout meta op `expr` gives its output from its input's (nullopt if
+  // that is unknown or the op needs a copy, a reshape merging across a gap).
+  std::optional<ViewLayout> viewedLayout(const ir::Expr* expr) const;
+
   // By Val id; nullopt: unknown.
   std::vector<std::optional<ViewLayout>> layouts_;
   std::vector<ir::Expr*> liveExprs_;

@@ -11,17 +11,25 @@ namespace fuserlab::runtime {
 namespace {
 
 // Strides of a dense tensor of `sizes` whose axis i has the stride_order[i]-th
-// smallest stride (row-major without a stride order).
+// smallest stride (row-major without a stride order). Expanded broadcast
+// axes (`expanded`) have stride 0 and take no room, as in the view a
+// kernel-free segment hands on (an input's expand bookended by
+// mark_aliases_prepare).
 std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
-                                  const std::vector<int64_t>& strideOrder) {
-  if (strideOrder.size() != sizes.size()) return Tensor::contiguousStrides(sizes);
+                                  const std::vector<int64_t>& strideOrder,
+                                  const std::vector<bool>& expanded) {
   std::vector<size_t> innermostFirst(sizes.size());
   std::iota(innermostFirst.begin(), innermostFirst.end(), size_t{0});
-  std::sort(innermostFirst.begin(), innermostFirst.end(),
-            [&](size_t a, size_t b) { return strideOrder[a] < strideOrder[b]; });
-  std::vector<int64_t> strides(sizes.size(), 1);
+  if (strideOrder.size() == sizes.size()) {
+    std::sort(innermostFirst.begin(), innermostFirst.end(),
+              [&](size_t a, size_t b) { return strideOrder[a] < strideOrder[b]; });
+  } else {
+    std::reverse(innermostFirst.begin(), innermostFirst.end());  // row-major
+  }
+  std::vector<int64_t> strides(sizes.size(), 0);
   int64_t stride = 1;
   for (size_t axis : innermostFirst) {
+    if (expanded[axis]) continue;
     strides[axis] = stride;
     stride *= std::max<int64_t>(sizes[axis], 1);
   }
@@ -48,12 +56,14 @@ Arguments segmentArguments(const segmenter::SegmentedGroup& group,
     }
     if (const auto* tv = original->as<ir::TensorView>()) {
       std::vector<int64_t> sizes;
+      std::vector<bool> expanded;
       for (const ir::IterDomain* id : tv->logicalNoReductions()) {
         sizes.push_back(evaluator.evaluateExtent(id));
+        expanded.push_back(id->isBroadcast() && id->hasExpandedExtent());
       }
       const auto* segmentTv = segmentInputs.at(i)->as<ir::TensorView>();
-      const std::vector<int64_t> strides =
-          denseStrides(sizes, segmentTv ? segmentTv->strideOrder() : tv->strideOrder());
+      const std::vector<int64_t> strides = denseStrides(
+          sizes, segmentTv ? segmentTv->strideOrder() : tv->strideOrder(), expanded);
       args.push_back(metadataOnly(tv->dtype(), sizes, strides));
       continue;
     }

@@ -283,5 +283,33 @@ TEST_F(GpuMatmulTest, Seed001NanoGptLayerNormBookendInputsIsOneLaunch) {
   }
 }
 
+// meta_op_chain with the inputs bookended: the input's squeeze, slice,
+// reshape and permute are an output (a view of the input) and the operand
+// of the one kernel, which reads the view through its strides (the slice's
+// gap, the permuted order) and the expanded scale through stride 0. Session
+// 20 found the run refusing the view before the chain's end was declared
+// with its layout.
+TEST_F(GpuMatmulTest, MetaOpChainBookendInputsReadsTheViewInOneLaunch) {
+  const frontend::Script script = frontend::readScriptFile(
+      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/meta_op_chain.py");
+  ASSERT_TRUE(script.inputs.has_value());
+  passes::CompileOptions options;
+  options.bookend = passes::BookendMode::InputsAndOutputs;
+  runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
+  const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 9);
+  runtime::GpuRunOptions runOptions;
+  runOptions.poisonOutputs = true;
+  const runtime::HostRunResult result = runtime::runOnGpu(executor, inputs, runOptions);
+  EXPECT_EQ(result.stats.kernelLaunches, 1);
+  EXPECT_TRUE(result.stats.copies.empty());
+  const std::vector<Tensor> reference = runtime::runReference(script.fusion(), inputs);
+  ASSERT_EQ(result.outputs.size(), reference.size());
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const runtime::TensorCheck check =
+        runtime::checkTensor(result.outputs[i], reference[i], "output");
+    EXPECT_TRUE(check.passed) << check.message;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::gpu_test

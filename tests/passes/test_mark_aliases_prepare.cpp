@@ -86,6 +86,40 @@ T1_g_float[iS2{3}, iS3{2}]
   }
 }
 
+// meta_op_chain's shape: an input sliced, reshaped and permuted is both an
+// output and the compute's operand. With the inputs bookended, the chain's
+// end T3 is handed from its kernel-free segment to the segment_set's as a
+// view of the input, so it is declared as that view is laid out: the
+// permuted order, and the slice's gap (not contiguous) on the outer axis;
+// the segment_set's copy the same. Before, T3 kept the dense layout a
+// computed tensor has, the segmenter made the copy a kernel, and the GPU
+// run refused to bind the view to it as "declared contiguous".
+TEST_F(MarkAliasesPrepareTest, InputChainThatIsAlsoAnOutputIsDeclaredAsItsView) {
+  const PassRecord record = reread(R"(
+T0 = fd.define_tensor(shape=[4, 12], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.slice(T0, start_indices=[0, 4], end_indices=[4, 8], strides=[1, 1])
+T2 = fd.ops.reshape(T1, new_shape=[4, 2, 2])
+T3 = fd.ops.permute(T2, dims=[1, 0, 2])
+T4 = fd.ops.mul(T3, T3)
+fd.add_output(T3)
+fd.add_output(T4)
+)", BookendMode::InputsAndOutputs);
+  ASSERT_EQ(record.rewrites.size(), 1u) << ir();
+  EXPECT_NE(record.rewrites[0].find("after the input meta ops slice(T0) -> reshape(T1) -> "
+                                    "permute(T2), before mul"),
+            std::string::npos)
+      << record.rewrites[0];
+  const std::string text = ir();
+  // Both T3 and its copy: axes (2, 4, 2) allocated as (4, 2, 2), the 4 not
+  // contiguous with the rest (a row of the input is 12 wide, the slice 4).
+  size_t found = 0;
+  for (size_t at = text.find("contiguity: [False, True, True]"); at != std::string::npos;
+       at = text.find("contiguity: [False, True, True]", at + 1)) {
+    ++found;
+  }
+  EXPECT_EQ(found, 2u) << text;
+}
+
 // in -> permute -> mul -> reshape -> out.
 constexpr std::string_view kIntermediate = R"(
 T0 = fd.define_tensor(shape=[2, 3], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
@@ -124,6 +158,8 @@ Domains:
     contiguity: [True]
 )IR");
 
+  // The chain's end T1 is handed to the segment_set's segment as a view of
+  // the input: declared permuted, as the copy T4 is.
   record = reread(kIntermediate, BookendMode::InputsAndOutputs);
   ASSERT_EQ(record.rewrites.size(), 2u);
   EXPECT_EQ(record.rewrites[0],
@@ -148,6 +184,10 @@ T3_g_float[iS8{6}]
 }
 
 Domains:
+  T1_l_float[iS2{3}, iS3{2}]
+    logical: [iS2{3}, iS3{2}]
+    allocation: [iS3{2}, iS2{3}]
+    contiguity: [True, True]
   T3_g_float[iS8{6}]
     root: [iS6{3}, iS7{2}]
     logical: [iS8{6}]
@@ -230,6 +270,10 @@ Domains:
   T1_l_float[iS4{2}, iS5{2}, iS6{6}]
     root: [iS2{4}, iS3{6}]
     logical: [iS4{2}, iS5{2}, iS6{6}]
+    contiguity: [True, True, True]
+  T2_l_float[iS7{2}, iS8{2}, iS9{6}]
+    logical: [iS7{2}, iS8{2}, iS9{6}]
+    allocation: [iS8{2}, iS7{2}, iS9{6}]
     contiguity: [True, True, True]
   T5_l_float[iS19{2}, iS20{12}]
     root: [iS16{2}, iS17{2}, iS18{6}]
