@@ -539,7 +539,12 @@ class Planner {
       std::string copyReason;
       if (value->isFusionOutput()) {
         if (auto mismatch = layoutMismatch(*tv, view.tensor)) copyReason = *mismatch;
-      } else if (!isDenseInAllocationOrder(*tv, view.tensor)) {
+      } else if (!isDenseInAllocationOrder(*tv, view.tensor) &&
+                 (layoutMismatch(*tv, view.tensor) || !readOnlyByGeneratedCode(value))) {
+        // A view that has the layout its tensor declares (mark_aliases_prepare
+        // declares an input's meta chain as the view it is: sliced, permuted)
+        // goes as it is to kernels, which are built for the strides they get,
+        // and to kernel-free segments; a library call gets it dense.
         copyReason = tv->name() + " is read by a later kernel, which expects it "
                      "dense in allocation order, but as a view it has sizes " +
                      listString(view.tensor.sizes()) + " and strides " +
@@ -552,6 +557,19 @@ class Planner {
       values_[value] = view;
     }
     ++plan_.hostSteps;
+  }
+
+  // Whether every segment reading `value` is a generated kernel or
+  // kernel-free (no library call).
+  bool readOnlyByGeneratedCode(const ir::Val* value) const {
+    for (const segmenter::SegmentedGroup& group : segmented_.groups()) {
+      if (std::find(group.inputs.begin(), group.inputs.end(), value) == group.inputs.end()) {
+        continue;
+      }
+      const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);
+      if (matmul != nullptr && matmul->backend == "cublaslt") return false;
+    }
+    return true;
   }
 
   GpuExecutor::Signature& signature_;
