@@ -111,7 +111,7 @@ class PersistentEmitter {
       // Without a device, the largest size any GPU starts (16).
       const int64_t clusterLimit =
           info.device != nullptr ? scheduler::maxClusterBlocks(*info.device)
-                                 : scheduler::kMaxNonPortableClusterBlocks;
+                                 : int64_t{scheduler::kMaxNonPortableClusterBlocks};
       FL_CHECK(!params.clusterReduction ||
                    (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
                "code generation: cluster_reduction combines a column group's "

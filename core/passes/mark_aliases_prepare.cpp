@@ -214,12 +214,11 @@ std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
   } else {
     line += " before the output meta ops " + usersText + " (bookend outputs)";
   }
-  // The end of an input's meta chain is itself a view of that input, and a
-  // segment that takes it (the segment_set's own, where `tv` is also a
-  // fusion output) binds it as it is in memory: declared with the view's
-  // layout, not the dense one its ops would give a computed tensor (a
-  // sliced and permuted input is neither contiguous nor in logical order).
-  // (After the description, which reads the chain as the analysis saw it.)
+  // The end of an input's meta chain is itself a view of that input, and
+  // the segment_set's segment takes it as it is in memory: declared with the
+  // view's layout, not the dense one a computed tensor has (a sliced and
+  // permuted input is neither contiguous nor in logical order). Declared
+  // after the description above, which reads the chain as analysed.
   if (group.fromInputs && !fusion.isInput(tv)) declareLayout(tv, *layout);
   return line;
 }

@@ -72,17 +72,16 @@ struct ClusterLimits {
 // block may opt into), after the non-portable opt-in: the most blocks a
 // cluster can have, and how many clusters of each size up to that are
 // resident at once (the GPCs decide: a cluster stays within one). Before
-// sm_90 none; the portable 8 and 132 / n if a step fails. Asked once per
+// sm_90 none; the portable 8 and SMs / n if a step fails. Asked once per
 // device and process (a PTX compile, ~ms).
 ClusterLimits probeClusters(int index, const cudaDeviceProp& prop) {
-  constexpr int kPortableClusterBlocks = 8;
   if (prop.major < 9) return {};
   static std::mutex mutex;
   static std::map<int, ClusterLimits> probed;
   const std::lock_guard<std::mutex> lock(mutex);
   if (auto it = probed.find(index); it != probed.end()) return it->second;
   ClusterLimits limits;
-  limits.maxBlocks = kPortableClusterBlocks;
+  limits.maxBlocks = scheduler::kPortableClusterBlocks;
   int current = 0;
   cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;

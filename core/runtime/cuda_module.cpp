@@ -6,6 +6,7 @@
 
 #include "core/ir/error.h"
 #include "core/runtime/cuda_error.h"
+#include "core/scheduler/device_spec.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -33,13 +34,12 @@ void CudaKernel::allowDynamicSharedMemory(int64_t bytes, int device,
 
 void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
                                std::string_view what) const {
-  constexpr int64_t kPortableClusterBlocks = 8;
   const auto& c = config.cluster;
   const int64_t blocks = c[0] * c[1] * c[2];
   if (blocks <= 1) return;
   const cudaKernel_t kernel = static_cast<cudaKernel_t>(handle_);
   const std::string context = std::string(what) + ", kernel " + name_ + " with clusters " + dims(c);
-  if (blocks > kPortableClusterBlocks) {
+  if (blocks > scheduler::kPortableClusterBlocks) {
     checkCuda(cudaKernelSetAttributeForDevice(
                   kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1, device),
               "cudaKernelSetAttributeForDevice(NonPortableClusterSizeAllowed)", context);

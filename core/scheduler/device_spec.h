@@ -14,6 +14,13 @@
 
 namespace fuserlab::scheduler {
 
+//! Blocks every sm_90+ GPU starts as one thread-block cluster; up to
+//! kMaxNonPortableClusterBlocks need the kernel's non-portable opt-in and a
+//! GPU that has them (DeviceSpec::maxClusterBlocks).
+constexpr int kPortableClusterBlocks = 8;
+//! The largest cluster CUDA allows at all.
+constexpr int kMaxNonPortableClusterBlocks = 16;
+
 struct DeviceSpec {
   std::string key;   //!< short name for --device: "h100", "a100-80gb"
   std::string name;  //!< marketing name: "NVIDIA H100 SXM5 80GB"

@@ -15,6 +15,31 @@ namespace {
 
 class GpuMatmulTest : public GpuTest {
  protected:
+  //! Runs the bundled example `file` with bookend=inputs_and_outputs on
+  //! inputs of `seed`, poisoned outputs, and checks every output against
+  //! the CPU reference.
+  runtime::HostRunResult runWithBookendInputs(const std::string& file, uint64_t seed) {
+    const frontend::Script script = frontend::readScriptFile(
+        std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + file);
+    EXPECT_TRUE(script.inputs.has_value());
+    if (!script.inputs) return {};
+    passes::CompileOptions options;
+    options.bookend = passes::BookendMode::InputsAndOutputs;
+    runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
+    const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, seed);
+    runtime::GpuRunOptions runOptions;
+    runOptions.poisonOutputs = true;
+    runtime::HostRunResult result = runtime::runOnGpu(executor, inputs, runOptions);
+    const std::vector<Tensor> reference = runtime::runReference(script.fusion(), inputs);
+    EXPECT_EQ(result.outputs.size(), reference.size());
+    for (size_t i = 0; i < reference.size() && i < result.outputs.size(); ++i) {
+      const runtime::TensorCheck check =
+          runtime::checkTensor(result.outputs[i], reference[i], "output");
+      EXPECT_TRUE(check.passed) << check.message;
+    }
+    return result;
+  }
+
   //! The report's properties of the first cuBLASLt segment of the last run.
   const report::SegmentReport* cublasSegment() {
     const report::CompileReport* report = executor().lastReport();
@@ -262,25 +287,9 @@ fd.add_output(T3)
 // Seed 001's reproducer: the weight and bias broadcasts bookended from the
 // inputs are views; the layer norm is one kernel.
 TEST_F(GpuMatmulTest, Seed001NanoGptLayerNormBookendInputsIsOneLaunch) {
-  const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/seed001_nanogpt_layer_norm.py");
-  ASSERT_TRUE(script.inputs.has_value());
-  passes::CompileOptions options;
-  options.bookend = passes::BookendMode::InputsAndOutputs;
-  runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
-  const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 7);
-  runtime::GpuRunOptions runOptions;
-  runOptions.poisonOutputs = true;
-  const runtime::HostRunResult result = runtime::runOnGpu(executor, inputs, runOptions);
+  const runtime::HostRunResult result = runWithBookendInputs("seed001_nanogpt_layer_norm.py", 7);
   EXPECT_EQ(result.stats.kernelLaunches, 1);
   EXPECT_GE(result.stats.hostSteps, 1);
-  const std::vector<Tensor> reference = runtime::runReference(script.fusion(), inputs);
-  ASSERT_EQ(result.outputs.size(), reference.size());
-  for (size_t i = 0; i < reference.size(); ++i) {
-    const runtime::TensorCheck check =
-        runtime::checkTensor(result.outputs[i], reference[i], "output");
-    EXPECT_TRUE(check.passed) << check.message;
-  }
 }
 
 // meta_op_chain with the inputs bookended: the input's squeeze, slice,
@@ -290,25 +299,9 @@ TEST_F(GpuMatmulTest, Seed001NanoGptLayerNormBookendInputsIsOneLaunch) {
 // 20 found the run refusing the view before the chain's end was declared
 // with its layout.
 TEST_F(GpuMatmulTest, MetaOpChainBookendInputsReadsTheViewInOneLaunch) {
-  const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/meta_op_chain.py");
-  ASSERT_TRUE(script.inputs.has_value());
-  passes::CompileOptions options;
-  options.bookend = passes::BookendMode::InputsAndOutputs;
-  runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
-  const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 9);
-  runtime::GpuRunOptions runOptions;
-  runOptions.poisonOutputs = true;
-  const runtime::HostRunResult result = runtime::runOnGpu(executor, inputs, runOptions);
+  const runtime::HostRunResult result = runWithBookendInputs("meta_op_chain.py", 9);
   EXPECT_EQ(result.stats.kernelLaunches, 1);
   EXPECT_TRUE(result.stats.copies.empty());
-  const std::vector<Tensor> reference = runtime::runReference(script.fusion(), inputs);
-  ASSERT_EQ(result.outputs.size(), reference.size());
-  for (size_t i = 0; i < reference.size(); ++i) {
-    const runtime::TensorCheck check =
-        runtime::checkTensor(result.outputs[i], reference[i], "output");
-    EXPECT_TRUE(check.passed) << check.message;
-  }
 }
 
 }  // namespace

@@ -207,6 +207,22 @@ fd.add_output(T4)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// Every numerator over every divisor (numerator-major), the whole list
+// `repeats` times over so the kernel takes vectors.
+std::pair<Tensor, Tensor> divisionPairs(const std::vector<float>& numerators,
+                                        const std::vector<float>& divisors, int64_t repeats) {
+  const auto count = static_cast<int64_t>(divisors.size());
+  const int64_t pairs = static_cast<int64_t>(numerators.size()) * count;
+  const int64_t n = pairs * repeats;
+  Tensor a = Tensor::empty(DataType::Float, {n});
+  Tensor b = Tensor::empty(DataType::Float, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    a.dataAs<float>()[i] = numerators[static_cast<size_t>((i % pairs) / count)];
+    b.dataAs<float>()[i] = divisors[static_cast<size_t>(i % count)];
+  }
+  return {std::move(a), std::move(b)};
+}
+
 // Float division through fl::fdiv: a zero numerator skips the division
 // (its slow path) and must still give what `/` gives: a zero signed by both
 // operands, NaN for a zero or NaN divisor. Every pair of numerators
@@ -225,13 +241,7 @@ fd.add_output(T2)
   const std::vector<float> numerators = {0.0f, -0.0f, 1.5f, -2.0f, inf, nan};
   const std::vector<float> divisors = {3.0f, -0.5f, 0.0f, -0.0f, inf, -inf, nan, 1e-40f};
   const int64_t pairs = static_cast<int64_t>(numerators.size() * divisors.size());
-  const int64_t n = pairs * 2048;
-  Tensor a = Tensor::empty(DataType::Float, {n});
-  Tensor b = Tensor::empty(DataType::Float, {n});
-  for (int64_t i = 0; i < n; ++i) {
-    a.dataAs<float>()[i] = numerators[static_cast<size_t>((i % pairs) / static_cast<int64_t>(divisors.size()))];
-    b.dataAs<float>()[i] = divisors[static_cast<size_t>(i % static_cast<int64_t>(divisors.size()))];
-  }
+  auto [a, b] = divisionPairs(numerators, divisors, 2048);
   runAndCheck({a, b});
   FL_SKIP_IF_UNAVAILABLE();
   const Tensor& q = lastOutputs().at(0);
@@ -267,13 +277,8 @@ fd.add_output(T3)
   const std::vector<float> numerators = {0.0f, -0.0f, 1.5f, -2.0f, inf, nan, 3e38f, -1e-30f};
   const std::vector<float> divisors = {3.0f, -0.5f, 0.0f, -0.0f, inf, -inf, nan, 1e-30f, 3e38f};
   const int64_t pairs = static_cast<int64_t>(numerators.size() * divisors.size());
-  const int64_t n = pairs * 512;
-  Tensor a = Tensor::empty(DataType::Float, {n});
-  Tensor b = Tensor::empty(DataType::Float, {n});
-  for (int64_t i = 0; i < n; ++i) {
-    a.dataAs<float>()[i] = numerators[static_cast<size_t>((i % pairs) / static_cast<int64_t>(divisors.size()))];
-    b.dataAs<float>()[i] = divisors[static_cast<size_t>(i % static_cast<int64_t>(divisors.size()))];
-  }
+  auto [a, b] = divisionPairs(numerators, divisors, 512);
+  const int64_t n = a.numel();
   runAndCheck({a, b});
   FL_SKIP_IF_UNAVAILABLE();
   auto expectNear = [](float got, float exact) {

@@ -13,7 +13,7 @@ int64_t nextPowerOfTwo(int64_t x) {
 
 int64_t maxClusterBlocks(const DeviceSpec& device) {
   if (device.computeCapability() < 90) return 0;
-  return std::clamp<int64_t>(device.maxClusterBlocks, ReductionParams::kPortableClusterBlocks,
+  return std::clamp<int64_t>(device.maxClusterBlocks, kPortableClusterBlocks,
                              kMaxNonPortableClusterBlocks);
 }
 

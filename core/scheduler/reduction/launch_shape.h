@@ -41,10 +41,8 @@ const ReductionParams* asReductionParams(const HeuristicParams& params,
 //! reduction (gridDimY > 1) without crossGridReduction.
 //! The most blocks one thread-block cluster may have on `device`: 0 before
 //! sm_90, else the device's maxClusterBlocks and at least the portable
-//! ReductionParams::kPortableClusterBlocks.
+//! kPortableClusterBlocks (device_spec.h).
 int64_t maxClusterBlocks(const DeviceSpec& device);
-//! The largest cluster CUDA allows at all (non-portable, sm_90+).
-constexpr int64_t kMaxNonPortableClusterBlocks = 16;
 //! How many clusters of `blocks` blocks, each filling an SM, `device` holds
 //! at once: its residentClusters where known, else smCount / blocks; 0 past
 //! maxClusterBlocks(device).

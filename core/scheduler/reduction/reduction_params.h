@@ -17,9 +17,6 @@ std::string_view toString(PersistentStorage storage);
 
 struct ReductionParams {
   static constexpr int kSchemaVersion = 1;
-  //! Blocks every sm_90+ GPU starts as one cluster; more need the kernel's
-  //! non-portable opt-in and a device that has them (maxClusterBlocks).
-  static constexpr int64_t kPortableClusterBlocks = 8;
 
   //! True when the reduced axes are the innermost (contiguous) ones.
   bool fastestDimReduction = true;

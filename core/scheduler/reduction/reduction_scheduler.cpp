@@ -184,7 +184,7 @@ ClusterSplit clusterSplit(int64_t columnGroups, int64_t blockThreads,
     return c;
   }
   c.split = std::min<int64_t>(
-      {workspaceSplit, ReductionParams::kPortableClusterBlocks,
+      {workspaceSplit, int64_t{kPortableClusterBlocks},
        kMaxClusterThreadsPerSm * device.smCount / (columnGroups * blockThreads)});
   const int64_t blocks = columnGroups * c.split;
   const std::string shape = std::to_string(columnGroups) + " column groups x " +

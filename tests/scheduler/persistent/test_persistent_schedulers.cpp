@@ -278,18 +278,26 @@ TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
       << json;
 }
 
+// The start of a BatchNorm-like script over [rows, cols] bf16: the columns'
+// variance T2 and mean T3 (over dim 0), and x - mean as T5.
+std::string columnCentered(int64_t rows, int64_t cols) {
+  const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
+         "    T4 = fd.ops.broadcast_in_dim(T3, shape=" + shape + ", broadcast_dims=[1])\n"
+         "    T5 = fd.ops.sub(T1, T4)\n";
+}
+
 // BatchNorm forward over [20000, 100] bf16: each column group's rows need
 // 10 blocks' registers. The H100 starts clusters of 16 (non-portable), so
 // the 10 blocks are one cluster; an sm_90 GPU that starts only the portable
 // 8 has them meet at grid barriers, and says so.
 TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpuStartsIt) {
-  const std::string source = "from nvfuser import FusionDefinition, DataType\n"
-                             "def f(fd : FusionDefinition) -> None :\n"
-                             "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-                             "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-                             "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
-                             "    T4 = fd.ops.broadcast_in_dim(T3, shape=[20000, 100], broadcast_dims=[1])\n"
-                             "    T5 = fd.ops.sub(T1, T4)\n"
+  const std::string source = columnCentered(20000, 100) +
                              "    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
                              "    T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))\n"
                              "    T8 = fd.ops.broadcast_in_dim(T7, shape=[20000, 100], broadcast_dims=[1])\n"
@@ -331,13 +339,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpu
 // 24.3 us against 28.0 in clusters). A device whose
 // GPCs are not known is taken to hold 132 / 8 = 16: clusters.
 TEST_F(PersistentSchedulerTest, OuterSplitTakesClustersOnlyWhereTheGpuHoldsThemAllAtOnce) {
-  const std::string source = "from nvfuser import FusionDefinition, DataType\n"
-                             "def f(fd : FusionDefinition) -> None :\n"
-                             "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-                             "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-                             "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
-                             "    T4 = fd.ops.broadcast_in_dim(T3, shape=[8192, 1024], broadcast_dims=[1])\n"
-                             "    T5 = fd.ops.sub(T1, T4)\n"
+  const std::string source = columnCentered(8192, 1024) +
                              "    T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)\n"
                              "    fd.add_output(T6)\n";
   BoundSegment hopper(source, {{8192, 1024}}, h100());
