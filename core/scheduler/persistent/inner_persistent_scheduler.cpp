@@ -205,7 +205,15 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   // Shifted rows: the whole aligned chunks; the head and tail elements take a
   // thread each in one more pass.
   const int64_t chunks = rowChunks(reduction, p.vectorizationFactor, inRegisters);
-  const int64_t minElements = reduction >= kLongRow ? kMinElementsPerThread : 1;
+  // Unless every chunk of the problem gets a thread of its own within one
+  // wave of the GPU: such a kernel is latency-bound, and one chunk a thread
+  // (every load in flight at once) beats per-thread work that hides the
+  // reduction. (The rms_norm example, [1024, 2048] bf16 on an H100, the
+  // tuner: 256 threads of 1 chunk 3.78 us against 64 threads of 4, the
+  // rule's, 4.42.)
+  const bool oneWave =
+      iteration * chunks <= static_cast<int64_t>(device.smCount) * device.maxThreadsPerSm;
+  const int64_t minElements = reduction >= kLongRow && !oneWave ? kMinElementsPerThread : 1;
   const int64_t minBatch =
       std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
