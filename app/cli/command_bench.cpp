@@ -176,6 +176,7 @@ int benchCommand(const std::vector<std::string>& args) {
   std::fprintf(text, "  %-44s %10s %10s %10s\n", "microseconds", "median", "p20", "p80");
   row("fusion on the GPU (events)", result.gpuMicroseconds);
   if (result.launches.size() > 1) {
+    std::fprintf(text, "  per launch (other samples, an event after each launch):\n");
     for (const runtime::LaunchTiming& launch : result.launches) {
       row("  " + launch.what.substr(0, 42), launch.microseconds);
     }
@@ -193,7 +194,12 @@ int benchCommand(const std::vector<std::string>& args) {
                "median copy time)\n", copy.bytesPerSecond / 1e9,
                double(copy.bytes) / (1 << 20));
   std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", ratio);
-  std::fprintf(text, "  kernel launches          %d\n", result.kernelLaunches);
+  std::fprintf(text, "  kernel launches          %d", result.kernelLaunches);
+  if (result.firstRun.dependentLaunches > 0) {
+    std::fprintf(text, " (%d as programmatic dependents of the launch before)",
+                 result.firstRun.dependentLaunches);
+  }
+  std::fprintf(text, "\n");
   std::fprintf(text, "  host time per launch     %.2f us (cached run)\n",
                result.hostMicrosecondsPerLaunch);
   std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
@@ -238,6 +244,7 @@ int benchCommand(const std::vector<std::string>& args) {
     }
     root.set("launches", std::move(launches));
     root.set("kernel_launches", result.kernelLaunches);
+    root.set("dependent_launches", result.firstRun.dependentLaunches);
     root.set("bytes_moved", result.bytesMoved);
     root.set("effective_bandwidth_bytes_per_s", result.effectiveBytesPerSecond);
     Json copyJson = Json::object();

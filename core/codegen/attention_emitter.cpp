@@ -121,6 +121,7 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
     GeneratedKernel kernel;
     kernel.name = std::string(kernelName);
     kernel.source = std::move(source);
+    kernel.waitsForPriorGrids = true;
     kernel.parameters = interface.parameters();
     kernel.int64Indexing = true;
     kernel.launch.grid = grid;
@@ -166,6 +167,7 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       << "// sdpfa_fwd: one block per (query row, head, batch); causal="
       << (causal ? "true" : "false") << ", scale=" << scale << ".\n"
       << interface.signature(kernelName) << " {\n"
+      << kKernelEntry
       << "  extern __shared__ float fl_scores[];\n"
       << "  float* fl_partial = fl_scores + " << std::max<int64_t>(keys, 1) << ";\n"
       << "  const int64_t i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;\n"

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/codegen/kernel.h"
+
 namespace fuserlab::codegen {
 
 std::string floatLiteral(double value) {
@@ -25,6 +27,7 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
   const std::string T = std::to_string(kFlashThreads);
   std::ostringstream s;
   s << " {\n"
+    << kKernelEntry
     << "  // q, k, v as 16-bit words in shared memory, rows padded by 8 elements\n"
     << "  // (16 bytes) so the 8 rows an ldmatrix reads fall in 32 different banks.\n"
     << "  constexpr int E = " << shape.depth << ";\n"

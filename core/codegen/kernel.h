@@ -61,6 +61,17 @@ struct GeneratedKernel {
   //! counters at zero (arrive_last) and the executor zeroes the workspace
   //! once, when it allocates it: no memset before each launch.
   bool zeroWorkspaceEachLaunch = true;
+  //! Whether the body opens with kKernelEntry: the runtime may then launch
+  //! the kernel as a programmatic dependent of the kernel before it (sm_90+),
+  //! so its launch and block scheduling overlap that kernel's last blocks.
+  bool waitsForPriorGrids = false;
 };
+
+//! The first statements of every generated kernel's body (see
+//! fl::wait_for_prior_grids in the device header): nothing reads or writes
+//! global memory before them.
+inline constexpr const char* kKernelEntry =
+    "  fl::wait_for_prior_grids();\n"
+    "  fl::allow_dependent_grids();\n";
 
 }  // namespace fuserlab::codegen

@@ -577,6 +577,7 @@ GeneratedKernel PointwiseKernel::build() {
   }
   src += "#include \"fuserlab_device.cuh\"\n\n";
   src += interface_.signature(name_) + " {\n";
+  src += kKernelEntry;
   src += interface_.prologue(2);
   src += "  constexpr int kVector = " + std::to_string(vector_) + ";\n";
   src += "  constexpr int kUnroll = " + std::to_string(unroll_) + ";\n";
@@ -637,6 +638,7 @@ GeneratedKernel PointwiseKernel::build() {
   src += breakPoint_ == 0 ? "  }\n" : "    }\n  }\n";
   src += "}\n";
   kernel.source = std::move(src);
+  kernel.waitsForPriorGrids = true;
   return kernel;
 }
 

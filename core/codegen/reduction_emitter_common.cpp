@@ -670,8 +670,9 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
   }
   source += "#include \"fuserlab_device.cuh\"\n\n";
   source += reductionDeviceHelpers();
-  source += "\n" + signature + " {\n" + body_ + "}\n";
+  source += "\n" + signature + " {\n" + kKernelEntry + body_ + "}\n";
   kernel.source = std::move(source);
+  kernel.waitsForPriorGrids = true;
   return kernel;
 }
 

@@ -555,6 +555,7 @@ GeneratedKernel TransposeKernel::build() {
   for (const std::string& note : interface_.specialized()) src += "// specialized: " + note + "\n";
   src += "#include \"fuserlab_device.cuh\"\n\n";
   src += interface_.signature(name_) + " {\n";
+  src += kKernelEntry;
   src += interface_.prologue(2);
   src += "  constexpr int kTile1 = " + str(params_.tileSize1) + ";  // along B\n";
   src += "  constexpr int kTile2 = " + str(params_.tileSize2) + ";  // along A\n";
@@ -614,6 +615,7 @@ GeneratedKernel TransposeKernel::build() {
   }
   src += "    __syncthreads();  // the tile's shared memory is reused\n  }\n}\n";
   kernel.source = std::move(src);
+  kernel.waitsForPriorGrids = true;
   return kernel;
 }
 

@@ -20,7 +20,11 @@ constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2>
     kUpcastStrategies = {{{"privatize", UpcastStrategy::Privatize},
                           {"forward", UpcastStrategy::Forward}}};
 
-constexpr std::array<std::string_view, 2> kOptionNames = {"bookend", "upcast"};
+constexpr std::array<std::pair<std::string_view, bool>, 2> kSwitchValues = {
+    {{"on", true}, {"off", false}}};
+
+constexpr std::array<std::string_view, 3> kOptionNames = {"bookend", "upcast",
+                                                          "dependent_launch"};
 
 template <typename Table>
 std::string joinNames(const Table& table) {
@@ -81,6 +85,8 @@ void CompileOptions::set(std::string_view name, std::string_view value) {
     bookend = parseValue(name, kBookendModes, value);
   } else if (name == "upcast") {
     upcast = parseValue(name, kUpcastStrategies, value);
+  } else if (name == "dependent_launch") {
+    dependentLaunch = parseValue(name, kSwitchValues, value);
   } else {
     FL_USER_ERROR("unknown option '", name, "'; known options are ",
                   joinNames(kOptionNames),
@@ -118,6 +124,7 @@ report::Json CompileOptions::toJson() const {
   report::Json json = report::Json::object();
   json.set("bookend", std::string(toString(bookend)));
   json.set("upcast", std::string(toString(upcast)));
+  json.set("dependent_launch", dependentLaunch);
   json.set("disabled_passes", report::Json::arrayOf(disabledPasses));
   return json;
 }

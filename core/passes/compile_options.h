@@ -32,12 +32,16 @@ std::string_view toString(UpcastStrategy strategy);
 struct CompileOptions {
   BookendMode bookend = BookendMode::Outputs;
   UpcastStrategy upcast = UpcastStrategy::Privatize;
+  //! Whether a GPU run launches each generated kernel after the first as a
+  //! programmatic dependent of the launch before it (sm_90+; the runtime's
+  //! choice, not the kernels': they are the same either way).
+  bool dependentLaunch = true;
   //! Names of passes switched off (`--disable-pass NAME`).
   std::vector<std::string> disabledPasses;
 
   //! Sets an option by name from text: "bookend" = none | outputs |
-  //! inputs_and_outputs, "upcast" = privatize | forward. A UserError lists
-  //! the known names or values.
+  //! inputs_and_outputs, "upcast" = privatize | forward, "dependent_launch"
+  //! = on | off. A UserError lists the known names or values.
   void set(std::string_view name, std::string_view value);
   //! Parses "NAME=VALUE" (the CLI's --set argument).
   void setFromAssignment(std::string_view assignment);

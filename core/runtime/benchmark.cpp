@@ -80,14 +80,21 @@ struct RunEvents {
 // `flush` runs right before the start event is recorded, once the run is
 // planned: the GPU is still busy with the flush while the host queues the
 // start event and the launches, so the events time the kernels, not the
-// host's way to them.
-GpuRunOptions recordingOptions(RunEvents& events, std::function<void()> flush) {
+// host's way to them. `everyLaunch`: an event after each launch (the
+// per-launch breakdown); otherwise only after the last one, `launches` - 1,
+// so nothing stands between two launches (an event there would keep a
+// programmatic dependent launch from overlapping the kernel before it).
+GpuRunOptions recordingOptions(RunEvents& events, std::function<void()> flush,
+                               bool everyLaunch, size_t launches) {
   GpuRunOptions options;
   options.beforeLaunches = [&events, flush = std::move(flush)] {
     flush();
     events.start.record("benchmark start");
   };
-  options.afterLaunch = [&events](size_t index, const std::string& what) {
+  options.afterLaunch = [&events, everyLaunch, launches](size_t index,
+                                                        const std::string& what) {
+    if (!everyLaunch && index + 1 != launches) return;
+    if (!everyLaunch) index = 0;
     while (events.afterLaunch.size() <= index) {
       events.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark launch event"));
       events.names.emplace_back();
@@ -146,37 +153,48 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
     executor.run(inputs);
   }
 
-  std::vector<std::vector<double>> perLaunch;
-  std::vector<std::string> launchNames;
+  // The whole fusion: events before the first launch and after the last.
   // Created once: creating an event inside the timed launches would add
   // host time between them.
-  RunEvents events;
-  for (int k = 0; k < result.kernelLaunches; ++k) {
-    events.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark launch event"));
-    events.names.emplace_back();
-  }
-  const GpuRunOptions recording = recordingOptions(events, flushL2);
+  const auto launches = static_cast<size_t>(result.kernelLaunches);
+  RunEvents whole;
+  whole.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark end event"));
+  whole.names.emplace_back();
+  const GpuRunOptions recordWhole = recordingOptions(whole, flushL2, false, launches);
   for (int i = 0; i < options.samples; ++i) {
-    GpuRunResult run = executor.run(inputs, recording);
+    executor.run(inputs, recordWhole);
     // run() synchronized: every event has completed.
-    if (events.afterLaunch.empty()) {
-      result.samplesMicroseconds.push_back(0);
-      continue;
-    }
-    double previous = 0;
-    perLaunch.resize(std::max(perLaunch.size(), events.afterLaunch.size()));
-    for (size_t k = 0; k < events.afterLaunch.size(); ++k) {
-      const double ms =
-          events.afterLaunch[k]->millisecondsSince(events.start, "timing a sample");
-      perLaunch[k].push_back((ms - previous) * 1000.0);
-      previous = ms;
-    }
-    launchNames = events.names;
-    result.samplesMicroseconds.push_back(previous * 1000.0);
+    result.samplesMicroseconds.push_back(
+        launches == 0 ? 0.0
+                      : whole.afterLaunch[0]->millisecondsSince(whole.start, "timing a sample") *
+                            1000.0);
   }
   result.gpuMicroseconds = summarizeSamples(result.samplesMicroseconds);
-  for (size_t k = 0; k < perLaunch.size() && k < launchNames.size(); ++k) {
-    result.launches.push_back({launchNames[k], summarizeSamples(perLaunch[k])});
+
+  // Per launch: more samples, with an event after each launch. One launch
+  // is the whole fusion.
+  if (launches == 1) result.launches.push_back({whole.names[0], result.gpuMicroseconds});
+  if (launches > 1) {
+    RunEvents events;
+    for (size_t k = 0; k < launches; ++k) {
+      events.afterLaunch.push_back(std::make_unique<CudaEvent>("benchmark launch event"));
+      events.names.emplace_back();
+    }
+    const GpuRunOptions recordEach = recordingOptions(events, flushL2, true, launches);
+    std::vector<std::vector<double>> perLaunch(launches);
+    for (int i = 0; i < options.samples; ++i) {
+      executor.run(inputs, recordEach);
+      double previous = 0;
+      for (size_t k = 0; k < launches; ++k) {
+        const double ms =
+            events.afterLaunch[k]->millisecondsSince(events.start, "timing a launch");
+        perLaunch[k].push_back((ms - previous) * 1000.0);
+        previous = ms;
+      }
+    }
+    for (size_t k = 0; k < launches; ++k) {
+      result.launches.push_back({events.names[k], summarizeSamples(perLaunch[k])});
+    }
   }
   if (result.gpuMicroseconds.median > 0) {
     result.effectiveBytesPerSecond =

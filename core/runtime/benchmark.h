@@ -44,8 +44,10 @@ struct FusionBenchmark {
   //! GPU time of the whole fusion per sample, microseconds, in sample order.
   std::vector<double> samplesMicroseconds;
   SampleSummary gpuMicroseconds;
-  //! Per launch, from the events between launches (so a launch's time
-  //! includes any gap before it).
+  //! Per launch, from other samples with an event between launches (so a
+  //! launch's time includes any gap before it, and the launches do not
+  //! overlap: their sum can exceed gpuMicroseconds, which has no event
+  //! between launches). One launch: gpuMicroseconds.
   std::vector<LaunchTiming> launches;
   int kernelLaunches = 0;
   //! Bytes the fusion must move: each input read once, each output written

@@ -21,7 +21,8 @@ codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank,
   std::ostringstream src;
   src << "#include \"fuserlab_device.cuh\"\n\n"
       << "extern \"C\" __global__ void " << kernel.name << "(fl::Tensor<" << type << ", "
-      << rank << "> in, fl::Tensor<" << type << ", " << rank << "> out) {\n";
+      << rank << "> in, fl::Tensor<" << type << ", " << rank << "> out) {\n"
+      << codegen::kKernelEntry;
   if (rank == 0) {
     src << "  if (blockIdx.x == 0 && threadIdx.x == 0) out.data[0] = in.data[0];\n}\n";
   } else {
@@ -41,6 +42,7 @@ codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank,
         << "}\n";
   }
   kernel.source = src.str();
+  kernel.waitsForPriorGrids = true;
   for (int i = 0; i < 2; ++i) {
     codegen::KernelParameter p;
     p.kind = codegen::KernelParameter::Kind::Tensor;

@@ -68,7 +68,7 @@ void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
 }
 
 void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
-                        std::string_view what) const {
+                        std::string_view what, bool afterKernel) const {
   // The error context is built only when something fails: a cached run's
   // host time is mostly this function.
   auto context = [&] {
@@ -87,10 +87,25 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
                   static_cast<unsigned>(g[2]));
   const dim3 block(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
                    static_cast<unsigned>(b[2]));
-  const cudaError_t status =
-      cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
-                       static_cast<size_t>(config.dynamicSharedMemoryBytes), nullptr);
-  if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernel", context());
+  cudaError_t status = cudaSuccess;
+  if (afterKernel) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = grid;
+    launch.blockDim = block;
+    launch.dynamicSmemBytes = static_cast<size_t>(config.dynamicSharedMemoryBytes);
+    launch.stream = nullptr;
+    launch.attrs = &attribute;
+    launch.numAttrs = 1;
+    status = cudaLaunchKernelExC(&launch, static_cast<const void*>(handle_), args);
+    if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernelExC (programmatic dependent)", context());
+  } else {
+    status = cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
+                              static_cast<size_t>(config.dynamicSharedMemoryBytes), nullptr);
+    if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernel", context());
+  }
   const cudaError_t launched = cudaGetLastError();
   if (launched != cudaSuccess) {
     checkCuda(launched, "cudaLaunchKernel (launch check)", context());

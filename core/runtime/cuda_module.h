@@ -45,8 +45,13 @@ class CudaKernel {
   //! Launches on the current device's default stream and checks the launch
   //! (not the kernel's completion: that surfaces at the next synchronize).
   //! `args` holds one pointer per kernel parameter. `what` names the segment.
-  void launch(const codegen::LaunchConfig& config, void** args,
-              std::string_view what) const;
+  //! `afterKernel`: launch as a programmatic dependent of the kernel queued
+  //! just before it (cudaLaunchAttributeProgrammaticStreamSerialization,
+  //! sm_90+), for a kernel that opens with codegen::kKernelEntry: it is
+  //! scheduled while that kernel's last blocks still run and waits in its
+  //! first statement for that kernel's results.
+  void launch(const codegen::LaunchConfig& config, void** args, std::string_view what,
+              bool afterKernel = false) const;
 
  private:
   void* handle_ = nullptr;  // cudaKernel_t

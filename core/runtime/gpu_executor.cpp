@@ -608,11 +608,16 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
       launch.library->run();
       ++stats.libraryCalls;
     } else {
-      if (launch.workspace && launch.kernel->generated.zeroWorkspaceEachLaunch) {
-        launch.workspace->fill(0, launch.what + " workspace");
-      }
-      launch.kernel->kernel.launch(launch.kernel->generated.launch,
-                                   launch.arguments.pointers(), launch.what);
+      const codegen::GeneratedKernel& generated = launch.kernel->generated;
+      const bool zeroWorkspace = launch.workspace && generated.zeroWorkspaceEachLaunch;
+      if (zeroWorkspace) launch.workspace->fill(0, launch.what + " workspace");
+      // The first launch follows whatever the caller queued; a memset
+      // between two kernels is no kernel to depend on.
+      const bool afterKernel = plan.programmaticLaunches && index > 0 && !zeroWorkspace &&
+                               generated.waitsForPriorGrids;
+      launch.kernel->kernel.launch(generated.launch, launch.arguments.pointers(), launch.what,
+                                   afterKernel);
+      if (afterKernel) ++stats.dependentLaunches;
     }
     ++stats.kernelLaunches;
     if (launch.label.empty()) {
@@ -678,6 +683,8 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
     Planner planner(signature, spec_, device_, checkParams, *cache_, compiler_, modules_);
     try {
       plan = planner.plan(inputs);
+      plan.programmaticLaunches =
+          options_.dependentLaunch && spec_.computeCapabilityMajor >= 9;
     } catch (const ParamsRefused& refused) {
       FL_ASSERT(attempt == 0, "params refused right after compiling at these sizes: ",
                 refused.reason);

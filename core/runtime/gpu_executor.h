@@ -112,6 +112,9 @@ struct GpuRunStats {
   int kernelsBuilt = 0;
   //! Host time spent compiling the fusion and building kernels.
   double compileMilliseconds = 0;
+  //! Generated kernels launched as programmatic dependents of the launch
+  //! before them (CompileOptions::dependentLaunch, sm_90+).
+  int dependentLaunches = 0;
   //! Whether the run replayed a traced plan (same sizes, strides, alignment
   //! and scalars as an earlier run: no planning).
   bool replayed = false;

@@ -46,6 +46,10 @@ struct Plan {
   //! Whether planning copied host data to the GPU (a CPU input): such a
   //! plan is not replayed, since a replay allocates without copying.
   bool copiedFromHost = false;
+  //! Whether the device runs programmatic dependent launches (sm_90+): each
+  //! generated kernel after the first is then launched as a dependent of the
+  //! launch before it (see CudaKernel::launch).
+  bool programmaticLaunches = false;
 };
 
 //! A plan with every device pointer it holds traced to an input tensor or to
@@ -53,8 +57,10 @@ struct Plan {
 class ReplayPlan {
  public:
   //! Traces `plan`, made for `inputs`; `buffers` are the planner's buffers
-  //! (intermediates and outputs). Null, with `why` set, when a pointer
-  //! cannot be traced, inputs overlap, or a launch is a library call.
+  //! (intermediates and outputs). Null, with `why` set, when a pointer (a
+  //! kernel argument or a library call's operand) cannot be traced or inputs
+  //! overlap. A library call keeps its descriptors and algorithm: bind()
+  //! points it at the new buffers (their alignment is the replay key's).
   static std::unique_ptr<ReplayPlan> capture(const Plan& plan, const Arguments& inputs,
                                              const std::vector<std::shared_ptr<DeviceBuffer>>& buffers,
                                              std::string* why);
@@ -82,8 +88,17 @@ class ReplayPlan {
 
   char* base(const Arguments& inputs, int region) const;
 
+  //! One device pointer of a library call (CublasLtMatmul::pointers()).
+  struct LibrarySlot {
+    size_t launch = 0;
+    size_t pointer = 0;
+    int region = -1;
+    int64_t offset = 0;
+  };
+
   Plan plan_;
   std::vector<Slot> slots_;
+  std::vector<LibrarySlot> librarySlots_;
   std::vector<std::pair<size_t, int>> workspaces_;  // launch, buffer region
   std::vector<TensorSlot> outputs_;
   std::vector<TensorSlot> fresh_;

@@ -9,6 +9,7 @@
 // compiled for sm_90.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <filesystem>
 
 #include "core/ir/error.h"
@@ -27,6 +28,18 @@ std::vector<std::string> exampleFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// Whether the __global__ function's body opens with codegen::kKernelEntry,
+// so that the runtime may launch it as a programmatic dependent.
+bool opensWithKernelEntry(const std::string& source) {
+  const size_t global = source.find("__global__ void ");
+  if (global == std::string::npos) return false;
+  const std::string open = ") {\n";
+  const size_t body = source.find(open, global);
+  return body != std::string::npos &&
+         source.compare(body + open.size(), std::strlen(codegen::kKernelEntry),
+                        codegen::kKernelEntry) == 0;
 }
 
 class ExamplesCompileTest : public ::testing::TestWithParam<std::string> {};
@@ -64,6 +77,8 @@ TEST_P(ExamplesCompileTest, EveryKernelCompilesForSm80AndSm90) {
           }
           continue;
         }
+        EXPECT_TRUE(segment.kernel->waitsForPriorGrids);
+        EXPECT_TRUE(opensWithKernelEntry(segment.kernel->source)) << segment.kernel->source;
         for (int arch : {80, 90}) {
           // Kernels are made for the H100; one made for clusters needs sm_90.
           if (arch < 90 && segment.kernel->launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {

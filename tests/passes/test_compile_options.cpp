@@ -12,6 +12,7 @@ TEST(CompileOptionsTest, Defaults) {
   const CompileOptions options;
   EXPECT_EQ(options.bookend, BookendMode::Outputs);
   EXPECT_EQ(options.upcast, UpcastStrategy::Privatize);
+  EXPECT_TRUE(options.dependentLaunch);
   EXPECT_TRUE(options.disabledPasses.empty());
   EXPECT_TRUE(options.passEnabled("mark_aliases_prepare"));
 }
@@ -26,6 +27,10 @@ TEST(CompileOptionsTest, SetByName) {
   EXPECT_EQ(options.upcast, UpcastStrategy::Forward);
   options.setFromAssignment(" bookend = outputs ");
   EXPECT_EQ(options.bookend, BookendMode::Outputs);
+  options.setFromAssignment("dependent_launch=off");
+  EXPECT_FALSE(options.dependentLaunch);
+  ASSERT_NE(options.toJson().get("dependent_launch"), nullptr);
+  EXPECT_FALSE(options.toJson().get("dependent_launch")->asBool());
   EXPECT_EQ(toString(BookendMode::InputsAndOutputs), "inputs_and_outputs");
   EXPECT_EQ(toString(UpcastStrategy::Privatize), "privatize");
 }
@@ -33,7 +38,7 @@ TEST(CompileOptionsTest, SetByName) {
 TEST(CompileOptionsTest, UnknownOptionListsTheOptions) {
   CompileOptions options;
   expectUserError([&] { options.set("bokend", "outputs"); },
-                  {"unknown option 'bokend'", "bookend, upcast"});
+                  {"unknown option 'bokend'", "bookend, upcast, dependent_launch"});
   expectUserError([&] { options.setFromAssignment("vectorize=4"); },
                   {"'vectorize'", "bookend, upcast"});
 }
@@ -44,6 +49,8 @@ TEST(CompileOptionsTest, UnknownValueListsTheValues) {
                   {"'inputs'", "bookend", "none, outputs, inputs_and_outputs"});
   expectUserError([&] { options.setFromAssignment("upcast=Forward"); },
                   {"'Forward'", "privatize, forward"});
+  expectUserError([&] { options.set("dependent_launch", "yes"); },
+                  {"'yes'", "dependent_launch", "on, off"});
   EXPECT_EQ(options.bookend, BookendMode::Outputs) << "a failed set changes nothing";
 }
 
@@ -75,7 +82,7 @@ TEST(CompileOptionsTest, ToJson) {
   options.set("bookend", "inputs_and_outputs");
   options.disablePass("remove_empty");
   EXPECT_EQ(options.toJson().dump(-1),
-            R"({"bookend":"inputs_and_outputs","upcast":"privatize",)"
+            R"({"bookend":"inputs_and_outputs","upcast":"privatize","dependent_launch":true,)"
             R"("disabled_passes":["remove_empty"]})");
 }
 

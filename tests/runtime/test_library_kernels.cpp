@@ -16,6 +16,10 @@ TEST(LibraryKernelsTest, CopyKernelCompilesForEveryElementSize) {
       const codegen::GeneratedKernel kernel = stridedCopyKernel(bytes, rank, 1000);
       EXPECT_EQ(kernel.parameters.size(), 2u);
       EXPECT_EQ(kernel.launch.grid[0], 4);  // 1000 elements, 256 per block
+      // It may run as a programmatic dependent of the kernel before it.
+      EXPECT_TRUE(kernel.waitsForPriorGrids);
+      EXPECT_NE(kernel.source.find(std::string(") {\n") + codegen::kKernelEntry),
+                std::string::npos);
       const NvrtcOutput out = compileWithNvrtc(kernel, 90);
       EXPECT_FALSE(out.cubin.empty()) << kernel.name << "\n" << out.log;
     }
