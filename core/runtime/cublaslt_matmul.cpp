@@ -126,6 +126,7 @@ struct CublasLtMatmul::Descriptors {
   size_t workspaceBytes = 0;
   const void* aData = nullptr;  // cuBLASLt's A and B (swapped for a row-major D)
   const void* bData = nullptr;
+  bool transposed = false;  // computed as D^T = B^T A^T
 
   ~Descriptors() {
     if (a) cublasLtMatrixLayoutDestroy(a);
@@ -185,6 +186,7 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   Descriptors& desc = *descriptors_;
   desc.aData = a.data;
   desc.bData = b.data;
+  desc.transposed = transposed;
   checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
               "cublasLtMatmulDescCreate", what);
   auto setDesc = [&](cublasLtMatmulDescAttributes_t attribute, const void* value,
@@ -300,6 +302,23 @@ void CublasLtMatmul::run() const {
                              const_cast<void*>(call_.d.data), desc.d, &desc.algo,
                              workspace, desc.workspaceBytes, /*stream=*/nullptr),
               "cublasLtMatmul", what_);
+}
+
+void CublasLtMatmul::setPointers(const std::array<const void*, 4>& pointers) {
+  FL_ASSERT((pointers[3] == nullptr) == (call_.bias == nullptr), what_,
+            ": a replay binds a bias where the planned call has none, or none where it has one");
+  call_.a.data = pointers[0];
+  call_.b.data = pointers[1];
+  call_.d.data = pointers[2];
+  Descriptors& desc = *descriptors_;
+  desc.aData = desc.transposed ? call_.b.data : call_.a.data;
+  desc.bData = desc.transposed ? call_.a.data : call_.b.data;
+  if (call_.bias != pointers[3]) {
+    call_.bias = pointers[3];
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                               &call_.bias, sizeof(call_.bias)),
+                "setting BIAS_POINTER", what_);
+  }
 }
 
 std::string cublasLtVersionString() {

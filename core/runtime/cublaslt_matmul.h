@@ -11,6 +11,7 @@
 // to load); a handle is created per device on first use.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -74,6 +75,16 @@ class CublasLtMatmul {
 
   //! Launches the call on the default stream (asynchronous).
   void run() const;
+
+  //! The device pointers the call reads and writes: A, B, D and the bias
+  //! (null without one), in this order.
+  std::array<const void*, 4> pointers() const {
+    return {call_.a.data, call_.b.data, call_.d.data, call_.bias};
+  }
+  //! Points the planned call at other buffers (pointers() order) of the same
+  //! sizes, strides and alignment, keeping its descriptors and algorithm: a
+  //! replayed plan's. The bias pointer must be null exactly where it was.
+  void setPointers(const std::array<const void*, 4>& pointers);
 
   //! "heuristic 0 of 8: algo id 21, tile 18, stages 20, split-k 1,
   //! workspace 0 bytes": what the report's params name as `algo`.

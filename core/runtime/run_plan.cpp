@@ -1,8 +1,10 @@
 #include "core/runtime/run_plan.h"
 
+#include <array>
 #include <map>
 
 #include "core/ir/error.h"
+#include "core/runtime/cublaslt_matmul.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -70,7 +72,18 @@ std::unique_ptr<ReplayPlan> ReplayPlan::capture(
   replay->plan_.kernelsBuilt = 0;  // a replay builds nothing
   for (size_t l = 0; l < plan.launches.size(); ++l) {
     const PlannedLaunch& launch = plan.launches[l];
-    if (launch.library) return fail(launch.what + " is a library call");
+    if (launch.library) {
+      const std::array<const void*, 4> pointers = launch.library->pointers();
+      for (size_t p = 0; p < pointers.size(); ++p) {
+        LibrarySlot slot{l, p};
+        if (!locate(pointers[p], slot.region, slot.offset)) {
+          return fail(launch.what + ": library pointer " + std::to_string(p) +
+                      " points into no input and no planned buffer");
+        }
+        replay->librarySlots_.push_back(slot);
+      }
+      continue;
+    }
     if (launch.workspace) {
       replay->workspaces_.push_back({l, bufferRegion.at(launch.workspace.get())});
     }
@@ -122,6 +135,16 @@ Plan& ReplayPlan::bind(const Arguments& inputs, int device, bool freshTensors) {
   for (const Slot& s : slots_) {
     plan_.launches[s.launch].arguments.setPointer(
         s.argument, s.region < 0 ? nullptr : base(inputs, s.region) + s.offset);
+  }
+  for (size_t i = 0; i < librarySlots_.size();) {
+    // A library call's slots are consecutive, in pointers() order.
+    const size_t launch = librarySlots_[i].launch;
+    std::array<const void*, 4> pointers{};
+    for (; i < librarySlots_.size() && librarySlots_[i].launch == launch; ++i) {
+      const LibrarySlot& s = librarySlots_[i];
+      pointers[s.pointer] = s.region < 0 ? nullptr : base(inputs, s.region) + s.offset;
+    }
+    plan_.launches[launch].library->setPointers(pointers);
   }
   const size_t inputRegions = inputIndex_.size();
   for (const auto& [launch, region] : workspaces_) {

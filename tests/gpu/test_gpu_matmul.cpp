@@ -174,15 +174,17 @@ fd.add_output(T18)
   EXPECT_EQ(executor().lastReport()->run.get("kernel_launches")->asInt(), 1);
 }
 
-TEST_F(GpuMatmulTest, LinearBiasErfGeluIsAtMostTwoLaunches) {
-  define(std::string(kLinearPrologue) + R"(T6 = fd.ops.mul(T4, 0.7071067811865476)
+constexpr std::string_view kErfGelu = R"(T6 = fd.ops.mul(T4, 0.7071067811865476)
 T7 = fd.ops.erf(T6)
 T9 = fd.ops.add(T7, 1.0)
 T11 = fd.ops.mul(T4, 0.5)
 T17 = fd.ops.mul(T11, T9)
 T18 = fd.ops.cast(T17, dtype=DataType.BFloat16)
 fd.add_output(T18)
-)");
+)";
+
+TEST_F(GpuMatmulTest, LinearBiasErfGeluIsAtMostTwoLaunches) {
+  define(std::string(kLinearPrologue) + std::string(kErfGelu));
   const auto stats = runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
                                   random(DataType::BFloat16, {384, 256}),
                                   random(DataType::BFloat16, {384})});
@@ -190,6 +192,39 @@ fd.add_output(T18)
   EXPECT_LE(stats.kernelLaunches, 2);
   EXPECT_EQ(stats.libraryCalls, 1);
   expectCublasEpilogue("BIAS");
+}
+
+// A cached run of a fusion with a cuBLASLt call replays its plan, as one of
+// kernels does (no planning: the call's descriptors and algorithm kept), the
+// call pointed at the new inputs and buffers. Every run's inputs stay
+// allocated, so a call left on an earlier run's pointers reads other values.
+TEST_F(GpuMatmulTest, LibraryCallReplaysOnNewInputs) {
+  define(std::string(kLinearPrologue) + std::string(kErfGelu));
+  const std::vector<int64_t> x{2, 128, 256}, w{384, 256}, b{384};
+  runAndCheck({random(DataType::BFloat16, x), random(DataType::BFloat16, w),
+               random(DataType::BFloat16, b)});
+  FL_SKIP_IF_UNAVAILABLE();
+  std::vector<runtime::DeviceTensor> alive;
+  for (int i = 0; i < 3; ++i) {
+    const runtime::Arguments host = {random(DataType::BFloat16, x),
+                                     random(DataType::BFloat16, w),
+                                     random(DataType::BFloat16, b)};
+    runtime::Arguments device;
+    for (const runtime::Argument& arg : host) {
+      alive.push_back(runtime::toDevice(std::get<Tensor>(arg), 0, "linear input"));
+      device.push_back(alive.back().tensor);
+    }
+    runtime::GpuRunOptions options;
+    options.poisonOutputs = true;
+    const runtime::GpuRunResult result = executor().run(device, options);
+    EXPECT_TRUE(result.stats.replayed) << "run " << i;
+    EXPECT_EQ(result.stats.libraryCalls, 1);
+    ASSERT_EQ(result.outputs.size(), 1u);
+    const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "linear output");
+    const std::vector<Tensor> reference = runtime::runReference(fusion(), host);
+    const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T18");
+    EXPECT_TRUE(check.passed) << "run " << i << ": " << check.message;
+  }
 }
 
 TEST_F(GpuMatmulTest, LinearWithoutBiasFloat) {
