@@ -712,6 +712,7 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
     report::Json run = report::Json::object();
     run.set("kernel_launches", stats.kernelLaunches);
     run.set("library_calls", stats.libraryCalls);
+    run.set("dependent_launches", stats.dependentLaunches);
     run.set("host_steps", stats.hostSteps);
     run.set("copy_kernels", report::Json::arrayOf(stats.copies));
     lastReport_->run = std::move(run);

@@ -240,6 +240,11 @@ TEST_F(GpuExecutorTest, DependentLaunchesWaitForTheKernelBefore) {
       EXPECT_EQ(result.stats.dependentLaunches, dependent && hopper ? 2 : 0)
           << "dependent_launch " << (dependent ? "on" : "off") << " on "
           << executor.deviceSpec().arch();
+      if (i == 0) {  // the report says what the planned run launched
+        ASSERT_NE(executor.lastReport(), nullptr);
+        EXPECT_EQ(executor.lastReport()->run.get("dependent_launches")->asInt(),
+                  result.stats.dependentLaunches);
+      }
       ASSERT_EQ(result.outputs.size(), 1u);
       const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "chain output");
       const std::vector<Tensor> reference = runtime::runReference(fusion(), {input});
