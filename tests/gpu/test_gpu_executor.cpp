@@ -201,17 +201,20 @@ fd.add_output(T4)
   }
 }
 
-// Three kernels, each reading what the one before wrote: exp, a row sum of
-// it, and the exp over its row sum.
-constexpr std::string_view kThreeKernelChain = R"(
+// Three kernels, each reading what the one before wrote: exp, a sum of it
+// (over rows, or over columns: on sm_90 in thread-block clusters), and the
+// exp over that sum.
+std::string threeKernelChain(int reducedAxis) {
+  return R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
 T1 = fd.ops.exp(T0)
 T2 = fd.ops.segment_set(T1)
-T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
+T3 = fd.ops.sum(T2, dims=[)" + std::to_string(reducedAxis) + R"(], keepdim=True)
 T4 = fd.ops.segment_set(T3)
 T5 = fd.ops.div(T2, T4)
 fd.add_output(T5)
 )";
+}
 
 // On sm_90+ the kernels after the first launch as programmatic dependents
 // of the one before, which lets them start while it still runs: each must
@@ -220,37 +223,40 @@ fd.add_output(T5)
 // reference run after run (replayed too); dependent_launch=off launches
 // plainly.
 TEST_F(GpuExecutorTest, DependentLaunchesWaitForTheKernelBefore) {
-  define(kThreeKernelChain);
-  runAndCheck({random(DataType::Float, {64, 96})});
-  FL_SKIP_IF_UNAVAILABLE();
-  const bool hopper = executor().deviceSpec().computeCapabilityMajor >= 9;
-  for (const bool dependent : {true, false}) {
-    passes::CompileOptions options;
-    options.dependentLaunch = dependent;
-    runtime::GpuExecutor executor(fusion(), 0, options, &cache());
-    runtime::GpuRunOptions run;
-    run.poisonOutputs = true;
-    for (int i = 0; i < 4; ++i) {
-      // 64 MB: the first kernel runs many waves of blocks.
-      const Tensor input = random(DataType::Float, {4096, 4096});
-      const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "chain input");
-      const runtime::GpuRunResult result = executor.run({onDevice.tensor}, run);
-      EXPECT_EQ(result.stats.kernelLaunches, 3);
-      EXPECT_EQ(result.stats.replayed, i > 0);
-      EXPECT_EQ(result.stats.dependentLaunches, dependent && hopper ? 2 : 0)
-          << "dependent_launch " << (dependent ? "on" : "off") << " on "
-          << executor.deviceSpec().arch();
-      if (i == 0) {  // the report says what the planned run launched
-        ASSERT_NE(executor.lastReport(), nullptr);
-        EXPECT_EQ(executor.lastReport()->run.get("dependent_launches")->asInt(),
-                  result.stats.dependentLaunches);
+  for (const int axis : {1, 0}) {
+    SCOPED_TRACE("sum over axis " + std::to_string(axis));
+    define(threeKernelChain(axis));
+    runAndCheck({random(DataType::Float, {64, 96})});
+    FL_SKIP_IF_UNAVAILABLE();
+    const bool hopper = executor().deviceSpec().computeCapabilityMajor >= 9;
+    for (const bool dependent : {true, false}) {
+      passes::CompileOptions options;
+      options.dependentLaunch = dependent;
+      runtime::GpuExecutor executor(fusion(), 0, options, &cache());
+      runtime::GpuRunOptions run;
+      run.poisonOutputs = true;
+      for (int i = 0; i < 3; ++i) {
+        // 64 MB: the first kernel runs many waves of blocks.
+        const Tensor input = random(DataType::Float, {4096, 4096});
+        const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "chain input");
+        const runtime::GpuRunResult result = executor.run({onDevice.tensor}, run);
+        EXPECT_EQ(result.stats.kernelLaunches, 3);
+        EXPECT_EQ(result.stats.replayed, i > 0);
+        EXPECT_EQ(result.stats.dependentLaunches, dependent && hopper ? 2 : 0)
+            << "dependent_launch " << (dependent ? "on" : "off") << " on "
+            << executor.deviceSpec().arch();
+        if (i == 0) {  // the report says what the planned run launched
+          ASSERT_NE(executor.lastReport(), nullptr);
+          EXPECT_EQ(executor.lastReport()->run.get("dependent_launches")->asInt(),
+                    result.stats.dependentLaunches);
+        }
+        ASSERT_EQ(result.outputs.size(), 1u);
+        const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "chain output");
+        const std::vector<Tensor> reference = runtime::runReference(fusion(), {input});
+        const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T5");
+        EXPECT_TRUE(check.passed) << "run " << i << ", dependent_launch "
+                                  << (dependent ? "on" : "off") << ": " << check.message;
       }
-      ASSERT_EQ(result.outputs.size(), 1u);
-      const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "chain output");
-      const std::vector<Tensor> reference = runtime::runReference(fusion(), {input});
-      const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T5");
-      EXPECT_TRUE(check.passed) << "run " << i << ", dependent_launch "
-                                << (dependent ? "on" : "off") << ": " << check.message;
     }
   }
 }
