@@ -71,20 +71,18 @@ struct Tensor<T, 0> {
 
 // ---------------------------------------------------------------------------
 // Programmatic dependent launch (sm_90+). Every generated kernel opens with
-// both: it waits for the kernel before it in the stream to finish and its
-// writes to be visible before touching global memory, and lets the kernel
-// after it be scheduled as soon as all of its own blocks have started. The
-// runtime launches a kernel as a programmatic dependent only where it opens
-// this way (GeneratedKernel::waitsForPriorGrids); launched plainly, both are
-// no-ops.
+// this: it waits for the kernel before it in the stream to finish and its
+// writes to be visible before touching global memory. The runtime launches a
+// kernel as a programmatic dependent only where it opens this way
+// (GeneratedKernel::waitsForPriorGrids); launched plainly, it is free. No
+// kernel triggers its dependents early (griddepcontrol.launch_dependents):
+// they are scheduled as its blocks exit. An early trigger in every block
+// cost a plain launch of a many-wave kernel 29% on an H100 (the suite's
+// cast chain, 65536 blocks: 63.7 -> 82.1 us) and bought nothing on the
+// examples with several kernels (docs/performance.md).
 __device__ __forceinline__ void wait_for_prior_grids() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void allow_dependent_grids() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
 

@@ -67,11 +67,9 @@ struct GeneratedKernel {
   bool waitsForPriorGrids = false;
 };
 
-//! The first statements of every generated kernel's body (see
+//! The first statement of every generated kernel's body (see
 //! fl::wait_for_prior_grids in the device header): nothing reads or writes
-//! global memory before them.
-inline constexpr const char* kKernelEntry =
-    "  fl::wait_for_prior_grids();\n"
-    "  fl::allow_dependent_grids();\n";
+//! global memory before it.
+inline constexpr const char* kKernelEntry = "  fl::wait_for_prior_grids();\n";
 
 }  // namespace fuserlab::codegen

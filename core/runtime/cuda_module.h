@@ -48,8 +48,8 @@ class CudaKernel {
   //! `afterKernel`: launch as a programmatic dependent of the kernel queued
   //! just before it (cudaLaunchAttributeProgrammaticStreamSerialization,
   //! sm_90+), for a kernel that opens with codegen::kKernelEntry: it is
-  //! scheduled while that kernel's last blocks still run and waits in its
-  //! first statement for that kernel's results.
+  //! launched and scheduled as that kernel's blocks exit, before the kernel
+  //! has completed, and waits in its first statement for its results.
   void launch(const codegen::LaunchConfig& config, void** args, std::string_view what,
               bool afterKernel = false) const;
 

@@ -217,8 +217,8 @@ fd.add_output(T5)
 }
 
 // On sm_90+ the kernels after the first launch as programmatic dependents
-// of the one before, which lets them start while it still runs: each must
-// wait for its results first. Without a synchronize between kernels, with
+// of the one before, which lets them start before it has completed: each
+// must wait for its results first. Without a synchronize between kernels, with
 // the intermediates poisoned and new inputs each run, the chain matches the
 // reference run after run (replayed too); dependent_launch=off launches
 // plainly.
