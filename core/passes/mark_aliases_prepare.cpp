@@ -98,9 +98,13 @@ void findOutputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
 // Bookending from the inputs: walk down from each input while every use is a
 // view op, stopping at a fork (two meta chains from one tensor would hand a
 // kernel the same data twice; slices of one tensor are the exception, RoPE's
-// split) and at uses already cut for the outputs.
+// split) and at uses already cut for the outputs. `onlyOutputs`: only where
+// the walk stops at a fusion output, a view of an input that compute also
+// reads (bookend=outputs: the output is returned as that view, as nvFuser's
+// alias analysis returns every output whose root is an input, instead of
+// being written by the kernel).
 void findInputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
-                   std::vector<Cut>& cuts) {
+                   std::vector<Cut>& cuts, bool onlyOutputs) {
   const std::vector<Cut> outputCuts = cuts;
   auto cutForOutputs = [&](TensorView* tv, Expr* user) {
     return std::any_of(outputCuts.begin(), outputCuts.end(),
@@ -124,7 +128,9 @@ void findInputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
     if (!allViews || (uses.size() > 1 && !allSlices)) {
       // No meta op precedes an input itself: there is nothing to bookend,
       // and a segment_set between it and its users would only add a segment.
-      if (!fusion.isInput(tv)) cuts.push_back({tv, nullptr});
+      if (!fusion.isInput(tv) && (!onlyOutputs || fusion.isOutput(tv))) {
+        cuts.push_back({tv, nullptr});
+      }
       continue;
     }
     for (Expr* use : uses) {
@@ -227,9 +233,9 @@ std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
 
 std::string_view MarkAliasesPreparePass::description() const {
   return "Separates meta ops (reshape, permute, broadcast, expand, squeeze, "
-         "slice, set) next to the fusion outputs, and with "
-         "bookend=inputs_and_outputs next to the inputs, from the compute by "
-         "a segment_set, so they run in kernel-free segments.";
+         "slice, set) next to the fusion outputs (and an output that is a view "
+         "of an input), and with bookend=inputs_and_outputs next to the inputs, "
+         "from the compute by a segment_set, so they run in kernel-free segments.";
 }
 
 void MarkAliasesPreparePass::run(ir::Fusion& fusion,
@@ -241,9 +247,8 @@ void MarkAliasesPreparePass::run(ir::Fusion& fusion,
 
   std::vector<Cut> cuts;
   findOutputCuts(fusion, views, feedingCompute, cuts);
-  if (options.bookend == BookendMode::InputsAndOutputs) {
-    findInputCuts(fusion, views, cuts);
-  }
+  findInputCuts(fusion, views, cuts,
+                /*onlyOutputs=*/options.bookend != BookendMode::InputsAndOutputs);
   std::sort(cuts.begin(), cuts.end(), cutBefore);
   cuts.erase(std::unique(cuts.begin(), cuts.end(), sameCut), cuts.end());
 

@@ -4,7 +4,9 @@
 // segmenter puts them in kernel-free segments and the kernel reads and
 // writes the tensors the compute actually needs:
 //   - bookend=outputs: the meta ops between the last compute op and a fusion
-//     output get a segment_set before them;
+//     output get a segment_set before them, and a fusion output that is a
+//     meta-op chain of an input gets one after it even where compute reads
+//     it too (the output is returned as a view, as nvFuser aliases it);
 //   - bookend=inputs_and_outputs: also the meta-op chains applied directly to
 //     fusion inputs get a segment_set after them, which keeps their shape (an
 //     expanded broadcast stays expanded, so the kernel still sees the
