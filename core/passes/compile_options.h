@@ -15,7 +15,8 @@ namespace fuserlab::passes {
 //! mark_aliases_prepare: which meta ops become kernel-free segments.
 enum class BookendMode : uint8_t {
   None,               //!< keep meta ops inside kernels
-  Outputs,            //!< meta ops feeding only outputs (nvFuser's default)
+  Outputs,            //!< meta ops feeding only outputs, and outputs that
+                      //!< view an input (nvFuser's default)
   InputsAndOutputs,   //!< also meta ops applied to inputs (seed 001)
 };
 
