@@ -100,7 +100,9 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
     launch.attrs = &attribute;
     launch.numAttrs = 1;
     status = cudaLaunchKernelExC(&launch, static_cast<const void*>(handle_), args);
-    if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernelExC (programmatic dependent)", context());
+    if (status != cudaSuccess) {
+      checkCuda(status, "cudaLaunchKernelExC (programmatic dependent)", context());
+    }
   } else {
     status = cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
                               static_cast<size_t>(config.dynamicSharedMemoryBytes), nullptr);
