@@ -168,6 +168,11 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
               stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
   if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
   std::printf("\n");
+  if (stats.dependentLaunches > 0) {
+    std::printf("  %d launch%s as programmatic dependents of the launch before "
+                "(--set dependent_launch=off launches plainly)\n",
+                stats.dependentLaunches, stats.dependentLaunches == 1 ? "" : "es");
+  }
   for (const std::string& copy : stats.copies) std::printf("  copy kernel: %s\n", copy.c_str());
   if (const report::CompileReport* report = executor.lastReport()) {
     for (const report::SegmentReport& segment : report->segments) {
