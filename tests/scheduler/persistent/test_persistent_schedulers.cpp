@@ -40,6 +40,11 @@ class PersistentSchedulerTest : public ::testing::Test {
     return "none";
   }
 
+  //! The scheduler's report properties for the segment, as compact JSON.
+  static std::string propertiesText(const Scheduler& s, const BoundSegment& b) {
+    return s.properties(b.fusion(), b.info()).dump(-1);
+  }
+
   static ReductionParams heuristic(const Scheduler& s, const BoundSegment& b) {
     const HeuristicParams params = s.computeHeuristics(b.fusion(), b.info());
     EXPECT_EQ(s.rejectParams(b.fusion(), b.info(), params), std::nullopt);
@@ -81,8 +86,7 @@ TEST_F(PersistentSchedulerTest,
   EXPECT_LE(p.blockDimX, 1024);
   EXPECT_EQ(p.gridDimX * p.blockDimY, 128);
 
-  const std::string json =
-      inner_.properties(segment.fusion(), segment.info()).dump(-1);
+  const std::string json = propertiesText(inner_, segment);
   EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":131072"),
             std::string::npos)
       << json;
@@ -148,8 +152,7 @@ TEST_F(PersistentSchedulerTest, Seed001LayerNormVectorizesBy8) {
   EXPECT_EQ(p.persistentStorage, PersistentStorage::Registers);
   EXPECT_GE(p.blockDimX * p.persistentBatchSize * 8, 1600);
   EXPECT_EQ(p.gridDimX * p.blockDimY, 16 * 128);
-  const std::string json =
-      inner_.properties(segment->fusion(), segment->info()).dump(-1);
+  const std::string json = propertiesText(inner_, *segment);
   EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":8"), std::string::npos);
   EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":3200"),
             std::string::npos);
@@ -168,8 +171,7 @@ TEST_F(PersistentSchedulerTest, Seed001BookendInputsExampleKeepsItsReshapes) {
   const ReductionParams p = heuristic(inner_, *segment);
   EXPECT_EQ(p.vectorizationFactor, 8);
   EXPECT_FALSE(p.projectPersistentBuffers);
-  const std::string json =
-      inner_.properties(segment->fusion(), segment->info()).dump(-1);
+  const std::string json = propertiesText(inner_, *segment);
   EXPECT_NE(json.find("\"not_projectable_because\":\"T3 is computed by "
                       "reshape, which a projection does not recompute\""),
             std::string::npos)
@@ -271,8 +273,7 @@ TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
   EXPECT_EQ(p.vectorizationFactor, 4);
   EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.gridDimY, 16384);
   EXPECT_GE(p.gridDimX * p.blockDimY * p.vectorizationFactor, 128);
-  const std::string json =
-      outer_.properties(segment->fusion(), segment->info()).dump(-1);
+  const std::string json = propertiesText(outer_, *segment);
   EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":32768"),
             std::string::npos)
       << json;
@@ -309,8 +310,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpu
   const ReductionParams p = heuristic(outer_, hopper);
   EXPECT_EQ(p.gridDimY, 10);
   EXPECT_TRUE(p.clusterReduction);
-  EXPECT_NE(outer_.properties(hopper.fusion(), hopper.info())
-                .dump(-1)
+  EXPECT_NE(propertiesText(outer_, hopper)
                 .find("each column group's 10 blocks form a thread-block cluster"),
             std::string::npos);
 
@@ -321,8 +321,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpu
   ReductionParams q = heuristic(outer_, eight);
   EXPECT_EQ(q.gridDimY, 10);
   EXPECT_FALSE(q.clusterReduction);
-  EXPECT_NE(outer_.properties(eight.fusion(), eight.info())
-                .dump(-1)
+  EXPECT_NE(propertiesText(outer_, eight)
                 .find("each column group spans 10 blocks, more than the 8 a cluster may have on "
                       "an sm_90 GPU of clusters up to 8: they meet at grid barriers"),
             std::string::npos);
@@ -348,8 +347,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesClustersOnlyWhereTheGpuHoldsThemA
   ASSERT_EQ(p.gridDimY, 8);
   ASSERT_EQ(p.gridDimX, 16);
   EXPECT_FALSE(p.clusterReduction);
-  EXPECT_NE(outer_.properties(hopper.fusion(), hopper.info())
-                .dump(-1)
+  EXPECT_NE(propertiesText(outer_, hopper)
                 .find("the grid's 16 clusters of 8 blocks exceed the 15 that NVIDIA H100 SXM5 "
                       "80GB holds at once"),
             std::string::npos);
@@ -373,8 +371,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
   EXPECT_EQ(p.gridDimY, 8);
   EXPECT_TRUE(p.clusterReduction);
   // The report says why.
-  EXPECT_NE(outer_.properties(segment->fusion(), segment->info())
-                .dump(-1)
+  EXPECT_NE(propertiesText(outer_, *segment)
                 .find("\"cluster_reduction_choice\":\"each column group's 8 blocks form a "
                       "thread-block cluster"),
             std::string::npos);
@@ -401,8 +398,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
   ReductionParams a = heuristic(outer_, *ampere);
   EXPECT_GT(a.gridDimY, 1);
   EXPECT_FALSE(a.clusterReduction);
-  EXPECT_NE(outer_.properties(ampere->fusion(), ampere->info())
-                .dump(-1)
+  EXPECT_NE(propertiesText(outer_, *ampere)
                 .find("sm_80 has no thread-block clusters: each column group's"),
             std::string::npos);
   a.clusterReduction = true;
