@@ -257,6 +257,52 @@ fd.add_output(T2)
   }
 }
 
+// maximum, minimum and clamp on floats (one FMNMX.NAN on sm_80+): a NaN
+// operand gives NaN, as torch.maximum does; otherwise the larger (smaller)
+// operand. Every pair of {+0, -0, 1.5, -2, inf, -inf, NaN}, 2048 times over
+// so the kernel takes vectors; clamp to [-1, 1] of the first operand.
+TEST_F(GpuPointwiseTest, MaximumMinimumAndClampPropagateNaN) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.maximum(T0, T1)
+T3 = fd.ops.minimum(T0, T1)
+S4 = fd.define_scalar(-1.0, dtype=DataType.Double)
+S5 = fd.define_scalar(1.0, dtype=DataType.Double)
+T6 = fd.ops.clamp(T0, S4, S5)
+fd.add_output(T2)
+fd.add_output(T3)
+fd.add_output(T6)
+)");
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> values = {0.0f, -0.0f, 1.5f, -2.0f, inf, -inf, nan};
+  const int64_t pairs = static_cast<int64_t>(values.size() * values.size());
+  auto [a, b] = divisionPairs(values, values, 2048);
+  runAndCheck({a, b});
+  FL_SKIP_IF_UNAVAILABLE();
+  const std::vector<Tensor>& out = lastOutputs();
+  for (int64_t i = 0; i < pairs; ++i) {
+    const float x = a.dataAs<float>()[i];
+    const float y = b.dataAs<float>()[i];
+    SCOPED_TRACE(std::to_string(x) + " and " + std::to_string(y));
+    const bool eitherNan = std::isnan(x) || std::isnan(y);
+    const float high = out.at(0).dataAs<float>()[i];
+    const float low = out.at(1).dataAs<float>()[i];
+    const float clamped = out.at(2).dataAs<float>()[i];
+    EXPECT_EQ(std::isnan(high), eitherNan);
+    EXPECT_EQ(std::isnan(low), eitherNan);
+    if (!eitherNan) {
+      EXPECT_EQ(high, std::max(x, y));  // == takes -0 and +0 as equal
+      EXPECT_EQ(low, std::min(x, y));
+    }
+    EXPECT_EQ(std::isnan(clamped), std::isnan(x));
+    if (!std::isnan(x)) {
+      EXPECT_EQ(clamped, std::min(std::max(x, -1.0f), 1.0f));
+    }
+  }
+}
+
 // A kernel whose every output is bf16 divides floats with div.full.f32
 // (fl::fdiv_approx, 2 ulp in float): every quotient is within one bf16 ulp
 // of the IEEE quotient rounded to bf16, inf, NaN and zeros (with their

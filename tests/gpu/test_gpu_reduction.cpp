@@ -3,6 +3,7 @@
 // norm with rows short enough for registers and long enough to need shared
 // memory. Each skips, saying so, while the segment's emitter is unavailable.
 #include <cstring>
+#include <limits>
 
 #include "core/runtime/float16.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
@@ -432,6 +433,52 @@ std::string softmax(int64_t rows, int64_t cols,
          "T10 = fd.ops.div(T6, T9)\n"
          "T11 = fd.ops.cast(T10, dtype=DataType." + outputDtype + ")\n"
          "fd.add_output(T11)\n";
+}
+
+// Max and min reductions take NaN from any element (torch.amax): rows of
+// 256 (softmax's inner persistent kernel, the max over a thread's registers
+// and the warp butterfly) and of 4099 (a plain inner reduction), with a NaN
+// at the first, a middle and the last element of some rows. Those rows'
+// maxima, minima and softmax are NaN, every other row matches the reference.
+TEST_F(GpuReductionTest, MaxAndMinReductionsPropagateNaN) {
+  for (int64_t cols : {int64_t{256}, int64_t{4099}}) {
+    const int64_t rows = 1024;
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    Tensor x = random(DataType::BFloat16, {rows, cols});
+    const std::vector<std::pair<int64_t, int64_t>> nans = {
+        {3, 0}, {100, cols / 2}, {101, cols - 1}, {rows - 1, 7}};
+    auto* data = x.dataAs<runtime::BFloat16>();
+    for (const auto& [r, c] : nans) {
+      data[r * cols + c] = runtime::BFloat16::fromFloat(std::numeric_limits<float>::quiet_NaN());
+    }
+    auto nanRow = [&](int64_t r) {
+      for (const auto& [nr, c] : nans) {
+        if (nr == r) return true;
+      }
+      return false;
+    };
+    define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+T3 = fd.ops.min(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+fd.add_output(T2)
+fd.add_output(T3)
+)");
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::isnan(lastOutputs().at(0).dataAs<float>()[r]), nanRow(r)) << "row " << r;
+      EXPECT_EQ(std::isnan(lastOutputs().at(1).dataAs<float>()[r]), nanRow(r)) << "row " << r;
+    }
+    define(softmax(rows, cols));
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    const auto* y = lastOutputs().at(0).dataAs<runtime::BFloat16>();
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::isnan(y[r * cols + 5].toFloat()), nanRow(r)) << "row " << r;
+    }
+  }
 }
 
 TEST_F(GpuReductionTest, SoftmaxInnerPersistentOddRows) {
