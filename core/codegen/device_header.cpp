@@ -25,6 +25,7 @@
 //   fl::add/sub/mul/div/...     op semantics on float, double, int64_t
 //   fl::tanh_approx             hardware tanh (bf16-output kernels only)
 //   fl::exp_approx              hardware exp (half/bf16-output kernels only)
+//   fl::sigmoid_approx / silu_approx   from exp_approx and fdiv_approx (same)
 //   fl::fdiv / fdiv_approx      float a / b: IEEE, or div.full.f32 (half/bf16-
 //                               output kernels only)
 //   fl::SumOp/ProdOp/MaxOp/MinOp   reduction ops: identity() and operator()
@@ -465,6 +466,16 @@ __device__ __forceinline__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
 __device__ __forceinline__ double silu(double x) { return x / (1.0 + ::exp(-x)); }
+//! sigmoid and silu from exp_approx and fdiv_approx (each within a few
+//! float ulp; inf and zeros as the accurate forms give them), for the
+//! kernels that may use both (codegen::Approximations): expf and the IEEE
+//! division cost a silu * mul kernel 35 registers and a branch per element.
+__device__ __forceinline__ float sigmoid_approx(float x) {
+  return fdiv_approx(1.0f, 1.0f + exp_approx(-x));
+}
+__device__ __forceinline__ float silu_approx(float x) {
+  return fdiv_approx(x, 1.0f + exp_approx(-x));
+}
 template <class T>
 __device__ __forceinline__ T relu(T x) {
   if (is_nan(x)) return x;

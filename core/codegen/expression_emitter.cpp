@@ -505,6 +505,12 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
             approximations_.exp) {
           result.first = "fl::exp_approx(" + args[0] + ")";
         }
+        if ((op == UnaryOpType::Sigmoid || op == UnaryOpType::Silu) &&
+            compute == DataType::Float && approximations_.exp && approximations_.div) {
+          result.first = std::string(op == UnaryOpType::Sigmoid ? "fl::sigmoid_approx("
+                                                                 : "fl::silu_approx(") +
+                         args[0] + ")";
+        }
         // The sign of a half/bf16 value changes no other bit: the result is
         // exact in the same dtype (no rounding back to it).
         const auto* in = expr.input(0)->as<TensorView>();

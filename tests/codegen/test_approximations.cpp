@@ -3,9 +3,12 @@
 // Kernels whose every output is half or bf16 compute float exp with
 // ex2.approx.f32 (fl::exp_approx) and float division with div.full.f32
 // (fl::fdiv_approx); a float output keeps expf and the IEEE fl::fdiv.
+// sigmoid and silu follow exp and division (fl::sigmoid_approx,
+// fl::silu_approx).
 // tests/gpu GpuPointwiseTest.BiasGeluApproximateTanhWithinBf16Tolerance and
 // GpuReductionTest.SoftmaxApproximateExpWithinTolerance check the numerics
-// against the CPU reference.
+// against the CPU reference, GpuPointwiseTest.SigmoidAndSiluApproximations
+// those of sigmoid and silu.
 #include "core/codegen/codegen.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
@@ -118,6 +121,37 @@ TEST(ApproximateExpTest, HalfOutputPointwiseUsesItButKeepsTanhf) {
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_TRUE(contains(k.source, "fl::exp_approx(T1_v)")) << k.source;
   EXPECT_TRUE(contains(k.source, "tanhf(")) << k.source;
+}
+
+
+std::string siluMulTo(const std::string& outputDtype) {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T2 = fd.ops.silu(T1)\n"
+         "    T3 = fd.ops.sigmoid(T1)\n"
+         "    T4 = fd.ops.mul(T2, T3)\n"
+         "    T5 = fd.ops.cast(T4, dtype=DataType." + outputDtype + ")\n"
+         "    fd.add_output(T5)\n";
+}
+
+TEST(ApproximateExpTest, NarrowOutputSigmoidAndSiluUseTheHardwareExpAndDivision) {
+  for (const char* dtype : {"BFloat16", "Half"}) {
+    const CompiledScript compiled = compileScript(siluMulTo(dtype), "256x11008:bf16");
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_TRUE(contains(k.source, "fl::silu_approx(T1_v)")) << dtype << "\n" << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::sigmoid_approx(T1_v)")) << dtype << "\n" << k.source;
+    EXPECT_FALSE(contains(k.source, "fl::silu(")) << dtype;
+    EXPECT_FALSE(contains(k.source, "fl::sigmoid(")) << dtype;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << dtype;
+  }
+  const CompiledScript compiled = compileScript(siluMulTo("Float"), "256x11008:bf16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "fl::silu(T1_v)")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::sigmoid(T1_v)")) << k.source;
+  EXPECT_FALSE(contains(k.source, "_approx(")) << k.source;
 }
 
 }  // namespace

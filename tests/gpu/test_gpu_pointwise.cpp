@@ -303,6 +303,42 @@ fd.add_output(T6)
   }
 }
 
+// sigmoid and silu of a kernel whose every output is bf16 come from
+// ex2.approx and div.full (fl::sigmoid_approx, fl::silu_approx): within the
+// bf16 check of the CPU reference over inputs from -100 to 100 (exp(-x)
+// overflowing to inf at the low end), and exact for the specials: sigmoid
+// 0 and 1 and silu -0 and x at the ends, NaN for NaN.
+TEST_F(GpuPointwiseTest, SigmoidAndSiluApproximations) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.sigmoid(T0)
+T2 = fd.ops.silu(T0)
+T3 = fd.ops.cast(T1, dtype=DataType.BFloat16)
+T4 = fd.ops.cast(T2, dtype=DataType.BFloat16)
+fd.add_output(T3)
+fd.add_output(T4)
+)");
+  Tensor x = Tensor::empty(DataType::Float, {512, 1024});
+  runtime::fillUniform(x, 5, -100.0, 100.0);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> specials = {-inf, inf, std::numeric_limits<float>::quiet_NaN(),
+                                       0.0f, -0.0f, -100.0f, 100.0f};
+  for (size_t i = 0; i < specials.size(); ++i) x.dataAs<float>()[i] = specials[i];
+  runAndCheck({x});
+  FL_SKIP_IF_UNAVAILABLE();
+  const auto* sig = lastOutputs().at(0).dataAs<runtime::BFloat16>();
+  const auto* silu = lastOutputs().at(1).dataAs<runtime::BFloat16>();
+  EXPECT_EQ(sig[0].toFloat(), 0.0f);
+  EXPECT_EQ(sig[1].toFloat(), 1.0f);
+  EXPECT_TRUE(std::isnan(sig[2].toFloat()));
+  EXPECT_TRUE(std::isnan(silu[2].toFloat()));
+  EXPECT_EQ(sig[3].toFloat(), 0.5f);
+  EXPECT_EQ(silu[3].toFloat(), 0.0f);
+  EXPECT_EQ(silu[1].toFloat(), inf);
+  EXPECT_EQ(silu[6].toFloat(), 100.0f);
+  EXPECT_EQ(silu[5].toFloat(), 0.0f);
+}
+
 // A kernel whose every output is bf16 divides floats with div.full.f32
 // (fl::fdiv_approx, 2 ulp in float): every quotient is within one bf16 ulp
 // of the IEEE quotient rounded to bf16, inf, NaN and zeros (with their
