@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <variant>
 
 #include "core/codegen/operator_text.h"
@@ -174,12 +175,46 @@ std::string convertValue(const std::string& expression, DataType from,
   FL_ASSERT(false, "no conversion to ", ir::toString(to));
 }
 
+namespace {
+
+// Whether `value` is computed, within the segment, from an op that
+// Approximations can make approximate (exp, tanh, sigmoid, silu, a float
+// division).
+bool dependsOnApproximableOp(const ir::Val* value) {
+  std::vector<const ir::Val*> pending = {value};
+  std::set<const ir::Val*> seen;
+  while (!pending.empty()) {
+    const ir::Val* v = pending.back();
+    pending.pop_back();
+    if (!seen.insert(v).second || v->definition() == nullptr) continue;
+    const ir::Expr& expr = *v->definition();
+    if (expr.type() == ExprType::Unary) {
+      const UnaryOpType op = expr.attrs().unaryOp;
+      if (op == UnaryOpType::Exp || op == UnaryOpType::Tanh || op == UnaryOpType::Sigmoid ||
+          op == UnaryOpType::Silu) {
+        return true;
+      }
+    }
+    if (expr.type() == ExprType::Binary && expr.attrs().binaryOp == BinaryOpType::Div &&
+        ir::isFloatingPoint(expr.output(0)->dtype())) {
+      return true;
+    }
+    for (const ir::Val* in : expr.inputs()) pending.push_back(in);
+  }
+  return false;
+}
+
+}  // namespace
+
 Approximations approximationsFor(const ir::Fusion& segment) {
   const std::vector<ir::Val*> outputs = segment.outputVals();
   Approximations result;
   if (outputs.empty()) return result;
   result.tanh = result.exp = true;
   for (const ir::Val* out : outputs) {
+    // A bool or integer output computed without any of those ops (a
+    // comparison of sums, say) is exact whatever the others use.
+    if (!ir::isFloatingPoint(out->dtype()) && !dependsOnApproximableOp(out)) continue;
     result.tanh = result.tanh && out->dtype() == DataType::BFloat16;
     result.exp = result.exp && isNarrowFloat(out->dtype());
   }

@@ -99,6 +99,8 @@ struct ExpressionHooks {
 
 //! Which float transcendentals a kernel may compute with the hardware's
 //! approximate instructions instead of the accurate libdevice functions.
+//! "Every output" leaves out bool and integer outputs computed without
+//! any op these make approximate (a comparison of sums): they are exact.
 struct Approximations {
   //! tanh.approx.f32 (max relative error about 2^-11) for tanh: only when
   //! every output is bf16 (8-bit mantissa; the GPU checks allow 1e-2).

@@ -154,5 +154,43 @@ TEST(ApproximateExpTest, NarrowOutputSigmoidAndSiluUseTheHardwareExpAndDivision)
   EXPECT_FALSE(contains(k.source, "_approx(")) << k.source;
 }
 
+
+// A bool output of a comparison computed without exp, tanh or division
+// (the pointwise_cast_chain example's `x * s + y > 0`) is exact and leaves the
+// bf16 output its approximations; a bool output of a comparison of an exp
+// keeps them off.
+TEST(ApproximateExpTest, ExactBoolOutputsLeaveTheApproximationsOn) {
+  auto script = [](const std::string& compared) {
+    return "from nvfuser import FusionDefinition, DataType\n"
+           "def f(fd : FusionDefinition) -> None :\n"
+           "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+           "dtype=DataType.BFloat16, is_cpu=False)\n"
+           "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "    T2 = fd.ops.add(T1, T1)\n"
+           "    T3 = fd.ops.sigmoid(T1)\n"
+           "    T4 = fd.ops.tanh(T3)\n"
+           "    T5 = fd.ops.exp(T1)\n"
+           "    T6 = fd.ops.gt(" + compared + ", T1)\n"
+           "    T7 = fd.ops.add(T4, T5)\n"
+           "    T8 = fd.ops.cast(T7, dtype=DataType.BFloat16)\n"
+           "    fd.add_output(T8)\n"
+           "    fd.add_output(T6)\n";
+  };
+  {
+    const CompiledScript compiled = compileScript(script("T2"), "1024x2048:bf16");
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_TRUE(contains(k.source, "fl::sigmoid_approx(")) << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::tanh_approx(")) << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::exp_approx(")) << k.source;
+    EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
+  }
+  {
+    const CompiledScript compiled = compileScript(script("T5"), "1024x2048:bf16");
+    const GeneratedKernel& k = onlyKernel(compiled);
+    EXPECT_FALSE(contains(k.source, "_approx(")) << k.source;
+    EXPECT_TRUE(contains(k.source, "expf(")) << k.source;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen
