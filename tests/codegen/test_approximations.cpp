@@ -6,7 +6,7 @@
 // sigmoid and silu follow exp and division (fl::sigmoid_approx,
 // fl::silu_approx).
 // tests/gpu GpuPointwiseTest.BiasGeluApproximateTanhWithinBf16Tolerance and
-// GpuReductionTest.SoftmaxApproximateExpWithinTolerance check the numerics
+// GpuInnerPersistentTest.SoftmaxApproximateExpWithinTolerance check the numerics
 // against the CPU reference, GpuPointwiseTest.SigmoidAndSiluApproximations
 // those of sigmoid and silu.
 #include "core/codegen/codegen.h"

@@ -1,0 +1,264 @@
+// Inner persistent fusions on the GPU against the CPU reference: softmax
+// and layer norm (forward and backward) over rows short enough for
+// registers and long enough to need shared memory, rows of odd lengths,
+// max and min reductions with NaN, approximate exp. Each skips, saying so,
+// while the segment's emitter is unavailable.
+#include <limits>
+
+#include "core/runtime/float16.h"
+#include "core/runtime/random_fill.h"
+#include "tests/gpu/gpu_fixture.h"
+
+namespace fuserlab::gpu_test {
+namespace {
+
+class GpuInnerPersistentTest : public GpuTest {};
+
+std::string softmax(int64_t rows, int64_t cols,
+                    const std::string& outputDtype = "BFloat16") {
+  const std::string row = "[" + std::to_string(rows) + ", 1]";
+  const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+         "T3 = fd.ops.broadcast_in_dim(T2, shape=" + row + ", broadcast_dims=[0])\n"
+         "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T5 = fd.ops.sub(T1, T4)\n"
+         "T6 = fd.ops.exp(T5)\n"
+         "T7 = fd.ops.sum(T6, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+         "T8 = fd.ops.broadcast_in_dim(T7, shape=" + row + ", broadcast_dims=[0])\n"
+         "T9 = fd.ops.broadcast_in_dim(T8, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T10 = fd.ops.div(T6, T9)\n"
+         "T11 = fd.ops.cast(T10, dtype=DataType." + outputDtype + ")\n"
+         "fd.add_output(T11)\n";
+}
+
+// Max and min reductions take NaN from any element (torch.amax): rows of
+// 256 (softmax's inner persistent kernel, the max over a thread's registers
+// and the warp butterfly) and of 4099 (a plain inner reduction), with a NaN
+// at the first, a middle and the last element of some rows. Those rows'
+// maxima, minima and softmax are NaN, every other row matches the reference.
+TEST_F(GpuInnerPersistentTest, MaxAndMinReductionsPropagateNaN) {
+  for (int64_t cols : {int64_t{256}, int64_t{4099}}) {
+    const int64_t rows = 1024;
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    Tensor x = random(DataType::BFloat16, {rows, cols});
+    const std::vector<std::pair<int64_t, int64_t>> nans = {
+        {3, 0}, {100, cols / 2}, {101, cols - 1}, {rows - 1, 7}};
+    auto* data = x.dataAs<runtime::BFloat16>();
+    for (const auto& [r, c] : nans) {
+      data[r * cols + c] = runtime::BFloat16::fromFloat(std::numeric_limits<float>::quiet_NaN());
+    }
+    auto nanRow = [&](int64_t r) {
+      for (const auto& [nr, c] : nans) {
+        if (nr == r) return true;
+      }
+      return false;
+    };
+    define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+T3 = fd.ops.min(T1, dims=[1], keepdim=False, dtype=DataType.Null)
+fd.add_output(T2)
+fd.add_output(T3)
+)");
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::isnan(lastOutputs().at(0).dataAs<float>()[r]), nanRow(r)) << "row " << r;
+      EXPECT_EQ(std::isnan(lastOutputs().at(1).dataAs<float>()[r]), nanRow(r)) << "row " << r;
+    }
+    define(softmax(rows, cols));
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+    const auto* y = lastOutputs().at(0).dataAs<runtime::BFloat16>();
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(std::isnan(y[r * cols + 5].toFloat()), nanRow(r)) << "row " << r;
+    }
+  }
+}
+
+TEST_F(GpuInnerPersistentTest, SoftmaxInnerPersistentOddRows) {
+  for (std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{1000, 1023},
+                                           {3, 4097}, {4096, 128}}) {
+    SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
+    define(softmax(size.first, size.second));
+    runAndCheck({random(DataType::BFloat16, {size.first, size.second})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuInnerPersistentTest, SoftmaxApproximateExpWithinTolerance) {
+  // Half and bf16 outputs use fl::exp_approx, float keeps expf; a wide input
+  // range gives exps from 1 down to underflow.
+  for (const char* dtype : {"BFloat16", "Half", "Float"}) {
+    SCOPED_TRACE(dtype);
+    define(softmax(512, 4096, dtype));
+    Tensor x = Tensor::empty(DataType::BFloat16, {512, 4096});
+    runtime::fillUniform(x, 31, -90.0, 90.0);
+    runAndCheck({x});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+TEST_F(GpuInnerPersistentTest, SoftmaxRowLongEnoughForSharedMemoryPersistence) {
+  // 64K floats per row (256 KiB) do not fit in registers.
+  define(softmax(64, 65536));
+  runAndCheck({random(DataType::BFloat16, {64, 65536})});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
+std::string layerNorm(int64_t rows, int64_t cols) {
+  const std::string row = "[" + std::to_string(rows) + ", 1]";
+  const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+         "T3 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "T4, T5 = fd.ops.var_mean(T3, dims=[1], correction=0, keepdim=False)\n"
+         "T6 = fd.ops.broadcast_in_dim(T4, shape=" + row + ", broadcast_dims=[0])\n"
+         "T7 = fd.ops.broadcast_in_dim(T5, shape=" + row + ", broadcast_dims=[0])\n"
+         "S8 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
+         "T9 = fd.ops.add(T6, S8)\n"
+         "T10 = fd.ops.rsqrt(T9)\n"
+         "T11 = fd.ops.broadcast_in_dim(T7, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T12 = fd.ops.sub(T3, T11)\n"
+         "T13 = fd.ops.broadcast_in_dim(T10, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T14 = fd.ops.mul(T12, T13)\n"
+         "T15 = fd.ops.broadcast_in_dim(T1, shape=" + full + ", broadcast_dims=[1])\n"
+         "T16 = fd.ops.cast(T15, dtype=DataType.Float)\n"
+         "T17 = fd.ops.mul(T14, T16)\n"
+         "T18 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[1])\n"
+         "T19 = fd.ops.cast(T18, dtype=DataType.Float)\n"
+         "T20 = fd.ops.add(T17, T19)\n"
+         "T21 = fd.ops.cast(T20, dtype=DataType.BFloat16)\n"
+         "fd.add_output(T21)\n"
+         "fd.add_output(T5)\n"
+         "fd.add_output(T10)\n";
+}
+
+// Runs layerNorm(rows, cols) on random bf16 input, weight and bias.
+#define FL_CHECK_LAYER_NORM(rows, cols)                              \
+  do {                                                               \
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols)); \
+    define(layerNorm(rows, cols));                                   \
+    runAndCheck({random(DataType::BFloat16, {rows, cols}),           \
+                 random(DataType::BFloat16, {cols}),                 \
+                 random(DataType::BFloat16, {cols})});               \
+    FL_SKIP_IF_UNAVAILABLE();                                        \
+  } while (0)
+
+TEST_F(GpuInnerPersistentTest, LayerNormRowSizes) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{512, 4096},
+                            {129, 1000}, {7, 12289}, {16, 32768}}) {
+    FL_CHECK_LAYER_NORM(rows, cols);
+  }
+}
+
+// Rows whose length 4 does not divide keep 8-byte accesses: each row
+// starts its chunks of 4 at its first aligned element (a head of 0 to 3
+// elements, different from row to row), the head and the tail go one
+// element per thread. Row lengths with each remainder mod 4, and inputs
+// whose data pointer is 2 or 8 bytes past an aligned address (no shift,
+// and chunks of 4).
+TEST_F(GpuInnerPersistentTest, ShiftedRowsOddLengths) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050},
+                            {17, 1031}, {9, 4101}, {40, 1029}}) {
+    FL_CHECK_LAYER_NORM(rows, cols);
+  }
+  define(softmax(300, 2050));
+  runAndCheck({random(DataType::BFloat16, {300, 2050})});
+  FL_SKIP_IF_UNAVAILABLE();
+  for (int64_t offset : {1, 4}) {
+    SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
+    define(layerNorm(64, 4099));
+    runAndCheck({randomAtOffset(DataType::BFloat16, {64, 4099}, offset),
+                 random(DataType::BFloat16, {4099}),
+                 random(DataType::BFloat16, {4099})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
+// A LayerNorm backward's saved mean and rstd, [rows, 1] floats (strides
+// 1, 1), are one value per row: the bf16 rows around them keep their
+// vectors (they were read one element at a time, the [rows, 1] taken for a
+// transpose). Against the CPU reference, with the factor the kernel got.
+TEST_F(GpuInnerPersistentTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 4096}, {100, 1024}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+           "T3 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
+           "T4 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "T5 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "T6 = fd.ops.cast(T1, dtype=DataType.Float)\n"
+           "T7 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[0, 1])\n"
+           "T8 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
+           "T10 = fd.ops.mul(fd.ops.sub(T6, T7), T8)\n"
+           "T11 = fd.ops.broadcast_in_dim(T4, shape=" + full + ", broadcast_dims=[1])\n"
+           "T13 = fd.ops.mul(T5, fd.ops.cast(T11, dtype=DataType.Float))\n"
+           "T14 = fd.ops.sum(T13, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T16 = fd.ops.sum(fd.ops.mul(T13, T10), dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T20 = fd.ops.broadcast_in_dim(T14, shape=" + full + ", broadcast_dims=[0])\n"
+           "T21 = fd.ops.broadcast_in_dim(T16, shape=" + full + ", broadcast_dims=[0])\n"
+           "T24 = fd.ops.sub(fd.ops.sub(T13, T20), fd.ops.mul(T10, T21))\n"
+           "fd.add_output(fd.ops.cast(fd.ops.mul(T24, T8), dtype=DataType.BFloat16))\n");
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::BFloat16, {rows, cols}),
+                 random(DataType::Float, {rows, 1}), random(DataType::Float, {rows, 1}),
+                 random(DataType::BFloat16, {cols})});
+    FL_SKIP_IF_UNAVAILABLE();
+    const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+    ASSERT_EQ(segment.scheduler, "inner_persistent");
+    EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), 4);
+  }
+}
+
+// Kept (unprojected) buffers take 16-byte chunks in shifted rows, and the
+// block holds only the whole aligned chunks (at most cols / 8): row lengths
+// with each remainder mod 8, so each row's head (0 to 7 elements) and the
+// head-and-tail pass (up to 14) vary; inputs 4 elements past an aligned
+// address fall back to chunks of 4, 8 elements past keep chunks of 8.
+TEST_F(GpuInnerPersistentTest, ShiftedRowsIn16ByteChunks) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}, {33, 4097},
+                            {50, 1028}, {96, 2053}, {70, 1030}, {17, 2055}, {40, 3073}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    for (int64_t offset : {0, 4, 8}) {
+      SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
+      define(softmax(rows, cols));
+      runAndCheck({randomAtOffset(DataType::BFloat16, {rows, cols}, offset)});
+      FL_SKIP_IF_UNAVAILABLE();
+      ASSERT_NE(executor().lastReport(), nullptr);
+      const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
+      ASSERT_EQ(segment.scheduler, "inner_persistent");
+      EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), offset == 4 ? 4 : 8);
+      EXPECT_FALSE(segment.params.get("project_persistent_buffers")->asBool());
+    }
+  }
+  // The suite's masked softmax: a bool mask read in 8-byte chunks beside the
+  // bf16 input's 16-byte ones, from the same head.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}}) {
+    SCOPED_TRACE("masked " + std::to_string(rows) + "x" + std::to_string(cols));
+    const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+           "M = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Bool, is_cpu=False)\n"
+           "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+           "S1 = fd.define_scalar(float('-inf'), dtype=DataType.Double)\n"
+           "T2 = fd.ops.where(M, T1, S1)\n"
+           "T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0])\n"
+           "T5 = fd.ops.exp(fd.ops.sub(T2, T4))\n"
+           "T6 = fd.ops.sum(T5, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+           "T7 = fd.ops.broadcast_in_dim(T6, shape=" + full + ", broadcast_dims=[0])\n"
+           "T8 = fd.ops.cast(fd.ops.div(T5, T7), dtype=DataType.BFloat16)\n"
+           "fd.add_output(T8)\n");
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Bool, {rows, cols})});
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 8);
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test
