@@ -78,6 +78,30 @@ TEST(PointwiseEmitterTest, Bf16ContiguousInputsUseSixteenByteVectors) {
   expectCompiles(kernel);
 }
 
+// bf16 tensors beside a float bias: vectors of 8 elements, the bf16 ones one
+// 16-byte access, the float one two (a 32-byte aligned Array), instead of 4
+// elements and 8-byte bf16 accesses.
+TEST(PointwiseEmitterTest, FloatBesideBf16TakesTwoSixteenByteAccesses) {
+  constexpr const char* kBiasAdd = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T1 = fd.define_tensor(shape=[1, -1], contiguity=[None, True], dtype=DataType.Float)
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.add(T2, T1)
+    T4 = fd.ops.cast(T3, dtype=DataType.BFloat16)
+    fd.add_output(T4)
+)";
+  const CompiledScript compiled = compileScript(kBiasAdd, "512x4096:bf16,1x4096:f32");
+  ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 8);
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "fl::Array<float, kVector> T1_vec[kUnroll];"))
+      << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "(uint64_t)T1.data % 32 == 0"));
+  EXPECT_TRUE(contains(kernel.source, "(uint64_t)T0.data % 16 == 0"));
+  expectCompiles(kernel);
+}
+
 TEST(PointwiseEmitterTest, LaunchCoversEveryChunk) {
   const CompiledScript compiled = compileScript(kBf16Add, "1024x1000:bf16,1024x1000:bf16");
   const PointwiseParams& params = paramsOf(compiled);
@@ -180,7 +204,11 @@ TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(contains(kernel.source, "const index_t outer_total = ref_e0;"));
   EXPECT_TRUE(contains(kernel.source, "const index_t inner_total = ref_e1;"));
-  EXPECT_TRUE(contains(kernel.source, "for (index_t bo = blockIdx.x;"));  // flipped
+  // Flipped: grid x walks the rows; the grid covers every block, so each
+  // block takes one without a grid-stride loop.
+  EXPECT_TRUE(contains(kernel.source, "const index_t bo = (index_t)blockIdx.x;")) << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "const index_t bi = (index_t)blockIdx.y;"));
+  EXPECT_FALSE(contains(kernel.source, "gridDim"));
   EXPECT_TRUE(contains(kernel.source, "constexpr int kUnrollOuter = 2;"));
   EXPECT_EQ(kernel.launch.block[0], 32);
   EXPECT_EQ(kernel.launch.block[1], 4);
@@ -188,6 +216,52 @@ TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
   EXPECT_EQ(kernel.launch.grid[0], 4096 / 8);
   EXPECT_EQ(kernel.launch.grid[1], 4096 / (32 * params.vectorizationFactor));
   expectCompiles(kernel);
+}
+
+// Each block takes one chunk of blocks, without a grid-stride loop (its state
+// cost registers): the launch's grid covers them all, and params whose grid
+// would pass the launch limits (grid y: 65535 blocks) are refused.
+TEST(PointwiseEmitterTest, EachBlockTakesOneChunkWithoutAGridStrideLoop) {
+  {
+    const CompiledScript compiled = compileScript(kBf16Add, "1024x1000:bf16,1024x1000:bf16");
+    const GeneratedKernel& kernel = onlyKernel(compiled);
+    ASSERT_EQ(paramsOf(compiled).breakPoint, 0);
+    EXPECT_TRUE(contains(kernel.source, "const index_t block = (index_t)blockIdx.x;"))
+        << kernel.source;
+    EXPECT_FALSE(contains(kernel.source, "gridDim"));
+    expectCompiles(kernel);
+  }
+  // 2 x 64 threads over rows of 8 floats: 65537 row blocks, one more than
+  // grid y holds; flipped, grid x takes them.
+  for (const bool flip : {false, true}) {
+    SCOPED_TRACE(flip ? "flipped" : "not flipped");
+    const EditedPointwiseParams provider([flip](PointwiseParams& p) {
+      p.breakPoint = 1;
+      p.blockDimX = 2;
+      p.blockDimY = 64;
+      p.unrollFactorOuter = 1;
+      p.unrollFactorInner = 1;
+      p.flipGrid = flip;
+    });
+    const CompiledScript compiled =
+        compileScript(kRowScale, "4194368x8:f32,4194368:f32,8:f32", &provider);
+    const auto& choice = compiled.compiled.segmented->groups()[0].choice;
+    if (!flip) {
+      EXPECT_TRUE(contains(choice.providerRejection, "grid y would have 65537 blocks"))
+          << choice.providerRejection;
+      continue;
+    }
+    ASSERT_EQ(paramsOf(compiled).breakPoint, 1) << choice.providerRejection;
+    ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 4);
+    const GeneratedKernel& kernel = onlyKernel(compiled);
+    EXPECT_EQ(kernel.launch.grid[0], 65537);
+    EXPECT_EQ(kernel.launch.grid[1], 1);
+    EXPECT_TRUE(contains(kernel.source, "const index_t bo = (index_t)blockIdx.x;"))
+        << kernel.source;
+    EXPECT_TRUE(contains(kernel.source, "const index_t bi = (index_t)blockIdx.y;"));
+    EXPECT_FALSE(contains(kernel.source, "gridDim"));
+    expectCompiles(kernel);
+  }
 }
 
 // The index math divides a chunk's position by the extents of every axis but

@@ -110,6 +110,38 @@ TEST_F(GpuPointwiseTest, MisalignedInputStart) {
   }
 }
 
+// A float bias beside bf16 tensors: 8-element vectors, the float ones two
+// 16-byte accesses, where the layout allows; a bias only 16-byte aligned (4
+// floats in) or rows of 1004 fall back to 4-element vectors.
+TEST_F(GpuPointwiseTest, FloatBiasBesideBf16RowsInWideVectors) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.define_tensor(shape=[1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False)
+T3 = fd.ops.cast(T0, dtype=DataType.Float)
+T4 = fd.ops.cast(T1, dtype=DataType.Float)
+T5 = fd.ops.add(T3, T4)
+T6 = fd.ops.add(T5, T2)
+T7 = fd.ops.cast(T6, dtype=DataType.BFloat16)
+T8 = fd.ops.cast(T5, dtype=DataType.BFloat16)
+fd.add_output(T7)
+fd.add_output(T8)
+fd.add_output(T6)
+)");
+  struct Case {
+    int64_t rows, cols, biasOffset;
+  };
+  for (const Case c : {Case{512, 4096, 0}, Case{37, 1000, 0}, Case{37, 1004, 0},
+                       Case{64, 4096, 4}, Case{3, 8, 0}}) {
+    SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols) + " bias offset " +
+                 std::to_string(c.biasOffset));
+    runAndCheck({random(DataType::BFloat16, {c.rows, c.cols}),
+                 random(DataType::BFloat16, {c.rows, c.cols}),
+                 randomAtOffset(DataType::Float, {1, c.cols}, c.biasOffset)});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
 TEST_F(GpuPointwiseTest, MisalignedStartThroughSlicing) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
@@ -137,6 +169,41 @@ fd.add_output(T6)
 )");
   runAndCheck({random(DataType::Float, {129, 1001}), random(DataType::Float, {1001}),
                random(DataType::Float, {129})});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
+// Each block takes one chunk of blocks (no grid-stride loop): a flipped 2-D
+// launch of 65537 x 2 blocks, 2 x 64 threads over rows of 12 floats, every
+// block's rows and columns checked against the reference; and a 1-D launch
+// whose last block is partial.
+TEST_F(GpuPointwiseTest, EveryBlockOfALargeGridTakesItsOwnChunk) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T3 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[0])
+T4 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1])
+T5 = fd.ops.mul(T0, T3)
+T6 = fd.ops.add(T5, T4)
+fd.add_output(T6)
+)");
+  const int64_t rows = 64 * 65537, cols = 12;
+  scheduler::PointwiseParams p;
+  p.vectorizationFactor = 4;
+  p.breakPoint = 1;
+  p.blockDimX = 2;
+  p.blockDimY = 64;
+  p.flipGrid = true;
+  const FixedParams fixed(scheduler::SchedulerType::Pointwise, p);
+  useProvider(&fixed);
+  runAndCheck({random(DataType::Float, {rows, cols}), random(DataType::Float, {rows}),
+               random(DataType::Float, {cols})});
+  FL_SKIP_IF_UNAVAILABLE();
+  ASSERT_NE(executor().lastReport(), nullptr);
+  EXPECT_EQ(executor().lastReport()->segments.at(0).paramsSource, "tuner");
+  useProvider(nullptr);
+  runAndCheck({random(DataType::Float, {1000, 1001}), random(DataType::Float, {1000}),
+               random(DataType::Float, {1001})});
   FL_SKIP_IF_UNAVAILABLE();
 }
 

@@ -13,6 +13,8 @@ using ir::IterDomain;
 using ir::TensorView;
 
 constexpr int64_t kMaxAccessBytes = 16;
+// 16-byte accesses a vector of a dtype wider than the narrowest may take.
+constexpr int64_t kMaxSplitAccesses = 2;
 // Larger than any factor: "this constraint does not limit".
 constexpr int64_t kUnlimited = int64_t{1} << 40;
 
@@ -65,11 +67,14 @@ struct Constraint {
 
 class TensorAnalyzer {
  public:
+  //! `narrowestBytes`: 0 for one 16-byte access a vector; else the narrowest
+  //! analysed dtype's size, whose 16 bytes a vector may hold (at most two
+  //! accesses of this tensor's dtype).
   TensorAnalyzer(const MemoryLayout& layout, const TensorTrace* trace,
                  const AxisTrace& axisTrace, int64_t breakPoint,
-                 int64_t maxFactor)
+                 int64_t maxFactor, int64_t narrowestBytes)
       : layout_(layout), trace_(trace), axisTrace_(axisTrace),
-        breakPoint_(breakPoint), maxFactor_(maxFactor) {}
+        breakPoint_(breakPoint), maxFactor_(maxFactor), narrowestBytes_(narrowestBytes) {}
 
   TensorVectorization run() {
     const TensorView* tv = layout_.tv;
@@ -83,11 +88,20 @@ class TensorAnalyzer {
     if (!walkInnerRun(constraints)) return result_;
     constraints.push_back(pointerConstraint(bytes));
     const int64_t perAccess = std::max<int64_t>(1, kMaxAccessBytes / bytes);
-    if (perAccess <= maxFactor_) {
+    const int64_t perVector =
+        narrowestBytes_ > 0 && narrowestBytes_ < bytes
+            ? std::min(kMaxAccessBytes / narrowestBytes_, kMaxSplitAccesses * perAccess)
+            : perAccess;
+    const std::string dtype(ir::toString(tv->dtype()));
+    if (perVector <= maxFactor_ && perVector > perAccess) {
+      constraints.push_back(
+          {perVector, name() + ": a vector holds " + std::to_string(perVector) + " " + dtype +
+                          " elements, " + std::to_string(perVector / perAccess) +
+                          " 16-byte accesses (16 bytes of the narrowest dtype)"});
+    } else if (perAccess <= maxFactor_) {
       constraints.push_back(
           {perAccess, name() + ": 16-byte accesses hold " +
-                          std::to_string(perAccess) + " " +
-                          std::string(ir::toString(tv->dtype())) + " elements"});
+                          std::to_string(perAccess) + " " + dtype + " elements"});
     } else {
       constraints.push_back(
           {powerOfTwoAtMost(maxFactor_),
@@ -289,6 +303,7 @@ class TensorAnalyzer {
   const AxisTrace& axisTrace_;
   int64_t breakPoint_;
   int64_t maxFactor_;
+  int64_t narrowestBytes_;
   TensorVectorization result_;
 };
 
@@ -353,14 +368,31 @@ VectorizationAnalysis analyzeVectorization(const ir::Fusion& segment,
 
   const std::vector<const TensorView*> tensors =
       query.tensors.empty() ? inputsAndOutputs(segment) : query.tensors;
-  int64_t factor = powerOfTwoAtMost(std::max<int64_t>(1, query.maxFactor));
-  for (const TensorView* tv : tensors) {
-    const MemoryLayout layout = memoryLayout(segment, tv, info);
-    TensorAnalyzer analyzer(layout, trace.find(tv), trace, query.breakPoint,
-                            query.maxFactor);
-    analysis.tensors.push_back(analyzer.run());
-    const TensorVectorization& result = analysis.tensors.back();
-    if (result.vectorized) factor = std::min(factor, result.limit);
+  auto analyzeAll = [&](int64_t narrowestBytes) {
+    analysis.tensors.clear();
+    int64_t factor = powerOfTwoAtMost(std::max<int64_t>(1, query.maxFactor));
+    for (const TensorView* tv : tensors) {
+      const MemoryLayout layout = memoryLayout(segment, tv, info);
+      TensorAnalyzer analyzer(layout, trace.find(tv), trace, query.breakPoint,
+                              query.maxFactor, narrowestBytes);
+      analysis.tensors.push_back(analyzer.run());
+      const TensorVectorization& result = analysis.tensors.back();
+      if (result.vectorized) factor = std::min(factor, result.limit);
+    }
+    return factor;
+  };
+  int64_t factor = analyzeAll(0);
+  if (query.splitWideAccesses) {
+    // Vectors of 16 bytes of the narrowest vectorized dtype, where a wider
+    // one is vectorized beside it.
+    int64_t narrowest = 0, widest = 0;
+    for (const TensorVectorization& t : analysis.tensors) {
+      if (!t.vectorized) continue;
+      const int64_t bytes = ir::sizeInBytes(t.dtype);
+      narrowest = narrowest == 0 ? bytes : std::min(narrowest, bytes);
+      widest = std::max(widest, bytes);
+    }
+    if (narrowest < widest) factor = analyzeAll(narrowest);
   }
   analysis.factor = factor;
   for (const TensorVectorization& t : analysis.tensors) {

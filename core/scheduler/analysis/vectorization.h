@@ -6,7 +6,8 @@
 // after the break point, innermost first), it has a contiguous run of memory
 // whose length F divides; its data pointer, its strides outside that run and
 // any slice/pad offset inside it are multiples of F elements; and F elements
-// fit in a 16-byte access. The run is traced from the reference to each
+// fit in a 16-byte access (or, where the query splits wide accesses, in 16
+// bytes of the narrowest dtype and two accesses of the tensor's own). The run is traced from the reference to each
 // tensor through reshape, permute, broadcast and expand (axis_trace.h). A
 // tensor that is broadcast along the innermost reference axis (seed 001's
 // weight and bias, broadcast or expanded from [1600] to [16, 128, 1600])
@@ -55,7 +56,8 @@ struct VectorizationAnalysis {
   //! Inputs, then outputs, in fusion order.
   std::vector<TensorVectorization> tensors;
 
-  //! Bytes one vectorized access of the widest vectorized dtype moves.
+  //! Bytes one vector of the widest vectorized dtype spans (more than 16:
+  //! split into 16-byte accesses).
   int64_t bytesPerAccess() const;
   //! The limiting tensor's reason; empty if nothing limits the factor.
   std::string reason() const;
@@ -74,6 +76,13 @@ struct VectorizationQuery {
   std::vector<const ir::TensorView*> tensors;
   //! The widest factor considered, in elements.
   int64_t maxFactor = 16;
+  //! Whether a vector may take more than one 16-byte access. On, a vector
+  //! holds 16 bytes of the narrowest analysed dtype and a wider tensor's
+  //! vector takes up to two accesses (32 bytes): a bf16 kernel with a float
+  //! bias moves 8 elements a vector, 16-byte bf16 accesses, where 16 bytes
+  //! of float would hold every tensor to 4 (8-byte bf16 accesses). Off, a
+  //! vector is one access of each tensor's own dtype.
+  bool splitWideAccesses = false;
 };
 
 //! Analyses `segment` at the sizes, strides and alignments of `info`.

@@ -374,6 +374,7 @@ PointwiseDecision decidePointwise(const ir::Fusion& segment,
 
   VectorizationQuery query;
   query.reference = d.reference;
+  query.splitWideAccesses = true;
   d.vectorization = analyzeVectorization(segment, info, query);
   const std::vector<Footprint> tensors =
       footprints(segment, trace, d.vectorization);

@@ -171,6 +171,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(
 
   VectorizationQuery query;
   query.reference = reference;
+  query.splitWideAccesses = true;
   query.breakPoint = p->breakPoint;
   const VectorizationAnalysis vectorization =
       analyzeVectorization(segment, info, query);

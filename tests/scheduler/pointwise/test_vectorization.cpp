@@ -350,6 +350,46 @@ fd.add_output(T1)
   EXPECT_EQ(analysis.limitingTensor, irName("T1"));
 }
 
+// Split wide accesses (the pointwise scheduler's query): a vector holds 16
+// bytes of the narrowest vectorized dtype, a wider tensor's vector two
+// 16-byte accesses; its data pointer must still hold a whole vector.
+TEST_F(PointwiseTest, VectorizeSplitWideAccessesGivesTheNarrowestSixteenBytes) {
+  constexpr std::string_view kCastUp = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+fd.add_output(T1)
+)";
+  VectorizationQuery split;
+  split.splitWideAccesses = true;
+  define(kCastUp);
+  bind({contiguous(DataType::BFloat16, {64, 64})});
+  const auto analysis = analyzeVectorization(fusion(), info(), split);
+  EXPECT_EQ(analysis.factor, 8);
+  EXPECT_EQ(analysis.bytesPerAccess(), 32);
+  EXPECT_EQ(analysis.find(irName("T1"))->reason,
+            irName("T1") +
+                ": a vector holds 8 Float elements, 2 16-byte accesses (16 bytes of the "
+                "narrowest dtype)");
+  EXPECT_EQ(analysis.find(irName("T0"))->reason,
+            irName("T0") + ": 16-byte accesses hold 8 BFloat16 elements");
+
+  // A float input 16-byte aligned (4 floats in): 4 elements, as without.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.BFloat16)
+fd.add_output(T1)
+)");
+  bind({strided(DataType::Float, {64, 64}, {64, 1}, /*storageOffset=*/4)});
+  const auto misaligned = analyzeVectorization(fusion(), info(), split);
+  EXPECT_EQ(misaligned.factor, 4);
+  EXPECT_EQ(misaligned.limitingTensor, irName("T0"));
+
+  // One dtype: one access a vector, split or not.
+  define(kRelu2d);
+  bind({contiguous(DataType::Float, {64, 64})});
+  EXPECT_EQ(analyzeVectorization(fusion(), info(), split).factor, 4);
+}
+
 TEST_F(PointwiseTest, VectorizeBreakPointLimitsTheRun) {
   define(kRelu2d);
   bind({contiguous(DataType::Float, {1024, 18})});
