@@ -80,8 +80,9 @@ struct VectorizationQuery {
   //! holds 16 bytes of the narrowest analysed dtype and a wider tensor's
   //! vector takes up to two accesses (32 bytes): a bf16 kernel with a float
   //! bias moves 8 elements a vector, 16-byte bf16 accesses, where 16 bytes
-  //! of float would hold every tensor to 4 (8-byte bf16 accesses). Off, a
-  //! vector is one access of each tensor's own dtype.
+  //! of float would hold every tensor to 4 (8-byte bf16 accesses). A 1-byte
+  //! dtype counts as 2 there: a bool output beside bf16 keeps vectors of 8.
+  //! Off, a vector is one access of each tensor's own dtype.
   bool splitWideAccesses = false;
 };
 

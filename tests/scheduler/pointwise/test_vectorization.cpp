@@ -388,6 +388,28 @@ fd.add_output(T1)
   define(kRelu2d);
   bind({contiguous(DataType::Float, {64, 64})});
   EXPECT_EQ(analyzeVectorization(fusion(), info(), split).factor, 4);
+
+  // A bool output counts as 2 bytes: bf16 beside it keeps vectors of 8 (16
+  // elements, two bf16 accesses a vector, were slower), a float input gets 8.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.add(T2, T1)
+T4 = fd.ops.gt(T3, fd.define_scalar(0.0, dtype=DataType.Double))
+fd.add_output(T4)
+)");
+  bind({contiguous(DataType::BFloat16, {64, 64}), contiguous(DataType::Float, {64, 64})});
+  const auto mask = analyzeVectorization(fusion(), info(), split);
+  EXPECT_EQ(mask.factor, 8) << mask.reason();
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(T0, dtype=DataType.Float)
+T2 = fd.ops.gt(T1, fd.define_scalar(0.0, dtype=DataType.Double))
+fd.add_output(T2)
+)");
+  bind({contiguous(DataType::BFloat16, {64, 64})});
+  EXPECT_EQ(analyzeVectorization(fusion(), info(), split).factor, 8);
 }
 
 TEST_F(PointwiseTest, VectorizeBreakPointLimitsTheRun) {
