@@ -44,6 +44,11 @@ struct KernelParameter {
   ir::DataType dtype = ir::DataType::Float;
   int rank = 0;  //!< tensors only
   std::string name;  //!< as in the source, e.g. "T0"
+  //! A tensor input's strides as the kernel has them built in (0 on axes of
+  //! size 1), from the layout it was generated for; empty where the kernel
+  //! reads them at run time. The executor builds a kernel per input layout
+  //! (run_keys.h) and checks the tensor it binds against these.
+  std::vector<int64_t> builtInStrides;
 };
 
 struct GeneratedKernel {

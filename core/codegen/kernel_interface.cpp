@@ -51,7 +51,14 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
     if (const auto* tv = inputs[i]->as<TensorView>()) {
       p.kind = KernelParameter::Kind::Tensor;
       p.rank = static_cast<int>(tv->rank());
-      tensors_.push_back({tv, false, p.name});
+      if (i < info.inputs.size() && info.inputs[i].sizes.size() == tv->rank() &&
+          info.inputs[i].strides.size() == tv->rank()) {
+        const scheduler::TensorInputInfo& layout = info.inputs[i];
+        for (size_t a = 0; a < layout.sizes.size(); ++a) {
+          p.builtInStrides.push_back(layout.sizes[a] == 1 ? 0 : layout.strides[a]);
+        }
+      }
+      tensors_.push_back({tv, false, p.name, p.builtInStrides});
     } else {
       p.kind = KernelParameter::Kind::Scalar;
       scalars_.emplace(inputs[i]->as<ir::Scalar>(),
@@ -117,6 +124,11 @@ std::string KernelInterface::prologue(int indent) const {
     const int64_t rank = t.tv->rank();
     for (int64_t a = 0; a < rank; ++a) {
       const std::string axis = std::to_string(a);
+      if (!t.strides.empty()) {
+        text += pad + "constexpr index_t " + t.name + "_s" + axis + " = (index_t)" +
+                std::to_string(t.strides[static_cast<size_t>(a)]) + "ll;\n";
+        continue;
+      }
       text += pad + "const index_t " + t.name + "_s" + axis + " = " + t.name +
               ".size[" + axis + "] == 1 ? (index_t)0 : (index_t)" + t.name +
               ".stride[" + axis + "];\n";

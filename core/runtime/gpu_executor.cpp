@@ -334,6 +334,15 @@ class Planner {
       FL_ASSERT(tensor.dim() == p.rank, what, ", kernel ", generated.name,
                 ": parameter ", p.name, " has rank ", p.rank, " but the tensor is ",
                 tensor.toString());
+      if (!p.builtInStrides.empty()) {
+        for (int64_t a = 0; a < tensor.dim(); ++a) {
+          const int64_t stride = tensor.sizes()[a] == 1 ? 0 : tensor.strides()[a];
+          FL_ASSERT(stride == p.builtInStrides[static_cast<size_t>(a)], what, ", kernel ",
+                    generated.name, ": parameter ", p.name, " was built for stride ",
+                    p.builtInStrides[static_cast<size_t>(a)], " on axis ", a,
+                    " but the tensor is ", tensor.toString());
+        }
+      }
       launch.arguments.addTensor(tensor.data(), tensor.sizes(), tensor.strides());
     }
     if (generated.workspaceBytes > 0) {

@@ -102,6 +102,25 @@ def f(fd : FusionDefinition) -> None :
   expectCompiles(kernel);
 }
 
+// The inputs' strides are constants of the kernel (0 on a size-1 axis),
+// recorded for the executor's check; the outputs' are read at run time.
+TEST(PointwiseEmitterTest, InputStridesAreBuiltIn) {
+  const CompiledScript compiled = compileScript(kBf16Add, "64x256:bf16,64x256:bf16");
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "constexpr index_t T0_s0 = (index_t)256ll;"))
+      << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "constexpr index_t T1_s1 = (index_t)1ll;"));
+  EXPECT_TRUE(contains(kernel.source,
+                       "const index_t T3_s0 = T3.size[0] == 1 ? (index_t)0 : (index_t)T3.stride[0];"));
+  ASSERT_EQ(kernel.parameters.size(), 3u);
+  EXPECT_EQ(kernel.parameters[0].builtInStrides, (std::vector<int64_t>{256, 1}));
+  EXPECT_TRUE(kernel.parameters[2].builtInStrides.empty());
+  expectCompiles(kernel);
+  const CompiledScript oneRow = compileScript(kBf16Add, "1x256:bf16,1x256:bf16");
+  EXPECT_EQ(onlyKernel(oneRow).parameters[0].builtInStrides, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(contains(onlyKernel(oneRow).source, "constexpr index_t T0_s0 = (index_t)0ll;"));
+}
+
 TEST(PointwiseEmitterTest, LaunchCoversEveryChunk) {
   const CompiledScript compiled = compileScript(kBf16Add, "1024x1000:bf16,1024x1000:bf16");
   const PointwiseParams& params = paramsOf(compiled);

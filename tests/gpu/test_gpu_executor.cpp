@@ -80,6 +80,39 @@ fd.add_output(T4)
   EXPECT_EQ(executor().signatureCount(), 1u);
 }
 
+// A kernel has its inputs' strides built in (KernelParameter::builtInStrides):
+// each layout of the same sizes builds its own kernel, a layout seen before
+// builds none, and every run matches the reference.
+TEST_F(GpuExecutorTest, InputStridesBuiltIntoTheKernelFollowTheLayout) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[False, False], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
+T3 = fd.ops.mul(T0, T2)
+T4 = fd.ops.silu(T3)
+fd.add_output(T4)
+)");
+  const Tensor wide = random(DataType::Float, {64, 128});
+  struct Case {
+    std::string what;
+    Tensor input;
+    int built;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"contiguous", random(DataType::Float, {64, 96}), 1},
+           {"column-major", randomTransposed(DataType::Float, {64, 96}), 1},
+           {"rows of a wider tensor", wide.asStrided({64, 96}, {128, 1}, 0), 1},
+           {"contiguous again", random(DataType::Float, {64, 96}), 0},
+           {"one row", random(DataType::Float, {1, 96}), 1}}) {
+    SCOPED_TRACE(c.what);
+    const runtime::GpuRunStats stats =
+        runAndCheck({c.input, random(DataType::Float, {c.input.sizes()[1]})});
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(stats.kernelsBuilt, c.built);
+    EXPECT_EQ(stats.kernelLaunches, 1);
+  }
+}
+
 TEST_F(GpuExecutorTest, ViewOnlyFusionLaunchesNothingAndSharesMemory) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
