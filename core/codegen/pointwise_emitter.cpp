@@ -608,16 +608,11 @@ GeneratedKernel PointwiseKernel::build() {
     src += "  const index_t total = " + product(0, rank_) + ";\n";
     src += "  constexpr index_t threads = (index_t)kBlockX * kBlockY;\n";
     src += "  const index_t tid = (index_t)(threadIdx.y * kBlockX + threadIdx.x);\n";
-    src += "  constexpr index_t per_block = threads * kUnroll * kVector;\n";
-
   } else {
     src += "  constexpr int kUnrollInner = " + std::to_string(unrollInner_) + ";\n";
     src += "  constexpr int kUnrollOuter = " + std::to_string(unrollOuter_) + ";\n";
     src += "  const index_t outer_total = " + product(0, breakPoint_) + ";\n";
     src += "  const index_t inner_total = " + product(breakPoint_, rank_) + ";\n";
-    src += "  constexpr index_t inner_step = (index_t)kBlockX * kUnrollInner * kVector;\n";
-    src += "  constexpr index_t outer_step = (index_t)kBlockY * kUnrollOuter;\n";
-
   }
   if (fallback) src += "  const bool vector_ok = " + condition + ";\n";
 
