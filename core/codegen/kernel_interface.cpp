@@ -58,7 +58,7 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
           p.builtInStrides.push_back(layout.sizes[a] == 1 ? 0 : layout.strides[a]);
         }
       }
-      tensors_.push_back({tv, false, p.name, p.builtInStrides});
+      tensors_.push_back({tv, false, p.name, parameters_.size()});
     } else {
       p.kind = KernelParameter::Kind::Scalar;
       scalars_.emplace(inputs[i]->as<ir::Scalar>(),
@@ -79,7 +79,7 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
     if (segment.isInput(tv) || find(tv, true) != nullptr) {
       p.name += "_out" + (i == 0 ? std::string() : std::to_string(i));
     }
-    tensors_.push_back({tv, true, p.name});
+    tensors_.push_back({tv, true, p.name, parameters_.size()});
     parameters_.push_back(std::move(p));
   }
   // Extents: the first tensor parameter axis that has them.
@@ -122,11 +122,12 @@ std::string KernelInterface::prologue(int indent) const {
   std::string text = pad + "typedef " + std::string(indexType()) + " index_t;\n";
   for (const TensorParameter& t : tensors_) {
     const int64_t rank = t.tv->rank();
+    const std::vector<int64_t>& builtIn = parameters_[t.parameter].builtInStrides;
     for (int64_t a = 0; a < rank; ++a) {
       const std::string axis = std::to_string(a);
-      if (!t.strides.empty()) {
+      if (!builtIn.empty()) {
         text += pad + "constexpr index_t " + t.name + "_s" + axis + " = (index_t)" +
-                std::to_string(t.strides[static_cast<size_t>(a)]) + "ll;\n";
+                std::to_string(builtIn[static_cast<size_t>(a)]) + "ll;\n";
         continue;
       }
       text += pad + "const index_t " + t.name + "_s" + axis + " = " + t.name +

@@ -63,9 +63,7 @@ class KernelInterface {
     const ir::TensorView* tv = nullptr;
     bool output = false;
     std::string name;
-    //! Built-in strides (KernelParameter::builtInStrides); empty: read at
-    //! run time.
-    std::vector<int64_t> strides;
+    size_t parameter = 0;  //!< its index in parameters_
   };
   const TensorParameter* find(const ir::TensorView* tv, bool output) const;
 
