@@ -84,9 +84,6 @@ class PointwiseKernel {
                            bool shifted = false) const;
   std::string uniformIndex(const std::string& expression, const std::string& hint);
   std::string vectorCondition() const;
-  //! Blocks the schedule needs along grid x and y (1-D: y is 1), before
-  //! the launch limits clamp them.
-  std::pair<int64_t, int64_t> blocksNeeded() const;
   LaunchConfig launchConfig() const;
 
   const ir::Fusion& segment_;
@@ -529,32 +526,32 @@ std::string PointwiseKernel::body(bool vectorPass) {
   return code;
 }
 
-std::pair<int64_t, int64_t> PointwiseKernel::blocksNeeded() const {
+// One block for each chunk of blocks. The params' check (pointwise_scheduler)
+// refuses a grid past the launch limits, so none is clamped here.
+LaunchConfig PointwiseKernel::launchConfig() const {
   int64_t total = 1;
   for (int64_t e : refExtents_) {
     FL_CHECK(e >= 0, "code generation: the extents of ", reference_->name(), " are not bound");
     total *= e;
   }
+  int64_t gx = 1, gy = 1;
   if (breakPoint_ == 0) {
     const int64_t perBlock = params_.blockDimX * params_.blockDimY * unroll_ * vector_;
-    return {std::max<int64_t>(1, ceilDiv(total, perBlock)), 1};
+    gx = std::max<int64_t>(1, ceilDiv(total, perBlock));
+  } else {
+    int64_t outer = 1;
+    int64_t inner = 1;
+    for (int64_t k = 0; k < rank_; ++k) (k < breakPoint_ ? outer : inner) *= refExtents_[k];
+    const int64_t gridInner =
+        std::max<int64_t>(1, ceilDiv(inner, params_.blockDimX * unrollInner_ * vector_));
+    const int64_t gridOuter = std::max<int64_t>(1, ceilDiv(outer, params_.blockDimY * unrollOuter_));
+    gx = params_.flipGrid ? gridOuter : gridInner;
+    gy = params_.flipGrid ? gridInner : gridOuter;
   }
-  int64_t outer = 1;
-  int64_t inner = 1;
-  for (int64_t k = 0; k < rank_; ++k) (k < breakPoint_ ? outer : inner) *= refExtents_[k];
-  const int64_t gridInner = std::max<int64_t>(1, ceilDiv(inner, params_.blockDimX * unrollInner_ * vector_));
-  const int64_t gridOuter = std::max<int64_t>(1, ceilDiv(outer, params_.blockDimY * unrollOuter_));
-  return params_.flipGrid ? std::pair{gridOuter, gridInner} : std::pair{gridInner, gridOuter};
-}
-
-// One block for each chunk of blocks. The params' check (pointwise_scheduler)
-// refuses a grid past the launch limits, so none is clamped here.
-LaunchConfig PointwiseKernel::launchConfig() const {
-  LaunchConfig launch;
-  const auto [gx, gy] = blocksNeeded();
   FL_CHECK(gx <= kMaxGridX && gy <= kMaxGridYZ, "code generation: ", name_, " needs a grid of ",
            gx, " x ", gy, " blocks, past the launch limits (", kMaxGridX, " x ", kMaxGridYZ,
            "); the pointwise params should have been refused");
+  LaunchConfig launch;
   launch.block = {params_.blockDimX, params_.blockDimY, 1};
   launch.grid = {gx, gy, 1};
   return launch;

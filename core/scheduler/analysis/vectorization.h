@@ -7,8 +7,9 @@
 // whose length F divides; its data pointer, its strides outside that run and
 // any slice/pad offset inside it are multiples of F elements; and F elements
 // fit in a 16-byte access (or, where the query splits wide accesses, in 16
-// bytes of the narrowest dtype and two accesses of the tensor's own). The run is traced from the reference to each
-// tensor through reshape, permute, broadcast and expand (axis_trace.h). A
+// bytes of the narrowest dtype and two accesses of the tensor's own). The
+// run is traced from the reference to each tensor through reshape,
+// permute, broadcast and expand (axis_trace.h). A
 // tensor that is broadcast along the innermost reference axis (seed 001's
 // weight and bias, broadcast or expanded from [1600] to [16, 128, 1600])
 // does not move along it, so it is read without vectorization and does not
