@@ -6,6 +6,7 @@
 
 #include "core/ir/error.h"
 #include "core/runtime/cuda_error.h"
+#include "core/runtime/driver_launch.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::runtime {
@@ -71,7 +72,7 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
                         std::string_view what, bool afterKernel) const {
   // The error context is built only when something fails: a cached run's
   // host time is mostly this function.
-  auto context = [&] {
+  auto where = [&] {
     return std::string(what) + ", kernel " + name_ + " with grid " + dims(config.grid) +
            " and block " + dims(config.block);
   };
@@ -80,37 +81,26 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
   const auto& b = config.block;
   FL_ASSERT(g[0] >= 1 && g[0] <= 0x7fffffff && g[1] >= 1 && g[1] <= 65535 &&
                 g[2] >= 1 && g[2] <= 65535,
-            context(), ": the grid is outside CUDA's limits");
+            where(), ": the grid is outside CUDA's limits");
   FL_ASSERT(b[0] >= 1 && b[1] >= 1 && b[2] >= 1 && b[0] * b[1] * b[2] <= 1024,
-            context(), ": the block is outside CUDA's limits");
-  const dim3 grid(static_cast<unsigned>(g[0]), static_cast<unsigned>(g[1]),
-                  static_cast<unsigned>(g[2]));
-  const dim3 block(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]),
-                   static_cast<unsigned>(b[2]));
-  cudaError_t status = cudaSuccess;
-  if (afterKernel) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = grid;
-    launch.blockDim = block;
-    launch.dynamicSmemBytes = static_cast<size_t>(config.dynamicSharedMemoryBytes);
-    launch.stream = nullptr;
-    launch.attrs = &attribute;
-    launch.numAttrs = 1;
-    status = cudaLaunchKernelExC(&launch, static_cast<const void*>(handle_), args);
-    if (status != cudaSuccess) {
-      checkCuda(status, "cudaLaunchKernelExC (programmatic dependent)", context());
-    }
-  } else {
-    status = cudaLaunchKernel(static_cast<const void*>(handle_), grid, block, args,
-                              static_cast<size_t>(config.dynamicSharedMemoryBytes), nullptr);
-    if (status != cudaSuccess) checkCuda(status, "cudaLaunchKernel", context());
+            where(), ": the block is outside CUDA's limits");
+  void* const current = driver::currentContext();
+  if (function_ == nullptr || current != context_) {
+    function_ = driver::kernelFunction(handle_, where());
+    context_ = current;
   }
-  const cudaError_t launched = cudaGetLastError();
-  if (launched != cudaSuccess) {
-    checkCuda(launched, "cudaLaunchKernel (launch check)", context());
+  driver::LaunchShape shape;
+  for (int i = 0; i < 3; ++i) {
+    shape.grid[i] = static_cast<unsigned>(g[i]);
+    shape.block[i] = static_cast<unsigned>(b[i]);
+  }
+  shape.dynamicSharedMemoryBytes = static_cast<unsigned>(config.dynamicSharedMemoryBytes);
+  shape.afterKernel = afterKernel;
+  const int result = driver::launch(function_, shape, args);
+  if (result != 0) {
+    throw CudaError(result, where() + ": cuLaunchKernelEx" +
+                                (afterKernel ? " (programmatic dependent)" : "") +
+                                " failed: " + driver::errorText(result));
   }
 }
 

@@ -1,8 +1,9 @@
-// CUDA modules and launches through the CUDA runtime API only (nothing links
-// libcuda): a compiled image (cubin, or PTX the driver compiles) is loaded
-// with cudaLibraryLoadData, its kernels found with cudaLibraryGetKernel and
-// launched with cudaLaunchKernel. Arguments are packed as the kernel ABI of
-// core/codegen/kernel.h lays them out.
+// CUDA modules and launches (nothing links libcuda): a compiled image
+// (cubin, or PTX the driver compiles) is loaded with cudaLibraryLoadData,
+// its kernels found with cudaLibraryGetKernel and launched with the
+// driver's cuLaunchKernelEx on their CUfunction in the current context,
+// fetched once (core/runtime/driver_launch.h). Arguments are packed as the
+// kernel ABI of core/codegen/kernel.h lays them out.
 //
 // Invariant: a CudaKernel is only used while the CudaModule it came from is
 // alive (the executor keeps both in one cache entry).
@@ -42,7 +43,7 @@ class CudaKernel {
   void allowClusters(const codegen::LaunchConfig& config, int device,
                      std::string_view what) const;
 
-  //! Launches on the current device's default stream and checks the launch
+  //! Launches on the current device's legacy default stream and checks the launch
   //! (not the kernel's completion: that surfaces at the next synchronize).
   //! `args` holds one pointer per kernel parameter. `what` names the segment.
   //! `afterKernel`: launch as a programmatic dependent of the kernel queued
@@ -56,6 +57,10 @@ class CudaKernel {
  private:
   void* handle_ = nullptr;  // cudaKernel_t
   std::string name_;
+  // The kernel's CUfunction in `context_`, the context of the last launch
+  // (fetched again when a launch finds another context current).
+  mutable void* function_ = nullptr;
+  mutable void* context_ = nullptr;
 };
 
 //! A loaded image; unloaded by the destructor.

@@ -1,0 +1,38 @@
+// Kernel launches through the CUDA driver API, reached with the runtime's
+// cudaGetDriverEntryPointByVersion (nothing links libcuda). A library
+// kernel's CUfunction in the current context is fetched once and launched
+// with cuLaunchKernelEx; cudaLaunchKernel of a cudaKernel_t looks that
+// function up again on every launch, and a cached run's host time is mostly
+// the launch call (issue 6: at most 5 us per launch).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace fuserlab::runtime::driver {
+
+//! The current thread's CUcontext (null when none is current).
+void* currentContext();
+
+//! The CUfunction of `kernel` (a cudaKernel_t, i.e. a CUkernel) in the
+//! current context; a CudaError naming `what` on failure.
+void* kernelFunction(void* kernel, const std::string& what);
+
+//! One launch's shape, as cuLaunchKernelEx takes it.
+struct LaunchShape {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  unsigned dynamicSharedMemoryBytes = 0;
+  //! A programmatic dependent of the kernel queued just before it
+  //! (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION).
+  bool afterKernel = false;
+};
+
+//! Queues `function` on the legacy default stream; returns the CUresult.
+int launch(void* function, const LaunchShape& shape, void** args);
+
+//! "CUDA_ERROR_X (text)" for a CUresult.
+std::string errorText(int result);
+
+}  // namespace fuserlab::runtime::driver
