@@ -665,6 +665,7 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
       lastReport_ = &replay.signature->compiled.report;
       try {
         executePlan(plan, options, stats);
+        replay.plan->bindOutputs(inputs, device_);
       } catch (...) {
         replay.plan->release();
         throw;

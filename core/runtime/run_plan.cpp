@@ -150,25 +150,35 @@ Plan& ReplayPlan::bind(const Arguments& inputs, int device, bool freshTensors) {
   for (const auto& [launch, region] : workspaces_) {
     plan_.launches[launch].workspace = bound_[region - inputRegions];
   }
-  auto rebind = [&](const TensorSlot& slot) {
-    DeviceTensor out;
-    if (slot.host) {
-      out.tensor = slot.layout;
-      return out;
-    }
-    char* data = slot.region < 0 ? nullptr : base(inputs, slot.region) + slot.offset;
-    out.tensor = Tensor::borrow(data, slot.layout.dtype(), slot.layout.sizes(),
-                                slot.layout.strides(), 0, DeviceKind::Cuda, device);
-    if (slot.region >= static_cast<int>(inputRegions)) {
-      out.buffer = bound_[slot.region - inputRegions];
-    }
-    return out;
-  };
-  for (size_t i = 0; i < outputs_.size(); ++i) plan_.outputs[i] = rebind(outputs_[i]);
   if (freshTensors) {
-    for (size_t i = 0; i < fresh_.size(); ++i) plan_.freshBuffers[i] = rebind(fresh_[i]).tensor;
+    for (size_t i = 0; i < fresh_.size(); ++i) {
+      plan_.freshBuffers[i] = rebind(inputs, fresh_[i], device).tensor;
+    }
   }
   return plan_;
+}
+
+DeviceTensor ReplayPlan::rebind(const Arguments& inputs, const TensorSlot& slot,
+                                int device) const {
+  DeviceTensor out;
+  if (slot.host) {
+    out.tensor = slot.layout;
+    return out;
+  }
+  const size_t inputRegions = inputIndex_.size();
+  char* data = slot.region < 0 ? nullptr : base(inputs, slot.region) + slot.offset;
+  out.tensor = Tensor::borrow(data, slot.layout.dtype(), slot.layout.sizes(),
+                              slot.layout.strides(), 0, DeviceKind::Cuda, device);
+  if (slot.region >= static_cast<int>(inputRegions)) {
+    out.buffer = bound_[slot.region - inputRegions];
+  }
+  return out;
+}
+
+void ReplayPlan::bindOutputs(const Arguments& inputs, int device) {
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    plan_.outputs[i] = rebind(inputs, outputs_[i], device);
+  }
 }
 
 void ReplayPlan::release() {

@@ -67,8 +67,13 @@ class ReplayPlan {
 
   //! The plan on `inputs` (same replayKey as the captured ones): fresh
   //! buffers from the device pool, pointers patched (the fresh tensors to
-  //! poison only when `freshTensors`). Valid until release().
+  //! poison only when `freshTensors`), ready to launch. Its outputs are
+  //! bound by bindOutputs(), after the launches: building their tensors
+  //! would otherwise stand between the call and its first launch (issue 6,
+  //! host time until the last launch is queued). Valid until release().
   Plan& bind(const Arguments& inputs, int device, bool freshTensors);
+  //! The bound plan's output tensors, in the buffers bind() took.
+  void bindOutputs(const Arguments& inputs, int device);
   //! Drops the bound buffers (outputs live on in whoever holds them).
   void release();
 
@@ -87,6 +92,7 @@ class ReplayPlan {
   };
 
   char* base(const Arguments& inputs, int region) const;
+  DeviceTensor rebind(const Arguments& inputs, const TensorSlot& slot, int device) const;
 
   //! One device pointer of a library call (CublasLtMatmul::pointers()).
   struct LibrarySlot {

@@ -69,6 +69,9 @@ TEST(ReplayPlanTest, PointersFollowNewInputs) {
   EXPECT_EQ(bound.launches[0].arguments.pointerAt(0), second.data());
   EXPECT_EQ(bound.launches[0].arguments.pointerAt(2), second.data() + 10);
   EXPECT_FALSE(bound.launches[0].arguments.holdsPointer(1));  // the scalar stays
+  // The outputs' tensors are built after the launches, not before them.
+  EXPECT_NE(bound.outputs.at(0).tensor.data(), second.data() + 8);
+  replay->bindOutputs({y}, 0);
   EXPECT_EQ(bound.outputs.at(0).tensor.data(), second.data() + 8);
   EXPECT_EQ(bound.kernelsBuilt, 0);
   replay->release();
