@@ -49,6 +49,11 @@ struct KernelParameter {
   //! reads them at run time. The executor builds a kernel per input layout
   //! (run_keys.h) and checks the tensor it binds against these.
   std::vector<int64_t> builtInStrides;
+  //! A tensor's sizes as the kernel has them built in (a pointwise kernel's
+  //! reference output: every extent of its index walk a constant); empty
+  //! where the kernel reads them at run time. The executor builds a kernel
+  //! per set of input sizes (run_keys.h) and checks the tensor it binds.
+  std::vector<int64_t> builtInSizes;
 };
 
 struct GeneratedKernel {

@@ -64,13 +64,13 @@ class PointwiseKernel {
   void analyze();
   std::string body(bool vectorPass);
   std::string positionCode(bool vectorPass, bool element, int pad) const;
-  //! Whether the index math divides by reference axis k's extent: every
-  //! axis of a part but its outermost (positionCode). Such an extent is a
-  //! constant in the source when known (ReferenceWalk::extentDeclaration):
-  //! by a run-time value a division is ~20 instructions. The kernel
-  //! is generated for one layout anyway (its launch and its comment block
-  //! name the sizes), as the reduction kernels are.
-  bool dividesIndex(int64_t k) const { return k != 0 && k != breakPoint_; }
+  //! Every extent of the reference's walk is a constant in the source when
+  //! known (ReferenceWalk::extentDeclaration): a division by a run-time
+  //! extent is ~20 instructions, and the outermost extents' loads and
+  //! products sit in every thread's prologue. The kernel is generated for
+  //! one set of sizes anyway (the executor's kernel key holds them; its
+  //! launch and its comment block name them), as the reduction kernels are,
+  //! and the reference parameter's builtInSizes say so to the executor.
   std::vector<std::string> referenceIndexNames(bool lane) const;
   bool rowIndependent(const std::string& offset, const std::string& predicate) const;
   std::string hoistedRead(const HoistedLoad& load) const;
@@ -592,7 +592,16 @@ GeneratedKernel PointwiseKernel::build() {
   src += "  constexpr int kBlockX = " + std::to_string(params_.blockDimX) + ";\n";
   src += "  constexpr int kBlockY = " + std::to_string(params_.blockDimY) + ";\n";
   const std::string& ref = interface_.parameterName(reference_, true);
-  for (int64_t k = 0; k < rank_; ++k) src += walk_->extentDeclaration(k, ref, dividesIndex(k));
+  for (int64_t k = 0; k < rank_; ++k) src += walk_->extentDeclaration(k, ref, true);
+  if (std::all_of(refExtents_.begin(), refExtents_.end(), [](int64_t e) { return e > 0; })) {
+    for (KernelParameter& p : kernel.parameters) {
+      if (p.segmentOutput < 0 || p.name != ref || p.rank != rank_) continue;
+      p.builtInSizes.assign(static_cast<size_t>(rank_), 0);
+      for (int64_t k = 0; k < rank_; ++k) {
+        p.builtInSizes[static_cast<size_t>(refLogical_[k])] = refExtents_[k];
+      }
+    }
+  }
   for (const auto& [expression, name] : uniforms_) {
     src += "  const index_t " + name + " = " + expression + ";\n";
   }

@@ -343,6 +343,9 @@ class Planner {
                     " but the tensor is ", tensor.toString());
         }
       }
+      FL_ASSERT(p.builtInSizes.empty() || p.builtInSizes == tensor.sizes(), what, ", kernel ",
+                generated.name, ": parameter ", p.name, " was built for sizes ",
+                listString(p.builtInSizes), " but the tensor is ", tensor.toString());
       launch.arguments.addTensor(tensor.data(), tensor.sizes(), tensor.strides());
     }
     if (generated.workspaceBytes > 0) {

@@ -288,7 +288,10 @@ TEST(PointwiseEmitterTest, EachBlockTakesOneChunkWithoutAGridStrideLoop) {
 // but axis 0 and the break point's). Those extents are constants in the
 // source, so the division is a multiply and a shift; the outermost ones stay
 // run-time values; the block is the params' (constants too).
-TEST(PointwiseEmitterTest, ExtentsTheIndexDividesByAreConstants) {
+// Every extent of the reference's walk is a constant, the ones the index
+// divides by and the outermost of each part alike, and the reference output
+// parameter records the sizes for the executor's check.
+TEST(PointwiseEmitterTest, ExtentsAreConstantsAndTheReferenceRecordsThem) {
   constexpr const char* kThreeD = R"(
 from nvfuser import FusionDefinition, DataType
 def f(fd : FusionDefinition) -> None :
@@ -307,8 +310,9 @@ def f(fd : FusionDefinition) -> None :
   const CompiledScript flat = compileScript(kThreeD, "6x10x24:f32,24:f32", &oneD);
   ASSERT_EQ(paramsOf(flat).breakPoint, 0);
   const GeneratedKernel& k1 = onlyKernel(flat);
-  EXPECT_TRUE(contains(k1.source, "const index_t ref_e0 = (index_t)T4.size[0];")) << k1.source;
+  EXPECT_TRUE(contains(k1.source, "constexpr index_t ref_e0 = 6;  // T4.size[0]")) << k1.source;
   EXPECT_TRUE(contains(k1.source, "constexpr index_t ref_e1 = 10;")) << k1.source;
+  EXPECT_FALSE(contains(k1.source, "const index_t ref_e")) << k1.source;
   EXPECT_TRUE(contains(k1.source, "constexpr index_t ref_e2 = 24;")) << k1.source;
   EXPECT_TRUE(contains(k1.source, "constexpr int kBlockX = 96;")) << k1.source;
   EXPECT_FALSE(contains(k1.source, "blockDim")) << k1.source;
@@ -325,9 +329,19 @@ def f(fd : FusionDefinition) -> None :
   ASSERT_EQ(paramsOf(split).breakPoint, 2)
       << split.compiled.segmented->groups()[0].choice.providerRejection;
   const GeneratedKernel& k2 = onlyKernel(split);
-  EXPECT_TRUE(contains(k2.source, "const index_t ref_e0 = (index_t)T4.size[0];")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e0 = 6;")) << k2.source;
   EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e1 = 10;")) << k2.source;
-  EXPECT_TRUE(contains(k2.source, "const index_t ref_e2 = (index_t)T4.size[2];")) << k2.source;
+  EXPECT_TRUE(contains(k2.source, "constexpr index_t ref_e2 = 24;")) << k2.source;
+  bool recorded = false;
+  for (const KernelParameter& p : k2.parameters) {
+    if (p.name != "T4") {
+      EXPECT_TRUE(p.builtInSizes.empty()) << p.name;
+      continue;
+    }
+    EXPECT_EQ(p.builtInSizes, (std::vector<int64_t>{6, 10, 24}));
+    recorded = true;
+  }
+  EXPECT_TRUE(recorded);
   EXPECT_TRUE(contains(k2.source, "constexpr int kBlockY = 4;")) << k2.source;
   EXPECT_FALSE(contains(k2.source, "blockDim")) << k2.source;
   expectCompiles(k2);
