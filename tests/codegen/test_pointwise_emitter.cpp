@@ -283,14 +283,10 @@ TEST(PointwiseEmitterTest, EachBlockTakesOneChunkWithoutAGridStrideLoop) {
   }
 }
 
-// The index math divides a chunk's position by the extents of every axis but
-// the outermost of each part (a 1-D schedule: all but axis 0; a 2-D one: all
-// but axis 0 and the break point's). Those extents are constants in the
-// source, so the division is a multiply and a shift; the outermost ones stay
-// run-time values; the block is the params' (constants too).
 // Every extent of the reference's walk is a constant, the ones the index
-// divides by and the outermost of each part alike, and the reference output
-// parameter records the sizes for the executor's check.
+// divides by (a multiply and a shift) and the outermost of each part alike,
+// and the reference output parameter records the sizes for the executor's
+// check; the block is the params' (constants too).
 TEST(PointwiseEmitterTest, ExtentsAreConstantsAndTheReferenceRecordsThem) {
   constexpr const char* kThreeD = R"(
 from nvfuser import FusionDefinition, DataType
