@@ -200,8 +200,11 @@ int benchCommand(const std::vector<std::string>& args) {
                  result.firstRun.dependentLaunches);
   }
   std::fprintf(text, "\n");
-  std::fprintf(text, "  host time per launch     %.2f us (cached run)\n",
-               result.hostMicrosecondsPerLaunch);
+  std::fprintf(text, "  host time per launch     %.2f us (cached run%s)\n",
+               result.hostMicrosecondsPerLaunch,
+               result.cachedRun.graphLaunch ? ", its launches queued as one CUDA graph"
+               : result.cachedRun.replayed  ? ", replayed, one launch call per kernel"
+                                            : ", planned again");
   std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
                "(%d kernel%s built)\n", result.firstRunMilliseconds,
                result.firstRun.compileMilliseconds, result.firstRun.kernelsBuilt,
@@ -256,6 +259,8 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("host_us", summaryJson(result.hostMicroseconds));
     root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
     root.set("host_prepare_us", summaryJson(result.hostPrepareMicroseconds));
+    root.set("cached_run_replayed", result.cachedRun.replayed);
+    root.set("cached_run_graph_launch", result.cachedRun.graphLaunch);
     root.set("run_wall_us", summaryJson(result.runWallMicroseconds));
     root.set("first_run_ms", result.firstRunMilliseconds);
     root.set("compile_ms", result.firstRun.compileMilliseconds);

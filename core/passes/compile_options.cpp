@@ -23,8 +23,8 @@ constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2>
 constexpr std::array<std::pair<std::string_view, bool>, 2> kSwitchValues = {
     {{"on", true}, {"off", false}}};
 
-constexpr std::array<std::string_view, 3> kOptionNames = {"bookend", "upcast",
-                                                          "dependent_launch"};
+constexpr std::array<std::string_view, 4> kOptionNames = {"bookend", "upcast",
+                                                          "dependent_launch", "graph_launch"};
 
 template <typename Table>
 std::string joinNames(const Table& table) {
@@ -87,6 +87,8 @@ void CompileOptions::set(std::string_view name, std::string_view value) {
     upcast = parseValue(name, kUpcastStrategies, value);
   } else if (name == "dependent_launch") {
     dependentLaunch = parseValue(name, kSwitchValues, value);
+  } else if (name == "graph_launch") {
+    graphLaunch = parseValue(name, kSwitchValues, value);
   } else {
     FL_USER_ERROR("unknown option '", name, "'; known options are ",
                   joinNames(kOptionNames),
@@ -125,6 +127,7 @@ report::Json CompileOptions::toJson() const {
   json.set("bookend", std::string(toString(bookend)));
   json.set("upcast", std::string(toString(upcast)));
   json.set("dependent_launch", dependentLaunch);
+  json.set("graph_launch", graphLaunch);
   json.set("disabled_passes", report::Json::arrayOf(disabledPasses));
   return json;
 }

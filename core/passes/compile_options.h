@@ -37,12 +37,16 @@ struct CompileOptions {
   //! programmatic dependent of the launch before it (sm_90+; the runtime's
   //! choice, not the kernels': they are the same either way).
   bool dependentLaunch = true;
+  //! Whether a replayed GPU run (a cached run at known sizes) queues its
+  //! generated kernels as one CUDA graph, re-pointed to the run's buffers,
+  //! rather than with one launch call each (the runtime's choice too).
+  bool graphLaunch = true;
   //! Names of passes switched off (`--disable-pass NAME`).
   std::vector<std::string> disabledPasses;
 
   //! Sets an option by name from text: "bookend" = none | outputs |
   //! inputs_and_outputs, "upcast" = privatize | forward, "dependent_launch"
-  //! = on | off. A UserError lists the known names or values.
+  //! and "graph_launch" = on | off. A UserError lists the known names or values.
   void set(std::string_view name, std::string_view value);
   //! Parses "NAME=VALUE" (the CLI's --set argument).
   void setFromAssignment(std::string_view assignment);

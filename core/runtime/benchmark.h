@@ -74,6 +74,9 @@ struct FusionBenchmark {
   //! key, buffers and arguments bound): the rest is the launch calls, the
   //! CUDA driver's share.
   SampleSummary hostPrepareMicroseconds;
+  //! The last of those cached runs: whether it replayed a traced plan and
+  //! queued its launches as one CUDA graph.
+  GpuRunStats cachedRun;
 };
 
 //! Runs `executor` on `inputs` (device tensors on the executor's GPU, as

@@ -68,6 +68,26 @@ void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
   }
 }
 
+void* CudaKernel::function(std::string_view what) const {
+  FL_ASSERT(valid(), what, ": the function of an unloaded kernel");
+  void* const current = driver::currentContext();
+  if (function_ == nullptr || current != context_) {
+    function_ = driver::kernelFunction(handle_, std::string(what) + ", kernel " + name_);
+    context_ = current;
+  }
+  return function_;
+}
+
+driver::LaunchShape launchShape(const codegen::LaunchConfig& config) {
+  driver::LaunchShape shape;
+  for (int i = 0; i < 3; ++i) {
+    shape.grid[i] = static_cast<unsigned>(config.grid[i]);
+    shape.block[i] = static_cast<unsigned>(config.block[i]);
+  }
+  shape.dynamicSharedMemoryBytes = static_cast<unsigned>(config.dynamicSharedMemoryBytes);
+  return shape;
+}
+
 void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
                         std::string_view what, bool afterKernel) const {
   // The error context is built only when something fails: a cached run's
@@ -89,12 +109,7 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
     function_ = driver::kernelFunction(handle_, where());
     context_ = current;
   }
-  driver::LaunchShape shape;
-  for (int i = 0; i < 3; ++i) {
-    shape.grid[i] = static_cast<unsigned>(g[i]);
-    shape.block[i] = static_cast<unsigned>(b[i]);
-  }
-  shape.dynamicSharedMemoryBytes = static_cast<unsigned>(config.dynamicSharedMemoryBytes);
+  driver::LaunchShape shape = launchShape(config);
   shape.afterKernel = afterKernel;
   const int result = driver::launch(function_, shape, args);
   if (result != 0) {

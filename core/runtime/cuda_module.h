@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/runtime/driver_launch.h"
 #include "core/ir/val.h"
 
 namespace fuserlab::runtime {
@@ -54,6 +55,10 @@ class CudaKernel {
   void launch(const codegen::LaunchConfig& config, void** args, std::string_view what,
               bool afterKernel = false) const;
 
+  //! The kernel's CUfunction in the current context (fetched once per
+  //! context); `what` names the segment in errors.
+  void* function(std::string_view what) const;
+
  private:
   void* handle_ = nullptr;  // cudaKernel_t
   std::string name_;
@@ -62,6 +67,9 @@ class CudaKernel {
   mutable void* function_ = nullptr;
   mutable void* context_ = nullptr;
 };
+
+//! `config` as the driver's launch calls take it.
+driver::LaunchShape launchShape(const codegen::LaunchConfig& config);
 
 //! A loaded image; unloaded by the destructor.
 class CudaModule {

@@ -27,19 +27,7 @@ struct Entries {
 
 template <class Fn>
 void resolve(const char* symbol, Fn& fn) {
-  void* pointer = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  checkCuda(cudaGetDriverEntryPointByVersion(symbol, &pointer, kDriverAbi,
-                                             cudaEnableDefault, &found),
-            std::string("cudaGetDriverEntryPointByVersion(\"") + symbol + "\")",
-            "finding the CUDA driver's launch calls");
-  if (found != cudaDriverEntryPointSuccess || pointer == nullptr) {
-    throw CudaError(static_cast<int>(cudaErrorSymbolNotFound),
-                    std::string("finding the CUDA driver's launch calls: the driver has no ") +
-                        symbol + " (version " + std::to_string(kDriverAbi) +
-                        "); a driver of CUDA 12.0 or later is needed");
-  }
-  fn = reinterpret_cast<Fn>(pointer);
+  fn = reinterpret_cast<Fn>(entryPoint(symbol, kDriverAbi));
 }
 
 // Resolved once, on first use (the runtime has initialized the driver by
@@ -58,6 +46,23 @@ const Entries& entries() {
 }
 
 }  // namespace
+
+void* entryPoint(const char* symbol, unsigned abiVersion) {
+  void* pointer = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  checkCuda(cudaGetDriverEntryPointByVersion(symbol, &pointer, abiVersion,
+                                             cudaEnableDefault, &found),
+            std::string("cudaGetDriverEntryPointByVersion(\"") + symbol + "\")",
+            "finding the CUDA driver's calls");
+  if (found != cudaDriverEntryPointSuccess || pointer == nullptr) {
+    throw CudaError(static_cast<int>(cudaErrorSymbolNotFound),
+                    std::string("finding the CUDA driver's calls: the driver has no ") +
+                        symbol + " (ABI version " + std::to_string(abiVersion) +
+                        "); a driver of CUDA " + std::to_string(abiVersion / 1000) + "." +
+                        std::to_string(abiVersion % 1000 / 10) + " or later is needed");
+  }
+  return pointer;
+}
 
 void* currentContext() {
   CUcontext context = nullptr;

@@ -12,6 +12,11 @@
 
 namespace fuserlab::runtime::driver {
 
+//! The driver's `symbol` as of driver ABI `abiVersion` (12000 for CUDA
+//! 12.0); a CudaError naming the symbol and the driver needed when the
+//! installed driver lacks it.
+void* entryPoint(const char* symbol, unsigned abiVersion);
+
 //! The current thread's CUcontext (null when none is current).
 void* currentContext();
 

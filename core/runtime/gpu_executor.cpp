@@ -13,23 +13,19 @@
 #include "core/runtime/copy_kernel.h"
 #include "core/runtime/cublaslt_matmul.h"
 #include "core/runtime/cuda_device.h"
+#include "core/runtime/cuda_error.h"
 #include "core/runtime/cuda_module.h"
 #include "core/runtime/device_views.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/input_description.h"
 #include "core/runtime/matmul_call.h"
 #include "core/runtime/nvrtc_compiler.h"
+#include "core/runtime/plan_graph.h"
 #include "core/runtime/run_keys.h"
 #include "core/runtime/run_plan.h"
 #include "core/scheduler/registry.h"
 
 namespace fuserlab::runtime {
-
-struct GpuExecutor::LoadedKernel {
-  codegen::GeneratedKernel generated;
-  std::shared_ptr<CudaModule> module;
-  CudaKernel kernel;
-};
 
 struct GpuExecutor::Signature {
   CompiledFusion compiled;
@@ -607,14 +603,32 @@ class Planner {
 
 namespace {
 
-// Poisons, zeroes the workspaces that need it and launches `plan`, then
-// synchronizes.
-void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
+std::string& labelOf(PlannedLaunch& launch) {
+  if (launch.label.empty()) {
+    launch.label = launch.library ? launch.what + ", cuBLASLt call"
+                                  : launch.what + ", kernel " + launch.kernel->generated.name;
+  }
+  return launch.label;
+}
+
+// Poisons, zeroes the workspaces that need it and launches `plan` (as
+// `graph`, one launch call, when given), then synchronizes.
+void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
+                 PlanGraph* graph = nullptr) {
   if (options.poisonOutputs) {
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
   if (options.beforeLaunches) options.beforeLaunches();
-  for (size_t index = 0; index < plan.launches.size(); ++index) {
+  if (graph != nullptr) {
+    stats.graphNodesReset = graph->launch(plan);
+    stats.graphLaunch = true;
+    stats.dependentLaunches = graph->dependentLaunches();
+    for (size_t index = 0; index < plan.launches.size(); ++index) {
+      ++stats.kernelLaunches;
+      if (options.afterLaunch) options.afterLaunch(index, labelOf(plan.launches[index]));
+    }
+  }
+  for (size_t index = 0; graph == nullptr && index < plan.launches.size(); ++index) {
     PlannedLaunch& launch = plan.launches[index];
     if (launch.library) {
       launch.library->run();
@@ -632,11 +646,7 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats) {
       if (afterKernel) ++stats.dependentLaunches;
     }
     ++stats.kernelLaunches;
-    if (launch.label.empty()) {
-      launch.label = launch.library ? launch.what + ", cuBLASLt call"
-                                    : launch.what + ", kernel " + launch.kernel->generated.name;
-    }
-    if (options.afterLaunch) options.afterLaunch(index, launch.label);
+    if (options.afterLaunch) options.afterLaunch(index, labelOf(launch));
     if (options.synchronizeEachKernel) synchronizeCuda(launch.label);
   }
   synchronizeCuda("running the fusion's kernels");
@@ -651,6 +661,11 @@ struct GpuExecutor::Replay {
   Signature* signature = nullptr;
   //! Null when the plan could not be traced (see ReplayPlan::capture).
   std::unique_ptr<ReplayPlan> plan;
+  //! Its launches as one CUDA graph, built at the first replay that may
+  //! use one; null when none was built (`noGraph` says why).
+  std::unique_ptr<PlanGraph> graph;
+  bool graphTried = false;
+  std::string noGraph;
 };
 
 GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& options) {
@@ -667,7 +682,20 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
       Plan& plan = replay.plan->bind(inputs, device_, options.poisonOutputs);
       lastReport_ = &replay.signature->compiled.report;
       try {
-        executePlan(plan, options, stats);
+        // One launch call for the whole run, unless the caller's hooks or
+        // checks need each launch queued on its own.
+        const bool graphAllowed = options_.graphLaunch && !options.launchEachApart &&
+                                  !options.synchronizeEachKernel;
+        if (graphAllowed && !replay.graphTried) {
+          replay.graphTried = true;
+          try {
+            replay.graph = PlanGraph::build(plan, &replay.noGraph);
+          } catch (const CudaError& refused) {
+            // A driver that will not build the graph: launch one by one.
+            replay.noGraph = refused.what();
+          }
+        }
+        executePlan(plan, options, stats, graphAllowed ? replay.graph.get() : nullptr);
         replay.plan->bindOutputs(inputs, device_);
       } catch (...) {
         replay.plan->release();

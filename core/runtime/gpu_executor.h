@@ -93,6 +93,11 @@ struct GpuRunOptions {
   //! here to time each launch and the whole run without the final
   //! synchronization.
   std::function<void(size_t, const std::string&)> afterLaunch;
+  //! Queue each launch with its own call, so that afterLaunch runs between
+  //! two launches (the benchmark's event after each launch). Otherwise a
+  //! replayed run of generated kernels is queued as one CUDA graph
+  //! (CompileOptions::graphLaunch) and afterLaunch runs once it is queued.
+  bool launchEachApart = false;
 };
 
 struct GpuRunStats {
@@ -118,6 +123,12 @@ struct GpuRunStats {
   //! Whether the run replayed a traced plan (same sizes, strides, alignment
   //! and scalars as an earlier run: no planning).
   bool replayed = false;
+  //! Whether the launches were queued as one CUDA graph (a replayed run
+  //! with no library call: core/runtime/plan_graph.h).
+  bool graphLaunch = false;
+  //! Of the graph's nodes, those this run re-pointed: its buffers or
+  //! inputs moved since the graph's last launch.
+  int graphNodesReset = 0;
 };
 
 struct GpuRunResult {

@@ -41,17 +41,21 @@ std::unique_ptr<ReplayPlan> ReplayPlan::capture(
     replay->inputIndex_.push_back(i);
   }
   // Buffers: the planner's, the outputs' and the workspaces', each once.
+  // A workspace is kept (the same buffer for every replay): it is the
+  // kernel's alone for the run, and one zeroed once (a semaphore the last
+  // block resets) must not be swapped for a pool block holding other data.
   std::map<const DeviceBuffer*, int> bufferRegion;
-  auto addBuffer = [&](const std::shared_ptr<DeviceBuffer>& b) {
+  auto addBuffer = [&](const std::shared_ptr<DeviceBuffer>& b, bool keep) {
     if (!b || bufferRegion.count(b.get())) return;
     bufferRegion[b.get()] = static_cast<int>(regions.size());
     const char* start = static_cast<const char*>(b->data());
     regions.push_back({start, start + b->bytes()});
     replay->bufferBytes_.push_back(b->bytes());
+    replay->kept_.push_back(keep ? b : nullptr);
   };
-  for (const auto& b : buffers) addBuffer(b);
-  for (const DeviceTensor& out : plan.outputs) addBuffer(out.buffer);
-  for (const PlannedLaunch& launch : plan.launches) addBuffer(launch.workspace);
+  for (const PlannedLaunch& launch : plan.launches) addBuffer(launch.workspace, true);
+  for (const auto& b : buffers) addBuffer(b, false);
+  for (const DeviceTensor& out : plan.outputs) addBuffer(out.buffer, false);
 
   auto locate = [&](const void* pointer, int& region, int64_t& offset) {
     region = -1;
@@ -128,9 +132,16 @@ char* ReplayPlan::base(const Arguments& inputs, int region) const {
 }
 
 Plan& ReplayPlan::bind(const Arguments& inputs, int device, bool freshTensors) {
-  bound_.clear();
-  for (int64_t bytes : bufferBytes_) {
-    bound_.push_back(std::make_shared<DeviceBuffer>(bytes, device, "a replayed run's buffer"));
+  // Taken last region first: release() and a caller dropping the outputs
+  // free them first region first, and the pool hands back a size class's
+  // blocks last freed first, so a loop that drops each run's outputs gets
+  // the same blocks every run (and a CUDA graph of the plan, PlanGraph,
+  // needs no node re-pointed).
+  bound_.assign(bufferBytes_.size(), nullptr);
+  for (size_t i = bufferBytes_.size(); i-- > 0;) {
+    bound_[i] = kept_[i] ? kept_[i]
+                         : std::make_shared<DeviceBuffer>(bufferBytes_[i], device,
+                                                          "a replayed run's buffer");
   }
   for (const Slot& s : slots_) {
     plan_.launches[s.launch].arguments.setPointer(

@@ -22,6 +22,13 @@ namespace fuserlab::runtime {
 
 class CublasLtMatmul;
 
+//! A generated kernel, loaded.
+struct GpuExecutor::LoadedKernel {
+  codegen::GeneratedKernel generated;
+  std::shared_ptr<CudaModule> module;
+  CudaKernel kernel;
+};
+
 //! One launch of a planned run: a generated kernel, or a library call.
 struct PlannedLaunch {
   std::shared_ptr<GpuExecutor::LoadedKernel> kernel;
@@ -66,7 +73,8 @@ class ReplayPlan {
                                              std::string* why);
 
   //! The plan on `inputs` (same replayKey as the captured ones): fresh
-  //! buffers from the device pool, pointers patched (the fresh tensors to
+  //! buffers from the device pool (each launch's workspace is the captured
+  //! one, kept across replays), pointers patched (the fresh tensors to
   //! poison only when `freshTensors`), ready to launch. Its outputs are
   //! bound by bindOutputs(), after the launches: building their tensors
   //! would otherwise stand between the call and its first launch (issue 6,
@@ -110,6 +118,9 @@ class ReplayPlan {
   std::vector<TensorSlot> fresh_;
   std::vector<size_t> inputIndex_;  // region -> argument index
   std::vector<int64_t> bufferBytes_;
+  //! Per buffer region: the buffer every bind reuses (a launch's
+  //! workspace), or null for a fresh one from the device pool.
+  std::vector<std::shared_ptr<DeviceBuffer>> kept_;
   std::vector<std::shared_ptr<DeviceBuffer>> bound_;
 };
 

@@ -6,7 +6,9 @@
 
 #include <cmath>
 
+#include "core/runtime/cuda_device.h"
 #include "core/runtime/cuda_memory.h"
+#include "core/runtime/run_plan.h"
 
 namespace fuserlab::gpu_test {
 namespace {
@@ -253,8 +255,8 @@ fd.add_output(T5)
 // of the one before, which lets them start before it has completed: each
 // must wait for its results first. Without a synchronize between kernels, with
 // the intermediates poisoned and new inputs each run, the chain matches the
-// reference run after run (replayed too); dependent_launch=off launches
-// plainly.
+// reference run after run (replayed too, as one CUDA graph with
+// programmatic edges); dependent_launch=off launches plainly.
 TEST_F(GpuExecutorTest, DependentLaunchesWaitForTheKernelBefore) {
   for (const int axis : {1, 0}) {
     SCOPED_TRACE("sum over axis " + std::to_string(axis));
@@ -275,6 +277,8 @@ TEST_F(GpuExecutorTest, DependentLaunchesWaitForTheKernelBefore) {
         const runtime::GpuRunResult result = executor.run({onDevice.tensor}, run);
         EXPECT_EQ(result.stats.kernelLaunches, 3);
         EXPECT_EQ(result.stats.replayed, i > 0);
+        // Replays queue the chain as one CUDA graph, programmatic edges and all.
+        EXPECT_EQ(result.stats.graphLaunch, i > 0);
         EXPECT_EQ(result.stats.dependentLaunches, dependent && hopper ? 2 : 0)
             << "dependent_launch " << (dependent ? "on" : "off") << " on "
             << executor.deviceSpec().arch();
@@ -307,6 +311,145 @@ TEST_F(GpuExecutorTest, ReplayedOutputsAreFreshBuffers) {
   const runtime::Tensor ha = runtime::toHost(a.outputs[0].tensor, "a");
   const runtime::Tensor hb = runtime::toHost(b.outputs[0].tensor, "b");
   EXPECT_TRUE(runtime::checkTensor(ha, hb, "T1").passed);
+}
+
+// A replayed run queues its kernels as one CUDA graph (PlanGraph), its
+// nodes re-pointed where the run's buffers moved. Every output is held, so
+// each replay writes a new buffer; run 3 reads run 1's input again. Each
+// output matches the reference on its own input.
+TEST_F(GpuExecutorTest, ReplayedRunsQueueOneGraphThatFollowsNewBuffers) {
+  define(kSilu);
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  std::vector<Tensor> inputs;
+  std::vector<runtime::DeviceTensor> onDevice;
+  std::vector<runtime::GpuRunResult> results;
+  for (int i = 0; i < 4; ++i) {
+    if (i != 3) {
+      inputs.push_back(random(DataType::Float, {300, 301}));
+      onDevice.push_back(runtime::toDevice(inputs.back(), 0, "graph test input"));
+    }
+    const size_t which = i == 3 ? 1 : static_cast<size_t>(i);
+    results.push_back(executor.run({onDevice[which].tensor}));
+    EXPECT_EQ(results.back().stats.replayed, i > 0) << "run " << i;
+    EXPECT_EQ(results.back().stats.graphLaunch, i > 0) << "run " << i;
+    // Built at the first replay; each later one writes a new output buffer.
+    EXPECT_EQ(results.back().stats.graphNodesReset, i > 1 ? 1 : 0) << "run " << i;
+    EXPECT_EQ(results.back().stats.kernelLaunches, 1);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Tensor input = inputs[i == 3 ? 1 : i];
+    const Tensor gpu = runtime::toHost(results[i].outputs[0].tensor, "graph test output");
+    const runtime::TensorCheck check =
+        runtime::checkTensor(gpu, runtime::runReference(fusion(), {input})[0], "T1");
+    EXPECT_TRUE(check.passed) << "run " << i << ": " << check.message;
+  }
+  EXPECT_NE(results[1].outputs[0].tensor.data(), results[3].outputs[0].tensor.data());
+}
+
+// A loop that drops each run's outputs gets the same buffers every run
+// (ReplayPlan::bind takes them in the order the pool hands back what was
+// freed), so its graph runs as built, with nothing re-pointed: here two
+// outputs of one size class, which taken in the other order would swap
+// places every run.
+TEST_F(GpuExecutorTest, ReplayThatDropsItsOutputsReusesTheGraphAsIs) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.cast(T1, dtype=DataType.Float)
+T4 = fd.ops.add(T2, T3)
+T5 = fd.ops.mul(T4, T2)
+T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)
+T7 = fd.ops.cast(T4, dtype=DataType.BFloat16)
+fd.add_output(T6)
+fd.add_output(T7)
+)");
+  const Tensor a = random(DataType::BFloat16, {256, 1024});
+  const Tensor b = random(DataType::BFloat16, {256, 1024});
+  const runtime::DeviceTensor da = runtime::toDevice(a, 0, "input a");
+  const runtime::DeviceTensor db = runtime::toDevice(b, 0, "input b");
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  const std::vector<Tensor> reference = runtime::runReference(fusion(), {a, b});
+  for (int i = 0; i < 5; ++i) {
+    const runtime::GpuRunResult result = executor.run({da.tensor, db.tensor});
+    EXPECT_EQ(result.stats.graphLaunch, i > 0) << "run " << i;
+    EXPECT_EQ(result.stats.graphNodesReset, 0) << "run " << i;
+    ASSERT_EQ(result.outputs.size(), 2u);
+    for (size_t o = 0; o < 2; ++o) {
+      const Tensor gpu = runtime::toHost(result.outputs[o].tensor, "output");
+      const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[o], "output");
+      EXPECT_TRUE(check.passed) << "run " << i << ", output " << o << ": " << check.message;
+    }
+  }  // each run's outputs dropped here
+}
+
+// graph_launch=off, a caller's hook between launches (the benchmark's
+// per-launch events) and a synchronize after each kernel all replay with one
+// launch call per kernel.
+TEST_F(GpuExecutorTest, ReplayWithoutAGraphWhenOffOrLaunchesMustStandApart) {
+  define(threeKernelChain(1));
+  const Tensor input = random(DataType::Float, {64, 96});
+  const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "chain input");
+  const std::vector<Tensor> reference = runtime::runReference(fusion(), {input});
+  struct Case {
+    std::string name;
+    bool graphOption;
+    runtime::GpuRunOptions run;
+  };
+  std::vector<Case> cases(3);
+  cases[0] = {"graph_launch=off", false, {}};
+  cases[1] = {"launchEachApart", true, {}};
+  cases[1].run.launchEachApart = true;
+  cases[2] = {"synchronizeEachKernel", true, {}};
+  cases[2].run.synchronizeEachKernel = true;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    passes::CompileOptions options;
+    options.graphLaunch = c.graphOption;
+    runtime::GpuExecutor executor(fusion(), 0, options, &cache());
+    executor.run({onDevice.tensor});
+    FL_SKIP_IF_UNAVAILABLE();
+    size_t hooks = 0;
+    runtime::GpuRunOptions run = c.run;
+    run.afterLaunch = [&hooks](size_t, const std::string&) { ++hooks; };
+    const runtime::GpuRunResult again = executor.run({onDevice.tensor}, run);
+    EXPECT_TRUE(again.stats.replayed);
+    EXPECT_FALSE(again.stats.graphLaunch);
+    EXPECT_EQ(hooks, 3u);
+    const Tensor gpu = runtime::toHost(again.outputs[0].tensor, "chain output");
+    EXPECT_TRUE(runtime::checkTensor(gpu, reference[0], "T5").passed);
+  }
+}
+
+// A replay keeps each launch's workspace (the captured buffer) rather than
+// taking a pool block: a cross-grid reduction's semaphores are zeroed once,
+// when the buffer is allocated, and reset by the kernel's last block.
+TEST_F(GpuExecutorTest, ReplayKeepsTheCapturedWorkspace) {
+  runtime::setCudaDevice(0, "the workspace test");
+  std::vector<float> storage(64);
+  const Tensor x = Tensor::borrow(storage.data(), DataType::Float, {64}, {1}, 0,
+                                  runtime::DeviceKind::Cuda, 0);
+  runtime::Plan plan;
+  runtime::PlannedLaunch launch;
+  launch.what = "segment 0";
+  launch.arguments.addTensor(x.data(), x.sizes(), x.strides());
+  launch.workspace = std::make_shared<runtime::DeviceBuffer>(4096, 0, "a workspace");
+  launch.arguments.addPointer(launch.workspace->data());
+  plan.launches.push_back(launch);
+  const runtime::DeviceBuffer* captured = launch.workspace.get();
+  std::string why;
+  auto replay = runtime::ReplayPlan::capture(plan, {x}, {}, &why);
+  ASSERT_NE(replay, nullptr) << why;
+  plan = runtime::Plan{};
+  launch = runtime::PlannedLaunch{};
+  for (int i = 0; i < 3; ++i) {
+    // A block of the workspace's size taken from the pool in between.
+    const runtime::DeviceBuffer other(4096, 0, "another buffer");
+    runtime::Plan& bound = replay->bind({x}, 0, false);
+    EXPECT_EQ(bound.launches[0].workspace.get(), captured) << "bind " << i;
+    EXPECT_EQ(bound.launches[0].arguments.pointerAt(1), captured->data()) << "bind " << i;
+    replay->release();
+  }
 }
 
 }  // namespace

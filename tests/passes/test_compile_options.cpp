@@ -31,6 +31,10 @@ TEST(CompileOptionsTest, SetByName) {
   EXPECT_FALSE(options.dependentLaunch);
   ASSERT_NE(options.toJson().get("dependent_launch"), nullptr);
   EXPECT_FALSE(options.toJson().get("dependent_launch")->asBool());
+  EXPECT_TRUE(options.graphLaunch);
+  options.setFromAssignment("graph_launch=off");
+  EXPECT_FALSE(options.graphLaunch);
+  EXPECT_FALSE(options.toJson().get("graph_launch")->asBool());
   EXPECT_EQ(toString(BookendMode::InputsAndOutputs), "inputs_and_outputs");
   EXPECT_EQ(toString(UpcastStrategy::Privatize), "privatize");
 }
@@ -38,7 +42,7 @@ TEST(CompileOptionsTest, SetByName) {
 TEST(CompileOptionsTest, UnknownOptionListsTheOptions) {
   CompileOptions options;
   expectUserError([&] { options.set("bokend", "outputs"); },
-                  {"unknown option 'bokend'", "bookend, upcast, dependent_launch"});
+                  {"unknown option 'bokend'", "bookend, upcast, dependent_launch, graph_launch"});
   expectUserError([&] { options.setFromAssignment("vectorize=4"); },
                   {"'vectorize'", "bookend, upcast"});
 }
@@ -83,7 +87,7 @@ TEST(CompileOptionsTest, ToJson) {
   options.disablePass("remove_empty");
   EXPECT_EQ(options.toJson().dump(-1),
             R"({"bookend":"inputs_and_outputs","upcast":"privatize","dependent_launch":true,)"
-            R"("disabled_passes":["remove_empty"]})");
+            R"("graph_launch":true,"disabled_passes":["remove_empty"]})");
 }
 
 }  // namespace
