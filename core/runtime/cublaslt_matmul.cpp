@@ -292,7 +292,11 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
 
 CublasLtMatmul::~CublasLtMatmul() = default;
 
-void CublasLtMatmul::run() const {
+const void* CublasLtMatmul::workspace() const {
+  return workspaceFor(device_, descriptors_->workspaceBytes, what_);
+}
+
+void CublasLtMatmul::run(void* stream) const {
   const Descriptors& desc = *descriptors_;
   void* workspace = workspaceFor(device_, desc.workspaceBytes, what_);
   const float alpha = 1.0f;
@@ -300,7 +304,7 @@ void CublasLtMatmul::run() const {
   checkCublas(cublasLtMatmul(handleFor(device_, what_), desc.matmul, &alpha, desc.aData,
                              desc.a, desc.bData, desc.b, &beta, call_.d.data, desc.d,
                              const_cast<void*>(call_.d.data), desc.d, &desc.algo,
-                             workspace, desc.workspaceBytes, /*stream=*/nullptr),
+                             workspace, desc.workspaceBytes, static_cast<cudaStream_t>(stream)),
               "cublasLtMatmul", what_);
 }
 

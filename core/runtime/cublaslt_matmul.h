@@ -73,8 +73,13 @@ class CublasLtMatmul {
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
 
-  //! Launches the call on the default stream (asynchronous).
-  void run() const;
+  //! Launches the call on `stream` (a cudaStream_t; null: the legacy default
+  //! stream), asynchronous.
+  void run(void* stream = nullptr) const;
+  //! The device workspace run() hands cuBLASLt (shared by the device's
+  //! calls, reallocated when a call needs more): a CUDA graph that captured
+  //! the call holds it.
+  const void* workspace() const;
 
   //! The device pointers the call reads and writes: A, B, D and the bias
   //! (null without one), in this order.

@@ -89,7 +89,7 @@ driver::LaunchShape launchShape(const codegen::LaunchConfig& config) {
 }
 
 void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
-                        std::string_view what, bool afterKernel) const {
+                        std::string_view what, bool afterKernel, void* stream) const {
   // The error context is built only when something fails: a cached run's
   // host time is mostly this function.
   auto where = [&] {
@@ -111,7 +111,7 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
   }
   driver::LaunchShape shape = launchShape(config);
   shape.afterKernel = afterKernel;
-  const int result = driver::launch(function_, shape, args);
+  const int result = driver::launch(function_, shape, args, stream);
   if (result != 0) {
     throw CudaError(result, where() + ": cuLaunchKernelEx" +
                                 (afterKernel ? " (programmatic dependent)" : "") +

@@ -52,8 +52,10 @@ class CudaKernel {
   //! sm_90+), for a kernel that opens with codegen::kKernelEntry: it is
   //! launched and scheduled as that kernel's blocks exit, before the kernel
   //! has completed, and waits in its first statement for its results.
+  //! `stream`: a stream other than the legacy default one (a CUDA graph's
+  //! capture, core/runtime/plan_graph.h).
   void launch(const codegen::LaunchConfig& config, void** args, std::string_view what,
-              bool afterKernel = false) const;
+              bool afterKernel = false, void* stream = nullptr) const;
 
   //! The kernel's CUfunction in the current context (fetched once per
   //! context); `what` names the segment in errors.

@@ -81,7 +81,7 @@ void* kernelFunction(void* kernel, const std::string& what) {
   return function;
 }
 
-int launch(void* function, const LaunchShape& shape, void** args) {
+int launch(void* function, const LaunchShape& shape, void** args, void* stream) {
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;
@@ -93,7 +93,7 @@ int launch(void* function, const LaunchShape& shape, void** args) {
   config.blockDimY = shape.block[1];
   config.blockDimZ = shape.block[2];
   config.sharedMemBytes = shape.dynamicSharedMemoryBytes;
-  config.hStream = nullptr;  // the legacy default stream, as the runtime's calls use
+  config.hStream = static_cast<CUstream>(stream);
   config.attrs = shape.afterKernel ? &attribute : nullptr;
   config.numAttrs = shape.afterKernel ? 1 : 0;
   return static_cast<int>(

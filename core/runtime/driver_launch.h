@@ -34,8 +34,9 @@ struct LaunchShape {
   bool afterKernel = false;
 };
 
-//! Queues `function` on the legacy default stream; returns the CUresult.
-int launch(void* function, const LaunchShape& shape, void** args);
+//! Queues `function` on `stream` (a CUstream; null: the legacy default
+//! stream); returns the CUresult.
+int launch(void* function, const LaunchShape& shape, void** args, void* stream = nullptr);
 
 //! "CUDA_ERROR_X (text)" for a CUresult.
 std::string errorText(int result);

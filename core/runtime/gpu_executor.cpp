@@ -619,16 +619,17 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
   if (options.beforeLaunches) options.beforeLaunches();
-  if (graph != nullptr) {
-    stats.graphNodesReset = graph->launch(plan);
+  const bool graphed = graph != nullptr && graph->launch(plan, &stats.graphNodesReset);
+  if (graphed) {
     stats.graphLaunch = true;
     stats.dependentLaunches = graph->dependentLaunches();
     for (size_t index = 0; index < plan.launches.size(); ++index) {
       ++stats.kernelLaunches;
+      if (plan.launches[index].library) ++stats.libraryCalls;
       if (options.afterLaunch) options.afterLaunch(index, labelOf(plan.launches[index]));
     }
   }
-  for (size_t index = 0; graph == nullptr && index < plan.launches.size(); ++index) {
+  for (size_t index = 0; !graphed && index < plan.launches.size(); ++index) {
     PlannedLaunch& launch = plan.launches[index];
     if (launch.library) {
       launch.library->run();

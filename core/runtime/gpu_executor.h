@@ -95,7 +95,7 @@ struct GpuRunOptions {
   std::function<void(size_t, const std::string&)> afterLaunch;
   //! Queue each launch with its own call, so that afterLaunch runs between
   //! two launches (the benchmark's event after each launch). Otherwise a
-  //! replayed run of generated kernels is queued as one CUDA graph
+  //! replayed run is queued as one CUDA graph
   //! (CompileOptions::graphLaunch) and afterLaunch runs once it is queued.
   bool launchEachApart = false;
 };
@@ -123,11 +123,12 @@ struct GpuRunStats {
   //! Whether the run replayed a traced plan (same sizes, strides, alignment
   //! and scalars as an earlier run: no planning).
   bool replayed = false;
-  //! Whether the launches were queued as one CUDA graph (a replayed run
-  //! with no library call: core/runtime/plan_graph.h).
+  //! Whether the launches were queued as one CUDA graph (a replayed run:
+  //! core/runtime/plan_graph.h).
   bool graphLaunch = false;
   //! Of the graph's nodes, those this run re-pointed: its buffers or
-  //! inputs moved since the graph's last launch.
+  //! inputs moved since the graph's last launch (a captured graph, one with
+  //! a cuBLASLt call, counts every launch when it is captured again).
   int graphNodesReset = 0;
 };
 

@@ -1,5 +1,10 @@
 #include "core/runtime/plan_graph.h"
 
+#include <cuda_runtime_api.h>
+
+#include "core/runtime/cublaslt_matmul.h"
+#include "core/runtime/cuda_error.h"
+
 namespace fuserlab::runtime {
 namespace {
 
@@ -20,20 +25,46 @@ bool samePointers(KernelArguments& arguments, const std::vector<void*>& pointers
   return true;
 }
 
+// Every device pointer a captured graph of `plan` holds: the kernels'
+// arguments, their workspaces, the library calls' operands and workspace.
+void planPointers(Plan& plan, std::vector<const void*>& out) {
+  out.clear();
+  for (PlannedLaunch& launch : plan.launches) {
+    if (launch.library) {
+      for (const void* p : launch.library->pointers()) out.push_back(p);
+      out.push_back(launch.library->workspace());
+      continue;
+    }
+    for (size_t i = 0; i < launch.arguments.size(); ++i) {
+      if (launch.arguments.holdsPointer(i)) out.push_back(launch.arguments.pointerAt(i));
+    }
+    out.push_back(launch.workspace ? launch.workspace->data() : nullptr);
+  }
+}
+
+// As executePlan launches one by one: a dependent of the launch before it,
+// unless a zero fill stands between them.
+bool launchedAfterKernel(const Plan& plan, size_t index, bool zeroFill) {
+  const PlannedLaunch& launch = plan.launches[index];
+  return plan.programmaticLaunches && index > 0 && !zeroFill && !launch.library &&
+         launch.kernel->generated.waitsForPriorGrids;
+}
+
 }  // namespace
 
 std::unique_ptr<PlanGraph> PlanGraph::build(Plan& plan, std::string* why) {
-  auto refuse = [&](const std::string& reason) {
-    if (why != nullptr) *why = reason;
-    return std::unique_ptr<PlanGraph>();
-  };
-  if (plan.launches.empty()) return refuse("the run launches nothing");
-  for (const PlannedLaunch& launch : plan.launches) {
-    if (launch.library) {
-      return refuse(launch.what + " is a cuBLASLt call, which queues its own launches");
-    }
+  if (plan.launches.empty()) {
+    if (why != nullptr) *why = "the run launches nothing";
+    return nullptr;
   }
   std::unique_ptr<PlanGraph> built(new PlanGraph());
+  for (const PlannedLaunch& launch : plan.launches) {
+    if (launch.library) {
+      built->capture(plan);
+      return built;
+    }
+  }
+  built->graph_ = std::make_unique<LaunchGraph>("a replayed run's CUDA graph");
   for (size_t index = 0; index < plan.launches.size(); ++index) {
     PlannedLaunch& launch = plan.launches[index];
     const codegen::GeneratedKernel& generated = launch.kernel->generated;
@@ -43,31 +74,106 @@ std::unique_ptr<PlanGraph> PlanGraph::build(Plan& plan, std::string* why) {
     if (step.zeroFill) {
       step.workspace = launch.workspace->data();
       step.workspaceBytes = static_cast<size_t>(launch.workspace->bytes());
-      step.fillNode = built->graph_.addZeroFill(step.workspace, step.workspaceBytes);
+      step.fillNode = built->graph_->addZeroFill(step.workspace, step.workspaceBytes);
     }
-    // As executePlan launches one by one: a dependent of the kernel before
-    // it, unless a zero fill stands between them.
-    const bool afterKernel = plan.programmaticLaunches && index > 0 && !step.zeroFill &&
-                             generated.waitsForPriorGrids;
-    step.kernelNode = built->graph_.addKernel(launch.kernel->kernel.function(launch.what),
-                                              launchShape(generated.launch),
-                                              launch.arguments.pointers(), afterKernel);
+    step.kernelNode = built->graph_->addKernel(
+        launch.kernel->kernel.function(launch.what), launchShape(generated.launch),
+        launch.arguments.pointers(), launchedAfterKernel(plan, index, step.zeroFill));
     pointersOf(launch.arguments, step.pointers);
     built->steps_.push_back(std::move(step));
   }
-  built->graph_.instantiate();
+  built->graph_->instantiate();
+  built->dependentLaunches_ = built->graph_->programmaticEdges();
   return built;
 }
 
-int PlanGraph::launch(Plan& plan) {
+PlanGraph::~PlanGraph() {
+  // Errors are ignored: at process exit the runtime may be gone.
+  if (capturedExec_ != nullptr) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(capturedExec_));
+  if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void PlanGraph::capture(Plan& plan) {
+  const std::string what = "capturing a replayed run's CUDA graph";
+  if (stream_ == nullptr) {
+    cudaStream_t stream = nullptr;
+    checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+              "cudaStreamCreateWithFlags", what);
+    stream_ = stream;
+  }
+  auto* stream = static_cast<cudaStream_t>(stream_);
+  // The pointers first: a library call's workspace grows (and synchronizes)
+  // here rather than inside the capture.
+  planPointers(plan, scratch_);
+  checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+            "cudaStreamBeginCapture", what);
+  int dependent = 0;
+  try {
+    for (size_t index = 0; index < plan.launches.size(); ++index) {
+      PlannedLaunch& launch = plan.launches[index];
+      if (launch.library) {
+        launch.library->run(stream);
+        continue;
+      }
+      const codegen::GeneratedKernel& generated = launch.kernel->generated;
+      const bool zeroFill = launch.workspace && generated.zeroWorkspaceEachLaunch;
+      if (zeroFill) {
+        checkCuda(cudaMemsetAsync(launch.workspace->data(), 0,
+                                  static_cast<size_t>(launch.workspace->bytes()), stream),
+                  "cudaMemsetAsync", launch.what + " workspace, " + what);
+      }
+      const bool afterKernel = launchedAfterKernel(plan, index, zeroFill);
+      launch.kernel->kernel.launch(generated.launch, launch.arguments.pointers(), launch.what,
+                                   afterKernel, stream);
+      if (afterKernel) ++dependent;
+    }
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream, &partial);  // leaves the stream usable
+    if (partial != nullptr) cudaGraphDestroy(partial);
+    cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t graph = nullptr;
+  checkCuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture", what);
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  checkCuda(instantiated, "cudaGraphInstantiate", what);
+  if (capturedExec_ != nullptr) {
+    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(capturedExec_));
+  }
+  capturedExec_ = exec;
+  capturedPointers_ = scratch_;
+  lastPointers_ = scratch_;
+  dependentLaunches_ = dependent;
+}
+
+bool PlanGraph::launch(Plan& plan, int* nodesReset) {
   int reset = 0;
+  if (capturedExec_ != nullptr) {
+    planPointers(plan, scratch_);
+    if (scratch_ != capturedPointers_) {
+      // Moved: one by one this run; captured again once a run repeats the
+      // run before it (a loop over the same buffers).
+      const bool settled = scratch_ == lastPointers_;
+      lastPointers_ = scratch_;
+      if (!settled) return false;
+      capture(plan);
+      reset = static_cast<int>(plan.launches.size());
+    }
+    checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(capturedExec_), nullptr),
+              "cudaGraphLaunch", "a replayed run's captured CUDA graph");
+    if (nodesReset != nullptr) *nodesReset = reset;
+    return true;
+  }
   for (Step& step : steps_) {
     PlannedLaunch& launch = plan.launches[step.launch];
     if (step.zeroFill) {
       void* workspace = launch.workspace->data();
       const auto bytes = static_cast<size_t>(launch.workspace->bytes());
       if (workspace != step.workspace || bytes != step.workspaceBytes) {
-        graph_.setZeroFill(step.fillNode, workspace, bytes);
+        graph_->setZeroFill(step.fillNode, workspace, bytes);
         step.workspace = workspace;
         step.workspaceBytes = bytes;
         ++reset;
@@ -75,14 +181,15 @@ int PlanGraph::launch(Plan& plan) {
     }
     if (!samePointers(launch.arguments, step.pointers)) {
       const codegen::GeneratedKernel& generated = launch.kernel->generated;
-      graph_.setKernelArguments(step.kernelNode, launch.kernel->kernel.function(launch.what),
-                                launchShape(generated.launch), launch.arguments.pointers());
+      graph_->setKernelArguments(step.kernelNode, launch.kernel->kernel.function(launch.what),
+                                 launchShape(generated.launch), launch.arguments.pointers());
       pointersOf(launch.arguments, step.pointers);
       ++reset;
     }
   }
-  graph_.launch();
-  return reset;
+  graph_->launch();
+  if (nodesReset != nullptr) *nodesReset = reset;
+  return true;
 }
 
 }  // namespace fuserlab::runtime

@@ -1,7 +1,14 @@
-// A replayed plan's launches as one CUDA graph (core/runtime/launch_graph.h):
-// built at the plan's first replay, its nodes re-pointed only where bind()
-// moved a pointer, queued with one launch call (issue 6: a cached run's
-// host time per launch).
+// A replayed plan's launches as one CUDA graph, queued with one launch call
+// (issue 6: a cached run's host time per launch).
+//
+// - A plan of generated kernels is built node by node
+//   (core/runtime/launch_graph.h) at its first replay; a later replay re-sets
+//   only the nodes whose pointers bind() moved.
+// - A plan with a cuBLASLt call is captured from a private stream instead
+//   (the library queues kernels of its own, whose arguments cannot be
+//   re-set): the graph runs while every pointer of the plan is the one it
+//   captured; a run whose pointers moved launches one by one, and the plan is
+//   captured again once a run sees the same pointers as the run before it.
 //
 // Internal to the GPU executor (core/runtime/gpu_executor.cpp).
 #pragma once
@@ -20,22 +27,31 @@ class PlanGraph {
  public:
   //! The graph of `plan`'s launches as bound now: each generated kernel a
   //! node (a programmatic edge where the plan launches it as a dependent,
-  //! `programmaticLaunches`), each workspace zeroed each launch a zero-fill
-  //! node before it. Null, with `why` set, for a plan a graph cannot hold:
-  //! a library call (cuBLASLt queues its own launches) or no launch at all.
+  //! `programmaticLaunches`), each workspace zeroed each launch a zero fill
+  //! before it, each cuBLASLt call its kernels (captured). Null, with `why`
+  //! set, for a plan that launches nothing. A CudaError when the driver
+  //! refuses the graph (the caller launches one by one).
   static std::unique_ptr<PlanGraph> build(Plan& plan, std::string* why);
+  ~PlanGraph();
+  PlanGraph(const PlanGraph&) = delete;
+  PlanGraph& operator=(const PlanGraph&) = delete;
 
-  //! Re-sets the nodes whose pointers `plan` (bound again) moved, then
-  //! queues the graph on the legacy default stream; returns the nodes
-  //! re-set (about 1 us of host time each).
-  int launch(Plan& plan);
+  //! Queues `plan` (bound again) as the graph on the legacy default stream,
+  //! after re-setting the nodes whose pointers moved (`nodesReset`, about
+  //! 1 us of host time each). False, with nothing queued, when this run
+  //! must launch one by one (a captured plan whose pointers moved).
+  bool launch(Plan& plan, int* nodesReset);
 
   //! Launches whose edge from the launch before is programmatic.
-  int dependentLaunches() const { return graph_.programmaticEdges(); }
+  int dependentLaunches() const { return dependentLaunches_; }
+  //! Whether the graph was captured (the plan has a cuBLASLt call).
+  bool captured() const { return capturedExec_ != nullptr; }
 
  private:
-  PlanGraph() : graph_("a replayed run's CUDA graph") {}
+  PlanGraph() = default;
+  void capture(Plan& plan);
 
+  // Built node by node: a plan of generated kernels.
   struct Step {
     size_t launch = 0;
     size_t kernelNode = 0;
@@ -47,9 +63,17 @@ class PlanGraph {
     void* workspace = nullptr;
     size_t workspaceBytes = 0;
   };
-
-  LaunchGraph graph_;
+  std::unique_ptr<LaunchGraph> graph_;
   std::vector<Step> steps_;
+
+  // Captured: a plan with a library call.
+  void* stream_ = nullptr;        // cudaStream_t, non-blocking, for capture
+  void* capturedExec_ = nullptr;  // cudaGraphExec_t
+  std::vector<const void*> capturedPointers_;
+  std::vector<const void*> lastPointers_;
+  std::vector<const void*> scratch_;
+
+  int dependentLaunches_ = 0;
 };
 
 }  // namespace fuserlab::runtime

@@ -229,6 +229,58 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysOnNewInputs) {
   }
 }
 
+// A replayed run with a cuBLASLt call runs as one captured CUDA graph while
+// every pointer is the one it captured (runs over the same inputs, each
+// run's outputs dropped); on new inputs it launches one by one, and the plan
+// is captured again once a run repeats the run before it. Every output
+// against the reference.
+TEST_F(GpuMatmulTest, LibraryCallReplaysAsACapturedGraph) {
+  define(std::string(kLinearPrologue) + std::string(kErfGelu));
+  const std::vector<int64_t> x{2, 128, 256}, w{384, 256}, b{384};
+  struct Inputs {
+    runtime::Arguments host, device;
+    std::vector<runtime::DeviceTensor> alive;
+  };
+  auto inputs = [&] {
+    Inputs in;
+    in.host = {random(DataType::BFloat16, x), random(DataType::BFloat16, w),
+               random(DataType::BFloat16, b)};
+    for (const runtime::Argument& arg : in.host) {
+      in.alive.push_back(runtime::toDevice(std::get<Tensor>(arg), 0, "linear input"));
+      in.device.push_back(in.alive.back().tensor);
+    }
+    return in;
+  };
+  const Inputs first = inputs();
+  const Inputs second = inputs();
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  struct Run {
+    const Inputs* in;
+    bool graph;
+    bool recaptured;
+  };
+  const std::vector<Run> runs = {{&first, false, false},  // planned
+                                 {&first, true, false},   // captured
+                                 {&first, true, false},
+                                 {&second, false, false},  // moved
+                                 {&second, true, true},    // the same again: captured
+                                 {&second, true, false}};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const runtime::GpuRunResult result = executor.run(runs[i].in->device);
+    FL_SKIP_IF_UNAVAILABLE();
+    EXPECT_EQ(result.stats.replayed, i > 0) << "run " << i;
+    EXPECT_EQ(result.stats.graphLaunch, runs[i].graph) << "run " << i;
+    EXPECT_EQ(result.stats.graphNodesReset, runs[i].recaptured ? result.stats.kernelLaunches : 0)
+        << "run " << i;
+    EXPECT_EQ(result.stats.libraryCalls, 1) << "run " << i;
+    ASSERT_EQ(result.outputs.size(), 1u);
+    const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "linear output");
+    const std::vector<Tensor> reference = runtime::runReference(fusion(), runs[i].in->host);
+    const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T18");
+    EXPECT_TRUE(check.passed) << "run " << i << ": " << check.message;
+  }  // each run's output dropped here
+}
+
 TEST_F(GpuMatmulTest, LinearWithoutBiasFloat) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
