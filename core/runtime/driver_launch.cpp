@@ -25,21 +25,16 @@ struct Entries {
   GetErrorTextFn getErrorString = nullptr;
 };
 
-template <class Fn>
-void resolve(const char* symbol, Fn& fn) {
-  fn = reinterpret_cast<Fn>(entryPoint(symbol, kDriverAbi));
-}
-
 // Resolved once, on first use (the runtime has initialized the driver by
 // then: every caller has a current device).
 const Entries& entries() {
   static const Entries e = [] {
     Entries r;
-    resolve("cuCtxGetCurrent", r.ctxGetCurrent);
-    resolve("cuKernelGetFunction", r.kernelGetFunction);
-    resolve("cuLaunchKernelEx", r.launchKernelEx);
-    resolve("cuGetErrorName", r.getErrorName);
-    resolve("cuGetErrorString", r.getErrorString);
+    resolve("cuCtxGetCurrent", kDriverAbi, r.ctxGetCurrent);
+    resolve("cuKernelGetFunction", kDriverAbi, r.kernelGetFunction);
+    resolve("cuLaunchKernelEx", kDriverAbi, r.launchKernelEx);
+    resolve("cuGetErrorName", kDriverAbi, r.getErrorName);
+    resolve("cuGetErrorString", kDriverAbi, r.getErrorString);
     return r;
   }();
   return e;

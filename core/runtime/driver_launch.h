@@ -17,6 +17,12 @@ namespace fuserlab::runtime::driver {
 //! installed driver lacks it.
 void* entryPoint(const char* symbol, unsigned abiVersion);
 
+//! `fn` = entryPoint(symbol, abiVersion), as the function pointer type it is.
+template <class Fn>
+void resolve(const char* symbol, unsigned abiVersion, Fn& fn) {
+  fn = reinterpret_cast<Fn>(entryPoint(symbol, abiVersion));
+}
+
 //! The current thread's CUcontext (null when none is current).
 void* currentContext();
 

@@ -26,25 +26,20 @@ struct GraphEntries {
   PFN_cuGraphDestroy_v10000 destroy = nullptr;
 };
 
-template <class Fn>
-void resolve(const char* symbol, unsigned abi, Fn& fn) {
-  fn = reinterpret_cast<Fn>(driver::entryPoint(symbol, abi));
-}
-
 const GraphEntries& graphEntries() {
   static const GraphEntries e = [] {
     GraphEntries r;
-    resolve("cuGraphCreate", 10000, r.create);
-    resolve("cuGraphAddKernelNode", 12000, r.addKernel);
-    resolve("cuGraphAddMemsetNode", 10000, r.addMemset);
-    resolve("cuGraphInstantiateWithFlags", 11040, r.instantiate);
-    resolve("cuGraphExecKernelNodeSetParams", 12000, r.setKernel);
-    resolve("cuGraphExecMemsetNodeSetParams", 10020, r.setMemset);
-    resolve("cuGraphLaunch", 10000, r.launch);
-    resolve("cuGraphExecDestroy", 10000, r.destroyExec);
-    resolve("cuGraphDestroy", 10000, r.destroy);
+    driver::resolve("cuGraphCreate", 10000, r.create);
+    driver::resolve("cuGraphAddKernelNode", 12000, r.addKernel);
+    driver::resolve("cuGraphAddMemsetNode", 10000, r.addMemset);
+    driver::resolve("cuGraphInstantiateWithFlags", 11040, r.instantiate);
+    driver::resolve("cuGraphExecKernelNodeSetParams", 12000, r.setKernel);
+    driver::resolve("cuGraphExecMemsetNodeSetParams", 10020, r.setMemset);
+    driver::resolve("cuGraphLaunch", 10000, r.launch);
+    driver::resolve("cuGraphExecDestroy", 10000, r.destroyExec);
+    driver::resolve("cuGraphDestroy", 10000, r.destroy);
     try {
-      resolve("cuGraphAddDependencies", 12030, r.addEdges);
+      driver::resolve("cuGraphAddDependencies", 12030, r.addEdges);
     } catch (const CudaError&) {
       r.addEdges = nullptr;  // edges with data came in CUDA 12.3
     }

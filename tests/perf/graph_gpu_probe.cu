@@ -13,6 +13,7 @@
 // sample. Variants run in interleaved rounds in one process.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include "probe_common.cuh"
 #include <cudaTypedefs.h>
 
 #include <algorithm>
@@ -23,19 +24,6 @@
 #include <vector>
 
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "%s: CUresult %d\n", what, int(r));
-    std::exit(1);
-  }
-}
 
 // As FuserLab's kernels open: wait for the grids before (a no-op unless
 // launched as a programmatic dependent).
@@ -49,18 +37,6 @@ extern "C" __global__ void spin_kernel(long long cycles) {
   const long long start = clock64();
   while (clock64() - start < cycles) {
   }
-}
-
-template <class Fn>
-Fn entry(const char* name, unsigned version) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  check(cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &found), name);
-  if (found != cudaDriverEntryPointSuccess) {
-    std::fprintf(stderr, "no %s\n", name);
-    std::exit(1);
-  }
-  return reinterpret_cast<Fn>(p);
 }
 
 struct Variant {

@@ -13,6 +13,7 @@
 // ratios between variants are the result.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include "probe_common.cuh"
 
 #include <algorithm>
 #include <chrono>
@@ -49,37 +50,12 @@ extern "C" __global__ void pointers_kernel(const float* in, float* out, float* o
 
 using Clock = std::chrono::steady_clock;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "%s: CUresult %d\n", what, int(r));
-    std::exit(1);
-  }
-}
-
 using LaunchExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
 using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, unsigned, CUstream, void**, void**);
 using GetFunctionFn = CUresult (*)(CUfunction*, CUkernel);
 using GraphLaunchFn = CUresult (*)(CUgraphExec, CUstream);
 using ExecSetParamsFn = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-
-template <class Fn>
-Fn entry(const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  check(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found), name);
-  if (found != cudaDriverEntryPointSuccess) {
-    std::fprintf(stderr, "no %s\n", name);
-    std::exit(1);
-  }
-  return reinterpret_cast<Fn>(p);
-}
 
 struct Variant {
   std::string name;
@@ -109,11 +85,11 @@ int main(int argc, char** argv) {
   check(cudaSetDevice(0), "cudaSetDevice");
   check(cudaFree(nullptr), "context");
 
-  auto launchEx = entry<LaunchExFn>("cuLaunchKernelEx");
-  auto launchPlain = entry<LaunchFn>("cuLaunchKernel");
-  auto getFunction = entry<GetFunctionFn>("cuKernelGetFunction");
-  auto graphLaunch = entry<GraphLaunchFn>("cuGraphLaunch");
-  auto execSetParams = entry<ExecSetParamsFn>("cuGraphExecKernelNodeSetParams");
+  auto launchEx = entry<LaunchExFn>("cuLaunchKernelEx", 12000);
+  auto launchPlain = entry<LaunchFn>("cuLaunchKernel", 12000);
+  auto getFunction = entry<GetFunctionFn>("cuKernelGetFunction", 12000);
+  auto graphLaunch = entry<GraphLaunchFn>("cuGraphLaunch", 12000);
+  auto execSetParams = entry<ExecSetParamsFn>("cuGraphExecKernelNodeSetParams", 12000);
 
   cudaKernel_t viewsK = nullptr, pointersK = nullptr;
   check(cudaGetKernel(&viewsK, views_kernel), "cudaGetKernel");
