@@ -158,8 +158,16 @@ bool PlanGraph::launch(Plan& plan, int* nodesReset) {
       // run before it (a loop over the same buffers).
       const bool settled = scratch_ == lastPointers_;
       lastPointers_ = scratch_;
-      if (!settled) return false;
-      capture(plan);
+      if (!settled || !recapture_) return false;
+      try {
+        capture(plan);
+      } catch (const CudaError&) {
+        // The first capture worked; if a later one is refused, the plan
+        // launches one by one unless its pointers come back to the
+        // captured ones.
+        recapture_ = false;
+        return false;
+      }
       reset = static_cast<int>(plan.launches.size());
     }
     checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(capturedExec_), nullptr),

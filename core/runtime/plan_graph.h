@@ -72,6 +72,7 @@ class PlanGraph {
   std::vector<const void*> capturedPointers_;
   std::vector<const void*> lastPointers_;
   std::vector<const void*> scratch_;
+  bool recapture_ = true;  // false once a capture after the first failed
 
   int dependentLaunches_ = 0;
 };
