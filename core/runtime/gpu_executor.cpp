@@ -601,62 +601,6 @@ class Planner {
 
 }  // namespace
 
-namespace {
-
-std::string& labelOf(PlannedLaunch& launch) {
-  if (launch.label.empty()) {
-    launch.label = launch.library ? launch.what + ", cuBLASLt call"
-                                  : launch.what + ", kernel " + launch.kernel->generated.name;
-  }
-  return launch.label;
-}
-
-// Poisons, zeroes the workspaces that need it and launches `plan` (as
-// `graph`, one launch call, when given), then synchronizes.
-void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
-                 PlanGraph* graph = nullptr) {
-  if (options.poisonOutputs) {
-    for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
-  }
-  if (options.beforeLaunches) options.beforeLaunches();
-  const bool graphed = graph != nullptr && graph->launch(plan, &stats.graphNodesReset);
-  if (graphed) {
-    stats.graphLaunch = true;
-    stats.dependentLaunches = graph->dependentLaunches();
-    for (size_t index = 0; index < plan.launches.size(); ++index) {
-      ++stats.kernelLaunches;
-      if (plan.launches[index].library) ++stats.libraryCalls;
-      if (options.afterLaunch) options.afterLaunch(index, labelOf(plan.launches[index]));
-    }
-  }
-  for (size_t index = 0; !graphed && index < plan.launches.size(); ++index) {
-    PlannedLaunch& launch = plan.launches[index];
-    if (launch.library) {
-      launch.library->run();
-      ++stats.libraryCalls;
-    } else {
-      const codegen::GeneratedKernel& generated = launch.kernel->generated;
-      const bool zeroWorkspace = launch.workspace && generated.zeroWorkspaceEachLaunch;
-      if (zeroWorkspace) launch.workspace->fill(0, launch.what + " workspace");
-      // The first launch follows whatever the caller queued; a memset
-      // between two kernels is no kernel to depend on.
-      const bool afterKernel = plan.programmaticLaunches && index > 0 && !zeroWorkspace &&
-                               generated.waitsForPriorGrids;
-      launch.kernel->kernel.launch(generated.launch, launch.arguments.pointers(), launch.what,
-                                   afterKernel);
-      if (afterKernel) ++stats.dependentLaunches;
-    }
-    ++stats.kernelLaunches;
-    if (options.afterLaunch) options.afterLaunch(index, labelOf(launch));
-    if (options.synchronizeEachKernel) synchronizeCuda(launch.label);
-  }
-  synchronizeCuda("running the fusion's kernels");
-  stats.hostSteps = plan.hostSteps;
-  stats.kernelsBuilt = plan.kernelsBuilt;
-  stats.copies = plan.copies;
-}
-
-}  // namespace
 
 struct GpuExecutor::Replay {
   Signature* signature = nullptr;

@@ -2,7 +2,7 @@
 // argument laid out) and its replay: the same plan rebound to new input
 // pointers and fresh buffers, so a cached run with the same sizes, strides,
 // alignment and scalar values skips planning (issue 6: at most 5 us of host
-// time per launch).
+// time per launch); and executePlan, which launches either.
 //
 // Internal to the GPU executor (core/runtime/gpu_executor.cpp).
 #pragma once
@@ -21,6 +21,7 @@
 namespace fuserlab::runtime {
 
 class CublasLtMatmul;
+class PlanGraph;
 
 //! A generated kernel, loaded.
 struct GpuExecutor::LoadedKernel {
@@ -58,6 +59,14 @@ struct Plan {
   //! launch before it (see CudaKernel::launch).
   bool programmaticLaunches = false;
 };
+
+//! Poisons the plan's fresh buffers (options.poisonOutputs), zeroes the
+//! workspaces that need it and launches `plan` one launch call at a time,
+//! or as `graph` (core/runtime/plan_graph.h) with one call when given and it
+//! takes this run; then synchronizes. Calls the options' hooks and counts
+//! into `stats`.
+void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
+                 PlanGraph* graph = nullptr);
 
 //! A plan with every device pointer it holds traced to an input tensor or to
 //! a buffer it allocated, so it can run again on other inputs.
