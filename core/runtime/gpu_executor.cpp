@@ -607,10 +607,9 @@ struct GpuExecutor::Replay {
   //! Null when the plan could not be traced (see ReplayPlan::capture).
   std::unique_ptr<ReplayPlan> plan;
   //! Its launches as one CUDA graph, built at the first replay that may
-  //! use one; null when none was built (`noGraph` says why).
+  //! use one; null when none was built (the run launches one by one).
   std::unique_ptr<PlanGraph> graph;
   bool graphTried = false;
-  std::string noGraph;
 };
 
 GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& options) {
@@ -634,10 +633,9 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
         if (graphAllowed && !replay.graphTried) {
           replay.graphTried = true;
           try {
-            replay.graph = PlanGraph::build(plan, &replay.noGraph);
-          } catch (const CudaError& refused) {
+            replay.graph = PlanGraph::build(plan);
+          } catch (const CudaError&) {
             // A driver that will not build the graph: launch one by one.
-            replay.noGraph = refused.what();
           }
         }
         executePlan(plan, options, stats, graphAllowed ? replay.graph.get() : nullptr);

@@ -52,11 +52,8 @@ bool launchedAfterKernel(const Plan& plan, size_t index, bool zeroFill) {
 
 }  // namespace
 
-std::unique_ptr<PlanGraph> PlanGraph::build(Plan& plan, std::string* why) {
-  if (plan.launches.empty()) {
-    if (why != nullptr) *why = "the run launches nothing";
-    return nullptr;
-  }
+std::unique_ptr<PlanGraph> PlanGraph::build(Plan& plan) {
+  if (plan.launches.empty()) return nullptr;
   std::unique_ptr<PlanGraph> built(new PlanGraph());
   for (const PlannedLaunch& launch : plan.launches) {
     if (launch.library) {

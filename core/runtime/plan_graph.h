@@ -28,10 +28,10 @@ class PlanGraph {
   //! The graph of `plan`'s launches as bound now: each generated kernel a
   //! node (a programmatic edge where the plan launches it as a dependent,
   //! `programmaticLaunches`), each workspace zeroed each launch a zero fill
-  //! before it, each cuBLASLt call its kernels (captured). Null, with `why`
-  //! set, for a plan that launches nothing. A CudaError when the driver
-  //! refuses the graph (the caller launches one by one).
-  static std::unique_ptr<PlanGraph> build(Plan& plan, std::string* why);
+  //! before it, each cuBLASLt call its kernels (captured). Null for a plan
+  //! that launches nothing. A CudaError when the driver refuses the graph
+  //! (the caller launches one by one).
+  static std::unique_ptr<PlanGraph> build(Plan& plan);
   ~PlanGraph();
   PlanGraph(const PlanGraph&) = delete;
   PlanGraph& operator=(const PlanGraph&) = delete;
