@@ -452,5 +452,38 @@ TEST_F(GpuExecutorTest, ReplayKeepsTheCapturedWorkspace) {
   }
 }
 
+
+// Two executors of one fusion, on GPUs 0 and 1 of one process, sharing the
+// kernel cache, their runs interleaved (what `bench --device cuda:1` and a
+// process driving two GPUs do): each loads its kernels into its own device's
+// context, replays as a graph on that device, and writes outputs there that
+// match the reference, run after run, with new inputs each run. Needs two
+// GPUs.
+TEST_F(GpuExecutorTest, ExecutorsOnTwoGpusReplayEachOnItsOwn) {
+  if (runtime::cudaDeviceCount() < 2) GTEST_SKIP() << "needs two GPUs";
+  define(threeKernelChain(1));
+  runtime::GpuExecutor first(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor second(fusion(), 1, passes::CompileOptions{}, &cache());
+  for (int i = 0; i < 4; ++i) {
+    for (int device : {1, 0}) {
+      SCOPED_TRACE("run " + std::to_string(i) + " on cuda:" + std::to_string(device));
+      runtime::GpuExecutor& executor = device == 0 ? first : second;
+      const Tensor input = random(DataType::Float, {512, 700});
+      const runtime::DeviceTensor onDevice = runtime::toDevice(input, device, "input");
+      const runtime::GpuRunResult result = executor.run({onDevice.tensor});
+      FL_SKIP_IF_UNAVAILABLE();
+      EXPECT_EQ(result.stats.kernelLaunches, 3);
+      EXPECT_EQ(result.stats.replayed, i > 0);
+      EXPECT_EQ(result.stats.graphLaunch, i > 0);
+      ASSERT_EQ(result.outputs.size(), 1u);
+      EXPECT_EQ(result.outputs[0].tensor.device().toString(), "cuda:" + std::to_string(device));
+      const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "output");
+      const runtime::TensorCheck check =
+          runtime::checkTensor(gpu, runtime::runReference(fusion(), {input})[0], "T5");
+      EXPECT_TRUE(check.passed) << check.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::gpu_test

@@ -281,6 +281,44 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysAsACapturedGraph) {
   }  // each run's output dropped here
 }
 
+// The same on GPU 1, with an executor of the fusion on GPU 0 run between:
+// the capture runs on a stream of GPU 1's context, with GPU 1's cuBLASLt
+// handle and workspace. Needs two GPUs.
+TEST_F(GpuMatmulTest, LibraryCallOnTheSecondGpuReplaysThere) {
+  if (runtime::cudaDeviceCount() < 2) GTEST_SKIP() << "needs two GPUs";
+  define(std::string(kLinearPrologue) + std::string(kErfGelu));
+  const std::vector<int64_t> x{2, 128, 256}, w{384, 256}, b{384};
+  const runtime::Arguments host = {random(DataType::BFloat16, x), random(DataType::BFloat16, w),
+                                   random(DataType::BFloat16, b)};
+  const std::vector<Tensor> reference = runtime::runReference(fusion(), host);
+  std::vector<runtime::DeviceTensor> alive;
+  runtime::Arguments on[2];
+  for (int device : {0, 1}) {
+    for (const runtime::Argument& arg : host) {
+      alive.push_back(runtime::toDevice(std::get<Tensor>(arg), device, "linear input"));
+      on[device].push_back(alive.back().tensor);
+    }
+  }
+  runtime::GpuExecutor executors[2] = {
+      runtime::GpuExecutor(fusion(), 0, passes::CompileOptions{}, &cache()),
+      runtime::GpuExecutor(fusion(), 1, passes::CompileOptions{}, &cache())};
+  for (int i = 0; i < 3; ++i) {
+    for (int device : {1, 0}) {
+      SCOPED_TRACE("run " + std::to_string(i) + " on cuda:" + std::to_string(device));
+      const runtime::GpuRunResult result = executors[device].run(on[device]);
+      FL_SKIP_IF_UNAVAILABLE();
+      EXPECT_EQ(result.stats.libraryCalls, 1);
+      EXPECT_EQ(result.stats.graphLaunch, i > 0);
+      ASSERT_EQ(result.outputs.size(), 1u);
+      EXPECT_EQ(result.outputs[0].tensor.device().toString(),
+                "cuda:" + std::to_string(device));
+      const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "linear output");
+      const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T18");
+      EXPECT_TRUE(check.passed) << check.message;
+    }
+  }
+}
+
 TEST_F(GpuMatmulTest, LinearWithoutBiasFloat) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)

@@ -10,7 +10,9 @@
 //
 // Not built by CMake; on a GPU machine:
 //   nvcc -O2 -std=c++17 -arch=sm_90 -o kernel_entry_cost tests/perf/harness/kernel_entry_cost.cu
-//   ./kernel_entry_cost ROWS COLS LABEL:CUBIN:KERNEL ...
+//   ./kernel_entry_cost ROWS COLS LABEL:CUBIN:KERNEL[:BLOCKS] ...
+// (BLOCKS: the kernel's grid, as `compile` printed it, where it is not one
+// block of 128 threads per 512 elements.)
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -53,14 +55,15 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 2; ++round) {
     for (int i = 3; i < argc; ++i) {
       const std::vector<std::string> spec = splitSpec(argv[i]);
-      if (spec.size() != 3) {
-        std::fprintf(stderr, "expected LABEL:CUBIN:KERNEL, got %s\n", argv[i]);
+      if (spec.size() != 3 && spec.size() != 4) {
+        std::fprintf(stderr, "expected LABEL:CUBIN:KERNEL[:BLOCKS], got %s\n", argv[i]);
         return 2;
       }
       const cudaKernel_t kernel = loadCubinKernel(spec[1], spec[2].c_str());
       const double us = timeUs(flush, [&] {
-        CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0,
-                               nullptr));
+        CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
+                               spec.size() == 4 ? dim3(std::stoul(spec[3])) : grid, block, args,
+                               0, nullptr));
       });
       std::printf("round %d  %-24s %8.2f us  %5.1f%% of copy bandwidth\n", round,
                   spec[0].c_str(), us, 100.0 * bytes / us / bytesPerUs);
