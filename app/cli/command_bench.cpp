@@ -4,8 +4,10 @@
 // Times the whole fusion on a GPU of this machine (core/runtime/benchmark.h:
 // CUDA events, L2 flushed before each sample, warm-up, median with p20/p80),
 // each launch, the effective bandwidth against the copy bandwidth this run
-// measures, the host time of a cached run per launch and the first run's
-// compile times; as a table, and with --json as a JSON object.
+// measures, the host time of a cached run per launch, the first run's
+// compile times and each kernel's build time cold (NVRTC) and warm (the disk
+// cache; core/runtime/kernel_build_timing.h); as a table, and with --json as
+// a JSON object.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -18,6 +20,7 @@
 #include "core/runtime/benchmark.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
+#include "core/runtime/kernel_build_timing.h"
 #include "db/database_provider.h"
 
 namespace fuserlab::cli {
@@ -40,7 +43,12 @@ Times the fusion FILE defines on a GPU of this machine and prints a table:
     measures in the same run (cudaMemcpy device-to-device, 2 x bytes / time);
   - the host time of a cached run per kernel launch;
   - the first run's compile time and passes + segmentation + heuristics
-    (compile_us), and where each segment's params came from.
+    (compile_us), and where each segment's params came from;
+  - each kernel's build time both ways a process's first run can go: cold
+    (NVRTC compile, cache write and module load, into an empty temporary
+    kernel cache; twice, as a process's first compiles cost more: the first
+    run and the first cold pass show it) and warm (read back from that
+    cache's disk and loaded).
 
 options:
   --inputs SPEC       the inputs (default: the script's inputs block)
@@ -145,11 +153,14 @@ int benchCommand(const std::vector<std::string>& args) {
     inputsJson.push(shapeText(*t));
   }
 
-  runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
+  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  runtime::GpuExecutor executor(fusion, index, compileOptions);
   const auto database = heuristicsDatabaseFrom(cl);
   if (database) executor.setHeuristicProvider(database.get());
   const runtime::FusionBenchmark result =
       runtime::benchmarkFusion(executor, deviceInputs, bench);
+  const runtime::KernelBuildTimes builds = runtime::measureKernelBuilds(
+      fusion, index, compileOptions, database.get(), deviceInputs);
   keep.clear();
   deviceInputs.clear();
   const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
@@ -205,14 +216,26 @@ int benchCommand(const std::vector<std::string>& args) {
                result.cachedRun.graphLaunch ? ", its launches queued as one CUDA graph"
                : result.cachedRun.replayed  ? ", replayed, one launch call per kernel"
                                             : ", planned again");
+  const runtime::KernelImageLoads& images = result.firstRun.images;
   std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
-               "(%d kernel%s built)\n", result.firstRunMilliseconds,
-               result.firstRun.compileMilliseconds, result.firstRun.kernelsBuilt,
-               result.firstRun.kernelsBuilt == 1 ? "" : "s");
-  if (result.firstRun.kernelsBuilt > 0) {
-    std::fprintf(text, "  compile per kernel       %.3f ms (NVRTC, or the disk cache when "
-                 "warm, and loading)\n",
-                 result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt);
+               "(%d kernel%s built: %d compiled in %.3f ms, NVRTC %.3f of it; %d from the "
+               "kernel cache in %.3f ms)\n",
+               result.firstRunMilliseconds, result.firstRun.compileMilliseconds,
+               result.firstRun.kernelsBuilt, result.firstRun.kernelsBuilt == 1 ? "" : "s",
+               images.compiled, images.compileMilliseconds, images.compilerMilliseconds,
+               images.fromCache, images.cacheMilliseconds);
+  if (builds.kernels > 0) {
+    std::fprintf(text, "  kernel build, cold       %.3f ms per kernel (NVRTC, cache write, "
+                 "module load; %d kernel%s, an empty cache; the pass before it %.3f)\n",
+                 builds.coldMillisecondsPerKernel, builds.kernels,
+                 builds.kernels == 1 ? "" : "s", builds.firstColdMillisecondsPerKernel);
+    if (builds.warmUnavailable.empty()) {
+      std::fprintf(text, "  kernel build, warm       %.3f ms per kernel (read back from the "
+                   "cache's disk, module load)\n", builds.warmMillisecondsPerKernel);
+    } else {
+      std::fprintf(text, "  kernel build, warm       not measured: %s\n",
+                   builds.warmUnavailable.c_str());
+    }
   }
   std::fprintf(text, "  passes + segmentation + heuristics  %.1f us (compile_us)\n",
                result.compileMicroseconds);
@@ -269,6 +292,25 @@ int benchCommand(const std::vector<std::string>& args) {
              result.firstRun.kernelsBuilt > 0
                  ? Json(result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt)
                  : Json());
+    Json imagesJson = Json::object();
+    imagesJson.set("compiled", images.compiled);
+    imagesJson.set("from_cache", images.fromCache);
+    imagesJson.set("compile_ms", images.compileMilliseconds);
+    imagesJson.set("nvrtc_ms", images.compilerMilliseconds);
+    imagesJson.set("cache_ms", images.cacheMilliseconds);
+    root.set("first_run_images", std::move(imagesJson));
+    Json buildJson = Json::object();
+    buildJson.set("kernels", builds.kernels);
+    buildJson.set("cold_ms_per_kernel",
+                  builds.kernels > 0 ? Json(builds.coldMillisecondsPerKernel) : Json());
+    buildJson.set("first_cold_ms_per_kernel", builds.kernels > 0
+                                                  ? Json(builds.firstColdMillisecondsPerKernel)
+                                                  : Json());
+    buildJson.set("warm_ms_per_kernel", builds.kernels > 0 && builds.warmUnavailable.empty()
+                                            ? Json(builds.warmMillisecondsPerKernel)
+                                            : Json());
+    if (!builds.warmUnavailable.empty()) buildJson.set("warm_unavailable", builds.warmUnavailable);
+    root.set("kernel_build", std::move(buildJson));
     root.set("compile_us", result.compileMicroseconds);
     root.set("params_sources", Json::arrayOf(paramsSources));
     root.set("heuristics_db", database ? Json(database->path()) : Json());

@@ -437,9 +437,20 @@ class Planner {
     const std::string key = kernelImageKey(generated, spec_, compiler_);
     std::shared_ptr<CudaModule>& module = modules_[key];
     if (!module) {
-      const std::string image = cache_.getOrCompile(
-          key, [&] { return compiler_.compile(generated, spec_); });
+      const auto start = Clock::now();
+      bool compiled = false;
+      KernelImageLoads& images = plan_.images;
+      const std::string image = cache_.getOrCompile(key, [&] {
+        compiled = true;
+        const auto compileStart = Clock::now();
+        std::string built = compiler_.compile(generated, spec_);
+        images.compilerMilliseconds += millisecondsSince(compileStart);
+        return built;
+      });
       module = std::make_shared<CudaModule>(image, what + ", kernel " + generated.name);
+      (compiled ? images.compiled : images.fromCache) += 1;
+      (compiled ? images.compileMilliseconds : images.cacheMilliseconds) +=
+          millisecondsSince(start);
     }
     return module;
   }

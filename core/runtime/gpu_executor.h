@@ -100,6 +100,20 @@ struct GpuRunOptions {
   bool launchEachApart = false;
 };
 
+//! How planning got the images of the kernels it built: compiled, where the
+//! kernel cache did not hold them (NVRTC, the cache write and the module
+//! load), or from the kernel cache (its memory or its disk, and the module
+//! load); with the host time of each. A kernel whose image an earlier
+//! kernel of the executor already loaded counts in neither.
+struct KernelImageLoads {
+  int compiled = 0;
+  int fromCache = 0;
+  double compileMilliseconds = 0;
+  //! Of compileMilliseconds, the compiler's own (NVRTC).
+  double compilerMilliseconds = 0;
+  double cacheMilliseconds = 0;
+};
+
 struct GpuRunStats {
   //! Launches on the GPU: generated kernels, copy kernels and library calls
   //! (a cuBLASLt call counts as one).
@@ -117,6 +131,8 @@ struct GpuRunStats {
   int kernelsBuilt = 0;
   //! Host time spent compiling the fusion and building kernels.
   double compileMilliseconds = 0;
+  //! Where the built kernels' images came from, and what each way cost.
+  KernelImageLoads images;
   //! Generated kernels launched as programmatic dependents of the launch
   //! before them (CompileOptions::dependentLaunch, sm_90+).
   int dependentLaunches = 0;

@@ -75,6 +75,7 @@ std::unique_ptr<ReplayPlan> ReplayPlan::capture(
 
   replay->plan_ = plan;
   replay->plan_.kernelsBuilt = 0;  // a replay builds nothing
+  replay->plan_.images = KernelImageLoads{};
   for (size_t l = 0; l < plan.launches.size(); ++l) {
     const PlannedLaunch& launch = plan.launches[l];
     if (launch.library) {
@@ -251,6 +252,7 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
   synchronizeCuda("running the fusion's kernels");
   stats.hostSteps = plan.hostSteps;
   stats.kernelsBuilt = plan.kernelsBuilt;
+  stats.images = plan.images;
   stats.copies = plan.copies;
 }
 

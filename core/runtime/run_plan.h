@@ -49,6 +49,7 @@ struct Plan {
   std::vector<DeviceTensor> outputs;
   int hostSteps = 0;
   int kernelsBuilt = 0;
+  KernelImageLoads images;
   //! Copy kernels of kernel-free segments, each with its reason.
   std::vector<std::string> copies;
   //! Whether planning copied host data to the GPU (a CPU input): such a

@@ -95,7 +95,8 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
        {"fusion", "device", "inputs", "gpu_us", "samples_us", "launches", "bytes_moved",
         "effective_bandwidth_bytes_per_s", "copy", "bandwidth_ratio", "host_us",
         "host_us_per_launch", "run_wall_us", "first_run_ms", "compile_ms", "compile_us",
-        "params_sources", "l2_flush_bytes", "kernels_built", "compile_ms_per_kernel"}) {
+        "params_sources", "l2_flush_bytes", "kernels_built", "compile_ms_per_kernel",
+        "first_run_images", "kernel_build"}) {
     EXPECT_NE(json.get(key), nullptr) << key << " missing in " << text.str();
   }
   ASSERT_NE(json.get("gpu_us"), nullptr);
@@ -114,6 +115,20 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
   EXPECT_GT(json.get("host_us_per_launch")->asDouble(), 0);
   EXPECT_GT(json.get("compile_us")->asDouble(), 0);
   EXPECT_GT(json.get("first_run_ms")->asDouble(), 0);
+  // Each kernel built both ways: NVRTC into an empty cache, then read back.
+  const Json* build = json.get("kernel_build");
+  ASSERT_NE(build, nullptr);
+  EXPECT_GE(build->get("kernels")->asInt(), 1);
+  EXPECT_GT(build->get("warm_ms_per_kernel")->asDouble(), 0);
+  EXPECT_GT(build->get("first_cold_ms_per_kernel")->asDouble(), 0);
+  EXPECT_GT(build->get("cold_ms_per_kernel")->asDouble(),
+            build->get("warm_ms_per_kernel")->asDouble());
+  EXPECT_NE(r.output.find("kernel build, cold"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernel build, warm"), std::string::npos) << r.output;
+  const Json* images = json.get("first_run_images");
+  ASSERT_NE(images, nullptr);
+  EXPECT_EQ(images->get("compiled")->asInt() + images->get("from_cache")->asInt(),
+            json.get("kernels_built")->asInt());
   EXPECT_EQ(json.get("params_sources")->items().size(),
             size_t(json.get("launches")->items().size()));
   fs::remove(path);

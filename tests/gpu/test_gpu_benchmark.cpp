@@ -5,6 +5,8 @@
 
 #include "core/runtime/benchmark.h"
 #include "core/runtime/cuda_memory.h"
+#include "core/runtime/kernel_build_timing.h"
+#include "core/runtime/kernel_cache.h"
 
 #include <cuda_runtime_api.h>
 
@@ -85,6 +87,83 @@ TEST_F(GpuBenchmarkTest, BenchmarkTimesEverySampleAndLaunch) {
   // The executor compiled already (runAndCheck): the benchmark's first run
   // is a cached one.
   EXPECT_EQ(bench.firstRun.kernelsBuilt, 0);
+}
+
+// A run's stats say how it got each kernel image: compiled into an empty
+// cache, then by a second executor from that cache (its memory), and by a
+// third over a new cache of the same directory (its disk); a cached run
+// builds nothing.
+TEST_F(GpuBenchmarkTest, RunStatsSayWhereEachKernelImageCameFrom) {
+  define(kSiluMul);
+  const Tensor a = random(DataType::Float, {64, 96});
+  const Tensor b = random(DataType::Float, {64, 96});
+  runAndCheck({a, b});
+  FL_SKIP_IF_UNAVAILABLE();
+  const runtime::DeviceTensor da = runtime::toDevice(a, 0, "a");
+  const runtime::DeviceTensor db = runtime::toDevice(b, 0, "b");
+  const std::filesystem::path directory =
+      std::filesystem::temp_directory_path() / "fuserlab_gpu_image_stats";
+  std::filesystem::remove_all(directory);
+  runtime::KernelCache cache(directory);
+  runtime::GpuExecutor first(fusion(), 0, passes::CompileOptions{}, &cache);
+  runtime::GpuRunStats stats = first.run({da.tensor, db.tensor}).stats;
+  EXPECT_EQ(stats.images.compiled, 1);
+  EXPECT_EQ(stats.images.fromCache, 0);
+  EXPECT_GT(stats.images.compileMilliseconds, 0);
+  EXPECT_EQ(stats.images.cacheMilliseconds, 0);
+  stats = first.run({da.tensor, db.tensor}).stats;
+  EXPECT_EQ(stats.images.compiled + stats.images.fromCache, 0);
+  runtime::GpuExecutor second(fusion(), 0, passes::CompileOptions{}, &cache);
+  stats = second.run({da.tensor, db.tensor}).stats;
+  EXPECT_EQ(stats.images.compiled, 0);
+  EXPECT_EQ(stats.images.fromCache, 1);
+  EXPECT_EQ(cache.stats().memoryHits, 1);
+  runtime::KernelCache reopened(directory);
+  runtime::GpuExecutor third(fusion(), 0, passes::CompileOptions{}, &reopened);
+  stats = third.run({da.tensor, db.tensor}).stats;
+  EXPECT_EQ(stats.images.compiled, 0);
+  EXPECT_EQ(stats.images.fromCache, 1);
+  EXPECT_GT(stats.images.cacheMilliseconds, 0);
+  EXPECT_EQ(reopened.stats().diskHits, 1);
+  std::filesystem::remove_all(directory);
+}
+
+// Both build times of a three-kernel fusion: every kernel compiled cold (in
+// two passes), every one read back warm, a disk read and a module load far cheaper than
+// an NVRTC compile; the temporary cache directory is gone afterwards.
+TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.exp(T0)
+T2 = fd.ops.segment_set(T1)
+T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
+T4 = fd.ops.segment_set(T3)
+T5 = fd.ops.div(T2, T4)
+fd.add_output(T5)
+)");
+  const Tensor input = random(DataType::Float, {128, 200});
+  runAndCheck({input});
+  FL_SKIP_IF_UNAVAILABLE();
+  const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "input");
+  auto leftovers = [] {
+    int count = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
+      if (entry.path().filename().string().rfind("fuserlab-kernel-build-", 0) == 0) ++count;
+    }
+    return count;
+  };
+  const int before = leftovers();
+  const runtime::KernelBuildTimes times =
+      runtime::measureKernelBuilds(fusion(), 0, passes::CompileOptions{}, nullptr, {onDevice.tensor});
+  EXPECT_EQ(times.kernels, 3);
+  EXPECT_TRUE(times.warmUnavailable.empty()) << times.warmUnavailable;
+  EXPECT_GT(times.warmMillisecondsPerKernel, 0);
+  EXPECT_GT(times.firstColdMillisecondsPerKernel, 0);
+  EXPECT_GT(times.coldMillisecondsPerKernel, 2 * times.warmMillisecondsPerKernel)
+      << "cold " << times.coldMillisecondsPerKernel << " ms, warm "
+      << times.warmMillisecondsPerKernel << " ms";
+  EXPECT_EQ(leftovers(), before);
 }
 
 TEST_F(GpuBenchmarkTest, CopyBandwidthIsMeasured) {

@@ -1,0 +1,35 @@
+// Kernel build timing (core/runtime/kernel_build_timing.h) without a GPU: a
+// clear error, not a crash. (With a GPU: GpuBenchmarkTest.)
+#include <gtest/gtest.h>
+
+#include "core/frontend/script.h"
+#include "core/ir/error.h"
+#include "core/runtime/cuda_device.h"
+#include "core/runtime/kernel_build_timing.h"
+
+namespace fuserlab::runtime {
+namespace {
+
+TEST(KernelBuildTimingTest, WithoutAGpuMeasuringBuildsIsAUserError) {
+  if (cudaDeviceCount() > 0) GTEST_SKIP() << "this machine has a GPU";
+  const frontend::Script script = frontend::readScript(R"(from nvfuser import FusionDefinition, DataType
+
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.exp(T0)
+    fd.add_output(T1)
+
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)", "build_timing.py");
+  try {
+    measureKernelBuilds(script.fusion(), 0, passes::CompileOptions{}, nullptr, {});
+    FAIL() << "measured without a GPU";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("no CUDA device"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::runtime
