@@ -7,12 +7,13 @@
 // Each runs the fusion once on the caller's inputs. The directories are
 // temporary, removed afterwards; the user's kernel cache is not touched.
 //
-// The cold pass runs twice, over two empty caches: a process's first NVRTC
-// compiles of real code cost several times what later ones do (H100 host:
-// 85 ms for a softmax kernel first, 19 ms after; 675 ms for sdpa_fwd's two
-// first, 18 ms each after; an empty kernel compiles in 17 to 30 ms either
-// way, so the cost is not NVRTC's loading alone). The second pass is the
-// per-kernel figure; the first is kept beside it.
+// The cold pass runs twice, over two empty caches, and both figures are
+// kept: NVRTC's first compiles in a process can take several times its later
+// ones (H100 host: a first run compiling right at process start spent 3 to
+// 20 times these passes' per-kernel time in NVRTC; a bare NVRTC process took
+// 204 to 912 ms for its first kernel, 16 to 40 ms for each after, whatever
+// ran before it; yet the first pass of a process whose first run came from
+// the cache ran at the second's speed). docs/performance.md has the figures.
 #pragma once
 
 #include <string>
