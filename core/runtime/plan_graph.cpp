@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
 #include "core/runtime/cublaslt_matmul.h"
 #include "core/runtime/cuda_error.h"
 
@@ -86,7 +88,7 @@ std::unique_ptr<PlanGraph> PlanGraph::build(Plan& plan) {
 
 PlanGraph::~PlanGraph() {
   // Errors are ignored: at process exit the runtime may be gone.
-  if (capturedExec_ != nullptr) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(capturedExec_));
+  for (Capture& kept : captures_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(kept.exec));
   if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
@@ -137,37 +139,65 @@ void PlanGraph::capture(Plan& plan) {
   const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
   checkCuda(instantiated, "cudaGraphInstantiate", what);
-  if (capturedExec_ != nullptr) {
-    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(capturedExec_));
+  Capture* slot = nullptr;
+  if (captures_.size() < kCapturedGraphs) {
+    slot = &captures_.emplace_back();
+  } else {
+    slot = &*std::min_element(
+        captures_.begin(), captures_.end(),
+        [](const Capture& a, const Capture& b) { return a.lastLaunch < b.lastLaunch; });
+    cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(slot->exec));
   }
-  capturedExec_ = exec;
-  capturedPointers_ = scratch_;
-  lastPointers_ = scratch_;
+  slot->exec = exec;
+  slot->pointers = scratch_;
+  slot->lastLaunch = launches_;
   dependentLaunches_ = dependent;
+}
+
+bool PlanGraph::roomForCapture() const {
+  if (captures_.size() < kCapturedGraphs) return true;
+  // Replace only a graph no run launched lately: a cycle of more buffer sets
+  // than the graphs kept would otherwise capture (tens of us) every few runs.
+  for (const Capture& kept : captures_) {
+    if (launches_ - kept.lastLaunch > 2 * kCapturedGraphs) return true;
+  }
+  return false;
 }
 
 bool PlanGraph::launch(Plan& plan, int* nodesReset) {
   int reset = 0;
-  if (capturedExec_ != nullptr) {
+  if (!captures_.empty()) {
     planPointers(plan, scratch_);
-    if (scratch_ != capturedPointers_) {
-      // Moved: one by one this run; captured again once a run repeats the
-      // run before it (a loop over the same buffers).
-      const bool settled = scratch_ == lastPointers_;
-      lastPointers_ = scratch_;
-      if (!settled || !recapture_) return false;
+    ++launches_;
+    auto kept = std::find_if(captures_.begin(), captures_.end(),
+                             [&](const Capture& c) { return c.pointers == scratch_; });
+    if (kept == captures_.end()) {
+      // No graph for these pointers: one by one this run, unless they came
+      // one by one lately too (buffers taking turns), when they are
+      // captured.
+      auto seen = std::find(uncaptured_.begin(), uncaptured_.end(), scratch_);
+      const bool repeated = seen != uncaptured_.end();
+      if (repeated) uncaptured_.erase(seen);
+      if (!repeated || !recapture_ || !roomForCapture()) {
+        uncaptured_.push_back(scratch_);
+        if (uncaptured_.size() > kCapturedGraphs) uncaptured_.erase(uncaptured_.begin());
+        return false;
+      }
       try {
         capture(plan);
       } catch (const CudaError&) {
         // The first capture worked; if a later one is refused, the plan
-        // launches one by one unless its pointers come back to the
-        // captured ones.
+        // launches one by one unless its pointers come back to a kept
+        // graph's.
         recapture_ = false;
         return false;
       }
+      kept = std::find_if(captures_.begin(), captures_.end(),
+                          [&](const Capture& c) { return c.pointers == scratch_; });
       reset = static_cast<int>(plan.launches.size());
     }
-    checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(capturedExec_), nullptr),
+    kept->lastLaunch = launches_;
+    checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(kept->exec), nullptr),
               "cudaGraphLaunch", "a replayed run's captured CUDA graph");
     if (nodesReset != nullptr) *nodesReset = reset;
     return true;

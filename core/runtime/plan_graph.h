@@ -6,14 +6,21 @@
 //   only the nodes whose pointers bind() moved.
 // - A plan with a cuBLASLt call is captured from a private stream instead
 //   (the library queues kernels of its own, whose arguments cannot be
-//   re-set): the graph runs while every pointer of the plan is the one it
-//   captured; a run whose pointers moved launches one by one, and the plan is
-//   captured again once a run sees the same pointers as the run before it.
+//   re-set): a captured graph runs while every pointer of the plan is the
+//   one it captured. The plan keeps up to kCapturedGraphs of them, one per
+//   set of pointers, so a loop whose buffers take turns (outputs kept alive
+//   for a run or two, then returned to the pool) replays them all; a run
+//   with pointers no kept graph has launches one by one, and the plan is
+//   captured for those pointers once a run repeats one of the last
+//   kCapturedGraphs sets of pointers that went one by one, where a graph
+//   is free or one has not been launched in the last 2 x kCapturedGraphs
+//   runs (it is replaced; a longer cycle of sets does not recapture).
 //
 // Internal to the GPU executor (core/runtime/gpu_executor.cpp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,11 +52,20 @@ class PlanGraph {
   //! Launches whose edge from the launch before is programmatic.
   int dependentLaunches() const { return dependentLaunches_; }
   //! Whether the graph was captured (the plan has a cuBLASLt call).
-  bool captured() const { return capturedExec_ != nullptr; }
+  bool captured() const { return !captures_.empty(); }
+  //! Captured graphs kept, one per set of pointers (at most kCapturedGraphs).
+  size_t capturedGraphs() const { return captures_.size(); }
+
+  static constexpr size_t kCapturedGraphs = 4;
 
  private:
   PlanGraph() = default;
+  //! Captures `plan` as bound now into a kept graph (the least recently
+  //! launched one replaced when kCapturedGraphs are kept).
   void capture(Plan& plan);
+  //! Whether a capture may take a slot: one is free, or a kept graph was
+  //! not launched in the last 2 x kCapturedGraphs runs.
+  bool roomForCapture() const;
 
   // Built node by node: a plan of generated kernels.
   struct Step {
@@ -67,11 +83,17 @@ class PlanGraph {
   std::vector<Step> steps_;
 
   // Captured: a plan with a library call.
-  void* stream_ = nullptr;        // cudaStream_t, non-blocking, for capture
-  void* capturedExec_ = nullptr;  // cudaGraphExec_t
-  std::vector<const void*> capturedPointers_;
-  std::vector<const void*> lastPointers_;
+  struct Capture {
+    void* exec = nullptr;  // cudaGraphExec_t
+    std::vector<const void*> pointers;
+    uint64_t lastLaunch = 0;
+  };
+  void* stream_ = nullptr;  // cudaStream_t, non-blocking, for capture
+  std::vector<Capture> captures_;
+  // Pointer sets of the latest runs that launched one by one, newest last.
+  std::vector<std::vector<const void*>> uncaptured_;
   std::vector<const void*> scratch_;
+  uint64_t launches_ = 0;
   bool recapture_ = true;  // false once a capture after the first failed
 
   int dependentLaunches_ = 0;

@@ -281,6 +281,71 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysAsACapturedGraph) {
   }  // each run's output dropped here
 }
 
+// Inputs that take turns (two sets, alternating; then five in a cycle):
+// each set that comes back while it still has no graph is captured, up to
+// PlanGraph::kCapturedGraphs (4) graphs kept, so the alternating runs all go
+// as graphs once both are captured; in a cycle longer than that the sets
+// left over launch one by one without recapturing; a graph left unlaunched
+// gives its slot up. Every output against the reference.
+TEST_F(GpuMatmulTest, LibraryCallKeepsAGraphPerSetOfBuffersThatTakeTurns) {
+  define(std::string(kLinearPrologue) + std::string(kErfGelu));
+  const std::vector<int64_t> x{2, 64, 128}, w{192, 128}, b{192};
+  struct Inputs {
+    runtime::Arguments host, device;
+    std::vector<runtime::DeviceTensor> alive;
+  };
+  std::vector<Inputs> sets(5);
+  for (Inputs& in : sets) {
+    in.host = {random(DataType::BFloat16, x), random(DataType::BFloat16, w),
+               random(DataType::BFloat16, b)};
+    for (const runtime::Argument& arg : in.host) {
+      in.alive.push_back(runtime::toDevice(std::get<Tensor>(arg), 0, "linear input"));
+      in.device.push_back(in.alive.back().tensor);
+    }
+  }
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  auto runOn = [&](size_t set, const std::string& what) {
+    SCOPED_TRACE(what);
+    const runtime::GpuRunResult result = executor.run(sets[set].device);
+    const Tensor gpu = runtime::toHost(result.outputs.at(0).tensor, "linear output");
+    const runtime::TensorCheck check =
+        runtime::checkTensor(gpu, runtime::runReference(fusion(), sets[set].host)[0], "T18");
+    EXPECT_TRUE(check.passed) << check.message;
+    return result.stats;
+  };  // each run's output dropped
+  runtime::GpuRunStats stats = runOn(0, "planned");
+  FL_SKIP_IF_UNAVAILABLE();
+  EXPECT_TRUE(runOn(0, "first replay, captured").graphLaunch);
+  EXPECT_FALSE(runOn(1, "new buffers: one by one").graphLaunch);
+  stats = runOn(0, "the first set's graph, kept");
+  EXPECT_TRUE(stats.graphLaunch);
+  EXPECT_EQ(stats.graphNodesReset, 0);
+  stats = runOn(1, "the second set again: captured");
+  EXPECT_TRUE(stats.graphLaunch);
+  EXPECT_EQ(stats.graphNodesReset, stats.kernelLaunches);
+  for (int i = 0; i < 4; ++i) {
+    stats = runOn(static_cast<size_t>(i % 2), "alternating " + std::to_string(i));
+    EXPECT_TRUE(stats.graphLaunch);
+    EXPECT_EQ(stats.graphNodesReset, 0);
+  }
+  // Five sets in a cycle: more than the graphs kept. Correct either way;
+  // after two rounds the cycle has settled, each run one by one or from a
+  // kept graph, none captured again.
+  for (int round = 0; round < 4; ++round) {
+    for (size_t set = 0; set < 5; ++set) {
+      stats = runOn(set, "cycle round " + std::to_string(round) + ", set " +
+                             std::to_string(set));
+      if (round >= 2) EXPECT_EQ(stats.graphNodesReset, 0);
+    }
+  }
+  // One set from now on: once the others' graphs have gone unlaunched for
+  // 2 x kCapturedGraphs runs, it takes a slot and runs as a graph.
+  EXPECT_FALSE(runOn(4, "the fifth set, no slot free").graphLaunch);
+  for (int i = 0; i < 9; ++i) stats = runOn(4, "the fifth set alone " + std::to_string(i));
+  EXPECT_TRUE(stats.graphLaunch);
+  EXPECT_EQ(stats.graphNodesReset, 0);
+}
+
 // The same on GPU 1, with an executor of the fusion on GPU 0 run between:
 // the capture runs on a stream of GPU 1's context, with GPU 1's cuBLASLt
 // handle and workspace. Needs two GPUs.
