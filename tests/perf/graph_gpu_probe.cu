@@ -92,8 +92,15 @@ int main(int argc, char** argv) {
     config.numAttrs = pdl ? 1 : 0;
     check(launchEx(&config, copy, args, nullptr), "cuLaunchKernelEx");
   };
-  // A chain of `kernels` copies (a->b, then b->c), programmatic edges or not.
-  auto graph = [&](int kernels, bool programmatic) {
+  // A chain of `kernels` copies (a->b, then b->c, c->b, ...): full edges,
+  // programmatic edges (the next kernel may start once every block of the
+  // one before has exited or triggered), or launch-order edges (once every
+  // block of the one before has started). The kernels' griddepcontrol.wait
+  // keeps the chain correct either way.
+  enum Edge { kFull, kProgrammatic, kLaunchOrder };
+  void* third[] = {&c, &b, const_cast<long*>(&n)};
+  auto graph = [&](int kernels, Edge kind) {
+    const bool programmatic = kind != kFull;
     CUgraph g = nullptr;
     check(graphCreate(&g, 0), "cuGraphCreate");
     CUgraphNode previous = nullptr;
@@ -104,13 +111,14 @@ int main(int argc, char** argv) {
       p.gridDimY = p.gridDimZ = 1;
       p.blockDimX = threads;
       p.blockDimY = p.blockDimZ = 1;
-      p.kernelParams = k == 0 ? first : second;
+      p.kernelParams = k == 0 ? first : (k % 2 == 1 ? second : third);
       CUgraphNode node = nullptr;
       const bool full = previous != nullptr && !programmatic;
       check(addKernel(&node, g, full ? &previous : nullptr, full ? 1 : 0, &p), "add node");
       if (previous != nullptr && programmatic) {
         CUgraphEdgeData edge{};
-        edge.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+        edge.from_port = kind == kLaunchOrder ? CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER
+                                              : CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
         edge.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
         check(addEdges(g, &previous, &node, &edge, 1), "programmatic edge");
       }
@@ -125,9 +133,12 @@ int main(int argc, char** argv) {
   check(cudaStreamCreateWithFlags(&nonBlocking, cudaStreamNonBlocking), "stream");
   const CUstream legacy = nullptr;
   const auto nb = reinterpret_cast<CUstream>(nonBlocking);
-  CUgraphExec one = graph(1, false);
-  CUgraphExec twoProgrammatic = graph(2, true);
-  CUgraphExec twoFull = graph(2, false);
+  CUgraphExec one = graph(1, kFull);
+  CUgraphExec twoProgrammatic = graph(2, kProgrammatic);
+  CUgraphExec twoFull = graph(2, kFull);
+  CUgraphExec twoLaunchOrder = graph(2, kLaunchOrder);
+  CUgraphExec fourProgrammatic = graph(4, kProgrammatic);
+  CUgraphExec fourLaunchOrder = graph(4, kLaunchOrder);
 
   std::vector<Variant> variants;
   variants.push_back({"1 kernel, legacy stream, launched", legacy,
@@ -152,6 +163,18 @@ int main(int argc, char** argv) {
                       [&](CUstream s) { check(graphLaunch(twoFull, s), "graph"); }});
   variants.push_back({"2 kernels, non-blocking, graph, programmatic", nb,
                       [&](CUstream s) { check(graphLaunch(twoProgrammatic, s), "graph"); }});
+  variants.push_back({"2 kernels, legacy, graph, launch-order edge", legacy,
+                      [&](CUstream s) { check(graphLaunch(twoLaunchOrder, s), "graph"); }});
+  variants.push_back({"4 kernels, legacy, graph, programmatic edges", legacy,
+                      [&](CUstream s) { check(graphLaunch(fourProgrammatic, s), "graph"); }});
+  variants.push_back({"4 kernels, legacy, graph, launch-order edges", legacy,
+                      [&](CUstream s) { check(graphLaunch(fourLaunchOrder, s), "graph"); }});
+  variants.push_back({"4 kernels, legacy, launched, PDL", legacy, [&](CUstream s) {
+                        direct(s, first, false);
+                        direct(s, second, true);
+                        direct(s, third, true);
+                        direct(s, second, true);
+                      }});
 
   cudaEvent_t start = nullptr, end = nullptr;
   check(cudaEventCreate(&start), "event");
@@ -176,6 +199,26 @@ int main(int argc, char** argv) {
     }
   }
   check(cudaDeviceSynchronize(), "sync");
+  // The chains are still right with launch-order edges: c ends as a.
+  int wrong = 0;
+  for (CUgraphExec exec : {twoLaunchOrder, fourLaunchOrder}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const int pattern = 2 + trial;
+      check(cudaMemset(a, pattern, n * sizeof(float4)), "memset");
+      check(cudaMemset(b, 0, n * sizeof(float4)), "memset");
+      check(cudaMemset(c, 0, n * sizeof(float4)), "memset");
+      spin_kernel<<<1, 1>>>(60000);
+      check(graphLaunch(exec, legacy), "graph");
+      std::vector<unsigned char> host(n * sizeof(float4));
+      check(cudaMemcpy(host.data(), c, host.size(),
+                       cudaMemcpyDeviceToHost), "copy back");
+      if (std::count(host.begin(), host.end(), static_cast<unsigned char>(pattern)) !=
+          static_cast<long>(host.size())) {
+        ++wrong;
+      }
+    }
+  }
+  std::printf("launch-order chains checked 40 times: %d wrong\n", wrong);
   std::printf("%ld float4 per copy (%.1f MiB read + written), %d rounds x 25 samples\n", n,
               2.0 * n * 16 / (1 << 20), rounds);
   std::printf("%-48s %8s %8s %8s\n", "variant", "p20 us", "median", "p80");
