@@ -26,6 +26,8 @@ Without torch.compile (torch < 2), the compiled column is skipped.
 With --suite the cases are the benchmark suite's (tests/perf/suite/*.py)
 instead of the bundled examples; --json and --markdown write the table
 (the JSON after every case, so an interrupted run keeps what it measured).
+The end of the table says which of issue 6's targets the run meets
+(perf_targets.py).
 
 Usage:
     compare_torch.py [CASE ...] [--suite] [--cli PATH] [--json PATH] [--markdown PATH]
@@ -56,6 +58,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
 
 import torch  # noqa: E402
 import nvfuser  # noqa: E402  (the shim)
+import perf_targets  # noqa: E402  (issue 6's targets, judged on the rows)
 
 # (rtol, atol) by dtype; integers and bools compare exactly. Reductions and
 # bf16 roundings legitimately differ between summation orders and backends.
@@ -297,20 +300,22 @@ def write_json(path, environment, rows):
     with open(path, "w") as fh:
         json.dump({"environment": environment, "rows": table,
                    "geomean_over_compile": geomean(vs_compile),
-                   "geomean_over_eager": geomean(vs_eager)}, fh, indent=1)
+                   "geomean_over_eager": geomean(vs_eager),
+                   "targets": [{"target": t, "met": m, "detail": d}
+                               for t, m, d in perf_targets.evaluate(rows)]}, fh, indent=1)
 
 
 def write_markdown(path, environment, rows):
     out = [f"{environment['gpu']}, torch {environment['torch']} (CUDA {environment['cuda']}), "
            f"{environment['date']}, median of {environment['samples']} samples, L2 flushed.", "",
            "| fusion | sizes | MB | FuserLab us | eager us | torch.compile us | eager/FL | "
-           "compile/FL | % of copy BW |", "|---|---|---|---|---|---|---|---|---|"]
+           "compile/FL | % of copy BW | host us/launch |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         er, cr = ratios_of(r)
         out.append(f"| {r['case']} | {r['sizes']} | {fmt(r.get('mb'), '.0f')} | {fmt(r['fuserlab'])} "
                    f"| {fmt(r['eager'])} | {fmt(r['compile'])} | {fmt(er, '.2f')} | {fmt(cr, '.2f')} "
-                   f"| {fmt(r['pct'])} |")
-    out += [""] + geomean_lines(rows)
+                   f"| {fmt(r['pct'])} | {fmt(r.get('host_us_per_launch'), '.2f')} |")
+    out += [""] + geomean_lines(rows) + [""] + perf_targets.lines(rows)
     with open(path, "w") as fh:
         fh.write("\n".join(out) + "\n")
 
@@ -437,6 +442,8 @@ def main():
         for r in rows:
             print_row(r)
         for line in geomean_lines(rows):
+            print(line)
+        for line in perf_targets.lines(rows):
             print(line)
         if args.json:
             write_json(args.json, environment, rows)
