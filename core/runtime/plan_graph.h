@@ -51,11 +51,7 @@ class PlanGraph {
 
   //! Launches whose edge from the launch before is programmatic.
   int dependentLaunches() const { return dependentLaunches_; }
-  //! Whether the graph was captured (the plan has a cuBLASLt call).
-  bool captured() const { return !captures_.empty(); }
-  //! Captured graphs kept, one per set of pointers (at most kCapturedGraphs).
-  size_t capturedGraphs() const { return captures_.size(); }
-
+  //! Captured graphs kept at most, one per set of pointers.
   static constexpr size_t kCapturedGraphs = 4;
 
  private:
