@@ -46,9 +46,7 @@ Times the fusion FILE defines on a GPU of this machine and prints a table:
     (compile_us), and where each segment's params came from;
   - each kernel's build time both ways a process's first run can go: cold
     (NVRTC compile, cache write and module load, into an empty temporary
-    kernel cache; twice, as a process's first compiles cost more: the first
-    run and the first cold pass show it) and warm (read back from that
-    cache's disk and loaded).
+    kernel cache) and warm (read back from that cache's disk and loaded).
 
 options:
   --inputs SPEC       the inputs (default: the script's inputs block)
@@ -226,9 +224,9 @@ int benchCommand(const std::vector<std::string>& args) {
                images.fromCache, images.cacheMilliseconds);
   if (builds.kernels > 0) {
     std::fprintf(text, "  kernel build, cold       %.3f ms per kernel (NVRTC, cache write, "
-                 "module load; %d kernel%s, an empty cache; the pass before it %.3f)\n",
+                 "module load; %d kernel%s, an empty cache)\n",
                  builds.coldMillisecondsPerKernel, builds.kernels,
-                 builds.kernels == 1 ? "" : "s", builds.firstColdMillisecondsPerKernel);
+                 builds.kernels == 1 ? "" : "s");
     if (builds.warmUnavailable.empty()) {
       std::fprintf(text, "  kernel build, warm       %.3f ms per kernel (read back from the "
                    "cache's disk, module load)\n", builds.warmMillisecondsPerKernel);
@@ -303,9 +301,6 @@ int benchCommand(const std::vector<std::string>& args) {
     buildJson.set("kernels", builds.kernels);
     buildJson.set("cold_ms_per_kernel",
                   builds.kernels > 0 ? Json(builds.coldMillisecondsPerKernel) : Json());
-    buildJson.set("first_cold_ms_per_kernel", builds.kernels > 0
-                                                  ? Json(builds.firstColdMillisecondsPerKernel)
-                                                  : Json());
     buildJson.set("warm_ms_per_kernel", builds.kernels > 0 && builds.warmUnavailable.empty()
                                             ? Json(builds.warmMillisecondsPerKernel)
                                             : Json());

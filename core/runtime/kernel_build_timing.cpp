@@ -59,20 +59,13 @@ KernelBuildTimes measureKernelBuilds(const ir::Fusion& fusion, int device,
                                      const scheduler::HeuristicProvider* provider,
                                      const Arguments& inputs) {
   KernelBuildTimes times;
-  KernelImageLoads cold;
-  const TemporaryDirectory firstDirectory;
-  {
-    KernelCache firstCache(firstDirectory.path());
-    cold = firstRun(fusion, device, options, provider, inputs, firstCache);
-    FL_ASSERT(cold.fromCache == 0, "an empty kernel cache handed back ", cold.fromCache,
-              " image(s)");
-    if (cold.compiled == 0) return times;
-    times.firstColdMillisecondsPerKernel = cold.compileMilliseconds / cold.compiled;
-  }
   const TemporaryDirectory directory;
   KernelCache coldCache(directory.path());
-  cold = firstRun(fusion, device, options, provider, inputs, coldCache);
+  const KernelImageLoads cold = firstRun(fusion, device, options, provider, inputs, coldCache);
+  FL_ASSERT(cold.fromCache == 0, "an empty kernel cache handed back ", cold.fromCache,
+            " image(s)");
   times.kernels = cold.compiled;
+  if (cold.compiled == 0) return times;
   times.coldMillisecondsPerKernel = cold.compileMilliseconds / cold.compiled;
   if (directory.path().empty()) {
     times.warmUnavailable = "no temporary directory for the kernel cache";

@@ -4,16 +4,15 @@
 // image with NVRTC, writes it to the cache's directory and loads it; a later
 // fresh executor, over a new cache of the same directory (as the next
 // process would open it), reads every image back from disk and loads it.
-// Each runs the fusion once on the caller's inputs. The directories are
+// Each runs the fusion once on the caller's inputs. The directory is
 // temporary, removed afterwards; the user's kernel cache is not touched.
 //
-// The cold pass runs twice, over two empty caches, and both figures are
-// kept: NVRTC's first compiles in a process can take several times its later
-// ones (H100 host: a first run compiling right at process start spent 3 to
-// 20 times these passes' per-kernel time in NVRTC; a bare NVRTC process took
-// 204 to 912 ms for its first kernel, 16 to 40 ms for each after, whatever
-// ran before it; yet the first pass of a process whose first run came from
-// the cache ran at the second's speed). docs/performance.md has the figures.
+// On a freshly started machine the first compile of each kind of kernel
+// also reads NVRTC's code from disk (a cold page cache): H100 hosts, the
+// first run of a new machine's first processes 76 to 1322 ms where these
+// passes take 16 to 43 ms a kernel (docs/performance.md, "Kernel build
+// time"). The cold pass here runs after the first run, so it is the figure
+// of a machine in use.
 #pragma once
 
 #include <string>
@@ -35,11 +34,8 @@ struct KernelBuildTimes {
   //! kernels; a cuBLASLt call has none).
   int kernels = 0;
   //! Host time per kernel, milliseconds: NVRTC, the cache write and the
-  //! module load (cold, the second pass; the first pass apart, which holds
-  //! the process's first compiles where nothing compiled before it); the
-  //! disk read and the module load (warm).
+  //! module load (cold); the disk read and the module load (warm).
   double coldMillisecondsPerKernel = 0;
-  double firstColdMillisecondsPerKernel = 0;
   double warmMillisecondsPerKernel = 0;
   //! Why the warm figure is missing (the temporary cache could not be
   //! written); empty when both were measured.

@@ -128,8 +128,8 @@ TEST_F(GpuBenchmarkTest, RunStatsSayWhereEachKernelImageCameFrom) {
   std::filesystem::remove_all(directory);
 }
 
-// Both build times of a three-kernel fusion: every kernel compiled cold (in
-// two passes), every one read back warm, a disk read and a module load far cheaper than
+// Both build times of a three-kernel fusion: every kernel compiled cold,
+// every one read back warm, a disk read and a module load far cheaper than
 // an NVRTC compile; the temporary cache directory is gone afterwards.
 TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
   define(R"(
@@ -159,7 +159,6 @@ fd.add_output(T5)
   EXPECT_EQ(times.kernels, 3);
   EXPECT_TRUE(times.warmUnavailable.empty()) << times.warmUnavailable;
   EXPECT_GT(times.warmMillisecondsPerKernel, 0);
-  EXPECT_GT(times.firstColdMillisecondsPerKernel, 0);
   EXPECT_GT(times.coldMillisecondsPerKernel, 2 * times.warmMillisecondsPerKernel)
       << "cold " << times.coldMillisecondsPerKernel << " ms, warm "
       << times.warmMillisecondsPerKernel << " ms";
