@@ -168,6 +168,8 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
               stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
   if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
   std::printf("\n");
+  const std::string images = runtime::describeKernelImages(stats.images);
+  if (!images.empty()) std::printf("  kernel images: %s\n", images.c_str());
   if (stats.dependentLaunches > 0) {
     std::printf("  %d launch%s as programmatic dependents of the launch before "
                 "(--set dependent_launch=off launches plainly)\n",

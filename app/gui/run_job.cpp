@@ -68,6 +68,8 @@ void runInto(const RunRequest& request, RunResult& result) {
     result.lines.push_back("cuda run on " + executor.deviceSpec().name + ": " +
                            std::to_string(run.stats.kernelLaunches) + " kernel launches, " +
                            std::to_string(run.stats.hostSteps) + " host steps");
+    const std::string images = runtime::describeKernelImages(run.stats.images);
+    if (!images.empty()) result.lines.push_back("kernel images: " + images);
   }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <unordered_map>
 
@@ -97,6 +98,22 @@ KernelCompiler nvrtcKernelCompiler() {
     return std::string(out.cubin.begin(), out.cubin.end());
   };
   return compiler;
+}
+
+std::string describeKernelImages(const KernelImageLoads& images) {
+  char buffer[160];
+  std::string text;
+  if (images.compiled > 0) {
+    std::snprintf(buffer, sizeof(buffer), "%d compiled by NVRTC in %.1f ms", images.compiled,
+                  images.compilerMilliseconds);
+    text += buffer;
+  }
+  if (images.fromCache > 0) {
+    std::snprintf(buffer, sizeof(buffer), "%s%d from the kernel cache in %.2f ms",
+                  text.empty() ? "" : ", ", images.fromCache, images.cacheMilliseconds);
+    text += buffer;
+  }
+  return text;
 }
 
 std::string kernelImageKey(const codegen::GeneratedKernel& kernel,

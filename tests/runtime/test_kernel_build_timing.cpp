@@ -1,10 +1,13 @@
 // Kernel build timing (core/runtime/kernel_build_timing.h) without a GPU: a
-// clear error, not a crash. (With a GPU: GpuBenchmarkTest.)
+// clear error, not a crash (with a GPU: GpuBenchmarkTest); and the phrase
+// run summaries (`fuserlab-cli run`, the workbench's run panel) give a run's
+// kernel images.
 #include <gtest/gtest.h>
 
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/runtime/cuda_device.h"
+#include "core/runtime/gpu_executor.h"
 #include "core/runtime/kernel_build_timing.h"
 
 namespace fuserlab::runtime {
@@ -29,6 +32,21 @@ with FusionDefinition() as fd:
     EXPECT_NE(std::string(error.what()).find("no CUDA device"), std::string::npos)
         << error.what();
   }
+}
+
+TEST(KernelBuildTimingTest, KernelImagesAreDescribedForRunSummaries) {
+  KernelImageLoads images;
+  EXPECT_EQ(describeKernelImages(images), "");  // a cached call loads nothing
+  images.compiled = 2;
+  images.compileMilliseconds = 70.0;
+  images.compilerMilliseconds = 66.04;
+  EXPECT_EQ(describeKernelImages(images), "2 compiled by NVRTC in 66.0 ms");
+  images.fromCache = 1;
+  images.cacheMilliseconds = 0.087;
+  EXPECT_EQ(describeKernelImages(images),
+            "2 compiled by NVRTC in 66.0 ms, 1 from the kernel cache in 0.09 ms");
+  images.compiled = 0;
+  EXPECT_EQ(describeKernelImages(images), "1 from the kernel cache in 0.09 ms");
 }
 
 }  // namespace
