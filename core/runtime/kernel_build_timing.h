@@ -8,7 +8,8 @@
 // temporary, removed afterwards; the user's kernel cache is not touched.
 //
 // On a freshly started machine the first compile of each kind of kernel
-// also reads NVRTC's code from disk (a cold page cache): H100 hosts, the
+// costs more, by all the measurements reading NVRTC's code from disk (a cold
+// page cache): H100 hosts, the
 // first run of a new machine's first processes 76 to 1322 ms where these
 // passes take 16 to 43 ms a kernel (docs/performance.md, "Kernel build
 // time"). The cold pass here runs after the first run, so it is the figure
