@@ -529,7 +529,11 @@ void pipelineVariant(Context& ctx, const char* label, int policy = 0, int carveo
     CHECK(cudaGetLastError());
   };
   checkAndTime(ctx, label, launch, SPLITS, COMBINE == kNone);
-  if constexpr (PROBE) printTimeline(*ctx.flush, launch, config.gridDim.x * config.gridDim.y);
+  if constexpr (PROBE) {
+    const bool clustered = COMBINE == kRank0 || formClusters;
+    printTimeline(*ctx.flush, launch, config.gridDim.x * config.gridDim.y,
+                  clustered ? (int)config.gridDim.x : 0);
+  }
 }
 
 // A kernel FuserLab generated (`fuserlab-cli compile ... --out DIR`), from

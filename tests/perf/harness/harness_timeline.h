@@ -36,7 +36,16 @@ __device__ __forceinline__ unsigned smId() {
 // blocks started, finished their loop and exited, relative to the launch's
 // first start (global timer), and the mean loop time of the blocks on SMs
 // holding 1, 2, 3 ... blocks.
-static void printTimeline(Flush& flush, const std::function<void()>& launch, int blocks) {
+// With `gridX` > 0 the launch is in clusters of the blocks that share a
+// blockIdx.x (cluster dims (1, gridDim.y)), and a cluster's blocks lie in
+// one GPC: the SMs the clusters of all 15 launches touched are joined into
+// GPCs, and each GPC's SMs, blocks and loop times (means and maxima over its
+// blocks, medians over the launches) are printed: is the slowest block's
+// loop the GPC's share of the bandwidth?
+static void printGpcTable(const std::vector<std::vector<BlockTrace>>& launches, int gridX);
+static void printTimeline(Flush& flush, const std::function<void()>& launch, int blocks,
+                          int gridX = 0) {
+  std::vector<std::vector<BlockTrace>> traces;
   constexpr int kLaunches = 15;
   std::vector<double> startMax, loopP50, loopMax, streamedMax, exitP50, exitMax;
   std::map<int, std::vector<double>> loopBySharing;  // blocks on the SM -> mean loop us
@@ -48,6 +57,7 @@ static void printTimeline(Flush& flush, const std::function<void()>& launch, int
     CHECK(cudaDeviceSynchronize());
     std::vector<BlockTrace> t(blocks);
     CHECK(cudaMemcpyFromSymbol(t.data(), gTimeline, blocks * sizeof(BlockTrace)));
+    traces.push_back(t);
     unsigned long long t0 = ~0ull;
     std::map<unsigned, int> perSm;
     for (const BlockTrace& b : t) {
@@ -86,4 +96,56 @@ static void printTimeline(Flush& flush, const std::function<void()>& launch, int
               median(exitP50), median(exitMax));
   for (const auto& [k, v] : loopBySharing) std::printf(" %d: %.2f;", k, median(v));
   std::printf("\n");
+  if (gridX > 0) printGpcTable(traces, gridX);
+}
+
+static unsigned findRoot(std::map<unsigned, unsigned>& parent, unsigned x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+static void printGpcTable(const std::vector<std::vector<BlockTrace>>& launches, int gridX) {
+  std::map<unsigned, unsigned> parent;
+  for (const auto& t : launches) {
+    for (const BlockTrace& b : t) parent.emplace(b.sm, b.sm);
+    for (size_t i = 0; i < t.size(); ++i) {
+      const size_t head = i % gridX;  // the cluster's first block (blockIdx.y 0)
+      const unsigned a = findRoot(parent, t[i].sm), c = findRoot(parent, t[head].sm);
+      if (a != c) parent[a] = c;
+    }
+  }
+  std::map<unsigned, std::vector<unsigned>> gpcSms;
+  for (const auto& [sm, p] : parent) gpcSms[findRoot(parent, sm)].push_back(sm);
+  struct Row { std::vector<double> blocks, mean, max, slowest; };
+  std::map<unsigned, Row> rows;
+  for (const auto& t : launches) {
+    std::map<unsigned, std::vector<double>> loops;
+    double worst = 0;
+    unsigned worstGpc = 0;
+    for (const BlockTrace& b : t) {
+      const double us = (b.streamed - b.start) * 1e-3;
+      const unsigned g = findRoot(parent, b.sm);
+      loops[g].push_back(us);
+      if (us > worst) { worst = us; worstGpc = g; }
+    }
+    for (const auto& [g, sm] : gpcSms) {
+      Row& r = rows[g];
+      const std::vector<double>& l = loops[g];
+      double sum = 0, mx = 0;
+      for (double x : l) { sum += x; mx = std::max(mx, x); }
+      r.blocks.push_back((double)l.size());
+      r.mean.push_back(l.empty() ? 0 : sum / l.size());
+      r.max.push_back(mx);
+      r.slowest.push_back(g == worstGpc ? 1 : 0);
+    }
+  }
+  std::printf("    %zu GPCs (SMs joined by the clusters they held); per GPC, medians of the launches:\n",
+              gpcSms.size());
+  for (const auto& [g, sms] : gpcSms) {
+    const Row& r = rows[g];
+    double slowest = 0;
+    for (double x : r.slowest) slowest += x;
+    std::printf("      GPC of %2zu SMs: blocks %5.1f, loop mean %6.2f max %6.2f us; the grid's slowest loop in %2.0f of %zu launches\n",
+                sms.size(), median(r.blocks), median(r.mean), median(r.max), slowest, r.max.size());
+  }
 }
