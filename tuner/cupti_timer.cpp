@@ -36,7 +36,9 @@ struct Collected {
     std::string name;
     uint64_t start = 0, end = 0;
   };
-  std::map<uint32_t, Kernel> kernels;
+  //! By the correlation id of the launch: every kernel of a graph launch
+  //! carries the cuGraphLaunch's, so one id can hold several kernels.
+  std::multimap<uint32_t, Kernel> kernels;
   std::map<uint32_t, uint64_t> external;
 };
 
@@ -115,7 +117,8 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t,
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
         record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      c.kernels[k->correlationId] = {k->name ? k->name : "", k->start, k->end};
+      c.kernels.emplace(k->correlationId,
+                        Collected::Kernel{k->name ? k->name : "", k->start, k->end});
     } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
       const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
       c.external[e->correlationId] = e->externalId;

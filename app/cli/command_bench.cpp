@@ -6,8 +6,9 @@
 // each launch, the effective bandwidth against the copy bandwidth this run
 // measures, the host time of a cached run per launch, the first run's
 // compile times and each kernel's build time cold (NVRTC) and warm (the disk
-// cache; core/runtime/kernel_build_timing.h); as a table, and with --json as
-// a JSON object.
+// cache; core/runtime/kernel_build_timing.h), and the kernels' own GPU time
+// from CUPTI's records (tuner/kernel_timing.h); as a table, and with --json
+// as a JSON object.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -22,6 +23,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/kernel_build_timing.h"
 #include "db/database_provider.h"
+#include "tuner/kernel_timing.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -41,6 +43,9 @@ Times the fusion FILE defines on a GPU of this machine and prints a table:
   - the effective bandwidth (each input read once, each output written once,
     over the median) and its ratio to the copy bandwidth, which bench
     measures in the same run (cudaMemcpy device-to-device, 2 x bytes / time);
+  - the kernels' own GPU time from CUPTI's kernel records (as nsys and ncu
+    report it; the events' window also holds the GPU's start of the first
+    kernel and its record of the end event) and the bandwidth over it;
   - the host time of a cached run per kernel launch;
   - the first run's compile time and passes + segmentation + heuristics
     (compile_us), and where each segment's params came from;
@@ -159,12 +164,22 @@ int benchCommand(const std::vector<std::string>& args) {
       runtime::benchmarkFusion(executor, deviceInputs, bench);
   const runtime::KernelBuildTimes builds = runtime::measureKernelBuilds(
       fusion, index, compileOptions, database.get(), deviceInputs);
+  const tuner::KernelTimes kernelTimes =
+      tuner::measureKernelTimes(executor, deviceInputs, bench.samples);
   keep.clear();
   deviceInputs.clear();
   const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
   const double ratio = copy.bytesPerSecond > 0
                            ? result.effectiveBytesPerSecond / copy.bytesPerSecond
                            : 0;
+  // The same bytes over the kernels' span (CUPTI), against the same copy.
+  const bool kernelsTimed = kernelTimes.unavailable.empty();
+  const double kernelBytesPerSecond =
+      kernelsTimed && kernelTimes.spanMicroseconds.median > 0
+          ? double(result.bytesMoved) / (kernelTimes.spanMicroseconds.median * 1e-6)
+          : 0;
+  const double kernelRatio =
+      copy.bytesPerSecond > 0 ? kernelBytesPerSecond / copy.bytesPerSecond : 0;
 
   const std::vector<std::string> paramsSources =
       executor.lastReport() ? executor.lastReport()->paramsSources() : std::vector<std::string>{};
@@ -190,6 +205,18 @@ int benchCommand(const std::vector<std::string>& args) {
       row("  " + launch.what.substr(0, 42), launch.microseconds);
     }
   }
+  if (kernelsTimed) {
+    row("kernels on the GPU (CUPTI records)", kernelTimes.spanMicroseconds);
+    if (kernelTimes.kernels.size() > 1) {
+      row("  of which kernels busy (durations summed)", kernelTimes.busyMicroseconds);
+      for (const tuner::KernelTimes::Kernel& k : kernelTimes.kernels) {
+        row("  " + k.name.substr(0, 42), k.microseconds);
+      }
+    }
+  } else {
+    std::fprintf(text, "  kernels on the GPU (CUPTI records): not measured: %s\n",
+                 kernelTimes.unavailable.c_str());
+  }
   row("host: run() until the last launch is queued", result.hostMicroseconds);
   row("host:   of which before the first launch call", result.hostPrepareMicroseconds);
   row("host: run() wall time (synchronized)", result.runWallMicroseconds);
@@ -203,6 +230,12 @@ int benchCommand(const std::vector<std::string>& args) {
                "median copy time)\n", copy.bytesPerSecond / 1e9,
                double(copy.bytes) / (1 << 20));
   std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", ratio);
+  if (kernelsTimed) {
+    std::fprintf(text, "  over the kernels' time   %.1f GB/s, %.3f of the copy bandwidth "
+                 "(CUPTI; the events' window %.2f us longer)\n",
+                 kernelBytesPerSecond / 1e9, kernelRatio,
+                 result.gpuMicroseconds.median - kernelTimes.spanMicroseconds.median);
+  }
   std::fprintf(text, "  kernel launches          %d", result.kernelLaunches);
   if (result.firstRun.dependentLaunches > 0) {
     std::fprintf(text, " (%d as programmatic dependents of the launch before)",
@@ -277,6 +310,24 @@ int benchCommand(const std::vector<std::string>& args) {
     copyJson.set("bandwidth_bytes_per_s", copy.bytesPerSecond);
     root.set("copy", std::move(copyJson));
     root.set("bandwidth_ratio", ratio);
+    Json kernelJson = Json::object();
+    if (kernelsTimed) {
+      kernelJson.set("span_us", summaryJson(kernelTimes.spanMicroseconds));
+      kernelJson.set("busy_us", summaryJson(kernelTimes.busyMicroseconds));
+      Json each = Json::array();
+      for (const tuner::KernelTimes::Kernel& k : kernelTimes.kernels) {
+        Json one = Json::object();
+        one.set("name", k.name);
+        one.set("us", summaryJson(k.microseconds));
+        each.push(std::move(one));
+      }
+      kernelJson.set("kernels", std::move(each));
+      kernelJson.set("bandwidth_bytes_per_s", kernelBytesPerSecond);
+      kernelJson.set("bandwidth_ratio", kernelRatio);
+    } else {
+      kernelJson.set("unavailable", kernelTimes.unavailable);
+    }
+    root.set("cupti_kernels", std::move(kernelJson));
     root.set("host_us", summaryJson(result.hostMicroseconds));
     root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
     root.set("host_prepare_us", summaryJson(result.hostPrepareMicroseconds));

@@ -130,6 +130,18 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
             json.get("kernels_built")->asInt());
   EXPECT_EQ(json.get("params_sources")->items().size(),
             size_t(json.get("launches")->items().size()));
+  // The kernels' own time from CUPTI's records: inside the events' window,
+  // which also holds the GPU's start of the kernel and the end event.
+  EXPECT_NE(r.output.find("kernels on the GPU (CUPTI records)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("over the kernels' time"), std::string::npos) << r.output;
+  const Json* cupti = json.get("cupti_kernels");
+  ASSERT_NE(cupti, nullptr);
+  ASSERT_EQ(cupti->get("unavailable"), nullptr) << cupti->get("unavailable")->asString();
+  const double span = cupti->get("span_us")->get("median")->asDouble();
+  EXPECT_GT(span, 0);
+  EXPECT_LT(span, median);
+  EXPECT_EQ(cupti->get("kernels")->items().size(), size_t(json.get("kernel_launches")->asInt()));
+  EXPECT_GT(cupti->get("bandwidth_ratio")->asDouble(), ratio);
   fs::remove(path);
 }
 

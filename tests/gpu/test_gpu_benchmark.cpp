@@ -7,6 +7,7 @@
 #include "core/runtime/cuda_memory.h"
 #include "core/runtime/kernel_build_timing.h"
 #include "core/runtime/kernel_cache.h"
+#include "tuner/kernel_timing.h"
 
 #include <cuda_runtime_api.h>
 
@@ -163,6 +164,51 @@ fd.add_output(T5)
       << "cold " << times.coldMillisecondsPerKernel << " ms, warm "
       << times.warmMillisecondsPerKernel << " ms";
   EXPECT_EQ(leftovers(), before);
+}
+
+// bench's CUPTI pass (tuner/kernel_timing.h) on a three-kernel fusion that
+// replays as one CUDA graph: every kernel of each sample is recorded, in
+// the order they ran, though all three carry the correlation id of the one
+// cuGraphLaunch (CuptiTimer once kept one kernel per id, and so one of the
+// three); the busy time is their durations summed, the span covers them.
+TEST_F(GpuBenchmarkTest, CuptiTimesEveryKernelOfAGraphReplay) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.exp(T0)
+T2 = fd.ops.segment_set(T1)
+T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
+T4 = fd.ops.segment_set(T3)
+T5 = fd.ops.div(T2, T4)
+fd.add_output(T5)
+)");
+  const Tensor input = random(DataType::Float, {1024, 2000});
+  runAndCheck({input});
+  FL_SKIP_IF_UNAVAILABLE();
+  const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "input");
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  executor.run({onDevice.tensor});
+  const runtime::GpuRunStats replay = executor.run({onDevice.tensor}).stats;
+  ASSERT_TRUE(replay.graphLaunch) << "the timed runs should replay as one graph";
+  ASSERT_EQ(replay.kernelLaunches, 3);
+  const tuner::KernelTimes times = tuner::measureKernelTimes(executor, {onDevice.tensor}, 12);
+  ASSERT_TRUE(times.unavailable.empty()) << times.unavailable;
+  ASSERT_EQ(times.kernels.size(), 3u);
+  // exp, the row sum, the division (segments 0, 2 and 4: the segment_sets
+  // between them launch nothing).
+  const char* order[] = {"pointwise_seg0", "reduction_seg2", "pointwise_seg4"};
+  double sum = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(times.kernels[k].name, order[k]) << "kernel " << k;
+    EXPECT_EQ(times.kernels[k].microseconds.count, 12);
+    EXPECT_GT(times.kernels[k].microseconds.median, 0);
+    sum += times.kernels[k].microseconds.median;
+  }
+  EXPECT_EQ(times.busyMicroseconds.count, 12);
+  EXPECT_NEAR(times.busyMicroseconds.median, sum, 0.25 * sum);
+  // The span holds every kernel; dependents may overlap the one before by
+  // less than a kernel's time.
+  EXPECT_GT(times.spanMicroseconds.median, times.kernels[0].microseconds.median);
+  EXPECT_GT(times.spanMicroseconds.median, 0.5 * times.busyMicroseconds.median);
 }
 
 TEST_F(GpuBenchmarkTest, CopyBandwidthIsMeasured) {

@@ -309,12 +309,14 @@ def write_markdown(path, environment, rows):
     out = [f"{environment['gpu']}, torch {environment['torch']} (CUDA {environment['cuda']}), "
            f"{environment['date']}, median of {environment['samples']} samples, L2 flushed.", "",
            "| fusion | sizes | MB | FuserLab us | eager us | torch.compile us | eager/FL | "
-           "compile/FL | % of copy BW | host us/launch |", "|---|---|---|---|---|---|---|---|---|---|"]
+           "compile/FL | % of copy BW | host us/launch | FL kernels us (CUPTI) | % of copy BW over them |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         er, cr = ratios_of(r)
         out.append(f"| {r['case']} | {r['sizes']} | {fmt(r.get('mb'), '.0f')} | {fmt(r['fuserlab'])} "
                    f"| {fmt(r['eager'])} | {fmt(r['compile'])} | {fmt(er, '.2f')} | {fmt(cr, '.2f')} "
-                   f"| {fmt(r['pct'])} | {fmt(r.get('host_us_per_launch'), '.2f')} |")
+                   f"| {fmt(r['pct'])} | {fmt(r.get('host_us_per_launch'), '.2f')} "
+                   f"| {fmt(r.get('kernel_us'))} | {fmt(r.get('kernel_pct'))} |")
     out += [""] + geomean_lines(rows) + [""] + perf_targets.lines(rows)
     with open(path, "w") as fh:
         fh.write("\n".join(out) + "\n")
@@ -425,6 +427,13 @@ def main():
                             row["mb"] = moved / 1e6 if isinstance(moved, (int, float)) else None
                             row["host_us_per_launch"] = data.get("host_us_per_launch")
                             row["launches"] = data.get("launches") and len(data["launches"])
+                            # The kernels' own time (CUPTI records), for the
+                            # table; the targets stay on the events.
+                            cupti = data.get("cupti_kernels") or {}
+                            span = cupti.get("span_us") or {}
+                            row["kernel_us"] = span.get("median")
+                            kratio = cupti.get("bandwidth_ratio")
+                            row["kernel_pct"] = kratio * 100.0 if isinstance(kratio, (int, float)) else None
                     rows.append(row)
                     print_row(row)
                     if args.json:

@@ -1,7 +1,8 @@
 // Real sweeps on a GPU (skipped without one): a pointwise and a persistent
 // example tuned into a database, which `inspect --db --device cuda:0` then
-// reports as database_exact; and a variant made to fault (the test switch
-// FUSERLAB_TUNER_FAULT_VARIANT) recorded as failed while the sweep goes on.
+// reports as database_exact; a variant made to fault (the test switch
+// FUSERLAB_TUNER_FAULT_VARIANT) recorded as failed while the sweep goes on;
+// and both kernels of a two-kernel fusion tuned.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -67,6 +68,29 @@ TEST_F(TunerGpuTest, FaultingVariantIsRecordedFailedAndTheSweepGoesOn) {
   }
   EXPECT_EQ(failed, 1);
   EXPECT_EQ(measured, 4);
+}
+
+// A fusion of two kernels, each segment tuned: the worker's timed runs
+// replay as one CUDA graph, whose kernels all carry the cuGraphLaunch's
+// correlation id in CUPTI's records. Every variant of both segments is
+// measured, none fails (the CUPTI timer once kept one kernel per id, the
+// graph's last, and the first segment's variants failed with "CUPTI
+// reported no pointwise_seg0 kernel").
+TEST_F(TunerGpuTest, BothKernelsOfAGraphReplayAreTuned) {
+  const std::string file = source("resources/examples/index_select_gather.py");
+  const CliResult tune = runCli("tune " + file + " --db " + db_ + " --strategy random --budget 3");
+  ASSERT_EQ(tune.exitCode, 0) << tune.output;
+  db::HeuristicsDatabase database(db_, db::HeuristicsDatabase::Access::Read);
+  const auto entries = database.entries(true);
+  ASSERT_EQ(entries.size(), 2u) << tune.output;
+  for (const auto& entry : entries) {
+    int measured = 0;
+    for (const auto& m : entry.variants) {
+      EXPECT_FALSE(m.error.has_value()) << *m.error;
+      measured += m.measured() ? 1 : 0;
+    }
+    EXPECT_GE(measured, 2) << tune.output;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,71 @@
+#include "tuner/kernel_timing.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/l2_flush.h"
+#include "tuner/cupti_timer.h"
+
+namespace fuserlab::tuner {
+
+KernelTimes measureKernelTimes(runtime::GpuExecutor& executor, const runtime::Arguments& inputs,
+                               int samples) {
+  KernelTimes times;
+  std::string why;
+  std::unique_ptr<CuptiTimer> timer = CuptiTimer::create(&why);
+  if (!timer) {
+    times.unavailable = why;
+    return times;
+  }
+  runtime::L2Flush flush(executor.deviceSpec(), executor.device());
+  std::vector<double> busy, span;
+  std::vector<std::vector<double>> perKernel;
+  for (int s = 0; s < samples; ++s) {
+    const uint64_t id = static_cast<uint64_t>(s) + 1;
+    flush.enqueue();
+    runtime::synchronizeCuda("the L2 flush before a CUPTI sample");
+    timer->beginSample(id);  // drops the flush's records
+    executor.run(inputs);    // returns synchronized
+    timer->endSample();
+    std::vector<KernelRecord> records = timer->collect();
+    // A record the driver correlated to another sample is not this one's.
+    records.erase(std::remove_if(records.begin(), records.end(),
+                                 [&](const KernelRecord& r) { return r.sample != id; }),
+                  records.end());
+    if (records.empty()) {
+      times.unavailable = "CUPTI reported no kernel for sample " + std::to_string(id);
+      return times;
+    }
+    std::sort(records.begin(), records.end(),
+              [](const KernelRecord& a, const KernelRecord& b) { return a.startNs < b.startNs; });
+    if (s == 0) {
+      for (const KernelRecord& r : records) times.kernels.push_back({r.name, {}});
+      perKernel.resize(records.size());
+    } else if (records.size() != perKernel.size()) {
+      times.unavailable = "sample " + std::to_string(id) + " ran " +
+                          std::to_string(records.size()) + " kernels, the first sample " +
+                          std::to_string(perKernel.size());
+      return times;
+    }
+    double sum = 0;
+    uint64_t first = records.front().startNs, last = 0;
+    for (size_t k = 0; k < records.size(); ++k) {
+      const double us = records[k].durationNs() * 1e-3;
+      sum += us;
+      perKernel[k].push_back(us);
+      first = std::min(first, records[k].startNs);
+      last = std::max(last, records[k].endNs);
+    }
+    busy.push_back(sum);
+    span.push_back(static_cast<double>(last - first) * 1e-3);
+  }
+  times.busyMicroseconds = runtime::summarizeSamples(busy);
+  times.spanMicroseconds = runtime::summarizeSamples(span);
+  for (size_t k = 0; k < perKernel.size(); ++k) {
+    times.kernels[k].microseconds = runtime::summarizeSamples(perKernel[k]);
+  }
+  return times;
+}
+
+}  // namespace fuserlab::tuner
