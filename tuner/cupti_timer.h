@@ -5,7 +5,9 @@
 // correlation id to it. beginSample() also drains what CUPTI holds, so a
 // kernel record that arrives without an external-correlation record (some
 // driver and CUPTI versions emit them only with API tracing on) belongs to
-// the sample begun last: the caller synchronizes before collect().
+// the sample begun last: the caller synchronizes before collect(). Every
+// kernel of a graph launch carries the cuGraphLaunch's correlation id, so
+// one id can stand for several kernels, each its own record.
 //
 // libcupti is opened with dlopen at first use, not linked: binaries start on
 // machines without it (and without a GPU); create() says why it is not
