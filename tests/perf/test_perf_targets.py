@@ -31,6 +31,12 @@ class PerfTargetsTest(unittest.TestCase):
         met, detail = self.verdict(rows, self.BANDWIDTH)
         self.assertFalse(met)
         self.assertEqual(detail, "1 of 2 (under: col_sum 84.5%)")
+        # The share over the kernels' own time (CUPTI) is said beside a
+        # miss but judges nothing.
+        rows[0]["kernel_pct"] = 93.3
+        met, detail = self.verdict(rows, self.BANDWIDTH)
+        self.assertFalse(met)
+        self.assertEqual(detail, "1 of 2 (under: col_sum 84.5% (93.3% over its kernels' own time))")
         rows[0]["pct"] = 85.0  # the line itself is met
         met, detail = self.verdict(rows, self.BANDWIDTH)
         self.assertTrue(met)
