@@ -25,6 +25,9 @@
 
 namespace fuserlab::runtime {
 
+//! Rounds of cached runs the host time is taken over (FusionBenchmark).
+inline constexpr int kHostRounds = 5;
+
 struct BenchmarkOptions {
   //! Timed samples (at least 1; the CLI asks for at least 20).
   int samples = 50;
@@ -64,9 +67,10 @@ struct FusionBenchmark {
   //! Passes + segmentation + heuristics of the first run's compilation (the
   //! report's compile_us).
   double compileMicroseconds = 0;
-  //! Cached runs without flush or events: host time from calling
-  //! GpuExecutor::run until the last launch is queued, median, and that
-  //! per launch; and the wall time of the whole run() (synchronized).
+  //! Cached runs without flush or events (kHostRounds rounds of `samples`
+  //! runs, 2 ms apart, pooled): host time from calling GpuExecutor::run
+  //! until the last launch is queued, median, and that per launch; and the
+  //! wall time of the whole run() (synchronized).
   SampleSummary hostMicroseconds;
   double hostMicrosecondsPerLaunch = 0;
   SampleSummary runWallMicroseconds;

@@ -81,6 +81,8 @@ TEST_F(GpuBenchmarkTest, BenchmarkTimesEverySampleAndLaunch) {
   EXPECT_GT(bench.effectiveBytesPerSecond, 0);
   EXPECT_LT(bench.effectiveBytesPerSecond, 20e12);
   EXPECT_GT(bench.hostMicrosecondsPerLaunch, 0);
+  // The host runs are pooled over rounds, `samples` each.
+  EXPECT_EQ(bench.hostMicroseconds.count, runtime::kHostRounds * options.samples);
   EXPECT_GE(bench.runWallMicroseconds.median, bench.hostMicroseconds.median);
   // Binding the replay comes before the launch calls: a part of the host time.
   EXPECT_GT(bench.hostPrepareMicroseconds.median, 0);
