@@ -27,6 +27,18 @@ T3 = fd.ops.mul(T2, T1)
 fd.add_output(T3)
 )";
 
+// Three kernels: exp, a row sum of it, and the exp over that sum (segments
+// 0, 2 and 4: the segment_sets between them launch nothing).
+constexpr std::string_view kThreeKernels = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.exp(T0)
+T2 = fd.ops.segment_set(T1)
+T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
+T4 = fd.ops.segment_set(T3)
+T5 = fd.ops.div(T2, T4)
+fd.add_output(T5)
+)";
+
 TEST_F(GpuBenchmarkTest, LaunchHooksSeeEveryLaunch) {
   define(kSiluMul);
   const Tensor a = random(DataType::Float, {300, 301});
@@ -135,15 +147,7 @@ TEST_F(GpuBenchmarkTest, RunStatsSayWhereEachKernelImageCameFrom) {
 // every one read back warm, a disk read and a module load far cheaper than
 // an NVRTC compile; the temporary cache directory is gone afterwards.
 TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
-  define(R"(
-T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
-T1 = fd.ops.exp(T0)
-T2 = fd.ops.segment_set(T1)
-T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
-T4 = fd.ops.segment_set(T3)
-T5 = fd.ops.div(T2, T4)
-fd.add_output(T5)
-)");
+  define(kThreeKernels);
   const Tensor input = random(DataType::Float, {128, 200});
   runAndCheck({input});
   FL_SKIP_IF_UNAVAILABLE();
@@ -174,15 +178,7 @@ fd.add_output(T5)
 // cuGraphLaunch (CuptiTimer once kept one kernel per id, and so one of the
 // three); the busy time is their durations summed, the span covers them.
 TEST_F(GpuBenchmarkTest, CuptiTimesEveryKernelOfAGraphReplay) {
-  define(R"(
-T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
-T1 = fd.ops.exp(T0)
-T2 = fd.ops.segment_set(T1)
-T3 = fd.ops.sum(T2, dims=[1], keepdim=True)
-T4 = fd.ops.segment_set(T3)
-T5 = fd.ops.div(T2, T4)
-fd.add_output(T5)
-)");
+  define(kThreeKernels);
   const Tensor input = random(DataType::Float, {1024, 2000});
   runAndCheck({input});
   FL_SKIP_IF_UNAVAILABLE();
@@ -195,8 +191,6 @@ fd.add_output(T5)
   const tuner::KernelTimes times = tuner::measureKernelTimes(executor, {onDevice.tensor}, 12);
   ASSERT_TRUE(times.unavailable.empty()) << times.unavailable;
   ASSERT_EQ(times.kernels.size(), 3u);
-  // exp, the row sum, the division (segments 0, 2 and 4: the segment_sets
-  // between them launch nothing).
   const char* order[] = {"pointwise_seg0", "reduction_seg2", "pointwise_seg4"};
   double sum = 0;
   for (size_t k = 0; k < 3; ++k) {
