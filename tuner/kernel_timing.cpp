@@ -49,12 +49,12 @@ KernelTimes measureKernelTimes(runtime::GpuExecutor& executor, const runtime::Ar
       return times;
     }
     double sum = 0;
-    uint64_t first = records.front().startNs, last = 0;
+    const uint64_t first = records.front().startNs;  // sorted by start
+    uint64_t last = 0;
     for (size_t k = 0; k < records.size(); ++k) {
       const double us = records[k].durationNs() * 1e-3;
       sum += us;
       perKernel[k].push_back(us);
-      first = std::min(first, records[k].startNs);
       last = std::max(last, records[k].endNs);
     }
     busy.push_back(sum);

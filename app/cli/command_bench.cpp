@@ -208,7 +208,7 @@ int benchCommand(const std::vector<std::string>& args) {
   if (kernelsTimed) {
     row("kernels on the GPU (CUPTI records)", kernelTimes.spanMicroseconds);
     if (kernelTimes.kernels.size() > 1) {
-      row("  of which kernels busy (durations summed)", kernelTimes.busyMicroseconds);
+      row("  the kernels' durations summed", kernelTimes.busyMicroseconds);
       for (const tuner::KernelTimes::Kernel& k : kernelTimes.kernels) {
         row("  " + k.name.substr(0, 42), k.microseconds);
       }
