@@ -1,6 +1,7 @@
 #include "tuner/kernel_timing.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "core/runtime/cuda_memory.h"
@@ -66,6 +67,26 @@ KernelTimes measureKernelTimes(runtime::GpuExecutor& executor, const runtime::Ar
     times.kernels[k].microseconds = runtime::summarizeSamples(perKernel[k]);
   }
   return times;
+}
+
+std::vector<std::string> describeKernelTimes(const KernelTimes& times) {
+  if (!times.unavailable.empty()) return {"GPU time not measured: " + times.unavailable};
+  std::vector<std::string> lines;
+  char buffer[256];
+  const runtime::SampleSummary& span = times.spanMicroseconds;
+  std::snprintf(buffer, sizeof(buffer),
+                "GPU time (CUPTI, %d runs, L2 flushed before each): %.2f us median "
+                "(p20 %.2f, p80 %.2f), first kernel start to last kernel end",
+                span.count, span.median, span.p20, span.p80);
+  lines.emplace_back(buffer);
+  if (times.kernels.size() > 1) {
+    for (const KernelTimes::Kernel& k : times.kernels) {
+      std::snprintf(buffer, sizeof(buffer), "  %s: %.2f us", k.name.c_str(),
+                    k.microseconds.median);
+      lines.emplace_back(buffer);
+    }
+  }
+  return lines;
 }
 
 }  // namespace fuserlab::tuner

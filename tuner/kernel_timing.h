@@ -47,4 +47,9 @@ struct KernelTimes {
 KernelTimes measureKernelTimes(runtime::GpuExecutor& executor, const runtime::Arguments& inputs,
                                int samples);
 
+//! `times` as lines of text for the workbench's run panel: the kernels'
+//! span with p20 and p80, each kernel's median where there are several, or
+//! why they were not timed.
+std::vector<std::string> describeKernelTimes(const KernelTimes& times);
+
 }  // namespace fuserlab::tuner

@@ -59,25 +59,6 @@ void launchFaultingKernel(const scheduler::DeviceSpec& spec) {
   runtime::synchronizeCuda("the fault switch (FUSERLAB_TUNER_FAULT_VARIANT)");
 }
 
-struct DeviceInputs {
-  runtime::Arguments arguments;
-  std::vector<runtime::DeviceTensor> keep;
-};
-
-DeviceInputs toDeviceInputs(const runtime::Arguments& host, int device) {
-  DeviceInputs d;
-  for (const runtime::Argument& arg : host) {
-    const auto* t = std::get_if<runtime::Tensor>(&arg);
-    if (t == nullptr || t->dim() == 0) {
-      d.arguments.push_back(arg);
-      continue;
-    }
-    d.keep.push_back(runtime::toDevice(*t, device, "input"));
-    d.arguments.emplace_back(d.keep.back().tensor);
-  }
-  return d;
-}
-
 class Worker {
  public:
   explicit Worker(const WorkerSetup& setup) : setup_(setup) {
@@ -150,7 +131,8 @@ class Worker {
     }
 
     // Timing on device-resident inputs.
-    DeviceInputs inputs = toDeviceInputs(setup_.hostInputs, setup_.device);
+    const runtime::DeviceArguments inputs =
+        runtime::toDeviceArguments(setup_.hostInputs, setup_.device);
     for (int i = 0; i < setup_.sampling.warmup; ++i) executor.run(inputs.arguments);
     std::vector<double> samples;
     int64_t redone = 0;

@@ -141,20 +141,13 @@ int benchCommand(const std::vector<std::string>& args) {
 
   const runtime::Arguments hostInputs = frontend::makeInputs(
       loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), 0);
-  runtime::Arguments deviceInputs;
-  std::vector<runtime::DeviceTensor> keep;
   Json inputsJson = Json::array();
   for (const runtime::Argument& arg : hostInputs) {
     const auto* t = std::get_if<runtime::Tensor>(&arg);
-    if (t == nullptr || t->dim() == 0) {
-      deviceInputs.push_back(arg);
-      inputsJson.push(t ? shapeText(*t) : std::string("scalar"));
-      continue;
-    }
-    keep.push_back(runtime::toDevice(*t, index, "input"));
-    deviceInputs.emplace_back(keep.back().tensor);
-    inputsJson.push(shapeText(*t));
+    inputsJson.push(t == nullptr ? std::string("scalar") : shapeText(*t));
   }
+  runtime::DeviceArguments onDevice = runtime::toDeviceArguments(hostInputs, index);
+  const runtime::Arguments& deviceInputs = onDevice.arguments;
 
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
   runtime::GpuExecutor executor(fusion, index, compileOptions);
@@ -166,8 +159,7 @@ int benchCommand(const std::vector<std::string>& args) {
       fusion, index, compileOptions, database.get(), deviceInputs);
   const tuner::KernelTimes kernelTimes =
       tuner::measureKernelTimes(executor, deviceInputs, bench.samples);
-  keep.clear();
-  deviceInputs.clear();
+  onDevice = {};  // the inputs' memory back before the copy's 2 GiB
   const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
   const double ratio = copy.bytesPerSecond > 0
                            ? result.effectiveBytesPerSecond / copy.bytesPerSecond

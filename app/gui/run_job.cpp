@@ -9,6 +9,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "tuner/kernel_timing.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -52,8 +53,15 @@ void runInto(const RunRequest& request, RunResult& result) {
   runtime::Arguments inputs = frontend::makeInputs(loaded.specs, request.seed);
   std::vector<runtime::Tensor> outputs;
   const auto start = std::chrono::steady_clock::now();
+  // The run alone: the kernel timing after a GPU run is not counted.
+  auto stopClock = [&] {
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+  };
   if (request.backend == "cpu") {
     outputs = runtime::runReference(fusion, inputs);
+    stopClock();
     result.lines.push_back("cpu reference run");
   } else {
     FL_CHECK(request.backend == "cuda", "unknown backend '", request.backend, "'");
@@ -63,6 +71,7 @@ void runInto(const RunRequest& request, RunResult& result) {
     options.poisonOutputs = request.check;
     options.synchronizeEachKernel = request.check;
     runtime::HostRunResult run = runtime::runOnGpu(executor, inputs, options);
+    stopClock();
     result.kernelLaunches = run.stats.kernelLaunches;
     outputs = std::move(run.outputs);
     result.lines.push_back("cuda run on " + executor.deviceSpec().name + ": " +
@@ -70,10 +79,23 @@ void runInto(const RunRequest& request, RunResult& result) {
                            std::to_string(run.stats.hostSteps) + " host steps");
     const std::string images = runtime::describeKernelImages(run.stats.images);
     if (!images.empty()) result.lines.push_back("kernel images: " + images);
+    if (request.timeKernels) {
+      // Fresh inputs of the same values (an aliased output may have written
+      // the first ones), resident on the GPU for every timed run.
+      // A failure here loses no result of the run: it becomes the line.
+      try {
+        const runtime::DeviceArguments onDevice = runtime::toDeviceArguments(
+            frontend::makeInputs(loaded.specs, request.seed), request.cudaIndex);
+        const tuner::KernelTimes times =
+            tuner::measureKernelTimes(executor, onDevice.arguments, kTimedRuns);
+        for (std::string& line : tuner::describeKernelTimes(times)) {
+          result.lines.push_back(std::move(line));
+        }
+      } catch (const std::exception& error) {
+        result.lines.push_back(std::string("GPU time not measured: ") + error.what());
+      }
+    }
   }
-  result.milliseconds =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
   for (size_t i = 0; i < outputs.size(); ++i) {
     result.lines.push_back(summarize(fusion.outputs()[i].val->name(), outputs[i]));
   }

@@ -1,6 +1,7 @@
 // RunJob: runs the script's fusion on its inputs (random values drawn from
 // `seed` as the inputs block describes them) on the CPU reference backend or
-// a CUDA GPU, optionally checking the GPU's outputs against the reference.
+// a CUDA GPU, optionally checking the GPU's outputs against the reference
+// and timing its kernels.
 // Plain C++ for a worker thread; failures are part of the result.
 #pragma once
 
@@ -18,7 +19,13 @@ struct RunRequest {
   int cudaIndex = 0;
   uint64_t seed = 0;
   bool check = false;  //!< cuda: compare with the cpu reference
+  //! cuda: after the run, time the kernels from CUPTI's records
+  //! (tuner/kernel_timing.h, kTimedRuns runs on device-resident inputs).
+  bool timeKernels = false;
 };
+
+//! Runs the kernels are timed over when RunRequest::timeKernels is set.
+inline constexpr int kTimedRuns = 20;
 
 struct RunResult {
   std::optional<std::string> error;

@@ -19,11 +19,17 @@ RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* pare
       backend_(new QComboBox(this)),
       seed_(new QSpinBox(this)),
       check_(new QCheckBox("check against the cpu reference", this)),
+      timeKernels_(new QCheckBox("time the kernels", this)),
       run_(new QPushButton("Run", this)),
       note_(new QLabel(this)),
       output_(new QPlainTextEdit(this)) {
   backend_->setObjectName("backend");
   run_->setObjectName("run");
+  timeKernels_->setObjectName("timeKernels");
+  timeKernels_->setToolTip(QString("After the run, %1 more on the same inputs, each after an L2 "
+                                   "flush, timed from CUPTI's kernel records: the GPU time "
+                                   "nsys would show, per kernel")
+                               .arg(kTimedRuns));
   backend_->addItem("cpu (reference executor)", "cpu");
   backend_->addItem("cuda", "cuda");
   seed_->setRange(0, 1 << 30);
@@ -36,6 +42,7 @@ RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* pare
   row->addWidget(backend_);
   row->addWidget(seed_);
   row->addWidget(check_);
+  row->addWidget(timeKernels_);
   row->addStretch();
   row->addWidget(run_);
   auto* layout = new QVBoxLayout(this);
@@ -51,6 +58,7 @@ RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* pare
 void RunPanel::updateBackendNote() {
   const bool cuda = backend_->currentData().toString() == "cuda";
   check_->setEnabled(cuda);
+  timeKernels_->setEnabled(cuda);
   if (!cuda) {
     note_->setText("Runs every op on the CPU with the dtypes' rounding (the oracle of "
                    "the GPU tests). Large inputs take a while.");
@@ -73,6 +81,7 @@ void RunPanel::startRun() {
   request.backend = backend_->currentData().toString().toStdString();
   request.seed = static_cast<uint64_t>(seed_->value());
   request.check = check_->isChecked();
+  request.timeKernels = timeKernels_->isChecked();
   const quint64 generation = ++generation_;
   output_->setPlainText("running on " + backend_->currentText() + "...");
   run_->setEnabled(false);

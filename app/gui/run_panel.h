@@ -1,6 +1,7 @@
 // RunPanel: runs the current script on a backend (the CPU reference, or a
-// CUDA GPU with an optional check against the reference) off the GUI thread
-// and shows each output's summary, the launch count and the time. Without a
+// CUDA GPU with an optional check against the reference and an optional
+// timing of its kernels from CUPTI's records) off the GUI thread and shows
+// each output's summary, the launch count and the time. Without a
 // GPU the cuda backend says so and the panel stays usable on the CPU.
 #pragma once
 
@@ -27,6 +28,7 @@ class RunPanel : public QWidget {
   QComboBox* backendBox() const { return backend_; }
   QPushButton* runButton() const { return run_; }
   QPlainTextEdit* output() const { return output_; }
+  QCheckBox* timeKernelsBox() const { return timeKernels_; }
 
  public slots:
   void startRun();
@@ -41,6 +43,7 @@ class RunPanel : public QWidget {
   QComboBox* backend_;
   QSpinBox* seed_;
   QCheckBox* check_;
+  QCheckBox* timeKernels_;
   QPushButton* run_;
   QLabel* note_;
   QPlainTextEdit* output_;

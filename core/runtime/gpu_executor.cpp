@@ -733,22 +733,25 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
   return result;
 }
 
-HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
-                       const GpuRunOptions& options) {
-  Arguments deviceInputs;
-  std::vector<DeviceTensor> keep;
+DeviceArguments toDeviceArguments(const Arguments& inputs, int device) {
+  DeviceArguments d;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto* t = std::get_if<Tensor>(&inputs[i]);
     if (t == nullptr || (t->isCpu() && t->dim() == 0)) {
-      deviceInputs.push_back(inputs[i]);  // scalars stay on the host
+      d.arguments.push_back(inputs[i]);  // scalars stay on the host
       continue;
     }
-    keep.push_back(t->isCpu() ? toDevice(*t, executor.device(),
-                                         "input " + std::to_string(i))
-                              : DeviceTensor{*t, nullptr});
-    deviceInputs.emplace_back(keep.back().tensor);
+    d.keep.push_back(t->isCpu() ? toDevice(*t, device, "input " + std::to_string(i))
+                                : DeviceTensor{*t, nullptr});
+    d.arguments.emplace_back(d.keep.back().tensor);
   }
-  GpuRunResult run = executor.run(deviceInputs, options);
+  return d;
+}
+
+HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
+                       const GpuRunOptions& options) {
+  const DeviceArguments device = toDeviceArguments(inputs, executor.device());
+  GpuRunResult run = executor.run(device.arguments, options);
   HostRunResult result;
   result.stats = run.stats;
   for (size_t i = 0; i < run.outputs.size(); ++i) {
@@ -764,12 +767,12 @@ HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
     FL_ASSERT(i < inputs.size(), "alias of ", output.aliasOf->name(),
               " is no fusion input");
     const auto* host = std::get_if<Tensor>(&inputs[i]);
-    const auto* device = std::get_if<Tensor>(&deviceInputs[i]);
-    if (host == nullptr || device == nullptr || !host->isCpu() || device->isCpu()) {
+    const auto* onDevice = std::get_if<Tensor>(&device.arguments[i]);
+    if (host == nullptr || onDevice == nullptr || !host->isCpu() || onDevice->isCpu()) {
       continue;
     }
     Tensor target = *host;
-    copyToHost(*device, target, "input " + output.aliasOf->name());
+    copyToHost(*onDevice, target, "input " + output.aliasOf->name());
   }
   return result;
 }

@@ -229,6 +229,17 @@ struct HostRunResult {
   GpuRunStats stats;
 };
 
+//! Arguments on a GPU: `arguments` as the executor takes them, and the
+//! device buffers they point into, kept alive with them.
+struct DeviceArguments {
+  Arguments arguments;
+  std::vector<DeviceTensor> keep;
+};
+
+//! `inputs` on GPU `device`: CPU tensors copied there, 0-dim CPU tensors
+//! (scalars) and non-tensor arguments as they are, device tensors as given.
+DeviceArguments toDeviceArguments(const Arguments& inputs, int device);
+
 //! Copies CPU `inputs` to the executor's GPU, runs, and copies the outputs
 //! back; inputs that an output aliases are updated in place on the host, as
 //! runReference does.

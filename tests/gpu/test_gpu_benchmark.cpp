@@ -205,6 +205,13 @@ TEST_F(GpuBenchmarkTest, CuptiTimesEveryKernelOfAGraphReplay) {
   // less than a kernel's time.
   EXPECT_GT(times.spanMicroseconds.median, times.kernels[0].microseconds.median);
   EXPECT_GT(times.spanMicroseconds.median, 0.5 * times.busyMicroseconds.median);
+  // The run panel's lines: the span, then each kernel by name.
+  const std::vector<std::string> lines = tuner::describeKernelTimes(times);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("GPU time (CUPTI, 12 runs", 0), 0u) << lines[0];
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(lines[k + 1].rfind(std::string("  ") + order[k] + ": ", 0), 0u) << lines[k + 1];
+  }
 }
 
 TEST_F(GpuBenchmarkTest, CopyBandwidthIsMeasured) {

@@ -3,6 +3,7 @@
 // error marks its line, selecting a segment selects it everywhere, the
 // compare view shows seed 000's difference, the run panel runs on the CPU,
 // the database browser lists and deletes this fusion's entries.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QGraphicsItem>
@@ -252,6 +253,12 @@ class GuiWindowTest : public QObject {
     QCOMPARE(done.first().first().toBool(), true);
     const QString text = window.runPanel()->output()->toPlainText();
     QVERIFY2(text.contains("cpu reference run") && text.contains("min "), qPrintable(text));
+    // Timing the kernels is a cuda option: off for the reference backend.
+    QCheckBox* timeKernels = window.runPanel()->timeKernelsBox();
+    QVERIFY(timeKernels != nullptr);
+    QVERIFY(!timeKernels->isEnabled());
+    window.runPanel()->backendBox()->setCurrentIndex(1);
+    QVERIFY(timeKernels->isEnabled());
   }
 
   void databaseBrowserListsThisFusionsEntries() {
