@@ -19,6 +19,8 @@ KernelTimes measureKernelTimes(runtime::GpuExecutor& executor, const runtime::Ar
     times.unavailable = why;
     return times;
   }
+  // The flush's buffer, module and launches go to the current device.
+  runtime::setCudaDevice(executor.device(), "timing the kernels with CUPTI");
   runtime::L2Flush flush(executor.deviceSpec(), executor.device());
   std::vector<double> busy, span;
   std::vector<std::vector<double>> perKernel;
