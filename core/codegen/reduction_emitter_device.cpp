@@ -418,6 +418,103 @@ __device__ __forceinline__ T* cluster_map(T* local, unsigned rank) {
 #endif
 }
 
+//! A cluster's combine into rank 0 without a closing cluster barrier
+//! (outer reduction kernels): rank 0 holds an mbarrier, initialized at the
+//! kernel's start and published by a cluster barrier that every thread
+//! arrives at there (rank0_mbarrier_init) and waits on only after its loop
+//! (cluster_wait), when it has long completed. The other ranks store their
+//! partials into rank 0's shared memory with st.async, which counts the
+//! bytes on that mbarrier as they land (store_async_rank0), and are done;
+//! rank 0 says how many bytes to expect (rank0_expect) and waits for them
+//! (rank0_wait). A closing barrier.cluster.arrive.release waits for every
+//! remote store to be acknowledged first (0.38 us on the suite's col_sum,
+//! H100; tests/perf/harness/col_sum_combine_probe.cu), and every rank waits
+//! for the slowest; here only rank 0 waits, and for one-way traffic.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void rank0_mbarrier_init(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cluster_rank() == 0u && threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+__device__ __forceinline__ void cluster_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+//! Stores the N values `v` at `slot`'s place (and after) in rank 0's
+//! shared memory, counted on rank 0's `bar`: in 16-byte pieces where the
+//! values' bytes are a multiple of 16 (`slot` 16-byte aligned), else 8 or 4.
+//! Each piece is one transaction on the mbarrier, and they are what the
+//! combine's time grows with.
+template <int N, typename T>
+__device__ __forceinline__ void store_async_rank0(T* slot, const T (&v)[N], unsigned long long* bar) {
+  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4, "st.async moves 32-bit words");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kWords = (int)(N * sizeof(T) / 4);
+  constexpr int kPiece = kWords % 4 == 0 ? 4 : (kWords % 2 == 0 ? 2 : 1);
+  unsigned to, at;
+  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(to) : "r"(shared_address(slot)));
+  asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(at) : "r"(shared_address(bar)));
+  const unsigned* w = reinterpret_cast<const unsigned*>(v);
+#pragma unroll
+  for (int i = 0; i < kWords; i += kPiece) {
+    if constexpr (kPiece == 4) {
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+                   ::"r"(to + 4u * i), "r"(w[i]), "r"(w[i + 1]), "r"(w[i + 2]), "r"(w[i + 3]), "r"(at)
+                   : "memory");
+    } else if constexpr (kPiece == 2) {
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+                   ::"r"(to + 4u * i), "r"(w[i]), "r"(w[i + 1]), "r"(at) : "memory");
+    } else {
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+                   ::"r"(to + 4u * i), "r"(w[i]), "r"(at) : "memory");
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
+//! Rank 0's one arrival: the bytes the other ranks' st.async will bring.
+__device__ __forceinline__ void rank0_expect(unsigned long long* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               ::"r"(shared_address(bar)), "r"(bytes) : "memory");
+#else
+  __trap();
+#endif
+}
+
+//! Until every expected byte has landed (the barrier's first phase; its
+//! acquire makes them visible to the calling thread).
+__device__ __forceinline__ void rank0_wait(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done) : "r"(shared_address(bar)) : "memory");
+  }
+#else
+  __trap();
+#endif
+}
+
 //! An outer persistent kernel's column group split over the R blocks of a
 //! cluster (along y): every block needs the group's total. Thread row 0
 //! holds its block's partials (col_reduce) and stores them into slot [its

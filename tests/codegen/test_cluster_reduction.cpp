@@ -49,24 +49,41 @@ TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_TRUE(contains(k.source, "__launch_bounds__(256, 2) __cluster_dims__(1, 8, 1) "
                                  "reduction_seg0("))
       << k.source;
-  // The block's sums end in thread row 0 only, which pushes them.
-  // The cluster barrier follows, so col_reduce leaves out its last
-  // __syncthreads.
+  // The block's sums end in thread row 0 only, which pushes them. No
+  // thread writes the block reduction's shared memory after it (rank 0
+  // meets at a __syncthreads before its combine), so col_reduce leaves out
+  // its last __syncthreads.
   EXPECT_TRUE(contains(k.source, "fl::red::col_reduce<16, 16, 8, 8, false>(acc_T2, ")) << k.source;
   EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
-  // Each block stores its 8 x 16 partials into rank 0's shared memory;
-  // after the barrier rank 0 adds them in rank order, one thread per column
-  // (128 threads, consecutive columns), each storing its own.
-  EXPECT_TRUE(contains(k.source, "__shared__ float acc_T2_part[1024];")) << k.source;
-  EXPECT_TRUE(contains(k.source, "float* acc_T2_part_at0 = fl::red::cluster_map(acc_T2_part + "
-                                 "fl_rank * 128, 0u);"))
+  // Rank 0's mbarrier is set up before the loop, and the cluster barrier
+  // that publishes it is only waited on after the loop.
+  EXPECT_TRUE(contains(k.source, "__shared__ __align__(16) float acc_T2_part[1024];\n"
+                                 "  __shared__ __align__(8) unsigned long long fl_cluster_bar;\n"
+                                 "  fl::red::rank0_mbarrier_init(&fl_cluster_bar);\n"
+                                 "  for (index_t group = blockIdx.x;"))
       << k.source;
-  EXPECT_TRUE(contains(k.source, "fl::red::cluster_sync();\n    if (fl_rank != 0u) continue;"))
+  // Each other block stores its 16 x 8 partials into rank 0's shared
+  // memory by st.async (a thread's 8 contiguous: two 16-byte pieces) and is
+  // done, with no closing cluster barrier.
+  EXPECT_TRUE(contains(k.source, "fl::red::cluster_wait();\n    if (fl_rank != 0u) {")) << k.source;
+  EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0) {\n"
+                                 "        fl::red::store_async_rank0(&acc_T2_part[fl_rank * 128 + "
+                                 "threadIdx.x * 8], acc_T2, &fl_cluster_bar);\n"
+                                 "      }\n      continue;"))
+      << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::red::cluster_sync();")) << k.source;
+  // Rank 0 stores its own into slot 0 and waits for the other 7 x 16 x 8
+  // floats; then it adds them in rank order, one thread per column (128
+  // threads, consecutive columns), each storing its own.
+  EXPECT_TRUE(contains(k.source, "acc_T2_part[threadIdx.x * 8 + s] = acc_T2[s];")) << k.source;
+  EXPECT_TRUE(contains(k.source, "if (threadIdx.x == 0) fl::red::rank0_expect(&fl_cluster_bar, "
+                                 "3584u);\n    }\n    __syncthreads();\n"
+                                 "    fl::red::rank0_wait(&fl_cluster_bar);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "if (fl_t >= 128) continue;")) << k.source;
   EXPECT_TRUE(contains(k.source, "const index_t fl_col = fl_cc * 8 + fl_s % 8;")) << k.source;
   EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[0] = (acc_T2[0] + "
-                                 "acc_T2_part[i * 128 + fl_s * 16 + fl_x]);"))
+                                 "acc_T2_part[i * 128 + fl_x * 8 + fl_s]);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "if (true && fl_col_ok) T2.data[(fl_col)] = ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
@@ -89,7 +106,9 @@ TEST(ClusterReductionTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSkips
   // Two reductions (a Welford and a max) share the block's shared memory:
   // the first (col_welford, whose last pass is a col_reduce) keeps its
   // closing __syncthreads, since the second writes the same memory; the
-  // second is followed by the cluster barrier.
+  // second is followed by the cluster's combine. Both push their partials
+  // by st.async: rank 0 of a cluster of 4 expects 3 x 16 x 4 Welford
+  // structs (16 bytes) and floats.
   const CompiledScript compiled = compileScript(
       script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
              "dtype=DataType.Float, is_cpu=False)\n"
@@ -108,9 +127,12 @@ TEST(ClusterReductionTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSkips
   const size_t syncless = k.source.find("fl::red::col_reduce<16, 16, 4, 4, false>(acc_T5, ");
   ASSERT_NE(syncless, std::string::npos) << k.source;
   EXPECT_LT(k.source.find("fl::red::col_welford<"), syncless);
-  const size_t barrier = k.source.find("fl::red::cluster_sync();");
+  const size_t barrier = k.source.find("fl::red::cluster_wait();");
   ASSERT_NE(barrier, std::string::npos) << k.source;
   EXPECT_LT(syncless, barrier);
+  EXPECT_TRUE(contains(k.source, "fl::red::store_async_rank0(&acc_T1_part[")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::red::store_async_rank0(&acc_T5_part[")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::red::rank0_expect(&fl_cluster_bar, 3840u);")) << k.source;
   EXPECT_EQ(k.source.find("fl::red::col_reduce<", syncless + 1), std::string::npos) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
