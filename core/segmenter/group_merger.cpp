@@ -554,9 +554,9 @@ void GroupMerger::finalMerge() {
             refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
           continue;
         }
-        std::string merged;
-        if (auto acceptedBy = tryMerge(p, c, "final_merge", nextId_, &merged)) {
-          applyMerge(p, c, *acceptedBy, std::move(merged));
+        std::string summary;
+        if (auto acceptedBy = tryMerge(p, c, "final_merge", nextId_, &summary)) {
+          applyMerge(p, c, *acceptedBy, std::move(summary));
           merged = true;
           break;
         }
