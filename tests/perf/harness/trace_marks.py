@@ -7,7 +7,7 @@ Copies KERNEL.cu (as `fuserlab-cli compile --out DIR` wrote it) to OUT.cu
 with timeline marks: thread (0, 0) of each block writes the global timer
 into `fl_trace[block][mark]` at the kernel's entry, before and after every
 block or grid combine (`col_allreduce`, `col_reduce`, `grid_sync`,
-`cluster_sync`, ...) and before its `grid_sync_reset`. The marks' labels go
+`cluster_sync`, `rank0_wait`, ...) and before its `grid_sync_reset`. The marks' labels go
 to OUT.cu.marks, one a line, in mark order; batch_norm_outer_variants reads
 them beside the cubin and prints when each mark was passed.
 
@@ -18,7 +18,7 @@ import re
 import sys
 
 COMBINES = re.compile(r"fl::red::(col_allreduce|col_reduce|row_allreduce|grid_sync_reset|grid_sync|"
-                      r"cluster_\w+|arrive_last)\b")
+                      r"cluster_\w+|rank0_wait|arrive_last)\b")
 MAX_MARKS = 32
 
 PRELUDE = """
