@@ -633,7 +633,6 @@ class ReductionEmitter {
   // block barrier first). The suite's col_sum, H100: 26.59 -> 26.22 us
   // between the events (docs/performance.md).
   void emitAsyncPush(int in, const std::string& values) {
-    const std::string CX = std::to_string(s_.threadsX);
     const std::string NS = std::to_string(s_.slots);
     b_.line(in, "fl::red::cluster_wait();");
     b_.line(in, "if (fl_rank != 0u) {");
