@@ -1,6 +1,9 @@
 # Helpers that keep every folder's CMakeLists.txt to a few lines.
 
-set(FUSERLAB_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+# -Wshadow=local (GCC): a local declared over another local of the same
+# name, as the std::string that once hid the segmenter's final-merge flag.
+set(FUSERLAB_WARNINGS -Wall -Wextra -Wno-unused-parameter
+    $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>)
 
 # fuserlab_add_library(<name> SOURCES <files...> DEPS <targets...>)
 # One static library per folder; include paths are rooted at the repository,

@@ -204,8 +204,8 @@ class ModuleReader {
       readExpressionStatement(*statement, stmt);
     } else if (const auto* branch = stmt.as<If>()) {
       readIf(*branch, stmt);
-    } else if (const auto* def = stmt.as<ClassDef>()) {
-      readClassDef(*def, stmt);
+    } else if (const auto* classDef = stmt.as<ClassDef>()) {
+      readClassDef(*classDef, stmt);
     } else if (!stmt.is<Pass>()) {
       throw UserError("'" + std::string(kindName(stmt)) +
                           "' is not supported at the top level; " +

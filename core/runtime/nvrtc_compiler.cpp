@@ -150,11 +150,11 @@ NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
   output.log = log;
 
   if (compiled != NVRTC_SUCCESS) {
-    std::string options;
-    for (const std::string& option : output.options) options += " " + option;
+    std::string optionText;
+    for (const std::string& option : output.options) optionText += " " + option;
     FL_USER_ERROR("NVRTC could not compile kernel ", kernel.name, " for sm_",
                   computeCapability, " (", nvrtcGetErrorString(compiled),
-                  "; options:", options, "):\n", log, "\n\nsource of ",
+                  "; options:", optionText, "):\n", log, "\n\nsource of ",
                   sourceName, ":\n",
                   sourceExcerpt(kernel.source, reportedLines(log, sourceName)));
   }

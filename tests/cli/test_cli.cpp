@@ -57,8 +57,8 @@ TEST_P(CliExampleTest, InspectPrintsSignatureAndIr) {
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, CliExampleTest, testing::ValuesIn(bundledExamples()),
-    [](const testing::TestParamInfo<std::string>& info) {
-      std::string name = info.param.substr(0, info.param.size() - 3);
+    [](const testing::TestParamInfo<std::string>& test) {
+      std::string name = test.param.substr(0, test.param.size() - 3);
       for (char& c : name) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       }

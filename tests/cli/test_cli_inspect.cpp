@@ -168,8 +168,8 @@ std::vector<std::tuple<std::string, std::string>> examplesByDevice() {
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, InspectEveryDeviceTest, testing::ValuesIn(examplesByDevice()),
-    [](const auto& info) {
-      std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+    [](const auto& test) {
+      std::string name = std::get<0>(test.param) + "_" + std::get<1>(test.param);
       for (char& c : name) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       }

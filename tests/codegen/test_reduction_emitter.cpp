@@ -258,8 +258,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "batch_norm_outer.py", "welford.py",
                       "seed000_forwarding_miss.py",
                       "seed001_nanogpt_layer_norm.py"),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      std::string name = info.param.substr(0, info.param.size() - 3);
+    [](const ::testing::TestParamInfo<std::string>& test) {
+      std::string name = test.param.substr(0, test.param.size() - 3);
       std::replace_if(name.begin(), name.end(),
                       [](char c) { return !std::isalnum(c); }, '_');
       return name;

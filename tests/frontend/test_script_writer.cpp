@@ -334,8 +334,8 @@ TEST_P(ScriptWriterExampleTest, EveryDefinitionRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(
     Examples, ScriptWriterExampleTest, ::testing::ValuesIn(exampleFiles()),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      return std::filesystem::path(info.param).stem().string();
+    [](const ::testing::TestParamInfo<std::string>& test) {
+      return std::filesystem::path(test.param).stem().string();
     });
 
 // Multi-device scripts read (meshes, shardings), but the writer cannot say

@@ -119,8 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("softmax.py", "2x16x256x256:bf16"),
                       std::make_pair("seed001_nanogpt_layer_norm.py",
                                      "16x128x1600:bf16,1600:bf16,1600:bf16")),
-    [](const auto& info) {
-      std::string name = info.param.first;
+    [](const auto& test) {
+      std::string name = test.param.first;
       return name.substr(0, name.find('.'));
     });
 

@@ -94,9 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
                            {"broadcast", "reduce_scatter", "allgather"}},
                       Case{"collectives.py", 4,
                            {"broadcast", "reduce_scatter", "allgather"}}),
-    [](const auto& info) {
-      std::string name = info.param.file.substr(0, info.param.file.find('.'));
-      return name + "_" + std::to_string(info.param.ranks) + "ranks";
+    [](const auto& test) {
+      std::string name = test.param.file.substr(0, test.param.file.find('.'));
+      return name + "_" + std::to_string(test.param.ranks) + "ranks";
     });
 
 TEST(MultiDeviceRunTest, AMeshThatIsNotTheRanksIsRefusedWithTheFix) {

@@ -84,8 +84,8 @@ TEST_P(LayoutTest, FusionAndOverviewGraphsAreSane) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, LayoutTest,
                          ::testing::ValuesIn(graphExamples()),
-                         [](const auto& info) {
-                           std::string name = info.param;
+                         [](const auto& test) {
+                           std::string name = test.param;
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

@@ -140,8 +140,8 @@ TEST_P(SegmentedGraphTest, InteriorKeepsTheIdsOfTheFullGraph) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, SegmentedGraphTest,
                          ::testing::ValuesIn(graphExamples()),
-                         [](const auto& info) {
-                           std::string name = info.param;
+                         [](const auto& test) {
+                           std::string name = test.param;
                            for (char& c : name) {
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            }
