@@ -1,5 +1,6 @@
 #include "core/frontend/inputs_block.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -36,6 +37,18 @@ std::vector<ParameterSpec> withCommonKeywords(std::vector<ParameterSpec> params)
   return params;
 }
 
+// The most elements an input tensor may have: 2^48 (no GPU holds more), so
+// the compiler's element and byte counts stay far from int64's limit.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 48;
+
+std::string sizesText(const std::vector<int64_t>& sizes) {
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? " x " : "") + std::to_string(sizes[i]);
+  return text;
+}
+
+// Sizes (or strides) of an entry: none negative, and for sizes, at most
+// kMaxTensorElements elements in all.
 void checkSizes(const BoundArguments& args, const Argument& at,
                 const std::vector<int64_t>& sizes, std::string_view what) {
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -44,6 +57,21 @@ void checkSizes(const BoundArguments& args, const Argument& at,
                           std::to_string(sizes[i]) + "; expected a size >= 0");
     }
   }
+  if (what != "size" || std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return;
+  int64_t count = 1;
+  for (int64_t size : sizes) {
+    if (count > kMaxTensorElements / size) {
+      args.failAt(at, "a tensor of " + sizesText(sizes) + " elements is more than 2^48 (" +
+                          std::to_string(kMaxTensorElements) + "); no GPU holds one");
+    }
+    count *= size;
+  }
+}
+
+int64_t elementCount(const std::vector<int64_t>& sizes) {
+  int64_t count = 1;
+  for (int64_t size : sizes) count *= size;  // checkSizes bounded the product
+  return count;
 }
 
 // The sizes of a *size constructor: ints as separate arguments, one list or
@@ -89,6 +117,7 @@ std::vector<int64_t> varargSizes(const EvaluatedCall& call,
     }
     sizes.push_back(argument.value.intValue);
   }
+  checkSizes(args, call.positional.back(), sizes, "size");
   return sizes;
 }
 
@@ -268,9 +297,8 @@ class InputsReader : public ExpressionEvaluator {
       args.failAt(at, "torch.arange: the bounds are inconsistent with the "
                       "step's sign");
     }
-    constexpr double kMaxElements = 1e15;
-    if (count > kMaxElements) {
-      args.failAt(at, "torch.arange would make too many elements");
+    if (count > static_cast<double>(kMaxTensorElements)) {
+      args.failAt(at, "torch.arange would make more than 2^48 elements");
     }
     spec.sizes = {static_cast<int64_t>(count)};
     readCommon(args, spec, anyFloat ? DataType::Float : DataType::Int);
@@ -296,6 +324,26 @@ class InputsReader : public ExpressionEvaluator {
       args.failAt(*args.find("storage_offset"),
                   "storage_offset is " + std::to_string(offset) +
                       "; expected an offset >= 0");
+    }
+    // As torch: the view lies inside the storage of the tensor it views (its
+    // last element at offset + sum((size - 1) * stride)).
+    if (std::find(sizes.begin(), sizes.end(), 0) == sizes.end()) {
+      const int64_t storage = elementCount(spec.sizes);
+      int64_t last = offset;
+      bool overflow = false;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        int64_t reach = 0;
+        overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                   __builtin_add_overflow(last, reach, &last);
+      }
+      if (overflow || last >= storage) {
+        args.failAt(*args.find("size"),
+                    "as_strided(size=" + sizesText(sizes) + ", stride=" + sizesText(strides) +
+                        ", storage_offset=" + std::to_string(offset) + ") reaches " +
+                        (overflow ? std::string("past int64's range") : "element " + std::to_string(last)) +
+                        " of a storage of " + std::to_string(storage) +
+                        " elements; torch refuses this view too");
+      }
     }
     spec.stridedSizes = std::move(sizes);
     spec.stridedStrides = std::move(strides);

@@ -222,6 +222,28 @@ TEST_F(InputsBlockTest, UnsupportedEntriesAreErrorsAtTheEntry) {
   expectError("torch.randn()", 5, "torch.randn needs a size");
 }
 
+// No input may have more than 2^48 elements (no GPU holds one, and the
+// compiler's byte counts must not overflow: fuzz_compile found an int64
+// overflow in the pointwise heuristic from a 3e14 x 11008 view), and an
+// as_strided view must lie inside its storage, as torch checks.
+TEST_F(InputsBlockTest, TensorsPast2To48ElementsAndViewsPastTheirStorageAreErrors) {
+  expectError("torch.randn(299999999999956, 11008)", 34,
+              "a tensor of 299999999999956 x 11008 elements is more than 2^48");
+  expectError("torch.randn((1073741824, 1073741824))", 17, "is more than 2^48");
+  expectError("torch.randn(2818048).as_strided((299999999999956, 11008), (11008, 1))", 37,
+              "a tensor of 299999999999956 x 11008 elements is more than 2^48");
+  expectError("torch.randn(100).as_strided((4, 4), (20, 2), 41)", 33,
+              "as_strided(size=4 x 4, stride=20 x 2, storage_offset=41) reaches element 107 "
+              "of a storage of 100 elements");
+  expectError("torch.randn(100).as_strided((3, 2), (4611686018427387904, 1))", 33,
+              "reaches past int64's range");
+  // Exactly at the storage's end, and an empty view anywhere, are fine.
+  EXPECT_EQ(read({"torch.randn(100).as_strided((4, 4), (20, 2), 33)"}).size(), 1u);
+  EXPECT_EQ(read({"torch.randn(1).as_strided((0, 4), (1000, 1000))"}).size(), 1u);
+  EXPECT_EQ(read({"torch.arange(0, 1048576)"}).size(), 1u);
+  expectError("torch.arange(0, 562949953421312)", 21, "more than 2^48 elements");
+}
+
 TEST_F(InputsBlockTest, InputsMustBeAListDisplay) {
   try {
     readScript("def f(fd):\n    pass\ninputs = 5\n", "inputs.py");
