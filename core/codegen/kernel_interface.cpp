@@ -51,8 +51,9 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
     if (const auto* tv = inputs[i]->as<TensorView>()) {
       p.kind = KernelParameter::Kind::Tensor;
       p.rank = static_cast<int>(tv->rank());
-      if (i < info.inputs.size() && info.inputs[i].sizes.size() == tv->rank() &&
-          info.inputs[i].strides.size() == tv->rank()) {
+      const auto rank = static_cast<size_t>(tv->rank());
+      if (i < info.inputs.size() && info.inputs[i].sizes.size() == rank &&
+          info.inputs[i].strides.size() == rank) {
         const scheduler::TensorInputInfo& layout = info.inputs[i];
         for (size_t a = 0; a < layout.sizes.size(); ++a) {
           p.builtInStrides.push_back(layout.sizes[a] == 1 ? 0 : layout.strides[a]);

@@ -4,10 +4,13 @@
 #include <array>
 #include <cmath>
 
+#include "core/ir/size_limits.h"
+
 namespace fuserlab::frontend {
 namespace {
 
 using ir::DataType;
+using ir::kMaxTensorElements;
 using runtime::TensorInitializer;
 using Kind = Value::Kind;
 
@@ -36,10 +39,6 @@ std::vector<ParameterSpec> withCommonKeywords(std::vector<ParameterSpec> params)
   }
   return params;
 }
-
-// The most elements an input tensor may have: 2^48 (no GPU holds more), so
-// the compiler's element and byte counts stay far from int64's limit.
-constexpr int64_t kMaxTensorElements = int64_t{1} << 48;
 
 std::string sizesText(const std::vector<int64_t>& sizes) {
   std::string text;

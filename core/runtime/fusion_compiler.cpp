@@ -5,6 +5,7 @@
 
 #include "core/ir/evaluator.h"
 #include "core/ir/printer.h"
+#include "core/ir/size_limits.h"
 #include "core/passes/pipeline.h"
 #include "core/runtime/input_description.h"
 #include "core/runtime/shard_inputs.h"
@@ -140,6 +141,9 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
   context.inputs = describeInputs(*preseg, shardInputs(*preseg, inputs,
                                                        firstDevice(*preseg)),
                                   evaluator);
+  // Every tensor at the inputs' sizes within 2^48 elements, before any
+  // heuristic multiplies them (a broadcast_in_dim to a constant shape).
+  ir::checkTensorSizes(*preseg, evaluator);
   context.upcast = options.upcast;
   context.provider = provider;
   double micros =

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "core/ir/error.h"
+#include "core/ir/size_limits.h"
 #include "core/runtime/element_type.h"
 #include "core/runtime/reference_internal.h"
 
@@ -214,6 +215,7 @@ std::vector<Tensor> evaluateReference(const ir::Fusion& fusion,
                                       ir::ExpressionEvaluator& evaluator) {
   ReferenceContext context(fusion, evaluator);
   bindInputs(fusion, inputs, context);
+  ir::checkTensorSizes(fusion, evaluator);
 
   // Scalar Exprs are left to the evaluator, which computes them on demand.
   for (const ir::Expr* expr : fusion.exprsForOutputs()) {
