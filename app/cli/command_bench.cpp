@@ -239,6 +239,19 @@ int benchCommand(const std::vector<std::string>& args) {
                result.cachedRun.graphLaunch ? ", its launches queued as one CUDA graph"
                : result.cachedRun.replayed  ? ", replayed, one launch call per kernel"
                                             : ", planned again");
+  if (!result.hostRoundMedians.empty()) {
+    std::fprintf(text, "  host rounds' medians     ");
+    for (size_t r = 0; r < result.hostRoundMedians.size(); ++r) {
+      std::fprintf(text, "%s%.2f", r == 0 ? "" : " / ", result.hostRoundMedians[r]);
+    }
+    std::fprintf(text, " us");
+    if (result.hostPreemptions >= 0) {
+      std::fprintf(text, "; the thread preempted %lld time%s, on its CPU %.0f%% of the time",
+                   static_cast<long long>(result.hostPreemptions),
+                   result.hostPreemptions == 1 ? "" : "s", 100.0 * result.hostCpuShare);
+    }
+    std::fprintf(text, "\n");
+  }
   const runtime::KernelImageLoads& images = result.firstRun.images;
   std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
                "(%d kernel%s built: %d compiled in %.3f ms, NVRTC %.3f of it; %d from the "
@@ -323,6 +336,12 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("host_us", summaryJson(result.hostMicroseconds));
     root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
     root.set("host_prepare_us", summaryJson(result.hostPrepareMicroseconds));
+    Json rounds = Json::array();
+    for (double median : result.hostRoundMedians) rounds.push(Json(median));
+    root.set("host_round_medians_us", std::move(rounds));
+    root.set("host_preemptions",
+             result.hostPreemptions >= 0 ? Json(result.hostPreemptions) : Json());
+    root.set("host_cpu_share", result.hostCpuShare >= 0 ? Json(result.hostCpuShare) : Json());
     root.set("cached_run_replayed", result.cachedRun.replayed);
     root.set("cached_run_graph_launch", result.cachedRun.graphLaunch);
     root.set("run_wall_us", summaryJson(result.runWallMicroseconds));

@@ -10,6 +10,10 @@
 #include <thread>
 #include <utility>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
+
 #include "core/ir/error.h"
 #include "core/runtime/cuda_error.h"
 #include "core/runtime/l2_flush.h"
@@ -21,6 +25,28 @@ using Clock = std::chrono::steady_clock;
 
 double microsecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+//! The calling thread's preemptions and CPU time so far (Linux's per-thread
+//! rusage); `known` false elsewhere.
+struct ThreadUsage {
+  bool known = false;
+  int64_t preemptions = 0;
+  double cpuMicroseconds = 0;
+};
+
+ThreadUsage threadUsage() {
+  ThreadUsage usage;
+#if defined(__linux__) && defined(RUSAGE_THREAD)
+  struct rusage r {};
+  if (getrusage(RUSAGE_THREAD, &r) == 0) {
+    usage.known = true;
+    usage.preemptions = r.ru_nivcsw;
+    usage.cpuMicroseconds = double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
+                            double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+  }
+#endif
+  return usage;
 }
 
 //! A CUDA event with timing, destroyed with the object.
@@ -213,9 +239,19 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   // median stands (a compare_torch.py run once put seed 000 at 6.3 us per
   // launch where four later processes measured 2.7 to 2.9).
   std::vector<double> host, wall, prepare;
+  const ThreadUsage usageBefore = threadUsage();
+  double roundsWall = 0;
+  double sleptCpu = 0;
+  auto endRound = [&](int round) {
+    std::vector<double> own(host.begin() + round * options.samples, host.end());
+    result.hostRoundMedians.push_back(summarizeSamples(own).median);
+  };
   for (int i = 0; i < kHostRounds * options.samples; ++i) {
     if (i > 0 && i % options.samples == 0) {
+      endRound(i / options.samples - 1);
+      const double cpuBefore = threadUsage().cpuMicroseconds;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      sleptCpu += threadUsage().cpuMicroseconds - cpuBefore;
     }
     Clock::time_point start;
     Clock::time_point bound;
@@ -228,8 +264,18 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
     bound = start;
     result.cachedRun = executor.run(inputs, timing).stats;
     wall.push_back(microsecondsSince(start));
+    roundsWall += wall.back();
     host.push_back(std::chrono::duration<double, std::micro>(queued - start).count());
     prepare.push_back(std::chrono::duration<double, std::micro>(bound - start).count());
+  }
+  if (!host.empty()) endRound(kHostRounds - 1);
+  const ThreadUsage usageAfter = threadUsage();
+  if (usageBefore.known && usageAfter.known) {
+    result.hostPreemptions = usageAfter.preemptions - usageBefore.preemptions;
+    if (roundsWall > 0) {
+      result.hostCpuShare =
+          (usageAfter.cpuMicroseconds - usageBefore.cpuMicroseconds - sleptCpu) / roundsWall;
+    }
   }
   result.hostMicroseconds = summarizeSamples(host);
   result.hostPrepareMicroseconds = summarizeSamples(prepare);

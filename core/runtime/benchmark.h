@@ -78,6 +78,18 @@ struct FusionBenchmark {
   //! key, buffers and arguments bound): the rest is the launch calls, the
   //! CUDA driver's share.
   SampleSummary hostPrepareMicroseconds;
+  //! hostMicroseconds' median in each of the kHostRounds rounds, in order:
+  //! one slow round is a burst of other work on the host; all of them slow,
+  //! a slow process or a busy CPU.
+  std::vector<double> hostRoundMedians;
+  //! Times the benchmarking thread was preempted (involuntary context
+  //! switches) during those rounds: another thread or process wanted its
+  //! CPU. -1 where the system does not count them.
+  int64_t hostPreemptions = -1;
+  //! The thread's CPU time over the rounds' wall time, sleeps between rounds
+  //! left out (about 1 while it spins on the GPU; less when it waits or is
+  //! preempted). -1 where not measured.
+  double hostCpuShare = -1;
   //! The last of those cached runs: whether it replayed a traced plan and
   //! queued its launches as one CUDA graph.
   GpuRunStats cachedRun;

@@ -99,6 +99,16 @@ TEST_F(GpuBenchmarkTest, BenchmarkTimesEverySampleAndLaunch) {
   // Binding the replay comes before the launch calls: a part of the host time.
   EXPECT_GT(bench.hostPrepareMicroseconds.median, 0);
   EXPECT_LT(bench.hostPrepareMicroseconds.median, bench.hostMicroseconds.median);
+  // Each round's own median, in order, between the pooled samples' extremes;
+  // the thread's preemptions and CPU share over the rounds (Linux).
+  ASSERT_EQ(bench.hostRoundMedians.size(), size_t(runtime::kHostRounds));
+  for (double median : bench.hostRoundMedians) {
+    EXPECT_GE(median, bench.hostMicroseconds.min);
+    EXPECT_LE(median, bench.hostMicroseconds.max);
+  }
+  EXPECT_GE(bench.hostPreemptions, 0);
+  EXPECT_GT(bench.hostCpuShare, 0);
+  EXPECT_LT(bench.hostCpuShare, 1.5);
   // The executor compiled already (runAndCheck): the benchmark's first run
   // is a cached one.
   EXPECT_EQ(bench.firstRun.kernelsBuilt, 0);

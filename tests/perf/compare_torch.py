@@ -426,6 +426,9 @@ def main():
                             moved = data.get("bytes_moved") if isinstance(data, dict) else None
                             row["mb"] = moved / 1e6 if isinstance(moved, (int, float)) else None
                             row["host_us_per_launch"] = data.get("host_us_per_launch")
+                            row["host_round_medians_us"] = data.get("host_round_medians_us")
+                            row["host_preemptions"] = data.get("host_preemptions")
+                            row["host_cpu_share"] = data.get("host_cpu_share")
                             row["launches"] = data.get("launches") and len(data["launches"])
                             # The kernels' own time (CUPTI records), for the
                             # table; the targets stay on the events.
@@ -436,6 +439,14 @@ def main():
                             row["kernel_pct"] = kratio * 100.0 if isinstance(kratio, (int, float)) else None
                     rows.append(row)
                     print_row(row)
+                    slow_host = row.get("host_us_per_launch")
+                    if isinstance(slow_host, (int, float)) and slow_host > 5:
+                        # Over the target: say whether one round or every
+                        # round was slow, and whether the thread lost its CPU.
+                        print(f"{case:34s} host time over 5 us: rounds' medians "
+                              f"{row.get('host_round_medians_us')} us, preempted "
+                              f"{row.get('host_preemptions')} times, on its CPU "
+                              f"{fmt(row.get('host_cpu_share'), '.2f')} of the time")
                     if args.json:
                         write_json(args.json, environment, rows)
             except Exception as error:  # one broken case must not hide the others
