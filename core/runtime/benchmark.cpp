@@ -11,7 +11,9 @@
 #include <utility>
 
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/resource.h>
+#include <time.h>
 #endif
 
 #include "core/ir/error.h"
@@ -35,15 +37,41 @@ struct ThreadUsage {
   double cpuMicroseconds = 0;
 };
 
+//! One timing of kReferenceLoopSteps dependent multiply-adds, microseconds.
+double referenceLoopMicroseconds() {
+  static volatile uint64_t seed = 0x9E3779B97F4A7C15ull;
+  uint64_t x = seed;
+  const Clock::time_point start = Clock::now();
+  for (int i = 0; i < kReferenceLoopSteps; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+#if defined(__GNUC__)
+    asm volatile("" : "+r"(x));  // one step at a time: no closed form
+#endif
+  }
+  const double micros = microsecondsSince(start);
+  seed = x;
+  return micros;
+}
+
+int currentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
 ThreadUsage threadUsage() {
   ThreadUsage usage;
 #if defined(__linux__) && defined(RUSAGE_THREAD)
+  // The CPU time from the thread's CPU clock, exact to the call: rusage's
+  // is brought up to date only at the scheduler's ticks (0 over a few ms).
   struct rusage r {};
-  if (getrusage(RUSAGE_THREAD, &r) == 0) {
+  struct timespec cpu {};
+  if (getrusage(RUSAGE_THREAD, &r) == 0 && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
     usage.known = true;
     usage.preemptions = r.ru_nivcsw;
-    usage.cpuMicroseconds = double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 +
-                            double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+    usage.cpuMicroseconds = double(cpu.tv_sec) * 1e6 + double(cpu.tv_nsec) * 1e-3;
   }
 #endif
   return usage;
@@ -239,6 +267,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   // median stands (a compare_torch.py run once put seed 000 at 6.3 us per
   // launch where four later processes measured 2.7 to 2.9).
   std::vector<double> host, wall, prepare;
+  std::vector<double> referenceLoop;
   const ThreadUsage usageBefore = threadUsage();
   double roundsWall = 0;
   double sleptCpu = 0;
@@ -252,6 +281,10 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
       const double cpuBefore = threadUsage().cpuMicroseconds;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       sleptCpu += threadUsage().cpuMicroseconds - cpuBefore;
+    }
+    if (i % options.samples == 0) {
+      result.hostRoundCpus.push_back(currentCpu());
+      for (int k = 0; k < 5; ++k) referenceLoop.push_back(referenceLoopMicroseconds());
     }
     Clock::time_point start;
     Clock::time_point bound;
@@ -269,6 +302,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
     prepare.push_back(std::chrono::duration<double, std::micro>(bound - start).count());
   }
   if (!host.empty()) endRound(kHostRounds - 1);
+  result.hostReferenceLoopMicroseconds = summarizeSamples(referenceLoop);
   const ThreadUsage usageAfter = threadUsage();
   if (usageBefore.known && usageAfter.known) {
     result.hostPreemptions = usageAfter.preemptions - usageBefore.preemptions;

@@ -28,6 +28,10 @@ namespace fuserlab::runtime {
 //! Rounds of cached runs the host time is taken over (FusionBenchmark).
 inline constexpr int kHostRounds = 5;
 
+//! Steps of the reference loop that times the host CPU's speed
+//! (FusionBenchmark::hostReferenceLoopMicroseconds).
+inline constexpr int kReferenceLoopSteps = 1024;
+
 struct BenchmarkOptions {
   //! Timed samples (at least 1; the CLI asks for at least 20).
   int samples = 50;
@@ -90,6 +94,13 @@ struct FusionBenchmark {
   //! left out (about 1 while it spins on the GPU; less when it waits or is
   //! preempted). -1 where not measured.
   double hostCpuShare = -1;
+  //! The host CPU's own speed during those rounds, to tell a slow host from
+  //! a slow run(): a fixed chain of kReferenceLoopSteps dependent integer
+  //! multiply-adds (about 4 cycles each, ~1.2 us at 3.5 GHz), timed five
+  //! times before each round.
+  SampleSummary hostReferenceLoopMicroseconds;
+  //! The CPU the thread was on at the start of each round (-1 unknown).
+  std::vector<int> hostRoundCpus;
   //! The last of those cached runs: whether it replayed a traced plan and
   //! queued its launches as one CUDA graph.
   GpuRunStats cachedRun;

@@ -109,6 +109,11 @@ TEST_F(GpuBenchmarkTest, BenchmarkTimesEverySampleAndLaunch) {
   EXPECT_GE(bench.hostPreemptions, 0);
   EXPECT_GT(bench.hostCpuShare, 0);
   EXPECT_LT(bench.hostCpuShare, 1.5);
+  // The CPU's own speed beside it: five timings of the reference loop a round.
+  EXPECT_EQ(bench.hostReferenceLoopMicroseconds.count, 5 * runtime::kHostRounds);
+  EXPECT_GT(bench.hostReferenceLoopMicroseconds.median, 0);
+  ASSERT_EQ(bench.hostRoundCpus.size(), size_t(runtime::kHostRounds));
+  EXPECT_GE(bench.hostRoundCpus.front(), 0);
   // The executor compiled already (runAndCheck): the benchmark's first run
   // is a cached one.
   EXPECT_EQ(bench.firstRun.kernelsBuilt, 0);

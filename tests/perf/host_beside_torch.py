@@ -47,10 +47,11 @@ else:
 """
 
 
-def bench(cli, case):
+def bench(cli, case, cpu=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "bench.json")
-        proc = subprocess.run([cli, "bench", case, "--json", out],
+        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+        proc = subprocess.run(pin + [cli, "bench", case, "--json", out],
                               capture_output=True, text=True)
         if proc.returncode != 0 or not os.path.exists(out):
             return {"error": (proc.stderr or proc.stdout).strip()[-300:]}
@@ -74,12 +75,15 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--phases", default="alone,context,compiled,busy,after")
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--pin", action="store_true",
+                        help="phase 'alone' only, each bench pinned in turn to CPU 0, 1, ...")
     parser.add_argument("cases", nargs="+")
     args = parser.parse_args()
 
     rows = []
+    runs = 0
     print(f"{'phase':9s} {'case':34s} {'us/launch':>9s} {'prepare':>8s}  rounds' medians (us)"
-          "                     preempted  CPU share")
+          "                     preempted  CPU share  reference loop")
     for phase in args.phases.split(","):
         holder = None
         if phase in ("context", "compiled", "busy"):
@@ -88,23 +92,29 @@ def main():
         try:
             for _ in range(args.repeats):
                 for case in args.cases:
-                    data = bench(args.cli, case)
+                    cpu = runs % os.cpu_count() if args.pin else None
+                    runs += 1
+                    data = bench(args.cli, case, cpu)
                     name = os.path.splitext(os.path.basename(case))[0]
-                    row = {"phase": phase, "case": name}
+                    row = {"phase": phase if cpu is None else f"cpu {cpu}", "case": name}
                     if "error" in data:
                         row["error"] = data["error"]
                         print(f"{phase:9s} {name:34s} error: {data['error']}")
                     else:
                         row.update({k: data.get(k) for k in (
                             "host_us_per_launch", "host_round_medians_us", "host_preemptions",
-                            "host_cpu_share")})
+                            "host_cpu_share", "host_round_cpus")})
+                        row["host_reference_loop_us"] = (
+                            data.get("host_reference_loop_us") or {}).get("median")
                         row["host_prepare_us"] = (data.get("host_prepare_us") or {}).get("median")
                         rounds = " / ".join(f"{r:.2f}" for r in row["host_round_medians_us"] or [])
                         share = row["host_cpu_share"]
-                        print(f"{phase:9s} {name:34s} {row['host_us_per_launch']:9.2f} "
+                        print(f"{row['phase']:9s} {name:34s} {row['host_us_per_launch']:9.2f} "
                               f"{row['host_prepare_us']:8.2f}  {rounds:40s} "
                               f"{row['host_preemptions']!s:>9s}  "
-                              f"{'-' if share is None else format(share, '.2f')}", flush=True)
+                              f"{'-' if share is None else format(share, '.2f')}  "
+                              f"loop {row['host_reference_loop_us'] or 0:.2f} us on CPU "
+                              f"{row['host_round_cpus']}", flush=True)
                     rows.append(row)
         finally:
             if holder:
