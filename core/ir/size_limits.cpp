@@ -2,6 +2,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
@@ -12,9 +13,17 @@
 namespace fuserlab::ir {
 
 void checkTensorSizes(const Fusion& fusion, const ExpressionEvaluator& evaluator) {
+  // Most tensors have the extents of the tensor before them (a pointwise
+  // chain): those are counted once.
+  std::vector<const Scalar*> previous;
+  std::vector<const Scalar*> extents;
   for (const auto& val : fusion.vals()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr) continue;
+    extents.clear();
+    for (const IterDomain* id : tv->logical()) extents.push_back(id->extentForIteration());
+    if (extents == previous) continue;
+    previous.swap(extents);
     int64_t count = 1;
     std::string sizes;
     bool over = false;
