@@ -246,9 +246,9 @@ int benchCommand(const std::vector<std::string>& args) {
     }
     std::fprintf(text, " us");
     if (result.hostPreemptions >= 0) {
-      std::fprintf(text, "; the thread preempted %lld time%s, on its CPU %.0f%% of the time",
+      std::fprintf(text, "; the thread preempted %lld time%s",
                    static_cast<long long>(result.hostPreemptions),
-                   result.hostPreemptions == 1 ? "" : "s", 100.0 * result.hostCpuShare);
+                   result.hostPreemptions == 1 ? "" : "s");
     }
     std::fprintf(text, "\n");
     std::fprintf(text, "  host CPU speed           %.2f us for %d dependent multiply-adds "
@@ -348,7 +348,6 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("host_round_medians_us", std::move(rounds));
     root.set("host_preemptions",
              result.hostPreemptions >= 0 ? Json(result.hostPreemptions) : Json());
-    root.set("host_cpu_share", result.hostCpuShare >= 0 ? Json(result.hostCpuShare) : Json());
     root.set("host_reference_loop_us", summaryJson(result.hostReferenceLoopMicroseconds));
     Json cpus = Json::array();
     for (int cpu : result.hostRoundCpus) cpus.push(Json(cpu));

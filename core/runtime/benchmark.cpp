@@ -13,7 +13,6 @@
 #if defined(__linux__)
 #include <sched.h>
 #include <sys/resource.h>
-#include <time.h>
 #endif
 
 #include "core/ir/error.h"
@@ -28,14 +27,6 @@ using Clock = std::chrono::steady_clock;
 double microsecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
-
-//! The calling thread's preemptions and CPU time so far (Linux's per-thread
-//! rusage); `known` false elsewhere.
-struct ThreadUsage {
-  bool known = false;
-  int64_t preemptions = 0;
-  double cpuMicroseconds = 0;
-};
 
 //! One timing of kReferenceLoopSteps dependent multiply-adds, microseconds.
 double referenceLoopMicroseconds() {
@@ -61,20 +52,14 @@ int currentCpu() {
 #endif
 }
 
-ThreadUsage threadUsage() {
-  ThreadUsage usage;
+//! How often the calling thread has been preempted so far (its involuntary
+//! context switches); -1 where the system does not count them.
+int64_t threadPreemptions() {
 #if defined(__linux__) && defined(RUSAGE_THREAD)
-  // The CPU time from the thread's CPU clock, exact to the call: rusage's
-  // is brought up to date only at the scheduler's ticks (0 over a few ms).
   struct rusage r {};
-  struct timespec cpu {};
-  if (getrusage(RUSAGE_THREAD, &r) == 0 && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
-    usage.known = true;
-    usage.preemptions = r.ru_nivcsw;
-    usage.cpuMicroseconds = double(cpu.tv_sec) * 1e6 + double(cpu.tv_nsec) * 1e-3;
-  }
+  if (getrusage(RUSAGE_THREAD, &r) == 0) return r.ru_nivcsw;
 #endif
-  return usage;
+  return -1;
 }
 
 //! A CUDA event with timing, destroyed with the object.
@@ -268,19 +253,10 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   // launch where four later processes measured 2.7 to 2.9).
   std::vector<double> host, wall, prepare;
   std::vector<double> referenceLoop;
-  const ThreadUsage usageBefore = threadUsage();
-  double roundsWall = 0;
-  double sleptCpu = 0;
-  auto endRound = [&](int round) {
-    std::vector<double> own(host.begin() + round * options.samples, host.end());
-    result.hostRoundMedians.push_back(summarizeSamples(own).median);
-  };
+  const int64_t preemptionsBefore = threadPreemptions();
   for (int i = 0; i < kHostRounds * options.samples; ++i) {
     if (i > 0 && i % options.samples == 0) {
-      endRound(i / options.samples - 1);
-      const double cpuBefore = threadUsage().cpuMicroseconds;
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      sleptCpu += threadUsage().cpuMicroseconds - cpuBefore;
     }
     if (i % options.samples == 0) {
       result.hostRoundCpus.push_back(currentCpu());
@@ -297,19 +273,18 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
     bound = start;
     result.cachedRun = executor.run(inputs, timing).stats;
     wall.push_back(microsecondsSince(start));
-    roundsWall += wall.back();
     host.push_back(std::chrono::duration<double, std::micro>(queued - start).count());
     prepare.push_back(std::chrono::duration<double, std::micro>(bound - start).count());
   }
-  if (!host.empty()) endRound(kHostRounds - 1);
+  const int64_t preemptionsAfter = threadPreemptions();
+  if (preemptionsBefore >= 0 && preemptionsAfter >= 0) {
+    result.hostPreemptions = preemptionsAfter - preemptionsBefore;
+  }
   result.hostReferenceLoopMicroseconds = summarizeSamples(referenceLoop);
-  const ThreadUsage usageAfter = threadUsage();
-  if (usageBefore.known && usageAfter.known) {
-    result.hostPreemptions = usageAfter.preemptions - usageBefore.preemptions;
-    if (roundsWall > 0) {
-      result.hostCpuShare =
-          (usageAfter.cpuMicroseconds - usageBefore.cpuMicroseconds - sleptCpu) / roundsWall;
-    }
+  for (int round = 0; round < kHostRounds; ++round) {
+    const auto roundStart = host.begin() + round * options.samples;
+    result.hostRoundMedians.push_back(
+        summarizeSamples(std::vector<double>(roundStart, roundStart + options.samples)).median);
   }
   result.hostMicroseconds = summarizeSamples(host);
   result.hostPrepareMicroseconds = summarizeSamples(prepare);

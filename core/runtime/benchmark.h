@@ -90,10 +90,6 @@ struct FusionBenchmark {
   //! switches) during those rounds: another thread or process wanted its
   //! CPU. -1 where the system does not count them.
   int64_t hostPreemptions = -1;
-  //! The thread's CPU time over the rounds' wall time, sleeps between rounds
-  //! left out (about 1 while it spins on the GPU; less when it waits or is
-  //! preempted). -1 where not measured.
-  double hostCpuShare = -1;
   //! The host CPU's own speed during those rounds, to tell a slow host from
   //! a slow run(): a fixed chain of kReferenceLoopSteps dependent integer
   //! multiply-adds (about 4 cycles each, ~1.2 us at 3.5 GHz), timed five

@@ -100,15 +100,13 @@ TEST_F(GpuBenchmarkTest, BenchmarkTimesEverySampleAndLaunch) {
   EXPECT_GT(bench.hostPrepareMicroseconds.median, 0);
   EXPECT_LT(bench.hostPrepareMicroseconds.median, bench.hostMicroseconds.median);
   // Each round's own median, in order, between the pooled samples' extremes;
-  // the thread's preemptions and CPU share over the rounds (Linux).
+  // the thread's preemptions over the rounds (Linux).
   ASSERT_EQ(bench.hostRoundMedians.size(), size_t(runtime::kHostRounds));
   for (double median : bench.hostRoundMedians) {
     EXPECT_GE(median, bench.hostMicroseconds.min);
     EXPECT_LE(median, bench.hostMicroseconds.max);
   }
   EXPECT_GE(bench.hostPreemptions, 0);
-  EXPECT_GT(bench.hostCpuShare, 0);
-  EXPECT_LT(bench.hostCpuShare, 1.5);
   // The CPU's own speed beside it: five timings of the reference loop a round.
   EXPECT_EQ(bench.hostReferenceLoopMicroseconds.count, 5 * runtime::kHostRounds);
   EXPECT_GT(bench.hostReferenceLoopMicroseconds.median, 0);

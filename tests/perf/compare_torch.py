@@ -428,7 +428,6 @@ def main():
                             row["host_us_per_launch"] = data.get("host_us_per_launch")
                             row["host_round_medians_us"] = data.get("host_round_medians_us")
                             row["host_preemptions"] = data.get("host_preemptions")
-                            row["host_cpu_share"] = data.get("host_cpu_share")
                             row["host_reference_loop_us"] = (
                                 data.get("host_reference_loop_us") or {}).get("median")
                             row["launches"] = data.get("launches") and len(data["launches"])
@@ -447,8 +446,7 @@ def main():
                         # round was slow, and whether the thread lost its CPU.
                         print(f"{case:34s} host time over 5 us: rounds' medians "
                               f"{row.get('host_round_medians_us')} us, preempted "
-                              f"{row.get('host_preemptions')} times, on its CPU "
-                              f"{fmt(row.get('host_cpu_share'), '.2f')} of the time; the "
+                              f"{row.get('host_preemptions')} times; the "
                               f"CPU's reference loop {fmt(row.get('host_reference_loop_us'), '.2f')} "
                               f"us (1.4 to 2.1 on a quiet H100 host)")
                     if args.json:

@@ -6,7 +6,7 @@ time per launch) held with `bench` alone and was missed in compare_torch.py
 runs, where `bench` is a child of a process that has run torch eager and
 torch.compile on the same GPU. This probe runs the same `bench` processes in
 phases and prints each one's host time per launch, its rounds' medians, how
-often its thread was preempted and its CPU share:
+often its thread was preempted and how fast the CPU ran a reference loop:
 
   alone     no other process
   context   a process holding a torch CUDA context (an op run, then idle)
@@ -83,7 +83,7 @@ def main():
     rows = []
     runs = 0
     print(f"{'phase':9s} {'case':34s} {'us/launch':>9s} {'prepare':>8s}  rounds' medians (us)"
-          "                     preempted  CPU share  reference loop")
+          "                     preempted  reference loop")
     for phase in args.phases.split(","):
         holder = None
         if phase in ("context", "compiled", "busy"):
@@ -103,16 +103,14 @@ def main():
                     else:
                         row.update({k: data.get(k) for k in (
                             "host_us_per_launch", "host_round_medians_us", "host_preemptions",
-                            "host_cpu_share", "host_round_cpus")})
+                            "host_round_cpus")})
                         row["host_reference_loop_us"] = (
                             data.get("host_reference_loop_us") or {}).get("median")
                         row["host_prepare_us"] = (data.get("host_prepare_us") or {}).get("median")
                         rounds = " / ".join(f"{r:.2f}" for r in row["host_round_medians_us"] or [])
-                        share = row["host_cpu_share"]
                         print(f"{row['phase']:9s} {name:34s} {row['host_us_per_launch']:9.2f} "
                               f"{row['host_prepare_us']:8.2f}  {rounds:40s} "
                               f"{row['host_preemptions']!s:>9s}  "
-                              f"{'-' if share is None else format(share, '.2f')}  "
                               f"loop {row['host_reference_loop_us'] or 0:.2f} us on CPU "
                               f"{row['host_round_cpus']}", flush=True)
                     rows.append(row)
