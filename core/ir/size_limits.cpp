@@ -24,25 +24,25 @@ void checkTensorSizes(const Fusion& fusion, const ExpressionEvaluator& evaluator
     for (const IterDomain* id : tv->logical()) extents.push_back(id->extentForIteration());
     if (extents == previous) continue;
     previous.swap(extents);
-    int64_t count = 1;
-    std::string sizes;
-    bool over = false;
-    bool empty = false;
-    for (const IterDomain* id : tv->logical()) {
-      const auto value = evaluator.evaluate(id->extentForIteration());
-      const int64_t* known = value ? std::get_if<int64_t>(&*value) : nullptr;
-      if (known == nullptr) continue;
-      const int64_t extent = *known;
-      sizes += (sizes.empty() ? "" : " x ") + std::to_string(extent);
-      if (extent <= 0) {
-        empty = true;
-      } else if (!over && count > kMaxTensorElements / extent) {
-        over = true;
-      } else if (!over) {
-        count *= extent;
-      }
+    std::vector<int64_t> known;  // the extents the evaluator can tell
+    for (const Scalar* extent : previous) {
+      const auto value = evaluator.evaluate(extent);
+      if (const int64_t* v = value ? std::get_if<int64_t>(&*value) : nullptr) known.push_back(*v);
     }
-    if (!over || empty) continue;
+    int64_t count = 1;
+    bool over = false;
+    for (int64_t extent : known) {
+      if (extent <= 0) {
+        over = false;  // an empty tensor
+        break;
+      }
+      if (!over && count > kMaxTensorElements / extent) over = true;
+      if (!over) count *= extent;
+    }
+    if (!over) continue;
+    // The text only for the error.
+    std::string sizes;
+    for (int64_t extent : known) sizes += (sizes.empty() ? "" : " x ") + std::to_string(extent);
     std::string name = tv->name();
     if (!tv->scriptName().empty() && tv->scriptName() != name) {
       name += " ('" + tv->scriptName() + "' in the script)";
