@@ -7,6 +7,7 @@
 
 #include "core/frontend/multidevice_calls.h"
 #include "core/frontend/python_arithmetic.h"
+#include "core/frontend/python_values.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -14,6 +15,17 @@ namespace {
 using Kind = Value::Kind;
 
 constexpr std::string_view kDataTypePath = "nvfuser.DataType";
+
+// nvfuser_direct, nvFuser's frontend since 2026-02, names the same things as
+// the older nvfuser module; FuserLab reads both under one path.
+std::string canonicalModule(const std::string& path) {
+  constexpr std::string_view kDirect = "nvfuser_direct";
+  if (path.starts_with(kDirect) &&
+      (path.size() == kDirect.size() || path[kDirect.size()] == '.')) {
+    return "nvfuser" + path.substr(kDirect.size());
+  }
+  return path;
+}
 
 // Names every script may use without importing them, as nvFuser's repro
 // scripts do (some omit `import torch`).
@@ -26,9 +38,16 @@ const Value* lookupBuiltin(std::string_view name) {
     table["DataType"] = Value::nameSpace(std::string(kDataTypePath));
     table["FusionDefinition"] = Value::nameSpace("nvfuser.FusionDefinition");
     for (const char* function :
-         {"float", "int", "bool", "abs", "print", "range"}) {
+         {"float", "int", "bool", "abs", "print", "range", "len", "list",
+          "tuple", "dict", "set", "frozenset", "reversed", "enumerate", "zip",
+          "any", "all", "sum", "min", "max", "round", "divmod", "pow", "str",
+          "repr", "isinstance", "sorted", "map", "filter", "super",
+          "ValueError", "RuntimeError", "NotImplementedError", "TypeError",
+          "AssertionError", "KeyError", "IndexError", "Exception", "object",
+          "getattr", "hasattr", "iter", "next", "type", "id", "hash"}) {
       table[function] = Value::nameSpace(std::string("builtins.") + function);
     }
+    table["__name__"] = Value::string("__main__");
     return table;
   }();
   auto it = builtins.find(name);
@@ -65,18 +84,19 @@ void bindImport(const Stmt& stmt, NameTable& names) {
   if (const auto* import = stmt.as<Import>()) {
     for (const ImportAlias& alias : import->names) {
       if (!alias.asName.empty()) {
-        names[alias.asName] = Value::nameSpace(alias.name);
+        names[alias.asName] = Value::nameSpace(canonicalModule(alias.name));
       } else {
         // `import torch.testing` binds `torch`.
         std::string first = alias.name.substr(0, alias.name.find('.'));
-        names[first] = Value::nameSpace(first);
+        names[first] = Value::nameSpace(canonicalModule(first));
       }
     }
   } else if (const auto* from = stmt.as<ImportFrom>()) {
+    const std::string module = canonicalModule(from->module);
     for (const ImportAlias& alias : from->names) {
       if (alias.name == "*") continue;  // the builtins cover nvfuser's names
       const std::string& bound = alias.asName.empty() ? alias.name : alias.asName;
-      names[bound] = Value::nameSpace(from->module + "." + alias.name);
+      names[bound] = Value::nameSpace(module + "." + alias.name);
     }
   }
 }
@@ -121,13 +141,7 @@ void assignTargets(
                     target.location);
   }
   for (size_t i = 0; i < names->size(); ++i) {
-    const Expr& element = *(*names)[i];
-    const auto* name = element.as<Name>();
-    if (name == nullptr) {
-      throw UserError("cannot assign to a " + std::string(kindName(element)),
-                      element.location);
-    }
-    bind(name->id, value.items()[i]);
+    assignTargets(*(*names)[i], value.items()[i], bind);
   }
 }
 
@@ -138,6 +152,34 @@ Value ExpressionEvaluator::evaluate(const Expr& expr) {
     if (error.location()) throw;
     throw UserError(error.message(), expr.location);
   }
+}
+
+void ExpressionEvaluator::countStep(const SourceLocation& location) {
+  if (++steps_ > kMaxScriptSteps) {
+    throw UserError("the script runs more than " +
+                        std::to_string(kMaxScriptSteps) +
+                        " steps (statements, loop turns and comprehension "
+                        "elements); FuserLab reads scripts that define a "
+                        "fusion, not long computations",
+                    location);
+  }
+}
+
+ValueList ExpressionEvaluator::evaluateElements(
+    const std::vector<ExprPtr>& elements) {
+  ValueList values;
+  values.reserve(elements.size());
+  for (const ExprPtr& element : elements) {
+    if (const auto* starred = element->as<Starred>()) {
+      Value inner = evaluate(*starred->value);
+      ValueList expanded = iterateValue(inner, starred->value->location);
+      values.insert(values.end(), expanded.begin(), expanded.end());
+      checkSequenceSize(values.size(), element->location);
+      continue;
+    }
+    values.push_back(evaluate(*element));
+  }
+  return values;
 }
 
 Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
@@ -166,20 +208,10 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
   }
   if (const auto* call = expr.as<Call>()) return evaluateCall(*call, expr);
   if (const auto* list = expr.as<List>()) {
-    ValueList elements;
-    elements.reserve(list->elements.size());
-    for (const ExprPtr& element : list->elements) {
-      elements.push_back(evaluate(*element));
-    }
-    return Value::list(std::move(elements));
+    return Value::list(evaluateElements(list->elements));
   }
   if (const auto* tuple = expr.as<Tuple>()) {
-    ValueList elements;
-    elements.reserve(tuple->elements.size());
-    for (const ExprPtr& element : tuple->elements) {
-      elements.push_back(evaluate(*element));
-    }
-    return Value::tuple(std::move(elements));
+    return Value::tuple(evaluateElements(tuple->elements));
   }
   if (const auto* subscript = expr.as<Subscript>()) {
     return evaluateSubscript(*subscript, expr);
@@ -189,17 +221,119 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
     if (operand.isFusionVal()) {
       return unaryOnFusionValue(unary->op, operand, expr.location);
     }
+    if (operand.is(Kind::kOpaque) && unary->op != UnaryOpKind::kNot) {
+      return operand;
+    }
     return applyUnary(unary->op, operand, expr.location);
   }
   if (const auto* binary = expr.as<BinaryOp>()) {
     return evaluateBinary(*binary, expr);
   }
+  if (const auto* ifExp = expr.as<IfExp>()) {
+    Value test = evaluate(*ifExp->test);
+    return truthValue(test, ifExp->test->location) ? evaluate(*ifExp->body)
+                                                   : evaluate(*ifExp->orelse);
+  }
+  if (const auto* slice = expr.as<Slice>()) {
+    auto part = [&](const ExprPtr& e) {
+      return e ? evaluate(*e) : Value::none();
+    };
+    return Value::slice(part(slice->lower), part(slice->upper),
+                        part(slice->step));
+  }
+  if (const auto* dict = expr.as<Dict>()) return evaluateDict(*dict);
+  if (const auto* comprehension = expr.as<Comprehension>()) {
+    return evaluateComprehension(*comprehension, expr);
+  }
+  if (const auto* lambda = expr.as<Lambda>()) return makeLambda(*lambda, expr);
+  if (expr.is<Starred>()) {
+    throw UserError("a starred expression ('*x') is only allowed in a list, "
+                    "a tuple, a call or an assignment target",
+                    expr.location);
+  }
   throw UserError("a " + std::string(kindName(expr)) + " is not supported here",
                   expr.location);
 }
 
+Value ExpressionEvaluator::evaluateDict(const Dict& dict) {
+  Value result = Value::dict({});
+  for (size_t i = 0; i < dict.keys.size(); ++i) {
+    Value key = evaluate(*dict.keys[i]);
+    Value value = evaluate(*dict.values[i]);
+    assignSubscript(result, key, value, dict.keys[i]->location);
+  }
+  return result;
+}
+
+Value ExpressionEvaluator::evaluateComprehension(
+    const Comprehension& comprehension, const Expr& expr) {
+  ValueList out;
+  scopes_.emplace_back();
+  try {
+    runClauses(comprehension, 0, out);
+  } catch (...) {
+    scopes_.pop_back();
+    throw;
+  }
+  scopes_.pop_back();
+  switch (comprehension.kind) {
+    case ComprehensionKind::kDict: {
+      Value dict = Value::dict({});
+      for (size_t i = 0; i + 1 < out.size(); i += 2) {
+        assignSubscript(dict, out[i], out[i + 1], expr.location);
+      }
+      return dict;
+    }
+    case ComprehensionKind::kSet: {
+      ValueList distinct;
+      for (const Value& v : out) {
+        bool seen = false;
+        for (const Value& d : distinct) seen = seen || valuesEqual(d, v);
+        if (!seen) distinct.push_back(v);
+      }
+      return Value::list(std::move(distinct));
+    }
+    default:
+      // A generator is consumed where it stands (sum(...), tuple(...)), so
+      // a list gives the same result.
+      return Value::list(std::move(out));
+  }
+}
+
+void ExpressionEvaluator::runClauses(const Comprehension& comprehension,
+                                     size_t clause, ValueList& out) {
+  if (clause == comprehension.clauses.size()) {
+    countStep(comprehension.element->location);
+    out.push_back(evaluate(*comprehension.element));
+    if (comprehension.value) out.push_back(evaluate(*comprehension.value));
+    checkSequenceSize(out.size(), comprehension.element->location);
+    return;
+  }
+  const ComprehensionFor& current = comprehension.clauses[clause];
+  Value iterable = evaluate(*current.iterable);
+  const size_t depth = scopes_.size() - 1;
+  for (const Value& element :
+       iterateValue(iterable, current.iterable->location)) {
+    assignTargets(*current.target, element,
+                  [&](const std::string& name, const Value& v) {
+                    scopes_[depth][name] = v;
+                  });
+    bool keep = true;
+    for (const ExprPtr& condition : current.conditions) {
+      if (!truthValue(evaluate(*condition), condition->location)) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) runClauses(comprehension, clause + 1, out);
+  }
+}
+
 Value ExpressionEvaluator::lookupName(const std::string& name,
                                       const SourceLocation& location) {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    if (auto it = scope->find(name); it != scope->end()) return it->second;
+  }
   if (const Value* local = lookupLocal(name)) return *local;
   if (auto it = globals_.find(name); it != globals_.end()) return it->second;
   if (const Value* builtin = lookupBuiltin(name)) return *builtin;
@@ -211,6 +345,10 @@ Value ExpressionEvaluator::lookupName(const std::string& name,
 Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute,
                                              const Expr& expr) {
   Value object = evaluate(*attribute.object);
+  if (object.is(Kind::kOpaque)) return object;
+  if (hasPlainMethod(object, attribute.name)) {
+    return Value::method(object, attribute.name);
+  }
   if (!object.is(Kind::kNamespace)) {
     return attributeOf(object, attribute, expr);
   }
@@ -230,7 +368,7 @@ Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute,
     Value constant = mathConstant(name);
     if (!constant.isNone()) return constant;
   }
-  return Value::nameSpace(path + "." + name);
+  return Value::nameSpace(canonicalModule(path + "." + name));
 }
 
 Value ExpressionEvaluator::attributeOf(const Value& object,
@@ -249,25 +387,179 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
   evaluated.location = expr.location;
   evaluated.positional.reserve(call.args.size());
   for (const ExprPtr& arg : call.args) {
+    if (const auto* starred = arg->as<Starred>()) {
+      // `f(*shape)`: one positional argument per element.
+      Value inner = evaluate(*starred->value);
+      for (Value& element : iterateValue(inner, starred->value->location)) {
+        evaluated.positional.push_back(
+            Argument{std::move(element), arg->location, "", {}});
+      }
+      continue;
+    }
     evaluated.positional.push_back(
         Argument{evaluate(*arg), arg->location, "", {}});
   }
   evaluated.keywords.reserve(call.keywords.size());
   for (const Keyword& keyword : call.keywords) {
+    if (keyword.name.empty()) {
+      // `f(**options)`: one keyword argument per string key.
+      Value mapping = evaluate(*keyword.value);
+      if (!mapping.is(Kind::kDict)) {
+        throw UserError("'**' needs a dict, found " + describeKind(mapping),
+                        keyword.value->location);
+      }
+      const ValueList entries = *mapping.elements;
+      for (size_t i = 0; i + 1 < entries.size(); i += 2) {
+        if (!entries[i].is(Kind::kString)) {
+          throw UserError("keywords must be strings, found " +
+                              describeKind(entries[i]),
+                          keyword.value->location);
+        }
+        evaluated.keywords.push_back(Argument{entries[i + 1],
+                                              keyword.value->location,
+                                              entries[i].text,
+                                              keyword.location});
+      }
+      continue;
+    }
     evaluated.keywords.push_back(Argument{evaluate(*keyword.value),
                                           keyword.value->location,
                                           keyword.name, keyword.location});
   }
-  if (callee.is(Kind::kNamespace) && callee.text.starts_with("builtins.")) {
-    return callBuiltin(callee.text, evaluated);
+  for (size_t i = 0; i < evaluated.keywords.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (evaluated.keywords[i].keyword == evaluated.keywords[j].keyword) {
+        throw UserError(evaluated.name + " got multiple values for the "
+                                         "keyword argument '" +
+                            evaluated.keywords[i].keyword + "'",
+                        evaluated.keywords[i].keywordLocation);
+      }
+    }
   }
-  return callValue(callee, evaluated);
+  return this->call(callee, evaluated);
+}
+
+Value ExpressionEvaluator::call(const Value& callee, const EvaluatedCall& call) {
+  if (callee.is(Kind::kOpaque)) return callee;
+  if (callee.is(Kind::kNamespace) && (callee.text.starts_with("builtins.") ||
+                                      callee.text.starts_with("math."))) {
+    return callBuiltin(callee.text, call);
+  }
+  if (callee.is(Kind::kMethod) && callee.receiver) {
+    if (std::optional<Value> result =
+            callPlainMethod(*callee.receiver, callee.text, call)) {
+      return *result;
+    }
+  }
+  return callValue(callee, call);
+}
+
+Value ExpressionEvaluator::callWithKey(const std::string& path,
+                                       const EvaluatedCall& call) {
+  // sorted(xs, key=f, reverse=b), min/max(xs, key=f), map(f, xs),
+  // filter(f, xs): they call back into the script.
+  const SourceLocation& where = call.location;
+  auto callOne = [&](const Value& function, const ValueList& args) {
+    EvaluatedCall inner;
+    inner.name = "the function";
+    inner.location = where;
+    for (const Value& arg : args) {
+      inner.positional.push_back(Argument{arg, where, "", {}});
+    }
+    return this->call(function, inner);
+  };
+  if (path == "builtins.map") {
+    if (call.positional.size() < 2 || !call.keywords.empty()) {
+      throw UserError("map() takes a function and at least one iterable",
+                      where);
+    }
+    std::vector<ValueList> lists;
+    for (size_t i = 1; i < call.positional.size(); ++i) {
+      lists.push_back(iterateValue(call.positional[i].value,
+                                   call.positional[i].location));
+    }
+    size_t count = SIZE_MAX;
+    for (const ValueList& list : lists) count = std::min(count, list.size());
+    ValueList out;
+    for (size_t i = 0; i < count; ++i) {
+      ValueList args;
+      for (const ValueList& list : lists) args.push_back(list[i]);
+      countStep(where);
+      out.push_back(callOne(call.positional[0].value, args));
+    }
+    return Value::list(std::move(out));
+  }
+  if (path == "builtins.filter") {
+    BoundArguments args(call, {{"function", true}, {"iterable", true}});
+    const Value& function = args.find("function")->value;
+    ValueList out;
+    for (const Value& v : iterateValue(args.find("iterable")->value,
+                                       args.find("iterable")->location)) {
+      countStep(where);
+      const Value keep = function.isNone() ? v : callOne(function, {v});
+      if (truthValue(keep, where)) out.push_back(v);
+    }
+    return Value::list(std::move(out));
+  }
+  // sorted, min, max
+  BoundArguments args(call, path == "builtins.sorted"
+                                ? std::vector<ParameterSpec>{{"iterable", true},
+                                                             {"key", false},
+                                                             {"reverse", false}}
+                                : std::vector<ParameterSpec>{{"iterable", true},
+                                                             {"key", false},
+                                                             {"default", false}});
+  ValueList items = iterateValue(args.find("iterable")->value,
+                                 args.find("iterable")->location);
+  ValueList keys;
+  for (const Value& v : items) {
+    countStep(where);
+    keys.push_back(args.has("key") ? callOne(args.find("key")->value, {v}) : v);
+  }
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto less = [&](size_t a, size_t b) {
+    return truthValue(
+        sequenceArithmetic(BinaryOpKind::kLess, Value::tuple({keys[a]}),
+                           Value::tuple({keys[b]}), where)
+            .value_or(Value::boolean(false)),
+        where);
+  };
+  if (path == "builtins.sorted") {
+    const bool reverse = args.boolean("reverse", false);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return reverse ? less(b, a) : less(a, b);
+    });
+    ValueList out;
+    for (size_t i : order) out.push_back(items[i]);
+    return Value::list(std::move(out));
+  }
+  if (items.empty()) {
+    if (args.find("default")) return args.find("default")->value;
+    throw UserError(path.substr(9) + "() of an empty sequence", where);
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (path == "builtins.min" ? less(i, best) : less(best, i)) best = i;
+  }
+  return items[best];
 }
 
 Value ExpressionEvaluator::callBuiltin(const std::string& path,
                                        const EvaluatedCall& call) {
-  if (path == "builtins.print") return callValue(Value::nameSpace(path), call);
+  if (path == "builtins.print") return Value::none();
+  if (path == "builtins.map" || path == "builtins.filter" ||
+      path == "builtins.sorted" ||
+      ((path == "builtins.min" || path == "builtins.max") &&
+       !call.keywords.empty())) {
+    return callWithKey(path, call);
+  }
   if (std::optional<Value> value = callMeshBuiltin(path, call)) return *value;
+  if (std::optional<Value> value = callPlainBuiltin(path, call)) return *value;
+  if (path.starts_with("math.")) {
+    throw UserError(path + " is not a function FuserLab's reader knows",
+                    call.location);
+  }
   BoundArguments args(call, {{"x", false}});
   const Argument* x = args.find("x");
   const SourceLocation& where = x ? x->location : call.location;
@@ -329,26 +621,14 @@ Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript,
                                              const Expr& expr) {
   Value object = evaluate(*subscript.object);
   Value index = evaluate(*subscript.index);
-  if (!object.isSequence()) {
-    throw UserError("cannot index " + describeKind(object) +
-                        "; only lists and tuples can be indexed",
-                    expr.location);
+  if (object.is(Kind::kOpaque)) return object;
+  if (std::optional<Value> value =
+          subscriptValue(object, index, subscript.index->location)) {
+    return *value;
   }
-  if (!index.is(Kind::kInt)) {
-    throw UserError("the index of " + describeKind(object) +
-                        " must be an int, found " + describeKind(index),
-                    subscript.index->location);
-  }
-  const int64_t size = static_cast<int64_t>(object.items().size());
-  int64_t i = index.intValue;
-  if (i < -size || i >= size) {
-    throw UserError("index " + std::to_string(i) + " is out of range for " +
-                        describeKind(object) + " of " + std::to_string(size) +
-                        " elements",
-                    subscript.index->location);
-  }
-  if (i < 0) i += size;
-  return object.items()[static_cast<size_t>(i)];
+  throw UserError("cannot index " + describeKind(object) +
+                      "; only lists, tuples, dicts and strings can be indexed",
+                  expr.location);
 }
 
 Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
@@ -363,10 +643,120 @@ Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
     return rhs;
   }
   Value rhs = evaluate(*binary.rhs);
+  switch (binary.op) {
+    case BinaryOpKind::kIs:
+      return Value::boolean(valuesIdentical(lhs, rhs));
+    case BinaryOpKind::kIsNot:
+      return Value::boolean(!valuesIdentical(lhs, rhs));
+    case BinaryOpKind::kIn:
+      return Value::boolean(containsValue(rhs, lhs, binary.opLocation));
+    case BinaryOpKind::kNotIn:
+      return Value::boolean(!containsValue(rhs, lhs, binary.opLocation));
+    default:
+      break;
+  }
   if (lhs.isFusionVal() || rhs.isFusionVal()) {
     return binaryOnFusionValues(binary.op, lhs, rhs, binary.opLocation);
   }
+  if (lhs.is(Kind::kOpaque)) return lhs;
+  if (rhs.is(Kind::kOpaque)) return rhs;
+  if (std::optional<Value> value =
+          sequenceArithmetic(binary.op, lhs, rhs, binary.opLocation)) {
+    return *value;
+  }
+  if ((binary.op == BinaryOpKind::kEq || binary.op == BinaryOpKind::kNotEq) &&
+      !(lhs.isNumber() && rhs.isNumber())) {
+    const bool equal = valuesEqual(lhs, rhs);
+    return Value::boolean(binary.op == BinaryOpKind::kEq ? equal : !equal);
+  }
   return applyBinary(binary.op, lhs, rhs, binary.opLocation);
+}
+
+void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
+  if (const auto* name = target.as<Name>()) {
+    bindName(name->id, value, target.location);
+    return;
+  }
+  if (const auto* subscript = target.as<Subscript>()) {
+    Value object = evaluate(*subscript->object);
+    Value index = evaluate(*subscript->index);
+    if (object.is(Kind::kOpaque)) return;
+    assignSubscript(object, index, value, subscript->index->location);
+    return;
+  }
+  if (const auto* attribute = target.as<Attribute>()) {
+    Value object = evaluate(*attribute->object);
+    if (object.is(Kind::kOpaque)) return;
+    assignAttribute(object, attribute->name, value, attribute->nameLocation);
+    return;
+  }
+  const std::vector<ExprPtr>* targets = nullptr;
+  if (const auto* tuple = target.as<Tuple>()) targets = &tuple->elements;
+  if (const auto* list = target.as<List>()) targets = &list->elements;
+  if (targets == nullptr) {
+    throw UserError("cannot assign to a " + std::string(kindName(target)),
+                    target.location);
+  }
+  if (value.is(Kind::kOpaque)) {
+    // `out, *_ = fd.execute(inputs)`: every name gets the run-time value.
+    for (const ExprPtr& element : *targets) {
+      const Expr& inner = element->is<Starred>()
+                              ? *element->as<Starred>()->value
+                              : *element;
+      assign(inner, value);
+    }
+    return;
+  }
+  ValueList items = iterateValue(value, target.location);
+  size_t starAt = targets->size();
+  for (size_t i = 0; i < targets->size(); ++i) {
+    if ((*targets)[i]->is<Starred>()) starAt = i;
+  }
+  if (starAt == targets->size()) {
+    if (items.size() != targets->size()) {
+      throw UserError("expected " + std::to_string(targets->size()) +
+                          " values to unpack, found " +
+                          std::to_string(items.size()),
+                      target.location);
+    }
+    for (size_t i = 0; i < targets->size(); ++i) assign(*(*targets)[i], items[i]);
+    return;
+  }
+  const size_t fixed = targets->size() - 1;
+  if (items.size() < fixed) {
+    throw UserError("expected at least " + std::to_string(fixed) +
+                        " values to unpack, found " +
+                        std::to_string(items.size()),
+                    target.location);
+  }
+  const size_t rest = items.size() - fixed;
+  for (size_t i = 0; i < starAt; ++i) assign(*(*targets)[i], items[i]);
+  ValueList starred(items.begin() + static_cast<std::ptrdiff_t>(starAt),
+                    items.begin() + static_cast<std::ptrdiff_t>(starAt + rest));
+  assign(*(*targets)[starAt]->as<Starred>()->value,
+         Value::list(std::move(starred)));
+  for (size_t i = starAt + 1; i < targets->size(); ++i) {
+    assign(*(*targets)[i], items[i - 1 + rest]);
+  }
+}
+
+void ExpressionEvaluator::bindName(const std::string& name, const Value& value,
+                                   const SourceLocation& location) {
+  throw UserError("cannot assign to " + quoteForMessage(name) + " here",
+                  location);
+}
+
+void ExpressionEvaluator::assignAttribute(const Value& object,
+                                          const std::string& name,
+                                          const Value& value,
+                                          const SourceLocation& location) {
+  throw UserError("cannot set the attribute " + quoteForMessage(name) +
+                      " of " + describeKind(object),
+                  location);
+}
+
+Value ExpressionEvaluator::makeLambda(const Lambda& lambda, const Expr& expr) {
+  throw UserError("a lambda is not supported here", expr.location);
 }
 
 const Value* ExpressionEvaluator::lookupLocal(std::string_view name) const {

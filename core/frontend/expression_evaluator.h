@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <map>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -34,11 +35,15 @@ void bindImport(const Stmt& stmt, NameTable& names);
 std::string dottedName(const Expr& expr);
 
 //! Binds `value` to an assignment target: a name, or a tuple or list of
-//! names unpacking a list or tuple of as many values. `bind` is called once
-//! per name, in order.
+//! names (nested) unpacking a list or tuple of as many values. `bind` is
+//! called once per name, in order.
 void assignTargets(
     const Expr& target, const Value& value,
     const std::function<void(const std::string&, const Value&)>& bind);
+
+//! How many statements, loop turns and comprehension elements one script
+//! may run: a script past it is a UserError, never a hang.
+inline constexpr int64_t kMaxScriptSteps = 2'000'000;
 
 class ExpressionEvaluator {
  public:
@@ -50,7 +55,31 @@ class ExpressionEvaluator {
   //! dialect does not give a meaning.
   Value evaluate(const Expr& expr);
 
+  //! Python's call of `callee` with evaluated arguments.
+  Value call(const Value& callee, const EvaluatedCall& call);
+
+  //! Binds `value` to an assignment target: names (through bindName),
+  //! subscripts, attributes (through assignAttribute), tuples and lists of
+  //! targets with at most one starred.
+  void assign(const Expr& target, const Value& value);
+
  protected:
+  //! Binds a name of the innermost scope.
+  virtual void bindName(const std::string& name, const Value& value,
+                        const SourceLocation& location);
+  //! `object.name = value`; the base refuses.
+  virtual void assignAttribute(const Value& object, const std::string& name,
+                               const Value& value,
+                               const SourceLocation& location);
+  //! The value of a `lambda`; the base has no functions and refuses.
+  virtual Value makeLambda(const Lambda& lambda, const Expr& expr);
+  //! One step of the script's budget (kMaxScriptSteps).
+  void countStep(const SourceLocation& location);
+
+  //! Comprehension variables, innermost last: Python 3 gives each
+  //! comprehension its own scope. A function call runs with none of them.
+  std::vector<NameTable> scopes_;
+
   //! A name of the innermost scope, or null.
   virtual const Value* lookupLocal(std::string_view name) const;
   //! `object.name` for objects the base does not know (it knows modules).
@@ -69,6 +98,13 @@ class ExpressionEvaluator {
 
  private:
   Value evaluateNode(const Expr& expr);
+  Value evaluateComprehension(const Comprehension& comprehension,
+                              const Expr& expr);
+  void runClauses(const Comprehension& comprehension, size_t clause,
+                  ValueList& out);
+  Value evaluateDict(const Dict& dict);
+  ValueList evaluateElements(const std::vector<ExprPtr>& elements);
+  Value callWithKey(const std::string& path, const EvaluatedCall& call);
   Value lookupName(const std::string& name, const SourceLocation& location);
   Value evaluateAttribute(const Attribute& attribute, const Expr& expr);
   Value evaluateCall(const Call& call, const Expr& expr);
@@ -77,6 +113,7 @@ class ExpressionEvaluator {
   Value callBuiltin(const std::string& path, const EvaluatedCall& call);
 
   const NameTable& globals_;
+  int64_t steps_ = 0;
 };
 
 }  // namespace fuserlab::frontend

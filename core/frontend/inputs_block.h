@@ -19,4 +19,15 @@ namespace fuserlab::frontend {
 std::vector<InputSpec> readInputsBlock(const Expr& value,
                                        const NameTable& globals);
 
+//! A torch call anywhere in a script (`torch.randn(...)`, `t.as_strided`):
+//! a kInputTensor value whose spec is appended to `specs`.
+Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals,
+                const Value& callee, const EvaluatedCall& call);
+
+//! The specs of a list of kInputTensor values (indices into `specs`) and
+//! Python numbers, as `fd.execute(inputs)` passes them.
+std::vector<InputSpec> inputSpecsOf(const Value& entries,
+                                    const std::vector<InputSpec>& specs,
+                                    const SourceLocation& location);
+
 }  // namespace fuserlab::frontend

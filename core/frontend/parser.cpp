@@ -174,7 +174,8 @@ void Parser::parseStatement(std::vector<StmtPtr>& body) {
          "statements before it");
   }
   if (token.kind == TokenKind::kOperator && token.text == "@") {
-    failUnsupported(token, "decorators");
+    body.push_back(parseDecorated());
+    return;
   }
   if (token.kind == TokenKind::kKeyword) {
     const std::string& word = token.text;
@@ -194,7 +195,10 @@ void Parser::parseStatement(std::vector<StmtPtr>& body) {
       body.push_back(parseFor());
       return;
     }
-    if (word == "while") failUnsupported(token, "'while' loops");
+    if (word == "while") {
+      body.push_back(parseWhile());
+      return;
+    }
     if (word == "class") {
       body.push_back(parseClassDef());
       return;
@@ -244,13 +248,70 @@ StmtPtr Parser::parseSmallStatement() {
     }
     if (word == "import") return parseImport();
     if (word == "from") return parseImportFrom();
-    if (word == "del" || word == "global" || word == "nonlocal" ||
-        word == "assert" || word == "raise" || word == "break" ||
+    if (word == "assert" || word == "raise" || word == "break" ||
         word == "continue") {
+      return parseKeywordStatement();
+    }
+    if (word == "del" || word == "global" || word == "nonlocal") {
       failUnsupported(token, "'", word, "' statements");
     }
   }
   return parseAssignmentOrExpression();
+}
+
+StmtPtr Parser::parseKeywordStatement() {
+  const std::string word = peek().text;
+  SourceLocation location = nodeLocation(peek());
+  take();
+  if (word == "break") return makeStmt(Break{}, std::move(location));
+  if (word == "continue") return makeStmt(Continue{}, std::move(location));
+  if (word == "raise") {
+    Raise raise;
+    if (canStartExpression(peek())) raise.exception = parseTest();
+    if (atKeyword("from")) {
+      take();
+      parseTest();  // the cause adds nothing to the message
+    }
+    return makeStmt(std::move(raise), std::move(location));
+  }
+  Assert assertion;
+  assertion.test = parseTest();
+  if (atOp(",")) {
+    take();
+    assertion.message = parseTest();
+  }
+  return makeStmt(std::move(assertion), std::move(location));
+}
+
+// `@decorator` lines, then the `def` or `class` they decorate. Decorators
+// (pytest's parametrize marks, functools.cache) are kept but never applied.
+StmtPtr Parser::parseDecorated() {
+  std::vector<ExprPtr> decorators;
+  while (atOp("@")) {
+    take();
+    decorators.push_back(parseTest());
+    if (!atKind(TokenKind::kNewline)) {
+      failExpected(peek(), "end of line after the decorator");
+    }
+    take();
+  }
+  if (atKeyword("def")) {
+    StmtPtr stmt = parseFunctionDef();
+    stmt->as<FunctionDef>()->decorators = std::move(decorators);
+    return stmt;
+  }
+  if (atKeyword("class")) return parseClassDef();
+  failExpected(peek(), "'def' or 'class' after the decorator");
+}
+
+StmtPtr Parser::parseWhile() {
+  Position keyword = takePosition();
+  While loop;
+  loop.condition = parseTest();
+  expectOp(":", "to end the 'while' condition");
+  loop.body = parseBlock("while", keyword);
+  if (atKeyword("else")) failUnsupported(peek(), "'else' blocks of loops");
+  return makeStmt(std::move(loop), nodeLocation(keyword));
 }
 
 StmtPtr Parser::parseAssignmentOrExpression() {
@@ -259,19 +320,50 @@ StmtPtr Parser::parseAssignmentOrExpression() {
   if (atOp("=")) {
     checkAssignTarget(*first);
     take();
-    ExprPtr value = parseExpressionList();
-    if (atOp("=")) failUnsupported(peek(), "chained assignments ('a = b = c')");
-    return makeStmt(Assign{std::move(first), std::move(value)},
-                    std::move(location));
+    Assign assign;
+    assign.target = std::move(first);
+    assign.value = parseExpressionList();
+    // `a = b = value`: every expression but the last is a target.
+    while (atOp("=")) {
+      checkAssignTarget(*assign.value);
+      assign.extraTargets.push_back(std::move(assign.value));
+      take();
+      assign.value = parseExpressionList();
+    }
+    return makeStmt(std::move(assign), std::move(location));
   }
   const Token& next = peek();
   if (next.kind == TokenKind::kOperator && next.text.size() >= 2 &&
       next.text.back() == '=' && next.text != "==" && next.text != "!=" &&
-      next.text != "<=" && next.text != ">=") {
-    failUnsupported(next, "augmented assignments ('", next.text, "')");
+      next.text != "<=" && next.text != ">=" && next.text != ":=") {
+    const std::string spelled = next.text.substr(0, next.text.size() - 1);
+    Token dummy;
+    dummy.kind = TokenKind::kOperator;
+    dummy.text = spelled;
+    std::optional<BinaryOperator> op = binaryOperator(dummy, dummy);
+    if (!op || op->kind == BinaryOpKind::kMatMul) {
+      failUnsupported(next, "augmented assignments with '", next.text, "'");
+    }
+    if (!first->is<Name>() && !first->is<Attribute>() &&
+        !first->is<Subscript>()) {
+      fail(next, "the target of '", next.text,
+           "' must be a name, an attribute or a subscript");
+    }
+    take();
+    ExprPtr value = parseExpressionList();
+    return makeStmt(AugAssign{std::move(first), op->kind, std::move(value)},
+                    std::move(location));
   }
   if (next.kind == TokenKind::kOperator && next.text == ":") {
-    failUnsupported(next, "annotated assignments ('x: int = ...')");
+    // `x: int = value` is an assignment; `x: int` alone declares nothing.
+    checkAssignTarget(*first);
+    take();
+    parseTest();
+    if (!atOp("=")) return makeStmt(Pass{}, std::move(location));
+    take();
+    ExprPtr value = parseExpressionList();
+    return makeStmt(Assign{std::move(first), std::move(value), {}},
+                    std::move(location));
   }
   return makeStmt(ExprStatement{std::move(first)}, std::move(location));
 }
@@ -280,38 +372,18 @@ void Parser::checkAssignTarget(const Expr& target, bool allowAttribute) {
   auto failAt = [&](const Expr& expr, const std::string& message) {
     fail(Position{expr.location.line, expr.location.column}, message);
   };
-  // `self.t0 = ...` in a FusionDefinition subclass: an attribute of a name.
-  if (allowAttribute) {
-    if (const auto* attribute = target.as<Attribute>()) {
-      if (attribute->object->is<Name>()) return;
-    }
+  if (target.is<Name>() || target.is<Subscript>()) return;
+  if (target.is<Attribute>()) {
+    if (!allowAttribute) failAt(target, "cannot assign to an attribute here");
+    return;
   }
-  auto checkName = [&](const Expr& expr) {
-    if (expr.is<Name>()) return;
-    if (expr.is<Attribute>()) {
-      failAt(expr,
-             "assignments to attributes are part of the FusionDefinition "
-             "dialect only as a single target of the form 'self.x = ...'");
-    }
-    if (expr.is<Subscript>()) {
-      failAt(expr,
-             "assignments to subscripts ('x[i] = ...') are not part of "
-             "the FusionDefinition dialect");
-    }
-    if (expr.is<Tuple>() || expr.is<List>()) {
-      failAt(expr,
-             "nested targets ('a, (b, c) = ...') are not part of the "
-             "FusionDefinition dialect");
-    }
-    failAt(expr, "cannot assign to a " + std::string(kindName(expr)) +
-                     ": the target of '=' must be a name or a tuple of names");
-  };
   const std::vector<ExprPtr>* elements = nullptr;
   if (const auto* tuple = target.as<Tuple>()) elements = &tuple->elements;
   if (const auto* list = target.as<List>()) elements = &list->elements;
   if (elements == nullptr) {
-    checkName(target);
-    return;
+    failAt(target, "cannot assign to a " + std::string(kindName(target)) +
+                       ": the target of '=' must be a name, an attribute, a "
+                       "subscript or a tuple of those");
   }
   if (elements->empty()) {
     failAt(target, "cannot assign to an empty " +
@@ -319,7 +391,16 @@ void Parser::checkAssignTarget(const Expr& target, bool allowAttribute) {
                        ": the target of '=' must be a name or a tuple of "
                        "names");
   }
-  for (const ExprPtr& element : *elements) checkName(*element);
+  bool starred = false;
+  for (const ExprPtr& element : *elements) {
+    if (const auto* star = element->as<Starred>()) {
+      if (starred) failAt(*element, "two starred targets in one assignment");
+      starred = true;
+      checkAssignTarget(*star->value, allowAttribute);
+      continue;
+    }
+    checkAssignTarget(*element, allowAttribute);
+  }
 }
 
 StmtPtr Parser::parseImport() {
@@ -395,7 +476,7 @@ StmtPtr Parser::parseFunctionDef() {
   def.name = expectName("a function name after 'def'").text;
   Position open = expectOp("(", "after the function name");
   parseCommaList(open, ")", "parameter list",
-                 [&] { parseParameter(def, open); });
+                 [&] { parseParameter(def.params, def.name, open, false); });
   if (atOp("->")) {
     take();
     def.returns = parseTest();
@@ -405,33 +486,68 @@ StmtPtr Parser::parseFunctionDef() {
   return makeStmt(std::move(def), nodeLocation(keyword));
 }
 
-void Parser::parseParameter(FunctionDef& def, Position open) {
-  if (atOp("*") || atOp("**") || atOp("/")) {
-    failUnsupported(peek(), "'*', '**' and '/' parameters");
+void Parser::parseParameter(std::vector<Parameter>& params,
+                            std::string_view owner, Position open,
+                            bool lambda) {
+  const bool keywordOnly =
+      keywordOnlyNext_ ||
+      (!params.empty() && (params.back().keywordOnly ||
+                           params.back().kind == ParameterKind::kVarArgs));
+  keywordOnlyNext_ = false;
+  if (!params.empty() && params.back().kind == ParameterKind::kKwArgs) {
+    fail(peek(), "no parameter may follow '**", params.back().name, "'");
+  }
+  if (atOp("/")) {
+    take();  // positional-only marker: the parameters before it bind alike
+    return;
   }
   Parameter param;
   param.location = nodeLocation(peek());
+  param.keywordOnly = keywordOnly;
+  if (atOp("*")) {
+    take();
+    if (atOp(",") || atOp(")") || atOp(":")) {
+      // A bare `*`: the parameters after it are keyword-only.
+      if (atOp(",")) {
+        take();
+        keywordOnlyNext_ = true;
+        parseParameter(params, owner, open, lambda);
+        return;
+      }
+      fail(peek(), "a bare '*' must be followed by a keyword-only parameter");
+    }
+    param.kind = ParameterKind::kVarArgs;
+  } else if (atOp("**")) {
+    take();
+    param.kind = ParameterKind::kKwArgs;
+  }
   Token name = expectName(detail::concat(
-      "a parameter name or ')' to close the parameter list opened at ", open));
-  for (const Parameter& other : def.params) {
+      "a parameter name or '", lambda ? ":" : ")",
+      "' to close the parameter list opened at ", open));
+  for (const Parameter& other : params) {
     if (other.name == name.text) {
       fail(name, "duplicate parameter '", name.text, "' in the definition of '",
-           def.name, "'");
+           owner, "'");
     }
   }
   param.name = name.text;
-  if (atOp(":")) {
+  if (!lambda && atOp(":")) {
     take();
     param.annotation = parseTest();
   }
   if (atOp("=")) {
+    if (param.kind != ParameterKind::kNormal) {
+      fail(peek(), "'*' and '**' parameters take no default");
+    }
     take();
     param.defaultValue = parseTest();
-  } else if (!def.params.empty() && def.params.back().defaultValue) {
+  } else if (param.kind == ParameterKind::kNormal && !param.keywordOnly &&
+             !params.empty() && params.back().defaultValue &&
+             !params.back().keywordOnly) {
     fail(name, "parameter '", name.text,
          "' without a default follows a parameter with one");
   }
-  def.params.push_back(std::move(param));
+  params.push_back(std::move(param));
 }
 
 StmtPtr Parser::parseWith() {
@@ -473,25 +589,58 @@ StmtPtr Parser::parseIf() {
 StmtPtr Parser::parseFor() {
   Position keyword = takePosition();
   For loop;
-  SourceLocation targetAt = nodeLocation(peek());
-  std::vector<ExprPtr> targets;
-  while (true) {
-    Token name = expectName("a loop variable after 'for'");
-    targets.push_back(makeExpr(Name{name.text}, nodeLocation(name)));
-    if (!atOp(",")) break;
-    take();
-  }
-  if (targets.size() == 1) {
-    loop.target = std::move(targets[0]);
-  } else {
-    loop.target = makeExpr(Tuple{std::move(targets)}, std::move(targetAt));
-  }
+  loop.target = parseTargetList("a loop variable after 'for'");
   if (!atKeyword("in")) failExpected(peek(), "'in' after the loop variable");
   take();
   loop.iterable = parseExpressionList();
   expectOp(":", "to end the 'for' line");
   loop.body = parseBlock("for", keyword);
+  if (atKeyword("else")) failUnsupported(peek(), "'else' blocks of loops");
   return makeStmt(std::move(loop), nodeLocation(keyword));
+}
+
+// The targets of a `for` (loop or comprehension), up to its `in`: `i`,
+// `i, t`, `(a, b)`, `i, (a, b)`, `*rest`.
+ExprPtr Parser::parseTargetList(std::string_view context) {
+  SourceLocation location = nodeLocation(peek());
+  std::vector<ExprPtr> targets;
+  bool trailingComma = false;
+  while (true) {
+    targets.push_back(parseTarget(context));
+    if (!atOp(",")) break;
+    take();
+    trailingComma = true;
+    if (atKeyword("in")) break;
+    trailingComma = false;
+  }
+  if (targets.size() == 1 && !trailingComma) return std::move(targets[0]);
+  return makeExpr(Tuple{std::move(targets)}, std::move(location));
+}
+
+ExprPtr Parser::parseTarget(std::string_view context) {
+  DepthGuard guard(*this, peek());
+  if (atOp("*")) {
+    SourceLocation location = nodeLocation(peek());
+    take();
+    ExprPtr inner = parseTarget(context);
+    return makeExpr(Starred{std::move(inner)}, std::move(location));
+  }
+  if (atOp("(") || atOp("[")) {
+    const bool paren = atOp("(");
+    Position open = takePosition();
+    std::vector<ExprPtr> targets;
+    parseCommaList(open, paren ? ")" : "]", "target list",
+                   [&] { targets.push_back(parseTarget(context)); });
+    return paren ? makeTuple(std::move(targets), open)
+                 : makeList(std::move(targets), open);
+  }
+  if (!atKind(TokenKind::kName)) failExpected(peek(), context);
+  ExprPtr target = parseAtom();
+  while (atOp(".") || atOp("[")) {
+    target = atOp(".") ? parseAttribute(std::move(target))
+                       : parseSubscript(std::move(target));
+  }
+  return target;
 }
 
 StmtPtr Parser::parseClassDef() {

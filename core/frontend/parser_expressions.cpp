@@ -10,28 +10,74 @@ namespace fuserlab::frontend::parser_detail {
 
 // `a`, or `a, b` and `a,` as a Tuple: the value of an assignment or return.
 ExprPtr Parser::parseExpressionList() {
-  ExprPtr first = parseTest();
-  if (!atOp(",")) return first;
+  ExprPtr first = parseStarredOrTest();
+  if (!atOp(",")) {
+    if (first->is<Starred>()) {
+      fail(Position{first->location.line, first->location.column},
+           "a starred expression ('*x') is only allowed in a list, a tuple, "
+           "a call or an assignment target");
+    }
+    return first;
+  }
   SourceLocation location = first->location;
   std::vector<ExprPtr> elements;
   elements.push_back(std::move(first));
   while (atOp(",")) {
     take();
     if (!canStartExpression(peek())) break;
-    elements.push_back(parseTest());
+    elements.push_back(parseStarredOrTest());
   }
   return makeExpr(Tuple{std::move(elements)}, std::move(location));
 }
 
+// `*x` where a display or target allows it, or an ordinary expression.
+ExprPtr Parser::parseStarredOrTest() {
+  if (!atOp("*")) return parseTest();
+  DepthGuard guard(*this, peek());
+  SourceLocation location = nodeLocation(peek());
+  take();
+  ExprPtr value = parseBinary(kBitOrPrecedence);
+  return makeExpr(Starred{std::move(value)}, std::move(location));
+}
+
 ExprPtr Parser::parseTest() {
   DepthGuard guard(*this, peek());
-  if (atKeyword("lambda")) failUnsupported(peek(), "lambda expressions");
+  if (atKeyword("lambda")) return parseLambda();
   ExprPtr expr = parseBinary(kOrPrecedence);
-  if (atKeyword("if") && continuesLine()) {
-    failUnsupported(peek(), "conditional expressions ('a if c else b')");
-  }
+  if (atKeyword("if")) expr = parseConditional(std::move(expr));
   if (atOp(":=")) failUnsupported(peek(), "assignment expressions (':=')");
   return expr;
+}
+
+ExprPtr Parser::parseConditional(ExprPtr body) {
+  take();  // 'if'
+  ExprPtr test = parseBinary(kOrPrecedence);
+  if (!atKeyword("else")) {
+    failExpected(peek(), "'else' in the conditional expression "
+                         "('a if condition else b')");
+  }
+  take();
+  ExprPtr orelse = parseTest();
+  SourceLocation location = body->location;
+  return makeExpr(IfExp{std::move(test), std::move(body), std::move(orelse)},
+                  std::move(location));
+}
+
+ExprPtr Parser::parseLambda() {
+  SourceLocation location = nodeLocation(peek());
+  Position open = takePosition();
+  Lambda lambda;
+  while (!atOp(":")) {
+    parseParameter(lambda.params, "lambda", open, true);
+    if (atOp(",")) {
+      take();
+    } else if (!atOp(":")) {
+      failExpected(peek(), "',' or ':' in the lambda's parameters");
+    }
+  }
+  take();
+  lambda.body = parseTest();
+  return makeExpr(std::move(lambda), std::move(location));
 }
 
 // Precedence climbing: operators binding at least as tightly as
@@ -43,7 +89,7 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
   bool afterComparison = false;
   while (true) {
     rejectUnsupportedOperators();
-    std::optional<BinaryOperator> op = binaryOperator(peek());
+    std::optional<BinaryOperator> op = binaryOperator(peek(), peek(1));
     if (!op || op->precedence < minPrecedence) return lhs;
     bool comparison = op->precedence == kComparisonPrecedence;
     if (comparison && afterComparison) {
@@ -51,6 +97,9 @@ ExprPtr Parser::parseBinary(int minPrecedence) {
     }
     afterComparison = comparison;
     Position at = takePosition();
+    if (op->kind == BinaryOpKind::kNotIn || op->kind == BinaryOpKind::kIsNot) {
+      take();  // the second word of `not in` / `is not`
+    }
     ExprPtr rhs = parseBinary(op->precedence + 1);
     lhs = makeBinary(op->kind, std::move(lhs), std::move(rhs), at);
   }
@@ -64,17 +113,7 @@ ExprPtr Parser::parseNot() {
 }
 
 void Parser::rejectUnsupportedOperators() {
-  const Token& token = peek();
-  if (token.kind == TokenKind::kOperator &&
-      (token.text == "|" || token.text == "&" || token.text == "^" ||
-       token.text == "<<" || token.text == ">>")) {
-    failUnsupported(token, "bitwise operators ('", token.text, "')");
-  }
-  if (atKeyword("in")) failUnsupported(token, "'in' tests");
-  if (atKeyword("is")) failUnsupported(token, "'is' tests");
-  if (atKeyword("not") && atKeyword("in", 1)) {
-    failUnsupported(token, "'not in' tests");
-  }
+  if (atOp("...")) failUnsupported(peek(), "Ellipsis literals ('...')");
 }
 
 ExprPtr Parser::parseFactor() {
@@ -140,8 +179,13 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
 
 void Parser::parseArgument(Call& call, Position open) {
   const Token& token = peek();
-  if (atOp("*") || atOp("**")) {
-    failUnsupported(token, "unpacked arguments ('*args', '**kwargs')");
+  if (atOp("**")) {
+    Keyword keyword;
+    keyword.location = nodeLocation(token);
+    take();
+    keyword.value = parseTest();
+    call.keywords.push_back(std::move(keyword));
+    return;
   }
   if (token.kind == TokenKind::kName && atOp("=", 1)) {
     parseKeywordArgument(call, open);
@@ -151,12 +195,21 @@ void Parser::parseArgument(Call& call, Position open) {
     failExpected(token, "an argument or ')' to close the call opened at ",
                  open);
   }
-  if (!call.keywords.empty()) {
+  if (!call.keywords.empty() && !atOp("*")) {
     fail(token, "positional argument follows keyword argument '",
          call.keywords.back().name, "'");
   }
-  call.args.push_back(parseTest());
-  rejectComprehension();
+  ExprPtr arg = parseStarredOrTest();
+  if (atComprehensionFor()) {
+    // `f(x for x in xs)`: a generator expression as the only argument.
+    if (!call.args.empty() || !call.keywords.empty() || arg->is<Starred>()) {
+      fail(peek(), "a generator expression must be the only argument of a "
+                   "call unless it is in parentheses");
+    }
+    arg = parseComprehension(ComprehensionKind::kGenerator, std::move(arg),
+                             nullptr, open, "");
+  }
+  call.args.push_back(std::move(arg));
 }
 
 void Parser::parseKeywordArgument(Call& call, Position open) {
@@ -181,14 +234,12 @@ ExprPtr Parser::parseSubscript(ExprPtr object) {
   std::vector<ExprPtr> elements;
   bool tuple = false;
   while (true) {
-    if (atOp(":")) failUnsupported(peek(), "slices ('x[1:2]')");
-    if (!canStartExpression(peek())) {
+    if (!atOp(":") && !canStartExpression(peek())) {
       if (elements.empty()) failExpected(peek(), "an index after '['");
       failExpected(peek(), "an index or ']' to close the subscript opened at ",
                    open);
     }
-    elements.push_back(parseTest());
-    if (atOp(":")) failUnsupported(peek(), "slices ('x[1:2]')");
+    elements.push_back(parseSubscriptElement());
     if (!atOp(",")) break;
     take();
     tuple = true;
@@ -200,6 +251,132 @@ ExprPtr Parser::parseSubscript(ExprPtr object) {
   }
   take();
   return makeSubscript(std::move(object), std::move(elements), tuple);
+}
+
+// One index of a subscript: an expression or a slice `a:b:c`.
+ExprPtr Parser::parseSubscriptElement() {
+  SourceLocation location = nodeLocation(peek());
+  ExprPtr lower;
+  if (!atOp(":")) {
+    lower = parseStarredOrTest();
+    if (!atOp(":")) return lower;
+  }
+  take();  // ':'
+  Slice slice;
+  slice.lower = std::move(lower);
+  auto part = [&]() -> ExprPtr {
+    if (atOp(":") || atOp(",") || atOp("]")) return nullptr;
+    return parseTest();
+  };
+  slice.upper = part();
+  if (atOp(":")) {
+    take();
+    slice.step = part();
+  }
+  return makeExpr(std::move(slice), std::move(location));
+}
+
+bool Parser::atComprehensionFor() {
+  return atKeyword("for") || (atKeyword("async") && atKeyword("for", 1));
+}
+
+// The `for ... in ... if ...` clauses after `element` (and `value`, for a
+// dict), up to `close` (empty: the caller closes).
+ExprPtr Parser::parseComprehension(ComprehensionKind kind, ExprPtr element,
+                                   ExprPtr value, Position open,
+                                   std::string_view close) {
+  DepthGuard guard(*this, peek());
+  if (element->is<Starred>()) {
+    fail(Position{element->location.line, element->location.column},
+         "a starred expression cannot be a comprehension's element");
+  }
+  Comprehension comprehension;
+  comprehension.kind = kind;
+  comprehension.element = std::move(element);
+  comprehension.value = std::move(value);
+  while (atComprehensionFor()) {
+    if (atKeyword("async")) failUnsupported(peek(), "'async' comprehensions");
+    take();  // 'for'
+    ComprehensionFor clause;
+    clause.target = parseTargetList("a variable after 'for'");
+    if (!atKeyword("in")) failExpected(peek(), "'in' after the variable");
+    take();
+    clause.iterable = parseBinary(kOrPrecedence);
+    while (atKeyword("if")) {
+      take();
+      clause.conditions.push_back(parseBinary(kOrPrecedence));
+    }
+    comprehension.clauses.push_back(std::move(clause));
+  }
+  if (!close.empty()) {
+    if (!atOp(close)) {
+      failExpected(peek(), "'", close, "' to close the comprehension opened at ",
+                   open);
+    }
+    take();
+  }
+  return makeExpr(std::move(comprehension), nodeLocation(open));
+}
+
+// `{}`, `{k: v, ...}`, `{a, b}` (a set) and their comprehensions.
+ExprPtr Parser::parseBraces() {
+  Position open = takePosition();
+  Dict dict;
+  if (atOp("}")) {
+    take();
+    return makeExpr(std::move(dict), nodeLocation(open));
+  }
+  if (atOp("**")) {
+    failUnsupported(peek(), "'**' inside dict displays");
+  }
+  ExprPtr first = parseStarredOrTest();
+  if (!atOp(":")) {
+    // A set: FuserLab keeps it as a list of its distinct elements.
+    if (atComprehensionFor()) {
+      return parseComprehension(ComprehensionKind::kSet, std::move(first),
+                                nullptr, open, "}");
+    }
+    std::vector<ExprPtr> elements;
+    elements.push_back(std::move(first));
+    if (atOp(",")) {
+      take();
+      parseCommaList(open, "}", "set", [&] {
+        elements.push_back(parseStarredOrTest());
+      });
+    } else {
+      if (!atOp("}")) failExpected(peek(), "',' or '}' to close the set");
+      take();
+    }
+    return makeExpr(Call{makeExpr(Name{"set"}, nodeLocation(open)),
+                         [&] {
+                           std::vector<ExprPtr> args;
+                           args.push_back(makeList(std::move(elements), open));
+                           return args;
+                         }(),
+                         {},
+                         nodeLocation(open)},
+                    nodeLocation(open));
+  }
+  take();  // ':'
+  ExprPtr firstValue = parseTest();
+  if (atComprehensionFor()) {
+    return parseComprehension(ComprehensionKind::kDict, std::move(first),
+                              std::move(firstValue), open, "}");
+  }
+  dict.keys.push_back(std::move(first));
+  dict.values.push_back(std::move(firstValue));
+  if (atOp(",")) {
+    take();
+    parseCommaList(open, "}", "dict", [&] {
+      dict.keys.push_back(parseTest());
+      expectOp(":", "after the dict key");
+      dict.values.push_back(parseTest());
+    });
+  } else {
+    if (!atOp("}")) failExpected(peek(), "',' or '}' to close the dict");
+    take();
+  }
+  return makeExpr(std::move(dict), nodeLocation(open));
 }
 
 void Parser::rejectComprehension() {
@@ -214,6 +391,7 @@ ExprPtr Parser::parseAtom() {
   if (token.kind == TokenKind::kOperator) {
     if (token.text == "(") return parseParenthesized();
     if (token.text == "[") return parseList();
+    if (token.text == "{") return parseBraces();
   }
   return parseLeaf();
 }
@@ -244,17 +422,15 @@ ExprPtr Parser::parseLeaf() {
         take();
         return makeExpr(Constant{*constant}, std::move(location));
       }
-      if (token.text == "lambda") failUnsupported(token, "lambda expressions");
+      if (token.text == "lambda") return parseLambda();
       if (token.text == "yield") failUnsupported(token, "'yield' expressions");
       if (token.text == "await") failUnsupported(token, "'await' expressions");
       break;
     }
     case TokenKind::kOperator:
-      if (token.text == "{") {
-        failUnsupported(token, "dict and set displays ('{...}')");
-      }
       if (token.text == "*") {
-        failUnsupported(token, "starred expressions ('*x')");
+        fail(token, "a starred expression ('*x') is only allowed in a list, "
+                    "a tuple, a call or an assignment target");
       }
       if (token.text == "...") {
         failUnsupported(token, "Ellipsis literals ('...')");
@@ -296,11 +472,20 @@ ExprPtr Parser::parseParenthesized() {
                  "an expression or ')' to close the parenthesis opened at ",
                  open);
   }
-  ExprPtr first = parseTest();
-  rejectComprehension();
-  if (atOp(")")) {
+  ExprPtr first = parseStarredOrTest();
+  if (atComprehensionFor()) {
+    return parseComprehension(ComprehensionKind::kGenerator, std::move(first),
+                              nullptr, open, ")");
+  }
+  if (atOp(")") && !first->is<Starred>()) {
     take();
     return first;  // Parentheses group; they make no node of their own.
+  }
+  if (atOp(")")) {
+    take();
+    std::vector<ExprPtr> only;
+    only.push_back(std::move(first));
+    return makeTuple(std::move(only), open);
   }
   if (!atOp(",")) {
     failExpected(peek(), "',' or ')' to close the parenthesis opened at ",
@@ -314,7 +499,7 @@ ExprPtr Parser::parseParenthesized() {
       failExpected(peek(), "an element or ')' to close the tuple opened at ",
                    open);
     }
-    elements.push_back(parseTest());
+    elements.push_back(parseStarredOrTest());
   });
   return makeTuple(std::move(elements), open);
 }
@@ -322,12 +507,24 @@ ExprPtr Parser::parseParenthesized() {
 ExprPtr Parser::parseList() {
   Position open = takePosition();
   std::vector<ExprPtr> elements;
+  if (!atOp("]") && canStartExpression(peek())) {
+    ExprPtr first = parseStarredOrTest();
+    if (atComprehensionFor()) {
+      return parseComprehension(ComprehensionKind::kList, std::move(first),
+                                nullptr, open, "]");
+    }
+    elements.push_back(std::move(first));
+    if (!atOp(",") && !atOp("]")) {
+      failExpected(peek(), "',' or ']' to close the list opened at ", open);
+    }
+    if (atOp(",")) take();
+  }
   parseCommaList(open, "]", "list", [&] {
     if (!canStartExpression(peek())) {
       failExpected(peek(), "an element or ']' to close the list opened at ",
                    open);
     }
-    elements.push_back(parseTest());
+    elements.push_back(parseStarredOrTest());
     rejectComprehension();
   });
   return makeList(std::move(elements), open);

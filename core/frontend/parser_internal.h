@@ -18,20 +18,39 @@ constexpr int kOrPrecedence = 1;
 constexpr int kAndPrecedence = 2;
 constexpr int kNotPrecedence = 3;
 constexpr int kComparisonPrecedence = 4;
-constexpr int kSumPrecedence = 5;
-constexpr int kProductPrecedence = 6;
+constexpr int kBitOrPrecedence = 5;
+constexpr int kBitXorPrecedence = 6;
+constexpr int kBitAndPrecedence = 7;
+constexpr int kShiftPrecedence = 8;
+constexpr int kSumPrecedence = 9;
+constexpr int kProductPrecedence = 10;
 
 struct BinaryOperator {
   BinaryOpKind kind;
   int precedence;
 };
 
-inline std::optional<BinaryOperator> binaryOperator(const Token& token) {
+// `not in` and `is not` take two tokens: `next` is the one after `token`.
+inline std::optional<BinaryOperator> binaryOperator(const Token& token,
+                                                    const Token& next) {
   if (token.kind == TokenKind::kKeyword) {
     if (token.text == "or")
       return BinaryOperator{BinaryOpKind::kOr, kOrPrecedence};
     if (token.text == "and")
       return BinaryOperator{BinaryOpKind::kAnd, kAndPrecedence};
+    if (token.text == "in")
+      return BinaryOperator{BinaryOpKind::kIn, kComparisonPrecedence};
+    if (token.text == "is") {
+      const bool negated =
+          next.kind == TokenKind::kKeyword && next.text == "not";
+      return BinaryOperator{
+          negated ? BinaryOpKind::kIsNot : BinaryOpKind::kIs,
+          kComparisonPrecedence};
+    }
+    if (token.text == "not" && next.kind == TokenKind::kKeyword &&
+        next.text == "in") {
+      return BinaryOperator{BinaryOpKind::kNotIn, kComparisonPrecedence};
+    }
     return std::nullopt;
   }
   if (token.kind != TokenKind::kOperator) return std::nullopt;
@@ -53,6 +72,11 @@ inline std::optional<BinaryOperator> binaryOperator(const Token& token) {
       {"//", BinaryOpKind::kFloorDiv, kProductPrecedence},
       {"%", BinaryOpKind::kMod, kProductPrecedence},
       {"@", BinaryOpKind::kMatMul, kProductPrecedence},
+      {"|", BinaryOpKind::kBitOr, kBitOrPrecedence},
+      {"^", BinaryOpKind::kBitXor, kBitXorPrecedence},
+      {"&", BinaryOpKind::kBitAnd, kBitAndPrecedence},
+      {"<<", BinaryOpKind::kLeftShift, kShiftPrecedence},
+      {">>", BinaryOpKind::kRightShift, kShiftPrecedence},
   };
   for (const auto& op : kOperators) {
     if (token.text == op.spelling)
@@ -115,12 +139,19 @@ class Parser {
   [[gnu::noinline]] void parseSimpleStatements(std::vector<StmtPtr>& body);
   StmtPtr parseSmallStatement();
   StmtPtr parseAssignmentOrExpression();
+  [[gnu::noinline]] StmtPtr parseDecorated();
+  [[gnu::noinline]] StmtPtr parseWhile();
+  [[gnu::noinline]] StmtPtr parseKeywordStatement();
+  ExprPtr parseTargetList(std::string_view context);
+  ExprPtr parseTarget(std::string_view context);
   StmtPtr parseImport();
   StmtPtr parseImportFrom();
   ImportAlias parseImportAlias(bool dotted, std::string_view expected);
   std::string parseDottedName(std::string_view expected);
   [[gnu::noinline]] StmtPtr parseFunctionDef();
-  [[gnu::noinline]] void parseParameter(FunctionDef& def, Position open);
+  [[gnu::noinline]] void parseParameter(std::vector<Parameter>& params,
+                                        std::string_view owner, Position open,
+                                        bool lambda);
   [[gnu::noinline]] StmtPtr parseWith();
   [[gnu::noinline]] StmtPtr parseIf();
   [[gnu::noinline]] StmtPtr parseFor();
@@ -131,6 +162,15 @@ class Parser {
   // Expressions, loosest binding first.
   ExprPtr parseExpressionList();
   ExprPtr parseTest();
+  [[gnu::noinline]] ExprPtr parseLambda();
+  [[gnu::noinline]] ExprPtr parseConditional(ExprPtr body);
+  ExprPtr parseStarredOrTest();
+  [[gnu::noinline]] ExprPtr parseComprehension(ComprehensionKind kind,
+                                               ExprPtr element, ExprPtr value,
+                                               Position open,
+                                               std::string_view close);
+  [[gnu::noinline]] ExprPtr parseBraces();
+  [[gnu::noinline]] ExprPtr parseSubscriptElement();
   ExprPtr parseBinary(int minPrecedence);
   ExprPtr parseNot();
   ExprPtr parseFactor();
@@ -148,6 +188,7 @@ class Parser {
   [[gnu::noinline]] ExprPtr parseList();
   [[gnu::noinline]] void rejectUnsupportedOperators();
   [[gnu::noinline]] void rejectComprehension();
+  bool atComprehensionFor();
 
   template <typename ParseElement>
   void parseCommaList(Position open, std::string_view close,
@@ -207,6 +248,7 @@ class Parser {
   std::deque<Token> lookahead_;
   int depth_ = 0;
   int lastEndLine_ = 0;  // of the last token taken
+  bool keywordOnlyNext_ = false;  // after a bare `*` in a parameter list
 };
 
 template <typename... Parts>

@@ -83,7 +83,7 @@ Value compare(BinaryOpKind op, int64_t a, int64_t b) {
   }
 }
 
-bool isComparison(BinaryOpKind op) {
+bool isOrderComparison(BinaryOpKind op) {
   return op == BinaryOpKind::kEq || op == BinaryOpKind::kNotEq ||
          op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
          op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq;
@@ -121,6 +121,19 @@ Value intArithmetic(BinaryOpKind op, int64_t a, int64_t b,
       if (m != 0 && ((m < 0) != (b < 0))) m += b;
       return Value::integer(m);
     }
+    case BinaryOpKind::kBitAnd: return Value::integer(a & b);
+    case BinaryOpKind::kBitOr: return Value::integer(a | b);
+    case BinaryOpKind::kBitXor: return Value::integer(a ^ b);
+    case BinaryOpKind::kLeftShift:
+      if (b < 0) fail(location, "negative shift count");
+      if (b >= 63 || (a != 0 && (a > (std::numeric_limits<int64_t>::max() >> b) ||
+                                 a < (std::numeric_limits<int64_t>::min() >> b)))) {
+        failOverflow(location, "'<<'");
+      }
+      return Value::integer(static_cast<int64_t>(static_cast<uint64_t>(a) << b));
+    case BinaryOpKind::kRightShift:
+      if (b < 0) fail(location, "negative shift count");
+      return Value::integer(b >= 63 ? (a < 0 ? -1 : 0) : a >> b);
     case BinaryOpKind::kPow:
       if (b < 0) {
         if (a == 0) fail(location, "0 cannot be raised to a negative power");
@@ -183,6 +196,11 @@ bool truthValue(const Value& value, const SourceLocation& location) {
     case Kind::kString: return !value.text.empty();
     case Kind::kList:
     case Kind::kTuple: return !value.items().empty();
+    case Kind::kDict: return value.elements && !value.elements->empty();
+    case Kind::kOpaque:
+      fail(location, "the truth value of " + value.text +
+                         " is known only when the script runs; FuserLab "
+                         "reads the script without running it");
     case Kind::kTensor:
     case Kind::kScalar:
       fail(location, "the truth value of " + describeKind(value) +
@@ -221,9 +239,25 @@ Value applyUnary(UnaryOpKind op, const Value& operand,
 Value applyBinary(BinaryOpKind op, const Value& lhs, const Value& rhs,
                   const SourceLocation& location) {
   if (lhs.isNumber() && rhs.isNumber()) {
+    const bool bitwise =
+        op == BinaryOpKind::kBitAnd || op == BinaryOpKind::kBitOr ||
+        op == BinaryOpKind::kBitXor || op == BinaryOpKind::kLeftShift ||
+        op == BinaryOpKind::kRightShift;
     if (op == BinaryOpKind::kMatMul || op == BinaryOpKind::kAnd ||
-        op == BinaryOpKind::kOr) {
+        op == BinaryOpKind::kOr || op == BinaryOpKind::kIn ||
+        op == BinaryOpKind::kNotIn || op == BinaryOpKind::kIs ||
+        op == BinaryOpKind::kIsNot ||
+        (bitwise && (!isIntLike(lhs) || !isIntLike(rhs)))) {
       failOperands(op, lhs, rhs, location);
+    }
+    if (lhs.is(Kind::kBool) && rhs.is(Kind::kBool) &&
+        (op == BinaryOpKind::kBitAnd || op == BinaryOpKind::kBitOr ||
+         op == BinaryOpKind::kBitXor)) {
+      const bool a = lhs.boolValue;
+      const bool b = rhs.boolValue;
+      return Value::boolean(op == BinaryOpKind::kBitAnd  ? (a && b)
+                            : op == BinaryOpKind::kBitOr ? (a || b)
+                                                         : (a != b));
     }
     if (isIntLike(lhs) && isIntLike(rhs)) {
       return intArithmetic(op, asInt(lhs), asInt(rhs), location);
@@ -246,7 +280,7 @@ Value applyBinary(BinaryOpKind op, const Value& lhs, const Value& rhs,
       return Value::boolean(!wantEqual);
     }
   }
-  if (isComparison(op) && lhs.is(Kind::kString) && rhs.is(Kind::kString)) {
+  if (isOrderComparison(op) && lhs.is(Kind::kString) && rhs.is(Kind::kString)) {
     const int order = lhs.text.compare(rhs.text);
     return compare(op, static_cast<int64_t>(order), int64_t{0});
   }

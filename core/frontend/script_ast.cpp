@@ -69,6 +69,7 @@ std::string quoted(const String& string) {
 }
 
 void printExpr(std::ostream& out, const Expr& expr);
+void printParameters(std::ostream& out, const std::vector<Parameter>& params);
 
 // The object of `.name`, `(...)` or `[...]`: a number would swallow the dot
 // (`1.real`) and a unary operation would bind looser than the postfix.
@@ -110,7 +111,11 @@ void printExpr(std::ostream& out, const Expr& expr) {
             printSeparated(out, call.args);
             for (std::size_t i = 0; i < call.keywords.size(); ++i) {
               if (i > 0 || !call.args.empty()) out << ", ";
-              out << call.keywords[i].name << '=';
+              if (call.keywords[i].name.empty()) {
+                out << "**";
+              } else {
+                out << call.keywords[i].name << '=';
+              }
               printExpr(out, *call.keywords[i].value);
             }
             out << ')';
@@ -129,7 +134,13 @@ void printExpr(std::ostream& out, const Expr& expr) {
           [&](const Subscript& subscript) {
             printPrimary(out, *subscript.object);
             out << '[';
-            printExpr(out, *subscript.index);
+            const auto* tuple = subscript.index->as<Tuple>();
+            if (tuple != nullptr && !tuple->elements.empty()) {
+              printSeparated(out, tuple->elements);
+              if (tuple->elements.size() == 1) out << ',';
+            } else {
+              printExpr(out, *subscript.index);
+            }
             out << ']';
           },
           [&](const UnaryOp& unary) {
@@ -157,8 +168,116 @@ void printExpr(std::ostream& out, const Expr& expr) {
             printExpr(out, *binary.rhs);
             out << ')';
           },
+          [&](const Slice& slice) {
+            if (slice.lower) printExpr(out, *slice.lower);
+            out << ':';
+            if (slice.upper) printExpr(out, *slice.upper);
+            if (slice.step) {
+              out << ':';
+              printExpr(out, *slice.step);
+            }
+          },
+          [&](const IfExp& ifExp) {
+            out << '(';
+            printExpr(out, *ifExp.body);
+            out << " if ";
+            printExpr(out, *ifExp.test);
+            out << " else ";
+            printExpr(out, *ifExp.orelse);
+            out << ')';
+          },
+          [&](const Starred& starred) {
+            out << '*';
+            printPrimary(out, *starred.value);
+          },
+          [&](const Dict& dict) {
+            out << '{';
+            for (std::size_t i = 0; i < dict.keys.size(); ++i) {
+              if (i > 0) out << ", ";
+              if (dict.keys[i]) {
+                printExpr(out, *dict.keys[i]);
+                out << ": ";
+              } else {
+                out << "**";
+              }
+              printExpr(out, *dict.values[i]);
+            }
+            out << '}';
+          },
+          [&](const Comprehension& comprehension) {
+            const char* open = "[";
+            const char* close = "]";
+            if (comprehension.kind == ComprehensionKind::kGenerator) {
+              open = "(";
+              close = ")";
+            } else if (comprehension.kind != ComprehensionKind::kList) {
+              open = "{";
+              close = "}";
+            }
+            out << open;
+            printExpr(out, *comprehension.element);
+            if (comprehension.value) {
+              out << ": ";
+              printExpr(out, *comprehension.value);
+            }
+            for (const ComprehensionFor& clause : comprehension.clauses) {
+              out << " for ";
+              if (const auto* tuple = clause.target->as<Tuple>()) {
+                printSeparated(out, tuple->elements);
+                if (tuple->elements.size() == 1) out << ',';
+              } else {
+                printExpr(out, *clause.target);
+              }
+              out << " in ";
+              printExpr(out, *clause.iterable);
+              for (const ExprPtr& condition : clause.conditions) {
+                out << " if ";
+                printExpr(out, *condition);
+              }
+            }
+            out << close;
+          },
+          [&](const Lambda& lambda) {
+            out << "(lambda";
+            if (!lambda.params.empty()) out << ' ';
+            printParameters(out, lambda.params);
+            out << ": ";
+            printExpr(out, *lambda.body);
+            out << ')';
+          },
       },
       expr.node);
+}
+
+void printParameters(std::ostream& out, const std::vector<Parameter>& params) {
+  bool keywordOnlyMarked = false;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Parameter& param = params[i];
+    if (i > 0) out << ", ";
+    if (param.keywordOnly && param.kind == ParameterKind::kNormal &&
+        !keywordOnlyMarked) {
+      bool afterVarArgs = false;
+      for (std::size_t j = 0; j < i; ++j) {
+        afterVarArgs |= params[j].kind == ParameterKind::kVarArgs;
+      }
+      if (!afterVarArgs) out << "*, ";
+      keywordOnlyMarked = true;
+    }
+    if (param.kind == ParameterKind::kVarArgs) {
+      out << '*';
+      keywordOnlyMarked = true;
+    }
+    if (param.kind == ParameterKind::kKwArgs) out << "**";
+    out << param.name;
+    if (param.annotation) {
+      out << ": ";
+      printExpr(out, *param.annotation);
+    }
+    if (param.defaultValue) {
+      out << (param.annotation ? " = " : "=");
+      printExpr(out, *param.defaultValue);
+    }
+  }
 }
 
 void printBody(std::ostream& out, const std::vector<StmtPtr>& body, int indent);
@@ -186,20 +305,13 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                    out << '\n';
                  },
                  [&](const FunctionDef& def) {
-                   out << "def " << def.name << '(';
-                   for (std::size_t i = 0; i < def.params.size(); ++i) {
-                     const Parameter& param = def.params[i];
-                     if (i > 0) out << ", ";
-                     out << param.name;
-                     if (param.annotation) {
-                       out << ": ";
-                       printExpr(out, *param.annotation);
-                     }
-                     if (param.defaultValue) {
-                       out << (param.annotation ? " = " : "=");
-                       printExpr(out, *param.defaultValue);
-                     }
+                   for (const ExprPtr& decorator : def.decorators) {
+                     out << '@';
+                     printExpr(out, *decorator);
+                     out << '\n' << pad;
                    }
+                   out << "def " << def.name << '(';
+                   printParameters(out, def.params);
                    out << ')';
                    if (def.returns) {
                      out << " -> ";
@@ -224,8 +336,43 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                      printExpr(out, *assign.target);
                    }
                    out << " = ";
+                   for (const ExprPtr& extra : assign.extraTargets) {
+                     printExpr(out, *extra);
+                     out << " = ";
+                   }
                    printExpr(out, *assign.value);
                    out << '\n';
+                 },
+                 [&](const AugAssign& assign) {
+                   printExpr(out, *assign.target);
+                   out << ' ' << spelling(assign.op) << "= ";
+                   printExpr(out, *assign.value);
+                   out << '\n';
+                 },
+                 [&](const Assert& assertion) {
+                   out << "assert ";
+                   printExpr(out, *assertion.test);
+                   if (assertion.message) {
+                     out << ", ";
+                     printExpr(out, *assertion.message);
+                   }
+                   out << '\n';
+                 },
+                 [&](const Break&) { out << "break\n"; },
+                 [&](const Continue&) { out << "continue\n"; },
+                 [&](const Raise& raise) {
+                   out << "raise";
+                   if (raise.exception) {
+                     out << ' ';
+                     printExpr(out, *raise.exception);
+                   }
+                   out << '\n';
+                 },
+                 [&](const While& loop) {
+                   out << "while ";
+                   printExpr(out, *loop.condition);
+                   out << ":\n";
+                   printBody(out, loop.body, indent + 1);
                  },
                  [&](const ExprStatement& statement) {
                    printExpr(out, *statement.value);
@@ -254,6 +401,7 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                    out << "for ";
                    if (const auto* tuple = loop.target->as<Tuple>()) {
                      printSeparated(out, tuple->elements);
+                     if (tuple->elements.size() == 1) out << ',';
                    } else {
                      printExpr(out, *loop.target);
                    }
@@ -312,6 +460,39 @@ void forEachChild(const Expr& expr,
                    visit(*binary.lhs);
                    visit(*binary.rhs);
                  },
+                 [&](const Slice& slice) {
+                   if (slice.lower) visit(*slice.lower);
+                   if (slice.upper) visit(*slice.upper);
+                   if (slice.step) visit(*slice.step);
+                 },
+                 [&](const IfExp& ifExp) {
+                   visit(*ifExp.body);
+                   visit(*ifExp.test);
+                   visit(*ifExp.orelse);
+                 },
+                 [&](const Starred& starred) { visit(*starred.value); },
+                 [&](const Dict& dict) {
+                   for (std::size_t i = 0; i < dict.keys.size(); ++i) {
+                     if (dict.keys[i]) visit(*dict.keys[i]);
+                     visit(*dict.values[i]);
+                   }
+                 },
+                 [&](const Comprehension& comprehension) {
+                   visit(*comprehension.element);
+                   if (comprehension.value) visit(*comprehension.value);
+                   for (const ComprehensionFor& clause :
+                        comprehension.clauses) {
+                     visit(*clause.target);
+                     visit(*clause.iterable);
+                     each(clause.conditions);
+                   }
+                 },
+                 [&](const Lambda& lambda) {
+                   for (const Parameter& param : lambda.params) {
+                     if (param.defaultValue) visit(*param.defaultValue);
+                   }
+                   visit(*lambda.body);
+                 },
              },
              expr.node);
 }
@@ -327,7 +508,13 @@ std::string_view kindName(const Expr& expr) {
                                                 "tuple",
                                                 "subscript",
                                                 "unary operation",
-                                                "binary operation"};
+                                                "binary operation",
+                                                "slice",
+                                                "conditional expression",
+                                                "starred expression",
+                                                "dict",
+                                                "comprehension",
+                                                "lambda"};
   static_assert(std::size(kNames) == std::variant_size_v<Expr::Node>);
   return kNames[expr.node.index()];
 }
@@ -337,7 +524,9 @@ std::string_view kindName(const Stmt& stmt) {
       "import", "import",     "function definition",
       "with",   "assignment", "expression statement",
       "pass",   "return",     "if",
-      "for",    "class definition"};
+      "for",    "class definition", "augmented assignment",
+      "assert", "break",      "continue",
+      "raise",  "while"};
   static_assert(std::size(kNames) == std::variant_size_v<Stmt::Node>);
   return kNames[stmt.node.index()];
 }
@@ -390,8 +579,44 @@ std::string_view spelling(BinaryOpKind op) {
       return "and";
     case BinaryOpKind::kOr:
       return "or";
+    case BinaryOpKind::kIn:
+      return "in";
+    case BinaryOpKind::kNotIn:
+      return "not in";
+    case BinaryOpKind::kIs:
+      return "is";
+    case BinaryOpKind::kIsNot:
+      return "is not";
+    case BinaryOpKind::kBitAnd:
+      return "&";
+    case BinaryOpKind::kBitOr:
+      return "|";
+    case BinaryOpKind::kBitXor:
+      return "^";
+    case BinaryOpKind::kLeftShift:
+      return "<<";
+    case BinaryOpKind::kRightShift:
+      return ">>";
   }
   return "?";
+}
+
+bool isComparison(BinaryOpKind op) {
+  switch (op) {
+    case BinaryOpKind::kEq:
+    case BinaryOpKind::kNotEq:
+    case BinaryOpKind::kLess:
+    case BinaryOpKind::kLessEq:
+    case BinaryOpKind::kGreater:
+    case BinaryOpKind::kGreaterEq:
+    case BinaryOpKind::kIn:
+    case BinaryOpKind::kNotIn:
+    case BinaryOpKind::kIs:
+    case BinaryOpKind::kIsNot:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string toString(const Expr& expr) {

@@ -96,10 +96,72 @@ struct Tuple {
   std::vector<ExprPtr> elements;
 };
 
-//! `object[index]`; `x[i, j]` has a Tuple index. Slices are not parsed.
+//! `object[index]`; `x[i, j]` has a Tuple index; `x[1:]` a Slice index.
 struct Subscript {
   ExprPtr object;
   ExprPtr index;
+};
+
+//! `lower:upper:step` inside a subscript; each part may be absent (null).
+struct Slice {
+  ExprPtr lower;
+  ExprPtr upper;
+  ExprPtr step;
+};
+
+//! `body if test else orelse`.
+struct IfExp {
+  ExprPtr test;
+  ExprPtr body;
+  ExprPtr orelse;
+};
+
+//! `*value` in a call, a list or tuple display, or an assignment target.
+struct Starred {
+  ExprPtr value;
+};
+
+//! `{k: v, ...}`; a null key is `**mapping`.
+struct Dict {
+  std::vector<ExprPtr> keys;
+  std::vector<ExprPtr> values;
+};
+
+//! One `for target in iterable if condition ...` of a comprehension.
+struct ComprehensionFor {
+  ExprPtr target;
+  ExprPtr iterable;
+  std::vector<ExprPtr> conditions;
+};
+
+enum class ComprehensionKind { kList, kGenerator, kSet, kDict };
+
+//! `[element for ...]`, `(element for ...)`, `{element for ...}` or
+//! `{key: value for ...}` (element is the key, value the value).
+struct Comprehension {
+  ComprehensionKind kind = ComprehensionKind::kList;
+  ExprPtr element;
+  ExprPtr value;  //!< dict comprehensions only
+  std::vector<ComprehensionFor> clauses;
+};
+
+enum class ParameterKind { kNormal, kVarArgs, kKwArgs };
+
+//! One parameter of a `def` or `lambda`: `fd`, `fd: FusionDefinition`,
+//! `x=1`, `*args`, `**kwargs`; those after `*` or `*args` are keyword-only.
+struct Parameter {
+  std::string name;
+  ExprPtr annotation;    //!< Null without one.
+  ExprPtr defaultValue;  //!< Null without one.
+  SourceLocation location;
+  ParameterKind kind = ParameterKind::kNormal;
+  bool keywordOnly = false;
+};
+
+//! `lambda params: body`.
+struct Lambda {
+  std::vector<Parameter> params;
+  ExprPtr body;
 };
 
 enum class UnaryOpKind { kNegate, kPlus, kNot, kInvert };
@@ -127,7 +189,19 @@ enum class BinaryOpKind {
   kGreaterEq,
   kAnd,
   kOr,
+  kIn,
+  kNotIn,
+  kIs,
+  kIsNot,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kLeftShift,
+  kRightShift,
 };
+
+//! True for ==, !=, <, <=, >, >=, in, not in, is, is not.
+bool isComparison(BinaryOpKind op);
 
 //! `lhs op rhs`: arithmetic, one comparison (no chains), `and`, `or`.
 struct BinaryOp {
@@ -140,7 +214,8 @@ struct BinaryOp {
 //! An expression node.
 struct Expr {
   using Node = std::variant<Name, Number, String, Constant, Attribute, Call,
-                            List, Tuple, Subscript, UnaryOp, BinaryOp>;
+                            List, Tuple, Subscript, UnaryOp, BinaryOp, Slice,
+                            IfExp, Starred, Dict, Comprehension, Lambda>;
   Node node;
   SourceLocation location;
   //! Nodes on the longest path down to a leaf (1 for a leaf).
@@ -180,20 +255,13 @@ struct ImportFrom {
   std::vector<ImportAlias> names;
 };
 
-//! One parameter of a `def`: `fd`, `fd: FusionDefinition`, `x=1`.
-struct Parameter {
-  std::string name;
-  ExprPtr annotation;    //!< Null without one.
-  ExprPtr defaultValue;  //!< Null without one.
-  SourceLocation location;
-};
-
-//! `def name(params) -> returns: body`.
+//! `@decorator ... def name(params) -> returns: body`.
 struct FunctionDef {
   std::string name;
   std::vector<Parameter> params;
   ExprPtr returns;  //!< Null without `->`.
   std::vector<StmtPtr> body;
+  std::vector<ExprPtr> decorators;  //!< Read, never applied.
 };
 
 //! `with context as target: body`, one context manager.
@@ -204,12 +272,43 @@ struct With {
   std::vector<StmtPtr> body;
 };
 
-//! `target = value`. The target is a Name, or a Tuple or List of Names:
-//! `a = ...`, `a, b = ...`, `(a, b) = ...`, `[a, b] = ...`; or an attribute of
-//! a name (`self.t0 = ...`, in a FusionDefinition subclass).
+//! `target = value` (or `a = b = value`: `extraTargets` holds `b`).
+//! A target is a name, an attribute, a subscript, or a tuple or list of
+//! targets, one of which may be starred: `a, *rest = ...`.
 struct Assign {
   ExprPtr target;
   ExprPtr value;
+  std::vector<ExprPtr> extraTargets;
+};
+
+//! `target op= value`: a name, attribute or subscript.
+struct AugAssign {
+  ExprPtr target;
+  BinaryOpKind op = BinaryOpKind::kAdd;
+  ExprPtr value;
+};
+
+//! `assert test` or `assert test, message`.
+struct Assert {
+  ExprPtr test;
+  ExprPtr message;  //!< Null without one.
+};
+
+//! `break`.
+struct Break {};
+
+//! `continue`.
+struct Continue {};
+
+//! `raise` or `raise exception`.
+struct Raise {
+  ExprPtr exception;  //!< Null for a bare `raise`.
+};
+
+//! `while condition: body`.
+struct While {
+  ExprPtr condition;
+  std::vector<StmtPtr> body;
 };
 
 //! An expression used as a statement, mostly a call: `fd.add_output(T1)`.
@@ -232,7 +331,7 @@ struct If {
   std::vector<StmtPtr> orelse;
 };
 
-//! `for target in iterable: body` (target a name, or a tuple of names).
+//! `for target in iterable: body` (target a name, or a tuple of targets).
 struct For {
   ExprPtr target;
   ExprPtr iterable;
@@ -250,7 +349,8 @@ struct ClassDef {
 //! A statement node.
 struct Stmt {
   using Node = std::variant<Import, ImportFrom, FunctionDef, With, Assign,
-                            ExprStatement, Pass, Return, If, For, ClassDef>;
+                            ExprStatement, Pass, Return, If, For, ClassDef,
+                            AugAssign, Assert, Break, Continue, Raise, While>;
   Node node;
   SourceLocation location;
 

@@ -61,14 +61,43 @@ Value Value::fusionVal(ir::Val* val) {
 Value Value::list(ValueList elements) {
   Value v;
   v.kind = Kind::kList;
-  v.elements = std::make_shared<const ValueList>(std::move(elements));
+  v.elements = std::make_shared<ValueList>(std::move(elements));
   return v;
 }
 
 Value Value::tuple(ValueList elements) {
   Value v;
   v.kind = Kind::kTuple;
-  v.elements = std::make_shared<const ValueList>(std::move(elements));
+  v.elements = std::make_shared<ValueList>(std::move(elements));
+  return v;
+}
+
+Value Value::dict(ValueList keysAndValues) {
+  Value v;
+  v.kind = Kind::kDict;
+  v.elements = std::make_shared<ValueList>(std::move(keysAndValues));
+  return v;
+}
+
+Value Value::slice(Value lower, Value upper, Value step) {
+  Value v;
+  v.kind = Kind::kSlice;
+  v.elements = std::make_shared<ValueList>(
+      ValueList{std::move(lower), std::move(upper), std::move(step)});
+  return v;
+}
+
+Value Value::functionValue(std::shared_ptr<const FunctionObject> function) {
+  Value v;
+  v.kind = Kind::kFunction;
+  v.function = std::move(function);
+  return v;
+}
+
+Value Value::opaque(std::string what) {
+  Value v;
+  v.kind = Kind::kOpaque;
+  v.text = std::move(what);
   return v;
 }
 
@@ -103,15 +132,17 @@ Value Value::iterDomain(ir::TensorView* tv, int64_t loopAxis) {
   return v;
 }
 
-Value Value::sched() {
+Value Value::sched(int64_t builder) {
   Value v;
   v.kind = Kind::kSched;
+  v.intValue = builder;
   return v;
 }
 
-Value Value::fusionHandle() {
+Value Value::fusionHandle(int64_t builder) {
   Value v;
   v.kind = Kind::kFusionHandle;
+  v.intValue = builder;
   return v;
 }
 
@@ -129,15 +160,17 @@ Value Value::nameSpace(std::string path) {
   return v;
 }
 
-Value Value::fd() {
+Value Value::fd(int64_t builder) {
   Value v;
   v.kind = Kind::kFd;
+  v.intValue = builder;
   return v;
 }
 
-Value Value::fdOps() {
+Value Value::fdOps(int64_t builder) {
   Value v;
   v.kind = Kind::kFdOps;
+  v.intValue = builder;
   return v;
 }
 
@@ -215,6 +248,10 @@ std::string describeKind(const Value& value) {
     case Kind::kSched: return "fd.sched";
     case Kind::kFusionHandle: return "fd.fusion";
     case Kind::kClass: return "the class " + quoteForMessage(value.text);
+    case Kind::kDict: return "a dict";
+    case Kind::kSlice: return "a slice";
+    case Kind::kFunction: return "a function";
+    case Kind::kOpaque: return value.text;
   }
   return "a value";
 }

@@ -19,6 +19,9 @@ namespace fuserlab::frontend {
 
 struct Value;
 using ValueList = std::vector<Value>;
+//! A function of the script (a `def` or a `lambda`); interpreter.h says
+//! what it holds.
+struct FunctionObject;
 
 //! One value of the script.
 struct Value {
@@ -46,6 +49,10 @@ struct Value {
     kSched,       //!< `fd.sched`
     kFusionHandle,//!< `fd.fusion` (inputs(), outputs())
     kClass,       //!< a FusionDefinition subclass of the script (by name)
+    kDict,        //!< elements: key, value, key, value, ... in insertion order
+    kSlice,       //!< `a:b:c` in a subscript; elements: lower, upper, step
+    kFunction,    //!< a `def` or `lambda` of the script
+    kOpaque,      //!< a run-time value FuserLab does not compute (text: what)
   };
 
   Kind kind = Kind::kNone;
@@ -55,8 +62,11 @@ struct Value {
   std::string text;      //!< kString; kNamespace: the dotted path; kMethod: name
   ir::DataType dtype = ir::DataType::Null;  //!< kDataType, kTorchDtype
   ir::Val* val = nullptr;                   //!< kTensor, kScalar
-  std::shared_ptr<const ValueList> elements;  //!< kList, kTuple
+  //! kList, kTuple, kDict, kSlice. Shared as Python shares a list: an
+  //! append through one name shows through every other.
+  std::shared_ptr<ValueList> elements;
   std::shared_ptr<const Value> receiver;      //!< kMethod
+  std::shared_ptr<const FunctionObject> function;  //!< kFunction
 
   static Value none() { return Value{}; }
   static Value boolean(bool value);
@@ -70,17 +80,24 @@ struct Value {
   static Value list(ValueList elements);
   static Value tuple(ValueList elements);
   static Value nameSpace(std::string path);
-  static Value fd();
-  static Value fdOps();
+  //! The FusionDefinition being built as number `builder` of the script.
+  static Value fd(int64_t builder = 0);
+  static Value fdOps(int64_t builder = 0);
   static Value method(Value receiver, std::string name);
   static Value definition(size_t index);
   static Value inputTensor(size_t index);
   static Value deviceMesh(const ir::DeviceMesh& mesh);
   static Value parallelType(ir::ParallelType type);
   static Value iterDomain(ir::TensorView* tv, int64_t loopAxis);
-  static Value sched();
-  static Value fusionHandle();
+  static Value sched(int64_t builder = 0);
+  static Value fusionHandle(int64_t builder = 0);
   static Value classNamed(std::string name);
+  static Value dict(ValueList keysAndValues);
+  static Value slice(Value lower, Value upper, Value step);
+  static Value functionValue(std::shared_ptr<const FunctionObject> function);
+  //! A value the script computes at run time only, e.g. what fd.execute
+  //! returns; `what` names it in messages.
+  static Value opaque(std::string what);
   //! The mesh of a kDeviceMesh value.
   ir::DeviceMesh mesh() const;
 

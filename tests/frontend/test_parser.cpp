@@ -340,7 +340,7 @@ TEST_F(ParserTest, FunctionDefinitions) {
       "        return (a)\n"
       "    return inner\n");
   EXPECT_EQ(toString(module),
-            "def f(fd, x: int, y: 'T' = 2, z=None) -> Tuple[(int, int)]:\n"
+            "def f(fd, x: int, y: 'T' = 2, z=None) -> Tuple[int, int]:\n"
             "    return (x, y)\n"
             "def g():\n"
             "    pass\n"
@@ -430,7 +430,7 @@ TEST_F(ParserTest, ContainersAndPostfixes) {
   EXPECT_EQ(expr("(1,)"), "(1,)");
   EXPECT_EQ(expr("((1, 2), 3)"), "((1, 2), 3)");
   EXPECT_EQ(expr("((a))"), "a");
-  EXPECT_EQ(expr("a.b.c(d)(e)[0][1, 2][3,]"), "a.b.c(d)(e)[0][(1, 2)][(3,)]");
+  EXPECT_EQ(expr("a.b.c(d)(e)[0][1, 2][3,]"), "a.b.c(d)(e)[0][1, 2][3,]");
   EXPECT_EQ(expr("f(\n  1,\n  k=2,\n)"), "f(1, k=2)");
   EXPECT_EQ(expr("(1).real"), "(1).real");
   EXPECT_EQ(expr("(-a).b"), "(-a).b");
@@ -521,9 +521,9 @@ TEST_F(ParserTest, UnclosedParenthesisIsReportedWhereTheStatementBreaks) {
   expectError("x = f(\n", 1, 7,
               "expected an argument or ')' to close the call opened at 1:6");
   // A loop keyword on the next line means a missing ')', not a generator.
-  expectError("x = f(a\nfor b in c:\n  pass\n", 2, 1,
+  expectError("x = f(a\nfor b in c:\n  pass\n", 2, 11,
               "expected ',' or ')' to close the call opened at 1:6, found "
-              "keyword 'for'");
+              "':'");
 }
 
 TEST_F(ParserTest, BadIndentationIsReportedAtTheLine) {
@@ -568,9 +568,7 @@ TEST_F(ParserTest, UnexpectedTokensSayWhatWasExpected) {
               "keyword argument 'a' repeated in the call opened at 1:6");
   expectError("def f(a, a): pass\n", 1, 10, "duplicate parameter 'a'");
   expectError("f(x) = 1\n", 1, 1, "cannot assign to a call");
-  expectError("a.b.c = 1\n", 1, 1, "assignments to attributes");
-  expectError("a, b[0] = 1\n", 1, 4, "assignments to subscripts");
-  expectError("a, (b, c) = 1\n", 1, 4, "nested targets");
+  expectError("a, f(b) = 1\n", 1, 4, "cannot assign to a call");
   expectError("() = x\n", 1, 1, "cannot assign to an empty tuple");
   expectError("else:\n  pass\n", 1, 1, "unexpected 'else'");
   expectError("x = b'a' 'b'\n", 1, 10,
@@ -584,6 +582,58 @@ TEST_F(ParserTest, UnterminatedStringIsReportedAtItsStart) {
               "unterminated triple-quoted string literal");
 }
 
+// The Python that nvFuser's benchmarks and tests wrap around their
+// definitions parses, and prints back to source that parses to the same
+// tree (the printer's output is a fixed point).
+TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
+  EXPECT_EQ(expr("a if c else b"), "(a if c else b)");
+  EXPECT_EQ(expr("x[1:]"), "x[1:]");
+  EXPECT_EQ(expr("x[:, ::2, 0]"), "x[:, ::2, 0]");
+  EXPECT_EQ(expr("[i * 2 for i in range(n) if i]"),
+            "[(i * 2) for i in range(n) if i]");
+  EXPECT_EQ(expr("{k: v for k, v in d.items()}"),
+            "{k: v for k, v in d.items()}");
+  EXPECT_EQ(expr("sum(x for x in xs)"), "sum((x for x in xs))");
+  EXPECT_EQ(expr("f(*shape, **opts)"), "f(*shape, **opts)");
+  EXPECT_EQ(expr("[*a, b]"), "[*a, b]");
+  EXPECT_EQ(expr("{'a': 1, 2: b}"), "{'a': 1, 2: b}");
+  EXPECT_EQ(expr("lambda t, k=1: t + k"), "(lambda t, k=1: (t + k))");
+  EXPECT_EQ(expr("a not in b"), "(a not in b)");
+  EXPECT_EQ(expr("a is not None"), "(a is not None)");
+  EXPECT_EQ(expr("a | b & c ^ d << 1"), "(a | ((b & c) ^ (d << 1)))");
+  const std::string program =
+      "@pytest.mark.parametrize('n', [1, 2])\n"
+      "def f(fd, *args, scale=1.0, **kwargs):\n"
+      "    out, *_ = g(*args)\n"
+      "    shape[dim] = 1\n"
+      "    x += 1\n"
+      "    a = b = c\n"
+      "    y: int = 2\n"
+      "    assert x > 0, 'positive'\n"
+      "    while x:\n"
+      "        x -= 1\n"
+      "        if x == 3:\n"
+      "            break\n"
+      "        continue\n"
+      "    for i, (s, t) in enumerate(zip(a, b)):\n"
+      "        pass\n"
+      "    raise ValueError('no')\n"
+      "def k(a, *, b, c=2):\n"
+      "    return a\n";
+  Module module = parse(program);
+  const std::string printed = toString(module);
+  EXPECT_EQ(toString(parse(printed)), printed);
+  EXPECT_NE(printed.find("@pytest.mark.parametrize('n', [1, 2])\ndef f(fd, "
+                         "*args, scale=1.0, **kwargs):"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("out, *_ = g(*args)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("def k(a, *, b, c=2):"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("x -= 1"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("a = b = c"), std::string::npos) << printed;
+}
+
 TEST_F(ParserTest, UnsupportedPythonIsNamed) {
   struct Case {
     const char* source;
@@ -592,33 +642,12 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
     const char* message;
   };
   const Case cases[] = {
-      {"x = 1\nwhile x:\n  pass\n", 2, 1, "'while' loops are not part"},
       {"try:\n  pass\nexcept E:\n  pass\n", 1, 1, "'try' statements"},
-      {"@decorator\ndef f(): pass\n", 1, 1, "decorators are not part"},
-      {"f = lambda x: x\n", 1, 5, "lambda expressions are not part"},
-      {"x = [i for i in y]\n", 1, 8, "comprehensions"},
-      {"x = f(i for i in y)\n", 1, 9, "comprehensions"},
-      {"x = a if b else c\n", 1, 7, "conditional expressions"},
-      {"x = a[1:2]\n", 1, 8, "slices ('x[1:2]') are not part"},
-      {"x = a[:, 0]\n", 1, 7, "slices"},
-      {"x += 1\n", 1, 3, "augmented assignments ('+=') are not part"},
-      {"x: int = 1\n", 1, 2, "annotated assignments"},
-      {"a = b = c\n", 1, 7, "chained assignments"},
       {"x = a < b < c\n", 1, 11, "chained comparisons"},
-      {"x = a in b\n", 1, 7, "'in' tests"},
-      {"x = a is None\n", 1, 7, "'is' tests"},
-      {"x = a not in b\n", 1, 7, "'not in' tests"},
-      {"x = a | b\n", 1, 7, "bitwise operators ('|')"},
-      {"x = a << 2\n", 1, 7, "bitwise operators ('<<')"},
-      {"x = {'a': 1}\n", 1, 5, "dict and set displays"},
-      {"x = f(*args)\n", 1, 7, "unpacked arguments"},
-      {"x = f(**kwargs)\n", 1, 7, "unpacked arguments"},
-      {"a, *b = c\n", 1, 4, "starred expressions"},
-      {"def f(*args): pass\n", 1, 7, "'*', '**' and '/' parameters"},
+      {"x = {**a}\n", 1, 6, "'**' inside dict displays"},
+      {"for i in x:\n  pass\nelse:\n  pass\n", 3, 1, "'else' blocks of loops"},
       {"x = ...\n", 1, 5, "Ellipsis literals"},
       {"del x\n", 1, 1, "'del' statements"},
-      {"assert x\n", 1, 1, "'assert' statements"},
-      {"raise E\n", 1, 1, "'raise' statements"},
       {"global x\n", 1, 1, "'global' statements"},
       {"async def f(): pass\n", 1, 1, "'async' functions"},
       {"def f():\n  yield 1\n", 2, 3, "'yield' expressions"},
@@ -627,6 +656,10 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
       {"from . import x\n", 1, 6, "relative imports"},
       {"with a as b, c as d:\n  pass\n", 1, 12,
        "'with' statements of several context managers"},
+      {"x @= y\n", 1, 3, "augmented assignments with '@='"},
+      {"f(x) += 1\n", 1, 6, "must be a name, an attribute or a subscript"},
+      {"x = *a\n", 1, 5, "only allowed in a list, a tuple, a call"},
+      {"def f(**k, a): pass\n", 1, 12, "no parameter may follow '**k'"},
       {"x = 3j\n", 1, 5, "complex number literals"},
   };
   for (const Case& c : cases) {

@@ -1,0 +1,961 @@
+#include "core/frontend/python_values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/frontend/python_arithmetic.h"
+
+namespace fuserlab::frontend {
+namespace {
+
+using Kind = Value::Kind;
+
+[[noreturn]] void fail(const SourceLocation& location,
+                       const std::string& message) {
+  throw UserError(message, location);
+}
+
+bool isIntLike(const Value& value) {
+  return value.is(Kind::kInt) || value.is(Kind::kBool);
+}
+
+int64_t asInt(const Value& value) {
+  return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
+}
+
+// A Python index into `size` elements: negative counts from the end.
+size_t normalizedIndex(const Value& index, size_t size, const Value& object,
+                       const SourceLocation& location) {
+  if (!isIntLike(index)) {
+    fail(location, "the index of " + describeKind(object) +
+                       " must be an int, found " + describeKind(index));
+  }
+  const auto count = static_cast<int64_t>(size);
+  int64_t i = asInt(index);
+  if (i < -count || i >= count) {
+    fail(location, "index " + std::to_string(i) + " is out of range for " +
+                       describeKind(object) + " of " + std::to_string(size) +
+                       " elements");
+  }
+  return static_cast<size_t>(i < 0 ? i + count : i);
+}
+
+// The positions a slice selects from `size` elements, as Python's
+// slice.indices() gives them.
+std::vector<size_t> slicePositions(const Value& slice, size_t size,
+                                   const SourceLocation& location) {
+  const ValueList& parts = *slice.elements;
+  auto part = [&](size_t i) -> std::optional<int64_t> {
+    if (parts[i].isNone()) return std::nullopt;
+    if (!isIntLike(parts[i])) {
+      fail(location, "slice indices must be ints or None, found " +
+                         describeKind(parts[i]));
+    }
+    return asInt(parts[i]);
+  };
+  const int64_t step = part(2).value_or(1);
+  if (step == 0) fail(location, "slice step cannot be zero");
+  const auto count = static_cast<int64_t>(size);
+  auto clamp = [&](std::optional<int64_t> v, int64_t fallback) {
+    if (!v) return fallback;
+    int64_t x = *v < 0 ? *v + count : *v;
+    if (step > 0) return std::clamp<int64_t>(x, 0, count);
+    return std::clamp<int64_t>(x, -1, count - 1);
+  };
+  const int64_t start = clamp(part(0), step > 0 ? 0 : count - 1);
+  const int64_t stop = clamp(part(1), step > 0 ? count : -1);
+  std::vector<size_t> positions;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    positions.push_back(static_cast<size_t>(i));
+  }
+  return positions;
+}
+
+Value sameKind(const Value& like, ValueList elements) {
+  return like.is(Kind::kTuple) ? Value::tuple(std::move(elements))
+                               : Value::list(std::move(elements));
+}
+
+// The index of `key` among a dict's keys, or nullopt.
+std::optional<size_t> dictFind(const Value& dict, const Value& key) {
+  const ValueList& entries = *dict.elements;
+  for (size_t i = 0; i + 1 < entries.size(); i += 2) {
+    if (valuesEqual(entries[i], key)) return i;
+  }
+  return std::nullopt;
+}
+
+bool hashable(const Value& value) {
+  switch (value.kind) {
+    case Kind::kList:
+    case Kind::kDict:
+      return false;
+    case Kind::kTuple:
+      return std::all_of(value.items().begin(), value.items().end(), hashable);
+    default:
+      return true;
+  }
+}
+
+void dictSet(const Value& dict, const Value& key, const Value& value,
+             const SourceLocation& location) {
+  if (!hashable(key)) {
+    fail(location, describeKind(key) + " cannot be a dict key (unhashable)");
+  }
+  ValueList& entries = *dict.elements;
+  if (std::optional<size_t> at = dictFind(dict, key)) {
+    entries[*at + 1] = value;
+    return;
+  }
+  checkSequenceSize(entries.size() / 2 + 1, location);
+  entries.push_back(key);
+  entries.push_back(value);
+}
+
+Value repeated(const Value& sequence, int64_t times,
+               const SourceLocation& location) {
+  if (times <= 0) {
+    return sequence.is(Kind::kString) ? Value::string("")
+                                      : sameKind(sequence, {});
+  }
+  const size_t unit = sequence.is(Kind::kString) ? sequence.text.size()
+                                                 : sequence.items().size();
+  if (unit != 0 && static_cast<uint64_t>(times) > kMaxSequenceElements / unit) {
+    fail(location, "repeating " + describeKind(sequence) + " of " +
+                       std::to_string(unit) + " elements " +
+                       std::to_string(times) + " times is more than " +
+                       std::to_string(kMaxSequenceElements) +
+                       " elements, more than FuserLab's reader keeps");
+  }
+  if (sequence.is(Kind::kString)) {
+    std::string out;
+    for (int64_t i = 0; i < times; ++i) out += sequence.text;
+    return Value::string(std::move(out));
+  }
+  ValueList out;
+  out.reserve(unit * static_cast<size_t>(times));
+  for (int64_t i = 0; i < times; ++i) {
+    out.insert(out.end(), sequence.items().begin(), sequence.items().end());
+  }
+  return sameKind(sequence, std::move(out));
+}
+
+// Python's ordering of two plain values for sorted(), min() and max().
+bool lessThan(const Value& a, const Value& b, const SourceLocation& location) {
+  if (a.isNumber() && b.isNumber()) {
+    return truthValue(applyBinary(BinaryOpKind::kLess, a, b, location),
+                      location);
+  }
+  if (a.is(Kind::kString) && b.is(Kind::kString)) return a.text < b.text;
+  if (a.isSequence() && b.isSequence()) {
+    const ValueList& x = a.items();
+    const ValueList& y = b.items();
+    for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
+      if (lessThan(x[i], y[i], location)) return true;
+      if (lessThan(y[i], x[i], location)) return false;
+    }
+    return x.size() < y.size();
+  }
+  fail(location, "'<' is not supported between " + describeKind(a) + " and " +
+                     describeKind(b));
+}
+
+// The one iterable argument of list(), tuple(), sorted(), ...
+ValueList iterableArgument(const BoundArguments& args, std::string_view name) {
+  const Argument* argument = args.find(name);
+  if (argument == nullptr) return {};
+  return iterateValue(argument->value, argument->location);
+}
+
+std::string joinStrings(const std::string& separator, const ValueList& parts,
+                        const SourceLocation& location) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!parts[i].is(Kind::kString)) {
+      fail(location, "str.join expects strings, found " +
+                         describeKind(parts[i]));
+    }
+    if (i > 0) out += separator;
+    out += parts[i].text;
+  }
+  return out;
+}
+
+std::optional<Value> mathFunction(const std::string& name,
+                                  const EvaluatedCall& call) {
+  static constexpr std::string_view kUnary[] = {
+      "sqrt", "exp", "log", "log2", "log10", "floor", "ceil", "fabs",
+      "sin",  "cos", "tan", "tanh", "erf",   "trunc", "isfinite", "isnan",
+      "isinf"};
+  if (std::find(std::begin(kUnary), std::end(kUnary), name) !=
+      std::end(kUnary)) {
+    BoundArguments args(call, {{"x", true}});
+    const Argument& x = *args.find("x");
+    if (!x.value.isNumber()) args.failType(x, "a number");
+    const double v = x.value.toDouble();
+    if (name == "floor" || name == "ceil" || name == "trunc") {
+      if (isIntLike(x.value)) return Value::integer(asInt(x.value));
+      const double r = name == "floor"  ? std::floor(v)
+                       : name == "ceil" ? std::ceil(v)
+                                        : std::trunc(v);
+      return Value::integer(truncateToInt(r, x.location));
+    }
+    if (name == "isfinite") return Value::boolean(std::isfinite(v));
+    if (name == "isnan") return Value::boolean(std::isnan(v));
+    if (name == "isinf") return Value::boolean(std::isinf(v));
+    if ((name == "sqrt" && v < 0) || (name.starts_with("log") && v <= 0)) {
+      args.failAt(x, "math domain error");
+    }
+    double r = 0;
+    if (name == "sqrt") r = std::sqrt(v);
+    if (name == "exp") r = std::exp(v);
+    if (name == "log") r = std::log(v);
+    if (name == "log2") r = std::log2(v);
+    if (name == "log10") r = std::log10(v);
+    if (name == "fabs") r = std::fabs(v);
+    if (name == "sin") r = std::sin(v);
+    if (name == "cos") r = std::cos(v);
+    if (name == "tan") r = std::tan(v);
+    if (name == "tanh") r = std::tanh(v);
+    if (name == "erf") r = std::erf(v);
+    return Value::floating(r);
+  }
+  if (name == "pow") {
+    BoundArguments args(call, {{"x", true}, {"y", true}});
+    return Value::floating(std::pow(args.number("x", 0), args.number("y", 0)));
+  }
+  if (name == "gcd") {
+    BoundArguments args(call, {{"a", true}, {"b", true}});
+    return Value::integer(std::gcd(args.integer("a"), args.integer("b")));
+  }
+  if (name == "prod") {
+    BoundArguments args(call, {{"iterable", true}, {"start", false}});
+    Value product = args.has("start") ? args.find("start")->value
+                                      : Value::integer(1);
+    for (const Value& v : iterableArgument(args, "iterable")) {
+      product = applyBinary(BinaryOpKind::kMul, product, v, call.location);
+    }
+    return product;
+  }
+  if (name == "isclose") {
+    BoundArguments args(call, {{"a", true}, {"b", true}, {"rel_tol", false},
+                               {"abs_tol", false}});
+    const double a = args.number("a", 0);
+    const double b = args.number("b", 0);
+    const double rel = args.number("rel_tol", 1e-9);
+    const double abs = args.number("abs_tol", 0.0);
+    return Value::boolean(std::fabs(a - b) <=
+                          std::max(rel * std::max(std::fabs(a), std::fabs(b)),
+                                   abs));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void checkSequenceSize(size_t size, const SourceLocation& location) {
+  if (size > kMaxSequenceElements) {
+    fail(location, "a sequence of " + std::to_string(size) +
+                       " elements is more than FuserLab's reader keeps (" +
+                       std::to_string(kMaxSequenceElements) + ")");
+  }
+}
+
+bool valuesEqual(const Value& lhs, const Value& rhs) {
+  if (lhs.isNumber() && rhs.isNumber()) {
+    if (isIntLike(lhs) && isIntLike(rhs)) return asInt(lhs) == asInt(rhs);
+    return lhs.toDouble() == rhs.toDouble();
+  }
+  if (lhs.isSequence() && rhs.isSequence()) {
+    if (lhs.kind != rhs.kind) return false;
+    const ValueList& a = lhs.items();
+    const ValueList& b = rhs.items();
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!valuesEqual(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  if (lhs.kind != rhs.kind) return false;
+  switch (lhs.kind) {
+    case Kind::kNone: return true;
+    case Kind::kString:
+    case Kind::kNamespace:
+    case Kind::kClass: return lhs.text == rhs.text;
+    case Kind::kDataType:
+    case Kind::kTorchDtype: return lhs.dtype == rhs.dtype;
+    case Kind::kTensor:
+    case Kind::kScalar: return lhs.val == rhs.val;
+    case Kind::kParallelType:
+    case Kind::kInputTensor:
+    case Kind::kDefinition:
+    case Kind::kFd: return lhs.intValue == rhs.intValue;
+    case Kind::kDict: {
+      if (lhs.elements == rhs.elements) return true;
+      if (lhs.elements->size() != rhs.elements->size()) return false;
+      for (size_t i = 0; i + 1 < lhs.elements->size(); i += 2) {
+        std::optional<size_t> at = dictFind(rhs, (*lhs.elements)[i]);
+        if (!at || !valuesEqual((*lhs.elements)[i + 1],
+                                (*rhs.elements)[*at + 1])) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case Kind::kFunction: return lhs.function == rhs.function;
+    default: return false;
+  }
+}
+
+bool valuesIdentical(const Value& lhs, const Value& rhs) {
+  if (lhs.kind != rhs.kind) return false;
+  switch (lhs.kind) {
+    case Kind::kList:
+    case Kind::kDict: return lhs.elements == rhs.elements;
+    case Kind::kTuple:
+      return lhs.elements == rhs.elements || valuesEqual(lhs, rhs);
+    case Kind::kOpaque: return false;
+    default: return valuesEqual(lhs, rhs);
+  }
+}
+
+bool containsValue(const Value& container, const Value& item,
+                   const SourceLocation& location) {
+  if (container.is(Kind::kString)) {
+    if (!item.is(Kind::kString)) {
+      fail(location, "'in <string>' requires a string as the left operand, "
+                     "found " + describeKind(item));
+    }
+    return container.text.find(item.text) != std::string::npos;
+  }
+  if (container.is(Kind::kDict)) return dictFind(container, item).has_value();
+  if (container.isSequence() || container.is(Kind::kDeviceMesh)) {
+    const ValueList& items =
+        container.elements ? *container.elements : ValueList{};
+    return std::any_of(items.begin(), items.end(),
+                       [&](const Value& v) { return valuesEqual(v, item); });
+  }
+  fail(location, "'in' needs a list, tuple, dict or string on its right, "
+                 "found " + describeKind(container));
+}
+
+ValueList iterateValue(const Value& value, const SourceLocation& location) {
+  switch (value.kind) {
+    case Kind::kList:
+    case Kind::kTuple:
+    case Kind::kDeviceMesh:
+      return value.elements ? *value.elements : ValueList{};
+    case Kind::kDict: {
+      ValueList keys;
+      for (size_t i = 0; i < value.elements->size(); i += 2) {
+        keys.push_back((*value.elements)[i]);
+      }
+      return keys;
+    }
+    case Kind::kString: {
+      ValueList chars;
+      for (char c : value.text) chars.push_back(Value::string(std::string(1, c)));
+      return chars;
+    }
+    default:
+      fail(location, "cannot iterate over " + describeKind(value) +
+                         "; expected a list, tuple, dict, string or range");
+  }
+}
+
+std::optional<Value> subscriptValue(const Value& object, const Value& index,
+                                    const SourceLocation& location) {
+  if (object.is(Kind::kDict)) {
+    std::optional<size_t> at = dictFind(object, index);
+    if (!at) fail(location, "key " + valueText(index) + " is not in the dict");
+    return (*object.elements)[*at + 1];
+  }
+  if (object.is(Kind::kString)) {
+    if (index.is(Kind::kSlice)) {
+      std::string out;
+      for (size_t i : slicePositions(index, object.text.size(), location)) {
+        out += object.text[i];
+      }
+      return Value::string(std::move(out));
+    }
+    return Value::string(std::string(
+        1, object.text[normalizedIndex(index, object.text.size(), object,
+                                       location)]));
+  }
+  if (!object.isSequence()) return std::nullopt;
+  const ValueList& items = object.items();
+  if (index.is(Kind::kSlice)) {
+    ValueList out;
+    for (size_t i : slicePositions(index, items.size(), location)) {
+      out.push_back(items[i]);
+    }
+    return sameKind(object, std::move(out));
+  }
+  return items[normalizedIndex(index, items.size(), object, location)];
+}
+
+void assignSubscript(const Value& object, const Value& index,
+                     const Value& value, const SourceLocation& location) {
+  if (object.is(Kind::kDict)) {
+    dictSet(object, index, value, location);
+    return;
+  }
+  if (!object.is(Kind::kList)) {
+    fail(location, describeKind(object) +
+                       " does not support item assignment; only lists and "
+                       "dicts do");
+  }
+  ValueList& items = *object.elements;
+  if (index.is(Kind::kSlice)) {
+    ValueList replacement = iterateValue(value, location);
+    std::vector<size_t> positions =
+        slicePositions(index, items.size(), location);
+    const ValueList& parts = *index.elements;
+    const bool simple = parts[2].isNone() ||
+                        (isIntLike(parts[2]) && asInt(parts[2]) == 1);
+    if (simple) {
+      const auto count = static_cast<int64_t>(items.size());
+      auto bound = [&](const Value& part, int64_t fallback) {
+        if (part.isNone()) return fallback;
+        if (!isIntLike(part)) {
+          fail(location, "slice indices must be ints or None, found " +
+                             describeKind(part));
+        }
+        int64_t x = asInt(part);
+        if (x < 0) x = std::max<int64_t>(0, x + count);
+        return std::min(x, count);
+      };
+      const int64_t start = bound(parts[0], 0);
+      const int64_t stop = std::max(start, bound(parts[1], count));
+      items.erase(items.begin() + start, items.begin() + stop);
+      items.insert(items.begin() + start, replacement.begin(),
+                   replacement.end());
+      checkSequenceSize(items.size(), location);
+      return;
+    }
+    if (replacement.size() != positions.size()) {
+      fail(location, "attempt to assign a sequence of size " +
+                         std::to_string(replacement.size()) +
+                         " to an extended slice of size " +
+                         std::to_string(positions.size()));
+    }
+    for (size_t i = 0; i < positions.size(); ++i) {
+      items[positions[i]] = replacement[i];
+    }
+    return;
+  }
+  items[normalizedIndex(index, items.size(), object, location)] = value;
+}
+
+std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
+                                        const Value& rhs,
+                                        const SourceLocation& location) {
+  const bool lhsSeq = lhs.isSequence() || lhs.is(Kind::kString);
+  const bool rhsSeq = rhs.isSequence() || rhs.is(Kind::kString);
+  if (!lhsSeq && !rhsSeq) return std::nullopt;
+  if (op == BinaryOpKind::kEq) return Value::boolean(valuesEqual(lhs, rhs));
+  if (op == BinaryOpKind::kNotEq) return Value::boolean(!valuesEqual(lhs, rhs));
+  if (op == BinaryOpKind::kAdd && lhs.kind == rhs.kind) {
+    if (lhs.is(Kind::kString)) return Value::string(lhs.text + rhs.text);
+    checkSequenceSize(lhs.items().size() + rhs.items().size(), location);
+    ValueList out = lhs.items();
+    out.insert(out.end(), rhs.items().begin(), rhs.items().end());
+    return sameKind(lhs, std::move(out));
+  }
+  if (op == BinaryOpKind::kMul) {
+    if (lhsSeq && isIntLike(rhs)) return repeated(lhs, asInt(rhs), location);
+    if (rhsSeq && isIntLike(lhs)) return repeated(rhs, asInt(lhs), location);
+  }
+  if (lhs.kind == rhs.kind &&
+      (op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
+       op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq)) {
+    const bool less = lessThan(lhs, rhs, location);
+    const bool greater = lessThan(rhs, lhs, location);
+    switch (op) {
+      case BinaryOpKind::kLess: return Value::boolean(less);
+      case BinaryOpKind::kLessEq: return Value::boolean(!greater);
+      case BinaryOpKind::kGreater: return Value::boolean(greater);
+      default: return Value::boolean(!less);
+    }
+  }
+  if (op == BinaryOpKind::kMod && lhs.is(Kind::kString)) {
+    return lhs;  // %-formatting only makes messages; the template stands in
+  }
+  fail(location, "unsupported operands for '" + std::string(spelling(op)) +
+                     "': " + describeKind(lhs) + " and " + describeKind(rhs));
+}
+
+bool hasPlainMethod(const Value& receiver, std::string_view name) {
+  static constexpr std::string_view kList[] = {
+      "append", "extend", "insert", "pop",     "index", "count",
+      "copy",   "reverse", "sort",  "remove",  "clear"};
+  static constexpr std::string_view kTuple[] = {"index", "count"};
+  static constexpr std::string_view kDict[] = {
+      "get", "items", "keys", "values", "update", "pop", "setdefault", "copy"};
+  static constexpr std::string_view kString[] = {
+      "format", "join",  "upper", "lower",     "startswith", "endswith",
+      "split",  "strip", "replace", "isdigit", "lstrip",     "rstrip"};
+  auto in = [&](const auto& names) {
+    return std::find(std::begin(names), std::end(names), name) !=
+           std::end(names);
+  };
+  switch (receiver.kind) {
+    case Kind::kList: return in(kList);
+    case Kind::kTuple: return in(kTuple);
+    case Kind::kDict: return in(kDict);
+    case Kind::kString: return in(kString);
+    default: return false;
+  }
+}
+
+std::optional<Value> callPlainMethod(const Value& receiver,
+                                     const std::string& name,
+                                     const EvaluatedCall& call) {
+  if (!hasPlainMethod(receiver, name)) return std::nullopt;
+  const SourceLocation& where = call.location;
+  if (receiver.is(Kind::kString)) {
+    const std::string& text = receiver.text;
+    if (name == "format") return receiver;  // messages only
+    if (name == "join") {
+      BoundArguments args(call, {{"iterable", true}});
+      return Value::string(
+          joinStrings(text, iterableArgument(args, "iterable"), where));
+    }
+    if (name == "upper" || name == "lower") {
+      BoundArguments args(call, {});
+      std::string out = text;
+      for (char& c : out) {
+        c = name == "upper" ? static_cast<char>(std::toupper(c))
+                            : static_cast<char>(std::tolower(c));
+      }
+      return Value::string(std::move(out));
+    }
+    if (name == "isdigit") {
+      BoundArguments args(call, {});
+      return Value::boolean(!text.empty() &&
+                            std::all_of(text.begin(), text.end(), ::isdigit));
+    }
+    if (name == "startswith" || name == "endswith") {
+      BoundArguments args(call, {{"prefix", true}});
+      const Argument& prefix = *args.find("prefix");
+      if (!prefix.value.is(Kind::kString)) args.failType(prefix, "a string");
+      return Value::boolean(name == "startswith"
+                                ? text.starts_with(prefix.value.text)
+                                : text.ends_with(prefix.value.text));
+    }
+    if (name == "strip" || name == "lstrip" || name == "rstrip") {
+      BoundArguments args(call, {});
+      const char* spaces = " \t\n\r";
+      size_t begin = name == "rstrip" ? 0 : text.find_first_not_of(spaces);
+      if (begin == std::string::npos) return Value::string("");
+      size_t end = name == "lstrip" ? text.size()
+                                    : text.find_last_not_of(spaces) + 1;
+      return Value::string(text.substr(begin, end - begin));
+    }
+    if (name == "replace") {
+      BoundArguments args(call, {{"old", true}, {"new", true}});
+      const Argument& old = *args.find("old");
+      const Argument& replacement = *args.find("new");
+      if (!old.value.is(Kind::kString) || old.value.text.empty()) {
+        args.failType(old, "a non-empty string");
+      }
+      if (!replacement.value.is(Kind::kString)) {
+        args.failType(replacement, "a string");
+      }
+      std::string out;
+      size_t at = 0;
+      while (true) {
+        size_t next = text.find(old.value.text, at);
+        out += text.substr(at, next - at);
+        if (next == std::string::npos) break;
+        out += replacement.value.text;
+        checkSequenceSize(out.size(), where);
+        at = next + old.value.text.size();
+      }
+      return Value::string(std::move(out));
+    }
+    // split
+    BoundArguments args(call, {{"sep", false}});
+    ValueList parts;
+    if (args.has("sep")) {
+      const Argument& sep = *args.find("sep");
+      if (!sep.value.is(Kind::kString) || sep.value.text.empty()) {
+        args.failType(sep, "a non-empty string");
+      }
+      size_t at = 0;
+      while (true) {
+        size_t next = text.find(sep.value.text, at);
+        parts.push_back(Value::string(text.substr(at, next - at)));
+        if (next == std::string::npos) break;
+        at = next + sep.value.text.size();
+      }
+    } else {
+      size_t at = 0;
+      while ((at = text.find_first_not_of(" \t\n", at)) != std::string::npos) {
+        size_t end = text.find_first_of(" \t\n", at);
+        parts.push_back(Value::string(text.substr(at, end - at)));
+        at = end;
+      }
+    }
+    return Value::list(std::move(parts));
+  }
+  if (receiver.is(Kind::kDict)) {
+    ValueList& entries = *receiver.elements;
+    if (name == "get" || name == "pop" || name == "setdefault") {
+      BoundArguments args(call, {{"key", true}, {"default", false}});
+      const Value& key = args.find("key")->value;
+      Value fallback = args.find("default") ? args.find("default")->value
+                                            : Value::none();
+      std::optional<size_t> at = dictFind(receiver, key);
+      if (!at) {
+        if (name == "pop" && args.find("default") == nullptr) {
+          fail(where, "key " + valueText(key) + " is not in the dict");
+        }
+        if (name == "setdefault") dictSet(receiver, key, fallback, where);
+        return fallback;
+      }
+      Value found = entries[*at + 1];
+      if (name == "pop") {
+        entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(*at),
+                      entries.begin() + static_cast<std::ptrdiff_t>(*at + 2));
+      }
+      return found;
+    }
+    if (name == "update") {
+      BoundArguments args(call, {{"other", true}});
+      const Argument& other = *args.find("other");
+      if (!other.value.is(Kind::kDict)) args.failType(other, "a dict");
+      const ValueList copy = *other.value.elements;
+      for (size_t i = 0; i + 1 < copy.size(); i += 2) {
+        dictSet(receiver, copy[i], copy[i + 1], where);
+      }
+      return Value::none();
+    }
+    BoundArguments args(call, {});
+    if (name == "copy") return Value::dict(entries);
+    ValueList out;
+    for (size_t i = 0; i + 1 < entries.size(); i += 2) {
+      if (name == "keys") out.push_back(entries[i]);
+      if (name == "values") out.push_back(entries[i + 1]);
+      if (name == "items") {
+        out.push_back(Value::tuple({entries[i], entries[i + 1]}));
+      }
+    }
+    return Value::list(std::move(out));
+  }
+  // Lists and tuples.
+  ValueList& items = *receiver.elements;
+  if (name == "index" || name == "count") {
+    BoundArguments args(call, {{"value", true}});
+    const Value& wanted = args.find("value")->value;
+    int64_t count = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!valuesEqual(items[i], wanted)) continue;
+      if (name == "index") return Value::integer(static_cast<int64_t>(i));
+      ++count;
+    }
+    if (name == "index") {
+      fail(where, valueText(wanted) + " is not in the " +
+                      (receiver.is(Kind::kTuple) ? "tuple" : "list"));
+    }
+    return Value::integer(count);
+  }
+  if (name == "append") {
+    BoundArguments args(call, {{"value", true}});
+    checkSequenceSize(items.size() + 1, where);
+    items.push_back(args.find("value")->value);
+    return Value::none();
+  }
+  if (name == "extend") {
+    BoundArguments args(call, {{"iterable", true}});
+    ValueList more = iterableArgument(args, "iterable");
+    checkSequenceSize(items.size() + more.size(), where);
+    items.insert(items.end(), more.begin(), more.end());
+    return Value::none();
+  }
+  if (name == "insert") {
+    BoundArguments args(call, {{"index", true}, {"value", true}});
+    checkSequenceSize(items.size() + 1, where);
+    const auto size = static_cast<int64_t>(items.size());
+    int64_t i = args.integer("index");
+    if (i < 0) i = std::max<int64_t>(0, i + size);
+    i = std::min(i, size);
+    items.insert(items.begin() + i, args.find("value")->value);
+    return Value::none();
+  }
+  if (name == "pop") {
+    BoundArguments args(call, {{"index", false}});
+    if (items.empty()) fail(where, "pop from an empty list");
+    const Value index = args.find("index") ? args.find("index")->value
+                                           : Value::integer(-1);
+    size_t at = normalizedIndex(index, items.size(), receiver, where);
+    Value popped = items[at];
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(at));
+    return popped;
+  }
+  if (name == "remove") {
+    BoundArguments args(call, {{"value", true}});
+    const Value& wanted = args.find("value")->value;
+    auto it = std::find_if(items.begin(), items.end(), [&](const Value& v) {
+      return valuesEqual(v, wanted);
+    });
+    if (it == items.end()) fail(where, valueText(wanted) + " is not in the list");
+    items.erase(it);
+    return Value::none();
+  }
+  BoundArguments args(call, {{"reverse", false}});
+  if (name == "copy") return Value::list(items);
+  if (name == "clear") {
+    items.clear();
+    return Value::none();
+  }
+  if (name == "reverse") {
+    std::reverse(items.begin(), items.end());
+    return Value::none();
+  }
+  // sort
+  const bool descending = args.boolean("reverse", false);
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const Value& a, const Value& b) {
+                     return descending ? lessThan(b, a, where)
+                                       : lessThan(a, b, where);
+                   });
+  return Value::none();
+}
+
+std::optional<Value> callPlainBuiltin(const std::string& path,
+                                      const EvaluatedCall& call) {
+  if (path.starts_with("math.")) return mathFunction(path.substr(5), call);
+  if (!path.starts_with("builtins.")) return std::nullopt;
+  const std::string name = path.substr(9);
+  const SourceLocation& where = call.location;
+  if (name == "len") {
+    BoundArguments args(call, {{"obj", true}});
+    const Argument& obj = *args.find("obj");
+    switch (obj.value.kind) {
+      case Kind::kString:
+        return Value::integer(static_cast<int64_t>(obj.value.text.size()));
+      case Kind::kDict:
+        return Value::integer(
+            static_cast<int64_t>(obj.value.elements->size() / 2));
+      case Kind::kList:
+      case Kind::kTuple:
+      case Kind::kDeviceMesh:
+        return Value::integer(
+            static_cast<int64_t>(obj.value.elements->size()));
+      default:
+        args.failType(obj, "a list, tuple, dict or string");
+    }
+  }
+  if (name == "list" || name == "tuple" || name == "set" ||
+      name == "reversed" || name == "frozenset") {
+    BoundArguments args(call, {{"iterable", false}});
+    ValueList items = iterableArgument(args, "iterable");
+    if (name == "reversed") std::reverse(items.begin(), items.end());
+    if (name == "set" || name == "frozenset") {
+      ValueList distinct;
+      for (const Value& v : items) {
+        if (std::none_of(distinct.begin(), distinct.end(),
+                         [&](const Value& d) { return valuesEqual(d, v); })) {
+          distinct.push_back(v);
+        }
+      }
+      items = std::move(distinct);
+    }
+    return name == "tuple" ? Value::tuple(std::move(items))
+                           : Value::list(std::move(items));
+  }
+  if (name == "dict") {
+    Value dict = Value::dict({});
+    if (!call.positional.empty()) {
+      BoundArguments args(
+          EvaluatedCall{call.name, call.location, call.positional, {}},
+          {{"mapping", true}});
+      const Argument& mapping = *args.find("mapping");
+      if (mapping.value.is(Kind::kDict)) {
+        *dict.elements = *mapping.value.elements;
+      } else {
+        for (const Value& pair : iterateValue(mapping.value, mapping.location)) {
+          if (!pair.isSequence() || pair.items().size() != 2) {
+            args.failAt(mapping, "dict() expects pairs, found " +
+                                     describeKind(pair));
+          }
+          dictSet(dict, pair.items()[0], pair.items()[1], where);
+        }
+      }
+    }
+    for (const Argument& keyword : call.keywords) {
+      dictSet(dict, Value::string(keyword.keyword), keyword.value, where);
+    }
+    return dict;
+  }
+  if (name == "enumerate") {
+    BoundArguments args(call, {{"iterable", true}, {"start", false}});
+    int64_t i = args.integer("start", 0);
+    ValueList out;
+    for (const Value& v : iterableArgument(args, "iterable")) {
+      out.push_back(Value::tuple({Value::integer(i++), v}));
+    }
+    return Value::list(std::move(out));
+  }
+  if (name == "zip") {
+    std::vector<ValueList> lists;
+    for (const Argument& argument : call.positional) {
+      lists.push_back(iterateValue(argument.value, argument.location));
+    }
+    for (const Argument& keyword : call.keywords) {
+      if (keyword.keyword != "strict") {
+        throw UserError("zip() got an unexpected keyword argument '" +
+                            keyword.keyword + "'",
+                        keyword.keywordLocation);
+      }
+    }
+    size_t count = lists.empty() ? 0 : SIZE_MAX;
+    for (const ValueList& list : lists) count = std::min(count, list.size());
+    ValueList out;
+    for (size_t i = 0; i < count; ++i) {
+      ValueList row;
+      for (const ValueList& list : lists) row.push_back(list[i]);
+      out.push_back(Value::tuple(std::move(row)));
+    }
+    return Value::list(std::move(out));
+  }
+  if (name == "any" || name == "all") {
+    BoundArguments args(call, {{"iterable", true}});
+    for (const Value& v : iterableArgument(args, "iterable")) {
+      const bool truth = truthValue(v, where);
+      if (name == "any" && truth) return Value::boolean(true);
+      if (name == "all" && !truth) return Value::boolean(false);
+    }
+    return Value::boolean(name == "all");
+  }
+  if (name == "sum") {
+    BoundArguments args(call, {{"iterable", true}, {"start", false}});
+    Value total = args.find("start") ? args.find("start")->value
+                                     : Value::integer(0);
+    for (const Value& v : iterableArgument(args, "iterable")) {
+      if (std::optional<Value> seq =
+              (total.isSequence() ? sequenceArithmetic(BinaryOpKind::kAdd,
+                                                       total, v, where)
+                                  : std::nullopt)) {
+        total = *seq;
+      } else {
+        if (!v.isNumber() || !total.isNumber()) return std::nullopt;
+        total = applyBinary(BinaryOpKind::kAdd, total, v, where);
+      }
+    }
+    return total;
+  }
+  if (name == "min" || name == "max") {
+    if (call.keywords.size() > 0) return std::nullopt;  // key=: the caller's
+    ValueList items;
+    if (call.positional.size() == 1) {
+      items = iterateValue(call.positional[0].value, call.positional[0].location);
+    } else {
+      for (const Argument& a : call.positional) items.push_back(a.value);
+    }
+    if (items.empty()) fail(where, name + "() of an empty sequence");
+    if (std::any_of(items.begin(), items.end(),
+                    [](const Value& v) { return v.isFusionVal(); })) {
+      return std::nullopt;
+    }
+    Value best = items[0];
+    for (size_t i = 1; i < items.size(); ++i) {
+      const bool better = name == "min" ? lessThan(items[i], best, where)
+                                        : lessThan(best, items[i], where);
+      if (better) best = items[i];
+    }
+    return best;
+  }
+  if (name == "round") {
+    BoundArguments args(call, {{"number", true}, {"ndigits", false}});
+    const Argument& number = *args.find("number");
+    if (!number.value.isNumber()) args.failType(number, "a number");
+    if (!args.has("ndigits")) {
+      return Value::integer(
+          truncateToInt(std::nearbyint(number.value.toDouble()), where));
+    }
+    const double scale = std::pow(10.0, static_cast<double>(args.integer("ndigits")));
+    return Value::floating(std::nearbyint(number.value.toDouble() * scale) /
+                           scale);
+  }
+  if (name == "divmod") {
+    BoundArguments args(call, {{"a", true}, {"b", true}});
+    const Value& a = args.find("a")->value;
+    const Value& b = args.find("b")->value;
+    return Value::tuple(
+        {applyBinary(BinaryOpKind::kFloorDiv, a, b, where),
+         applyBinary(BinaryOpKind::kMod, a, b, where)});
+  }
+  if (name == "pow") {
+    BoundArguments args(call, {{"base", true}, {"exp", true}});
+    return applyBinary(BinaryOpKind::kPow, args.find("base")->value,
+                       args.find("exp")->value, where);
+  }
+  if (name == "str" || name == "repr") {
+    BoundArguments args(call, {{"object", false}});
+    if (!args.find("object")) return Value::string("");
+    const Value& v = args.find("object")->value;
+    if (v.is(Kind::kString) && name == "str") return v;
+    return Value::string(valueText(v));
+  }
+  if (name == "isinstance") {
+    BoundArguments args(call, {{"obj", true}, {"classinfo", true}});
+    const Value& obj = args.find("obj")->value;
+    const Value& info = args.find("classinfo")->value;
+    ValueList classes = info.is(Kind::kTuple) ? info.items() : ValueList{info};
+    for (const Value& c : classes) {
+      if (!c.is(Kind::kNamespace)) continue;
+      const std::string& t = c.text;
+      const bool match =
+          (t == "builtins.int" && obj.is(Kind::kInt)) ||
+          (t == "builtins.float" && obj.is(Kind::kFloat)) ||
+          (t == "builtins.bool" && obj.is(Kind::kBool)) ||
+          (t == "builtins.str" && obj.is(Kind::kString)) ||
+          (t == "builtins.list" && obj.is(Kind::kList)) ||
+          (t == "builtins.tuple" && obj.is(Kind::kTuple)) ||
+          (t == "builtins.dict" && obj.is(Kind::kDict)) ||
+          (t.ends_with("DataType") && obj.is(Kind::kDataType)) ||
+          (t.ends_with(".Tensor") && (obj.is(Kind::kTensor) ||
+                                      obj.is(Kind::kInputTensor))) ||
+          (t.ends_with(".Scalar") && obj.is(Kind::kScalar)) ||
+          (t == "torch.dtype" && obj.is(Kind::kTorchDtype));
+      if (match) return Value::boolean(true);
+    }
+    return Value::boolean(false);
+  }
+  return std::nullopt;
+}
+
+std::string valueText(const Value& value) {
+  switch (value.kind) {
+    case Kind::kNone: return "None";
+    case Kind::kBool: return value.boolValue ? "True" : "False";
+    case Kind::kInt: return std::to_string(value.intValue);
+    case Kind::kFloat: {
+      std::string text = std::to_string(value.floatValue);
+      return text;
+    }
+    case Kind::kString: return quoteForMessage(value.text);
+    case Kind::kDataType:
+      return "DataType." + std::string(ir::toString(value.dtype));
+    case Kind::kTensor:
+    case Kind::kScalar: return value.val->name();
+    case Kind::kList:
+    case Kind::kTuple: {
+      std::string out = value.is(Kind::kList) ? "[" : "(";
+      const ValueList& items = value.items();
+      for (size_t i = 0; i < items.size() && i < 16; ++i) {
+        if (i > 0) out += ", ";
+        out += valueText(items[i]);
+      }
+      if (items.size() > 16) out += ", ...";
+      if (value.is(Kind::kTuple) && items.size() == 1) out += ",";
+      return out + (value.is(Kind::kList) ? "]" : ")");
+    }
+    default: return describeKind(value);
+  }
+}
+
+}  // namespace fuserlab::frontend

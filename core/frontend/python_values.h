@@ -1,0 +1,74 @@
+// Python's semantics for the plain values of a script — lists, tuples,
+// dicts, strings, slices — as the Python around nvFuser's definitions uses
+// them: equality and identity, `in`, iteration, indexing and slicing,
+// subscript assignment, `+` and `*` on sequences, and the methods of lists,
+// dicts and strings. Every size a script can make is bounded
+// (kMaxSequenceElements), so no script exhausts memory.
+// Internal to the frontend.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/frontend/call_arguments.h"
+#include "core/frontend/script_ast.h"
+#include "core/frontend/script_value.h"
+
+namespace fuserlab::frontend {
+
+//! The most elements a list, tuple, dict, string or range may have.
+inline constexpr size_t kMaxSequenceElements = size_t{1} << 20;
+
+//! Python's `==` on plain values (fusion values compare by identity).
+bool valuesEqual(const Value& lhs, const Value& rhs);
+
+//! Python's `is`: identity for lists and dicts, equality for singletons
+//! (None, bools, DataTypes, modules) and small values.
+bool valuesIdentical(const Value& lhs, const Value& rhs);
+
+//! `item in container`: a list, tuple, dict (its keys) or string.
+bool containsValue(const Value& container, const Value& item,
+                   const SourceLocation& location);
+
+//! The elements `for x in value` visits: a list's or tuple's elements, a
+//! dict's keys, a string's characters.
+ValueList iterateValue(const Value& value, const SourceLocation& location);
+
+//! `object[index]` for a list, tuple, string or dict; an index may be a
+//! slice. Nullopt when `object` is none of those (the caller decides).
+std::optional<Value> subscriptValue(const Value& object, const Value& index,
+                                    const SourceLocation& location);
+
+//! `object[index] = value` on a list or dict.
+void assignSubscript(const Value& object, const Value& index,
+                     const Value& value, const SourceLocation& location);
+
+//! `+`, `*`, `<`, ... on lists, tuples and strings (`[-1] * rank`,
+//! `shape[:2] + [n]`, `"a" + "b"`); nullopt when neither side is one.
+std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
+                                        const Value& rhs,
+                                        const SourceLocation& location);
+
+//! The method `name` of a list, tuple, dict or string called with `call`;
+//! nullopt when the receiver has no such method.
+std::optional<Value> callPlainMethod(const Value& receiver,
+                                     const std::string& name,
+                                     const EvaluatedCall& call);
+
+//! Whether `receiver` is a list, tuple, dict or string with a method `name`.
+bool hasPlainMethod(const Value& receiver, std::string_view name);
+
+//! The builtins that call nothing back: len, enumerate, zip, list, tuple,
+//! dict, set, reversed, any, all, sum, min, max, round, str, isinstance,
+//! divmod, and the functions of `math`. Nullopt for other paths.
+std::optional<Value> callPlainBuiltin(const std::string& path,
+                                      const EvaluatedCall& call);
+
+//! A bounded list: a UserError at `location` past kMaxSequenceElements.
+void checkSequenceSize(size_t size, const SourceLocation& location);
+
+//! Python's repr-like text of a value for messages and str().
+std::string valueText(const Value& value);
+
+}  // namespace fuserlab::frontend
