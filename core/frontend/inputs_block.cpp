@@ -17,7 +17,8 @@ using Kind = Value::Kind;
 constexpr std::string_view kSupported =
     "torch.randn, torch.rand, torch.randint, torch.ones, torch.zeros, "
     "torch.full, torch.arange or torch.testing.make_tensor, optionally "
-    "followed by .as_strided(size, stride[, storage_offset])";
+    "followed by .as_strided(size, stride[, storage_offset]) or "
+    ".expand(*sizes)";
 
 // Keyword arguments every constructor accepts besides its own.
 constexpr std::array<std::string_view, 5> kCommonKeywords = {
@@ -122,8 +123,13 @@ std::vector<int64_t> varargSizes(const EvaluatedCall& call,
 
 class InputsReader : public ExpressionEvaluator {
  public:
-  explicit InputsReader(const NameTable& globals)
-      : ExpressionEvaluator(globals) {}
+  InputsReader(const NameTable& globals, std::vector<InputSpec>& specs)
+      : ExpressionEvaluator(globals), specs_(specs) {}
+
+  //! A torch call (constructor, tensor method) outside a literal block.
+  Value callTorch(const Value& callee, const EvaluatedCall& call) {
+    return callValue(callee, call);
+  }
 
   const InputSpec& spec(const Value& value) const {
     return specs_.at(static_cast<size_t>(value.intValue));
@@ -144,6 +150,7 @@ class InputsReader : public ExpressionEvaluator {
         callee.receiver->is(Kind::kInputTensor)) {
       InputSpec copy = spec(*callee.receiver);
       if (callee.text == "as_strided") return asStrided(std::move(copy), call);
+      if (callee.text == "expand") return expand(std::move(copy), call);
       if (callee.text == "cuda") {
         BoundArguments args(call, {{"device", false}, {"non_blocking", false}});
         copy.device = "cuda:" + std::to_string(args.integer("device", 0));
@@ -350,7 +357,97 @@ class InputsReader : public ExpressionEvaluator {
     return add(std::move(spec));
   }
 
-  std::vector<InputSpec> specs_;
+  // torch.Tensor.expand(*sizes): a view with new leading axes and size-1
+  // axes expanded, both of stride 0; -1 keeps an existing axis. Kept as the
+  // strided view (stridedSizes/stridedStrides) of the constructed tensor.
+  Value expand(InputSpec spec, const EvaluatedCall& call) {
+    EvaluatedCall keywords = keywordsOnly(call);
+    BoundArguments args(keywords, {{"size", false}, {"implicit", false}});
+    args.boolean("implicit", false);
+    std::vector<int64_t> target;
+    const Argument* at = nullptr;
+    if (call.positional.empty()) {
+      if (!args.has("size")) {
+        args.failCall("expand needs the sizes to expand to, e.g. "
+                      "t.expand(4, 8) or t.expand((4, 8))");
+      }
+      at = args.find("size");
+      target = args.intList("size");
+    } else if (args.has("size")) {
+      args.failAt(*args.find("size"),
+                  "expand got its sizes both as arguments and as size=");
+    } else if (call.positional.size() == 1 &&
+               call.positional[0].value.isSequence()) {
+      at = &call.positional[0];
+      for (const Value& element : at->value.items()) {
+        if (!element.is(Kind::kInt)) {
+          args.failAt(*at, "expected a tuple of ints as the sizes of expand, "
+                           "found " + describeKind(element) + " in it");
+        }
+        target.push_back(element.intValue);
+      }
+    } else {
+      for (const Argument& argument : call.positional) {
+        if (!argument.value.is(Kind::kInt)) {
+          args.failAt(argument, "expected an int size for expand, found " +
+                                    describeKind(argument.value));
+        }
+        target.push_back(argument.value.intValue);
+      }
+      at = &call.positional.back();
+    }
+    // Where a size's error points: the size itself when given one by one.
+    auto sizeAt = [&](size_t d) -> const Argument& {
+      return call.positional.size() == target.size() && target.size() > 1
+                 ? call.positional[d]
+                 : *at;
+    };
+    const std::vector<int64_t> sizes = spec.stridedSizes.value_or(spec.sizes);
+    const std::vector<int64_t> strides = spec.stridedStrides.value_or(
+        runtime::Tensor::contiguousStrides(sizes));
+    if (target.size() < sizes.size()) {
+      args.failAt(*at, "expand: the number of sizes (" +
+                           std::to_string(target.size()) +
+                           ") must be at least the tensor's rank (" +
+                           std::to_string(sizes.size()) + ", sizes " +
+                           sizesText(sizes) + ")");
+    }
+    const size_t added = target.size() - sizes.size();
+    std::vector<int64_t> outSizes(target.size());
+    std::vector<int64_t> outStrides(target.size(), 0);
+    for (size_t d = 0; d < target.size(); ++d) {
+      const int64_t size = target[d];
+      const std::string axis = "expand: size " + std::to_string(size) +
+                               " at position " + std::to_string(d);
+      if (d < added) {
+        if (size < 0) {
+          args.failAt(sizeAt(d), axis + " is a new leading axis and needs a "
+                                        "size >= 0 (-1 keeps only an existing "
+                                        "axis)");
+        }
+        outSizes[d] = size;
+        continue;
+      }
+      const int64_t own = sizes[d - added];
+      if (size == -1 || size == own) {
+        outSizes[d] = own;
+        outStrides[d] = strides[d - added];
+      } else if (own == 1 && size >= 0) {
+        outSizes[d] = size;
+      } else {
+        args.failAt(sizeAt(d), axis + " does not match the tensor's size " +
+                                   std::to_string(own) +
+                                   " there; only axes of size 1 expand "
+                                   "(sizes " + sizesText(sizes) + ")");
+      }
+    }
+    checkSizes(args, *at, outSizes, "size");
+    spec.stridedSizes = std::move(outSizes);
+    spec.stridedStrides = std::move(outStrides);
+    return add(std::move(spec));
+  }
+
+  std::vector<InputSpec>& specs_;
 };
 
 }  // namespace
@@ -365,7 +462,8 @@ std::vector<InputSpec> readInputsBlock(const Expr& value,
                         std::string(kSupported) + ", ...]",
                     value.location);
   }
-  InputsReader reader(globals);
+  std::vector<InputSpec> table;
+  InputsReader reader(globals, table);
   std::vector<InputSpec> specs;
   specs.reserve(entries->size());
   for (size_t i = 0; i < entries->size(); ++i) {
@@ -393,6 +491,48 @@ std::vector<InputSpec> readInputsBlock(const Expr& value,
     specs.push_back(std::move(spec));
   }
   return specs;
+}
+
+Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals,
+                const Value& callee, const EvaluatedCall& call) {
+  InputsReader reader(globals, specs);
+  return reader.callTorch(callee, call);
+}
+
+std::vector<InputSpec> inputSpecsOf(const Value& entries,
+                                    const std::vector<InputSpec>& specs,
+                                    const SourceLocation& location) {
+  if (!entries.isSequence()) {
+    throw UserError("expected the inputs as a list, found " +
+                        describeKind(entries) + "; e.g. inputs = [" +
+                        std::string(kSupported) + ", ...]",
+                    location);
+  }
+  std::vector<InputSpec> result;
+  for (size_t i = 0; i < entries.items().size(); ++i) {
+    const Value& v = entries.items()[i];
+    InputSpec spec;
+    if (v.is(Kind::kInputTensor)) {
+      spec = specs.at(static_cast<size_t>(v.intValue));
+    } else if (v.isNumber()) {
+      spec.isScalar = true;
+      if (v.is(Kind::kBool)) {
+        spec.scalar = v.boolValue;
+      } else if (v.is(Kind::kInt)) {
+        spec.scalar = v.intValue;
+      } else {
+        spec.scalar = v.floatValue;
+      }
+      spec.location = location;
+    } else {
+      throw UserError("inputs entry " + std::to_string(i) + " is " +
+                          describeKind(v) + "; expected " +
+                          std::string(kSupported) + ", or a Python number",
+                      location);
+    }
+    result.push_back(std::move(spec));
+  }
+  return result;
 }
 
 }  // namespace fuserlab::frontend

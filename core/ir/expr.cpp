@@ -7,11 +7,12 @@
 namespace fuserlab::ir {
 
 std::string_view toString(ExprType type) {
-  constexpr std::array<std::string_view, 23> kNames = {
+  constexpr std::array<std::string_view, 25> kNames = {
       "Unary",   "Binary",  "Ternary",    "Cast",    "Reduction",   "Welford",
       "Broadcast", "Expand", "Reshape",   "Permute", "Squeeze",     "Slice",
       "Pad",     "Cat",     "Set",        "SegmentSet", "Full",     "Iota",
-      "IndexSelect", "Gather", "Matmul",  "Linear",  "Sdpa"};
+      "IndexSelect", "Gather", "Matmul",  "Linear",  "Sdpa",
+      "Random",  "SdpaBwd"};
   return kNames.at(static_cast<size_t>(type));
 }
 
@@ -47,6 +48,10 @@ std::string_view toString(ReductionOpType op) {
   constexpr std::array<std::string_view, 4> kNames = {"sum", "prod", "max",
                                                       "min"};
   return kNames.at(static_cast<size_t>(op));
+}
+
+std::string_view toString(RandomOpType op) {
+  return op == RandomOpType::Uniform ? "uniform" : "normal";
 }
 
 bool isPredicate(BinaryOpType op) {
@@ -104,6 +109,8 @@ std::string Expr::opName() const {
     case ExprType::Matmul: return "matmul";
     case ExprType::Linear: return "linear";
     case ExprType::Sdpa: return "sdpfa_fwd";
+    case ExprType::Random: return std::string(ir::toString(attrs_.randomOp));
+    case ExprType::SdpaBwd: return "sdpfa_bwd";
   }
   return "?";
 }
@@ -165,6 +172,7 @@ std::string Expr::toString() const {
       break;
     case ExprType::Full:
     case ExprType::Iota:
+    case ExprType::Random:
       out += ", dtype=" + std::string(ir::toString(attrs_.dtype));
       break;
     default:

@@ -45,6 +45,13 @@ class TensorView;
 //   Sdpa         [q, k, v, dropoutP, isCausal, scale] -> [out, logSumExp,
 //                philoxSeed, philoxOffset]; scale may be a Double scalar or
 //                a constant NaN scalar meaning 1/sqrt(head_dim)
+//   Random       [size_0..size_{r-1}, a, b, seed, offset] -> [y]
+//                attrs.randomOp; a, b: low and high (Uniform) or mean and
+//                std (Normal); seed and offset: Int scalars of Philox
+//                (core/ir/random_numbers.h); attrs.dtype is y's dtype
+//   SdpaBwd      [gradOut, q, k, v, out, logSumExp, dropoutP, isCausal,
+//                philoxSeed, philoxOffset, scale] -> [gradQ, gradK, gradV];
+//                scale as in Sdpa
 enum class ExprType : uint8_t {
   Unary,
   Binary,
@@ -69,6 +76,8 @@ enum class ExprType : uint8_t {
   Matmul,
   Linear,
   Sdpa,
+  Random,
+  SdpaBwd,
 };
 
 enum class UnaryOpType : uint8_t {
@@ -89,11 +98,15 @@ enum class TernaryOpType : uint8_t { Where, Lerp, Clamp, Addcmul };
 
 enum class ReductionOpType : uint8_t { Sum, Prod, Max, Min };
 
+//! The distribution of a Random expr.
+enum class RandomOpType : uint8_t { Uniform, Normal };
+
 std::string_view toString(ExprType type);
 std::string_view toString(UnaryOpType op);  //!< the fd.ops name: "rsqrt"
 std::string_view toString(BinaryOpType op);  //!< "add", "ceilDiv"
 std::string_view toString(TernaryOpType op);
 std::string_view toString(ReductionOpType op);  //!< "sum", "max"
+std::string_view toString(RandomOpType op);  //!< "uniform", "normal"
 //! True for comparisons and logical ops: the result is Bool.
 bool isPredicate(BinaryOpType op);
 bool isPredicate(UnaryOpType op);
@@ -105,10 +118,11 @@ struct ExprAttrs {
   BinaryOpType binaryOp = BinaryOpType::Add;
   TernaryOpType ternaryOp = TernaryOpType::Where;
   ReductionOpType reductionOp = ReductionOpType::Sum;
+  RandomOpType randomOp = RandomOpType::Uniform;
   std::vector<int64_t> axes;
   std::vector<bool> broadcastFlags;
   int64_t dim = 0;
-  DataType dtype = DataType::Null;  //!< Full / Iota: the dtype to produce
+  DataType dtype = DataType::Null;  //!< Full / Iota / Random: the dtype to produce
 
   bool operator==(const ExprAttrs&) const = default;
 };

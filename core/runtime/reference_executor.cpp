@@ -197,6 +197,10 @@ void evaluateExpr(const ir::Expr& expr, ReferenceContext& context) {
       return reference::evaluateMatmul(expr, context);
     case ExprType::Sdpa:
       return reference::evaluateSdpa(expr, context);
+    case ExprType::SdpaBwd:
+      return reference::evaluateSdpaBwd(expr, context);
+    case ExprType::Random:
+      return reference::evaluateRandom(expr, context);
   }
   FL_ASSERT(false, "unknown ExprType in ", expr.toString());
 }

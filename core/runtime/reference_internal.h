@@ -59,6 +59,10 @@ void evaluateIndexing(const ir::Expr& expr, ReferenceContext& context);
 void evaluateMatmul(const ir::Expr& expr, ReferenceContext& context);
 //! Sdpa (flash-attention forward).
 void evaluateSdpa(const ir::Expr& expr, ReferenceContext& context);
+//! SdpaBwd (attention backward from the forward's logsumexp).
+void evaluateSdpaBwd(const ir::Expr& expr, ReferenceContext& context);
+//! Random (uniform and normal from Philox; core/ir/random_numbers.h).
+void evaluateRandom(const ir::Expr& expr, ReferenceContext& context);
 
 //! A 0-dim tensor holding `value` in `dtype` (rounded as castElement does).
 Tensor scalarTensor(const ir::ScalarValue& value, ir::DataType dtype);
