@@ -38,7 +38,14 @@
 //                               ShiftedChunks, shifted_fold_lanes / shifted_to_welford
 //                               (chunks of one count in every step and thread),
 //                               warp_welford, block_welford_x
+//   fl::rng::uniformStandardF / uniformRangeF / normalStandardF / ...
+//                               random ops' values from Philox (appended:
+//                               core/ir/random_numbers.h), with
+//                               fl::rng::RoundIdentity / RoundToHalf /
+//                               RoundToBFloat16 for the output dtype
 #include "core/codegen/codegen.h"
+
+#include <string>
 
 namespace fuserlab::codegen {
 namespace {
@@ -734,8 +741,32 @@ __device__ __forceinline__ Welford<T> block_welford_x(Welford<T> w, Welford<T>* 
 }  // namespace fl
 )FLDEVICE";
 
+// After the helpers: the random ops' Philox generator and distributions
+// (core/ir/random_numbers.h, embedded as text), and the functors that round
+// their float results to half and bfloat16 as the rest of the header does.
+constexpr const char* kRandomRounding = R"FLDEVICE(
+namespace fl {
+namespace rng {
+struct RoundToHalf {
+  __device__ __forceinline__ float operator()(float x) const { return fl::round_to_half(x); }
+};
+struct RoundToBFloat16 {
+  __device__ __forceinline__ float operator()(float x) const { return fl::round_to_bf16(x); }
+};
+}  // namespace rng
+}  // namespace fl
+)FLDEVICE";
+
 }  // namespace
 
-std::string_view deviceHelperSource() { return kDeviceHeader; }
+//! The text of core/ir/random_numbers.h (random_numbers_source.cpp, generated).
+std::string_view randomNumbersSource();
+
+std::string_view deviceHelperSource() {
+  static const std::string source =
+      std::string(kDeviceHeader) + "\n// --- core/ir/random_numbers.h\n" +
+      std::string(randomNumbersSource()) + kRandomRounding;
+  return source;
+}
 
 }  // namespace fuserlab::codegen

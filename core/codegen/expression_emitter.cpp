@@ -9,6 +9,7 @@
 
 #include "core/codegen/operator_text.h"
 #include "core/ir/error.h"
+#include "core/ir/random_op.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -486,6 +487,60 @@ ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
   return result;
 }
 
+std::string ExpressionEmitter::randomValue(const Expr& expr, const TensorView* out,
+                                           const ElementIndex& index) {
+  // The element's linear index in the output's logical shape, row-major (the
+  // one the CPU reference numbers elements by); broadcast axes add nothing.
+  const auto& axes = out->logicalNoReductions();
+  FL_ASSERT(index.size() == axes.size(), expr.toString(), ": ", index.size(),
+            " indices for ", axes.size(), " axes");
+  std::string linear;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    if (axes[a]->isBroadcast()) continue;
+    const std::string position = "(uint64_t)(" + index[a] + ")";
+    linear = linear.empty() ? position
+                            : "(" + linear + " * (uint64_t)" + extent(axes[a]) + " + " +
+                                  position + ")";
+  }
+  if (linear.empty()) linear = "(uint64_t)0";
+  const std::string seed = "(uint64_t)(" + scalar(ir::randomSeed(expr)) + ")";
+  const std::string offset = "(uint64_t)(" + scalar(ir::randomOffset(expr)) + ")";
+  const std::string element = seed + ", " + offset + ", " + linear;
+  const bool standard = ir::isStandardRandom(expr);
+  const bool uniform = expr.attrs().randomOp == ir::RandomOpType::Uniform;
+  const DataType dtype = out->dtype();
+  // Parameters go through double, as the reference reads them.
+  const bool isDouble = dtype == DataType::Double;
+  auto parameter = [&](const Scalar* p) {
+    const std::string value = "(double)(" + scalar(p) + ")";
+    return isDouble ? value : "(float)" + value;
+  };
+  const std::string a = parameter(ir::randomParameterA(expr));
+  const std::string b = parameter(ir::randomParameterB(expr));
+  if (isDouble) {
+    if (uniform) {
+      return standard ? "fl::rng::uniformStandardD(" + element + ")"
+                      : "fl::rng::uniformRangeD(" + element + ", " + a + ", " + b + ")";
+    }
+    return standard ? "fl::rng::normalStandardD(" + element + ")"
+                    : "fl::rng::normalGeneralD(" + element + ", " + a + ", " + b + ")";
+  }
+  std::string round = "fl::rng::RoundIdentity()";
+  if (dtype == DataType::Half) round = "fl::rng::RoundToHalf()";
+  if (dtype == DataType::BFloat16) round = "fl::rng::RoundToBFloat16()";
+  FL_ASSERT(ir::isFloatingPoint(dtype), expr.toString(), ": a random op of dtype ",
+            ir::toString(dtype));
+  const std::string narrow = isNarrowFloat(dtype) ? "true" : "false";
+  if (uniform) {
+    return standard ? "fl::rng::uniformStandardF(" + element + ", " + round + ")"
+                    : "fl::rng::uniformRangeF(" + element + ", " + a + ", " + b + ", " +
+                          narrow + ", " + round + ")";
+  }
+  return standard ? "fl::rng::normalStandardF(" + element + ", " + round + ")"
+                  : "fl::rng::normalGeneralF(" + element + ", " + a + ", " + b + ", " +
+                        round + ")";
+}
+
 std::string ExpressionEmitter::compute(const TensorView* tv,
                                        const ElementIndex& index,
                                        const std::string& variable) {
@@ -627,6 +682,9 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
       return assign(convertValue(
           "fl::add(" + start + ", fl::mul(" + position + ", " + step + "))", compute, out));
     }
+    case ExprType::Random:
+      needsIndex();
+      return assign(randomValue(expr, tv, index));
     case ExprType::Pad:
       needsIndex();
       return emitPad(expr, tv, index, variable);

@@ -15,7 +15,7 @@
 //   - indexed: every value is asked for at an element index (one C++ index
 //     expression per logical axis); meta ops map the index to their input's
 //     (broadcast, expand, squeeze, permute, reshape, slice, pad, cat,
-//     index_select, gather) and full/iota compute from it. The pointwise and
+//     index_select, gather) and full/iota/random compute from it. The pointwise and
 //     transpose emitters use this. Slice, pad and cat index arithmetic is in
 //     the kernel's index_t (expression_emitter_regions.cpp).
 //   - element (`indexed` false; indices are empty): every op is taken at "the current
@@ -203,6 +203,10 @@ class ExpressionEmitter {
   std::string emitCat(const ir::Expr& expr, const ir::TensorView* out,
                       const ElementIndex& index, const std::string& variable);
   std::string scalarExpr(const ir::Expr& expr, const ir::Scalar* out);
+  //! A random op's value at `index`: the fl::rng call of its distribution
+  //! and dtype at the element's linear index (core/ir/random_numbers.h).
+  std::string randomValue(const ir::Expr& expr, const ir::TensorView* out,
+                          const ElementIndex& index);
   std::string temporary(const std::string& prefix);
   //! The half/bf16 dtype `value` (of `dtype`) is exactly representable in,
   //! as far as the emitter knows, or Null: half/bf16 values are, and

@@ -19,8 +19,9 @@ using ir::UnaryOpType;
 using ir::Val;
 using Kind = Value::Kind;
 
-constexpr std::array<std::string_view, 6> kRandomOps = {
-    "rand_like", "randn_like", "uniform", "normal", "bernoulli", "randint"};
+// Random ops FuserLab does not have (the others are in fd_ops_random.cpp).
+constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli",
+                                                               "randint"};
 
 std::optional<UnaryOpType> unaryOpNamed(std::string_view name) {
   constexpr int kCount = static_cast<int>(UnaryOpType::BitwiseNot) + 1;
@@ -263,11 +264,11 @@ std::optional<BinaryOpType> operatorOp(BinaryOpKind op) {
 
 Value callFdOp(ir::Fusion& fusion, std::string_view op,
                const EvaluatedCall& call) {
-  for (std::string_view random : kRandomOps) {
+  for (std::string_view random : kRefusedRandomOps) {
     if (op == random) {
       throw UserError(call.name +
-                          " is not supported by FuserLab yet: random ops are "
-                          "refused",
+                          " is not supported by FuserLab yet (uniform, normal, "
+                          "rand_like and randn_like are)",
                       call.location);
     }
   }
@@ -283,6 +284,7 @@ Value callFdOp(ir::Fusion& fusion, std::string_view op,
   if (op == "var" || op == "var_mean") return variance(c);
   if (op == "welford") return welford(c);
   if (OpHandler handler = findShapeOp(op)) return handler(c);
+  if (OpHandler handler = findRandomOp(op)) return handler(c);
   throw UserError("unknown op " + call.name, call.location);
 }
 

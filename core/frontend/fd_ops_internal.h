@@ -22,4 +22,8 @@ using OpHandler = Value (*)(const OpCall&);
 //! `op` is none of them.
 OpHandler findShapeOp(std::string_view op);
 
+//! The handler of a random op (uniform, normal, rand_like, randn_like) or of
+//! sdpfa_bwd (fd_ops_random.cpp); null when `op` is none of them.
+OpHandler findRandomOp(std::string_view op);
+
 }  // namespace fuserlab::frontend

@@ -657,6 +657,32 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       assign(outs, call("sdpfa_fwd", joined(args)));
       return;
     }
+    case ExprType::Random: {
+      // rand_like and randn_like are uniform(0, 1) and normal(0, 1) of their
+      // input's shape: the same values.
+      const size_t rank = in.size() - 4;
+      assign({out}, call(expr->opName(),
+                         operand(in[rank]) + ", " + operand(in[rank + 1]) +
+                             ", shape=" + operandList(expr, 0, rank) +
+                             ", rng_seed=" + operand(in[rank + 2]) +
+                             ", rng_offset=" + operand(in[rank + 3]) +
+                             ", dtype=" + dtypeArg(attrs.dtype)));
+      return;
+    }
+    case ExprType::SdpaBwd: {
+      std::vector<std::string> args;
+      for (size_t i = 0; i < 8; ++i) args.push_back(operand(in[i]));
+      // Philox state given as no tensor is an Int placeholder: None.
+      for (size_t i = 8; i < 10; ++i) {
+        args.push_back(in[i]->isA<TensorView>() ? operand(in[i]) : "None");
+      }
+      const auto value = in[10]->as<Scalar>()->constDouble();
+      args.push_back(value && std::isnan(*value) ? "None" : operand(in[10]));
+      std::vector<const Val*> outs(expr->outputs().begin(),
+                                   expr->outputs().end());
+      assign(outs, call("sdpfa_bwd", joined(args)));
+      return;
+    }
   }
   FL_ASSERT(false, "writeScript does not know ", ir::toString(expr->type()));
 }

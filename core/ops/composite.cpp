@@ -191,4 +191,86 @@ SdpaResult sdpfaFwd(TensorView* q, TensorView* k, TensorView* v,
   return result;
 }
 
+SdpaBwdResult sdpfaBwd(TensorView* gradOutput, TensorView* q, TensorView* k,
+                       TensorView* v, TensorView* output, TensorView* logSumExp,
+                       Scalar* dropoutP, Scalar* isCausal, TensorView* philoxSeed,
+                       TensorView* philoxOffset, Scalar* scale) {
+  constexpr std::string_view kOp = "sdpfa_bwd";
+  checkPresent(kOp, gradOutput, "grad_output");
+  checkPresent(kOp, q, "the query");
+  checkPresent(kOp, k, "the key");
+  checkPresent(kOp, v, "the value");
+  checkPresent(kOp, output, "the output");
+  checkPresent(kOp, logSumExp, "log_sumexp");
+  checkRank(kOp, "grad_output", gradOutput, 4, "[N, H, L, Ev]");
+  checkRank(kOp, "the query", q, 4, "[N, H, L, E]");
+  checkRank(kOp, "the key", k, 4, "[N, H, S, E]");
+  checkRank(kOp, "the value", v, 4, "[N, H, S, Ev]");
+  checkRank(kOp, "the output", output, 4, "[N, H, L, Ev]");
+  checkRank(kOp, "log_sumexp", logSumExp, 3, "[N, H, L]");
+  checkSameFloatingDtype(kOp, {q, k, v, output, gradOutput});
+  FL_CHECK(ir::isFloatingPoint(logSumExp->dtype()), kOp, ": log_sumexp ",
+           describeVal(logSumExp), " is ", ir::toString(logSumExp->dtype()),
+           "; expected Float (sdpfa_fwd's second output)");
+  const auto& qAxes = q->logicalNoReductions();
+  const auto& kAxes = k->logicalNoReductions();
+  const auto& vAxes = v->logicalNoReductions();
+  const auto& oAxes = output->logicalNoReductions();
+  const auto& gAxes = gradOutput->logicalNoReductions();
+  const auto& lAxes = logSumExp->logicalNoReductions();
+  checkSameExtent(kOp, "the batch (N)", q, qAxes[0], k, kAxes[0]);
+  checkSameExtent(kOp, "the batch (N)", q, qAxes[0], v, vAxes[0]);
+  checkSameExtent(kOp, "the heads (H)", q, qAxes[1], k, kAxes[1]);
+  checkSameExtent(kOp, "the heads (H)", q, qAxes[1], v, vAxes[1]);
+  checkSameExtent(kOp, "the head size (E)", q, qAxes[3], k, kAxes[3]);
+  checkSameExtent(kOp, "the sequence length (S)", k, kAxes[2], v, vAxes[2]);
+  for (size_t i = 0; i < 3; ++i) {
+    checkSameExtent(kOp, "the output's shape [N, H, L]", q, qAxes[i], output, oAxes[i]);
+    checkSameExtent(kOp, "the output's shape [N, H, L]", q, qAxes[i], gradOutput,
+                    gAxes[i]);
+    checkSameExtent(kOp, "logsumexp's shape [N, H, L]", q, qAxes[i], logSumExp,
+                    lAxes[i]);
+  }
+  checkSameExtent(kOp, "the value head size (Ev)", v, vAxes[3], output, oAxes[3]);
+  checkSameExtent(kOp, "the value head size (Ev)", v, vAxes[3], gradOutput, gAxes[3]);
+
+  Fusion* fusion = q->fusion();
+  dropoutP = scalarOr(dropoutP, fusion->constDouble(0.0));
+  isCausal = scalarOr(isCausal, fusion->constBool(false));
+  scale = scalarOr(scale, fusion->constDouble(
+                              std::numeric_limits<double>::quiet_NaN()));
+  FL_CHECK(ir::isFloatingPoint(dropoutP->dtype()) ||
+               ir::isIntegral(dropoutP->dtype()),
+           kOp, ": dropout_p ", describeVal(dropoutP), " is ",
+           ir::toString(dropoutP->dtype()), "; expected a number");
+  FL_CHECK(isCausal->dtype() == DataType::Bool, kOp, ": is_causal ",
+           describeVal(isCausal), " is ", ir::toString(isCausal->dtype()),
+           "; expected Bool");
+  FL_CHECK(ir::isFloatingPoint(scale->dtype()) ||
+               ir::isIntegral(scale->dtype()),
+           kOp, ": scale ", describeVal(scale), " is ",
+           ir::toString(scale->dtype()), "; expected a number");
+  ir::Val* seed = philoxSeed;
+  ir::Val* offset = philoxOffset;
+  if (seed == nullptr) seed = fusion->constInt(0);
+  if (offset == nullptr) offset = fusion->constInt(0);
+
+  auto like = [&](const TensorView* tv) {
+    std::vector<IterDomain*> axes;
+    for (const IterDomain* id : tv->logicalNoReductions()) {
+      axes.push_back(fusion->cloneIterDomain(id));
+    }
+    return fusion->newTensorView(axes, tv->dtype());
+  };
+  SdpaBwdResult result;
+  result.gradQuery = like(q);
+  result.gradKey = like(k);
+  result.gradValue = like(v);
+  fusion->newExpr(ir::ExprType::SdpaBwd,
+                  {gradOutput, q, k, v, output, logSumExp, dropoutP, isCausal,
+                   seed, offset, scale},
+                  {result.gradQuery, result.gradKey, result.gradValue});
+  return result;
+}
+
 }  // namespace fuserlab::ops

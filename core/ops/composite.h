@@ -30,4 +30,22 @@ SdpaResult sdpfaFwd(ir::TensorView* q, ir::TensorView* k, ir::TensorView* v,
                     ir::Scalar* dropoutP, ir::Scalar* isCausal,
                     ir::Scalar* scale);
 
+struct SdpaBwdResult {
+  ir::TensorView* gradQuery;  //!< like the query
+  ir::TensorView* gradKey;    //!< like the key
+  ir::TensorView* gradValue;  //!< like the value
+};
+
+//! Flash-attention backward (nvFuser's sdpfa_bwd): the gradients of q, k and
+//! v from the output gradient, the forward's inputs, its output and its
+//! logsumexp [N, H, L] (Float). `dropoutP`, `isCausal` and `scale` as in
+//! sdpfaFwd; `philoxSeed` and `philoxOffset` are the forward's 0-dim outputs
+//! (or null: no dropout state).
+SdpaBwdResult sdpfaBwd(ir::TensorView* gradOutput, ir::TensorView* q,
+                       ir::TensorView* k, ir::TensorView* v,
+                       ir::TensorView* output, ir::TensorView* logSumExp,
+                       ir::Scalar* dropoutP, ir::Scalar* isCausal,
+                       ir::TensorView* philoxSeed, ir::TensorView* philoxOffset,
+                       ir::Scalar* scale);
+
 }  // namespace fuserlab::ops
