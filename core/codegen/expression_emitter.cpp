@@ -1,5 +1,6 @@
 #include "core/codegen/expression_emitter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -44,15 +45,23 @@ bool isPredicateExpr(const Expr& expr) {
 
 // The compute dtype of an elementwise expr, as the reference's computeDtypeOf:
 // operands (Where's condition excluded) and, unless a predicate, the output,
-// with the wrapped-number rule for scalars.
+// with the wrapped-number rule for scalars (and for 0-dim tensors beside a
+// ranked one, as ops::promoteElementwise).
 DataType elementwiseComputeDtype(const Expr& expr) {
   std::vector<DataType> tensors;
   std::vector<DataType> scalars;
   const bool where = expr.type() == ExprType::Ternary &&
                      expr.attrs().ternaryOp == TernaryOpType::Where;
+  const bool ranked = std::any_of(
+      expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
+        const auto* tv = in->as<TensorView>();
+        return tv != nullptr && tv->rank() > 0;
+      });
   for (size_t i = where ? 1 : 0; i < expr.inputs().size(); ++i) {
     const ir::Val* in = expr.input(i);
-    (in->isA<TensorView>() ? tensors : scalars).push_back(in->dtype());
+    const auto* tv = in->as<TensorView>();
+    const bool asTensor = tv != nullptr && (!ranked || tv->rank() > 0);
+    (asTensor ? tensors : scalars).push_back(in->dtype());
   }
   if (!isPredicateExpr(expr)) tensors.push_back(expr.output(0)->dtype());
   return computeDtypeOf(ir::promoteOperands(tensors, scalars));
@@ -445,7 +454,9 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
       FL_ASSERT(false, "indexing ops map their indices in compute()");
     default: {
       // Elementwise ops, casts, copies and expand: same axes; the producer's
-      // broadcast axes stay at 0.
+      // broadcast axes stay at 0. A 0-dim operand of an elementwise op (which
+      // combines with any rank, as a scalar does) is its only element.
+      if (rank == 0) break;
       FL_ASSERT(rank == index.size(), expr.toString(), ": operand rank ", rank,
                 " differs from the output's ", index.size());
       for (size_t a = 0; a < rank; ++a) {

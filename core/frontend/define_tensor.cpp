@@ -1,7 +1,7 @@
 #include "core/frontend/define_tensor.h"
 
 #include <algorithm>
-#include <numeric>
+#include <cstddef>
 
 #include "core/frontend/python_arithmetic.h"
 
@@ -47,7 +47,8 @@ void markCpuScalar(const BoundArguments& args, ir::TensorView* tv) {
 }
 
 // The contiguity of define_tensor's shape form, given in allocation order:
-// one bool for every axis, or a list with None for broadcast axes.
+// one bool for every axis, or a list with None for broadcast axes (size 1, or
+// expanded: see expandedAxes).
 std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
                                                  const ir::TensorView* tv) {
   const auto& allocation = tv->maybeAllocation();
@@ -78,13 +79,11 @@ std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
   for (size_t i = 0; i < items.size(); ++i) {
     const Value& item = items[i];
     if (item.isNone()) {
-      if (!allocation[i]->isBroadcast()) {
-        args.failAt(*argument,
-                    "contiguity[" + std::to_string(i) +
-                        "] is None, but allocation axis " + std::to_string(i) +
-                        " is not a broadcast axis; None is only for "
-                        "broadcast (size 1) axes");
-      }
+      // expandedAxes made every None axis a broadcast (expanded where its
+      // size is not 1).
+      FL_ASSERT(allocation[i]->isBroadcast(), "contiguity[", i,
+                "] is None but allocation axis ", allocation[i]->toString(),
+                " is not a broadcast axis");
       flags.emplace_back(std::nullopt);
     } else if (item.is(Kind::kBool)) {
       flags.emplace_back(item.boolValue);
@@ -95,6 +94,65 @@ std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
     }
   }
   return flags;
+}
+
+// nvFuser's normalizeStrideOrder: a negative entry counts from the end
+// (-1 is rank - 1). Entries out of range stay as they are, for setStrideOrder
+// to report.
+std::vector<int64_t> normalizedStrideOrder(std::vector<int64_t> order) {
+  const auto rank = static_cast<int64_t>(order.size());
+  for (int64_t& entry : order) {
+    if (entry < 0 && entry >= -rank) entry += rank;
+  }
+  return order;
+}
+
+// nvFuser's getExpanded: logical axis i is an expanded broadcast when its
+// contiguity (given in allocation order, at rank - 1 - stride_order[i]) is
+// None and its shape is not 1; its extent is then 1 and shape[i] (-1:
+// symbolic) its expanded extent. A contiguity that is not a list of the
+// tensor's rank, or a stride order that is not a permutation, expands
+// nothing here: contiguityFlags and setStrideOrder report them.
+std::vector<bool> expandedAxes(const BoundArguments& args,
+                               const std::vector<int64_t>& shape,
+                               const std::vector<int64_t>& order) {
+  const size_t rank = shape.size();
+  std::vector<bool> expanded(rank, false);
+  const Argument* contiguity = args.find("contiguity");
+  if (contiguity == nullptr || !contiguity->value.isSequence()) return expanded;
+  const ValueList& items = contiguity->value.items();
+  if (items.size() != rank) return expanded;
+  std::vector<size_t> position(rank);
+  std::vector<bool> taken(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    position[i] = i;
+    if (order.size() != rank) continue;
+    const int64_t entry = order[i];
+    if (entry < 0 || entry >= static_cast<int64_t>(rank)) return expanded;
+    position[i] = rank - 1 - static_cast<size_t>(entry);
+    if (taken[position[i]]) return expanded;
+    taken[position[i]] = true;
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    expanded[i] = items[position[i]].isNone() && shape[i] != 1;
+  }
+  return expanded;
+}
+
+// One logical axis of an input: size 1 is a broadcast axis; an expanded
+// axis is a broadcast of extent 1 expanded to `size` (-1: symbolic); any
+// other size an iteration axis of that extent (-1: symbolic).
+IterDomain* inputAxis(ir::Fusion& fusion, int64_t size, bool expanded) {
+  if (size == 1) {
+    return fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast);
+  }
+  ir::Scalar* extent =
+      size == -1 ? fusion.newScalar(DataType::Int) : fusion.constInt(size);
+  if (expanded) {
+    return fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast,
+                                extent);
+  }
+  return fusion.newIterDomain(extent, IterType::Iteration);
 }
 
 Value defineFromShape(ir::Fusion& fusion, const EvaluatedCall& given) {
@@ -108,35 +166,29 @@ Value defineFromShape(ir::Fusion& fusion, const EvaluatedCall& given) {
                       &fusion);
   const std::vector<int64_t> shape = args.intList("shape");
   const DataType dtype = concreteDtype(args);
-  std::vector<IterDomain*> axes;
-  axes.reserve(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) {
-    const int64_t size = shape[i];
-    if (size < -1) {
+    if (shape[i] < -1) {
       args.failAt(*args.find("shape"),
                   "shape[" + std::to_string(i) + "] is " +
-                      std::to_string(size) +
+                      std::to_string(shape[i]) +
                       "; expected -1 (a symbolic size), 1 (a broadcast axis) "
                       "or a size >= 0");
     }
-    if (size == -1) {
-      axes.push_back(fusion.newIterDomain(fusion.newScalar(DataType::Int),
-                                          IterType::Iteration));
-    } else if (size == 1) {
-      axes.push_back(
-          fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast));
-    } else {
-      axes.push_back(
-          fusion.newIterDomain(fusion.constInt(size), IterType::Iteration));
-    }
+  }
+  std::vector<int64_t> order;
+  if (args.has("stride_order")) {
+    order = normalizedStrideOrder(args.intList("stride_order"));
+  }
+  const std::vector<bool> expanded = expandedAxes(args, shape, order);
+  std::vector<IterDomain*> axes;
+  axes.reserve(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    axes.push_back(inputAxis(fusion, shape[i], expanded[i]));
   }
   ir::TensorView* tv = fusion.newTensorView(axes, dtype);
   // Contiguity is per allocation axis, so the stride order comes first.
-  if (args.has("stride_order")) {
-    const std::vector<int64_t> order = args.intList("stride_order");
-    if (!order.empty()) {
-      applyAt(args, "stride_order", [&] { tv->setStrideOrder(order); });
-    }
+  if (!order.empty()) {
+    applyAt(args, "stride_order", [&] { tv->setStrideOrder(order); });
   }
   const auto flags = contiguityFlags(args, tv);
   applyAt(args, "contiguity", [&] { tv->setContiguity(flags); });
@@ -145,10 +197,56 @@ Value defineFromShape(ir::Fusion& fusion, const EvaluatedCall& given) {
   return Value::fusionVal(tv);
 }
 
-// nvFuser's computeTensorDescriptor: the allocation order sorts axes by
-// descending stride (ties keep their order); an axis is contiguous when its
-// stride is the next inner non-broadcast axis's stride times its size (1 for
-// the innermost); size-1 axes are broadcast.
+// nvFuser's computeTensorDescriptor (python_common/python_utils.cpp): axes
+// with a stride other than 0 are ordered by descending stride (ties keep their
+// order), and stride-0 axes are put back at their own positions in that
+// order; an axis of stride 0 or size 1 is broadcast (contiguity None), and
+// another is contiguous when its stride is the next inner non-broadcast
+// axis's stride times that axis's size (1 for the innermost). The sizes
+// become shape entries as getTensorViewBuilderSizes makes them (-1 but for
+// size 1, unless static_sizes), so a stride-0 axis of size other than 1 is an
+// expanded broadcast, as getExpanded derives it.
+struct TensorDescriptor {
+  std::vector<std::optional<bool>> contiguity;  //!< in allocation order
+  std::vector<int64_t> strideOrder;             //!< per logical axis
+};
+
+TensorDescriptor describeSizesAndStrides(const std::vector<int64_t>& sizes,
+                                         const std::vector<int64_t>& strides) {
+  const size_t rank = sizes.size();
+  std::vector<size_t> order;
+  std::vector<size_t> strideZero;
+  for (size_t i = 0; i < rank; ++i) {
+    (strides[i] != 0 ? order : strideZero).push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return strides[a] > strides[b]; });
+  for (size_t axis : strideZero) {
+    order.insert(order.begin() + static_cast<std::ptrdiff_t>(axis), axis);
+  }
+  auto isBroadcast = [&](size_t axis) {
+    return strides[axis] == 0 || sizes[axis] == 1;
+  };
+  TensorDescriptor descriptor;
+  descriptor.contiguity.resize(rank);
+  descriptor.strideOrder.resize(rank);
+  for (size_t position = 0; position < rank; ++position) {
+    const size_t axis = order[position];
+    descriptor.strideOrder[axis] = static_cast<int64_t>(rank - 1 - position);
+    if (isBroadcast(axis)) continue;
+    int64_t expected = 1;
+    bool overflow = false;
+    for (size_t inner = position + 1; inner < rank; ++inner) {
+      if (isBroadcast(order[inner])) continue;
+      overflow = __builtin_mul_overflow(strides[order[inner]],
+                                        sizes[order[inner]], &expected);
+      break;
+    }
+    descriptor.contiguity[position] = !overflow && strides[axis] == expected;
+  }
+  return descriptor;
+}
+
 Value defineFromSizes(ir::Fusion& fusion, const EvaluatedCall& call) {
   BoundArguments args(call,
                       {{"sizes", true},
@@ -180,46 +278,18 @@ Value defineFromSizes(ir::Fusion& fusion, const EvaluatedCall& call) {
                       std::to_string(strides[i]) + "; strides must be >= 0");
     }
   }
-
-  std::vector<size_t> allocationOrder(rank);
-  std::iota(allocationOrder.begin(), allocationOrder.end(), size_t{0});
-  std::stable_sort(allocationOrder.begin(), allocationOrder.end(),
-                   [&](size_t a, size_t b) { return strides[a] > strides[b]; });
-  std::vector<int64_t> strideOrder(rank);
-  for (size_t position = 0; position < rank; ++position) {
-    strideOrder[allocationOrder[position]] =
-        static_cast<int64_t>(rank - 1 - position);
-  }
-  std::vector<std::optional<bool>> contiguity(rank);
-  std::optional<int64_t> expected = 1;  // nullopt once it overflows
-  for (size_t position = rank; position-- > 0;) {
-    const size_t axis = allocationOrder[position];
-    if (sizes[axis] == 1) continue;  // broadcast: None
-    contiguity[position] = expected.has_value() && strides[axis] == *expected;
-    int64_t next = 0;
-    if (expected && !__builtin_mul_overflow(strides[axis], sizes[axis], &next)) {
-      expected = next;
-    } else {
-      expected.reset();
-    }
-  }
+  const TensorDescriptor descriptor = describeSizesAndStrides(sizes, strides);
 
   std::vector<IterDomain*> axes;
   axes.reserve(rank);
-  for (int64_t size : sizes) {
-    if (size == 1) {
-      axes.push_back(
-          fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast));
-    } else {
-      ir::Scalar* extent = staticSizes ? fusion.constInt(size)
-                                       : fusion.newScalar(DataType::Int);
-      axes.push_back(fusion.newIterDomain(extent, IterType::Iteration));
-    }
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t shape = staticSizes || sizes[i] == 1 ? sizes[i] : -1;
+    axes.push_back(inputAxis(fusion, shape, strides[i] == 0));
   }
   ir::TensorView* tv = fusion.newTensorView(axes, dtype);
   applyAt(args, "strides", [&] {
-    tv->setStrideOrder(strideOrder);
-    tv->setContiguity(contiguity);
+    tv->setStrideOrder(descriptor.strideOrder);
+    tv->setContiguity(descriptor.contiguity);
   });
   markCpuScalar(args, tv);
   fusion.addInput(tv);

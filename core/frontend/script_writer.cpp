@@ -207,12 +207,13 @@ void ScriptWriter::checkExpressible() const {
       }
     }
     if (tv->isFusionInput()) {
+      // An expanded axis is written as its expanded extent with contiguity
+      // None, which define_tensor reads back as an expanded broadcast.
       for (const IterDomain* id : d.logical) {
-        FL_CHECK(!id->hasExpandedExtent() &&
-                     (id->isBroadcast() || !id->extent()->isConstInt(1)),
+        FL_CHECK(id->isBroadcast() || !id->extent()->isConstInt(1),
                  "writeScript: the input ", tv->toString(), " has the axis ",
                  id->toString(), "; define_tensor declares size-1 axes as "
-                 "broadcast and cannot declare expanded ones");
+                 "broadcast");
       }
     }
     if (d.hasAllocation()) {

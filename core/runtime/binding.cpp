@@ -272,6 +272,14 @@ class InputBinder {
     }
     int64_t expected = 1;
     for (size_t k = ids.size(); k-- > 0;) {
+      // As nvFuser's bindTensorDomain: the kernels read an expanded axis
+      // with stride 0, so data that varies along it would be read wrong.
+      FL_CHECK(!ids[k]->hasExpandedExtent() || sizes[k] == 1 || strides[k] == 0,
+               what, " dimension ", dimNames[k], ": declared an expanded "
+               "broadcast (contiguity None with a size other than 1), so its "
+               "stride must be 0, found stride ", strides[k], " (size ",
+               sizes[k], "); pass an expanded tensor (t.expand(...)) or declare "
+               "the axis with contiguity True or False");
       if (ids[k]->isBroadcast() || ids[k]->isReduction() || sizes[k] == 1) {
         // Size-1 and broadcast axes (stride 0 when expanded) do not take part
         // in contiguity.

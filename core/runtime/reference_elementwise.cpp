@@ -327,7 +327,8 @@ bool dividesIntegers(const ir::Expr& expr) {
 }
 
 //! The dtype the op computes in, from its operands and output with
-//! PyTorch's wrapped-number rule for scalar operands.
+//! PyTorch's wrapped-number rule for scalar operands, and for 0-dim tensor
+//! operands beside a ranked one (as ops::promoteElementwise).
 DataType computeDtypeOf(const ir::Expr& expr) {
   std::vector<DataType> tensors;
   std::vector<DataType> scalars;
@@ -336,9 +337,16 @@ DataType computeDtypeOf(const ir::Expr& expr) {
       (expr.type() == ir::ExprType::Unary && ir::isPredicate(expr.attrs().unaryOp));
   const bool where = expr.type() == ir::ExprType::Ternary &&
                      expr.attrs().ternaryOp == TernaryOpType::Where;
+  const bool ranked = std::any_of(
+      expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
+        const auto* tv = in->as<ir::TensorView>();
+        return tv != nullptr && tv->rank() > 0;
+      });
   for (size_t i = where ? 1 : 0; i < expr.inputs().size(); ++i) {
     const ir::Val* in = expr.input(i);
-    (in->isA<ir::TensorView>() ? tensors : scalars).push_back(in->dtype());
+    const auto* tv = in->as<ir::TensorView>();
+    const bool asTensor = tv != nullptr && (!ranked || tv->rank() > 0);
+    (asTensor ? tensors : scalars).push_back(in->dtype());
   }
   if (!predicate) tensors.push_back(expr.output(0)->dtype());
   return computeDtype(ir::promoteOperands(tensors, scalars));
@@ -403,15 +411,17 @@ Operand makeOperand(const Tensor& tensor, const std::vector<int64_t>& shape,
   return operand;
 }
 
-//! The output shape: every tensor operand has the output's rank; an axis of
-//! size 1 broadcasts against the others, which must agree.
+//! The output shape: every tensor operand has the output's rank, but a 0-dim
+//! one, which combines with any rank as a scalar does (broadcastView reads it
+//! with stride 0 everywhere); an axis of size 1 broadcasts against the
+//! others, which must agree.
 std::vector<int64_t> broadcastShape(const ir::Expr& expr,
                                     const std::vector<Tensor>& operands,
                                     int64_t rank) {
   std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
   for (size_t i = 0; i < operands.size(); ++i) {
     const Tensor& t = operands[i];
-    if (!expr.input(i)->isA<ir::TensorView>()) continue;
+    if (!expr.input(i)->isA<ir::TensorView>() || t.dim() == 0) continue;
     FL_ASSERT(t.dim() == rank, expr.toString(), ": operand ", i, " has ",
               t.dim(), " dims, the output ", rank);
     for (int64_t d = 0; d < rank; ++d) {

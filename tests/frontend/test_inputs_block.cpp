@@ -244,6 +244,72 @@ TEST_F(InputsBlockTest, TensorsPast2To48ElementsAndViewsPastTheirStorageAreError
   expectError("torch.arange(0, 562949953421312)", 21, "more than 2^48 elements");
 }
 
+// torch's Tensor.expand: size-1 axes and new leading axes get stride 0, -1
+// keeps an axis; the view is the entry's strided view (stridedSizes and
+// stridedStrides), on top of an as_strided view if there is one.
+TEST_F(InputsBlockTest, ExpandGivesStrideZeroAxes) {
+  std::vector<InputSpec> specs = read(
+      {"torch.randn(1, 8).expand(4, 8)",
+       "torch.randn(8, device='cuda:0').expand(4, -1)",
+       "torch.randn(2, 1, 3, dtype=torch.bfloat16).expand((2, 5, 3))",
+       "torch.randn(4, 1).cuda().expand(size=[3, 4, 6])",
+       "torch.randn(9).as_strided((4, 2), (1, 4), 1).expand(4, 2)",
+       "torch.randn(6).as_strided((6, 1), (1, 1)).expand(6, 5)"});
+  ASSERT_EQ(specs.size(), 6u);
+  EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{1, 8}));
+  EXPECT_EQ(specs[0].stridedSizes, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(specs[0].stridedStrides, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(specs[1].stridedSizes, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(specs[1].stridedStrides, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(specs[1].device, "cuda:0");
+  EXPECT_EQ(specs[2].dtype, DataType::BFloat16);
+  EXPECT_EQ(specs[2].stridedSizes, (std::vector<int64_t>{2, 5, 3}));
+  EXPECT_EQ(specs[2].stridedStrides, (std::vector<int64_t>{3, 0, 1}));
+  EXPECT_EQ(specs[3].stridedSizes, (std::vector<int64_t>{3, 4, 6}));
+  EXPECT_EQ(specs[3].stridedStrides, (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(specs[3].device, "cuda:0");
+  EXPECT_EQ(specs[4].stridedSizes, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(specs[4].stridedStrides, (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(specs[4].stridedOffset, 1) << "expand keeps the view's offset";
+  EXPECT_EQ(specs[5].stridedStrides, (std::vector<int64_t>{1, 0}));
+}
+
+TEST_F(InputsBlockTest, ExpandedSpecsMakeStrideZeroTensors) {
+  std::vector<InputSpec> specs = read({"torch.randn(1, 3).expand(4, 3)",
+                                       "torch.arange(3).expand(2, 3)"});
+  runtime::Arguments args = makeInputs(specs, 11);
+  const auto& rows = std::get<runtime::Tensor>(args[0]);
+  EXPECT_EQ(rows.sizes(), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(rows.strides(), (std::vector<int64_t>{0, 1}));
+  for (int64_t i = 1; i < 4; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      EXPECT_EQ(rows.item({i, j}), rows.item({0, j}));
+    }
+  }
+  const auto& ramp = std::get<runtime::Tensor>(args[1]);
+  EXPECT_EQ(ramp.item({1, 2}), 2);
+  const runtime::Arguments shapes = makeInputShapes(specs);
+  const auto& shape = std::get<runtime::Tensor>(shapes[0]);
+  EXPECT_EQ(shape.sizes(), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(shape.strides(), (std::vector<int64_t>{0, 1}));
+}
+
+TEST_F(InputsBlockTest, ExpandMistakesAreErrorsAtTheSize) {
+  // torch.randn(2, 3).expand(4, 3): the 4 is at column 30.
+  expectError("torch.randn(2, 3).expand(4, 3)", 30,
+              "expand: size 4 at position 0 does not match the tensor's size "
+              "2 there; only axes of size 1 expand");
+  expectError("torch.randn(2, 3).expand(3)", 30,
+              "the number of sizes (1) must be at least the tensor's rank (2");
+  expectError("torch.randn(3).expand(-1, 3)", 27,
+              "is a new leading axis and needs a size >= 0");
+  expectError("torch.randn(1, 3).expand((2, 1.5))", 30,
+              "expected a tuple of ints as the sizes of expand");
+  expectError("torch.randn(1, 3).expand()", 5, "expand needs the sizes");
+  expectError("torch.randn(1, 1).expand(299999999999956, 11008)", 47,
+              "is more than 2^48");
+}
+
 TEST_F(InputsBlockTest, InputsMustBeAListDisplay) {
   try {
     readScript("def f(fd):\n    pass\ninputs = 5\n", "inputs.py");

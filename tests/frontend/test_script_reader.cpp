@@ -154,15 +154,6 @@ TEST_F(ScriptReaderTest, ContiguityIsGivenInAllocationOrder) {
   EXPECT_EQ(t1->contiguity(), (Contiguity{true, std::nullopt}));
 }
 
-TEST_F(ScriptReaderTest, ContiguityNoneOnANonBroadcastAllocationAxisIsAnError) {
-  // In allocation order the broadcast axis 0 comes last, so None is wrong
-  // first.
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[1, -1], contiguity=[None, True], "
-      "stride_order=[0, 1])",
-      1, 49, "contiguity[0] is None, but allocation axis 0 is not a broadcast");
-}
-
 TEST_F(ScriptReaderTest, OneBoolContiguityAppliesToEveryAxis) {
   readBody(
       "T0 = fd.define_tensor(shape=[-1, 1], contiguity=True)\n"

@@ -173,19 +173,40 @@ TEST_F(ScriptWriterTest, DeviceParallelAxisIsAUserError) {
   }
 }
 
-TEST_F(ScriptWriterTest, ExpandedInputAxisIsAUserError) {
-  ir::IterDomain* axis = fusion_.newIterDomain(
-      fusion_.constInt(1), IterType::Broadcast, fusion_.constInt(8));
-  TensorView* x = fusion_.newTensorView({axis}, DataType::Float);
+TEST_F(ScriptWriterTest, ExpandedInputAxesRoundTrip) {
+  // Written as shape -1 (or the constant) with contiguity None, which
+  // define_tensor reads back as an expanded broadcast; in a column-major
+  // input the None sits at the axis's allocation position.
+  ir::Scalar* symbolic = fusion_.newScalar(DataType::Int);
+  ir::IterDomain* expanded =
+      fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, symbolic);
+  ir::Scalar* inner = fusion_.newScalar(DataType::Int);
+  TensorView* x = fusion_.newTensorView(
+      {expanded, fusion_.newIterDomain(inner, IterType::Iteration)},
+      DataType::Float);
+  x->setContiguity({std::nullopt, true});
   fusion_.addInput(x);
+  ir::Scalar* rows = fusion_.newScalar(DataType::Int);
+  ir::IterDomain* row = fusion_.newIterDomain(rows, IterType::Iteration);
+  ir::Scalar* eight = fusion_.constInt(8);
+  ir::IterDomain* constant =
+      fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, eight);
+  TensorView* y = fusion_.newTensorView({row, constant}, DataType::Float);
+  y->setStrideOrder({0, 1});
+  y->setContiguity({std::nullopt, true});
+  fusion_.addInput(y);
   fusion_.addOutput(ops::set(x));
-  try {
-    writeScript(fusion_);
-    ADD_FAILURE() << "expected a UserError";
-  } catch (const UserError& error) {
-    EXPECT_NE(error.message().find("expanded"), std::string::npos)
-        << error.what();
-  }
+  fusion_.addOutput(ops::set(y));
+  const std::string written = writeScript(fusion_, "expanded");
+  EXPECT_NE(written.find("shape=[-1, -1], contiguity=[None, True]"),
+            std::string::npos)
+      << written;
+  EXPECT_NE(written.find("shape=[-1, 8], contiguity=[None, True], "
+                         "dtype=DataType.Float, is_cpu=False, "
+                         "stride_order=[0, 1]"),
+            std::string::npos)
+      << written;
+  expectRoundTrip(fusion_, "expanded");
 }
 
 // Every ExprType, user scalar arithmetic, constants of every kind, the
