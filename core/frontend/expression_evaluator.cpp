@@ -224,6 +224,9 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
     if (operand.is(Kind::kOpaque) && unary->op != UnaryOpKind::kNot) {
       return operand;
     }
+    if (operand.is(Kind::kInputTensor)) {
+      return Value::opaque("a torch computation");
+    }
     return applyUnary(unary->op, operand, expr.location);
   }
   if (const auto* binary = expr.as<BinaryOp>()) {
@@ -269,6 +272,7 @@ Value ExpressionEvaluator::evaluateComprehension(
     const Comprehension& comprehension, const Expr& expr) {
   ValueList out;
   scopes_.emplace_back();
+  opaqueComprehension_ = false;
   try {
     runClauses(comprehension, 0, out);
   } catch (...) {
@@ -276,6 +280,10 @@ Value ExpressionEvaluator::evaluateComprehension(
     throw;
   }
   scopes_.pop_back();
+  if (opaqueComprehension_) {
+    opaqueComprehension_ = false;
+    return Value::opaque("a comprehension over run-time values");
+  }
   switch (comprehension.kind) {
     case ComprehensionKind::kDict: {
       Value dict = Value::dict({});
@@ -311,6 +319,10 @@ void ExpressionEvaluator::runClauses(const Comprehension& comprehension,
   }
   const ComprehensionFor& current = comprehension.clauses[clause];
   Value iterable = evaluate(*current.iterable);
+  if (iterable.is(Kind::kOpaque)) {
+    opaqueComprehension_ = true;
+    return;
+  }
   const size_t depth = scopes_.size() - 1;
   for (const Value& element :
        iterateValue(iterable, current.iterable->location)) {
@@ -345,6 +357,12 @@ Value ExpressionEvaluator::lookupName(const std::string& name,
 Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute,
                                              const Expr& expr) {
   Value object = evaluate(*attribute.object);
+  return attributeValue(object, attribute, expr);
+}
+
+Value ExpressionEvaluator::attributeValue(const Value& object,
+                                          const Attribute& attribute,
+                                          const Expr& expr) {
   if (object.is(Kind::kOpaque)) return object;
   if (hasPlainMethod(object, attribute.name)) {
     return Value::method(object, attribute.name);
@@ -441,6 +459,16 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
 
 Value ExpressionEvaluator::call(const Value& callee, const EvaluatedCall& call) {
   if (callee.is(Kind::kOpaque)) return callee;
+  if (callee.is(Kind::kNamespace) && callee.text.starts_with("builtins.") &&
+      callee.text != "builtins.print") {
+    // len(outputs), zip(outputs, expected): run-time values in, a run-time
+    // value out.
+    for (const auto* arguments : {&call.positional, &call.keywords}) {
+      for (const Argument& argument : *arguments) {
+        if (argument.value.is(Kind::kOpaque)) return argument.value;
+      }
+    }
+  }
   if (callee.is(Kind::kNamespace) && (callee.text.starts_with("builtins.") ||
                                       callee.text.starts_with("math."))) {
     return callBuiltin(callee.text, call);
@@ -560,6 +588,10 @@ Value ExpressionEvaluator::callBuiltin(const std::string& path,
     throw UserError(path + " is not a function FuserLab's reader knows",
                     call.location);
   }
+  if (path != "builtins.float" && path != "builtins.int" &&
+      path != "builtins.bool" && path != "builtins.abs") {
+    return callValue(Value::nameSpace(path), call);
+  }
   BoundArguments args(call, {{"x", false}});
   const Argument* x = args.find("x");
   const SourceLocation& where = x ? x->location : call.location;
@@ -622,6 +654,9 @@ Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript,
   Value object = evaluate(*subscript.object);
   Value index = evaluate(*subscript.index);
   if (object.is(Kind::kOpaque)) return object;
+  if (object.is(Kind::kInputTensor)) {
+    return Value::opaque("a torch computation");
+  }
   if (std::optional<Value> value =
           subscriptValue(object, index, subscript.index->location)) {
     return *value;
@@ -660,6 +695,11 @@ Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
   }
   if (lhs.is(Kind::kOpaque)) return lhs;
   if (rhs.is(Kind::kOpaque)) return rhs;
+  if (lhs.is(Kind::kInputTensor) || rhs.is(Kind::kInputTensor)) {
+    // Eager torch arithmetic: the script's own reference, computed when
+    // it runs, not by the reader.
+    return Value::opaque("a torch computation");
+  }
   if (std::optional<Value> value =
           sequenceArithmetic(binary.op, lhs, rhs, binary.opLocation)) {
     return *value;

@@ -73,6 +73,9 @@ class ExpressionEvaluator {
                                const SourceLocation& location);
   //! The value of a `lambda`; the base has no functions and refuses.
   virtual Value makeLambda(const Lambda& lambda, const Expr& expr);
+  //! `object.name` for an object already evaluated.
+  Value attributeValue(const Value& object, const Attribute& attribute,
+                       const Expr& expr);
   //! One step of the script's budget (kMaxScriptSteps).
   void countStep(const SourceLocation& location);
 
@@ -114,6 +117,7 @@ class ExpressionEvaluator {
 
   const NameTable& globals_;
   int64_t steps_ = 0;
+  bool opaqueComprehension_ = false;
 };
 
 }  // namespace fuserlab::frontend

@@ -132,10 +132,9 @@ constexpr std::array<std::string_view, 14> kRunOnlyMethods = {
     "last_scheduled_fusion_ir", "scheduled_fusion_ir_for",
     "manual_execute",   "debug_output",  "profile"};
 
-constexpr std::array<std::string_view, 13> kTensorMethods = {
-    "size",  "shape",  "set_device_mesh", "outer_split", "inner_split",
-    "split", "axis",   "set_allocation_domain",  "merge", "reorder",
-    "stride_order", "contiguity", "is_contiguous"};
+constexpr std::array<std::string_view, 11> kTensorMethods = {
+    "size",  "shape", "set_device_mesh", "outer_split", "inner_split",
+    "split", "axis",  "set_allocation_domain", "merge", "reorder", "dtype"};
 
 }  // namespace
 
@@ -197,7 +196,6 @@ bool isTensorMethod(const std::string& name) {
 std::optional<Value> tensorAttribute(ir::TensorView* tv,
                                      const std::string& name) {
   if (name == "ndim") return Value::integer(tv->rank());
-  if (name == "dtype") return Value::dataType(tv->dtype());
   return std::nullopt;
 }
 
@@ -213,6 +211,10 @@ Value callTensorMethod(ir::TensorView* tv, const std::string& method,
   if (method == "shape") {
     BoundArguments args(call, {}, tv->fusion());
     return shapeOf(tv);
+  }
+  if (method == "dtype") {  // nvfuser_direct: a method, as tv.shape()
+    BoundArguments args(call, {}, tv->fusion());
+    return Value::dataType(tv->dtype());
   }
   throw UserError("the tensor method " + method + " is not supported",
                   call.location);

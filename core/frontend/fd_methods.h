@@ -3,7 +3,7 @@
 // spell them: fd.define_tensor / define_scalar / define_vector /
 // from_pytorch / add_output, fd.fusion.inputs() and outputs(), and the
 // methods and attributes of a fusion tensor (T.size(i), T.shape(), T.ndim,
-// T.dtype and the multi-device scheduling calls). fd.ops.* is fd_ops.h.
+// T.dtype() and the multi-device scheduling calls). fd.ops.* is fd_ops.h.
 // Internal to the frontend.
 #pragma once
 
@@ -35,7 +35,7 @@ Value callFusionHandleMethod(ir::Fusion& fusion, const std::string& method,
 Value callTensorMethod(ir::TensorView* tv, const std::string& method,
                        const EvaluatedCall& call);
 
-//! `T.<name>` that is a value rather than a method (ndim, dtype), or nullopt.
+//! `T.<name>` that is a value rather than a method (ndim), or nullopt.
 std::optional<Value> tensorAttribute(ir::TensorView* tv,
                                      const std::string& name);
 

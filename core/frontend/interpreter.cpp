@@ -24,11 +24,13 @@ constexpr std::string_view kTorchConstructors[] = {
     "torch.zeros", "torch.full",   "torch.arange",  "torch.testing.make_tensor",
     "torch.device", "torch.empty", "torch.tensor"};
 
-// The torch tensor methods that make another tensor description.
-constexpr std::string_view kTorchTensorMethods[] = {
-    "as_strided", "cuda", "expand", "to", "contiguous", "clone", "detach",
-    "requires_grad_", "transpose", "t", "permute", "view", "reshape",
-    "unsqueeze", "squeeze", "narrow", "__getitem__"};
+// The torch tensor methods the inputs block reads (inputs_block.h).
+constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda",
+                                                  "expand"};
+
+// Methods that give the same tensor description (values are random anyway).
+constexpr std::string_view kTorchSameTensorMethods[] = {
+    "clone", "detach", "requires_grad_", "pin_memory"};
 
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
@@ -419,6 +421,9 @@ class Interpreter : public ExpressionEvaluator {
 
   Flow execFor(const For& loop) {
     Value iterable = evaluate(*loop.iterable);
+    // A loop over run-time results (the outputs of fd.execute) checks
+    // them; it defines nothing the reader can compute.
+    if (iterable.is(Kind::kOpaque)) return Flow::kNormal;
     for (const Value& element : iterateValue(iterable, loop.iterable->location)) {
       countStep(loop.iterable->location);
       assign(*loop.target, element);
@@ -727,10 +732,12 @@ class Interpreter : public ExpressionEvaluator {
                 callTorchTensorQuery(spec(receiver), name, call)) {
           return *value;
         }
-        if (std::find(std::begin(kTorchTensorMethods),
-                      std::end(kTorchTensorMethods),
-                      name) != std::end(kTorchTensorMethods)) {
+        if (std::find(std::begin(kTorchViewMethods), std::end(kTorchViewMethods),
+                      name) != std::end(kTorchViewMethods)) {
           return callTorch(specs_, globals_, Value::method(receiver, name), call);
+        }
+        if (std::optional<Value> view = torchView(receiver, name, call)) {
+          return *view;
         }
         return Value::opaque("the result of the torch method " + name);
       }
@@ -841,9 +848,7 @@ class Interpreter : public ExpressionEvaluator {
     }
     if (path == "builtins.super") return Value::opaque("super()");
     if (path == "builtins.getattr" || path == "builtins.hasattr") {
-      throw UserError(path.substr(9) + "() is not supported by FuserLab's "
-                                       "reader; use the attribute directly",
-                      call.location);
+      return getAttribute(path == "builtins.hasattr", call);
     }
     if (path.ends_with("Error") || path.ends_with("Exception")) {
       std::string text = path.substr(path.rfind('.') + 1);
@@ -875,6 +880,149 @@ class Interpreter : public ExpressionEvaluator {
       return Value::opaque("the result of " + path);
     }
     return ExpressionEvaluator::callValue(Value::nameSpace(path), call);
+  }
+
+  // Torch methods that view or convert an input tensor the script made:
+  // a new description with the view's sizes and strides over the same
+  // storage, or another dtype or device. Nullopt for anything else (the
+  // script's eager reference computations).
+  std::optional<Value> torchView(const Value& receiver, const std::string& name,
+                                 const EvaluatedCall& call) {
+    InputSpec copy = spec(receiver);
+    std::vector<int64_t> sizes = torchSizes(copy);
+    std::vector<int64_t> strides = torchStrides(copy);
+    const auto rank = static_cast<int64_t>(sizes.size());
+    auto axis = [&](const BoundArguments& args, std::string_view param,
+                    int64_t extra = 0) {
+      int64_t dim = args.integer(param);
+      if (dim < -(rank + extra) || dim >= rank + extra) {
+        args.failAt(*args.find(param), "dimension " + std::to_string(dim) +
+                                           " is out of range for a tensor "
+                                           "of rank " + std::to_string(rank));
+      }
+      return static_cast<size_t>(dim < 0 ? dim + rank + extra : dim);
+    };
+    auto result = [&](std::vector<int64_t> newSizes,
+                      std::vector<int64_t> newStrides) {
+      copy.stridedSizes = std::move(newSizes);
+      copy.stridedStrides = std::move(newStrides);
+      specs_.push_back(copy);
+      return Value::inputTensor(specs_.size() - 1);
+    };
+    if (std::find(std::begin(kTorchSameTensorMethods),
+                  std::end(kTorchSameTensorMethods),
+                  name) != std::end(kTorchSameTensorMethods)) {
+      return receiver;
+    }
+    static const std::map<std::string, ir::DataType, std::less<>> kCasts = {
+        {"float", ir::DataType::Float},   {"half", ir::DataType::Half},
+        {"bfloat16", ir::DataType::BFloat16}, {"double", ir::DataType::Double},
+        {"long", ir::DataType::Int},      {"int", ir::DataType::Int32},
+        {"bool", ir::DataType::Bool}};
+    if (auto cast = kCasts.find(name); cast != kCasts.end()) {
+      BoundArguments args(call, {});
+      copy.dtype = cast->second;
+      specs_.push_back(copy);
+      return Value::inputTensor(specs_.size() - 1);
+    }
+    if (name == "contiguous") {
+      BoundArguments args(call, {{"memory_format", false}});
+      copy.sizes = sizes;  // a fresh dense tensor of the view's sizes
+      copy.stridedSizes.reset();
+      copy.stridedStrides.reset();
+      copy.stridedOffset = 0;
+      specs_.push_back(copy);
+      return Value::inputTensor(specs_.size() - 1);
+    }
+    if (name == "to") {
+      for (const auto* arguments : {&call.positional, &call.keywords}) {
+        for (const Argument& argument : *arguments) {
+          if (argument.value.is(Kind::kTorchDtype)) {
+            copy.dtype = argument.value.dtype;
+          } else if (argument.value.is(Kind::kString)) {
+            copy.device = argument.value.text;
+          }
+        }
+      }
+      specs_.push_back(copy);
+      return Value::inputTensor(specs_.size() - 1);
+    }
+    if (name == "t" || name == "transpose") {
+      size_t a = 0;
+      size_t b = 1;
+      if (name == "transpose") {
+        BoundArguments args(call, {{"dim0", true}, {"dim1", true}});
+        a = axis(args, "dim0");
+        b = axis(args, "dim1");
+      } else {
+        BoundArguments args(call, {});
+        if (rank < 2) return receiver;
+      }
+      std::swap(sizes[a], sizes[b]);
+      std::swap(strides[a], strides[b]);
+      return result(std::move(sizes), std::move(strides));
+    }
+    if (name == "permute") {
+      std::vector<int64_t> order;
+      for (const Argument& argument : call.positional) {
+        if (argument.value.isSequence()) {
+          for (const Value& v : argument.value.items()) order.push_back(v.intValue);
+        } else {
+          order.push_back(argument.value.intValue);
+        }
+      }
+      if (static_cast<int64_t>(order.size()) != rank) {
+        throw UserError("permute needs " + std::to_string(rank) +
+                            " dimensions, found " + std::to_string(order.size()),
+                        call.location);
+      }
+      std::vector<int64_t> newSizes;
+      std::vector<int64_t> newStrides;
+      std::vector<bool> used(sizes.size(), false);
+      for (int64_t dim : order) {
+        const int64_t d = dim < 0 ? dim + rank : dim;
+        if (d < 0 || d >= rank || used[static_cast<size_t>(d)]) {
+          throw UserError("permute's dimensions must be a permutation of 0.." +
+                              std::to_string(rank - 1),
+                          call.location);
+        }
+        used[static_cast<size_t>(d)] = true;
+        newSizes.push_back(sizes[static_cast<size_t>(d)]);
+        newStrides.push_back(strides[static_cast<size_t>(d)]);
+      }
+      return result(std::move(newSizes), std::move(newStrides));
+    }
+    if (name == "unsqueeze") {
+      BoundArguments args(call, {{"dim", true}});
+      const size_t at = axis(args, "dim", 1);
+      const int64_t stride =
+          at < strides.size() ? strides[at] * sizes[at] : 1;
+      sizes.insert(sizes.begin() + static_cast<std::ptrdiff_t>(at), 1);
+      strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(at), stride);
+      return result(std::move(sizes), std::move(strides));
+    }
+    return std::nullopt;
+  }
+
+  // getattr(object, name[, default]) and hasattr(object, name).
+  Value getAttribute(bool has, const EvaluatedCall& call) {
+    BoundArguments args(call, {{"object", true}, {"name", true},
+                               {"default", false}});
+    const Argument& name = *args.find("name");
+    if (!name.value.is(Kind::kString)) args.failType(name, "a string");
+    Attribute attribute{nullptr, name.value.text, name.location};
+    Expr at;
+    at.location = call.location;
+    try {
+      Value value = attributeValue(args.find("object")->value, attribute, at);
+      return has ? Value::boolean(true) : value;
+    } catch (const UserError&) {
+      if (has) return Value::boolean(false);
+      if (const Argument* fallback = args.find("default")) {
+        return fallback->value;
+      }
+      throw;
+    }
   }
 
   // torch.arange(n) where a list of ints is wanted (DeviceMesh).

@@ -835,6 +835,7 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
     Value total = args.find("start") ? args.find("start")->value
                                      : Value::integer(0);
     for (const Value& v : iterableArgument(args, "iterable")) {
+      if (v.is(Kind::kOpaque)) return v;
       if (std::optional<Value> seq =
               (total.isSequence() ? sequenceArithmetic(BinaryOpKind::kAdd,
                                                        total, v, where)

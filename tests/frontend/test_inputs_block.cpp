@@ -203,8 +203,8 @@ TEST_F(InputsBlockTest, UnsupportedEntriesAreErrorsAtTheEntry) {
               "torch.tensor is not supported in the inputs block; expected "
               "torch.randn, torch.rand, torch.randint");
   expectError("'abc'", 5, "inputs entry 0 is a string");
-  expectError("torch.randn(4).contiguous()", 5,
-              "torch.randn(...).contiguous is not supported");
+  expectError("torch.randn(4).numpy()", 5,
+              "inputs entry 0 is the result of the torch method numpy");
   expectError("torch.randn(2, -3)", 20, "size -3 of torch.randn is negative");
   expectError("torch.randn(2, 3, dtype=DataType.Float)", 29,
               "expected a torch dtype (e.g. torch.float32) for argument "

@@ -1,0 +1,312 @@
+// The Python around real definitions, read without Python: each construct
+// nvFuser's benchmarks and tests use gives the fusion Python would build
+// (checked on the fusion's printed IR), and each mistake is a UserError at
+// its line and column.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/frontend/script.h"
+#include "core/ir/error.h"
+#include "core/ir/fusion.h"
+#include "core/ir/printer.h"
+
+namespace fuserlab::frontend {
+namespace {
+
+using ir::DataType;
+
+constexpr std::string_view kDirectHeader =
+    "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n";
+
+Script read(const std::string& source) { return readScript(source, "t.py"); }
+
+std::string ir(const Script& script) { return ir::printFusionIr(script.fusion()); }
+
+size_t count(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+void expectError(const std::string& source, int line, int column,
+                 std::string_view message) {
+  try {
+    read(source);
+    ADD_FAILURE() << "no error for:\n" << source;
+  } catch (const UserError& error) {
+    ASSERT_TRUE(error.location()) << error.what();
+    EXPECT_EQ(error.location()->line, line) << error.what();
+    EXPECT_EQ(error.location()->column, column) << error.what();
+    EXPECT_NE(error.message().find(message), std::string::npos)
+        << error.what() << "\nwanted: " << message;
+  }
+}
+
+// A benchmark-style builder called with its dtype: the branch taken
+// depends on the argument, as in Python.
+TEST(InterpreterTest, BuilderParametersChooseTheBranch) {
+  const std::string builder = std::string(kDirectHeader) +
+      "PROMOTE_DTYPES = [DataType.BFloat16, DataType.Half]\n"
+      "def norm(fd: FusionDefinition, dtype: DataType, eps: float = 1e-5):\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True],\n"
+      "                          dtype=dtype, is_cpu=False)\n"
+      "    if dtype in PROMOTE_DTYPES:\n"
+      "        T0 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    elif dtype is DataType.Double:\n"
+      "        T0 = fd.ops.neg(T0)\n"
+      "    else:\n"
+      "        pass\n"
+      "    T1 = fd.ops.sum(T0, dims=[1], keepdim=True)\n"
+      "    T2 = fd.ops.add(T1, fd.define_scalar(eps, dtype=DataType.Double))\n"
+      "    if dtype in PROMOTE_DTYPES:\n"
+      "        T2 = fd.ops.cast(T2, dtype=dtype)\n"
+      "    fd.add_output(T2)\n";
+  Script bf16 = read(builder +
+                     "with FusionDefinition() as fd:\n"
+                     "    norm(fd, DataType.BFloat16)\n");
+  EXPECT_EQ(bf16.definitions.at(bf16.executed).functionName, "norm");
+  EXPECT_EQ(count(ir(bf16), "= cast("), 2u) << ir(bf16);
+  EXPECT_EQ(bf16.fusion().outputs().at(0).val->dtype(), DataType::BFloat16);
+  Script f32 = read(builder + "with FusionDefinition() as fd:\n"
+                              "    norm(fd, dtype=DataType.Float, eps=0.5)\n");
+  EXPECT_EQ(count(ir(f32), "= cast("), 0u) << ir(f32);
+  EXPECT_NE(ir(f32), ir(bf16));
+  Script f64 = read(builder + "with FusionDefinition() as fd:\n"
+                              "    norm(fd, DataType.Double)\n");
+  EXPECT_EQ(count(ir(f64), "= neg("), 1u) << ir(f64);
+}
+
+TEST(InterpreterTest, LoopsComprehensionsAndHelpers) {
+  Script script = read(std::string(kDirectHeader) +
+      "def scale(fd, t, k):\n"
+      "    return fd.ops.mul(t, k)\n"
+      "def fusion_func(fd: FusionDefinition):\n"
+      "    ts = [fd.define_tensor(shape=[-1], contiguity=[True]) for _ in range(3)]\n"
+      "    acc = ts[0]\n"
+      "    for i, t in enumerate(ts[1:], start=1):\n"
+      "        acc = fd.ops.add(acc, scale(fd, t, float(i)))\n"
+      "    n = 0\n"
+      "    while n < 2:\n"
+      "        acc = fd.ops.neg(acc)\n"
+      "        n += 1\n"
+      "    for k in range(10):\n"
+      "        if k == 1:\n"
+      "            continue\n"
+      "        if k > 2:\n"
+      "            break\n"
+      "        acc = fd.ops.exp(acc)\n"
+      "    fd.add_output(acc)\n"
+      "with FusionDefinition() as fd:\n"
+      "    fusion_func(fd)\n");
+  const std::string text = ir(script);
+  EXPECT_EQ(script.fusion().inputs().size(), 3u);
+  EXPECT_EQ(count(text, "= mul("), 2u) << text;
+  EXPECT_EQ(count(text, "= add("), 2u) << text;
+  EXPECT_EQ(count(text, "= neg("), 2u) << text;
+  EXPECT_EQ(count(text, "= exp("), 2u) << text;  // k = 0 and k = 2
+}
+
+TEST(InterpreterTest, ListArithmeticSlicesAndSubscriptAssignment) {
+  Script script = read(std::string(kDirectHeader) +
+      "def f(fd: FusionDefinition, rank=3, dim=1):\n"
+      "    shape = [-1] * rank\n"
+      "    T0 = fd.define_tensor(shape=shape, contiguity=[True] * rank)\n"
+      "    bshape = shape[:]\n"
+      "    bshape[dim] = 1\n"
+      "    assert bshape == [-1, 1, -1], 'shape'\n"
+      "    T1 = fd.ops.sum(T0, dims=[dim], keepdim=True)\n"
+      "    sizes = [T0.size(i) for i in range(rank)]\n"
+      "    T2 = fd.ops.broadcast_in_dim(T1, shape=sizes[:dim] + [sizes[dim]] + sizes[dim + 1:],\n"
+      "                                 broadcast_dims=list(range(rank)))\n"
+      "    out, *rest = [fd.ops.sub(T0, T2), 1, 2]\n"
+      "    assert len(rest) == 2 and rest[-1] == 2\n"
+      "    fd.add_output(out)\n");
+  EXPECT_EQ(script.definitions.at(0).functionName, "f");
+  EXPECT_EQ(script.fusion().outputs().size(), 1u);
+  EXPECT_NE(ir(script).find("= sub("), std::string::npos);
+}
+
+TEST(InterpreterTest, DictsConditionalExpressionsAndLambdas) {
+  Script script = read(std::string(kDirectHeader) +
+      "OPS = {'relu': lambda fd, t: fd.ops.relu(t), 'neg': lambda fd, t: fd.ops.neg(t)}\n"
+      "def f(fd: FusionDefinition, names=('neg', 'relu', 'neg')):\n"
+      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half)\n"
+      "    t = fd.ops.cast(t, DataType.Float) if t.dtype() != DataType.Float else t\n"
+      "    for name in names:\n"
+      "        t = OPS[name](fd, t)\n"
+      "    table = {n: i for i, n in enumerate(names)}\n"
+      "    fd.add_output(t if table['relu'] == 1 else None)\n");
+  const std::string text = ir(script);
+  EXPECT_EQ(count(text, "= neg("), 2u) << text;
+  EXPECT_EQ(count(text, "= relu("), 1u) << text;
+  EXPECT_EQ(count(text, "= cast("), 1u) << text;
+}
+
+TEST(InterpreterTest, ClosuresSeeTheirEnclosingFunction) {
+  Script script = read(std::string(kDirectHeader) +
+      "def make(scale):\n"
+      "    def fusion_func(fd: FusionDefinition):\n"
+      "        t = fd.define_tensor(shape=[-1], contiguity=[True])\n"
+      "        fd.add_output(fd.ops.mul(t, scale))\n"
+      "    return fusion_func\n"
+      "build = make(2.5)\n"
+      "with FusionDefinition() as fd:\n"
+      "    build(fd)\n");
+  EXPECT_EQ(script.definitions.size(), 1u);
+  EXPECT_EQ(script.definitions[0].functionName, "fusion_func");
+  EXPECT_NE(ir(script).find("2.5"), std::string::npos) << ir(script);
+}
+
+// The test style: inputs first, from_pytorch reads them, execute runs them.
+TEST(InterpreterTest, FromPytorchTakesTheInputsDefinedBeforeTheFunction) {
+  Script script = read(std::string(kDirectHeader) +
+      "inputs = [\n"
+      "    torch.randn(4, 8, device='cuda', dtype=torch.bfloat16),\n"
+      "    torch.randn(8, 4, device='cuda').t(),\n"
+      "    torch.randn(8, device='cuda').expand(4, 8),\n"
+      "]\n"
+      "def fusion_func(fd: FusionDefinition):\n"
+      "    t0 = fd.from_pytorch(inputs[0])\n"
+      "    t1 = fd.from_pytorch(inputs[1])\n"
+      "    t2 = fd.from_pytorch(inputs[2])\n"
+      "    t3 = fd.ops.add(fd.ops.cast(t0, DataType.Float), t1)\n"
+      "    fd.add_output(fd.ops.mul(t3, t2))\n"
+      "with FusionDefinition() as fd:\n"
+      "    fusion_func(fd)\n"
+      "nvf_out = fd.execute(inputs)\n"
+      "torch.testing.assert_close(nvf_out[0], (inputs[0] + inputs[1]) * inputs[2])\n"
+      "for out in nvf_out:\n"
+      "    assert out.shape == (4, 8)\n");
+  ASSERT_TRUE(script.inputs.has_value());
+  ASSERT_EQ(script.inputs->size(), 3u);
+  const auto& fusionInputs = script.fusion().inputs();
+  ASSERT_EQ(fusionInputs.size(), 3u);
+  EXPECT_EQ(fusionInputs[0]->dtype(), DataType::BFloat16);
+  EXPECT_EQ(fusionInputs[1]->dtype(), DataType::Float);
+  // The transposed input keeps its layout: strides (1, 4).
+  EXPECT_EQ(*(*script.inputs)[1].stridedStrides, (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(*(*script.inputs)[2].stridedStrides, (std::vector<int64_t>{0, 1}));
+}
+
+TEST(InterpreterTest, InputsWrittenAfterTheBlockBelongToIt) {
+  Script script = read(std::string(kDirectHeader) +
+      "def nvfuser_fusion(fd : FusionDefinition) -> None :\n"
+      "    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)\n"
+      "    c0 = fd.define_scalar(None, dtype=DataType.Int)\n"
+      "    v = fd.define_vector(2)\n"
+      "    tv1 = fd.ops.mul(tv0, c0)\n"
+      "    fd.add_output(tv1)\n"
+      "with FusionDefinition() as fd:\n"
+      "    nvfuser_fusion(fd)\n"
+      "inputs = [\n"
+      "    torch.testing.make_tensor((5,), dtype=torch.float32, device='cuda:0'),\n"
+      "    3, 4, 5,\n"
+      "]\n"
+      "fd.execute(inputs)\n");
+  ASSERT_TRUE(script.inputs.has_value());
+  EXPECT_EQ(script.inputs->size(), 4u);
+  // define_vector(2) adds two symbolic Int inputs.
+  EXPECT_EQ(script.fusion().inputs().size(), 4u);
+  EXPECT_EQ(script.fusion().inputs()[2]->dtype(), DataType::Int);
+}
+
+TEST(InterpreterTest, BothImportHeadersAndAliases) {
+  const std::string body =
+      "def f(fd):\n"
+      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DT.Half)\n"
+      "    fd.add_output(t)\n";
+  for (const std::string header :
+       {"from nvfuser import FusionDefinition, DataType as DT\n",
+        "from nvfuser_direct import FusionDefinition, DataType as DT\n",
+        "import nvfuser_direct as nvfd\nDT = nvfd.DataType\n",
+        "import nvfuser\nDT = nvfuser.DataType\n",
+        "from nvfuser_direct import *\nDT = DataType\n"}) {
+    SCOPED_TRACE(header);
+    Script script = read(header + body);
+    EXPECT_EQ(script.fusion().inputs().at(0)->dtype(), DataType::Half);
+  }
+  Script helper = read(
+      "import torch\n"
+      "from nvfuser_direct import FusionDefinition\n"
+      "from nvfuser_direct.pytorch_utils import torch_dtype_to_nvfuser_dtype\n"
+      "def f(fd, dtype=torch_dtype_to_nvfuser_dtype(torch.bfloat16)):\n"
+      "    fd.add_output(fd.define_tensor(shape=[-1], dtype=dtype))\n");
+  EXPECT_EQ(helper.fusion().inputs().at(0)->dtype(), DataType::BFloat16);
+}
+
+TEST(InterpreterTest, TwoFusionsFromOneFunctionGetTheirOwnInputs) {
+  Script script = read(std::string(kDirectHeader) +
+      "def g(fd, dtype):\n"
+      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
+      "    fd.add_output(fd.ops.abs(t))\n"
+      "with FusionDefinition() as fd:\n"
+      "    g(fd, DataType.Float)\n"
+      "inputs = [torch.randn(4)]\n"
+      "fd.execute(inputs)\n"
+      "with FusionDefinition() as fd:\n"
+      "    g(fd, DataType.Half)\n"
+      "inputs = [torch.randn(6, dtype=torch.float16)]\n"
+      "fd.execute(inputs)\n");
+  ASSERT_EQ(script.definitions.size(), 2u);
+  EXPECT_EQ(script.definitions[0].functionName, "g");
+  EXPECT_EQ(script.definitions[1].functionName, "g_2");
+  EXPECT_EQ(script.executed, 1u);
+  ASSERT_TRUE(script.inputs.has_value());
+  EXPECT_EQ(script.inputs->at(0).sizes, (std::vector<int64_t>{6}));
+  ASSERT_NE(script.inputsFor(0), nullptr);
+  EXPECT_EQ(script.inputsFor(0)->at(0).sizes, (std::vector<int64_t>{4}));
+}
+
+TEST(InterpreterTest, DecoratedTestFunctionsAndRunTimeChecksAreSkipped) {
+  Script script = read(std::string(kDirectHeader) +
+      "import pytest\n"
+      "@pytest.mark.parametrize('dtype', [torch.float32])\n"
+      "def test_unused(dtype):\n"
+      "    raise RuntimeError('not run')\n"
+      "with FusionDefinition() as fd:\n"
+      "    t = fd.define_tensor(shape=[2, 3], contiguity=[True, True])\n"
+      "    fd.add_output(fd.ops.sum(t, dims=[0, 1]))\n"
+      "inputs = [torch.ones(2, 3)]\n"
+      "out, = fd.execute(inputs)\n"
+      "assert out.item() == 6.0\n"
+      "if __name__ == '__main__':\n"
+      "    torch.manual_seed(0)\n");
+  EXPECT_EQ(script.definitions.size(), 1u);
+  EXPECT_EQ(script.definitions[0].functionName, "fusion");
+  EXPECT_TRUE(script.inputs.has_value());
+}
+
+TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
+  const std::string head = std::string(kDirectHeader) +
+                           "with FusionDefinition() as fd:\n"
+                           "    t = fd.define_tensor(shape=[-1])\n";
+  expectError(head + "    assert t.ndim == 2, 'rank'\n", 5, 5,
+              "assertion failed: (t.ndim == 2) (rank)");
+  expectError(head + "    raise ValueError('bad dtype')\n", 5, 5,
+              "the script raises ValueError: bad dtype");
+  expectError(head + "    xs = [1, 2]\n    xs[5] = 1\n", 6, 8,
+              "index 5 is out of range");
+  expectError(head + "    a, b = [1, 2, 3]\n", 5, 5,
+              "expected 2 values to unpack, found 3");
+  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+              "    f(fd, 1, 2)\n",
+              4, 14, "f() takes 2 positional arguments but 3 were given");
+  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+              "    f(fd, y=1)\n",
+              4, 11, "unexpected keyword argument 'y'");
+  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+              "    f(fd)\n",
+              4, 5, "missing the argument 'x'");
+  expectError("def r(n):\n    return r(n)\nr(1)\n", 2, 12,
+              "functions call each other more than");
+  expectError("x = 0\nwhile True:\n    x += 1\n", 2, 7, "the script runs more than");
+  expectError("xs = [0] * (1 << 40)\n", 1, 10, "more than FuserLab's reader keeps");
+}
+
+}  // namespace
+}  // namespace fuserlab::frontend
