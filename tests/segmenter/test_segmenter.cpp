@@ -610,5 +610,38 @@ def fusion(fd : FusionDefinition) -> None :
   EXPECT_GE(segmented.groups().size(), 2u);
 }
 
+// --- expanded broadcasts ---------------------------------------------------
+
+// A reduction kernel indexes every tensor from the tensor it reduces. Here
+// that tensor is an expanded input (T0, stride 0 along axis 0) reduced over
+// its expanded axis, and the add makes that axis concrete in T2: no reduction
+// kernel can index T2 from T0, so the reduction scheduler refuses the whole
+// fusion and the add gets a pointwise segment of its own (it was one
+// reduction segment whose kernel code generation then refused).
+TEST_F(SegmenterTest, AddMakingAReducedExpandedAxisConcreteIsSplitOff) {
+  constexpr std::string_view kScript = R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])
+    T2 = fd.ops.add(T0, T1)
+    T3 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)
+    fd.add_output(T2)
+    fd.add_output(T3)
+)";
+  const SegmentedFusion segmented = segment(
+      kScript, {runtime::metadataOnly(DataType::Float, {64, 1024}, {0, 1}),
+                shape(DataType::Float, {64, 1024})});
+  EXPECT_EQ(segmented.groups().size(), 2u) << segmented.toString();
+  EXPECT_EQ(countScheduler(segmented, SchedulerType::Pointwise), 1);
+  EXPECT_EQ(countScheduler(segmented, SchedulerType::Reduction), 1);
+  bool refused = false;
+  for (const SegmenterDecision& d : log_) {
+    refused = refused || d.reason.find("the reduction kernels index every "
+                                       "tensor from the reduced tensor") !=
+                             std::string::npos;
+  }
+  EXPECT_TRUE(refused) << "the reduction scheduler's reason is logged";
+}
+
 }  // namespace
 }  // namespace fuserlab::segmenter

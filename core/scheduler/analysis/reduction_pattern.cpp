@@ -6,6 +6,7 @@
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
 #include "core/scheduler/analysis/analysis_cache.h"
+#include "core/scheduler/analysis/axis_trace.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/analysis/vectorization.h"
 
@@ -193,6 +194,22 @@ std::optional<std::string> rejectReshapeExtents(
              std::to_string(outExtent) +
              "), so it regroups the rows a reduction kernel walks; it "
              "belongs in a segment of its own";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> rejectUntracedTensors(
+    const ir::Fusion& segment, const ReductionPattern& pattern,
+    const ir::ExpressionEvaluator& evaluator) {
+  const TensorView* reference = pattern.reference();
+  const AxisTrace trace(segment, reference, &evaluator);
+  for (const TensorView* tv : inputsAndOutputs(segment)) {
+    if (tv->isCpuScalar()) continue;
+    const std::string why = trace.uncoveredAxis(tv);
+    if (!why.empty()) {
+      return "the reduction kernels index every tensor from the reduced "
+             "tensor " + reference->name() + ", but " + why;
     }
   }
   return std::nullopt;

@@ -65,6 +65,16 @@ std::optional<std::string> rejectUnsupportedReductionOps(
 std::optional<std::string> rejectReshapeExtents(
     const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator);
 
+//! Why some input or output of the segment cannot be indexed from
+//! `pattern.reference()` at these sizes, as the reduction kernels index every
+//! tensor (an axis of extent > 1 that follows no axis of the reference, e.g.
+//! a pointwise op makes the reference's broadcast or expanded reduced axis
+//! concrete); nullopt if every one follows it. The ops split into a
+//! reduction segment and a pointwise segment instead.
+std::optional<std::string> rejectUntracedTensors(
+    const ir::Fusion& segment, const ReductionPattern& pattern,
+    const ir::ExpressionEvaluator& evaluator);
+
 //! The concrete sizes of a pattern at run time.
 struct ReductionExtents {
   //! Elements each reduction combines per output element (product of the

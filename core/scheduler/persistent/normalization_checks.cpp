@@ -66,6 +66,10 @@ std::optional<std::string> rejectNormalizationRunTime(
   if (auto reason = rejectReshapeExtents(segment, *info.evaluator)) {
     return reason;
   }
+  if (auto reason = rejectUntracedTensors(segment, *analysis.pattern,
+                                          *info.evaluator)) {
+    return reason;
+  }
   return rejectBufferBudget(analysis);
 }
 

@@ -358,7 +358,10 @@ std::optional<std::string> ReductionScheduler::rejectRunTime(
   ReductionExtentsResult extents =
       reductionExtents(*pattern.pattern, *info.evaluator);
   if (!extents.reason.empty()) return extents.reason;
-  return rejectReshapeExtents(segment, *info.evaluator);
+  if (auto reason = rejectReshapeExtents(segment, *info.evaluator)) {
+    return reason;
+  }
+  return rejectUntracedTensors(segment, *pattern.pattern, *info.evaluator);
 }
 
 HeuristicParams ReductionScheduler::computeHeuristics(
