@@ -155,8 +155,10 @@ ReductionPlan planReduction(
     // An iota's value is its index, and one iota can be broadcast along the
     // rows in one use and along the elements in another (a causal mask
     // compares the two): never a per-row value, so each use computes it at
-    // its own index.
-    if (expr->type() == ExprType::Iota) perRow = false;
+    // its own index. A random op's value is Philox's at its index: the same.
+    if (expr->type() == ExprType::Iota || expr->type() == ExprType::Random) {
+      perRow = false;
+    }
     for (const ir::Val* val : expr->outputs()) {
       const auto* tv = val->as<TensorView>();
       FL_CHECK(tv != nullptr, "code generation: ", expr->toString(),

@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(caseInfo.param.call) + "_" + caseInfo.param.dtype;
     });
 
-TEST(RandomCodegenTest, DropoutBeforeASumInAReductionKernel) {
+TEST(RandomCodegenTest, DropoutInAReductionKernelIsDrawnPerElementNotPerRow) {
   const CompiledScript compiled = compileScript(script(
       "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
       "dtype=DataType.BFloat16)\n"
@@ -114,6 +114,13 @@ TEST(RandomCodegenTest, DropoutBeforeASumInAReductionKernel) {
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(contains(kernel.source, "fl::rng::uniformStandardF(")) << kernel.source;
   EXPECT_TRUE(contains(kernel.source, "fl::rng::RoundToBFloat16()")) << kernel.source;
+  // A random op takes no tensor input, yet is no per-row value: computed once
+  // per row it would take the row's element 0 for every element
+  // (`row * size + 0`), which the reduction planner once did.
+  const size_t call = kernel.source.find("fl::rng::uniformStandardF(");
+  ASSERT_NE(call, std::string::npos);
+  const std::string line = kernel.source.substr(call, kernel.source.find('\n', call) - call);
+  EXPECT_FALSE(contains(line, "+ (uint64_t)((0)))")) << line;
   expectCompiles(kernel);
 }
 
