@@ -80,6 +80,7 @@ void addAttrs(Hasher& h, const Expr& expr) {
     case ir::ExprType::Binary: h.add(ir::toString(a.binaryOp)); break;
     case ir::ExprType::Ternary: h.add(ir::toString(a.ternaryOp)); break;
     case ir::ExprType::Reduction: h.add(ir::toString(a.reductionOp)); break;
+    case ir::ExprType::Random: h.add(ir::toString(a.randomOp)); break;
     default: break;
   }
   h.add(static_cast<uint64_t>(a.axes.size()));
