@@ -249,6 +249,11 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
     return evaluateComprehension(*comprehension, expr);
   }
   if (const auto* lambda = expr.as<Lambda>()) return makeLambda(*lambda, expr);
+  if (const auto* named = expr.as<NamedExpr>()) {
+    Value value = evaluate(*named->value);
+    bindName(named->target, value, expr.location);
+    return value;
+  }
   if (expr.is<Starred>()) {
     throw UserError("a starred expression ('*x') is only allowed in a list, "
                     "a tuple, a call or an assignment target",

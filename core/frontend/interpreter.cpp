@@ -34,6 +34,12 @@ constexpr std::string_view kTorchSameTensorMethods[] = {
 
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
+// What a pasted test function gets for nvFuser's test fixtures
+// (nvfuser_direct_test, the TestCase's self): exec_nvfuser builds.
+const std::string kTestFixture = "fuserlab.test_fixture";
+constexpr std::string_view kFixtureNames[] = {"nvfuser_direct_test",
+                                              "nvfuser_test", "self"};
+
 // One FusionDefinition the script builds.
 struct Builder {
   std::unique_ptr<ir::Fusion> fusion = std::make_unique<ir::Fusion>();
@@ -61,6 +67,7 @@ class Interpreter : public ExpressionEvaluator {
         instantiate(*def, EvaluatedCall{name, classLocations_[name], {}, {}});
       }
     }
+    if (builders_.empty()) runTestFunctions();
     readUncalledDefinitions();
     // A builder left open (fd = FusionDefinition() without a with-block).
     for (size_t i = 0; i < builders_.size(); ++i) {
@@ -466,6 +473,7 @@ class Interpreter : public ExpressionEvaluator {
     function->closure = frame_;
     function->location = stmt.location;
     function->moduleLevel = !frame_;
+    function->def = &def;
     for (const Parameter& param : def.params) {
       function->defaults.push_back(
           param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
@@ -520,6 +528,26 @@ class Interpreter : public ExpressionEvaluator {
   // ---- Functions -------------------------------------------------------------
 
   Value callFunction(const FunctionObject& function, const EvaluatedCall& call) {
+    if (function.partialOf) {
+      EvaluatedCall merged;
+      merged.name = call.name;
+      merged.location = call.location;
+      for (const Value& arg : function.partialArgs) {
+        merged.positional.push_back(Argument{arg, call.location, "", {}});
+      }
+      merged.positional.insert(merged.positional.end(), call.positional.begin(),
+                               call.positional.end());
+      for (const auto& [name, value] : function.partialKeywords) {
+        merged.keywords.push_back(Argument{value, call.location, name, call.location});
+      }
+      for (const Argument& keyword : call.keywords) {
+        std::erase_if(merged.keywords, [&](const Argument& a) {
+          return a.keyword == keyword.keyword;
+        });
+        merged.keywords.push_back(keyword);
+      }
+      return callFunction(*function.partialOf, merged);
+    }
     if (depth_ >= kMaxCallDepth) {
       throw UserError("functions call each other more than " +
                           std::to_string(kMaxCallDepth) +
@@ -847,6 +875,12 @@ class Interpreter : public ExpressionEvaluator {
       return Value::dataType(dtype.value.dtype);
     }
     if (path == "builtins.super") return Value::opaque("super()");
+    if (path == "functools.partial") return makePartial(call);
+    if (path == kTestFixture + ".exec_nvfuser") return execNvfuser(call);
+    if (path.starts_with(kTestFixture)) {
+      return Value::opaque("what " + call.name + " gives");
+    }
+    if (path == "torch.tensor") return torchTensorLiteral(call);
     if (path == "builtins.getattr" || path == "builtins.hasattr") {
       return getAttribute(path == "builtins.hasattr", call);
     }
@@ -1025,6 +1059,105 @@ class Interpreter : public ExpressionEvaluator {
     }
   }
 
+  // functools.partial(f, *args, **kwargs).
+  Value makePartial(const EvaluatedCall& call) {
+    if (call.positional.empty() || !call.positional[0].value.is(Kind::kFunction)) {
+      throw UserError("functools.partial takes a function of the script "
+                      "first",
+                      call.location);
+    }
+    auto function = std::make_shared<FunctionObject>(
+        *call.positional[0].value.function);
+    function->partialOf = call.positional[0].value.function;
+    function->moduleLevel = false;
+    for (size_t i = 1; i < call.positional.size(); ++i) {
+      function->partialArgs.push_back(call.positional[i].value);
+    }
+    for (const Argument& keyword : call.keywords) {
+      function->partialKeywords.emplace_back(keyword.keyword, keyword.value);
+    }
+    return Value::functionValue(std::move(function));
+  }
+
+  // torch.tensor(number) or torch.tensor([n, n, ...]) of one repeated
+  // value: a 0-dim (or 1-D) tensor filled with it.
+  Value torchTensorLiteral(const EvaluatedCall& call) {
+    EvaluatedCall rest = call;
+    if (rest.positional.empty()) {
+      throw UserError("torch.tensor needs data, e.g. torch.tensor(1.0)",
+                      call.location);
+    }
+    const Argument data = rest.positional.front();
+    rest.positional.erase(rest.positional.begin());
+    std::vector<int64_t> sizes;
+    std::optional<Value> fill;
+    bool sameValue = true;
+    if (data.value.isNumber()) {
+      fill = data.value;
+    } else if (data.value.isSequence() && !data.value.items().empty()) {
+      sizes.push_back(static_cast<int64_t>(data.value.items().size()));
+      for (const Value& v : data.value.items()) {
+        if (!v.isNumber()) {
+          throw UserError("torch.tensor: FuserLab reads a number or a flat "
+                          "list of numbers, found " + describeKind(v),
+                          data.location);
+        }
+        if (!fill) fill = v;
+        sameValue = sameValue && valuesEqual(*fill, v);
+      }
+    }
+    if (!fill || !sameValue) {
+      throw UserError("torch.tensor: FuserLab's inputs hold random or "
+                      "constant values; give one number (torch.tensor(1.0)) "
+                      "or a list of one repeated number",
+                      data.location);
+    }
+    // torch.full(size, value, ...) with torch.tensor's dtype inference.
+    EvaluatedCall full = rest;
+    full.name = "torch.full";
+    ValueList sizeValues;
+    for (int64_t size : sizes) sizeValues.push_back(Value::integer(size));
+    full.positional = {Argument{Value::tuple(std::move(sizeValues)),
+                                data.location, "", {}},
+                       Argument{*fill, data.location, "", {}}};
+    const bool hasDtype = std::any_of(
+        rest.keywords.begin(), rest.keywords.end(),
+        [](const Argument& a) { return a.keyword == "dtype"; });
+    if (!hasDtype && fill->is(Kind::kFloat)) {
+      full.keywords.push_back(Argument{Value::torchDtype(ir::DataType::Float),
+                                       data.location, "dtype", data.location});
+    }
+    return callTorch(specs_, globals_, Value::nameSpace("torch.full"), full);
+  }
+
+  // `nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)`, as nvFuser's
+  // tests run a definition: it builds the fusion with those inputs.
+  Value execNvfuser(const EvaluatedCall& call) {
+    std::vector<Argument> positional = call.positional;
+    const Argument* function = positional.empty() ? nullptr : &positional[0];
+    const Argument* inputs = positional.size() > 1 ? &positional[1] : nullptr;
+    for (const Argument& keyword : call.keywords) {
+      if (keyword.keyword == "fusion_func") function = &keyword;
+      if (keyword.keyword == "inputs") inputs = &keyword;
+    }
+    if (function == nullptr || !function->value.is(Kind::kFunction)) {
+      throw UserError("exec_nvfuser takes the definition function first",
+                      call.location);
+    }
+    const int64_t index = newBuilder(call.location);
+    EvaluatedCall build{function->value.function->name, call.location, {}, {}};
+    build.positional.push_back(Argument{Value::fd(index), call.location, "", {}});
+    callFunction(*function->value.function, build);
+    close(index, true);
+    if (inputs != nullptr && inputs->value.isSequence()) {
+      Builder& b = builders_[static_cast<size_t>(index)];
+      b.inputs = inputs->value;
+      b.inputsLocation = inputs->location;
+      b.inputsFromExecute = true;
+    }
+    return Value::opaque("the outputs of exec_nvfuser");
+  }
+
   // torch.arange(n) where a list of ints is wanted (DeviceMesh).
   static Value arangeValues(const InputSpec& spec, const SourceLocation& at) {
     if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange ||
@@ -1100,6 +1233,81 @@ class Interpreter : public ExpressionEvaluator {
       callFunction(*function, call);
       close(index, false);
     }
+  }
+
+  // A test function pasted from nvFuser's suite (`def test_x(
+  // nvfuser_direct_test, dtype):` with pytest.mark.parametrize marks) runs
+  // once, each parameter taking the fixture, its first parametrized value
+  // or its default, when the script builds no fusion otherwise.
+  void runTestFunctions() {
+    for (const auto& function : moduleFunctions_) {
+      if (!function->name.starts_with("test") || function->def == nullptr) {
+        continue;
+      }
+      EvaluatedCall call{function->name, function->location, {}, {}};
+      bool callable = true;
+      const std::vector<Parameter>& params = *function->params;
+      for (size_t i = 0; i < params.size() && callable; ++i) {
+        const Parameter& param = params[i];
+        if (param.kind != ParameterKind::kNormal) continue;
+        std::optional<Value> value = parametrized(*function->def, param.name);
+        if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames),
+                                param.name) != std::end(kFixtureNames)) {
+          value = Value::nameSpace(kTestFixture);
+        }
+        if (!value && function->defaults[i]) value = function->defaults[i];
+        if (!value) {
+          callable = false;
+          break;
+        }
+        call.keywords.push_back(
+            Argument{*value, param.location, param.name, param.location});
+      }
+      if (callable) callFunction(*function, call);
+    }
+  }
+
+  // The first value `@pytest.mark.parametrize("name", [values])` gives
+  // `name` (one of several comma-separated names takes its tuple element).
+  std::optional<Value> parametrized(const FunctionDef& def,
+                                    const std::string& name) {
+    for (const ExprPtr& decorator : def.decorators) {
+      const auto* call = decorator->as<Call>();
+      if (call == nullptr || call->args.size() < 2 ||
+          !dottedName(*call->callee).ends_with("parametrize")) {
+        continue;
+      }
+      Value names = evaluate(*call->args[0]);
+      std::vector<std::string> split;
+      if (names.is(Kind::kString)) {
+        std::string text = names.text;
+        size_t at = 0;
+        while (at <= text.size()) {
+          size_t comma = text.find(',', at);
+          std::string part = text.substr(at, comma == std::string::npos
+                                                 ? std::string::npos
+                                                 : comma - at);
+          part.erase(0, part.find_first_not_of(' '));
+          part.erase(part.find_last_not_of(' ') + 1);
+          split.push_back(part);
+          if (comma == std::string::npos) break;
+          at = comma + 1;
+        }
+      } else if (names.isSequence()) {
+        for (const Value& v : names.items()) split.push_back(v.text);
+      }
+      auto position = std::find(split.begin(), split.end(), name);
+      if (position == split.end()) continue;
+      Value values = evaluate(*call->args[1]);
+      if (!values.isSequence() || values.items().empty()) continue;
+      const Value& first = values.items()[0];
+      if (split.size() == 1) return first;
+      const size_t index = static_cast<size_t>(position - split.begin());
+      if (first.isSequence() && index < first.items().size()) {
+        return first.items()[index];
+      }
+    }
+    return std::nullopt;
   }
 
   // ---- The result ------------------------------------------------------------

@@ -49,6 +49,11 @@ struct FunctionObject {
   std::shared_ptr<Scope> closure;              //!< null at module level
   SourceLocation location;
   bool moduleLevel = false;
+  const FunctionDef* def = nullptr;  //!< for decorators; null for a lambda
+  //! functools.partial(f, *args, **kwargs): f with these arguments first.
+  std::shared_ptr<const FunctionObject> partialOf;
+  std::vector<Value> partialArgs;
+  std::vector<std::pair<std::string, Value>> partialKeywords;
 };
 
 //! Runs `module` (parsed from `fileName`) and collects the fusions it

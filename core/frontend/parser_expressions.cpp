@@ -45,7 +45,18 @@ ExprPtr Parser::parseTest() {
   if (atKeyword("lambda")) return parseLambda();
   ExprPtr expr = parseBinary(kOrPrecedence);
   if (atKeyword("if")) expr = parseConditional(std::move(expr));
-  if (atOp(":=")) failUnsupported(peek(), "assignment expressions (':=')");
+  if (atOp(":=")) {
+    const auto* name = expr->as<Name>();
+    if (name == nullptr) {
+      fail(peek(), "the target of ':=' must be a name");
+    }
+    take();
+    std::string target = name->id;
+    SourceLocation location = expr->location;
+    ExprPtr value = parseTest();
+    return makeExpr(NamedExpr{std::move(target), std::move(value)},
+                    std::move(location));
+  }
   return expr;
 }
 

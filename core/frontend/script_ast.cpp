@@ -237,6 +237,11 @@ void printExpr(std::ostream& out, const Expr& expr) {
             }
             out << close;
           },
+          [&](const NamedExpr& named) {
+            out << '(' << named.target << " := ";
+            printExpr(out, *named.value);
+            out << ')';
+          },
           [&](const Lambda& lambda) {
             out << "(lambda";
             if (!lambda.params.empty()) out << ' ';
@@ -487,6 +492,7 @@ void forEachChild(const Expr& expr,
                      each(clause.conditions);
                    }
                  },
+                 [&](const NamedExpr& named) { visit(*named.value); },
                  [&](const Lambda& lambda) {
                    for (const Parameter& param : lambda.params) {
                      if (param.defaultValue) visit(*param.defaultValue);
@@ -514,7 +520,8 @@ std::string_view kindName(const Expr& expr) {
                                                 "starred expression",
                                                 "dict",
                                                 "comprehension",
-                                                "lambda"};
+                                                "lambda",
+                                                "assignment expression"};
   static_assert(std::size(kNames) == std::variant_size_v<Expr::Node>);
   return kNames[expr.node.index()];
 }

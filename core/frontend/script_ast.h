@@ -158,6 +158,12 @@ struct Parameter {
   bool keywordOnly = false;
 };
 
+//! `name := value`.
+struct NamedExpr {
+  std::string target;
+  ExprPtr value;
+};
+
 //! `lambda params: body`.
 struct Lambda {
   std::vector<Parameter> params;
@@ -215,7 +221,8 @@ struct BinaryOp {
 struct Expr {
   using Node = std::variant<Name, Number, String, Constant, Attribute, Call,
                             List, Tuple, Subscript, UnaryOp, BinaryOp, Slice,
-                            IfExp, Starred, Dict, Comprehension, Lambda>;
+                            IfExp, Starred, Dict, Comprehension, Lambda,
+                            NamedExpr>;
   Node node;
   SourceLocation location;
   //! Nodes on the longest path down to a leaf (1 for a leaf).

@@ -281,6 +281,48 @@ TEST(InterpreterTest, DecoratedTestFunctionsAndRunTimeChecksAreSkipped) {
   EXPECT_TRUE(script.inputs.has_value());
 }
 
+// A test function pasted whole from nvFuser's suite runs with its fixture
+// and the first of its parametrized values.
+TEST(InterpreterTest, PastedTestFunctionRunsWithItsFixture) {
+  Script script = read(std::string(kDirectHeader) +
+      "import pytest\n"
+      "@pytest.mark.parametrize('dtype,n', [(torch.bfloat16, 3), (torch.float32, 4)])\n"
+      "def test_sum_rows(nvfuser_direct_test, dtype, n, scale=2.0):\n"
+      "    inputs = [torch.randn(n, 8, device='cuda', dtype=dtype), torch.tensor(1.5)]\n"
+      "    def fusion_func(fd: FusionDefinition):\n"
+      "        t0 = fd.from_pytorch(inputs[0])\n"
+      "        s = fd.from_pytorch(inputs[1])\n"
+      "        t1 = fd.ops.sum(fd.ops.mul(t0, scale), [1], False, DataType.Float)\n"
+      "        fd.add_output(fd.ops.mul(t1, s))\n"
+      "    nvf_out, _ = nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)\n"
+      "    eager_out = torch.sum(inputs[0] * scale, dim=1)\n"
+      "    nvfuser_direct_test.assertEqual(eager_out, nvf_out[0])\n");
+  ASSERT_EQ(script.definitions.size(), 1u);
+  EXPECT_EQ(script.definitions[0].functionName, "fusion_func");
+  ASSERT_TRUE(script.inputs.has_value());
+  ASSERT_EQ(script.inputs->size(), 2u);
+  EXPECT_EQ(script.inputs->at(0).sizes, (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(script.inputs->at(0).dtype, DataType::BFloat16);
+  EXPECT_TRUE(script.inputs->at(1).sizes.empty());
+  EXPECT_EQ(script.fusion().inputs().at(0)->dtype(), DataType::BFloat16);
+  EXPECT_NE(ir(script).find("2.0"), std::string::npos);
+}
+
+TEST(InterpreterTest, PartialBindsArguments) {
+  Script script = read(std::string(kDirectHeader) +
+      "from functools import partial\n"
+      "def ops_fusion(fd, dtype, num_iters):\n"
+      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
+      "    for _ in range(num_iters):\n"
+      "        t = fd.ops.cos(t)\n"
+      "    fd.add_output(t)\n"
+      "fusion_fn = partial(ops_fusion, dtype=DataType.Half, num_iters=3)\n"
+      "with FusionDefinition() as fd:\n"
+      "    fusion_fn(fd)\n");
+  EXPECT_EQ(count(ir(script), "= cos("), 3u) << ir(script);
+  EXPECT_EQ(script.definitions.at(0).functionName, "ops_fusion");
+}
+
 TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
   const std::string head = std::string(kDirectHeader) +
                            "with FusionDefinition() as fd:\n"

@@ -599,6 +599,7 @@ TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
   EXPECT_EQ(expr("{'a': 1, 2: b}"), "{'a': 1, 2: b}");
   EXPECT_EQ(expr("lambda t, k=1: t + k"), "(lambda t, k=1: (t + k))");
   EXPECT_EQ(expr("a not in b"), "(a not in b)");
+  EXPECT_EQ(expr("[n := 3, n]"), "[(n := 3), n]");
   EXPECT_EQ(expr("a is not None"), "(a is not None)");
   EXPECT_EQ(expr("a | b & c ^ d << 1"), "(a | ((b & c) ^ (d << 1)))");
   const std::string program =
@@ -652,7 +653,7 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
       {"async def f(): pass\n", 1, 1, "'async' functions"},
       {"def f():\n  yield 1\n", 2, 3, "'yield' expressions"},
       {"x = await y\n", 1, 5, "'await' expressions"},
-      {"if (x := 1):\n  pass\n", 1, 7, "assignment expressions"},
+      {"if (f() := 1):\n  pass\n", 1, 9, "the target of ':=' must be a name"},
       {"from . import x\n", 1, 6, "relative imports"},
       {"with a as b, c as d:\n  pass\n", 1, 12,
        "'with' statements of several context managers"},
