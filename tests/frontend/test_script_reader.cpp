@@ -664,10 +664,8 @@ TEST_F(ScriptReaderTest, UnknownAndRandomOps) {
       "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.frobnicate(T0)", 2, 6,
       "unknown op fd.ops.frobnicate");
   expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.uniform(0.0, 1.0, [4])",
-      2, 6,
-      "fd.ops.uniform is not supported by FuserLab yet: random ops are "
-      "refused");
+      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.bernoulli(T0)", 2, 6,
+      "fd.ops.bernoulli is not supported by FuserLab yet");
 }
 
 TEST_F(ScriptReaderTest, OpBuilderErrorsGetTheCallsLocation) {
