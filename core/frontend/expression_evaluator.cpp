@@ -146,11 +146,26 @@ void assignTargets(
 }
 
 Value ExpressionEvaluator::evaluate(const Expr& expr) {
+  // The parser bounds one tree's height; calls into script functions stack
+  // trees on each other, so the whole evaluation is bounded too.
+  if (evaluationDepth_ >= kMaxEvaluationDepth) {
+    throw UserError("expressions and the function calls inside them nest "
+                    "more than " + std::to_string(kMaxEvaluationDepth) +
+                        " deep; FuserLab stops here",
+                    expr.location);
+  }
+  ++evaluationDepth_;
   try {
-    return evaluateNode(expr);
+    Value value = evaluateNode(expr);
+    --evaluationDepth_;
+    return value;
   } catch (const UserError& error) {
+    --evaluationDepth_;
     if (error.location()) throw;
     throw UserError(error.message(), expr.location);
+  } catch (...) {
+    --evaluationDepth_;
+    throw;
   }
 }
 
@@ -178,6 +193,9 @@ ValueList ExpressionEvaluator::evaluateElements(
       continue;
     }
     values.push_back(evaluate(*element));
+  }
+  if (!elements.empty()) {
+    chargeElementWork(values.size(), elements.front()->location);
   }
   return values;
 }

@@ -43,7 +43,10 @@ void assignTargets(
 
 //! How many statements, loop turns and comprehension elements one script
 //! may run: a script past it is a UserError, never a hang.
-inline constexpr int64_t kMaxScriptSteps = 2'000'000;
+inline constexpr int64_t kMaxScriptSteps = 500'000;
+
+//! How deep evaluation may nest, counting through calls of script functions.
+inline constexpr int kMaxEvaluationDepth = 400;
 
 class ExpressionEvaluator {
  public:
@@ -117,6 +120,7 @@ class ExpressionEvaluator {
 
   const NameTable& globals_;
   int64_t steps_ = 0;
+  int evaluationDepth_ = 0;
   bool opaqueComprehension_ = false;
 };
 

@@ -6,6 +6,7 @@
 #include "core/frontend/define_tensor.h"
 #include "core/frontend/fd_ops.h"
 #include "core/frontend/multidevice_calls.h"
+#include "core/frontend/torch_tensors.h"
 #include "core/ops/alias.h"
 
 namespace fuserlab::frontend {
@@ -218,84 +219,6 @@ Value callTensorMethod(ir::TensorView* tv, const std::string& method,
   }
   throw UserError("the tensor method " + method + " is not supported",
                   call.location);
-}
-
-std::vector<int64_t> torchSizes(const InputSpec& spec) {
-  return spec.stridedSizes ? *spec.stridedSizes : spec.sizes;
-}
-
-std::vector<int64_t> torchStrides(const InputSpec& spec) {
-  if (spec.stridedStrides) return *spec.stridedStrides;
-  std::vector<int64_t> strides(spec.sizes.size(), 1);
-  for (size_t i = spec.sizes.size(); i-- > 1;) {
-    strides[i - 1] = strides[i] * std::max<int64_t>(spec.sizes[i], 1);
-  }
-  return strides;
-}
-
-std::optional<Value> torchTensorAttribute(const InputSpec& spec,
-                                          const std::string& name) {
-  const std::vector<int64_t> sizes = torchSizes(spec);
-  if (name == "shape") {
-    ValueList items;
-    for (int64_t size : sizes) items.push_back(Value::integer(size));
-    return Value::tuple(std::move(items));
-  }
-  if (name == "dtype") return Value::torchDtype(spec.dtype);
-  if (name == "ndim") return Value::integer(static_cast<int64_t>(sizes.size()));
-  if (name == "device") return Value::string(spec.device);
-  if (name == "is_cuda") return Value::boolean(spec.device.starts_with("cuda"));
-  if (name == "is_cpu") return Value::boolean(!spec.device.starts_with("cuda"));
-  return std::nullopt;
-}
-
-std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
-                                          const std::string& method,
-                                          const EvaluatedCall& call) {
-  const std::vector<int64_t> sizes = torchSizes(spec);
-  const std::vector<int64_t> strides = torchStrides(spec);
-  auto pick = [&](const std::vector<int64_t>& values) -> Value {
-    BoundArguments args(call, {{"dim", false}});
-    if (!args.has("dim")) {
-      ValueList items;
-      for (int64_t v : values) items.push_back(Value::integer(v));
-      return Value::tuple(std::move(items));
-    }
-    const auto rank = static_cast<int64_t>(values.size());
-    int64_t dim = args.integer("dim");
-    if (dim < -rank || dim >= rank) {
-      args.failAt(*args.find("dim"), "dimension " + std::to_string(dim) +
-                                         " is out of range for a tensor of "
-                                         "rank " + std::to_string(rank));
-    }
-    return Value::integer(values[static_cast<size_t>(dim < 0 ? dim + rank : dim)]);
-  };
-  if (method == "size") return pick(sizes);
-  if (method == "stride") return pick(strides);
-  if (method == "dim" || method == "ndimension") {
-    BoundArguments args(call, {});
-    return Value::integer(static_cast<int64_t>(sizes.size()));
-  }
-  if (method == "numel") {
-    BoundArguments args(call, {});
-    int64_t count = 1;
-    for (int64_t size : sizes) count *= size;
-    return Value::integer(count);
-  }
-  if (method == "is_contiguous") {
-    BoundArguments args(call, {{"memory_format", false}});
-    int64_t expected = 1;
-    for (size_t i = sizes.size(); i-- > 0;) {
-      if (sizes[i] != 1 && strides[i] != expected) return Value::boolean(false);
-      expected *= sizes[i];
-    }
-    return Value::boolean(true);
-  }
-  if (method == "element_size") {
-    BoundArguments args(call, {});
-    return Value::integer(static_cast<int64_t>(ir::sizeInBytes(spec.dtype)));
-  }
-  return std::nullopt;
 }
 
 }  // namespace fuserlab::frontend

@@ -3,7 +3,8 @@
 // spell them: fd.define_tensor / define_scalar / define_vector /
 // from_pytorch / add_output, fd.fusion.inputs() and outputs(), and the
 // methods and attributes of a fusion tensor (T.size(i), T.shape(), T.ndim,
-// T.dtype() and the multi-device scheduling calls). fd.ops.* is fd_ops.h.
+// T.dtype() and the multi-device scheduling calls). fd.ops.* is fd_ops.h;
+// the torch tensors of the inputs are torch_tensors.h.
 // Internal to the frontend.
 #pragma once
 
@@ -41,22 +42,5 @@ std::optional<Value> tensorAttribute(ir::TensorView* tv,
 
 //! Whether `T.<name>` is a method of a fusion tensor.
 bool isTensorMethod(const std::string& name);
-
-//! The sizes and strides of a torch tensor the script made, as torch
-//! reports them (`t.shape`, `t.stride()`).
-std::vector<int64_t> torchSizes(const InputSpec& spec);
-std::vector<int64_t> torchStrides(const InputSpec& spec);
-
-//! `t.<name>` of a torch tensor the script made (shape, dtype, ndim,
-//! device, is_cuda), or nullopt for its methods.
-std::optional<Value> torchTensorAttribute(const InputSpec& spec,
-                                          const std::string& name);
-
-//! `t.size(...)`, `t.stride(...)`, `t.dim()`, `t.numel()`,
-//! `t.is_contiguous()`, `t.element_size()` of a torch tensor the script
-//! made, or nullopt for the methods that make a new tensor.
-std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
-                                          const std::string& method,
-                                          const EvaluatedCall& call);
 
 }  // namespace fuserlab::frontend

@@ -11,6 +11,8 @@
 #include "core/frontend/multidevice_calls.h"
 #include "core/frontend/python_arithmetic.h"
 #include "core/frontend/python_values.h"
+#include "core/frontend/test_functions.h"
+#include "core/frontend/torch_tensors.h"
 #include "core/ops/arith.h"
 
 namespace fuserlab::frontend {
@@ -27,10 +29,6 @@ constexpr std::string_view kTorchConstructors[] = {
 // The torch tensor methods the inputs block reads (inputs_block.h).
 constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda",
                                                   "expand"};
-
-// Methods that give the same tensor description (values are random anyway).
-constexpr std::string_view kTorchSameTensorMethods[] = {
-    "clone", "detach", "requires_grad_", "pin_memory"};
 
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
@@ -764,7 +762,7 @@ class Interpreter : public ExpressionEvaluator {
                       name) != std::end(kTorchViewMethods)) {
           return callTorch(specs_, globals_, Value::method(receiver, name), call);
         }
-        if (std::optional<Value> view = torchView(receiver, name, call)) {
+        if (std::optional<Value> view = torchTensorView(specs_, receiver, name, call)) {
           return *view;
         }
         return Value::opaque("the result of the torch method " + name);
@@ -880,7 +878,7 @@ class Interpreter : public ExpressionEvaluator {
     if (path.starts_with(kTestFixture)) {
       return Value::opaque("what " + call.name + " gives");
     }
-    if (path == "torch.tensor") return torchTensorLiteral(call);
+    if (path == "torch.tensor") return torchTensorLiteral(specs_, globals_, call);
     if (path == "builtins.getattr" || path == "builtins.hasattr") {
       return getAttribute(path == "builtins.hasattr", call);
     }
@@ -895,7 +893,7 @@ class Interpreter : public ExpressionEvaluator {
       EvaluatedCall converted = call;
       for (Argument& argument : converted.positional) {
         if (argument.value.is(Kind::kInputTensor)) {
-          argument.value = arangeValues(spec(argument.value), argument.location);
+          argument.value = arangeDeviceIds(spec(argument.value), argument.location);
         }
       }
       return ExpressionEvaluator::callValue(Value::nameSpace(path), converted);
@@ -914,128 +912,6 @@ class Interpreter : public ExpressionEvaluator {
       return Value::opaque("the result of " + path);
     }
     return ExpressionEvaluator::callValue(Value::nameSpace(path), call);
-  }
-
-  // Torch methods that view or convert an input tensor the script made:
-  // a new description with the view's sizes and strides over the same
-  // storage, or another dtype or device. Nullopt for anything else (the
-  // script's eager reference computations).
-  std::optional<Value> torchView(const Value& receiver, const std::string& name,
-                                 const EvaluatedCall& call) {
-    InputSpec copy = spec(receiver);
-    std::vector<int64_t> sizes = torchSizes(copy);
-    std::vector<int64_t> strides = torchStrides(copy);
-    const auto rank = static_cast<int64_t>(sizes.size());
-    auto axis = [&](const BoundArguments& args, std::string_view param,
-                    int64_t extra = 0) {
-      int64_t dim = args.integer(param);
-      if (dim < -(rank + extra) || dim >= rank + extra) {
-        args.failAt(*args.find(param), "dimension " + std::to_string(dim) +
-                                           " is out of range for a tensor "
-                                           "of rank " + std::to_string(rank));
-      }
-      return static_cast<size_t>(dim < 0 ? dim + rank + extra : dim);
-    };
-    auto result = [&](std::vector<int64_t> newSizes,
-                      std::vector<int64_t> newStrides) {
-      copy.stridedSizes = std::move(newSizes);
-      copy.stridedStrides = std::move(newStrides);
-      specs_.push_back(copy);
-      return Value::inputTensor(specs_.size() - 1);
-    };
-    if (std::find(std::begin(kTorchSameTensorMethods),
-                  std::end(kTorchSameTensorMethods),
-                  name) != std::end(kTorchSameTensorMethods)) {
-      return receiver;
-    }
-    static const std::map<std::string, ir::DataType, std::less<>> kCasts = {
-        {"float", ir::DataType::Float},   {"half", ir::DataType::Half},
-        {"bfloat16", ir::DataType::BFloat16}, {"double", ir::DataType::Double},
-        {"long", ir::DataType::Int},      {"int", ir::DataType::Int32},
-        {"bool", ir::DataType::Bool}};
-    if (auto cast = kCasts.find(name); cast != kCasts.end()) {
-      BoundArguments args(call, {});
-      copy.dtype = cast->second;
-      specs_.push_back(copy);
-      return Value::inputTensor(specs_.size() - 1);
-    }
-    if (name == "contiguous") {
-      BoundArguments args(call, {{"memory_format", false}});
-      copy.sizes = sizes;  // a fresh dense tensor of the view's sizes
-      copy.stridedSizes.reset();
-      copy.stridedStrides.reset();
-      copy.stridedOffset = 0;
-      specs_.push_back(copy);
-      return Value::inputTensor(specs_.size() - 1);
-    }
-    if (name == "to") {
-      for (const auto* arguments : {&call.positional, &call.keywords}) {
-        for (const Argument& argument : *arguments) {
-          if (argument.value.is(Kind::kTorchDtype)) {
-            copy.dtype = argument.value.dtype;
-          } else if (argument.value.is(Kind::kString)) {
-            copy.device = argument.value.text;
-          }
-        }
-      }
-      specs_.push_back(copy);
-      return Value::inputTensor(specs_.size() - 1);
-    }
-    if (name == "t" || name == "transpose") {
-      size_t a = 0;
-      size_t b = 1;
-      if (name == "transpose") {
-        BoundArguments args(call, {{"dim0", true}, {"dim1", true}});
-        a = axis(args, "dim0");
-        b = axis(args, "dim1");
-      } else {
-        BoundArguments args(call, {});
-        if (rank < 2) return receiver;
-      }
-      std::swap(sizes[a], sizes[b]);
-      std::swap(strides[a], strides[b]);
-      return result(std::move(sizes), std::move(strides));
-    }
-    if (name == "permute") {
-      std::vector<int64_t> order;
-      for (const Argument& argument : call.positional) {
-        if (argument.value.isSequence()) {
-          for (const Value& v : argument.value.items()) order.push_back(v.intValue);
-        } else {
-          order.push_back(argument.value.intValue);
-        }
-      }
-      if (static_cast<int64_t>(order.size()) != rank) {
-        throw UserError("permute needs " + std::to_string(rank) +
-                            " dimensions, found " + std::to_string(order.size()),
-                        call.location);
-      }
-      std::vector<int64_t> newSizes;
-      std::vector<int64_t> newStrides;
-      std::vector<bool> used(sizes.size(), false);
-      for (int64_t dim : order) {
-        const int64_t d = dim < 0 ? dim + rank : dim;
-        if (d < 0 || d >= rank || used[static_cast<size_t>(d)]) {
-          throw UserError("permute's dimensions must be a permutation of 0.." +
-                              std::to_string(rank - 1),
-                          call.location);
-        }
-        used[static_cast<size_t>(d)] = true;
-        newSizes.push_back(sizes[static_cast<size_t>(d)]);
-        newStrides.push_back(strides[static_cast<size_t>(d)]);
-      }
-      return result(std::move(newSizes), std::move(newStrides));
-    }
-    if (name == "unsqueeze") {
-      BoundArguments args(call, {{"dim", true}});
-      const size_t at = axis(args, "dim", 1);
-      const int64_t stride =
-          at < strides.size() ? strides[at] * sizes[at] : 1;
-      sizes.insert(sizes.begin() + static_cast<std::ptrdiff_t>(at), 1);
-      strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(at), stride);
-      return result(std::move(sizes), std::move(strides));
-    }
-    return std::nullopt;
   }
 
   // getattr(object, name[, default]) and hasattr(object, name).
@@ -1079,57 +955,6 @@ class Interpreter : public ExpressionEvaluator {
     return Value::functionValue(std::move(function));
   }
 
-  // torch.tensor(number) or torch.tensor([n, n, ...]) of one repeated
-  // value: a 0-dim (or 1-D) tensor filled with it.
-  Value torchTensorLiteral(const EvaluatedCall& call) {
-    EvaluatedCall rest = call;
-    if (rest.positional.empty()) {
-      throw UserError("torch.tensor needs data, e.g. torch.tensor(1.0)",
-                      call.location);
-    }
-    const Argument data = rest.positional.front();
-    rest.positional.erase(rest.positional.begin());
-    std::vector<int64_t> sizes;
-    std::optional<Value> fill;
-    bool sameValue = true;
-    if (data.value.isNumber()) {
-      fill = data.value;
-    } else if (data.value.isSequence() && !data.value.items().empty()) {
-      sizes.push_back(static_cast<int64_t>(data.value.items().size()));
-      for (const Value& v : data.value.items()) {
-        if (!v.isNumber()) {
-          throw UserError("torch.tensor: FuserLab reads a number or a flat "
-                          "list of numbers, found " + describeKind(v),
-                          data.location);
-        }
-        if (!fill) fill = v;
-        sameValue = sameValue && valuesEqual(*fill, v);
-      }
-    }
-    if (!fill || !sameValue) {
-      throw UserError("torch.tensor: FuserLab's inputs hold random or "
-                      "constant values; give one number (torch.tensor(1.0)) "
-                      "or a list of one repeated number",
-                      data.location);
-    }
-    // torch.full(size, value, ...) with torch.tensor's dtype inference.
-    EvaluatedCall full = rest;
-    full.name = "torch.full";
-    ValueList sizeValues;
-    for (int64_t size : sizes) sizeValues.push_back(Value::integer(size));
-    full.positional = {Argument{Value::tuple(std::move(sizeValues)),
-                                data.location, "", {}},
-                       Argument{*fill, data.location, "", {}}};
-    const bool hasDtype = std::any_of(
-        rest.keywords.begin(), rest.keywords.end(),
-        [](const Argument& a) { return a.keyword == "dtype"; });
-    if (!hasDtype && fill->is(Kind::kFloat)) {
-      full.keywords.push_back(Argument{Value::torchDtype(ir::DataType::Float),
-                                       data.location, "dtype", data.location});
-    }
-    return callTorch(specs_, globals_, Value::nameSpace("torch.full"), full);
-  }
-
   // `nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)`, as nvFuser's
   // tests run a definition: it builds the fusion with those inputs.
   Value execNvfuser(const EvaluatedCall& call) {
@@ -1156,21 +981,6 @@ class Interpreter : public ExpressionEvaluator {
       b.inputsFromExecute = true;
     }
     return Value::opaque("the outputs of exec_nvfuser");
-  }
-
-  // torch.arange(n) where a list of ints is wanted (DeviceMesh).
-  static Value arangeValues(const InputSpec& spec, const SourceLocation& at) {
-    if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange ||
-        spec.sizes.size() != 1) {
-      throw UserError("expected a list of device ids or torch.arange(n)", at);
-    }
-    ValueList ids;
-    const double start = spec.initializer.start.value_or(0);
-    const double step = spec.initializer.step.value_or(1);
-    for (int64_t i = 0; i < spec.sizes[0]; ++i) {
-      ids.push_back(Value::integer(static_cast<int64_t>(start + step * i)));
-    }
-    return Value::list(std::move(ids));
   }
 
   const InputSpec& spec(const Value& tensor) const {
@@ -1250,7 +1060,7 @@ class Interpreter : public ExpressionEvaluator {
       for (size_t i = 0; i < params.size() && callable; ++i) {
         const Parameter& param = params[i];
         if (param.kind != ParameterKind::kNormal) continue;
-        std::optional<Value> value = parametrized(*function->def, param.name);
+        std::optional<Value> value = parametrizedValue(*this, *function->def, param.name);
         if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames),
                                 param.name) != std::end(kFixtureNames)) {
           value = Value::nameSpace(kTestFixture);
@@ -1265,49 +1075,6 @@ class Interpreter : public ExpressionEvaluator {
       }
       if (callable) callFunction(*function, call);
     }
-  }
-
-  // The first value `@pytest.mark.parametrize("name", [values])` gives
-  // `name` (one of several comma-separated names takes its tuple element).
-  std::optional<Value> parametrized(const FunctionDef& def,
-                                    const std::string& name) {
-    for (const ExprPtr& decorator : def.decorators) {
-      const auto* call = decorator->as<Call>();
-      if (call == nullptr || call->args.size() < 2 ||
-          !dottedName(*call->callee).ends_with("parametrize")) {
-        continue;
-      }
-      Value names = evaluate(*call->args[0]);
-      std::vector<std::string> split;
-      if (names.is(Kind::kString)) {
-        std::string text = names.text;
-        size_t at = 0;
-        while (at <= text.size()) {
-          size_t comma = text.find(',', at);
-          std::string part = text.substr(at, comma == std::string::npos
-                                                 ? std::string::npos
-                                                 : comma - at);
-          part.erase(0, part.find_first_not_of(' '));
-          part.erase(part.find_last_not_of(' ') + 1);
-          split.push_back(part);
-          if (comma == std::string::npos) break;
-          at = comma + 1;
-        }
-      } else if (names.isSequence()) {
-        for (const Value& v : names.items()) split.push_back(v.text);
-      }
-      auto position = std::find(split.begin(), split.end(), name);
-      if (position == split.end()) continue;
-      Value values = evaluate(*call->args[1]);
-      if (!values.isSequence() || values.items().empty()) continue;
-      const Value& first = values.items()[0];
-      if (split.size() == 1) return first;
-      const size_t index = static_cast<size_t>(position - split.begin());
-      if (first.isSequence() && index < first.items().size()) {
-        return first.items()[index];
-      }
-    }
-    return std::nullopt;
   }
 
   // ---- The result ------------------------------------------------------------
@@ -1385,6 +1152,7 @@ class Interpreter : public ExpressionEvaluator {
 
 Script interpretScript(const Module& module, std::string_view source,
                        const std::string& fileName) {
+  resetElementWork();
   return Interpreter(source, fileName).run(module);
 }
 

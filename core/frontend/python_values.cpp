@@ -128,6 +128,7 @@ Value repeated(const Value& sequence, int64_t times,
                        std::to_string(kMaxSequenceElements) +
                        " elements, more than FuserLab's reader keeps");
   }
+  chargeElementWork(unit * static_cast<size_t>(times), location);
   if (sequence.is(Kind::kString)) {
     std::string out;
     for (int64_t i = 0; i < times; ++i) out += sequence.text;
@@ -252,7 +253,21 @@ std::optional<Value> mathFunction(const std::string& name,
   return std::nullopt;
 }
 
+thread_local int64_t elementWork = 0;
+
 }  // namespace
+
+void chargeElementWork(size_t elements, const SourceLocation& location) {
+  elementWork += static_cast<int64_t>(elements);
+  if (elementWork > kMaxElementWork) {
+    fail(location, "the script builds or copies more than " +
+                       std::to_string(kMaxElementWork) +
+                       " list elements; FuserLab reads scripts that define "
+                       "a fusion, not long computations");
+  }
+}
+
+void resetElementWork() { elementWork = 0; }
 
 void checkSequenceSize(size_t size, const SourceLocation& location) {
   if (size > kMaxSequenceElements) {
@@ -341,6 +356,8 @@ bool containsValue(const Value& container, const Value& item,
 }
 
 ValueList iterateValue(const Value& value, const SourceLocation& location) {
+  if (value.elements) chargeElementWork(value.elements->size(), location);
+  if (value.is(Kind::kString)) chargeElementWork(value.text.size(), location);
   switch (value.kind) {
     case Kind::kList:
     case Kind::kTuple:
@@ -374,6 +391,7 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
   if (object.is(Kind::kString)) {
     if (index.is(Kind::kSlice)) {
       std::string out;
+      chargeElementWork(object.text.size(), location);
       for (size_t i : slicePositions(index, object.text.size(), location)) {
         out += object.text[i];
       }
@@ -386,6 +404,7 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
   if (!object.isSequence()) return std::nullopt;
   const ValueList& items = object.items();
   if (index.is(Kind::kSlice)) {
+    chargeElementWork(items.size(), location);
     ValueList out;
     for (size_t i : slicePositions(index, items.size(), location)) {
       out.push_back(items[i]);
@@ -459,6 +478,7 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
   if (op == BinaryOpKind::kAdd && lhs.kind == rhs.kind) {
     if (lhs.is(Kind::kString)) return Value::string(lhs.text + rhs.text);
     checkSequenceSize(lhs.items().size() + rhs.items().size(), location);
+    chargeElementWork(lhs.items().size() + rhs.items().size(), location);
     ValueList out = lhs.items();
     out.insert(out.end(), rhs.items().begin(), rhs.items().end());
     return sameKind(lhs, std::move(out));

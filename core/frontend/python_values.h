@@ -68,6 +68,18 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
 //! A bounded list: a UserError at `location` past kMaxSequenceElements.
 void checkSequenceSize(size_t size, const SourceLocation& location);
 
+//! How many elements one script may copy or create in all (lists built,
+//! repeated, sliced, iterated): a bound on the reader's time, as
+//! kMaxScriptSteps bounds its statements.
+inline constexpr int64_t kMaxElementWork = 20'000'000;
+
+//! Charges `elements` to this thread's running script; a UserError at
+//! `location` past kMaxElementWork.
+void chargeElementWork(size_t elements, const SourceLocation& location);
+
+//! Starts a new script's count.
+void resetElementWork();
+
 //! Python's repr-like text of a value for messages and str().
 std::string valueText(const Value& value);
 

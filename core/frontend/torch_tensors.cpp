@@ -1,0 +1,289 @@
+#include "core/frontend/torch_tensors.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/frontend/inputs_block.h"
+#include "core/frontend/python_values.h"
+
+namespace fuserlab::frontend {
+namespace {
+
+using Kind = Value::Kind;
+
+// Methods that give the same tensor description (values are random anyway).
+constexpr std::string_view kTorchSameTensorMethods[] = {
+    "clone", "detach", "requires_grad_", "pin_memory"};
+
+}  // namespace
+
+std::vector<int64_t> torchSizes(const InputSpec& spec) {
+  return spec.stridedSizes ? *spec.stridedSizes : spec.sizes;
+}
+
+std::vector<int64_t> torchStrides(const InputSpec& spec) {
+  if (spec.stridedStrides) return *spec.stridedStrides;
+  std::vector<int64_t> strides(spec.sizes.size(), 1);
+  for (size_t i = spec.sizes.size(); i-- > 1;) {
+    strides[i - 1] = strides[i] * std::max<int64_t>(spec.sizes[i], 1);
+  }
+  return strides;
+}
+
+std::optional<Value> torchTensorAttribute(const InputSpec& spec,
+                                          const std::string& name) {
+  const std::vector<int64_t> sizes = torchSizes(spec);
+  if (name == "shape") {
+    ValueList items;
+    for (int64_t size : sizes) items.push_back(Value::integer(size));
+    return Value::tuple(std::move(items));
+  }
+  if (name == "dtype") return Value::torchDtype(spec.dtype);
+  if (name == "ndim") return Value::integer(static_cast<int64_t>(sizes.size()));
+  if (name == "device") return Value::string(spec.device);
+  if (name == "is_cuda") return Value::boolean(spec.device.starts_with("cuda"));
+  if (name == "is_cpu") return Value::boolean(!spec.device.starts_with("cuda"));
+  return std::nullopt;
+}
+
+std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
+                                          const std::string& method,
+                                          const EvaluatedCall& call) {
+  const std::vector<int64_t> sizes = torchSizes(spec);
+  const std::vector<int64_t> strides = torchStrides(spec);
+  auto pick = [&](const std::vector<int64_t>& values) -> Value {
+    BoundArguments args(call, {{"dim", false}});
+    if (!args.has("dim")) {
+      ValueList items;
+      for (int64_t v : values) items.push_back(Value::integer(v));
+      return Value::tuple(std::move(items));
+    }
+    const auto rank = static_cast<int64_t>(values.size());
+    int64_t dim = args.integer("dim");
+    if (dim < -rank || dim >= rank) {
+      args.failAt(*args.find("dim"), "dimension " + std::to_string(dim) +
+                                         " is out of range for a tensor of "
+                                         "rank " + std::to_string(rank));
+    }
+    return Value::integer(values[static_cast<size_t>(dim < 0 ? dim + rank : dim)]);
+  };
+  if (method == "size") return pick(sizes);
+  if (method == "stride") return pick(strides);
+  if (method == "dim" || method == "ndimension") {
+    BoundArguments args(call, {});
+    return Value::integer(static_cast<int64_t>(sizes.size()));
+  }
+  if (method == "numel") {
+    BoundArguments args(call, {});
+    int64_t count = 1;
+    for (int64_t size : sizes) count *= size;
+    return Value::integer(count);
+  }
+  if (method == "is_contiguous") {
+    BoundArguments args(call, {{"memory_format", false}});
+    int64_t expected = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      if (sizes[i] != 1 && strides[i] != expected) return Value::boolean(false);
+      expected *= sizes[i];
+    }
+    return Value::boolean(true);
+  }
+  if (method == "element_size") {
+    BoundArguments args(call, {});
+    return Value::integer(static_cast<int64_t>(ir::sizeInBytes(spec.dtype)));
+  }
+  return std::nullopt;
+}
+
+// Torch methods that view or convert an input tensor the script made:
+// a new description with the view's sizes and strides over the same
+// storage, or another dtype or device. Nullopt for anything else (the
+// script's eager reference computations).
+std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
+                                     const Value& receiver,
+                                     const std::string& name,
+                                     const EvaluatedCall& call) {
+  InputSpec copy = specs.at(static_cast<size_t>(receiver.intValue));
+  std::vector<int64_t> sizes = torchSizes(copy);
+  std::vector<int64_t> strides = torchStrides(copy);
+  const auto rank = static_cast<int64_t>(sizes.size());
+  auto axis = [&](const BoundArguments& args, std::string_view param,
+                  int64_t extra = 0) {
+    int64_t dim = args.integer(param);
+    if (dim < -(rank + extra) || dim >= rank + extra) {
+      args.failAt(*args.find(param), "dimension " + std::to_string(dim) +
+                                         " is out of range for a tensor "
+                                         "of rank " + std::to_string(rank));
+    }
+    return static_cast<size_t>(dim < 0 ? dim + rank + extra : dim);
+  };
+  auto result = [&](std::vector<int64_t> newSizes,
+                    std::vector<int64_t> newStrides) {
+    copy.stridedSizes = std::move(newSizes);
+    copy.stridedStrides = std::move(newStrides);
+    specs.push_back(copy);
+    return Value::inputTensor(specs.size() - 1);
+  };
+  if (std::find(std::begin(kTorchSameTensorMethods),
+                std::end(kTorchSameTensorMethods),
+                name) != std::end(kTorchSameTensorMethods)) {
+    return receiver;
+  }
+  static const std::map<std::string, ir::DataType, std::less<>> kCasts = {
+      {"float", ir::DataType::Float},   {"half", ir::DataType::Half},
+      {"bfloat16", ir::DataType::BFloat16}, {"double", ir::DataType::Double},
+      {"long", ir::DataType::Int},      {"int", ir::DataType::Int32},
+      {"bool", ir::DataType::Bool}};
+  if (auto cast = kCasts.find(name); cast != kCasts.end()) {
+    BoundArguments args(call, {});
+    copy.dtype = cast->second;
+    specs.push_back(copy);
+    return Value::inputTensor(specs.size() - 1);
+  }
+  if (name == "contiguous") {
+    BoundArguments args(call, {{"memory_format", false}});
+    copy.sizes = sizes;  // a fresh dense tensor of the view's sizes
+    copy.stridedSizes.reset();
+    copy.stridedStrides.reset();
+    copy.stridedOffset = 0;
+    specs.push_back(copy);
+    return Value::inputTensor(specs.size() - 1);
+  }
+  if (name == "to") {
+    for (const auto* arguments : {&call.positional, &call.keywords}) {
+      for (const Argument& argument : *arguments) {
+        if (argument.value.is(Kind::kTorchDtype)) {
+          copy.dtype = argument.value.dtype;
+        } else if (argument.value.is(Kind::kString)) {
+          copy.device = argument.value.text;
+        }
+      }
+    }
+    specs.push_back(copy);
+    return Value::inputTensor(specs.size() - 1);
+  }
+  if (name == "t" || name == "transpose") {
+    size_t a = 0;
+    size_t b = 1;
+    if (name == "transpose") {
+      BoundArguments args(call, {{"dim0", true}, {"dim1", true}});
+      a = axis(args, "dim0");
+      b = axis(args, "dim1");
+    } else {
+      BoundArguments args(call, {});
+      if (rank < 2) return receiver;
+    }
+    std::swap(sizes[a], sizes[b]);
+    std::swap(strides[a], strides[b]);
+    return result(std::move(sizes), std::move(strides));
+  }
+  if (name == "permute") {
+    std::vector<int64_t> order;
+    for (const Argument& argument : call.positional) {
+      if (argument.value.isSequence()) {
+        for (const Value& v : argument.value.items()) order.push_back(v.intValue);
+      } else {
+        order.push_back(argument.value.intValue);
+      }
+    }
+    if (static_cast<int64_t>(order.size()) != rank) {
+      throw UserError("permute needs " + std::to_string(rank) +
+                          " dimensions, found " + std::to_string(order.size()),
+                      call.location);
+    }
+    std::vector<int64_t> newSizes;
+    std::vector<int64_t> newStrides;
+    std::vector<bool> used(sizes.size(), false);
+    for (int64_t dim : order) {
+      const int64_t d = dim < 0 ? dim + rank : dim;
+      if (d < 0 || d >= rank || used[static_cast<size_t>(d)]) {
+        throw UserError("permute's dimensions must be a permutation of 0.." +
+                            std::to_string(rank - 1),
+                        call.location);
+      }
+      used[static_cast<size_t>(d)] = true;
+      newSizes.push_back(sizes[static_cast<size_t>(d)]);
+      newStrides.push_back(strides[static_cast<size_t>(d)]);
+    }
+    return result(std::move(newSizes), std::move(newStrides));
+  }
+  if (name == "unsqueeze") {
+    BoundArguments args(call, {{"dim", true}});
+    const size_t at = axis(args, "dim", 1);
+    const int64_t stride =
+        at < strides.size() ? strides[at] * sizes[at] : 1;
+    sizes.insert(sizes.begin() + static_cast<std::ptrdiff_t>(at), 1);
+    strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(at), stride);
+    return result(std::move(sizes), std::move(strides));
+  }
+  return std::nullopt;
+}
+
+// torch.tensor(number) or torch.tensor([n, n, ...]) of one repeated
+// value: a 0-dim (or 1-D) tensor filled with it.
+Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals,
+                         const EvaluatedCall& call) {
+  EvaluatedCall rest = call;
+  if (rest.positional.empty()) {
+    throw UserError("torch.tensor needs data, e.g. torch.tensor(1.0)",
+                    call.location);
+  }
+  const Argument data = rest.positional.front();
+  rest.positional.erase(rest.positional.begin());
+  std::vector<int64_t> sizes;
+  std::optional<Value> fill;
+  bool sameValue = true;
+  if (data.value.isNumber()) {
+    fill = data.value;
+  } else if (data.value.isSequence() && !data.value.items().empty()) {
+    sizes.push_back(static_cast<int64_t>(data.value.items().size()));
+    for (const Value& v : data.value.items()) {
+      if (!v.isNumber()) {
+        throw UserError("torch.tensor: FuserLab reads a number or a flat "
+                        "list of numbers, found " + describeKind(v),
+                        data.location);
+      }
+      if (!fill) fill = v;
+      sameValue = sameValue && valuesEqual(*fill, v);
+    }
+  }
+  if (!fill || !sameValue) {
+    throw UserError("torch.tensor: FuserLab's inputs hold random or "
+                    "constant values; give one number (torch.tensor(1.0)) "
+                    "or a list of one repeated number",
+                    data.location);
+  }
+  // torch.full(size, value, ...) with torch.tensor's dtype inference.
+  EvaluatedCall full = rest;
+  full.name = "torch.full";
+  ValueList sizeValues;
+  for (int64_t size : sizes) sizeValues.push_back(Value::integer(size));
+  full.positional = {Argument{Value::tuple(std::move(sizeValues)),
+                              data.location, "", {}},
+                     Argument{*fill, data.location, "", {}}};
+  const bool hasDtype = std::any_of(
+      rest.keywords.begin(), rest.keywords.end(),
+      [](const Argument& a) { return a.keyword == "dtype"; });
+  if (!hasDtype && fill->is(Kind::kFloat)) {
+    full.keywords.push_back(Argument{Value::torchDtype(ir::DataType::Float),
+                                     data.location, "dtype", data.location});
+  }
+  return callTorch(specs, globals, Value::nameSpace("torch.full"), full);
+}
+
+// torch.arange(n) where a list of ints is wanted (DeviceMesh).
+Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at) {
+  if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange ||
+      spec.sizes.size() != 1) {
+    throw UserError("expected a list of device ids or torch.arange(n)", at);
+  }
+  ValueList ids;
+  const double start = spec.initializer.start.value_or(0);
+  const double step = spec.initializer.step.value_or(1);
+  for (int64_t i = 0; i < spec.sizes[0]; ++i) {
+    ids.push_back(Value::integer(static_cast<int64_t>(start + step * i)));
+  }
+  return Value::list(std::move(ids));
+}
+
+}  // namespace fuserlab::frontend
