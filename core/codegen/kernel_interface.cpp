@@ -48,7 +48,13 @@ KernelInterface::KernelInterface(const ir::Fusion& segment,
     p.segmentInput = static_cast<int>(i);
     p.dtype = inputs[i]->dtype();
     p.name = inputs[i]->name();
-    if (const auto* tv = inputs[i]->as<TensorView>()) {
+    const auto* tv = inputs[i]->as<TensorView>();
+    if (tv != nullptr && tv->isCpuScalar()) {
+      // One host value: a by-value parameter, as nvFuser passes it (no copy
+      // to the device before the launch).
+      p.kind = KernelParameter::Kind::Scalar;
+      cpuScalars_.emplace_back(tv, p.name);
+    } else if (tv != nullptr) {
       p.kind = KernelParameter::Kind::Tensor;
       p.rank = static_cast<int>(tv->rank());
       const auto rank = static_cast<size_t>(tv->rank());
@@ -153,6 +159,13 @@ const std::string& KernelInterface::parameterName(const TensorView* tv,
   FL_ASSERT(t != nullptr, tv->name(), " is not a ", output ? "output" : "input",
             " parameter of the kernel");
   return t->name;
+}
+
+std::optional<std::string> KernelInterface::cpuScalarValue(const TensorView* tv) const {
+  for (const auto& [scalar, name] : cpuScalars_) {
+    if (scalar == tv) return name;
+  }
+  return std::nullopt;
 }
 
 bool KernelInterface::isInputParameter(const TensorView* tv) const {

@@ -1,7 +1,8 @@
 // KernelInterface: what a generated kernel receives and how its code names
 // it, shared by the emitters. Parameters follow kernel.h's ABI: the segment's
-// inputs in order (tensors as fl::Tensor<T, R>, scalars by value), then its
-// tensor outputs in order. Sizes and strides are read from the tensor
+// inputs in order (tensors as fl::Tensor<T, R>, scalars and 0-dim CPU scalar
+// tensors (is_cpu=True) by value, as nvFuser passes them), then its tensor
+// outputs in order. Sizes and strides are read from the tensor
 // parameters at run time, but for the inputs' strides:
 //   - each tensor's strides become locals `<T>_s<axis>` of the index type,
 //     0 on axes of size 1 (a size-1 axis is never walked, whatever stride
@@ -15,6 +16,7 @@
 //     specialized to the value `info` binds (and the source says so).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -45,6 +47,9 @@ class KernelInterface {
   //! The parameter name of a tensor input or output ("T3"; "T3_out" for an
   //! output that is also an input).
   const std::string& parameterName(const ir::TensorView* tv, bool output) const;
+  //! The value of a 0-dim CPU scalar tensor input, passed by value (its
+  //! parameter's name); nullopt for any other tensor.
+  std::optional<std::string> cpuScalarValue(const ir::TensorView* tv) const;
   //! Whether `tv` is an input / output parameter.
   bool isInputParameter(const ir::TensorView* tv) const;
   bool isOutputParameter(const ir::TensorView* tv) const;
@@ -71,6 +76,8 @@ class KernelInterface {
   bool int64Indexing_;
   std::vector<KernelParameter> parameters_;
   std::vector<TensorParameter> tensors_;
+  //! 0-dim CPU scalar tensor inputs and their by-value parameters.
+  std::vector<std::pair<const ir::TensorView*, std::string>> cpuScalars_;
   //! Symbolic scalar -> C++ expression (lookup only).
   std::unordered_map<const ir::Scalar*, std::string> scalars_;
   mutable std::vector<std::string> specialized_;

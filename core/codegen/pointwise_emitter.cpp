@@ -226,6 +226,7 @@ std::string PointwiseKernel::uniformIndex(const std::string& expression,
 
 std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
                                       bool vectorPass, const ExpressionEmitter& emitter) {
+  if (auto value = interface_.cpuScalarValue(tv)) return *value;
   FL_CHECK(interface_.isInputParameter(tv), "code generation: ", tv->name(),
            " is neither computed in the segment nor one of its inputs");
   const std::string& param = interface_.parameterName(tv, false);

@@ -290,13 +290,18 @@ void ReductionKernelBuilder::emitRowStage(int stage, int indent,
   const std::string at = "[" + slot.slot + "]";
   if (stage == 0) {
     for (const TensorView* tv : plan_.perRowInputs) {
-      std::string offset = "0";
-      if (!tv->isCpuScalar() && tv->rank() > 0) {
-        offset = indexExpression(layout_.access(tv).rowTerms, slot.rowIndex);
+      std::string value;
+      if (auto byValue = interface_.cpuScalarValue(tv)) {
+        value = *byValue;
+      } else {
+        std::string offset = "0";
+        if (tv->rank() > 0) {
+          offset = indexExpression(layout_.access(tv).rowTerms, slot.rowIndex);
+        }
+        value = "fl::load_value(" + dataOf(tv, false) + "[" + offset + "])";
       }
-      line(indent, perRowArray(tv) + at + " = " + slot.valid +
-                       " ? fl::load_value(" + dataOf(tv, false) + "[" + offset +
-                       "]) : " + valueInit(tv->dtype()) + ";");
+      line(indent, perRowArray(tv) + at + " = " + slot.valid + " ? " + value +
+                       " : " + valueInit(tv->dtype()) + ";");
     }
   }
   for (const TensorView* tv : plan_.perRowComputed) {

@@ -160,6 +160,7 @@ bool TransposeKernel::vectorAlong(const ElementIndex& index, int64_t axis,
 
 std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
                                       int64_t v2, const ExpressionEmitter& emitter) {
+  if (auto value = interface_.cpuScalarValue(tv)) return *value;
   const std::string& param = interface_.parameterName(tv, false);
   const std::string offset = interface_.offset(tv, index);
   const std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";

@@ -214,6 +214,11 @@ class InputBinder {
     FL_CHECK(tensor.dtype() == tv.dtype(), what, ": expected a ",
              ir::toString(tv.dtype()), " tensor, found ",
              ir::toString(tensor.dtype()));
+    // A CPU scalar reaches its kernels by value, read on the host.
+    FL_CHECK(!tv.isCpuScalar() || tensor.isCpu() || tensor.isMetadataOnly(),
+             what, ": declared a CPU scalar (is_cpu=True), so it must be a "
+             "0-dim CPU tensor or a number, found a tensor on ",
+             tensor.device().toString());
     switch (layoutOf(tv)) {
       case Layout::Logical:
         return bindLogical(tv, position, tensor, tv.logicalNoReductions(),
