@@ -88,6 +88,12 @@ void addAttrs(Hasher& h, const Expr& expr) {
   h.add(static_cast<uint64_t>(a.broadcastFlags.size()));
   for (bool flag : a.broadcastFlags) h.addInt(flag);
   h.addInt(a.dim).add(ir::toString(a.dtype));
+  // Only the ops with options have flags: the keys of the others (every
+  // key stored before flags existed) stay the same.
+  if (!a.flags.empty()) {
+    h.add(static_cast<uint64_t>(a.flags.size()));
+    for (bool flag : a.flags) h.addInt(flag);
+  }
 }
 
 // Hashes of the segment's values, by Val id; leaves (inputs, constants,

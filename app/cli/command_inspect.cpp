@@ -180,6 +180,14 @@ void printCompileSummary(const report::CompileReport& report,
         out << "    " << label << ": " << why->asString() << "\n";
       }
     }
+    if (const report::Json* evaluation = segment.properties.get("evaluation");
+        evaluation != nullptr && evaluation->isString() &&
+        evaluation->asString() == "cpu_reference_only") {
+      out << "    cpu reference only: "
+          << (segment.exprs.empty() ? std::string("its op") : segment.exprs.front())
+          << " has no GPU kernel in FuserLab yet (run --backend cpu runs it; "
+             "--backend cuda refuses it)\n";
+    }
     if (const report::Json* collective = segment.properties.get("collective")) {
       const report::Json* in = segment.properties.get("input_sharding");
       const report::Json* to = segment.properties.get("output_sharding");

@@ -75,6 +75,12 @@ std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
     case U::Trunc: return floating ? same(mathCall("trunc", compute, x)) : same(x);
     case U::Frac: return floating ? same("fl::frac(" + x + ")") : same("(int64_t)0");
     case U::Sign: return same("fl::sign(" + x + ")");
+    case U::Signbit:  // the sign bit itself: true for -0.0 and -nan
+      if (compute == DataType::Float) return predicate("(__float_as_int(" + x + ") < 0)");
+      if (compute == DataType::Double) {
+        return predicate("(__double_as_longlong(" + x + ") < 0)");
+      }
+      return predicate("(" + x + " < 0)");
     case U::IsNan: return predicate("fl::is_nan(" + x + ")");
     case U::IsInf:
       return predicate(floating ? "(fl::abs(" + x + ") == fl::highest_value<" +

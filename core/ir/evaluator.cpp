@@ -306,6 +306,7 @@ std::optional<ScalarValue> intUnary(UnaryOpType op, int64_t x, bool isBool,
     case UnaryOpType::Neg: return checkedSub(0, x, expr);
     case UnaryOpType::Abs: return x >= 0 ? x : checkedSub(0, x, expr);
     case UnaryOpType::Sign: return int64_t{(x > 0) - (x < 0)};
+    case UnaryOpType::Signbit: return x < 0;
     case UnaryOpType::Floor:
     case UnaryOpType::Ceil:
     case UnaryOpType::Round:
@@ -364,6 +365,7 @@ ScalarValue doubleUnary(UnaryOpType op, double x, const Expr& expr) {
     case UnaryOpType::Frac: return x - std::trunc(x);
     case UnaryOpType::Sign:
       return std::isnan(x) ? x : static_cast<double>((x > 0) - (x < 0));
+    case UnaryOpType::Signbit: return static_cast<bool>(std::signbit(x));
     case UnaryOpType::IsNan: return std::isnan(x);
     case UnaryOpType::IsInf: return std::isinf(x);
     case UnaryOpType::IsFinite: return std::isfinite(x);

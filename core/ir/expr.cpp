@@ -7,25 +7,26 @@
 namespace fuserlab::ir {
 
 std::string_view toString(ExprType type) {
-  constexpr std::array<std::string_view, 25> kNames = {
+  constexpr std::array<std::string_view, 30> kNames = {
       "Unary",   "Binary",  "Ternary",    "Cast",    "Reduction",   "Welford",
       "Broadcast", "Expand", "Reshape",   "Permute", "Squeeze",     "Slice",
       "Pad",     "Cat",     "Set",        "SegmentSet", "Full",     "Iota",
       "IndexSelect", "Gather", "Matmul",  "Linear",  "Sdpa",
-      "Random",  "SdpaBwd"};
+      "Random",  "SdpaBwd", "Scatter", "IndexPutAccumulate", "Embedding",
+      "Argsort", "TopK"};
   return kNames.at(static_cast<size_t>(type));
 }
 
 std::string_view toString(UnaryOpType op) {
-  constexpr std::array<std::string_view, 44> kNames = {
+  constexpr std::array<std::string_view, 45> kNames = {
       "abs",   "neg",       "exp",      "exp2",       "expm1",   "log",
       "log1p", "log2",      "log10",    "sqrt",       "rsqrt",   "reciprocal",
       "sin",   "cos",       "tan",      "asin",       "acos",    "atan",
       "sinh",  "cosh",      "tanh",     "asinh",      "acosh",   "atanh",
       "sigmoid", "silu",    "relu",     "erf",        "erfc",    "erfinv",
       "lgamma", "floor",    "ceil",     "round",      "trunc",   "frac",
-      "sign",  "isnan",     "isinf",    "isfinite",   "isposinf", "isneginf",
-      "logical_not", "bitwise_not"};
+      "sign",  "signbit",   "isnan",    "isinf",      "isfinite", "isposinf",
+      "isneginf", "logical_not", "bitwise_not"};
   return kNames.at(static_cast<size_t>(op));
 }
 
@@ -77,6 +78,7 @@ bool isPredicate(UnaryOpType op) {
     case UnaryOpType::IsFinite:
     case UnaryOpType::IsPosInf:
     case UnaryOpType::IsNegInf:
+    case UnaryOpType::Signbit:
     case UnaryOpType::LogicalNot:
       return true;
     default:
@@ -111,6 +113,11 @@ std::string Expr::opName() const {
     case ExprType::Sdpa: return "sdpfa_fwd";
     case ExprType::Random: return std::string(ir::toString(attrs_.randomOp));
     case ExprType::SdpaBwd: return "sdpfa_bwd";
+    case ExprType::Scatter: return "scatter";
+    case ExprType::IndexPutAccumulate: return "index_put_accumulate";
+    case ExprType::Embedding: return "embedding_fwd";
+    case ExprType::Argsort: return "argsort";
+    case ExprType::TopK: return "topk";
   }
   return "?";
 }
@@ -130,6 +137,8 @@ std::string intList(const std::vector<int64_t>& values) {
   }
   return out + "]";
 }
+
+std::string pythonBool(bool value) { return value ? "True" : "False"; }
 
 }  // namespace
 
@@ -165,7 +174,18 @@ std::string Expr::toString() const {
     case ExprType::Cat:
     case ExprType::IndexSelect:
     case ExprType::Gather:
+    case ExprType::Scatter:
       out += ", dim=" + std::to_string(attrs_.dim);
+      break;
+    case ExprType::Argsort:
+      out += ", dim=" + std::to_string(attrs_.dim) +
+             ", descending=" + pythonBool(attrs_.flags.at(0)) +
+             ", stable=" + pythonBool(attrs_.flags.at(1));
+      break;
+    case ExprType::TopK:
+      out += ", dim=" + std::to_string(attrs_.dim) +
+             ", largest=" + pythonBool(attrs_.flags.at(0)) +
+             ", sorted=" + pythonBool(attrs_.flags.at(1));
       break;
     case ExprType::Cast:
       out += ", dtype=" + std::string(ir::toString(outputs_[0]->dtype()));

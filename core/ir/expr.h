@@ -52,6 +52,19 @@ class TensorView;
 //   SdpaBwd      [gradOut, q, k, v, out, logSumExp, dropoutP, isCausal,
 //                philoxSeed, philoxOffset, scale] -> [gradQ, gradK, gradV];
 //                scale as in Sdpa
+//   Scatter      [x, index, src] -> [y]        attrs.dim; torch.scatter: y is x
+//                with y[..index[i]..] = src[i] along dim; src is a tensor
+//                of x's dtype or a scalar
+//   IndexPutAccumulate [acc, index, value] -> [y]   y = acc, then
+//                y[index[i]] += value[i] along axis 0; index is 1-D
+//   Embedding    [input, weight, normType, scaleGradByFreq, sparse] plus
+//                paddingIdx when attrs.flags[0], then maxNorm when
+//                attrs.flags[1] -> [y]; y = weight[input] (rows renormalized
+//                to maxNorm); the shape is input's plus weight's last axis
+//   Argsort      [x] -> [indices]              attrs.dim; attrs.flags =
+//                {descending, stable}; indices are Int
+//   TopK         [x, k] -> [values, indices]   attrs.dim; attrs.flags =
+//                {largest, sorted}; axis dim of both outputs has extent k
 enum class ExprType : uint8_t {
   Unary,
   Binary,
@@ -78,14 +91,19 @@ enum class ExprType : uint8_t {
   Sdpa,
   Random,
   SdpaBwd,
+  Scatter,
+  IndexPutAccumulate,
+  Embedding,
+  Argsort,
+  TopK,
 };
 
 enum class UnaryOpType : uint8_t {
   Abs, Neg, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt,
   Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh,
   Acosh, Atanh, Sigmoid, Silu, Relu, Erf, Erfc, Erfinv, Lgamma, Floor, Ceil,
-  Round, Trunc, Frac, Sign, IsNan, IsInf, IsFinite, IsPosInf, IsNegInf,
-  LogicalNot, BitwiseNot,
+  Round, Trunc, Frac, Sign, Signbit, IsNan, IsInf, IsFinite, IsPosInf,
+  IsNegInf, LogicalNot, BitwiseNot,
 };
 
 enum class BinaryOpType : uint8_t {
@@ -123,6 +141,8 @@ struct ExprAttrs {
   std::vector<bool> broadcastFlags;
   int64_t dim = 0;
   DataType dtype = DataType::Null;  //!< Full / Iota / Random: the dtype to produce
+  //! Boolean options of Argsort, TopK and Embedding (see the table above).
+  std::vector<bool> flags;
 
   bool operator==(const ExprAttrs&) const = default;
 };

@@ -3,6 +3,8 @@
 #include <string>
 
 #include "core/ir/error.h"
+#include "core/ops/alias.h"
+#include "core/ops/arith.h"
 #include "core/ops/operand_checks.h"
 
 namespace fuserlab::ops {
@@ -101,6 +103,42 @@ TensorView* indexSelect(TensorView* x, TensorView* index, int64_t dim) {
   attrs.dim = axis;
   fusion->newExpr(ExprType::IndexSelect, {x, index}, {out}, attrs);
   return out;
+}
+
+TensorView* select(TensorView* x, Scalar* index, int64_t dim) {
+  constexpr std::string_view kOp = "select";
+  checkPresent(kOp, x, "the input");
+  FL_CHECK(x->rank() > 0, kOp, ": ", describeVal(x),
+           " is 0-dim; expected a tensor with an axis to select from");
+  checkIntegralScalar(kOp, index, "the index");
+  const int64_t axis = normalizeAxis(kOp, x, dim);
+  Fusion& fusion = *x->fusion();
+  Scalar* extent = x->logicalNoReductions()[axis]->extentForIteration();
+  if (const std::optional<int64_t> constant = index->constInt()) {
+    const std::optional<int64_t> size = extent->constInt();
+    FL_CHECK(!size || (*constant >= -*size && *constant < *size), kOp,
+             ": index ", *constant, " is out of range for axis ", axis, " of ",
+             describeVal(x), " ", shapeToString(x), " (expected ", -*size,
+             " <= index < ", *size, ")");
+    if (*constant < 0) {
+      index = size ? fusion.constInt(*constant + *size)
+                   : fusion.scalarBinary(BinaryOpType::Add, extent,
+                                         fusion.constInt(*constant));
+    }
+  } else {
+    // Counted from the end when negative: index + extent * (index < 0).
+    Val* negative = binaryOp(BinaryOpType::Lt, index, fusion.constInt(0));
+    Val* shift = binaryOp(BinaryOpType::Mul, cast(negative, DataType::Int),
+                          extent);
+    index = binaryOp(BinaryOpType::Add, index, shift)->as<Scalar>();
+  }
+  // Every axis whole but `axis`, which keeps [index, index + 1).
+  const size_t rank = static_cast<size_t>(x->rank());
+  std::vector<Scalar*> starts(rank, nullptr);
+  std::vector<Scalar*> stops(rank, nullptr);
+  starts[axis] = index;
+  stops[axis] = fusion.scalarBinary(BinaryOpType::Add, index, fusion.constInt(1));
+  return squeeze(slice(x, starts, stops, {}), {axis});
 }
 
 TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim) {

@@ -1,5 +1,5 @@
-// Tensor-creating and indexing op builders: full, iota, index_select and
-// take_along_axis (gather).
+// Tensor-creating and indexing op builders: full, iota, index_select,
+// select (a slice and a squeeze) and take_along_axis (gather).
 #pragma once
 
 #include <vector>
@@ -21,6 +21,14 @@ ir::TensorView* iota(ir::Fusion& fusion, ir::Scalar* length, ir::Scalar* start,
 //! has the index's extent.
 ir::TensorView* indexSelect(ir::TensorView* x, ir::TensorView* index,
                             int64_t dim);
+
+//! torch.select: `x` at the integer scalar `index` of axis `dim`, that axis
+//! removed. A negative index counts from the end, as in torch. Built as
+//! torch builds it, a view: a slice [index, index + 1) of that axis and a
+//! squeeze, which the GPU runs without a kernel (or inside one). A constant
+//! index out of range is an error here; a symbolic one leaves a slice of no
+//! elements where one is declared, an error when the fusion runs.
+ir::TensorView* select(ir::TensorView* x, ir::Scalar* index, int64_t dim);
 
 //! torch.take_along_dim: `index` has x's rank; its shape is the output's.
 ir::TensorView* takeAlongAxis(ir::TensorView* x, ir::TensorView* index,

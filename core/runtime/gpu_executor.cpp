@@ -24,6 +24,7 @@
 #include "core/runtime/plan_graph.h"
 #include "core/runtime/run_keys.h"
 #include "core/runtime/run_plan.h"
+#include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/registry.h"
 
 namespace fuserlab::runtime {
@@ -268,6 +269,12 @@ class Planner {
 
   void planGroup(const segmenter::SegmentedGroup& group) {
     FL_ASSERT(group.segment != nullptr, segmentName(group), " has no segment fusion");
+    for (const ir::Expr* expr : group.exprs) {  // the complete fusion's
+      if (scheduler::isCpuReferenceOnly(expr->type())) {
+        throw KernelUnavailable(segmentName(group) + ": " +
+                                scheduler::noGpuKernelMessage(*expr));
+      }
+    }
     const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);
     if (matmul != nullptr && matmul->backend == "cublaslt") {
       planLibraryCall(group, *matmul);

@@ -167,6 +167,11 @@ Kernel unaryKernelFor(UnaryOpType op) {
         else return 0;
       });
     case U::Sign: return unaryKernel<C>([](C x) { return signOf(x); });
+    case U::Signbit:  // the sign bit itself: true for -0.0 and -nan
+      return unaryKernel<C>([](C x) -> B {
+        if constexpr (kIsFloating<C>) return std::signbit(x);
+        else return x < 0;
+      });
     case U::IsNan: return unaryKernel<C>([](C x) -> B { return isNanValue(x); });
     case U::IsInf:
       return unaryKernel<C>([](C x) -> B {

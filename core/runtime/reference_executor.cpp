@@ -191,7 +191,14 @@ void evaluateExpr(const ir::Expr& expr, ReferenceContext& context) {
       return reference::evaluateMetaOp(expr, context);
     case ExprType::IndexSelect:
     case ExprType::Gather:
+    case ExprType::Embedding:
       return reference::evaluateIndexing(expr, context);
+    case ExprType::Scatter:
+    case ExprType::IndexPutAccumulate:
+      return reference::evaluateScatter(expr, context);
+    case ExprType::Argsort:
+    case ExprType::TopK:
+      return reference::evaluateSorting(expr, context);
     case ExprType::Matmul:
     case ExprType::Linear:
       return reference::evaluateMatmul(expr, context);

@@ -1,8 +1,17 @@
-// Indexing ops of the reference executor: index_select and take_along_axis
-// (Gather). Indices are read as int64; an index outside [0, extent) is a
-// UserError naming the op, the index value and the axis (PyTorch raises
-// too; negative indices are not wrapped, as torch.index_select does not).
+// Indexing ops of the reference executor: index_select, take_along_axis
+// (Gather) and embedding_fwd. Indices are read as int64; an index outside
+// [0, extent) is a UserError naming the op, the index value and the axis
+// (PyTorch raises too; negative indices are not wrapped, as
+// torch.index_select and torch.embedding do not).
+//
+// embedding_fwd with max_norm scales each looked-up row whose norm exceeds
+// it by max_norm / (norm + 1e-7), as torch.embedding_renorm_ does; torch
+// also writes the scaled rows back into the weight, which the reference
+// (like every fusion output here) does not: the weight input is unchanged.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/ir/error.h"
 #include "core/runtime/element_type.h"
@@ -98,11 +107,85 @@ void evaluateGather(const ir::Expr& expr, ReferenceContext& context) {
   context.setTensor(expr.output(0), result.to(expr.output(0)->dtype()));
 }
 
+// The p-norm of `count` elements (torch.norm: p = inf is the largest
+// magnitude, p = 0 the count of non-zeros).
+template <class T>
+double normOf(const T* row, int64_t count, double p) {
+  double total = 0;
+  for (int64_t j = 0; j < count; ++j) {
+    const double magnitude = std::fabs(castElement<double>(row[j]));
+    if (std::isinf(p)) {
+      total = std::max(total, magnitude);
+    } else if (p == 0) {
+      total += magnitude != 0 ? 1 : 0;
+    } else {
+      total += std::pow(magnitude, p);
+    }
+  }
+  return std::isinf(p) || p == 0 ? total : std::pow(total, 1 / p);
+}
+
+void evaluateEmbedding(const ir::Expr& expr, ReferenceContext& context) {
+  const Tensor input = asContiguous(context.tensor(expr.input(0)), DataType::Int);
+  const Tensor& weightIn = context.tensor(expr.input(1));
+  const Tensor weight = asContiguous(weightIn, weightIn.dtype());
+  FL_ASSERT(weight.dim() == 2, expr.toString(), ": the weight must be 2-D");
+  const std::vector<bool>& given = expr.attrs().flags;
+  FL_ASSERT(given.size() == 2, expr.toString(), ": expected two flags");
+  const int64_t rows = weight.sizes()[0];
+  const int64_t width = weight.sizes()[1];
+  size_t next = 5;  // [input, weight, normType, scaleGradByFreq, sparse, ...]
+  if (given[0]) {
+    const int64_t padding =
+        context.intValue(expr.input(next++), "embedding_fwd padding_idx");
+    FL_CHECK(padding >= -rows && padding < rows, "embedding_fwd: padding_idx ",
+             padding, " is out of range for ", rows, " embeddings (",
+             expr.toString(), ")");
+  }
+  double maxNorm = std::numeric_limits<double>::infinity();
+  if (given[1]) {
+    maxNorm = context.doubleValue(expr.input(next++), "embedding_fwd max_norm");
+  }
+  const double normType =
+      context.doubleValue(expr.input(2), "embedding_fwd norm_type");
+
+  std::vector<int64_t> outSizes = input.sizes();
+  outSizes.push_back(width);
+  Tensor result = Tensor::empty(weight.dtype(), outSizes);
+  const int64_t* indices = input.dataAs<int64_t>();
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    checkIndex(expr, indices[i], 0, rows);
+  }
+  dispatchElementType(weight.dtype(), [&]<class T>(TypeTag<T>) {
+    const T* table = weight.dataAs<T>();
+    T* out = result.dataAs<T>();
+    for (int64_t i = 0; i < input.numel(); ++i) {
+      const T* row = table + indices[i] * width;
+      T* to = out + i * width;
+      std::copy(row, row + width, to);
+      if (!given[1]) continue;
+      const double norm = normOf(row, width, normType);
+      if (!(norm > maxNorm)) continue;
+      const double scale = maxNorm / (norm + 1e-7);
+      // `row *= scale` in torch: in the row's compute type, rounded once.
+      dispatchComputeType(computeDtype(weight.dtype()), [&]<class C>(TypeTag<C>) {
+        const C factor = castElement<C>(scale);
+        for (int64_t j = 0; j < width; ++j) {
+          to[j] = castElement<T>(castElement<C>(row[j]) * factor);
+        }
+      });
+    }
+  });
+  context.setTensor(expr.output(0), result);
+}
+
 }  // namespace
 
 void evaluateIndexing(const ir::Expr& expr, ReferenceContext& context) {
   if (expr.type() == ir::ExprType::IndexSelect) {
     evaluateIndexSelect(expr, context);
+  } else if (expr.type() == ir::ExprType::Embedding) {
+    evaluateEmbedding(expr, context);
   } else {
     FL_ASSERT(expr.type() == ir::ExprType::Gather, "not an indexing op: ",
               expr.toString());

@@ -53,8 +53,12 @@ void evaluateReduction(const ir::Expr& expr, ReferenceContext& context);
 //! Broadcast, Expand, Reshape, Permute, Squeeze, Slice, Pad, Cat, Set,
 //! SegmentSet, Full and Iota.
 void evaluateMetaOp(const ir::Expr& expr, ReferenceContext& context);
-//! IndexSelect and Gather.
+//! IndexSelect, Gather and Embedding.
 void evaluateIndexing(const ir::Expr& expr, ReferenceContext& context);
+//! Scatter and IndexPutAccumulate.
+void evaluateScatter(const ir::Expr& expr, ReferenceContext& context);
+//! Argsort and TopK.
+void evaluateSorting(const ir::Expr& expr, ReferenceContext& context);
 //! Matmul and Linear.
 void evaluateMatmul(const ir::Expr& expr, ReferenceContext& context);
 //! Sdpa (flash-attention forward).

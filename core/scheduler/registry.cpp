@@ -5,6 +5,7 @@
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/communication/communication_scheduler.h"
+#include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/expr_eval/expr_eval_scheduler.h"
 #include "core/scheduler/matmul/matmul_scheduler.h"
 #include "core/scheduler/no_op/no_op_scheduler.h"
@@ -84,15 +85,27 @@ const Registry& registry() {
   return instance;
 }
 
+// What every scheduler but one refuses, found once per segment:
+// reshardingRefusal (all but communication take no resharding set) and
+// cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel).
+struct SegmentRefusals {
+  explicit SegmentRefusals(const ir::Fusion& segment)
+      : resharding(reshardingRefusal(segment)),
+        cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)) {}
+  std::optional<std::string> resharding;
+  std::optional<std::string> cpuReferenceOnly;
+};
+
 // The scheduler's reason for refusing `segment`, compile-time check first.
-// `resharding` is reshardingRefusal(segment), found once per segment: every
-// scheduler but communication refuses a segment holding a resharding set.
-std::optional<std::string> rejectSegment(
-    const Scheduler& scheduler, const ir::Fusion& segment,
-    const SegmentRuntimeInfo& info,
-    const std::optional<std::string>& resharding) {
-  if (resharding && scheduler.type() != SchedulerType::Communication) {
-    return resharding;
+std::optional<std::string> rejectSegment(const Scheduler& scheduler,
+                                         const ir::Fusion& segment,
+                                         const SegmentRuntimeInfo& info,
+                                         const SegmentRefusals& refusals) {
+  if (refusals.resharding && scheduler.type() != SchedulerType::Communication) {
+    return refusals.resharding;
+  }
+  if (refusals.cpuReferenceOnly && scheduler.type() != SchedulerType::ExprEval) {
+    return refusals.cpuReferenceOnly;
   }
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);
@@ -116,10 +129,10 @@ std::optional<SchedulerChoice> chooseScheduler(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info,
     const HeuristicProvider* provider, std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
-  const std::optional<std::string> resharding = reshardingRefusal(segment);
+  const SegmentRefusals refusals(segment);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
-    if (auto reason = rejectSegment(*scheduler, segment, info, resharding)) {
+    if (auto reason = rejectSegment(*scheduler, segment, info, refusals)) {
       reasons.push_back({scheduler->type(), std::move(*reason)});
       continue;
     }
@@ -156,10 +169,10 @@ std::optional<SchedulerChoice> chooseScheduler(
 bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                  std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
-  const std::optional<std::string> resharding = reshardingRefusal(segment);
+  const SegmentRefusals refusals(segment);
   std::vector<Rejection> reasons;
   for (const Scheduler* scheduler : registeredSchedulers()) {
-    auto reason = rejectSegment(*scheduler, segment, info, resharding);
+    auto reason = rejectSegment(*scheduler, segment, info, refusals);
     if (!reason) {
       if (rejected != nullptr) *rejected = std::move(reasons);
       return true;
@@ -175,7 +188,7 @@ std::optional<SchedulerType> findAcceptingScheduler(
     const std::vector<SchedulerType>& tryFirst,
     std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
-  const std::optional<std::string> resharding = reshardingRefusal(segment);
+  const SegmentRefusals refusals(segment);
   const std::vector<const Scheduler*>& schedulers = registeredSchedulers();
   // Each scheduler's reason, by its place in priority order, once asked:
   // the checks are pure functions of the segment and sizes, so a reason
@@ -184,7 +197,7 @@ std::optional<SchedulerType> findAcceptingScheduler(
   std::vector<bool> asked(schedulers.size(), false);
   auto ask = [&](size_t i) {
     asked[i] = true;
-    reasons[i] = rejectSegment(*schedulers[i], segment, info, resharding);
+    reasons[i] = rejectSegment(*schedulers[i], segment, info, refusals);
     return !reasons[i].has_value();
   };
   for (SchedulerType guess : tryFirst) {

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/ir/error.h"
+#include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/matmul/epilogue_matcher.h"
 #include "core/scheduler/registry.h"
 #include "core/segmenter/decision_log.h"
@@ -160,9 +161,10 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
 }
 
 // Each library call with the epilogue it fuses (a matmul or linear and what
-// the epilogue matcher merges; an sdpfa_fwd alone), in expr order. With a
-// log, records the matcher's every step ("matmul_epilogue") and each
-// sdpfa_fwd's segment of its own ("library_call").
+// the epilogue matcher merges; an sdpfa_fwd alone), and each op without a
+// GPU kernel alone, in expr order. With a log, records the matcher's every
+// step ("matmul_epilogue"), each sdpfa_fwd's segment of its own
+// ("library_call") and each op without a kernel ("cpu_reference_only").
 std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                                               const DecisionLog* log) {
   std::vector<std::vector<Expr*>> groups;
@@ -173,6 +175,16 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
         log->add("library_call", {}, true,
                  exprSummary(*expr) + " runs in a segment of its own, never "
                  "merged with other ops");
+      }
+      continue;
+    }
+    if (scheduler::isCpuReferenceOnly(expr->type())) {
+      groups.push_back({expr});
+      if (log != nullptr) {
+        log->add("cpu_reference_only", {}, true,
+                 exprSummary(*expr) + " has no GPU kernel in FuserLab yet: "
+                 "it is a segment of its own, never merged, which runs on the "
+                 "CPU reference backend and which the cuda backend refuses");
       }
       continue;
     }

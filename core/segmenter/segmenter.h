@@ -27,7 +27,8 @@ namespace fuserlab::segmenter {
 
 //! One decision of the segmenter, in the order taken: kind is one of
 //! "matmul_epilogue" (each step of the epilogue matcher: an op merged into
-//! the cuBLASLt call or not, and why), "library_call", "whole_fusion",
+//! the cuBLASLt call or not, and why), "library_call", "cpu_reference_only"
+//! (an op without a GPU kernel, sealed in a segment of its own), "whole_fusion",
 //! "region" (a region between segment cuts tried as one group), "merge", "final_merge", "privatize", "revert_privatize", "forward",
 //! "segment_set", "schedule".
 struct SegmenterDecision {

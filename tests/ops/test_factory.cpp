@@ -77,6 +77,54 @@ TEST_F(FactoryTest, IndexSelectErrors) {
                   {"index_select", "axis 2", "rank 2"});
 }
 
+TEST_F(FactoryTest, SelectIsASliceOfOnePositionThenSqueeze) {
+  TensorView* x = tensor({5, 7}, DataType::Half);
+  TensorView* out = select(x, c(-2), 1);
+  EXPECT_EQ(extents(out), (std::vector<int64_t>{5}));
+  EXPECT_EQ(out->dtype(), DataType::Half);
+  const ir::Expr* squeeze = out->definition();
+  ASSERT_EQ(squeeze->type(), ExprType::Squeeze);
+  EXPECT_EQ(squeeze->attrs().axes, (std::vector<int64_t>{1}));
+  const ir::Expr* slice = squeeze->input(0)->definition();
+  ASSERT_EQ(slice->type(), ExprType::Slice);
+  EXPECT_EQ(slice->input(0), x);
+  // [x, start_0, stop_0, step_0, start_1, ...]: axis 0 whole; -2 counts
+  // from the end of the 7 positions: [5, 6).
+  EXPECT_EQ(slice->input(4)->as<Scalar>()->constInt(), 5);
+  EXPECT_EQ(slice->input(5)->as<Scalar>()->constInt(), 6);
+  EXPECT_EQ(extents(slice->output(0)->as<TensorView>()),
+            (std::vector<int64_t>{5, 1}));
+}
+
+TEST_F(FactoryTest, SelectWrapsASymbolicIndexAtRunTime) {
+  TensorView* x = tensor({5, -1});
+  Scalar* index = fusion_.newScalar(DataType::Int);
+  TensorView* out = select(x, index, 1);
+  EXPECT_EQ(extents(out), (std::vector<int64_t>{5}));
+  const ir::Expr* slice = out->definition()->input(0)->definition();
+  ASSERT_EQ(slice->type(), ExprType::Slice);
+  // The start is index + extent * (index < 0): a scalar Add of the index.
+  const ir::Expr* wrapped = slice->input(4)->definition();
+  ASSERT_NE(wrapped, nullptr);
+  EXPECT_EQ(wrapped->type(), ExprType::Binary);
+  EXPECT_EQ(wrapped->attrs().binaryOp, ir::BinaryOpType::Add);
+  EXPECT_EQ(wrapped->input(0), index);
+}
+
+TEST_F(FactoryTest, SelectErrors) {
+  TensorView* x = tensor({5, 7});
+  expectUserError([&] { select(x, c(7), 1); },
+                  {"select", "index 7 is out of range for axis 1",
+                   "-7 <= index < 7"});
+  expectUserError([&] { select(x, c(-6), 0); },
+                  {"select", "index -6", "axis 0"});
+  expectUserError([&] { select(x, fusion_.constDouble(1.0), 0); },
+                  {"select", "the index", "integer scalar", "Double"});
+  expectUserError([&] { select(x, c(0), 2); }, {"select", "axis 2", "rank 2"});
+  expectUserError([&] { select(tensor({}), c(0), 0); },
+                  {"select", "0-dim"});
+}
+
 TEST_F(FactoryTest, TakeAlongAxisHasTheIndexShape) {
   TensorView* x = tensor({5, 7});
   TensorView* index = tensor({5, 2}, DataType::Int32);

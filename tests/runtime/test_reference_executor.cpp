@@ -197,6 +197,24 @@ TEST_F(ReferenceExecutorTest, UnaryMathAndPredicates) {
   EXPECT_FLOAT_EQ(values(out[4])[2], 1.0 / std::sqrt(2.5));
 }
 
+// signbit reads the sign bit itself: -0.0 and -inf have it, +nan not.
+TEST_F(ReferenceExecutorTest, SignbitOfFloatsHalvesAndIntegers) {
+  TensorView* x = input({6});
+  TensorView* h = input({3}, DataType::Half);
+  TensorView* i = input({3}, DataType::Int32);
+  fusion_.addOutput(ops::unaryOp(UnaryOpType::Signbit, x));
+  fusion_.addOutput(ops::unaryOp(UnaryOpType::Signbit, h));
+  fusion_.addOutput(ops::unaryOp(UnaryOpType::Signbit, i));
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {6}, {-1.5, -0.0, 0.0, 2.0, -kInf, kNan}),
+           make(DataType::Half, {3}, {-0.0, 0.5, -65504}),
+           make(DataType::Int32, {3}, {-3, 0, 5})});
+  EXPECT_EQ(out[0].dtype(), DataType::Bool);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1, 1, 0, 0, 1, 0}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(values(out[2]), (std::vector<double>{1, 0, 0}));
+}
+
 TEST_F(ReferenceExecutorTest, IntegerMathPromotesToFloat) {
   TensorView* x = input({2}, DataType::Int);
   Val* y = ops::unaryOp(UnaryOpType::Sqrt, x);

@@ -205,6 +205,11 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
     case ExprType::Matmul:
     case ExprType::Linear:
     case ExprType::Sdpa:
+    case ExprType::Scatter:
+    case ExprType::IndexPutAccumulate:
+    case ExprType::Embedding:
+    case ExprType::Argsort:
+    case ExprType::TopK:
       map.traversable = false;
       break;
   }

@@ -6,6 +6,7 @@
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/analysis_cache.h"
+#include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/expr_eval/view_strides.h"
 #include "core/scheduler/expr_summary.h"
 
@@ -55,6 +56,13 @@ std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
     if (producesTensor(expr)) out.push_back(expr);
   }
   return out;
+}
+
+// The segment's one op without a GPU kernel (cpu_reference_ops.h), when it
+// is the segment's only tensor expr.
+const ir::Expr* soleCpuReferenceOp(const std::vector<const ir::Expr*>& exprs) {
+  if (exprs.size() != 1 || !isCpuReferenceOnly(exprs[0]->type())) return nullptr;
+  return exprs[0];
 }
 
 std::string listString(const std::vector<int64_t>& values) {
@@ -216,7 +224,12 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
     }
   }
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
+  if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;
   for (const ir::Expr* expr : exprs) {
+    if (isCpuReferenceOnly(expr->type())) {
+      return exprSummary(*expr) + " has no GPU kernel and runs on the CPU "
+             "reference alone: expr_eval takes it only in a segment of its own";
+    }
     if (isLibraryCall(expr->type())) {
       return exprSummary(*expr) + " is a library call, which the matmul "
              "scheduler runs (cuBLASLt, or the attention kernel)";
@@ -243,6 +256,7 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
 std::optional<std::string> ExprEvalScheduler::rejectRunTime(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
+  if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;  // no views
   FL_ASSERT(info.evaluator != nullptr,
             "expr_eval's run-time check needs bound sizes");
   const ir::ExpressionEvaluator& evaluator = *info.evaluator;
@@ -294,7 +308,8 @@ std::optional<std::string> ExprEvalScheduler::rejectParams(
 report::Json ExprEvalScheduler::properties(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
   report::Json json = report::Json::object();
-  json.set("evaluation", "views");
+  const bool cpuOnly = soleCpuReferenceOp(tensorExprs(segment)) != nullptr;
+  json.set("evaluation", cpuOnly ? "cpu_reference_only" : "views");
   return json;
 }
 

@@ -3,7 +3,8 @@
 // segment input (broadcast, expand, reshape, permute, squeeze, slice, and
 // set/segment_set that keep the layout). Library calls (matmul, linear,
 // sdpa) are the matmul scheduler's. Scalar arithmetic on the host may
-// accompany the views.
+// accompany the views. It also takes a segment whose one tensor op has no
+// GPU kernel (cpu_reference_ops.h), which the cuda backend then refuses.
 #pragma once
 
 #include "core/scheduler/scheduler.h"
@@ -30,7 +31,8 @@ class ExprEvalScheduler final : public Scheduler {
   std::optional<std::string> rejectParams(
       const ir::Fusion& segment, const SegmentRuntimeInfo& info,
       const HeuristicParams& params) const override;
-  //! {"evaluation": "views"}.
+  //! {"evaluation": "views"}, or "cpu_reference_only" for a segment of an
+  //! op without a GPU kernel.
   report::Json properties(const ir::Fusion& segment,
                           const SegmentRuntimeInfo& info) const override;
 };

@@ -1,0 +1,29 @@
+// The ops FuserLab evaluates only with the CPU reference: scatter,
+// index_put_accumulate, embedding_fwd, argsort, topk and sdpfa_bwd (attention
+// backward) have no GPU kernel (no emitter, no library call) yet. So that a
+// fusion holding one still compiles and can be inspected, the segmenter seals
+// each in a segment of its own, which expr_eval alone takes (the registry
+// refuses it to every other scheduler); the cuda backend refuses that segment
+// with noGpuKernelMessage before anything runs, and `run --backend cpu` runs
+// it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/ir/fusion.h"
+
+namespace fuserlab::scheduler {
+
+//! Whether exprs of `type` have no GPU kernel, only the CPU reference.
+bool isCpuReferenceOnly(ir::ExprType type);
+
+//! "fd.ops.topk (T3, T4 = topk(T0, S1)) has no GPU kernel in FuserLab yet;
+//! it runs on the CPU reference backend (run --backend cpu)".
+std::string noGpuKernelMessage(const ir::Expr& expr);
+
+//! Why a scheduler other than expr_eval refuses `segment`: it holds a
+//! CPU-reference-only op (the first, named). nullopt when it holds none.
+std::optional<std::string> cpuReferenceOnlyRefusal(const ir::Fusion& segment);
+
+}  // namespace fuserlab::scheduler
