@@ -23,6 +23,36 @@ using Kind = Value::Kind;
 constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli",
                                                                "randint"};
 
+// The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
+// nvfuser module's) that FuserLab does not have: refused by name, so that a
+// script using one says what is missing rather than "unknown op".
+constexpr std::array<std::string_view, 24> kUnsupportedNvfuserOps = {
+    "add_alpha",
+    "batch_norm",
+    "complex",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "cutlass_nvfp4_grouped_mm",
+    "erfcinv",
+    "gcd",
+    "grouped_mm",
+    "imag",
+    "isreal",
+    "logical_right_shift",
+    "mod",
+    "nextafter",
+    "nv_block_quantize",
+    "nv_grouped_block_quantize",
+    "preprocess_grouped_matmul_input_sf",
+    "real",
+    "scaled_mm",
+    "sub_alpha",
+    "threshold",
+    "triu",
+};
+
 std::optional<UnaryOpType> unaryOpNamed(std::string_view name) {
   constexpr int kCount = static_cast<int>(UnaryOpType::BitwiseNot) + 1;
   for (int i = 0; i < kCount; ++i) {
@@ -285,7 +315,15 @@ Value callFdOp(ir::Fusion& fusion, std::string_view op,
   if (op == "welford") return welford(c);
   if (OpHandler handler = findShapeOp(op)) return handler(c);
   if (OpHandler handler = findRandomOp(op)) return handler(c);
-  throw UserError("unknown op " + call.name, call.location);
+  for (std::string_view unsupported : kUnsupportedNvfuserOps) {
+    if (op == unsupported) {
+      throw UserError(call.name + " is an nvFuser op that FuserLab does not "
+                                  "support yet",
+                      call.location);
+    }
+  }
+  throw UserError("unknown op " + call.name + ": nvFuser has no op of that name",
+                  call.location);
 }
 
 Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs,

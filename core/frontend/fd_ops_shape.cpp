@@ -1,13 +1,18 @@
-// The shape, factory, indexing and library-call ops of fd.ops (see
-// fd_ops_internal.h for how they join the elementwise half).
+// The shape, factory, indexing, sorting and library-call ops of fd.ops (see
+// fd_ops_internal.h for how they join the elementwise half). scatter,
+// index_put_accumulate, embedding_fwd, argsort and topk run on the CPU
+// reference only (core/scheduler/expr_eval/cpu_reference_ops.h).
 #include <array>
 
 #include "core/frontend/fd_ops.h"
 #include "core/frontend/fd_ops_internal.h"
 #include "core/ops/alias.h"
 #include "core/ops/composite.h"
+#include "core/ops/embedding.h"
 #include "core/ops/factory.h"
 #include "core/ops/operand_checks.h"
+#include "core/ops/scatter.h"
+#include "core/ops/sorting.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -161,6 +166,95 @@ Value indexing(const OpCall& c) {
   return tensorResult(ops::takeAlongAxis(x, index, dim));
 }
 
+// select(arg, index, dim): index is a scalar (an int or an integer scalar).
+Value select(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  const Argument& index = *args.find("index");
+  if (index.value.isFusionVal() && index.value.val->isA<TensorView>()) {
+    args.failAt(index, "fd.ops.select takes a scalar index; for a tensor of "
+                       "indices use fd.ops.index_select");
+  }
+  ir::Scalar* position = args.scalar("index");
+  return tensorResult(ops::select(x, position, args.integer("dim")));
+}
+
+// scatter(arg, index, src, dim); the old frontend calls the first `arg1`.
+Value scatter(const OpCall& c) {
+  const EvaluatedCall call = renameKeyword(c.call, "arg1", "arg");
+  BoundArguments args(
+      call, {{"arg", true}, {"index", true}, {"src", true}, {"dim", true}},
+      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  TensorView* index = args.tensor("index");
+  ir::Val* src = args.operand("src");
+  return tensorResult(ops::scatter(x, index, src, args.integer("dim")));
+}
+
+Value indexPutAccumulate(const OpCall& c) {
+  BoundArguments args(c.call, {{"acc", true}, {"index", true}, {"value", true}},
+                      &c.fusion);
+  TensorView* acc = args.tensor("acc");
+  TensorView* index = args.tensor("index");
+  return tensorResult(
+      ops::indexPutAccumulate(acc, index, args.tensor("value")));
+}
+
+Value embeddingFwd(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"input", true},
+                       {"weight", true},
+                       {"padding_idx", false},
+                       {"max_norm", false},
+                       {"norm_type", false},
+                       {"scale_grad_by_freq", false},
+                       {"sparse", false}},
+                      &c.fusion);
+  TensorView* input = args.tensor("input");
+  TensorView* weight = args.tensor("weight");
+  ir::Scalar* paddingIdx = args.optionalScalar("padding_idx");
+  ir::Scalar* maxNorm = args.optionalScalar("max_norm");
+  ir::Scalar* normType = args.optionalScalar("norm_type");
+  ir::Scalar* scaleGradByFreq = args.optionalScalar("scale_grad_by_freq");
+  ir::Scalar* sparse = args.optionalScalar("sparse");
+  return tensorResult(ops::embeddingFwd(input, weight, paddingIdx, maxNorm,
+                                        normType, scaleGradByFreq, sparse));
+}
+
+Value argsort(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"arg", true},
+                       {"dim", true},
+                       {"descending", false},
+                       {"stable", false}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  const int64_t dim = args.integer("dim");
+  const bool descending = args.boolean("descending", false);
+  const bool stable = args.boolean("stable", false);
+  return tensorResult(ops::argsort(x, dim, descending, stable));
+}
+
+// topk(arg, k, dim=-1, largest=True, sorted=False) -> (values, indices).
+Value topk(const OpCall& c) {
+  BoundArguments args(c.call,
+                      {{"arg", true},
+                       {"k", true},
+                       {"dim", false},
+                       {"largest", false},
+                       {"sorted", false}},
+                      &c.fusion);
+  TensorView* x = args.tensor("arg");
+  ir::Scalar* k = args.scalar("k");
+  const int64_t dim = args.integer("dim", -1);
+  const bool largest = args.boolean("largest", true);
+  const bool sorted = args.boolean("sorted", false);
+  ops::TopKResult result = ops::topk(x, k, dim, largest, sorted);
+  return Value::tuple(
+      {tensorResult(result.values), tensorResult(result.indices)});
+}
+
 Value matmul(const OpCall& c) {
   BoundArguments args(c.call, {{"arg1", true}, {"arg2", true}}, &c.fusion);
   TensorView* a = args.tensor("arg1");
@@ -212,13 +306,16 @@ struct ShapeOp {
   OpHandler handler;
 };
 
-constexpr std::array<ShapeOp, 22> kShapeOps = {{
+constexpr std::array<ShapeOp, 28> kShapeOps = {{
+    {"argsort", argsort},
     {"broadcast", broadcast},
     {"broadcast_in_dim", broadcastInDim},
     {"cat", cat},
+    {"embedding_fwd", embeddingFwd},
     {"expand", expand},
     {"full", full},
     {"gather", indexing},
+    {"index_put_accumulate", indexPutAccumulate},
     {"index_select", indexing},
     {"iota", iota},
     {"linear", linear},
@@ -226,8 +323,10 @@ constexpr std::array<ShapeOp, 22> kShapeOps = {{
     {"pad", pad},
     {"permute", permute},
     {"reshape", reshape},
+    {"scatter", scatter},
     {"sdpfa_fwd", sdpfaFwd},
     {"segment_set", set},
+    {"select", select},
     {"set", set},
     {"shape", shape},
     {"size", size},
@@ -235,6 +334,7 @@ constexpr std::array<ShapeOp, 22> kShapeOps = {{
     {"squeeze", squeeze},
     {"stride_order", strideOrder},
     {"take_along_axis", indexing},
+    {"topk", topk},
 }};
 
 }  // namespace

@@ -57,6 +57,8 @@ std::string intList(const std::vector<int64_t>& values) {
   return listOf(items);
 }
 
+std::string pythonBool(bool value) { return value ? "True" : "False"; }
+
 std::string boolList(const std::vector<bool>& values) {
   std::vector<std::string> items;
   for (bool v : values) items.push_back(v ? "True" : "False");
@@ -684,6 +686,47 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       assign(outs, call("sdpfa_bwd", joined(args)));
       return;
     }
+    case ExprType::Scatter:
+      assign({out}, call("scatter", operand(in[0]) + ", " + operand(in[1]) +
+                                        ", " + operand(in[2]) + ", dim=" +
+                                        std::to_string(attrs.dim)));
+      return;
+    case ExprType::IndexPutAccumulate:
+      assign({out}, call("index_put_accumulate",
+                         operand(in[0]) + ", " + operand(in[1]) + ", " +
+                             operand(in[2])));
+      return;
+    case ExprType::Embedding: {
+      // [input, weight, normType, scaleGradByFreq, sparse, paddingIdx?,
+      // maxNorm?]; an option not given is None.
+      size_t next = 5;
+      const std::string padding =
+          attrs.flags.at(0) ? operand(in[next++]) : std::string("None");
+      const std::string maxNorm =
+          attrs.flags.at(1) ? operand(in[next++]) : std::string("None");
+      assign({out}, call("embedding_fwd",
+                         operand(in[0]) + ", " + operand(in[1]) +
+                             ", padding_idx=" + padding + ", max_norm=" +
+                             maxNorm + ", norm_type=" + operand(in[2]) +
+                             ", scale_grad_by_freq=" + operand(in[3]) +
+                             ", sparse=" + operand(in[4])));
+      return;
+    }
+    case ExprType::Argsort:
+      assign({out}, call("argsort", operand(in[0]) + ", dim=" +
+                                        std::to_string(attrs.dim) +
+                                        ", descending=" +
+                                        pythonBool(attrs.flags.at(0)) +
+                                        ", stable=" +
+                                        pythonBool(attrs.flags.at(1))));
+      return;
+    case ExprType::TopK:
+      assign({expr->output(0), expr->output(1)},
+             call("topk", operand(in[0]) + ", " + operand(in[1]) + ", dim=" +
+                              std::to_string(attrs.dim) + ", largest=" +
+                              pythonBool(attrs.flags.at(0)) + ", sorted=" +
+                              pythonBool(attrs.flags.at(1))));
+      return;
   }
   FL_ASSERT(false, "writeScript does not know ", ir::toString(expr->type()));
 }

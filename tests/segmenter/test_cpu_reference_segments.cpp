@@ -1,0 +1,122 @@
+// Ops without a GPU kernel (scatter, index_put_accumulate, embedding_fwd,
+// argsort, topk) in the segmenter: each is sealed in an expr_eval segment of
+// its own that says it runs on the CPU reference only, the ops around it
+// still go to kernels, and every other scheduler's refusal names the op.
+#include <gtest/gtest.h>
+
+#include "core/scheduler/expr_eval/cpu_reference_ops.h"
+#include "tests/segmenter/segmenter_fixture.h"
+
+namespace fuserlab::segmenter {
+namespace {
+
+using ir::DataType;
+using scheduler::SchedulerType;
+using testing_support::countExprs;
+using testing_support::shape;
+
+class CpuReferenceSegmentsTest : public testing_support::SegmenterFixture {};
+
+constexpr std::string_view kTopkBetweenPointwise =
+    R"(from nvfuser import FusionDefinition, DataType
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.ops.exp(T0)
+    T2, T3 = fd.ops.topk(T1, 4, dim=1)
+    T4 = fd.ops.mul(T2, 2.0)
+    fd.add_output(T4)
+    fd.add_output(T3)
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)";
+
+TEST_F(CpuReferenceSegmentsTest, TopkIsAnExprEvalSegmentOfItsOwn) {
+  const SegmentedFusion segmented =
+      segment(kTopkBetweenPointwise, {shape(DataType::Float, {8, 32})});
+  ASSERT_EQ(segmented.groups().size(), 3u) << segmented.toString();
+  int topkGroups = 0;
+  for (const SegmentedGroup& group : segmented.groups()) {
+    if (countExprs(group, ir::ExprType::TopK) == 0) {
+      EXPECT_EQ(group.choice.type, SchedulerType::Pointwise) << segmented.toString();
+      continue;
+    }
+    ++topkGroups;
+    EXPECT_EQ(group.exprs.size(), 1u);
+    EXPECT_EQ(group.choice.type, SchedulerType::ExprEval);
+    const report::Json* evaluation = group.choice.properties.get("evaluation");
+    ASSERT_NE(evaluation, nullptr);
+    EXPECT_EQ(evaluation->asString(), "cpu_reference_only");
+  }
+  EXPECT_EQ(topkGroups, 1);
+  ASSERT_EQ(decisions("cpu_reference_only").size(), 1u);
+  EXPECT_NE(decisions("cpu_reference_only")[0].reason.find("topk"),
+            std::string::npos);
+}
+
+TEST_F(CpuReferenceSegmentsTest, AFusionOfOneArgsortIsOneExprEvalSegment) {
+  const SegmentedFusion segmented = segment(
+      R"(from nvfuser import FusionDefinition, DataType
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half)
+    T1 = fd.ops.argsort(T0, dim=0, descending=True)
+    fd.add_output(T1)
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)",
+      {shape(DataType::Half, {100})});
+  ASSERT_EQ(segmented.groups().size(), 1u);
+  EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::ExprEval);
+}
+
+TEST_F(CpuReferenceSegmentsTest, KernelSchedulersRefuseTheOpByName) {
+  // The whole fusion (exp, scatter, add) as one segment: every scheduler
+  // refuses it, each kernel scheduler because of the scatter.
+  segment(R"(from nvfuser import FusionDefinition, DataType
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    I1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    T2 = fd.ops.exp(T0)
+    T3 = fd.ops.scatter(T2, I1, 1.0, dim=0)
+    T4 = fd.ops.add(T3, T0)
+    fd.add_output(T4)
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)",
+          {shape(DataType::Float, {8, 4}), shape(DataType::Int, {2, 4})});
+  const std::vector<SegmenterDecision> whole = decisions("whole_fusion");
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_FALSE(whole[0].accepted);
+  const std::string& reason = whole[0].reason;
+  for (const char* scheduler : {"pointwise", "reduction", "inner_persistent"}) {
+    EXPECT_NE(reason.find(std::string(scheduler) + ": T3 = scatter("),
+              std::string::npos)
+        << scheduler << " in: " << reason;
+  }
+  EXPECT_NE(reason.find("has no GPU kernel"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("expr_eval takes it only in a segment of its own"),
+            std::string::npos)
+      << reason;
+}
+
+TEST(CpuReferenceOpsTest, TheMessageNamesTheOpAndTheBackend) {
+  ir::Fusion fusion;
+  ir::TensorView* x = fusion.newTensorView(
+      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)},
+      DataType::Float);
+  fusion.addInput(x);
+  ir::TensorView* y = fusion.newTensorView(
+      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)},
+      DataType::Int);
+  ir::ExprAttrs attrs;
+  attrs.flags = {false, false};
+  const ir::Expr* argsort =
+      fusion.newExpr(ir::ExprType::Argsort, {x}, {y}, attrs);
+  EXPECT_TRUE(scheduler::isCpuReferenceOnly(ir::ExprType::Argsort));
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::IndexSelect));
+  EXPECT_EQ(scheduler::noGpuKernelMessage(*argsort),
+            "fd.ops.argsort (T1 = argsort(T0)) has no GPU kernel in FuserLab "
+            "yet; it runs on the CPU reference backend (run --backend cpu)");
+}
+
+}  // namespace
+}  // namespace fuserlab::segmenter
