@@ -103,6 +103,15 @@ def causal_scores(q, k, scale):
 # One entry per case: inputs -> expected outputs, in add_output order.
 # Adapted from a colleague's mock-based check (build_flmock/check_refs.py);
 # changes against it are marked "fixed:" or "added:".
+def rms_norm_backward(g, x, w, rstd):
+    """dx of y = x * rstd * w with rstd given (saved from the forward)."""
+    g, x, w = f(g), f(x), f(w)
+    xh = x * rstd
+    gw = g * w
+    m = (gw * xh).sum(-1, keepdim=True) * (1.0 / x.shape[-1])
+    return (gw - xh * m) * rstd
+
+
 REFS = {
     "layer_norm": lambda x: [
         out("y", layer_norm(x[0], x[1], x[2]), "bf16"),
@@ -188,6 +197,19 @@ REFS = {
     ],
     "dynamic_shapes": lambda x: [
         out("y", (x[0] + x[1]).reshape(x[0].shape[0], x[0].shape[1], 12, 64).permute(0, 2, 1, 3), "f32", "exact"),
+    ],
+    # The expanded weight and rstd are saved in logical order (materialized).
+    "expanded_inputs": lambda x: [
+        out("dx", rms_norm_backward(x[0], x[1], x[2], x[3]), "bf16"),
+        out("dw", (f(x[0]) * (f(x[1]) * x[3])).sum((0, 1)), "f32", "red"),
+    ],
+    # A 0-dim operand beside ranked tensors promotes as a scalar: the Double
+    # bound is compared and selected in float.
+    "zero_dim_operands": lambda x: [
+        out("y", torch.lerp(
+            torch.where(x[0] * f(x[1]) + f(x[2]) > x[3].float(), x[3].float(),
+                        x[0] * f(x[1]) + f(x[2])),
+            f(x[2]), torch.sigmoid(torch.abs(x[0]))), "bf16"),
     ],
     "causal_mask_iota": lambda x: [
         out("y", torch.softmax(f(x[0]).masked_fill(
