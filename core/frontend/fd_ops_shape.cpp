@@ -76,10 +76,8 @@ Value squeeze(const OpCall& c) {
   }
   BoundArguments args(c.call, params, &c.fusion);
   TensorView* x = args.tensor("arg");
-  // Expanded axes are refused by the builder either way.
-  args.boolean("squeeze_expanded", false);
-  return tensorResult(
-      ops::squeeze(x, args.intList("dims", /*acceptSingle=*/true)));
+  return tensorResult(ops::squeeze(x, args.intList("dims", /*acceptSingle=*/true),
+                                   args.boolean("squeeze_expanded", false)));
 }
 
 Value slice(const OpCall& c) {

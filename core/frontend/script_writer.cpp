@@ -583,10 +583,19 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       assign({out}, call("permute", operand(in[0]) + ", dims=" +
                                         intList(attrs.axes)));
       return;
-    case ExprType::Squeeze:
+    case ExprType::Squeeze: {
+      bool expanded = false;
+      const auto& axes = in[0]->as<ir::TensorView>()->logicalNoReductions();
+      for (int64_t axis : attrs.axes) {
+        expanded = expanded ||
+                   axes.at(static_cast<size_t>(axis))->hasExpandedExtent();
+      }
       assign({out}, call("squeeze", operand(in[0]) + ", dims=" +
-                                        intList(attrs.axes)));
+                                        intList(attrs.axes) +
+                                        (expanded ? ", squeeze_expanded=True"
+                                                  : "")));
       return;
+    }
     case ExprType::Slice: {
       std::vector<std::string> starts, stops, steps;
       const std::string x = operand(in[0]);

@@ -304,7 +304,8 @@ TensorView* permute(TensorView* x, const std::vector<int64_t>& dims) {
   return out;
 }
 
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims) {
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
+                    bool squeezeExpanded) {
   constexpr std::string_view kOp = "squeeze";
   checkPresent(kOp, x, "the input");
   std::vector<int64_t> removed = normalizeAxes(kOp, x, dims);
@@ -319,11 +320,17 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims) {
       outAxes.push_back(fusion->cloneIterDomain(id));
       continue;
     }
+    if (id->hasExpandedExtent()) {
+      FL_CHECK(squeezeExpanded, kOp, ": axis ", i, " of ", describeVal(x),
+               " ", shapeToString(x),
+               " is an expanded broadcast; squeezing it needs "
+               "squeeze_expanded=True");
+      continue;
+    }
     auto extent = constExtent(id);
     // Symbolic extents are checked to be 1 when the fusion runs.
     FL_CHECK(!extent || *extent == 1, kOp, ": axis ", i, " of ",
              describeVal(x), " ", shapeToString(x), " has extent ", *extent,
-             id->hasExpandedExtent() ? " (an expanded broadcast)" : "",
              "; only axes of extent 1 can be squeezed");
   }
   TensorView* out = fusion->newTensorView(outAxes, x->dtype());

@@ -39,7 +39,10 @@ TensorView* reshape(TensorView* x, const std::vector<Scalar*>& shape);
 TensorView* permute(TensorView* x, const std::vector<int64_t>& dims);
 
 //! Removes the given axes, which must be broadcast axes or have extent 1.
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims);
+//! An expanded broadcast axis (stride 0, extent > 1) is removed only with
+//! `squeezeExpanded`, as nvFuser's squeeze_expanded=True.
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
+                    bool squeezeExpanded = false);
 
 //! Per axis: [start, stop) with step (positive). Missing strides mean 1.
 //! Constant bounds are clamped as Python slicing does.

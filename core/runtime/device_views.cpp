@@ -146,7 +146,12 @@ Tensor viewOf(const ir::Expr& expr, const Tensor& x,
       for (int64_t axis : attrs.axes) {
         const int64_t a = axis < 0 ? axis + x.dim() : axis;
         FL_ASSERT(a >= 0 && a < x.dim(), expr.toString(), ": bad axis ", axis);
-        FL_CHECK(x.sizes()[a] == 1, "squeeze: axis ", a, " of ",
+        const bool expanded = expr.input(0)
+                                  ->as<ir::TensorView>()
+                                  ->logicalNoReductions()
+                                  .at(static_cast<size_t>(a))
+                                  ->hasExpandedExtent();
+        FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ", a, " of ",
                  expr.input(0)->name(), " has size ", x.sizes()[a],
                  ", expected 1 (", expr.toString(), ")");
         removed[a] = true;

@@ -99,7 +99,11 @@ void evaluateSqueeze(const ir::Expr& expr, ReferenceContext& context) {
   for (int64_t axis : expr.attrs().axes) {
     const int64_t a = axis < 0 ? axis + x.dim() : axis;
     FL_ASSERT(a >= 0 && a < x.dim(), expr.toString(), ": bad axis ", axis);
-    FL_CHECK(x.sizes()[a] == 1, "squeeze: axis ",
+    // An expanded broadcast (stride 0) goes with squeeze_expanded=True,
+    // which the op builder checked.
+    const bool expanded = in->logicalNoReductions().at(static_cast<size_t>(a))
+                              ->hasExpandedExtent();
+    FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ",
              a, " of ", in->name(), " has size ", x.sizes()[a],
              ", expected 1 (", expr.toString(), ")");
     removed[a] = true;

@@ -323,6 +323,23 @@ TEST(InterpreterTest, PartialBindsArguments) {
   EXPECT_EQ(script.definitions.at(0).functionName, "ops_fusion");
 }
 
+// squeeze_expanded=True removes an expanded broadcast axis (stride 0,
+// extent > 1), as nvFuser's; without it the squeeze is an error, and the
+// writer prints the flag back.
+TEST(InterpreterTest, SqueezeExpandedRemovesAnExpandedAxis) {
+  const std::string head = std::string(kDirectHeader) +
+      "with FusionDefinition() as fd:\n"
+      "    t = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, None, True])\n";
+  Script script = read(head +
+      "    fd.add_output(fd.ops.squeeze(t, dims=[1], squeeze_expanded=True))\n");
+  EXPECT_EQ(script.fusion().outputs().at(0).val->as<ir::TensorView>()->rank(), 2);
+  const std::string written = writeScript(script.fusion());
+  EXPECT_NE(written.find("squeeze_expanded=True"), std::string::npos) << written;
+  EXPECT_EQ(ir::printFusionIr(readScript(written, "w.py").fusion()), ir(script));
+  expectError(head + "    fd.add_output(fd.ops.squeeze(t, dims=[1]))\n", 5, 19,
+              "is an expanded broadcast; squeezing it needs squeeze_expanded=True");
+}
+
 TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
   const std::string head = std::string(kDirectHeader) +
                            "with FusionDefinition() as fd:\n"
