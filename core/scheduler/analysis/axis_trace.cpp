@@ -202,9 +202,11 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
       break;
     case ExprType::Full:
     case ExprType::Iota:
+    case ExprType::Random:
     case ExprType::Matmul:
     case ExprType::Linear:
     case ExprType::Sdpa:
+    case ExprType::SdpaBwd:
     case ExprType::Scatter:
     case ExprType::IndexPutAccumulate:
     case ExprType::Embedding:
@@ -582,6 +584,30 @@ const TensorTrace* AxisTrace::find(const TensorView* tv) const {
   return at == nullptr || *at < 0 ? nullptr : &traces_[*at];
 }
 
+// Axis `axis` of `tv` is read only at positions an index tensor gives: every
+// use of `tv` in view is a take_along_axis / index_select along it (the
+// reference may have that axis at extent 1, as a cross-entropy's label
+// lookup [N, 1] from [N, C]). The kernel reads it at the index's value.
+bool AxisTrace::readOnlyThroughIndex(const TensorView* tv, size_t axis) const {
+  bool any = false;
+  for (const Expr* use : tv->uses()) {
+    if (exprsInView_ != nullptr &&
+        (*exprsInView_)[static_cast<size_t>(use->id())] == 0) {
+      continue;
+    }
+    const bool indexing = (use->type() == ExprType::Gather ||
+                           use->type() == ExprType::IndexSelect) &&
+                          use->input(0) == tv;
+    if (!indexing) return false;
+    const auto rank = static_cast<int64_t>(tv->logicalNoReductions().size());
+    int64_t dim = use->attrs().dim;
+    if (dim < 0) dim += rank;
+    if (dim != static_cast<int64_t>(axis)) return false;
+    any = true;
+  }
+  return any;
+}
+
 std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
   const TensorTrace* trace = find(tv);
   if (trace == nullptr) {
@@ -602,7 +628,7 @@ std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
                               piece.id == id);
       }
     }
-    if (covered) continue;
+    if (covered || readOnlyThroughIndex(tv, i)) continue;
     std::string why = "axis " + std::to_string(i) + " of " + tv->name() +
                       " (extent " +
                       (extent < 0 ? std::string("unknown") : std::to_string(extent)) +

@@ -101,6 +101,8 @@ class AxisTrace {
   std::string uncoveredAxis(const ir::TensorView* tv) const;
 
  private:
+  bool readOnlyThroughIndex(const ir::TensorView* tv, size_t axis) const;
+
   const ir::ExpressionEvaluator* evaluator_;
   const std::vector<uint8_t>* exprsInView_;
   const ir::TensorView* reference_;

@@ -109,6 +109,39 @@ fd.add_output(T3)
   EXPECT_EQ(scheduler.rejectParams(fusion(), info, params), std::nullopt);
 }
 
+// A cross-entropy's label lookup: take_along_axis of [N, C] logits by an
+// [N, 1] index. The class axis of the logits is read only at the index's
+// value, so the [N, 1] reference covers it although it has extent 1 there.
+TEST_F(PointwiseTest, AcceptsTakeAlongAxisOfOneColumn) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Int, is_cpu=False)
+T2 = fd.ops.take_along_axis(T0, T1, dim=1)
+T3 = fd.ops.neg(T2)
+fd.add_output(T3)
+)");
+  PointwiseScheduler scheduler;
+  EXPECT_EQ(scheduler.rejectCompileTime(fusion()), std::nullopt);
+  const auto& info =
+      bind({contiguous(DataType::Float, {64, 50}), contiguous(DataType::Int, {64, 1})});
+  EXPECT_EQ(scheduler.rejectRunTime(fusion(), info), std::nullopt);
+  // Another use of the logits along the class axis still needs coverage.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Int, is_cpu=False)
+T2 = fd.ops.take_along_axis(T0, T1, dim=1)
+T4 = fd.ops.exp(T0)
+T5 = fd.ops.slice(T4, start_indices=[0, 0], end_indices=[64, 1], strides=[1, 1])
+T6 = fd.ops.add(T2, T5)
+fd.add_output(T6)
+)");
+  const auto& info2 =
+      bind({contiguous(DataType::Float, {64, 50}), contiguous(DataType::Int, {64, 1})});
+  const auto reason = scheduler.rejectRunTime(fusion(), info2);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("axis 1 of T0"), std::string::npos) << *reason;
+}
+
 TEST_F(PointwiseTest, ZeroSizeIsAccepted) {
   define(kAddSameShape);
   PointwiseScheduler scheduler;
