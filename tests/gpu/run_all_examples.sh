@@ -6,19 +6,22 @@
 # (unavailable: a segment's kernel or library call does not exist yet, exit 2
 # with "unavailable on the cuda backend"). Exit status 1 if any failed.
 #
-# Usage: tests/gpu/run_all_examples.sh [FUSERLAB_CLI] [LOG_DIR]
+# Usage: tests/gpu/run_all_examples.sh [FUSERLAB_CLI] [LOG_DIR] [SCRIPT_DIR]
 #   FUSERLAB_CLI defaults to $FUSERLAB_CLI, else build-gpu/app/cli/fuserlab-cli
 #   LOG_DIR (optional) receives each example's full output as NAME.log
+#   SCRIPT_DIR (optional) runs its *.py instead of resources/examples, e.g.
+#   tests/frontend/corpus (the reader's corpus of real-style scripts)
 set -u
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 cli="${1:-${FUSERLAB_CLI:-$here/build-gpu/app/cli/fuserlab-cli}}"
 logdir="${2:-}"
+scripts="${3:-$here/resources/examples}"
 [ -x "$cli" ] || { echo "no fuserlab-cli at $cli" >&2; exit 2; }
 [ -n "$logdir" ] && mkdir -p "$logdir"
 
 passed=0 failed=0 unavailable=0
 failures=()
-for example in "$here"/resources/examples/*.py; do
+for example in "$scripts"/*.py; do
   name="$(basename "$example" .py)"
   output="$("$cli" run "$example" --backend cuda --check 2>&1)"
   status=$?
