@@ -40,7 +40,7 @@
 //                               warp_welford, block_welford_x
 //   fl::rng::uniformStandardF / uniformRangeF / normalStandardF / ...
 //                               random ops' values from Philox (appended:
-//                               core/ir/random_numbers.h), with
+//                               core/ir/random_numbers.inc), with
 //                               fl::rng::RoundIdentity / RoundToHalf /
 //                               RoundToBFloat16 for the output dtype
 #include "core/codegen/codegen.h"
@@ -742,7 +742,7 @@ __device__ __forceinline__ Welford<T> block_welford_x(Welford<T> w, Welford<T>* 
 )FLDEVICE";
 
 // After the helpers: the random ops' Philox generator and distributions
-// (core/ir/random_numbers.h, embedded as text), and the functors that round
+// (core/ir/random_numbers.inc, embedded as text), and the functors that round
 // their float results to half and bfloat16 as the rest of the header does.
 constexpr const char* kRandomRounding = R"FLDEVICE(
 namespace fl {
@@ -759,12 +759,12 @@ struct RoundToBFloat16 {
 
 }  // namespace
 
-//! The text of core/ir/random_numbers.h (random_numbers_source.cpp, generated).
+//! The text of core/ir/random_numbers.inc (random_numbers_source.cpp, generated).
 std::string_view randomNumbersSource();
 
 std::string_view deviceHelperSource() {
   static const std::string source =
-      std::string(kDeviceHeader) + "\n// --- core/ir/random_numbers.h\n" +
+      std::string(kDeviceHeader) + "\n// --- core/ir/random_numbers.inc\n" +
       std::string(randomNumbersSource()) + kRandomRounding;
   return source;
 }

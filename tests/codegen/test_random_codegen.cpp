@@ -2,7 +2,7 @@
 // fl::rng function of its distribution and dtype at the element's row-major
 // index, with the seed and offset the op reads (a kernel parameter when the
 // script passes a scalar input), in pointwise and reduction kernels, and
-// compiles with NVRTC. The device header carries core/ir/random_numbers.h
+// compiles with NVRTC. The device header carries core/ir/random_numbers.inc
 // verbatim, so the GPU runs the CPU reference's source.
 #include <gtest/gtest.h>
 
@@ -30,13 +30,13 @@ void expectCompiles(const GeneratedKernel& kernel) {
 }
 
 TEST(RandomCodegenTest, DeviceHeaderEmbedsTheSharedRandomNumbersSource) {
-  std::ifstream file(std::string(FUSERLAB_SOURCE_DIR) + "/core/ir/random_numbers.h");
+  std::ifstream file(std::string(FUSERLAB_SOURCE_DIR) + "/core/ir/random_numbers.inc");
   ASSERT_TRUE(file.good());
   std::stringstream text;
   text << file.rdbuf();
   const std::string header(deviceHelperSource());
   EXPECT_NE(header.find(text.str()), std::string::npos)
-      << "the device header's copy of core/ir/random_numbers.h is stale";
+      << "the device header's copy of core/ir/random_numbers.inc is stale";
   EXPECT_TRUE(contains(header, "struct RoundToBFloat16"));
 }
 
