@@ -97,7 +97,12 @@ void printSignature(const LoadedScript& loaded, std::ostream& out) {
     if (const auto* tv = input->as<ir::TensorView>()) {
       std::vector<std::string> extents, contiguity;
       for (const ir::IterDomain* id : tv->logicalNoReductions()) {
-        extents.push_back(id->isBroadcast() ? "1" : id->extent()->name());
+        // An expanded broadcast as nvFuser prints it: "1 ex i3".
+        if (id->hasExpandedExtent()) {
+          extents.push_back("1 ex " + id->expandedExtent()->name());
+        } else {
+          extents.push_back(id->isBroadcast() ? "1" : id->extent()->name());
+        }
       }
       for (const auto& flag : tv->contiguity()) {
         contiguity.push_back(contiguityString(flag));
@@ -115,8 +120,13 @@ void printSignature(const LoadedScript& loaded, std::ostream& out) {
         for (int64_t s : spec.stridedSizes.value_or(spec.sizes)) {
           sizes.push_back(std::to_string(s));
         }
-        out << "  <- " << ir::shortName(spec.dtype) << listString(sizes) << " "
-            << spec.initializer.toString();
+        out << "  <- " << ir::shortName(spec.dtype) << listString(sizes);
+        if (spec.stridedStrides) {  // as_strided or expand: the view's strides
+          std::vector<std::string> strides;
+          for (int64_t s : *spec.stridedStrides) strides.push_back(std::to_string(s));
+          out << " strides " << listString(strides);
+        }
+        out << " " << spec.initializer.toString();
       }
     } else {
       out << " scalar";
