@@ -7,6 +7,7 @@
 
 #include "core/frontend/multidevice_calls.h"
 #include "core/frontend/python_arithmetic.h"
+#include "core/frontend/python_builtins.h"
 #include "core/frontend/python_values.h"
 
 namespace fuserlab::frontend {

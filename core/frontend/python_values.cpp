@@ -143,7 +143,7 @@ Value repeated(const Value& sequence, int64_t times,
 }
 
 // Python's ordering of two plain values for sorted(), min() and max().
-bool lessThan(const Value& a, const Value& b, const SourceLocation& location) {
+bool lessThanImpl(const Value& a, const Value& b, const SourceLocation& location) {
   if (a.isNumber() && b.isNumber()) {
     return truthValue(applyBinary(BinaryOpKind::kLess, a, b, location),
                       location);
@@ -153,8 +153,8 @@ bool lessThan(const Value& a, const Value& b, const SourceLocation& location) {
     const ValueList& x = a.items();
     const ValueList& y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
-      if (lessThan(x[i], y[i], location)) return true;
-      if (lessThan(y[i], x[i], location)) return false;
+      if (lessThanImpl(x[i], y[i], location)) return true;
+      if (lessThanImpl(y[i], x[i], location)) return false;
     }
     return x.size() < y.size();
   }
@@ -183,76 +183,6 @@ std::string joinStrings(const std::string& separator, const ValueList& parts,
   return out;
 }
 
-std::optional<Value> mathFunction(const std::string& name,
-                                  const EvaluatedCall& call) {
-  static constexpr std::string_view kUnary[] = {
-      "sqrt", "exp", "log", "log2", "log10", "floor", "ceil", "fabs",
-      "sin",  "cos", "tan", "tanh", "erf",   "trunc", "isfinite", "isnan",
-      "isinf"};
-  if (std::find(std::begin(kUnary), std::end(kUnary), name) !=
-      std::end(kUnary)) {
-    BoundArguments args(call, {{"x", true}});
-    const Argument& x = *args.find("x");
-    if (!x.value.isNumber()) args.failType(x, "a number");
-    const double v = x.value.toDouble();
-    if (name == "floor" || name == "ceil" || name == "trunc") {
-      if (isIntLike(x.value)) return Value::integer(asInt(x.value));
-      const double r = name == "floor"  ? std::floor(v)
-                       : name == "ceil" ? std::ceil(v)
-                                        : std::trunc(v);
-      return Value::integer(truncateToInt(r, x.location));
-    }
-    if (name == "isfinite") return Value::boolean(std::isfinite(v));
-    if (name == "isnan") return Value::boolean(std::isnan(v));
-    if (name == "isinf") return Value::boolean(std::isinf(v));
-    if ((name == "sqrt" && v < 0) || (name.starts_with("log") && v <= 0)) {
-      args.failAt(x, "math domain error");
-    }
-    double r = 0;
-    if (name == "sqrt") r = std::sqrt(v);
-    if (name == "exp") r = std::exp(v);
-    if (name == "log") r = std::log(v);
-    if (name == "log2") r = std::log2(v);
-    if (name == "log10") r = std::log10(v);
-    if (name == "fabs") r = std::fabs(v);
-    if (name == "sin") r = std::sin(v);
-    if (name == "cos") r = std::cos(v);
-    if (name == "tan") r = std::tan(v);
-    if (name == "tanh") r = std::tanh(v);
-    if (name == "erf") r = std::erf(v);
-    return Value::floating(r);
-  }
-  if (name == "pow") {
-    BoundArguments args(call, {{"x", true}, {"y", true}});
-    return Value::floating(std::pow(args.number("x", 0), args.number("y", 0)));
-  }
-  if (name == "gcd") {
-    BoundArguments args(call, {{"a", true}, {"b", true}});
-    return Value::integer(std::gcd(args.integer("a"), args.integer("b")));
-  }
-  if (name == "prod") {
-    BoundArguments args(call, {{"iterable", true}, {"start", false}});
-    Value product = args.has("start") ? args.find("start")->value
-                                      : Value::integer(1);
-    for (const Value& v : iterableArgument(args, "iterable")) {
-      product = applyBinary(BinaryOpKind::kMul, product, v, call.location);
-    }
-    return product;
-  }
-  if (name == "isclose") {
-    BoundArguments args(call, {{"a", true}, {"b", true}, {"rel_tol", false},
-                               {"abs_tol", false}});
-    const double a = args.number("a", 0);
-    const double b = args.number("b", 0);
-    const double rel = args.number("rel_tol", 1e-9);
-    const double abs = args.number("abs_tol", 0.0);
-    return Value::boolean(std::fabs(a - b) <=
-                          std::max(rel * std::max(std::fabs(a), std::fabs(b)),
-                                   abs));
-  }
-  return std::nullopt;
-}
-
 thread_local int64_t elementWork = 0;
 
 }  // namespace
@@ -268,6 +198,10 @@ void chargeElementWork(size_t elements, const SourceLocation& location) {
 }
 
 void resetElementWork() { elementWork = 0; }
+
+bool valueLess(const Value& a, const Value& b, const SourceLocation& location) {
+  return lessThanImpl(a, b, location);
+}
 
 void checkSequenceSize(size_t size, const SourceLocation& location) {
   if (size > kMaxSequenceElements) {
@@ -490,8 +424,8 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
   if (lhs.kind == rhs.kind &&
       (op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
        op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq)) {
-    const bool less = lessThan(lhs, rhs, location);
-    const bool greater = lessThan(rhs, lhs, location);
+    const bool less = lessThanImpl(lhs, rhs, location);
+    const bool greater = lessThanImpl(rhs, lhs, location);
     switch (op) {
       case BinaryOpKind::kLess: return Value::boolean(less);
       case BinaryOpKind::kLessEq: return Value::boolean(!greater);
@@ -738,215 +672,10 @@ std::optional<Value> callPlainMethod(const Value& receiver,
   const bool descending = args.boolean("reverse", false);
   std::stable_sort(items.begin(), items.end(),
                    [&](const Value& a, const Value& b) {
-                     return descending ? lessThan(b, a, where)
-                                       : lessThan(a, b, where);
+                     return descending ? lessThanImpl(b, a, where)
+                                       : lessThanImpl(a, b, where);
                    });
   return Value::none();
-}
-
-std::optional<Value> callPlainBuiltin(const std::string& path,
-                                      const EvaluatedCall& call) {
-  if (path.starts_with("math.")) return mathFunction(path.substr(5), call);
-  if (!path.starts_with("builtins.")) return std::nullopt;
-  const std::string name = path.substr(9);
-  const SourceLocation& where = call.location;
-  if (name == "len") {
-    BoundArguments args(call, {{"obj", true}});
-    const Argument& obj = *args.find("obj");
-    switch (obj.value.kind) {
-      case Kind::kString:
-        return Value::integer(static_cast<int64_t>(obj.value.text.size()));
-      case Kind::kDict:
-        return Value::integer(
-            static_cast<int64_t>(obj.value.elements->size() / 2));
-      case Kind::kList:
-      case Kind::kTuple:
-      case Kind::kDeviceMesh:
-        return Value::integer(
-            static_cast<int64_t>(obj.value.elements->size()));
-      default:
-        args.failType(obj, "a list, tuple, dict or string");
-    }
-  }
-  if (name == "list" || name == "tuple" || name == "set" ||
-      name == "reversed" || name == "frozenset") {
-    BoundArguments args(call, {{"iterable", false}});
-    ValueList items = iterableArgument(args, "iterable");
-    if (name == "reversed") std::reverse(items.begin(), items.end());
-    if (name == "set" || name == "frozenset") {
-      ValueList distinct;
-      for (const Value& v : items) {
-        if (std::none_of(distinct.begin(), distinct.end(),
-                         [&](const Value& d) { return valuesEqual(d, v); })) {
-          distinct.push_back(v);
-        }
-      }
-      items = std::move(distinct);
-    }
-    return name == "tuple" ? Value::tuple(std::move(items))
-                           : Value::list(std::move(items));
-  }
-  if (name == "dict") {
-    Value dict = Value::dict({});
-    if (!call.positional.empty()) {
-      BoundArguments args(
-          EvaluatedCall{call.name, call.location, call.positional, {}},
-          {{"mapping", true}});
-      const Argument& mapping = *args.find("mapping");
-      if (mapping.value.is(Kind::kDict)) {
-        *dict.elements = *mapping.value.elements;
-      } else {
-        for (const Value& pair : iterateValue(mapping.value, mapping.location)) {
-          if (!pair.isSequence() || pair.items().size() != 2) {
-            args.failAt(mapping, "dict() expects pairs, found " +
-                                     describeKind(pair));
-          }
-          dictSet(dict, pair.items()[0], pair.items()[1], where);
-        }
-      }
-    }
-    for (const Argument& keyword : call.keywords) {
-      dictSet(dict, Value::string(keyword.keyword), keyword.value, where);
-    }
-    return dict;
-  }
-  if (name == "enumerate") {
-    BoundArguments args(call, {{"iterable", true}, {"start", false}});
-    int64_t i = args.integer("start", 0);
-    ValueList out;
-    for (const Value& v : iterableArgument(args, "iterable")) {
-      out.push_back(Value::tuple({Value::integer(i++), v}));
-    }
-    return Value::list(std::move(out));
-  }
-  if (name == "zip") {
-    std::vector<ValueList> lists;
-    for (const Argument& argument : call.positional) {
-      lists.push_back(iterateValue(argument.value, argument.location));
-    }
-    for (const Argument& keyword : call.keywords) {
-      if (keyword.keyword != "strict") {
-        throw UserError("zip() got an unexpected keyword argument '" +
-                            keyword.keyword + "'",
-                        keyword.keywordLocation);
-      }
-    }
-    size_t count = lists.empty() ? 0 : SIZE_MAX;
-    for (const ValueList& list : lists) count = std::min(count, list.size());
-    ValueList out;
-    for (size_t i = 0; i < count; ++i) {
-      ValueList row;
-      for (const ValueList& list : lists) row.push_back(list[i]);
-      out.push_back(Value::tuple(std::move(row)));
-    }
-    return Value::list(std::move(out));
-  }
-  if (name == "any" || name == "all") {
-    BoundArguments args(call, {{"iterable", true}});
-    for (const Value& v : iterableArgument(args, "iterable")) {
-      const bool truth = truthValue(v, where);
-      if (name == "any" && truth) return Value::boolean(true);
-      if (name == "all" && !truth) return Value::boolean(false);
-    }
-    return Value::boolean(name == "all");
-  }
-  if (name == "sum") {
-    BoundArguments args(call, {{"iterable", true}, {"start", false}});
-    Value total = args.find("start") ? args.find("start")->value
-                                     : Value::integer(0);
-    for (const Value& v : iterableArgument(args, "iterable")) {
-      if (v.is(Kind::kOpaque)) return v;
-      if (std::optional<Value> seq =
-              (total.isSequence() ? sequenceArithmetic(BinaryOpKind::kAdd,
-                                                       total, v, where)
-                                  : std::nullopt)) {
-        total = *seq;
-      } else {
-        if (!v.isNumber() || !total.isNumber()) return std::nullopt;
-        total = applyBinary(BinaryOpKind::kAdd, total, v, where);
-      }
-    }
-    return total;
-  }
-  if (name == "min" || name == "max") {
-    if (call.keywords.size() > 0) return std::nullopt;  // key=: the caller's
-    ValueList items;
-    if (call.positional.size() == 1) {
-      items = iterateValue(call.positional[0].value, call.positional[0].location);
-    } else {
-      for (const Argument& a : call.positional) items.push_back(a.value);
-    }
-    if (items.empty()) fail(where, name + "() of an empty sequence");
-    if (std::any_of(items.begin(), items.end(),
-                    [](const Value& v) { return v.isFusionVal(); })) {
-      return std::nullopt;
-    }
-    Value best = items[0];
-    for (size_t i = 1; i < items.size(); ++i) {
-      const bool better = name == "min" ? lessThan(items[i], best, where)
-                                        : lessThan(best, items[i], where);
-      if (better) best = items[i];
-    }
-    return best;
-  }
-  if (name == "round") {
-    BoundArguments args(call, {{"number", true}, {"ndigits", false}});
-    const Argument& number = *args.find("number");
-    if (!number.value.isNumber()) args.failType(number, "a number");
-    if (!args.has("ndigits")) {
-      return Value::integer(
-          truncateToInt(std::nearbyint(number.value.toDouble()), where));
-    }
-    const double scale = std::pow(10.0, static_cast<double>(args.integer("ndigits")));
-    return Value::floating(std::nearbyint(number.value.toDouble() * scale) /
-                           scale);
-  }
-  if (name == "divmod") {
-    BoundArguments args(call, {{"a", true}, {"b", true}});
-    const Value& a = args.find("a")->value;
-    const Value& b = args.find("b")->value;
-    return Value::tuple(
-        {applyBinary(BinaryOpKind::kFloorDiv, a, b, where),
-         applyBinary(BinaryOpKind::kMod, a, b, where)});
-  }
-  if (name == "pow") {
-    BoundArguments args(call, {{"base", true}, {"exp", true}});
-    return applyBinary(BinaryOpKind::kPow, args.find("base")->value,
-                       args.find("exp")->value, where);
-  }
-  if (name == "str" || name == "repr") {
-    BoundArguments args(call, {{"object", false}});
-    if (!args.find("object")) return Value::string("");
-    const Value& v = args.find("object")->value;
-    if (v.is(Kind::kString) && name == "str") return v;
-    return Value::string(valueText(v));
-  }
-  if (name == "isinstance") {
-    BoundArguments args(call, {{"obj", true}, {"classinfo", true}});
-    const Value& obj = args.find("obj")->value;
-    const Value& info = args.find("classinfo")->value;
-    ValueList classes = info.is(Kind::kTuple) ? info.items() : ValueList{info};
-    for (const Value& c : classes) {
-      if (!c.is(Kind::kNamespace)) continue;
-      const std::string& t = c.text;
-      const bool match =
-          (t == "builtins.int" && obj.is(Kind::kInt)) ||
-          (t == "builtins.float" && obj.is(Kind::kFloat)) ||
-          (t == "builtins.bool" && obj.is(Kind::kBool)) ||
-          (t == "builtins.str" && obj.is(Kind::kString)) ||
-          (t == "builtins.list" && obj.is(Kind::kList)) ||
-          (t == "builtins.tuple" && obj.is(Kind::kTuple)) ||
-          (t == "builtins.dict" && obj.is(Kind::kDict)) ||
-          (t.ends_with("DataType") && obj.is(Kind::kDataType)) ||
-          (t.ends_with(".Tensor") && (obj.is(Kind::kTensor) ||
-                                      obj.is(Kind::kInputTensor))) ||
-          (t.ends_with(".Scalar") && obj.is(Kind::kScalar)) ||
-          (t == "torch.dtype" && obj.is(Kind::kTorchDtype));
-      if (match) return Value::boolean(true);
-    }
-    return Value::boolean(false);
-  }
-  return std::nullopt;
 }
 
 std::string valueText(const Value& value) {

@@ -2,7 +2,7 @@
 // dicts, strings, slices — as the Python around nvFuser's definitions uses
 // them: equality and identity, `in`, iteration, indexing and slicing,
 // subscript assignment, `+` and `*` on sequences, and the methods of lists,
-// dicts and strings. Every size a script can make is bounded
+// dicts and strings (the builtin functions are python_builtins.h). Every size a script can make is bounded
 // (kMaxSequenceElements), so no script exhausts memory.
 // Internal to the frontend.
 #pragma once
@@ -59,11 +59,9 @@ std::optional<Value> callPlainMethod(const Value& receiver,
 //! Whether `receiver` is a list, tuple, dict or string with a method `name`.
 bool hasPlainMethod(const Value& receiver, std::string_view name);
 
-//! The builtins that call nothing back: len, enumerate, zip, list, tuple,
-//! dict, set, reversed, any, all, sum, min, max, round, str, isinstance,
-//! divmod, and the functions of `math`. Nullopt for other paths.
-std::optional<Value> callPlainBuiltin(const std::string& path,
-                                      const EvaluatedCall& call);
+//! Python's `<` for sorted(), min() and max(): numbers, strings, and
+//! lists or tuples element by element.
+bool valueLess(const Value& a, const Value& b, const SourceLocation& location);
 
 //! A bounded list: a UserError at `location` past kMaxSequenceElements.
 void checkSequenceSize(size_t size, const SourceLocation& location);
