@@ -193,10 +193,8 @@ TEST(ReferenceSdpaBackwardScriptTest, ForwardIntoBackwardInBFloat16) {
     }
     EXPECT_GT(norm, 0.0);
   }
-  // The last key of query row 0 is hidden by the causal mask: key 15 only
-  // gets gradient from query 15, whose grad_key row is then nonzero, while
-  // query 0 sees key 0 alone, so its grad_query is scale * dS_00 k_0 = 0
-  // (one visible key: P = 1, dS = P (dP - D) = 0).
+  // Causal: query 0 sees key 0 alone (P = 1, so dS = P (dP - D) = 0), and
+  // its grad_query row is exactly 0.
   const std::vector<double> dQ = doubles(grads[0]);
   for (int64_t e = 0; e < 8; ++e) EXPECT_EQ(dQ[static_cast<size_t>(e)], 0.0);
 }
