@@ -74,6 +74,7 @@ class PointwiseKernel {
   std::vector<std::string> referenceIndexNames(bool lane) const;
   bool rowIndependent(const std::string& offset, const std::string& predicate) const;
   std::string hoistedRead(const HoistedLoad& load) const;
+  bool hoistedLoadsHoldAcrossChunks() const;
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
                        bool vectorPass, const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
@@ -330,8 +331,37 @@ std::string PointwiseKernel::vectorCondition() const {
   }
   if (aligned.empty()) aligned = "true";
   std::string condition = "(" + aligned + ")\n      && ((" + withinAxis + ")";
-  if (laneIndependent_) condition += "\n       || (" + asGenerated + ")";
+  if (laneIndependent_ && hoistedLoadsHoldAcrossChunks()) {
+    condition += "\n       || (" + asGenerated + ")";
+  }
   return condition + ")";
+}
+
+// A chunk that crosses axes (the as-generated alternative of vector_ok)
+// reads each hoisted scalar load once, at the chunk's first element. That
+// is right only where the load's value cannot change inside a chunk: every
+// axis its offset or branch names changes at multiples of the extents inner
+// to it, which must then be multiples of the vector width. (A per-channel
+// scale over [2, 8, 6, 6] changes every 36 elements: 8-wide chunks cross
+// it, and lanes past the boundary read the wrong channel.) Axes before the
+// break point never change inside a row's chunk.
+bool PointwiseKernel::hoistedLoadsHoldAcrossChunks() const {
+  for (const HoistedLoad& load : hoisted_) {
+    if (load.vector) continue;
+    int64_t innermost = -1;
+    for (int64_t k = 0; k < rank_; ++k) {
+      const std::string axis = "a" + std::to_string(k);
+      if (mentionsIdentifier(load.offset, axis) ||
+          mentionsIdentifier(load.predicate, axis)) {
+        innermost = k;
+      }
+    }
+    if (innermost < 0 || innermost < breakPoint_) continue;
+    int64_t span = 1;
+    for (int64_t k = innermost + 1; k < rank_; ++k) span *= refExtents_[k];
+    if (span % vector_ != 0) return false;
+  }
+  return true;
 }
 
 // Declares `base`/`row`/`col` for unrolled chunk u and the reference indices

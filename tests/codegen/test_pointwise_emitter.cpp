@@ -148,6 +148,39 @@ TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {
   expectCompiles(kernel);
 }
 
+// A per-channel scale over NCHW [2, 8, 6, 6] changes every 36 elements; an
+// 8-wide chunk across axes would read it once, at its first element, and
+// lanes past a channel boundary would take the wrong channel's value (a
+// wrong answer on the GPU, found by the reader's corpus). Chunks may cross
+// axes only where every such load holds across the chunk: here with 8 x 8
+// images (64 per channel), not with 6 x 6.
+TEST(PointwiseEmitterTest, ChunksCrossAxesOnlyWhereScalarLoadsHoldAcrossThem) {
+  constexpr const char* kChannelScale = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    T2 = fd.ops.cast(T0, dtype=DataType.Float)
+    T3 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
+    T4 = fd.ops.mul(T2, T3)
+    T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
+    fd.add_output(T5)
+)";
+  const CompiledScript crossing = compileScript(kChannelScale, "2x8x6x6:bf16,8:f32");
+  ASSERT_EQ(paramsOf(crossing).vectorizationFactor, 8);
+  const GeneratedKernel& odd = onlyKernel(crossing);
+  EXPECT_TRUE(contains(odd.source, "T1_ld")) << odd.source;
+  EXPECT_FALSE(contains(odd.source, "|| (ref_e0 ==")) << odd.source;
+  expectCompiles(odd);
+  const CompiledScript aligned = compileScript(kChannelScale, "2x8x8x8:bf16,8:f32");
+  const GeneratedKernel& even = onlyKernel(aligned);
+  if (paramsOf(aligned).vectorizationFactor == 8 && contains(even.source, "T1_ld") &&
+      paramsOf(aligned).breakPoint == 0) {
+    EXPECT_TRUE(contains(even.source, "|| (ref_e0 ==")) << even.source;
+  }
+  expectCompiles(even);
+}
+
 TEST(PointwiseEmitterTest, OddElementCountIsReadElementByElement) {
   const CompiledScript compiled = compileScript(kBf16Add, "1001x17:bf16,1001x17:bf16");
   ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 1);

@@ -46,6 +46,41 @@ TEST_F(GpuPointwiseTest, OddSizesFloat) {
   }
 }
 
+// Per-channel and per-row operands over contiguous tensors whose inner
+// extents are not a multiple of the vector width: 8-wide chunks that ran
+// across axes read such an operand once per chunk, so lanes past a channel
+// or row boundary took the wrong value (the corpus's batchnorm inference
+// and expanded row scale: wrong answers on an H200).
+TEST_F(GpuPointwiseTest, BroadcastOperandsAcrossAxesNotAMultipleOfTheVector) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.cast(T0, dtype=DataType.Float)
+T3 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
+T4 = fd.ops.mul(T2, T3)
+T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
+fd.add_output(T5)
+)");
+  for (int64_t hw : {3, 5, 6, 8}) {
+    SCOPED_TRACE("image " + std::to_string(hw) + " x " + std::to_string(hw));
+    runAndCheck({random(DataType::BFloat16, {2, 8, hw, hw}), random(DataType::Float, {8})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, None], dtype=DataType.Half, is_cpu=False)
+T2 = fd.ops.mul(T0, T1)
+fd.add_output(T2)
+)");
+  for (int64_t cols : {12, 20, 24}) {
+    SCOPED_TRACE("row scale over " + std::to_string(cols) + " columns");
+    runtime::Tensor scale = random(DataType::Half, {10, 1});
+    runAndCheck({random(DataType::Half, {10, cols}),
+                 scale.asStrided({10, cols}, {1, 0}, scale.storageOffset())});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
 TEST_F(GpuPointwiseTest, TailsNotAMultipleOfTheVectorWidth) {
   // 16-byte vectors hold 4 floats, 8 halves or bfloat16s: leave 1 to 7 over.
   for (const char* dtype : {"Float", "Half", "BFloat16"}) {
