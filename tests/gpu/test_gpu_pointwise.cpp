@@ -81,6 +81,25 @@ fd.add_output(T2)
   }
 }
 
+// Two cats of slices of one input, both outputs: each is written whole (one
+// segment indexed from the first used to leave most of the second unwritten).
+TEST_F(GpuPointwiseTest, TwoCatsOfSlicesWriteBothOutputsWhole) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.slice(T0, start_indices=[0, 0], end_indices=[9, 14])
+T2 = fd.ops.slice(T0, start_indices=[0, 14], end_indices=[9, 28])
+T3 = fd.ops.slice(T0, start_indices=[0, 28], end_indices=[9, 42])
+T4 = fd.ops.cat([T3, T1, T2], dim=1)
+fd.add_output(T4)
+T5 = fd.ops.slice(T0, start_indices=[0, 0], end_indices=[4, 42])
+T6 = fd.ops.slice(T0, start_indices=[4, 0], end_indices=[9, 42])
+T7 = fd.ops.cat([T6, T5], dim=0)
+fd.add_output(T7)
+)");
+  runAndCheck({random(DataType::Float, {9, 42})});
+  FL_SKIP_IF_UNAVAILABLE();
+}
+
 TEST_F(GpuPointwiseTest, TailsNotAMultipleOfTheVectorWidth) {
   // 16-byte vectors hold 4 floats, 8 halves or bfloat16s: leave 1 to 7 over.
   for (const char* dtype : {"Float", "Half", "BFloat16"}) {

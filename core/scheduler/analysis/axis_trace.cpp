@@ -608,6 +608,34 @@ bool AxisTrace::readOnlyThroughIndex(const TensorView* tv, size_t axis) const {
   return any;
 }
 
+std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
+  const TensorTrace* trace = find(tv);
+  if (trace == nullptr || tv == reference_) return {};
+  const auto& axes = tv->logicalNoReductions();
+  for (size_t k = 0; k < trace->axes.size(); ++k) {
+    for (const AxisPiece& piece : trace->axes[k]) {
+      if (piece.kind != PieceKind::Axis || piece.offset == 0 || piece.step != 1) {
+        continue;
+      }
+      const auto at = std::find(axes.begin(), axes.end(), piece.id);
+      if (at == axes.end()) continue;
+      const int64_t extent = extentOrUnknown(evaluator_, piece.id);
+      const int64_t reach = referenceExtents_[k];
+      // Written: reference index + offset for every reference index.
+      const bool spans = piece.offset < 0 && extent >= 0 && reach >= 0 &&
+                         reach + piece.offset >= extent;
+      if (spans) continue;
+      return "axis " + std::to_string(at - axes.begin()) + " of " +
+             tv->name() + " is reached at reference index " +
+             (piece.offset > 0 ? "+ " : "- ") +
+             std::to_string(piece.offset > 0 ? piece.offset : -piece.offset) +
+             " (through slice, pad or cat), so walking the reference " +
+             reference_->name() + " would leave some of its elements unwritten";
+    }
+  }
+  return {};
+}
+
 std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
   const TensorTrace* trace = find(tv);
   if (trace == nullptr) {

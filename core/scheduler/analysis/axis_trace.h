@@ -100,6 +100,12 @@ class AxisTrace {
   //! empty if it is covered.
   std::string uncoveredAxis(const ir::TensorView* tv) const;
 
+  //! Why walking the reference would leave elements of the output `tv`
+  //! unwritten: an axis reached through slice, pad or cat with a shift that
+  //! the reference's extent does not span ("axis 0 of T7 is reached at
+  //! reference index + 5 ..."); empty if every element is written.
+  std::string partiallyWrittenAxis(const ir::TensorView* tv) const;
+
  private:
   bool readOnlyThroughIndex(const ir::TensorView* tv, size_t axis) const;
 

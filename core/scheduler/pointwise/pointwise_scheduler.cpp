@@ -114,6 +114,12 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(
              " cannot be the reference every tensor is indexed from: " + why;
     }
   }
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<ir::TensorView>();
+    if (tv == nullptr) continue;
+    const std::string why = trace.partiallyWrittenAxis(tv);
+    if (!why.empty()) return why;
+  }
   return std::nullopt;
 }
 

@@ -142,6 +142,41 @@ fd.add_output(T6)
   EXPECT_NE(reason->find("axis 1 of T0"), std::string::npos) << *reason;
 }
 
+// Two cats of slices of one input: walking the first cat's output reaches
+// the second's axes shifted (+5 rows, +28 columns), so a kernel indexed from
+// the first would write only part of the second (the rest stayed poisoned,
+// NaN, on an H200). The scheduler refuses; the segmenter splits them.
+TEST_F(PointwiseTest, RefusesAnOutputTheReferenceWalkWritesOnlyPartOf) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.slice(T0, start_indices=[0, 0], end_indices=[9, 14])
+T2 = fd.ops.slice(T0, start_indices=[0, 14], end_indices=[9, 28])
+T3 = fd.ops.slice(T0, start_indices=[0, 28], end_indices=[9, 42])
+T4 = fd.ops.cat([T3, T1, T2], dim=1)
+fd.add_output(T4)
+T5 = fd.ops.slice(T0, start_indices=[0, 0], end_indices=[4, 42])
+T6 = fd.ops.slice(T0, start_indices=[4, 0], end_indices=[9, 42])
+T7 = fd.ops.cat([T6, T5], dim=0)
+fd.add_output(T7)
+)");
+  PointwiseScheduler scheduler;
+  const auto& info = bind({contiguous(DataType::Float, {9, 42})});
+  const auto reason = scheduler.rejectRunTime(fusion(), info);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("would leave some of its elements unwritten"), std::string::npos)
+      << *reason;
+  // A slice of the reference's input as a second output is written whole.
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.relu(T0)
+T2 = fd.ops.slice(T1, start_indices=[0, 14], end_indices=[9, 28])
+fd.add_output(T1)
+fd.add_output(T2)
+)");
+  const auto& info2 = bind({contiguous(DataType::Float, {9, 42})});
+  EXPECT_EQ(scheduler.rejectRunTime(fusion(), info2), std::nullopt);
+}
+
 TEST_F(PointwiseTest, ZeroSizeIsAccepted) {
   define(kAddSameShape);
   PointwiseScheduler scheduler;
