@@ -11,6 +11,7 @@ namespace fuserlab::segmenter {
 namespace {
 
 using ir::Expr;
+using ir::ExprType;
 using ir::Fusion;
 using ir::IterDomain;
 using ir::IterDomainTransform;
@@ -454,7 +455,37 @@ class Extractor {
     for (Val* in : inputs) {
       out_.fusion->addInput(copyOf(in));
       out_.inputs.push_back(in);
+      stridesFromRunTime(in);
     }
+  }
+
+  // A segment input that another segment makes as a view of its own input
+  // (a slice, select, permute, squeeze, expand, broadcast or reshape, which
+  // run without a kernel) has that input's strides, not the dense layout its
+  // IR declares: a strided slice's [12, 13] view has strides [80, 3]. It is
+  // bound with the strides it has.
+  void stridesFromRunTime(Val* in) {
+    auto* copy = copyOf(in)->as<TensorView>();
+    const Expr* definition = in->definition();
+    if (copy == nullptr || complete_.isInput(in) || definition == nullptr) return;
+    switch (definition->type()) {
+      case ExprType::Slice:
+      case ExprType::Permute:
+      case ExprType::Squeeze:
+      case ExprType::Expand:
+      case ExprType::Broadcast:
+      case ExprType::Reshape:
+        break;
+      default:
+        return;
+    }
+    std::vector<std::optional<bool>> contiguity;
+    for (const IterDomain* id : copy->maybeAllocation()) {
+      if (id->isReduction()) continue;
+      contiguity.push_back(id->isBroadcast() ? std::nullopt
+                                             : std::optional<bool>(false));
+    }
+    copy->setContiguity(std::move(contiguity));
   }
 
   void addOutputs(const std::vector<Expr*>& exprs) {

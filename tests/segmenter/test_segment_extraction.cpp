@@ -232,3 +232,40 @@ TEST_F(SegmentExtractionTest, TrialExtractionWithoutCloneMapIsTheSameSegment) {
 
 }  // namespace
 }  // namespace fuserlab::segmenter
+
+namespace fuserlab::segmenter {
+namespace {
+
+// A segment input made by a view in another segment (here a strided slice:
+// a [12, 40] tensor's columns 1, 4, 7, ... as a [12, 13] view with strides
+// [40, 3]) is bound with the strides it has: every axis non-contiguous.
+// An intermediate a kernel computes keeps its dense layout.
+TEST(SegmentExtractionViewInputTest, AnInputMadeByAViewTakesItsStridesAtRunTime) {
+  auto fusion = testing_support::readFusion(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.slice(T0, start_indices=[0, 1], end_indices=[12, 40], strides=[1, 3])
+    T2 = fd.ops.abs(T1)
+    T3 = fd.ops.neg(T2)
+    fd.add_output(T3)
+)");
+  CompleteFusionIndex index(*fusion);
+  auto defined = [&](std::string_view name) {
+    for (const auto& v : fusion->vals()) {
+      if (v->name() == name) return v->definition();
+    }
+    ADD_FAILURE() << "no value named " << name;
+    return static_cast<ir::Expr*>(nullptr);
+  };
+  SegmentExtraction afterView = extractSegment(index, {defined("T2")});
+  const auto* view = afterView.fusion->inputs().at(0)->as<ir::TensorView>();
+  ASSERT_EQ(view->contiguity().size(), 2u);
+  EXPECT_EQ(view->contiguity()[0], std::optional<bool>(false));
+  EXPECT_EQ(view->contiguity()[1], std::optional<bool>(false));
+  SegmentExtraction afterKernel = extractSegment(index, {defined("T3")});
+  const auto* dense = afterKernel.fusion->inputs().at(0)->as<ir::TensorView>();
+  for (const auto& flag : dense->contiguity()) EXPECT_NE(flag, std::optional<bool>(false));
+}
+
+}  // namespace
+}  // namespace fuserlab::segmenter

@@ -212,6 +212,12 @@ std::optional<std::string> rejectUntracedTensors(
              "tensor " + reference->name() + ", but " + why;
     }
   }
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr) continue;
+    const std::string why = trace.partiallyWrittenAxis(tv);
+    if (!why.empty()) return why;
+  }
   return std::nullopt;
 }
 
