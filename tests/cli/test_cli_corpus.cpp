@@ -50,5 +50,23 @@ TEST(CliCorpusTest, EveryScriptReadsCompilesAndRunsOnTheReference) {
   EXPECT_EQ(failed, 0) << "of " << scripts.size() << " scripts";
 }
 
+// tests/frontend/corpus/refused: real-style scripts using what FuserLab
+// lacks; each is a user error (exit 2) naming it at its line, never a crash.
+TEST(CliCorpusTest, RefusedScriptsSayWhatIsMissing) {
+  const struct {
+    const char* file;
+    const char* missing;
+  } refused[] = {
+      {"newop_sdpfa_bwd_printed.py", ":13:64: error: DataType.UInt64 is not supported"},
+  };
+  for (const auto& script : refused) {
+    SCOPED_TRACE(script.file);
+    const CliResult run =
+        runCli("run " + source(std::string("tests/frontend/corpus/refused/") + script.file));
+    EXPECT_EQ(run.exitCode, 2) << run.output;
+    EXPECT_NE(run.output.find(script.missing), std::string::npos) << run.output;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::cli
