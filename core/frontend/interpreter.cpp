@@ -384,6 +384,13 @@ void Interpreter::execDef(const FunctionDef& def, const Stmt& stmt) {
 void Interpreter::execClassDef(const ClassDef& def, const Stmt& stmt) {
   bool isFusionDefinition = false;
   for (const ExprPtr& base : def.bases) {
+    // A TestCase pasted without the import of its base (NVFuserTest) is
+    // still read; only a FusionDefinition base matters here.
+    const auto* name = base->as<Name>();
+    if (name != nullptr && lookupLocal(name->id) == nullptr &&
+        !globals_.contains(name->id) && name->id != "FusionDefinition") {
+      continue;
+    }
     Value value = evaluate(*base);
     isFusionDefinition |= value.is(Kind::kNamespace) &&
                           value.text.ends_with("FusionDefinition");
@@ -395,7 +402,9 @@ void Interpreter::execClassDef(const ClassDef& def, const Stmt& stmt) {
                           ": only subclasses of FusionDefinition are read",
                       stmt.location);
     }
-    return;  // usable only as a name
+    // A TestCase of nvFuser's older suite: its test methods may run.
+    if (!frame_) testClasses_.push_back(&def);
+    return;  // otherwise usable only as a name
   }
   if (method(def, "definition") == nullptr) {
     throw UserError("class " + def.name +

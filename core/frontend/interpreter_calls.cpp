@@ -50,13 +50,27 @@ Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
                     "different FusionDefinitions",
                     location);
   }
+  checkFusionSize(fusion, location);
   return applyOperator(fusion, op, lhs, rhs, location);
 }
 
 Value Interpreter::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
                          const SourceLocation& location) {
+  checkFusionSize(fusionOf(operand, location), location);
   return applyUnaryOperator(fusionOf(operand, location), op, operand,
                             location);
+}
+
+// The reader's bound on what one script builds (a loop that never ends
+// would otherwise build ops until the step budget).
+void Interpreter::checkFusionSize(const ir::Fusion& fusion,
+                                  const SourceLocation& location) {
+  if (fusion.exprs().size() >= kMaxDefinedOps) {
+    throw UserError("the definition builds more than " +
+                        std::to_string(kMaxDefinedOps) +
+                        " ops; FuserLab reads fusions up to that size",
+                    location);
+  }
 }
 
 Value Interpreter::callFunction(const FunctionObject& function, const EvaluatedCall& call) {
@@ -88,6 +102,7 @@ Value Interpreter::callFunction(const FunctionObject& function, const EvaluatedC
   }
   auto scope = std::make_shared<Scope>();
   scope->parent = function.closure;
+  keepTrackOf(scope);
   bindParameters(function, call, scope->names);
   // Name the fusion a definition function builds after the function.
   for (const auto& [name, value] : scope->names) {
@@ -219,8 +234,11 @@ size_t Interpreter::positionalCount(const std::vector<Parameter>& params) {
 Value Interpreter::callMethod(const Value& receiver, const std::string& name,
                  const EvaluatedCall& call) {
   switch (receiver.kind) {
-    case Kind::kFdOps:
-      return callFdOp(*builder(receiver).fusion, name, call);
+    case Kind::kFdOps: {
+      ir::Fusion& fusion = *builder(receiver).fusion;
+      checkFusionSize(fusion, call.location);
+      return callFdOp(fusion, name, call);
+    }
     case Kind::kFd:
       return callFd(receiver, name, call);
     case Kind::kSched:

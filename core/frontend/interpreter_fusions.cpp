@@ -149,30 +149,51 @@ void Interpreter::readUncalledDefinitions() {
 // or its default, when the script builds no fusion otherwise.
 void Interpreter::runTestFunctions() {
   for (const auto& function : moduleFunctions_) {
-    if (!function->name.starts_with("test") || function->def == nullptr) {
-      continue;
+    if (function->name.starts_with("test") && function->def != nullptr) {
+      runTestFunction(*function);
     }
-    EvaluatedCall call{function->name, function->location, {}, {}};
-    bool callable = true;
-    const std::vector<Parameter>& params = *function->params;
-    for (size_t i = 0; i < params.size() && callable; ++i) {
-      const Parameter& param = params[i];
-      if (param.kind != ParameterKind::kNormal) continue;
-      std::optional<Value> value = parametrizedValue(*this, *function->def, param.name);
-      if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames),
-                              param.name) != std::end(kFixtureNames)) {
-        value = Value::nameSpace(kTestFixture);
-      }
-      if (!value && function->defaults[i]) value = function->defaults[i];
-      if (!value) {
-        callable = false;
-        break;
-      }
-      call.keywords.push_back(
-          Argument{*value, param.location, param.name, param.location});
-    }
-    if (callable) callFunction(*function, call);
   }
+  // Test methods of a TestCase class (nvFuser's older suite: `self` is the
+  // fixture, `self.exec_nvfuser(fusion_func, inputs)`).
+  for (const ClassDef* testClass : testClasses_) {
+    for (const StmtPtr& member : testClass->body) {
+      const auto* def = member->as<FunctionDef>();
+      if (def == nullptr || !def->name.starts_with("test")) continue;
+      FunctionObject function;
+      function.name = def->name;
+      function.params = &def->params;
+      function.body = &def->body;
+      function.def = def;
+      function.location = member->location;
+      for (const Parameter& param : def->params) {
+        function.defaults.push_back(
+            param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
+                               : std::nullopt);
+      }
+      runTestFunction(function);
+    }
+  }
+}
+
+// Runs one test function when every parameter has a value: the fixture, its
+// first parametrized value, or its default.
+void Interpreter::runTestFunction(const FunctionObject& function) {
+  EvaluatedCall call{function.name, function.location, {}, {}};
+  const std::vector<Parameter>& params = *function.params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Parameter& param = params[i];
+    if (param.kind != ParameterKind::kNormal) continue;
+    std::optional<Value> value = parametrizedValue(*this, *function.def, param.name);
+    if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames),
+                            param.name) != std::end(kFixtureNames)) {
+      value = Value::nameSpace(kTestFixture);
+    }
+    if (!value && function.defaults[i]) value = function.defaults[i];
+    if (!value) return;
+    call.keywords.push_back(
+        Argument{*value, param.location, param.name, param.location});
+  }
+  callFunction(function, call);
 }
 
 Script Interpreter::collect() {

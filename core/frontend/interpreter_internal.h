@@ -30,6 +30,9 @@ inline constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda",
 
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
+// The most ops one definition may build (a 100,000-op chain fits).
+inline constexpr size_t kMaxDefinedOps = 120'000;
+
 // What a pasted test function gets for nvFuser's test fixtures
 // (nvfuser_direct_test, the TestCase's self): exec_nvfuser builds.
 inline const std::string kTestFixture = "fuserlab.test_fixture";
@@ -54,6 +57,16 @@ class Interpreter : public ExpressionEvaluator {
  public:
   Interpreter(std::string_view source, const std::string& fileName)
       : ExpressionEvaluator(globals_), source_(source), fileName_(fileName) {}
+  // A closure kept in the scope it closes over (a nested def, a function
+  // returning itself) is a cycle of shared pointers: emptying every scope
+  // still alive breaks them.
+  ~Interpreter() override {
+    for (const std::weak_ptr<Scope>& made : scopesMade_) {
+      if (std::shared_ptr<Scope> scope = made.lock()) scope->names.clear();
+    }
+  }
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
 
   Script run(const Module& module);
 
@@ -193,7 +206,9 @@ class Interpreter : public ExpressionEvaluator {
   // nvfuser_direct_test, dtype):` with pytest.mark.parametrize marks) runs
   // once, each parameter taking the fixture, its first parametrized value
   // or its default, when the script builds no fusion otherwise.
+  void checkFusionSize(const ir::Fusion& fusion, const SourceLocation& location);
   void runTestFunctions();
+  void runTestFunction(const FunctionObject& function);
 
   // ---- The result ------------------------------------------------------------
 
@@ -212,6 +227,19 @@ class Interpreter : public ExpressionEvaluator {
   std::map<std::string, const ClassDef*, std::less<>> classes_;
   std::map<std::string, SourceLocation, std::less<>> classLocations_;
   std::set<std::string, std::less<>> instantiatedClasses_;
+  std::vector<const ClassDef*> testClasses_;
+  std::vector<std::weak_ptr<Scope>> scopesMade_;
+
+  void keepTrackOf(const std::shared_ptr<Scope>& scope) {
+    // Forget the scopes already gone whenever the list doubles.
+    if (scopesMade_.size() >= 1024 &&
+        (scopesMade_.size() & (scopesMade_.size() - 1)) == 0) {
+      std::erase_if(scopesMade_, [](const std::weak_ptr<Scope>& made) {
+        return made.expired();
+      });
+    }
+    scopesMade_.push_back(scope);
+  }
   std::vector<int64_t> closedOrder_;
   std::optional<int64_t> executed_;
   std::optional<Value> pendingInputs_;

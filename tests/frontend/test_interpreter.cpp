@@ -308,6 +308,31 @@ TEST(InterpreterTest, PastedTestFunctionRunsWithItsFixture) {
   EXPECT_NE(ir(script).find("2.0"), std::string::npos);
 }
 
+// nvFuser's older suite: test methods of a TestCase, `self` the fixture.
+TEST(InterpreterTest, PastedTestCaseMethodRunsWithSelfAsTheFixture) {
+  Script script = read(
+      "import torch\n"
+      "from nvfuser import FusionDefinition, DataType\n"
+      "class TestNvFuserFrontend(NVFuserTest):\n"
+      "    def test_basic(self):\n"
+      "        inputs = [torch.ones(2, 4, 8, device='cuda'), torch.ones(2, 4, 8, device='cuda')]\n"
+      "        def fusion_func(fd: FusionDefinition):\n"
+      "            t0 = fd.from_pytorch(inputs[0])\n"
+      "            t1 = fd.from_pytorch(inputs[1])\n"
+      "            c2 = fd.define_scalar(3.0)\n"
+      "            t3 = fd.ops.add(t0, t1)\n"
+      "            t4 = fd.ops.mul(t3, c2)\n"
+      "            t5 = fd.ops.sum(t4, [-1], False, DataType.Float)\n"
+      "            fd.add_output(t5)\n"
+      "        nvf_out, _ = self.exec_nvfuser(fusion_func, inputs)\n"
+      "        eager_out = torch.sum((inputs[0] + inputs[1]) * 3.0, dim=-1)\n"
+      "        self.assertEqual(eager_out, nvf_out[0])\n");
+  ASSERT_EQ(script.definitions.size(), 1u);
+  ASSERT_TRUE(script.inputs.has_value());
+  EXPECT_EQ(script.inputs->size(), 2u);
+  EXPECT_EQ(count(ir(script), "= sum("), 1u) << ir(script);
+}
+
 TEST(InterpreterTest, PartialBindsArguments) {
   Script script = read(std::string(kDirectHeader) +
       "from functools import partial\n"
@@ -365,6 +390,9 @@ TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
               "functions call each other more than");
   expectError("x = 0\nwhile True:\n    x += 1\n", 2, 7, "the script runs more than");
   expectError("xs = [0] * (1 << 40)\n", 1, 10, "more than FuserLab's reader keeps");
+  // A loop that never ends builds ops until the reader's bound on them.
+  expectError(head + "    while True:\n        t = fd.ops.neg(t)\n", 6, 13,
+              "the definition builds more than 120000 ops");
 }
 
 }  // namespace
