@@ -494,7 +494,8 @@ Value ExpressionEvaluator::call(const Value& callee, const EvaluatedCall& call) 
     }
   }
   if (callee.is(Kind::kNamespace) && (callee.text.starts_with("builtins.") ||
-                                      callee.text.starts_with("math."))) {
+                                      callee.text.starts_with("math.") ||
+                                      callee.text.starts_with("itertools."))) {
     return callBuiltin(callee.text, call);
   }
   if (callee.is(Kind::kMethod) && callee.receiver) {
@@ -608,7 +609,7 @@ Value ExpressionEvaluator::callBuiltin(const std::string& path,
   }
   if (std::optional<Value> value = callMeshBuiltin(path, call)) return *value;
   if (std::optional<Value> value = callPlainBuiltin(path, call)) return *value;
-  if (path.starts_with("math.")) {
+  if (path.starts_with("math.") || path.starts_with("itertools.")) {
     throw UserError(path + " is not a function FuserLab's reader knows",
                     call.location);
   }

@@ -508,9 +508,19 @@ std::vector<InputSpec> inputSpecsOf(const Value& entries,
                         std::string(kSupported) + ", ...]",
                     location);
   }
+  // As fd.execute does: a list or tuple entry gives one input per element
+  // (the scalars of an fd.define_vector(n)).
+  ValueList flat;
+  for (const Value& entry : entries.items()) {
+    if (entry.isSequence()) {
+      flat.insert(flat.end(), entry.items().begin(), entry.items().end());
+    } else {
+      flat.push_back(entry);
+    }
+  }
   std::vector<InputSpec> result;
-  for (size_t i = 0; i < entries.items().size(); ++i) {
-    const Value& v = entries.items()[i];
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const Value& v = flat[i];
     InputSpec spec;
     if (v.is(Kind::kInputTensor)) {
       spec = specs.at(static_cast<size_t>(v.intValue));

@@ -1,5 +1,7 @@
 #include "core/frontend/interpreter.h"
 
+#include <algorithm>
+
 #include "core/frontend/interpreter_internal.h"
 #include "core/frontend/fd_methods.h"
 #include "core/frontend/python_arithmetic.h"
@@ -277,6 +279,11 @@ void Interpreter::checkInputsAssignment(const Assign& assign, const Value& value
   for (size_t i = 0; i < value.items().size(); ++i) {
     const Value& entry = value.items()[i];
     if (entry.is(Kind::kInputTensor) || entry.isNumber()) continue;
+    if (entry.isSequence() &&
+        std::all_of(entry.items().begin(), entry.items().end(),
+                    [](const Value& v) { return v.isNumber(); })) {
+      continue;  // the scalars of a define_vector(n), flattened
+    }
     const SourceLocation& at =
         entries != nullptr && entries->size() == value.items().size()
             ? (*entries)[i]->location

@@ -2,6 +2,7 @@
 // partial), the methods of the FusionDefinition and of its values, torch
 // and the module functions scripts call.
 #include <algorithm>
+#include <functional>
 
 #include "core/frontend/fd_methods.h"
 #include "core/frontend/fd_ops.h"
@@ -59,6 +60,27 @@ Value Interpreter::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
   checkFusionSize(fusionOf(operand, location), location);
   return applyUnaryOperator(fusionOf(operand, location), op, operand,
                             location);
+}
+
+// Every fusion value passed to `fusion`'s op belongs to it (a script with
+// two FusionDefinitions may mix up their values).
+void Interpreter::checkSameFusion(const ir::Fusion& fusion,
+                                  const EvaluatedCall& call) {
+  std::function<void(const Value&, const SourceLocation&)> check =
+      [&](const Value& value, const SourceLocation& at) {
+        if (value.isFusionVal() && value.val->fusion() != &fusion) {
+          throw UserError(value.val->name() +
+                              " belongs to another FusionDefinition than " +
+                              call.name + "'s",
+                          at);
+        }
+        if (value.isSequence()) {
+          for (const Value& item : value.items()) check(item, at);
+        }
+      };
+  for (const auto* arguments : {&call.positional, &call.keywords}) {
+    for (const Argument& argument : *arguments) check(argument.value, argument.location);
+  }
 }
 
 // The reader's bound on what one script builds (a loop that never ends
@@ -237,11 +259,13 @@ Value Interpreter::callMethod(const Value& receiver, const std::string& name,
     case Kind::kFdOps: {
       ir::Fusion& fusion = *builder(receiver).fusion;
       checkFusionSize(fusion, call.location);
+      checkSameFusion(fusion, call);
       return callFdOp(fusion, name, call);
     }
     case Kind::kFd:
       return callFd(receiver, name, call);
     case Kind::kSched:
+      checkSameFusion(*builder(receiver).fusion, call);
       return callSchedMethod(*builder(receiver).fusion, name, call);
     case Kind::kFusionHandle:
       return callFusionHandleMethod(*builder(receiver).fusion, name, call);
@@ -377,8 +401,11 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
     // what they compute is the run's, not the definition's.
     return Value::opaque("the result of " + path);
   }
-  if (path.starts_with("pytest.") || path.starts_with("unittest.") ||
-      path.starts_with("functools.") || path.starts_with("itertools.")) {
+  // Functions of modules FuserLab does not model (pytest, the test suite's
+  // helpers such as python.direct_utils): what they compute is the run's.
+  const std::string root = path.substr(0, path.find('.'));
+  if (root != "nvfuser" && root != "builtins" && root != "math" &&
+      root != "fuserlab" && path.find('.') != std::string::npos) {
     return Value::opaque("the result of " + path);
   }
   return ExpressionEvaluator::callValue(Value::nameSpace(path), call);

@@ -207,6 +207,7 @@ class Interpreter : public ExpressionEvaluator {
   // once, each parameter taking the fixture, its first parametrized value
   // or its default, when the script builds no fusion otherwise.
   void checkFusionSize(const ir::Fusion& fusion, const SourceLocation& location);
+  void checkSameFusion(const ir::Fusion& fusion, const EvaluatedCall& call);
   void runTestFunctions();
   void runTestFunction(const FunctionObject& function);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "core/frontend/python_arithmetic.h"
@@ -102,11 +103,93 @@ std::optional<Value> mathFunction(const std::string& name,
   return std::nullopt;
 }
 
+// itertools.permutations, product, combinations and chain, as lists.
+std::optional<Value> itertoolsFunction(const std::string& name,
+                                       const EvaluatedCall& call) {
+  const SourceLocation& where = call.location;
+  ValueList out;
+  auto push = [&](ValueList row) {
+    chargeElementWork(row.size() + 1, where);
+    checkSequenceSize(out.size() + 1, where);
+    out.push_back(Value::tuple(std::move(row)));
+  };
+  if (name == "chain") {
+    for (const Argument& argument : call.positional) {
+      for (const Value& v : iterateValue(argument.value, argument.location)) {
+        checkSequenceSize(out.size() + 1, where);
+        out.push_back(v);
+      }
+    }
+    return Value::list(std::move(out));
+  }
+  if (name == "product") {
+    int64_t repeat = 1;
+    for (const Argument& keyword : call.keywords) {
+      if (keyword.keyword != "repeat" || !keyword.value.is(Kind::kInt)) {
+        fail(keyword.keywordLocation, "itertools.product takes repeat=<int>");
+      }
+      repeat = keyword.value.intValue;
+    }
+    if (repeat < 0 || repeat > 64) fail(where, "itertools.product takes repeat from 0 to 64");
+    std::vector<ValueList> pools;
+    for (int64_t r = 0; r < repeat; ++r) {
+      for (const Argument& argument : call.positional) {
+        pools.push_back(iterateValue(argument.value, argument.location));
+      }
+    }
+    std::vector<size_t> at(pools.size(), 0);
+    for (const ValueList& pool : pools) {
+      if (pool.empty()) return Value::list({});
+    }
+    while (true) {
+      ValueList row;
+      for (size_t i = 0; i < pools.size(); ++i) row.push_back(pools[i][at[i]]);
+      push(std::move(row));
+      size_t i = pools.size();
+      while (i > 0 && ++at[i - 1] == pools[i - 1].size()) at[--i] = 0;
+      if (i == 0) break;
+    }
+    return Value::list(std::move(out));
+  }
+  if (name == "permutations" || name == "combinations") {
+    BoundArguments args(call, {{"iterable", true}, {"r", name == "combinations"}});
+    ValueList pool = iterableArgument(args, "iterable");
+    const int64_t n = static_cast<int64_t>(pool.size());
+    const int64_t r = args.integer("r", n);
+    if (r < 0 || r > n) return Value::list({});
+    if (r > 64) fail(where, "itertools." + name + " of more than 64 elements at a time");
+    std::vector<int64_t> pick(static_cast<size_t>(r));
+    std::vector<bool> used(pool.size(), false);
+    // Depth-first in lexicographic order of positions, as itertools gives.
+    std::function<void(int64_t, int64_t)> choose = [&](int64_t depth, int64_t from) {
+      if (depth == r) {
+        ValueList row;
+        for (int64_t i : pick) row.push_back(pool[static_cast<size_t>(i)]);
+        push(std::move(row));
+        return;
+      }
+      for (int64_t i = name == "combinations" ? from : 0; i < n; ++i) {
+        if (used[static_cast<size_t>(i)]) continue;
+        used[static_cast<size_t>(i)] = true;
+        pick[static_cast<size_t>(depth)] = i;
+        choose(depth + 1, i + 1);
+        used[static_cast<size_t>(i)] = false;
+      }
+    };
+    choose(0, 0);
+    return Value::list(std::move(out));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Value> callPlainBuiltin(const std::string& path,
                                       const EvaluatedCall& call) {
   if (path.starts_with("math.")) return mathFunction(path.substr(5), call);
+  if (path.starts_with("itertools.")) {
+    return itertoolsFunction(path.substr(10), call);
+  }
   if (!path.starts_with("builtins.")) return std::nullopt;
   const std::string name = path.substr(9);
   const SourceLocation& where = call.location;

@@ -207,6 +207,49 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
     }
     return result(std::move(newSizes), std::move(newStrides));
   }
+  if (name == "reshape" || name == "view") {
+    // Of a dense tensor only: a view of it in the new sizes, as torch gives.
+    int64_t expected = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      if (sizes[i] != 1 && strides[i] != expected) return std::nullopt;
+      expected *= sizes[i];
+    }
+    std::vector<int64_t> shape;
+    for (const Argument& argument : call.positional) {
+      if (argument.value.isSequence()) {
+        for (const Value& v : argument.value.items()) shape.push_back(v.intValue);
+      } else if (argument.value.is(Kind::kInt)) {
+        shape.push_back(argument.value.intValue);
+      } else {
+        return std::nullopt;  // view(dtype): not a shape
+      }
+    }
+    int64_t known = 1;
+    int64_t inferred = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1 && inferred < 0) {
+        inferred = static_cast<int64_t>(i);
+      } else if (shape[i] < 0) {
+        throw UserError(name + ": size " + std::to_string(shape[i]) + " is invalid",
+                        call.location);
+      } else {
+        known *= shape[i];
+      }
+    }
+    if (inferred >= 0 && known > 0) shape[static_cast<size_t>(inferred)] = expected / known;
+    int64_t count = 1;
+    for (int64_t size : shape) count *= size;
+    if (count != expected) {
+      throw UserError(name + ": a tensor of " + std::to_string(expected) +
+                          " elements cannot be viewed as " + std::to_string(count),
+                      call.location);
+    }
+    std::vector<int64_t> dense(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) {
+      dense[i - 1] = dense[i] * std::max<int64_t>(shape[i], 1);
+    }
+    return result(std::move(shape), std::move(dense));
+  }
   if (name == "unsqueeze") {
     BoundArguments args(call, {{"dim", true}});
     const size_t at = axis(args, "dim", 1);

@@ -333,6 +333,26 @@ TEST(InterpreterTest, PastedTestCaseMethodRunsWithSelfAsTheFixture) {
   EXPECT_EQ(count(ir(script), "= sum("), 1u) << ir(script);
 }
 
+// Other context managers (torch.no_grad, contextlib) run their body; a
+// value of one FusionDefinition passed to another's op is an error.
+TEST(InterpreterTest, OtherContextsRunTheirBodyAndFusionsDoNotMix) {
+  Script script = read(std::string(kDirectHeader) +
+      "import contextlib\n"
+      "with contextlib.nullcontext() as unused:\n"
+      "    pass\n"
+      "with torch.no_grad():\n"
+      "    with FusionDefinition() as fd:\n"
+      "        fd.add_output(fd.ops.neg(fd.define_tensor(shape=[-1])))\n");
+  EXPECT_EQ(script.definitions.size(), 1u);
+  expectError(std::string(kDirectHeader) +
+                  "with FusionDefinition() as a:\n"
+                  "    t = a.define_tensor(shape=[-1])\n"
+                  "with FusionDefinition() as b:\n"
+                  "    u = b.define_tensor(shape=[-1])\n"
+                  "    b.add_output(b.ops.add(u, t))\n",
+              7, 31, "belongs to another FusionDefinition");
+}
+
 TEST(InterpreterTest, PartialBindsArguments) {
   Script script = read(std::string(kDirectHeader) +
       "from functools import partial\n"
