@@ -552,19 +552,28 @@ void Parser::parseParameter(std::vector<Parameter>& params,
 
 StmtPtr Parser::parseWith() {
   Position keyword = takePosition();
-  With with;
-  with.context = parseTest();
-  if (atKeyword("as")) {
+  // `with a as x, b as y:` is `with a as x:` around `with b as y:`.
+  std::vector<With> items;
+  while (true) {
+    With with;
+    with.context = parseTest();
+    if (atKeyword("as")) {
+      take();
+      with.targetLocation = nodeLocation(peek());
+      with.target = expectName("a name after 'as'").text;
+    }
+    items.push_back(std::move(with));
+    if (!atOp(",")) break;
     take();
-    with.targetLocation = nodeLocation(peek());
-    with.target = expectName("a name after 'as'").text;
-  }
-  if (atOp(",")) {
-    failUnsupported(peek(), "'with' statements of several context managers");
   }
   expectOp(":", "to end the 'with' line");
-  with.body = parseBlock("with", keyword);
-  return makeStmt(std::move(with), nodeLocation(keyword));
+  std::vector<StmtPtr> body = parseBlock("with", keyword);
+  for (size_t i = items.size(); i-- > 0;) {
+    items[i].body = std::move(body);
+    body.clear();
+    body.push_back(makeStmt(std::move(items[i]), nodeLocation(keyword)));
+  }
+  return std::move(body.front());
 }
 
 StmtPtr Parser::parseIf() {
