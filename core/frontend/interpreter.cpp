@@ -213,6 +213,24 @@ Flow Interpreter::execStatement(const Stmt& stmt) {
     bindImport(stmt, frame_ ? frame_->names : globals_);
     return Flow::kNormal;
   }
+  if (const auto* del = stmt.as<Delete>()) {
+    for (const ExprPtr& target : del->targets) {
+      if (const auto* name = target->as<Name>()) {
+        NameTable& names = frame_ ? frame_->names : globals_;
+        if (names.erase(name->id) == 0) {
+          throw UserError(name->id + " is not defined", target->location);
+        }
+        continue;
+      }
+      const auto& subscript = *target->as<Subscript>();
+      Value object = evaluate(*subscript.object);
+      Value index = evaluate(*subscript.index);
+      if (!object.is(Kind::kOpaque)) {
+        deleteSubscript(object, index, subscript.index->location);
+      }
+    }
+    return Flow::kNormal;
+  }
   if (const auto* classDef = stmt.as<ClassDef>()) {
     execClassDef(*classDef, stmt);
     return Flow::kNormal;

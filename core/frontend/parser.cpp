@@ -252,7 +252,23 @@ StmtPtr Parser::parseSmallStatement() {
         word == "continue") {
       return parseKeywordStatement();
     }
-    if (word == "del" || word == "global" || word == "nonlocal") {
+    if (word == "del") {
+      SourceLocation location = nodeLocation(token);
+      take();
+      Delete del;
+      while (true) {
+        ExprPtr target = parseBinary(kBitOrPrecedence);
+        if (!target->is<Name>() && !target->is<Subscript>()) {
+          fail(Position{target->location.line, target->location.column},
+               "'del' takes names and subscripts ('del x', 'del xs[0]')");
+        }
+        del.targets.push_back(std::move(target));
+        if (!atOp(",")) break;
+        take();
+      }
+      return makeStmt(std::move(del), std::move(location));
+    }
+    if (word == "global" || word == "nonlocal") {
       failUnsupported(token, "'", word, "' statements");
     }
   }

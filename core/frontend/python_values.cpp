@@ -401,6 +401,32 @@ void assignSubscript(const Value& object, const Value& index,
   items[normalizedIndex(index, items.size(), object, location)] = value;
 }
 
+void deleteSubscript(const Value& object, const Value& index,
+                     const SourceLocation& location) {
+  if (object.is(Kind::kDict)) {
+    std::optional<size_t> at = dictFind(object, index);
+    if (!at) fail(location, "key " + valueText(index) + " is not in the dict");
+    object.elements->erase(object.elements->begin() + static_cast<std::ptrdiff_t>(*at),
+                           object.elements->begin() + static_cast<std::ptrdiff_t>(*at + 2));
+    return;
+  }
+  if (!object.is(Kind::kList)) {
+    fail(location, describeKind(object) +
+                       " does not support item deletion; only lists and dicts do");
+  }
+  ValueList& items = *object.elements;
+  if (index.is(Kind::kSlice)) {
+    std::vector<size_t> positions = slicePositions(index, items.size(), location);
+    std::sort(positions.begin(), positions.end());
+    for (size_t i = positions.size(); i-- > 0;) {
+      items.erase(items.begin() + static_cast<std::ptrdiff_t>(positions[i]));
+    }
+    return;
+  }
+  items.erase(items.begin() +
+              static_cast<std::ptrdiff_t>(normalizedIndex(index, items.size(), object, location)));
+}
+
 std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
                                         const Value& rhs,
                                         const SourceLocation& location) {

@@ -44,6 +44,10 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
 void assignSubscript(const Value& object, const Value& index,
                      const Value& value, const SourceLocation& location);
 
+//! `del object[index]` on a list (an index or a slice) or a dict.
+void deleteSubscript(const Value& object, const Value& index,
+                     const SourceLocation& location);
+
 //! `+`, `*`, `<`, ... on lists, tuples and strings (`[-1] * rank`,
 //! `shape[:2] + [n]`, `"a" + "b"`); nullopt when neither side is one.
 std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,

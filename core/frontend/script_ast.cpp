@@ -373,6 +373,11 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                    }
                    out << '\n';
                  },
+                 [&](const Delete& del) {
+                   out << "del ";
+                   printSeparated(out, del.targets);
+                   out << '\n';
+                 },
                  [&](const While& loop) {
                    out << "while ";
                    printExpr(out, *loop.condition);
@@ -533,7 +538,7 @@ std::string_view kindName(const Stmt& stmt) {
       "pass",   "return",     "if",
       "for",    "class definition", "augmented assignment",
       "assert", "break",      "continue",
-      "raise",  "while"};
+      "raise",  "while",      "del"};
   static_assert(std::size(kNames) == std::variant_size_v<Stmt::Node>);
   return kNames[stmt.node.index()];
 }

@@ -312,6 +312,11 @@ struct Raise {
   ExprPtr exception;  //!< Null for a bare `raise`.
 };
 
+//! `del a, b[i]`.
+struct Delete {
+  std::vector<ExprPtr> targets;
+};
+
 //! `while condition: body`.
 struct While {
   ExprPtr condition;
@@ -357,7 +362,8 @@ struct ClassDef {
 struct Stmt {
   using Node = std::variant<Import, ImportFrom, FunctionDef, With, Assign,
                             ExprStatement, Pass, Return, If, For, ClassDef,
-                            AugAssign, Assert, Break, Continue, Raise, While>;
+                            AugAssign, Assert, Break, Continue, Raise, While,
+                            Delete>;
   Node node;
   SourceLocation location;
 

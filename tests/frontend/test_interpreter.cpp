@@ -125,6 +125,9 @@ TEST(InterpreterTest, ListArithmeticSlicesAndSubscriptAssignment) {
       "                                 broadcast_dims=list(range(rank)))\n"
       "    out, *rest = [fd.ops.sub(T0, T2), 1, 2]\n"
       "    assert len(rest) == 2 and rest[-1] == 2\n"
+      "    tmp = {'a': 1, 'b': 2}\n"
+      "    del tmp['a'], rest[0]\n"
+      "    assert list(tmp) == ['b'] and rest == [2]\n"
       "    fd.add_output(out)\n");
   EXPECT_EQ(script.definitions.at(0).functionName, "f");
   EXPECT_EQ(script.fusion().outputs().size(), 1u);
@@ -395,6 +398,8 @@ TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
               "the script raises ValueError: bad dtype");
   expectError(head + "    xs = [1, 2]\n    xs[5] = 1\n", 6, 8,
               "index 5 is out of range");
+  expectError(head + "    xs = [1, 2, 3]\n    del xs[0], xs\n    n = len(xs)\n", 7, 13,
+              "xs is not defined");
   expectError(head + "    a, b = [1, 2, 3]\n", 5, 5,
               "expected 2 values to unpack, found 3");
   expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"

@@ -618,6 +618,7 @@ TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
       "        continue\n"
       "    for i, (s, t) in enumerate(zip(a, b)):\n"
       "        pass\n"
+      "    del xs[0], y\n"
       "    raise ValueError('no')\n"
       "def k(a, *, b, c=2):\n"
       "    return a\n";
@@ -651,7 +652,7 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
       {"x = {**a}\n", 1, 6, "'**' inside dict displays"},
       {"for i in x:\n  pass\nelse:\n  pass\n", 3, 1, "'else' blocks of loops"},
       {"x = ...\n", 1, 5, "Ellipsis literals"},
-      {"del x\n", 1, 1, "'del' statements"},
+      {"del f(x)\n", 1, 5, "'del' takes names and subscripts"},
       {"global x\n", 1, 1, "'global' statements"},
       {"async def f(): pass\n", 1, 1, "'async' functions"},
       {"def f():\n  yield 1\n", 2, 3, "'yield' expressions"},
