@@ -39,6 +39,25 @@ inline const std::string kTestFixture = "fuserlab.test_fixture";
 inline constexpr std::string_view kFixtureNames[] = {"nvfuser_direct_test",
                                               "nvfuser_test", "self"};
 
+// What the script raises (`raise ValueError(...)`, a failed `assert`): a
+// UserError that `try` can catch, by its exception's name.
+class ScriptException : public UserError {
+ public:
+  ScriptException(std::string type, std::string text,
+                  const SourceLocation& location)
+      : UserError("the script raises " + type + (text.empty() ? "" : ": " + text) +
+                      " here (FuserLab ran its Python up to this line)",
+                  location),
+        type_(std::move(type)),
+        text_(std::move(text)) {}
+  const std::string& type() const { return type_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string type_;
+  std::string text_;
+};
+
 // One FusionDefinition the script builds.
 struct Builder {
   std::unique_ptr<ir::Fusion> fusion = std::make_unique<ir::Fusion>();
@@ -206,6 +225,8 @@ class Interpreter : public ExpressionEvaluator {
   // nvfuser_direct_test, dtype):` with pytest.mark.parametrize marks) runs
   // once, each parameter taking the fixture, its first parametrized value
   // or its default, when the script builds no fusion otherwise.
+  Flow execTry(const Try& tryStmt);
+  bool handles(const ExceptHandler& handler, const ScriptException& exception);
   void checkFusionSize(const ir::Fusion& fusion, const SourceLocation& location);
   void checkSameFusion(const ir::Fusion& fusion, const EvaluatedCall& call);
   void runTestFunctions();
@@ -230,6 +251,7 @@ class Interpreter : public ExpressionEvaluator {
   std::set<std::string, std::less<>> instantiatedClasses_;
   std::vector<const ClassDef*> testClasses_;
   std::vector<std::weak_ptr<Scope>> scopesMade_;
+  std::vector<ScriptException> handling_;  // what enclosing handlers caught
 
   void keepTrackOf(const std::shared_ptr<Scope>& scope) {
     // Forget the scopes already gone whenever the list doubles.

@@ -203,8 +203,13 @@ void Parser::parseStatement(std::vector<StmtPtr>& body) {
       body.push_back(parseClassDef());
       return;
     }
-    if (word == "try" || word == "except" || word == "finally") {
-      failUnsupported(token, "'try' statements");
+    if (word == "try") {
+      body.push_back(parseTry());
+      return;
+    }
+    if (word == "except" || word == "finally") {
+      fail(token, "unexpected '", word,
+           "': it must follow a 'try' block at the same indentation");
     }
     if (word == "async") {
       failUnsupported(token, "'async' functions and statements");
@@ -318,6 +323,44 @@ StmtPtr Parser::parseDecorated() {
   }
   if (atKeyword("class")) return parseClassDef();
   failExpected(peek(), "'def' or 'class' after the decorator");
+}
+
+StmtPtr Parser::parseTry() {
+  Position keyword = takePosition();
+  Try tryStmt;
+  expectOp(":", "after 'try'");
+  tryStmt.body = parseBlock("try", keyword);
+  while (atKeyword("except")) {
+    ExceptHandler handler;
+    handler.location = nodeLocation(peek());
+    Position at = takePosition();
+    if (atOp("*")) failUnsupported(peek(), "'except*' clauses");
+    if (!atOp(":")) {
+      handler.type = parseTest();
+      if (atKeyword("as")) {
+        take();
+        handler.name = expectName("a name after 'as'").text;
+      }
+    }
+    expectOp(":", "to end the 'except' line");
+    handler.body = parseBlock("except", at);
+    tryStmt.handlers.push_back(std::move(handler));
+  }
+  if (atKeyword("else")) {
+    if (tryStmt.handlers.empty()) fail(peek(), "'else' after 'try' needs an 'except' first");
+    Position at = takePosition();
+    expectOp(":", "after 'else'");
+    tryStmt.orelse = parseBlock("else", at);
+  }
+  if (atKeyword("finally")) {
+    Position at = takePosition();
+    expectOp(":", "after 'finally'");
+    tryStmt.finalbody = parseBlock("finally", at);
+  }
+  if (tryStmt.handlers.empty() && tryStmt.finalbody.empty()) {
+    failExpected(peek(), "'except' or 'finally' after the 'try' block");
+  }
+  return makeStmt(std::move(tryStmt), nodeLocation(keyword));
 }
 
 StmtPtr Parser::parseWhile() {

@@ -141,6 +141,7 @@ class Parser {
   StmtPtr parseAssignmentOrExpression();
   [[gnu::noinline]] StmtPtr parseDecorated();
   [[gnu::noinline]] StmtPtr parseWhile();
+  [[gnu::noinline]] StmtPtr parseTry();
   [[gnu::noinline]] StmtPtr parseKeywordStatement();
   ExprPtr parseTargetList(std::string_view context);
   ExprPtr parseTarget(std::string_view context);

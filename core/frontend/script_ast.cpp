@@ -373,6 +373,28 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
                    }
                    out << '\n';
                  },
+                 [&](const Try& tryStmt) {
+                   out << "try:\n";
+                   printBody(out, tryStmt.body, indent + 1);
+                   for (const ExceptHandler& handler : tryStmt.handlers) {
+                     out << pad << "except";
+                     if (handler.type) {
+                       out << ' ';
+                       printExpr(out, *handler.type);
+                       if (!handler.name.empty()) out << " as " << handler.name;
+                     }
+                     out << ":\n";
+                     printBody(out, handler.body, indent + 1);
+                   }
+                   if (!tryStmt.orelse.empty()) {
+                     out << pad << "else:\n";
+                     printBody(out, tryStmt.orelse, indent + 1);
+                   }
+                   if (!tryStmt.finalbody.empty()) {
+                     out << pad << "finally:\n";
+                     printBody(out, tryStmt.finalbody, indent + 1);
+                   }
+                 },
                  [&](const Delete& del) {
                    out << "del ";
                    printSeparated(out, del.targets);
@@ -538,7 +560,8 @@ std::string_view kindName(const Stmt& stmt) {
       "pass",   "return",     "if",
       "for",    "class definition", "augmented assignment",
       "assert", "break",      "continue",
-      "raise",  "while",      "del"};
+      "raise",  "while",      "del",
+      "try"};
   static_assert(std::size(kNames) == std::variant_size_v<Stmt::Node>);
   return kNames[stmt.node.index()];
 }

@@ -312,6 +312,22 @@ struct Raise {
   ExprPtr exception;  //!< Null for a bare `raise`.
 };
 
+//! `except Type as name: body` (a bare `except:` has no type).
+struct ExceptHandler {
+  ExprPtr type;      //!< Null for a bare `except:`.
+  std::string name;  //!< Empty without `as`.
+  std::vector<StmtPtr> body;
+  SourceLocation location;
+};
+
+//! `try: body`, its handlers, `else:` and `finally:`.
+struct Try {
+  std::vector<StmtPtr> body;
+  std::vector<ExceptHandler> handlers;
+  std::vector<StmtPtr> orelse;
+  std::vector<StmtPtr> finalbody;
+};
+
 //! `del a, b[i]`.
 struct Delete {
   std::vector<ExprPtr> targets;
@@ -363,7 +379,7 @@ struct Stmt {
   using Node = std::variant<Import, ImportFrom, FunctionDef, With, Assign,
                             ExprStatement, Pass, Return, If, For, ClassDef,
                             AugAssign, Assert, Break, Continue, Raise, While,
-                            Delete>;
+                            Delete, Try>;
   Node node;
   SourceLocation location;
 

@@ -356,6 +356,38 @@ TEST(InterpreterTest, OtherContextsRunTheirBodyAndFusionsDoNotMix) {
               7, 31, "belongs to another FusionDefinition");
 }
 
+// try/except takes what the script raises; what FuserLab cannot read
+// stays an error; pytest.raises reads on past a failing body.
+TEST(InterpreterTest, TryCatchesWhatTheScriptRaises) {
+  Script script = read(std::string(kDirectHeader) +
+      "import pytest\n"
+      "log = []\n"
+      "try:\n"
+      "    raise ValueError('first')\n"
+      "except KeyError:\n"
+      "    log.append('wrong')\n"
+      "except (RuntimeError, ValueError) as e:\n"
+      "    log.append(e)\n"
+      "else:\n"
+      "    log.append('else')\n"
+      "finally:\n"
+      "    log.append('finally')\n"
+      "try:\n"
+      "    assert len(log) == 0\n"
+      "except AssertionError:\n"
+      "    log.append('assert')\n"
+      "assert log == ['ValueError: first', 'finally', 'assert'], log\n"
+      "with FusionDefinition() as fd:\n"
+      "    t = fd.define_tensor(shape=[-1, -1])\n"
+      "    with pytest.raises(RuntimeError):\n"
+      "        fd.ops.add(t, fd.ops.sum(t, dims=[5]))\n"
+      "    fd.add_output(fd.ops.neg(t))\n");
+  EXPECT_EQ(count(ir(script), "= neg("), 1u) << ir(script);
+  expectError(std::string(kDirectHeader) +
+                  "try:\n    fd.ops.frobnicate(1)\nexcept Exception:\n    pass\n",
+              4, 5, "fd is not defined");
+}
+
 TEST(InterpreterTest, PartialBindsArguments) {
   Script script = read(std::string(kDirectHeader) +
       "from functools import partial\n"

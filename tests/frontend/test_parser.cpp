@@ -619,6 +619,16 @@ TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
       "    for i, (s, t) in enumerate(zip(a, b)):\n"
       "        pass\n"
       "    del xs[0], y\n"
+      "    try:\n"
+      "        pass\n"
+      "    except (ValueError, KeyError) as e:\n"
+      "        raise\n"
+      "    except:\n"
+      "        pass\n"
+      "    else:\n"
+      "        pass\n"
+      "    finally:\n"
+      "        pass\n"
       "    raise ValueError('no')\n"
       "def k(a, *, b, c=2):\n"
       "    return a\n";
@@ -647,7 +657,7 @@ TEST_F(ParserTest, UnsupportedPythonIsNamed) {
     const char* message;
   };
   const Case cases[] = {
-      {"try:\n  pass\nexcept E:\n  pass\n", 1, 1, "'try' statements"},
+      {"try:\n  pass\nx = 1\n", 3, 1, "expected 'except' or 'finally' after the 'try' block"},
       {"x = a < b < c\n", 1, 11, "chained comparisons"},
       {"x = {**a}\n", 1, 6, "'**' inside dict displays"},
       {"for i in x:\n  pass\nelse:\n  pass\n", 3, 1, "'else' blocks of loops"},
