@@ -210,7 +210,11 @@ Value reduction(const OpCall& c, ReductionOpType op) {
   std::vector<ParameterSpec> params = {
       {"arg", true}, {"dims", false}, {"keepdim", false}, {"dtype", false}};
   if (dtypeSecond) params = {{"arg", true}, {"dtype", false}};
-  const EvaluatedCall call = renameKeyword(c.call, "axes", "dims");
+  // nvfuser_direct's single-axis overload says dim=; old scripts axes= and
+  // keep_dim=.
+  const EvaluatedCall call = renameKeyword(
+      renameKeyword(renameKeyword(c.call, "axes", "dims"), "dim", "dims"),
+      "keep_dim", "keepdim");
   BoundArguments args(call, params, &c.fusion);
   ir::TensorView* x = args.tensor("arg");
   std::vector<int64_t> axes = reducedAxes(args, x);

@@ -388,6 +388,19 @@ TEST(InterpreterTest, TryCatchesWhatTheScriptRaises) {
               4, 5, "fd is not defined");
 }
 
+// nvfuser_direct's reductions over one axis: dim= (and old keep_dim=).
+TEST(InterpreterTest, ReductionsTakeDimAsWellAsDims) {
+  Script script = read(std::string(kDirectHeader) +
+      "with FusionDefinition() as fd:\n"
+      "    t = fd.define_tensor(shape=[-1, -1])\n"
+      "    fd.add_output(fd.ops.sum(t, dim=1, keepdim=True))\n"
+      "    fd.add_output(fd.ops.max(t, dim=0, keep_dim=False))\n");
+  const auto& outputs = script.fusion().outputs();
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].val->as<ir::TensorView>()->rank(), 2);
+  EXPECT_EQ(outputs[1].val->as<ir::TensorView>()->rank(), 1);
+}
+
 TEST(InterpreterTest, PartialBindsArguments) {
   Script script = read(std::string(kDirectHeader) +
       "from functools import partial\n"
