@@ -192,10 +192,14 @@ class Planner {
                "backend passes tensors to kernels by strides of their logical "
                "axes, which cannot express it (copy needed); run it with "
                "--backend cpu");
-      // 0-dim CPU tensors (cpu scalars) stay on the host: a kernel takes
-      // them by value, or a device copy is made for its parameter.
+      // CPU scalars (inputs declared is_cpu=True) stay on the host: a
+      // kernel takes them by value. Every other tensor, a 0-dim one too,
+      // lives on the device: kernels read it and aliased outputs write it
+      // there (a 0-dim input kept on the host was written through its host
+      // address: an illegal address).
       DeviceTensor value{given, nullptr};
-      if (given.isCpu() && given.dim() > 0) {
+      const bool cpuScalar = input->as<ir::TensorView>()->isCpuScalar();
+      if (given.isCpu() && (given.dim() > 0 || !cpuScalar)) {
         value = toDevice(given, device_, "input " + input->name());
         plan_.copiedFromHost = true;
       }
@@ -387,6 +391,31 @@ class Planner {
                                             const ir::ExpressionEvaluator& segmentEvaluator) {
     const std::string what = segmentName(group);
     const ir::Fusion& segment = *group.segment;
+    // An output written into an input the same kernel also reads at other
+    // positions (a 0-dim input broadcast over the kernel, updated in place)
+    // would race: threads that read after the write see the new value.
+    int64_t largest = 0;
+    for (const auto& out : segment.outputs()) {
+      if (const auto* tv = out.val->as<ir::TensorView>()) {
+        int64_t count = 1;
+        for (int64_t extent : extentsOf(*tv, segmentEvaluator)) count *= extent;
+        largest = std::max(largest, count);
+      }
+    }
+    for (size_t j = 0; j < segment.outputs().size(); ++j) {
+      const ir::Val* target = aliasTarget(group.outputs.at(j));
+      if (target == nullptr) continue;
+      const bool readHere = std::find(group.inputs.begin(), group.inputs.end(), target) !=
+                            group.inputs.end();
+      if (readHere && values_.at(target).tensor.numel() < largest) {
+        throw KernelUnavailable(
+            what + ": output " + group.outputs.at(j)->name() + " is written into " +
+            target->name() + ", which the same kernel reads at other positions (" +
+            std::to_string(values_.at(target).tensor.numel()) + " elements read across " +
+            std::to_string(largest) + "); in place, threads would read values already "
+            "updated. Not supported on the cuda backend yet");
+      }
+    }
     std::vector<DeviceTensor> outputs;
     for (size_t j = 0; j < segment.outputs().size(); ++j) {
       const ir::Val* value = group.outputs.at(j);
@@ -740,11 +769,17 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
   return result;
 }
 
-DeviceArguments toDeviceArguments(const Arguments& inputs, int device) {
+DeviceArguments toDeviceArguments(const Arguments& inputs, int device,
+                                  const ir::Fusion* fusion) {
   DeviceArguments d;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto* t = std::get_if<Tensor>(&inputs[i]);
-    if (t == nullptr || (t->isCpu() && t->dim() == 0)) {
+    bool cpuScalar = t != nullptr && t->isCpu() && t->dim() == 0;
+    if (cpuScalar && fusion != nullptr && i < fusion->inputs().size()) {
+      const auto* tv = fusion->inputs()[i]->as<ir::TensorView>();
+      cpuScalar = tv == nullptr || tv->isCpuScalar();
+    }
+    if (t == nullptr || cpuScalar) {
       d.arguments.push_back(inputs[i]);  // scalars stay on the host
       continue;
     }
@@ -757,7 +792,8 @@ DeviceArguments toDeviceArguments(const Arguments& inputs, int device) {
 
 HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
                        const GpuRunOptions& options) {
-  const DeviceArguments device = toDeviceArguments(inputs, executor.device());
+  const DeviceArguments device =
+      toDeviceArguments(inputs, executor.device(), &executor.fusion());
   GpuRunResult run = executor.run(device.arguments, options);
   HostRunResult result;
   result.stats = run.stats;

@@ -238,7 +238,10 @@ struct DeviceArguments {
 
 //! `inputs` on GPU `device`: CPU tensors copied there, 0-dim CPU tensors
 //! (scalars) and non-tensor arguments as they are, device tensors as given.
-DeviceArguments toDeviceArguments(const Arguments& inputs, int device);
+//! With `fusion`, a 0-dim tensor stays on the host only for an input it
+//! declares is_cpu=True (a by-value scalar); without it, every 0-dim one.
+DeviceArguments toDeviceArguments(const Arguments& inputs, int device,
+                                  const ir::Fusion* fusion = nullptr);
 
 //! Copies CPU `inputs` to the executor's GPU, runs, and copies the outputs
 //! back; inputs that an output aliases are updated in place on the host, as

@@ -32,6 +32,42 @@ fd.add_output(T7)
   }
 }
 
+// Issue 42 1(b): an output aliased into a 0-dim GPU input (T4 = T2 + 1
+// written back into T2). The input stayed on the host and the kernel wrote
+// T4 through its host address: an illegal address on an H200. Alone it runs
+// now; beside a multiply by T2 broadcast over the kernel the in-place write
+// would race with the other threads' reads (seen: 24576 of 4M products used
+// the updated value), so that is refused as unavailable, never run wrong.
+TEST_F(GpuZeroDimOperandsTest, AnOutputAliasedIntoAZeroDimInput) {
+  define(R"(
+T2 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=False)
+T4 = fd.ops.add(T2, 1.0)
+fd.add_output(T4, alias_input=T2)
+)");
+  runAndCheck({random(DataType::Float, {})});
+  FL_SKIP_IF_UNAVAILABLE();
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=False)
+T3 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[])
+T5 = fd.ops.mul(T0, T3)
+T4 = fd.ops.add(T2, 1.0)
+fd.add_output(T5)
+fd.add_output(T4, alias_input=T2)
+)");
+  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::Arguments inputs = {random(DataType::Float, {2048, 2048}),
+                               random(DataType::Float, {})};
+  try {
+    runtime::runOnGpu(executor, inputs, runtime::GpuRunOptions{});
+    ADD_FAILURE() << "the racing in-place write ran";
+  } catch (const runtime::KernelUnavailable& refused) {
+    EXPECT_NE(std::string(refused.what()).find("which the same kernel reads at other positions"),
+              std::string::npos)
+        << refused.what();
+  }
+}
+
 TEST_F(GpuZeroDimOperandsTest, APythonNumberForACpuScalarTensor) {
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])
