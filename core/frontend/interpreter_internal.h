@@ -31,7 +31,7 @@ inline constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda",
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
 // The most ops one definition may build (a 100,000-op chain fits).
-inline constexpr size_t kMaxDefinedOps = 120'000;
+inline constexpr size_t kMaxDefinedOps = 100'000;
 
 // What a pasted test function gets for nvFuser's test fixtures
 // (nvfuser_direct_test, the TestCase's self): exec_nvfuser builds.

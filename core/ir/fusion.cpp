@@ -172,10 +172,12 @@ Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
                         std::move(inputs), std::move(outputs), std::move(attrs));
   exprs_.emplace_back(expr);
   for (Val* in : expr->inputs()) {
+    // The expr is new: it can be in `uses` only from this loop (an input
+    // given twice, `mul(t, t)`), so the last entry tells. Searching the
+    // whole list cost O(uses) per op: quadratic for an input read by
+    // thousands of ops.
     auto& uses = in->uses_;
-    if (std::find(uses.begin(), uses.end(), expr) == uses.end()) {
-      uses.push_back(expr);
-    }
+    if (uses.empty() || uses.back() != expr) uses.push_back(expr);
   }
   for (Val* out : expr->outputs()) out->definition_ = expr;
   return expr;

@@ -462,7 +462,7 @@ TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
   expectError("xs = [0] * (1 << 40)\n", 1, 10, "more than FuserLab's reader keeps");
   // A loop that never ends builds ops until the reader's bound on them.
   expectError(head + "    while True:\n        t = fd.ops.neg(t)\n", 6, 13,
-              "the definition builds more than 120000 ops");
+              "the definition builds more than 100000 ops");
 }
 
 }  // namespace
