@@ -428,7 +428,7 @@ Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript,
   Value index = evaluate(*subscript.index);
   if (object.is(Kind::kOpaque)) return object;
   if (object.is(Kind::kInputTensor)) {
-    return Value::opaque("a torch computation");
+    return indexTorchTensor(object, index, subscript.index->location);
   }
   if (std::optional<Value> value =
           subscriptValue(object, index, subscript.index->location)) {
@@ -566,6 +566,11 @@ void ExpressionEvaluator::assignAttribute(const Value& object,
   throw UserError("cannot set the attribute " + quoteForMessage(name) +
                       " of " + describeKind(object),
                   location);
+}
+
+Value ExpressionEvaluator::indexTorchTensor(const Value& tensor, const Value& index,
+                                            const SourceLocation& location) {
+  return Value::opaque("a torch computation");
 }
 
 Value ExpressionEvaluator::makeLambda(const Lambda& lambda, const Expr& expr) {

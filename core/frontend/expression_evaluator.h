@@ -76,6 +76,10 @@ class ExpressionEvaluator {
                                const SourceLocation& location);
   //! The value of a `lambda`; the base has no functions and refuses.
   virtual Value makeLambda(const Lambda& lambda, const Expr& expr);
+  //! `tensor[index]` of a torch tensor the script made; the base gives a
+  //! run-time value (an eager computation).
+  virtual Value indexTorchTensor(const Value& tensor, const Value& index,
+                                 const SourceLocation& location);
   //! `object.name` for an object already evaluated.
   Value attributeValue(const Value& object, const Attribute& attribute,
                        const Expr& expr);

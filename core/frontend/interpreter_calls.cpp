@@ -62,6 +62,14 @@ Value Interpreter::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
                             location);
 }
 
+Value Interpreter::indexTorchTensor(const Value& tensor, const Value& index,
+                                    const SourceLocation& location) {
+  if (std::optional<Value> view = torchTensorIndex(specs_, tensor, index, location)) {
+    return *view;
+  }
+  return Value::opaque("a torch computation");
+}
+
 // Every fusion value passed to `fusion`'s op belongs to it (a script with
 // two FusionDefinitions may mix up their values).
 void Interpreter::checkSameFusion(const ir::Fusion& fusion,

@@ -118,6 +118,8 @@ class Interpreter : public ExpressionEvaluator {
                            const SourceLocation& location) override;
 
   Value makeLambda(const Lambda& lambda, const Expr& expr) override;
+  Value indexTorchTensor(const Value& tensor, const Value& index,
+                         const SourceLocation& location) override;
 
  private:
   // ---- Statements ----------------------------------------------------------

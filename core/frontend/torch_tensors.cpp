@@ -329,4 +329,63 @@ Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at) {
   return Value::list(std::move(ids));
 }
 
+std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs,
+                                      const Value& tensor, const Value& index,
+                                      const SourceLocation& location) {
+  InputSpec copy = specs.at(static_cast<size_t>(tensor.intValue));
+  const std::vector<int64_t> sizes = torchSizes(copy);
+  const std::vector<int64_t> strides = torchStrides(copy);
+  const ValueList parts = index.is(Kind::kTuple) ? index.items() : ValueList{index};
+  if (parts.size() > sizes.size()) {
+    throw UserError("too many indices for a tensor of rank " +
+                        std::to_string(sizes.size()),
+                    location);
+  }
+  std::vector<int64_t> newSizes;
+  std::vector<int64_t> newStrides;
+  int64_t offset = copy.stridedOffset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const int64_t size = sizes[d];
+    if (d >= parts.size()) {
+      newSizes.push_back(size);
+      newStrides.push_back(strides[d]);
+      continue;
+    }
+    const Value& part = parts[d];
+    if (part.is(Kind::kInt)) {
+      int64_t i = part.intValue < 0 ? part.intValue + size : part.intValue;
+      if (i < 0 || i >= size) {
+        throw UserError("index " + std::to_string(part.intValue) +
+                            " is out of range for axis " + std::to_string(d) +
+                            " of size " + std::to_string(size),
+                        location);
+      }
+      offset += i * strides[d];
+      continue;  // an int index drops the axis
+    }
+    if (!part.is(Kind::kSlice)) return std::nullopt;
+    const ValueList& bounds = *part.elements;
+    auto bound = [&](const Value& v, int64_t fallback) {
+      if (v.isNone()) return fallback;
+      if (!v.is(Kind::kInt)) {
+        throw UserError("slice indices of a tensor must be ints", location);
+      }
+      int64_t x = v.intValue < 0 ? v.intValue + size : v.intValue;
+      return std::clamp<int64_t>(x, 0, size);
+    };
+    const int64_t step = bounds[2].isNone() ? 1 : bounds[2].intValue;
+    if (step <= 0) throw UserError("a tensor slice's step must be positive", location);
+    const int64_t start = bound(bounds[0], 0);
+    const int64_t stop = std::max(start, bound(bounds[1], size));
+    newSizes.push_back((stop - start + step - 1) / step);
+    newStrides.push_back(strides[d] * step);
+    offset += start * strides[d];
+  }
+  copy.stridedSizes = std::move(newSizes);
+  copy.stridedStrides = std::move(newStrides);
+  copy.stridedOffset = offset;
+  specs.push_back(std::move(copy));
+  return Value::inputTensor(specs.size() - 1);
+}
+
 }  // namespace fuserlab::frontend

@@ -46,6 +46,13 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
 Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals,
                          const EvaluatedCall& call);
 
+//! `t[index]` of a tensor the script made: ints and slices (one per
+//! leading axis, or a tuple of them) view it, as torch does (`t[1:]`, a
+//! misaligned start; `t[:, ::2]`). Nullopt for other indices.
+std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs,
+                                      const Value& tensor, const Value& index,
+                                      const SourceLocation& location);
+
 //! The device ids of `torch.arange(n)` where a mesh wants a list.
 Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at);
 

@@ -196,6 +196,31 @@ TEST(InterpreterTest, FromPytorchTakesTheInputsDefinedBeforeTheFunction) {
   EXPECT_EQ(*(*script.inputs)[2].stridedStrides, (std::vector<int64_t>{0, 1}));
 }
 
+// Indexing a torch tensor views it, as torch does: a misaligned start, a
+// strided slice, an int index dropping an axis.
+TEST(InterpreterTest, IndexingATorchTensorViewsIt) {
+  Script script = read(std::string(kDirectHeader) +
+      "base = torch.randn(10, 8, device='cuda')\n"
+      "inputs = [base[1:, ::2], torch.randn(9, device='cuda')[1:], base[3]]\n"
+      "def fusion_func(fd: FusionDefinition):\n"
+      "    a = fd.from_pytorch(inputs[0])\n"
+      "    b = fd.from_pytorch(inputs[1])\n"
+      "    c = fd.from_pytorch(inputs[2])\n"
+      "    fd.add_output(fd.ops.add(fd.ops.sum(a, dims=[1]), fd.ops.sum(c, dims=[0])))\n"
+      "    fd.add_output(fd.ops.neg(b))\n"
+      "with FusionDefinition() as fd:\n"
+      "    fusion_func(fd)\n");
+  ASSERT_TRUE(script.inputs.has_value());
+  const auto& specs = *script.inputs;
+  EXPECT_EQ(*specs[0].stridedSizes, (std::vector<int64_t>{9, 4}));
+  EXPECT_EQ(*specs[0].stridedStrides, (std::vector<int64_t>{8, 2}));
+  EXPECT_EQ(specs[0].stridedOffset, 8);
+  EXPECT_EQ(*specs[1].stridedSizes, (std::vector<int64_t>{8}));
+  EXPECT_EQ(specs[1].stridedOffset, 1);
+  EXPECT_EQ(*specs[2].stridedSizes, (std::vector<int64_t>{8}));
+  EXPECT_EQ(specs[2].stridedOffset, 24);
+}
+
 TEST(InterpreterTest, InputsWrittenAfterTheBlockBelongToIt) {
   Script script = read(std::string(kDirectHeader) +
       "def nvfuser_fusion(fd : FusionDefinition) -> None :\n"
