@@ -1,6 +1,7 @@
 #include "core/frontend/torch_tensors.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "core/frontend/inputs_block.h"
@@ -266,55 +267,66 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
 // value: a 0-dim (or 1-D) tensor filled with it.
 Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals,
                          const EvaluatedCall& call) {
-  EvaluatedCall rest = call;
-  if (rest.positional.empty()) {
-    throw UserError("torch.tensor needs data, e.g. torch.tensor(1.0)",
-                    call.location);
-  }
-  const Argument data = rest.positional.front();
-  rest.positional.erase(rest.positional.begin());
-  std::vector<int64_t> sizes;
-  std::optional<Value> fill;
-  bool sameValue = true;
-  if (data.value.isNumber()) {
-    fill = data.value;
-  } else if (data.value.isSequence() && !data.value.items().empty()) {
-    sizes.push_back(static_cast<int64_t>(data.value.items().size()));
-    for (const Value& v : data.value.items()) {
-      if (!v.isNumber()) {
-        throw UserError("torch.tensor: FuserLab reads a number or a flat "
-                        "list of numbers, found " + describeKind(v),
-                        data.location);
+  BoundArguments args(call, {{"data", true}, {"dtype", false}, {"device", false},
+                             {"requires_grad", false}, {"pin_memory", false}});
+  const Argument& data = *args.find("data");
+  // Sizes from the nesting, values in row-major order, as torch reads them.
+  InputSpec spec;
+  spec.location = call.location;
+  std::vector<double> values;
+  bool anyFloat = false;
+  bool allBool = true;
+  std::function<void(const Value&, size_t)> walk = [&](const Value& v, size_t depth) {
+    if (v.isNumber()) {
+      if (depth != spec.sizes.size()) {
+        args.failAt(data, "torch.tensor: the nested lists are not rectangular");
       }
-      if (!fill) fill = v;
-      sameValue = sameValue && valuesEqual(*fill, v);
+      anyFloat = anyFloat || v.is(Kind::kFloat);
+      allBool = allBool && v.is(Kind::kBool);
+      values.push_back(v.toDouble());
+      checkSequenceSize(values.size(), data.location);
+      return;
     }
+    if (!v.isSequence()) {
+      args.failAt(data, "torch.tensor reads numbers and nested lists of numbers, found " +
+                            describeKind(v));
+    }
+    if (depth > 16) args.failAt(data, "torch.tensor: lists nested more than 16 deep");
+    const auto count = static_cast<int64_t>(v.items().size());
+    if (depth == spec.sizes.size()) {
+      if (!values.empty()) {
+        args.failAt(data, "torch.tensor: the nested lists are not rectangular");
+      }
+      spec.sizes.push_back(count);
+    } else if (depth > spec.sizes.size() || spec.sizes[depth] != count) {
+      args.failAt(data, "torch.tensor: the nested lists are not rectangular");
+    }
+    for (const Value& item : v.items()) walk(item, depth + 1);
+  };
+  walk(data.value, 0);
+  int64_t expected = 1;
+  for (int64_t size : spec.sizes) expected *= size;
+  if (static_cast<int64_t>(values.size()) != expected) {
+    args.failAt(data, "torch.tensor: the nested lists are not rectangular");
   }
-  if (!fill || !sameValue) {
-    throw UserError("torch.tensor: FuserLab's inputs hold random or "
-                    "constant values; give one number (torch.tensor(1.0)) "
-                    "or a list of one repeated number",
-                    data.location);
+  spec.dtype = anyFloat ? ir::DataType::Float
+               : allBool && !values.empty() ? ir::DataType::Bool
+                                            : ir::DataType::Int;
+  if (args.has("dtype")) {
+    const Argument& dtype = *args.find("dtype");
+    if (!dtype.value.is(Kind::kTorchDtype)) args.failType(dtype, "a torch dtype");
+    spec.dtype = dtype.value.dtype;
   }
-  // torch.full(size, value, ...) with torch.tensor's dtype inference.
-  EvaluatedCall full = rest;
-  full.name = "torch.full";
-  ValueList sizeValues;
-  for (int64_t size : sizes) sizeValues.push_back(Value::integer(size));
-  full.positional = {Argument{Value::tuple(std::move(sizeValues)),
-                              data.location, "", {}},
-                     Argument{*fill, data.location, "", {}}};
-  const bool hasDtype = std::any_of(
-      rest.keywords.begin(), rest.keywords.end(),
-      [](const Argument& a) { return a.keyword == "dtype"; });
-  if (!hasDtype && fill->is(Kind::kFloat)) {
-    full.keywords.push_back(Argument{Value::torchDtype(ir::DataType::Float),
-                                     data.location, "dtype", data.location});
+  if (args.has("device")) {
+    const Argument& device = *args.find("device");
+    spec.device = device.value.is(Kind::kString) ? device.value.text
+                                                 : "cuda:" + std::to_string(device.value.intValue);
   }
-  return callTorch(specs, globals, Value::nameSpace("torch.full"), full);
+  spec.initializer = runtime::TensorInitializer::values(std::move(values));
+  specs.push_back(std::move(spec));
+  return Value::inputTensor(specs.size() - 1);
 }
 
-// torch.arange(n) where a list of ints is wanted (DeviceMesh).
 Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at) {
   if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange ||
       spec.sizes.size() != 1) {

@@ -41,8 +41,9 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
                                      const std::string& name,
                                      const EvaluatedCall& call);
 
-//! `torch.tensor(number)` or `torch.tensor([n, n, ...])` of one repeated
-//! number: a tensor filled with it, appended to `specs`.
+//! `torch.tensor(data)`: a number or nested lists of numbers, with torch's
+//! dtype inference (float32, int64 or bool) unless dtype= says; appended
+//! to `specs`.
 Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals,
                          const EvaluatedCall& call);
 

@@ -366,6 +366,7 @@ std::string_view toString(TensorInitializer::Kind kind) {
     case Kind::Zeros: return "zeros";
     case Kind::Full: return "full";
     case Kind::Arange: return "arange";
+    case Kind::Values: return "tensor";
   }
   return "unknown";
 }
@@ -411,6 +412,17 @@ void TensorInitializer::apply(Tensor& tensor, uint64_t seed) const {
     case Kind::Arange:
       fillArange(tensor, start.value_or(0.0), step.value_or(1.0));
       return;
+    case Kind::Values: {
+      checkFillable(tensor, "tensor");
+      FL_CHECK(static_cast<int64_t>(data.size()) == tensor.numel(),
+               "torch.tensor gives ", data.size(), " values for a tensor of ",
+               tensor.numel(), " elements");
+      dispatchElementType(tensor.dtype(), [&]<class T>(TypeTag<T>) {
+        size_t index = 0;
+        fillLogical<T>(tensor, [&] { return castElement<T>(data[index++]); });
+      });
+      return;
+    }
   }
 }
 
@@ -424,6 +436,7 @@ std::string TensorInitializer::toString() const {
     parameters += std::string(name) + "=" + formatNumber(**field);
   }
   std::string out(runtime::toString(kind));
+  if (kind == Kind::Values) parameters = std::to_string(data.size()) + " values";
   if (!parameters.empty()) out += "(" + parameters + ")";
   return out;
 }

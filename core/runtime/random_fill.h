@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -50,7 +51,7 @@ void fillConstant(Tensor& tensor, double value);
 //! A torch constructor for an input tensor, as data: what `--inputs`, the
 //! GUI and the reports name, and what `apply` fills a tensor with.
 struct TensorInitializer {
-  enum class Kind : uint8_t { Randn, Rand, Randint, MakeTensor, Ones, Zeros, Full, Arange };
+  enum class Kind : uint8_t { Randn, Rand, Randint, MakeTensor, Ones, Zeros, Full, Arange, Values };
 
   Kind kind = Kind::Randn;
   //! Rand, Randint (low defaults to 0, high required), MakeTensor.
@@ -61,6 +62,8 @@ struct TensorInitializer {
   //! Arange (default 0 and 1).
   std::optional<double> start;
   std::optional<double> step;
+  //! Values: every element in row-major order (torch.tensor([[1, 2], ...])).
+  std::vector<double> data;
 
   static TensorInitializer randn() { return make(Kind::Randn); }
   static TensorInitializer rand() { return make(Kind::Rand); }
@@ -89,6 +92,11 @@ struct TensorInitializer {
     TensorInitializer init = make(Kind::Arange);
     init.start = start;
     init.step = step;
+    return init;
+  }
+  static TensorInitializer values(std::vector<double> elements) {
+    TensorInitializer init = make(Kind::Values);
+    init.data = std::move(elements);
     return init;
   }
   //! Just the kind, every parameter unset.

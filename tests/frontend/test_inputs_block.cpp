@@ -199,9 +199,8 @@ TEST_F(InputsBlockTest, ReadSpecsMakeTheTensorsTheyDescribe) {
 }
 
 TEST_F(InputsBlockTest, UnsupportedEntriesAreErrorsAtTheEntry) {
-  expectError("torch.tensor([1.0, 2.0])", 18,
-              "torch.tensor: FuserLab's inputs hold random or constant "
-              "values");
+  expectError("torch.tensor([[1.0], [2.0, 3.0]])", 18,
+              "torch.tensor: the nested lists are not rectangular");
   expectError("'abc'", 5, "inputs entry 0 is a string");
   expectError("torch.randn(4).numpy()", 5,
               "inputs entry 0 is the result of the torch method numpy");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
@@ -219,6 +220,31 @@ TEST(InterpreterTest, IndexingATorchTensorViewsIt) {
   EXPECT_EQ(specs[1].stridedOffset, 1);
   EXPECT_EQ(*specs[2].stridedSizes, (std::vector<int64_t>{8}));
   EXPECT_EQ(specs[2].stridedOffset, 24);
+}
+
+// torch.tensor of explicit values, with torch's dtype inference: the
+// tensor holds those values in row-major order.
+TEST(InterpreterTest, TorchTensorOfValuesHoldsThem) {
+  Script script = read(std::string(kDirectHeader) +
+      "inputs = [torch.tensor([[1, -2, 3], [4, 5, -6]], device='cuda'),\n"
+      "          torch.tensor([0.5, 1.5]), torch.tensor(True),\n"
+      "          torch.tensor([1, 2], dtype=torch.float16)]\n"
+      "with FusionDefinition() as fd:\n"
+      "    for t in inputs:\n"
+      "        fd.add_output(fd.ops.abs(fd.from_pytorch(t)))\n");
+  ASSERT_TRUE(script.inputs.has_value());
+  const auto& specs = *script.inputs;
+  EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(specs[0].dtype, DataType::Int);
+  EXPECT_EQ(specs[1].dtype, DataType::Float);
+  EXPECT_EQ(specs[2].dtype, DataType::Bool);
+  EXPECT_TRUE(specs[2].sizes.empty());
+  EXPECT_EQ(specs[3].dtype, DataType::Half);
+  const runtime::Arguments tensors = makeInputs(specs, 0);
+  const auto& first = std::get<runtime::Tensor>(tensors[0]);
+  EXPECT_EQ(first.item({0, 1}), -2.0);
+  EXPECT_EQ(first.item({1, 2}), -6.0);
+  EXPECT_EQ(std::get<runtime::Tensor>(tensors[1]).item({1}), 1.5);
 }
 
 TEST(InterpreterTest, InputsWrittenAfterTheBlockBelongToIt) {

@@ -713,8 +713,8 @@ TEST_F(ScriptReaderTest, TopLevelMistakes) {
               3, 5, "missing is not defined");
   expectError("def f(fd, x):\n    pass\n", 1, 11,
               "parameter 'x' of f has no default value");
-  expectError("def f(fd):\n    pass\ninputs = [torch.tensor([1.0, 2.0])]\n",
-              3, 24, "torch.tensor: FuserLab's inputs hold random or constant");
+  expectError("def f(fd):\n    pass\ninputs = [torch.tensor([[1.0], [2.0, 3.0]])]\n",
+              3, 24, "torch.tensor: the nested lists are not rectangular");
 }
 
 TEST_F(ScriptReaderTest, ConstantOverflowIsAUserError) {
