@@ -18,21 +18,6 @@ using Kind = Value::Kind;
   throw UserError(message, location);
 }
 
-bool isIntLike(const Value& value) {
-  return value.is(Kind::kInt) || value.is(Kind::kBool);
-}
-
-int64_t asInt(const Value& value) {
-  return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
-}
-
-// The one iterable argument of list(), tuple(), sorted(), ...
-ValueList iterableArgument(const BoundArguments& args, std::string_view name) {
-  const Argument* argument = args.find(name);
-  if (argument == nullptr) return {};
-  return iterateValue(argument->value, argument->location);
-}
-
 std::optional<Value> mathFunction(const std::string& name,
                                   const EvaluatedCall& call) {
   static constexpr std::string_view kUnary[] = {
@@ -46,7 +31,7 @@ std::optional<Value> mathFunction(const std::string& name,
     if (!x.value.isNumber()) args.failType(x, "a number");
     const double v = x.value.toDouble();
     if (name == "floor" || name == "ceil" || name == "trunc") {
-      if (isIntLike(x.value)) return Value::integer(asInt(x.value));
+      if (isIntLike(x.value)) return Value::integer(intOf(x.value));
       const double r = name == "floor"  ? std::floor(v)
                        : name == "ceil" ? std::ceil(v)
                                         : std::trunc(v);

@@ -16,13 +16,7 @@ using Kind = Value::Kind;
   throw UserError(message, location);
 }
 
-bool isIntLike(const Value& value) {
-  return value.is(Kind::kInt) || value.is(Kind::kBool);
-}
-
-int64_t asInt(const Value& value) {
-  return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
-}
+int64_t asInt(const Value& value) { return intOf(value); }
 
 // A Python index into `size` elements: negative counts from the end.
 size_t normalizedIndex(const Value& index, size_t size, const Value& object,
@@ -162,12 +156,6 @@ bool lessThanImpl(const Value& a, const Value& b, const SourceLocation& location
                      describeKind(b));
 }
 
-// The one iterable argument of list(), tuple(), sorted(), ...
-ValueList iterableArgument(const BoundArguments& args, std::string_view name) {
-  const Argument* argument = args.find(name);
-  if (argument == nullptr) return {};
-  return iterateValue(argument->value, argument->location);
-}
 
 std::string joinStrings(const std::string& separator, const ValueList& parts,
                         const SourceLocation& location) {
@@ -186,6 +174,20 @@ std::string joinStrings(const std::string& separator, const ValueList& parts,
 thread_local int64_t elementWork = 0;
 
 }  // namespace
+
+bool isIntLike(const Value& value) {
+  return value.is(Kind::kInt) || value.is(Kind::kBool);
+}
+
+int64_t intOf(const Value& value) {
+  return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
+}
+
+ValueList iterableArgument(const BoundArguments& args, std::string_view name) {
+  const Argument* argument = args.find(name);
+  if (argument == nullptr) return {};
+  return iterateValue(argument->value, argument->location);
+}
 
 void chargeElementWork(size_t elements, const SourceLocation& location) {
   elementWork += static_cast<int64_t>(elements);

@@ -20,6 +20,14 @@ namespace fuserlab::frontend {
 //! The most elements a list, tuple, dict, string or range may have.
 inline constexpr size_t kMaxSequenceElements = size_t{1} << 20;
 
+//! An int or a bool (Python's bool is an int).
+bool isIntLike(const Value& value);
+//! The int of an int or a bool.
+int64_t intOf(const Value& value);
+//! The elements of the iterable argument `name` (empty when absent): the
+//! one argument of list(), tuple(), sorted(), ...
+ValueList iterableArgument(const BoundArguments& args, std::string_view name);
+
 //! Python's `==` on plain values (fusion values compare by identity).
 bool valuesEqual(const Value& lhs, const Value& rhs);
 
