@@ -16,7 +16,6 @@ using Kind = Value::Kind;
   throw UserError(message, location);
 }
 
-int64_t asInt(const Value& value) { return intOf(value); }
 
 // A Python index into `size` elements: negative counts from the end.
 size_t normalizedIndex(const Value& index, size_t size, const Value& object,
@@ -26,7 +25,7 @@ size_t normalizedIndex(const Value& index, size_t size, const Value& object,
                        " must be an int, found " + describeKind(index));
   }
   const auto count = static_cast<int64_t>(size);
-  int64_t i = asInt(index);
+  int64_t i = intOf(index);
   if (i < -count || i >= count) {
     fail(location, "index " + std::to_string(i) + " is out of range for " +
                        describeKind(object) + " of " + std::to_string(size) +
@@ -46,7 +45,7 @@ std::vector<size_t> slicePositions(const Value& slice, size_t size,
       fail(location, "slice indices must be ints or None, found " +
                          describeKind(parts[i]));
     }
-    return asInt(parts[i]);
+    return intOf(parts[i]);
   };
   const int64_t step = part(2).value_or(1);
   if (step == 0) fail(location, "slice step cannot be zero");
@@ -215,7 +214,7 @@ void checkSequenceSize(size_t size, const SourceLocation& location) {
 
 bool valuesEqual(const Value& lhs, const Value& rhs) {
   if (lhs.isNumber() && rhs.isNumber()) {
-    if (isIntLike(lhs) && isIntLike(rhs)) return asInt(lhs) == asInt(rhs);
+    if (isIntLike(lhs) && isIntLike(rhs)) return intOf(lhs) == intOf(rhs);
     return lhs.toDouble() == rhs.toDouble();
   }
   if (lhs.isSequence() && rhs.isSequence()) {
@@ -368,7 +367,7 @@ void assignSubscript(const Value& object, const Value& index,
         slicePositions(index, items.size(), location);
     const ValueList& parts = *index.elements;
     const bool simple = parts[2].isNone() ||
-                        (isIntLike(parts[2]) && asInt(parts[2]) == 1);
+                        (isIntLike(parts[2]) && intOf(parts[2]) == 1);
     if (simple) {
       const auto count = static_cast<int64_t>(items.size());
       auto bound = [&](const Value& part, int64_t fallback) {
@@ -377,7 +376,7 @@ void assignSubscript(const Value& object, const Value& index,
           fail(location, "slice indices must be ints or None, found " +
                              describeKind(part));
         }
-        int64_t x = asInt(part);
+        int64_t x = intOf(part);
         if (x < 0) x = std::max<int64_t>(0, x + count);
         return std::min(x, count);
       };
@@ -446,8 +445,8 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
     return sameKind(lhs, std::move(out));
   }
   if (op == BinaryOpKind::kMul) {
-    if (lhsSeq && isIntLike(rhs)) return repeated(lhs, asInt(rhs), location);
-    if (rhsSeq && isIntLike(lhs)) return repeated(rhs, asInt(lhs), location);
+    if (lhsSeq && isIntLike(rhs)) return repeated(lhs, intOf(rhs), location);
+    if (rhsSeq && isIntLike(lhs)) return repeated(rhs, intOf(lhs), location);
   }
   if (lhs.kind == rhs.kind &&
       (op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
