@@ -280,12 +280,7 @@ void Interpreter::runOnlyCall(const Expr& expr) {
   } catch (const UserError&) {
     return;
   }
-  if (inputs->isSequence()) {
-    Builder& b = builder(object);
-    b.inputs = *inputs;
-    b.inputsLocation = call.args[0]->location;
-    b.inputsFromExecute = true;
-  }
+  if (inputs->isSequence()) runWith(object, *inputs, call.args[0]->location);
 }
 
 // `inputs = ...` at module level is the inputs block: a list whose

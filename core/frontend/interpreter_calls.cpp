@@ -311,9 +311,7 @@ Value Interpreter::callFd(const Value& fd, const std::string& name,
   }
   if (name == "execute" || name == "validate" || name == "manual_execute") {
     if (!call.positional.empty() && call.positional[0].value.isSequence()) {
-      b.inputs = call.positional[0].value;
-      b.inputsLocation = call.positional[0].location;
-      b.inputsFromExecute = true;
+      runWith(fd, call.positional[0].value, call.positional[0].location);
     }
     return Value::opaque("the outputs of fd." + name);
   }
@@ -480,10 +478,7 @@ Value Interpreter::execNvfuser(const EvaluatedCall& call) {
   callFunction(*function->value.function, build);
   close(index, true);
   if (inputs != nullptr && inputs->value.isSequence()) {
-    Builder& b = builders_[static_cast<size_t>(index)];
-    b.inputs = inputs->value;
-    b.inputsLocation = inputs->location;
-    b.inputsFromExecute = true;
+    runWith(Value::fd(index), inputs->value, inputs->location);
   }
   return Value::opaque("the outputs of exec_nvfuser");
 }

@@ -69,7 +69,6 @@ struct Builder {
   bool closed = false;
   std::optional<Value> inputs;       // what fd.execute / `inputs =` gave
   SourceLocation inputsLocation;
-  bool inputsFromExecute = false;
 };
 
 class Interpreter : public ExpressionEvaluator {
@@ -230,6 +229,12 @@ class Interpreter : public ExpressionEvaluator {
   Flow execTry(const Try& tryStmt);
   bool handles(const ExceptHandler& handler, const ScriptException& exception);
   void checkFusionSize(const ir::Fusion& fusion, const SourceLocation& location);
+  // The inputs a run (fd.execute, exec_nvfuser) passes `fd`'s fusion.
+  void runWith(const Value& fd, const Value& inputs, const SourceLocation& location) {
+    Builder& b = builder(fd);
+    b.inputs = inputs;
+    b.inputsLocation = location;
+  }
   void checkSameFusion(const ir::Fusion& fusion, const EvaluatedCall& call);
   void runTestFunctions();
   void runTestFunction(const FunctionObject& function);

@@ -394,26 +394,28 @@ class Planner {
     // An output written into an input the same kernel also reads at other
     // positions (a 0-dim input broadcast over the kernel, updated in place)
     // would race: threads that read after the write see the new value.
-    int64_t largest = 0;
-    for (const auto& out : segment.outputs()) {
-      if (const auto* tv = out.val->as<ir::TensorView>()) {
-        int64_t count = 1;
-        for (int64_t extent : extentsOf(*tv, segmentEvaluator)) count *= extent;
-        largest = std::max(largest, count);
-      }
-    }
     for (size_t j = 0; j < segment.outputs().size(); ++j) {
       const ir::Val* target = aliasTarget(group.outputs.at(j));
-      if (target == nullptr) continue;
-      const bool readHere = std::find(group.inputs.begin(), group.inputs.end(), target) !=
-                            group.inputs.end();
-      if (readHere && values_.at(target).tensor.numel() < largest) {
+      if (target == nullptr ||
+          std::find(group.inputs.begin(), group.inputs.end(), target) == group.inputs.end()) {
+        continue;
+      }
+      int64_t largest = 0;
+      for (const auto& out : segment.outputs()) {
+        if (const auto* tv = out.val->as<ir::TensorView>()) {
+          int64_t count = 1;
+          for (int64_t extent : extentsOf(*tv, segmentEvaluator)) count *= extent;
+          largest = std::max(largest, count);
+        }
+      }
+      const int64_t written = values_.at(target).tensor.numel();
+      if (written < largest) {
         throw KernelUnavailable(
             what + ": output " + group.outputs.at(j)->name() + " is written into " +
             target->name() + ", which the same kernel reads at other positions (" +
-            std::to_string(values_.at(target).tensor.numel()) + " elements read across " +
-            std::to_string(largest) + "); in place, threads would read values already "
-            "updated. Not supported on the cuda backend yet");
+            std::to_string(written) + " elements read across " + std::to_string(largest) +
+            "); in place, threads would read values already updated. Not supported on "
+            "the cuda backend yet");
       }
     }
     std::vector<DeviceTensor> outputs;
@@ -766,57 +768,6 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
     lastReport_->run = std::move(run);
   }
   result.outputs = std::move(plan.outputs);
-  return result;
-}
-
-DeviceArguments toDeviceArguments(const Arguments& inputs, int device,
-                                  const ir::Fusion* fusion) {
-  DeviceArguments d;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto* t = std::get_if<Tensor>(&inputs[i]);
-    bool cpuScalar = t != nullptr && t->isCpu() && t->dim() == 0;
-    if (cpuScalar && fusion != nullptr && i < fusion->inputs().size()) {
-      const auto* tv = fusion->inputs()[i]->as<ir::TensorView>();
-      cpuScalar = tv == nullptr || tv->isCpuScalar();
-    }
-    if (t == nullptr || cpuScalar) {
-      d.arguments.push_back(inputs[i]);  // scalars stay on the host
-      continue;
-    }
-    d.keep.push_back(t->isCpu() ? toDevice(*t, device, "input " + std::to_string(i))
-                                : DeviceTensor{*t, nullptr});
-    d.arguments.emplace_back(d.keep.back().tensor);
-  }
-  return d;
-}
-
-HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
-                       const GpuRunOptions& options) {
-  const DeviceArguments device =
-      toDeviceArguments(inputs, executor.device(), &executor.fusion());
-  GpuRunResult run = executor.run(device.arguments, options);
-  HostRunResult result;
-  result.stats = run.stats;
-  for (size_t i = 0; i < run.outputs.size(); ++i) {
-    result.outputs.push_back(toHost(run.outputs[i].tensor, "output " + std::to_string(i)));
-  }
-  // Inputs an output aliases were written on the device: copy them back.
-  const ir::Fusion& fusion = executor.fusion();
-  for (const ir::FusionOutput& output : fusion.outputs()) {
-    if (output.aliasOf == nullptr) continue;
-    const auto& fusionInputs = fusion.inputs();
-    const size_t i = std::find(fusionInputs.begin(), fusionInputs.end(),
-                               output.aliasOf) - fusionInputs.begin();
-    FL_ASSERT(i < inputs.size(), "alias of ", output.aliasOf->name(),
-              " is no fusion input");
-    const auto* host = std::get_if<Tensor>(&inputs[i]);
-    const auto* onDevice = std::get_if<Tensor>(&device.arguments[i]);
-    if (host == nullptr || onDevice == nullptr || !host->isCpu() || onDevice->isCpu()) {
-      continue;
-    }
-    Tensor target = *host;
-    copyToHost(*onDevice, target, "input " + output.aliasOf->name());
-  }
   return result;
 }
 
