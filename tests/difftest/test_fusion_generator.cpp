@@ -1,0 +1,92 @@
+// The differential tester's generator: the same seed gives the same script,
+// every generated fusion and every shrink candidate is read and runs on the
+// CPU reference, and the generated set covers the op kinds and input
+// layouts the tester exists for.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/frontend/input_tensors.h"
+#include "core/frontend/script.h"
+#include "core/ir/error.h"
+#include "core/passes/compile_options.h"
+#include "core/runtime/reference_run.h"
+#include "tests/difftest/fusion_generator.h"
+
+namespace fuserlab::difftest {
+namespace {
+
+void readAndRun(const RandomFusion& fusion) {
+  const std::string text = renderScript(fusion);
+  try {
+    const frontend::Script script = frontend::readScript(text, "difftest.py");
+    ASSERT_TRUE(script.inputs.has_value());
+    (void)runtime::runReference(script.fusion(), frontend::makeInputs(*script.inputs, 3));
+    passes::CompileOptions options;
+    for (const std::string& o : fusion.options) options.setFromAssignment(o);
+  } catch (const UserError& error) {
+    ADD_FAILURE() << "seed " << fusion.seed << ": " << error.message() << "\n" << text;
+  }
+}
+
+TEST(FusionGeneratorTest, TheSameSeedGivesTheSameScript) {
+  for (uint64_t seed : {0ull, 1ull, 977ull, 123456789ull}) {
+    EXPECT_EQ(renderScript(generateFusion(seed)), renderScript(generateFusion(seed)));
+  }
+  EXPECT_NE(renderScript(generateFusion(1)), renderScript(generateFusion(2)));
+}
+
+TEST(FusionGeneratorTest, EveryFusionReadsAndRunsOnTheReference) {
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    readAndRun(generateFusion(seed));
+    if (HasFailure()) return;
+  }
+}
+
+TEST(FusionGeneratorTest, EveryShrinkCandidateReadsAndRuns) {
+  for (uint64_t seed = 0; seed < 25; ++seed) {
+    const RandomFusion fusion = generateFusion(seed);
+    const std::vector<RandomFusion> candidates = shrinkCandidates(fusion);
+    EXPECT_FALSE(candidates.empty()) << seed;
+    for (const RandomFusion& c : candidates) {
+      EXPECT_TRUE(c.nodes.size() < fusion.nodes.size() || c.outputs.size() < fusion.outputs.size() ||
+                  c.options.size() < fusion.options.size());
+      readAndRun(c);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(FusionGeneratorTest, CoversTheOpsAndLayoutsTheTesterIsFor) {
+  std::map<std::string, int> ops;
+  int aliases = 0, zeroDim = 0, withoutInputs = 0, withOptions = 0;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    const RandomFusion f = generateFusion(seed);
+    bool anyInput = false;
+    for (const Node& n : f.nodes) {
+      ++ops[n.op];
+      zeroDim += n.sizes.empty() ? 1 : 0;
+      anyInput = anyInput || n.kind == Node::Kind::Input;
+    }
+    withoutInputs += anyInput ? 0 : 1;
+    for (const Output& o : f.outputs) aliases += o.aliasInput >= 0 ? 1 : 0;
+    withOptions += f.options.empty() ? 0 : 1;
+  }
+  for (const char* op :
+       {"input", "input_permuted", "input_expanded", "input_misaligned", "input_strided",
+        "input_index", "full", "iota", "cast", "tanh", "exp", "add", "div", "maximum",
+        "bitwise_and", "logical_and", "eq", "gt", "where", "sum", "max", "min",
+        "broadcast_in_dim", "expand", "squeeze", "reshape", "permute", "slice", "slice_strided",
+        "pad", "cat", "take_along_axis", "gather", "index_select", "in_place_update"}) {
+    EXPECT_GE(ops[op], 10) << op;
+  }
+  EXPECT_GE(aliases, 50);
+  EXPECT_GE(zeroDim, 50);
+  EXPECT_GE(withoutInputs, 20);
+  EXPECT_GE(withOptions, 300);
+}
+
+}  // namespace
+}  // namespace fuserlab::difftest
