@@ -126,7 +126,8 @@ class Worker {
                  : std::string());
     for (size_t i = 0; i < result.outputs.size(); ++i) {
       const runtime::TensorCheck c = runtime::checkTensor(
-          result.outputs[i], reference_[i], setup_.fusion->outputs()[i].val->name());
+          result.outputs[i], reference_[i], setup_.fusion->outputs()[i].val->name(),
+          runtime::toleranceForOutput(*setup_.fusion, i));
       FL_CHECK(c.passed, "wrong results: ", c.message);
     }
 

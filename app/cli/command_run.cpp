@@ -220,8 +220,9 @@ int printOutputChecks(const std::vector<runtime::Tensor>& outputs,
                       const ir::Fusion& fusion) {
   int failed = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const runtime::TensorCheck c = runtime::checkTensor(
-        outputs[i], reference[i], fusion.outputs()[i].val->name());
+    const runtime::TensorCheck c =
+        runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name(),
+                             runtime::toleranceForOutput(fusion, i));
     std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
               << "\n";
     failed += c.passed ? 0 : 1;

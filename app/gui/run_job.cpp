@@ -106,7 +106,8 @@ void runInto(const RunRequest& request, RunResult& result) {
     const std::vector<runtime::Tensor> reference = runtime::runReference(fusion, again);
     for (size_t i = 0; i < outputs.size(); ++i) {
       const runtime::TensorCheck c =
-          runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name());
+          runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name(),
+                               runtime::toleranceForOutput(fusion, i));
       result.lines.push_back(std::string("check ") + (c.passed ? "ok: " : "FAILED: ") +
                              c.message);
       result.checkFailed = result.checkFailed || !c.passed;

@@ -18,6 +18,7 @@
 #include "core/runtime/cuda_module.h"
 #include "core/runtime/device_views.h"
 #include "core/runtime/fusion_compiler.h"
+#include "core/runtime/in_place_writes.h"
 #include "core/runtime/input_description.h"
 #include "core/runtime/matmul_call.h"
 #include "core/runtime/nvrtc_compiler.h"
@@ -220,6 +221,29 @@ class Planner {
       }
       FL_ASSERT(progress, "segments ", "with unmet inputs: the segment graph has a cycle");
     }
+    // A fusion output that is a view of an input updated in place shows the
+    // input as it was (as the CPU reference does): copied before the update.
+    for (const ir::FusionOutput& output : complete.outputs()) {
+      if (output.aliasOf != nullptr || !output.val->isA<ir::TensorView>()) continue;
+      auto it = values_.find(output.val);
+      if (it == values_.end()) continue;
+      for (const DeferredWrite& write : deferredWrites_) {
+        if (!sharesMemory(it->second.tensor, write.into.tensor)) continue;
+        DeviceTensor copy = allocateDevice(it->second.tensor.dtype(), it->second.tensor.sizes(),
+                                           Tensor::contiguousStrides(it->second.tensor.sizes()),
+                                           device_, "output " + output.val->name());
+        plan_.freshBuffers.push_back(copy.tensor);
+        keepAlive_.push_back(copy.buffer);
+        plan_.copies.push_back("output " + output.val->name() + ": a view of " + write.what +
+                               "'s input, copied before the in-place update");
+        planCopyInto("output " + output.val->name() + " copy", it->second, copy);
+        it->second = copy;
+        break;
+      }
+    }
+    for (const DeferredWrite& write : deferredWrites_) {
+      planCopyInto(write.what + " (written back in place)", write.from, write.into);
+    }
     for (const ir::FusionOutput& output : complete.outputs()) {
       if (const auto* scalar = output.val->as<ir::Scalar>()) {
         const double value = evaluator_.evaluateDouble(scalar, "scalar output " + scalar->name());
@@ -384,6 +408,46 @@ class Planner {
     plan_.launches.push_back(std::move(launch));
   }
 
+  // Whether the elements `a` and `b` address overlap (byte ranges).
+  static bool sharesMemory(const Tensor& a, const Tensor& b) {
+    if (a.numel() == 0 || b.numel() == 0) return false;
+    auto range = [](const Tensor& t) {
+      const auto* begin = static_cast<const char*>(t.data());
+      return std::make_pair(begin, begin + spanElements(t.sizes(), t.strides()) *
+                                               ir::sizeInBytes(t.dtype()));
+    };
+    const auto [a0, a1] = range(a);
+    const auto [b0, b1] = range(b);
+    return a0 < b1 && b0 < a1;
+  }
+
+  // Whether `group` may write its output aliasing `target` into it directly.
+  bool writesInPlace(const segmenter::SegmentedGroup& group, const ir::Val* target,
+                     const ir::ExpressionEvaluator& segmentEvaluator) const {
+    for (const segmenter::SegmentedGroup& other : segmented_.groups()) {
+      if (&other == &group) continue;
+      if (std::find(other.inputs.begin(), other.inputs.end(), target) != other.inputs.end()) {
+        return false;
+      }
+    }
+    const auto read = std::find(group.inputs.begin(), group.inputs.end(), target);
+    if (read == group.inputs.end()) return true;
+    const ir::Fusion& segment = *group.segment;
+    const ir::Val* input = segment.inputs().at(static_cast<size_t>(read - group.inputs.begin()));
+    if (!readsOnlyInPlace(segment, input, group.choice.type)) return false;
+    // Every thread of the kernel writes an element of the input's size: no
+    // larger output makes other threads load it too.
+    int64_t largest = 0;
+    for (const auto& out : segment.outputs()) {
+      if (const auto* tv = out.val->as<ir::TensorView>()) {
+        int64_t count = 1;
+        for (int64_t extent : extentsOf(*tv, segmentEvaluator)) count *= extent;
+        largest = std::max(largest, count);
+      }
+    }
+    return values_.at(target).tensor.numel() >= largest;
+  }
+
   // Outputs: into the aliased input, else fresh, laid out as the complete
   // fusion's tensor asks (intermediates dense in allocation order, as the
   // compiler assumed).
@@ -391,32 +455,15 @@ class Planner {
                                             const ir::ExpressionEvaluator& segmentEvaluator) {
     const std::string what = segmentName(group);
     const ir::Fusion& segment = *group.segment;
-    // An output written into an input the same kernel also reads at other
-    // positions (a 0-dim input broadcast over the kernel, updated in place)
-    // would race: threads that read after the write see the new value.
+    // An output aliasing an input is written in place only where no thread
+    // and no other segment can read an element after it was updated
+    // (in_place_writes.h); otherwise into a fresh buffer that is copied into
+    // the input once every kernel has run.
+    std::vector<bool> deferred(segment.outputs().size(), false);
     for (size_t j = 0; j < segment.outputs().size(); ++j) {
       const ir::Val* target = aliasTarget(group.outputs.at(j));
-      if (target == nullptr ||
-          std::find(group.inputs.begin(), group.inputs.end(), target) == group.inputs.end()) {
-        continue;
-      }
-      int64_t largest = 0;
-      for (const auto& out : segment.outputs()) {
-        if (const auto* tv = out.val->as<ir::TensorView>()) {
-          int64_t count = 1;
-          for (int64_t extent : extentsOf(*tv, segmentEvaluator)) count *= extent;
-          largest = std::max(largest, count);
-        }
-      }
-      const int64_t written = values_.at(target).tensor.numel();
-      if (written < largest) {
-        throw KernelUnavailable(
-            what + ": output " + group.outputs.at(j)->name() + " is written into " +
-            target->name() + ", which the same kernel reads at other positions (" +
-            std::to_string(written) + " elements read across " + std::to_string(largest) +
-            "); in place, threads would read values already updated. Not supported on "
-            "the cuda backend yet");
-      }
+      if (target == nullptr) continue;
+      deferred[j] = !writesInPlace(group, target, segmentEvaluator);
     }
     std::vector<DeviceTensor> outputs;
     for (size_t j = 0; j < segment.outputs().size(); ++j) {
@@ -425,7 +472,8 @@ class Planner {
       const auto* segmentTv = segment.outputs()[j].val->as<ir::TensorView>();
       FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ",
                 value->name(), " is not a tensor");
-      if (const ir::Val* target = aliasTarget(value)) {
+      const ir::Val* target = aliasTarget(value);
+      if (target != nullptr && !deferred[j]) {
         outputs.push_back(values_.at(target));
       } else {
         const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
@@ -436,6 +484,7 @@ class Planner {
         // Intermediates live as long as the run, not the planner.
         keepAlive_.push_back(fresh.buffer);
         outputs.push_back(fresh);
+        if (target != nullptr) deferredWrites_.push_back({fresh, values_.at(target), what});
       }
       values_[value] = outputs.back();
     }
@@ -519,7 +568,13 @@ class Planner {
                                      device_, what);
     plan_.freshBuffers.push_back(to.tensor);
     plan_.copies.push_back(segmentName(group) + ": " + reason);
-    if (from.tensor.numel() == 0) return to;
+    planCopyInto(what, from, to);
+    return to;
+  }
+
+  // A copy kernel's launch from `from` into `to` (same dtype and sizes).
+  void planCopyInto(const std::string& what, const DeviceTensor& from, const DeviceTensor& to) {
+    if (from.tensor.numel() == 0) return;
     const int64_t bytes = ir::sizeInBytes(from.tensor.dtype());
     const int rank = static_cast<int>(from.tensor.dim());
     const std::string key = "copy|" + std::to_string(bytes) + "|" +
@@ -540,7 +595,6 @@ class Planner {
     launch.arguments.addTensor(to.tensor.data(), to.tensor.sizes(), to.tensor.strides());
     keepAlive_.push_back(from.buffer);
     plan_.launches.push_back(std::move(launch));
-    return to;
   }
 
   std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
@@ -658,6 +712,14 @@ class Planner {
   // Looked up by value, never iterated.
   std::unordered_map<const ir::Val*, DeviceTensor> values_;
   std::vector<std::shared_ptr<DeviceBuffer>> keepAlive_;
+  // Aliased outputs written into fresh buffers, copied into their inputs
+  // after the last kernel.
+  struct DeferredWrite {
+    DeviceTensor from;
+    DeviceTensor into;
+    std::string what;
+  };
+  std::vector<DeferredWrite> deferredWrites_;
   Plan plan_;
 
  public:

@@ -1,5 +1,7 @@
 #include "core/runtime/result_check.h"
 
+#include "core/ir/expr.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,6 +94,30 @@ Tolerance toleranceFor(ir::DataType dtype) {
     default:
       return {0, 0, 0};
   }
+}
+
+Tolerance toleranceForOutput(const ir::Fusion& fusion, size_t index) {
+  const ir::Val* output = fusion.outputs().at(index).val;
+  Tolerance loosest = toleranceFor(output->dtype());
+  if (!ir::isFloatingPoint(output->dtype())) return loosest;
+  std::vector<const ir::Val*> pending = {output};
+  std::vector<const ir::Expr*> seen;
+  while (!pending.empty()) {
+    const ir::Val* val = pending.back();
+    pending.pop_back();
+    const ir::Expr* def = val->definition();
+    if (def == nullptr || std::find(seen.begin(), seen.end(), def) != seen.end()) continue;
+    seen.push_back(def);
+    for (const ir::Val* out : def->outputs()) {
+      if (!ir::isFloatingPoint(out->dtype())) continue;
+      const Tolerance t = toleranceFor(out->dtype());
+      loosest.rtol = std::max(loosest.rtol, t.rtol);
+      loosest.atol = std::max(loosest.atol, t.atol);
+      loosest.atolOfMax = std::max(loosest.atolOfMax, t.atolOfMax);
+    }
+    for (const ir::Val* in : def->inputs()) pending.push_back(in);
+  }
+  return loosest;
 }
 
 TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/ir/data_type.h"
+#include "core/ir/fusion.h"
 #include "core/runtime/tensor.h"
 
 namespace fuserlab::runtime {
@@ -34,6 +35,12 @@ struct Tolerance {
 
 //! The tolerance of the table above for `dtype`.
 Tolerance toleranceFor(ir::DataType dtype);
+
+//! The tolerance for output `index` of `fusion`: for a floating output, the
+//! loosest of the table's over its dtype and the floating dtype of every
+//! value computed on its way from the inputs (a Double output cast from
+//! Float math is only as exact as Float); for other outputs, exact.
+Tolerance toleranceForOutput(const ir::Fusion& fusion, size_t index);
 
 struct TensorCheck {
   bool passed = true;

@@ -135,8 +135,9 @@ class GpuTest : public ::testing::Test {
     const std::vector<Tensor> reference = runtime::runReference(fusion(), referenceInputs);
     EXPECT_EQ(result.outputs.size(), reference.size());
     for (size_t i = 0; i < reference.size() && i < result.outputs.size(); ++i) {
-      const runtime::TensorCheck check = runtime::checkTensor(
-          result.outputs[i], reference[i], fusion().outputs()[i].val->name());
+      const runtime::TensorCheck check =
+          runtime::checkTensor(result.outputs[i], reference[i], fusion().outputs()[i].val->name(),
+                               runtime::toleranceForOutput(fusion(), i));
       EXPECT_TRUE(check.passed) << check.message;
     }
     lastOutputs_ = result.outputs;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/frontend/script.h"
+
 namespace fuserlab::runtime {
 namespace {
 
@@ -160,6 +162,34 @@ TEST(ResultCheckTest, EmptyTensorsPass) {
   const TensorCheck check = checkTensor(e, e, "T10");
   EXPECT_TRUE(check.passed);
   EXPECT_EQ(check.elements, 0);
+}
+
+// A Double output computed from Float math (the differential tester's seed
+// 1176: sqrt in Float, then cast to Double) is only as exact as Float: one
+// Float ulp is no wrong result. A Double chain keeps Double's tolerance.
+TEST(ResultCheckTest, AnOutputIsAsExactAsTheLeastPreciseValueOnItsWay) {
+  const frontend::Script script = frontend::readScript(R"(
+from nvfuser import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    t0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    t1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Double)
+    t2 = fd.ops.cast(fd.ops.sqrt(fd.ops.abs(t0)), dtype=DataType.Double)
+    fd.add_output(t2)
+    fd.add_output(fd.ops.exp(t1))
+    fd.add_output(fd.ops.cast(fd.ops.gt(t1, 0.0), dtype=DataType.Int))
+    fd.add_output(fd.ops.cast(fd.ops.cast(t1, dtype=DataType.BFloat16), dtype=DataType.Float))
+)", "tolerance.py");
+  const ir::Fusion& fusion = script.fusion();
+  EXPECT_EQ(toleranceForOutput(fusion, 0).rtol, toleranceFor(DataType::Float).rtol);
+  EXPECT_EQ(toleranceForOutput(fusion, 1).rtol, toleranceFor(DataType::Double).rtol);
+  EXPECT_EQ(toleranceForOutput(fusion, 2).rtol, 0.0);
+  EXPECT_EQ(toleranceForOutput(fusion, 3).rtol, toleranceFor(DataType::BFloat16).rtol);
+  Tensor expected = Tensor::empty(DataType::Double, {1});
+  expected.set({0}, 0.51445663);
+  Tensor actual = Tensor::empty(DataType::Double, {1});
+  actual.set({0}, 0.51445657);
+  EXPECT_FALSE(checkTensor(actual, expected, "t2").passed);
+  EXPECT_TRUE(checkTensor(actual, expected, "t2", toleranceForOutput(fusion, 0)).passed);
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+// Whether a kernel may write an output straight into the input it aliases
+// (`add_output(out, alias_input=in)`). In place is right only when no thread
+// can read an element of the input after another thread (or a later
+// kernel) wrote it: the segment is pointwise, every value derived from the
+// input inside it flows only through elementwise ops of the same axes (no
+// broadcast, view, reduction or gather moves an element to another
+// thread), and no other segment reads the input. Otherwise the executor
+// writes the output into a fresh buffer and copies it into the input after
+// the run's last kernel.
+#pragma once
+
+#include "core/ir/fusion.h"
+#include "core/scheduler/scheduler_type.h"
+
+namespace fuserlab::runtime {
+
+//! `input` is a tensor input of `segment`, which `scheduler` runs; whether
+//! every read of it inside the segment happens in the thread that writes
+//! the same element of an output of the input's shape.
+bool readsOnlyInPlace(const ir::Fusion& segment, const ir::Val* input,
+                      scheduler::SchedulerType scheduler);
+
+}  // namespace fuserlab::runtime
