@@ -101,8 +101,9 @@ CaseResult onGpu(const ir::Fusion& fusion, const passes::CompileOptions& options
             out.kernels};
   }
   for (size_t i = 0; i < reference.size(); ++i) {
-    const runtime::TensorCheck check = runtime::checkTensor(
-        result.outputs[i], reference[i], "output " + std::to_string(i));
+    const runtime::TensorCheck check =
+        runtime::checkTensor(result.outputs[i], reference[i], "output " + std::to_string(i),
+                             runtime::toleranceForOutput(fusion, i));
     if (!check.passed) return {Status::WrongResult, check.message, out.kernels};
   }
   for (size_t i = 0; i < gpuInputs.size(); ++i) {

@@ -39,6 +39,8 @@ struct CaseResult {
   //! One line: what differed, or the error's first line.
   std::string detail;
   int kernels = 0;
+  //! The worker must not run another case in this process (a CUDA error).
+  bool restartWorker = false;
 };
 
 //! Runs the script `source` (named `name` in messages) with compile options

@@ -10,6 +10,7 @@
 //                     [--out DIR] [--device N] [--max-ops K]
 //                     [--shrink-evaluations E] [--shrink-failures F]
 //                     [--case-timeout SECONDS]
+//   fuserlab-difftest --print --seed S [--path P] [--max-ops K]
 //
 // Case i uses seed S + i, so `--seed S+i --count 1` repeats it alone. Exit
 // status: 0 when nothing failed, 1 when a case failed, 2 on a usage error.
@@ -47,6 +48,7 @@ struct Options {
   int shrinkFailures = 20;
   double caseTimeout = 300;
   bool worker = false;
+  bool print = false;
   std::string path;
 };
 
@@ -64,8 +66,8 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--worker") {
-      o.worker = true;
+    if (a == "--worker" || a == "--print") {
+      (a == "--worker" ? o.worker : o.print) = true;
       continue;
     }
     if (i + 1 >= argc) usage(a + " needs a value");
@@ -139,8 +141,15 @@ CaseResult runOne(uint64_t seed, const std::string& path, const Options& o) {
     if (std::to_string(seed) == abortSeed) std::abort();
   }
   const RandomFusion fusion = fusionFor(seed, path, o);
-  return runCase(renderScript(fusion), scriptName(seed, path), fusion.options, o.mode,
-                 o.device);
+  CaseResult result = runCase(renderScript(fusion), scriptName(seed, path), fusion.options,
+                              o.mode, o.device);
+  // A CUDA error (a fault in a kernel) can leave the context unusable for
+  // every later case: it is this case's crash, and the worker starts over.
+  if (result.detail.find("cudaError") != std::string::npos) {
+    result.status = Status::Crash;
+    result.restartWorker = true;
+  }
+  return result;
 }
 
 std::string withHeader(const std::string& script, const CaseResult& result,
@@ -195,6 +204,11 @@ std::string shrink(const PoolOptions& pool, uint64_t seed, Status status,
 
 int mainOf(int argc, char** argv) {
   Options o = parse(argc, argv);
+  if (o.print) {
+    // The script of one case (shrunk along --path), as a failure writes it.
+    std::fputs(renderScript(fusionFor(o.seed, o.path, o)).c_str(), stdout);
+    return 0;
+  }
   if (o.worker) {
     return workerMain({o.seed, o.count, o.path},
                       [&](uint64_t seed, const std::string& path) { return runOne(seed, path, o); });
@@ -263,7 +277,7 @@ int mainOf(int argc, char** argv) {
       if (!path.empty()) {
         const std::filesystem::path minimal = std::filesystem::path(o.out) / scriptName(seed, path);
         writeScript(minimal, withHeader(renderScript(fusionFor(seed, path, o)), last, o, seed, path));
-        line += " (shrunk: " + minimal.string() + ")";
+        line += " (shrunk along " + path + ": " + minimal.string() + ")";
       }
     }
     written.push_back(line);

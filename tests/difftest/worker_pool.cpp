@@ -29,6 +29,7 @@ struct Worker {
   int64_t from = 0;     //!< first case index of this worker's range
   int64_t to = 0;       //!< one past the last
   int64_t started = -1; //!< the case in flight, -1 when none
+  int64_t finished = -1; //!< the last case with a result, -1 before the first
   std::string buffer;
   Clock::time_point lastActivity;
 };
@@ -145,6 +146,7 @@ void runJobs(const PoolOptions& options, const std::vector<WorkerJob>& jobs,
               std::getline(in >> std::ws, result.detail);
               result.status = statusFromString(status);
               w.started = -1;
+              w.finished = index;
               onResult(w.job, w.from + index, result);
             }
           }
@@ -170,15 +172,20 @@ void runJobs(const PoolOptions& options, const std::vector<WorkerJob>& jobs,
         if (w.from + w.started + 1 < w.to) {
           pending.push_front({w.job, w.from + w.started + 1, w.to});
         }
+      } else if (w.finished >= 0 && w.from + w.finished + 1 < w.to) {
+        // Stopped after a result (a case that left the CUDA context
+        // unusable): a new worker takes the rest.
+        pending.push_front({w.job, w.from + w.finished + 1, w.to});
       } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        // Died between cases (start-up, or after the last result): the
-        // cases it had not started go to a new worker once.
+        // Died before its first case: its cases are not run (the summary
+        // counts them), rather than restarting a worker that cannot start.
         std::fprintf(stderr, "difftest: a worker %s before starting a case; stderr: %s\n",
                      describeExit(status).c_str(), tailOf(w.errPath, 400).c_str());
       }
       unlink(w.errPath.c_str());
       w.pid = -1;
       w.started = -1;
+      w.finished = -1;
       w.buffer.clear();
     }
   }
@@ -197,6 +204,7 @@ int workerMain(const WorkerJob& job,
     std::printf("result %lld %s %d %s\n", static_cast<long long>(i), toString(result.status),
                 result.kernels, detail.c_str());
     std::fflush(stdout);
+    if (result.restartWorker && i + 1 < job.count) return 3;  // the pool starts a new one
   }
   return 0;
 }
