@@ -74,7 +74,8 @@ class PointwiseKernel {
   std::vector<std::string> referenceIndexNames(bool lane) const;
   bool rowIndependent(const std::string& offset, const std::string& predicate) const;
   std::string hoistedRead(const HoistedLoad& load) const;
-  bool hoistedLoadsHoldAcrossChunks() const;
+  bool holdsAcrossChunks(const std::string& code) const;
+  bool chunksMayCrossAxes() const;
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
                        bool vectorPass, const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
@@ -119,6 +120,9 @@ class PointwiseKernel {
   std::vector<VectorAccess> used_;  // vector accesses the pass makes
   // No lane of a chunk needs its own index: only vector accesses see lanes.
   bool laneIndependent_ = false;
+  // The vectorized pass's per-lane code (computes, scalar stores): run for
+  // every lane at the chunk's first reference position.
+  std::string laneCode_;
 };
 
 void PointwiseKernel::analyze() {
@@ -331,35 +335,46 @@ std::string PointwiseKernel::vectorCondition() const {
   }
   if (aligned.empty()) aligned = "true";
   std::string condition = "(" + aligned + ")\n      && ((" + withinAxis + ")";
-  if (laneIndependent_ && hoistedLoadsHoldAcrossChunks()) {
+  if (chunksMayCrossAxes()) {
     condition += "\n       || (" + asGenerated + ")";
   }
   return condition + ")";
 }
 
-// A chunk that crosses axes (the as-generated alternative of vector_ok)
-// reads each hoisted scalar load once, at the chunk's first element. That
-// is right only where the load's value cannot change inside a chunk: every
-// axis its offset or branch names changes at multiples of the extents inner
-// to it, which must then be multiples of the vector width. (A per-channel
-// scale over [2, 8, 6, 6] changes every 36 elements: 8-wide chunks cross
-// it, and lanes past the boundary read the wrong channel.) Axes before the
-// break point never change inside a row's chunk.
-bool PointwiseKernel::hoistedLoadsHoldAcrossChunks() const {
+// Whether `code`, evaluated once at a chunk's first element, means the same
+// for every element of a chunk that crosses axes: every reference axis it
+// names changes at multiples of the extents inner to it, which must then be
+// multiples of the vector width. Axes before the break point never change
+// inside a row's chunk.
+bool PointwiseKernel::holdsAcrossChunks(const std::string& code) const {
+  int64_t innermost = -1;
+  for (int64_t k = 0; k < rank_; ++k) {
+    if (mentionsIdentifier(code, "a" + std::to_string(k))) innermost = k;
+  }
+  if (innermost < 0 || innermost < breakPoint_) return true;
+  int64_t span = 1;
+  for (int64_t k = innermost + 1; k < rank_; ++k) span *= refExtents_[k];
+  return span % vector_ == 0;
+}
+
+// The as-generated alternative of vector_ok: chunks that run across axes of
+// tensors laid out as when the kernel was generated. Only where no lane
+// needs its own index, and everything done once per chunk at its first
+// element holds for all of it:
+// - each hoisted scalar load (a per-channel scale over [2, 8, 6, 6] changes
+//   every 36 elements: 8-wide chunks cross it, and lanes past the boundary
+//   read the wrong channel);
+// - the lane code: its scalar stores, whose offsets name no lane, and values
+//   computed from reference indices (an iota). With the reference's
+//   innermost axis a broadcast of extent 1, no lane is named anywhere, yet a
+//   4-wide chunk spans 4 positions of the axis outside it: a store there
+//   wrote the chunk's first element 4 times and left 3 of 4 unwritten (NaN
+//   in 768 of 1024 elements on an H200, issue 42 item 2(b)).
+bool PointwiseKernel::chunksMayCrossAxes() const {
+  if (!laneIndependent_ || !holdsAcrossChunks(laneCode_)) return false;
   for (const HoistedLoad& load : hoisted_) {
     if (load.vector) continue;
-    int64_t innermost = -1;
-    for (int64_t k = 0; k < rank_; ++k) {
-      const std::string axis = "a" + std::to_string(k);
-      if (mentionsIdentifier(load.offset, axis) ||
-          mentionsIdentifier(load.predicate, axis)) {
-        innermost = k;
-      }
-    }
-    if (innermost < 0 || innermost < breakPoint_) continue;
-    int64_t span = 1;
-    for (int64_t k = innermost + 1; k < rank_; ++k) span *= refExtents_[k];
-    if (span % vector_ != 0) return false;
+    if (!holdsAcrossChunks(load.offset) || !holdsAcrossChunks(load.predicate)) return false;
   }
   return true;
 }
@@ -539,6 +554,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
   // Shifted vectors and branches decided per vector need vectors inside a
   // row even where no lane is named.
   laneIndependent_ = !laneNamed && !(vectorLanes && vectorLanes->usesRows());
+  laneCode_ = laneCode;
   if (lanes) {
     code += indent(pad + 2) + "#pragma unroll\n" + indent(pad + 2) +
             "for (int j = 0; j < kVector; ++j) {\n";

@@ -181,6 +181,61 @@ def f(fd : FusionDefinition) -> None :
   expectCompiles(even);
 }
 
+// Issue 42 item 2(b): with the reference's innermost axis a broadcast of
+// extent 1 ([16, 1, 64, 1] there, [16, 64, 1] here), no lane is named
+// anywhere, yet a 4-wide chunk spans 4 positions of the axis outside it.
+// Chunks that crossed axes stored once per lane at the chunk's first
+// position, so 3 of every 4 elements stayed unwritten (NaN in 768 of 1024 on
+// an H200), and an iota of that axis took its first value. Chunks cross axes
+// only where the lane code (scalar stores, computed indices) holds across
+// them; a gather whose row is the chunk's first row likewise, unless the rows
+// are a multiple of the vector width.
+TEST(PointwiseEmitterTest, ChunksCrossAxesOnlyWhereTheLaneCodeHoldsAcrossThem) {
+  constexpr const char* kIotaBesideABroadcastAxis = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[16, 1, 1], contiguity=[True, None, None], dtype=DataType.Float)
+    T1 = fd.ops.iota(length=64, start=0, step=1, dtype=DataType.Float)
+    T2 = fd.ops.broadcast(T1, is_broadcast_dim=[True, False, True])
+    T3 = fd.ops.add(T0, T2)
+    T4 = fd.ops.broadcast(T3, is_broadcast_dim=[False, True, False, False])
+    fd.add_output(T4)
+)";
+  // T3 is the kernel's output (the broadcast is a kernel-free view of it).
+  const CompiledScript iota = compileScript(kIotaBesideABroadcastAxis, "16x1x1:f32");
+  ASSERT_EQ(paramsOf(iota).vectorizationFactor, 4);
+  const GeneratedKernel& stores = onlyKernel(iota);
+  EXPECT_TRUE(contains(stores.source, "a0 = axis 0 (16) a1 = axis 1 (64) a2 = axis 2 (1)"))
+      << stores.source;
+  EXPECT_TRUE(contains(stores.source,
+                       "T3.data[(index_t)(a0) * T3_s0 + (index_t)(a1) * T3_s1] = "))
+      << stores.source;
+  EXPECT_FALSE(contains(stores.source, "|| (ref_e0 ==")) << stores.source;
+  expectCompiles(stores);
+
+  constexpr const char* kGatherRows = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    T2 = fd.ops.take_along_axis(T0, T1, dim=1)
+    fd.add_output(T2)
+)";
+  const CompiledScript odd = compileScript(kGatherRows, "8x30:f32,8x30:i64");
+  ASSERT_EQ(paramsOf(odd).vectorizationFactor, 4);
+  const GeneratedKernel& oddRows = onlyKernel(odd);
+  EXPECT_TRUE(contains(oddRows.source, "T0.data[(index_t)(a0) * T0_s0 + (index_t)(gathered_idx"))
+      << oddRows.source;
+  EXPECT_FALSE(contains(oddRows.source, "|| (ref_e0 ==")) << oddRows.source;
+  expectCompiles(oddRows);
+  const CompiledScript even = compileScript(kGatherRows, "8x32:f32,8x32:i64");
+  const GeneratedKernel& evenRows = onlyKernel(even);
+  if (paramsOf(even).vectorizationFactor == 4 && paramsOf(even).breakPoint == 0) {
+    EXPECT_TRUE(contains(evenRows.source, "|| (ref_e0 == 8 && ref_e1 == 32")) << evenRows.source;
+  }
+  expectCompiles(evenRows);
+}
+
 TEST(PointwiseEmitterTest, OddElementCountIsReadElementByElement) {
   const CompiledScript compiled = compileScript(kBf16Add, "1001x17:bf16,1001x17:bf16");
   ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 1);

@@ -100,6 +100,70 @@ fd.add_output(T7)
   FL_SKIP_IF_UNAVAILABLE();
 }
 
+// Issue 42 item 2(b) (corpus/issue42_squeeze_expanded_view_chain.py, from
+// nvFuser's test_ca_map_concrete_loop_id): the kernel's reference [16, 1, 64,
+// 1] ends in a broadcast axis of extent 1, so no lane is named, and 4-wide
+// chunks that crossed axes stored only each chunk's first element: 768 of
+// 1024 elements of two outputs NaN on an H200. The same with an iota beside
+// such an axis, and with a gather whose row is the chunk's first row over
+// rows that are not a multiple of the vector width.
+TEST_F(GpuPointwiseTest, ChunksAcrossAnInnermostBroadcastAxisWriteEveryElement) {
+  define(R"(
+T0 = fd.define_tensor(shape=[16, 1, 1], contiguity=[True, None, None], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[1, 1, 1024], contiguity=[None, None, True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.sub(T0, T0)
+T3 = fd.ops.exp(T2)
+T4 = fd.ops.reciprocal(T3)
+T5 = fd.ops.mul(T3, T4)
+T6 = fd.ops.broadcast(T5, is_broadcast_dim=[False, False, True, False])
+S7 = fd.ops.size(T5, dim=1)
+S8 = fd.define_scalar(16, dtype=DataType.Int)
+S9 = fd.define_scalar(64, dtype=DataType.Int)
+T11 = fd.ops.reshape(T1, new_shape=[S7, S7, S8, S9])
+T12 = fd.ops.permute(T11, dims=[0, 2, 1, 3])
+T13 = fd.ops.squeeze(T12, dims=[0], squeeze_expanded=True)
+T14 = fd.ops.permute(T13, dims=[0, 2, 1])
+T15 = fd.ops.broadcast(T14, is_broadcast_dim=[False, True, False, False])
+T16 = fd.ops.mul(T6, T15)
+T17 = fd.ops.squeeze(T16, dims=[3], squeeze_expanded=True)
+T18 = fd.ops.broadcast(T17, is_broadcast_dim=[True, False, False, False])
+T19 = fd.ops.permute(T18, dims=[0, 2, 1, 3])
+S20 = fd.define_scalar(1024, dtype=DataType.Int)
+T22 = fd.ops.reshape(T19, new_shape=[S7, S7, S20])
+fd.add_output(T5)
+fd.add_output(T13)
+fd.add_output(T22)
+)");
+  runAndCheck({random(DataType::Float, {16, 1, 1}), random(DataType::Float, {1, 1, 1024})});
+  FL_SKIP_IF_UNAVAILABLE();
+
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, 1, 1], contiguity=[True, None, None], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.iota(length=64, start=0, step=1, dtype=DataType.Float)
+T2 = fd.ops.broadcast(T1, is_broadcast_dim=[True, False, True])
+T3 = fd.ops.add(T0, T2)
+T4 = fd.ops.broadcast(T3, is_broadcast_dim=[False, True, False, False])
+fd.add_output(T4)
+)");
+  for (int64_t rows : {16, 5}) {
+    SCOPED_TRACE("iota beside a broadcast axis, " + std::to_string(rows) + " rows");
+    runAndCheck({random(DataType::Float, {rows, 1, 1})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int, is_cpu=False)
+T2 = fd.ops.take_along_axis(T0, T1, dim=1)
+fd.add_output(T2)
+)");
+  for (int64_t cols : {30, 32}) {
+    SCOPED_TRACE("gather along rows of " + std::to_string(cols));
+    runAndCheck({random(DataType::Float, {8, cols}), random(DataType::Int, {8, cols})});
+    FL_SKIP_IF_UNAVAILABLE();
+  }
+}
+
 TEST_F(GpuPointwiseTest, TailsNotAMultipleOfTheVectorWidth) {
   // 16-byte vectors hold 4 floats, 8 halves or bfloat16s: leave 1 to 7 over.
   for (const char* dtype : {"Float", "Half", "BFloat16"}) {
