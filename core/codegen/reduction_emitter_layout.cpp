@@ -264,6 +264,10 @@ const TensorCoordinates* RowLayout::coordinatesOf(
   return nullptr;
 }
 
+bool readByKernel(const ir::Fusion& segment, const ir::TensorView* tv) {
+  return !tv->uses().empty() || segment.isOutput(tv);
+}
+
 const TensorAccess& RowLayout::access(const ir::TensorView* tv) const {
   for (const TensorAccess& a : tensors) {
     if (a.tv == tv) return a;
@@ -317,7 +321,8 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   std::vector<std::pair<const TensorView*, int>> tensors;  // tv, alias input
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
-    if (tv != nullptr && !tv->isCpuScalar()) tensors.emplace_back(tv, -1);
+    if (tv == nullptr || tv->isCpuScalar() || !readByKernel(segment, tv)) continue;
+    tensors.emplace_back(tv, -1);
   }
   for (const ir::FusionOutput& out : segment.outputs()) {
     const auto* tv = out.val->as<TensorView>();

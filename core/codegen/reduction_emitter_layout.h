@@ -77,6 +77,14 @@ struct TensorCoordinates {
   std::vector<std::vector<IndexTerm>> elementTerms;  //!< per logical axis
 };
 
+//! Whether the kernel reads the segment input `tv`: some expr of the
+//! segment uses it, or it is an output. An input read only for its extents
+//! (`shape=T1.shape()`; they are constants of the generated code) or not at
+//! all is bound but never indexed, so it has no TensorAccess. The same rule
+//! as scheduler::inputsAndOutputs, whose tensors the schedulers' checks
+//! (rejectUntracedTensors) require to follow the reference.
+bool readByKernel(const ir::Fusion& segment, const ir::TensorView* tv);
+
 struct RowLayout {
   //! True for an inner reduction (vectorized along j), false for an outer
   //! one (vectorized along r).
@@ -92,7 +100,8 @@ struct RowLayout {
   //! read by vectors only where its offset at (r, head(r)) is a multiple of
   //! `vectorize` for every r (it is laid out as rows of rowLength).
   bool shiftedRows = false;
-  //! Every tensor input (CPU scalars excluded) and output, each once.
+  //! Every tensor input the kernel reads (readByKernel; CPU scalars
+  //! excluded) and every output, each once.
   std::vector<TensorAccess> tensors;
 
   //! Coordinates of every tensor of the segment the trace reaches.

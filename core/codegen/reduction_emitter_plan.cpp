@@ -88,7 +88,10 @@ ReductionPlan planReduction(
   };
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
-    if (tv == nullptr) continue;
+    // An input no expr reads (its extents at most) plays no role.
+    if (tv == nullptr || (!tv->isCpuScalar() && !readByKernel(segment, tv))) {
+      continue;
+    }
     TensorRole role;
     role.provided = true;
     role.perRow = tv->isCpuScalar() || !layout.access(tv).movesAlongElements();

@@ -405,3 +405,55 @@ TEST_F(ReductionEmitterTest, BatchThatDoesNotCoverTheRowIsRefused) {
 
 }  // namespace
 }  // namespace fuserlab::codegen
+
+namespace fuserlab::codegen {
+namespace {
+
+// Issue 42 item 4: every segment of these corpus scripts gets a kernel for
+// the default device at the sizes of their inputs blocks, and each kernel
+// compiles with NVRTC. An input the segment reads only for its extents
+// (`broadcast_in_dim(shape=tv1.shape())`) passes the schedulers' checks,
+// which trace the inputs exprs read (scheduler::inputsAndOutputs); the
+// reduction emitter refused it ("tv1 is not connected to the reduced
+// tensor") until it gave such inputs no layout.
+TEST(ReductionIssue42Test, CorpusReproducersCompileIntoKernels) {
+  for (const char* file : {"issue42_rmsnorm_bwd_builder.py", "issue42_rmsnorm_bwd_direct.py",
+                           "issue42_sum_over_broadcast_axis.py"}) {
+    SCOPED_TRACE(file);
+    const frontend::Script script = frontend::readScriptFile(
+        std::string(FUSERLAB_SOURCE_DIR) + "/tests/frontend/corpus/" + file);
+    ASSERT_TRUE(script.inputs.has_value());
+    const auto device = scheduler::findBuiltinDevice("h100");
+    ASSERT_TRUE(device.has_value());
+    const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
+    const runtime::CompiledFusion compiled =
+        runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device, args);
+    const std::vector<runtime::SegmentKernel> kernels =
+        runtime::generateSegmentKernels(compiled, *device, args);
+    EXPECT_FALSE(kernels.empty());
+    for (const runtime::SegmentKernel& segment : kernels) {
+      SCOPED_TRACE(segment.name);
+      ASSERT_TRUE(segment.kernel.has_value()) << segment.error;
+      EXPECT_FALSE(runtime::compileWithNvrtc(*segment.kernel, 90).cubin.empty());
+    }
+  }
+}
+
+// The same refusal at its smallest: a sum of a broadcast whose shape comes
+// from an input no expr reads. The kernel takes the input and never indexes it.
+TEST(ReductionIssue42Test, InputReadOnlyForItsShapeIsNotIndexed) {
+  const CompiledScript compiled = compileScript(script(R"(
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T2 = fd.define_tensor(shape=[1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False)
+    T3 = fd.ops.broadcast_in_dim(T0, shape=T1.shape(), broadcast_dims=[0])
+    T4 = fd.ops.mul(T3, T2)
+    T5 = fd.ops.sum(T4, dims=[1], keepdim=False, dtype=DataType.Null)
+    fd.add_output(T5)
+)"), "37:f32,37x250:f32,1x250:f32");
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_FALSE(runtime::compileWithNvrtc(kernel, 90).cubin.empty());
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
