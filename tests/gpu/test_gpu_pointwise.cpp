@@ -696,5 +696,32 @@ TEST_F(GpuPointwiseTest, BiasGeluApproximateTanhWithinBf16Tolerance) {
   }
 }
 
+// Found by the differential tester on an H200. Seed 1811: a strided slice
+// of a view with an odd row stride, in a kernel after a kernel-free
+// segment; vectors that crossed axes started every other row misaligned
+// (cudaErrorMisalignedAddress). Seed 1654: a reshape regrouping an expanded
+// broadcast axis wrote 64 of 2112 rows.
+TEST_F(GpuPointwiseTest, DifferentialTesterFindings) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Double, is_cpu=False)
+T1 = fd.ops.slice(T0, start_indices=[0, 0, 2, 0], end_indices=[32, 5, 14, 32], strides=[1, 1, 2, 1])
+T2 = fd.ops.neg(T1)
+fd.add_output(T2)
+)");
+  Tensor base = random(DataType::Double, {32, 5, 33, 33});
+  runAndCheck({base.asStrided({32, 5, 33, 32}, base.strides(), 0)});
+  runAndCheck({base.asStrided({32, 5, 33, 32}, base.strides(), 1)});
+  FL_SKIP_IF_UNAVAILABLE();
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.broadcast_in_dim(T0, shape=[1, 33, 64, 32], broadcast_dims=[2, 3])
+T2 = fd.ops.cast(T1, dtype=DataType.Float)
+T3 = fd.ops.reshape(T2, new_shape=[1, 2112, 32])
+fd.add_output(T2)
+fd.add_output(T3)
+)");
+  runAndCheck({random(DataType::BFloat16, {64, 32})});
+}
+
 }  // namespace
 }  // namespace fuserlab::gpu_test

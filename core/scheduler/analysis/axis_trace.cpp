@@ -355,7 +355,24 @@ std::vector<AxisPiece> mapThroughReshape(
     if (lostReason.empty()) lostReason = why();
     out.push_back(lostPiece());
   };
-  for (const AxisPiece& piece : pieces) {
+  for (const AxisPiece& original : pieces) {
+    // A broadcast axis expanded to more than one element that the reshape
+    // regroups with others is materialized by it: the other side walks
+    // along it like any axis (a [1, 33 (expanded), 64, 32] reshaped to
+    // [1, 2112, 32] walks 64 rows per step of the expanded axis; kept as a
+    // broadcast, only the first 64 of 2112 rows were written: the
+    // differential tester's seed 1654 on an H200).
+    AxisPiece piece = original;
+    if (piece.kind == PieceKind::Broadcast && piece.id != nullptr) {
+      const auto at = std::find(from.begin(), from.end(), piece.id);
+      if (at != from.end() && fromExtents[static_cast<size_t>(at - from.begin())] > 1) {
+        piece.kind = PieceKind::Axis;
+        piece.extent = fromExtents[static_cast<size_t>(at - from.begin())];
+        piece.step = 1;
+        piece.offset = 0;
+        piece.resized = false;
+      }
+    }
     if (piece.kind != PieceKind::Axis) {
       AxisPiece kept = piece;
       kept.id = nullptr;
