@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <unordered_map>
 
@@ -597,6 +599,18 @@ class Planner {
     plan_.launches.push_back(std::move(launch));
   }
 
+  // FUSERLAB_DUMP_CUDA=DIR writes each kernel the run builds, as it was
+  // built for these inputs (their strides and alignment), to DIR/NAME.cu
+  // (nvFuser's NVFUSER_DUMP=cuda_kernel; `compile --out` writes the kernels
+  // for the inputs block's layout instead).
+  static void dumpKernelSource(const codegen::GeneratedKernel& generated) {
+    const char* dir = std::getenv("FUSERLAB_DUMP_CUDA");
+    if (dir == nullptr || *dir == 0) return;
+    std::ofstream out(std::string(dir) + "/" + generated.name + ".cu");
+    out << generated.source;
+    if (!out.good()) std::fprintf(stderr, "FUSERLAB_DUMP_CUDA: cannot write %s/%s.cu\n", dir, generated.name.c_str());
+  }
+
   std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
       const segmenter::SegmentedGroup& group, const scheduler::SegmentRuntimeInfo& info) {
     const std::string what = segmentName(group);
@@ -610,6 +624,7 @@ class Planner {
       throw KernelUnavailable(what + ": " + error.message());
     }
     const codegen::GeneratedKernel& generated = loaded->generated;
+    dumpKernelSource(generated);
     loaded->module = loadModule(generated, what);
     std::shared_ptr<CudaModule>& module = loaded->module;
     loaded->kernel = module->kernel(generated.name, what);
