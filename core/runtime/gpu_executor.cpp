@@ -432,6 +432,23 @@ class Planner {
         return false;
       }
     }
+    // A fusion output that is the input itself or a view of it (no group may
+    // read it: the fusion may alias it without any segment) must keep the
+    // input's old values: the write goes through a buffer, and that output is
+    // copied first (plan()).
+    std::vector<const ir::Val*> views = {target};
+    for (size_t v = 0; v < views.size(); ++v) {
+      for (const ir::Expr* use : views[v]->uses()) {
+        if (use->fusion() != &segmented_.complete() || !isViewOp(use->type())) continue;
+        for (const ir::Val* out : use->outputs()) views.push_back(out);
+      }
+    }
+    for (const ir::FusionOutput& output : segmented_.complete().outputs()) {
+      if (output.aliasOf == nullptr &&
+          std::find(views.begin(), views.end(), output.val) != views.end()) {
+        return false;
+      }
+    }
     const auto read = std::find(group.inputs.begin(), group.inputs.end(), target);
     if (read == group.inputs.end()) return true;
     const ir::Fusion& segment = *group.segment;

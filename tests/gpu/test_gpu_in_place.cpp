@@ -125,3 +125,34 @@ fd.add_output(T2, alias_input=T0)
 
 }  // namespace
 }  // namespace fuserlab::gpu_test
+
+namespace fuserlab::gpu_test {
+namespace {
+
+// Differential tester seeds 2811 and 11315: an output that is the input
+// itself (an identity broadcast_in_dim, aliased without any segment) beside
+// the in-place update of that input keeps the old values.
+TEST_F(GpuInPlaceTest, AnOutputThatIsTheUpdatedInputKeepsItsOldValues) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
+T1 = fd.ops.broadcast_in_dim(T0, shape=T0.shape(), broadcast_dims=[0])
+T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
+T3 = fd.ops.add(fd.ops.mul(T0, 2), T2)
+fd.add_output(T1)
+fd.add_output(T3, alias_input=T0)
+)");
+  runAndCheck({random(DataType::Int, {131072}), random(DataType::Int, {131072})});
+  FL_SKIP_IF_UNAVAILABLE();
+  define(R"(
+T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=False)
+T3 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[])
+T4 = fd.ops.add(fd.ops.mul(T0, 0.5), T3)
+fd.add_output(T0)
+fd.add_output(T4, alias_input=T0)
+)");
+  runAndCheck({random(DataType::Float, {17}), random(DataType::Float, {})});
+}
+
+}  // namespace
+}  // namespace fuserlab::gpu_test
