@@ -207,6 +207,7 @@ class Planner {
         plan_.copiedFromHost = true;
       }
       values_[input] = value;
+      inputValues_[input] = value;
     }
     // Groups are ordered by their first expr; a group runs once every value
     // it reads is there.
@@ -493,7 +494,7 @@ class Planner {
                 value->name(), " is not a tensor");
       const ir::Val* target = aliasTarget(value);
       if (target != nullptr && !deferred[j]) {
-        outputs.push_back(values_.at(target));
+        outputs.push_back(inputValues_.at(target));
       } else {
         const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
         DeviceTensor fresh =
@@ -503,7 +504,9 @@ class Planner {
         // Intermediates live as long as the run, not the planner.
         keepAlive_.push_back(fresh.buffer);
         outputs.push_back(fresh);
-        if (target != nullptr) deferredWrites_.push_back({fresh, values_.at(target), what});
+        // The input's own buffer: values_ of an input a segment passes on as
+        // an output (an identity view) may name that output's copy.
+        if (target != nullptr) deferredWrites_.push_back({fresh, inputValues_.at(target), what});
       }
       values_[value] = outputs.back();
     }
@@ -743,6 +746,8 @@ class Planner {
   ir::ExpressionEvaluator evaluator_;
   // Looked up by value, never iterated.
   std::unordered_map<const ir::Val*, DeviceTensor> values_;
+  // The fusion inputs' own tensors, which aliased outputs are written into.
+  std::unordered_map<const ir::Val*, DeviceTensor> inputValues_;
   std::vector<std::shared_ptr<DeviceBuffer>> keepAlive_;
   // Aliased outputs written into fresh buffers, copied into their inputs
   // after the last kernel.
