@@ -291,6 +291,7 @@ class PersistentEmitter {
     b_.append(chunkSetup);
     b_.declareChunkLoads(phase, in + 2, "");
     b_.emitChunkLoads(in + 2, ctx);
+    b_.emitGatherOwners(in + 2, ctx);
     b_.declareOutputLanes(phase, in + 2);
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
@@ -382,6 +383,7 @@ class PersistentEmitter {
     b_.line(in + 2, "(void)jx;  // a pass that reads storage only needs no index");
     b_.declareChunkLoads(phase, in + 2, "");
     b_.emitChunkLoads(in + 2, ctx);
+    b_.emitGatherOwners(in + 2, ctx);
     b_.declareOutputLanes(phase, in + 2);
     b_.line(in + 2, "{");
     b_.line(in + 4, "const int v = 0;");

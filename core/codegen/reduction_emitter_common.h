@@ -120,6 +120,10 @@ class ReductionKernelBuilder {
   //! `a` combined with `b` as an expression.
   std::string combine(const ReductionStep& step, const std::string& a,
                       const std::string& b) const;
+  //! Whether this thread owns a row gather's element, per slot ("own_T14").
+  std::string gatherOwner(const GatherStep& gather) const;
+  //! The row's gathered column, per slot ("gcol_T14").
+  std::string gatherColumn(const GatherStep& gather) const;
   //! The chunk buffer of a one-pass Welford step ("wf_T4").
   std::string welfordChunkName(const ReductionStep& step) const;
   //! Sets the result arrays of `step`'s outputs at `slot` from the reduced
@@ -155,6 +159,13 @@ class ReductionKernelBuilder {
   //! One element (inside the lane loop): its values, accumulation into the
   //! phase's steps at ctx.slot, storage writes, output lanes.
   void emitElement(int indent, const LaneContext& ctx);
+  //! Inside the lane loop: keeps `value`, the gather's source element, as
+  //! the row's gathered value where its column is the row's index.
+  void emitGatherMatch(const GatherStep& gather, int indent,
+                       const LaneContext& ctx, const std::string& value);
+  //! Once per chunk (ctx.elementChunk, laneWidth() elements): whether the
+  //! chunk holds each gather's column, into its owner flag.
+  void emitGatherOwners(int indent, const LaneContext& ctx);
   //! Stores the output lanes of the chunk.
   void emitOutputStores(int indent, const LaneContext& ctx);
   //! Whether phase `phase` writes per-element outputs.
@@ -180,6 +191,9 @@ class ReductionKernelBuilder {
   std::string leafValue(const ir::TensorView* tv);
   bool isLeafNow(const ir::TensorView* tv) const;
   std::string storageLane(const ir::TensorView* tv, const LaneContext& ctx) const;
+  //! The gather source's column at element index `element`, as index_t.
+  std::string gatherCoordinate(const GatherStep& gather,
+                               const std::string& element) const;
   std::string offsetAt(const TensorAccess& access, const std::string& row,
                        const std::string& element) const;
   std::string dataOf(const ir::TensorView* tv, bool output) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/ir/error.h"
+#include "core/scheduler/analysis/row_gather.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -58,6 +59,9 @@ std::vector<const TensorView*> ReductionPlan::phaseTargets(int phase) const {
   for (const ReductionStep& step : steps) {
     if (step.phase == phase) add(step.input);
   }
+  for (const GatherStep& gather : gathers) {
+    if (gather.phase == phase) add(gather.source);
+  }
   for (const TensorView* tv : stored) {
     if (role(tv).available == phase) add(tv);
   }
@@ -75,12 +79,27 @@ std::vector<const ReductionStep*> ReductionPlan::stepsIn(int phase) const {
   return out;
 }
 
+std::vector<const GatherStep*> ReductionPlan::gathersIn(int phase) const {
+  std::vector<const GatherStep*> out;
+  for (const GatherStep& gather : gathers) {
+    if (gather.phase == phase) out.push_back(&gather);
+  }
+  return out;
+}
+
 ReductionPlan planReduction(
     const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
     const RowLayout& layout, bool persistent,
     const std::vector<const TensorView*>& storageCandidates) {
-  (void)pattern;
   ReductionPlan plan;
+  // Row gathers: only inner persistent kernels compute them (the schedulers
+  // refuse them elsewhere; a gather left over is refused below as before).
+  std::vector<scheduler::RowGather> rowGathers;
+  if (persistent && layout.inner) {
+    scheduler::RowGatherResult found = scheduler::findRowGathers(segment, pattern);
+    FL_CHECK(found.reason.empty(), "code generation: ", found.reason);
+    rowGathers = std::move(found.gathers);
+  }
   auto addTensor = [&](const TensorView* tv, TensorRole role) {
     if (plan.roles.count(tv) != 0) return;
     plan.roles.emplace(tv, role);
@@ -108,14 +127,44 @@ ReductionPlan planReduction(
     const std::vector<const TensorView*> inputs = tensorInputs(*expr);
     int available = 0;
     bool perRow = true;
+    int gather = -1;
     for (const TensorView* in : inputs) {
       const TensorRole& r = plan.role(in);
       available = std::max(available, r.available);
       perRow = perRow && r.perRow;
+      if (r.gather >= 0) gather = r.gather;
+    }
+    const auto rowGather =
+        std::find_if(rowGathers.begin(), rowGathers.end(),
+                     [&](const scheduler::RowGather& g) { return g.expr == expr; });
+    if (rowGather != rowGathers.end()) {
+      GatherStep step;
+      step.expr = expr;
+      step.source = rowGather->source;
+      step.index = rowGather->index;
+      step.output = rowGather->output;
+      step.dim = rowGather->dim;
+      step.phase = available;
+      FL_CHECK(plan.role(step.index).perRow && plan.role(step.index).gather < 0,
+               "code generation: ", expr->toString(),
+               ": the index varies along the row or comes from a gather");
+      FL_CHECK(!plan.role(step.source).perRow && plan.role(step.source).gather < 0,
+               "code generation: ", expr->toString(),
+               ": the gathered tensor does not move along the row");
+      TensorRole role;
+      role.perRow = true;
+      role.provided = true;
+      role.available = available + 1;
+      role.gather = static_cast<int>(plan.gathers.size());
+      plan.gathers.push_back(step);
+      addTensor(step.output, role);
+      continue;
     }
     if (expr->type() == ExprType::Reduction || expr->type() == ExprType::Welford) {
       const TensorView* in = inputs.at(0);
       const auto* out = expr->output(0)->as<TensorView>();
+      FL_CHECK(gather < 0, "code generation: ", expr->toString(),
+               " reduces a gathered value, which one thread of the row holds");
       ReductionStep step;
       step.expr = expr;
       step.input = in;
@@ -166,9 +215,13 @@ ReductionPlan planReduction(
       const auto* tv = val->as<TensorView>();
       FL_CHECK(tv != nullptr, "code generation: ", expr->toString(),
                " computes a scalar inside a reduction kernel");
+      FL_CHECK(gather < 0 || perRow, "code generation: ", tv->name(),
+               " combines a gathered value, which one thread of the row "
+               "holds, with the row's elements");
       TensorRole role;
       role.available = available;
       role.perRow = perRow;
+      role.gather = gather;
       addTensor(tv, role);
       if (perRow) plan.perRowComputed.push_back(tv);
     }
@@ -196,6 +249,9 @@ ReductionPlan planReduction(
   }
   for (const ReductionPlan::Output& out : plan.outputs) {
     if (out.perElement) lastPhase = std::max(lastPhase, out.available);
+  }
+  for (const GatherStep& gather : plan.gathers) {
+    lastPhase = std::max(lastPhase, gather.phase);
   }
   plan.phaseCount = lastPhase + 1;
 

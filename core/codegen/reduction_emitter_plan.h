@@ -54,10 +54,27 @@ struct TensorRole {
   //! A segment input or a reduction output: the kernel provides its value.
   bool provided = false;
   bool stored = false;
+  //! Computed from row gather `gather` (ReductionPlan::gathers): a per-row
+  //! value only the thread that owns the gathered element holds; -1 if none.
+  int gather = -1;
+};
+
+//! A row gather (scheduler::RowGather) an inner persistent kernel computes
+//! in a phase: the thread whose element of `source` sits at column
+//! index[r] (clamped to the row) keeps it as the row's `output`.
+struct GatherStep {
+  const ir::Expr* expr = nullptr;
+  const ir::TensorView* source = nullptr;
+  const ir::TensorView* index = nullptr;  //!< a per-row value
+  const ir::TensorView* output = nullptr;  //!< a provided per-row value
+  int64_t dim = 0;  //!< the source's gathered axis
+  int phase = 0;    //!< the pass that computes the source's elements
 };
 
 struct ReductionPlan {
   std::vector<ReductionStep> steps;
+  //! Row gathers, in topological order (inner persistent kernels only).
+  std::vector<GatherStep> gathers;
   int phaseCount = 0;  //!< passes over the elements
   //! Tensors in topological order (inputs first), with their roles.
   std::vector<const ir::TensorView*> tensors;
@@ -85,11 +102,13 @@ struct ReductionPlan {
   //! inputs, reduction outputs, per-row values, and stored tensors stored
   //! in an earlier phase.
   bool isLeafInPhase(const ir::TensorView* tv, int phase) const;
-  //! What phase `phase` computes per element: step inputs, tensors stored
-  //! in it, and per-element outputs available in it.
+  //! What phase `phase` computes per element: step inputs, gather sources,
+  //! tensors stored in it, and per-element outputs available in it.
   std::vector<const ir::TensorView*> phaseTargets(int phase) const;
   //! Steps accumulating in `phase`.
   std::vector<const ReductionStep*> stepsIn(int phase) const;
+  //! Row gathers taking their element in `phase`.
+  std::vector<const GatherStep*> gathersIn(int phase) const;
 
   std::map<const ir::TensorView*, TensorRole> roles;  // lookups only
 };

@@ -1,7 +1,8 @@
 // Inner persistent fusions on the GPU against the CPU reference: softmax
 // and layer norm (forward and backward) over rows short enough for
 // registers and long enough to need shared memory, rows of odd lengths,
-// max and min reductions with NaN, approximate exp. Each skips, saying so,
+// max and min reductions with NaN, approximate exp, cross-entropy's label
+// gathered in the row kernel. Each skips, saying so,
 // while the segment's emitter is unavailable.
 #include <limits>
 
@@ -257,6 +258,131 @@ TEST_F(GpuInnerPersistentTest, ShiftedRowsIn16ByteChunks) {
     runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Bool, {rows, cols})});
     FL_SKIP_IF_UNAVAILABLE();
     EXPECT_EQ(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 8);
+  }
+}
+
+// Cross-entropy as Thunder writes it (issue 42 item 5): log-softmax over
+// the last axis, take_along_axis of the [.., 1] label, then the negative
+// mean over the rows or the per-row loss; optionally the log-softmax (in the
+// logits' dtype) as an output too.
+std::string crossEntropy(const std::vector<int64_t>& logits, const std::string& dtype,
+                         bool logSoftmaxOutput, bool mean) {
+  const size_t rank = logits.size();
+  const size_t last = rank - 1;
+  std::vector<int64_t> rowShape = logits;
+  rowShape.back() = 1;
+  int64_t rows = 1;
+  for (size_t i = 0; i < last; ++i) rows *= logits[i];
+  std::string kept = "[";
+  std::string all = "[";
+  std::string sym = "[";
+  std::string contiguity = "[";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i < last) kept += (i ? ", " : "") + std::to_string(i);
+    all += (i ? ", " : "") + std::to_string(i);
+    sym += i ? ", -1" : "-1";
+    contiguity += i ? ", True" : "True";
+  }
+  kept += "]";
+  all += "]";
+  sym += "]";
+  contiguity += "]";
+  std::string labelSym = "[-1";
+  std::string labelContiguity = "[True";
+  for (size_t i = 1; i < last; ++i) {
+    labelSym += ", -1";
+    labelContiguity += ", True";
+  }
+  labelSym += "]";
+  labelContiguity += "]";
+  const std::string axis = "[" + std::to_string(last) + "]";
+  std::string s =
+      "T0 = fd.define_tensor(shape=" + sym + ", contiguity=" + contiguity + ", dtype=DataType." +
+      dtype + ", is_cpu=False)\n"
+      "T1 = fd.define_tensor(shape=" + labelSym + ", contiguity=" + labelContiguity +
+      ", dtype=DataType.Int, is_cpu=False)\n" +
+      (dtype == "Float" ? std::string("T2 = T0\n")
+                        : std::string("T2 = fd.ops.cast(T0, dtype=DataType.Float)\n")) +
+      "T3 = fd.ops.max(T2, dims=" + axis + ", keepdim=False, dtype=DataType.Null)\n"
+      "T4 = fd.ops.broadcast_in_dim(T3, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
+      "T5 = fd.ops.broadcast_in_dim(T4, shape=" + shape(logits) + ", broadcast_dims=" + all + ")\n"
+      "T6 = fd.ops.sub(T2, T5)\n"
+      "T7 = fd.ops.exp(T6)\n"
+      "T8 = fd.ops.sum(T7, dims=" + axis + ", keepdim=False, dtype=DataType.Null)\n"
+      "T9 = fd.ops.log(T8)\n"
+      "T10 = fd.ops.broadcast_in_dim(T9, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
+      "T11 = fd.ops.broadcast_in_dim(T10, shape=" + shape(logits) + ", broadcast_dims=" + all + ")\n"
+      "T12 = fd.ops.sub(T6, T11)\n"
+      "T13 = fd.ops.broadcast_in_dim(T1, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
+      "T14 = fd.ops.take_along_axis(T12, T13, dim=" + std::to_string(last) + ")\n";
+  if (mean) {
+    s += "T15 = fd.ops.sum(T14, dims=" + all + ", keepdim=False, dtype=DataType.Null)\n"
+         "S16 = fd.define_scalar(" + std::to_string(-1.0 / static_cast<double>(rows)) +
+         ", dtype=DataType.Double)\n"
+         "fd.add_output(fd.ops.mul(T15, S16))\n";
+  } else {
+    s += "fd.add_output(fd.ops.neg(T14))\n";
+  }
+  if (logSoftmaxOutput) {
+    s += dtype == "Float" ? std::string("fd.add_output(T12)\n")
+                          : "fd.add_output(fd.ops.cast(T12, dtype=DataType." + dtype + "))\n";
+  }
+  return s;
+}
+
+// Labels over the whole vocabulary: random, and in every fourth row the
+// first or last columns (a shifted row's head and tail elements, taken one
+// per thread), 0 and vocab - 1 among them.
+Tensor labels(std::vector<int64_t> sizes, int64_t vocab, uint64_t seed) {
+  Tensor t = Tensor::empty(DataType::Int, std::move(sizes));
+  runtime::fillRandint(t, seed, 0, vocab);
+  auto* data = t.dataAs<int64_t>();
+  for (int64_t r = 0; r < t.numel(); ++r) {
+    if (r % 4 == 0) data[r] = r / 4 % 16;
+    if (r % 4 == 1) data[r] = vocab - 1 - r / 4 % 16;
+  }
+  return t;
+}
+
+// The label's log-prob is gathered by the log-softmax's inner persistent
+// kernel (the thread holding the label's column keeps it), so at most one
+// more kernel (the mean) runs and the [rows, vocab] log-softmax is written
+// only where it is an output. Rank 2 and 3, bf16, fp16 and fp32 (fp32
+// rows of 50257 kept in shared memory), vocabularies the 16-byte chunks
+// do not divide, against the CPU reference.
+TEST_F(GpuInnerPersistentTest, CrossEntropyGathersTheLabelInTheRowKernel) {
+  const struct {
+    std::vector<int64_t> logits;
+    const char* dtype;
+    bool logSoftmaxOutput;
+    bool mean;
+  } cases[] = {
+      {{4096, 32064}, "BFloat16", false, true},
+      {{1000, 32003}, "BFloat16", false, true},
+      {{300, 32003}, "BFloat16", true, false},
+      {{64, 50257}, "Half", false, false},
+      {{256, 50257}, "Float", false, true},
+      {{96, 4099}, "Float", true, true},
+      {{4, 7, 32003}, "Half", true, true},
+      {{2, 64, 32000}, "BFloat16", false, true},
+      {{3, 33, 2050}, "BFloat16", true, false},
+  };
+  uint64_t seed = 7;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.dtype) + " " + shape(c.logits) +
+                 (c.logSoftmaxOutput ? " with the log-softmax" : "") +
+                 (c.mean ? " (mean)" : " (per row)"));
+    define(crossEntropy(c.logits, c.dtype, c.logSoftmaxOutput, c.mean));
+    const DataType dtype = std::string(c.dtype) == "BFloat16" ? DataType::BFloat16
+                           : std::string(c.dtype) == "Half"   ? DataType::Half
+                                                              : DataType::Float;
+    std::vector<int64_t> labelSizes(c.logits.begin(), c.logits.end() - 1);
+    runAndCheck({random(dtype, c.logits), labels(labelSizes, c.logits.back(), ++seed)});
+    FL_SKIP_IF_UNAVAILABLE();
+    const report::CompileReport* report = executor().lastReport();
+    ASSERT_NE(report, nullptr);
+    EXPECT_LE(report->kernelCount(), 2);
+    EXPECT_EQ(report->segments.at(0).scheduler, "inner_persistent");
   }
 }
 

@@ -276,6 +276,12 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
         }
       } else if (piece.extent == 1) {
         continue;
+      } else if (piece.id == map.indexedProducerAxis &&
+                 map.indexedConsumerAxis != nullptr &&
+                 map.indexedConsumerAxis->isBroadcast()) {
+        // One position per index (a cross-entropy's [N, 1] label lookup):
+        // the consumer does not move along the gathered axis.
+        out.push_back(broadcastPiece(map.indexedConsumerAxis, piece.extent));
       } else if (piece.id == map.indexedProducerAxis) {
         lose([&] {
           return expr->toString() + " reads that axis through an index";

@@ -8,6 +8,7 @@
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/axis_trace.h"
 #include "core/scheduler/analysis/memory_layout.h"
+#include "core/scheduler/analysis/row_gather.h"
 #include "core/scheduler/analysis/vectorization.h"
 
 namespace fuserlab::scheduler {
@@ -169,8 +170,12 @@ ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
 }
 
 std::optional<std::string> rejectUnsupportedReductionOps(
-    const ir::Fusion& segment, const ReductionPattern& pattern) {
+    const ir::Fusion& segment, const ReductionPattern& pattern,
+    const std::vector<const ir::Expr*>& supported) {
   for (const ir::Expr* expr : liveExprs(segment)) {
+    if (std::find(supported.begin(), supported.end(), expr) != supported.end()) {
+      continue;
+    }
     if (auto reason = unsupportedOp(*expr, pattern)) return reason;
   }
   return std::nullopt;
@@ -302,12 +307,22 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
                                   const SegmentRuntimeInfo& info) {
   VectorizeLimit limit;
   // The widest input element decides how many elements 16 bytes hold
-  // (nvFuser's max_input_dtype_size rule).
+  // (nvFuser's max_input_dtype_size rule), but for the inputs of a row
+  // gather's index (one int64 label per row: read once per row).
+  std::vector<const TensorView*> perRowIndices;
+  if (pattern.innermost) {
+    perRowIndices =
+        rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
+  }
   int64_t widest = 0;
   ir::DataType widestType = ir::DataType::Float;
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || tv->isCpuScalar() || val->uses().empty()) continue;
+    if (std::find(perRowIndices.begin(), perRowIndices.end(), tv) !=
+        perRowIndices.end()) {
+      continue;
+    }
     if (ir::sizeInBytes(tv->dtype()) > widest) {
       widest = ir::sizeInBytes(tv->dtype());
       widestType = tv->dtype();

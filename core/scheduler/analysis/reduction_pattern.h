@@ -55,9 +55,12 @@ ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment);
 //! linear, sdpa), naming the op and where it belongs; nullopt if every op is
 //! supported. A reshape is supported only where rows are the innermost axis
 //! (`pattern` reduces just the last axis), and then only if it keeps that
-//! axis: see rejectReshapeExtents.
+//! axis: see rejectReshapeExtents. `supported` lists exprs the caller
+//! generates code for although their type is refused (an inner persistent
+//! kernel's row gathers, row_gather.h).
 std::optional<std::string> rejectUnsupportedReductionOps(
-    const ir::Fusion& segment, const ReductionPattern& pattern);
+    const ir::Fusion& segment, const ReductionPattern& pattern,
+    const std::vector<const ir::Expr*>& supported = {});
 
 //! Why a reshape of the segment changes the innermost extent at these sizes
 //! (so it regroups the rows); nullopt if every reshape keeps it, as seed

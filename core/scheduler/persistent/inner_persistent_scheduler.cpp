@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "core/ir/error.h"
+#include "core/scheduler/analysis/row_gather.h"
 #include "core/scheduler/persistent/normalization_checks.h"
 #include "core/scheduler/reduction/launch_shape.h"
 
@@ -175,6 +176,11 @@ std::optional<std::string> InnerPersistentScheduler::rejectRunTime(
   const PersistentBufferAnalysis analysis =
       analyzePersistentBuffers(segment, info);
   if (auto reason = rejectNormalizationRunTime(segment, info, analysis)) {
+    return reason;
+  }
+  const RowGatherResult gathers = findRowGathers(segment, *analysis.pattern);
+  if (auto reason = rejectRowGatherExtents(segment, *analysis.pattern,
+                                           gathers.gathers, *info.evaluator)) {
     return reason;
   }
   // The heuristic's proposal must be valid, or no launch shape is.

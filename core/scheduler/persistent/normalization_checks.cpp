@@ -2,6 +2,7 @@
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
+#include "core/scheduler/analysis/row_gather.h"
 #include "core/scheduler/reduction/launch_shape.h"
 
 namespace fuserlab::scheduler {
@@ -16,7 +17,15 @@ std::optional<std::string> rejectNormalizationCompileTime(
                 : "");
   }
   const ReductionPattern& pattern = *result.pattern;
-  if (auto reason = rejectUnsupportedReductionOps(segment, pattern)) {
+  // An inner persistent kernel computes a row gather (cross-entropy's
+  // take_along_axis of the label) in its row pass.
+  std::vector<const ir::Expr*> rowGathers;
+  if (innermost && pattern.innermost) {
+    const RowGatherResult gathers = findRowGathers(segment, pattern);
+    if (!gathers.reason.empty()) return gathers.reason;
+    for (const RowGather& g : gathers.gathers) rowGathers.push_back(g.expr);
+  }
+  if (auto reason = rejectUnsupportedReductionOps(segment, pattern, rowGathers)) {
     return reason;
   }
   if (pattern.innermost != innermost) {
