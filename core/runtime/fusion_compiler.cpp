@@ -6,6 +6,7 @@
 #include "core/ir/evaluator.h"
 #include "core/ir/printer.h"
 #include "core/ir/size_limits.h"
+#include "core/ir/size_relations.h"
 #include "core/passes/pipeline.h"
 #include "core/runtime/input_description.h"
 #include "core/runtime/shard_inputs.h"
@@ -144,6 +145,9 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
   // Every tensor at the inputs' sizes within 2^48 elements, before any
   // heuristic multiplies them (a broadcast_in_dim to a constant shape).
   ir::checkTensorSizes(*preseg, evaluator);
+  // Every op's operands agree in size (as the reference executor asks),
+  // before any heuristic or kernel reads past the end of an input.
+  ir::checkSizeRelations(*preseg, evaluator);
   context.upcast = options.upcast;
   context.provider = provider;
   double micros =

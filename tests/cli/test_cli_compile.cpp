@@ -95,4 +95,32 @@ TEST(CliCompileTest, AKernelThatCannotBeBuiltExitsTwo) {
   std::filesystem::remove_all(out);
 }
 
+TEST(CliCompileTest, SizesThatContradictTheFusionExitTwoBeforeAnyKernel) {
+  // Issue 43 item 3: a LayerNorm weight of 4095 for 4096 columns. `run`
+  // refuses it in the reference; compile, inspect and graph refused nothing
+  // and a GPU kernel read past the end of the weight.
+  const std::string script = source("resources/examples/layer_norm.py");
+  const std::string inputs = " --inputs 512x4096:bf16,4095:bf16,4096:bf16";
+  const std::string expected =
+      "mul: operand sizes 4096 and 4095 do not match on axis 1 (T15 ('T14' in the "
+      "script) has 4096, T18 ('T16' in the script) has 4095";
+  for (const std::string command :
+       {"compile " + script + inputs, "inspect " + script + inputs,
+        "graph " + script + inputs + " --segmented --format dot -o -",
+        "run " + script + inputs}) {
+    SCOPED_TRACE(command);
+    const CliResult r = runCli(command);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find(command.rfind("run", 0) == 0
+                                ? "mul: operand sizes 4096 and 4095 do not match on axis 1"
+                                : expected),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("kernel "), std::string::npos) << r.output;
+  }
+  const CliResult fine = runCli("compile " + script +
+                                " --inputs 512x4096:bf16,4096:bf16,4096:bf16");
+  EXPECT_EQ(fine.exitCode, 0) << fine.output;
+}
+
 }  // namespace
