@@ -349,8 +349,10 @@ std::string PointwiseKernel::vectorCondition() const {
   return condition + ")";
 }
 
-// Whether every axis of `layout` outside its innermost contiguous run (the
-// axes whose strides chain from 1) moves by a multiple of the vector width.
+// Whether chunks that cross axes stay whole vectors of `layout`: its
+// innermost contiguous run (the axes whose strides chain from 1) is the
+// whole tensor, or a multiple of the vector width long with every axis
+// outside it moving by a multiple of the width.
 bool PointwiseKernel::wholeVectorsOutsideRun(const scheduler::MemoryLayout& layout) const {
   int64_t expected = 1;
   int64_t k = layout.rank() - 1;
@@ -359,6 +361,12 @@ bool PointwiseKernel::wholeVectorsOutsideRun(const scheduler::MemoryLayout& layo
     if (layout.strides[k] != expected) break;
     expected *= layout.extents[k];
   }
+  if (k < 0) return true;  // one contiguous run: chunks never leave it
+  // A run that is empty (a strided innermost axis: seed 100190 read every
+  // other element of a stride-2 slice as if contiguous) or that vectors
+  // cross (rows of 6 in 4-wide chunks: seed 101204, misaligned) holds no
+  // whole chunks.
+  if (expected == 1 || expected % vector_ != 0) return false;
   for (; k >= 0; --k) {
     if (layout.extents[k] == 1 || layout.strides[k] == 0) continue;
     if (layout.strides[k] < 0 || layout.strides[k] % vector_ != 0) return false;
