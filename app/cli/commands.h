@@ -47,6 +47,12 @@ inline const std::set<std::string> kScriptOptions = {"inputs", "fusion"};
 
 LoadedScript loadScript(const CommandLine& cl);
 
+//! Where the argument of fusion input `input` was written when the last
+//! loadScript took the inputs from the script's inputs block and that
+//! input is named `inputName` (nullopt for --inputs or another fusion's
+//! input): main points an input mismatch there. One script per process.
+std::optional<SourceLocation> inputsBlockEntry(size_t input, const std::string& inputName);
+
 //! Options every command that compiles takes: --device NAME|cuda:N (default
 //! h100), --set NAME=VALUE and --disable-pass NAME (both repeatable).
 inline const std::set<std::string> kCompileOptions = {"device", "set",

@@ -7,6 +7,20 @@
 #include "db/database_provider.h"
 
 namespace fuserlab::cli {
+namespace {
+
+// The inputs block entries of the script loadScript last loaded, by fusion
+// input, with the input's IR name (empty when the sizes came from --inputs).
+std::vector<std::pair<std::string, SourceLocation>> gInputsBlockEntries;
+
+}  // namespace
+
+std::optional<SourceLocation> inputsBlockEntry(size_t input, const std::string& inputName) {
+  if (input >= gInputsBlockEntries.size()) return std::nullopt;
+  const auto& [name, location] = gInputsBlockEntries[input];
+  if (name != inputName || location.line <= 0) return std::nullopt;
+  return location;
+}
 
 LoadedScript loadScript(const CommandLine& cl) {
   LoadedScript loaded;
@@ -50,6 +64,13 @@ LoadedScript loadScript(const CommandLine& cl) {
              loaded.fusionName, " has ", loaded.fusion->inputs().size(),
              " inputs but ", loaded.inputsOrigin, " gives ",
              loaded.inputs->size());
+  }
+  gInputsBlockEntries.clear();
+  if (loaded.inputs && loaded.inputsOrigin == "the inputs block") {
+    for (size_t i = 0; i < loaded.inputs->size(); ++i) {
+      gInputsBlockEntries.emplace_back(loaded.fusion->inputs()[i]->name(),
+                                       (*loaded.inputs)[i].location);
+    }
   }
   return loaded;
 }

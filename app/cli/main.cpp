@@ -7,6 +7,7 @@
 #include "app/cli/command_run_ranks.h"
 #include "app/cli/commands.h"
 #include "core/ir/error.h"
+#include "core/runtime/binding.h"
 
 namespace {
 
@@ -74,6 +75,14 @@ int main(int argc, char** argv) {
     if (command == "graph") return fuserlab::cli::graphCommand(args);
     if (command == "bench") return fuserlab::cli::benchCommand(args);
     std::cerr << "fuserlab-cli: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const fuserlab::runtime::InputBindingError& error) {
+    // Point at the inputs block entry the mismatching argument came from.
+    const auto entry = fuserlab::cli::inputsBlockEntry(error.input(), error.inputName());
+    std::cerr << "fuserlab-cli " << command << ": "
+              << (entry ? fuserlab::formatWithLocation(error.message(), *entry)
+                        : std::string(error.what()))
+              << "\n";
     return 2;
   } catch (const fuserlab::UserError& error) {
     std::cerr << "fuserlab-cli " << command << ": " << error.what() << "\n";

@@ -41,6 +41,23 @@ Value Interpreter::callValue(const Value& callee, const EvaluatedCall& call) {
   return ExpressionEvaluator::callValue(callee, call);
 }
 
+namespace {
+
+// The values a call made point at it, so that an error found later at the
+// given sizes (an extent that divides by zero) names the call's line.
+// Values made by an inner call (a helper function's fd.ops) keep its line.
+void stampNewVals(ir::Fusion& fusion, size_t first, const SourceLocation& location) {
+  const auto& vals = fusion.vals();
+  int32_t index = -1;
+  for (size_t i = first; i < vals.size(); ++i) {
+    if (vals[i]->scriptLocationIndex() >= 0) continue;
+    if (index < 0) index = fusion.addScriptLocation(location);
+    vals[i]->setScriptLocationIndex(index);
+  }
+}
+
+}  // namespace
+
 Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
                            const Value& rhs,
                            const SourceLocation& location) {
@@ -52,14 +69,20 @@ Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
                     location);
   }
   checkFusionSize(fusion, location);
-  return applyOperator(fusion, op, lhs, rhs, location);
+  const size_t first = fusion.vals().size();
+  Value result = applyOperator(fusion, op, lhs, rhs, location);
+  stampNewVals(fusion, first, location);
+  return result;
 }
 
 Value Interpreter::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
                          const SourceLocation& location) {
-  checkFusionSize(fusionOf(operand, location), location);
-  return applyUnaryOperator(fusionOf(operand, location), op, operand,
-                            location);
+  ir::Fusion& fusion = fusionOf(operand, location);
+  checkFusionSize(fusion, location);
+  const size_t first = fusion.vals().size();
+  Value result = applyUnaryOperator(fusion, op, operand, location);
+  stampNewVals(fusion, first, location);
+  return result;
 }
 
 Value Interpreter::indexTorchTensor(const Value& tensor, const Value& index,
@@ -268,10 +291,18 @@ Value Interpreter::callMethod(const Value& receiver, const std::string& name,
       ir::Fusion& fusion = *builder(receiver).fusion;
       checkFusionSize(fusion, call.location);
       checkSameFusion(fusion, call);
-      return callFdOp(fusion, name, call);
+      const size_t first = fusion.vals().size();
+      Value result = callFdOp(fusion, name, call);
+      stampNewVals(fusion, first, call.location);
+      return result;
     }
-    case Kind::kFd:
-      return callFd(receiver, name, call);
+    case Kind::kFd: {
+      ir::Fusion* fusion = builder(receiver).fusion.get();
+      const size_t first = fusion != nullptr ? fusion->vals().size() : 0;
+      Value result = callFd(receiver, name, call);
+      if (fusion != nullptr) stampNewVals(*fusion, first, call.location);
+      return result;
+    }
     case Kind::kSched:
       checkSameFusion(*builder(receiver).fusion, call);
       return callSchedMethod(*builder(receiver).fusion, name, call);

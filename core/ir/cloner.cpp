@@ -66,6 +66,7 @@ std::vector<Val*> CloneMap::clone(const std::vector<Val*>& vals) const {
 // last the inputs and outputs.
 std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
   auto clone = std::make_unique<Fusion>();
+  clone->scriptLocations_ = fusion.scriptLocations_;
   CloneMap local;
   CloneMap& m = map ? *map : local;
   m = CloneMap{};
@@ -86,6 +87,7 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
     FL_ASSERT(copy->id() == val->id() && copy->name() == val->name(),
               "clone of ", val->name(), " is named ", copy->name());
     copy->setScriptName(val->scriptName());
+    copy->setScriptLocationIndex(val->scriptLocationIndex());
     m.vals.emplace(val.get(), copy);
   }
 

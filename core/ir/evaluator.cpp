@@ -8,6 +8,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/expr.h"
+#include "core/ir/fusion.h"
 #include "core/ir/iter_domain.h"
 
 namespace fuserlab::ir {
@@ -447,7 +448,17 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(
   }
   if (auto it = memo_.find(scalar); it != memo_.end()) return it->second;
   if (scalar->definition() == nullptr) return std::nullopt;
-  std::optional<ScalarValue> value = evaluateDefinition(scalar);
+  std::optional<ScalarValue> value;
+  try {
+    value = evaluateDefinition(scalar);
+  } catch (const UserError& error) {
+    // Point at the script call that made the scalar (the innermost one
+    // that has a position: outer scalars see the location and pass it on).
+    const SourceLocation* where =
+        error.location() ? nullptr : scalar->fusion()->scriptLocationOf(scalar);
+    if (where == nullptr) throw;
+    throw UserError(error.message(), *where);
+  }
   if (value) memo_.emplace(scalar, *value);
   return value;
 }

@@ -259,6 +259,21 @@ bool Fusion::isOutput(const Val* val) const {
                      [val](const FusionOutput& o) { return o.val == val; });
 }
 
+int32_t Fusion::addScriptLocation(SourceLocation location) {
+  if (!scriptLocations_) scriptLocations_ = std::make_shared<std::vector<SourceLocation>>();
+  scriptLocations_->push_back(std::move(location));
+  return static_cast<int32_t>(scriptLocations_->size() - 1);
+}
+
+const SourceLocation* Fusion::scriptLocationOf(const Val* val) const {
+  const int32_t index = val->scriptLocationIndex();
+  if (index < 0 || !scriptLocations_ ||
+      static_cast<size_t>(index) >= scriptLocations_->size()) {
+    return nullptr;
+  }
+  return &(*scriptLocations_)[static_cast<size_t>(index)];
+}
+
 std::vector<Expr*> Fusion::exprsForOutputs() const {
   // Mark the live exprs walking back from the outputs.
   std::vector<uint8_t> live(exprs_.size(), 0);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/error.h"
 #include "core/ir/expr.h"
 #include "core/ir/iter_domain.h"
 #include "core/ir/tensor_view.h"
@@ -66,6 +67,15 @@ class Fusion {
   std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Scalar* factor,
                                             bool innerSplit = true);
   IterDomain* merge(IterDomain* outer, IterDomain* inner);
+
+  // --- where the script made each value -----------------------------------
+  //! Records the script call that made values (the reader stamps the values
+  //! each fd call makes), for errors found after reading: an extent that
+  //! divides by zero at the given sizes points at the call that made it.
+  //! Returns the index to give those values; clones share the table.
+  int32_t addScriptLocation(SourceLocation location);
+  //! The call that made `val`, if the reader recorded one.
+  const SourceLocation* scriptLocationOf(const Val* val) const;
 
   // --- inputs and outputs --------------------------------------------------
   void addInput(Val* val);
@@ -138,6 +148,7 @@ class Fusion {
   std::vector<std::unique_ptr<IterDomainTransform>> transforms_;
   std::vector<Val*> inputs_;
   std::vector<FusionOutput> outputs_;
+  std::shared_ptr<std::vector<SourceLocation>> scriptLocations_;
   int64_t tensorCount_ = 0;
   int64_t scalarCount_ = 0;
 };

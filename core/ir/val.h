@@ -46,6 +46,10 @@ class Val {
   //! The name the user's script gave this value (e.g. "T10"), if any.
   const std::string& scriptName() const { return scriptName_; }
   void setScriptName(std::string name) { scriptName_ = std::move(name); }
+  //! Index of the script call that made this value in its Fusion's
+  //! scriptLocations (-1: none); see Fusion::scriptLocationOf.
+  int32_t scriptLocationIndex() const { return scriptLocation_; }
+  void setScriptLocationIndex(int32_t index) { scriptLocation_ = index; }
 
   template <typename T>
   bool isA() const {
@@ -81,6 +85,7 @@ class Val {
   Expr* definition_ = nullptr;
   std::vector<Expr*> uses_;
   std::string scriptName_;
+  int32_t scriptLocation_ = -1;
 };
 
 //! A compile-time constant's value; monostate for a symbolic scalar.

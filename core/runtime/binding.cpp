@@ -439,37 +439,44 @@ Arguments bindInputs(const ir::Fusion& fusion, const Arguments& args,
   Arguments bound;
   bound.reserve(args.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Val* input = inputs[i];
-    const std::string what = describe(input, i);
-    if (const auto* tv = input->as<TensorView>()) {
-      if (const auto* scalar = std::get_if<ir::ScalarValue>(&args[i])) {
-        // A number for a 0-dim (cpu scalar) tensor input.
-        FL_CHECK(tv->rank() == 0, what, ": expected a tensor of rank ",
-                 tv->rank(), ", found a scalar");
-        Tensor t = Tensor::empty(tv->dtype(), {});
-        const auto v = castScalar(*scalar, ir::DataType::Double, what);
-        t.fill(std::get<double>(v));
-        bound.emplace_back(t);
+    // The error names the input, so that a reader can point at where it
+    // was given (the inputs block entry).
+    try {
+      const ir::Val* input = inputs[i];
+      const std::string what = describe(input, i);
+      if (const auto* tv = input->as<TensorView>()) {
+        if (const auto* scalar = std::get_if<ir::ScalarValue>(&args[i])) {
+          // A number for a 0-dim (cpu scalar) tensor input.
+          FL_CHECK(tv->rank() == 0, what, ": expected a tensor of rank ",
+                   tv->rank(), ", found a scalar");
+          Tensor t = Tensor::empty(tv->dtype(), {});
+          const auto v = castScalar(*scalar, ir::DataType::Double, what);
+          t.fill(std::get<double>(v));
+          bound.emplace_back(t);
+          continue;
+        }
+        bound.push_back(binder.bindTensor(*tv, i, std::get<Tensor>(args[i])));
         continue;
       }
-      bound.push_back(binder.bindTensor(*tv, i, std::get<Tensor>(args[i])));
-      continue;
+      const auto* scalarInput = input->as<ir::Scalar>();
+      ir::ScalarValue value;
+      if (const auto* t = std::get_if<Tensor>(&args[i])) {
+        FL_CHECK(t->dim() == 0 && t->isCpu(), what,
+                 ": expected a scalar, found a tensor of shape ",
+                 shapeString(t->sizes()));
+        double item = t->item({});
+        value = ir::isFloatingPoint(t->dtype()) ? ir::ScalarValue(item)
+                                                : ir::ScalarValue(int64_t(item));
+      } else {
+        value = std::get<ir::ScalarValue>(args[i]);
+      }
+      value = castScalar(value, scalarInput->dtype(), what);
+      evaluator.bind(scalarInput, value);
+      bound.emplace_back(value);
+    } catch (const UserError& error) {
+      if (error.location() || dynamic_cast<const InputBindingError*>(&error)) throw;
+      throw InputBindingError(error.message(), i, inputs[i]->name());
     }
-    const auto* scalarInput = input->as<ir::Scalar>();
-    ir::ScalarValue value;
-    if (const auto* t = std::get_if<Tensor>(&args[i])) {
-      FL_CHECK(t->dim() == 0 && t->isCpu(), what,
-               ": expected a scalar, found a tensor of shape ",
-               shapeString(t->sizes()));
-      double item = t->item({});
-      value = ir::isFloatingPoint(t->dtype()) ? ir::ScalarValue(item)
-                                              : ir::ScalarValue(int64_t(item));
-    } else {
-      value = std::get<ir::ScalarValue>(args[i]);
-    }
-    value = castScalar(value, scalarInput->dtype(), what);
-    evaluator.bind(scalarInput, value);
-    bound.emplace_back(value);
   }
   return bound;
 }

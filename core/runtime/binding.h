@@ -15,11 +15,30 @@
 // e.g. seed 002's split-then-merge allocation of arange(6)).
 #pragma once
 
+#include <string>
+
+#include "core/ir/error.h"
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
 #include "core/runtime/argument.h"
 
 namespace fuserlab::runtime {
+
+//! A mismatch between input `input()` (the fusion input named `inputName()`)
+//! and the argument given for it; what() is the message alone, so that a
+//! caller that knows where the argument came from (an inputs block entry)
+//! can point there.
+class InputBindingError : public UserError {
+ public:
+  InputBindingError(const std::string& message, size_t input, std::string inputName)
+      : UserError(message), input_(input), inputName_(std::move(inputName)) {}
+  size_t input() const { return input_; }
+  const std::string& inputName() const { return inputName_; }
+
+ private:
+  size_t input_;
+  std::string inputName_;
+};
 
 //! Checks `args` against `fusion`'s inputs, binds symbolic extents and scalar
 //! inputs in `evaluator`, and returns each input in its logical (local) view.

@@ -123,4 +123,62 @@ TEST(CliCompileTest, SizesThatContradictTheFusionExitTwoBeforeAnyKernel) {
   EXPECT_EQ(fine.exitCode, 0) << fine.output;
 }
 
+TEST(CliCompileTest, InputMismatchesAndSizeErrorsPointIntoTheScript) {
+  // Issue 43 item 8: an inputs block entry that does not fit its input, and
+  // an extent that divides by zero at the given sizes, named no position.
+  const std::filesystem::path dir = freshDirectory("positions");
+  std::filesystem::create_directories(dir);
+  const std::string head =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "\n"
+      "def fusion(fd: FusionDefinition) -> None:\n"
+      "    x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float)\n";
+  const std::filesystem::path rank = dir / "rank.py";
+  std::ofstream(rank) << head
+                      << "    y = fd.ops.neg(x)\n"
+                         "    fd.add_output(y)\n"
+                         "\n"
+                         "with FusionDefinition() as fd:\n"
+                         "    fusion(fd)\n"
+                         "\n"
+                         "inputs = [\n"
+                         "    torch.randn(2, 3, 4, dtype=torch.float32, device='cuda:0'),\n"
+                         "]\n";
+  const std::filesystem::path divide = dir / "divide.py";
+  std::ofstream(divide) << head
+                        << "    n = fd.define_scalar(None, dtype=DataType.Int)\n"
+                           "    y = fd.ops.reshape(x, new_shape=[n, -1])\n"
+                           "    fd.add_output(y)\n"
+                           "\n"
+                           "with FusionDefinition() as fd:\n"
+                           "    fusion(fd)\n"
+                           "\n"
+                           "inputs = [torch.randn(3, 4, device='cuda:0'), 0]\n";
+  for (const std::string command : {"compile", "run", "inspect"}) {
+    SCOPED_TRACE(command);
+    CliResult r = runCli(command + " " + rank.string());
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("rank.py:12:5: error: input 0 (T0, 'x' in the script): "
+                            "expected a tensor of rank 2, found rank 3"),
+              std::string::npos)
+        << r.output;
+    r = runCli(command + " " + divide.string());
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("divide.py:6:9: error: integer division by zero evaluating"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("y = fd.ops.reshape(x, new_shape=[n, -1])"), std::string::npos)
+        << r.output;
+  }
+  // Sizes from --inputs have no place in the script to point at.
+  const CliResult r = runCli("compile " + rank.string() + " --inputs 2x3x4:f32");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("compile: input 0 (T0, 'x' in the script): expected a tensor "
+                          "of rank 2, found rank 3"),
+            std::string::npos)
+      << r.output;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
