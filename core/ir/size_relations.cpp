@@ -133,12 +133,32 @@ class RelationChecker {
     return dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
   }
 
+  //! True when on every axis each operand has the output's very extent
+  //! scalar or is a plain broadcast (extent 1): the sizes agree whatever the
+  //! inputs are, so a pointwise chain costs no evaluation.
+  static bool extentsAreShared(const Expr& expr) {
+    const auto& outAxes = expr.output(0)->as<TensorView>()->logicalNoReductions();
+    for (const Val* in : expr.inputs()) {
+      const auto* tv = in != nullptr ? in->as<TensorView>() : nullptr;
+      if (tv == nullptr || tv->rank() == 0) continue;
+      const auto& axes = tv->logicalNoReductions();
+      if (axes.size() != outAxes.size()) return false;
+      for (size_t d = 0; d < axes.size(); ++d) {
+        const IterDomain* id = axes[d];
+        if (id->isBroadcast() && !id->hasExpandedExtent()) continue;
+        if (id->extentForIteration() != outAxes[d]->extentForIteration()) return false;
+      }
+    }
+    return true;
+  }
+
   // Elementwise: every tensor operand of rank > 0 has the output's rank; on
   // each axis the sizes other than 1 agree, and the output has that size
   // (1 when every operand has 1). A 0-dim tensor combines as a scalar.
   void elementwise(const Expr& expr) {
     const Val* out = expr.output(0);
     if (!out->isA<TensorView>()) return;  // a scalar expr
+    if (extentsAreShared(expr)) return;
     std::vector<std::pair<const Val*, std::vector<Size>>> operands;
     for (const Val* in : expr.inputs()) {
       const auto* tv = in != nullptr ? in->as<TensorView>() : nullptr;
