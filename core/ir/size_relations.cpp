@@ -664,7 +664,17 @@ class RelationChecker {
 
 void checkSizeRelations(const Fusion& fusion, const ExpressionEvaluator& evaluator) {
   RelationChecker checker(fusion, evaluator);
-  for (const Expr* expr : fusion.exprsForOutputs()) checker.check(*expr);
+  for (const Expr* expr : fusion.exprsForOutputs()) {
+    try {
+      checker.check(*expr);
+    } catch (const UserError& error) {
+      // Point at the script call that made the op's result.
+      const SourceLocation* where =
+          error.location() ? nullptr : fusion.scriptLocationOf(expr->output(0));
+      if (where == nullptr) throw;
+      throw UserError(error.message(), *where);
+    }
+  }
 }
 
 }  // namespace fuserlab::ir
