@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +25,28 @@
 #include "db/segment_key.h"
 
 namespace fuserlab::db::testing_support {
+
+//! Seed 001's LayerNorm with its constant shapes (16, 128, 1600 in
+//! define_scalar) taken from the input instead, so that one fusion runs at
+//! other hidden sizes (a size bucket) without contradicting itself: the
+//! compiler refuses sizes the fusion's constants contradict.
+inline std::string seed001AtAnySize() {
+  std::ifstream in(std::string(FUSERLAB_SOURCE_DIR) +
+                   "/resources/examples/seed001_nanogpt_layer_norm.py");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string script = text.str();
+  const std::pair<std::string, std::string> constants[] = {
+      {"fd.define_scalar(16, dtype=DataType.Int)", "T0.size(0)"},
+      {"fd.define_scalar(128, dtype=DataType.Int)", "T0.size(1)"},
+      {"fd.define_scalar(1600, dtype=DataType.Int)", "T0.size(2)"}};
+  for (const auto& [from, to] : constants) {
+    for (size_t at = script.find(from); at != std::string::npos; at = script.find(from, at)) {
+      script.replace(at, from.size(), to);
+    }
+  }
+  return script;
+}
 
 class DatabaseFixture : public testing::Test {
  protected:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/report/json.h"
@@ -19,8 +20,14 @@ using cli::runCli;
 using report::Json;
 using testing_support::DatabaseFixture;
 
-const std::string kSeed001 =
-    cli::source("resources/examples/seed001_nanogpt_layer_norm.py");
+// Seed 001 with shapes from its input (seed001AtAnySize), as a file.
+const std::string kSeed001 = [] {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("fuserlab-seed001-any-size-" + std::to_string(getpid()) + ".py"))
+                               .string();
+  std::ofstream(path) << testing_support::seed001AtAnySize();
+  return path;
+}();
 
 std::string inputsAt(int64_t hidden) {
   const std::string h = std::to_string(hidden);

@@ -134,8 +134,7 @@ class KeyRecorder : public scheduler::HeuristicProvider {
 };
 
 TEST_F(DatabaseProviderTest, Seed001ReportsSourceAndEntryAndIgnoresRefusedParams) {
-  frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/seed001_nanogpt_layer_norm.py");
+  frontend::Script script = frontend::readScript(testing_support::seed001AtAnySize(), "seed001.py");
   const ir::Fusion& fusion = script.fusion();
   const auto& device = scheduler::defaultDevice();
   auto compileAt = [&](int64_t hidden, const scheduler::HeuristicProvider* provider) {
