@@ -411,19 +411,6 @@ class Planner {
     plan_.launches.push_back(std::move(launch));
   }
 
-  // Whether the elements `a` and `b` address overlap (byte ranges).
-  static bool sharesMemory(const Tensor& a, const Tensor& b) {
-    if (a.numel() == 0 || b.numel() == 0) return false;
-    auto range = [](const Tensor& t) {
-      const auto* begin = static_cast<const char*>(t.data());
-      return std::make_pair(begin, begin + spanElements(t.sizes(), t.strides()) *
-                                               ir::sizeInBytes(t.dtype()));
-    };
-    const auto [a0, a1] = range(a);
-    const auto [b0, b1] = range(b);
-    return a0 < b1 && b0 < a1;
-  }
-
   // Whether `group` may write its output aliasing `target` into it directly.
   bool writesInPlace(const segmenter::SegmentedGroup& group, const ir::Val* target,
                      const ir::ExpressionEvaluator& segmentEvaluator) const {
@@ -437,19 +424,7 @@ class Planner {
     // read it: the fusion may alias it without any segment) must keep the
     // input's old values: the write goes through a buffer, and that output is
     // copied first (plan()).
-    std::vector<const ir::Val*> views = {target};
-    for (size_t v = 0; v < views.size(); ++v) {
-      for (const ir::Expr* use : views[v]->uses()) {
-        if (use->fusion() != &segmented_.complete() || !isViewOp(use->type())) continue;
-        for (const ir::Val* out : use->outputs()) views.push_back(out);
-      }
-    }
-    for (const ir::FusionOutput& output : segmented_.complete().outputs()) {
-      if (output.aliasOf == nullptr &&
-          std::find(views.begin(), views.end(), output.val) != views.end()) {
-        return false;
-      }
-    }
+    if (hasOutputViewOf(segmented_.complete(), target)) return false;
     const auto read = std::find(group.inputs.begin(), group.inputs.end(), target);
     if (read == group.inputs.end()) return true;
     const ir::Fusion& segment = *group.segment;

@@ -1,10 +1,13 @@
 #include "core/runtime/in_place_writes.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/ir/expr.h"
 #include "core/ir/iter_domain.h"
 #include "core/ir/tensor_view.h"
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/device_views.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -62,6 +65,35 @@ bool readsOnlyInPlace(const ir::Fusion& segment, const ir::Val* input,
     }
   }
   return true;
+}
+
+bool hasOutputViewOf(const ir::Fusion& fusion, const ir::Val* input) {
+  std::vector<const ir::Val*> views = {input};
+  for (size_t v = 0; v < views.size(); ++v) {
+    for (const ir::Expr* use : views[v]->uses()) {
+      if (use->fusion() != &fusion || !isViewOp(use->type())) continue;
+      for (const ir::Val* out : use->outputs()) views.push_back(out);
+    }
+  }
+  for (const ir::FusionOutput& output : fusion.outputs()) {
+    if (output.aliasOf == nullptr &&
+        std::find(views.begin(), views.end(), output.val) != views.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool sharesMemory(const Tensor& a, const Tensor& b) {
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    const auto* begin = static_cast<const char*>(t.data());
+    return std::make_pair(begin, begin + spanElements(t.sizes(), t.strides()) *
+                                             ir::sizeInBytes(t.dtype()));
+  };
+  const auto [a0, a1] = range(a);
+  const auto [b0, b1] = range(b);
+  return a0 < b1 && b0 < a1;
 }
 
 }  // namespace fuserlab::runtime

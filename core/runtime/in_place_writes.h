@@ -10,6 +10,7 @@
 #pragma once
 
 #include "core/ir/fusion.h"
+#include "core/runtime/tensor.h"
 #include "core/scheduler/scheduler_type.h"
 
 namespace fuserlab::runtime {
@@ -19,5 +20,14 @@ namespace fuserlab::runtime {
 //! the same element of an output of the input's shape.
 bool readsOnlyInPlace(const ir::Fusion& segment, const ir::Val* input,
                       scheduler::SchedulerType scheduler);
+
+//! Whether a non-aliased output of `fusion` is the input `input` itself or
+//! a view of it (reached through view ops only): such an output must keep
+//! the input's old values, so the input cannot be updated in place before
+//! that output is copied.
+bool hasOutputViewOf(const ir::Fusion& fusion, const ir::Val* input);
+
+//! Whether the elements `a` and `b` address overlap (byte ranges).
+bool sharesMemory(const Tensor& a, const Tensor& b);
 
 }  // namespace fuserlab::runtime
