@@ -4,6 +4,8 @@
 // which need a run's strides) are in tests/gpu/test_gpu_pointwise.cpp.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,49 @@ fd.execute(inputs)
   ASSERT_EQ(sources.size(), 1u);
   EXPECT_NE(sources[0].find("64 * a1 + a2"), std::string::npos) << sources[0];
   EXPECT_EQ(sources[0].find("if (a1 == 0)"), std::string::npos) << sources[0];
+}
+
+std::string findingScript(const std::string& name) {
+  std::ifstream in(std::string(FUSERLAB_SOURCE_DIR) + "/tests/difftest/findings/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << name;
+  return text.str();
+}
+
+// Seed 101386: an iota of 33 reshaped to [11, 3], sliced to [1, 2]. The
+// slice clamped the walk's pieces to the slice's extents, so the output's
+// row and column were taken as digits of [1, 2] instead of [11, 3], and
+// the output was never written (poison on an H200).
+TEST(DifftestFindingsTest, ASliceAfterAReshapeKeepsTheWalksDigits) {
+  const std::vector<std::string> sources = kernelSources(findingScript("difftest_101386.py"));
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_NE(sources[0].find("/ 3) % 11)"), std::string::npos) << sources[0];
+  EXPECT_EQ(sources[0].find("% 1)"), std::string::npos) << sources[0];
+}
+
+// Seeds 108449, 102576 and 108417: a cat's output reached at offset 0 from
+// its first operand is longer than the walk of a reference that does not
+// cover the second operand; its rows were never written. Such an output
+// gets a segment of its own.
+TEST(DifftestFindingsTest, ACatLongerThanTheWalkIsNotWrittenFromIt) {
+  EXPECT_EQ(kernelSources(findingScript("difftest_108449.py")).size(), 2u);
+  EXPECT_EQ(kernelSources(findingScript("difftest_102576.py")).size(), 2u);
+  EXPECT_EQ(kernelSources(findingScript("difftest_108417.py")).size(), 3u);
+}
+
+// Seeds 104723, 104387 and 102615: a reduction kernel loads each input and
+// computes each value once per position; a tensor also needed at another
+// position (T0 beside permute(T0), a row max times its transpose) made it
+// read its own position's value for both. The permuted use goes to a
+// segment of its own.
+TEST(DifftestFindingsTest, AReductionKernelNeverNeedsATensorAtTwoPositions) {
+  for (const char* name : {"difftest_104723.py", "difftest_104387.py"}) {
+    SCOPED_TRACE(name);
+    const std::vector<std::string> sources = kernelSources(findingScript(name));
+    ASSERT_EQ(sources.size(), 2u);
+  }
+  EXPECT_EQ(kernelSources(findingScript("difftest_102615.py")).size(), 3u);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/memory_layout.h"
@@ -217,11 +219,6 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
   }
 }
 
-int64_t clampExtent(int64_t extent, int64_t limit) {
-  if (extent < 0 || limit < 0) return -1;
-  return std::min(extent, limit);
-}
-
 AxisPiece lostPiece() {
   AxisPiece piece;
   piece.kind = PieceKind::Lost;
@@ -317,11 +314,14 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
     AxisPiece mapped = piece;
     mapped.id = to;
     mapped.offset = piece.offset + (towardProducer ? pair->shift : -pair->shift);
-    if (pair->resized) {
-      mapped.resized = true;
-      mapped.extent =
-          clampExtent(piece.extent, extentOrUnknown(evaluator, to));
-    }
+    // The extent stays the count of reference indices walked: where a
+    // reference axis walks several pieces (split by a reshape) the indexing
+    // takes each piece's digit of the reference index with it as the radix.
+    // A tensor made shorter by a slice is predicated where the walk passes
+    // its end (clamped to the sliced [1, 2] of an iota reshaped to [11, 3],
+    // the digits were taken as [1, 2] and the output was never written:
+    // the differential tester's seed 101386 on an H200).
+    if (pair->resized) mapped.resized = true;
     out.push_back(mapped);
   }
   return out;
@@ -436,6 +436,76 @@ std::vector<AxisPiece> mapThroughReshape(
   return out;
 }
 
+// `from`'s trace carried across `expr` to its producer (towardProducer) or
+// consumer; nullopt where the expr's axes cannot be paired.
+std::optional<TensorTrace> traceAcross(const TensorTrace& from, const Expr* expr,
+                                       size_t inputIndex, const TensorView* producer,
+                                       const TensorView* consumer, bool towardProducer,
+                                       const ir::ExpressionEvaluator* evaluator,
+                                       ExprAxisMap& map) {
+  axisMapOf(expr, inputIndex, producer, consumer, evaluator, map);
+  if (!map.traversable) return std::nullopt;
+  TensorTrace next;
+  next.tv = towardProducer ? producer : consumer;
+  next.lostReason = from.lostReason;
+  next.axes.reserve(from.axes.size());
+  for (const auto& pieces : from.axes) {
+    if (map.isReshape) {
+      const auto& producerAxes = producer->logicalNoReductions();
+      const auto& consumerAxes = consumer->logicalNoReductions();
+      next.axes.push_back(mapThroughReshape(
+          pieces, towardProducer ? consumerAxes : producerAxes,
+          towardProducer ? producerAxes : consumerAxes, evaluator, expr,
+          next.lostReason));
+    } else {
+      next.axes.push_back(mapPieces(pieces, map, towardProducer, evaluator,
+                                    expr, next.lostReason));
+    }
+  }
+  return next;
+}
+
+// Whether two traces of one tensor put each reference axis on the same
+// indices. Only movement along the tensor's own axes counts: a Broadcast
+// piece and an Axis piece on a reduced axis (a reduction's result reached
+// from its input) both stay put. Axes with a Lost piece on either side are
+// not compared.
+bool sameWalk(const TensorTrace& a, const TensorTrace& b) {
+  const auto& own = a.tv->logicalNoReductions();
+  auto moving = [&](const std::vector<AxisPiece>& pieces) {
+    std::vector<const AxisPiece*> kept;
+    for (const AxisPiece& piece : pieces) {
+      if (piece.kind == PieceKind::Broadcast) continue;
+      if (piece.kind == PieceKind::Axis &&
+          (std::find(own.begin(), own.end(), piece.id) == own.end() ||
+           piece.id->isBroadcast())) {
+        continue;
+      }
+      kept.push_back(&piece);
+    }
+    return kept;
+  };
+  auto indexed = [](const std::vector<AxisPiece>& pieces) {
+    return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
+      return piece.kind == PieceKind::Indexed;
+    });
+  };
+  for (size_t k = 0; k < a.axes.size() && k < b.axes.size(); ++k) {
+    // Gathers are the row-gather analysis's to accept (row_gather.h).
+    if (a.lost(k) || b.lost(k) || indexed(a.axes[k]) || indexed(b.axes[k])) continue;
+    const auto pa = moving(a.axes[k]);
+    const auto pb = moving(b.axes[k]);
+    if (pa.size() != pb.size()) return false;
+    for (size_t i = 0; i < pa.size(); ++i) {
+      if (pa[i]->kind != pb[i]->kind || pa[i]->id != pb[i]->id ||
+          pa[i]->step != pb[i]->step || pa[i]->offset != pb[i]->offset) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // How much of the reference a trace resolves, per reference axis: Axis
 // pieces only (3), no Lost piece (2), something Lost or nothing (0). A
 // tensor's trace is only replaced by one that scores higher.
@@ -548,26 +618,11 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
         (target == reference_ || scores[*at] >= bestScore)) {
       return;
     }
-    axisMapOf(expr, inputIndex, producer, consumer, evaluator_, map);
-    if (!map.traversable) return;
-    TensorTrace next;
-    next.tv = towardProducer ? producer : consumer;
-    next.lostReason = from.lostReason;
-    next.axes.reserve(from.axes.size());
-    for (const auto& pieces : from.axes) {
-      if (map.isReshape) {
-        const auto& producerAxes = producer->logicalNoReductions();
-        const auto& consumerAxes = consumer->logicalNoReductions();
-        next.axes.push_back(mapThroughReshape(
-            pieces, towardProducer ? consumerAxes : producerAxes,
-            towardProducer ? producerAxes : consumerAxes, evaluator_, expr,
-            next.lostReason));
-      } else {
-        next.axes.push_back(mapPieces(pieces, map, towardProducer, evaluator_,
-                                      expr, next.lostReason));
-      }
+    if (std::optional<TensorTrace> next =
+            traceAcross(from, expr, inputIndex, producer, consumer,
+                        towardProducer, evaluator_, map)) {
+      offer(std::move(*next));
     }
-    offer(std::move(next));
   };
 
   auto inView = [&](const Expr* expr) {
@@ -607,6 +662,73 @@ const TensorTrace* AxisTrace::find(const TensorView* tv) const {
   return at == nullptr || *at < 0 ? nullptr : &traces_[*at];
 }
 
+std::string AxisTrace::readAtTwoPositions() const {
+  auto definedInView = [&](const TensorView* tv) -> const Expr* {
+    const Expr* def = tv->definition();
+    if (def == nullptr ||
+        (exprsInView_ != nullptr && (*exprsInView_)[static_cast<size_t>(def->id())] == 0)) {
+      return nullptr;
+    }
+    return def;
+  };
+  // Tensors computed from the index alone (an iota, a full, and pointwise
+  // ops of those, no reduction) are computed wherever they are needed.
+  std::unordered_map<const TensorView*, bool> fromIndex;
+  auto computedFromIndex = [&](const TensorView* root) {
+    std::vector<const TensorView*> stack{root};
+    while (!stack.empty()) {
+      const TensorView* tv = stack.back();
+      if (fromIndex.count(tv) != 0) {
+        stack.pop_back();
+        continue;
+      }
+      const Expr* def = definedInView(tv);
+      if (def == nullptr || tv->logical().size() != tv->logicalNoReductions().size()) {
+        fromIndex[tv] = false;
+        stack.pop_back();
+        continue;
+      }
+      bool ready = true;
+      bool all = true;
+      for (const ir::Val* in : def->inputs()) {
+        const auto* t = in->as<TensorView>();
+        if (t == nullptr) continue;
+        const auto it = fromIndex.find(t);
+        if (it == fromIndex.end()) {
+          stack.push_back(t);
+          ready = false;
+        } else {
+          all = all && it->second;
+        }
+      }
+      if (ready) {
+        fromIndex[tv] = all;
+        stack.pop_back();
+      }
+    }
+    return fromIndex[root];
+  };
+  ExprAxisMap map;
+  for (const TensorTrace& consumerTrace : traces_) {
+    const Expr* def = definedInView(consumerTrace.tv);
+    if (def == nullptr) continue;
+    for (size_t k = 0; k < def->inputs().size(); ++k) {
+      const auto* producer = def->input(k)->as<TensorView>();
+      const TensorTrace* stored = producer == nullptr ? nullptr : find(producer);
+      if (stored == nullptr || computedFromIndex(producer)) continue;
+      const std::optional<TensorTrace> across =
+          traceAcross(consumerTrace, def, k, producer, consumerTrace.tv,
+                      /*towardProducer=*/true, evaluator_, map);
+      if (across && !sameWalk(*across, *stored)) {
+        return producer->name() + " is needed at two positions for one "
+               "position of the reference " + reference_->name() +
+               ": as it is, and through " + def->toString();
+      }
+    }
+  }
+  return {};
+}
+
 // Axis `axis` of `tv` is read only at positions an index tensor gives: every
 // use of `tv` in view is a take_along_axis / index_select along it (the
 // reference may have that axis at extent 1, as a cross-entropy's label
@@ -637,22 +759,32 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
   const auto& axes = tv->logicalNoReductions();
   for (size_t k = 0; k < trace->axes.size(); ++k) {
     for (const AxisPiece& piece : trace->axes[k]) {
-      if (piece.kind != PieceKind::Axis || piece.offset == 0 || piece.step != 1) {
+      if (piece.kind != PieceKind::Axis || piece.step != 1 ||
+          (piece.offset == 0 && !piece.resized)) {
         continue;
       }
       const auto at = std::find(axes.begin(), axes.end(), piece.id);
       if (at == axes.end()) continue;
       const int64_t extent = extentOrUnknown(evaluator_, piece.id);
-      const int64_t reach = referenceExtents_[k];
-      // Written: reference index + offset for every reference index.
-      const bool spans = piece.offset < 0 && extent >= 0 && reach >= 0 &&
+      const int64_t reach = piece.extent >= 0 ? piece.extent
+                            : trace->axes[k].size() == 1 ? referenceExtents_[k]
+                                                         : -1;
+      // Written: indices offset .. offset + reach - 1, each once. A cat's
+      // output reached at offset 0 from its first operand is longer than
+      // the walk (the differential tester's seed 108449 on an H200: the
+      // rows of the second operand were never written).
+      const bool spans = piece.offset <= 0 && extent >= 0 && reach >= 0 &&
                          reach + piece.offset >= extent;
       if (spans) continue;
-      return "axis " + std::to_string(at - axes.begin()) + " of " +
-             tv->name() + " is reached at reference index " +
-             (piece.offset > 0 ? "+ " : "- ") +
-             std::to_string(piece.offset > 0 ? piece.offset : -piece.offset) +
-             " (through slice, pad or cat), so walking the reference " +
+      const std::string where =
+          piece.offset == 0 ? std::string("index")
+                            : "index " + std::string(piece.offset > 0 ? "+ " : "- ") +
+                                  std::to_string(piece.offset > 0 ? piece.offset : -piece.offset);
+      return "axis " + std::to_string(at - axes.begin()) + " of " + tv->name() +
+             " (extent " + (extent < 0 ? std::string("unknown") : std::to_string(extent)) +
+             ") is reached at reference " + where + " over " +
+             (reach < 0 ? std::string("an unknown number of") : std::to_string(reach)) +
+             " indices (through slice, pad or cat), so walking the reference " +
              reference_->name() + " would leave some of its elements unwritten";
     }
   }

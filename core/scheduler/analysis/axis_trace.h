@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,7 +48,11 @@ struct AxisPiece {
   //! index (of the tensor the index reads); Broadcast: the tensor's
   //! broadcast axis, if it has one.
   const ir::IterDomain* id = nullptr;
-  int64_t extent = -1;  //!< indices covered; -1 if unknown
+  //! Reference indices walked (the digit's radix where a reference axis
+  //! walks several pieces); -1 if unknown. Through a slice, pad or cat
+  //! (`resized`) the walk may pass the tensor's end: only indices
+  //! offset + step * k inside the tensor exist.
+  int64_t extent = -1;
   int64_t step = 1;     //!< > 1 when a reshape put inner reference axes first
   int64_t offset = 0;   //!< index shift from slice, pad and cat
   //! Through slice/pad/cat the axis has another extent than the reference's,
@@ -101,10 +106,18 @@ class AxisTrace {
   std::string uncoveredAxis(const ir::TensorView* tv) const;
 
   //! Why walking the reference would leave elements of the output `tv`
-  //! unwritten: an axis reached through slice, pad or cat with a shift that
-  //! the reference's extent does not span ("axis 0 of T7 is reached at
-  //! reference index + 5 ..."); empty if every element is written.
+  //! unwritten: an axis reached through slice, pad or cat whose indices the
+  //! walk does not span, shifted or shorter ("axis 0 of T7 (extent 9) is
+  //! reached at reference index + 5 over 9 indices ..."); empty if every
+  //! element is written.
   std::string partiallyWrittenAxis(const ir::TensorView* tv) const;
+
+  //! Why one position of the reference needs some tensor at two positions:
+  //! a tensor reached along two paths that walk it differently (T0 and
+  //! permute(T0) in one expression; a reduction's result beside its own
+  //! transpose). Kernels that load or compute each tensor once per position
+  //! (the reduction kernels) cannot run such a segment; empty if none.
+  std::string readAtTwoPositions() const;
 
  private:
   bool readOnlyThroughIndex(const ir::TensorView* tv, size_t axis) const;

@@ -223,6 +223,14 @@ std::optional<std::string> rejectUntracedTensors(
     const std::string why = trace.partiallyWrittenAxis(tv);
     if (!why.empty()) return why;
   }
+  // The reduction kernels load each input and compute each value once per
+  // position of the reduced tensor (seed 104723 on an H200: logical_and(T0,
+  // permute(T0)) read T0's loaded vector for both; seed 104387: a row max
+  // times its own transpose read the max at the wrong rows).
+  if (std::string why = trace.readAtTwoPositions(); !why.empty()) {
+    return "the reduction kernels load and compute each tensor once per "
+           "position, but " + why;
+  }
   return std::nullopt;
 }
 

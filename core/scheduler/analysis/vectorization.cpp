@@ -213,10 +213,13 @@ class TensorAnalyzer {
       return false;
     }
 
-    // Walk outward while the pieces stay contiguous in memory.
-    int64_t run = first.extent;
+    // Walk outward while the pieces stay contiguous in memory. A resized
+    // piece walks past the end of a shorter tensor: its run ends there.
+    int64_t run = first.resized && layout_.extents[position] >= 0
+                      ? std::min(first.extent, layout_.extents[position])
+                      : first.extent;
     int64_t current = position;
-    int64_t covered = first.extent;  // indices of `current` walked so far
+    int64_t covered = run;  // indices of `current` walked so far
     int64_t offsetElements = first.offset * layout_.strides[position];
     bool stop = first.resized;
     int64_t outermostInRun = position;
