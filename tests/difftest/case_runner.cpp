@@ -2,7 +2,10 @@
 
 #include <cstring>
 #include <exception>
+#include <sstream>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
@@ -170,6 +173,23 @@ CaseResult runCase(const std::string& source, const std::string& name,
   } catch (const std::exception& error) {
     return {Status::InternalError, firstLine(error.what()), 0};
   }
+}
+
+std::vector<std::string> optionsInHeader(const std::string& source) {
+  static const std::string kHeader = "# Compile options:";
+  std::vector<std::string> options;
+  std::istringstream lines(source);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(kHeader, 0) != 0) continue;
+    std::istringstream words(line.substr(kHeader.size()));
+    std::string word;
+    while (words >> word) {
+      if (word != "--set") options.push_back(word);
+    }
+    break;
+  }
+  return options;
 }
 
 }  // namespace fuserlab::difftest

@@ -49,4 +49,9 @@ struct CaseResult {
 CaseResult runCase(const std::string& source, const std::string& name,
                    const std::vector<std::string>& options, Mode mode, int device);
 
+//! The options a written case records in its header line
+//! "# Compile options: --set NAME=VALUE ..." (none without one), so a saved
+//! failure runs again as it failed.
+std::vector<std::string> optionsInHeader(const std::string& source);
+
 }  // namespace fuserlab::difftest
