@@ -231,7 +231,8 @@ int mainOf(int argc, char** argv) {
   }
   std::map<Status, int64_t> counts;
   std::map<uint64_t, CaseResult> failures;
-  std::map<std::string, int64_t> unavailableReasons;
+  // By reason: how many, and the lowest seed (to look at with --print).
+  std::map<std::string, std::pair<int64_t, uint64_t>> unavailableReasons;
   int64_t done = 0, kernels = 0;
   const auto start = std::chrono::steady_clock::now();
   std::printf("difftest: %lld fusions from seed %llu, mode %s, %d workers\n",
@@ -244,7 +245,10 @@ int mainOf(int argc, char** argv) {
     kernels += r.kernels;
     if (isFailure(r.status) || r.status == Status::Invalid) failures[seed] = r;
     if (r.status == Status::Unavailable || r.status == Status::Refused) {
-      ++unavailableReasons[r.detail.substr(0, 100)];
+      auto& [n, example] = unavailableReasons.try_emplace(r.detail.substr(0, 100), 0, seed)
+                               .first->second;
+      ++n;
+      example = std::min(example, seed);
     }
     if (isFailure(r.status)) {
       std::printf("  seed %llu: %s: %s\n", static_cast<unsigned long long>(seed),
@@ -301,8 +305,9 @@ int mainOf(int argc, char** argv) {
   }
   if (!unavailableReasons.empty()) {
     std::printf("not run on purpose (unavailable or refused), by reason:\n");
-    for (const auto& [reason, n] : unavailableReasons) {
-      std::printf("  %lld x %s\n", static_cast<long long>(n), reason.c_str());
+    for (const auto& [reason, seen] : unavailableReasons) {
+      std::printf("  %lld x %s (seed %llu)\n", static_cast<long long>(seen.first), reason.c_str(),
+                  static_cast<unsigned long long>(seen.second));
     }
   }
   for (const std::string& line : written) std::printf("%s\n", line.c_str());
