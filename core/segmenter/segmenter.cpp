@@ -88,16 +88,62 @@ std::string unschedulableMessage(const CandidateGroup& group,
          "that one of these schedulers accepts";
 }
 
+// Whether a scheduler takes `exprs` as one segment.
+bool schedulable(const SegmentedFusion& result, const CompleteFusionIndex& index,
+                 const std::vector<Expr*>& exprs, const SegmenterContext& context) {
+  SegmentExtraction segment = extractSegment(index, exprs);
+  SegmentRuntime runtime = makeSegmentRuntime(result.complete(), segment, context);
+  return scheduler::canSchedule(*segment.fusion, runtime.info);
+}
+
+// A merged group that no scheduler takes once the merge's last steps
+// changed it (upcasts reverted, forwarded chains replicated: a cast moved
+// next to a gather of its result) is cut into runs of its exprs in
+// topological order, each as long as a scheduler takes it. Contiguous runs
+// of a group that had no path out and back in have none either, so the
+// segments stay acyclic.
+std::vector<CandidateGroup> splitIntoRuns(const SegmentedFusion& result,
+                                          const CompleteFusionIndex& index,
+                                          const CandidateGroup& group,
+                                          const SegmenterContext& context) {
+  std::vector<CandidateGroup> runs;
+  CandidateGroup current = group;
+  current.exprs = {group.exprs.front()};
+  for (size_t k = 1; k < group.exprs.size(); ++k) {
+    std::vector<Expr*> longer = current.exprs;
+    longer.push_back(group.exprs[k]);
+    if (schedulable(result, index, longer, context)) {
+      current.exprs = std::move(longer);
+      continue;
+    }
+    runs.push_back(current);
+    current.exprs = {group.exprs[k]};
+  }
+  runs.push_back(std::move(current));
+  // A run that nothing outside reads (a forwarded cast, which each reader
+  // recomputes) would be a segment without outputs.
+  runs.erase(std::remove_if(runs.begin(), runs.end(),
+                            [&](const CandidateGroup& run) {
+                              return runs.size() > 1 &&
+                                     extractSegment(index, run.exprs).outputs.empty();
+                            }),
+             runs.end());
+  return runs;
+}
+
 // Schedules each group and fills the SegmentedFusion's groups and edges.
 void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
                     std::vector<CandidateGroup>& groups,
                     const SegmenterContext& context, const DecisionLog& log) {
   for (auto& group : groups) index.sortTopologically(group.exprs);
-  std::stable_sort(groups.begin(), groups.end(),
-                   [&](const CandidateGroup& a, const CandidateGroup& b) {
-                     return index.position(a.exprs.front()) <
-                            index.position(b.exprs.front());
-                   });
+  auto byFirstExpr = [&] {
+    std::stable_sort(groups.begin(), groups.end(),
+                     [&](const CandidateGroup& a, const CandidateGroup& b) {
+                       return index.position(a.exprs.front()) <
+                              index.position(b.exprs.front());
+                     });
+  };
+  byFirstExpr();
   for (size_t i = 0; i < groups.size(); ++i) {
     const CandidateGroup& candidate = groups[i];
     SegmentExtraction segment = extractSegment(index, candidate.exprs);
@@ -106,6 +152,20 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
     std::vector<scheduler::Rejection> rejected;
     auto choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
                                              context.provider, &rejected);
+    if (!choice && candidate.exprs.size() > 1) {
+      std::vector<CandidateGroup> runs = splitIntoRuns(result, index, candidate, context);
+      log.add("split", {candidate.id}, true,
+              "no scheduler takes group " + std::to_string(candidate.id) + " " +
+                  groupSummary(candidate.exprs) + " as it ended up (" +
+                  rejectionsSummary(rejected) + "): cut into " +
+                  std::to_string(runs.size()) + " runs a scheduler takes");
+      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i));
+      groups.insert(groups.end(), runs.begin(), runs.end());
+      byFirstExpr();
+      result.groups().clear();
+      i = static_cast<size_t>(-1);  // schedule again from the first group
+      continue;
+    }
     if (!choice) {
       for (auto& rejection : rejected) {
         rejection.reason = segment.toCompleteNames(rejection.reason);

@@ -335,6 +335,30 @@ TEST_F(SegmenterTest, ForwardingLeavesTheWideUpcastOnTheEdge) {
   EXPECT_TRUE(floatEdge) << segmented.toString();
 }
 
+// Input forwarding replicates a cast into its readers after the merges; a
+// cast forwarded next to a gather of its result left a group of {cast,
+// gather} that no scheduler takes (the gather's source is not indexed from
+// the gathered output), and the whole fusion was refused (the differential
+// tester's seed 101071). Such a group is cut into runs a scheduler takes.
+TEST_F(SegmenterTest, AGroupNoSchedulerTakesAfterForwardingIsCutIntoRuns) {
+  SegmentedFusion segmented = segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
+    T2 = fd.ops.cast(T0, dtype=DataType.BFloat16)
+    T3 = fd.ops.gather(T2, T1, dim=0)
+    T4 = fd.ops.max(T3, dims=[0], keepdim=True)
+    T5 = fd.ops.cast(T4, dtype=DataType.Float)
+    fd.add_output(T5)
+)", {shape(DataType::Float, {4097}), shape(DataType::Int, {5})}, UpcastStrategy::Forward);
+  ASSERT_EQ(decisions("split").size(), 1u);
+  EXPECT_NE(decisions("split")[0].reason.find("no scheduler takes group"), std::string::npos);
+  ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
+  for (const SegmentedGroup& group : segmented.groups()) {
+    EXPECT_FALSE(group.outputs.empty()) << segmented.toString();
+  }
+}
+
 TEST_F(SegmenterTest, RevertPrivatizedUpcast) {
   // A normalization reads its upcast input twice (sum, then sub), so the
   // upcast is privatized; the segment_set of another input forces
