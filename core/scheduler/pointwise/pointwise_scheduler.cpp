@@ -119,6 +119,27 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(
     if (tv == nullptr) continue;
     const std::string why = trace.partiallyWrittenAxis(tv);
     if (!why.empty()) return why;
+    // Every output is written at an index the kernel computes from the
+    // reference's (ReferenceWalk::outputAccess); one the trace loses (a
+    // slice with a step, a reshape that regroups unevenly) or reaches
+    // through a gather's index cannot be, and the segment is split instead
+    // of failing in code generation (the differential tester's seed 100125).
+    if (tv == reference) continue;
+    const TensorTrace* traced = trace.find(tv);
+    if (traced == nullptr) continue;
+    for (size_t k = 0; k < traced->axes.size(); ++k) {
+      for (const AxisPiece& piece : traced->axes[k]) {
+        if (piece.kind == PieceKind::Lost) {
+          return "output " + tv->name() + " cannot be indexed from the reference " +
+                 reference->name() +
+                 (traced->lostReason.empty() ? std::string() : ": " + traced->lostReason);
+        }
+        if (piece.kind == PieceKind::Indexed) {
+          return "output " + tv->name() + " is reached from the reference " +
+                 reference->name() + " only through a gather's index";
+        }
+      }
+    }
   }
   return std::nullopt;
 }

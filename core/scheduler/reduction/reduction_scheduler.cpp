@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/persistent_buffers.h"
@@ -322,6 +325,38 @@ ReductionParams outerHeuristic(const Analysis& a, const DeviceSpec& device,
                      /*clusterOnly=*/false, clusterWhy);
 }
 
+// A reduction kernel makes one pass over its rows: a reduction of another
+// reduction's result (a max over the kept size-1 axis of a sum) needs a
+// second pass, which the persistent schedulers make, or a segment of its
+// own (the differential tester's seed 102797 reached code generation).
+std::optional<std::string> rejectChainedReductions(const ReductionPattern& pattern) {
+  std::unordered_map<const ir::Val*, const ir::Expr*> reducedBy;
+  for (const ReductionInfo& r : pattern.reductions) {
+    for (const ir::Val* out : r.expr->outputs()) reducedBy[out] = r.expr;
+  }
+  for (const ReductionInfo& r : pattern.reductions) {
+    std::vector<const ir::Val*> stack{r.input};
+    std::unordered_set<const ir::Val*> seen;
+    while (!stack.empty()) {
+      const ir::Val* val = stack.back();
+      stack.pop_back();
+      if (!seen.insert(val).second) continue;
+      if (const auto it = reducedBy.find(val); it != reducedBy.end()) {
+        return "reduction " + r.output->name() + " reads the result of reduction " +
+               it->second->output(0)->name() +
+               "; a reduction kernel makes one pass over its rows (a persistent "
+               "scheduler keeps them for a second)";
+      }
+      if (const ir::Expr* def = val->definition()) {
+        for (const ir::Val* in : def->inputs()) {
+          if (in->as<ir::TensorView>() != nullptr) stack.push_back(in);
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> ReductionScheduler::rejectCompileTime(
@@ -331,6 +366,7 @@ std::optional<std::string> ReductionScheduler::rejectCompileTime(
   if (auto reason = rejectUnsupportedReductionOps(segment, *pattern.pattern)) {
     return reason;
   }
+  if (auto reason = rejectChainedReductions(*pattern.pattern)) return reason;
   const PersistentBufferInfo buffers =
       findPersistentBuffers(segment, *pattern.pattern);
   if (!buffers.buffers.empty()) {
