@@ -96,39 +96,58 @@ bool schedulable(const SegmentedFusion& result, const CompleteFusionIndex& index
   return scheduler::canSchedule(*segment.fusion, runtime.info);
 }
 
-// A merged group that no scheduler takes once the merge's last steps
-// changed it (upcasts reverted, forwarded chains replicated: a cast moved
-// next to a gather of its result) is cut into runs of its exprs in
-// topological order, each as long as a scheduler takes it. Contiguous runs
-// of a group that had no path out and back in have none either, so the
-// segments stay acyclic.
-std::vector<CandidateGroup> splitIntoRuns(const SegmentedFusion& result,
-                                          const CompleteFusionIndex& index,
-                                          const CandidateGroup& group,
-                                          const SegmenterContext& context) {
-  std::vector<CandidateGroup> runs;
-  CandidateGroup current = group;
-  current.exprs = {group.exprs.front()};
-  for (size_t k = 1; k < group.exprs.size(); ++k) {
-    std::vector<Expr*> longer = current.exprs;
-    longer.push_back(group.exprs[k]);
-    if (schedulable(result, index, longer, context)) {
-      current.exprs = std::move(longer);
-      continue;
+// Replicates the forwarded chains into the groups that read them. A chain
+// whose copy leaves a reader that no scheduler takes (a cast forwarded next
+// to a gather of its result: the gather's source is not indexed from the
+// gathered output; the differential tester's seed 101071) is not forwarded
+// at all: it becomes a group of its own, whose output its readers read.
+void replicateOrMaterialize(const SegmentedFusion& result, CompleteFusionIndex& index,
+                            std::vector<ForwardedChain>& chains,
+                            std::vector<CandidateGroup>& groups,
+                            const SegmenterContext& context, const DecisionLog& log) {
+  const std::vector<CandidateGroup> merged = groups;
+  std::vector<CandidateGroup> materialized;
+  int nextId = 0;
+  for (const CandidateGroup& group : merged) nextId = std::max(nextId, group.id + 1);
+  while (true) {
+    groups = merged;
+    groups.insert(groups.end(), materialized.begin(), materialized.end());
+    const auto forwarded = forwardedExprs(chains);
+    index.setReplicated(forwarded);
+    if (chains.empty()) return;
+    std::vector<std::vector<Expr*>> before;
+    for (const CandidateGroup& group : groups) before.push_back(group.exprs);
+    replicateForwardedChains(index, chains, groups, log);
+    std::optional<size_t> refused;
+    for (size_t g = 0; g < groups.size() && !refused; ++g) {
+      if (groups[g].exprs.size() != before[g].size() &&
+          !schedulable(result, index, groups[g].exprs, context)) {
+        refused = g;
+      }
     }
-    runs.push_back(current);
-    current.exprs = {group.exprs[k]};
+    if (!refused) return;
+    const CandidateGroup& reader = groups[*refused];
+    for (size_t c = 0; c < chains.size();) {
+      const auto& exprs = chains[c].exprs;
+      const bool received = std::any_of(exprs.begin(), exprs.end(), [&](const Expr* e) {
+        return std::find(reader.exprs.begin(), reader.exprs.end(), e) != reader.exprs.end();
+      });
+      if (!received) {
+        ++c;
+        continue;
+      }
+      CandidateGroup own;
+      own.id = nextId++;
+      own.exprs = exprs;
+      index.sortTopologically(own.exprs);
+      log.add("forward", {reader.id, own.id}, false,
+              "not forwarding the chain from " + chains[c].input->name() +
+                  ": no scheduler takes group " + std::to_string(reader.id) +
+                  " with it; it is group " + std::to_string(own.id) + " of its own");
+      materialized.push_back(std::move(own));
+      chains.erase(chains.begin() + static_cast<std::ptrdiff_t>(c));
+    }
   }
-  runs.push_back(std::move(current));
-  // A run that nothing outside reads (a forwarded cast, which each reader
-  // recomputes) would be a segment without outputs.
-  runs.erase(std::remove_if(runs.begin(), runs.end(),
-                            [&](const CandidateGroup& run) {
-                              return runs.size() > 1 &&
-                                     extractSegment(index, run.exprs).outputs.empty();
-                            }),
-             runs.end());
-  return runs;
 }
 
 // Schedules each group and fills the SegmentedFusion's groups and edges.
@@ -136,14 +155,11 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
                     std::vector<CandidateGroup>& groups,
                     const SegmenterContext& context, const DecisionLog& log) {
   for (auto& group : groups) index.sortTopologically(group.exprs);
-  auto byFirstExpr = [&] {
-    std::stable_sort(groups.begin(), groups.end(),
-                     [&](const CandidateGroup& a, const CandidateGroup& b) {
-                       return index.position(a.exprs.front()) <
-                              index.position(b.exprs.front());
-                     });
-  };
-  byFirstExpr();
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const CandidateGroup& a, const CandidateGroup& b) {
+                     return index.position(a.exprs.front()) <
+                            index.position(b.exprs.front());
+                   });
   for (size_t i = 0; i < groups.size(); ++i) {
     const CandidateGroup& candidate = groups[i];
     SegmentExtraction segment = extractSegment(index, candidate.exprs);
@@ -152,20 +168,6 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
     std::vector<scheduler::Rejection> rejected;
     auto choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
                                              context.provider, &rejected);
-    if (!choice && candidate.exprs.size() > 1) {
-      std::vector<CandidateGroup> runs = splitIntoRuns(result, index, candidate, context);
-      log.add("split", {candidate.id}, true,
-              "no scheduler takes group " + std::to_string(candidate.id) + " " +
-                  groupSummary(candidate.exprs) + " as it ended up (" +
-                  rejectionsSummary(rejected) + "): cut into " +
-                  std::to_string(runs.size()) + " runs a scheduler takes");
-      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(i));
-      groups.insert(groups.end(), runs.begin(), runs.end());
-      byFirstExpr();
-      result.groups().clear();
-      i = static_cast<size_t>(-1);  // schedule again from the first group
-      continue;
-    }
     if (!choice) {
       for (auto& rejection : rejected) {
         rejection.reason = segment.toCompleteNames(rejection.reason);
@@ -199,19 +201,45 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
     result.groups().push_back(std::move(group));
   }
 
-  // Edges: each input of a group that another group produces.
+  // Edges: each input of a group that another group produces. A tensor a
+  // group reads that is neither a fusion input nor another group's output
+  // would leave the group waiting forever at run time: a segmenter bug,
+  // caught here, where every command compiles, not on a GPU.
   const auto& segments = result.groups();
   for (const SegmentedGroup& to : segments) {
     for (ir::Val* val : to.inputs) {
+      bool produced = false;
       for (const SegmentedGroup& from : segments) {
         if (from.id == to.id) continue;
         if (std::find(from.outputs.begin(), from.outputs.end(), val) !=
             from.outputs.end()) {
           result.edges().push_back({from.id, to.id, val});
+          produced = true;
           break;
         }
       }
+      FL_ASSERT(produced || !val->isA<ir::TensorView>() || val->definition() == nullptr,
+                "segment ", to.id, " reads ", val->name(),
+                ", which no segment produces and which is not a fusion input");
     }
+  }
+  // And the segments can run in some order (the executor's: a segment runs
+  // once every segment it reads from has).
+  std::vector<bool> ran(segments.size(), false);
+  for (size_t finished = 0; finished < segments.size();) {
+    bool progress = false;
+    for (size_t g = 0; g < segments.size(); ++g) {
+      if (ran[g]) continue;
+      bool ready = true;
+      for (const SegmentedEdge& edge : result.edges()) {
+        ready = ready && !(edge.to == segments[g].id && !ran[static_cast<size_t>(edge.from)]);
+      }
+      if (!ready) continue;
+      ran[g] = true;
+      ++finished;
+      progress = true;
+    }
+    FL_ASSERT(progress, "the segments' edges form a cycle");
   }
   std::stable_sort(result.edges().begin(), result.edges().end(),
                    [](const SegmentedEdge& a, const SegmentedEdge& b) {
@@ -316,10 +344,7 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
     revertPrivatizedUpcasts(complete, upcasts, groups, log);
     index = std::make_unique<CompleteFusionIndex>(complete);
   }
-  if (!chains.empty()) {
-    index->setReplicated(forwardedExprs(chains));
-    replicateForwardedChains(*index, chains, groups, log);
-  }
+  if (!chains.empty()) replicateOrMaterialize(result, *index, chains, groups, context, log);
   finalizeGroups(result, *index, groups, context, log);
   return result;
 }
