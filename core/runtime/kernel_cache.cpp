@@ -9,6 +9,7 @@
 #include <iterator>
 #include <system_error>
 
+#include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
 
 namespace fuserlab::runtime {
@@ -19,6 +20,9 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kKeyLength = 32;
 // magic, version, key length, key, payload length, checksum
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + kKeyLength + 8 + 8;
+// The largest entry read back: kernel images are kilobytes to a few
+// megabytes; anything larger at an entry's path is not one of ours.
+constexpr uint64_t kMaxEntryBytes = uint64_t{64} << 20;
 
 using Uint128 = unsigned __int128;
 
@@ -168,14 +172,19 @@ std::string KernelCache::lastWriteError() const {
 std::optional<std::string> KernelCache::readEntry(const std::string& key) {
   const std::filesystem::path path = entryPath(key);
   if (path.empty()) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;  // no entry: a plain miss
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
   auto reject = [&]() -> std::optional<std::string> {
     ++stats_.rejectedEntries;
     return std::nullopt;
   };
+  // Only a regular file (not through a symlink) of a kernel's size: a named
+  // pipe would block the lookup, a link to /dev/zero would read until memory
+  // runs out, a directory is no entry. Each is a miss; the store after the
+  // compile replaces it.
+  ir::BoundedRead read =
+      ir::readBoundedFile(path.string(), kMaxEntryBytes, /*followSymlinks=*/false);
+  if (read.problem == ir::FileProblem::Missing) return std::nullopt;  // a plain miss
+  if (read.problem != ir::FileProblem::None) return reject();
+  const std::string data = std::move(read.bytes);
   if (data.size() < kHeaderBytes || std::memcmp(data.data(), kMagic, 8) != 0) {
     return reject();
   }

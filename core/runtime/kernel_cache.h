@@ -7,9 +7,11 @@
 // temporary file and renamed into place (readers never see half an entry),
 // with a header: magic "FLKERNEL", format version, the key, the payload's
 // length and its FNV-1a 64 checksum. An entry whose header, key, length or
-// checksum does not match is ignored and rebuilt, never trusted; a cache
-// directory that cannot be written makes the cache memory-only, never an
-// error.
+// checksum does not match is ignored and rebuilt, never trusted; so is
+// anything at an entry's path that is not a regular file of at most 64 MiB
+// (a named pipe, a symlink, a directory: never followed, never waited on);
+// a cache directory that cannot be written makes the cache memory-only,
+// never an error.
 #pragma once
 
 #include <cstdint>

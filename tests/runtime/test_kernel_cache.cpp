@@ -1,12 +1,18 @@
 #include "core/runtime/kernel_cache.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 namespace fuserlab::runtime {
 namespace {
@@ -121,6 +127,86 @@ TEST_F(KernelCacheTest, ForeignKeyIsIgnored) {
   EXPECT_FALSE(cache.lookup(keyB_).has_value());
   EXPECT_EQ(cache.stats().rejectedEntries, 1);
   EXPECT_EQ(cache.lookup(keyA_).value_or(""), payload_);
+}
+
+// Issue 43 item 7: only a regular file of a kernel's size is read back as
+// an entry; anything else at its path is a miss, compiled and replaced.
+TEST_F(KernelCacheTest, NamedPipeEntryIsAMissNotAHang) {
+  fs::create_directories(dir_);
+  KernelCache cache(dir_);
+  const fs::path path = cache.entryPath(keyA_);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  // Were the lookup to wait for a writer, this watchdog unblocks it after
+  // 5 s (opening the pipe for reading and writing never blocks) so the test
+  // fails rather than hangs.
+  std::atomic<bool> done{false};
+  std::atomic<bool> unblocked{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 500 && !done; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done) return;
+    unblocked = true;
+    const int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  });
+  int compiles = 0;
+  const std::string got = cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; });
+  done = true;
+  watchdog.join();
+  EXPECT_FALSE(unblocked) << "the lookup waited on the named pipe";
+  EXPECT_EQ(got, payload_);
+  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
+  // The store replaced the pipe with a valid entry.
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(path)));
+  EXPECT_EQ(KernelCache(dir_).lookup(keyA_).value_or(""), payload_);
+}
+
+TEST_F(KernelCacheTest, SymlinkEntryIsNotFollowed) {
+  // A link to a valid entry elsewhere: a link could as well point at
+  // /dev/zero (read until memory runs out), so no link is followed.
+  const fs::path elsewhere = dir_ / "elsewhere";
+  KernelCache(elsewhere).store(keyA_, payload_);
+  KernelCache cache(dir_);
+  fs::create_symlink(KernelCache(elsewhere).entryPath(keyA_), cache.entryPath(keyA_));
+  EXPECT_FALSE(cache.lookup(keyA_).has_value());
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
+  EXPECT_EQ(cache.stats().diskHits, 0);
+
+  fs::remove(cache.entryPath(keyA_));
+  fs::create_symlink("/dev/zero", cache.entryPath(keyA_));
+  KernelCache again(dir_);
+  int compiles = 0;
+  EXPECT_EQ(again.getOrCompile(keyA_, [&] { ++compiles; return payload_; }), payload_);
+  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(again.stats().rejectedEntries, 1);
+  // The store replaced the link (not what it points at) with an entry.
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(again.entryPath(keyA_))));
+}
+
+TEST_F(KernelCacheTest, DirectoryEntryIsAMiss) {
+  KernelCache cache(dir_);
+  fs::create_directories(cache.entryPath(keyA_));
+  int compiles = 0;
+  std::string got;
+  EXPECT_NO_THROW(got = cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }));
+  EXPECT_EQ(got, payload_);
+  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
+  // A directory cannot be replaced by a rename: the write fails, the cache
+  // still answers from memory.
+  EXPECT_EQ(cache.stats().writeFailures, 1);
+  EXPECT_EQ(cache.lookup(keyA_).value_or(""), payload_);
+}
+
+TEST_F(KernelCacheTest, EntryLargerThanAnyKernelIsNotRead) {
+  // A well-formed entry over the 64 MiB bound is not one FuserLab wrote.
+  const std::string huge(size_t{65} << 20, 'k');
+  KernelCache(dir_).store(keyA_, huge);
+  KernelCache cache(dir_);
+  EXPECT_FALSE(cache.lookup(keyA_).has_value());
+  EXPECT_EQ(cache.stats().rejectedEntries, 1);
 }
 
 TEST_F(KernelCacheTest, UnwritableDirectoryLeavesAMemoryCache) {
