@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 
 #ifndef FUSERLAB_VERSION
 #error "FUSERLAB_VERSION must be defined (db/CMakeLists.txt passes the project version)"
@@ -11,17 +12,19 @@
 namespace fuserlab::db {
 namespace {
 
+constexpr int64_t kMaxComponent = 999'999'999;
+
 std::vector<long long> components(std::string_view version) {
   std::vector<long long> parts;
   size_t begin = 0;
   while (true) {
     const size_t end = std::min(version.find('.', begin), version.size());
     const std::string_view part = version.substr(begin, end - begin);
-    FL_CHECK(!part.empty() && part.size() <= 9 &&
-                 part.find_first_not_of("0123456789") == std::string_view::npos,
-             "compiler version '", version,
-             "' is not of the form MAJOR.MINOR.PATCH (numbers)");
-    parts.push_back(std::stoll(std::string(part)));
+    const std::optional<int64_t> number = ir::tryParseInteger(part, 0, kMaxComponent);
+    FL_CHECK(number.has_value(), "compiler version '", version,
+             "' is not of the form MAJOR.MINOR.PATCH (numbers from 0 to ",
+             kMaxComponent, ")");
+    parts.push_back(*number);
     if (end == version.size()) break;
     begin = end + 1;
   }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "db/compiler_version.h"
 #include "db/heuristics_database.h"
 #include "db/stable_hash.h"
@@ -60,11 +61,12 @@ std::vector<std::vector<int64_t>> parseSizes(std::string_view sizes) {
       while (from <= input.size()) {
         size_t to = input.find('x', from);
         if (to == std::string_view::npos) to = input.size();
-        const std::string number(input.substr(from, to - from));
-        FL_CHECK(!number.empty() &&
-                     number.find_first_not_of("0123456789") == std::string::npos,
-                 "stored sizes '", sizes, "' are not of the form 16x128x1600,1600");
-        extents.push_back(std::stoll(number));
+        const std::optional<int64_t> extent = ir::tryParseInteger(
+            input.substr(from, to - from), 0, std::numeric_limits<int64_t>::max());
+        FL_CHECK(extent.has_value(), "stored sizes '", sizes,
+                 "' are not of the form 16x128x1600,1600 (each size from 0 to ",
+                 std::numeric_limits<int64_t>::max(), ")");
+        extents.push_back(*extent);
         from = to + 1;
       }
     }
@@ -98,7 +100,7 @@ DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
       indexed.params = scheduler::paramsFromJson(*type, entry.params);
       indexed.extents = parseSizes(entry.segment.sizes);
     } catch (const UserError& error) {
-      notes_.push_back(entry.summary() + ": its params no longer parse (" +
+      notes_.push_back(entry.summary() + ": its stored params or sizes no longer parse (" +
                        error.message() + "); left out");
       continue;
     }

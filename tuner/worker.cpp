@@ -6,6 +6,7 @@
 
 #include "core/codegen/kernel.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/cuda_error.h"
 #include "core/runtime/cuda_memory.h"
@@ -76,7 +77,7 @@ class Worker {
     // Cold, clean L2 before each sample (runtime::L2Flush), as bench does.
     flush_ = std::make_unique<runtime::L2Flush>(spec_, setup.device);
     if (const char* fault = std::getenv("FUSERLAB_TUNER_FAULT_VARIANT")) {
-      faultVariant_ = std::atoll(fault);
+      faultVariant_ = ir::parseInteger(fault, "FUSERLAB_TUNER_FAULT_VARIANT", -1);
     }
   }
 

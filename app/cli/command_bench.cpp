@@ -17,6 +17,7 @@
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/report/json.h"
 #include "core/runtime/benchmark.h"
 #include "core/runtime/cuda_device.h"
@@ -68,17 +69,14 @@ options:
 int parseCount(const std::optional<std::string>& text, const char* option, int fallback,
                int minimum, const char* why) {
   if (!text) return fallback;
-  int value = 0;
-  try {
-    size_t used = 0;
-    value = std::stoi(*text, &used);
-    FL_CHECK(used == text->size(), "");
-  } catch (const std::exception&) {
-    FL_USER_ERROR("--", option, " expects an integer, found '", *text, "'");
-  }
-  FL_CHECK(value >= minimum && value <= 100000, "--", option, " must be between ",
-           minimum, " and 100000", why, ", found ", value);
-  return value;
+  const std::optional<int64_t> value = ir::tryParseInteger(*text, minimum, 100000);
+  if (value) return static_cast<int>(*value);
+  // Digits out of range (or past 64 bits) get the range; other text the form.
+  const bool digits = !text->empty() &&
+                      text->find_first_not_of("-0123456789") == std::string::npos;
+  FL_CHECK(!digits, "--", option, " must be between ", minimum, " and 100000", why,
+           ", found ", *text);
+  FL_USER_ERROR("--", option, " expects an integer, found '", *text, "'");
 }
 
 Json summaryJson(const runtime::SampleSummary& s) {

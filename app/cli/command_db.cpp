@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
+#include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/ir/printer.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/heuristic_params.h"
@@ -23,6 +26,11 @@
 
 namespace fuserlab::cli {
 namespace {
+
+// The largest files db reads: an import of JSON lines (an export of some
+// hundred thousand entries) and a params file (one params object).
+constexpr uint64_t kMaxImportBytes = uint64_t{1} << 30;
+constexpr uint64_t kMaxParamsFileBytes = uint64_t{1} << 20;
 
 using report::Json;
 
@@ -95,7 +103,8 @@ int showCommand(const CommandLine& cl) {
   FL_CHECK(!idText.empty() && idText.find_first_not_of("0123456789") == std::string::npos,
            "entry id '", idText, "' is not a number; db list shows the ids");
   db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Read);
-  const auto entry = database.entry(std::stoll(idText));
+  const auto entry = database.entry(
+      ir::parseInteger(idText, "the entry id", 0, std::numeric_limits<int64_t>::max()));
   FL_CHECK(entry.has_value(), database.path(), " has no entry ", idText,
            "; db list shows the ids");
   if (auto path = cl.value("json")) {
@@ -162,8 +171,8 @@ int importCommand(const CommandLine& cl) {
     printOutcomes(db::importLines(database, std::cin, "stdin"));
     return 0;
   }
-  std::ifstream file(input);
-  FL_CHECK(file.good(), "cannot read '", input, "'");
+  // A regular file of a bounded size: a pipe goes through stdin ("-").
+  std::istringstream file(ir::readUserFile(input, "import file", kMaxImportBytes));
   printOutcomes(db::importLines(database, file, input));
   return 0;
 }
@@ -239,11 +248,7 @@ class PinnedParams : public scheduler::HeuristicProvider {
 Json readParamsOption(const std::string& value) {
   std::string text = value;
   if (!value.empty() && value[0] == '@') {
-    std::ifstream file(value.substr(1));
-    FL_CHECK(file.good(), "cannot read the params file '", value.substr(1), "'");
-    std::stringstream content;
-    content << file.rdbuf();
-    text = content.str();
+    text = ir::readUserFile(value.substr(1), "params file", kMaxParamsFileBytes);
   }
   try {
     return Json::parse(text);
@@ -278,7 +283,8 @@ int putCommand(const std::vector<std::string>& args) {
   auto compiled = runtime::compileFusion(*loaded.fusion, compileOptions, device,
                                          inputs, &recorder);
   const auto& segments = compiled.report.segments;
-  const size_t index = std::stoul(*segmentText);
+  const size_t index = static_cast<size_t>(ir::parseInteger(
+      *segmentText, "--segment", 0, std::numeric_limits<int64_t>::max()));
   FL_CHECK(index < segments.size(), loaded.fusionName, " has ", segments.size(),
            " segments at these sizes (0 to ", segments.size() - 1,
            "); --segment ", index, " is not one of them");

@@ -5,10 +5,12 @@
 // segmented graph (a cluster per segment), the segment-level overview, or one
 // segment's inside, as DOT, SVG or PNG.
 #include <iostream>
+#include <limits>
 
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/fusion_compiler.h"
 #include "viz/fusion_graph.h"
 #include "viz/graph_export.h"
@@ -65,12 +67,8 @@ int graphCommand(const std::vector<std::string>& args) {
   } else if (cl.flag("overview")) {
     graph = viz::buildSegmentOverviewGraph(report);
   } else if (auto segment = cl.value("segment")) {
-    int id = -1;
-    try {
-      id = std::stoi(*segment);
-    } catch (const std::exception&) {
-      FL_USER_ERROR("--segment takes a segment number, not '", *segment, "'");
-    }
+    const int id = static_cast<int>(ir::parseInteger(
+        *segment, "--segment (a segment number)", 0, std::numeric_limits<int>::max()));
     graph = viz::buildSegmentInteriorGraph(report, id);
   } else {
     graph = viz::buildFusionGraph(report);

@@ -17,6 +17,7 @@
 #include "app/cli/tensor_files.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
@@ -79,14 +80,7 @@ std::string describeArgument(const runtime::Argument& arg) {
 
 uint64_t parseSeed(const std::optional<std::string>& text) {
   if (!text) return 0;
-  try {
-    size_t used = 0;
-    unsigned long long seed = std::stoull(*text, &used);
-    FL_CHECK(used == text->size(), "");
-    return seed;
-  } catch (const std::exception&) {
-    FL_USER_ERROR("--seed expects a non-negative integer, found '", *text, "'");
-  }
+  return ir::parseUnsigned(*text, "--seed");
 }
 
 // A copy of the inputs with the same sizes and strides, for the reference:

@@ -22,6 +22,7 @@
 #include "app/cli/command_run_ranks.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/nccl_communicator.h"
@@ -34,15 +35,7 @@ namespace fuserlab::cli {
 namespace {
 
 int64_t parseRanks(const std::string& text) {
-  try {
-    size_t used = 0;
-    const long long n = std::stoll(text, &used);
-    FL_CHECK(used == text.size() && n >= 1 && n <= 64, "");
-    return n;
-  } catch (const std::exception&) {
-    FL_USER_ERROR("--ranks expects a number of ranks from 1 to 64, found '",
-                  text, "'");
-  }
+  return ir::parseInteger(text, "--ranks (the number of ranks)", 1, 64);
 }
 
 void printProgram(const runtime::MultiDeviceProgram& program) {
@@ -211,8 +204,8 @@ int rankWorkerCommand(const std::vector<std::string>& args) {
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   CommandLine cl(args, options, {});
   const int64_t ranks = parseRanks(cl.value("ranks").value_or(""));
-  const int64_t rank = std::stoll(cl.value("rank").value_or("0"));
-  const uint64_t seed = std::stoull(cl.value("seed").value_or("0"));
+  const int64_t rank = ir::parseInteger(cl.value("rank").value_or("0"), "--rank", 0, ranks - 1);
+  const uint64_t seed = ir::parseUnsigned(cl.value("seed").value_or("0"), "--seed");
   const LoadedScript loaded = loadScript(cl);
   const runtime::Arguments inputs = frontend::makeInputs(
       loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), seed);

@@ -18,10 +18,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
@@ -40,14 +42,10 @@ extern "C" void onInterrupt(int) { gCancel.store(true); }
 const std::set<std::string> kTuneValueOptions = {
     "db", "sizes", "segment", "strategy", "budget", "seed", "margin", "json"};
 
-int64_t parseInt(const std::string& option, const std::string& text) {
-  try {
-    size_t used = 0;
-    const long long v = std::stoll(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (const std::exception&) {
-  }
-  FL_USER_ERROR("--", option, " expects a non-negative integer, found '", text, "'");
+// A non-negative option value up to `maximum` (an int where one is kept).
+int64_t parseInt(const std::string& option, const std::string& text,
+                 int64_t maximum = std::numeric_limits<int>::max()) {
+  return ir::parseInteger(text, "--" + option, 0, maximum);
 }
 
 // The input size sets: --sizes (separated by ';'), else --inputs or the
@@ -177,7 +175,7 @@ int tuneCommand(const std::vector<std::string>& args) {
   tuner::TuneOptions tune;
   tune.strategy.kind = tuner::parseStrategy(cl.value("strategy").value_or("exhaustive"));
   if (auto b = cl.value("budget")) tune.strategy.budget = parseInt("budget", *b);
-  if (auto s = cl.value("seed")) tune.strategy.seed = static_cast<uint64_t>(parseInt("seed", *s));
+  if (auto s = cl.value("seed")) tune.strategy.seed = ir::parseUnsigned(*s, "--seed");
   if (auto m = cl.value("margin")) tune.margin = double(parseInt("margin", *m)) / 100;
   for (const auto& a : args) tune.command += " " + a;
 

@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "db/database_provider.h"
 
@@ -95,10 +96,8 @@ int cudaIndexFrom(const std::optional<std::string>& device, const std::string& f
   if (!device || *device == "cuda") return 0;
   const std::string prefix = "cuda:";
   if (device->rfind(prefix, 0) == 0) {
-    const std::string digits = device->substr(prefix.size());
-    if (!digits.empty() && digits.size() < 4 &&
-        digits.find_first_not_of("0123456789") == std::string::npos) {
-      return std::stoi(digits);
+    if (auto index = ir::tryParseInteger(device->substr(prefix.size()), 0, 999)) {
+      return static_cast<int>(*index);
     }
   }
   FL_USER_ERROR("--device for ", forWhat, " names a GPU of this machine, "

@@ -116,9 +116,31 @@ TEST_F(DatabaseProviderTest, UnusableEntriesAreLeftOutWithANote) {
   EXPECT_NE(provider.notes()[0].find("is valid for compiler versions 0.0.1 to"),
             std::string::npos)
       << provider.notes()[0];
-  EXPECT_NE(provider.notes()[1].find("its params no longer parse"), std::string::npos)
+  EXPECT_NE(provider.notes()[1].find("its stored params or sizes no longer parse"), std::string::npos)
       << provider.notes()[1];
   EXPECT_FALSE(ask(provider, 16, 1600).has_value());
+}
+
+// Issue 43 item 6: a stored size past int64 (a hand-edited or damaged file)
+// is a note on that entry, not std::stoll's out_of_range (exit 3).
+TEST_F(DatabaseProviderTest, StoredSizePastSixtyFourBitsIsLeftOutWithANote) {
+  EXPECT_THROW(parseSizes("99999999999999999999x4"), UserError);
+  EXPECT_THROW(parseSizes("-4x4"), UserError);
+  EXPECT_EQ(parseSizes("9223372036854775807x4,s"),
+            (std::vector<std::vector<int64_t>>{{INT64_MAX, 4}, {}}));
+  Entry entry = entryFor(BoundFusion(kPointwise, {shape(DataType::Float, {16, 1600})}),
+                         pointwiseParams(4, 256));
+  entry.segment.sizes = "99999999999999999999x1600";
+  store(entry);
+  std::unique_ptr<DatabaseProvider> provider;
+  ASSERT_NO_THROW(provider = std::make_unique<DatabaseProvider>(file("h.db")));
+  EXPECT_EQ(provider->size(), 0u);
+  ASSERT_EQ(provider->notes().size(), 1u);
+  EXPECT_NE(provider->notes()[0].find("stored sizes '99999999999999999999x1600' are not "
+                                      "of the form 16x128x1600,1600 (each size from 0 "
+                                      "to 9223372036854775807)"),
+            std::string::npos)
+      << provider->notes()[0];
 }
 
 // Records each segment's key as the compiler asks, answering nothing.
