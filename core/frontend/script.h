@@ -71,7 +71,9 @@ struct Script {
 //! Reads an nvFuser repro script. Errors are UserErrors with file:line:column,
 //! the line and a caret, and say what was expected.
 Script readScript(std::string_view source, const std::string& fileName);
-//! Reads the script from a file (a missing file is a UserError).
+//! Reads the script from a file. A missing file, one that is not a regular
+//! file (a pipe, a device, a directory) or one larger than ir::kMaxScriptBytes
+//! is a UserError.
 Script readScriptFile(const std::string& path);
 
 //! Prints `fusion` as an nvFuser Python script with one definition function

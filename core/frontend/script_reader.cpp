@@ -1,13 +1,10 @@
 // readScript: parses a repro script and runs its Python through the
 // interpreter (interpreter.h), which collects the fusions it builds and the
 // inputs they run with. Nothing here runs Python.
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "core/frontend/interpreter.h"
 #include "core/frontend/parser.h"
 #include "core/frontend/script.h"
+#include "core/ir/bounded_file.h"
 
 namespace fuserlab::frontend {
 
@@ -17,19 +14,10 @@ Script readScript(std::string_view source, const std::string& fileName) {
 }
 
 Script readScriptFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw UserError("cannot read the script '" + path + "': it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw UserError("cannot open the script '" + path +
-                    "': no such file or not readable");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read the script '" + path + "'");
-  return readScript(text.str(), path);
+  // Only a regular file of at most kMaxScriptBytes: a named pipe, a device
+  // or a directory is refused before anything is read (bounded_file.h).
+  const std::string text = ir::readUserFile(path, "script", ir::kMaxScriptBytes);
+  return readScript(text, path);
 }
 
 }  // namespace fuserlab::frontend
