@@ -138,6 +138,12 @@ class ExpressionEmitter {
   //! to nearest even exactly as the cast would (one rounding, not a rounding
   //! followed by a second, exact conversion).
   std::string storedValue(const ir::TensorView* tv, const ElementIndex& index = {});
+  //! `tv`'s value at `index`, computed only where `condition` holds (an
+  //! output's write predicate where the walk passes its end: what it reads
+  //! there may lie past its producers' ends). `uniform`: the condition is
+  //! the same for every lane of a vector, so loads may be hoisted under it.
+  std::string valueWhere(const ir::TensorView* tv, const ElementIndex& index,
+                         const std::string& condition, bool uniform);
 
   //! A scalar as a C++ expression of its evaluation type (see hooks):
   //! a literal, a hook expression, or the scalar exprs that define it.

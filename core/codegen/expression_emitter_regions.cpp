@@ -33,6 +33,20 @@ void ExpressionEmitter::pushBranch(bool uniform, const std::string& condition) {
   if (branches_.back().uniform) lanes_->markRows();
 }
 
+std::string ExpressionEmitter::valueWhere(const TensorView* tv, const ElementIndex& index,
+                                          const std::string& condition, bool uniform) {
+  const std::string variable = temporary("guarded");
+  line(std::string(valueType(tv->dtype())) + " " + variable + " = 0;");
+  line("if (" + condition + ") {");
+  indent_ += 2;
+  pushBranch(uniform, condition);
+  line(variable + " = " + value(tv, index) + ";");
+  popScope();
+  indent_ -= 2;
+  line("}");
+  return variable;
+}
+
 IndexSum ExpressionEmitter::indexSum(const Scalar* s) {
   if (const std::optional<int64_t> value = s->constInt()) return IndexSum::of(*value);
   // Sums and differences of integers (a cat's or pad's extents) are split,

@@ -497,12 +497,17 @@ std::string PointwiseKernel::body(bool vectorPass) {
     if (std::find(written.begin(), written.end(), out) != written.end()) continue;
     written.push_back(out);
     const OutputAccess access = walk_->outputAccess(out, refIndex, interface_);
-    const std::string value = emitter.storedValue(out, access.index);
+    const bool predicateHasLane = access.predicate.find(kLanePrefix) != std::string::npos;
+    // Past an output's end its value is never stored, and computing it would
+    // read past its producers' ends (a slice of an input beside a longer
+    // cat: seed 201035 read rows 3..10 of a 3-row input on an H200).
+    const std::string value =
+        access.bounded ? emitter.valueWhere(out, access.index, access.predicate, !predicateHasLane)
+                       : emitter.storedValue(out, access.index);
     laneCode += emitter.takeCode();
     const std::string& param = interface_.parameterName(out, true);
     const std::string element(elementType(out->dtype()));
     const VectorAccess* vector = vectorAccess(out, true);
-    const bool predicateHasLane = access.predicate.find(kLanePrefix) != std::string::npos;
     if (lanes && vector_ > 1 && vector != nullptr && !predicateHasLane &&
         laneMapsToInnerAxis(*vector, access.index)) {
       used_.push_back(*vector);

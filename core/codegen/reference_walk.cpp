@@ -111,6 +111,7 @@ OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
     if (terms[a].empty()) continue;
     access.index[a] = terms[a].find(' ') == std::string::npos ? terms[a] : "(" + terms[a] + ")";
     if (resized[a]) {
+      access.bounded = true;
       predicates.push_back(access.index[a] + " >= 0 && " + access.index[a] + " < " +
                            interface.parameterName(out, true) + ".size[" +
                            std::to_string(a) + "]");

@@ -21,6 +21,9 @@ namespace fuserlab::codegen {
 struct OutputAccess {
   ElementIndex index;
   std::string predicate;  //!< a C++ condition; empty: always
+  //! The walk passes the output's end along some axis (through slice, pad
+  //! or cat): its value must be computed only where `predicate` holds.
+  bool bounded = false;
 };
 
 class ReferenceWalk {

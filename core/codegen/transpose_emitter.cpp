@@ -272,16 +272,21 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     const std::string element(elementType(out->dtype()));
     const bool staged =
         std::find(stagedOutputs_.begin(), stagedOutputs_.end(), out) != stagedOutputs_.end();
+    // Past an output's end (the walk passes it through slice, pad or cat)
+    // its value is never stored and may read past its producers' ends.
+    auto valueOf = [&](const OutputAccess& access) {
+      return access.bounded ? emitter.valueWhere(out, access.index, access.predicate, false)
+                            : emitter.storedValue(out, access.index);
+    };
     if (staged) {
-      const std::string value =
-          emitter.storedValue(out, walk_.outputAccess(out, ref, interface_).index);
+      const std::string value = valueOf(walk_.outputAccess(out, ref, interface_));
       laneCode += emitter.takeCode();
       laneCode += lp + "smem_" + param + "[la + j][lb] = fl::to_element<" + element + ">(" +
                   value + ");\n";
       continue;
     }
     const OutputAccess access = walk_.outputAccess(out, ref, interface_);
-    const std::string value = emitter.storedValue(out, access.index);
+    const std::string value = valueOf(access);
     laneCode += emitter.takeCode();
     const bool group2 = std::find(group2_.begin(), group2_.end(), out) != group2_.end();
     if (v2 > 1 && group2 && !mentionsIdentifier(access.predicate, laneVar()) &&

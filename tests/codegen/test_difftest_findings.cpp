@@ -4,6 +4,7 @@
 // which need a run's strides) are in tests/gpu/test_gpu_pointwise.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -100,6 +101,46 @@ TEST(DifftestFindingsTest, AReductionKernelNeverNeedsATensorAtTwoPositions) {
     ASSERT_EQ(sources.size(), 2u);
   }
   EXPECT_EQ(kernelSources(findingScript("difftest_102615.py")).size(), 3u);
+}
+
+// Seed 201035 (an illegal address on an H200): T1 = slice(T0), 3 rows, is
+// an output beside a cat of 11 rows, the reference. The walk passes T1's
+// end; its store was predicated, but computing its value loaded T0 at rows
+// 3..10. Every load of T0 is under a condition now.
+TEST(DifftestFindingsTest, AnOutputPastItsEndReadsNothing) {
+  const std::string source = findingScript("difftest_201035.py");
+  const frontend::Script script = frontend::readScript(source, "difftest.py");
+  const auto device = scheduler::findBuiltinDevice("h100");
+  const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
+  passes::CompileOptions options;
+  options.setFromAssignment("bookend=none");
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(script.fusion(), options, *device, args);
+  bool sawPointwise = false;
+  for (const runtime::SegmentKernel& segment : runtime::generateSegmentKernels(compiled, *device, args)) {
+    ASSERT_TRUE(segment.kernel.has_value()) << segment.error;
+    if (segment.kernel->source.find("pointwise_seg") == std::string::npos) continue;
+    sawPointwise = true;
+    // Each load of T0 is bounded along its row axis, a1 (T0 has 3 rows, the
+    // reference 11): on its own line or by an enclosing block's `if`.
+    std::istringstream lines(segment.kernel->source);
+    std::string line;
+    std::vector<bool> bounding;  // per open block: its `if` tests a1
+    while (std::getline(lines, line)) {
+      const bool tests = line.find("if (") != std::string::npos &&
+                         line.find("a1 <") != std::string::npos;
+      if (line.find("T0.data +") != std::string::npos || line.find("T0.data[") != std::string::npos) {
+        const bool inside =
+            std::find(bounding.begin(), bounding.end(), true) != bounding.end();
+        EXPECT_TRUE(tests || inside) << line;
+      }
+      for (char c : line) {
+        if (c == '{') bounding.push_back(tests);
+        if (c == '}' && !bounding.empty()) bounding.pop_back();
+      }
+    }
+  }
+  EXPECT_TRUE(sawPointwise);
 }
 
 }  // namespace
