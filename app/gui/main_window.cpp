@@ -28,6 +28,8 @@
 #include "app/gui/run_panel.h"
 #include "app/gui/script_editor.h"
 #include "app/gui/tuning_panel.h"
+#include "core/ir/bounded_file.h"
+#include "core/ir/error.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -202,14 +204,22 @@ void MainWindow::recompile() {
 }
 
 bool MainWindow::openFile(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-    showProblem(QString("cannot open %1: %2").arg(path, file.errorString()), 0, 0);
+  // The CLI's reader: a regular file of at most kMaxScriptBytes. A named
+  // pipe would block the GUI thread, /dev/zero would fill its memory.
+  std::string text;
+  try {
+    text = ir::readUserFile(QFile::encodeName(path).toStdString(), "script",
+                            ir::kMaxScriptBytes);
+  } catch (const UserError& error) {
+    showProblem(QString::fromStdString(error.message()), 0, 0);
     return false;
   }
   file_ = QFileInfo(path).absoluteFilePath();
   addRecentFile(file_);
-  setScript(QString::fromUtf8(file.readAll()), path);
+  // As QIODevice::Text read it: Windows line ends become '\n'.
+  QString script = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+  script.replace("\r\n", "\n");
+  setScript(script, path);
   return true;
 }
 

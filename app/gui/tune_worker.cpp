@@ -2,12 +2,13 @@
 
 #include <signal.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <limits>
 
 #include "app/gui/script_loader.h"
+#include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 #include "core/report/json.h"
 #include "tuner/worker.h"
 
@@ -15,13 +16,8 @@ namespace fuserlab::gui {
 namespace {
 
 int parseIndex(const std::string& option, const std::string& text) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= 0) return v;
-  } catch (const std::exception&) {
-  }
-  FL_USER_ERROR(option, " expects a non-negative integer, found '", text, "'");
+  return static_cast<int>(
+      ir::parseInteger(text, option, 0, std::numeric_limits<int>::max()));
 }
 
 int serve(const std::vector<std::string>& args) {
@@ -47,11 +43,7 @@ int serve(const std::vector<std::string>& args) {
     }
   }
   FL_CHECK(!request.fileName.empty(), "no script file");
-  std::ifstream file(request.fileName);
-  FL_CHECK(file.good(), "cannot read ", request.fileName);
-  std::stringstream text;
-  text << file.rdbuf();
-  request.source = text.str();
+  request.source = ir::readUserFile(request.fileName, "script", ir::kMaxScriptBytes);
   const LoadedFusion loaded = loadFusion(request);
   tuner::WorkerSetup setup;
   setup.fusion = loaded.fusion;

@@ -19,6 +19,8 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
 #include "app/gui/graph_view.h"
@@ -321,6 +323,36 @@ class GuiWindowTest : public QObject {
     MainWindow window;
     QVERIFY(!window.openFile("/nonexistent/fusion.py"));
     QCOMPARE(window.problems()->count(), 1);
+  }
+
+  // Issue 43 item 7: the reader takes only a regular file of at most
+  // kMaxScriptBytes. A larger one, a named pipe (would block the GUI thread)
+  // and /dev/zero (would fill the memory) are problems shown at once.
+  void specialAndHugeFilesAreProblemsNotHangs() {
+    QTemporaryDir dir;
+    const QString huge = dir.filePath("huge.py");
+    {
+      QFile file(huge);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      QVERIFY(file.resize(qint64{33} << 20));  // sparse: nothing written
+    }
+    const QString pipe = dir.filePath("pipe.py");
+    QCOMPARE(::mkfifo(QFile::encodeName(pipe).constData(), 0600), 0);
+    const struct {
+      QString path;
+      const char* problem;
+    } cases[] = {{huge, "more than the 32 MiB"},
+                 {pipe, "it is a named pipe"},
+                 {"/dev/zero", "it is a character device"},
+                 {dir.path(), "it is a directory"}};
+    for (const auto& c : cases) {
+      MainWindow window;
+      QVERIFY2(!window.openFile(c.path), qPrintable(c.path));
+      QCOMPARE(window.problems()->count(), 1);
+      const QString shown = window.problems()->item(0)->text();
+      QVERIFY2(shown.contains(c.problem), qPrintable(shown));
+      QVERIFY2(shown.contains(c.path), qPrintable(shown));
+    }
   }
 };
 
