@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string_view>
 
+#include "core/ir/bounded_file.h"
 #include "core/runtime/element_type.h"
 
 namespace fuserlab::runtime {
@@ -257,6 +259,11 @@ void writeNpy(const std::string& path, const Tensor& tensor) {
 }
 
 Tensor readNpy(const std::string& path) {
+  // A regular file only: a named pipe would block the open below, a device
+  // feeds bytes without end. Its size bounds what is read (the header must
+  // agree with it), so no further bound.
+  ir::requireRegularFile(path, "tensor file (readNpy)",
+                         std::numeric_limits<uint64_t>::max());
   std::ifstream in(path, std::ios::binary);
   FL_CHECK(in.is_open(), "readNpy: cannot open '", path, "': ", std::strerror(errno));
   in.seekg(0, std::ios::end);

@@ -5,7 +5,9 @@
 // BFloat16 are widened to float32 (exactly), Bool is '|b1'. Reading accepts
 // versions 1.0-3.0 with descr <f2 <f4 <f8 <i4 <i8 |b1 in C or Fortran order and
 // always returns a contiguous (C order) CPU tensor. A malformed, truncated or
-// unsupported file is a UserError naming the file, never a crash.
+// unsupported file is a UserError naming the file, never a crash; so is a
+// path that is not a regular file (a named pipe, a device, a directory),
+// refused before it is opened.
 #pragma once
 
 #include <string>

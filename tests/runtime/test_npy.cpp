@@ -10,6 +10,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/ir/error.h"
@@ -232,6 +233,26 @@ TEST_F(NpyTest, MalformedFilesAreUserErrorsNamingTheFile) {
     expectUserErrorNamingFile(path("bad.npy"));
   }
   expectUserErrorNamingFile(path("does_not_exist.npy"));
+}
+
+// Issue 43 item 7: a named pipe would block the open; a directory or a
+// device is no tensor file. Each is refused before it is opened.
+TEST_F(NpyTest, SpecialFilesAreRefusedNotWaitedOn) {
+  ASSERT_EQ(::mkfifo(path("pipe.npy").c_str(), 0600), 0);
+  // The pipe last, and ASSERTs: were the others accepted, the pipe would
+  // block the test rather than fail it.
+  for (const std::string& file : {directory_.string(), std::string("/dev/zero"),
+                                  path("pipe.npy")}) {
+    SCOPED_TRACE(file);
+    std::string message;
+    try {
+      readNpy(file);
+    } catch (const UserError& error) {
+      message = error.what();
+    }
+    ASSERT_NE(message.find("FuserLab reads only regular files"), std::string::npos)
+        << message;
+  }
 }
 
 TEST_F(NpyTest, EveryTruncationOfAValidFileIsAUserError) {
