@@ -4,6 +4,8 @@
 #include <string>
 
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
+#include "core/ir/size_limits.h"
 #include "core/runtime/input_description.h"
 
 namespace fuserlab::frontend {
@@ -75,10 +77,8 @@ InputSpec parseEntry(std::string_view entry, size_t position) {
   spec.dtype = *parsed;
   if (!shape.empty()) {
     for (std::string_view size : splitOn(shape, 'x')) {
-      auto value = parseInt(size);
-      FL_CHECK(value.has_value() && *value >= 0, where, ": size '", size,
-               "' is not a non-negative integer");
-      spec.sizes.push_back(*value);
+      spec.sizes.push_back(
+          ir::parseInteger(size, where + ": a size", 0, ir::kMaxTensorElements));
     }
   }
   spec.initializer.kind = ir::isFloatingPoint(spec.dtype)

@@ -9,6 +9,10 @@
 namespace fuserlab::frontend {
 
 Script readScript(std::string_view source, const std::string& fileName) {
+  // The same bound for a script pasted or typed into the workbench.
+  FL_CHECK(source.size() <= ir::kMaxScriptBytes, fileName, ": the script holds ",
+           ir::describeBytes(source.size()), ", more than the ",
+           ir::describeBytes(ir::kMaxScriptBytes), " FuserLab reads");
   Module module = parseScript(source, fileName);
   return interpretScript(module, source, fileName);
 }

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
+#include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
 
@@ -727,6 +729,36 @@ TEST_F(ScriptReaderTest, ConstantOverflowIsAUserError) {
       "S0 = fd.define_scalar(float('inf'))\n"
       "S1 = fd.ops.cast(S0, dtype=DataType.Int)",
       2, 6, "cannot be converted to Int");
+}
+
+// Issue 43 item 7: a script over ir::kMaxScriptBytes is refused by its size
+// whether it comes from a file or is pasted into the workbench.
+TEST_F(ScriptReaderTest, ScriptOverTheSizeBoundIsRefused) {
+  std::string huge(ir::kMaxScriptBytes + 1, '\n');
+  try {
+    readScript(huge, "pasted.py");
+    ADD_FAILURE() << "a script of " << huge.size() << " bytes was read";
+  } catch (const UserError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "pasted.py: the script holds 32.0 MiB, more than the 32 MiB FuserLab reads");
+  }
+}
+
+// Issue 43 item 6: a size in --inputs is range-checked with the range named.
+TEST_F(ScriptReaderTest, InputsOptionSizesAreRangeChecked) {
+  for (const char* spec : {"99999999999999999999:f32", "-1x4:f32", "4x281474976710657:f32"}) {
+    SCOPED_TRACE(spec);
+    try {
+      parseInputsOption(spec);
+      ADD_FAILURE() << "accepted";
+    } catch (const UserError& error) {
+      EXPECT_NE(std::string(error.what()).find(
+                    "a size expects an integer from 0 to 281474976710656, found"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+  EXPECT_EQ(parseInputsOption("0x4:f32").at(0).sizes, (std::vector<int64_t>{0, 4}));
 }
 
 }  // namespace
