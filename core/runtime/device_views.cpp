@@ -237,6 +237,26 @@ std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
   return std::nullopt;
 }
 
+std::optional<std::string> strideZeroOnContiguousAxis(const ir::TensorView& tv,
+                                                      const Tensor& tensor) {
+  std::vector<size_t> flagIndex;
+  const std::vector<size_t> order = allocationOrder(tv, &flagIndex);
+  if (order.size() != static_cast<size_t>(tensor.dim())) return std::nullopt;
+  const auto& contiguity = tv.contiguity();
+  const auto& logical = tv.logicalNoReductions();
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t axis = order[k];
+    if (tensor.sizes()[axis] <= 1 || tensor.strides()[axis] != 0) continue;
+    if (logical[axis]->isBroadcast()) continue;
+    if (flagIndex[k] < contiguity.size() && contiguity[flagIndex[k]].value_or(false)) {
+      return tv.name() + " is declared contiguous along axis " + std::to_string(axis) +
+             ", but as a view it has sizes " + listString(tensor.sizes()) + " and strides " +
+             listString(tensor.strides()) + " (stride 0 there)";
+    }
+  }
+  return std::nullopt;
+}
+
 bool isDenseInAllocationOrder(const ir::TensorView& tv, const Tensor& tensor) {
   const std::vector<size_t> order = allocationOrder(tv);
   if (order.size() != static_cast<size_t>(tensor.dim())) return false;

@@ -40,6 +40,13 @@ std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
 std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
                                           const Tensor& tensor);
 
+//! Why `tensor` has stride 0 along an axis of `tv` that is not a broadcast
+//! and is declared contiguous (a reshape of an expanded input viewed by a
+//! kernel-free segment), which binding a kernel's input refuses; nullopt if
+//! it has none.
+std::optional<std::string> strideZeroOnContiguousAxis(const ir::TensorView& tv,
+                                                      const Tensor& tensor);
+
 //! Whether `tensor` is dense in `tv`'s allocation order (what an allocated
 //! intermediate is, and what segments reading one assume).
 bool isDenseInAllocationOrder(const ir::TensorView& tv, const Tensor& tensor);

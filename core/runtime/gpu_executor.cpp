@@ -677,6 +677,9 @@ class Planner {
       std::string copyReason;
       if (value->isFusionOutput()) {
         if (auto mismatch = layoutMismatch(*tv, view.tensor)) copyReason = *mismatch;
+      } else if (auto zero = strideZeroOnContiguousAxis(*tv, view.tensor)) {
+        // Seed 203349 on an H200: refused when the next kernel bound it.
+        copyReason = *zero;
       } else if (!isDenseInAllocationOrder(*tv, view.tensor) &&
                  (layoutMismatch(*tv, view.tensor) || !readOnlyByGeneratedCode(value))) {
         // A view that has the layout its tensor declares (mark_aliases_prepare
