@@ -16,6 +16,40 @@ using Kind = Value::Kind;
   throw UserError(message, location);
 }
 
+thread_local int64_t elementWork = 0;
+
+// Walking nested values (==, <, str()): a list may hold itself (`x.append(x)`
+// overflowed the stack) or the same list twice at every level (`x = [x, x]`
+// sixty times: 2^60 elements to visit), so a walk is bounded in depth and
+// each element it visits is charged to the element work. Errors carry no
+// location; the evaluator gives them the expression's.
+thread_local int walkDepth = 0;
+
+class NestedWalk {
+ public:
+  explicit NestedWalk(size_t elements) {
+    if (walkDepth >= kMaxNestingDepth) {
+      throw UserError("values nested more than " + std::to_string(kMaxNestingDepth) +
+                      " deep (a list that contains itself?); FuserLab stops here");
+    }
+    elementWork += static_cast<int64_t>(elements);
+    if (elementWork > kMaxElementWork) {
+      throw UserError("the script compares or prints more than " +
+                      std::to_string(kMaxElementWork) +
+                      " list elements; FuserLab reads scripts that define a "
+                      "fusion, not long computations");
+    }
+    ++walkDepth;
+  }
+  ~NestedWalk() { --walkDepth; }
+  NestedWalk(const NestedWalk&) = delete;
+  NestedWalk& operator=(const NestedWalk&) = delete;
+};
+
+// valueText's bounds: the text of a message or of str(), not a dump.
+constexpr size_t kMaxValueTextChars = 1000;
+constexpr int kMaxValueTextDepth = 16;
+
 
 // A Python index into `size` elements: negative counts from the end.
 size_t normalizedIndex(const Value& index, size_t size, const Value& object,
@@ -145,6 +179,7 @@ bool lessThanImpl(const Value& a, const Value& b, const SourceLocation& location
   if (a.isSequence() && b.isSequence()) {
     const ValueList& x = a.items();
     const ValueList& y = b.items();
+    const NestedWalk walk(std::min(x.size(), y.size()));
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {
       if (lessThanImpl(x[i], y[i], location)) return true;
       if (lessThanImpl(y[i], x[i], location)) return false;
@@ -166,11 +201,50 @@ std::string joinStrings(const std::string& separator, const ValueList& parts,
     }
     if (i > 0) out += separator;
     out += parts[i].text;
+    checkSequenceSize(out.size(), location);
   }
   return out;
 }
 
-thread_local int64_t elementWork = 0;
+// Appends `value`'s text to `out`, up to kMaxValueTextChars.
+void appendValueText(const Value& value, std::string& out, int depth) {
+  if (out.size() >= kMaxValueTextChars) return;
+  switch (value.kind) {
+    case Kind::kNone: out += "None"; return;
+    case Kind::kBool: out += value.boolValue ? "True" : "False"; return;
+    case Kind::kInt: out += std::to_string(value.intValue); return;
+    case Kind::kFloat: out += std::to_string(value.floatValue); return;
+    case Kind::kString: out += quoteForMessage(value.text); return;
+    case Kind::kDataType:
+      out += "DataType." + std::string(ir::toString(value.dtype));
+      return;
+    case Kind::kTensor:
+    case Kind::kScalar: out += value.val->name(); return;
+    case Kind::kList:
+    case Kind::kTuple: {
+      const bool list = value.is(Kind::kList);
+      if (depth >= kMaxValueTextDepth) {
+        out += list ? "[...]" : "(...)";
+        return;
+      }
+      out += list ? "[" : "(";
+      const ValueList& items = value.items();
+      for (size_t i = 0; i < items.size() && i < 16; ++i) {
+        if (i > 0) out += ", ";
+        if (out.size() >= kMaxValueTextChars) {
+          out += "...";
+          break;
+        }
+        appendValueText(items[i], out, depth + 1);
+      }
+      if (items.size() > 16) out += ", ...";
+      if (!list && items.size() == 1) out += ",";
+      out += list ? "]" : ")";
+      return;
+    }
+    default: out += describeKind(value); return;
+  }
+}
 
 }  // namespace
 
@@ -219,9 +293,13 @@ bool valuesEqual(const Value& lhs, const Value& rhs) {
   }
   if (lhs.isSequence() && rhs.isSequence()) {
     if (lhs.kind != rhs.kind) return false;
+    // The same list is equal to itself, as Python's identity shortcut has it
+    // (a list holding itself compares equal to itself, NaNs and all).
+    if (lhs.elements && lhs.elements == rhs.elements) return true;
     const ValueList& a = lhs.items();
     const ValueList& b = rhs.items();
     if (a.size() != b.size()) return false;
+    const NestedWalk walk(a.size());
     for (size_t i = 0; i < a.size(); ++i) {
       if (!valuesEqual(a[i], b[i])) return false;
     }
@@ -244,6 +322,7 @@ bool valuesEqual(const Value& lhs, const Value& rhs) {
     case Kind::kDict: {
       if (lhs.elements == rhs.elements) return true;
       if (lhs.elements->size() != rhs.elements->size()) return false;
+      const NestedWalk walk(lhs.elements->size() / 2);
       for (size_t i = 0; i + 1 < lhs.elements->size(); i += 2) {
         std::optional<size_t> at = dictFind(rhs, (*lhs.elements)[i]);
         if (!at || !valuesEqual((*lhs.elements)[i + 1],
@@ -437,7 +516,12 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
   if (op == BinaryOpKind::kEq) return Value::boolean(valuesEqual(lhs, rhs));
   if (op == BinaryOpKind::kNotEq) return Value::boolean(!valuesEqual(lhs, rhs));
   if (op == BinaryOpKind::kAdd && lhs.kind == rhs.kind) {
-    if (lhs.is(Kind::kString)) return Value::string(lhs.text + rhs.text);
+    if (lhs.is(Kind::kString)) {
+      // Bounded as lists are: `x = x + x` sixty times ran out of memory.
+      checkSequenceSize(lhs.text.size() + rhs.text.size(), location);
+      chargeElementWork(lhs.text.size() + rhs.text.size(), location);
+      return Value::string(lhs.text + rhs.text);
+    }
     checkSequenceSize(lhs.items().size() + rhs.items().size(), location);
     chargeElementWork(lhs.items().size() + rhs.items().size(), location);
     ValueList out = lhs.items();
@@ -706,33 +790,9 @@ std::optional<Value> callPlainMethod(const Value& receiver,
 }
 
 std::string valueText(const Value& value) {
-  switch (value.kind) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return value.boolValue ? "True" : "False";
-    case Kind::kInt: return std::to_string(value.intValue);
-    case Kind::kFloat: {
-      std::string text = std::to_string(value.floatValue);
-      return text;
-    }
-    case Kind::kString: return quoteForMessage(value.text);
-    case Kind::kDataType:
-      return "DataType." + std::string(ir::toString(value.dtype));
-    case Kind::kTensor:
-    case Kind::kScalar: return value.val->name();
-    case Kind::kList:
-    case Kind::kTuple: {
-      std::string out = value.is(Kind::kList) ? "[" : "(";
-      const ValueList& items = value.items();
-      for (size_t i = 0; i < items.size() && i < 16; ++i) {
-        if (i > 0) out += ", ";
-        out += valueText(items[i]);
-      }
-      if (items.size() > 16) out += ", ...";
-      if (value.is(Kind::kTuple) && items.size() == 1) out += ",";
-      return out + (value.is(Kind::kList) ? "]" : ")");
-    }
-    default: return describeKind(value);
-  }
+  std::string out;
+  appendValueText(value, out, 0);
+  return out;
 }
 
 }  // namespace fuserlab::frontend

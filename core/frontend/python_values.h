@@ -79,9 +79,10 @@ bool valueLess(const Value& a, const Value& b, const SourceLocation& location);
 void checkSequenceSize(size_t size, const SourceLocation& location);
 
 //! How many elements one script may copy or create in all (lists built,
-//! repeated, sliced, iterated): a bound on the reader's time, as
-//! kMaxScriptSteps bounds its statements.
-inline constexpr int64_t kMaxElementWork = 20'000'000;
+//! repeated, sliced, iterated, compared, printed): a bound on the reader's
+//! time, as kMaxScriptSteps bounds its statements, and on its memory (a
+//! Value is 120 bytes: twenty million retained took 2.4 GB).
+inline constexpr int64_t kMaxElementWork = 4'000'000;
 
 //! Charges `elements` to this thread's running script; a UserError at
 //! `location` past kMaxElementWork.

@@ -516,5 +516,35 @@ TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
               "the definition builds more than 100000 ops");
 }
 
+// The hostile corpus (tests/cli/test_cli_hostile.cpp): values a script can
+// make that no walk over them may follow to the end. A list holding itself
+// overflowed the stack in ==, < and str(); a list of itself twice, doubled
+// sixty times, made == and sorted() visit 2^60 elements; a string doubled
+// sixty times, and twenty million retained list elements, ran out of memory.
+TEST(InterpreterTest, SelfReferentialAndDoublingValuesAreBounded) {
+  const std::string fusion =
+      "with FusionDefinition() as fd:\n"
+      "    fd.add_output(fd.define_tensor(shape=[-1]))\n";
+  Script script = read(std::string(kDirectHeader) +
+                       "x = []\nx.append(x)\nassert x == x\ns = str(x)\n"
+                       "assert len(s) < 2000\nassert x in [x]\n" + fusion);
+  EXPECT_EQ(script.fusion().outputs().size(), 1u);
+  expectError("x = []\nx.append(x)\ny = []\ny.append(y)\nb = x == y\n", 5, 5,
+              "values nested more than 200 deep (a list that contains itself?)");
+  expectError("x = []\nx.append(x)\nb = x < x\n", 3, 5, "values nested more than 200");
+  expectError("d = {}\nd[1] = d\ne = {}\ne[1] = e\nb = d == e\n", 5, 5,
+              "values nested more than 200");
+  const std::string doubled = "x = [[]]\nfor i in range(60):\n    x = [x, x]\n";
+  expectError(doubled + "y = [[]]\nfor i in range(60):\n    y = [y, y]\nb = x == y\n",
+              7, 5, "the script compares or prints more than 4000000 list elements");
+  expectError(doubled + "y = sorted(x)\n", 4, 5, "compares or prints more than");
+  expectError("x = 'ab'\nfor i in range(60):\n    x = x + x\n", 3, 11,
+              "more than FuserLab's reader keeps");
+  expectError("x = ['ab' * 1000] * 1000\ny = ''.join(x)\n", 2, 5,
+              "more than FuserLab's reader keeps");
+  expectError("d = {}\nfor i in range(60000):\n    d[i] = [i] * 1000\n", 3, 16,
+              "builds or copies more than 4000000 list elements");
+}
+
 }  // namespace
 }  // namespace fuserlab::frontend
