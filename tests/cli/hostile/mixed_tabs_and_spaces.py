@@ -1,0 +1,5 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+def f(fd: FusionDefinition) -> None:
+	T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+        fd.add_output(T0)
