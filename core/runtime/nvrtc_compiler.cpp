@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
 
 #include "core/codegen/codegen.h"
 #include "core/ir/error.h"
+#include "core/ir/parse_number.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -50,12 +52,11 @@ std::vector<int> reportedLines(const std::string& log,
     const size_t number = at + prefix.size();
     const size_t close = log.find(')', number);
     if (close == std::string::npos) break;
-    try {
-      const int line = std::stoi(log.substr(number, close - number));
-      if (std::find(lines.begin(), lines.end(), line) == lines.end()) {
-        lines.push_back(line);
-      }
-    } catch (const std::exception&) {
+    const std::optional<int64_t> line = ir::tryParseInteger(
+        std::string_view(log).substr(number, close - number), 1,
+        std::numeric_limits<int>::max());
+    if (line && std::find(lines.begin(), lines.end(), *line) == lines.end()) {
+      lines.push_back(static_cast<int>(*line));
     }
   }
   return lines;

@@ -1,9 +1,10 @@
 #include "core/runtime/ptxas_usage.h"
 
 #include <cctype>
-#include <cstdlib>
 #include <sstream>
 #include <vector>
+
+#include "core/ir/parse_number.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -29,7 +30,7 @@ std::optional<int64_t> numberBefore(const std::string& line,
     --begin;
   }
   if (begin == end) return std::nullopt;
-  return std::strtoll(line.substr(begin, end - begin).c_str(), nullptr, 10);
+  return ir::tryParseInteger(std::string_view(line).substr(begin, end - begin));
 }
 
 // "ptxas info    : ..." and its continuation "ptxas         .     ..."
