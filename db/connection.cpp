@@ -3,8 +3,11 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
+#include <limits>
 #include <thread>
 
+#include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
 
 namespace fuserlab::db {
@@ -18,6 +21,15 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     case Mode::ReadWriteCreate:
       flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
       break;
+  }
+  // A named pipe, a device or a directory is no database, and SQLite would
+  // wait on a pipe for a writer: refuse what is there unless it is a regular
+  // file (a path with nothing there yet is created, where the mode allows).
+  std::error_code error;
+  if (path != ":memory:" && !path.empty() &&
+      std::filesystem::exists(std::filesystem::status(path, error))) {
+    ir::requireRegularFile(path, "heuristics database",
+                           std::numeric_limits<uint64_t>::max());
   }
   const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {

@@ -123,7 +123,8 @@ TEST_F(CliHostileTest, HandWrittenScriptsAreReadOrRefused) {
 
 // Issue 43 item 7: a named pipe as the script hung; /dev/zero grew to 6 GB
 // before failing; a 1 GiB script peaked at 7.4 GB. Only a regular file of at
-// most 32 MiB is read, and so for db import and params files.
+// most 32 MiB is read, and so for db import and params files; a heuristics
+// database must be a regular file (or nothing yet, to create).
 TEST_F(CliHostileTest, SpecialAndHugeFilesAreRefusedBeforeReading) {
   const std::string fifo = path("pipe.py");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -154,6 +155,12 @@ TEST_F(CliHostileTest, SpecialAndHugeFilesAreRefusedBeforeReading) {
       {"/dev/zero as --params", {"db", "put", example, "--segment", "0", "--params",
                                  "@/dev/zero", "--db", db, "--device", "h100"},
        "it is a character device"},
+      // SQLite waited on a pipe for a writer.
+      {"pipe as --db", {"db", "list", "--db", fifo}, "heuristics database"},
+      {"pipe as --db (inspect)", {"inspect", example, "--db", fifo}, "it is a named pipe"},
+      {"pipe to db merge", {"db", "merge", fifo, "--db", db}, "it is a named pipe"},
+      {"directory as --db", {"db", "verify", "--db", path("directory.py")},
+       "it is a directory"},
   });
 }
 
