@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtCharts/QScatterSeries>
 #include <QtTest>
+#include <sys/stat.h>
 #include <set>
 #include <thread>
 
@@ -237,6 +238,33 @@ class GuiTuningTest : public QObject {
     const QByteArray line = worker.readAllStandardOutput().trimmed();
     QVERIFY2(line.startsWith("{\"fatal\":"), line.constData());
     QVERIFY2(line.contains("unknown option --bogus"), line.constData());
+  }
+
+  // Issue 43: the worker reads its script as the CLI does (a regular file of
+  // bounded size; a named pipe blocked it) and range-checks its numbers.
+  void workerRefusesAPipeAndANumberPastItsRange() {
+    QTemporaryDir dir;
+    const QString pipe = dir.filePath("pipe.py");
+    QCOMPARE(::mkfifo(QFile::encodeName(pipe).constData(), 0600), 0);
+    const struct {
+      QStringList args;
+      const char* message;
+    } cases[] = {
+        {{"--tune-worker", pipe}, "it is a named pipe"},
+        {{"--tune-worker", kExamples + "layer_norm.py", "--segment", "99999999999999999999"},
+         "--segment expects an integer from 0 to 2147483647"},
+    };
+    for (const auto& c : cases) {
+      QProcess worker;
+      worker.start(FUSERLAB_GUI_BINARY, c.args);
+      QVERIFY(worker.waitForStarted(10000));
+      worker.closeWriteChannel();
+      QVERIFY2(worker.waitForFinished(30000), c.message);
+      QCOMPARE(worker.exitCode(), 2);
+      const QByteArray line = worker.readAllStandardOutput().trimmed();
+      QVERIFY2(line.startsWith("{\"fatal\":"), line.constData());
+      QVERIFY2(line.contains(c.message), line.constData());
+    }
   }
 
   // On a GPU machine: a real sweep through the worker process.
