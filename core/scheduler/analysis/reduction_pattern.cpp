@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
@@ -204,6 +205,31 @@ std::optional<std::string> rejectReshapeExtents(
   return std::nullopt;
 }
 
+namespace {
+
+// Whether `tv`'s value comes in part from an iota or a random op of the
+// segment: the reduction kernels compute those at each element's own
+// index, never as a per-row value.
+bool fromAnIndexOp(const TensorView* tv) {
+  std::vector<const ir::Val*> stack{tv};
+  std::vector<const ir::Val*> seen;
+  while (!stack.empty()) {
+    const ir::Val* val = stack.back();
+    stack.pop_back();
+    if (std::find(seen.begin(), seen.end(), val) != seen.end()) continue;
+    seen.push_back(val);
+    const ir::Expr* def = val->definition();
+    if (def == nullptr) continue;
+    if (def->type() == ExprType::Iota || def->type() == ExprType::Random) return true;
+    for (const ir::Val* in : def->inputs()) {
+      if (in->as<TensorView>() != nullptr) stack.push_back(in);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> rejectUntracedTensors(
     const ir::Fusion& segment, const ReductionPattern& pattern,
     const ir::ExpressionEvaluator& evaluator) {
@@ -222,6 +248,32 @@ std::optional<std::string> rejectUntracedTensors(
     if (tv == nullptr) continue;
     const std::string why = trace.partiallyWrittenAxis(tv);
     if (!why.empty()) return why;
+  }
+  // An output from an iota or a random op is computed at each element, so
+  // it must be written per element: one that does not walk every reduced
+  // axis has no per-row value to write (the differential tester's seeds
+  // 200139 and 202725 reached code generation).
+  const auto& referenceLogical = reference->logicalNoReductions();
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr || !fromAnIndexOp(tv)) continue;
+    const TensorTrace* traced = trace.find(tv);
+    bool walked = false;  // some reduced axis longer than 1
+    bool everyOne = true;
+    for (int64_t a : pattern.axes) {
+      const IterDomain* id = referenceLogical.at(static_cast<size_t>(a));
+      const auto& axes = trace.referenceAxes();
+      const auto k = static_cast<size_t>(std::find(axes.begin(), axes.end(), id) - axes.begin());
+      if (k >= axes.size() || trace.referenceExtents()[k] == 1) continue;
+      walked = true;
+      everyOne = everyOne && traced != nullptr && traced->moves(k);
+    }
+    if (!walked || !everyOne) {
+      return "output " + tv->name() + " comes from an iota or a random op, which the "
+             "reduction kernels compute per element, but it does not vary along every "
+             "reduced axis of " + reference->name() + " longer than 1 (" +
+             pattern.axesDescription() + "), so it has no per-row value to write";
+    }
   }
   // The reduction kernels load each input and compute each value once per
   // position of the reduced tensor (seed 104723 on an H200: logical_and(T0,
