@@ -35,7 +35,7 @@ namespace fuserlab::cli {
 namespace {
 
 int64_t parseRanks(const std::string& text) {
-  return ir::parseInteger(text, "--ranks (the number of ranks)", 1, 64);
+  return ir::parseInteger(text, "--ranks", 1, 64);
 }
 
 void printProgram(const runtime::MultiDeviceProgram& program) {
