@@ -3,6 +3,8 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/gui/background_jobs.h"
+
 namespace fuserlab::gui {
 
 CompileService::CompileService(QObject* parent) : QObject(parent) {
@@ -22,7 +24,7 @@ void CompileService::request(CompileRequest request) {
             latest_ = snapshot;
             emit finished(snapshot);
           });
-  watcher->setFuture(QtConcurrent::run([request = std::move(request)] {
+  watcher->setFuture(QtConcurrent::run(backgroundJobs(), [request = std::move(request)] {
     return SnapshotPtr(std::make_shared<CompileSnapshot>(runCompileJob(request)));
   }));
   emit started();

@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
@@ -16,10 +15,12 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSvgGenerator>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-#include <QtConcurrent/QtConcurrentRun>
+#include <chrono>
 #include <cmath>
+#include <future>
 
 #include "viz/dot_writer.h"
 #include "viz/graph.h"
@@ -54,11 +55,6 @@ QFont smallFont() {
   font.setPointSizeF(7.5);
   return font;
 }
-
-struct LayoutResult {
-  std::shared_ptr<const viz::Layout> layout;
-  QString error;
-};
 
 // The main view: wheel zooms around the cursor, a click picks a segment.
 class ZoomingView : public QGraphicsView {
@@ -262,32 +258,32 @@ void GraphView::relayout() {
   }
   pending_ = true;
   status_->setText("laying out...");
+  // The layout runs on the layout service's own thread. Nothing waits for
+  // it: this thread asks whether it is done every few milliseconds. (A
+  // global-pool thread blocked in get() deadlocked the window on 2 cores:
+  // the raster engine paints with that pool too; issue 46.)
   auto future = std::make_shared<std::future<std::shared_ptr<const viz::Layout>>>(
       viz::LayoutService::shared().layout(*graph, sizes));
-  auto* watcher = new QFutureWatcher<LayoutResult>(this);
-  connect(watcher, &QFutureWatcher<LayoutResult>::finished, this,
-          [this, watcher, generation, graph] {
-            const LayoutResult result = watcher->result();
-            watcher->deleteLater();
-            if (generation != generation_) return;  // a newer snapshot or mode
-            pending_ = false;
-            graph_ = graph;
-            if (result.layout) {
-              draw(*graph, *result.layout);
-            } else {
-              showMessage("no layout: " + result.error);
-            }
-            emit laidOut();
-          });
-  watcher->setFuture(QtConcurrent::run([future] {
-    LayoutResult result;
-    try {
-      result.layout = future->get();
-    } catch (const std::exception& error) {
-      result.error = QString::fromUtf8(error.what());
+  auto* poll = new QTimer(this);
+  poll->setInterval(10);
+  connect(poll, &QTimer::timeout, this, [this, poll, future, generation, graph] {
+    if (generation != generation_) {
+      // A newer snapshot or mode: this layout's result is not wanted.
+      poll->deleteLater();
+      return;
     }
-    return result;
-  }));
+    if (future->wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    poll->deleteLater();
+    pending_ = false;
+    graph_ = graph;
+    try {
+      draw(*graph, *future->get());
+    } catch (const std::exception& error) {
+      showMessage("no layout: " + QString::fromUtf8(error.what()));
+    }
+    emit laidOut();
+  });
+  poll->start();
 }
 
 void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {

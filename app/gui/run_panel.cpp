@@ -11,6 +11,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/gui/background_jobs.h"
+
 namespace fuserlab::gui {
 
 RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* parent)
@@ -102,7 +104,7 @@ void RunPanel::startRun() {
     output_->setPlainText(lines.join("\n"));
     emit runFinished(!result.error && !result.checkFailed);
   });
-  watcher->setFuture(QtConcurrent::run([request] { return runFusionJob(request); }));
+  watcher->setFuture(QtConcurrent::run(backgroundJobs(), [request] { return runFusionJob(request); }));
 }
 
 }  // namespace fuserlab::gui

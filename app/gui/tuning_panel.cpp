@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "app/gui/background_jobs.h"
 #include "app/gui/run_job.h"
 #include "app/gui/tune_worker.h"
 #include "app/gui/tuning_plot.h"
@@ -229,7 +230,7 @@ void TuningPanel::startDryRun() {
     emit dryRunFinished(!result.error);
   });
   updateButtons();
-  dry_->setFuture(QtConcurrent::run([request] { return dryRunJob(request); }));
+  dry_->setFuture(QtConcurrent::run(backgroundJobs(), [request] { return dryRunJob(request); }));
 }
 
 void TuningPanel::startSweep() {
@@ -260,7 +261,7 @@ void TuningPanel::startSweep() {
   updateButtons();
   const RunnerFactory factory = factory_;
   const std::shared_ptr<std::atomic<bool>> cancel = cancel_;
-  sweep_->setFuture(QtConcurrent::run([request, factory, cancel, progress] {
+  sweep_->setFuture(QtConcurrent::run(backgroundJobs(), [request, factory, cancel, progress] {
     return runTuneJob(request, factory, progress.get(), cancel.get());
   }));
 }

@@ -16,6 +16,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBlock>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QTreeView>
 #include <QtTest>
 
@@ -353,6 +355,64 @@ class GuiWindowTest : public QObject {
       QVERIFY2(shown.contains(c.problem), qPrintable(shown));
       QVERIFY2(shown.contains(c.path), qPrintable(shown));
     }
+  }
+
+  // Issue 46: a slow layout (a chain where every other op reads one shared
+  // tensor lays out in seconds) ran behind a global-pool thread blocked in
+  // future.get(); the raster engine paints with that pool, so on 2 cores
+  // the window deadlocked. No global-pool thread waits for a layout now,
+  // and the window keeps painting and answering while it runs.
+  void aSlowLayoutKeepsTheWindowPainting() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("shared_input_chain.py");
+    {
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      QString text =
+          "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n"
+          "inputs = [torch.randn((64, 64), device='cuda'), torch.randn((64, 64), device='cuda')]\n"
+          "with FusionDefinition() as fd:\n"
+          "    T0 = fd.from_pytorch(inputs[0])\n"
+          "    S = fd.from_pytorch(inputs[1])\n";
+      const int ops = 150;
+      for (int i = 0; i < ops; ++i) {
+        text += i % 2 == 0 ? QString("    T%1 = fd.ops.add(T%2, S)\n").arg(i + 1).arg(i)
+                           : QString("    T%1 = fd.ops.mul(T%2, 1.001)\n").arg(i + 1).arg(i);
+      }
+      text += QString("    fd.add_output(T%1)\nfd.execute(inputs)\n").arg(ops);
+      file.write(text.toUtf8());
+    }
+    // One global-pool thread, as a busy 2-core machine leaves the painter:
+    // a task on it must still run while the layout does.
+    QThreadPool* global = QThreadPool::globalInstance();
+    const int threads = global->maxThreadCount();
+    global->setMaxThreadCount(1);
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(path));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QElapsedTimer running;
+    running.start();
+    int turns = 0;
+    while (graph->pending() && running.elapsed() < 3000) {
+      QElapsedTimer turn;
+      turn.start();
+      QFuture<int> task = QtConcurrent::run(global, [] { return 7; });
+      while (!task.isFinished() && turn.elapsed() < 250) QTest::qWait(5);
+      QVERIFY2(task.isFinished(), "a global-pool task waited behind the layout");
+      (void)window.grab();  // a full paint of the window
+      QVERIFY2(turn.elapsed() < 500, qPrintable(QString("one turn took %1 ms").arg(turn.elapsed())));
+      ++turns;
+    }
+    global->setMaxThreadCount(threads);
+    qInfo("%d event-loop turns with a paint while the layout ran (%s)", turns,
+          graph->pending() ? "still running" : "done");
+    // Another file replaces the slow layout's snapshot; its graph shows.
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(graph->clusterCount() > 0);
   }
 };
 
