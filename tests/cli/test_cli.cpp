@@ -189,4 +189,24 @@ TEST(CliTest, ChoosingADefinitionWithoutInputsAsksForThem) {
   EXPECT_EQ(ok.exitCode, 0) << ok.output;
 }
 
+// Issue 44: every subcommand answers --help with its options and an
+// example (`tune --help` said "unknown option --help").
+TEST(CliTest, EverySubcommandAnswersHelp) {
+  for (const std::string command : {"run", "inspect", "compile", "graph", "devices", "tune"}) {
+    SCOPED_TRACE(command);
+    for (const char* flag : {"--help", "-h"}) {
+      const CliResult r = runCli(command + " " + flag);
+      EXPECT_EQ(r.exitCode, 0) << r.output;
+      EXPECT_NE(r.stdoutText.find("usage: fuserlab-cli " + command), std::string::npos)
+          << r.stdoutText;
+      EXPECT_NE(r.stdoutText.find("  " + command + " "), std::string::npos) << r.stdoutText;
+      EXPECT_NE(r.stdoutText.find("example:\n  fuserlab-cli " + command), std::string::npos)
+          << r.stdoutText;
+    }
+  }
+  const CliResult bench = runCli("bench --help");
+  EXPECT_EQ(bench.exitCode, 0);
+  EXPECT_EQ(runCli("db --help").exitCode, 0);
+}
+
 }  // namespace
