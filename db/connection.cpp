@@ -2,8 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <thread>
 
@@ -12,11 +14,66 @@
 
 namespace fuserlab::db {
 
+namespace {
+
+// `path` as a SQLite URI ("file:" and the path percent-encoded): the name is
+// taken as a file name whatever characters it holds, and the query can ask
+// for read-only or immutable access.
+std::string fileUri(const std::string& path, const std::string& query) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return query.empty() ? uri : uri + "?" + query;
+}
+
+// Whether the file's header says WAL (bytes 18 and 19, the read and write
+// format versions, are 2): a file written by a FuserLab that kept its
+// databases in WAL mode.
+bool headerSaysWal(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char header[20] = {};
+  if (!file.read(header, sizeof header)) return false;
+  return header[18] == 2 && header[19] == 2;
+}
+
+}  // namespace
+
 Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     : path_(path), mode_(mode), busyTimeoutMs_(busyTimeoutMs) {
-  int flags = SQLITE_OPEN_NOMUTEX;
+  // SQLite gives ":memory:", "" and "file:" URIs meanings of their own (a
+  // database that keeps nothing, or one a URI's options describe); the
+  // database is a file.
+  FL_CHECK(!path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0,
+           "the heuristics database '", path, "' must be a file path: SQLite "
+           "reads ':memory:', an empty name and 'file:' URIs as databases that "
+           "keep nothing or as URIs (a file whose name starts so is written "
+           "./NAME)");
+  std::error_code error;
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  std::string query;
   switch (mode) {
-    case Mode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case Mode::ReadOnly:
+      flags |= SQLITE_OPEN_READONLY;
+      query = "mode=ro";
+      // A reader never creates a file. The files FuserLab writes are in
+      // rollback-journal mode, which a reader opens without side files. A
+      // file still in WAL mode would need a -shm file a reader may not be
+      // allowed to create, or would leave one behind owned by the reader;
+      // when no -shm file is there no writer has the file open, and it is
+      // read as immutable (no locks, no side files). A write command
+      // switches such a file out of WAL (prepareSchema).
+      if (headerSaysWal(path) && !std::filesystem::exists(path + "-shm", error)) {
+        query += "&immutable=1";
+      }
+      break;
     case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
     case Mode::ReadWriteCreate:
       flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -25,13 +82,11 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
   // A named pipe, a device or a directory is no database, and SQLite would
   // wait on a pipe for a writer: refuse what is there unless it is a regular
   // file (a path with nothing there yet is created, where the mode allows).
-  std::error_code error;
-  if (path != ":memory:" && !path.empty() &&
-      std::filesystem::exists(std::filesystem::status(path, error))) {
+  if (std::filesystem::exists(std::filesystem::status(path, error))) {
     ir::requireRegularFile(path, "heuristics database",
                            std::numeric_limits<uint64_t>::max());
   }
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  const int rc = sqlite3_open_v2(fileUri(path, query).c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
@@ -61,6 +116,10 @@ void Connection::check(int rc, const char* what) const {
   } else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
     hint = " (the file is not a valid SQLite database or is damaged; restore "
            "it from an export, or start a new file)";
+  } else if (rc == SQLITE_READONLY_ROLLBACK) {
+    hint = " (a writer was interrupted and left its journal beside the file; "
+           "a write command run by someone who may write the file and its "
+           "folder rolls it back, e.g. fuserlab-cli db verify)";
   } else if (primary == SQLITE_READONLY) {
     hint = " (the file or its folder is read-only)";
   } else if (primary == SQLITE_FULL) {

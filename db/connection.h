@@ -13,10 +13,13 @@ namespace fuserlab::db {
 
 class Connection {
  public:
+  //! ReadOnly never creates, changes or leaves a file (no -journal, -wal or
+  //! -shm), so a file in a read-only folder or of another user can be read.
   enum class Mode { ReadOnly, ReadWrite, ReadWriteCreate };
 
-  //! Opens `path`; with ReadWriteCreate a missing file is created. Waits up
-  //! to `busyTimeoutMs` for another process's lock before failing.
+  //! Opens the file `path` (never a SQLite URI or ":memory:": a UserError);
+  //! with ReadWriteCreate a missing file is created. Waits up to
+  //! `busyTimeoutMs` for another process's lock before failing.
   Connection(const std::string& path, Mode mode, int busyTimeoutMs = 10000);
   ~Connection();
   Connection(const Connection&) = delete;

@@ -81,6 +81,35 @@ std::string hexId(int64_t id) {
   return text;
 }
 
+// The file stays in rollback-journal mode (journal_mode DELETE), SQLite's
+// default, and one in WAL mode (written by an earlier FuserLab) is switched
+// back. A WAL file cannot be read without a -shm file beside it: readers in
+// a read-only folder (a system-wide install, chattr +i) failed, and a reader
+// of another user left -wal and -shm files that the owner could not write
+// next time. A rollback-mode file is read without creating anything, and it
+// works on a network filesystem, where WAL's shared memory does not. What
+// WAL gave, readers going on while a writer commits, matters little here:
+// the runtime reads the whole file once, and a reader waits out a commit
+// (milliseconds) on the busy timeout.
+//
+// The mode is stored in the file and can only change while no other
+// connection has the file open: SQLite refuses at once (no busy wait) while
+// one does, so the change is retried until the busy timeout; if a process of
+// an earlier FuserLab keeps the file open that long, the file stays in WAL
+// for now and the next writer switches it.
+void leaveWal(Connection& connection) {
+  Statement mode(connection, "PRAGMA journal_mode");
+  {
+    const Statement::Scope scope = mode.begin();
+    if (!mode.step() || mode.columnText(0) != "wal") return;
+  }
+  try {
+    connection.execWaitingForLocks("PRAGMA journal_mode = DELETE");
+  } catch (const UserError&) {
+    // Still WAL: it works for writers, and a later writer tries again.
+  }
+}
+
 }  // namespace
 
 const std::vector<Migration>& schemaLadder() {
@@ -136,7 +165,10 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
                   "import the lines here");
   }
   if (version == latest) {
-    if (!connection.readOnly()) connection.exec("PRAGMA synchronous = FULL");
+    if (!connection.readOnly()) {
+      leaveWal(connection);
+      connection.exec("PRAGMA synchronous = FULL");
+    }
     return;
   }
   FL_CHECK(!connection.readOnly(), "'", path, "' ",
@@ -145,11 +177,7 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
                        " and needs upgrading to " + std::to_string(latest),
            "; open it with a command that writes (e.g. fuserlab-cli db verify)");
 
-  // WAL lets readers go on while a writer commits; the mode is stored in
-  // the file and cannot change inside a transaction. SQLite refuses the
-  // change at once (no busy wait) while another process writes, as when two
-  // processes create the file together: waited for here.
-  connection.execWaitingForLocks("PRAGMA journal_mode = WAL");
+  leaveWal(connection);
   connection.exec("PRAGMA synchronous = FULL");
   Transaction transaction(connection);
   // Another process may have created or migrated the file meanwhile: read

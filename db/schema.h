@@ -41,8 +41,9 @@ inline constexpr int kSchemaVersion = 1;
 //! Checks the file's stamp and brings it to the ladder's last version: a new
 //! (empty) file is stamped and created; an older one is migrated in one
 //! transaction (all steps or none); a foreign, newer or damaged file is a
-//! UserError. Sets WAL and foreign keys. A read-only connection can only
-//! open a file that is already current.
+//! UserError. Sets foreign keys; a writer keeps the file in rollback-journal
+//! mode (switching a WAL file back), so readers need no side files. A
+//! read-only connection can only open a file that is already current.
 void prepareSchema(Connection& connection,
                    const std::vector<Migration>& ladder = schemaLadder());
 

@@ -92,10 +92,11 @@ TEST_F(ReliabilityTest, TwoProcessesWritingAtOnceLoseNoRow) {
   }
 }
 
-// SQLite refuses to switch a file to WAL at once, without waiting on its
-// busy handler, while another connection holds a write lock: creating the
-// database while another process is writing it (two tuning runs starting
-// together) failed with "database is locked" instead of waiting.
+// SQLite refuses to switch a file's journal mode at once, without waiting
+// on its busy handler, while another connection holds a write lock: creating
+// the database while another process was writing it (two tuning runs
+// starting together) failed with "database is locked" instead of waiting,
+// when new files were switched to WAL.
 TEST_F(ReliabilityTest, CreatingTheFileWaitsForAnotherWriter) {
   const std::string path = file("busy.db");
   Connection other(path, Connection::Mode::ReadWriteCreate);
