@@ -296,7 +296,17 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
 void MainWindow::selectSegment(int id) {
   selected_ = id;
   const QModelIndex index = reportModel_->indexOfSegment(id);
-  if (index.isValid() && reportModel_->segmentOf(inspector_->currentIndex()) != id) {
+  // Chosen outside the inspector (graph, menu, passes): the inspector turns
+  // to the segment. The others fold away and its row goes to the top, so its
+  // params are what shows; setCurrentIndex alone scrolled the still folded
+  // row to the bottom edge and left the previous segment open above it
+  // (issue 46 item 6). A row the user picked in the inspector stays put.
+  const bool fromInspector = reportModel_->segmentOf(inspector_->currentIndex()) == id;
+  if (index.isValid() && !fromInspector) {
+    for (int row = 0; row < reportModel_->rowCount(); ++row) {
+      const QModelIndex other = reportModel_->index(row, 0);
+      if (other != index) inspector_->collapse(other);
+    }
     inspector_->selectionModel()->setCurrentIndex(
         index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   }
@@ -309,6 +319,7 @@ void MainWindow::selectSegment(int id) {
         inspector_->expand(child);
       }
     }
+    if (!fromInspector) inspector_->scrollTo(index, QAbstractItemView::PositionAtTop);
   }
   // The passes view highlights rewrites naming this segment's tensors.
   QSet<QString> names;

@@ -3,6 +3,7 @@
 // error marks its line, selecting a segment selects it everywhere, the
 // compare view shows seed 000's difference, the run panel runs on the CPU,
 // the database browser lists and deletes this fusion's entries.
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -218,6 +219,58 @@ class GuiWindowTest : public QObject {
     // Selecting from code (the menu's next-segment) moves the inspector too.
     window.selectSegment(0);
     QCOMPARE(window.reportModel()->segmentOf(window.inspector()->currentIndex()), 0);
+  }
+
+  // Issue 46 item 6: after Ctrl+] (Next segment) the inspector still showed
+  // the previous segment's params: the old segment stayed expanded at the
+  // top and the new one was expanded below the bottom edge of the view.
+  void nextSegmentShowsItsParamsInTheInspector() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot->ok());
+    const auto& segments = snapshot->report->segments;
+    QVERIFY(segments.size() > 1);
+    QAction* next = nullptr;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      if (action->shortcut() == QKeySequence("Ctrl+]")) next = action;
+    }
+    QVERIFY(next != nullptr);
+    QTreeView* tree = window.inspector();
+    ReportModel* model = window.reportModel();
+    // The segments whose details (rows under a segment's row) the
+    // inspector's viewport shows, and whether `id`'s "params" row is one.
+    const auto shown = [&](int id, bool* paramsShown) {
+      QSet<int> ids;
+      *paramsShown = false;
+      for (int y = 0; y < tree->viewport()->height(); y += 2) {
+        const QModelIndex at = tree->indexAt(QPoint(20, y));
+        if (!at.isValid() || !at.parent().isValid()) continue;
+        ids.insert(model->segmentOf(at));
+        if (model->segmentOf(at) == id && at.data().toString() == "params") *paramsShown = true;
+      }
+      return ids;
+    };
+    size_t position = 0;
+    while (segments[position].id != window.selectedSegment()) ++position;
+    for (size_t step = 1; step <= segments.size(); ++step) {
+      next->trigger();
+      QApplication::processEvents();
+      const auto& segment = segments[(position + step) % segments.size()];
+      QCOMPARE(window.selectedSegment(), segment.id);
+      const QModelIndex current = tree->currentIndex();
+      QCOMPARE(model->segmentOf(current), segment.id);
+      QVERIFY(tree->isExpanded(current));
+      bool paramsShown = false;
+      const QSet<int> ids = shown(segment.id, &paramsShown);
+      QVERIFY2(ids == QSet<int>{segment.id},
+               qPrintable(QString("segment %1 selected, the inspector shows details of %2 segments")
+                              .arg(segment.id)
+                              .arg(ids.size())));
+      QCOMPARE(paramsShown, !segment.params.isNull());
+    }
   }
 
   void compareShowsSeed000Difference() {
