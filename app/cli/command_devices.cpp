@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/ir/error.h"
 #include "core/report/json.h"
 #include "core/runtime/cuda_device.h"
@@ -103,13 +104,7 @@ int devicesCommand(const std::vector<std::string>& args) {
     for (const DeviceSpec& spec : gpus) cuda.push(spec.toJson());
     root.set("cuda", std::move(cuda));
     if (gpus.empty()) root.set("cuda_unavailable", runtime::cudaUnavailableReason());
-    if (jsonToStdout) {
-      std::cout << root.dump() << "\n";
-    } else {
-      std::ofstream file(*path);
-      FL_CHECK(file.good(), "cannot write '", *path, "'");
-      file << root.dump() << "\n";
-    }
+    writeOutput(*path, root.dump() + "\n");
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/report/json.h"
@@ -335,13 +336,7 @@ int inspectCommand(const std::vector<std::string>& args) {
         }
       }
     }
-    if (jsonToStdout) {
-      std::cout << root.dump() << "\n";
-    } else {
-      std::ofstream file(*path);
-      FL_CHECK(file.good(), "cannot write '", *path, "'");
-      file << root.dump() << "\n";
-    }
+    writeOutput(*path, root.dump() + "\n");
   }
   return 0;
 }

@@ -6,11 +6,14 @@
 
 #include "app/cli/command_run_ranks.h"
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "app/cli/usage.h"
 #include "core/ir/error.h"
 #include "core/runtime/binding.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCommand(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     std::cout << fuserlab::cli::kUsage;
@@ -65,4 +68,18 @@ int main(int argc, char** argv) {
               << " (this is a FuserLab bug, please report it)\n";
     return 3;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = runCommand(argc, argv);
+  // Output that did not reach stdout (a full disk, /dev/full) is a failure
+  // whatever the command returned.
+  if (auto failure = fuserlab::cli::finishStdout()) {
+    std::cerr << "fuserlab-cli" << (argc >= 2 ? " " + std::string(argv[1]) : "")
+              << ": " << *failure << "\n";
+    return code >= 2 ? code : 2;
+  }
+  return code;
 }
