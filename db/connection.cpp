@@ -167,6 +167,15 @@ int64_t Connection::queryInt(const std::string& sql) {
 
 int64_t Connection::changes() const { return sqlite3_changes64(db_); }
 
+bool Connection::lastErrorIsDamage() const {
+  return (sqlite3_errcode(db_) & 0xff) == SQLITE_CORRUPT;
+}
+
+bool Connection::lastCallFailed() const {
+  const int code = sqlite3_errcode(db_);
+  return code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE;
+}
+
 int64_t Connection::lastInsertRowId() const {
   return sqlite3_last_insert_rowid(db_);
 }

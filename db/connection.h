@@ -45,6 +45,11 @@ class Connection {
   //! Rows changed by the last INSERT/UPDATE/DELETE.
   int64_t changes() const;
   int64_t lastInsertRowId() const;
+  //! Whether the last SQLite call on this connection failed because the
+  //! file is damaged (SQLITE_CORRUPT): what a reader may skip with a note.
+  bool lastErrorIsDamage() const;
+  //! Whether the last SQLite call on this connection failed at all.
+  bool lastCallFailed() const;
 
  private:
   sqlite3* db_ = nullptr;

@@ -79,7 +79,9 @@ std::vector<std::vector<int64_t>> parseSizes(std::string_view sizes) {
 DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
   HeuristicsDatabase database(path, HeuristicsDatabase::Access::Read);
   const std::string_view version = compilerVersion();
-  for (Entry& entry : database.entries()) {
+  std::vector<Entry> entries = database.entries();
+  notes_ = database.readNotes();  // rows that could not be read: skipped
+  for (Entry& entry : entries) {
     if (!versionInRange(version, entry.minCompilerVersion,
                         entry.maxCompilerVersion)) {
       notes_.push_back(entry.summary() + " is valid for compiler versions " +

@@ -25,7 +25,8 @@ inline constexpr std::string_view kSourceBucket = "database_bucket";
 class DatabaseProvider : public scheduler::HeuristicProvider {
  public:
   //! Loads `path` (which must exist). Entries outside their compiler version
-  //! range or whose params no longer parse are left out, with a note each.
+  //! range, whose params no longer parse or that cannot be read (a damaged
+  //! page) are left out, with a note each.
   explicit DatabaseProvider(const std::string& path);
 
   std::optional<scheduler::ProvidedParams> lookup(

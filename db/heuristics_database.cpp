@@ -1,5 +1,7 @@
 #include "db/heuristics_database.h"
 
+#include <limits>
+
 #include "core/ir/error.h"
 #include "db/schema.h"
 #include "db/statement.h"
@@ -52,6 +54,100 @@ RunRecord readRun(const Statement& s, int first) {
   run.command = s.columnText(first + 4);
   run.host = s.columnOptionalText(first + 5);
   return run;
+}
+
+// A row of kMeasurementColumns; a stored value that does not parse is a
+// UserError.
+MeasurementRecord readMeasurement(const Statement& s, const std::string& path) {
+  MeasurementRecord m;
+  m.params = parseStored(s.columnText(0), path, "measurement's params");
+  m.paramsHash = s.columnText(1);
+  m.samples = s.columnInt(2);
+  m.medianNs = s.columnOptionalDouble(3);
+  m.meanNs = s.columnOptionalDouble(4);
+  m.minNs = s.columnOptionalDouble(5);
+  m.maxNs = s.columnOptionalDouble(6);
+  m.stddevNs = s.columnOptionalDouble(7);
+  m.error = s.columnOptionalText(8);
+  m.run = readRun(s, 9);
+  return m;
+}
+
+// A row of kEntryColumns and the ids its measurements are found by.
+struct EntryRow {
+  Entry entry;
+  std::optional<int64_t> measurementId;
+  int64_t segmentId = 0;
+  int64_t deviceId = 0;
+};
+
+EntryRow readEntryRow(const Statement& s, const std::string& path) {
+  EntryRow row;
+  Entry& e = row.entry;
+  e.id = s.columnInt(0);
+  e.paramsSchema = static_cast<int>(s.columnInt(1));
+  e.minCompilerVersion = s.columnText(2);
+  e.maxCompilerVersion = s.columnOptionalText(3);
+  e.params = parseStored(s.columnText(4), path, "entry's params");
+  e.paramsHash = s.columnText(5);
+  e.origin = s.columnText(6);
+  e.createdAt = s.columnText(7);
+  row.measurementId = s.columnOptionalInt(8);
+  row.segmentId = s.columnInt(9);
+  e.segment.structureHash = s.columnText(10);
+  e.segment.scheduler = s.columnText(11);
+  e.segment.sizes = s.columnText(12);
+  e.segment.sizeBucket = s.columnText(13);
+  e.segment.fusionIr = s.columnText(14);
+  row.deviceId = s.columnInt(15);
+  e.device.fingerprint = s.columnText(16);
+  e.device.key = s.columnText(17);
+  e.device.name = s.columnText(18);
+  e.device.computeCapability = static_cast<int>(s.columnInt(19));
+  e.device.smCount = static_cast<int>(s.columnInt(20));
+  e.device.memoryBytes = s.columnInt(21);
+  e.device.l2Bytes = s.columnInt(22);
+  e.device.clockKhz = static_cast<int>(s.columnInt(23));
+  e.device.spec = parseStored(s.columnText(24), path, "device spec");
+  e.run = readRun(s, 25);
+  return row;
+}
+
+// Whether a failed read may be skipped with a note: the file is damaged
+// there, or a stored value does not parse (no SQLite call failed). A busy
+// file or an I/O error fails the read.
+bool skippable(const Connection& connection) {
+  return connection.lastErrorIsDamage() || !connection.lastCallFailed();
+}
+
+// Refuses to write into a damaged file: SQLite's quick_check (the
+// integrity_check without comparing indexes to their tables, linear in the
+// file's size) once per writing open. Writing into a file with damaged pages
+// can spread the damage, and the writes themselves may be lost.
+void refuseDamaged(Connection& connection) {
+  const std::string& path = connection.path();
+  const std::string recover =
+      ". Nothing was written to it. Save what can still be read with "
+      "'fuserlab-cli db export --db " + path + " --output saved.jsonl' "
+      "(unreadable entries are skipped with a note), then 'fuserlab-cli db "
+      "import --db NEW.db saved.jsonl' and use NEW.db; 'fuserlab-cli db verify "
+      "--db " + path + "' lists the damage";
+  std::string problems;
+  try {
+    Statement check(connection, "PRAGMA quick_check(3)");
+    const Statement::Scope scope = check.begin();
+    while (check.step()) {
+      const std::string row = check.columnText(0);
+      if (row == "ok") continue;
+      problems += (problems.empty() ? "" : "; ") + row;
+    }
+  } catch (const UserError& error) {
+    if (!connection.lastErrorIsDamage()) throw;
+    problems = error.message();
+  }
+  if (problems.empty()) return;
+  FL_USER_ERROR("the heuristics database '", path, "' is damaged: SQLite's "
+                "quick_check finds ", problems, recover);
 }
 
 }  // namespace
@@ -107,7 +203,9 @@ struct HeuristicsDatabase::Statements {
                     "max_compiler_version = ?3, params_json = ?4, params_hash "
                     "= ?5, origin = ?6, run_id = ?7, measurement_id = ?8, "
                     "created_at = ?9 WHERE id = ?1"),
-        allEntries(c, std::string(kEntryColumns) + "ORDER BY e.id"),
+        allEntries(c, std::string(kEntryColumns) +
+                          "WHERE e.id >= ?1 ORDER BY e.id"),
+        nextEntryId(c, "SELECT id FROM entries WHERE id >= ?1 ORDER BY id LIMIT 1"),
         entryById(c, std::string(kEntryColumns) + "WHERE e.id = ?1"),
         deleteEntry(c, "DELETE FROM entries WHERE id = ?1"),
         deleteOrphanMeasurements(
@@ -132,7 +230,7 @@ struct HeuristicsDatabase::Statements {
   Statement findDevice, insertDevice, findSegment, insertSegment, findRun,
       insertRun, findMeasurement, insertMeasurement, measurementById,
       measurementsOf, findEntry, insertEntry, updateEntry, allEntries,
-      entryById, deleteEntry, deleteOrphanMeasurements, deleteOrphanSegments,
+      nextEntryId, entryById, deleteEntry, deleteOrphanMeasurements, deleteOrphanSegments,
       deleteOrphanDevices, deleteOrphanRuns;
 };
 
@@ -140,6 +238,7 @@ HeuristicsDatabase::HeuristicsDatabase(const std::string& path, Access access) {
   connection_ = std::make_unique<Connection>(
       path, access == Access::Read ? Connection::Mode::ReadOnly
                                    : Connection::Mode::ReadWriteCreate);
+  if (access == Access::Write) refuseDamaged(*connection_);
   prepareSchema(*connection_);
   statements_ = std::make_unique<Statements>(*connection_);
 }
@@ -259,25 +358,30 @@ int64_t HeuristicsDatabase::store(const Entry& entry) {
   return connection_->lastInsertRowId();
 }
 
-std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(int64_t segment,
-                                                                  int64_t device) {
+std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(
+    int64_t segment, int64_t device, std::vector<std::string>* notes) {
   std::vector<MeasurementRecord> result;
   Statement& s = statements_->measurementsOf;
   auto scope = s.begin();
   s.bind(1, segment).bind(2, device);
-  while (s.step()) {
-    MeasurementRecord m;
-    m.params = parseStored(s.columnText(0), path(), "measurement's params");
-    m.paramsHash = s.columnText(1);
-    m.samples = s.columnInt(2);
-    m.medianNs = s.columnOptionalDouble(3);
-    m.meanNs = s.columnOptionalDouble(4);
-    m.minNs = s.columnOptionalDouble(5);
-    m.maxNs = s.columnOptionalDouble(6);
-    m.stddevNs = s.columnOptionalDouble(7);
-    m.error = s.columnOptionalText(8);
-    m.run = readRun(s, 9);
-    result.push_back(std::move(m));
+  const std::string which = "a measurement of segment row " +
+                            std::to_string(segment) + " on device row " +
+                            std::to_string(device);
+  while (true) {
+    try {
+      if (!s.step()) break;
+    } catch (const UserError& error) {
+      if (notes == nullptr || !connection_->lastErrorIsDamage()) throw;
+      notes->push_back(which + " could not be read, nor any after it (" +
+                       error.message() + "); skipped");
+      break;
+    }
+    try {
+      result.push_back(readMeasurement(s, path()));
+    } catch (const UserError& error) {
+      if (notes == nullptr) throw;
+      notes->push_back(which + " skipped: " + error.message());
+    }
   }
   return result;
 }
@@ -287,71 +391,139 @@ std::optional<MeasurementRecord> HeuristicsDatabase::measurement(int64_t id) {
   auto scope = s.begin();
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
-  MeasurementRecord m;
-  m.params = parseStored(s.columnText(0), path(), "measurement's params");
-  m.paramsHash = s.columnText(1);
-  m.samples = s.columnInt(2);
-  m.medianNs = s.columnOptionalDouble(3);
-  m.meanNs = s.columnOptionalDouble(4);
-  m.minNs = s.columnOptionalDouble(5);
-  m.maxNs = s.columnOptionalDouble(6);
-  m.stddevNs = s.columnOptionalDouble(7);
-  m.error = s.columnOptionalText(8);
-  m.run = readRun(s, 9);
-  return m;
+  return readMeasurement(s, path());
+}
+
+namespace {
+
+std::string fromId(int64_t id) {
+  return id == std::numeric_limits<int64_t>::min() ? std::string("the first")
+                                                   : "id " + std::to_string(id);
+}
+
+}  // namespace
+
+std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from,
+                                                             const std::string& why) {
+  // The next id at or after `at` in the entries table alone; the outer
+  // nullopt when that read fails on damage too.
+  auto probe = [&](int64_t at) -> std::optional<std::optional<int64_t>> {
+    Statement& s = statements_->nextEntryId;
+    auto scope = s.begin();
+    s.bind(1, at);
+    try {
+      if (s.step()) return std::optional<int64_t>(s.columnInt(0));
+      return std::optional<int64_t>();
+    } catch (const UserError&) {
+      if (!connection_->lastErrorIsDamage()) throw;
+      return std::nullopt;
+    }
+  };
+  constexpr int64_t kLast = std::numeric_limits<int64_t>::max();
+  if (auto next = probe(from)) {
+    if (!*next) {
+      readNotes_.push_back("reading the entries from " + fromId(from) +
+                           " on failed (" + why + "); skipped");
+      return std::nullopt;
+    }
+    // The entries table reads: the entry's segment, device, run or row
+    // content is what is damaged.
+    readNotes_.push_back("entry " + std::to_string(**next) +
+                         " could not be read (" + why + "); skipped");
+    if (**next == kLast) return std::nullopt;
+    return **next + 1;
+  }
+  // The entries table itself is damaged from `from` on: find the first id
+  // it reads from again, doubling the stride, then halving the gap (ids in
+  // unsigned arithmetic: the gap from the first id may pass int64's range).
+  int64_t bad = from;
+  int64_t good = from;
+  for (uint64_t stride = 1;; stride *= 2) {
+    const uint64_t room = static_cast<uint64_t>(kLast) - static_cast<uint64_t>(bad);
+    const int64_t at = stride >= room
+                           ? kLast
+                           : static_cast<int64_t>(static_cast<uint64_t>(bad) + stride);
+    if (probe(at)) {
+      good = at;
+      break;
+    }
+    if (at == kLast) {
+      readNotes_.push_back("the entries from " + fromId(from) +
+                           " on are on damaged pages (" + why + "); skipped");
+      return std::nullopt;
+    }
+    bad = at;
+  }
+  while (static_cast<uint64_t>(good) - static_cast<uint64_t>(bad) > 1) {
+    const int64_t middle = static_cast<int64_t>(
+        static_cast<uint64_t>(bad) +
+        (static_cast<uint64_t>(good) - static_cast<uint64_t>(bad)) / 2);
+    if (probe(middle)) {
+      good = middle;
+    } else {
+      bad = middle;
+    }
+  }
+  readNotes_.push_back("the entries with ids from " + fromId(from) + " to " +
+                       std::to_string(good - 1) + " are on a damaged page (" +
+                       why + "); skipped");
+  return good;
 }
 
 std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants,
                                                    std::optional<int64_t> id) {
-  struct Row {
-    Entry entry;
-    std::optional<int64_t> measurementId;
-    int64_t segmentId = 0;
-    int64_t deviceId = 0;
-  };
-  std::vector<Row> rows;
-  {
-    Statement& s = id ? statements_->entryById : statements_->allEntries;
+  std::vector<EntryRow> rows;
+  // One entry asked for by id fails whole; a scan of all of them skips what
+  // it cannot read, with a note.
+  std::vector<std::string>* notes = nullptr;
+  if (id) {
+    Statement& s = statements_->entryById;
     auto scope = s.begin();
-    if (id) s.bind(1, *id);
-    while (s.step()) {
-      Row row;
-      Entry& e = row.entry;
-      e.id = s.columnInt(0);
-      e.paramsSchema = static_cast<int>(s.columnInt(1));
-      e.minCompilerVersion = s.columnText(2);
-      e.maxCompilerVersion = s.columnOptionalText(3);
-      e.params = parseStored(s.columnText(4), path(), "entry's params");
-      e.paramsHash = s.columnText(5);
-      e.origin = s.columnText(6);
-      e.createdAt = s.columnText(7);
-      row.measurementId = s.columnOptionalInt(8);
-      row.segmentId = s.columnInt(9);
-      e.segment.structureHash = s.columnText(10);
-      e.segment.scheduler = s.columnText(11);
-      e.segment.sizes = s.columnText(12);
-      e.segment.sizeBucket = s.columnText(13);
-      e.segment.fusionIr = s.columnText(14);
-      row.deviceId = s.columnInt(15);
-      e.device.fingerprint = s.columnText(16);
-      e.device.key = s.columnText(17);
-      e.device.name = s.columnText(18);
-      e.device.computeCapability = static_cast<int>(s.columnInt(19));
-      e.device.smCount = static_cast<int>(s.columnInt(20));
-      e.device.memoryBytes = s.columnInt(21);
-      e.device.l2Bytes = s.columnInt(22);
-      e.device.clockKhz = static_cast<int>(s.columnInt(23));
-      e.device.spec = parseStored(s.columnText(24), path(), "device spec");
-      e.run = readRun(s, 25);
-      rows.push_back(std::move(row));
+    s.bind(1, *id);
+    while (s.step()) rows.push_back(readEntryRow(s, path()));
+  } else {
+    readNotes_.clear();
+    notes = &readNotes_;
+    std::optional<int64_t> from = std::numeric_limits<int64_t>::min();
+    while (from) {
+      Statement& s = statements_->allEntries;
+      auto scope = s.begin();
+      s.bind(1, *from);
+      std::string damage;
+      try {
+        while (s.step()) {
+          const int64_t rowId = s.columnInt(0);
+          from = rowId == std::numeric_limits<int64_t>::max()
+                     ? std::nullopt
+                     : std::optional<int64_t>(rowId + 1);
+          try {
+            rows.push_back(readEntryRow(s, path()));
+          } catch (const UserError& error) {
+            readNotes_.push_back("entry " + std::to_string(rowId) +
+                                 " skipped: " + error.message());
+          }
+        }
+        break;
+      } catch (const UserError& error) {
+        if (!connection_->lastErrorIsDamage()) throw;
+        damage = error.message();
+      }
+      if (from) from = resumeAfterDamage(*from, damage);
     }
   }
   std::vector<Entry> result;
   result.reserve(rows.size());
-  for (Row& row : rows) {
-    if (row.measurementId) row.entry.measurement = measurement(*row.measurementId);
+  for (EntryRow& row : rows) {
+    try {
+      if (row.measurementId) row.entry.measurement = measurement(*row.measurementId);
+    } catch (const UserError& error) {
+      if (notes == nullptr || !skippable(*connection_)) throw;
+      notes->push_back(row.entry.summary() +
+                       ": its chosen measurement could not be read (" +
+                       error.message() + "); read without it");
+    }
     if (withVariants) {
-      row.entry.variants = measurementsOf(row.segmentId, row.deviceId);
+      row.entry.variants = measurementsOf(row.segmentId, row.deviceId, notes);
     }
     result.push_back(std::move(row.entry));
   }

@@ -19,7 +19,9 @@ class HeuristicsDatabase {
  public:
   enum class Access {
     Read,   //!< the file must exist and be current
-    Write,  //!< a missing file is created; an older one is migrated
+    Write,  //!< a missing file is created; an older one is migrated; a file
+            //!< that fails SQLite's quick_check is refused (nothing written)
+    Verify, //!< Write that opens a damaged file all the same (db verify)
   };
 
   HeuristicsDatabase(const std::string& path, Access access);
@@ -31,8 +33,11 @@ class HeuristicsDatabase {
   const std::string& path() const { return connection_->path(); }
 
   //! Every entry by id; `withVariants` also reads each one's measured
-  //! variants.
+  //! variants. A row that cannot be read (a damaged page, a stored value
+  //! that does not parse) is skipped with a note in readNotes().
   std::vector<Entry> entries(bool withVariants = false);
+  //! What the last entries() skipped, one sentence each.
+  const std::vector<std::string>& readNotes() const { return readNotes_; }
   std::optional<Entry> entry(int64_t id, bool withVariants = true);
   //! The entry with `like`'s key (segment structure, scheduler, sizes,
   //! device fingerprint, params schema), if any.
@@ -72,11 +77,19 @@ class HeuristicsDatabase {
   int64_t measurementId(int64_t segment, int64_t device,
                         const MeasurementRecord& measurement);
   std::vector<Entry> readEntries(bool withVariants, std::optional<int64_t> id);
-  std::vector<MeasurementRecord> measurementsOf(int64_t segment, int64_t device);
+  //! The first id from which the entries can be read again after reading
+  //! from `from` on failed with damage (`why`); nullopt: none. Notes what
+  //! it skips.
+  std::optional<int64_t> resumeAfterDamage(int64_t from, const std::string& why);
+  //! With `notes`, a measurement that cannot be read is skipped with a note
+  //! there instead of failing the read.
+  std::vector<MeasurementRecord> measurementsOf(
+      int64_t segment, int64_t device, std::vector<std::string>* notes = nullptr);
   std::optional<MeasurementRecord> measurement(int64_t id);
 
   std::unique_ptr<Connection> connection_;
   std::unique_ptr<Statements> statements_;
+  std::vector<std::string> readNotes_;
 };
 
 }  // namespace fuserlab::db

@@ -48,12 +48,22 @@ std::optional<std::string> unusable(const Entry& entry) {
 VerifyResult verifyDatabase(HeuristicsDatabase& database) {
   VerifyResult result;
   Connection& connection = database.connection();
-  for (const std::string& row : pragmaRows(connection, "PRAGMA integrity_check")) {
-    if (row != "ok") result.problems.push_back("integrity_check: " + row);
+  // On a badly damaged file the checks themselves can fail: that is one
+  // more problem to report, not the end of the report.
+  try {
+    for (const std::string& row : pragmaRows(connection, "PRAGMA integrity_check")) {
+      if (row != "ok") result.problems.push_back("integrity_check: " + row);
+    }
+  } catch (const UserError& error) {
+    result.problems.push_back("integrity_check: " + error.message());
   }
-  for (const std::string& row :
-       pragmaRows(connection, "PRAGMA foreign_key_check")) {
-    result.problems.push_back("foreign_key_check (table rowid parent fkid): " + row);
+  try {
+    for (const std::string& row :
+         pragmaRows(connection, "PRAGMA foreign_key_check")) {
+      result.problems.push_back("foreign_key_check (table rowid parent fkid): " + row);
+    }
+  } catch (const UserError& error) {
+    result.problems.push_back("foreign_key_check: " + error.message());
   }
   int64_t outOfRange = 0;
   int64_t variants = 0;
@@ -62,6 +72,9 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
     entries = database.entries(true);
   } catch (const UserError& error) {
     result.problems.push_back("reading the entries: " + error.message());
+  }
+  for (const std::string& note : database.readNotes()) {
+    result.problems.push_back("unreadable: " + note);
   }
   for (const Entry& entry : entries) {
     if (!versionInRange(compilerVersion(), entry.minCompilerVersion,
@@ -94,8 +107,12 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
       }
     }
   }
-  for (const auto& [table, count] : database.tableCounts()) {
-    result.facts.push_back(table + ": " + std::to_string(count) + " rows");
+  try {
+    for (const auto& [table, count] : database.tableCounts()) {
+      result.facts.push_back(table + ": " + std::to_string(count) + " rows");
+    }
+  } catch (const UserError& error) {
+    result.problems.push_back("counting the rows: " + error.message());
   }
   result.facts.push_back(std::to_string(variants) +
                          " measured variants of stored entries re-parsed");

@@ -137,6 +137,11 @@ std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database,
                                         const std::string& otherPath) {
   HeuristicsDatabase other(otherPath, HeuristicsDatabase::Access::Read);
   const std::vector<Entry> incoming = other.entries(true);
+  // Merging what could be read would drop the rest without a word.
+  FL_CHECK(other.readNotes().empty(), otherPath, " has ",
+           other.readNotes().size(), " unreadable rows (", other.readNotes().front(),
+           "); nothing was merged. Export what can be read (fuserlab-cli db export "
+           "--db ", otherPath, " --output saved.jsonl) and import that");
   std::vector<MergeOutcome> outcomes;
   Transaction transaction(database.connection());
   for (const Entry& entry : incoming) {
@@ -150,10 +155,12 @@ std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database,
   return outcomes;
 }
 
-void exportLines(HeuristicsDatabase& database, std::ostream& out) {
-  for (const Entry& entry : database.entries(true)) {
+size_t exportLines(HeuristicsDatabase& database, std::ostream& out) {
+  const std::vector<Entry> entries = database.entries(true);
+  for (const Entry& entry : entries) {
     out << entry.toJson().dump(-1) << "\n";
   }
+  return entries.size();
 }
 
 }  // namespace fuserlab::db

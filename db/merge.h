@@ -40,8 +40,10 @@ std::vector<MergeOutcome> importLines(HeuristicsDatabase& database,
 std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database,
                                         const std::string& otherPath);
 
-//! Writes every entry (with its variants) as one JSON line each.
-void exportLines(HeuristicsDatabase& database, std::ostream& out);
+//! Writes every entry (with its variants) as one JSON line each; returns
+//! how many. Entries that cannot be read are left out, with a note each in
+//! database.readNotes().
+size_t exportLines(HeuristicsDatabase& database, std::ostream& out);
 
 //! Checks `entry`'s params parse for its scheduler and params schema;
 //! UserError naming the entry otherwise.

@@ -3,12 +3,12 @@
 // device, which inspect (and the runtime) take with --db FILE or
 // FUSERLAB_HEURISTICS_DB.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
@@ -63,13 +63,12 @@ std::string databasePath(const CommandLine& cl) {
 }
 
 void writeJson(const Json& json, const std::string& path) {
-  if (path == "-") {
-    std::cout << json.dump() << "\n";
-    return;
-  }
-  std::ofstream file(path);
-  FL_CHECK(file.good(), "cannot write '", path, "'");
-  file << json.dump() << "\n";
+  writeOutput(path, json.dump() + "\n");
+}
+
+// Rows a read skipped (a damaged page, a stored value that does not parse).
+void printReadNotes(const db::HeuristicsDatabase& database) {
+  for (const auto& note : database.readNotes()) std::cerr << "note: " << note << "\n";
 }
 
 std::string validRange(const db::Entry& entry) {
@@ -79,6 +78,7 @@ std::string validRange(const db::Entry& entry) {
 int listCommand(const CommandLine& cl) {
   db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Read);
   const auto entries = database.entries();
+  printReadNotes(database);
   if (auto path = cl.value("json")) {
     Json list = Json::array();
     for (const auto& entry : entries) list.push(entry.toJson());
@@ -137,17 +137,13 @@ int showCommand(const CommandLine& cl) {
 int exportCommand(const CommandLine& cl) {
   db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Read);
   const std::string output = cl.value("output").value_or("-");
-  if (output == "-") {
-    db::exportLines(database, std::cout);
-    return 0;
-  }
   std::ostringstream lines;
-  db::exportLines(database, lines);
-  std::ofstream file(output);
-  FL_CHECK(file.good(), "cannot write '", output, "'");
-  file << lines.str();
-  std::cerr << "exported " << database.entries().size() << " entries to "
-            << output << "\n";
+  const size_t exported = db::exportLines(database, lines);
+  printReadNotes(database);
+  writeOutput(output, lines.str());
+  if (output != "-") {
+    std::cerr << "exported " << exported << " entries to " << output << "\n";
+  }
   return 0;
 }
 
@@ -185,7 +181,8 @@ int mergeCommand(const CommandLine& cl) {
 }
 
 int verifyCommand(const CommandLine& cl) {
-  db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Write);
+  // Verify opens a damaged file all the same: it is there to report damage.
+  db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Verify);
   const db::VerifyResult result = db::verifyDatabase(database);
   for (const auto& fact : result.facts) std::cout << fact << "\n";
   for (const auto& problem : result.problems) std::cout << "problem: " << problem << "\n";
