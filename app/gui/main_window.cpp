@@ -77,7 +77,8 @@ MainWindow::MainWindow(QWidget* parent)
       tabs_(new QTabWidget(this)),
       statusLabel_(new QLabel(this)),
       editDebounce_(new QTimer(this)) {
-  setWindowTitle("FuserLab");
+  prompts_ = dialogPrompts(this);
+  setWindowTitle("FuserLab[*]");
   setAcceptDrops(true);
   editor_->setObjectName("editor");
   code_->setObjectName("cuda");
@@ -133,7 +134,9 @@ MainWindow::MainWindow(QWidget* parent)
   editDebounce_->setInterval(400);
   connect(editDebounce_, &QTimer::timeout, this, &MainWindow::recompile);
   connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
-    if (!loading_) editDebounce_->start();
+    if (loading_) return;
+    editDebounce_->start();
+    updateModified();
   });
   connect(editor_, &ScriptEditor::fileDropped, this, &MainWindow::openFile);
   connect(options_, &OptionsPanel::settingsChanged, this, &MainWindow::recompile);
@@ -177,6 +180,7 @@ MainWindow::MainWindow(QWidget* parent)
     editor_->setFocus();
   });
 
+  markSaved(QString());  // an empty editor has nothing to lose
   buildMenus();
   restoreSettings();
   resize(1400, 860);
@@ -214,21 +218,26 @@ bool MainWindow::openFile(const QString& path) {
     showProblem(QString::fromStdString(error.message()), 0, 0);
     return false;
   }
+  // Read first: a file that cannot be read costs the edits nothing.
+  if (!confirmDiscard()) return false;
   file_ = QFileInfo(path).absoluteFilePath();
   addRecentFile(file_);
   // As QIODevice::Text read it: Windows line ends become '\n'.
   QString script = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
   script.replace("\r\n", "\n");
   setScript(script, path);
+  savePath_ = isExample(file_) ? QString() : file_;
   return true;
 }
 
 void MainWindow::setScript(const QString& text, const QString& name) {
   displayName_ = name;
-  setWindowTitle(QString("%1 - FuserLab").arg(QFileInfo(name).fileName()));
+  savePath_.clear();
   loading_ = true;
   editor_->setPlainText(text);
   loading_ = false;
+  markSaved(text);
+  updateTitle();
   editor_->clearErrorMarker();
   selected_ = -1;
   recompile();

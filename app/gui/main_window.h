@@ -6,6 +6,8 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMessageBox>
+#include <functional>
 
 #include "app/gui/compile_service.h"
 
@@ -35,10 +37,34 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  //! The questions the window asks about unsaved edits, through functions a
+  //! test can replace so no dialog opens.
+  struct FilePrompts {
+    //! Save, Discard or Cancel for the unsaved edits to the script `name`.
+    std::function<QMessageBox::StandardButton(const QString& name)> saveChanges;
+    //! The path to save the script to; empty to cancel.
+    std::function<QString(const QString& suggested)> savePath;
+    //! Tells that saving failed and why.
+    std::function<void(const QString& message)> saveFailed;
+  };
+  //! Replaces the prompts that are set in `prompts`; the others stay dialogs.
+  void setFilePrompts(const FilePrompts& prompts);
+
   //! Opens a script file and compiles it; false (with the error shown in the
-  //! problems pane) if it cannot be read.
+  //! problems pane) if it cannot be read, or if the editor holds unsaved
+  //! edits and the user cancels.
   bool openFile(const QString& path);
-  //! Shows `text` as the script named `name` and compiles it.
+  //! Writes the editor's text to its file; asks for a path (as saveAs) when
+  //! it has none or came from an example. False if not written.
+  bool save();
+  //! Asks for a path and writes the editor's text there; false if not written.
+  bool saveAs();
+  //! The editor's text differs from what was last loaded or saved.
+  bool isScriptModified() const { return modified_; }
+  //! The file save() writes to; empty for an example, pasted or new script.
+  QString savePath() const { return savePath_; }
+  //! Shows `text` as the script named `name`, unmodified and with no file for
+  //! save() (which asks for one), and compiles it.
   void setScript(const QString& text, const QString& name);
   //! Compiles the editor's text now with the current switches.
   void recompile();
@@ -86,7 +112,17 @@ class MainWindow : public QMainWindow {
   void updateCode();
   void pasteFromClipboard();
   void openDialog();
-  void saveScript();
+  //! True when nothing unsaved would be lost: no edits, or the user saved or
+  //! discarded them.
+  bool confirmDiscard();
+  //! The dialogs that answer FilePrompts, on top of `parent`.
+  static FilePrompts dialogPrompts(QWidget* parent);
+  //! `path` lies in the examples folder, which Save never overwrites.
+  static bool isExample(const QString& path);
+  bool writeScript(const QString& path);
+  void markSaved(const QString& text);
+  void updateModified();
+  void updateTitle();
   void exportReportDialog();
   void exportGraphDialog();
   void restoreSettings();
@@ -111,6 +147,11 @@ class MainWindow : public QMainWindow {
   QTimer* editDebounce_;
   QString file_;
   QString displayName_;
+  QString savePath_;
+  QString savedText_;  //!< the text as last loaded or saved
+  int savedCharacters_ = 0;
+  bool modified_ = false;
+  FilePrompts prompts_;
   int selected_ = -1;
   bool loading_ = false;
 };

@@ -1,6 +1,7 @@
 // MainWindow's menus and file habits: open (dialog, command line, drag and
-// drop), recent files, paste from the clipboard, examples, save, export,
-// shortcuts and remembered settings.
+// drop), recent files, paste from the clipboard, examples, save and save as
+// with a modified marker and a question before unsaved edits are replaced,
+// export, shortcuts and remembered settings.
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -13,9 +14,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTextDocument>
 
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
@@ -47,7 +50,8 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu("Open &Recent");
   file->addAction("&Paste script from clipboard", QKeySequence("Ctrl+Shift+V"), this,
                   &MainWindow::pasteFromClipboard);
-  file->addAction("&Save script as...", QKeySequence::Save, this, &MainWindow::saveScript);
+  file->addAction("&Save", QKeySequence::Save, this, [this] { save(); });
+  file->addAction("Save &As...", QKeySequence("Ctrl+Shift+S"), this, [this] { saveAs(); });
   file->addSeparator();
   file->addAction("&Export report JSON...", QKeySequence("Ctrl+E"), this,
                   &MainWindow::exportReportDialog);
@@ -133,8 +137,12 @@ void MainWindow::pasteFromClipboard() {
     statusBar()->showMessage("the clipboard holds no text", 4000);
     return;
   }
+  if (!confirmDiscard()) return;
   file_.clear();
   setScript(text, "<pasted>");
+  // No file holds it: it counts as unsaved until it is saved.
+  savedCharacters_ = -1;
+  updateModified();
 }
 
 void MainWindow::openDialog() {
@@ -144,19 +152,119 @@ void MainWindow::openDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
-void MainWindow::saveScript() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, "Save the script", file_.isEmpty() ? "fusion.py" : file_, "Python (*.py)");
-  if (path.isEmpty()) return;
-  QFile out(path);
-  if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
-    statusBar()->showMessage("cannot write " + path + ": " + out.errorString(), 6000);
-    return;
+MainWindow::FilePrompts MainWindow::dialogPrompts(QWidget* parent) {
+  FilePrompts prompts;
+  prompts.saveChanges = [parent](const QString& name) {
+    return QMessageBox::warning(
+        parent, "Unsaved changes",
+        QString("The script %1 has changes that are not saved.").arg(name),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  };
+  prompts.savePath = [parent](const QString& suggested) {
+    return QFileDialog::getSaveFileName(parent, "Save the script", suggested,
+                                        "FusionDefinition scripts (*.py);;All files (*)");
+  };
+  prompts.saveFailed = [parent](const QString& message) {
+    QMessageBox::critical(parent, "The script is not saved", message);
+  };
+  return prompts;
+}
+
+void MainWindow::setFilePrompts(const FilePrompts& prompts) {
+  if (prompts.saveChanges) prompts_.saveChanges = prompts.saveChanges;
+  if (prompts.savePath) prompts_.savePath = prompts.savePath;
+  if (prompts.saveFailed) prompts_.saveFailed = prompts.saveFailed;
+}
+
+bool MainWindow::isExample(const QString& path) {
+  const QString examples = QDir(examplesDirectory()).canonicalPath();
+  return !examples.isEmpty() && QFileInfo(path).canonicalPath() == examples;
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!modified_) return true;
+  const QString name =
+      displayName_.isEmpty() ? QString("(untitled)") : QFileInfo(displayName_).fileName();
+  switch (prompts_.saveChanges(name)) {
+    case QMessageBox::Save:
+      return save();
+    case QMessageBox::Discard:
+      return true;
+    default:
+      return false;
   }
-  out.write(editor_->toPlainText().toUtf8());
+}
+
+bool MainWindow::save() {
+  return savePath_.isEmpty() ? saveAs() : writeScript(savePath_);
+}
+
+bool MainWindow::saveAs() {
+  // An example is offered under its name in the home folder, not over itself.
+  QString suggested = savePath_;
+  if (suggested.isEmpty()) {
+    suggested = QDir::home().filePath(file_.isEmpty() ? QString("fusion.py")
+                                                      : QFileInfo(file_).fileName());
+  }
+  const QString path = prompts_.savePath(suggested);
+  if (path.isEmpty()) return false;
+  return writeScript(path);
+}
+
+bool MainWindow::writeScript(const QString& path) {
+  const QString text = editor_->toPlainText();
+  const QByteArray bytes = text.toUtf8();
+  // QSaveFile writes beside the file and renames over it on commit: a
+  // failed write leaves the old file whole.
+  QSaveFile out(path);
+  QString error;
+  if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    error = out.errorString();
+  } else if (out.write(bytes) != bytes.size()) {
+    error = out.errorString();
+    out.cancelWriting();
+  } else if (!out.commit()) {
+    error = out.errorString();
+  }
+  if (!error.isEmpty()) {
+    const QString message =
+        QString("Cannot write %1: %2. The script is not saved.").arg(path, error);
+    statusBar()->showMessage(message, 10000);
+    prompts_.saveFailed(message);
+    return false;
+  }
   file_ = QFileInfo(path).absoluteFilePath();
+  savePath_ = file_;
   displayName_ = path;
+  markSaved(text);
+  updateTitle();
   addRecentFile(file_);
+  statusBar()->showMessage("saved " + file_, 4000);
+  return true;
+}
+
+void MainWindow::markSaved(const QString& text) {
+  savedText_ = text;
+  savedCharacters_ = editor_->document()->characterCount();
+  editor_->document()->setModified(false);
+  updateModified();
+}
+
+void MainWindow::updateModified() {
+  // The length first: typing changes it, and comparing it costs nothing
+  // where comparing a long script's text would on every key.
+  const QTextDocument* document = editor_->document();
+  modified_ = savedCharacters_ < 0 || document->characterCount() != savedCharacters_ ||
+              editor_->toPlainText() != savedText_;
+  editor_->document()->setModified(modified_);
+  setWindowModified(modified_);
+}
+
+void MainWindow::updateTitle() {
+  QString name = displayName_.isEmpty() ? QString() : QFileInfo(displayName_).fileName();
+  name.replace("[*]", "[*][*]");  // a literal "[*]" in a file name
+  setWindowTitle(name.isEmpty() ? QString("FuserLab[*]")
+                                : QString("%1[*] - FuserLab").arg(name));
 }
 
 void MainWindow::exportReportDialog() {
@@ -197,6 +305,10 @@ void MainWindow::restoreSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!confirmDiscard()) {
+    event->ignore();
+    return;
+  }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   const CompileSettings compile = options_->settings();

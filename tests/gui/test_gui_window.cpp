@@ -11,6 +11,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsView>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -21,6 +22,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTreeView>
 #include <QtTest>
+#include <QWindow>
 
 #include <sys/stat.h>
 
@@ -60,6 +62,71 @@ bool waitForGraph(GraphView& graph, int timeoutMs = 60000) {
   timer.start();
   while (graph.pending() && timer.elapsed() < timeoutMs) QTest::qWait(20);
   return !graph.pending();
+}
+
+// The title the window system shows, "[*]" turned into the marker.
+QString shownTitle(MainWindow& window) {
+  return window.windowHandle() ? window.windowHandle()->title() : QString();
+}
+
+QAction* actionNamed(MainWindow& window, const QString& text) {
+  for (QAction* action : window.findChildren<QAction*>()) {
+    if (action->text() == text) return action;
+  }
+  return nullptr;
+}
+
+QString readText(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+bool writeText(const QString& path, const QString& text) {
+  QFile file(path);
+  return file.open(QIODevice::WriteOnly) && file.write(text.toUtf8()) == text.toUtf8().size();
+}
+
+// Types `text` at the end of the editor, as a user would.
+void typeAtEnd(MainWindow& window, const QString& text) {
+  QTextCursor cursor = window.editor()->textCursor();
+  cursor.movePosition(QTextCursor::End);
+  window.editor()->setTextCursor(cursor);
+  const QStringList lines = text.split('\n');
+  for (int i = 0; i < lines.size(); ++i) {
+    if (i > 0) QTest::keyClick(window.editor(), Qt::Key_Return);
+    QTest::keyClicks(window.editor(), lines[i]);
+  }
+}
+
+// The prompts a test answers instead of the dialogs, counting the questions.
+struct ScriptedPrompts {
+  QMessageBox::StandardButton answer = QMessageBox::Cancel;
+  QString path;  // what the save dialog answers
+  int asked = 0;
+  QStringList suggested;
+  QStringList failures;
+
+  void install(MainWindow& window) {
+    MainWindow::FilePrompts prompts;
+    prompts.saveChanges = [this](const QString&) {
+      ++asked;
+      return answer;
+    };
+    prompts.savePath = [this](const QString& offered) {
+      suggested << offered;
+      return path;
+    };
+    prompts.saveFailed = [this](const QString& message) { failures << message; };
+    window.setFilePrompts(prompts);
+  }
+};
+
+bool waitForIdle(MainWindow& window, int timeoutMs = 60000) {
+  QElapsedTimer timer;
+  timer.start();
+  QTest::qWait(450);  // past the editor's debounce
+  while (window.service()->busy() && timer.elapsed() < timeoutMs) QTest::qWait(20);
+  return !window.service()->busy();
 }
 
 int segmentCount(const MainWindow& window) {
@@ -271,6 +338,166 @@ class GuiWindowTest : public QObject {
                               .arg(ids.size())));
       QCOMPARE(paramsShown, !segment.params.isNull());
     }
+  }
+
+  // Issue 46 item 5: edits were lost without warning; no modified marker,
+  // no Save. The title marks edits, Save writes the file and clears the mark.
+  void editsAreMarkedAndSaveWritesThem() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mine.py");
+    const QString original = readText(kExamples + "sum_reduction.py");
+    QVERIFY(!original.isEmpty() && writeText(path, original));
+    MainWindow window;
+    ScriptedPrompts prompts;
+    prompts.install(window);
+    window.show();
+    QVERIFY(window.openFile(path));
+    QCOMPARE(shownTitle(window), QString("mine.py - FuserLab"));
+    QVERIFY(!window.isScriptModified());
+    QCOMPARE(window.savePath(), QFileInfo(path).absoluteFilePath());
+
+    typeAtEnd(window, "# x");
+    QVERIFY(window.isScriptModified());
+    QCOMPARE(shownTitle(window), QString("mine.py* - FuserLab"));
+    // Deleting the typing brings back the saved text: no mark.
+    for (int i = 0; i < 3; ++i) QTest::keyClick(window.editor(), Qt::Key_Backspace);
+    QVERIFY(!window.isScriptModified());
+    QCOMPARE(shownTitle(window), QString("mine.py - FuserLab"));
+
+    typeAtEnd(window, "# saved\n");
+    QVERIFY(window.isScriptModified());
+    QAction* save = actionNamed(window, "&Save");
+    QVERIFY(save != nullptr);
+    QCOMPARE(save->shortcut(), QKeySequence(QKeySequence::Save));
+    QVERIFY(actionNamed(window, "Save &As...") != nullptr);
+    QCOMPARE(actionNamed(window, "Save &As...")->shortcut(), QKeySequence("Ctrl+Shift+S"));
+    save->trigger();
+    QCOMPARE(prompts.suggested.size(), 0);  // its own file: no dialog
+    QCOMPARE(prompts.failures.size(), 0);
+    QCOMPARE(readText(path), original + "# saved\n");
+    QVERIFY(!window.isScriptModified());
+    QCOMPARE(shownTitle(window), QString("mine.py - FuserLab"));
+    QCOMPARE(prompts.asked, 0);
+    QVERIFY(waitForIdle(window));
+  }
+
+  // Save on an example asks for a path (never overwrites the example); a
+  // failed write says so and keeps the edits and the mark.
+  void saveOnAnExampleAsksAndAFailedWriteKeepsTheEdits() {
+    const QString example = kExamples + "sum_reduction.py";
+    const QString original = readText(example);
+    MainWindow window;
+    ScriptedPrompts prompts;
+    prompts.install(window);
+    window.show();
+    QVERIFY(window.openFile(example));
+    QCOMPARE(window.savePath(), QString());
+    typeAtEnd(window, "# edited\n");
+    const QString edited = window.editor()->toPlainText();
+
+    QTemporaryDir dir;
+    prompts.path = dir.filePath("no_such_folder/copy.py");
+    QVERIFY(!window.save());
+    QCOMPARE(prompts.suggested.size(), 1);
+    QCOMPARE(QFileInfo(prompts.suggested.first()).fileName(), QString("sum_reduction.py"));
+    QVERIFY(QFileInfo(prompts.suggested.first()).absolutePath() !=
+            QFileInfo(example).absolutePath());
+    QCOMPARE(prompts.failures.size(), 1);
+    QVERIFY2(prompts.failures.first().contains(prompts.path), qPrintable(prompts.failures.first()));
+    QVERIFY(window.isScriptModified());
+    QVERIFY(shownTitle(window).contains("sum_reduction.py*"));
+    QCOMPARE(window.editor()->toPlainText(), edited);
+    // A directory in the way fails too, and leaves it a directory.
+    prompts.path = dir.path();
+    QVERIFY(!window.saveAs());
+    QCOMPARE(prompts.failures.size(), 2);
+    QVERIFY(QFileInfo(dir.path()).isDir());
+    QVERIFY(window.isScriptModified());
+    // A cancelled dialog writes nothing.
+    prompts.path.clear();
+    QVERIFY(!window.save());
+    QCOMPARE(prompts.failures.size(), 2);
+    QVERIFY(window.isScriptModified());
+
+    prompts.path = dir.filePath("copy.py");
+    QVERIFY(window.save());
+    QCOMPARE(readText(prompts.path), edited);
+    QCOMPARE(window.savePath(), QFileInfo(prompts.path).absoluteFilePath());
+    QVERIFY(!window.isScriptModified());
+    QCOMPARE(shownTitle(window), QString("copy.py - FuserLab"));
+    QCOMPARE(readText(example), original);
+    // From now on Save writes the copy without asking.
+    typeAtEnd(window, "# again\n");
+    QVERIFY(window.save());
+    QCOMPARE(prompts.suggested.size(), 4);
+    QCOMPARE(readText(prompts.path), edited + "# again\n");
+    QVERIFY(waitForIdle(window));
+  }
+
+  // Opening another file, an example or a recent file, or closing the window,
+  // asks first when there are unsaved edits: Cancel keeps them, Save writes
+  // them, Discard drops them.
+  void unsavedEditsAreAskedAboutBeforeTheyAreReplaced() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mine.py");
+    const QString other = dir.filePath("other.py");
+    const QString original = readText(kExamples + "sum_reduction.py");
+    QVERIFY(writeText(path, original));
+    QVERIFY(writeText(other, readText(kExamples + "seed000_forwarding_miss.py")));
+    MainWindow window;
+    ScriptedPrompts prompts;
+    prompts.install(window);
+    window.show();
+    QVERIFY(window.openFile(other));  // now a recent file
+    QVERIFY(window.openFile(path));
+    QCOMPARE(prompts.asked, 0);  // nothing to lose so far
+    typeAtEnd(window, "# mine\n");
+    const QString edited = window.editor()->toPlainText();
+
+    prompts.answer = QMessageBox::Cancel;
+    QVERIFY(!window.openFile(other));
+    QCOMPARE(prompts.asked, 1);
+    QAction* example = actionNamed(window, "seed000_forwarding_miss.py");
+    QVERIFY(example != nullptr);
+    example->trigger();
+    QCOMPARE(prompts.asked, 2);
+    QAction* recent = actionNamed(window, QFileInfo(other).absoluteFilePath());
+    QVERIFY(recent != nullptr);
+    recent->trigger();
+    QCOMPARE(prompts.asked, 3);
+    QVERIFY(!window.close());
+    QCOMPARE(prompts.asked, 4);
+    QVERIFY(window.isVisible());
+    QCOMPARE(window.editor()->toPlainText(), edited);
+    QCOMPARE(window.currentFile(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(window.isScriptModified());
+    QCOMPARE(readText(path), original);
+
+    // Save: written, then the other file opens.
+    prompts.answer = QMessageBox::Save;
+    recent->trigger();
+    QCOMPARE(prompts.asked, 5);
+    QCOMPARE(readText(path), edited);
+    QCOMPARE(window.currentFile(), QFileInfo(other).absoluteFilePath());
+    QVERIFY(!window.isScriptModified());
+
+    // Discard: dropped, and the example opens.
+    typeAtEnd(window, "# dropped\n");
+    prompts.answer = QMessageBox::Discard;
+    actionNamed(window, "seed000_forwarding_miss.py")->trigger();
+    QCOMPARE(prompts.asked, 6);
+    QCOMPARE(window.editor()->toPlainText(), readText(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(!readText(other).contains("# dropped"));
+
+    // A file that cannot be read costs nothing and asks nothing.
+    typeAtEnd(window, "# kept\n");
+    QVERIFY(!window.openFile(dir.filePath("missing.py")));
+    QCOMPARE(prompts.asked, 6);
+    QVERIFY(window.editor()->toPlainText().endsWith("# kept\n"));
+
+    QVERIFY(waitForIdle(window));
+    QVERIFY(window.close());  // Discard
+    QCOMPARE(prompts.asked, 7);
   }
 
   void compareShowsSeed000Difference() {
