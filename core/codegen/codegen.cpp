@@ -32,17 +32,34 @@ const Params& paramsOf(const scheduler::HeuristicParams& params,
                 " segments is not available yet");
 }
 
-}  // namespace
+// Bytes a parameter takes in the kernel's parameter space (kernel.h's ABI):
+// fl::Tensor<T, R> is a pointer and R sizes and strides; a scalar at most 8.
+int64_t parameterBytes(const KernelParameter& parameter) {
+  if (parameter.kind == KernelParameter::Kind::Scalar) return 8;
+  return 8 + 16 * static_cast<int64_t>(parameter.rank);
+}
 
-GeneratedKernel generateKernel(const ir::Fusion& segment,
-                               scheduler::SchedulerType type,
-                               const scheduler::HeuristicParams& params,
-                               const scheduler::SegmentRuntimeInfo& info,
-                               std::string_view kernelName) {
+// A kernel past kernelLimits() is refused here, before NVRTC sees it.
+void checkKernelLimits(const GeneratedKernel& kernel, std::string_view kernelName) {
+  int64_t bytes = kernel.workspaceBytes > 0 ? 8 : 0;
+  for (const KernelParameter& parameter : kernel.parameters) bytes += parameterBytes(parameter);
+  FL_CHECK(bytes <= kMaxKernelParameterBytes, "code generation: kernel ", kernelName,
+           " takes ", kernel.parameters.size(), " parameters (", bytes,
+           " bytes); a CUDA kernel takes at most ", kMaxKernelParameterBytes,
+           " bytes of parameters. Give the fusion fewer inputs and outputs, or split it "
+           "with fd.ops.segment_set");
+  const auto sourceBytes = static_cast<int64_t>(kernel.source.size());
+  FL_CHECK(sourceBytes <= kMaxKernelSourceBytes, "code generation: kernel ", kernelName,
+           " is ", sourceBytes, " bytes of CUDA source; FuserLab compiles at most ",
+           kMaxKernelSourceBytes, " bytes per kernel (NVRTC's time and memory grow with "
+           "it: minutes and gigabytes beyond). Split the fusion with fd.ops.segment_set");
+}
+
+GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType type,
+                           const scheduler::HeuristicParams& params,
+                           const scheduler::SegmentRuntimeInfo& info,
+                           std::string_view kernelName) {
   using scheduler::SchedulerType;
-  FL_CHECK(scheduler::launchesKernel(type), "code generation: a ",
-           scheduler::toString(type),
-           " segment launches no kernel (it runs on the host)");
   switch (type) {
     case SchedulerType::Pointwise:
       return emitPointwiseKernel(
@@ -79,6 +96,21 @@ GeneratedKernel generateKernel(const ir::Fusion& segment,
     default:
       notAvailable(type);
   }
+}
+
+}  // namespace
+
+GeneratedKernel generateKernel(const ir::Fusion& segment,
+                               scheduler::SchedulerType type,
+                               const scheduler::HeuristicParams& params,
+                               const scheduler::SegmentRuntimeInfo& info,
+                               std::string_view kernelName) {
+  FL_CHECK(scheduler::launchesKernel(type), "code generation: a ",
+           scheduler::toString(type),
+           " segment launches no kernel (it runs on the host)");
+  GeneratedKernel kernel = emitKernel(segment, type, params, info, kernelName);
+  checkKernelLimits(kernel, kernelName);
+  return kernel;
 }
 
 }  // namespace fuserlab::codegen

@@ -111,8 +111,8 @@ int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-std::string joinIndex(const ElementIndex& index) {
-  std::string text;
+std::string valueKey(const TensorView* tv, const ElementIndex& index) {
+  std::string text = tv->name() + '\x1e';
   for (const std::string& i : index) {
     text += i;
     text += '\x1f';
@@ -308,20 +308,111 @@ std::string ExpressionEmitter::storedValue(const TensorView* tv, const ElementIn
   return value(tv, index);
 }
 
+const std::string* ExpressionEmitter::known(const std::string& key) const {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    if (auto it = scope->find(key); it != scope->end()) return &it->second;
+  }
+  return nullptr;
+}
+
 std::string ExpressionEmitter::value(const TensorView* tv,
                                      const ElementIndex& index) {
-  const std::string key = tv->name() + '\x1e' + joinIndex(index);
-  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
-    if (auto it = scope->find(key); it != scope->end()) return it->second;
-  }
-  std::string result;
+  std::string key = valueKey(tv, index);
+  if (const std::string* variable = known(key)) return *variable;
   if (hooks_.isLeaf(tv)) {
-    result = hooks_.loadLeaf(tv, index);
-  } else {
-    result = compute(tv, index, variableFor(tv));
+    std::string result = hooks_.loadLeaf(tv, index);
+    scopes_.back()[key] = result;
+    return result;
   }
-  scopes_.back()[key] = result;
-  return result;
+  computeChain(tv, index, key);
+  return *known(key);
+}
+
+namespace {
+
+// Whether compute() of `expr` reads its tensor operands only through
+// value(producerIndex(...)) in input order, with nothing emitted or scoped
+// between them, so that computing those operands first changes nothing:
+// elementwise ops read every input, the single-input ops input 0.
+// Pad, cat, index_select and gather open branches or emit statements
+// between their operands; full, iota and random read no tensor.
+size_t operandsComputedFirst(const Expr& expr) {
+  switch (expr.type()) {
+    case ExprType::Unary:
+    case ExprType::Binary:
+    case ExprType::Ternary:
+      return expr.inputs().size();
+    case ExprType::Cast:
+    case ExprType::Set:
+    case ExprType::SegmentSet:
+    case ExprType::Broadcast:
+    case ExprType::Expand:
+    case ExprType::Squeeze:
+    case ExprType::Permute:
+    case ExprType::Reshape:
+    case ExprType::Slice:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+void ExpressionEmitter::computeChain(const TensorView* tv, const ElementIndex& index,
+                                     std::string key) {
+  // The recursion value -> compute -> operand -> value, unrolled onto an
+  // explicit stack so that a chain of 100,000 ops needs no call stack: a
+  // frame's operands are computed (in compute()'s order, with the scalars it
+  // reads at the same points, so that names and kernel parameters come out
+  // as they would) before compute() runs and finds them remembered. Ops
+  // that compute() must take in one piece (operandsComputedFirst) recurse
+  // through value(); only nested pad/cat/gather regions deepen the stack,
+  // and their nesting is bounded.
+  struct Frame {
+    const TensorView* tv;
+    ElementIndex index;
+    std::string key;
+    std::string variable;
+    size_t nextInput = 0;
+  };
+  FL_CHECK(regionDepth_ < kMaxNestedRegions, "code generation: ", tv->name(),
+           " is nested inside more than ", kMaxNestedRegions,
+           " pad, cat, index_select or gather ops; split the fusion");
+  ++regionDepth_;
+  struct DepthGuard {
+    int& depth;
+    ~DepthGuard() { --depth; }
+  } guard{regionDepth_};
+
+  std::vector<Frame> stack;
+  stack.push_back({tv, index, std::move(key), variableFor(tv)});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const Expr& expr = *top.tv->definition();
+    if (top.nextInput < operandsComputedFirst(expr)) {
+      const ir::Val* in = expr.input(top.nextInput++);
+      const auto* inTv = in->as<TensorView>();
+      if (inTv == nullptr) {
+        if (const auto* s = in->as<Scalar>()) scalar(s);
+        continue;
+      }
+      ElementIndex inIndex = producerIndex(expr, inTv, top.index);
+      std::string inKey = valueKey(inTv, inIndex);
+      if (known(inKey) != nullptr) continue;
+      const Expr* def = inTv->definition();
+      if (hooks_.isLeaf(inTv) || def == nullptr || operandsComputedFirst(*def) == 0) {
+        value(inTv, inIndex);
+        continue;
+      }
+      std::string variable = variableFor(inTv);
+      stack.push_back({inTv, std::move(inIndex), std::move(inKey), std::move(variable)});
+      continue;
+    }
+    std::string result = compute(top.tv, top.index, top.variable);
+    scopes_.back()[top.key] = std::move(result);
+    stack.pop_back();
+  }
 }
 
 std::string ExpressionEmitter::extent(const ir::IterDomain* id) {

@@ -183,6 +183,16 @@ class ExpressionEmitter {
   void clear(bool resetNames = false);
 
  private:
+  //! How deeply pad, cat, index_select and gather may nest inside one
+  //! another in a kernel: each level takes a few call frames (the ops
+  //! between them take none), so deeper nesting is refused, not a crash.
+  static constexpr int kMaxNestedRegions = 1000;
+
+  //! The variable holding a computed value, if any open scope has it.
+  const std::string* known(const std::string& key) const;
+  //! Computes `tv` at `index` (not a leaf, not yet computed) and what it
+  //! reads, without recursing along chains of ops (an explicit stack).
+  void computeChain(const ir::TensorView* tv, const ElementIndex& index, std::string key);
   std::string compute(const ir::TensorView* tv, const ElementIndex& index,
                       const std::string& variable);
   std::string variableFor(const ir::TensorView* tv);
@@ -235,6 +245,8 @@ class ExpressionEmitter {
   };
   std::vector<Branch> branches_;
   VectorLanes* lanes_ = nullptr;
+  //! computeChain calls open on the call stack (see kMaxNestedRegions).
+  int regionDepth_ = 0;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
   Approximations approximations_;

@@ -1,0 +1,109 @@
+// Issue 43 defect 1: fusions of 100,000 ops. The expression emitter walks a
+// chain without recursing (it overflowed an 8 MB stack past about 7,000
+// ops), the CPU reference runs it, and a kernel too large for NVRTC (source
+// bytes) or for CUDA (parameter bytes) is refused with a UserError that
+// names its size and the limit (codegen.h), not handed to NVRTC.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/codegen/codegen.h"
+#include "core/codegen/expression_emitter.h"
+#include "core/frontend/input_tensors.h"
+#include "core/runtime/reference_run.h"
+#include "tests/codegen/codegen_fixture.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+// T{i+1} = add/mul/sub(T{i}, c): x -> (x + 1) * 0.5 - 1 every three ops.
+std::string chainScript(int ops) {
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n";
+  static const char* const kOps[] = {"add", "mul", "sub"};
+  static const char* const kConstants[] = {"1.0", "0.5", "1.0"};
+  for (int i = 0; i < ops; ++i) {
+    text += "    T" + std::to_string(i + 1) + " = fd.ops." + kOps[i % 3] + "(T" +
+            std::to_string(i) + ", " + kConstants[i % 3] + ")\n";
+  }
+  text += "    fd.add_output(T" + std::to_string(ops) + ")\n";
+  text += "inputs = [torch.randn(256, dtype=torch.float32, device='cuda:0')]\n";
+  return text;
+}
+
+// `outputs` outputs T{i+1} = add(T0, i), each its own kernel parameter.
+std::string manyOutputsScript(int outputs) {
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n";
+  for (int i = 0; i < outputs; ++i) {
+    const std::string name = "T" + std::to_string(i + 1);
+    text += "    " + name + " = fd.ops.add(T0, " + std::to_string(i) + ".0)\n";
+    text += "    fd.add_output(" + name + ")\n";
+  }
+  text += "inputs = [torch.randn(256, dtype=torch.float32, device='cuda:0')]\n";
+  return text;
+}
+
+TEST(LongFusionTest, ExpressionEmitterComputesA100000OpChainWithoutRecursing) {
+  const frontend::Script script = frontend::readScript(chainScript(100000), "chain.py");
+  const ir::Fusion& fusion = script.fusion();
+  const auto* last = fusion.outputVals().at(0)->as<ir::TensorView>();
+  ASSERT_NE(last, nullptr);
+  ExpressionHooks hooks;
+  hooks.loadLeaf = [](const ir::TensorView* tv, const ElementIndex&) {
+    return tv->name() + "_in";
+  };
+  hooks.symbolicScalar = [](const ir::Scalar* s) { return s->name(); };
+  ExpressionEmitter emitter(fusion, hooks, /*indexed=*/true);
+  EXPECT_EQ(emitter.value(last, {"i"}), "T100000_v");
+  const std::string code = emitter.takeCode();
+  EXPECT_EQ(count(code, "\n"), 100000);
+  // Operands before the ops that read them, first to last.
+  EXPECT_LT(code.find("T1_v = "), code.find("T2_v = "));
+  EXPECT_LT(code.find("T99999_v = "), code.find("T100000_v = "));
+  EXPECT_NE(code.find("T0_in"), std::string::npos);
+}
+
+TEST(LongFusionTest, ReferenceRunsA100000OpChain) {
+  const frontend::Script script = frontend::readScript(chainScript(100000), "chain.py");
+  ASSERT_TRUE(script.inputs.has_value());
+  const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 1);
+  const std::vector<runtime::Tensor> outputs =
+      runtime::runReference(script.fusion(), inputs);
+  ASSERT_EQ(outputs.size(), 1u);
+  // x -> 0.5 x - 0.5 converges to -1 within float precision long before
+  // op 99,999; the last add makes it 0.
+  const runtime::Tensor& out = outputs[0];
+  ASSERT_EQ(out.numel(), 256);
+  const float* values = out.dataAs<float>();
+  for (int64_t i = 0; i < out.numel(); ++i) EXPECT_EQ(values[i], 0.0f) << i;
+}
+
+TEST(LongFusionTest, AKernelPastTheSourceLimitIsRefusedBeforeNvrtc) {
+  const CompiledScript compiled = compileScript(chainScript(100000));
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  const runtime::SegmentKernel& segment = compiled.kernels[0];
+  EXPECT_FALSE(segment.kernel.has_value());
+  EXPECT_TRUE(contains(segment.error, "bytes of CUDA source")) << segment.error;
+  EXPECT_TRUE(contains(segment.error, "at most " + std::to_string(kMaxKernelSourceBytes)))
+      << segment.error;
+}
+
+TEST(LongFusionTest, AKernelPastTheParameterSpaceIsRefused) {
+  // 20,000 outputs: 20,001 fl::Tensor<float, 1> parameters of 24 bytes.
+  const CompiledScript compiled = compileScript(manyOutputsScript(20000));
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  const runtime::SegmentKernel& segment = compiled.kernels[0];
+  EXPECT_FALSE(segment.kernel.has_value());
+  EXPECT_TRUE(contains(segment.error, "takes 20001 parameters (480024 bytes)"))
+      << segment.error;
+  EXPECT_TRUE(contains(segment.error, std::to_string(kMaxKernelParameterBytes)))
+      << segment.error;
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
