@@ -56,7 +56,15 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
            "reads ':memory:', an empty name and 'file:' URIs as databases that "
            "keep nothing or as URIs (a file whose name starts so is written "
            "./NAME)");
+  // A named pipe, a device or a directory is no database, and SQLite (or
+  // reading the header below) would wait on a pipe for a writer: refuse
+  // what is there unless it is a regular file (a path with nothing there
+  // yet is created, where the mode allows).
   std::error_code error;
+  if (std::filesystem::exists(std::filesystem::status(path, error))) {
+    ir::requireRegularFile(path, "heuristics database",
+                           std::numeric_limits<uint64_t>::max());
+  }
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   std::string query;
   switch (mode) {
@@ -78,13 +86,6 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     case Mode::ReadWriteCreate:
       flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
       break;
-  }
-  // A named pipe, a device or a directory is no database, and SQLite would
-  // wait on a pipe for a writer: refuse what is there unless it is a regular
-  // file (a path with nothing there yet is created, where the mode allows).
-  if (std::filesystem::exists(std::filesystem::status(path, error))) {
-    ir::requireRegularFile(path, "heuristics database",
-                           std::numeric_limits<uint64_t>::max());
   }
   const int rc = sqlite3_open_v2(fileUri(path, query).c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
