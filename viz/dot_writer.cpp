@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/ir/error.h"
+#include "viz/layout_budget.h"
 
 namespace fuserlab::viz {
 namespace {
@@ -120,7 +121,9 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
   std::ostringstream out;
   out << "digraph " << dotId(graph.name.empty() ? "graph" : graph.name) << " {\n"
       << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, "
-         "nodesep=0.25, ranksep=0.35, labeljust=l];\n"
+         "nodesep=0.25, ranksep=0.35, labeljust=l"
+      << (estimateLayoutCost(graph).units > kBoundedPlacementUnits ? ", nslimit=2" : "")
+      << "];\n"
       << "  node [fontname=\"Helvetica\", fontsize=10, margin=\"0.08,0.04\", "
          "penwidth=1];\n"
       << "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#475569\", "

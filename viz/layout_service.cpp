@@ -1,6 +1,8 @@
 #include "viz/layout_service.h"
 
+#include "core/ir/error.h"
 #include "viz/dot_writer.h"
+#include "viz/layout_budget.h"
 #include "viz/graphviz_engine.h"
 
 namespace fuserlab::viz {
@@ -47,6 +49,11 @@ void LayoutService::run() {
 std::future<std::shared_ptr<const Layout>> LayoutService::layout(
     const Graph& graph, const NodeSizes& sizes) {
   // The DOT text is made on the caller's thread: it needs no Graphviz.
+  if (std::string refusal = layoutRefusal(graph); !refusal.empty()) {
+    std::promise<std::shared_ptr<const Layout>> refused;
+    refused.set_exception(std::make_exception_ptr(UserError(refusal)));
+    return refused.get_future();
+  }
   DotOptions options;
   options.sizes = &sizes;
   auto dot = std::make_shared<std::string>(toDot(graph, options));
@@ -74,6 +81,11 @@ std::future<std::shared_ptr<const Layout>> LayoutService::layout(
 
 std::future<std::string> LayoutService::render(const Graph& graph,
                                                const std::string& format) {
+  if (std::string refusal = layoutRefusal(graph); !refusal.empty()) {
+    std::promise<std::string> refused;
+    refused.set_exception(std::make_exception_ptr(UserError(refusal)));
+    return refused.get_future();
+  }
   auto dot = std::make_shared<std::string>(toDot(graph));
   auto task = std::make_shared<std::packaged_task<std::string()>>(
       [dot, format] { return renderDotText(*dot, format); });

@@ -14,6 +14,7 @@
 #include "core/runtime/fusion_compiler.h"
 #include "viz/fusion_graph.h"
 #include "viz/graph_export.h"
+#include "viz/layout_budget.h"
 #include "viz/segmented_graph.h"
 
 namespace fuserlab::cli {
@@ -74,6 +75,12 @@ int graphCommand(const std::vector<std::string>& args) {
     graph = viz::buildFusionGraph(report);
   }
 
+  if (format != viz::ExportFormat::Dot) {
+    const std::string refusal = viz::layoutRefusal(graph);
+    FL_CHECK(refusal.empty(), refusal, ". Draw --overview (one node per segment; ",
+             report.segments.size(), " segments), one segment with --segment N, or write "
+             "--format dot (no layout)");
+  }
   if (*out == "-") {
     std::cout << viz::exportGraph(graph, format);
     return 0;
