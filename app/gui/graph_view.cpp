@@ -25,6 +25,7 @@
 #include "viz/dot_writer.h"
 #include "viz/graph.h"
 #include "viz/layout.h"
+#include "viz/layout_budget.h"
 #include "viz/layout_service.h"
 #include "viz/segmented_graph.h"
 
@@ -247,6 +248,17 @@ void GraphView::relayout() {
   auto graph = std::make_shared<viz::Graph>(
       collapsed() ? viz::buildSegmentOverviewGraph(*snapshot_->report)
                   : viz::buildSegmentedGraph(*snapshot_->report));
+  // Graphviz would take minutes (and hold the layout worker): say so instead.
+  if (const std::string refusal = viz::layoutRefusal(*graph); !refusal.empty()) {
+    pending_ = false;
+    graph_.reset();
+    status_->setText({});
+    showMessage(QString::fromStdString(refusal) +
+                (collapsed() ? QString()
+                             : QString("; tick 'segments only' for one node per segment")));
+    emit laidOut();
+    return;
+  }
   // Node sizes as this view will draw the labels.
   viz::NodeSizes sizes;
   const QFontMetricsF metrics(nodeFont());

@@ -188,6 +188,46 @@ class GuiWindowTest : public QObject {
     QVERIFY(graph->clusterCount() != privatized);
   }
 
+  // Issue 43 defect 1: a fusion too large for Graphviz opens at segment
+  // level; expanding it shows why it is not laid out instead of hanging.
+  void graphOfA15000OpChainSaysWhyItIsNotLaidOut() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("chain.py");
+    {
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      QByteArray text =
+          "from nvfuser_direct import FusionDefinition, DataType\n"
+          "with FusionDefinition() as fd:\n"
+          "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n";
+      for (int i = 0; i < 15000; ++i) {
+        text += "    T" + QByteArray::number(i + 1) + " = fd.ops.add(T" + QByteArray::number(i) +
+                ", 1.0)\n";
+      }
+      text += "    fd.add_output(T15000)\n"
+              "inputs = [torch.randn(1024, dtype=torch.float32, device='cuda:0')]\n";
+      file.write(text);
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(path));
+    QVERIFY(waitForSnapshot(window, 120000));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(graph->collapsed());
+    QCOMPARE(graph->clusterCount(), 0);  // the overview: one node per segment
+    QVERIFY(graph->nodeCount() > 0);
+    graph->setCollapsed(false);
+    QVERIFY(waitForGraph(*graph, 5000));
+    QCOMPARE(graph->nodeCount(), 0);
+    QString shown;
+    for (QGraphicsItem* item : graph->scene()->items()) {
+      if (auto* text = dynamic_cast<QGraphicsTextItem*>(item)) shown += text->toPlainText();
+    }
+    QVERIFY2(shown.contains("too large to lay out"), qPrintable(shown));
+    QVERIFY2(shown.contains("segments only"), qPrintable(shown));
+  }
+
   void graphClickSearchCollapseExport() {
     MainWindow window;
     window.show();
