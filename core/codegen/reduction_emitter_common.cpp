@@ -351,7 +351,7 @@ void ReductionKernelBuilder::emitRowStage(int stage, int indent,
     const std::string value =
         emitter_.storedValue(out.tv, indexFor(out.tv, slot.rowIndex, "0"));
     append(emitter_.takeCode());
-    const TensorAccess& access = layout_.access(out.tv);
+    const TensorAccess& access = layout_.outputAccess(out.tv);
     const int gather = plan_.role(out.tv).gather;
     std::string condition =
         (gather >= 0 ? gatherOwner(plan_.gathers[static_cast<size_t>(gather)]) + at
@@ -632,7 +632,7 @@ void ReductionKernelBuilder::emitOutputStores(int indent, const LaneContext& ctx
   const bool inner = layout_.inner;
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != ctx.phase) continue;
-    const TensorAccess& access = layout_.access(out.tv);
+    const TensorAccess& access = layout_.outputAccess(out.tv);
     const std::string data = dataOf(out.tv, true);
     const std::string name = storeName(out);
     if (access.access == ChunkAccess::Vector && !elementPass_) {

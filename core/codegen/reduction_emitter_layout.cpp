@@ -275,6 +275,36 @@ const TensorAccess& RowLayout::access(const ir::TensorView* tv) const {
   FL_ASSERT(false, tv->name(), " is not an input or output of the segment");
 }
 
+const TensorAccess& RowLayout::outputAccess(const ir::TensorView* tv) const {
+  for (const TensorAccess& a : passThroughOutputs) {
+    if (a.tv == tv) return a;
+  }
+  return access(tv);
+}
+
+namespace {
+
+// Strides of a new dense buffer for `tv` in its allocation order, broadcast
+// axes 0, as the executor allocates an output.
+std::vector<int64_t> denseOutputStrides(const TensorView* tv,
+                                        const ir::ExpressionEvaluator& evaluator) {
+  const std::vector<ir::IterDomain*>& logical = tv->logicalNoReductions();
+  const std::vector<ir::IterDomain*> allocation = ir::noReductions(tv->maybeAllocation());
+  std::vector<int64_t> strides(logical.size(), 0);
+  int64_t running = 1;
+  for (size_t k = allocation.size(); k-- > 0;) {
+    const auto at = std::find(logical.begin(), logical.end(), allocation[k]);
+    FL_CHECK(at != logical.end(), "code generation: ", tv->name(),
+             " has an allocation domain that is not a permutation of its axes");
+    if (allocation[k]->isBroadcast()) continue;
+    strides[static_cast<size_t>(at - logical.begin())] = running;
+    running *= std::max<int64_t>(runtimeExtent(evaluator, allocation[k]), 1);
+  }
+  return strides;
+}
+
+}  // namespace
+
 RowLayout buildRowLayout(const ir::Fusion& segment,
                          const scheduler::ReductionPattern& pattern,
                          const scheduler::SegmentRuntimeInfo& info,
@@ -318,7 +348,10 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
            " extent ", layout.vectorizedIndexExtent(), " of ",
            reference->name());
 
-  std::vector<std::pair<const TensorView*, int>> tensors;  // tv, alias input
+  // tv, alias input (-2: a pass-through output, an input written as an
+  // output into a new buffer)
+  std::vector<std::pair<const TensorView*, int>> tensors;
+  constexpr int kPassThrough = -2;
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || tv->isCpuScalar() || !readByKernel(segment, tv)) continue;
@@ -326,6 +359,11 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   }
   for (const ir::FusionOutput& out : segment.outputs()) {
     const auto* tv = out.val->as<TensorView>();
+    if (tv != nullptr && segment.isInput(tv) && out.aliasOf == nullptr &&
+        !tv->isCpuScalar()) {
+      tensors.emplace_back(tv, kPassThrough);
+      continue;
+    }
     if (tv == nullptr || segment.isInput(tv)) continue;
     const auto known = std::find_if(
         tensors.begin(), tensors.end(),
@@ -357,7 +395,8 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
     TensorAccess access;
     access.tv = tv;
     std::vector<int64_t> strides =
-        logicalStrides(segment, tv, info, &access.alignmentBytes);
+        alias == kPassThrough ? denseOutputStrides(tv, *info.evaluator)
+                              : logicalStrides(segment, tv, info, &access.alignmentBytes);
     if (alias >= 0 &&
         alias < static_cast<int>(segment.inputs().size())) {
       // Written into the aliased input's storage: its strides.
@@ -408,7 +447,8 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
                                  ir::sizeInBytes(tv->dtype()))
             : chunkAccess(access, layout.inner, vectorize,
                           ir::sizeInBytes(tv->dtype()));
-    layout.tensors.push_back(std::move(access));
+    (alias == kPassThrough ? layout.passThroughOutputs : layout.tensors)
+        .push_back(std::move(access));
   }
   return layout;
 }

@@ -103,12 +103,19 @@ struct RowLayout {
   //! Every tensor input the kernel reads (readByKernel; CPU scalars
   //! excluded) and every output, each once.
   std::vector<TensorAccess> tensors;
+  //! Outputs that are also segment inputs (an identity op of an input, a
+  //! fusion output, simplified away): written into their own new buffer,
+  //! dense in allocation order, not with the input's strides.
+  std::vector<TensorAccess> passThroughOutputs;
 
   //! Coordinates of every tensor of the segment the trace reaches.
   std::vector<TensorCoordinates> coordinates;
 
   //! The access of `tv`; FL_ASSERTs that it is an input or output.
   const TensorAccess& access(const ir::TensorView* tv) const;
+  //! The access an output of the segment is written through: its own for a
+  //! pass-through output, else access(tv).
+  const TensorAccess& outputAccess(const ir::TensorView* tv) const;
   //! The coordinates of `tv`; nullptr if the trace does not reach it.
   const TensorCoordinates* coordinatesOf(const ir::TensorView* tv) const;
   //! Extent of the vectorized index (rowLength or rows).

@@ -143,5 +143,24 @@ TEST(DifftestFindingsTest, AnOutputPastItsEndReadsNothing) {
   EXPECT_TRUE(sawPointwise);
 }
 
+// Seed 305717 (NaN on an H200): an identity broadcast of a stride-2 input
+// is a fusion output beside a sum of it, so the reduction kernel writes the
+// input into a new buffer. It wrote it with the input's stride 2: two of
+// three elements unwritten, one written past the end. A pass-through output
+// is now written dense.
+TEST(DifftestFindingsTest, AnInputWrittenAsAnOutputIsWrittenDense) {
+  const std::vector<std::string> sources = kernelSources(findingScript("difftest_305717.py"));
+  ASSERT_EQ(sources.size(), 1u);
+  std::istringstream lines(sources[0]);
+  std::string line;
+  int stores = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("T0_out1.data[") == std::string::npos) continue;
+    ++stores;
+    EXPECT_EQ(line.find("* 2"), std::string::npos) << line;
+  }
+  EXPECT_GE(stores, 1) << sources[0];
+}
+
 }  // namespace
 }  // namespace fuserlab
