@@ -421,7 +421,20 @@ std::string ExpressionEmitter::extent(const ir::IterDomain* id) {
 
 std::string ExpressionEmitter::scalar(const Scalar* s) {
   if (s->isConst()) return constantLiteral(*s);
-  if (const Expr* def = s->definition()) return scalarExpr(*def, s);
+  if (const Expr* def = s->definition()) {
+    // One C++ expression, nested as deep as the scalar ops: bounded, for the
+    // call stack here and for NVRTC's parser.
+    FL_CHECK(scalarDepth_ < kMaxScalarExprDepth, "code generation: the scalar ",
+             s->name(), " is computed by more than ", kMaxScalarExprDepth,
+             " nested scalar ops inside the kernel; compute it on the host and pass "
+             "it as an input");
+    ++scalarDepth_;
+    struct DepthGuard {
+      int& depth;
+      ~DepthGuard() { --depth; }
+    } guard{scalarDepth_};
+    return scalarExpr(*def, s);
+  }
   FL_ASSERT(static_cast<bool>(hooks_.symbolicScalar),
             "no hook for the symbolic scalar ", s->name());
   return hooks_.symbolicScalar(s);

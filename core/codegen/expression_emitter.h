@@ -129,6 +129,14 @@ class ExpressionEmitter {
                     bool indexed);
   bool indexed() const { return indexed_; }
 
+  //! How deeply pad, cat, index_select and gather may nest inside one
+  //! another in a kernel: each level takes a few call frames (the ops
+  //! between them take none), so deeper nesting is refused, not a crash.
+  static constexpr int kMaxNestedRegions = 1000;
+
+  //! How deeply scalar ops may nest in one scalar's C++ expression.
+  static constexpr int kMaxScalarExprDepth = 200;
+
   //! The name of a local variable (or a C++ expression) holding `tv`'s value
   //! at `index` (empty in element mode). Emits the statements computing it and
   //! whatever it reads, unless already computed in an enclosing scope.
@@ -183,11 +191,6 @@ class ExpressionEmitter {
   void clear(bool resetNames = false);
 
  private:
-  //! How deeply pad, cat, index_select and gather may nest inside one
-  //! another in a kernel: each level takes a few call frames (the ops
-  //! between them take none), so deeper nesting is refused, not a crash.
-  static constexpr int kMaxNestedRegions = 1000;
-
   //! The variable holding a computed value, if any open scope has it.
   const std::string* known(const std::string& key) const;
   //! Computes `tv` at `index` (not a leaf, not yet computed) and what it
@@ -247,6 +250,8 @@ class ExpressionEmitter {
   VectorLanes* lanes_ = nullptr;
   //! computeChain calls open on the call stack (see kMaxNestedRegions).
   int regionDepth_ = 0;
+  //! scalar() calls open on the call stack (see kMaxScalarExprDepth).
+  int scalarDepth_ = 0;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
   Approximations approximations_;

@@ -430,6 +430,7 @@ void ExpressionEvaluator::bind(const Scalar* scalar, ScalarValue value,
     }
   }
   bound_.emplace(scalar, Binding{std::move(converted), std::move(source)});
+  unknown_.clear();  // what depended on this scalar may be known now
 }
 
 bool ExpressionEvaluator::isBound(const Scalar* scalar) const {
@@ -447,9 +448,10 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(
     return it->second.value;
   }
   if (auto it = memo_.find(scalar); it != memo_.end()) return it->second;
-  if (scalar->definition() == nullptr) return std::nullopt;
+  if (scalar->definition() == nullptr || unknown_.count(scalar) != 0) return std::nullopt;
   std::optional<ScalarValue> value;
   try {
+    evaluateOperandsFirst(scalar);
     value = evaluateDefinition(scalar);
   } catch (const UserError& error) {
     // Point at the script call that made the scalar (the innermost one
@@ -459,8 +461,74 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluate(
     if (where == nullptr) throw;
     throw UserError(error.message(), *where);
   }
-  if (value) memo_.emplace(scalar, *value);
+  if (value) {
+    memo_.emplace(scalar, *value);
+  } else {
+    unknown_.insert(scalar);
+  }
   return value;
+}
+
+namespace {
+
+// The operands evaluateDefinition reads whatever their values (in order):
+// every input of a cast, unary, binary or ternary op, but only the
+// condition of a where (its branches are read as it selects them).
+size_t operandsEvaluatedFirst(const Expr& expr) {
+  switch (expr.type()) {
+    case ExprType::Cast:
+    case ExprType::Unary:
+    case ExprType::Binary:
+      return expr.inputs().size();
+    case ExprType::Ternary:
+      return expr.attrs().ternaryOp == TernaryOpType::Where ? 1 : expr.inputs().size();
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+bool ExpressionEvaluator::needsEvaluation(const Scalar* scalar) const {
+  return !scalar->isConst() && scalar->definition() != nullptr && bound_.count(scalar) == 0 &&
+         memo_.count(scalar) == 0 && unknown_.count(scalar) == 0;
+}
+
+void ExpressionEvaluator::evaluateOperandsFirst(const Scalar* root) const {
+  // evaluate -> evaluateDefinition -> evaluate, unrolled onto an explicit
+  // stack: a chain of 100,000 scalar ops needs no call stack. Operands are
+  // evaluated deepest first, in the order evaluateDefinition reads them,
+  // so that it finds them memoized; a non-where ternary stops at its first
+  // unknown operand, as evaluateDefinition does.
+  struct Frame {
+    const Scalar* scalar;
+    size_t nextInput = 0;
+    bool stop = false;
+  };
+  auto stopsAtUnknown = [](const Expr& expr) {
+    return expr.type() == ExprType::Ternary && expr.attrs().ternaryOp != TernaryOpType::Where;
+  };
+  std::vector<Frame> stack{{root}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const Expr& expr = *top.scalar->definition();
+    if (!top.stop && top.nextInput < operandsEvaluatedFirst(expr)) {
+      const auto* operand = expr.input(top.nextInput++)->as<Scalar>();
+      if (operand == nullptr) continue;
+      if (needsEvaluation(operand)) {
+        stack.push_back({operand});
+      } else if (stopsAtUnknown(expr) && !evaluate(operand)) {
+        top.stop = true;
+      }
+      continue;
+    }
+    const Scalar* done = top.scalar;
+    stack.pop_back();
+    if (stack.empty()) return;  // the root: evaluate() computes it
+    const bool known = evaluate(done).has_value();
+    Frame& parent = stack.back();
+    if (!known && stopsAtUnknown(*parent.scalar->definition())) parent.stop = true;
+  }
 }
 
 std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(

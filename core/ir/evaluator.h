@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/ir/val.h"
 
@@ -51,12 +52,19 @@ class ExpressionEvaluator {
   };
 
   std::optional<ScalarValue> evaluateDefinition(const Scalar* scalar) const;
+  //! Whether evaluate(scalar) would compute it from its definition.
+  bool needsEvaluation(const Scalar* scalar) const;
+  //! Evaluates what `root`'s definition reads, without recursing.
+  void evaluateOperandsFirst(const Scalar* root) const;
   ScalarValue evaluateOrThrow(const Scalar* scalar, std::string_view what) const;
 
   std::unordered_map<const Scalar*, Binding> bound_;
   // Values of defined scalars computed so far; consistent with bound_
   // because a binding never changes once made.
   mutable std::unordered_map<const Scalar*, ScalarValue> memo_;
+  // Defined scalars found unknown (an unbound scalar below them) since the
+  // last binding; bind() forgets them.
+  mutable std::unordered_set<const Scalar*> unknown_;
 };
 
 }  // namespace fuserlab::ir

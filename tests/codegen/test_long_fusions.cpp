@@ -105,5 +105,29 @@ TEST(LongFusionTest, AKernelPastTheParameterSpaceIsRefused) {
       << segment.error;
 }
 
+TEST(LongFusionTest, AScalarOfMoreNestedOpsThanTheLimitIsRefused) {
+  // S1000 = S0 + 1 + 1 + ...: one nested C++ expression in the kernel.
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    S0 = fd.define_scalar(None, dtype=DataType.Double)\n";
+  for (int i = 0; i < 1000; ++i) {
+    text += "    S" + std::to_string(i + 1) + " = fd.ops.add(S" + std::to_string(i) + ", 1.0)\n";
+  }
+  text +=
+      "    T1 = fd.ops.mul(T0, S1000)\n"
+      "    fd.add_output(T1)\n"
+      "inputs = [torch.randn(256, dtype=torch.float32, device='cuda:0'), 2.0]\n";
+  const CompiledScript compiled = compileScript(text);
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  const runtime::SegmentKernel& segment = compiled.kernels[0];
+  EXPECT_FALSE(segment.kernel.has_value());
+  EXPECT_TRUE(contains(segment.error, "more than " +
+                                          std::to_string(ExpressionEmitter::kMaxScalarExprDepth) +
+                                          " nested scalar ops"))
+      << segment.error;
+}
+
 }  // namespace
 }  // namespace fuserlab::codegen

@@ -409,5 +409,32 @@ TEST_F(EvaluatorTest, ExtentOfExpandedBroadcastIsTheExpandedExtent) {
             "the extent of iS2{i1} is -1, expected a size >= 0");
 }
 
+// Issue 43 defect 1: evaluate recursed once per scalar op (a 100,000-op
+// chain overflowed the stack); unknown results are remembered only until
+// the next binding.
+TEST_F(EvaluatorTest, AChainOf100000ScalarOpsEvaluatesWithoutRecursing) {
+  Scalar* x = symbolic();
+  Scalar* one = fusion_.newConstant(int64_t{1}, DataType::Int);
+  Scalar* chain = x;
+  for (int i = 0; i < 100000; ++i) chain = binary(BinaryOpType::Add, chain, one);
+  Scalar* half = cast(chain, DataType::Double);
+  EXPECT_EQ(ee_.evaluate(chain), std::nullopt);
+  ee_.bind(x, int64_t{5});
+  EXPECT_EQ(ee_.evaluate(chain), ScalarValue(int64_t{100005}));
+  EXPECT_EQ(ee_.evaluate(half), ScalarValue(100005.0));
+}
+
+TEST_F(EvaluatorTest, AClampStopsAtItsFirstUnknownOperand) {
+  // The bound after an unknown one is not evaluated: 1 / 0 would be an error.
+  Scalar* unknown = symbolic();
+  Scalar* zero = symbolic();
+  ee_.bind(zero, int64_t{0});
+  Scalar* bad = binary(BinaryOpType::Div, fusion_.newConstant(int64_t{1}, DataType::Int), zero);
+  Scalar* clamped = ternary(TernaryOpType::Clamp,
+                            {unknown, fusion_.newConstant(int64_t{0}, DataType::Int), bad},
+                            DataType::Int);
+  EXPECT_EQ(ee_.evaluate(clamped), std::nullopt);
+}
+
 }  // namespace
 }  // namespace fuserlab::ir
