@@ -370,28 +370,38 @@ bool ScriptWriter::isDefinedConstant(const Scalar* s) const {
          (constantUses_[s->id()] > 1 || !isLiteralDtype(s->dtype()));
 }
 
-void ScriptWriter::need(const Val* val, int64_t anchor) {
-  const auto* s = val->as<Scalar>();
-  if (s == nullptr) {
-    FL_ASSERT(namedTensor_[val->id()], val->name(),
-              " is used before the script names it");
-    return;
+void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
+  // Depth first on an explicit stack (inputs in order), not by recursion: a
+  // scalar computed by a chain of 100,000 scalar ops needs no call stack.
+  std::vector<std::pair<const Val*, int64_t>> pending = {{root, rootAnchor}};
+  while (!pending.empty()) {
+    const auto [val, anchor] = pending.back();
+    pending.pop_back();
+    const auto* s = val->as<Scalar>();
+    if (s == nullptr) {
+      FL_ASSERT(namedTensor_[val->id()], val->name(),
+                " is used before the script names it");
+      continue;
+    }
+    if (s->isConst()) {
+      ++constantUses_[s->id()];
+      continue;
+    }
+    if (s->isFusionInput() || hasVariable_[s->id()]) continue;
+    const ExtentSource& source = extentSource_[s->id()];
+    if (source.tv != nullptr && source.tv->id() < anchor) continue;
+    const Expr* def = s->definition();
+    FL_CHECK(def != nullptr && !hasTensorOutput(def), "writeScript: the scalar ",
+             s->name(), " is an operand but is neither an input, a constant, "
+             "the extent of a tensor defined before its use nor computed from "
+             "such scalars, so the script cannot name it");
+    userScalarExpr_[def->id()] = true;
+    for (const Val* out : def->outputs()) hasVariable_[out->id()] = true;
+    const auto& inputs = def->inputs();
+    for (auto in = inputs.rbegin(); in != inputs.rend(); ++in) {
+      pending.emplace_back(*in, s->id());
+    }
   }
-  if (s->isConst()) {
-    ++constantUses_[s->id()];
-    return;
-  }
-  if (s->isFusionInput() || hasVariable_[s->id()]) return;
-  const ExtentSource& source = extentSource_[s->id()];
-  if (source.tv != nullptr && source.tv->id() < anchor) return;
-  const Expr* def = s->definition();
-  FL_CHECK(def != nullptr && !hasTensorOutput(def), "writeScript: the scalar ",
-           s->name(), " is an operand but is neither an input, a constant, "
-           "the extent of a tensor defined before its use nor computed from "
-           "such scalars, so the script cannot name it");
-  userScalarExpr_[def->id()] = true;
-  for (const Val* out : def->outputs()) hasVariable_[out->id()] = true;
-  for (const Val* in : def->inputs()) need(in, s->id());
 }
 
 std::vector<Statement> ScriptWriter::statements() const {

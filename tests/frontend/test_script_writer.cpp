@@ -387,5 +387,23 @@ TEST(ScriptWriterExamples, FolderHasExamples) {
   EXPECT_GE(exampleFiles().size(), 20u);
 }
 
+// Issue 43 defect 1: the writer named a scalar's operands by recursion, one
+// call per scalar op (100,000 overflowed the stack).
+TEST(ScriptWriterLongTest, AScalarChainOf100000OpsIsWritten) {
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    S0 = fd.define_scalar(None, dtype=DataType.Double)\n";
+  for (int i = 0; i < 99990; ++i) {
+    text += "    S" + std::to_string(i + 1) + " = fd.ops.add(S" + std::to_string(i) + ", 1.0)\n";
+  }
+  text += "    T1 = fd.ops.mul(T0, S99990)\n    fd.add_output(T1)\n";
+  const Script script = readScript(text, "scalars.py");
+  const std::string written = writeScript(script.fusion(), "f");
+  EXPECT_NE(written.find("fd.ops.mul("), std::string::npos);
+  EXPECT_GE(std::count(written.begin(), written.end(), '\n'), 99990);
+}
+
 }  // namespace
 }  // namespace fuserlab::frontend
