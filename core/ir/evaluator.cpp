@@ -380,18 +380,27 @@ ScalarValue doubleUnary(UnaryOpType op, double x, const Expr& expr) {
   FL_ASSERT(false, "unhandled unary op ", toString(op));
 }
 
-// Unbound symbolic scalars that `scalar` depends on, in first-reached order.
+// Unbound symbolic scalars that `scalar` depends on, in first-reached order
+// (depth first, inputs in order). An explicit stack and a visited set: a
+// chain of 100,000 scalar ops needs no call stack, and a scalar reached
+// along several paths is walked once.
 void collectUnbound(const Scalar* scalar, const ExpressionEvaluator& ee,
                     std::vector<const Scalar*>& out) {
-  if (scalar->isConst() || ee.isBound(scalar)) return;
-  if (std::find(out.begin(), out.end(), scalar) != out.end()) return;
-  const Expr* def = scalar->definition();
-  if (def == nullptr) {
-    out.push_back(scalar);
-    return;
-  }
-  for (const Val* in : def->inputs()) {
-    if (const auto* s = in->as<Scalar>()) collectUnbound(s, ee, out);
+  std::vector<const Scalar*> pending = {scalar};
+  std::unordered_set<const Scalar*> visited;
+  while (!pending.empty()) {
+    const Scalar* s = pending.back();
+    pending.pop_back();
+    if (s->isConst() || ee.isBound(s) || !visited.insert(s).second) continue;
+    const Expr* def = s->definition();
+    if (def == nullptr) {
+      out.push_back(s);
+      continue;
+    }
+    const auto& inputs = def->inputs();
+    for (auto in = inputs.rbegin(); in != inputs.rend(); ++in) {
+      if (const auto* operand = (*in)->as<Scalar>()) pending.push_back(operand);
+    }
   }
 }
 

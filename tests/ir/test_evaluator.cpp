@@ -424,6 +424,19 @@ TEST_F(EvaluatorTest, AChainOf100000ScalarOpsEvaluatesWithoutRecursing) {
   EXPECT_EQ(ee_.evaluate(half), ScalarValue(100005.0));
 }
 
+TEST_F(EvaluatorTest, AnUnboundScalarUnderA100000OpChainIsNamed) {
+  Scalar* x = symbolic();
+  Scalar* chain = x;
+  // Each op reads the previous one twice: one walk, not 2^100000.
+  for (int i = 0; i < 100000; ++i) chain = binary(BinaryOpType::Add, chain, chain);
+  try {
+    ee_.evaluateInt(chain, "the chain");
+    ADD_FAILURE() << "an unbound chain evaluated";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find(x->name()), std::string::npos) << error.what();
+  }
+}
+
 TEST_F(EvaluatorTest, AClampStopsAtItsFirstUnknownOperand) {
   // The bound after an unknown one is not evaluated: 1 / 0 would be an error.
   Scalar* unknown = symbolic();
