@@ -1,8 +1,8 @@
 #include "core/scheduler/analysis/axis_trace.h"
+#include "core/scheduler/analysis/axis_trace_internal.h"
 
 #include <algorithm>
 #include <deque>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -465,47 +465,6 @@ std::optional<TensorTrace> traceAcross(const TensorTrace& from, const Expr* expr
   return next;
 }
 
-// Whether two traces of one tensor put each reference axis on the same
-// indices. Only movement along the tensor's own axes counts: a Broadcast
-// piece and an Axis piece on a reduced axis (a reduction's result reached
-// from its input) both stay put. Axes with a Lost piece on either side are
-// not compared.
-bool sameWalk(const TensorTrace& a, const TensorTrace& b) {
-  const auto& own = a.tv->logicalNoReductions();
-  auto moving = [&](const std::vector<AxisPiece>& pieces) {
-    std::vector<const AxisPiece*> kept;
-    for (const AxisPiece& piece : pieces) {
-      if (piece.kind == PieceKind::Broadcast) continue;
-      if (piece.kind == PieceKind::Axis &&
-          (std::find(own.begin(), own.end(), piece.id) == own.end() ||
-           piece.id->isBroadcast())) {
-        continue;
-      }
-      kept.push_back(&piece);
-    }
-    return kept;
-  };
-  auto indexed = [](const std::vector<AxisPiece>& pieces) {
-    return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
-      return piece.kind == PieceKind::Indexed;
-    });
-  };
-  for (size_t k = 0; k < a.axes.size() && k < b.axes.size(); ++k) {
-    // Gathers are the row-gather analysis's to accept (row_gather.h).
-    if (a.lost(k) || b.lost(k) || indexed(a.axes[k]) || indexed(b.axes[k])) continue;
-    const auto pa = moving(a.axes[k]);
-    const auto pb = moving(b.axes[k]);
-    if (pa.size() != pb.size()) return false;
-    for (size_t i = 0; i < pa.size(); ++i) {
-      if (pa[i]->kind != pb[i]->kind || pa[i]->id != pb[i]->id ||
-          pa[i]->step != pb[i]->step || pa[i]->offset != pb[i]->offset) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 // How much of the reference a trace resolves, per reference axis: Axis
 // pieces only (3), no Lost piece (2), something Lost or nothing (0). A
 // tensor's trace is only replaced by one that scores higher.
@@ -525,6 +484,19 @@ int score(const TensorTrace& trace) {
 }
 
 }  // namespace
+
+namespace detail {
+
+std::optional<TensorTrace> traceAcrossExpr(const TensorTrace& from, const Expr* expr,
+                                           size_t inputIndex, const TensorView* producer,
+                                           const TensorView* consumer, bool towardProducer,
+                                           const ir::ExpressionEvaluator* evaluator) {
+  ExprAxisMap map;
+  return traceAcross(from, expr, inputIndex, producer, consumer, towardProducer, evaluator,
+                     map);
+}
+
+}  // namespace detail
 
 bool TensorTrace::moves(size_t refAxis) const {
   const auto& pieces = axes.at(refAxis);
@@ -660,73 +632,6 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
 const TensorTrace* AxisTrace::find(const TensorView* tv) const {
   const int64_t* at = slot(tv);
   return at == nullptr || *at < 0 ? nullptr : &traces_[*at];
-}
-
-std::string AxisTrace::readAtTwoPositions() const {
-  auto definedInView = [&](const TensorView* tv) -> const Expr* {
-    const Expr* def = tv->definition();
-    if (def == nullptr ||
-        (exprsInView_ != nullptr && (*exprsInView_)[static_cast<size_t>(def->id())] == 0)) {
-      return nullptr;
-    }
-    return def;
-  };
-  // Tensors computed from the index alone (an iota, a full, and pointwise
-  // ops of those, no reduction) are computed wherever they are needed.
-  std::unordered_map<const TensorView*, bool> fromIndex;
-  auto computedFromIndex = [&](const TensorView* root) {
-    std::vector<const TensorView*> stack{root};
-    while (!stack.empty()) {
-      const TensorView* tv = stack.back();
-      if (fromIndex.count(tv) != 0) {
-        stack.pop_back();
-        continue;
-      }
-      const Expr* def = definedInView(tv);
-      if (def == nullptr || tv->logical().size() != tv->logicalNoReductions().size()) {
-        fromIndex[tv] = false;
-        stack.pop_back();
-        continue;
-      }
-      bool ready = true;
-      bool all = true;
-      for (const ir::Val* in : def->inputs()) {
-        const auto* t = in->as<TensorView>();
-        if (t == nullptr) continue;
-        const auto it = fromIndex.find(t);
-        if (it == fromIndex.end()) {
-          stack.push_back(t);
-          ready = false;
-        } else {
-          all = all && it->second;
-        }
-      }
-      if (ready) {
-        fromIndex[tv] = all;
-        stack.pop_back();
-      }
-    }
-    return fromIndex[root];
-  };
-  ExprAxisMap map;
-  for (const TensorTrace& consumerTrace : traces_) {
-    const Expr* def = definedInView(consumerTrace.tv);
-    if (def == nullptr) continue;
-    for (size_t k = 0; k < def->inputs().size(); ++k) {
-      const auto* producer = def->input(k)->as<TensorView>();
-      const TensorTrace* stored = producer == nullptr ? nullptr : find(producer);
-      if (stored == nullptr || computedFromIndex(producer)) continue;
-      const std::optional<TensorTrace> across =
-          traceAcross(consumerTrace, def, k, producer, consumerTrace.tv,
-                      /*towardProducer=*/true, evaluator_, map);
-      if (across && !sameWalk(*across, *stored)) {
-        return producer->name() + " is needed at two positions for one "
-               "position of the reference " + reference_->name() +
-               ": as it is, and through " + def->toString();
-      }
-    }
-  }
-  return {};
 }
 
 // Axis `axis` of `tv` is read only at positions an index tensor gives: every
