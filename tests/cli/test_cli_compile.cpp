@@ -104,7 +104,7 @@ TEST(CliCompileTest, SizesThatContradictTheFusionExitTwoBeforeAnyKernel) {
   const std::string expected =
       "mul: operand sizes 4096 and 4095 do not match on axis 1 (T15 ('T14' in the "
       "script) has 4096, T18 ('T16' in the script) has 4095";
-  for (const std::string command :
+  for (const std::string& command :
        {"compile " + script + inputs, "inspect " + script + inputs,
         "graph " + script + inputs + " --segmented --format dot -o -",
         "run " + script + inputs}) {
