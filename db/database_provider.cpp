@@ -20,6 +20,16 @@ StableHasher commonKey(const SegmentKey& key) {
   return h;
 }
 
+// The same-architecture index key: the device's architecture, not its
+// fingerprint.
+uint64_t archKey(const SegmentKey& key) {
+  StableHasher h("segment key, same architecture");
+  h.add(key.structureHash).add(key.scheduler);
+  h.add(std::string(fingerprintArchitecture(key.deviceFingerprint)));
+  h.addInt(key.paramsSchema);
+  return h.value();
+}
+
 bool sameExceptSizes(const SegmentKey& a, const SegmentKey& b) {
   return a.structureHash == b.structureHash && a.scheduler == b.scheduler &&
          a.deviceFingerprint == b.deviceFingerprint &&
@@ -44,6 +54,10 @@ double distance(const std::vector<std::vector<int64_t>>& a,
 }
 
 }  // namespace
+
+std::string_view fingerprintArchitecture(std::string_view fingerprint) {
+  return fingerprint.substr(0, fingerprint.find('-'));
+}
 
 std::vector<std::vector<int64_t>> parseSizes(std::string_view sizes) {
   std::vector<std::vector<int64_t>> result;
@@ -117,6 +131,7 @@ DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
     exact_[StableHasher(common).add(key.sizes).value()].push_back(entries_.size());
     bucket_[StableHasher(common).add(key.sizeBucket).value()].push_back(
         entries_.size());
+    arch_[archKey(key)].push_back(entries_.size());
     entries_.push_back(std::move(indexed));
   }
 }
@@ -131,7 +146,7 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
       const Indexed& hit = entries_[index];
       if (hit.key.sizes == key.sizes && sameExceptSizes(hit.key, key)) {
         return scheduler::ProvidedParams{hit.params, std::string(kSourceExact),
-                                         hit.id};
+                                         hit.id, path_, {}};
       }
     }
   }
@@ -155,7 +170,42 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
   }
   if (best == nullptr) return std::nullopt;
   return scheduler::ProvidedParams{best->params, std::string(kSourceBucket),
-                                   best->id};
+                                   best->id, path_, {}};
+}
+
+std::optional<scheduler::ProvidedParams> DatabaseProvider::findSameArch(
+    const SegmentKey& key,
+    const std::vector<std::vector<int64_t>>& extents) const {
+  auto it = arch_.find(archKey(key));
+  if (it == arch_.end()) return std::nullopt;
+  const std::string_view arch = fingerprintArchitecture(key.deviceFingerprint);
+  // Exact sizes beat the bucket; among equals the nearest sizes, then the
+  // oldest entry (loaded by id).
+  const Indexed* best = nullptr;
+  bool bestExact = false;
+  double bestDistance = std::numeric_limits<double>::infinity();
+  for (size_t index : it->second) {
+    const Indexed& candidate = entries_[index];
+    if (candidate.key.deviceFingerprint == key.deviceFingerprint ||
+        fingerprintArchitecture(candidate.key.deviceFingerprint) != arch ||
+        candidate.key.structureHash != key.structureHash ||
+        candidate.key.scheduler != key.scheduler ||
+        candidate.key.paramsSchema != key.paramsSchema) {
+      continue;
+    }
+    const bool exact = candidate.key.sizes == key.sizes;
+    if (!exact && candidate.key.sizeBucket != key.sizeBucket) continue;
+    const double d = exact ? 0 : distance(candidate.extents, extents);
+    if (best == nullptr || (exact && !bestExact) ||
+        (exact == bestExact && d < bestDistance)) {
+      best = &candidate;
+      bestExact = exact;
+      bestDistance = d;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return scheduler::ProvidedParams{best->params, std::string(kSourceSameArch), best->id,
+                                   path_, best->key.deviceFingerprint};
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseProvider::lookup(

@@ -21,6 +21,9 @@ namespace fuserlab::db {
 //! The report's params_source values.
 inline constexpr std::string_view kSourceExact = "database_exact";
 inline constexpr std::string_view kSourceBucket = "database_bucket";
+//! An entry of another device of the same architecture (compute capability)
+//! with another SM count, memory or clock: used only when allowed.
+inline constexpr std::string_view kSourceSameArch = "database_same_arch";
 
 class DatabaseProvider : public scheduler::HeuristicProvider {
  public:
@@ -36,6 +39,15 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
   //! The index probe alone, for a key already computed; `extents` are the
   //! query's sizes per input (for choosing the nearest bucket entry).
   std::optional<scheduler::ProvidedParams> find(
+      const SegmentKey& key,
+      const std::vector<std::vector<int64_t>>& extents) const;
+
+  //! The same-architecture fallback: an entry of the key's structure,
+  //! scheduler and params schema measured on another device whose
+  //! fingerprint has the same compute capability; exact sizes first, then
+  //! the nearest sizes in the bucket. Source kSourceSameArch, with
+  //! fallbackDevice set.
+  std::optional<scheduler::ProvidedParams> findSameArch(
       const SegmentKey& key,
       const std::vector<std::vector<int64_t>>& extents) const;
 
@@ -58,8 +70,14 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
   // positions in entries_.
   std::unordered_map<uint64_t, std::vector<size_t>> exact_;
   std::unordered_map<uint64_t, std::vector<size_t>> bucket_;
+  // Hash of the key without sizes and device but with its architecture.
+  std::unordered_map<uint64_t, std::vector<size_t>> arch_;
   std::vector<std::string> notes_;
 };
+
+//! The architecture part of a device fingerprint: "sm_90" of
+//! "sm_90-132sm-80gb-51200kib-1980mhz".
+std::string_view fingerprintArchitecture(std::string_view fingerprint);
 
 //! "16x128x1600,1600,s" -> {{16,128,1600},{1600},{}} (strides dropped).
 std::vector<std::vector<int64_t>> parseSizes(std::string_view sizes);

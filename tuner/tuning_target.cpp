@@ -70,7 +70,7 @@ std::optional<scheduler::ProvidedParams> PinnedParamsProvider::lookup(
   if (db::hex64(db::structuralHash(segment, info)) != key_.structureHash) {
     return std::nullopt;
   }
-  return scheduler::ProvidedParams{params_, kSourceTuner, 0};
+  return scheduler::ProvidedParams{params_, kSourceTuner, 0, {}, {}};
 }
 
 }  // namespace fuserlab::tuner

@@ -23,7 +23,7 @@
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/kernel_build_timing.h"
-#include "db/database_provider.h"
+#include "db/database_search_path.h"
 #include "tuner/kernel_timing.h"
 
 namespace fuserlab::cli {
@@ -111,7 +111,7 @@ int benchCommand(const std::vector<std::string>& args) {
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   options.insert({"samples", "warmup", "json"});
-  CommandLine cl(args, options, {});
+  CommandLine cl(args, options, kDatabaseFlags);
   runtime::BenchmarkOptions bench;
   bench.samples = parseCount(cl.value("samples"), "samples", 50, kMinSamples,
                              " (the median and p20/p80 need at least 20)");

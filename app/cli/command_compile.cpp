@@ -24,7 +24,7 @@
 #include "core/runtime/nvrtc_compiler.h"
 #include "core/runtime/ptxas_usage.h"
 #include "core/runtime/segment_kernels.h"
-#include "db/database_provider.h"
+#include "db/database_search_path.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -48,7 +48,7 @@ int compileCommand(const std::vector<std::string>& args) {
   options.insert("out");
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
-  CommandLine cl(args, options, {});
+  CommandLine cl(args, options, kDatabaseFlags);
   LoadedScript loaded = loadScript(cl);
   FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ",
            loaded.script.fileName,

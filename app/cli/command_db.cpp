@@ -234,7 +234,7 @@ class PinnedParams : public scheduler::HeuristicProvider {
       const ir::Fusion& segment, scheduler::SchedulerType type,
       const scheduler::SegmentRuntimeInfo& info) const override {
     if (!(db::segmentKey(segment, type, info) == key_)) return std::nullopt;
-    return scheduler::ProvidedParams{params_, std::string(db::kSourceExact), 0};
+    return scheduler::ProvidedParams{params_, std::string(db::kSourceExact), 0, {}, {}};
   }
 
  private:

@@ -12,7 +12,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
-#include "db/database_provider.h"
+#include "db/database_search_path.h"
 #include "core/runtime/run_keys.h"
 #include <algorithm>
 
@@ -176,6 +176,11 @@ void printCompileSummary(const report::CompileReport& report,
           << (segment.paramsEntryId != 0
                   ? ", entry " + std::to_string(segment.paramsEntryId)
                   : std::string())
+          << (segment.paramsOrigin.empty() ? std::string() : ", " + segment.paramsOrigin)
+          << (segment.paramsFallbackDevice.empty()
+                  ? std::string()
+                  : ", measured on " + segment.paramsFallbackDevice +
+                        ": a same-architecture fallback")
           << "): " << segment.params.dump(-1) << "\n";
     }
     if (!segment.paramsNote.empty()) {
@@ -246,7 +251,7 @@ int inspectCommand(const std::vector<std::string>& args) {
   options.insert({"dump", "json"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
-  CommandLine cl(args, options, {});
+  CommandLine cl(args, options, kDatabaseFlags);
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
   const auto dumps = requestedDumps(cl);
@@ -262,8 +267,14 @@ int inspectCommand(const std::vector<std::string>& args) {
 
   const auto database = heuristicsDatabaseFrom(cl);
   if (database) {
-    text << "heuristics database " << database->path() << ": "
-         << database->size() << " entries for this FuserLab\n";
+    for (const auto& file : database->files()) {
+      text << "heuristics database " << file->path() << ": " << file->size()
+           << " entries for this FuserLab\n";
+    }
+    if (database->options().allowSameArchitecture) {
+      text << "  entries of other devices of the same architecture answer last "
+              "(--allow-same-arch)\n";
+    }
     for (const auto& note : database->notes()) text << "  note: " << note << "\n";
   }
 
@@ -321,6 +332,15 @@ int inspectCommand(const std::vector<std::string>& args) {
       Json db = Json::object();
       db.set("path", database->path());
       db.set("entries", static_cast<int64_t>(database->size()));
+      Json files = Json::array();
+      for (const auto& file : database->files()) {
+        Json one = Json::object();
+        one.set("path", file->path());
+        one.set("entries", static_cast<int64_t>(file->size()));
+        files.push(std::move(one));
+      }
+      db.set("search_path", std::move(files));
+      db.set("allow_same_arch", database->options().allowSameArchitecture);
       db.set("notes", Json::arrayOf(database->notes()));
       root.set("heuristics_database", std::move(db));
     }

@@ -22,7 +22,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
-#include "db/database_provider.h"
+#include "db/database_search_path.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -229,7 +229,7 @@ int runCommand(const std::vector<std::string>& args) {
   options.insert({"backend", "seed", "save-inputs", "save-outputs", "ranks"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
-  CommandLine cl(args, options, {"check"});
+  CommandLine cl(args, options, {"check", "allow-same-arch"});
   const std::string backend = cl.value("backend").value_or("cpu");
   FL_CHECK(backend == "cpu" || backend == "cuda",
            "--backend must be cpu or cuda, found '", backend, "'");

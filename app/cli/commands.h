@@ -15,7 +15,7 @@
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::db {
-class DatabaseProvider;
+class DatabaseSearchPath;
 }
 
 namespace fuserlab::cli {
@@ -66,11 +66,15 @@ scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
 int cudaIndexFrom(const std::optional<std::string>& device, const std::string& forWhat);
 
 //! The option of commands that compile with params from the heuristics
-//! database: --db FILE (else $FUSERLAB_HEURISTICS_DB when set).
+//! database: --db FILE, repeatable: a search path, first file first (else
+//! $FUSERLAB_DB, else $FUSERLAB_HEURISTICS_DB, each a ':'-separated path).
 inline const std::set<std::string> kDatabaseOptions = {"db"};
-//! The database --db or FUSERLAB_HEURISTICS_DB names, loaded; null if
-//! neither names one.
-std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl);
+//! --allow-same-arch (or FUSERLAB_DB_SAME_ARCH=1): entries of another device
+//! of the same architecture answer when none of this device does.
+inline const std::set<std::string> kDatabaseFlags = {"allow-same-arch"};
+//! The search path --db, FUSERLAB_DB or FUSERLAB_HEURISTICS_DB names,
+//! loaded; null if none names one.
+std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine& cl);
 
 //! Prints one "  check ok|FAILED ..." line per output of `fusion`,
 //! comparing `outputs` with `reference`; returns how many differ.

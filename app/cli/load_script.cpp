@@ -5,7 +5,7 @@
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
-#include "db/database_provider.h"
+#include "db/database_search_path.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -104,16 +104,24 @@ int cudaIndexFrom(const std::optional<std::string>& device, const std::string& f
                 "'cuda' or 'cuda:N', found '", *device, "'");
 }
 
-std::unique_ptr<db::DatabaseProvider> heuristicsDatabaseFrom(const CommandLine& cl) {
-  std::optional<std::string> path = cl.value("db");
-  if (!path) {
-    if (const char* env = std::getenv("FUSERLAB_HEURISTICS_DB"); env && *env) {
-      path = env;
+std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine& cl) {
+  // --db names one file each (a file name may hold a ':'); the variables
+  // are search paths.
+  std::vector<std::string> paths = cl.values("db");
+  for (const char* variable : {"FUSERLAB_DB", "FUSERLAB_HEURISTICS_DB"}) {
+    if (!paths.empty()) break;
+    if (const char* env = std::getenv(variable); env && *env) {
+      paths = db::splitSearchPath(env);
+      FL_CHECK(!paths.empty(), variable, "='", env, "' names no file");
     }
   }
-  if (!path) return nullptr;
-  FL_CHECK(!path->empty(), "--db needs a file name (the heuristics database)");
-  return std::make_unique<db::DatabaseProvider>(*path);
+  if (paths.empty()) return nullptr;
+  db::DatabaseSearchPath::Options options;
+  const char* sameArch = std::getenv("FUSERLAB_DB_SAME_ARCH");
+  options.allowSameArchitecture =
+      cl.flag("allow-same-arch") ||
+      (sameArch != nullptr && *sameArch && std::string_view(sameArch) != "0");
+  return std::make_unique<db::DatabaseSearchPath>(paths, options);
 }
 
 }  // namespace fuserlab::cli

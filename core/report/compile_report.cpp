@@ -61,6 +61,11 @@ Json CompileReport::toJson() const {
     entry.set("params_source", segment.paramsSource);
     entry.set("params_entry_id",
               segment.paramsEntryId != 0 ? Json(segment.paramsEntryId) : Json());
+    entry.set("params_origin",
+              segment.paramsOrigin.empty() ? Json() : Json(segment.paramsOrigin));
+    entry.set("params_fallback_device", segment.paramsFallbackDevice.empty()
+                                            ? Json()
+                                            : Json(segment.paramsFallbackDevice));
     entry.set("params_note", segment.paramsNote);
     entry.set("properties", segment.properties);
     Json rejected = Json::array();
@@ -125,6 +130,10 @@ std::string CompileReport::schedulerParamsText() const {
         << (segment.launchesKernel ? "" : " (no kernel)") << " ========\n";
     out << "params from: " << segment.paramsSource;
     if (segment.paramsEntryId != 0) out << " (entry " << segment.paramsEntryId << ")";
+    if (!segment.paramsOrigin.empty()) out << " in " << segment.paramsOrigin;
+    if (!segment.paramsFallbackDevice.empty()) {
+      out << ", measured on " << segment.paramsFallbackDevice;
+    }
     out << "\n";
     if (!segment.paramsNote.empty()) out << "note: " << segment.paramsNote << "\n";
     out << "properties: " << segment.properties.dump(-1) << "\n";

@@ -57,6 +57,12 @@ struct SegmentReport {
   std::string paramsSource = "heuristic";
   //! The heuristics-database entry the params came from; 0 if none.
   int64_t paramsEntryId = 0;
+  //! The database file the params came from (with a search path of several
+  //! files, which one answered); empty for the heuristic.
+  std::string paramsOrigin;
+  //! For "database_same_arch": the fingerprint of the device the entry was
+  //! measured on (this device's architecture, another SM count or clock).
+  std::string paramsFallbackDevice;
   //! Why a provider's params were not used (refused by the scheduler's
   //! checks), else empty.
   std::string paramsNote;

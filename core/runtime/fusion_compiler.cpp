@@ -95,7 +95,11 @@ report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
   segment.paramsSource = group.choice.paramsSource;
   // A refused provider's entry is named in the note, not as the source.
   segment.paramsNote = group.choice.providerRejection;
-  if (segment.paramsNote.empty()) segment.paramsEntryId = group.choice.paramsEntryId;
+  if (segment.paramsNote.empty()) {
+    segment.paramsEntryId = group.choice.paramsEntryId;
+    segment.paramsOrigin = group.choice.paramsOrigin;
+    segment.paramsFallbackDevice = group.choice.paramsFallbackDevice;
+  }
   segment.properties = group.choice.properties;
   for (const auto& rejection : group.choice.rejected) {
     segment.rejected.push_back(

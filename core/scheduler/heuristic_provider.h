@@ -21,6 +21,12 @@ struct ProvidedParams {
   std::string source;
   //! The heuristics-database entry that holds them; 0 for other sources.
   int64_t entryId = 0;
+  //! The database file that answered (a search path names several); empty
+  //! for other sources.
+  std::string origin;
+  //! Set when the entry was measured on another device of the same
+  //! architecture (a fallback the user allowed): that device's fingerprint.
+  std::string fallbackDevice;
 };
 
 class HeuristicProvider {

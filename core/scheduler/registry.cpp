@@ -154,6 +154,8 @@ std::optional<SchedulerChoice> chooseScheduler(
           provided = true;
         }
         choice.paramsEntryId = params->entryId;
+        choice.paramsOrigin = params->origin;
+        choice.paramsFallbackDevice = params->fallbackDevice;
       }
     }
     if (!provided) choice.params = scheduler->computeHeuristics(segment, info);

@@ -28,6 +28,9 @@ struct SchedulerChoice {
   //! The provider's database entry behind `params` (or behind the refused
   //! params); 0 if none.
   int64_t paramsEntryId = 0;
+  //! The provider's ProvidedParams::origin and ::fallbackDevice.
+  std::string paramsOrigin;
+  std::string paramsFallbackDevice;
   report::Json properties = report::Json::object();
   //! Every scheduler tried before `type`, with its reason.
   std::vector<Rejection> rejected;

@@ -59,6 +59,8 @@ class DbCliTest : public DatabaseFixture {
     DatabaseFixture::SetUp();
     db_ = file("h.db");
     unsetenv("FUSERLAB_HEURISTICS_DB");
+    unsetenv("FUSERLAB_DB");
+    unsetenv("FUSERLAB_DB_SAME_ARCH");
   }
   CliResult put(const std::string& params, const std::string& extra = "") {
     return runCli("db put --db " + db_ + " " + kSeed001 +
@@ -111,7 +113,8 @@ TEST_F(DbCliTest, Seed001PutThenInspectExactBucketAndRefused) {
             std::string::npos)
       << r.output;
   r = runCli("inspect " + kSeed001 + " --device h100 --db " + db_);
-  EXPECT_NE(r.output.find("params (database_exact, entry 1): " + pinnedAsStored()),
+  EXPECT_NE(r.output.find("params (database_exact, entry 1, " + db_ + "): " +
+                          pinnedAsStored()),
             std::string::npos)
       << r.output;
   // Another device: the entry does not apply.
@@ -149,6 +152,44 @@ TEST_F(DbCliTest, EnvironmentVariableNamesTheDatabase) {
   unsetenv("FUSERLAB_HEURISTICS_DB");
   EXPECT_EQ(segment.get("params_source")->asString(), "database_exact");
   EXPECT_EQ(report_.get("heuristics_database")->get("path")->asString(), db_);
+}
+
+// Issue 48 item 3: --db repeated and FUSERLAB_DB are a search path; the
+// report names the file that answered; an H100 entry answers on an H200 (the
+// same sm_90, more memory) only with --allow-same-arch, and says so.
+TEST_F(DbCliTest, SearchPathNamesTheAnsweringFileAndSameArchNeedsAsking) {
+  ASSERT_EQ(put(kPinned).exitCode, 0);  // into h.db, the "system" file
+  const std::string user = file("user.db");
+  ASSERT_EQ(runCli("db put --db " + user + " " + kSeed001 +
+                   " --segment 0 --device h100 --params '" + kPinned + "'" + inputsAt(1664))
+                .exitCode,
+            0);
+  const Json& exact = segment0(" --db " + user + " --db " + db_);
+  EXPECT_EQ(exact.get("params_source")->asString(), "database_exact");
+  EXPECT_EQ(exact.get("params_origin")->asString(), db_);
+  const Json* files = report_.get("heuristics_database")->get("search_path");
+  ASSERT_NE(files, nullptr);
+  ASSERT_EQ(files->items().size(), 2u);
+  EXPECT_EQ(files->items()[0].get("path")->asString(), user);
+
+  setenv("FUSERLAB_DB", (user + ":" + db_).c_str(), 1);
+  const Json& fromEnv = segment0(inputsAt(1664));
+  EXPECT_EQ(fromEnv.get("params_source")->asString(), "database_exact");
+  EXPECT_EQ(fromEnv.get("params_origin")->asString(), user);
+  unsetenv("FUSERLAB_DB");
+
+  CliResult r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
+  EXPECT_NE(r.output.find("params (heuristic)"), std::string::npos) << r.output;
+  r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_ + " --allow-same-arch");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("params (database_same_arch, entry 1, " + db_ + ", measured on sm_90-"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("a same-architecture fallback"), std::string::npos) << r.output;
+  setenv("FUSERLAB_DB_SAME_ARCH", "1", 1);
+  r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
+  unsetenv("FUSERLAB_DB_SAME_ARCH");
+  EXPECT_NE(r.output.find("database_same_arch"), std::string::npos) << r.output;
 }
 
 TEST_F(DbCliTest, PutRefusesParamsTheSchedulerRefusesUnlessForced) {
