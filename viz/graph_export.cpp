@@ -1,8 +1,8 @@
 #include "viz/graph_export.h"
 
-#include <fstream>
 
 #include "core/ir/error.h"
+#include "core/ir/output_file.h"
 #include "viz/dot_writer.h"
 
 namespace fuserlab::viz {
@@ -32,10 +32,7 @@ std::string exportGraph(const Graph& graph, ExportFormat format,
 void exportGraphToFile(const Graph& graph, ExportFormat format,
                        const std::string& path, LayoutService& service) {
   const std::string bytes = exportGraph(graph, format, service);
-  std::ofstream file(path, std::ios::binary);
-  FL_CHECK(file.good(), "cannot write '", path, "'");
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  FL_CHECK(file.good(), "could not write all of '", path, "'");
+  ir::writeUserFile(path, bytes);
 }
 
 }  // namespace fuserlab::viz

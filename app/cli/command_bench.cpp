@@ -10,11 +10,11 @@
 // from CUPTI's records (tuner/kernel_timing.h); as a table, and with --json
 // as a JSON object.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
@@ -379,13 +379,7 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("compile_us", result.compileMicroseconds);
     root.set("params_sources", Json::arrayOf(paramsSources));
     root.set("heuristics_db", database ? Json(database->path()) : Json());
-    if (jsonToStdout) {
-      std::cout << root.dump() << "\n";
-    } else {
-      std::ofstream file(*path);
-      FL_CHECK(file.good(), "cannot write '", *path, "'");
-      file << root.dump() << "\n";
-    }
+    writeOutput(jsonToStdout ? std::string("-") : *path, root.dump() + "\n");
   }
   return 0;
 }

@@ -11,12 +11,12 @@
 // (NVRTC's log, ptxas's report included), <name>.cubin and the helper header
 // fuserlab_device.cuh. Exit 2 if some kernel cannot be generated or compiled.
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/codegen/codegen.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
@@ -34,11 +34,8 @@ std::string dims(const std::array<int64_t, 3>& d) {
          std::to_string(d[2]) + "]";
 }
 
-void writeFile(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream file(path, std::ios::binary);
-  FL_CHECK(file.good(), "cannot write '", path.string(), "'");
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  FL_CHECK(file.good(), "cannot write '", path.string(), "'");
+void writeFile(const std::filesystem::path& path, std::string_view bytes) {
+  writeOutputFile(path.string(), bytes);
 }
 
 }  // namespace

@@ -16,11 +16,11 @@
 
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 
 #include "app/cli/commands.h"
+#include "app/cli/output.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
@@ -287,11 +287,7 @@ int tuneCommand(const std::vector<std::string>& args) {
       report.push(std::move(item));
     }
   }
-  if (auto path = cl.value("json")) {
-    std::ofstream file(*path);
-    FL_CHECK(file.good(), "cannot write '", *path, "'");
-    file << report.dump() << "\n";
-  }
+  if (auto path = cl.value("json")) writeOutput(*path, report.dump() + "\n");
   if (gCancel.load()) {
     std::cerr << "tune: interrupted; run the same command again to resume\n";
     return 130;

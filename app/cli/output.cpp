@@ -1,6 +1,5 @@
 #include "app/cli/output.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,29 +7,12 @@
 #include <cstring>
 #include <iostream>
 
-#include "core/ir/error.h"
+#include "core/ir/output_file.h"
 
 namespace fuserlab::cli {
 
 void writeOutputFile(const std::string& path, std::string_view bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  FL_CHECK(fd >= 0, "cannot write '", path, "': ", std::strerror(errno));
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      ::close(fd);
-      FL_USER_ERROR("writing '", path, "' failed after ", written, " of ",
-                    bytes.size(), " bytes: ", std::strerror(error),
-                    "; the file is incomplete");
-    }
-    written += static_cast<size_t>(n);
-  }
-  // A network filesystem may report a failed write only here.
-  FL_CHECK(::close(fd) == 0, "writing '", path, "' failed when closing it: ",
-           std::strerror(errno), "; the file may be incomplete");
+  ir::writeUserFile(path, bytes);
 }
 
 void writeOutput(const std::string& path, std::string_view bytes) {

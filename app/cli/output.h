@@ -10,7 +10,8 @@
 namespace fuserlab::cli {
 
 //! Writes `bytes` to the file `path`, created or truncated; a failed open,
-//! write or close is a UserError naming the path and the reason.
+//! write or close is a UserError naming the path and the reason, and so is a
+//! named pipe without a reader (ir::writeUserFile).
 void writeOutputFile(const std::string& path, std::string_view bytes);
 
 //! writeOutputFile, or std::cout when `path` is "-" (checked at the end by

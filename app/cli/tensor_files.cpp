@@ -1,9 +1,9 @@
 #include "app/cli/tensor_files.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "core/ir/error.h"
+#include "core/ir/output_file.h"
 #include "core/report/json.h"
 #include "core/runtime/npy.h"
 
@@ -45,9 +45,7 @@ void saveTensors(const std::string& directory,
     manifest.push(std::move(entry));
   }
   const auto path = std::filesystem::path(directory) / "manifest.json";
-  std::ofstream out(path);
-  FL_CHECK(out.good(), "cannot write '", path.string(), "'");
-  out << manifest.dump() << "\n";
+  ir::writeUserFile(path.string(), manifest.dump() + "\n");
 }
 
 }  // namespace fuserlab::cli

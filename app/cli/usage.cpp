@@ -44,6 +44,9 @@ commands:
 SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
       (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
 FUSERLAB_HEURISTICS_DB=FILE: the heuristics database when --db is not given
+output files (--json PATH, --out DIR, -o OUT, --output, --save-*): a write that
+      fails (a full disk) is exit 2; a named pipe is written only when a reader
+      already has it open (no waiting: "no reader on the named pipe")
 exit codes: 0 success, 1 a result check failed, 2 a user error, 3 an internal error
 )";
 

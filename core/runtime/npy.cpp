@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/ir/bounded_file.h"
+#include "core/ir/output_file.h"
 #include "core/runtime/element_type.h"
 
 namespace fuserlab::runtime {
@@ -207,13 +208,6 @@ std::string buildHeader(const Tensor& tensor, std::string_view descr) {
   return dict;
 }
 
-void writeOrFail(std::ofstream& out, const void* bytes, size_t count,
-                 const std::string& path) {
-  out.write(static_cast<const char*>(bytes), static_cast<std::streamsize>(count));
-  FL_CHECK(out.good(), "writeNpy: writing '", path, "' failed: ",
-           std::strerror(errno));
-}
-
 }  // namespace
 
 void writeNpy(const std::string& path, const Tensor& tensor) {
@@ -227,15 +221,13 @@ void writeNpy(const std::string& path, const Tensor& tensor) {
   FL_CHECK(header.size() <= 0xFFFF, "writeNpy: the header for '", path,
            "' is too long for format version 1.0");
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  FL_CHECK(out.is_open(), "writeNpy: cannot open '", path, "' for writing: ",
-           std::strerror(errno));
+  ir::OutputFile out(path);
   const uint16_t headerBytes = static_cast<uint16_t>(header.size());
   const std::array<char, 4> version = {1, 0, static_cast<char>(headerBytes & 0xFF),
                                        static_cast<char>(headerBytes >> 8)};
-  writeOrFail(out, kMagic.data(), kMagic.size(), path);
-  writeOrFail(out, version.data(), version.size(), path);
-  writeOrFail(out, header.data(), header.size(), path);
+  out.write(kMagic.data(), kMagic.size());
+  out.write(version.data(), version.size());
+  out.write(header);
 
   const size_t dataBytes = static_cast<size_t>(contiguous.numel()) *
                            static_cast<size_t>(ir::sizeInBytes(contiguous.dtype()));
@@ -248,14 +240,12 @@ void writeNpy(const std::string& path, const Tensor& tensor) {
       const size_t count = std::min(kChunkBytes, dataBytes - begin);
       chunk.resize(count);
       for (size_t i = 0; i < count; ++i) chunk[i] = in[begin + i] != 0;
-      writeOrFail(out, chunk.data(), count, path);
+      out.write(chunk.data(), count);
     }
   } else if (dataBytes > 0) {
-    writeOrFail(out, contiguous.data(), dataBytes, path);
+    out.write(contiguous.data(), dataBytes);
   }
   out.close();
-  FL_CHECK(!out.fail(), "writeNpy: closing '", path, "' failed: ",
-           std::strerror(errno));
 }
 
 Tensor readNpy(const std::string& path) {

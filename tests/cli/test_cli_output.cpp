@@ -3,7 +3,9 @@
 // write, to a file or to stdout, is checked, its flush included, and a
 // failed one is exit 2 with the reason on stderr. And --db names a file:
 // ':memory:' and 'file:' URIs stored nothing and said 'stored entry 1'.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 
 namespace fuserlab::cli {
@@ -68,6 +71,109 @@ TEST_F(CliOutputTest, WritesIntoAFullDiskAreExitTwo) {
   // The same commands into a file that takes the bytes succeed.
   EXPECT_EQ(runCli("db export --db " + db + " --output " + file("out.jsonl")).exitCode, 0);
   EXPECT_EQ(runCli("db list --db " + db + " --json - >" + file("out.json")).exitCode, 0);
+}
+
+// The other commands that write a file a user names: compile --out DIR
+// (the kernels), run --save-inputs/--save-outputs DIR (.npy and the
+// manifest), graph -o FILE and tune --json FILE. A file inside an output
+// directory is made a link to /dev/full to make its write fail.
+TEST_F(CliOutputTest, KernelsTensorsGraphsAndTuneReportsIntoAFullDiskAreExitTwo) {
+  const auto fullDirectory = [&](const std::string& name, const std::string& inside) {
+    std::filesystem::create_directories(file(name));
+    std::filesystem::create_symlink("/dev/full", file(name + "/" + inside));
+    return file(name);
+  };
+  const std::string layerNorm = source("resources/examples/layer_norm.py");
+  struct Case {
+    std::string args;
+    std::string failedPath;  // named in the message
+    std::string success;     // a line the command prints only on success
+  };
+  const Case cases[] = {
+      {"compile " + seed001() + " --out " + fullDirectory("k", "fuserlab_device.cuh"),
+       file("k/fuserlab_device.cuh"), "wrote the kernels"},
+      {"run " + seed001() + " --save-outputs " + fullDirectory("o", "output_0.npy"),
+       file("o/output_0.npy"), "saved 1 outputs"},
+      {"run " + seed001() + " --save-outputs " + fullDirectory("m", "manifest.json"),
+       file("m/manifest.json"), "saved 1 outputs"},
+      {"run " + seed001() + " --save-inputs " + fullDirectory("i", "input_1.npy"),
+       file("i/input_1.npy"), "saved 3 inputs"},
+      {"graph " + seed001() + " --format dot -o /dev/full", "/dev/full", "wrote /dev/full"},
+      {"tune " + layerNorm + " --inputs 512x4096:bf16,4096:bf16,4096:bf16 --dry-run "
+       "--json /dev/full", "/dev/full", ""},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = runCli(c.args);
+    EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("writing '" + c.failedPath + "' failed after 0 bytes: No space "
+                            "left on device"),
+              std::string::npos)
+        << c.args << "\n" << r.output;
+    if (!c.success.empty()) {
+      EXPECT_EQ(r.output.find(c.success), std::string::npos) << c.args << "\n" << r.output;
+    }
+  }
+}
+
+// bench --json PATH: the same, on a machine with a GPU (bench needs one).
+TEST_F(CliOutputTest, BenchJsonIntoAFullDiskIsExitTwo) {
+  if (runtime::cudaDeviceCount() == 0) {
+    GTEST_SKIP() << "no CUDA device: " << runtime::cudaUnavailableReason();
+  }
+  const CliResult r = runCli("bench " + source("resources/examples/silu_mul.py") +
+                             " --samples 20 --warmup 1 --json /dev/full");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("writing '/dev/full' failed after 0 bytes: No space left on device"),
+            std::string::npos)
+      << r.output;
+}
+
+// An output path that is a named pipe hung the command forever when nothing
+// read the pipe (the open waited for a reader). Now it is an error at once;
+// with a reader holding the pipe open the output goes through it.
+TEST_F(CliOutputTest, ANamedPipeWithoutAReaderIsAnErrorNotAHang) {
+  const std::string db = file("h.db");
+  ASSERT_EQ(put(db).exitCode, 0);
+  const std::string fifo = file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto pipeIn = [&](const std::string& name, const std::string& inside) {
+    std::filesystem::create_directories(file(name));
+    EXPECT_EQ(::mkfifo(file(name + "/" + inside).c_str(), 0600), 0);
+    return file(name);
+  };
+  const std::string layerNorm = source("resources/examples/layer_norm.py");
+  const std::vector<std::vector<std::string>> cases = {
+      {"inspect", seed001(), "--json", fifo},
+      {"devices", "--json", fifo},
+      {"db", "export", "--db", db, "--output", fifo},
+      {"db", "list", "--db", db, "--json", fifo},
+      {"graph", seed001(), "--format", "dot", "-o", fifo},
+      {"tune", layerNorm, "--inputs", "512x4096:bf16,4096:bf16,4096:bf16", "--dry-run",
+       "--json", fifo},
+      {"compile", seed001(), "--out", pipeIn("k", "fuserlab_device.cuh")},
+      {"run", seed001(), "--save-outputs", pipeIn("o", "output_0.npy")},
+  };
+  for (const auto& args : cases) {
+    std::string line;
+    for (const std::string& a : args) line += a + " ";
+    const BoundedCliResult r = runCliBounded(args, 0, /*timeoutSeconds=*/60);
+    EXPECT_FALSE(r.timedOut) << line;
+    EXPECT_EQ(r.exitCode, 2) << line << "\n" << r.output;
+    EXPECT_NE(r.output.find("no reader on the named pipe"), std::string::npos)
+        << line << "\n" << r.output;
+  }
+  // A reader that holds the pipe open gets the report (it fits the pipe's
+  // buffer, so the command need not wait for it to be read).
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  const BoundedCliResult r = runCliBounded({"db", "list", "--db", db, "--json", fifo}, 0, 60);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  std::string received(1 << 16, '\0');
+  const ssize_t n = ::read(reader, received.data(), received.size());
+  ::close(reader);
+  ASSERT_GT(n, 0);
+  received.resize(static_cast<size_t>(n));
+  EXPECT_NE(received.find("inner_persistent"), std::string::npos) << received;
 }
 
 TEST_F(CliOutputTest, DbNamesAFileNotASqliteUri) {
