@@ -1,6 +1,7 @@
 #include "app/gui/database_panel.h"
 
 #include <QCheckBox>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -10,8 +11,8 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <fstream>
 
+#include "core/ir/output_file.h"
 #include "db/heuristics_database.h"
 #include "db/transaction.h"
 
@@ -25,6 +26,7 @@ DatabasePanel::DatabasePanel(QWidget* parent)
       status_(new QLabel("no database open", this)),
       table_(new QTableWidget(this)) {
   path_->setObjectName("databasePath");
+  status_->setObjectName("databaseStatus");
   path_->setPlaceholderText("heuristics database file (.db)");
   onlyCurrent_->setChecked(true);
   table_->setObjectName("databaseEntries");
@@ -162,7 +164,7 @@ void DatabasePanel::deleteSelected() {
   emit databaseChanged();
 }
 
-void DatabasePanel::exportSelected(const QString& file) {
+bool DatabasePanel::exportSelected(const QString& file) {
   QList<qint64> ids = selectedIds(table_);
   if (ids.isEmpty()) {
     for (int row = 0; row < table_->rowCount(); ++row) {
@@ -173,17 +175,25 @@ void DatabasePanel::exportSelected(const QString& file) {
       file.isEmpty() ? QFileDialog::getSaveFileName(this, "Export entries", "entries.jsonl",
                                                     "JSON lines (*.jsonl)")
                      : file;
-  if (target.isEmpty()) return;
+  if (target.isEmpty()) return false;
   try {
     db::HeuristicsDatabase database(path().toStdString(), db::HeuristicsDatabase::Access::Read);
-    std::ofstream out(target.toStdString());
-    if (!out) throw std::runtime_error("cannot write " + target.toStdString());
+    std::string lines;
+    int exported = 0;
     for (qint64 id : ids) {
-      if (auto entry = database.entry(id)) out << entry->toJson().dump(-1) << "\n";
+      if (auto entry = database.entry(id)) {
+        lines += entry->toJson().dump(-1) + "\n";
+        ++exported;
+      }
     }
-    status_->setText(QString("exported %1 entries to %2").arg(ids.size()).arg(target));
+    // Checked to the close: a full disk or a pipe nobody reads is an error
+    // shown here, never "exported".
+    ir::writeUserFile(QFile::encodeName(target).toStdString(), lines);
+    status_->setText(QString("exported %1 entries to %2").arg(exported).arg(target));
+    return true;
   } catch (const std::exception& error) {
     status_->setText("cannot export: " + QString::fromUtf8(error.what()));
+    return false;
   }
 }
 

@@ -32,7 +32,10 @@ class DatabasePanel : public QWidget {
  public slots:
   void refresh();
   void deleteSelected();
-  void exportSelected(const QString& file = {});
+  //! Writes the selected entries (all listed ones when none is selected) as
+  //! JSON lines to `file` (asked for when empty); false, with the reason in
+  //! the panel's status, if not written.
+  bool exportSelected(const QString& file = {});
 
  signals:
   //! The file or the "use for compiling" switch changed.

@@ -1,5 +1,6 @@
 #include "app/gui/graph_view.h"
 
+#include <QBuffer>
 #include <QCheckBox>
 #include <QFile>
 #include <QFileInfo>
@@ -22,6 +23,8 @@
 #include <cmath>
 #include <future>
 
+#include "core/ir/error.h"
+#include "core/ir/output_file.h"
 #include "viz/dot_writer.h"
 #include "viz/graph.h"
 #include "viz/layout.h"
@@ -457,33 +460,42 @@ bool GraphView::exportTo(const QString& path, QString* error) {
   if (!graph_) return fail("no graph to export");
   const QString suffix = QFileInfo(path).suffix().toLower();
   const QRectF area = scene_->sceneRect();
+  // Drawn into memory, then written through the checked writer: a full disk
+  // or a pipe without a reader is an error, never "wrote".
+  QByteArray bytes;
   if (suffix == "dot") {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return fail(file.errorString());
-    file.write(QByteArray::fromStdString(viz::toDot(*graph_)));
-    return true;
-  }
-  if (suffix == "svg") {
+    bytes = QByteArray::fromStdString(viz::toDot(*graph_));
+  } else if (suffix == "svg") {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setFileName(path);
+    svg.setOutputDevice(&buffer);
     svg.setSize(area.size().toSize());
     svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
     svg.setTitle("FuserLab segmented graph");
     QPainter painter(&svg);
     scene_->render(&painter, QRectF(QPointF(0, 0), area.size()), area);
     painter.end();
-    return QFileInfo::exists(path) ? true : fail("cannot write " + path);
-  }
-  if (suffix == "png") {
+  } else if (suffix == "png") {
     QImage image((area.size() * 2).toSize(), QImage::Format_ARGB32);
     image.fill(Qt::white);
     QPainter painter(&image);
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     scene_->render(&painter, QRectF(QPointF(0, 0), area.size() * 2), area);
     painter.end();
-    return image.save(path) ? true : fail("cannot write " + path);
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG")) return fail("cannot encode the graph as PNG");
+  } else {
+    return fail("unknown graph format '" + suffix + "': use .svg, .png or .dot");
   }
-  return fail("unknown graph format '" + suffix + "': use .svg, .png or .dot");
+  try {
+    ir::writeUserFile(QFile::encodeName(path).toStdString(),
+                      std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+  } catch (const UserError& failure) {
+    return fail(QString::fromUtf8(failure.what()));
+  }
+  return true;
 }
 
 }  // namespace fuserlab::gui

@@ -30,6 +30,7 @@
 #include "app/gui/tuning_panel.h"
 #include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
+#include "core/ir/output_file.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -383,15 +384,21 @@ void MainWindow::updateCode() {
   }
 }
 
-bool MainWindow::exportReportJson(const QString& path) {
+bool MainWindow::exportReportJson(const QString& path, QString* error) {
   const SnapshotPtr snapshot = service_->latest();
-  if (!snapshot || !snapshot->report) return false;
+  if (!snapshot || !snapshot->report) {
+    if (error) *error = "no report to export: the script has not compiled";
+    return false;
+  }
   report::Json root = snapshot->report->toJson();
   root.set("file", snapshot->fileName);
   root.set("fusion", snapshot->fusionName);
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
-  file.write(QByteArray::fromStdString(root.dump() + "\n"));
+  try {
+    ir::writeUserFile(QFile::encodeName(path).toStdString(), root.dump() + "\n");
+  } catch (const UserError& failure) {
+    if (error) *error = QString::fromUtf8(failure.what());
+    return false;
+  }
   return true;
 }
 

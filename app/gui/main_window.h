@@ -91,8 +91,9 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   QString currentFile() const { return file_; }
 
-  //! Writes the last report as JSON; false if there is none or on error.
-  bool exportReportJson(const QString& path);
+  //! Writes the last report as JSON; false if there is none or the write
+  //! failed (a full disk, a pipe without a reader), with why in `error`.
+  bool exportReportJson(const QString& path, QString* error = nullptr);
 
  signals:
   //! A snapshot was shown (after every finished compile).

@@ -271,9 +271,14 @@ void MainWindow::exportReportDialog() {
   const QString path = QFileDialog::getSaveFileName(this, "Export the compile report",
                                                     "report.json", "JSON (*.json)");
   if (path.isEmpty()) return;
-  statusBar()->showMessage(exportReportJson(path) ? "wrote " + path
-                                                  : "no report to export to " + path,
-                           5000);
+  QString error;
+  if (exportReportJson(path, &error)) {
+    statusBar()->showMessage("wrote " + path, 5000);
+    return;
+  }
+  statusBar()->showMessage("The report is not exported: " + error, 10000);
+  QMessageBox::warning(this, "Export the compile report",
+                       "The report is not exported.\n\n" + error);
 }
 
 void MainWindow::exportGraphDialog() {
@@ -282,7 +287,12 @@ void MainWindow::exportGraphDialog() {
       "SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)");
   if (path.isEmpty()) return;
   QString error;
-  statusBar()->showMessage(graph_->exportTo(path, &error) ? "wrote " + path : error, 5000);
+  if (graph_->exportTo(path, &error)) {
+    statusBar()->showMessage("wrote " + path, 5000);
+    return;
+  }
+  statusBar()->showMessage("The graph is not exported: " + error, 10000);
+  QMessageBox::warning(this, "Export the graph", "The graph is not exported.\n\n" + error);
 }
 
 void MainWindow::restoreSettings() {

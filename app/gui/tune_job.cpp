@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "app/gui/script_loader.h"
 #include "core/ir/error.h"
+#include "core/ir/output_file.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
@@ -96,9 +96,13 @@ class ScriptFile {
     FL_CHECK(fd >= 0, "cannot create a temporary file for the tuning worker");
     ::close(fd);
     path_ = pattern;
-    std::ofstream out(path_);
-    out << text;
-    FL_CHECK(out.good(), "cannot write ", path_);
+    try {
+      ir::writeUserFile(path_, text);
+    } catch (...) {
+      std::error_code ignored;
+      std::filesystem::remove(path_, ignored);  // the destructor will not run
+      throw;
+    }
   }
   ~ScriptFile() {
     std::error_code ignored;
