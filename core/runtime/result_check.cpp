@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <unordered_set>
 
 namespace fuserlab::runtime {
 namespace {
@@ -101,13 +102,12 @@ Tolerance toleranceForOutput(const ir::Fusion& fusion, size_t index) {
   Tolerance loosest = toleranceFor(output->dtype());
   if (!ir::isFloatingPoint(output->dtype())) return loosest;
   std::vector<const ir::Val*> pending = {output};
-  std::vector<const ir::Expr*> seen;
+  std::unordered_set<const ir::Expr*> seen;
   while (!pending.empty()) {
     const ir::Val* val = pending.back();
     pending.pop_back();
     const ir::Expr* def = val->definition();
-    if (def == nullptr || std::find(seen.begin(), seen.end(), def) != seen.end()) continue;
-    seen.push_back(def);
+    if (def == nullptr || !seen.insert(def).second) continue;
     for (const ir::Val* out : def->outputs()) {
       if (!ir::isFloatingPoint(out->dtype())) continue;
       const Tolerance t = toleranceFor(out->dtype());
@@ -116,6 +116,20 @@ Tolerance toleranceForOutput(const ir::Fusion& fusion, size_t index) {
       loosest.atolOfMax = std::max(loosest.atolOfMax, t.atolOfMax);
     }
     for (const ir::Val* in : def->inputs()) pending.push_back(in);
+  }
+  return loosest;
+}
+
+Tolerance toleranceForInputAfterRun(const ir::Fusion& fusion, size_t index) {
+  const ir::Val* input = fusion.inputs().at(index);
+  Tolerance loosest = toleranceFor(input->dtype());
+  const std::vector<ir::FusionOutput>& outputs = fusion.outputs();
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].aliasOf != input) continue;
+    const Tolerance t = toleranceForOutput(fusion, k);
+    loosest.rtol = std::max(loosest.rtol, t.rtol);
+    loosest.atol = std::max(loosest.atol, t.atol);
+    loosest.atolOfMax = std::max(loosest.atolOfMax, t.atolOfMax);
   }
   return loosest;
 }

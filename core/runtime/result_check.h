@@ -42,6 +42,12 @@ Tolerance toleranceFor(ir::DataType dtype);
 //! Float math is only as exact as Float); for other outputs, exact.
 Tolerance toleranceForOutput(const ir::Fusion& fusion, size_t index);
 
+//! The tolerance for input `index` of `fusion` as it reads after a run: the
+//! loosest toleranceForOutput over the outputs written into it in place
+//! (`add_output(T, alias_input=...)`); an input nothing writes keeps its
+//! dtype's tolerance.
+Tolerance toleranceForInputAfterRun(const ir::Fusion& fusion, size_t index);
+
 struct TensorCheck {
   bool passed = true;
   int64_t elements = 0;

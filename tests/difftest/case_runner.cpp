@@ -114,7 +114,8 @@ CaseResult onGpu(const ir::Fusion& fusion, const passes::CompileOptions& options
     const auto* expected = std::get_if<runtime::Tensor>(&referenceInputs[i]);
     if (actual == nullptr || expected == nullptr) continue;
     const runtime::TensorCheck check =
-        runtime::checkTensor(*actual, *expected, "input " + std::to_string(i) + " after the run");
+        runtime::checkTensor(*actual, *expected, "input " + std::to_string(i) + " after the run",
+                             runtime::toleranceForInputAfterRun(fusion, i));
     if (!check.passed) return {Status::WrongResult, check.message, out.kernels};
   }
   return out;

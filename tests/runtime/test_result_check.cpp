@@ -192,5 +192,33 @@ with FusionDefinition() as fd:
   EXPECT_TRUE(checkTensor(actual, expected, "t2", toleranceForOutput(fusion, 0)).passed);
 }
 
+// An input updated in place (alias_input=) is as exact as the output written
+// into it: the differential tester's seed 321536 wrote a Double computed
+// through Half and Float math (0.5 * x + log(1 + |half(x)|), which cancels
+// near x = -2.5) into its Double input, and one Float ulp of logf was
+// reported as a wrong result against Double's tolerance.
+TEST(ResultCheckTest, AnInputUpdatedInPlaceIsAsExactAsTheOutputWrittenIntoIt) {
+  const frontend::Script script = frontend::readScript(R"(
+from nvfuser import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    t0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Double)
+    t1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Double)
+    t2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Double)
+    t3 = fd.ops.cast(fd.ops.log(fd.ops.cast(t0, dtype=DataType.Float)), dtype=DataType.Double)
+    fd.add_output(fd.ops.add(fd.ops.mul(t0, 0.5), t3), alias_input=t0)
+    fd.add_output(fd.ops.exp(t1), alias_input=t1)
+)", "inplace_tolerance.py");
+  const ir::Fusion& fusion = script.fusion();
+  EXPECT_EQ(toleranceForInputAfterRun(fusion, 0).rtol, toleranceFor(DataType::Float).rtol);
+  EXPECT_EQ(toleranceForInputAfterRun(fusion, 1).rtol, toleranceFor(DataType::Double).rtol);
+  EXPECT_EQ(toleranceForInputAfterRun(fusion, 2).rtol, toleranceFor(DataType::Double).rtol);
+  Tensor expected = Tensor::empty(DataType::Double, {1});
+  expected.set({0}, 3.00256626e-06);
+  Tensor actual = Tensor::empty(DataType::Double, {1});
+  actual.set({0}, 3.12177555e-06);
+  EXPECT_FALSE(checkTensor(actual, expected, "input 0").passed);
+  EXPECT_TRUE(checkTensor(actual, expected, "input 0", toleranceForInputAfterRun(fusion, 0)).passed);
+}
+
 }  // namespace
 }  // namespace fuserlab::runtime
