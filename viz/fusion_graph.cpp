@@ -5,6 +5,7 @@
 #include <string>
 
 #include "viz/graph_style.h"
+#include "viz/use_stubs.h"
 
 namespace fuserlab::viz {
 
@@ -67,6 +68,7 @@ Graph buildFusionGraph(const report::CompileReport& report) {
   for (const auto& v : report.values) {
     if (v.isFusionOutput) valueNode(v.name);
   }
+  drawDistantUsesAsStubs(graph);
   return graph;
 }
 

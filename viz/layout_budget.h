@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "viz/graph.h"
 
@@ -30,6 +31,10 @@ inline constexpr int64_t kMaxLayoutUnits = 25000;
 inline constexpr int64_t kBoundedPlacementUnits = 2000;
 
 LayoutCost estimateLayoutCost(const Graph& graph);
+
+//! Each node's rank, by position in graph.nodes: its longest path from a
+//! source (nodes on a cycle, which the builders do not make, keep 0).
+std::vector<int64_t> longestPathRanks(const Graph& graph);
 
 //! "" if `graph` may be laid out; otherwise why not, naming its size and the
 //! limit (for a UserError or a message in place of the drawing).

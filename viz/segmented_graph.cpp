@@ -1,4 +1,5 @@
 #include "viz/segmented_graph.h"
+#include "viz/use_stubs.h"
 
 #include <algorithm>
 #include <map>
@@ -41,6 +42,7 @@ class SegmentedBuilder {
     }
     addCrossEdges();
     addOutputs();
+    drawDistantUsesAsStubs(graph_);
     if (options.legend && !only_) appendSchedulerLegend(graph_, report_);
     return std::move(graph_);
   }

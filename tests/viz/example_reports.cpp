@@ -18,6 +18,14 @@ report::CompileReport compileExample(const std::string& fileName,
       .report;
 }
 
+report::CompileReport compileScriptText(const std::string& text, const std::string& name) {
+  const frontend::Script script = frontend::readScript(text, name);
+  return runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+                                scheduler::defaultDevice(),
+                                frontend::makeInputShapes(*script.inputs))
+      .report;
+}
+
 const std::vector<std::string>& graphExamples() {
   static const std::vector<std::string> examples = {
       "seed000_forwarding_miss.py", "seed001_nanogpt_layer_norm.py",

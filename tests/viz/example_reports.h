@@ -13,6 +13,9 @@ namespace fuserlab::viz::testing {
 report::CompileReport compileExample(const std::string& fileName,
                                      const std::vector<std::string>& assignments = {});
 
+//! The report of `text`, a script with an inputs block, compiled the same way.
+report::CompileReport compileScriptText(const std::string& text, const std::string& name);
+
 //! Examples the structure and layout tests run on (several schedulers,
 //! kernel-free segments, forwarding and privatization).
 const std::vector<std::string>& graphExamples();
