@@ -6,6 +6,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "app/cli/segment_repros.h"
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/report/json.h"
@@ -251,8 +252,10 @@ int inspectCommand(const std::vector<std::string>& args) {
   options.insert({"dump", "json"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
+  options.insert(kSegmentReproOptions.begin(), kSegmentReproOptions.end());
   CommandLine cl(args, options, kDatabaseFlags);
   LoadedScript loaded = loadScript(cl);
+  const bool repros = wantsSegmentRepros(cl, loaded);
   const ir::Fusion& fusion = *loaded.fusion;
   const auto dumps = requestedDumps(cl);
   auto wants = [&](const char* dump) {
@@ -284,6 +287,7 @@ int inspectCommand(const std::vector<std::string>& args) {
                                       frontend::makeInputShapes(*loaded.inputs),
                                       database.get());
     printCompileSummary(compiled->report, text);
+    if (repros) writeSegmentRepros(cl, loaded, *compiled, text);
   } else {
     text << "\nno input sizes: the script has no inputs block; pass --inputs "
             "to see its segmentation and heuristics\n";

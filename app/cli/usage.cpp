@@ -22,8 +22,10 @@ commands:
                 [--device cuda:N] [--db FILE] [--samples N (>= 20, default 50)]
                 [--warmup N] [--json PATH|-] [--set NAME=VALUE] [--disable-pass NAME]
   inspect FILE  print the fusion's input signature and IR
-                [--inputs SPEC] [--fusion NAME] [--dump fusion_ir] [--json PATH|-]
+                [--inputs SPEC] [--fusion NAME] [--dump LIST] [--json PATH|-]
                 [--db FILE: params from a heuristics database]
+                [--segment N --repro OUT.py | --repro-dir DIR]: segments as
+                standalone scripts with their own inputs blocks
   compile FILE  generate each segment's CUDA kernel and compile it with NVRTC
                 (no GPU needed)  [--inputs SPEC] [--fusion NAME] [--device NAME]
                 [--set NAME=VALUE] [--disable-pass NAME] [--out DIR] [--db FILE]

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/frontend/python_literals.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
@@ -38,62 +39,13 @@ using ir::Val;
 
 constexpr int64_t kAfterEverything = std::numeric_limits<int64_t>::max();
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += ", ";
-    out += items[i];
-  }
-  return out;
-}
-
-std::string listOf(const std::vector<std::string>& items) {
-  return "[" + joined(items) + "]";
-}
-
-std::string intList(const std::vector<int64_t>& values) {
-  std::vector<std::string> items;
-  for (int64_t v : values) items.push_back(std::to_string(v));
-  return listOf(items);
-}
-
-std::string pythonBool(bool value) { return value ? "True" : "False"; }
-
-std::string boolList(const std::vector<bool>& values) {
-  std::vector<std::string> items;
-  for (bool v : values) items.push_back(v ? "True" : "False");
-  return listOf(items);
-}
-
-std::string dtypeArg(DataType dtype) {
-  return "DataType." + std::string(ir::toString(dtype));
-}
-
-std::string idList(const std::vector<IterDomain*>& ids) {
-  std::vector<std::string> items;
-  for (const IterDomain* id : ids) items.push_back(id->toString());
-  return listOf(items);
-}
-
-//! Python spelling of a double that reads back to the same value.
-std::string doubleLiteral(double value) {
-  if (std::isnan(value)) return "float(\"nan\")";
-  if (std::isinf(value)) return value > 0 ? "float(\"inf\")" : "float(\"-inf\")";
-  return ir::formatDouble(value);
-}
-
 //! The dtype a bare Python literal of this constant reads back as.
 bool isLiteralDtype(DataType dtype) {
   return dtype == DataType::Int || dtype == DataType::Double ||
          dtype == DataType::Bool;
 }
 
-std::string valueLiteral(const Scalar* s) {
-  const ir::ScalarValue& value = s->value();
-  if (const auto* b = std::get_if<bool>(&value)) return *b ? "True" : "False";
-  if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
-  return doubleLiteral(std::get<double>(value));
-}
+std::string valueLiteral(const Scalar* s) { return scalarLiteral(s->value()); }
 
 bool hasTensorOutput(const Expr* expr) {
   return std::any_of(expr->outputs().begin(), expr->outputs().end(),
@@ -136,6 +88,11 @@ class ScriptWriter {
                                                const Expr* division) const;
   void findExtentSources();
   std::vector<Statement> statements() const;
+  bool needsInputsFirst() const;
+  //! Whether the statement at `anchor` comes after `tv`'s.
+  bool writtenBefore(const TensorView* tv, int64_t anchor) const {
+    return tv != nullptr && ((inputsFirst_ && tv->isFusionInput()) || tv->id() < anchor);
+  }
   bool writesExpr(const Expr* expr) const;
   //! Marks what spelling `val` in a statement at `anchor` takes: a use of a
   //! constant, or a scalar Expr that must be written as its own statement.
@@ -165,6 +122,7 @@ class ScriptWriter {
   const ir::Fusion& fusion_;
   bool planning_ = true;
   int64_t anchor_ = 0;  // creation position of the statement being written
+  bool inputsFirst_ = false;
   std::vector<int64_t> scalarOrdinal_;       // by Val id: the n of i<n>
   std::vector<bool> namedTensor_;            // by Val id
   std::vector<ExtentSource> extentSource_;   // by Val id
@@ -352,7 +310,11 @@ void ScriptWriter::findExtentSources() {
     for (const Val* out : expr->outputs()) namedTensor_[out->id()] = true;
   }
   std::vector<bool> found(fusion_.vals().size(), false);
-  for (const auto& val : fusion_.vals()) {
+  // Written first, the inputs are the first sources when inputsFirst_.
+  std::vector<const Val*> order;
+  if (inputsFirst_) order.assign(fusion_.inputs().begin(), fusion_.inputs().end());
+  for (const auto& val : fusion_.vals()) order.push_back(val.get());
+  for (const Val* val : order) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || !namedTensor_[tv->id()]) continue;
     const auto& axes = tv->logicalNoReductions();
@@ -389,7 +351,7 @@ void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
     }
     if (s->isFusionInput() || hasVariable_[s->id()]) continue;
     const ExtentSource& source = extentSource_[s->id()];
-    if (source.tv != nullptr && source.tv->id() < anchor) continue;
+    if (writtenBefore(source.tv, anchor)) continue;
     const Expr* def = s->definition();
     FL_CHECK(def != nullptr && !hasTensorOutput(def), "writeScript: the scalar ",
              s->name(), " is an operand but is neither an input, a constant, "
@@ -412,21 +374,45 @@ std::vector<Statement> ScriptWriter::statements() const {
       out.push_back({val->id(), val.get(), nullptr});
     }
   }
+  const auto& inputs = fusion_.inputs();
   for (const auto& expr : fusion_.exprs()) {
     if (!writesExpr(expr.get())) continue;
     int64_t anchor = kAfterEverything;
     for (const Val* v : expr->outputs()) anchor = std::min(anchor, v->id());
     out.push_back({anchor, nullptr, expr.get()});
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Statement& a, const Statement& b) {
-                     return a.anchor < b.anchor;
-                   });
+  for (Statement& statement : out) {
+    const auto at = std::find(inputs.begin(), inputs.end(), statement.input);
+    if (inputsFirst_ && at != inputs.end()) statement.anchor = at - inputs.end();
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Statement& a, const Statement& b) {
+    return a.anchor < b.anchor;
+  });
   return out;
+}
+
+// A fusion with inputs made out of input order, or after an op that reads
+// them (a segment's fusion), is written with its inputs first, in order: it
+// reads back to the same ops, numbered anew.
+bool ScriptWriter::needsInputsFirst() const {
+  const auto& inputs = fusion_.inputs();
+  if (!std::is_sorted(inputs.begin(), inputs.end(),
+                      [](const Val* a, const Val* b) { return a->id() < b->id(); })) {
+    return true;
+  }
+  for (const auto& expr : fusion_.exprs()) {
+    for (const Val* in : expr->inputs()) {
+      for (const Val* o : expr->outputs()) {
+        if (in->isFusionInput() && in->id() > o->id()) return true;
+      }
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> ScriptWriter::body() {
   checkExpressible();
+  inputsFirst_ = needsInputsFirst();
   findVarMeans();
   findExtentSources();
   // Planning pass: every statement asks for its operands, which decides the
@@ -507,7 +493,7 @@ std::string ScriptWriter::operand(const Val* val) {
     return scalarVar(s);
   }
   const ExtentSource& source = extentSource_[s->id()];
-  FL_ASSERT(source.tv != nullptr && source.tv->id() < anchor_,
+  FL_ASSERT(writtenBefore(source.tv, anchor_),
             "no spelling was planned for ", s->name());
   hasVariable_[s->id()] = true;
   lines_.push_back(scalarVar(s) + " = " + source.tv->name() + ".size(" +
