@@ -68,6 +68,16 @@ bool betterMeasured(const Entry& incoming, const Entry& existing,
         " against " + std::to_string(std::min(n, m)) + ")");
     return n > m;
   }
+  // Measured alike: the smaller params hash stays, so that merging shard
+  // files gives the same entries in any order.
+  if (incoming.paramsHash != existing.paramsHash) {
+    const bool in = incoming.paramsHash < existing.paramsHash;
+    say("both are measured alike (" + describe(existing) + "); the " +
+        std::string(in ? "incoming" : "existing") +
+        " entry's params hash is the smaller (the rule that makes merging "
+        "independent of the order)");
+    return in;
+  }
   say("both are measured alike (" + describe(existing) +
       "); the existing one stays");
   return false;

@@ -1,9 +1,11 @@
 // Merging entries into a database: import (JSON lines), merge (another
 // database file) and the rule both follow when the key is already there:
 // the better-measured entry stays. Measured beats unmeasured (hand-pinned);
-// between measured ones the lower median time wins, then more samples; on a
-// tie, or when neither is measured, the entry already there stays. Either
-// way every measured variant of both is kept.
+// between measured ones the lower median time wins, then more samples, then
+// the smaller params hash (so merging measured files, such as the shards of a
+// tuning campaign, gives the same entries in any order); when neither is
+// measured the entry already there stays. Either way every measured variant
+// of both is kept, with its run (host, command, date) as provenance.
 #pragma once
 
 #include <cstdint>

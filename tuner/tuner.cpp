@@ -1,5 +1,6 @@
 #include "tuner/tuner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -41,6 +42,15 @@ Timing timingOf(size_t variant, const db::MeasurementRecord& measurement) {
   return t;
 }
 
+void VariantRunner::runBatch(const TuningTarget& target,
+                             const std::vector<const Variant*>& variants,
+                             const StopCheck& stop, const OutcomeSink& done) {
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (stop && stop()) return;
+    done(i, run(target, *variants[i]));
+  }
+}
+
 TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
                        db::HeuristicsDatabase& database, VariantRunner& runner,
                        Builder* builder, TuneListener* listener,
@@ -73,22 +83,79 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
     listener->onProgress(event);
   }
 
+  // Set when Ctrl-C or the time limit stops the sweep: the strategy ends
+  // after the batch in flight.
+  // stopNow runs on a pool's threads too.
+  std::atomic<bool> stopped{false};
+  std::atomic<bool> timedOut{false};
+  const StopCheck stopNow = [&] {
+    if (cancel != nullptr && cancel->load()) return true;
+    if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+      timedOut.store(true);
+      return true;
+    }
+    return false;
+  };
+
+  // Stores (when fresh) and reports one variant's outcome, on this thread.
+  auto finish = [&](const Variant& variant, VariantOutcome outcome, bool fresh,
+                    std::optional<double>& cost) {
+    outcome.variant = variant.id;
+    if (fresh) {
+      const db::MeasurementRecord record = measurementOf(variant, outcome, run);
+      {
+        db::Transaction transaction(database.connection());
+        database.storeMeasurement(segment, device, record);
+        transaction.commit();
+      }
+      records[variant.id] = record;
+      stored[variant.paramsHash] = record;
+      ++result.measured;
+    }
+    if (outcome.ok()) {
+      cost = outcome.stats->medianNs;
+      if (bestMedian == 0 || outcome.stats->medianNs < bestMedian) {
+        bestMedian = outcome.stats->medianNs;
+      }
+    }
+    ++done;
+    result.outcomes.push_back(std::move(outcome));
+    if (listener) {
+      ProgressEvent event;
+      event.kind = ProgressEvent::Kind::Measured;
+      event.done = done;
+      event.planned = planned;
+      event.outcome = &result.outcomes.back();
+      event.variant = &variant;
+      event.bestMedianNs = bestMedian;
+      listener->onProgress(event);
+    }
+  };
+
   auto measure = [&](const std::vector<size_t>& batch) {
     std::vector<std::optional<double>> costs(batch.size());
     std::vector<size_t> fresh;
     for (size_t id : batch) {
       if (!stored.count(space.variants[id].paramsHash)) fresh.push_back(id);
     }
+    if (!fresh.empty() && stopNow()) {
+      stopped.store(true);
+      fresh.clear();
+    }
     std::map<size_t, BuildResult> built;
     if (builder != nullptr && !fresh.empty()) {
       for (BuildResult& b : builder->build(target, space, fresh)) built[b.variant] = b;
     }
+    // Resumed and unbuildable variants first; the rest run as one batch (on
+    // several GPUs at once when the runner is a pool), each reported as it
+    // finishes.
+    std::vector<const Variant*> runnable;
+    std::vector<size_t> runnablePosition;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Variant& variant = space.variants[batch[i]];
-      VariantOutcome outcome;
-      outcome.variant = variant.id;
       if (auto it = stored.find(variant.paramsHash); it != stored.end()) {
         records[variant.id] = it->second;
+        VariantOutcome outcome;
         outcome.resumed = true;
         if (it->second.error) outcome.error = *it->second.error;
         if (it->second.measured()) {
@@ -99,47 +166,31 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
           outcome.stats = s;
         }
         ++result.resumed;
-      } else {
-        if (cancel != nullptr && cancel->load()) break;
-        auto b = built.find(variant.id);
-        if (b != built.end() && !b->second.ok) {
-          outcome.error = b->second.error;
-        } else {
-          outcome = runner.run(target, variant);
-          outcome.variant = variant.id;
-        }
-        const db::MeasurementRecord record = measurementOf(variant, outcome, run);
-        {
-          db::Transaction transaction(database.connection());
-          database.storeMeasurement(segment, device, record);
-          transaction.commit();
-        }
-        records[variant.id] = record;
-        stored[variant.paramsHash] = record;
-        ++result.measured;
+        finish(variant, std::move(outcome), false, costs[i]);
+        continue;
       }
-      if (outcome.ok()) {
-        costs[i] = outcome.stats->medianNs;
-        if (bestMedian == 0 || outcome.stats->medianNs < bestMedian) {
-          bestMedian = outcome.stats->medianNs;
-        }
+      if (std::find(fresh.begin(), fresh.end(), variant.id) == fresh.end()) continue;
+      if (auto b = built.find(variant.id); b != built.end() && !b->second.ok) {
+        VariantOutcome outcome;
+        outcome.error = b->second.error;
+        finish(variant, std::move(outcome), true, costs[i]);
+        continue;
       }
-      ++done;
-      result.outcomes.push_back(outcome);
-      if (listener) {
-        ProgressEvent event;
-        event.kind = ProgressEvent::Kind::Measured;
-        event.done = done;
-        event.planned = planned;
-        event.outcome = &result.outcomes.back();
-        event.variant = &variant;
-        event.bestMedianNs = bestMedian;
-        listener->onProgress(event);
-      }
+      runnable.push_back(&variant);
+      runnablePosition.push_back(i);
     }
+    size_t ran = 0;
+    if (!runnable.empty()) {
+      runner.runBatch(target, runnable, stopNow, [&](size_t k, VariantOutcome outcome) {
+        finish(*runnable[k], std::move(outcome), true, costs[runnablePosition[k]]);
+        ++ran;
+      });
+    }
+    if (ran < runnable.size()) stopped.store(true);  // stopped before the rest
     return costs;
   };
-  result.strategy = runStrategy(space, options.strategy, measure, cancel);
+  result.strategy = runStrategy(space, options.strategy, measure, &stopped);
+  result.timedOut = timedOut.load();
 
   std::vector<Timing> timings;
   for (const auto& [id, record] : records) timings.push_back(timingOf(id, record));

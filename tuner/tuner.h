@@ -12,6 +12,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,12 +43,24 @@ struct VariantOutcome {
   bool ok() const { return error.empty() && stats.has_value(); }
 };
 
+//! Whether to stop before the next variant (Ctrl-C, a time limit).
+using StopCheck = std::function<bool()>;
+//! Receives a finished variant's outcome: its index in the batch and it.
+using OutcomeSink = std::function<void(size_t, VariantOutcome)>;
+
 //! Runs and validates variants on a GPU (the worker process; a fake in
 //! tests). Never throws for a variant's own failure: that is an outcome.
 class VariantRunner {
  public:
   virtual ~VariantRunner() = default;
   virtual VariantOutcome run(const TuningTarget& target, const Variant& variant) = 0;
+  //! Runs `variants`, calling `done(index into variants, outcome)` on the
+  //! calling thread as each finishes; a variant not started because `stop`
+  //! said so gets no call. This one runs them in order; a RunnerPool (several
+  //! GPUs) runs them at once.
+  virtual void runBatch(const TuningTarget& target,
+                        const std::vector<const Variant*>& variants, const StopCheck& stop,
+                        const OutcomeSink& done);
 };
 
 struct ProgressEvent {
@@ -72,6 +86,9 @@ struct TuneOptions {
   double margin = kDefaultMargin;
   //! The command line, recorded as the tuning run's provenance.
   std::string command = "fuserlab-cli tune";
+  //! Stop measuring at this time (--time-limit): what was measured is
+  //! stored, and the winner of what was measured becomes the entry.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct TuneResult {
@@ -84,6 +101,8 @@ struct TuneResult {
   int64_t resumed = 0;
   int64_t measured = 0;
   double seconds = 0;
+  //! Stopped at TuneOptions::deadline before the strategy was done.
+  bool timedOut = false;
 };
 
 //! The MeasurementRecord the database keeps of `outcome`.

@@ -104,6 +104,12 @@ bool WorkerRunner::ensureWorker(std::string* error) {
   int in[2], out[2];
   FL_CHECK(::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0,
            "cannot create pipes for the tuning worker: ", std::strerror(errno));
+  // Built before fork: with one runner per GPU on its own thread (a
+  // RunnerPool), another thread may hold the allocator's lock at the fork,
+  // so the child calls nothing that allocates.
+  std::vector<char*> args;
+  for (const std::string& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = ::fork();
   FL_CHECK(pid >= 0, "cannot start the tuning worker: ", std::strerror(errno));
   if (pid == 0) {
@@ -111,9 +117,6 @@ bool WorkerRunner::ensureWorker(std::string* error) {
     ::dup2(out[1], STDOUT_FILENO);
     // The worker must not see the parent's Ctrl-C: the parent stops it.
     ::setpgid(0, 0);
-    std::vector<char*> args;
-    for (const std::string& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
