@@ -5,6 +5,7 @@
 
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
+#include "core/frontend/segment_repro.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/segment_kernels.h"
@@ -94,6 +95,17 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
       code.error = kernel.error;
     }
     snapshot.kernels.push_back(std::move(code));
+  }
+  for (size_t segment = 0; segment < compiled.segmented->groups().size(); ++segment) {
+    SegmentScript written;
+    try {
+      written.script = frontend::writeSegmentRepro(compiled, segment, specs,
+                                                   snapshot.fileName + " (" +
+                                                       snapshot.fusionName + ")");
+    } catch (const std::exception& failure) {
+      written.error = failure.what();
+    }
+    snapshot.segmentScripts.push_back(std::move(written));
   }
   snapshot.report = std::move(compiled.report);
 }

@@ -45,6 +45,13 @@ struct SegmentCode {
   std::string error;
 };
 
+//! One segment as a standalone script (core/frontend/segment_repro.h), or
+//! why it could not be written.
+struct SegmentScript {
+  std::string script;
+  std::string error;
+};
+
 struct CompileSnapshot {
   //! Set when reading or compiling failed; the report is then absent.
   std::optional<std::string> error;
@@ -57,6 +64,8 @@ struct CompileSnapshot {
   std::string inputsOrigin;  //!< "the inputs block", "inputs setting"
   std::optional<report::CompileReport> report;
   std::vector<SegmentCode> kernels;  //!< one per kernel segment
+  //! One per segment: what "Export segment as script" writes.
+  std::vector<SegmentScript> segmentScripts;
   //! The structure hash of every segment the compiler looked up (what the
   //! heuristics database keys entries by), in lookup order.
   std::vector<std::string> segmentHashes;

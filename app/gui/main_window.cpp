@@ -402,4 +402,31 @@ bool MainWindow::exportReportJson(const QString& path, QString* error) {
   return true;
 }
 
+bool MainWindow::exportSegmentScript(int segment, const QString& path, QString* error) {
+  const SnapshotPtr snapshot = service_->latest();
+  if (!snapshot || !snapshot->report) {
+    if (error) *error = "no segments to export: the script has not compiled";
+    return false;
+  }
+  const int count = static_cast<int>(snapshot->segmentScripts.size());
+  if (segment < 0 || segment >= count) {
+    if (error) {
+      *error = QString("segment %1 does not exist: the fusion has %2 segments").arg(segment).arg(count);
+    }
+    return false;
+  }
+  const SegmentScript& written = snapshot->segmentScripts[segment];
+  if (!written.error.empty()) {
+    if (error) *error = QString::fromStdString(written.error);
+    return false;
+  }
+  try {
+    ir::writeUserFile(QFile::encodeName(path).toStdString(), written.script);
+  } catch (const UserError& failure) {
+    if (error) *error = QString::fromUtf8(failure.what());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace fuserlab::gui

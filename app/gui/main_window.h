@@ -94,6 +94,10 @@ class MainWindow : public QMainWindow {
   //! Writes the last report as JSON; false if there is none or the write
   //! failed (a full disk, a pipe without a reader), with why in `error`.
   bool exportReportJson(const QString& path, QString* error = nullptr);
+  //! Writes segment `segment` of the last compile as a standalone script
+  //! (File > Export segment as script); false with why in `error` if there
+  //! is no such segment or the write failed.
+  bool exportSegmentScript(int segment, const QString& path, QString* error = nullptr);
 
  signals:
   //! A snapshot was shown (after every finished compile).
@@ -126,6 +130,7 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void exportReportDialog();
   void exportGraphDialog();
+  void exportSegmentDialog();
   void restoreSettings();
 
   ScriptEditor* editor_;

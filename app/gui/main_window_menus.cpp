@@ -2,6 +2,8 @@
 // drop), recent files, paste from the clipboard, examples, save and save as
 // with a modified marker and a question before unsaved edits are replaced,
 // export, shortcuts and remembered settings.
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -55,6 +57,7 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction("&Export report JSON...", QKeySequence("Ctrl+E"), this,
                   &MainWindow::exportReportDialog);
+  file->addAction("Export &segment as script...", this, &MainWindow::exportSegmentDialog);
   file->addAction("Export &graph (SVG, PNG, DOT)...", QKeySequence("Ctrl+Shift+E"), this,
                   &MainWindow::exportGraphDialog);
   file->addSeparator();
@@ -293,6 +296,22 @@ void MainWindow::exportGraphDialog() {
   }
   statusBar()->showMessage("The graph is not exported: " + error, 10000);
   QMessageBox::warning(this, "Export the graph", "The graph is not exported.\n\n" + error);
+}
+
+void MainWindow::exportSegmentDialog() {
+  const int segment = std::max(selected_, 0);
+  const QString path = QFileDialog::getSaveFileName(
+      this, QString("Export segment %1 as a script").arg(segment),
+      QString("segment_%1.py").arg(segment), "Python (*.py)");
+  if (path.isEmpty()) return;
+  QString error;
+  if (exportSegmentScript(segment, path, &error)) {
+    statusBar()->showMessage(QString("wrote segment %1 to %2").arg(segment).arg(path), 5000);
+    return;
+  }
+  statusBar()->showMessage("The segment is not exported: " + error, 10000);
+  QMessageBox::warning(this, "Export segment as script",
+                       "The segment is not exported.\n\n" + error);
 }
 
 void MainWindow::restoreSettings() {
