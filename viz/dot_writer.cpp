@@ -122,7 +122,8 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
   out << "digraph " << dotId(graph.name.empty() ? "graph" : graph.name) << " {\n"
       << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, "
          "nodesep=0.25, ranksep=0.35, labeljust=l"
-      << (estimateLayoutCost(graph).units > kBoundedPlacementUnits ? ", nslimit=2" : "")
+      << (estimateLayoutCost(graph).units > kBoundedPlacementUnits ? ", nslimit=2, newrank=true"
+                                                                    : "")
       << "];\n"
       << "  node [fontname=\"Helvetica\", fontsize=10, margin=\"0.08,0.04\", "
          "penwidth=1];\n"

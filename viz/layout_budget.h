@@ -26,8 +26,10 @@ struct LayoutCost {
 //! Graphs up to this many units are laid out (a few seconds at most).
 inline constexpr int64_t kMaxLayoutUnits = 25000;
 //! Past this many units, dot's x-placement is bounded (nslimit): its network
-//! simplex otherwise takes most of the time of mid-sized graphs. Smaller
-//! graphs are laid out exactly as before.
+//! simplex otherwise takes most of the time of mid-sized graphs; and ranks
+//! come from newrank, whose one global ranking halves the time of large
+//! clustered graphs (a 2,000-op chain's segmented graph: 1.24 s -> 0.52 s).
+//! Smaller graphs are laid out exactly as before.
 inline constexpr int64_t kBoundedPlacementUnits = 2000;
 
 LayoutCost estimateLayoutCost(const Graph& graph);

@@ -6,6 +6,11 @@
 //
 //   bench_viz_layout [OVERVIEW_OPS] [FULL_OPS] [REPETITIONS] [DOT_DIR]
 //
+// Then the shapes of real fusions, each as the full fusion graph and the full
+// segmented graph against the 2 s budget: chains of 200, 300 and 2,000 ops
+// where every other op reads one shared tensor (a bias), and the suite's
+// LayerNorm and RMSNorm backward, RoPE and the attention example.
+//
 // Times are wall and CPU (the process's, which counts the layout worker):
 // on a shared machine the CPU time is the one-core figure. DOT_DIR, when
 // given, receives the two graphs as overview.dot and full.dot.
@@ -22,6 +27,8 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/runtime/fusion_compiler.h"
+#include "tests/viz/layout_shapes.h"
+#include "viz/fusion_graph.h"
 #include "viz/dot_writer.h"
 #include "viz/layout_service.h"
 #include "viz/segmented_graph.h"
@@ -161,5 +168,40 @@ int main(int argc, char** argv) {
       fullOps, exprs, small.segments.size(), full.nodes, full.edges,
       full.cpuMedian, full.median, full.low, full.high, repetitions,
       full.cpuMedian / 2.0);
+
+  struct Shape {
+    std::string name;
+    report::CompileReport report;
+  };
+  std::vector<Shape> shapes;
+  for (int ops : {200, 300, 2000}) {
+    const frontend::Script script = frontend::readScript(
+        viz::testing::sharedInputChainScript(ops), "shared_chain.py");
+    shapes.push_back({"shared-input chain, " + std::to_string(ops) + " ops",
+                      runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+                                             scheduler::defaultDevice(),
+                                             frontend::makeInputShapes(*script.inputs))
+                          .report});
+  }
+  for (const char* file : {"tests/perf/suite/layernorm_bwd_8192x4096.py",
+                           "tests/perf/suite/rmsnorm_bwd_8192x4096.py",
+                           "tests/perf/suite/rope_4x32x2048x128.py",
+                           "resources/examples/sdpa_fwd.py"}) {
+    const frontend::Script script =
+        frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) + "/" + file);
+    shapes.push_back({file, runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+                                                   scheduler::defaultDevice(),
+                                                   frontend::makeInputShapes(*script.inputs))
+                                .report});
+  }
+  for (const Shape& shape : shapes) {
+    const Timing fusion = timeLayout(viz::buildFusionGraph(shape.report), repetitions);
+    const Timing segmented = timeLayout(viz::buildSegmentedGraph(shape.report), repetitions);
+    std::printf(
+        "%s: fusion graph %zu nodes, CPU median %.3f s (%.2fx the 2 s budget); "
+        "segmented %zu nodes, CPU median %.3f s (%.2fx)\n",
+        shape.name.c_str(), fusion.nodes, fusion.cpuMedian, fusion.cpuMedian / 2.0,
+        segmented.nodes, segmented.cpuMedian, segmented.cpuMedian / 2.0);
+  }
   return 0;
 }

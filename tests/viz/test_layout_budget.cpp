@@ -43,7 +43,8 @@ TEST(LayoutBudgetTest, UnitsCountTheRanksEveryEdgeCrosses) {
 
 TEST(LayoutBudgetTest, SmallGraphsLayOutAsBeforeAndLargerOnesBoundThePlacement) {
   EXPECT_EQ(toDot(chain(20)).find("nslimit"), std::string::npos);
-  EXPECT_NE(toDot(chain(100, /*fanOut=*/true)).find("nslimit=2"), std::string::npos);
+  EXPECT_NE(toDot(chain(100, /*fanOut=*/true)).find("nslimit=2, newrank=true"), std::string::npos);
+  EXPECT_EQ(toDot(chain(20)).find("newrank"), std::string::npos);
   EXPECT_TRUE(layoutRefusal(chain(20)).empty());
   const auto layout = LayoutService::shared().layout(chain(20)).get();
   EXPECT_EQ(layout->nodes.size(), 20u);

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <sstream>
 #include <string>
 
 #include "tests/viz/example_reports.h"
+#include "tests/viz/layout_shapes.h"
 #include "viz/fusion_graph.h"
 #include "viz/layout_budget.h"
 #include "viz/layout_service.h"
@@ -83,32 +83,11 @@ TEST(UseStubsTest, ValuesWithFewReadersAndNearUsesDrawAsBefore) {
   }
 }
 
-// A chain of `ops` ops where every other one adds the shared T1 (a bias).
-std::string sharedInputChain(int ops) {
-  std::ostringstream s;
-  s << "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n"
-    << "inputs = [torch.randn((64, 64), device='cuda'), torch.randn((64, 64), device='cuda')]\n"
-    << "with FusionDefinition() as fd:\n"
-    << "    T0 = fd.from_pytorch(inputs[0])\n    T1 = fd.from_pytorch(inputs[1])\n";
-  const char* unary[] = {"exp", "tanh", "neg", "abs", "sigmoid"};
-  for (int i = 0; i < ops; ++i) {
-    const int prev = i == 0 ? 0 : i + 1;
-    s << "    T" << i + 2 << " = fd.ops.";
-    if (i % 2 == 0) {
-      s << "add(T" << prev << ", T1)\n";
-    } else {
-      s << unary[i % 5] << "(T" << prev << ")\n";
-    }
-  }
-  s << "    fd.add_output(T" << ops + 1 << ")\n";
-  return s.str();
-}
-
 TEST(UseStubsTest, SharedInputChainsLayOutWithinTheBudget) {
   for (int ops : {200, 300, 2000}) {
     SCOPED_TRACE(ops);
     const report::CompileReport report =
-        testing::compileScriptText(sharedInputChain(ops), "shared_chain.py");
+        testing::compileScriptText(testing::sharedInputChainScript(ops), "shared_chain.py");
     const Graph graphs[] = {buildSegmentedGraph(report), buildFusionGraph(report)};
     for (const Graph& graph : graphs) {
       EXPECT_EQ(layoutRefusal(graph), "");
