@@ -24,6 +24,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/kernel_build_timing.h"
 #include "db/database_search_path.h"
+#include "db/segment_recorder.h"
 #include "tuner/kernel_timing.h"
 
 namespace fuserlab::cli {
@@ -58,8 +59,11 @@ options:
   --inputs SPEC       the inputs (default: the script's inputs block)
   --fusion NAME       the definition to time (default: the one the script runs)
   --device cuda:N     the GPU (default cuda:0)
-  --db FILE           params from this heuristics database (else
-                      $FUSERLAB_HEURISTICS_DB when set)
+  --db FILE           params from this heuristics database; repeated: a search
+                      path, first file first (else $FUSERLAB_DB=a.db:b.db)
+  --allow-same-arch   entries of another GPU of this architecture answer last
+  --record FILE       append the segments that ran on the built-in heuristic
+                      to FILE (else $FUSERLAB_DB_RECORD); tune --from-record
   --samples N         timed samples, at least 20 (default 50)
   --warmup N          untimed runs before the samples (default 5)
   --json PATH|-       also write the figures as JSON (- : stdout, table on stderr)
@@ -110,6 +114,7 @@ int benchCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
+  options.insert(kRecordOptions.begin(), kRecordOptions.end());
   options.insert({"samples", "warmup", "json"});
   CommandLine cl(args, options, kDatabaseFlags);
   runtime::BenchmarkOptions bench;
@@ -150,11 +155,16 @@ int benchCommand(const std::vector<std::string>& args) {
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
   runtime::GpuExecutor executor(fusion, index, compileOptions);
   const auto database = heuristicsDatabaseFrom(cl);
-  if (database) executor.setHeuristicProvider(database.get());
+  const auto recorder =
+      segmentRecorderFrom(cl, loaded, database.get(), "cuda:" + std::to_string(index));
+  const scheduler::HeuristicProvider* provider =
+      recorder ? static_cast<const scheduler::HeuristicProvider*>(recorder.get())
+               : database.get();
+  if (provider) executor.setHeuristicProvider(provider);
   const runtime::FusionBenchmark result =
       runtime::benchmarkFusion(executor, deviceInputs, bench);
   const runtime::KernelBuildTimes builds = runtime::measureKernelBuilds(
-      fusion, index, compileOptions, database.get(), deviceInputs);
+      fusion, index, compileOptions, provider, deviceInputs);
   const tuner::KernelTimes kernelTimes =
       tuner::measureKernelTimes(executor, deviceInputs, bench.samples);
   onDevice = {};  // the inputs' memory back before the copy's 2 GiB

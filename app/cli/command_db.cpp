@@ -42,7 +42,8 @@ constexpr const char* kDbUsage = R"(usage: fuserlab-cli db SUBCOMMAND --db FILE 
   export               every entry as a JSON line  [--output PATH] (default stdout)
   import FILE          entries from JSON lines (FILE or - for stdin); an entry
                        whose key is already there: the better-measured stays
-  merge OTHER          every entry of another database, by the same rule
+  merge OTHER...       every entry of other databases, by the same rule (the
+                       shards of a tuning campaign: db merge OUT IN...)
   verify               integrity_check, foreign keys, and every stored params
                        set parsed again (exit 1 if anything is wrong)
   prune                drop entries no FuserLab from this one on can use, then
@@ -173,10 +174,25 @@ int importCommand(const CommandLine& cl) {
   return 0;
 }
 
+// db merge --db OUT IN... or db merge OUT IN... (the shards of a campaign):
+// every input in turn, each in one transaction.
 int mergeCommand(const CommandLine& cl) {
-  const std::string& other = cl.requirePositional(0, "OTHER (a heuristics database to merge in)");
-  db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Write);
-  printOutcomes(db::mergeDatabase(database, other));
+  std::vector<std::string> inputs = cl.positional();
+  std::string output;
+  if (cl.value("db")) {
+    output = databasePath(cl);
+  } else {
+    FL_CHECK(inputs.size() >= 2, "db merge needs the database to merge into and at least one "
+             "to merge in: db merge --db OUT IN... or db merge OUT IN...");
+    output = inputs.front();
+    inputs.erase(inputs.begin());
+  }
+  FL_CHECK(!inputs.empty(), "missing argument OTHER (a heuristics database to merge in)");
+  db::HeuristicsDatabase database(output, db::HeuristicsDatabase::Access::Write);
+  for (const std::string& input : inputs) {
+    if (inputs.size() > 1) std::cout << "from " << input << ":\n";
+    printOutcomes(db::mergeDatabase(database, input));
+  }
   return 0;
 }
 

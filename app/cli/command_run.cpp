@@ -23,6 +23,7 @@
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
 #include "db/database_search_path.h"
+#include "db/segment_recorder.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -106,8 +107,9 @@ struct CudaRun {
   int exitCode = 0;
 };
 
-CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
+CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
                   runtime::Arguments& inputs) {
+  const ir::Fusion& fusion = *loaded.fusion;
   const int index = cudaIndexFrom(cl.value("device"), "--backend cuda");
   FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
            runtime::cudaUnavailableReason(),
@@ -118,7 +120,13 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
 
   runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
   const auto database = heuristicsDatabaseFrom(cl);
-  if (database) executor.setHeuristicProvider(database.get());
+  const auto recorder =
+      segmentRecorderFrom(cl, loaded, database.get(), "cuda:" + std::to_string(index));
+  if (recorder) {
+    executor.setHeuristicProvider(recorder.get());
+  } else if (database) {
+    executor.setHeuristicProvider(database.get());
+  }
   runtime::GpuRunOptions options;
   options.poisonOutputs = check;
   options.synchronizeEachKernel = check;
@@ -190,6 +198,11 @@ CudaRun runOnCuda(const CommandLine& cl, const ir::Fusion& fusion,
     std::printf("\n");
   }
 
+  if (recorder) {
+    std::printf("recorded %zu segment(s) that ran on the built-in heuristic to %s\n",
+                recorder->recorded(), recorder->path().c_str());
+  }
+
   CudaRun result;
   result.outputs = std::move(first.outputs);
   if (!check) return result;
@@ -229,6 +242,7 @@ int runCommand(const std::vector<std::string>& args) {
   options.insert({"backend", "seed", "save-inputs", "save-outputs", "ranks"});
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
+  options.insert(kRecordOptions.begin(), kRecordOptions.end());
   CommandLine cl(args, options, {"check", "allow-same-arch"});
   const std::string backend = cl.value("backend").value_or("cpu");
   FL_CHECK(backend == "cpu" || backend == "cuda",
@@ -242,8 +256,9 @@ int runCommand(const std::vector<std::string>& args) {
            "reference; it needs --backend cuda or --ranks N");
   FL_CHECK(backend == "cuda" || ranks ||
                (!cl.value("device") && cl.values("set").empty() &&
-                                 cl.values("disable-pass").empty() && !cl.value("db")),
-           "--device, --set, --disable-pass and --db choose how --backend cuda "
+                                 cl.values("disable-pass").empty() && !cl.value("db") &&
+                                 !cl.value("record")),
+           "--device, --set, --disable-pass, --db and --record choose how --backend cuda "
            "compiles; the cpu reference backend takes none of them");
   const uint64_t seed = parseSeed(cl.value("seed"));
   LoadedScript loaded = loadScript(cl);
@@ -282,7 +297,7 @@ int runCommand(const std::vector<std::string>& args) {
     outputs = std::move(run.outputs);
     exitCode = run.exitCode;
   } else if (backend == "cuda") {
-    CudaRun run = runOnCuda(cl, fusion, inputs);
+    CudaRun run = runOnCuda(cl, loaded, inputs);
     outputs = std::move(run.outputs);
     exitCode = run.exitCode;
   } else {

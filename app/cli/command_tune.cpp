@@ -1,21 +1,31 @@
 // fuserlab-cli tune FILE --db DB [--inputs SPEC | --sizes SPEC;SPEC...]
 //   [--segment N] [--strategy exhaustive|random|coordinate] [--budget N]
 //   [--seed N] [--margin PERCENT] [--dry-run] [--json PATH]
-//   [--device NAME|cuda:N] [--fusion NAME] [--set K=V] [--disable-pass P]
+//   [--device NAME|cuda:N | --devices 0,1|all] [--fusion NAME] [--set K=V]
+//   [--disable-pass P] [--time-limit SECONDS] [--shard K/N]
+// fuserlab-cli tune --plan PLAN|--from-record FILE --db DB [--shard K/N] ...
 //
 // Tunes every tunable segment (or --segment N) at each size set: the search
 // space, the strategy, parallel NVRTC builds, measurements in a worker
-// process (`tune-worker`, hidden), every variant stored in the database and
-// the winner stored as the segment's entry (tuner/tuner.h). --dry-run lists
-// the space without a GPU (device: --device, default the h100 table entry).
-// On a terminal a progress bar, otherwise one JSON line per variant on
-// stdout. Ctrl-C stops after the variant in flight; the same command
-// resumes, skipping measured variants.
+// process (`tune-worker`, hidden) per GPU (--devices: one per GPU, variants
+// built once on the host and each timed on one GPU), every variant stored in
+// the database and the winner stored as the segment's entry (tuner/tuner.h).
+// --plan (or --from-record, a record file of `run --record`) tunes a campaign
+// of fusions x sizes (tuner/plan.h), the shard --shard K/N or the
+// environment (Slurm arrays, torchrun, MPI) names (tuner/shard.h), skipping
+// segments the database already has a tuned entry for. --time-limit stops
+// measuring after that many seconds; the winner of what was measured is
+// stored. --dry-run lists the space without a GPU (device: --device, default
+// the h100 table entry). On a terminal a progress bar, otherwise one JSON
+// line per variant on stdout. Ctrl-C stops after the variants in flight; the
+// same command resumes, skipping measured variants.
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 
@@ -27,6 +37,10 @@
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
+#include "db/segment_key.h"
+#include "tuner/plan.h"
+#include "tuner/runner_pool.h"
+#include "tuner/shard.h"
 #include "tuner/tuner.h"
 #include "tuner/worker.h"
 
@@ -40,7 +54,8 @@ std::atomic<bool> gCancel{false};
 extern "C" void onInterrupt(int) { gCancel.store(true); }
 
 const std::set<std::string> kTuneValueOptions = {
-    "db", "sizes", "segment", "strategy", "budget", "seed", "margin", "json"};
+    "db",   "sizes",       "segment", "strategy", "budget",  "seed",      "margin",
+    "json", "plan",        "from-record", "shard", "devices", "time-limit"};
 
 // A non-negative option value up to `maximum` (an int where one is kept).
 int64_t parseInt(const std::string& option, const std::string& text,
@@ -158,6 +173,119 @@ void printSpace(const tuner::SearchSpace& space, const tuner::TuningTarget& targ
   }
 }
 
+// What to tune: --plan or --from-record (a campaign), else FILE at each of
+// its size sets.
+std::vector<tuner::PlanItem> planFrom(const CommandLine& cl, bool* campaign) {
+  const auto planPath = cl.value("plan");
+  const auto recordPath = cl.value("from-record");
+  *campaign = planPath || recordPath;
+  if (*campaign) {
+    FL_CHECK(!(planPath && recordPath), "give --plan or --from-record, not both");
+    FL_CHECK(cl.positional().empty() && !cl.value("sizes") && !cl.value("inputs") &&
+                 !cl.value("fusion") && !cl.value("segment"),
+             "a plan names the scripts, definitions and sizes: --plan and --from-record "
+             "take no FILE, --sizes, --inputs, --fusion or --segment");
+    return tuner::readPlanFile(planPath ? *planPath : *recordPath);
+  }
+  const LoadedScript loaded = loadScript(cl);
+  std::vector<tuner::PlanItem> items;
+  for (const auto& specs : sizeSets(cl, loaded)) {
+    tuner::PlanItem item;
+    item.script = loaded.script.fileName;
+    item.fusion = cl.value("fusion");
+    // Sizes from the inputs block stay the block (strides, .as_strided views).
+    if (cl.value("sizes") || cl.value("inputs")) item.inputs = specText(specs);
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+LoadedScript loadItem(const tuner::PlanItem& item) {
+  std::vector<std::string> args = {item.script};
+  if (item.fusion) args.insert(args.end(), {"--fusion", *item.fusion});
+  if (item.inputs) args.insert(args.end(), {"--inputs", *item.inputs});
+  LoadedScript loaded = loadScript(CommandLine(args, kScriptOptions, {}));
+  FL_CHECK(loaded.inputs.has_value(), "tune needs input sizes: ", item.script,
+           " has no inputs block; give sizes in the plan (or --inputs/--sizes)");
+  return loaded;
+}
+
+// The GPUs that measure: --devices, else --device cuda:N. One model only:
+// the store keys every result by the target device's fingerprint.
+std::vector<int> measuringDevices(const CommandLine& cl) {
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
+           runtime::cudaUnavailableReason(), "; tune --dry-run lists the space without one");
+  std::vector<int> devices;
+  if (auto list = cl.value("devices")) {
+    FL_CHECK(!cl.value("device"), "give --device cuda:N or --devices LIST, not both");
+    devices = tuner::parseDeviceList(*list, runtime::cudaDeviceCount());
+  } else {
+    const std::string option = cl.value("device").value_or("cuda:0");
+    FL_CHECK(option.rfind("cuda", 0) == 0,
+             "tune measures on a GPU of this machine: --device cuda:N (or use --dry-run "
+             "to list the space for a table device)");
+    devices = {option.size() > 5 ? static_cast<int>(parseInt("device", option.substr(5))) : 0};
+  }
+  std::string first;
+  for (int index : devices) {
+    const auto spec = runtime::resolveDevice("cuda:" + std::to_string(index));
+    FL_CHECK(spec.has_value(), "cannot read the properties of cuda:", index);
+    const std::string fingerprint = db::deviceFingerprint(*spec);
+    if (first.empty()) first = fingerprint;
+    FL_CHECK(fingerprint == first, "--devices mixes GPU models: cuda:", devices.front(), " is ",
+             first, " and cuda:", index, " is ", fingerprint,
+             "; results are keyed by one device, so tune each model in its own run");
+  }
+  return devices;
+}
+
+// One worker per GPU: this executable in its hidden mode, same script and
+// sizes. Sizes from the script's inputs block go to the worker as that block
+// (strides and .as_strided views included); plan or --inputs sizes as text.
+std::unique_ptr<tuner::VariantRunner> makeRunner(const CommandLine& cl,
+                                                 const tuner::PlanItem& item,
+                                                 const LoadedScript& loaded, int segment,
+                                                 const std::vector<int>& devices) {
+  std::vector<std::string> argv = {"/proc/self/exe", "tune-worker", loaded.script.fileName,
+                                   "--segment", std::to_string(segment)};
+  if (item.inputs) argv.insert(argv.end(), {"--inputs", *item.inputs});
+  if (item.fusion) argv.insert(argv.end(), {"--fusion", *item.fusion});
+  for (const auto& s : cl.values("set")) argv.insert(argv.end(), {"--set", s});
+  for (const auto& p : cl.values("disable-pass")) argv.insert(argv.end(), {"--disable-pass", p});
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) argv[0] = std::string(self, static_cast<size_t>(n));
+  std::vector<std::unique_ptr<tuner::VariantRunner>> runners;
+  for (int device : devices) {
+    std::vector<std::string> one = argv;
+    one.insert(one.end(), {"--device", "cuda:" + std::to_string(device)});
+    runners.push_back(std::make_unique<tuner::WorkerRunner>(one));
+  }
+  if (runners.size() == 1) return std::move(runners.front());
+  return std::make_unique<tuner::RunnerPool>(std::move(runners));
+}
+
+int workersStarted(tuner::VariantRunner& runner) {
+  if (auto* one = dynamic_cast<tuner::WorkerRunner*>(&runner)) return one->workersStarted();
+  auto& pool = dynamic_cast<tuner::RunnerPool&>(runner);
+  int started = 0;
+  for (size_t i = 0; i < pool.size(); ++i) started += workersStarted(pool.runner(i));
+  return started;
+}
+
+// Whether `database` holds a tuned entry for `target`'s key (a campaign
+// skips it: resuming a campaign re-runs nothing finished).
+std::optional<int64_t> tunedEntry(db::HeuristicsDatabase& database,
+                                  const tuner::TuningTarget& target) {
+  db::Entry like;
+  like.segment = target.segmentRecord();
+  like.device = target.deviceRecord();
+  like.paramsSchema = target.key.paramsSchema;
+  const auto existing = database.entryWithKey(like);
+  if (existing && existing->origin == "tuner") return existing->id;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int tuneCommand(const std::vector<std::string>& args) {
@@ -168,8 +296,22 @@ int tuneCommand(const std::vector<std::string>& args) {
   const bool dryRun = cl.flag("dry-run");
   const auto dbPath = cl.value("db");
   FL_CHECK(dbPath || dryRun, "tune needs --db FILE: the database the results go to");
-  LoadedScript loaded = loadScript(cl);
-  const auto sets = sizeSets(cl, loaded);
+  const auto start = std::chrono::steady_clock::now();
+  bool campaign = false;
+  const std::vector<tuner::PlanItem> plan = planFrom(cl, &campaign);
+  // A campaign takes its shard from the environment of a job array, torchrun
+  // or mpirun unless --shard names it.
+  tuner::Shard shard;
+  if (auto text = cl.value("shard")) {
+    shard = tuner::parseShard(*text);
+  } else if (campaign) {
+    shard = tuner::shardFromEnvironment([](const char* name) { return std::getenv(name); });
+  }
+  const std::vector<size_t> taken = tuner::shardItems(plan.size(), shard);
+  if (campaign || shard.count > 1) {
+    std::cerr << "plan: " << plan.size() << " item(s); shard " << shard.text() << " (from "
+              << shard.origin << ") takes " << taken.size() << "\n";
+  }
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
 
   tuner::TuneOptions tune;
@@ -177,21 +319,22 @@ int tuneCommand(const std::vector<std::string>& args) {
   if (auto b = cl.value("budget")) tune.strategy.budget = parseInt("budget", *b);
   if (auto s = cl.value("seed")) tune.strategy.seed = ir::parseUnsigned(*s, "--seed");
   if (auto m = cl.value("margin")) tune.margin = double(parseInt("margin", *m)) / 100;
+  if (auto t = cl.value("time-limit")) {
+    tune.deadline = start + std::chrono::seconds(parseInt("time-limit", *t));
+  }
   for (const auto& a : args) tune.command += " " + a;
 
-  // The device: a table entry for a dry run, a GPU of this machine otherwise.
-  std::string deviceOption = cl.value("device").value_or(dryRun ? "h100" : "cuda:0");
-  int cudaIndex = 0;
-  if (!dryRun) {
-    FL_CHECK(deviceOption.rfind("cuda", 0) == 0,
-             "tune measures on a GPU of this machine: --device cuda:N (or use --dry-run "
-             "to list the space for a table device)");
-    if (deviceOption.size() > 5) cudaIndex = static_cast<int>(parseInt("device", deviceOption.substr(5)));
-    FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
-             runtime::cudaUnavailableReason(), "; tune --dry-run lists the space without one");
-  }
+  // The device: a table entry for a dry run, GPUs of this machine otherwise.
+  std::vector<int> devices;
+  if (!dryRun) devices = measuringDevices(cl);
+  const std::string deviceOption =
+      dryRun ? cl.value("device").value_or("h100") : "cuda:" + std::to_string(devices.front());
   const auto device = runtime::resolveDevice(deviceOption);
   FL_CHECK(device.has_value(), "unknown --device '", deviceOption, "'");
+  // A pool's batches are split between the GPUs: at least two variants each.
+  if (devices.size() > 1) {
+    tune.strategy.batchSize = std::max<size_t>(tune.strategy.batchSize, 2 * devices.size());
+  }
 
   std::optional<db::HeuristicsDatabase> database;
   if (!dryRun) database.emplace(*dbPath, db::HeuristicsDatabase::Access::Write);
@@ -201,24 +344,43 @@ int tuneCommand(const std::vector<std::string>& args) {
   struct sigaction action {};
   action.sa_handler = onInterrupt;
   sigaction(SIGINT, &action, nullptr);
+  auto pastDeadline = [&] {
+    return tune.deadline && std::chrono::steady_clock::now() >= *tune.deadline;
+  };
 
   tuner::Builder builder(runtime::KernelCache::global());
   int failures = 0;
-  for (const auto& specs : sets) {
-    const runtime::Arguments shapes = frontend::makeInputShapes(specs);
+  bool timedOut = false;
+  for (size_t index : taken) {
+    if (gCancel.load() || timedOut) break;
+    const tuner::PlanItem& planItem = plan[index];
+    const LoadedScript loaded = loadItem(planItem);
+    const std::string sizes = specText(*loaded.inputs);
+    const runtime::Arguments shapes = frontend::makeInputShapes(*loaded.inputs);
     const runtime::CompiledFusion compiled = runtime::compileFusion(
         *loaded.fusion, compileOptions, *device, shapes, nullptr, false);
     std::vector<int> segments = tuner::tunableSegments(compiled);
     if (auto s = cl.value("segment")) segments = {static_cast<int>(parseInt("segment", *s))};
     if (segments.empty()) {
-      std::cout << "sizes " << specText(specs) << ": no segment has params to tune\n";
+      std::cout << loaded.fusionName << " at " << sizes << ": no segment has params to tune\n";
     }
     for (int segment : segments) {
       if (gCancel.load()) break;
+      if (pastDeadline()) {
+        timedOut = true;
+        break;
+      }
       auto target = tuner::makeTuningTarget(*loaded.fusion, compileOptions, *device, shapes,
                                             segment);
+      // A recorded item tunes the segments that were met untuned only.
+      if (!planItem.segmentHashes.empty() &&
+          !planItem.segmentHashes.count(target->key.structureHash)) {
+        continue;
+      }
       Json item = Json::object();
-      item.set("sizes", specText(specs));
+      item.set("script", loaded.script.fileName);
+      item.set("fusion", loaded.fusionName);
+      item.set("sizes", sizes);
       item.set("segment", int64_t(segment));
       if (dryRun) {
         const tuner::SearchSpace space = tuner::buildSearchSpace(
@@ -231,39 +393,41 @@ int tuneCommand(const std::vector<std::string>& args) {
         report.push(std::move(item));
         continue;
       }
-      // The worker: this executable in its hidden mode, same script and sizes.
-      // Sizes from the script's inputs block go to the worker as that block
-      // (strides and .as_strided views included); --inputs/--sizes as text.
-      std::vector<std::string> argv = {"/proc/self/exe", "tune-worker",
-                                       loaded.script.fileName,
-                                       "--segment", std::to_string(segment), "--device",
-                                       "cuda:" + std::to_string(cudaIndex)};
-      if (cl.value("sizes") || cl.value("inputs")) {
-        argv.insert(argv.end(), {"--inputs", specText(specs)});
-      }
-      if (auto f = cl.value("fusion")) argv.insert(argv.end(), {"--fusion", *f});
-      for (const auto& s : cl.values("set")) argv.insert(argv.end(), {"--set", s});
-      for (const auto& p : cl.values("disable-pass")) argv.insert(argv.end(), {"--disable-pass", p});
-      char self[4096];
-      const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-      if (n > 0) argv[0] = std::string(self, static_cast<size_t>(n));
-      tuner::WorkerRunner runner(argv);
-      ConsoleListener listener(segment, terminal);
-      const tuner::TuneResult result = tuner::tuneSegment(*target, tune, *database, runner,
-                                                          &builder, &listener, &gCancel);
       std::ostream& out = terminal ? std::cout : std::cerr;
+      if (campaign) {
+        if (auto entry = tunedEntry(*database, *target)) {
+          out << loaded.fusionName << " segment " << segment << " at " << sizes
+              << ": already tuned (entry " << *entry << "); skipped\n";
+          item.set("skipped", true);
+          item.set("entry", *entry);
+          report.push(std::move(item));
+          continue;
+        }
+      }
+      auto runner = makeRunner(cl, planItem, loaded, segment, devices);
+      ConsoleListener listener(segment, terminal);
+      const tuner::TuneResult result = tuner::tuneSegment(*target, tune, *database, *runner,
+                                                          &builder, &listener, &gCancel);
+      timedOut = timedOut || result.timedOut;
       out << "segment " << segment << " (" << scheduler::toString(target->scheduler)
-          << ") at " << specText(specs) << ": " << result.measured << " measured, "
+          << ") at " << sizes << ": " << result.measured << " measured, "
           << result.resumed << " resumed, of " << result.space.variants.size()
           << " variants in " << result.seconds << " s ("
           << (result.seconds > 0 ? 60.0 * double(result.measured) / result.seconds : 0)
-          << " per minute), " << runner.workersStarted() << " worker(s)\n";
+          << " per minute), " << workersStarted(*runner) << " worker(s) on "
+          << devices.size() << " GPU(s)" << (result.timedOut ? "; time limit reached" : "")
+          << "\n";
       item.set("variants", int64_t(result.space.variants.size()));
       item.set("measured", result.measured);
       item.set("resumed", result.resumed);
       item.set("seconds", result.seconds);
-      item.set("workers", int64_t(runner.workersStarted()));
+      item.set("workers", int64_t(workersStarted(*runner)));
+      item.set("devices", Json::arrayOf(std::vector<int64_t>(devices.begin(), devices.end())));
+      if (auto* pool = dynamic_cast<tuner::RunnerPool*>(runner.get())) {
+        item.set("measured_per_device", Json::arrayOf(pool->measuredPerRunner()));
+      }
       item.set("cancelled", result.strategy.cancelled);
+      item.set("timed_out", result.timedOut);
       int64_t failed = 0;
       for (const auto& o : result.outcomes) failed += o.ok() ? 0 : 1;
       item.set("failed", failed);
@@ -291,6 +455,10 @@ int tuneCommand(const std::vector<std::string>& args) {
   if (gCancel.load()) {
     std::cerr << "tune: interrupted; run the same command again to resume\n";
     return 130;
+  }
+  if (timedOut) {
+    std::cerr << "tune: time limit reached; the winners of what was measured are stored; "
+                 "run the same command again to go on\n";
   }
   return failures == 0 ? 0 : 1;
 }

@@ -16,6 +16,10 @@
 
 namespace fuserlab::db {
 class DatabaseSearchPath;
+class SegmentRecorder;
+}
+namespace fuserlab::scheduler {
+class HeuristicProvider;
 }
 
 namespace fuserlab::cli {
@@ -75,6 +79,15 @@ inline const std::set<std::string> kDatabaseFlags = {"allow-same-arch"};
 //! The search path --db, FUSERLAB_DB or FUSERLAB_HEURISTICS_DB names,
 //! loaded; null if none names one.
 std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine& cl);
+
+//! --record FILE of run and bench (else $FUSERLAB_DB_RECORD): append every
+//! segment that runs on the built-in heuristic to FILE (db/segment_recorder.h).
+inline const std::set<std::string> kRecordOptions = {"record"};
+//! The recorder --record or FUSERLAB_DB_RECORD asks for, in front of `next`
+//! (the database, or null); null if neither asks. `device`: "cuda:N".
+std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(
+    const CommandLine& cl, const LoadedScript& loaded,
+    const scheduler::HeuristicProvider* next, const std::string& device);
 
 //! Prints one "  check ok|FAILED ..." line per output of `fusion`,
 //! comparing `outputs` with `reference`; returns how many differ.

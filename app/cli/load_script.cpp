@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <filesystem>
 
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
@@ -6,6 +7,7 @@
 #include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
 #include "db/database_search_path.h"
+#include "db/segment_recorder.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -122,6 +124,22 @@ std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine
       cl.flag("allow-same-arch") ||
       (sameArch != nullptr && *sameArch && std::string_view(sameArch) != "0");
   return std::make_unique<db::DatabaseSearchPath>(paths, options);
+}
+
+std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(
+    const CommandLine& cl, const LoadedScript& loaded,
+    const scheduler::HeuristicProvider* next, const std::string& device) {
+  std::optional<std::string> path = cl.value("record");
+  if (!path) {
+    if (const char* env = std::getenv("FUSERLAB_DB_RECORD"); env && *env) path = env;
+  }
+  if (!path) return nullptr;
+  db::RecordOrigin origin;
+  origin.script = std::filesystem::absolute(loaded.script.fileName).lexically_normal().string();
+  origin.fusion = loaded.fusionName;
+  origin.inputs = cl.value("inputs");  // else the inputs block, strides and all
+  origin.device = device;
+  return std::make_unique<db::SegmentRecorder>(*path, std::move(origin), next);
 }
 
 }  // namespace fuserlab::cli

@@ -40,12 +40,17 @@ commands:
                 --db FILE [--inputs SPEC | --sizes SPEC;SPEC...] [--segment N]
                 [--strategy exhaustive|random|coordinate] [--budget N] [--seed N]
                 [--margin PERCENT] [--dry-run] [--json PATH] [--device NAME|cuda:N]
+                [--devices 0,1|all] [--time-limit SECONDS] [--shard K/N]
+                or a campaign: tune --plan PLAN|--from-record FILE --db FILE
   db SUB        the heuristics database: list, show, export, import, merge,
                 verify, prune, put  (fuserlab-cli db help)
 
 SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
       (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
-FUSERLAB_HEURISTICS_DB=FILE: the heuristics database when --db is not given
+FUSERLAB_DB=user.db:system.db: the heuristics databases when --db is not given
+      (--db repeated is a search path too; FUSERLAB_HEURISTICS_DB is the old name)
+FUSERLAB_DB_RECORD=FILE: run/bench --backend cuda append the segments that ran
+      on the built-in heuristic to FILE (as --record FILE); tune --from-record FILE
 output files (--json PATH, --out DIR, -o OUT, --output, --save-*): a write that
       fails (a full disk) is exit 2; a named pipe is written only when a reader
       already has it open (no waiting: "no reader on the named pipe")

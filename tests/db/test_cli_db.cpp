@@ -192,6 +192,24 @@ TEST_F(DbCliTest, SearchPathNamesTheAnsweringFileAndSameArchNeedsAsking) {
   EXPECT_NE(r.output.find("database_same_arch"), std::string::npos) << r.output;
 }
 
+// Issue 48 item 2: db merge OUT IN... combines shard files.
+TEST_F(DbCliTest, MergeTakesSeveralShardFiles) {
+  const std::string a = file("shard0.db"), b = file("shard1.db"), out = file("all.db");
+  ASSERT_EQ(runCli("db put --db " + a + " " + kSeed001 + " --segment 0 --device h100 --params '" +
+                   kPinned + "'").exitCode, 0);
+  ASSERT_EQ(runCli("db put --db " + b + " " + kSeed001 + " --segment 0 --device h100 --params '" +
+                   kPinned + "'" + inputsAt(1664)).exitCode, 0);
+  CliResult r = runCli("db merge " + out + " " + a + " " + b);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("from " + b + ":"), std::string::npos) << r.output;
+  r = runCli("db list --db " + out);
+  EXPECT_NE(r.output.find("16x128x1600"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("16x128x1664"), std::string::npos) << r.output;
+  EXPECT_EQ(runCli("db merge " + out).exitCode, 2);
+  // The older form still works: --db OUT OTHER.
+  EXPECT_EQ(runCli("db merge --db " + file("again.db") + " " + a).exitCode, 0);
+}
+
 TEST_F(DbCliTest, PutRefusesParamsTheSchedulerRefusesUnlessForced) {
   std::string tooWide = kPinned;
   tooWide.replace(tooWide.find("\"vectorization_factor\":8"), 24,
