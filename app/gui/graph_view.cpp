@@ -345,6 +345,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     }
     ++edges_;
   }
+  int stubs = 0;
   for (const viz::NodeLayout& box : layout.nodes) {
     const viz::GraphNode* node = graph.findNode(box.id);
     if (node == nullptr) continue;
@@ -362,7 +363,11 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     item->setData(kSegmentKey, node->segment);
     item->setData(kSearchKey, QString::fromStdString(node->label + " " + node->value));
     item->setData(kKindKey, "node");
-    item->setToolTip(QString::fromStdString(node->label));
+    item->setToolTip(node->stubOf.empty()
+                         ? QString::fromStdString(node->label)
+                         : QString::fromStdString(node->label) +
+                               " (drawn again beside this use instead of a long edge)");
+    if (!node->stubOf.empty()) ++stubs;
     auto* text = new QGraphicsSimpleTextItem(QString::fromStdString(node->label), item);
     text->setFont(nodeFont());
     const QRectF bounds = text->boundingRect();
@@ -370,10 +375,17 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     ++nodes_;
   }
   scene_->setSceneRect(QRectF(-10, -10, layout.width + 20, layout.height + 20));
-  status_->setText(QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_));
+  status_->setText(
+      QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_) +
+      (stubs > 0 ? QString("; simplified: %1 distant uses of widely read values drawn as "
+                           "dashed stubs")
+                       .arg(stubs)
+                 : QString()));
   updateSelection();
   fit();
 }
+
+QString GraphView::statusText() const { return status_->text(); }
 
 void GraphView::fit() {
   view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);

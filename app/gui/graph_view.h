@@ -51,6 +51,8 @@ class GraphView : public QWidget {
   int clusterCount() const { return clusters_; }
   int nodeCount() const { return nodes_; }
   int edgeCount() const { return edges_; }
+  //! The line under the graph: counts, "laying out...", a simplification.
+  QString statusText() const;
   //! The segment drawn at scene position `point`; -1 for none.
   int segmentAt(const QPointF& point) const;
 
