@@ -1,10 +1,11 @@
 // fuserlab-cli inspect FILE [--inputs SPEC] [--fusion NAME]
-//                           [--dump fusion_ir] [--json PATH|-] [--db FILE]
+//                           [--dump LIST] [--json PATH|-] [--db FILE]
 #include <fstream>
 #include <iostream>
 #include <utility>
 
 #include "app/cli/commands.h"
+#include "app/cli/nvfuser_dumps.h"
 #include "app/cli/output.h"
 #include "app/cli/segment_repros.h"
 #include "core/ir/error.h"
@@ -222,29 +223,6 @@ void printCompileSummary(const report::CompileReport& report,
   }
 }
 
-const std::vector<std::string> kDumps = {
-    "fusion_ir", "fusion_ir_preseg", "segmented_fusion", "scheduler_params",
-    "segmenter_logging"};
-
-std::vector<std::string> requestedDumps(const CommandLine& cl) {
-  std::vector<std::string> dumps;
-  for (const std::string& value : cl.values("dump")) {
-    size_t begin = 0;
-    while (begin <= value.size()) {
-      size_t end = value.find(',', begin);
-      if (end == std::string::npos) end = value.size();
-      std::string dump = value.substr(begin, end - begin);
-      bool known = std::find(kDumps.begin(), kDumps.end(), dump) != kDumps.end();
-      std::string list;
-      for (const auto& k : kDumps) list += (list.empty() ? "" : ", ") + k;
-      FL_CHECK(known, "--dump ", dump, " is not known; available: ", list);
-      dumps.push_back(dump);
-      begin = end + 1;
-    }
-  }
-  return dumps;
-}
-
 }  // namespace
 
 int inspectCommand(const std::vector<std::string>& args) {
@@ -258,9 +236,6 @@ int inspectCommand(const std::vector<std::string>& args) {
   const bool repros = wantsSegmentRepros(cl, loaded);
   const ir::Fusion& fusion = *loaded.fusion;
   const auto dumps = requestedDumps(cl);
-  auto wants = [&](const char* dump) {
-    return std::find(dumps.begin(), dumps.end(), dump) != dumps.end();
-  };
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
 
@@ -292,14 +267,7 @@ int inspectCommand(const std::vector<std::string>& args) {
     text << "\nno input sizes: the script has no inputs block; pass --inputs "
             "to see its segmentation and heuristics\n";
   }
-  if (wants("fusion_ir")) text << "\n" << ir::printFusionIr(fusion);
-  if (compiled) {
-    const report::CompileReport& report = compiled->report;
-    if (wants("fusion_ir_preseg")) text << "\n" << report.fusionIrPreseg;
-    if (wants("segmented_fusion")) text << "\n" << report.segmentedFusion;
-    if (wants("scheduler_params")) text << "\n" << report.schedulerParamsText();
-    if (wants("segmenter_logging")) text << "\n" << report.segmenterLoggingText();
-  }
+  printDumps(dumps, loaded, compiled ? &*compiled : nullptr, device, text);
 
   if (auto path = cl.value("json")) {
     Json root = Json::object();
