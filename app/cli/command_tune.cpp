@@ -354,12 +354,29 @@ int tuneCommand(const std::vector<std::string>& args) {
   for (size_t index : taken) {
     if (gCancel.load() || timedOut) break;
     const tuner::PlanItem& planItem = plan[index];
-    const LoadedScript loaded = loadItem(planItem);
+    std::optional<LoadedScript> loadedItem;
+    std::optional<runtime::CompiledFusion> compiled;
+    runtime::Arguments shapes;
+    try {
+      loadedItem = loadItem(planItem);
+      shapes = frontend::makeInputShapes(*loadedItem->inputs);
+      compiled = runtime::compileFusion(*loadedItem->fusion, compileOptions, *device, shapes,
+                                        nullptr, false);
+    } catch (const UserError& error) {
+      // One bad item of a campaign (a script that moved, sizes its
+      // constants refuse) does not stop the others.
+      if (!campaign) throw;
+      std::cerr << "plan item " << index << " (" << planItem.identity()
+                << "): " << error.message() << "; skipped\n";
+      Json item = planItem.toJson();
+      item.set("error", error.message());
+      report.push(std::move(item));
+      ++failures;
+      continue;
+    }
+    const LoadedScript& loaded = *loadedItem;
     const std::string sizes = specText(*loaded.inputs);
-    const runtime::Arguments shapes = frontend::makeInputShapes(*loaded.inputs);
-    const runtime::CompiledFusion compiled = runtime::compileFusion(
-        *loaded.fusion, compileOptions, *device, shapes, nullptr, false);
-    std::vector<int> segments = tuner::tunableSegments(compiled);
+    std::vector<int> segments = tuner::tunableSegments(*compiled);
     if (auto s = cl.value("segment")) segments = {static_cast<int>(parseInt("segment", *s))};
     if (segments.empty()) {
       std::cout << loaded.fusionName << " at " << sizes << ": no segment has params to tune\n";

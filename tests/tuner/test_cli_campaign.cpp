@@ -96,6 +96,19 @@ TEST_F(CliCampaignTest, RecordFileBecomesAPlanOfItsSegments) {
   EXPECT_NE(r.output.find("sizes 16x512,16x512"), std::string::npos) << r.output;
 }
 
+TEST_F(CliCampaignTest, ABadItemIsSkippedAndTheOthersGoOn) {
+  const std::string plan = (dir_ / "bad.json").string();
+  std::ofstream(plan) << R"({"fusions": [{"script": "gone.py"}, {"script": ")"
+                      << source("resources/examples/silu_mul.py")
+                      << R"(", "sizes": ["64x2048:bf16,64x2048:bf16"]}]})";
+  const CliResult r = runCli("tune --plan " + plan + " --dry-run --budget 1");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("plan item 0 (" + (dir_ / "gone.py").string()), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("; skipped"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sizes 64x2048,64x2048"), std::string::npos) << r.output;
+}
+
 TEST_F(CliCampaignTest, BadCampaignOptionsAreUserErrors) {
   const std::string file = source("resources/examples/silu_mul.py");
   for (const std::string& args :
