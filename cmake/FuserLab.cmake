@@ -11,6 +11,10 @@ set(FUSERLAB_WARNINGS -Wall -Wextra -Wno-unused-parameter
 function(fuserlab_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
+  if(FUSERLAB_PYTHON)
+    # Linked into the Python extension, a shared object.
+    set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  endif()
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_compile_options(${name} PRIVATE ${FUSERLAB_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})

@@ -1,0 +1,139 @@
+#include "python/src/tensor_exchange.h"
+
+#include <vector>
+
+#include "core/ir/error.h"
+#include "python/src/dlpack.h"
+
+namespace py = pybind11;
+
+namespace fuserlab::python {
+namespace {
+
+ir::DataType fromDLPack(const DLDataType& type) {
+  FL_CHECK(type.lanes == 1, "DLPack tensors with ", type.lanes, " lanes are not supported");
+  switch (type.code) {
+    case kDLFloat:
+      if (type.bits == 16) return ir::DataType::Half;
+      if (type.bits == 32) return ir::DataType::Float;
+      if (type.bits == 64) return ir::DataType::Double;
+      break;
+    case kDLBfloat:
+      if (type.bits == 16) return ir::DataType::BFloat16;
+      break;
+    case kDLInt:
+      if (type.bits == 32) return ir::DataType::Int32;
+      if (type.bits == 64) return ir::DataType::Int;
+      break;
+    case kDLBool:
+      if (type.bits == 8) return ir::DataType::Bool;
+      break;
+    case kDLUInt:
+      if (type.bits == 8) return ir::DataType::Bool;  // numpy < 1.25 exports bool so
+      break;
+    default:
+      break;
+  }
+  FL_USER_ERROR("a DLPack tensor of type code ", int(type.code), " with ", int(type.bits),
+                " bits: FuserLab takes bool, int32, int64, float16, bfloat16, float32 "
+                "and float64");
+}
+
+DLDataType toDLPack(ir::DataType dtype) {
+  switch (dtype) {
+    case ir::DataType::Bool: return {kDLBool, 8, 1};
+    case ir::DataType::Int32: return {kDLInt, 32, 1};
+    case ir::DataType::Int: return {kDLInt, 64, 1};
+    case ir::DataType::Half: return {kDLFloat, 16, 1};
+    case ir::DataType::BFloat16: return {kDLBfloat, 16, 1};
+    case ir::DataType::Float: return {kDLFloat, 32, 1};
+    case ir::DataType::Double: return {kDLFloat, 64, 1};
+    case ir::DataType::Null: break;
+  }
+  FL_ASSERT(false, "an output without a dtype");
+}
+
+// What an exported capsule's DLManagedTensor owns.
+struct Holder {
+  runtime::DeviceTensor tensor;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  DLManagedTensor managed{};
+};
+
+void deleteHolder(DLManagedTensor* managed) {
+  delete static_cast<Holder*>(managed->manager_ctx);
+}
+
+// A capsule nobody consumed frees its tensor when Python collects it.
+void capsuleDestructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+  } else {
+    PyErr_Clear();
+  }
+}
+
+}  // namespace
+
+BorrowedTensor::BorrowedTensor(const py::object& object) {
+  FL_CHECK(py::hasattr(object, "__dlpack__"), "expected a tensor with __dlpack__ (a numpy "
+           "array or a torch tensor) or a Python number, found ",
+           std::string(py::str(py::type::of(object).attr("__name__"))));
+  py::object capsule = object.attr("__dlpack__")();
+  PyObject* raw = capsule.ptr();
+  FL_CHECK(PyCapsule_IsValid(raw, "dltensor"), "__dlpack__ gave no 'dltensor' capsule");
+  managed_ = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(raw, "dltensor"));
+  PyCapsule_SetName(raw, "used_dltensor");  // ours now: we call the deleter
+  const DLTensor& t = managed_->dl_tensor;
+  const ir::DataType dtype = fromDLPack(t.dtype);
+  std::vector<int64_t> sizes(t.shape, t.shape + t.ndim);
+  std::vector<int64_t> strides = t.strides != nullptr
+                                     ? std::vector<int64_t>(t.strides, t.strides + t.ndim)
+                                     : runtime::Tensor::contiguousStrides(sizes);
+  runtime::DeviceKind kind;
+  if (t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost) {
+    kind = runtime::DeviceKind::Cpu;
+  } else if (t.device.device_type == kDLCUDA || t.device.device_type == kDLCUDAManaged) {
+    kind = runtime::DeviceKind::Cuda;
+  } else {
+    FL_USER_ERROR("a DLPack tensor on device type ", int(t.device.device_type),
+                  ": FuserLab takes CPU and CUDA tensors");
+  }
+  char* data = static_cast<char*>(t.data) + t.byte_offset;
+  tensor_ = runtime::Tensor::borrow(data, dtype, std::move(sizes), std::move(strides), 0, kind,
+                                    t.device.device_id);
+}
+
+BorrowedTensor::~BorrowedTensor() {
+  if (managed_ != nullptr && managed_->deleter != nullptr) managed_->deleter(managed_);
+}
+
+py::capsule ExportedTensor::dlpack(const py::object& /*stream*/) {
+  FL_CHECK(!exported_, "this output was already handed over through DLPack");
+  exported_ = true;
+  auto* holder = new Holder{tensor_, tensor_.tensor.sizes(), tensor_.tensor.strides(), {}};
+  DLTensor& t = holder->managed.dl_tensor;
+  const runtime::Tensor& tensor = holder->tensor.tensor;
+  t.data = tensor.data();
+  t.device = tensor.isCpu() ? DLDevice{kDLCPU, 0}
+                            : DLDevice{kDLCUDA, static_cast<int32_t>(tensor.device().index)};
+  t.ndim = static_cast<int32_t>(holder->shape.size());
+  t.dtype = toDLPack(tensor.dtype());
+  t.shape = holder->shape.data();
+  t.strides = holder->strides.data();
+  t.byte_offset = 0;
+  holder->managed.manager_ctx = holder;
+  holder->managed.deleter = deleteHolder;
+  tensor_ = {};  // the capsule's holder keeps it now
+  return py::reinterpret_steal<py::capsule>(
+      PyCapsule_New(&holder->managed, "dltensor", capsuleDestructor));
+}
+
+py::tuple ExportedTensor::dlpackDevice() const {
+  if (device_.kind == runtime::DeviceKind::Cpu) return py::make_tuple(int(kDLCPU), 0);
+  return py::make_tuple(int(kDLCUDA), device_.index);
+}
+
+}  // namespace fuserlab::python

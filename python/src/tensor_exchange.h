@@ -1,0 +1,54 @@
+// Tensors across the Python boundary as DLPack: an imported array borrowed
+// as a runtime::Tensor (no copy), and a FuserLab output exported as a
+// DLPack capsule whose deleter frees it.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+#include "core/runtime/cuda_memory.h"
+#include "core/runtime/tensor.h"
+#include "python/src/dlpack.h"
+
+namespace fuserlab::python {
+
+//! An array borrowed through DLPack: the tensor over the producer's memory,
+//! and the producer's DLManagedTensor, released (deleter called) when this
+//! is destroyed.
+class BorrowedTensor {
+ public:
+  //! `object.__dlpack__()` consumed. A dtype or device FuserLab does not
+  //! take is a UserError naming it.
+  explicit BorrowedTensor(const pybind11::object& object);
+  ~BorrowedTensor();
+  BorrowedTensor(const BorrowedTensor&) = delete;
+  BorrowedTensor& operator=(const BorrowedTensor&) = delete;
+
+  const runtime::Tensor& tensor() const { return tensor_; }
+
+ private:
+  DLManagedTensor* managed_ = nullptr;
+  runtime::Tensor tensor_;
+};
+
+//! A FuserLab output, held until its DLPack consumer frees it. Python sees
+//! it as an object with __dlpack__ and __dlpack_device__, which
+//! numpy.from_dlpack and torch.from_dlpack take.
+class ExportedTensor {
+ public:
+  explicit ExportedTensor(runtime::DeviceTensor tensor)
+      : tensor_(std::move(tensor)), device_(tensor_.tensor.device()) {}
+  //! The capsule ("dltensor"); once only.
+  pybind11::capsule dlpack(const pybind11::object& stream);
+  //! (device type, device id) as DLPack numbers them.
+  pybind11::tuple dlpackDevice() const;
+  const runtime::Tensor& tensor() const { return tensor_.tensor; }
+
+ private:
+  runtime::DeviceTensor tensor_;
+  runtime::Device device_;
+  bool exported_ = false;
+};
+
+}  // namespace fuserlab::python

@@ -1,0 +1,133 @@
+"""GPU check of the fuserlab module (not run in CI: needs torch and a GPU).
+
+    PYTHONPATH=python:build-carry/python python3 python/tests/gpu_check.py
+
+For a pointwise fusion, a layer norm and a reduction on random non-zero CUDA
+tensors: execute's outputs against eager PyTorch, that inputs and outputs are
+zero-copy (an output is a torch CUDA tensor over FuserLab's buffer, and an
+aliased output lands in the caller's tensor), that a second execute reuses
+the compile, and the host time of a cached execute (median of many calls,
+target <= 10 us). Also `python -m fuserlab run` on a bundled repro with torch.
+Exit 1 if a check fails."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+from fuserlab import DataType, FusionDefinition
+
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(f"{'ok  ' if ok else 'FAIL'} {name} {detail}")
+    if not ok:
+        failures.append(name)
+
+
+def pointwise():
+    with FusionDefinition() as fd:
+        a = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+        b = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+        y = fd.ops.mul(fd.ops.silu(fd.ops.cast(a, DataType.Float)), fd.ops.cast(b, DataType.Float))
+        fd.add_output(fd.ops.cast(y, DataType.BFloat16))
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
+    b = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
+    eager = lambda a, b: (torch.nn.functional.silu(a.float()) * b.float()).bfloat16()
+    return fd, [a, b], eager, dict(rtol=1e-2, atol=1e-2)
+
+
+def layer_norm():
+    with FusionDefinition() as fd:
+        x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+        w = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16)
+        xf = fd.ops.cast(x, DataType.Float)
+        var, mean = fd.ops.var_mean(xf, dims=[1], correction=0, keepdim=False)
+        mean_b = fd.ops.broadcast_in_dim(mean, shape=x.shape(), broadcast_dims=[0])
+        rstd = fd.ops.rsqrt(fd.ops.add(fd.ops.broadcast_in_dim(var, shape=x.shape(),
+                                                               broadcast_dims=[0]), 1e-5))
+        wf = fd.ops.broadcast_in_dim(fd.ops.cast(w, DataType.Float), shape=x.shape(),
+                                     broadcast_dims=[1])
+        fd.add_output(fd.ops.cast(fd.ops.mul(fd.ops.mul(fd.ops.sub(xf, mean_b), rstd), wf),
+                                  DataType.BFloat16))
+    x = torch.randn(2048, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16) + 0.5
+    eager = lambda x, w: torch.nn.functional.layer_norm(x.float(), (4096,), w.float(),
+                                                        eps=1e-5).bfloat16()
+    return fd, [x, w], eager, dict(rtol=2e-2, atol=2e-2)
+
+
+def reduction():
+    with FusionDefinition() as fd:
+        x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+        fd.add_output(fd.ops.sum(x, dims=[0]))
+        fd.add_output(fd.ops.max(x, dims=[1]))
+    x = torch.randn(8192, 1024, device="cuda") + 0.5
+    eager = lambda x: [x.sum(0), x.amax(1)]
+    return fd, [x], eager, dict(rtol=1e-4, atol=1e-3)
+
+
+def host_us(fd, inputs, calls=2000):
+    for _ in range(50):
+        fd.execute(inputs)
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter_ns()
+        fd.execute(inputs)  # returns after the GPU work (the executor synchronizes)
+        samples.append((time.perf_counter_ns() - start) / 1000)
+    return statistics.median(samples)
+
+
+def main():
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
+    for make in (pointwise, layer_norm, reduction):
+        fd, inputs, eager, tol = make()
+        name = make.__name__
+        outputs = fd.execute(inputs)
+        expected = eager(*inputs)
+        expected = expected if isinstance(expected, list) else [expected]
+        for i, (out, ref) in enumerate(zip(outputs, expected)):
+            check(f"{name} output {i} on cuda", out.is_cuda, str(out.device))
+            try:
+                torch.testing.assert_close(out, ref, **tol)
+                check(f"{name} output {i} matches eager", True)
+            except AssertionError as error:
+                check(f"{name} output {i} matches eager", False, str(error).splitlines()[0])
+        compiles = fd.stats()["compiles"]
+        fd.execute(inputs)
+        check(f"{name} second execute reuses the compile", fd.stats()["compiles"] == compiles,
+              str(fd.stats()))
+        segments = fd.segments()
+        print(f"     {name}: {[s['scheduler'] for s in segments]}")
+        median = host_us(fd, inputs)
+        print(f"     {name}: cached execute {median:.1f} us host time (median; target <= 10 us)")
+        check(f"{name} cached execute <= 10 us", median <= 10.0, f"{median:.1f} us")
+
+    # Zero copy: an aliased output is written into the caller's tensor.
+    with FusionDefinition() as fd:
+        p = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+        fd.add_output(fd.ops.mul(p, 2.0), p)
+    p = torch.randn(1 << 20, device="cuda") + 0.5
+    before, pointer = p.clone(), p.data_ptr()
+    fd.execute([p])
+    check("alias output writes the input in place", torch.equal(p, before * 2) and
+          p.data_ptr() == pointer)
+
+    source = os.environ.get("FUSERLAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "../.."))
+    for example in ("seed001_nanogpt_layer_norm.py", "rms_norm.py", "softmax.py"):
+        result = subprocess.run([sys.executable, "-m", "fuserlab", "inspect",
+                                 os.path.join(source, "resources/examples", example)],
+                                capture_output=True, text=True)
+        check(f"python -m fuserlab inspect {example}", result.returncode == 0,
+              (result.stdout + result.stderr).strip().splitlines()[-1] if result.returncode
+              else result.stdout.splitlines()[0])
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
