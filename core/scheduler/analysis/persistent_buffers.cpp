@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
 #include "core/scheduler/analysis/analysis_cache.h"
+#include "core/scheduler/analysis/persistent_buffer_flow.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -15,346 +15,6 @@ using ir::Expr;
 using ir::ExprType;
 using ir::IterDomain;
 using ir::TensorView;
-
-// For each non-reduction axis of `input`, the non-reduction axis of `expr`'s
-// outputs it becomes (-1 where it has none: reduced, squeezed); nullopt when
-// the op does not keep axes apart (reshape, slice, pad, cat, gather, ...).
-std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr,
-                                                      const TensorView& input) {
-  const int64_t inRank = input.rank();
-  const auto* out = expr.output(0)->as<TensorView>();
-  if (out == nullptr) return std::nullopt;
-  const int64_t outRank = out->rank();
-  std::vector<int64_t> map(inRank, -1);
-  const auto& attrs = expr.attrs();
-  switch (expr.type()) {
-    case ExprType::Unary:
-    case ExprType::Binary:
-    case ExprType::Ternary:
-    case ExprType::Cast:
-    case ExprType::Set:
-    case ExprType::SegmentSet:
-    case ExprType::Expand:
-      // Equal ranks pair by position; a 0-dim operand has no axes.
-      if (inRank != 0 && inRank != outRank) return std::nullopt;
-      for (int64_t i = 0; i < inRank; ++i) map[i] = i;
-      return map;
-    case ExprType::Broadcast: {
-      int64_t next = 0;
-      for (int64_t o = 0; o < static_cast<int64_t>(attrs.broadcastFlags.size());
-           ++o) {
-        if (!attrs.broadcastFlags[o] && next < inRank) map[next++] = o;
-      }
-      return map;
-    }
-    case ExprType::Squeeze:
-    case ExprType::Reduction:
-    case ExprType::Welford: {
-      int64_t next = 0;
-      for (int64_t i = 0; i < inRank; ++i) {
-        const bool removed = std::find(attrs.axes.begin(), attrs.axes.end(),
-                                       i) != attrs.axes.end();
-        map[i] = removed ? -1 : next++;
-      }
-      return map;
-    }
-    case ExprType::Permute:
-      for (int64_t o = 0; o < static_cast<int64_t>(attrs.axes.size()); ++o) {
-        const int64_t i = attrs.axes[o];
-        if (i >= 0 && i < inRank) map[i] = o;
-      }
-      return map;
-    default:
-      return std::nullopt;
-  }
-}
-
-// Ops a projected buffer may be recomputed through: cheap, one output
-// element from the matching input elements.
-bool isRecomputable(ExprType type) {
-  switch (type) {
-    case ExprType::Unary:
-    case ExprType::Binary:
-    case ExprType::Ternary:
-    case ExprType::Cast:
-    case ExprType::Set:
-    case ExprType::Broadcast:
-    case ExprType::Expand:
-    case ExprType::Permute:
-    case ExprType::Squeeze:
-    case ExprType::Full:
-    case ExprType::Iota:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The live exprs of a segment in topological order and their tensors, with
-// index lookups (only looked up, never iterated: results follow `exprs`).
-struct Dataflow {
-  std::vector<const Expr*> exprs;
-  std::vector<const TensorView*> tensors;  // segment inputs, then outputs
-  std::vector<std::vector<size_t>> consumers;  // per tensor: expr indices
-
-  explicit Dataflow(const ir::Fusion& segment)
-      : segment_(&segment),
-        exprSlots_(segment.exprs().size(), -1),
-        tensorSlots_(segment.vals().size(), -1) {
-    for (const Expr* e : liveExprs(segment)) {
-      exprSlots_[ownId(e, segment.exprs())] = static_cast<int64_t>(exprs.size());
-      exprs.push_back(e);
-    }
-    auto addTensor = [&](const ir::Val* val) {
-      const auto* tv = val->as<TensorView>();
-      if (tv == nullptr || tensorIndex(tv)) return;
-      tensorSlots_[ownId(tv, segment_->vals())] =
-          static_cast<int64_t>(tensors.size());
-      tensors.push_back(tv);
-    };
-    for (const ir::Val* val : segment.inputs()) addTensor(val);
-    for (const Expr* e : exprs) {
-      for (const ir::Val* val : e->inputs()) addTensor(val);
-      for (const ir::Val* val : e->outputs()) addTensor(val);
-    }
-    consumers.resize(tensors.size());
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      for (const ir::Val* val : exprs[i]->inputs()) {
-        const auto t = tensorIndex(val);
-        if (!t) continue;
-        auto& list = consumers[*t];
-        if (list.empty() || list.back() != i) list.push_back(i);
-      }
-    }
-  }
-
-  //! Position in `exprs` / `tensors`; none for a statement not listed.
-  std::optional<size_t> exprIndex(const Expr* e) const {
-    return slot(e, segment_->exprs(), exprSlots_);
-  }
-  std::optional<size_t> tensorIndex(const ir::Val* val) const {
-    return slot(val, segment_->vals(), tensorSlots_);
-  }
-  //! As above, for a statement that must be listed.
-  size_t exprAt(const Expr* e) const {
-    const auto i = exprIndex(e);
-    FL_ASSERT(i.has_value(), e->toString(), " is not a live expr of the segment");
-    return *i;
-  }
-  size_t tensorAt(const ir::Val* val) const {
-    const auto i = tensorIndex(val);
-    FL_ASSERT(i.has_value(), val->name(), " is not a tensor of the segment");
-    return *i;
-  }
-
-  template <typename F>
-  void forEachTensorInput(const Expr* e, F&& f) const {
-    for (const ir::Val* val : e->inputs()) {
-      if (const auto t = tensorIndex(val)) f(*t);
-    }
-  }
-  template <typename F>
-  void forEachTensorOutput(const Expr* e, F&& f) const {
-    for (const ir::Val* val : e->outputs()) {
-      if (const auto t = tensorIndex(val)) f(*t);
-    }
-  }
-
- private:
-  // Lookups by the statements' ids in the segment (ids are positions in its
-  // exprs() and vals()), checked to be the segment's own.
-  template <typename T, typename Owned>
-  static size_t ownId(const T* x, const std::vector<Owned>& owned) {
-    const auto id = static_cast<size_t>(x->id());
-    FL_ASSERT(id < owned.size() && owned[id].get() == x,
-              "a statement of another fusion in the segment's dataflow");
-    return id;
-  }
-  template <typename T, typename Owned>
-  static std::optional<size_t> slot(const T* x, const std::vector<Owned>& owned,
-                                    const std::vector<int64_t>& slots) {
-    const auto id = static_cast<size_t>(x->id());
-    if (id >= owned.size() || owned[id].get() != x || slots[id] < 0) {
-      return std::nullopt;
-    }
-    return static_cast<size_t>(slots[id]);
-  }
-
-  const ir::Fusion* segment_;
-  std::vector<int64_t> exprSlots_;    // by expr id: index into exprs, -1
-  std::vector<int64_t> tensorSlots_;  // by val id: index into tensors, -1
-};
-
-// What one reduction's neighbourhood looks like: which exprs and tensors feed
-// it (with the axes of each that run along its reduced axes), and which exprs
-// come after it.
-struct ReductionFlow {
-  std::vector<bool> feedsExpr;     // the expr is the reduction or leads to it
-  std::vector<bool> feedsTensor;   // the tensor leads to the reduction
-  std::vector<bool> afterExpr;     // the expr reads the reduction's result
-  std::vector<bool> reachesAfter;  // the expr or one downstream is after it
-  std::vector<std::vector<bool>> rowAxes;  // per tensor feeding it
-  std::vector<bool> rowAxesUnknown;
-
-  ReductionFlow(const Dataflow& flow, const ReductionInfo& reduction) {
-    const size_t nExprs = flow.exprs.size();
-    const size_t nTensors = flow.tensors.size();
-    feedsExpr.assign(nExprs, false);
-    feedsTensor.assign(nTensors, false);
-    afterExpr.assign(nExprs, false);
-    reachesAfter.assign(nExprs, false);
-    rowAxes.assign(nTensors, {});
-    rowAxesUnknown.assign(nTensors, false);
-    const size_t r = flow.exprAt(reduction.expr);
-
-    // Backwards from the reduced tensor, carrying its reduced axes.
-    const size_t x = flow.tensorAt(reduction.input);
-    feedsExpr[r] = true;
-    feedsTensor[x] = true;
-    rowAxes[x].assign(reduction.input->rank(), false);
-    for (int64_t axis : reduction.axes) rowAxes[x][axis] = true;
-    for (size_t i = r; i-- > 0;) {
-      const Expr* e = flow.exprs[i];
-      std::vector<size_t> fed;
-      flow.forEachTensorOutput(e, [&](size_t o) {
-        if (feedsTensor[o]) fed.push_back(o);
-      });
-      if (fed.empty()) continue;
-      feedsExpr[i] = true;
-      flow.forEachTensorInput(e, [&](size_t p) {
-        const TensorView* producer = flow.tensors[p];
-        feedsTensor[p] = true;
-        if (rowAxes[p].empty()) rowAxes[p].assign(producer->rank(), false);
-        const auto map = inputToOutputAxes(*e, *producer);
-        for (size_t o : fed) {
-          if (!map || rowAxesUnknown[o]) {
-            rowAxesUnknown[p] = true;
-            continue;
-          }
-          for (size_t j = 0; j < map->size(); ++j) {
-            const int64_t oAxis = (*map)[j];
-            if (oAxis >= 0 && oAxis < static_cast<int64_t>(rowAxes[o].size()) &&
-                rowAxes[o][oAxis]) {
-              rowAxes[p][j] = true;
-            }
-          }
-        }
-      });
-    }
-
-    // Forwards from the reduction's outputs.
-    std::vector<bool> afterTensor(nTensors, false);
-    flow.forEachTensorOutput(reduction.expr,
-                             [&](size_t o) { afterTensor[o] = true; });
-    for (size_t i = r + 1; i < nExprs; ++i) {
-      bool reads = false;
-      flow.forEachTensorInput(
-          flow.exprs[i], [&](size_t p) { reads = reads || afterTensor[p]; });
-      if (!reads) continue;
-      afterExpr[i] = true;
-      flow.forEachTensorOutput(flow.exprs[i],
-                               [&](size_t o) { afterTensor[o] = true; });
-    }
-    for (size_t i = nExprs; i-- > 0;) {
-      bool reaches = afterExpr[i];
-      flow.forEachTensorOutput(flow.exprs[i], [&](size_t o) {
-        for (size_t c : flow.consumers[o]) reaches = reaches || reachesAfter[c];
-      });
-      reachesAfter[i] = reaches;
-    }
-  }
-
-  // A tensor that holds full rows: it moves along some reduced axis and is
-  // not broadcast along any of them. Unknown axes count as full rows.
-  bool holdsRows(const Dataflow& flow, size_t t) const {
-    if (rowAxesUnknown[t]) return true;
-    const std::vector<IterDomain*>& axes =
-        flow.tensors[t]->logicalNoReductions();
-    bool any = false;
-    for (size_t j = 0; j < rowAxes[t].size() && j < axes.size(); ++j) {
-      if (!rowAxes[t][j]) continue;
-      if (axes[j]->isBroadcast()) return false;
-      any = true;
-    }
-    return any;
-  }
-
-  std::vector<bool> axesOf(size_t t) const {
-    return rowAxesUnknown[t] ? std::vector<bool>{} : rowAxes[t];
-  }
-};
-
-// Whether `expr` evaluates a transcendental function (a libdevice call or a
-// MUFU sequence of tens of instructions), as opposed to arithmetic,
-// comparisons, casts and data movement.
-bool isTranscendental(const Expr& expr) {
-  using ir::UnaryOpType;
-  if (expr.type() == ir::ExprType::Binary) {
-    const ir::BinaryOpType op = expr.attrs().binaryOp;
-    return op == ir::BinaryOpType::Pow || op == ir::BinaryOpType::Atan2;
-  }
-  if (expr.type() != ir::ExprType::Unary) return false;
-  switch (expr.attrs().unaryOp) {
-    case UnaryOpType::Exp: case UnaryOpType::Exp2: case UnaryOpType::Expm1:
-    case UnaryOpType::Log: case UnaryOpType::Log1p: case UnaryOpType::Log2:
-    case UnaryOpType::Log10: case UnaryOpType::Sin: case UnaryOpType::Cos:
-    case UnaryOpType::Tan: case UnaryOpType::Asin: case UnaryOpType::Acos:
-    case UnaryOpType::Atan: case UnaryOpType::Sinh: case UnaryOpType::Cosh:
-    case UnaryOpType::Tanh: case UnaryOpType::Asinh: case UnaryOpType::Acosh:
-    case UnaryOpType::Atanh: case UnaryOpType::Sigmoid: case UnaryOpType::Silu:
-    case UnaryOpType::Erf: case UnaryOpType::Erfc: case UnaryOpType::Erfinv:
-    case UnaryOpType::Lgamma:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Walks back from `buffer` to the segment inputs it can be recomputed from.
-void project(const Dataflow& flow, const ReductionFlow& reduction,
-             size_t buffer, PersistentBuffer& out) {
-  const TensorView* tv = flow.tensors[buffer];
-  if (tv->isFusionInput()) {
-    out.notProjectableReason = tv->name() + " is an input of the segment";
-    return;
-  }
-  std::vector<bool> visited(flow.tensors.size(), false);
-  std::vector<size_t> stack{buffer};
-  std::vector<size_t> found;
-  visited[buffer] = true;
-  while (!stack.empty()) {
-    const size_t t = stack.back();
-    stack.pop_back();
-    const TensorView* current = flow.tensors[t];
-    if (!reduction.holdsRows(flow, t)) continue;  // per-row values are free
-    if (current->isFusionInput()) {
-      found.push_back(t);
-      continue;
-    }
-    const Expr* definition = current->definition();
-    if (definition == nullptr || !flow.exprIndex(definition)) {
-      out.notProjectableReason =
-          current->name() + " has no definition in the segment";
-      return;
-    }
-    if (!isRecomputable(definition->type())) {
-      out.notProjectableReason = current->name() + " is computed by " +
-                                 definition->opName() +
-                                 ", which a projection does not recompute";
-      return;
-    }
-    if (isTranscendental(*definition)) out.recomputesTranscendental = true;
-    flow.forEachTensorInput(definition, [&](size_t p) {
-      if (!visited[p]) {
-        visited[p] = true;
-        stack.push_back(p);
-      }
-    });
-  }
-  out.projectable = true;
-  std::sort(found.begin(), found.end());  // tensor indices: input order first
-  for (size_t t : found) out.projectedTo.push_back(flow.tensors[t]);
-}
 
 int64_t rowBytes(const TensorView* tv, const std::vector<bool>& rowAxes,
                  int64_t reductionExtent,
@@ -387,77 +47,115 @@ namespace {
 
 PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
                                               const ReductionPattern& pattern) {
+  using namespace persistent_flow;
   PersistentBufferInfo info;
   const Dataflow flow(segment);
-  std::vector<bool> isBuffer(flow.tensors.size(), false);
-  for (const ReductionInfo& reduction : pattern.reductions) {
-    const ReductionFlow rf(flow, reduction);
-    for (size_t t = 0; t < flow.tensors.size(); ++t) {
-      if (!rf.feedsTensor[t] || isBuffer[t]) continue;
-      const Expr* laterUse = nullptr;
-      for (size_t c : flow.consumers[t]) {
-        if (!rf.feedsExpr[c] && rf.reachesAfter[c]) {
-          laterUse = flow.exprs[c];
-          break;
+  BelowCuts below(flow);
+  Workspace work(flow);
+  const size_t nExprs = flow.exprs.size();
+
+  // After a reduction: a tensor that combines its result, broadcast back
+  // along the reduced axes, with full rows (a normalization), and a
+  // broadcast of it along other axes than the reduced ones. Which exprs
+  // could be either does not depend on the reduction; for each expr, the
+  // first of each at or after it (past a cut, a reduction reaches these
+  // through its readers).
+  std::vector<char> fullRow(nExprs, 0), otherBroadcast(nExprs, 0);
+  for (size_t i = 0; i < nExprs; ++i) {
+    const Expr* e = flow.exprs[i];
+    const auto* out = e->output(0)->as<TensorView>();
+    if (out == nullptr) continue;
+    const std::vector<IterDomain*>& axes = out->logicalNoReductions();
+    fullRow[i] = static_cast<int64_t>(axes.size()) == pattern.rank &&
+                 std::all_of(pattern.axes.begin(), pattern.axes.end(),
+                             [&](int64_t a) { return !axes[a]->isBroadcast(); });
+    if (e->type() != ExprType::Broadcast) continue;
+    const auto& flags = e->attrs().broadcastFlags;
+    bool matches = static_cast<int64_t>(axes.size()) <= pattern.rank;
+    if (static_cast<int64_t>(axes.size()) == pattern.rank) {
+      for (size_t a = 0; a < flags.size(); ++a) {
+        if (flags[a] && std::find(pattern.axes.begin(), pattern.axes.end(),
+                                  static_cast<int64_t>(a)) == pattern.axes.end()) {
+          matches = false;
         }
       }
-      if (laterUse == nullptr || !rf.holdsRows(flow, t)) continue;
+    }
+    otherBroadcast[i] = !matches;
+  }
+  constexpr int64_t kNone = -1;
+  const auto firstDownstream = [&](const std::vector<char>& marked) {
+    std::vector<int64_t> first(nExprs, kNone);
+    for (size_t i = nExprs; i-- > 0;) {
+      if (marked[i]) {
+        first[i] = static_cast<int64_t>(i);
+        continue;
+      }
+      for (size_t o : flow.outputsOf[i]) {
+        for (size_t d : flow.consumers[o]) {
+          if (first[d] != kNone && (first[i] == kNone || first[d] < first[i])) first[i] = first[d];
+        }
+      }
+    }
+    return first;
+  };
+  const std::vector<int64_t> firstFullRow = firstDownstream(fullRow);
+  const std::vector<int64_t> firstOtherBroadcast = firstDownstream(otherBroadcast);
+
+  std::vector<bool> isBuffer(flow.tensors.size(), false);
+  for (const ReductionInfo& reduction : pattern.reductions) {
+    ReductionFlow rf(flow, below, work, reduction);
+    for (size_t t : rf.candidates()) {
+      if (isBuffer[t]) continue;
+      const std::optional<size_t> laterUse = rf.laterUse(t);
+      if (!laterUse || !rf.holdsRows(t)) continue;
       isBuffer[t] = true;
       PersistentBuffer buffer;
       buffer.tv = flow.tensors[t];
       buffer.reduction = reduction.output;
-      buffer.usedAfterBy = laterUse->output(0)->as<TensorView>();
+      buffer.usedAfterBy = flow.exprs[*laterUse]->output(0)->as<TensorView>();
       buffer.rowAxes = rf.axesOf(t);
-      project(flow, rf, t, buffer);
+      project(flow, rf, below, work, t, buffer);
       for (const TensorView* input : buffer.projectedTo) {
-        const size_t i = flow.tensorAt(input);
-        if (std::none_of(
-                info.projectionInputs.begin(), info.projectionInputs.end(),
-                [&](const ProjectionInput& p) { return p.tv == input; })) {
-          info.projectionInputs.push_back({input, rf.axesOf(i)});
+        if (std::none_of(info.projectionInputs.begin(), info.projectionInputs.end(),
+                         [&](const ProjectionInput& p) { return p.tv == input; })) {
+          info.projectionInputs.push_back({input, rf.axesOf(flow.tensorAt(input))});
         }
       }
       info.buffers.push_back(std::move(buffer));
     }
 
-    // After the reduction: full rows combined with its broadcast result, and
-    // broadcasts of its result along other axes than the reduced ones.
-    for (size_t i = 0; i < flow.exprs.size(); ++i) {
-      if (!rf.afterExpr[i]) continue;
-      const Expr* e = flow.exprs[i];
-      const auto* out = e->output(0)->as<TensorView>();
-      if (out == nullptr) continue;
-      const std::vector<IterDomain*>& axes = out->logicalNoReductions();
-      if (info.fullRowAfterReduction == nullptr &&
-          static_cast<int64_t>(axes.size()) == pattern.rank &&
-          std::all_of(pattern.axes.begin(), pattern.axes.end(),
-                      [&](int64_t a) { return !axes[a]->isBroadcast(); })) {
-        info.fullRowAfterReduction = out;
-        info.fullRowReduction = reduction.output;
+    // The first of each among the exprs that read the reduction's result:
+    // those up to the cut after it, then those past it.
+    int64_t fullRowAt = kNone, otherBroadcastAt = kNone;
+    for (size_t i : rf.afterExprs()) {
+      if (fullRowAt == kNone && fullRow[i]) fullRowAt = static_cast<int64_t>(i);
+      if (otherBroadcastAt == kNone && otherBroadcast[i]) otherBroadcastAt = static_cast<int64_t>(i);
+    }
+    // Those past the cut come after all those up to it.
+    if (fullRowAt == kNone || otherBroadcastAt == kNone) {
+      const auto earliest = [](int64_t current, int64_t candidate) {
+        return candidate != kNone && (current == kNone || candidate < current) ? candidate
+                                                                               : current;
+      };
+      int64_t fullRowBeyond = kNone, otherBroadcastBeyond = kNone;
+      for (size_t d : rf.afterBeyond()) {
+        fullRowBeyond = earliest(fullRowBeyond, firstFullRow[d]);
+        otherBroadcastBeyond = earliest(otherBroadcastBeyond, firstOtherBroadcast[d]);
       }
-      if (e->type() != ExprType::Broadcast ||
-          !info.nonNormalizationBroadcast.empty()) {
-        continue;
-      }
-      const auto& flags = e->attrs().broadcastFlags;
-      bool matches = static_cast<int64_t>(axes.size()) <= pattern.rank;
-      if (static_cast<int64_t>(axes.size()) == pattern.rank) {
-        for (size_t a = 0; a < flags.size(); ++a) {
-          if (flags[a] &&
-              std::find(pattern.axes.begin(), pattern.axes.end(),
-                        static_cast<int64_t>(a)) == pattern.axes.end()) {
-            matches = false;
-          }
-        }
-      }
-      if (!matches) {
-        info.nonNormalizationBroadcast =
-            "the result of reduction " + reduction.output->name() +
-            " is broadcast by " + out->name() +
-            " along other axes than its reduced " + pattern.axesDescription() +
-            ", which is not a normalization; the reduction and what follows "
-            "belong in separate segments";
-      }
+      if (fullRowAt == kNone) fullRowAt = fullRowBeyond;
+      if (otherBroadcastAt == kNone) otherBroadcastAt = otherBroadcastBeyond;
+    }
+    if (info.fullRowAfterReduction == nullptr && fullRowAt != kNone) {
+      info.fullRowAfterReduction = flow.exprs[fullRowAt]->output(0)->as<TensorView>();
+      info.fullRowReduction = reduction.output;
+    }
+    if (info.nonNormalizationBroadcast.empty() && otherBroadcastAt != kNone) {
+      info.nonNormalizationBroadcast =
+          "the result of reduction " + reduction.output->name() + " is broadcast by " +
+          flow.exprs[otherBroadcastAt]->output(0)->as<TensorView>()->name() +
+          " along other axes than its reduced " + pattern.axesDescription() +
+          ", which is not a normalization; the reduction and what follows "
+          "belong in separate segments";
     }
   }
   // Buffers in topological order of their definitions (inputs first).

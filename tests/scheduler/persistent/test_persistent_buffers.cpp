@@ -3,7 +3,12 @@
 // vectorization limit, modelled on nvFuser's persistent buffer tests.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <sstream>
+
 #include "core/scheduler/analysis/persistent_buffers.h"
+#include "core/frontend/script.h"
+#include "core/scheduler/analysis/reduction_pattern.h"
 #include "tests/scheduler/persistent/bound_segment.h"
 
 namespace fuserlab::scheduler {
@@ -251,6 +256,55 @@ TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
   EXPECT_NE(a.reason.find("reduce different axes"), std::string::npos)
       << a.reason;
   EXPECT_NE(a.reason.find("T1 (axes [1] of T0"), std::string::npos) << a.reason;
+}
+
+// Issue 43: a chain of N normalizations (x - broadcast(sum(x)), repeated)
+// walked the whole segment once per reduction and projected each buffer
+// back through the whole chain: 8,000 took 13 s here. The walks stop at the
+// chain's cuts and share what lies below them, so 8,000 take a few tens of
+// milliseconds; the bound is far above that and far below the old time.
+TEST_F(PersistentBufferTest, AChainOf8000NormalizationsIsNearLinear) {
+  constexpr int kNormalizations = 8000;
+  std::ostringstream script;
+  script << "from nvfuser import FusionDefinition, DataType\n"
+            "with FusionDefinition() as fd:\n"
+            "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+            "dtype=DataType.Float)\n";
+  for (int i = 0; i < kNormalizations; ++i) {
+    const int x = 3 * i, s = x + 1, b = x + 2, y = x + 3;
+    script << "    T" << s << " = fd.ops.sum(T" << x << ", dims=[1], keepdim=False, "
+           << "dtype=DataType.Null)\n"
+           << "    T" << b << " = fd.ops.broadcast(T" << s << ", is_broadcast_dim=[False, True])\n"
+           << "    T" << y << " = fd.ops.sub(T" << x << ", T" << b << ")\n";
+  }
+  script << "    fd.add_output(T" << 3 * kNormalizations << ")\n";
+  const frontend::Script read = frontend::readScript(script.str(), "chain.py");
+  const ReductionPatternResult pattern = analyzeReductionPattern(read.fusion());
+  ASSERT_TRUE(pattern.pattern.has_value()) << pattern.reason;
+
+  const auto begin = std::chrono::steady_clock::now();
+  const PersistentBufferInfo info = findPersistentBuffers(read.fusion(), *pattern.pattern);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_LT(seconds, 2.0) << "findPersistentBuffers of " << kNormalizations
+                          << " chained normalizations";
+  // Each running value is kept across the next sum and recomputed from T0,
+  // which is kept itself across the first.
+  ASSERT_EQ(info.buffers.size(), size_t{kNormalizations});
+  EXPECT_EQ(info.buffers[0].tv->name(), "T0");
+  EXPECT_FALSE(info.buffers[0].projectable);
+  for (int i = 1; i < kNormalizations; ++i) {
+    const PersistentBuffer& b = info.buffers[i];
+    ASSERT_EQ(b.tv->name(), "T" + std::to_string(3 * i)) << i;
+    EXPECT_EQ(b.reduction->name(), "T" + std::to_string(3 * i + 1));
+    EXPECT_EQ(b.usedAfterBy->name(), "T" + std::to_string(3 * i + 3));
+    EXPECT_EQ(b.rowAxes, (std::vector<bool>{false, true}));
+    ASSERT_TRUE(b.projectable) << b.notProjectableReason;
+    EXPECT_EQ(names(b.projectedTo), std::vector<std::string>{"T0"});
+  }
+  ASSERT_EQ(info.projectionInputs.size(), 1u);
+  EXPECT_EQ(info.fullRowAfterReduction->name(), "T3");
+  EXPECT_TRUE(info.nonNormalizationBroadcast.empty());
 }
 
 }  // namespace
