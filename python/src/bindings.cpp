@@ -43,7 +43,7 @@ PYBIND11_MODULE(_fuserlab, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const fuserlab::UserError& e) {
-      userError(e.what());
+      PyErr_SetString(userError.ptr(), e.what());
     }
   });
 

@@ -28,19 +28,19 @@ def check(name, ok, detail=""):
         failures.append(name)
 
 
-def pointwise():
+def pointwise(rows=4096, cols=4096):
     with FusionDefinition() as fd:
         a = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
         b = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
         y = fd.ops.mul(fd.ops.silu(fd.ops.cast(a, DataType.Float)), fd.ops.cast(b, DataType.Float))
         fd.add_output(fd.ops.cast(y, DataType.BFloat16))
-    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
-    b = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
+    a = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16) + 0.5
+    b = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16) + 0.5
     eager = lambda a, b: (torch.nn.functional.silu(a.float()) * b.float()).bfloat16()
     return fd, [a, b], eager, dict(rtol=1e-2, atol=1e-2)
 
 
-def layer_norm():
+def layer_norm(rows=2048, cols=4096):
     with FusionDefinition() as fd:
         x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
         w = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16)
@@ -53,31 +53,32 @@ def layer_norm():
                                      broadcast_dims=[1])
         fd.add_output(fd.ops.cast(fd.ops.mul(fd.ops.mul(fd.ops.sub(xf, mean_b), rstd), wf),
                                   DataType.BFloat16))
-    x = torch.randn(2048, 4096, device="cuda", dtype=torch.bfloat16) + 0.5
-    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16) + 0.5
-    eager = lambda x, w: torch.nn.functional.layer_norm(x.float(), (4096,), w.float(),
+    x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16) + 0.5
+    w = torch.randn(cols, device="cuda", dtype=torch.bfloat16) + 0.5
+    eager = lambda x, w: torch.nn.functional.layer_norm(x.float(), (cols,), w.float(),
                                                         eps=1e-5).bfloat16()
     return fd, [x, w], eager, dict(rtol=2e-2, atol=2e-2)
 
 
-def reduction():
+def reduction(rows=8192, cols=1024):
     with FusionDefinition() as fd:
         x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
         fd.add_output(fd.ops.sum(x, dims=[0]))
         fd.add_output(fd.ops.max(x, dims=[1]))
-    x = torch.randn(8192, 1024, device="cuda") + 0.5
+    x = torch.randn(rows, cols, device="cuda") + 0.5
     eager = lambda x: [x.sum(0), x.amax(1)]
     return fd, [x], eager, dict(rtol=1e-4, atol=1e-3)
 
 
-def host_us(fd, inputs, calls=2000):
+def host_us(fd, inputs, calls=2000, execute=None):
+    execute = execute or fd.execute
     for _ in range(50):
-        fd.execute(inputs)
+        execute(inputs)
     torch.cuda.synchronize()
     samples = []
     for _ in range(calls):
         start = time.perf_counter_ns()
-        fd.execute(inputs)  # returns after the GPU work (the executor synchronizes)
+        execute(inputs)  # returns after the GPU work (the executor synchronizes)
         samples.append((time.perf_counter_ns() - start) / 1000)
     return statistics.median(samples)
 
@@ -103,8 +104,14 @@ def main():
               str(fd.stats()))
         segments = fd.segments()
         print(f"     {name}: {[s['scheduler'] for s in segments]}")
-        median = host_us(fd, inputs)
-        print(f"     {name}: cached execute {median:.1f} us host time (median; target <= 10 us)")
+        # Host time: small inputs, so the kernels' own time (execute waits
+        # for them) is a few microseconds of what is measured.
+        small_fd, small_inputs, _, _ = make(64, 256)
+        median = host_us(small_fd, small_inputs)
+        raw = host_us(small_fd, small_inputs, execute=small_fd._session.execute)
+        print(f"     {name}: cached execute at 64x256 {median:.1f} us (median, launch and "
+              f"synchronization included; target <= 10 us); of it the C++ call "
+              f"(DLPack in and out, the executor) {raw:.1f} us")
         check(f"{name} cached execute <= 10 us", median <= 10.0, f"{median:.1f} us")
 
     # Zero copy: an aliased output is written into the caller's tensor.
