@@ -68,6 +68,7 @@ Graph buildFusionGraph(const report::CompileReport& report) {
   for (const auto& v : report.values) {
     if (v.isFusionOutput) valueNode(v.name);
   }
+  showScriptNames(graph, report);
   drawDistantUsesAsStubs(graph);
   return graph;
 }

@@ -1,5 +1,7 @@
 #include "viz/graph_style.h"
 
+#include "core/report/script_names.h"
+
 #include <utility>
 
 namespace fuserlab::viz {
@@ -85,6 +87,14 @@ void appendLegend(Graph& graph, const std::vector<std::string>& schedulers,
     node.dashed = true;
     graph.nodes.push_back(std::move(node));
   }
+}
+
+void showScriptNames(Graph& graph, const report::CompileReport& report) {
+  const report::ScriptNames names(report);
+  if (names.empty()) return;
+  for (GraphNode& node : graph.nodes) node.label = names.rename(node.label);
+  for (GraphEdge& edge : graph.edges) edge.label = names.rename(edge.label);
+  for (GraphCluster& cluster : graph.clusters) cluster.label = names.rename(cluster.label);
 }
 
 }  // namespace fuserlab::viz

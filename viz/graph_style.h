@@ -23,6 +23,9 @@ inline constexpr const char* kKernelFreeBorder = "#888888";
 std::string shapeText(const std::vector<int64_t>& shape);
 //! "T5 float [128, 1024]" (one line) for edges.
 std::string valueText(const report::TensorReport& value);
+//! Every node and edge label of `graph` with the script's own names
+//! (report/script_names.h); ids keep the IR names.
+void showScriptNames(Graph& graph, const report::CompileReport& report);
 
 //! A legend cluster ("legend") with one entry per scheduler in
 //! `schedulers` (in that order) and, when `withKernelFree`, one for

@@ -42,6 +42,7 @@ class SegmentedBuilder {
     }
     addCrossEdges();
     addOutputs();
+    showScriptNames(graph_, report_);
     drawDistantUsesAsStubs(graph_);
     if (options.legend && !only_) appendSchedulerLegend(graph_, report_);
     return std::move(graph_);
@@ -373,6 +374,7 @@ Graph buildSegmentOverviewGraph(const CompileReport& report,
     for (auto& cluster : full.clusters) graph.clusters.push_back(cluster);
     for (auto& node : full.nodes) graph.nodes.push_back(node);
   }
+  showScriptNames(graph, report);
   return graph;
 }
 

@@ -39,6 +39,7 @@ namespace {
 constexpr int kSegmentKey = 0;  //!< the report's segment id, -1 for none
 constexpr int kSearchKey = 1;   //!< the text search matches against
 constexpr int kKindKey = 2;     //!< "cluster", "node"
+constexpr int kValueKey = 3;    //!< a node's value (IR name)
 
 // Past this many exprs the graph opens collapsed (segment-level first).
 constexpr size_t kCollapseAboveExprs = 300;
@@ -82,8 +83,11 @@ class ZoomingView : public QGraphicsView {
   void mouseReleaseEvent(QMouseEvent* event) override {
     QGraphicsView::mouseReleaseEvent(event);
     if ((event->position().toPoint() - pressedAt_).manhattanLength() < 4) {
-      const int id = owner_->segmentAt(mapToScene(event->position().toPoint()));
+      const QPointF at = mapToScene(event->position().toPoint());
+      const int id = owner_->segmentAt(at);
       if (id >= 0) emit owner_->segmentClicked(id);
+      const QString value = owner_->valueAt(at);
+      if (!value.isEmpty()) emit owner_->valueClicked(value);
     }
   }
   void mousePressEvent(QMouseEvent* event) override {
@@ -363,6 +367,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     item->setData(kSegmentKey, node->segment);
     item->setData(kSearchKey, QString::fromStdString(node->label + " " + node->value));
     item->setData(kKindKey, "node");
+    item->setData(kValueKey, QString::fromStdString(node->value));
     item->setToolTip(node->stubOf.empty()
                          ? QString::fromStdString(node->label)
                          : QString::fromStdString(node->label) +
@@ -382,6 +387,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
                        .arg(stubs)
                  : QString()));
   updateSelection();
+  if (!selectedValue_.isEmpty()) selectValue(selectedValue_);
   fit();
 }
 
@@ -404,6 +410,41 @@ int GraphView::segmentAt(const QPointF& point) const {
     }
   }
   return -1;
+}
+
+QString GraphView::valueAt(const QPointF& point) const {
+  for (QGraphicsItem* item : scene_->items(point)) {
+    for (QGraphicsItem* at = item; at != nullptr; at = at->parentItem()) {
+      if (at->data(kValueKey).isValid() && !at->data(kValueKey).toString().isEmpty()) {
+        return at->data(kValueKey).toString();
+      }
+    }
+  }
+  return {};
+}
+
+int GraphView::selectValue(const QString& name) {
+  selectedValue_ = name;
+  int found = 0;
+  QGraphicsItem* first = nullptr;
+  for (QGraphicsItem* item : scene_->items(Qt::AscendingOrder)) {
+    if (!item->data(kValueKey).isValid()) continue;
+    auto* shape = static_cast<QAbstractGraphicsShapeItem*>(item);
+    const bool match = !name.isEmpty() && item->data(kValueKey).toString() == name;
+    QPen pen = shape->pen();
+    if (match) {
+      pen.setColor(QColor(30, 90, 210));
+      pen.setWidthF(3);
+      ++found;
+      if (!first) first = item;
+    } else if (pen.color() == QColor(30, 90, 210)) {
+      pen.setColor(QColor(60, 60, 60));
+      pen.setWidthF(1);
+    }
+    shape->setPen(pen);
+  }
+  if (first) view_->ensureVisible(first, 40, 40);
+  return found;
 }
 
 void GraphView::selectSegment(int id) {

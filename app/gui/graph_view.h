@@ -34,6 +34,12 @@ class GraphView : public QWidget {
   void setSnapshot(SnapshotPtr snapshot);
   //! Outlines segment `id` and scrolls to it.
   void selectSegment(int id);
+  //! Outlines the nodes of value `name` (the report's IR name; stubs too)
+  //! in blue and scrolls to the first; "" clears. Returns how many.
+  int selectValue(const QString& name);
+  const QString& selectedValue() const { return selectedValue_; }
+  //! The value (IR name) of the node at scene position `point`; "" for none.
+  QString valueAt(const QPointF& point) const;
   //! One node per segment (true) or every segment's ops (false).
   void setCollapsed(bool collapsed);
   bool collapsed() const;
@@ -58,6 +64,8 @@ class GraphView : public QWidget {
 
  signals:
   void segmentClicked(int id);
+  //! A node was clicked: the value it stands for or writes (IR name).
+  void valueClicked(const QString& value);
   //! A layout was drawn (or failed: the scene then says why).
   void laidOut();
 
@@ -81,6 +89,7 @@ class GraphView : public QWidget {
   quint64 generation_ = 0;
   bool pending_ = false;
   int selected_ = -1;
+  QString selectedValue_;
   int clusters_ = 0;
   int nodes_ = 0;
   int edges_ = 0;

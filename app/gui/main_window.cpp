@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "core/report/script_names.h"
+
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -149,6 +151,11 @@ MainWindow::MainWindow(QWidget* parent)
   connect(graph_, &GraphView::segmentClicked, this, [this](int id) {
     if (id != selected_) selectSegment(id);
   });
+  // Selection sync with the editor: a node shows its script line, the
+  // cursor's line outlines its values' nodes (issue 46).
+  connect(graph_, &GraphView::valueClicked, this, &MainWindow::showValueInEditor);
+  connect(editor_, &QPlainTextEdit::cursorPositionChanged, this,
+          [this] { showLineInGraph(editor_->textCursor().blockNumber() + 1); });
   connect(inspector_->selectionModel(), &QItemSelectionModel::currentChanged, this,
           [this](const QModelIndex& current) {
             const int id = reportModel_->segmentOf(current);
@@ -158,12 +165,14 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QModelIndex& current) {
             const SnapshotPtr snapshot = reportModel_->snapshot();
             if (!snapshot || !snapshot->report) return;
-            // The first segment that computes or reads a tensor the rewrite names.
+            // The first segment that computes or reads a tensor the rewrite
+            // names (both shown with the script's names).
+            const report::ScriptNames shown(*snapshot->report);
             for (const QString& name : passesModel_->namesIn(current)) {
               const QRegularExpression word("\\b" + name + "\\b");
               for (const auto& segment : snapshot->report->segments) {
                 for (const auto& expr : segment.exprs) {
-                  if (word.match(QString::fromStdString(expr)).hasMatch()) {
+                  if (word.match(QString::fromStdString(shown.rename(expr))).hasMatch()) {
                     if (segment.id != selected_) selectSegment(segment.id);
                     return;
                   }
@@ -335,11 +344,12 @@ void MainWindow::selectSegment(int id) {
   QSet<QString> names;
   const SnapshotPtr snapshot = reportModel_->snapshot();
   if (snapshot && snapshot->report) {
+    const report::ScriptNames shown(*snapshot->report);
     for (const auto& segment : snapshot->report->segments) {
       if (segment.id != id) continue;
       for (const auto& list : {segment.inputs, segment.outputs, segment.exprs}) {
         for (const auto& text : list) {
-          for (const QString& name : mentionedNames(QString::fromStdString(text))) {
+          for (const QString& name : mentionedNames(QString::fromStdString(shown.rename(text)))) {
             names.insert(name);
           }
         }
@@ -349,6 +359,41 @@ void MainWindow::selectSegment(int id) {
   passesModel_->setHighlight(names);
   graph_->selectSegment(id);
   updateCode();
+}
+
+void MainWindow::showValueInEditor(const QString& value) {
+  const SnapshotPtr snapshot = reportModel_->snapshot();
+  if (!snapshot || !snapshot->report) return;
+  for (const auto& v : snapshot->report->values) {
+    if (v.name != value.toStdString() || v.scriptLine <= 0) continue;
+    const QTextBlock block = editor_->document()->findBlockByNumber(v.scriptLine - 1);
+    if (!block.isValid()) return;
+    QTextCursor cursor(block);
+    editor_->setTextCursor(cursor);  // moves the cursor only: no recompile
+    editor_->centerCursor();
+    return;
+  }
+}
+
+void MainWindow::showLineInGraph(int line) {
+  const SnapshotPtr snapshot = reportModel_->snapshot();
+  if (!snapshot || !snapshot->report) return;
+  std::string value;
+  for (const auto& v : snapshot->report->values) {
+    if (v.scriptLine == line && !v.isConstant) {
+      value = v.name;
+      break;
+    }
+  }
+  graph_->selectValue(QString::fromStdString(value));
+  if (value.empty()) return;
+  for (const auto& segment : snapshot->report->segments) {
+    for (const auto& expr : segment.exprFlow) {
+      if (std::find(expr.outputs.begin(), expr.outputs.end(), value) == expr.outputs.end()) continue;
+      if (segment.id != selected_) selectSegment(segment.id);
+      return;
+    }
+  }
 }
 
 void MainWindow::updateCode() {

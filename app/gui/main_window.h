@@ -72,6 +72,12 @@ class MainWindow : public QMainWindow {
   CompileRequest currentRequest() const;
 
   void selectSegment(int id);
+  //! Moves the editor's cursor to the script line that defines `value`
+  //! (a report IR name), when one does.
+  void showValueInEditor(const QString& value);
+  //! Outlines the graph's nodes of the value script line `line` defines and
+  //! selects the segment that computes it.
+  void showLineInGraph(int line);
   int selectedSegment() const { return selected_; }
 
   ScriptEditor* editor() const { return editor_; }

@@ -3,6 +3,8 @@
 #include <QFont>
 #include <QRegularExpression>
 
+#include "core/report/script_names.h"
+
 namespace fuserlab::gui {
 
 QStringList mentionedNames(const QString& text) {
@@ -21,11 +23,14 @@ void PassesModel::setSnapshot(SnapshotPtr snapshot) {
   beginResetModel();
   passes_.clear();
   if (snapshot && snapshot->report) {
+    const report::ScriptNames names(*snapshot->report);
     for (const auto& pass : snapshot->report->passes) {
       Pass row;
       row.name = QString::fromStdString(pass.name);
       row.enabled = pass.enabled;
-      for (const auto& rewrite : pass.rewrites) row.rewrites << QString::fromStdString(rewrite);
+      for (const auto& rewrite : pass.rewrites) {
+        row.rewrites << QString::fromStdString(names.rename(rewrite));
+      }
       passes_.push_back(std::move(row));
     }
   }

@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QFont>
 
+#include "core/report/script_names.h"
+
 namespace fuserlab::gui {
 namespace {
 
@@ -11,9 +13,9 @@ QString jsonText(const report::Json& value) {
   return QString::fromStdString(value.isString() ? value.asString() : value.dump(-1));
 }
 
-QString joined(const std::vector<std::string>& items) {
+QString joined(const std::vector<std::string>& items, const report::ScriptNames& names) {
   QStringList list;
-  for (const auto& item : items) list << QString::fromStdString(item);
+  for (const auto& item : items) list << QString::fromStdString(names.shown(item));
   return list.join(", ");
 }
 
@@ -42,6 +44,8 @@ void ReportModel::setSnapshot(SnapshotPtr snapshot) {
   nodes_.clear();
   roots_.clear();
   if (snapshot_ && snapshot_->report) {
+    // The script's own names, as the graph shows them (issue 46).
+    const report::ScriptNames names(*snapshot_->report);
     for (const report::SegmentReport& segment : snapshot_->report->segments) {
       const int id = segment.id;
       const int top = add(-1, id, QString("segment %1").arg(id),
@@ -76,11 +80,11 @@ void ReportModel::setSnapshot(SnapshotPtr snapshot) {
                             QString::fromStdString(rejection.reason));
         nodes_[row].refusal = true;
       }
-      add(top, id, "inputs", joined(segment.inputs));
-      add(top, id, "outputs", joined(segment.outputs));
+      add(top, id, "inputs", joined(segment.inputs, names));
+      add(top, id, "outputs", joined(segment.outputs, names));
       const int exprs = add(top, id, "exprs", QString::number(segment.exprs.size()));
       for (size_t i = 0; i < segment.exprs.size(); ++i) {
-        add(exprs, id, QString::number(i), QString::fromStdString(segment.exprs[i]));
+        add(exprs, id, QString::number(i), QString::fromStdString(names.rename(segment.exprs[i])));
       }
     }
   }

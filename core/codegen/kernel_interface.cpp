@@ -229,6 +229,30 @@ std::string kernelComment(std::string_view name, std::string_view scheduler,
     while (line.find("  ") != std::string::npos) line.replace(line.find("  "), 2, " ");
     text += "//   " + line + "\n";
   }
+  // The script's own names for this kernel's values, where they differ
+  // (the segment's IR numbers its values afresh; issue 46).
+  std::vector<const ir::Val*> named;
+  const auto note = [&](const ir::Val* val) {
+    if (val->scriptName().empty() || val->scriptName() == val->name()) return;
+    if (std::find(named.begin(), named.end(), val) == named.end()) named.push_back(val);
+  };
+  for (const ir::Val* in : segment.inputs()) note(in);
+  for (const ir::Expr* expr : segment.exprsForOutputs()) {
+    for (const ir::Val* out : expr->outputs()) note(out);
+  }
+  if (!named.empty()) {
+    std::string line = "// In the script:";
+    for (size_t i = 0; i < named.size(); ++i) {
+      const std::string item = " " + named[i]->name() + " is " + named[i]->scriptName() +
+                               (i + 1 < named.size() ? "," : "");
+      if (line.size() + item.size() > 100) {
+        text += line + "\n";
+        line = "//  ";
+      }
+      line += item;
+    }
+    text += line + "\n";
+  }
   text += "//\n// Parameters:\n";
   std::istringstream lines(paramsText);
   for (std::string line; std::getline(lines, line);) {

@@ -100,6 +100,8 @@ Json CompileReport::toJson() const {
     entry.set("is_constant", value.isConstant);
     entry.set("is_fusion_input", value.isFusionInput);
     entry.set("is_fusion_output", value.isFusionOutput);
+    if (!value.scriptName.empty()) entry.set("script_name", value.scriptName);
+    if (value.scriptLine > 0) entry.set("script_line", value.scriptLine);
     valueList.push(std::move(entry));
   }
   root.set("values", std::move(valueList));

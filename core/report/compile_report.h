@@ -36,6 +36,10 @@ struct ExprReport {
 //! A value that an expr of some segment reads or writes.
 struct TensorReport {
   std::string name;
+  //! The name the user's script gave it; "" where it gave none.
+  std::string scriptName;
+  //! The script line (1-based) that defines it; 0 where none does.
+  int scriptLine = 0;
   std::string dtype;
   std::vector<int64_t> shape;  //!< concrete sizes; empty for scalars
   bool isTensor = true;
@@ -116,7 +120,8 @@ struct CompileReport {
   //! outputs, params, params_source, params_entry_id (null if none),
   //! params_note ("" if none), properties, rejected [{scheduler, reason}]),
   //! edges (from, to, tensor, dtype, shape), values (name, dtype, shape,
-  //! is_tensor, is_constant, is_fusion_input, is_fusion_output),
+  //! is_tensor, is_constant, is_fusion_input, is_fusion_output, script_name
+  //! when the script named it, script_line when a line defines it),
   //! decisions (kind, groups, accepted, reason), kernel_count,
   //! segment_count, host_step_count (kernel-free segments), compile_us, and
   //! run when a GPU run filled it.

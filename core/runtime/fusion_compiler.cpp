@@ -60,6 +60,10 @@ std::vector<report::TensorReport> valueReports(
     if (!seen.insert(val).second) return;
     report::TensorReport value;
     value.name = val->name();
+    value.scriptName = val->scriptName();
+    if (const auto* at = segmented.complete().scriptLocationOf(val)) {
+      value.scriptLine = at->line;
+    }
     value.dtype = std::string(ir::toString(val->dtype()));
     value.shape = concreteShape(val, evaluator);
     value.isTensor = val->isA<ir::TensorView>();

@@ -51,6 +51,23 @@ TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
   std::filesystem::remove_all(out);
 }
 
+// Issue 46 defect 3: a kernel's comment names its values as the script does
+// (the segment's IR numbers them afresh; var_mean's parts are the reader's).
+TEST(CliCompileTest, AKernelsCommentGivesTheScriptsNames) {
+  const std::filesystem::path out = freshDirectory("names");
+  CliResult r = runCli("compile " + source("resources/examples/seed001_bookend_inputs.py") +
+                       " --device h100 --out " + out.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string cu;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    if (entry.path().extension() == ".cu") cu += readFile(entry.path());
+  }
+  // The script's line 22: T14 = fd.ops.rsqrt(T13); in the kernel it is T15.
+  EXPECT_NE(cu.find("// In the script:"), std::string::npos) << cu.substr(0, 3000);
+  EXPECT_NE(cu.find(" T15 is T14,"), std::string::npos) << cu.substr(0, 3000);
+  std::filesystem::remove_all(out);
+}
+
 TEST(CliCompileTest, PrintsPtxasRegistersAndSpillsOfEveryKernel) {
   const std::filesystem::path out = freshDirectory("ptxas");
   CliResult r = runCli("compile " + source("tests/perf/suite/var_mean_8192x4096.py") +

@@ -22,6 +22,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTreeView>
 #include <QtTest>
+
+#include <functional>
 #include <QWindow>
 
 #include <sys/stat.h>
@@ -265,6 +267,51 @@ class GuiWindowTest : public QObject {
     QVERIFY2(timer.elapsed() < 8000, qPrintable(QString::number(timer.elapsed())));
     QVERIFY(graph->nodeCount() > 300);
     QVERIFY2(graph->statusText().contains("dashed stubs"), qPrintable(graph->statusText()));
+  }
+
+  // Issue 46 defect 3: the script's own names in the inspector, and the
+  // editor in selection sync (a node shows its line; a line its nodes).
+  void scriptNamesAndEditorSelectionSync() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed001_bookend_inputs.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    graph->setCollapsed(false);
+    QVERIFY(waitForGraph(*graph));
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot && snapshot->report);
+    // The script: line 22 is "T14 = fd.ops.rsqrt(T13)"; the reader's own
+    // values (var_mean's parts) number the IR differently.
+    std::string rsqrt;
+    for (const auto& v : snapshot->report->values) {
+      if (v.scriptName == "T14") rsqrt = v.name;
+    }
+    QVERIFY(!rsqrt.empty());
+    QVERIFY(rsqrt != "T14");
+    QString inspector;
+    const QAbstractItemModel* model = window.reportModel();
+    std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+      for (int r = 0; r < model->rowCount(parent); ++r) {
+        const QModelIndex index = model->index(r, 1, parent);
+        inspector += index.data().toString() + "\n";
+        walk(model->index(r, 0, parent));
+      }
+    };
+    walk({});
+    const qsizetype at = inspector.indexOf("rsqrt");
+    QVERIFY2(inspector.contains(QRegularExpression(R"(\nT14_l_float\[[^\n]*\] = rsqrt\(T13\)\n)")),
+             qPrintable(inspector.mid(at - 60, 120)));
+
+    emit graph->valueClicked(QString::fromStdString(rsqrt));
+    QCOMPARE(window.editor()->textCursor().blockNumber() + 1, 22);
+    QVERIFY(window.editor()->textCursor().block().text().contains("T14 = fd.ops.rsqrt"));
+
+    QTextCursor cursor(window.editor()->document()->findBlockByNumber(26 - 1));
+    window.editor()->setTextCursor(cursor);  // "T18 = fd.ops.broadcast_in_dim(T14, ...)"
+    QVERIFY(graph->selectedValue() != QString());
+    QVERIFY(graph->selectValue(graph->selectedValue()) > 0);
+    QCOMPARE(window.selectedSegment(), 0);
   }
 
   void graphClickSearchCollapseExport() {
