@@ -1,34 +1,33 @@
 #include "app/gui/compare_view.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "app/gui/graph_view.h"
 #include "app/gui/options_panel.h"
+#include "core/report/report_diff.h"
+#include "core/report/script_names.h"
 
 namespace fuserlab::gui {
 namespace {
 
 const QColor kDifferent(255, 214, 140);
 
-QString segmentLine(const report::SegmentReport& segment) {
-  QStringList outputs;
-  for (const auto& name : segment.outputs) outputs << QString::fromStdString(name);
-  return QString("%1 -> %2").arg(QString::fromStdString(segment.scheduler),
-                                 outputs.join(" "));
-}
+const QColor kAdded(22, 150, 60);
+const QColor kRemoved(120, 120, 120);
+const QColor kRescheduled(230, 120, 0);
 
-QString propertiesLine(const report::SegmentReport& segment) {
-  QStringList items;
-  if (segment.properties.isObject()) {
-    for (const auto& [key, value] : segment.properties.members()) {
-      items << QString::fromStdString(key) + "=" +
-                   QString::fromStdString(value.isString() ? value.asString()
-                                                           : value.dump(-1));
-    }
+QColor changeColor(report::SegmentChange change) {
+  switch (change) {
+    case report::SegmentChange::Added: return kAdded;
+    case report::SegmentChange::Removed: return kRemoved;
+    case report::SegmentChange::Rescheduled: return kRescheduled;
+    default: return {};
   }
-  return items.join(", ");
 }
 
 }  // namespace
@@ -40,7 +39,14 @@ CompareView::CompareView(QWidget* parent)
       serviceA_(new CompileService(this)),
       serviceB_(new CompileService(this)),
       table_(new QTableWidget(this)),
-      summary_(new QLabel(this)) {
+      summary_(new QLabel(this)),
+      pin_(new QCheckBox("Pin A as the baseline (keep its compile while the script and B change)",
+                         this)),
+      graphA_(new GraphView(this)),
+      graphB_(new GraphView(this)) {
+  pin_->setObjectName("pinBaseline");
+  graphA_->setObjectName("compareGraphA");
+  graphB_->setObjectName("compareGraphB");
   a_->setObjectName("compareA");
   b_->setObjectName("compareB");
   CompileSettings privatize, forward;
@@ -63,8 +69,16 @@ CompareView::CompareView(QWidget* parent)
   layout->addWidget(a_);
   layout->addWidget(labelB);
   layout->addWidget(b_);
+  layout->addWidget(pin_);
   layout->addWidget(summary_);
-  layout->addWidget(table_, 1);
+  auto* graphs = new QSplitter(Qt::Horizontal, this);
+  graphs->addWidget(graphA_);
+  graphs->addWidget(graphB_);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(table_);
+  split->addWidget(graphs);
+  layout->addWidget(split, 1);
+  connect(pin_, &QCheckBox::toggled, this, &CompareView::setBaselinePinned);
 
   connect(a_, &OptionsPanel::settingsChanged, this, &CompareView::recompile);
   connect(b_, &OptionsPanel::settingsChanged, this, &CompareView::recompile);
@@ -78,10 +92,20 @@ void CompareView::setRequest(const CompileRequest& request) {
   recompile();
 }
 
+void CompareView::setBaselinePinned(bool pinned) {
+  if (pin_->isChecked() != pinned) pin_->setChecked(pinned);  // re-enters once
+  if (pinned == baselinePinned()) return;
+  baseline_ = pinned ? serviceA_->latest() : nullptr;
+  a_->setEnabled(!pinned);
+  if (!pinned) recompile();
+  refresh();
+}
+
 void CompareView::recompile() {
   if (!haveRequest_) return;
   summary_->setText("compiling...");
   for (auto [panel, service] : {std::pair{a_, serviceA_}, std::pair{b_, serviceB_}}) {
+    if (panel == a_ && baseline_) continue;  // the baseline keeps its compile
     CompileRequest request = request_;
     CompileSettings settings = panel->settings();
     settings.databasePath = request_.settings.databasePath;
@@ -92,8 +116,8 @@ void CompareView::recompile() {
 }
 
 void CompareView::refresh() {
-  if (serviceA_->busy() || serviceB_->busy()) return;  // wait for both
-  const SnapshotPtr a = serviceA_->latest();
+  if ((!baseline_ && serviceA_->busy()) || serviceB_->busy()) return;  // wait for both
+  const SnapshotPtr a = snapshotA();
   const SnapshotPtr b = serviceB_->latest();
   table_->setRowCount(0);
   differences_ = 0;
@@ -124,26 +148,63 @@ void CompareView::refresh() {
   }
   const auto& ra = *a->report;
   const auto& rb = *b->report;
-  addRow("options", QString::fromStdString(a_->settings().summary()),
+  addRow("options",
+         baseline_ ? QString("baseline: ") + QString::fromStdString(a_->settings().summary())
+                   : QString::fromStdString(a_->settings().summary()),
          QString::fromStdString(b_->settings().summary()), false);
-  addRow("segments", QString::number(ra.segments.size()), QString::number(rb.segments.size()));
-  addRow("kernels", QString::number(ra.kernelCount()), QString::number(rb.kernelCount()));
-  const size_t n = std::max(ra.segments.size(), rb.segments.size());
-  for (size_t i = 0; i < n; ++i) {
-    const auto* sa = i < ra.segments.size() ? &ra.segments[i] : nullptr;
-    const auto* sb = i < rb.segments.size() ? &rb.segments[i] : nullptr;
-    addRow(QString("segment %1").arg(i), sa ? segmentLine(*sa) : "-",
-           sb ? segmentLine(*sb) : "-");
-    addRow("  properties", sa ? propertiesLine(*sa) : "-", sb ? propertiesLine(*sb) : "-");
+  const report::ReportDiff diff = report::diffReports(ra, rb);
+  for (const report::FieldDiff& field : diff.summary) {
+    addRow(QString::fromStdString(field.field), QString::fromStdString(field.a),
+           QString::fromStdString(field.b));
+  }
+  const report::ScriptNames namesA(ra), namesB(rb);
+  QHash<int, QColor> marksA, marksB;
+  int rescheduled = 0, added = 0, removed = 0;
+  for (const report::SegmentPair& pair : diff.segments) {
+    const QString title = pair.a < 0   ? QString("segment - / %1").arg(pair.b)
+                          : pair.b < 0 ? QString("segment %1 / -").arg(pair.a)
+                                       : QString("segment %1 / %2").arg(pair.a).arg(pair.b);
+    const int header = table_->rowCount();
+    addRow(title + "  (" + report::toString(pair.change) + ")", "", "", false);
+    const QColor color = changeColor(pair.change);
+    if (color.isValid()) {
+      for (int c = 0; c < 3; ++c) table_->item(header, c)->setForeground(color);
+      if (pair.a >= 0) marksA[pair.a] = color;
+      if (pair.b >= 0) marksB[pair.b] = color;
+    }
+    rescheduled += pair.change == report::SegmentChange::Rescheduled;
+    added += pair.change == report::SegmentChange::Added;
+    removed += pair.change == report::SegmentChange::Removed;
+    for (const report::FieldDiff& field : pair.fields) {
+      const bool names = field.field == "exprs";
+      addRow("  " + QString::fromStdString(field.field),
+             QString::fromStdString(names ? namesA.rename(field.a) : field.a),
+             QString::fromStdString(names ? namesB.rename(field.b) : field.b));
+    }
   }
   table_->resizeRowsToContents();
+  differences_ = diff.differences();
   summary_->setText(
-      QString("A: %1 segments (%2 kernels)   B: %3 segments (%4 kernels)   %5 rows differ")
+      QString("A: %1 segments (%2 kernels)   B: %3 segments (%4 kernels)   %5 rescheduled, "
+              "%6 added, %7 removed; %8 fields differ")
           .arg(ra.segments.size())
           .arg(ra.kernelCount())
           .arg(rb.segments.size())
           .arg(rb.kernelCount())
+          .arg(rescheduled)
+          .arg(added)
+          .arg(removed)
           .arg(differences_));
+  if (graphA_->property("snapshot").value<const void*>() != a.get()) {
+    graphA_->setSnapshot(a);
+    graphA_->setProperty("snapshot", QVariant::fromValue<const void*>(a.get()));
+  }
+  if (graphB_->property("snapshot").value<const void*>() != b.get()) {
+    graphB_->setSnapshot(b);
+    graphB_->setProperty("snapshot", QVariant::fromValue<const void*>(b.get()));
+  }
+  graphA_->setSegmentMarks(marksA);
+  graphB_->setSegmentMarks(marksB);
   emit compared();
 }
 

@@ -1,18 +1,24 @@
 // CompareView: the same script compiled under two option sets, side by side:
-// segment and kernel counts, and each segment's scheduler and properties,
-// with every difference highlighted. Both sides compile off the GUI thread;
-// it opens on seed 000's question: upcast=privatize (A) vs forward (B).
+// segment and kernel counts, then the segments paired by what they compute
+// (report_diff.h), each with its scheduler, exprs and every params and
+// properties field on its own row, changed fields highlighted; below, both
+// segmented graphs with added (green), removed (grey) and rescheduled
+// (orange) segments outlined. Side A can be pinned as a baseline: it keeps
+// its compile while the script and B change. Both sides compile off the GUI
+// thread; it opens on seed 000's question: upcast=privatize (A) vs forward.
 #pragma once
 
 #include <QWidget>
 
 #include "app/gui/compile_service.h"
 
+class QCheckBox;
 class QLabel;
 class QTableWidget;
 
 namespace fuserlab::gui {
 
+class GraphView;
 class OptionsPanel;
 
 class CompareView : public QWidget {
@@ -28,8 +34,14 @@ class CompareView : public QWidget {
   QTableWidget* table() const { return table_; }
   //! The number of rows that differ in the last comparison.
   int differences() const { return differences_; }
-  SnapshotPtr snapshotA() const { return serviceA_->latest(); }
+  SnapshotPtr snapshotA() const { return baseline_ ? baseline_ : serviceA_->latest(); }
   SnapshotPtr snapshotB() const { return serviceB_->latest(); }
+  GraphView* graphA() const { return graphA_; }
+  GraphView* graphB() const { return graphB_; }
+  //! Keeps side A's current compile as the baseline (true) or lets A
+  //! recompile with the script again (false).
+  void setBaselinePinned(bool pinned);
+  bool baselinePinned() const { return baseline_ != nullptr; }
 
  signals:
   void compared();
@@ -44,6 +56,10 @@ class CompareView : public QWidget {
   CompileService* serviceB_;
   QTableWidget* table_;
   QLabel* summary_;
+  QCheckBox* pin_;
+  GraphView* graphA_;
+  GraphView* graphB_;
+  SnapshotPtr baseline_;
   CompileRequest request_;
   bool haveRequest_ = false;
   int differences_ = 0;

@@ -40,6 +40,7 @@ constexpr int kSegmentKey = 0;  //!< the report's segment id, -1 for none
 constexpr int kSearchKey = 1;   //!< the text search matches against
 constexpr int kKindKey = 2;     //!< "cluster", "node"
 constexpr int kValueKey = 3;    //!< a node's value (IR name)
+constexpr int kMarkedKey = 4;   //!< outlined by setSegmentMarks
 
 // Past this many exprs the graph opens collapsed (segment-level first).
 constexpr size_t kCollapseAboveExprs = 300;
@@ -447,6 +448,11 @@ int GraphView::selectValue(const QString& name) {
   return found;
 }
 
+void GraphView::setSegmentMarks(const QHash<int, QColor>& marks) {
+  marks_ = marks;
+  updateSelection();
+}
+
 void GraphView::selectSegment(int id) {
   selected_ = id;
   updateSelection();
@@ -461,16 +467,19 @@ void GraphView::updateSelection() {
     const bool isSegmentNode = collapsed() && !isCluster;
     if (!isCluster && !isSegmentNode) continue;
     QPen pen = shape->pen();
-    const bool selected = item->data(kSegmentKey).toInt() == selected_ && selected_ >= 0;
-    pen.setWidthF(selected ? 3.5 : (isCluster ? 1.2 : 1.0));
+    const int segment = item->data(kSegmentKey).toInt();
+    const bool selected = segment == selected_ && selected_ >= 0;
+    const auto mark = marks_.constFind(segment);
+    pen.setWidthF(selected ? 3.5 : mark != marks_.constEnd() ? 3.0 : (isCluster ? 1.2 : 1.0));
     if (selected) {
       pen.setColor(QColor(210, 30, 30));
       target = item;
-    } else if (isCluster && pen.color() == QColor(210, 30, 30)) {
-      pen.setColor(Qt::black);
-    } else if (!isCluster && pen.color() == QColor(210, 30, 30)) {
-      pen.setColor(QColor(60, 60, 60));
+    } else if (mark != marks_.constEnd()) {
+      pen.setColor(*mark);
+    } else if (pen.color() == QColor(210, 30, 30) || item->data(kMarkedKey).toBool()) {
+      pen.setColor(isCluster ? QColor(Qt::black) : QColor(60, 60, 60));
     }
+    item->setData(kMarkedKey, mark != marks_.constEnd());
     shape->setPen(pen);
   }
   if (target) view_->ensureVisible(target, 20, 20);

@@ -7,6 +7,8 @@
 // viz's worker thread; a late layout for an older snapshot is dropped.
 #pragma once
 
+#include <QColor>
+#include <QHash>
 #include <QWidget>
 #include <memory>
 
@@ -38,6 +40,10 @@ class GraphView : public QWidget {
   //! in blue and scrolls to the first; "" clears. Returns how many.
   int selectValue(const QString& name);
   const QString& selectedValue() const { return selectedValue_; }
+  //! Outlines segments in colours of their own (Compare: added, removed,
+  //! rescheduled); the selection's red outline goes over them.
+  void setSegmentMarks(const QHash<int, QColor>& marks);
+  const QHash<int, QColor>& segmentMarks() const { return marks_; }
   //! The value (IR name) of the node at scene position `point`; "" for none.
   QString valueAt(const QPointF& point) const;
   //! One node per segment (true) or every segment's ops (false).
@@ -90,6 +96,7 @@ class GraphView : public QWidget {
   bool pending_ = false;
   int selected_ = -1;
   QString selectedValue_;
+  QHash<int, QColor> marks_;
   int clusters_ = 0;
   int nodes_ = 0;
   int edges_ = 0;

@@ -651,6 +651,43 @@ class GuiWindowTest : public QObject {
     QVERIFY(highlighted);
   }
 
+  // Issue 46 defect 4: Compare pairs segments by content, gives each param
+  // its own row, draws both graphs with changed segments outlined, and keeps
+  // a pinned baseline while B changes.
+  void compareShowsEachParamGraphsAndABaseline() {
+    MainWindow window;
+    window.show();
+    QSignalSpy compared(window.compare(), &CompareView::compared);
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
+    QTableWidget* table = window.compare()->table();
+    QStringList labels;
+    for (int row = 0; row < table->rowCount(); ++row) labels << table->item(row, 0)->text();
+    QVERIFY2(labels.filter(QRegularExpression(R"(^  params\.)")).size() > 1,
+             qPrintable(labels.join("|")));
+    QVERIFY2(labels.filter(QRegularExpression(R"(^segment .*\((added|removed|rescheduled|changed|same)\)$)"))
+                     .size() > 0,
+             qPrintable(labels.join("|")));
+    // Seed 000: forward makes more segments than privatize, so B has some
+    // A has not; they are outlined in B's graph.
+    QVERIFY(!window.compare()->graphB()->segmentMarks().isEmpty() ||
+            !window.compare()->graphA()->segmentMarks().isEmpty());
+    QVERIFY(waitForGraph(*window.compare()->graphB()));
+    QVERIFY(window.compare()->graphB()->clusterCount() > 0);
+
+    // Pin A, then change B to privatize too: A keeps its compile, and the
+    // two now agree.
+    const auto baseline = window.compare()->snapshotA();
+    window.compare()->setBaselinePinned(true);
+    QVERIFY(window.compare()->baselinePinned());
+    compared.clear();
+    QComboBox* upcastB = window.compare()->sideB()->upcastBox();
+    upcastB->setCurrentIndex(upcastB->findData("privatize"));
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() > 0, 60000);
+    QCOMPARE(window.compare()->snapshotA().get(), baseline.get());
+    QTRY_COMPARE_WITH_TIMEOUT(window.compare()->differences(), 0, 60000);
+  }
+
   void runPanelRunsOnTheCpu() {
     MainWindow window;
     window.show();
