@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QGraphicsOpacityEffect>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -264,13 +265,35 @@ void MainWindow::showProblem(const QString& message, int line, int column) {
   statusLabel_->setText(message.section('\n', 0, 0));
 }
 
+void MainWindow::setViewsStale(bool stale) {
+  stale_ = stale;
+  for (QWidget* view : std::initializer_list<QWidget*>{inspector_, passesView_, graph_, code_}) {
+    if (!stale) {
+      view->setGraphicsEffect(nullptr);
+      continue;
+    }
+    auto* dim = new QGraphicsOpacityEffect(view);
+    dim->setOpacity(0.45);
+    view->setGraphicsEffect(dim);
+  }
+}
+
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   problems_->clear();
   const int previous = selected_;
-  tuning_->setSnapshot(snapshot);
-  reportModel_->setSnapshot(snapshot);
-  passesModel_->setSnapshot(snapshot);
-  graph_->setSnapshot(snapshot);
+  // A script that stops compiling while it is edited keeps the last compile
+  // of the same file on screen, dimmed, with the error on top (issue 46):
+  // blanking every view at each typing error lost the picture.
+  const SnapshotPtr shown = reportModel_->snapshot();
+  const bool keepLastGood = !snapshot->ok() && shown && shown->ok() &&
+                            shown->fileName == snapshot->fileName;
+  if (!keepLastGood) {
+    tuning_->setSnapshot(snapshot);
+    reportModel_->setSnapshot(snapshot);
+    passesModel_->setSnapshot(snapshot);
+    graph_->setSnapshot(snapshot);
+  }
+  setViewsStale(keepLastGood);
   if (!snapshot->ok()) {
     const QString message = QString::fromStdString(*snapshot->error);
     int line = 0, column = 0;
@@ -286,8 +309,13 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
       editor_->clearErrorMarker();
     }
     showProblem(message, line, column);
-    code_->setPlainText("// no code: the script did not compile\n// " + message);
-    selected_ = -1;
+    if (keepLastGood) {
+      statusLabel_->setText("the script does not compile (" + message.section('\n', 0, 0) +
+                            "); showing its last compile, dimmed");
+    } else {
+      code_->setPlainText("// no code: the script did not compile\n// " + message);
+      selected_ = -1;
+    }
     emit snapshotShown();
     return;
   }

@@ -78,6 +78,8 @@ class MainWindow : public QMainWindow {
   //! Outlines the graph's nodes of the value script line `line` defines and
   //! selects the segment that computes it.
   void showLineInGraph(int line);
+  //! Whether the views show an older compile than the script (dimmed).
+  bool viewsStale() const { return stale_; }
   int selectedSegment() const { return selected_; }
 
   ScriptEditor* editor() const { return editor_; }
@@ -115,6 +117,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  void setViewsStale(bool stale);
   void buildMenus();
   void buildRecentMenu();
   void addRecentFile(const QString& path);
@@ -155,6 +158,7 @@ class MainWindow : public QMainWindow {
   TuningPanel* tuning_;
   QTabWidget* tabs_;
   QLabel* statusLabel_;
+  bool stale_ = false;
   QMenu* recentMenu_ = nullptr;
   QTimer* editDebounce_;
   QString file_;

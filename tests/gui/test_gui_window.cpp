@@ -381,12 +381,15 @@ class GuiWindowTest : public QObject {
     QVERIFY(window.editor()->errorColumn() > 0);
     QCOMPARE(window.problems()->count(), 1);
     QVERIFY(window.problems()->item(0)->text().startsWith("line 12"));
-    QCOMPARE(window.reportModel()->rowCount(), 0);
+    // The last good compile stays, dimmed (issue 46 item 7).
+    QVERIFY(window.viewsStale());
+    QVERIFY(window.reportModel()->rowCount() > 0);
     // Undo the typing: the marker goes away and the segments come back.
     for (int i = 0; i < 5; ++i) QTest::keyClick(window.editor(), Qt::Key_Backspace);
     QVERIFY(waitForSnapshot(window));
     QCOMPARE(window.editor()->errorLine(), 0);
     QVERIFY(window.reportModel()->rowCount() > 0);
+    QVERIFY(!window.viewsStale());
   }
 
   void selectionIsShared() {
@@ -686,6 +689,36 @@ class GuiWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(compared.count() > 0, 60000);
     QCOMPARE(window.compare()->snapshotA().get(), baseline.get());
     QTRY_COMPARE_WITH_TIMEOUT(window.compare()->differences(), 0, 60000);
+  }
+
+  // Issue 46 item 7: a typing error keeps the last good compile on screen,
+  // dimmed, with the error in the problems pane; fixing it brings it back.
+  void aTypingErrorKeepsTheLastGoodCompileDimmed() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    const int segments = window.reportModel()->rowCount();
+    const int clusters = graph->clusterCount();
+    QVERIFY(segments > 0 && clusters > 0);
+    const QString good = window.editor()->toPlainText();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.editor()->appendPlainText("x = (");
+    QVERIFY(shown.wait(60000));
+    QVERIFY(waitForIdle(window));
+    QVERIFY(!window.service()->latest()->ok());
+    QVERIFY(window.viewsStale());
+    QCOMPARE(window.reportModel()->rowCount(), segments);
+    QCOMPARE(graph->clusterCount(), clusters);
+    QVERIFY(window.problems()->count() > 0);
+    QVERIFY(graph->graphicsEffect() != nullptr);
+    window.editor()->setPlainText(good);
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(window.service()->latest()->ok());
+    QVERIFY(!window.viewsStale());
+    QVERIFY(graph->graphicsEffect() == nullptr);
   }
 
   void runPanelRunsOnTheCpu() {
