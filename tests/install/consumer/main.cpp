@@ -1,0 +1,53 @@
+// Reads a fusion from a script string with FuserLab's reader, compiles it
+// for a built-in device at its inputs block's sizes (metadata only: no GPU,
+// no data) and prints the segments.
+#include <cstdio>
+#include <exception>
+
+#include "core/frontend/input_tensors.h"
+#include "core/frontend/script.h"
+#include "core/passes/compile_options.h"
+#include "core/runtime/fusion_compiler.h"
+#include "core/scheduler/device_spec.h"
+
+namespace {
+
+constexpr const char* kScript = R"(from nvfuser import FusionDefinition, DataType
+
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)
+    T2 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)
+    T3 = fd.ops.exp(T1)
+    fd.add_output(T3)
+    fd.add_output(T2)
+
+with FusionDefinition() as fd:
+    fusion_func(fd)
+
+inputs = [
+    torch.randn((1024, 4096), dtype=torch.float32, device='cuda:0'),
+]
+)";
+
+}  // namespace
+
+int main() {
+  using namespace fuserlab;
+  try {
+    const frontend::Script script = frontend::readScript(kScript, "consumer.py");
+    const auto device = scheduler::findBuiltinDevice("h100");
+    if (!device || !script.inputs) return 3;
+    const runtime::CompiledFusion compiled = runtime::compileFusion(
+        script.fusion(), passes::CompileOptions{}, *device,
+        frontend::makeInputShapes(*script.inputs));
+    std::printf("segments: %zu\n", compiled.report.segments.size());
+    for (const auto& segment : compiled.report.segments) {
+      std::printf("segment %d: %s\n", segment.id, segment.scheduler.c_str());
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}
