@@ -72,6 +72,16 @@ if(NOT step_output STREQUAL want)
 endif()
 message(STATUS "consumer: ${step_output}")
 
+# Linking FuserLab::core does not make a program need the GPU driver
+# (libcuda.so.1) to start: NVRTC and cuBLASLt come without CUDA::cuda_driver.
+find_program(READELF readelf)
+if(READELF)
+  run_step("readelf" ${READELF} -d ${WORK_DIR}/build/consumer)
+  if(step_output MATCHES "NEEDED[^\n]*libcuda\\.so")
+    message(FATAL_ERROR "the consumer needs libcuda.so (the GPU driver) to start")
+  endif()
+endif()
+
 # The installed CLI starts from the prefix (its run path finds NVRTC and
 # cuBLASLt) and reads the built-in device table.
 run_step("the installed fuserlab-cli" ${prefix}/bin/fuserlab-cli devices)
