@@ -24,6 +24,7 @@
 
 #include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
+#include "app/gui/decisions_view.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/passes_model.h"
@@ -78,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
       database_(new DatabasePanel(this)),
       tuning_(new TuningPanel([this] { return currentRequest(); },
                               [this] { return database_->path(); }, this)),
+      decisions_(new DecisionsView(this)),
       tabs_(new QTabWidget(this)),
       statusLabel_(new QLabel(this)),
       editDebounce_(new QTimer(this)) {
@@ -101,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
   left->setStretchFactor(1, 1);
   tabs_->addTab(code_, "CUDA");
   tabs_->addTab(passesView_, "Passes");
+  tabs_->addTab(decisions_, "Decisions");
   tabs_->addTab(compare_, "Compare");
   tabs_->addTab(run_, "Run");
   tabs_->addTab(database_, "Database");
@@ -155,6 +158,10 @@ MainWindow::MainWindow(QWidget* parent)
   // Selection sync with the editor: a node shows its script line, the
   // cursor's line outlines its values' nodes (issue 46).
   connect(graph_, &GraphView::valueClicked, this, &MainWindow::showValueInEditor);
+  connect(decisions_, &DecisionsView::valueChosen, graph_, &GraphView::selectValue);
+  connect(decisions_, &DecisionsView::segmentChosen, this, [this](int id) {
+    if (id != selected_) selectSegment(id);
+  });
   connect(editor_, &QPlainTextEdit::cursorPositionChanged, this,
           [this] { showLineInGraph(editor_->textCursor().blockNumber() + 1); });
   connect(inspector_->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -267,7 +274,8 @@ void MainWindow::showProblem(const QString& message, int line, int column) {
 
 void MainWindow::setViewsStale(bool stale) {
   stale_ = stale;
-  for (QWidget* view : std::initializer_list<QWidget*>{inspector_, passesView_, graph_, code_}) {
+  for (QWidget* view :
+       std::initializer_list<QWidget*>{inspector_, passesView_, graph_, code_, decisions_}) {
     if (!stale) {
       view->setGraphicsEffect(nullptr);
       continue;
@@ -291,6 +299,7 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     tuning_->setSnapshot(snapshot);
     reportModel_->setSnapshot(snapshot);
     passesModel_->setSnapshot(snapshot);
+    decisions_->setSnapshot(snapshot);
     graph_->setSnapshot(snapshot);
   }
   setViewsStale(keepLastGood);

@@ -23,6 +23,7 @@ namespace fuserlab::gui {
 
 class CompareView;
 class DatabasePanel;
+class DecisionsView;
 class GraphView;
 class OptionsPanel;
 class PassesModel;
@@ -83,6 +84,7 @@ class MainWindow : public QMainWindow {
   int selectedSegment() const { return selected_; }
 
   ScriptEditor* editor() const { return editor_; }
+  DecisionsView* decisions() const { return decisions_; }
   OptionsPanel* options() const { return options_; }
   CompileService* service() const { return service_; }
   ReportModel* reportModel() const { return reportModel_; }
@@ -156,6 +158,7 @@ class MainWindow : public QMainWindow {
   RunPanel* run_;
   DatabasePanel* database_;
   TuningPanel* tuning_;
+  DecisionsView* decisions_;
   QTabWidget* tabs_;
   QLabel* statusLabel_;
   bool stale_ = false;

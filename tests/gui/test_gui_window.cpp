@@ -21,6 +21,7 @@
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <functional>
@@ -29,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "app/gui/compare_view.h"
+#include "app/gui/decisions_view.h"
 #include "app/gui/database_panel.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
@@ -721,6 +723,36 @@ class GuiWindowTest : public QObject {
     QVERIFY(graph->graphicsEffect() == nullptr);
   }
 
+  // Issue 46 item 7: the segmenter's decision log in the window, linked to
+  // the graph.
+  void decisionsTabListsTheSegmentersDecisions() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(waitForGraph(*window.graph()));
+    const auto snapshot = window.service()->latest();
+    QTreeWidget* tree = window.decisions()->tree();
+    QCOMPARE(tree->topLevelItemCount(), static_cast<int>(snapshot->report->decisions.size()));
+    QVERIFY(tree->topLevelItemCount() > 0);
+    int refused = 0;
+    for (const auto& d : snapshot->report->decisions) refused += d.accepted ? 0 : 1;
+    window.decisions()->refusedOnlyBox()->setChecked(true);
+    QCOMPARE(tree->topLevelItemCount(), refused);
+    window.decisions()->refusedOnlyBox()->setChecked(false);
+    // A schedule decision selects its segment; its reason's tensor is
+    // outlined in the graph.
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+      QTreeWidgetItem* item = tree->topLevelItem(i);
+      if (item->text(1) != "schedule" || !item->text(3).startsWith("segment 1 ")) continue;
+      tree->setCurrentItem(item);
+      QCOMPARE(window.selectedSegment(), 1);
+      QVERIFY(!window.graph()->selectedValue().isEmpty());
+      return;
+    }
+    QFAIL("no schedule decision for segment 1");
+  }
+
   void runPanelRunsOnTheCpu() {
     MainWindow window;
     window.show();
@@ -754,7 +786,7 @@ class GuiWindowTest : public QObject {
     {
       using namespace fuserlab::db;
       HeuristicsDatabase database(path.toStdString(), HeuristicsDatabase::Access::Write);
-      for (const std::string hash : {snapshot->segmentHashes.front(), std::string("0123456789abcdef")}) {
+      for (const std::string& hash : {snapshot->segmentHashes.front(), std::string("0123456789abcdef")}) {
         Entry entry;
         entry.segment = {hash, "inner_persistent", "16x128x1600", "16x128x1664", "fusion"};
         entry.device = DeviceRecord::fromSpec(fuserlab::scheduler::defaultDevice());
