@@ -381,18 +381,19 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     ++nodes_;
   }
   scene_->setSceneRect(QRectF(-10, -10, layout.width + 20, layout.height + 20));
-  status_->setText(
-      QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_) +
-      (stubs > 0 ? QString("; simplified: %1 distant uses of widely read values drawn as "
-                           "dashed stubs")
-                       .arg(stubs)
-                 : QString()));
+  status_->setText(QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_) +
+                   (stubs > 0 ? QString(", %1 stubs").arg(stubs) : QString()));
+  status_->setToolTip(stubs > 0 ? QString("Simplified: %1 distant uses of widely read values "
+                                          "are drawn as dashed stubs beside their readers "
+                                          "instead of long edges")
+                                      .arg(stubs)
+                                : QString());
   updateSelection();
   if (!selectedValue_.isEmpty()) selectValue(selectedValue_);
   fit();
 }
 
-QString GraphView::statusText() const { return status_->text(); }
+QString GraphView::statusText() const { return status_->text() + "\n" + status_->toolTip(); }
 
 void GraphView::fit() {
   view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
