@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -41,6 +42,12 @@ DatabasePanel::DatabasePanel(QWidget* parent)
 
   auto* browse = new QPushButton("Open...", this);
   auto* remove = new QPushButton("Delete", this);
+  delete_ = remove;
+  confirmDelete_ = [this](const QString& question) {
+    return QMessageBox::question(this, "Delete entries", question,
+                                 QMessageBox::Yes | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Yes;
+  };
   auto* exportButton = new QPushButton("Export...", this);
   auto* row = new QHBoxLayout;
   row->addWidget(path_, 1);
@@ -68,7 +75,7 @@ DatabasePanel::DatabasePanel(QWidget* parent)
   });
   connect(onlyCurrent_, &QCheckBox::toggled, this, &DatabasePanel::refresh);
   connect(use_, &QCheckBox::toggled, this, &DatabasePanel::databaseChanged);
-  connect(remove, &QPushButton::clicked, this, &DatabasePanel::deleteSelected);
+  connect(remove, &QPushButton::clicked, this, &DatabasePanel::confirmAndDeleteSelected);
   connect(exportButton, &QPushButton::clicked, this, [this] { exportSelected(); });
 }
 
@@ -147,6 +154,24 @@ QList<qint64> selectedIds(QTableWidget* table) {
 }
 
 }  // namespace
+
+void DatabasePanel::setDeleteConfirmation(std::function<bool(const QString&)> confirm) {
+  confirmDelete_ = std::move(confirm);
+}
+
+void DatabasePanel::confirmAndDeleteSelected() {
+  const QList<qint64> ids = selectedIds(table_);
+  if (ids.isEmpty()) return;
+  const QString question = QString("Delete %1 %2 from %3? This cannot be undone (db export "
+                                   "keeps a copy).")
+                               .arg(ids.size())
+                               .arg(ids.size() == 1 ? "entry" : "entries", path());
+  if (confirmDelete_ && !confirmDelete_(question)) {
+    status_->setText("nothing deleted");
+    return;
+  }
+  deleteSelected();
+}
 
 void DatabasePanel::deleteSelected() {
   const QList<qint64> ids = selectedIds(table_);

@@ -4,12 +4,15 @@
 // JSON lines, and use the file's params when compiling.
 #pragma once
 
+#include <functional>
+
 #include <QStringList>
 #include <QWidget>
 
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTableWidget;
 
 namespace fuserlab::gui {
@@ -28,10 +31,17 @@ class DatabasePanel : public QWidget {
   //! The structure hashes of the current fusion's segments (the filter).
   void setCurrentSegments(const QStringList& structureHashes);
   QTableWidget* table() const { return table_; }
+  //! Asked before Delete removes entries (the question names how many and
+  //! the file); true deletes. A dialog unless a test sets its own.
+  void setDeleteConfirmation(std::function<bool(const QString& question)> confirm);
+  QPushButton* deleteButton() const { return delete_; }
 
  public slots:
   void refresh();
+  //! Removes the selected entries without asking.
   void deleteSelected();
+  //! Asks (setDeleteConfirmation), then deletes; what the Delete button does.
+  void confirmAndDeleteSelected();
   //! Writes the selected entries (all listed ones when none is selected) as
   //! JSON lines to `file` (asked for when empty); false, with the reason in
   //! the panel's status, if not written.
@@ -48,6 +58,8 @@ class DatabasePanel : public QWidget {
   QLabel* status_;
   QTableWidget* table_;
   QStringList currentHashes_;
+  QPushButton* delete_ = nullptr;
+  std::function<bool(const QString&)> confirmDelete_;
 };
 
 }  // namespace fuserlab::gui

@@ -809,7 +809,21 @@ class GuiWindowTest : public QObject {
     QFile exported(dir.filePath("out.jsonl"));
     QVERIFY(exported.open(QIODevice::ReadOnly));
     QCOMPARE(exported.readAll().count('\n'), 1);
-    window.database()->deleteSelected();
+    // Delete asks first (issue 46 item 7); Cancel keeps the entry.
+    QStringList asked;
+    bool answer = false;
+    window.database()->setDeleteConfirmation([&](const QString& question) {
+      asked << question;
+      return answer;
+    });
+    QTest::mouseClick(window.database()->deleteButton(), Qt::LeftButton);
+    QCOMPARE(asked.size(), 1);
+    QVERIFY2(asked.first().contains("Delete 1 entry"), qPrintable(asked.first()));
+    QCOMPARE(table->rowCount(), 1);
+    table->selectRow(0);
+    answer = true;
+    QTest::mouseClick(window.database()->deleteButton(), Qt::LeftButton);
+    QCOMPARE(asked.size(), 2);
     QCOMPARE(table->rowCount(), 0);
     fuserlab::db::HeuristicsDatabase check(path.toStdString(),
                                            fuserlab::db::HeuristicsDatabase::Access::Read);
