@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <future>
 
@@ -218,7 +219,11 @@ bool GraphView::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void GraphView::setSnapshot(SnapshotPtr snapshot) {
-  const bool first = !snapshot_ || !snapshot_->report;
+  // The first compile of a file decides "segments only" by its size; the
+  // user's choice holds while the same file is edited (it stayed on across
+  // files: issue 46).
+  const bool first = !snapshot_ || !snapshot_->report ||
+                     (snapshot && snapshot_->fileName != snapshot->fileName);
   snapshot_ = std::move(snapshot);
   if (first && snapshot_ && snapshot_->report) {
     size_t exprs = 0;
@@ -351,6 +356,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     ++edges_;
   }
   int stubs = 0;
+  int segmentNodes = 0;
   for (const viz::NodeLayout& box : layout.nodes) {
     const viz::GraphNode* node = graph.findNode(box.id);
     if (node == nullptr) continue;
@@ -374,6 +380,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
                          : QString::fromStdString(node->label) +
                                " (drawn again beside this use instead of a long edge)");
     if (!node->stubOf.empty()) ++stubs;
+    if (node->kind == viz::NodeKind::Segment) ++segmentNodes;
     auto* text = new QGraphicsSimpleTextItem(QString::fromStdString(node->label), item);
     text->setFont(nodeFont());
     const QRectF bounds = text->boundingRect();
@@ -381,7 +388,8 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     ++nodes_;
   }
   scene_->setSceneRect(QRectF(-10, -10, layout.width + 20, layout.height + 20));
-  status_->setText(QString("%1 segments, %2 nodes").arg(clusters_).arg(nodes_) +
+  // Collapsed, each segment is a node, not a cluster.
+  status_->setText(QString("%1 segments, %2 nodes").arg(std::max(clusters_, segmentNodes)).arg(nodes_) +
                    (stubs > 0 ? QString(", %1 stubs").arg(stubs) : QString()));
   status_->setToolTip(stubs > 0 ? QString("Simplified: %1 distant uses of widely read values "
                                           "are drawn as dashed stubs beside their readers "

@@ -753,6 +753,26 @@ class GuiWindowTest : public QObject {
     QFAIL("no schedule decision for segment 1");
   }
 
+  // Issue 46 item 7: "segments only" counts its segments, and a new file
+  // starts from its own size's choice instead of the last file's.
+  void segmentsOnlyCountsSegmentsAndResetsPerFile() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(!graph->collapsed());
+    graph->setCollapsed(true);
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY2(graph->statusText().startsWith(QString("%1 segments").arg(segmentCount(window))),
+             qPrintable(graph->statusText()));
+    QVERIFY(window.openFile(kExamples + "seed001_bookend_inputs.py"));
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(!graph->collapsed());
+  }
+
   void runPanelRunsOnTheCpu() {
     MainWindow window;
     window.show();
