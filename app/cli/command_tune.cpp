@@ -43,6 +43,7 @@
 #include "tuner/shard.h"
 #include "tuner/tuner.h"
 #include "tuner/worker.h"
+#include "tuner/worker_command.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -242,24 +243,26 @@ std::vector<int> measuringDevices(const CommandLine& cl) {
 // One worker per GPU: this executable in its hidden mode, same script and
 // sizes. Sizes from the script's inputs block go to the worker as that block
 // (strides and .as_strided views included); plan or --inputs sizes as text.
-std::unique_ptr<tuner::VariantRunner> makeRunner(const CommandLine& cl,
+std::unique_ptr<tuner::VariantRunner> makeRunner(const passes::CompileOptions& options,
                                                  const tuner::PlanItem& item,
                                                  const LoadedScript& loaded, int segment,
                                                  const std::vector<int>& devices) {
-  std::vector<std::string> argv = {"/proc/self/exe", "tune-worker", loaded.script.fileName,
-                                   "--segment", std::to_string(segment)};
-  if (item.inputs) argv.insert(argv.end(), {"--inputs", *item.inputs});
-  if (item.fusion) argv.insert(argv.end(), {"--fusion", *item.fusion});
-  for (const auto& s : cl.values("set")) argv.insert(argv.end(), {"--set", s});
-  for (const auto& p : cl.values("disable-pass")) argv.insert(argv.end(), {"--disable-pass", p});
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) argv[0] = std::string(self, static_cast<size_t>(n));
+  std::string self = "/proc/self/exe";
+  char path[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n > 0) self = std::string(path, static_cast<size_t>(n));
+  tuner::WorkerCommand command;
+  command.script = loaded.script.fileName;
+  command.fusion = item.fusion.value_or("");
+  command.inputs = item.inputs.value_or("");
+  command.segment = segment;
+  command.options = options;
   std::vector<std::unique_ptr<tuner::VariantRunner>> runners;
   for (int device : devices) {
-    std::vector<std::string> one = argv;
-    one.insert(one.end(), {"--device", "cuda:" + std::to_string(device)});
-    runners.push_back(std::make_unique<tuner::WorkerRunner>(one));
+    command.device = device;
+    std::vector<std::string> argv = {self, "tune-worker"};
+    for (std::string& arg : tuner::workerArguments(command)) argv.push_back(std::move(arg));
+    runners.push_back(std::make_unique<tuner::WorkerRunner>(std::move(argv)));
   }
   if (runners.size() == 1) return std::move(runners.front());
   return std::make_unique<tuner::RunnerPool>(std::move(runners));
@@ -421,7 +424,7 @@ int tuneCommand(const std::vector<std::string>& args) {
           continue;
         }
       }
-      auto runner = makeRunner(cl, planItem, loaded, segment, devices);
+      auto runner = makeRunner(compileOptions, planItem, loaded, segment, devices);
       ConsoleListener listener(segment, terminal);
       const tuner::TuneResult result = tuner::tuneSegment(*target, tune, *database, *runner,
                                                           &builder, &listener, &gCancel);
@@ -481,19 +484,18 @@ int tuneCommand(const std::vector<std::string>& args) {
 }
 
 int tuneWorkerCommand(const std::vector<std::string>& args) {
-  std::set<std::string> options = kScriptOptions;
-  options.insert({"segment", "seed"});
-  options.insert(kCompileOptions.begin(), kCompileOptions.end());
-  CommandLine cl(args, options, {});
-  LoadedScript loaded = loadScript(cl);
+  const tuner::WorkerCommand command = tuner::parseWorkerArguments(args);
+  std::vector<std::string> scriptArgs = {command.script};
+  if (!command.fusion.empty()) scriptArgs.insert(scriptArgs.end(), {"--fusion", command.fusion});
+  if (!command.inputs.empty()) scriptArgs.insert(scriptArgs.end(), {"--inputs", command.inputs});
+  LoadedScript loaded = loadScript(CommandLine(scriptArgs, kScriptOptions, {}));
   FL_CHECK(loaded.inputs.has_value(), "tune-worker needs --inputs or an inputs block");
   tuner::WorkerSetup setup;
   setup.fusion = loaded.fusion;
   setup.hostInputs = frontend::makeInputs(*loaded.inputs, 0);
-  setup.options = compileOptionsFrom(cl);
-  const std::string device = cl.value("device").value_or("cuda:0");
-  setup.device = device.size() > 5 ? static_cast<int>(parseInt("device", device.substr(5))) : 0;
-  setup.segment = static_cast<int>(parseInt("segment", cl.value("segment").value_or("0")));
+  setup.options = command.options;
+  setup.device = command.device;
+  setup.segment = command.segment;
   // Ctrl-C goes to the parent, which stops the worker by closing its input.
   ::signal(SIGINT, SIG_IGN);
   return tuner::serveWorker(setup, std::cin, std::cout);

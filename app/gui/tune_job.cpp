@@ -12,6 +12,7 @@
 #include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
 #include "tuner/worker.h"
+#include "tuner/worker_command.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -186,6 +187,19 @@ TuneSummary runTuneJob(const TuneRequest& request, const RunnerFactory& factory,
   return summary;
 }
 
+std::vector<std::string> workerArgv(const TuneRequest& request, const std::string& scriptFile) {
+  tuner::WorkerCommand command;
+  command.script = scriptFile;
+  command.fusion = request.compile.fusionName;
+  command.inputs = request.compile.settings.inputs;
+  command.segment = request.segment;
+  command.device = tuner::parseCudaDevice(request.gpu, "the tuning GPU");
+  command.options = request.compile.settings.options;
+  std::vector<std::string> argv = request.workerCommand;
+  for (std::string& arg : tuner::workerArguments(command)) argv.push_back(std::move(arg));
+  return argv;
+}
+
 RunnerFactory workerRunnerFactory() {
   RunnerFactory factory;
   factory.make = [](const TuneRequest& request, const std::string& scriptFile)
@@ -193,21 +207,7 @@ RunnerFactory workerRunnerFactory() {
     FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
              runtime::cudaUnavailableReason(), "; a dry run lists the space without one");
     FL_CHECK(!request.workerCommand.empty(), "no tuning worker executable");
-    std::vector<std::string> argv = request.workerCommand;
-    const CompileSettings& s = request.compile.settings;
-    argv.insert(argv.end(), {scriptFile, "--segment", std::to_string(request.segment),
-                             "--device", request.gpu, "--set",
-                             "upcast=" + std::string(passes::toString(s.options.upcast)),
-                             "--set",
-                             "bookend=" + std::string(passes::toString(s.options.bookend))});
-    if (!request.compile.fusionName.empty()) {
-      argv.insert(argv.end(), {"--fusion", request.compile.fusionName});
-    }
-    if (!s.inputs.empty()) argv.insert(argv.end(), {"--inputs", s.inputs});
-    for (const auto& pass : s.options.disabledPasses) {
-      argv.insert(argv.end(), {"--disable-pass", pass});
-    }
-    return std::make_unique<tuner::WorkerRunner>(argv);
+    return std::make_unique<tuner::WorkerRunner>(workerArgv(request, scriptFile));
   };
   return factory;
 }

@@ -98,8 +98,11 @@ DryRunResult dryRunJob(const TuneRequest& request);
 TuneSummary runTuneJob(const TuneRequest& request, const RunnerFactory& factory,
                        TuneProgress* progress, const std::atomic<bool>* cancel);
 
-//! The factory of real sweeps: a tuner::WorkerRunner running
-//! `request.workerCommand` with the script file, sizes, segment, GPU and options.
+//! `request.workerCommand` followed by tuner::workerArguments for the script
+//! file, definition, sizes, segment, GPU and every compile option.
+std::vector<std::string> workerArgv(const TuneRequest& request, const std::string& scriptFile);
+
+//! The factory of real sweeps: a tuner::WorkerRunner running workerArgv.
 RunnerFactory workerRunnerFactory();
 
 }  // namespace fuserlab::gui

@@ -1,6 +1,6 @@
-// The workbench's tuning worker: `fuserlab --tune-worker FILE --segment N
-// --device cuda:N [--fusion NAME] [--inputs SPEC] [--set K=V]...
-// [--disable-pass P]...` serves tuner/worker.h's protocol on stdin/stdout,
+// The workbench's tuning worker: `fuserlab --tune-worker ARGS`, ARGS as
+// tuner/worker_command.h writes them (script, segment, GPU, definition,
+// sizes, every compile option), serves tuner/worker.h's protocol on stdin/stdout,
 // so a variant that faults takes down only this process, not the window.
 // The tuning panel starts it (tune_job.h's workerRunnerFactory).
 #pragma once

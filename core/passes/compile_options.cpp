@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/ir/error.h"
 #include "core/passes/pipeline.h"
@@ -23,19 +23,12 @@ constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2>
 constexpr std::array<std::pair<std::string_view, bool>, 2> kSwitchValues = {
     {{"on", true}, {"off", false}}};
 
-constexpr std::array<std::string_view, 4> kOptionNames = {"bookend", "upcast",
-                                                          "dependent_launch", "graph_launch"};
-
-template <typename Table>
-std::string joinNames(const Table& table) {
+template <typename Enum, size_t N>
+std::string joinNames(const std::array<std::pair<std::string_view, Enum>, N>& table) {
   std::string out;
   for (const auto& entry : table) {
     if (!out.empty()) out += ", ";
-    if constexpr (std::is_convertible_v<decltype(entry), std::string_view>) {
-      out += entry;
-    } else {
-      out += entry.first;
-    }
+    out += entry.first;
   }
   return out;
 }
@@ -53,6 +46,71 @@ Enum parseValue(std::string_view option,
                 option, "=", table[0].first, ")");
 }
 
+// The name `table` gives `value`.
+template <typename Enum, size_t N>
+std::string_view nameOf(const std::array<std::pair<std::string_view, Enum>, N>& table,
+                        Enum value) {
+  for (const auto& [name, entry] : table) {
+    if (entry == value) return name;
+  }
+  FL_ASSERT(false, "a value without a name: ", static_cast<int>(value));
+  return {};
+}
+
+template <typename Enum, size_t N>
+std::vector<std::string_view> namesOf(
+    const std::array<std::pair<std::string_view, Enum>, N>& table) {
+  std::vector<std::string_view> names;
+  for (const auto& entry : table) names.push_back(entry.first);
+  return names;
+}
+
+// The one name table: each setting's name, how it is read from text and how
+// it is written back. CompileOptions::set, CompileOptions::assignments and
+// compileSettings all walk it.
+struct Setting {
+  std::string_view name;
+  void (*set)(CompileOptions& options, std::string_view name, std::string_view value);
+  std::string_view (*get)(const CompileOptions& options);
+  std::vector<std::string_view> (*values)();
+};
+
+const std::array<Setting, 4> kSettings = {{
+    {"bookend",
+     [](CompileOptions& o, std::string_view n, std::string_view v) {
+       o.bookend = parseValue(n, kBookendModes, v);
+     },
+     [](const CompileOptions& o) { return nameOf(kBookendModes, o.bookend); },
+     [] { return namesOf(kBookendModes); }},
+    {"upcast",
+     [](CompileOptions& o, std::string_view n, std::string_view v) {
+       o.upcast = parseValue(n, kUpcastStrategies, v);
+     },
+     [](const CompileOptions& o) { return nameOf(kUpcastStrategies, o.upcast); },
+     [] { return namesOf(kUpcastStrategies); }},
+    {"dependent_launch",
+     [](CompileOptions& o, std::string_view n, std::string_view v) {
+       o.dependentLaunch = parseValue(n, kSwitchValues, v);
+     },
+     [](const CompileOptions& o) { return nameOf(kSwitchValues, o.dependentLaunch); },
+     [] { return namesOf(kSwitchValues); }},
+    {"graph_launch",
+     [](CompileOptions& o, std::string_view n, std::string_view v) {
+       o.graphLaunch = parseValue(n, kSwitchValues, v);
+     },
+     [](const CompileOptions& o) { return nameOf(kSwitchValues, o.graphLaunch); },
+     [] { return namesOf(kSwitchValues); }},
+}};
+
+std::string settingNames() {
+  std::string out;
+  for (const Setting& setting : kSettings) {
+    if (!out.empty()) out += ", ";
+    out += setting.name;
+  }
+  return out;
+}
+
 std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
   if (first == std::string_view::npos) return {};
@@ -62,38 +120,34 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
-std::string_view toString(BookendMode mode) {
-  for (const auto& [name, value] : kBookendModes) {
-    if (value == mode) return name;
-  }
-  FL_ASSERT(false, "unknown BookendMode ", static_cast<int>(mode));
-  return {};
-}
+std::string_view toString(BookendMode mode) { return nameOf(kBookendModes, mode); }
 
 std::string_view toString(UpcastStrategy strategy) {
-  for (const auto& [name, value] : kUpcastStrategies) {
-    if (value == strategy) return name;
-  }
-  FL_ASSERT(false, "unknown UpcastStrategy ", static_cast<int>(strategy));
-  return {};
+  return nameOf(kUpcastStrategies, strategy);
 }
 
 void CompileOptions::set(std::string_view name, std::string_view value) {
   name = trim(name);
   value = trim(value);
-  if (name == "bookend") {
-    bookend = parseValue(name, kBookendModes, value);
-  } else if (name == "upcast") {
-    upcast = parseValue(name, kUpcastStrategies, value);
-  } else if (name == "dependent_launch") {
-    dependentLaunch = parseValue(name, kSwitchValues, value);
-  } else if (name == "graph_launch") {
-    graphLaunch = parseValue(name, kSwitchValues, value);
-  } else {
-    FL_USER_ERROR("unknown option '", name, "'; known options are ",
-                  joinNames(kOptionNames),
-                  " (passes are switched off with --disable-pass NAME)");
+  for (const Setting& setting : kSettings) {
+    if (setting.name == name) return setting.set(*this, name, value);
   }
+  FL_USER_ERROR("unknown option '", name, "'; known options are ", settingNames(),
+                " (passes are switched off with --disable-pass NAME)");
+}
+
+std::vector<std::string> CompileOptions::assignments() const {
+  std::vector<std::string> out;
+  for (const Setting& setting : kSettings) {
+    out.push_back(std::string(setting.name) + "=" + std::string(setting.get(*this)));
+  }
+  return out;
+}
+
+std::vector<CompileSetting> compileSettings() {
+  std::vector<CompileSetting> out;
+  for (const Setting& setting : kSettings) out.push_back({setting.name, setting.values()});
+  return out;
 }
 
 void CompileOptions::setFromAssignment(std::string_view assignment) {

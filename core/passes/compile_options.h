@@ -50,11 +50,24 @@ struct CompileOptions {
   void set(std::string_view name, std::string_view value);
   //! Parses "NAME=VALUE" (the CLI's --set argument).
   void setFromAssignment(std::string_view assignment);
+  //! Every setting as "NAME=VALUE", in the name table's order; each read
+  //! back with setFromAssignment gives these settings again. Disabled passes
+  //! are not settings: they travel as --disable-pass.
+  std::vector<std::string> assignments() const;
   //! Switches a pass off; a UserError lists the pass names if unknown.
   void disablePass(std::string_view passName);
   bool passEnabled(std::string_view passName) const;
 
   report::Json toJson() const;
 };
+
+//! A setting of CompileOptions::set and the values it takes.
+struct CompileSetting {
+  std::string_view name;
+  std::vector<std::string_view> values;
+};
+
+//! Every setting CompileOptions::set knows, in the name table's order.
+std::vector<CompileSetting> compileSettings();
 
 }  // namespace fuserlab::passes

@@ -22,11 +22,14 @@
 
 #include "app/gui/database_panel.h"
 #include "app/gui/main_window.h"
+#include "app/gui/tune_job.h"
+#include "app/gui/tune_worker.h"
 #include "app/gui/tuning_panel.h"
 #include "app/gui/tuning_plot.h"
 #include "core/runtime/cuda_device.h"
 #include "db/heuristics_database.h"
 #include "tuner/statistics.h"
+#include "tuner/worker_command.h"
 
 using namespace fuserlab::gui;
 using fuserlab::tuner::Variant;
@@ -238,6 +241,40 @@ class GuiTuningTest : public QObject {
     const QByteArray line = worker.readAllStandardOutput().trimmed();
     QVERIFY2(line.startsWith("{\"fatal\":"), line.constData());
     QVERIFY2(line.contains("unknown option --bogus"), line.constData());
+  }
+
+  // Issue 44: the workbench's worker argv forwarded only upcast and bookend,
+  // so a sweep with the launch switches off measured with them on. Every
+  // setting, the disabled passes, the definition, sizes and GPU now reach the
+  // worker's parsed command.
+  void workerArgvCarriesEveryCompileOption() {
+    TuneRequest request;
+    request.workerCommand = {"/bin/fuserlab", kTuneWorkerFlag};
+    request.compile.fusionName = "second";
+    request.compile.settings.inputs = "8x16:bf16";
+    request.compile.settings.options.setFromAssignment("dependent_launch=off");
+    request.compile.settings.options.setFromAssignment("graph_launch=off");
+    request.compile.settings.options.setFromAssignment("upcast=forward");
+    request.compile.settings.options.disablePass("consecutive_cast");
+    request.segment = 2;
+    request.gpu = "cuda:1";
+    const std::vector<std::string> argv = workerArgv(request, "/tmp/script.py");
+    QVERIFY(argv.size() > 2);
+    QCOMPARE(argv[0], std::string("/bin/fuserlab"));
+    QCOMPARE(argv[1], std::string(kTuneWorkerFlag));
+    const fuserlab::tuner::WorkerCommand parsed =
+        fuserlab::tuner::parseWorkerArguments({argv.begin() + 2, argv.end()});
+    QVERIFY(!parsed.options.dependentLaunch);
+    QVERIFY(!parsed.options.graphLaunch);
+    QVERIFY(parsed.options.upcast == fuserlab::passes::UpcastStrategy::Forward);
+    QVERIFY(!parsed.options.passEnabled("consecutive_cast"));
+    QCOMPARE(parsed.options.toJson().dump(-1),
+             request.compile.settings.options.toJson().dump(-1));
+    QCOMPARE(parsed.script, std::string("/tmp/script.py"));
+    QCOMPARE(parsed.fusion, std::string("second"));
+    QCOMPARE(parsed.inputs, std::string("8x16:bf16"));
+    QCOMPARE(parsed.segment, 2);
+    QCOMPARE(parsed.device, 1);
   }
 
   // Issue 43: the worker reads its script as the CLI does (a regular file of

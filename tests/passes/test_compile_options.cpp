@@ -90,5 +90,30 @@ TEST(CompileOptionsTest, ToJson) {
             R"("graph_launch":true,"disabled_passes":["remove_empty"]})");
 }
 
+// The one name table writes every setting back as an assignment that sets
+// it again (the tuning worker's argv is built from these).
+TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
+  const CompileOptions defaults;
+  EXPECT_EQ(defaults.assignments(),
+            (std::vector<std::string>{"bookend=outputs", "upcast=privatize",
+                                      "dependent_launch=on", "graph_launch=on"}));
+  for (const CompileSetting& setting : compileSettings()) {
+    for (std::string_view value : setting.values) {
+      CompileOptions options;
+      options.set(setting.name, value);
+      CompileOptions back;
+      back.bookend = BookendMode::None;  // differs from every default
+      back.upcast = UpcastStrategy::Forward;
+      back.dependentLaunch = !options.dependentLaunch;
+      back.graphLaunch = !options.graphLaunch;
+      for (const std::string& assignment : options.assignments()) {
+        back.setFromAssignment(assignment);
+      }
+      EXPECT_EQ(back.toJson().dump(-1), options.toJson().dump(-1))
+          << setting.name << "=" << value;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::passes::test
