@@ -7,6 +7,11 @@
 // vector's base index, the same for every lane.
 #include "core/codegen/expression_emitter.h"
 
+#include <iterator>
+#include <map>
+#include <utility>
+#include <vector>
+
 #include "core/ir/error.h"
 
 namespace fuserlab::codegen {
@@ -47,23 +52,42 @@ std::string ExpressionEmitter::valueWhere(const TensorView* tv, const ElementInd
   return variable;
 }
 
-IndexSum ExpressionEmitter::indexSum(const Scalar* s) {
-  if (const std::optional<int64_t> value = s->constInt()) return IndexSum::of(*value);
+IndexSum ExpressionEmitter::indexSum(const Scalar* root) {
   // Sums and differences of integers (a cat's or pad's extents) are split,
-  // so their constants fold and equal terms are recognized.
-  const Expr* def = s->definition();
-  if (def != nullptr && def->type() == ir::ExprType::Binary &&
-      (def->attrs().binaryOp == ir::BinaryOpType::Add ||
-       def->attrs().binaryOp == ir::BinaryOpType::Sub) &&
-      ir::isIntegral(s->dtype())) {
-    const auto* a = def->input(0)->as<Scalar>();
-    const auto* b = def->input(1)->as<Scalar>();
-    if (a != nullptr && b != nullptr && ir::isIntegral(a->dtype()) && ir::isIntegral(b->dtype())) {
-      return def->attrs().binaryOp == ir::BinaryOpType::Add ? indexSum(a) + indexSum(b)
-                                                            : indexSum(a) - indexSum(b);
+  // so their constants fold and equal terms are recognized. On an explicit
+  // stack: the extent of a cat of N inputs is N - 1 nested adds (issue 43).
+  // Each operand's terms are emitted right before left, as the recursive
+  // `indexSum(a) + indexSum(b)` did (GCC evaluates the right operand first).
+  IndexSum sum;
+  std::map<std::string, int64_t>& terms = sum.terms;
+  std::vector<std::pair<const Scalar*, int64_t>> stack{{root, 1}};  // (scalar, sign)
+  while (!stack.empty()) {
+    const auto [s, sign] = stack.back();
+    stack.pop_back();
+    if (const std::optional<int64_t> value = s->constInt()) {
+      sum.constant += sign * *value;
+      continue;
     }
+    const Expr* def = s->definition();
+    if (def != nullptr && def->type() == ir::ExprType::Binary &&
+        (def->attrs().binaryOp == ir::BinaryOpType::Add ||
+         def->attrs().binaryOp == ir::BinaryOpType::Sub) &&
+        ir::isIntegral(s->dtype())) {
+      const auto* a = def->input(0)->as<Scalar>();
+      const auto* b = def->input(1)->as<Scalar>();
+      if (a != nullptr && b != nullptr && ir::isIntegral(a->dtype()) &&
+          ir::isIntegral(b->dtype())) {
+        stack.emplace_back(a, sign);
+        stack.emplace_back(b, def->attrs().binaryOp == ir::BinaryOpType::Add ? sign : -sign);
+        continue;
+      }
+    }
+    terms["(index_t)(" + scalar(s) + ")"] += sign;
   }
-  return IndexSum::term("(index_t)(" + scalar(s) + ")");
+  for (auto it = terms.begin(); it != terms.end();) {
+    it = it->second == 0 ? terms.erase(it) : std::next(it);
+  }
+  return sum;
 }
 
 std::string ExpressionEmitter::offsetIndex(const std::string& index, const IndexSum& shift) {

@@ -268,40 +268,59 @@ class Extractor {
     }
   }
 
-  Scalar* scalar(Scalar* s) {
-    if (s == nullptr) return nullptr;
-    if (Val* copy = valCopies_[slot(s)]) return copy->as<Scalar>();
-    Fusion& seg = *out_.fusion;
-    if (s->isConst()) {
-      Scalar* copy = seg.newConstant(s->value(), s->dtype());
-      record(s, copy);
-      return copy;
+  // Copies `root` and the scalars it is computed from, inputs before the
+  // exprs that read them, in the order a depth-first walk meets them. On an
+  // explicit stack: a cat of N inputs has an extent of N - 1 nested adds
+  // (issue 43: 50,000 inputs overflowed 8 MB of stack here).
+  Scalar* scalar(Scalar* root) {
+    if (root == nullptr) return nullptr;
+    std::vector<std::pair<Scalar*, size_t>> stack;  // (scalar, next input)
+    // Copies a constant, a leaf or an already copied scalar at once;
+    // otherwise its inputs come first.
+    const auto visit = [&](Scalar* s) {
+      if (valCopies_[slot(s)] != nullptr) return;
+      Fusion& seg = *out_.fusion;
+      if (s->isConst()) {
+        record(s, seg.newConstant(s->value(), s->dtype()));
+        return;
+      }
+      Expr* def = s->definition();
+      if (def == nullptr || (flags_[slot(s)] & kAsLeaf)) {
+        Scalar* copy = seg.newScalar(s->dtype());
+        record(s, copy);
+        out_.symbolicScalars.emplace_back(copy, s);
+        return;
+      }
+      stack.emplace_back(s, 0);
+    };
+    visit(root);
+    while (!stack.empty()) {
+      Scalar* s = stack.back().first;
+      Expr* def = s->definition();
+      if (stack.back().second < def->inputs().size()) {
+        Val* in = def->inputs()[stack.back().second++];
+        FL_ASSERT(in->isA<Scalar>(), "scalar ", s->name(),
+                  " is computed from tensor ", in->name());
+        visit(in->as<Scalar>());
+        continue;
+      }
+      stack.pop_back();
+      if (valCopies_[slot(s)] != nullptr) continue;  // a sibling output's expr
+      std::vector<Val*> inputs;
+      for (Val* in : def->inputs()) inputs.push_back(copyOf(in));
+      std::vector<Val*> outputs;
+      for (Val* o : def->outputs()) {
+        FL_ASSERT(o->isA<Scalar>(), "scalar expr ", def->toString(),
+                  " has a tensor output");
+        Scalar* copy = out_.fusion->newScalar(o->dtype());
+        record(o, copy);
+        outputs.push_back(copy);
+      }
+      exprCopies_.emplace_back(
+          def, out_.fusion->newExpr(def->type(), inputs, outputs, def->attrs()));
+      out_.scalarExprs.push_back(def);
     }
-    Expr* def = s->definition();
-    if (def == nullptr || (flags_[slot(s)] & kAsLeaf)) {
-      Scalar* copy = seg.newScalar(s->dtype());
-      record(s, copy);
-      out_.symbolicScalars.emplace_back(copy, s);
-      return copy;
-    }
-    std::vector<Val*> inputs;
-    for (Val* in : def->inputs()) {
-      FL_ASSERT(in->isA<Scalar>(), "scalar ", s->name(),
-                " is computed from tensor ", in->name());
-      inputs.push_back(scalar(in->as<Scalar>()));
-    }
-    std::vector<Val*> outputs;
-    for (Val* o : def->outputs()) {
-      FL_ASSERT(o->isA<Scalar>(), "scalar expr ", def->toString(),
-                " has a tensor output");
-      Scalar* copy = seg.newScalar(o->dtype());
-      record(o, copy);
-      outputs.push_back(copy);
-    }
-    exprCopies_.emplace_back(
-        def, seg.newExpr(def->type(), inputs, outputs, def->attrs()));
-    out_.scalarExprs.push_back(def);
-    return copyOf(s)->as<Scalar>();
+    return copyOf(root)->as<Scalar>();
   }
 
   IterDomain* baseIterDomain(const IterDomain* id) {

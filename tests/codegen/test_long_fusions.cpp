@@ -3,6 +3,9 @@
 // ops), the CPU reference runs it, and a kernel too large for NVRTC (source
 // bytes) or for CUDA (parameter bytes) is refused with a UserError that
 // names its size and the limit (codegen.h), not handed to NVRTC.
+#include <pthread.h>
+
+#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -10,7 +13,9 @@
 #include "core/codegen/codegen.h"
 #include "core/codegen/expression_emitter.h"
 #include "core/frontend/input_tensors.h"
+#include "core/runtime/fusion_compiler.h"
 #include "core/runtime/reference_run.h"
+#include "core/scheduler/device_spec.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {
@@ -46,6 +51,77 @@ std::string manyOutputsScript(int outputs) {
   }
   text += "inputs = [torch.randn(256, dtype=torch.float32, device='cuda:0')]\n";
   return text;
+}
+
+// Runs `work` on a thread with a stack of `bytes`, so that a walk that
+// recurses once per op overflows it whatever the test runner's ulimit -s.
+void onStackOf(size_t bytes, const std::function<void()>& work) {
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, bytes), 0);
+  pthread_t thread;
+  auto run = [](void* argument) -> void* {
+    (*static_cast<const std::function<void()>*>(argument))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attributes, run,
+                           const_cast<std::function<void()>*>(&work)),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+}
+
+TEST(LongFusionTest, PadOfAnExtentOf50000NestedAddsIndexesWithoutRecursing) {
+  // S50000 = S0 + 1 + ... + 1 is the extent the pad's index is offset
+  // against: ExpressionEmitter::indexSum split it recursively, one frame per
+  // add, and overflowed 8 MB (issue 43). It folds to S0 + 50000.
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n"
+      "    S0 = fd.define_scalar(None, dtype=DataType.Int)\n";
+  for (int i = 0; i < 50000; ++i) {
+    text += "    S" + std::to_string(i + 1) + " = fd.ops.add(S" + std::to_string(i) + ", 1)\n";
+  }
+  text +=
+      "    T1 = fd.ops.full(shape=[S50000], fill_value=1.0, dtype=DataType.Float)\n"
+      "    T2 = fd.ops.pad(T1, [1, 1])\n"
+      "    fd.add_output(T2)\n"
+      "inputs = [3]\n";
+  std::string source;
+  onStackOf(size_t{8} << 20, [&] {
+    const CompiledScript compiled = compileScript(text);
+    source = onlyKernel(compiled).source;
+  });
+  EXPECT_TRUE(contains(source, "50000")) << source.substr(0, 3000);
+}
+
+TEST(LongFusionTest, SegmentOfACatOf3000InputsCopiesItsExtentWithoutRecursing) {
+  // The cat's extent is 2,999 nested adds of its inputs' extents; the
+  // segmenter copied it into the segment recursively (a cat of 50,000
+  // inputs overflowed 8 MB); 3,000 of them overflowed 256 KiB.
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n";
+  std::string inputs, sizes;
+  for (int i = 0; i < 3000; ++i) {
+    text += "    T" + std::to_string(i) +
+            " = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n";
+    inputs += (i ? ", T" : "T") + std::to_string(i);
+    sizes += (i ? ",2:f32" : "2:f32");
+  }
+  text += "    C = fd.ops.cat([" + inputs + "], dim=0)\n    fd.add_output(C)\n";
+  const frontend::Script script = frontend::readScript(text, "cat.py");
+  const runtime::Arguments args =
+      frontend::makeInputShapes(frontend::parseInputsOption(sizes));
+  size_t segments = 0;
+  onStackOf(size_t{256} << 10, [&] {
+    const runtime::CompiledFusion compiled =
+        runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+                               *scheduler::findBuiltinDevice("h100"), args, nullptr,
+                               /*withTextDumps=*/false);
+    segments = compiled.report.segments.size();
+  });
+  EXPECT_EQ(segments, 1u);
 }
 
 TEST(LongFusionTest, ExpressionEmitterComputesA100000OpChainWithoutRecursing) {
