@@ -3,6 +3,7 @@
 
 #include "app/cli/commands.h"
 #include "core/frontend/input_tensors.h"
+#include "core/frontend/select_fusion.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "core/runtime/cuda_device.h"
@@ -30,32 +31,16 @@ LoadedScript loadScript(const CommandLine& cl) {
   const std::string& path = cl.requirePositional(0, "FILE (a FusionDefinition script)");
   loaded.script = frontend::readScriptFile(path);
   const size_t executedByScript = loaded.script.executed;
-  size_t chosen = executedByScript;
-  if (auto name = cl.value("fusion")) {
-    std::string names;
-    bool found = false;
-    for (size_t i = 0; i < loaded.script.definitions.size(); ++i) {
-      const auto& def = loaded.script.definitions[i];
-      names += (i ? ", " : "") + def.functionName;
-      if (def.functionName == *name) {
-        chosen = i;
-        found = true;
-      }
-    }
-    FL_CHECK(found, path, " has no fusion definition named '", *name,
-             "'; it defines: ", names);
-  }
-  loaded.script.executed = chosen;
-  loaded.fusion = &loaded.script.fusion();
-  loaded.fusionName = loaded.script.definitions[chosen].functionName;
+  frontend::SelectedFusion selected =
+      frontend::selectFusion(loaded.script, cl.value("fusion").value_or(""));
+  loaded.script.executed = selected.index;
+  loaded.fusion = selected.fusion;
+  loaded.fusionName = selected.name;
   if (auto spec = cl.value("inputs")) {
     loaded.inputs = frontend::parseInputsOption(*spec);
     loaded.inputsOrigin = "--inputs";
-  } else if (const auto* block = loaded.script.inputsFor(chosen)) {
-    loaded.inputs = *block;
-    loaded.inputsOrigin = "the inputs block";
-  } else if (loaded.script.inputs && chosen == executedByScript) {
-    loaded.inputs = loaded.script.inputs;
+  } else if (selected.inputsBlock) {
+    loaded.inputs = std::move(selected.inputsBlock);
     loaded.inputsOrigin = "the inputs block";
   } else if (loaded.script.inputs) {
     FL_USER_ERROR(path, ": the inputs block is for ",

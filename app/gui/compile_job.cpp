@@ -6,6 +6,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/frontend/segment_repro.h"
+#include "core/frontend/select_fusion.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/runtime/segment_kernels.h"
@@ -39,30 +40,16 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
   for (const auto& def : script.definitions) {
     snapshot.definitions.push_back(def.functionName);
   }
-  size_t chosen = script.executed;
-  if (!request.fusionName.empty()) {
-    bool found = false;
-    for (size_t i = 0; i < script.definitions.size(); ++i) {
-      if (script.definitions[i].functionName == request.fusionName) {
-        chosen = i;
-        found = true;
-      }
-    }
-    FL_CHECK(found, snapshot.fileName, " has no fusion definition named '",
-             request.fusionName, "'");
-  }
-  snapshot.fusionName = script.definitions.at(chosen).functionName;
-  const ir::Fusion& fusion = *script.definitions[chosen].fusion;
+  const frontend::SelectedFusion selected = frontend::selectFusion(script, request.fusionName);
+  snapshot.fusionName = selected.name;
+  const ir::Fusion& fusion = *selected.fusion;
 
   std::vector<frontend::InputSpec> specs;
   if (!request.settings.inputs.empty()) {
     specs = frontend::parseInputsOption(request.settings.inputs);
     snapshot.inputsOrigin = "the inputs setting";
-  } else if (const auto* block = script.inputsFor(chosen)) {
-    specs = *block;
-    snapshot.inputsOrigin = "the inputs block";
-  } else if (script.inputs && chosen == script.executed) {
-    specs = *script.inputs;
+  } else if (selected.inputsBlock) {
+    specs = *selected.inputsBlock;
     snapshot.inputsOrigin = "the inputs block";
   } else {
     FL_USER_ERROR(snapshot.fileName, " has no inputs block for ", snapshot.fusionName,

@@ -1,7 +1,8 @@
 // ScriptLoader: reads a CompileRequest's script and picks the fusion and its
-// input sizes the way the compile job does (the named definition, else the
-// executed one; the Inputs setting, else the inputs block). Shared by the
-// run and tuning jobs. Plain C++; a UserError says what is missing.
+// input sizes the way the compile job does (frontend::selectFusion: the named
+// definition, else the executed one, an unknown name an error; the Inputs
+// setting, else the inputs block). Shared by the run and tuning jobs. Plain
+// C++; a UserError says what is missing.
 #pragma once
 
 #include <vector>

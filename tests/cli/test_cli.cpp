@@ -179,6 +179,17 @@ TEST(CliTest, EachDefinitionRunsWithItsOwnInputsBlock) {
   EXPECT_EQ(second.exitCode, 0) << second.output;
 }
 
+// Issue 44: every front end picks through frontend::selectFusion; an
+// unknown name is an error listing the definitions.
+TEST(CliTest, AnUnknownDefinitionListsTheDefinitions) {
+  const std::string file = source("tests/cli/scripts/two_defs_one_block.py");
+  const CliResult r = runCli("inspect " + file + " --fusion nope");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("has no fusion definition named 'nope'; it defines: unused, used"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(CliTest, ChoosingADefinitionWithoutInputsAsksForThem) {
   const std::string file = source("tests/cli/scripts/two_defs_one_block.py");
   CliResult r = runCli("run " + file + " --fusion unused");

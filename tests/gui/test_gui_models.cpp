@@ -1,5 +1,6 @@
 // The inspector's and the passes' models over real compile snapshots, each
-// under QAbstractItemModelTester; and the compile job's snapshot itself.
+// under QAbstractItemModelTester; the compile job's snapshot itself, and how
+// the compile, run and tuning jobs pick a definition.
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QtTest>
@@ -7,6 +8,8 @@
 #include "app/gui/compile_job.h"
 #include "app/gui/passes_model.h"
 #include "app/gui/report_model.h"
+#include "app/gui/run_job.h"
+#include "app/gui/tune_job.h"
 
 using namespace fuserlab::gui;
 
@@ -61,6 +64,37 @@ class GuiModelsTest : public QObject {
     QCOMPARE(snapshot.errorLocation->line, 12);  // the T3 line of the example
     QVERIFY(snapshot.errorLocation->column > 0);
     QVERIFY(!snapshot.report.has_value());
+  }
+
+  // Issue 44: the jobs pick the definition through frontend::selectFusion.
+  // The run and tuning jobs (script_loader) silently used the executed
+  // definition for a name the script does not define; now each job refuses
+  // it and lists the definitions, as the compile job and the CLI do.
+  void jobsRefuseAnUnknownDefinition() {
+    CompileRequest compile;
+    compile.source = readExample("two_fusions.py");
+    compile.fileName = "two_fusions.py";
+    compile.fusionName = "nvfuser_fusion_id9";
+    const std::string expected =
+        "two_fusions.py has no fusion definition named 'nvfuser_fusion_id9'; it defines: "
+        "nvfuser_fusion_id0, nvfuser_fusion_id1";
+    const CompileSnapshot snapshot = runCompileJob(compile);
+    QVERIFY(!snapshot.ok());
+    QVERIFY2(snapshot.error->find(expected) != std::string::npos, snapshot.error->c_str());
+    RunRequest run;
+    run.compile = compile;
+    const RunResult ran = runFusionJob(run);
+    QVERIFY2(ran.error.has_value(), "ran another definition");
+    QVERIFY2(ran.error->find(expected) != std::string::npos, ran.error->c_str());
+    TuneRequest tune;
+    tune.compile = compile;
+    const DryRunResult dry = dryRunJob(tune);
+    QVERIFY2(dry.error.has_value(), dry.table.heading.c_str());
+    QVERIFY2(dry.error->find(expected) != std::string::npos, dry.error->c_str());
+    // A known name still picks its own definition and inputs block.
+    run.compile.fusionName = "nvfuser_fusion_id1";
+    const RunResult known = runFusionJob(run);
+    QVERIFY2(!known.error.has_value(), known.error.value_or("").c_str());
   }
 
   void reportModelUnderTester() {
