@@ -1,4 +1,5 @@
 #include "tests/cli/cli_runner.h"
+#include "tests/source_dir.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -115,7 +116,7 @@ BoundedCliResult runCliBounded(const std::vector<std::string>& args,
 }
 
 std::string source(const std::string& relative) {
-  return std::string(FUSERLAB_SOURCE_DIR) + "/" + relative;
+  return fuserlab::test::sourceDir() + "/" + relative;
 }
 
 std::vector<std::string> bundledExamples() {

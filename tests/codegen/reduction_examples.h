@@ -19,6 +19,7 @@
 #include "core/codegen/codegen.h"
 #include "core/runtime/segment_kernels.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::codegen {
 
@@ -35,13 +36,13 @@ inline bool isReductionFamily(SchedulerType type) {
 }
 
 inline std::string examplePath(const std::string& file) {
-  return std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + file;
+  return fuserlab::test::sourceDir() + "/resources/examples/" + file;
 }
 
 inline std::vector<std::string> exampleFiles() {
   std::vector<std::string> files;
   const std::filesystem::path dir =
-      std::filesystem::path(FUSERLAB_SOURCE_DIR) / "resources" / "examples";
+      std::filesystem::path(fuserlab::test::sourceDir()) / "resources" / "examples";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".py") {
       files.push_back(entry.path().filename().string());

@@ -17,6 +17,7 @@
 #include "core/runtime/nvrtc_compiler.h"
 #include "core/runtime/segment_kernels.h"
 #include "core/scheduler/device_spec.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab {
 namespace {
@@ -61,7 +62,7 @@ fd.execute(inputs)
 }
 
 std::string findingScript(const std::string& name) {
-  std::ifstream in(std::string(FUSERLAB_SOURCE_DIR) + "/tests/difftest/findings/" + name);
+  std::ifstream in(fuserlab::test::sourceDir() + "/tests/difftest/findings/" + name);
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_FALSE(text.str().empty()) << name;

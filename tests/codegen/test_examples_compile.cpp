@@ -15,6 +15,7 @@
 #include "core/ir/error.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 std::vector<std::string> exampleFiles() {
   std::vector<std::string> files;
   const std::filesystem::path dir =
-      std::filesystem::path(FUSERLAB_SOURCE_DIR) / "resources" / "examples";
+      std::filesystem::path(fuserlab::test::sourceDir()) / "resources" / "examples";
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".py") files.push_back(entry.path().filename().string());
   }
@@ -45,7 +46,7 @@ bool opensWithKernelEntry(const std::string& source) {
 class ExamplesCompileTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExamplesCompileTest, EveryKernelCompilesForSm80AndSm90) {
-  const std::string path = std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + GetParam();
+  const std::string path = fuserlab::test::sourceDir() + "/resources/examples/" + GetParam();
   const frontend::Script script = frontend::readScriptFile(path);
   const auto device = scheduler::findBuiltinDevice("h100");
   ASSERT_TRUE(device.has_value());

@@ -14,6 +14,7 @@
 #include "core/ir/error.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -30,7 +31,7 @@ void expectCompiles(const GeneratedKernel& kernel) {
 }
 
 TEST(RandomCodegenTest, DeviceHeaderEmbedsTheSharedRandomNumbersSource) {
-  std::ifstream file(std::string(FUSERLAB_SOURCE_DIR) + "/core/ir/random_numbers.inc");
+  std::ifstream file(fuserlab::test::sourceDir() + "/core/ir/random_numbers.inc");
   ASSERT_TRUE(file.good());
   std::stringstream text;
   text << file.rdbuf();

@@ -9,6 +9,7 @@
 #include "core/ir/error.h"
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/reduction_examples.h"
+#include "tests/source_dir.h"
 #include "tests/test_scripts.h"
 
 namespace fuserlab::codegen {
@@ -108,7 +109,7 @@ def fusion(fd : FusionDefinition) -> None :
 // aligned chunks, at most 2050 / 8 = 256 a row: 64 threads of 4 (was 192
 // threads of 3 chunks of 4, 37.7 us on an H100 against 28.4).
 TEST_F(ReductionEmitterTest, ShiftedRowsOfKeptBuffersUse16ByteChunks) {
-  std::ifstream file(std::string(FUSERLAB_SOURCE_DIR) +
+  std::ifstream file(fuserlab::test::sourceDir() +
                      "/tests/perf/suite/masked_softmax_8192x2050.py");
   ASSERT_TRUE(file.good());
   const std::string source((std::istreambuf_iterator<char>(file)),
@@ -421,7 +422,7 @@ TEST(ReductionIssue42Test, CorpusReproducersCompileIntoKernels) {
                            "issue42_sum_over_broadcast_axis.py"}) {
     SCOPED_TRACE(file);
     const frontend::Script script = frontend::readScriptFile(
-        std::string(FUSERLAB_SOURCE_DIR) + "/tests/frontend/corpus/" + file);
+        fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
     ASSERT_TRUE(script.inputs.has_value());
     const auto device = scheduler::findBuiltinDevice("h100");
     ASSERT_TRUE(device.has_value());

@@ -12,6 +12,7 @@
 
 #include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -174,7 +175,7 @@ void expectGatheredInTheRowKernel(const std::vector<runtime::SegmentKernel>& ker
 // and the mean: three kernels.
 TEST(RowGatherTest, CrossEntropyCorpusScriptRunsInTwoKernels) {
   const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) +
+      fuserlab::test::sourceDir() +
       "/tests/frontend/corpus/issue42_cross_entropy_take_along_axis.py");
   ASSERT_TRUE(script.inputs.has_value());
   const auto device = scheduler::findBuiltinDevice("h100");

@@ -23,6 +23,7 @@
 #include "db/compiler_version.h"
 #include "db/entry.h"
 #include "db/segment_key.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::db::testing_support {
 
@@ -31,7 +32,7 @@ namespace fuserlab::db::testing_support {
 //! other hidden sizes (a size bucket) without contradicting itself: the
 //! compiler refuses sizes the fusion's constants contradict.
 inline std::string seed001AtAnySize() {
-  std::ifstream in(std::string(FUSERLAB_SOURCE_DIR) +
+  std::ifstream in(fuserlab::test::sourceDir() +
                    "/resources/examples/seed001_nanogpt_layer_norm.py");
   std::stringstream text;
   text << in.rdbuf();

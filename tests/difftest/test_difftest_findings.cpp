@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/difftest/case_runner.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::difftest {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 std::vector<std::filesystem::path> findings() {
   std::vector<std::filesystem::path> paths;
   for (const auto& entry : std::filesystem::directory_iterator(
-           std::filesystem::path(FUSERLAB_SOURCE_DIR) / "tests/difftest/findings")) {
+           std::filesystem::path(fuserlab::test::sourceDir()) / "tests/difftest/findings")) {
     if (entry.path().extension() == ".py") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());

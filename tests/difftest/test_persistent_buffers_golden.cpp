@@ -20,12 +20,13 @@
 #include "core/scheduler/analysis/persistent_buffers.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
 #include "tests/difftest/fusion_generator.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::difftest {
 namespace {
 
 const std::string kGolden =
-    std::string(FUSERLAB_SOURCE_DIR) + "/tests/difftest/golden/persistent_buffers.txt";
+    fuserlab::test::sourceDir() + "/tests/difftest/golden/persistent_buffers.txt";
 
 std::string bits(const std::vector<bool>& v) {
   std::string s;
@@ -165,7 +166,7 @@ std::string everything() {
   }
   std::vector<std::string> examples;
   for (const auto& entry : std::filesystem::directory_iterator(
-           std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples")) {
+           fuserlab::test::sourceDir() + "/resources/examples")) {
     if (entry.path().extension() == ".py") examples.push_back(entry.path().string());
   }
   std::sort(examples.begin(), examples.end());

@@ -3,8 +3,10 @@
 // repro never escape as anything but a UserError (no InternalError, no
 // crash), as the libFuzzer target will demand.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,6 +16,7 @@
 
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -23,7 +26,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> scriptsIn(const std::string& relative) {
   std::vector<std::string> files;
   for (const auto& entry :
-       fs::directory_iterator(std::string(FUSERLAB_SOURCE_DIR) + "/" + relative)) {
+       fs::directory_iterator(fuserlab::test::sourceDir() + "/" + relative)) {
     if (entry.path().extension() == ".py") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -62,12 +65,12 @@ TEST(ScriptExamplesTest, EveryBundledExampleReads) {
 }
 
 TEST(ScriptExamplesTest, CliTestScriptsRead) {
-  Script pair = readScriptFile(std::string(FUSERLAB_SOURCE_DIR) +
+  Script pair = readScriptFile(fuserlab::test::sourceDir() +
                                "/tests/cli/scripts/contiguous_pair.py");
   EXPECT_EQ(pair.definitions.at(0).functionName, "add_pair");
   EXPECT_EQ(pair.inputs->size(), 2u);
   try {
-    readScriptFile(std::string(FUSERLAB_SOURCE_DIR) +
+    readScriptFile(fuserlab::test::sourceDir() +
                    "/tests/cli/scripts/unknown_op.py");
     ADD_FAILURE() << "unknown_op.py read without error";
   } catch (const UserError& error) {
@@ -77,9 +80,34 @@ TEST(ScriptExamplesTest, CliTestScriptsRead) {
   }
 }
 
+// Issue 44: a test binary carried to another machine finds the tree where
+// the FUSERLAB_SOURCE_DIR environment variable says, not where it was built.
+TEST(ScriptExamplesTest, TheEnvironmentNamesTheSourceTree) {
+  const char* previous = std::getenv("FUSERLAB_SOURCE_DIR");
+  const std::string saved = previous ? previous : "";
+  const fs::path elsewhere = fs::temp_directory_path() /
+                             ("fuserlab-source-" + std::to_string(::getpid()));
+  fs::create_directories(elsewhere / "resources" / "examples");
+  fs::copy_file(fuserlab::test::sourceDir() + "/resources/examples/layer_norm.py",
+                elsewhere / "resources" / "examples" / "moved.py");
+  ::setenv("FUSERLAB_SOURCE_DIR", elsewhere.c_str(), 1);
+  const std::vector<std::string> files = scriptsIn("resources/examples");
+  const std::string dir = fuserlab::test::sourceDir();
+  if (previous) {
+    ::setenv("FUSERLAB_SOURCE_DIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("FUSERLAB_SOURCE_DIR");
+  }
+  fs::remove_all(elsewhere);
+  EXPECT_EQ(dir, elsewhere.string());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(fs::path(files[0]).filename(), "moved.py");
+  EXPECT_NE(fuserlab::test::sourceDir(), elsewhere.string());
+}
+
 TEST(ScriptExamplesTest, MissingFileIsAUserError) {
   EXPECT_THROW(readScriptFile("/nonexistent/script.py"), UserError);
-  EXPECT_THROW(readScriptFile(FUSERLAB_SOURCE_DIR), UserError);
+  EXPECT_THROW(readScriptFile(fuserlab::test::sourceDir()), UserError);
 }
 
 // Splits a script into tokens that keep every character (names, numbers,

@@ -14,6 +14,7 @@
 #include "core/ops/composite.h"
 #include "core/ops/factory.h"
 #include "core/ops/normalization.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -332,7 +333,7 @@ TEST_F(ScriptWriterTest, UnusedConstantIsLeftOut) {
 std::vector<std::string> exampleFiles() {
   std::vector<std::string> files;
   const std::filesystem::path folder =
-      std::filesystem::path(FUSERLAB_SOURCE_DIR) / "resources" / "examples";
+      std::filesystem::path(fuserlab::test::sourceDir()) / "resources" / "examples";
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     if (entry.path().extension() == ".py") files.push_back(entry.path().string());
   }
@@ -363,7 +364,7 @@ INSTANTIATE_TEST_SUITE_P(
 // them yet: it refuses rather than drop the meshes (the reader fuzzer found
 // a round trip that lost them).
 TEST(ScriptWriterMultidevice, MeshesAreRefusedNotDropped) {
-  const std::filesystem::path folder = std::filesystem::path(FUSERLAB_SOURCE_DIR) /
+  const std::filesystem::path folder = std::filesystem::path(fuserlab::test::sourceDir()) /
                                        "resources" / "examples" / "multidevice";
   int refused = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {

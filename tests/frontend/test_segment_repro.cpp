@@ -17,12 +17,13 @@
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
 #include "core/scheduler/device_spec.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::frontend {
 namespace {
 
 std::string example(const std::string& name) {
-  return std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + name;
+  return fuserlab::test::sourceDir() + "/resources/examples/" + name;
 }
 
 runtime::CompiledFusion compile(const Script& script) {

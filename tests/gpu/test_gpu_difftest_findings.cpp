@@ -13,6 +13,7 @@
 
 #include "core/runtime/cuda_device.h"
 #include "tests/difftest/case_runner.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab {
 namespace {
@@ -23,7 +24,7 @@ TEST(GpuDifftestFindingsTest, EveryShrunkFailurePassesOnTheGpu) {
   }
   std::vector<std::filesystem::path> paths;
   for (const auto& entry : std::filesystem::directory_iterator(
-           std::filesystem::path(FUSERLAB_SOURCE_DIR) / "tests/difftest/findings")) {
+           std::filesystem::path(fuserlab::test::sourceDir()) / "tests/difftest/findings")) {
     if (entry.path().extension() == ".py") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());

@@ -9,6 +9,7 @@
 #include "tests/gpu/gpu_fixture.h"
 
 #include "core/frontend/input_tensors.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::gpu_test {
 namespace {
@@ -22,7 +23,7 @@ class GpuMatmulTest : public GpuTest {
       const std::string& file, uint64_t seed,
       passes::BookendMode mode = passes::BookendMode::InputsAndOutputs) {
     const frontend::Script script = frontend::readScriptFile(
-        std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + file);
+        fuserlab::test::sourceDir() + "/resources/examples/" + file);
     EXPECT_TRUE(script.inputs.has_value());
     if (!script.inputs) return {};
     passes::CompileOptions options;

@@ -10,6 +10,7 @@
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
 #include "core/scheduler/reduction/launch_shape.h"
 #include "tests/gpu/gpu_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::gpu_test {
 namespace {
@@ -580,7 +581,7 @@ TEST_F(GpuReductionTest, Issue42CorpusReproducersMatchTheReference) {
                            "issue42_sum_over_broadcast_axis.py"}) {
     SCOPED_TRACE(file);
     const frontend::Script script = frontend::readScriptFile(
-        std::string(FUSERLAB_SOURCE_DIR) + "/tests/frontend/corpus/" + file);
+        fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
     ASSERT_TRUE(script.inputs.has_value());
     runtime::GpuExecutor executor(script.fusion(), 0, passes::CompileOptions{}, &cache());
     for (uint64_t seed : {3, 11}) {

@@ -18,6 +18,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "tests/source_dir.h"
 #include "tuner/search_space.h"
 #include "tuner/tuning_target.h"
 
@@ -64,7 +65,7 @@ TEST_P(GpuTunerVariantsTest, EveryChoiceGroupMatchesTheReference) {
   }
   const auto [file, sizes] = GetParam();
   const frontend::Script script =
-      frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + file);
+      frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + file);
   const ir::Fusion& fusion = script.fusion();
   const std::vector<frontend::InputSpec> specs = frontend::parseInputsOption(sizes);
   const runtime::Arguments inputs = frontend::makeInputs(specs, 11);

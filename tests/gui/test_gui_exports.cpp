@@ -19,12 +19,14 @@
 #include "core/scheduler/device_spec.h"
 #include "db/compiler_version.h"
 #include "db/heuristics_database.h"
+#include "tests/source_dir.h"
 
 using namespace fuserlab::gui;
 
 namespace {
 
-const QString kExamples = FUSERLAB_SOURCE_DIR "/resources/examples/";
+const QString kExamples =
+    QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/");
 const char* const kNoSpace = "No space left on device";
 const char* const kNoReader = "no reader on the named pipe";
 

@@ -10,13 +10,14 @@
 #include "app/gui/report_model.h"
 #include "app/gui/run_job.h"
 #include "app/gui/tune_job.h"
+#include "tests/source_dir.h"
 
 using namespace fuserlab::gui;
 
 namespace {
 
 std::string readExample(const char* name) {
-  QFile file(QString(FUSERLAB_SOURCE_DIR "/resources/examples/") + name);
+  QFile file(QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/") + name);
   if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", name);
   return file.readAll().toStdString();
 }

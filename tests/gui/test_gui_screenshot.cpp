@@ -8,9 +8,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/source_dir.h"
+
 namespace {
 
-const QString kExamples = FUSERLAB_SOURCE_DIR "/resources/examples/";
+const QString kExamples =
+    QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/");
 
 int runFuserlab(const QStringList& args, QString* output = nullptr) {
   QProcess process;

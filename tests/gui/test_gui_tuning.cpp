@@ -28,6 +28,7 @@
 #include "app/gui/tuning_plot.h"
 #include "core/runtime/cuda_device.h"
 #include "db/heuristics_database.h"
+#include "tests/source_dir.h"
 #include "tuner/statistics.h"
 #include "tuner/worker_command.h"
 
@@ -37,7 +38,8 @@ using fuserlab::tuner::VariantOutcome;
 
 namespace {
 
-const QString kExamples = FUSERLAB_SOURCE_DIR "/resources/examples/";
+const QString kExamples =
+    QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/");
 
 // Variant `fast` takes 400 ns, every other 1000 + 10 * id; each run sleeps
 // `delayMs` so a test can cancel mid-sweep.

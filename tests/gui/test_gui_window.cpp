@@ -42,12 +42,14 @@
 #include "core/scheduler/device_spec.h"
 #include "db/compiler_version.h"
 #include "db/heuristics_database.h"
+#include "tests/source_dir.h"
 
 using namespace fuserlab::gui;
 
 namespace {
 
-const QString kExamples = FUSERLAB_SOURCE_DIR "/resources/examples/";
+const QString kExamples =
+    QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/");
 
 // Waits for the window to show the snapshot of its newest request.
 bool waitForSnapshot(MainWindow& window, int timeoutMs = 60000) {
@@ -146,6 +148,11 @@ class GuiWindowTest : public QObject {
   void initTestCase() {
     QCoreApplication::setOrganizationName("FuserLabTests");
     QSettings().clear();
+    // The window treats files of its examples folder as examples; point it
+    // at the tree the tests read (FUSERLAB_SOURCE_DIR may move it).
+    if (qEnvironmentVariableIsEmpty("FUSERLAB_EXAMPLES")) {
+      qputenv("FUSERLAB_EXAMPLES", kExamples.toUtf8());
+    }
   }
 
   void openFileAndSwitchUpcast() {

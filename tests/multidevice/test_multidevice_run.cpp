@@ -19,12 +19,13 @@
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::runtime {
 namespace {
 
 std::string readExample(const std::string& name) {
-  std::ifstream in(std::string(FUSERLAB_SOURCE_DIR) +
+  std::ifstream in(fuserlab::test::sourceDir() +
                    "/resources/examples/multidevice/" + name);
   std::stringstream text;
   text << in.rdbuf();

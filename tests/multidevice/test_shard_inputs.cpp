@@ -8,13 +8,14 @@
 #include "core/ir/error.h"
 #include "core/passes/pipeline.h"
 #include "core/runtime/shard_inputs.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::runtime {
 namespace {
 
 TEST(ShardInputsTest, EachDeviceGetsItsRowsInAllocationShape) {
   frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) +
+      fuserlab::test::sourceDir() +
       "/resources/examples/multidevice/residual_add.py");
   auto preseg = passes::runPasses(script.fusion(), {}, nullptr);
   Tensor x = Tensor::empty(ir::DataType::Float, {8, 6});

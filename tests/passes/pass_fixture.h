@@ -16,6 +16,7 @@
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/passes/pass.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::passes::test {
 
@@ -34,7 +35,7 @@ class PassFixture : public ::testing::Test {
 
   //! Reads a bundled script, e.g. "resources/examples/rope.py".
   void readFile(const std::string& relative) {
-    adopt(frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) + "/" +
+    adopt(frontend::readScriptFile(fuserlab::test::sourceDir() + "/" +
                                    relative));
   }
 

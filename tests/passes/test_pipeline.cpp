@@ -9,6 +9,7 @@
 #include "core/ir/printer.h"
 #include "core/passes/pipeline.h"
 #include "tests/passes/pass_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::passes::test {
 namespace {
@@ -183,7 +184,7 @@ TEST_F(PipelineTest, Seed001Reproducer) {
 TEST_F(PipelineTest, EveryBundledExampleInEveryMode) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(
-           std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples")) {
+           fuserlab::test::sourceDir() + "/resources/examples")) {
     if (entry.path().extension() == ".py") {
       files.push_back("resources/examples/" + entry.path().filename().string());
     }

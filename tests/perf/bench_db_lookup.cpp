@@ -29,6 +29,7 @@
 #include "db/database_provider.h"
 #include "db/heuristics_database.h"
 #include "db/transaction.h"
+#include "tests/source_dir.h"
 
 namespace {
 
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
                             ("bench_db_lookup_" + std::to_string(getpid()) + ".db"))
                                .string();
   frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/seed001_nanogpt_layer_norm.py");
+      fuserlab::test::sourceDir() + "/resources/examples/seed001_nanogpt_layer_norm.py");
   const auto inputs = frontend::makeInputShapes(*script.inputs);
   const auto& device = scheduler::defaultDevice();
   auto compile = [&](const scheduler::HeuristicProvider* provider) {

@@ -27,6 +27,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/runtime/fusion_compiler.h"
+#include "tests/source_dir.h"
 #include "tests/viz/layout_shapes.h"
 #include "viz/fusion_graph.h"
 #include "viz/dot_writer.h"
@@ -188,7 +189,7 @@ int main(int argc, char** argv) {
                            "tests/perf/suite/rope_4x32x2048x128.py",
                            "resources/examples/sdpa_fwd.py"}) {
     const frontend::Script script =
-        frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) + "/" + file);
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/" + file);
     shapes.push_back({file, runtime::compileFusion(script.fusion(), passes::CompileOptions{},
                                                    scheduler::defaultDevice(),
                                                    frontend::makeInputShapes(*script.inputs))

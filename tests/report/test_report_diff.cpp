@@ -11,6 +11,7 @@
 #include "core/report/report_diff.h"
 #include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/device_spec.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::report {
 namespace {
@@ -65,7 +66,7 @@ TEST(ReportDiffTest, PairsSegmentsByWhatTheyComputeAndComparesEachParam) {
 
 TEST(ReportDiffTest, RmsNormOnTwoDevicesDiffersParamByParam) {
   const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/rms_norm.py");
+      fuserlab::test::sourceDir() + "/resources/examples/rms_norm.py");
   const auto compile = [&](const char* device) {
     return runtime::compileFusion(script.fusion(), passes::CompileOptions{},
                                   *scheduler::findBuiltinDevice(device),

@@ -9,6 +9,7 @@
 #include "core/frontend/script.h"
 #include "core/scheduler/scheduler_type.h"
 #include "tests/segmenter/segmenter_fixture.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::segmenter {
 namespace {
@@ -498,7 +499,7 @@ TEST_F(SegmenterTest, ForwardHidesTheUpcastFromThePersistentScheduler) {
 TEST_F(SegmenterTest, Seed000SegmentedFusionGolden) {
   // resources/examples/seed000_forwarding_miss.py, with its inputs block.
   const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) +
+      fuserlab::test::sourceDir() +
       "/resources/examples/seed000_forwarding_miss.py");
   ASSERT_TRUE(script.inputs.has_value());
   std::vector<runtime::Argument> inputs;
@@ -507,7 +508,7 @@ TEST_F(SegmenterTest, Seed000SegmentedFusionGolden) {
   }
   auto text = [&](UpcastStrategy upcast) {
     frontend::Script copy = frontend::readScriptFile(
-        std::string(FUSERLAB_SOURCE_DIR) +
+        fuserlab::test::sourceDir() +
         "/resources/examples/seed000_forwarding_miss.py");
     return segment(std::move(copy.definitions.at(copy.executed).fusion),
                    inputs, upcast)

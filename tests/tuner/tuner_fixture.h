@@ -8,6 +8,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/scheduler/device_spec.h"
+#include "tests/source_dir.h"
 #include "tuner/search_space.h"
 #include "tuner/tuning_target.h"
 
@@ -22,7 +23,7 @@ struct ExampleTarget {
 inline ExampleTarget exampleTarget(const std::string& example, const std::string& inputs,
                                    int segment = 0) {
   ExampleTarget e;
-  e.script = frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) +
+  e.script = frontend::readScriptFile(fuserlab::test::sourceDir() +
                                       "/resources/examples/" + example);
   const auto shapes =
       frontend::makeInputShapes(frontend::parseInputsOption(inputs));

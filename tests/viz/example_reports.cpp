@@ -1,3 +1,4 @@
+#include "tests/source_dir.h"
 #include "tests/viz/example_reports.h"
 
 #include "core/frontend/input_tensors.h"
@@ -9,7 +10,7 @@ namespace fuserlab::viz::testing {
 report::CompileReport compileExample(const std::string& fileName,
                                      const std::vector<std::string>& assignments) {
   const frontend::Script script = frontend::readScriptFile(
-      std::string(FUSERLAB_SOURCE_DIR) + "/resources/examples/" + fileName);
+      fuserlab::test::sourceDir() + "/resources/examples/" + fileName);
   passes::CompileOptions options;
   for (const auto& assignment : assignments) options.setFromAssignment(assignment);
   return runtime::compileFusion(script.fusion(), options,

@@ -16,6 +16,7 @@
 #include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/runtime_info.h"
+#include "tests/source_dir.h"
 
 namespace fuserlab::scheduler::persistent_test {
 
@@ -59,7 +60,7 @@ class BoundSegment {
   static std::unique_ptr<BoundSegment> fromExample(const std::string& relative,
                                                    DeviceSpec device) {
     return std::unique_ptr<BoundSegment>(new BoundSegment(
-        frontend::readScriptFile(std::string(FUSERLAB_SOURCE_DIR) + "/" +
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/" +
                                  relative),
         std::move(device)));
   }
