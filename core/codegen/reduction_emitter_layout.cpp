@@ -359,8 +359,11 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   }
   for (const ir::FusionOutput& out : segment.outputs()) {
     const auto* tv = out.val->as<TensorView>();
-    if (tv != nullptr && segment.isInput(tv) && out.aliasOf == nullptr &&
-        !tv->isCpuScalar()) {
+    // A CPU scalar input that is also an output (a 0-dim is_cpu=True tensor
+    // passed to add_output) is a pass-through output too: the kernel takes
+    // it by value and writes it into its new 0-dim buffer, as the pointwise
+    // kernel does (it has no access among `tensors`, so access() failed).
+    if (tv != nullptr && segment.isInput(tv) && out.aliasOf == nullptr) {
       tensors.emplace_back(tv, kPassThrough);
       continue;
     }

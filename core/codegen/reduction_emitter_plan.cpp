@@ -235,7 +235,9 @@ ReductionPlan planReduction(
     ReductionPlan::Output out;
     out.tv = tv;
     out.index = static_cast<int>(i);
-    out.perElement = layout.access(tv).movesAlongElements();
+    // Where the output is written: a pass-through output (an input, a CPU
+    // scalar too) has its own access, not the input's.
+    out.perElement = layout.outputAccess(tv).movesAlongElements();
     out.available = plan.role(tv).available;
     FL_CHECK(out.perElement || plan.role(tv).perRow, "code generation: ",
              tv->name(),

@@ -109,6 +109,75 @@ TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInTransposeKernels) {
   expectCompiles(kernel);
 }
 
+// Issue 43, fuzz_compile crash-809bdbf8 (tests/fuzz/corpus/
+// cpu_scalar_input_as_output.py): a CPU scalar that is also a fusion output
+// (add_output of the input itself) beside a reduction. The reduction
+// kernels' layout left CPU scalars out of its pass-through outputs, so
+// planning the output asked for an access the layout never made: "internal
+// error ... T1 is not an input or output of the segment". It is written
+// like the pointwise kernel writes it: the by-value parameter stored once
+// into its new 0-dim buffer. Reduction, inner and outer persistent and
+// Welford kernels.
+TEST_F(KernelInputsTest, CpuScalarInputReturnedAsAnOutputIsWrittenByReductionKernels) {
+  const std::string head =
+      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[2, 1, 0])\n"
+      "    T1 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Double, is_cpu=True)\n"
+      "    T2 = fd.ops.cast(T1, dtype=DataType.Float)\n"
+      "    T3 = fd.ops.div(T0, T2)\n";
+  const std::string softmax =
+      "    M = fd.ops.max(T3, dims=[DIM], keepdim=True, dtype=DataType.Null)\n"
+      "    E = fd.ops.exp(fd.ops.sub(T3, M))\n"
+      "    S = fd.ops.sum(E, dims=[DIM], keepdim=True, dtype=DataType.Null)\n"
+      "    fd.add_output(fd.ops.div(E, S))\n";
+  auto onAxis = [](std::string body, const std::string& dim) {
+    body.replace(body.find("DIM"), 3, dim);
+    body.replace(body.find("DIM"), 3, dim);
+    return body;
+  };
+  const struct {
+    std::string body;
+    std::string sizes;
+    scheduler::SchedulerType type;
+  } cases[] = {
+      {"    T4 = fd.ops.sum(T3, dims=[2], keepdim=False, dtype=DataType.Null)\n"
+       "    fd.add_output(T1)\n"
+       "    fd.add_output(T4)\n",
+       "5, 6, 7", scheduler::SchedulerType::Reduction},
+      {"    T4 = fd.ops.sum(T3, dims=[0, 1], keepdim=False, dtype=DataType.Null)\n"
+       "    fd.add_output(T4)\n"
+       "    fd.add_output(T1)\n",
+       "512, 64, 128", scheduler::SchedulerType::Reduction},
+      {onAxis(softmax, "2") + "    fd.add_output(T1)\n", "8, 16, 1024",
+       scheduler::SchedulerType::InnerPersistent},
+      {onAxis(softmax, "0") + "    fd.add_output(T1)\n", "256, 16, 64",
+       scheduler::SchedulerType::OuterPersistent},
+      {"    V, Mn = fd.ops.var_mean(T3, dims=[2], correction=1, keepdim=False)\n"
+       "    fd.add_output(V)\n"
+       "    fd.add_output(T1)\n",
+       "8, 16, 1024", scheduler::SchedulerType::Reduction},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.body);
+    const CompiledScript compiled = compileScript(withInputs(
+        head + c.body, "    torch.randn((" + c.sizes + "), device='cuda:0'),\n"
+                       "    torch.full((), 4.0, dtype=torch.float64),\n"));
+    const GeneratedKernel& kernel = onlyKernel(compiled);
+    EXPECT_EQ(compiled.kernels[0].scheduler, c.type);
+    EXPECT_EQ(parameter(kernel, "T1").kind, KernelParameter::Kind::Scalar);
+    // The output parameter: T1_out, T1_out1, ... by its output index.
+    const KernelParameter* out = nullptr;
+    for (const KernelParameter& p : kernel.parameters) {
+      if (p.segmentOutput >= 0 && p.name.rfind("T1_out", 0) == 0) out = &p;
+    }
+    ASSERT_NE(out, nullptr) << kernel.source;
+    EXPECT_EQ(out->kind, KernelParameter::Kind::Tensor);
+    EXPECT_EQ(out->rank, 0);
+    EXPECT_FALSE(contains(kernel.source, "T1.data")) << kernel.source;
+    EXPECT_EQ(count(kernel.source, out->name + ".data[0] = "), 1) << kernel.source;
+    expectCompiles(kernel);
+  }
+}
+
 TEST_F(KernelInputsTest, ExpandedInputAxisNeverEntersAnIndex) {
   // Axis 0 of T0 is expanded (stride 0 over a storage of one row): the
   // pointwise kernel's loads of T0 name only axis 1, and the reduction over
