@@ -403,8 +403,20 @@ bool PointwiseKernel::holdsAcrossChunks(const std::string& code) const {
 //   4-wide chunk spans 4 positions of the axis outside it: a store there
 //   wrote the chunk's first element 4 times and left 3 of 4 unwritten (NaN
 //   in 768 of 1024 elements on an H200, issue 42 item 2(b)).
+//
+// And no tensor is read as vectors at two positions: the vectorization
+// analysis proved contiguous runs for the one access it saw, while a second
+// read (a permute of the same input, T0 and permute(T0)) walks other axes:
+// a chunk crossing its rows read across them, misaligned (the differential
+// tester's seed 335310 on an H200).
 bool PointwiseKernel::chunksMayCrossAxes() const {
   if (!laneIndependent_ || !holdsAcrossChunks(laneCode_)) return false;
+  for (size_t i = 0; i < hoisted_.size(); ++i) {
+    if (!hoisted_[i].vector) continue;
+    for (size_t k = i + 1; k < hoisted_.size(); ++k) {
+      if (hoisted_[k].vector && hoisted_[k].tv == hoisted_[i].tv) return false;
+    }
+  }
   for (const HoistedLoad& load : hoisted_) {
     if (load.vector) continue;
     if (!holdsAcrossChunks(load.offset) || !holdsAcrossChunks(load.predicate)) return false;

@@ -148,6 +148,29 @@ TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {
   expectCompiles(kernel);
 }
 
+// An input read as vectors twice, once through a permute (the differential
+// tester's seed 335310: a misaligned address on an H200): chunks crossing
+// its 127-element rows would read the permuted copy across rows, so only
+// chunks inside a row are vectorized.
+TEST(PointwiseEmitterTest, ChunksDoNotCrossAxesOfATensorReadAtTwoPositions) {
+  constexpr const char* kPermutedTwice = R"(
+from nvfuser import FusionDefinition, DataType
+def f(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Double)
+    T1 = fd.ops.lt(T0, 0.0)
+    T2 = fd.ops.permute(T1, dims=[0, 2, 1, 3])
+    T3 = fd.ops.cast(T2, dtype=DataType.Float)
+    T4 = fd.ops.cast(T0, dtype=DataType.Float)
+    T5 = fd.ops.where(fd.ops.gt(T3, 0.0), T3, T4)
+    fd.add_output(T5)
+)";
+  const CompiledScript compiled = compileScript(kPermutedTwice, "4x16x16x127:f64");
+  const GeneratedKernel& kernel = onlyKernel(compiled);
+  EXPECT_TRUE(contains(kernel.source, "T0_vec1")) << kernel.source;  // read twice as vectors
+  EXPECT_FALSE(contains(kernel.source, "|| (ref_e0 ==")) << kernel.source;
+  expectCompiles(kernel);
+}
+
 // A per-channel scale over NCHW [2, 8, 6, 6] changes every 36 elements; an
 // 8-wide chunk across axes would read it once, at its first element, and
 // lanes past a channel boundary would take the wrong channel's value (a
