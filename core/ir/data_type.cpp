@@ -54,7 +54,7 @@ std::optional<DataType> parseDataType(std::string_view name) {
   for (const auto& n : kNames) {
     if (n.nvfuser == name) return n.dtype;
   }
-  constexpr std::array<std::string_view, 10> kKnownUnsupported = {
+  static constexpr std::array<std::string_view, 10> kKnownUnsupported = {
       "Float8_e4m3fn", "Float8_e5m2", "Float8_e8m0fnu", "Float4_e2m1fn",
       "Float4_e2m1fn_x2", "ComplexFloat", "ComplexDouble", "UInt64", "UInt32",
       "UInt16"};
@@ -78,7 +78,7 @@ std::optional<DataType> parseTorchDtype(std::string_view name) {
     std::string_view torch;
     DataType dtype;
   };
-  constexpr std::array<Alias, 14> kAliases = {{
+  static constexpr std::array<Alias, 14> kAliases = {{
       {"bool", DataType::Bool},       {"int32", DataType::Int32},
       {"int", DataType::Int32},       {"int64", DataType::Int},
       {"long", DataType::Int},        {"float16", DataType::Half},

@@ -6,8 +6,11 @@
 
 namespace fuserlab::ir {
 
+// The name tables are static: a constexpr local array is copied onto the
+// stack at every call (720 bytes for the unary ops), and the script reader
+// looks an fd.ops name up through these (issue 43).
 std::string_view toString(ExprType type) {
-  constexpr std::array<std::string_view, 30> kNames = {
+  static constexpr std::array<std::string_view, 30> kNames = {
       "Unary",   "Binary",  "Ternary",    "Cast",    "Reduction",   "Welford",
       "Broadcast", "Expand", "Reshape",   "Permute", "Squeeze",     "Slice",
       "Pad",     "Cat",     "Set",        "SegmentSet", "Full",     "Iota",
@@ -18,7 +21,7 @@ std::string_view toString(ExprType type) {
 }
 
 std::string_view toString(UnaryOpType op) {
-  constexpr std::array<std::string_view, 45> kNames = {
+  static constexpr std::array<std::string_view, 45> kNames = {
       "abs",   "neg",       "exp",      "exp2",       "expm1",   "log",
       "log1p", "log2",      "log10",    "sqrt",       "rsqrt",   "reciprocal",
       "sin",   "cos",       "tan",      "asin",       "acos",    "atan",
@@ -31,7 +34,7 @@ std::string_view toString(UnaryOpType op) {
 }
 
 std::string_view toString(BinaryOpType op) {
-  constexpr std::array<std::string_view, 24> kNames = {
+  static constexpr std::array<std::string_view, 24> kNames = {
       "add", "sub", "mul", "div", "pow", "fmod", "remainder", "minimum",
       "maximum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
       "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -40,14 +43,14 @@ std::string_view toString(BinaryOpType op) {
 }
 
 std::string_view toString(TernaryOpType op) {
-  constexpr std::array<std::string_view, 4> kNames = {"where", "lerp", "clamp",
-                                                      "addcmul"};
+  static constexpr std::array<std::string_view, 4> kNames = {"where", "lerp",
+                                                             "clamp", "addcmul"};
   return kNames.at(static_cast<size_t>(op));
 }
 
 std::string_view toString(ReductionOpType op) {
-  constexpr std::array<std::string_view, 4> kNames = {"sum", "prod", "max",
-                                                      "min"};
+  static constexpr std::array<std::string_view, 4> kNames = {"sum", "prod",
+                                                             "max", "min"};
   return kNames.at(static_cast<size_t>(op));
 }
 
