@@ -43,32 +43,15 @@
 #include "db/compiler_version.h"
 #include "db/heuristics_database.h"
 #include "tests/source_dir.h"
+#include "tests/gui/window_test_support.h"
 
 using namespace fuserlab::gui;
+using namespace fuserlab::gui::testing;
 
 namespace {
 
 const QString kExamples =
     QString::fromStdString(fuserlab::test::sourceDir() + "/resources/examples/");
-
-// Waits for the window to show the snapshot of its newest request.
-bool waitForSnapshot(MainWindow& window, int timeoutMs = 60000) {
-  QSignalSpy shown(&window, &MainWindow::snapshotShown);
-  if (!shown.wait(timeoutMs)) return false;
-  QElapsedTimer timer;
-  timer.start();
-  while (window.service()->busy() && timer.elapsed() < timeoutMs) {
-    QTest::qWait(20);
-  }
-  return !window.service()->busy();
-}
-
-bool waitForGraph(GraphView& graph, int timeoutMs = 60000) {
-  QElapsedTimer timer;
-  timer.start();
-  while (graph.pending() && timer.elapsed() < timeoutMs) QTest::qWait(20);
-  return !graph.pending();
-}
 
 // The title the window system shows, "[*]" turned into the marker.
 QString shownTitle(MainWindow& window) {
@@ -127,18 +110,6 @@ struct ScriptedPrompts {
   }
 };
 
-bool waitForIdle(MainWindow& window, int timeoutMs = 60000) {
-  QElapsedTimer timer;
-  timer.start();
-  QTest::qWait(450);  // past the editor's debounce
-  while (window.service()->busy() && timer.elapsed() < timeoutMs) QTest::qWait(20);
-  return !window.service()->busy();
-}
-
-int segmentCount(const MainWindow& window) {
-  const auto snapshot = window.service()->latest();
-  return snapshot && snapshot->report ? static_cast<int>(snapshot->report->segments.size()) : -1;
-}
 
 }  // namespace
 
@@ -237,90 +208,6 @@ class GuiWindowTest : public QObject {
     }
     QVERIFY2(shown.contains("too large to lay out"), qPrintable(shown));
     QVERIFY2(shown.contains("segments only"), qPrintable(shown));
-  }
-
-  // Issue 46 defect 1: a chain where every other op also reads one shared
-  // tensor (a bias) did not lay out in 150 s at 200 or 300 ops; its distant
-  // uses are drawn as stubs and the graph shows within the 2 s budget.
-  void graphOfA300OpSharedInputChainShowsWithinTheBudget() {
-    QTemporaryDir dir;
-    const QString path = dir.filePath("shared_chain.py");
-    {
-      QFile file(path);
-      QVERIFY(file.open(QIODevice::WriteOnly));
-      QByteArray text =
-          "from nvfuser_direct import FusionDefinition, DataType\n"
-          "with FusionDefinition() as fd:\n"
-          "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-          "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-          "    T2 = fd.ops.add(T0, T1)\n";
-      for (int i = 3; i < 302; ++i) {
-        const QByteArray prev = QByteArray::number(i - 1);
-        text += "    T" + QByteArray::number(i) + " = " +
-                (i % 2 == 0 ? "fd.ops.add(T" + prev + ", T1)\n" : "fd.ops.exp(T" + prev + ")\n");
-      }
-      text += "    fd.add_output(T301)\n"
-              "inputs = [torch.randn(64, 64, device='cuda:0'), torch.randn(64, 64, device='cuda:0')]\n";
-      file.write(text);
-    }
-    MainWindow window;
-    window.show();
-    QVERIFY(window.openFile(path));
-    QVERIFY(waitForSnapshot(window));
-    GraphView* graph = window.graph();
-    graph->setCollapsed(false);
-    QElapsedTimer timer;
-    timer.start();
-    QVERIFY(waitForGraph(*graph, 30000));
-    qInfo("300-op shared-input chain laid out and drawn in %lld ms", timer.elapsed());
-    QVERIFY2(timer.elapsed() < 8000, qPrintable(QString::number(timer.elapsed())));
-    QVERIFY(graph->nodeCount() > 300);
-    QVERIFY2(graph->statusText().contains("dashed stubs"), qPrintable(graph->statusText()));
-  }
-
-  // Issue 46 defect 3: the script's own names in the inspector, and the
-  // editor in selection sync (a node shows its line; a line its nodes).
-  void scriptNamesAndEditorSelectionSync() {
-    MainWindow window;
-    window.show();
-    QVERIFY(window.openFile(kExamples + "seed001_bookend_inputs.py"));
-    QVERIFY(waitForSnapshot(window));
-    GraphView* graph = window.graph();
-    graph->setCollapsed(false);
-    QVERIFY(waitForGraph(*graph));
-    const auto snapshot = window.service()->latest();
-    QVERIFY(snapshot && snapshot->report);
-    // The script: line 22 is "T14 = fd.ops.rsqrt(T13)"; the reader's own
-    // values (var_mean's parts) number the IR differently.
-    std::string rsqrt;
-    for (const auto& v : snapshot->report->values) {
-      if (v.scriptName == "T14") rsqrt = v.name;
-    }
-    QVERIFY(!rsqrt.empty());
-    QVERIFY(rsqrt != "T14");
-    QString inspector;
-    const QAbstractItemModel* model = window.reportModel();
-    std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
-      for (int r = 0; r < model->rowCount(parent); ++r) {
-        const QModelIndex index = model->index(r, 1, parent);
-        inspector += index.data().toString() + "\n";
-        walk(model->index(r, 0, parent));
-      }
-    };
-    walk({});
-    const qsizetype at = inspector.indexOf("rsqrt");
-    QVERIFY2(inspector.contains(QRegularExpression(R"(\nT14_l_float\[[^\n]*\] = rsqrt\(T13\)\n)")),
-             qPrintable(inspector.mid(at - 60, 120)));
-
-    emit graph->valueClicked(QString::fromStdString(rsqrt));
-    QCOMPARE(window.editor()->textCursor().blockNumber() + 1, 22);
-    QVERIFY(window.editor()->textCursor().block().text().contains("T14 = fd.ops.rsqrt"));
-
-    QTextCursor cursor(window.editor()->document()->findBlockByNumber(26 - 1));
-    window.editor()->setTextCursor(cursor);  // "T18 = fd.ops.broadcast_in_dim(T14, ...)"
-    QVERIFY(graph->selectedValue() != QString());
-    QVERIFY(graph->selectValue(graph->selectedValue()) > 0);
-    QCOMPARE(window.selectedSegment(), 0);
   }
 
   void graphClickSearchCollapseExport() {
@@ -661,123 +548,6 @@ class GuiWindowTest : public QObject {
       }
     }
     QVERIFY(highlighted);
-  }
-
-  // Issue 46 defect 4: Compare pairs segments by content, gives each param
-  // its own row, draws both graphs with changed segments outlined, and keeps
-  // a pinned baseline while B changes.
-  void compareShowsEachParamGraphsAndABaseline() {
-    MainWindow window;
-    window.show();
-    QSignalSpy compared(window.compare(), &CompareView::compared);
-    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
-    QTableWidget* table = window.compare()->table();
-    QStringList labels;
-    for (int row = 0; row < table->rowCount(); ++row) labels << table->item(row, 0)->text();
-    QVERIFY2(labels.filter(QRegularExpression(R"(^  params\.)")).size() > 1,
-             qPrintable(labels.join("|")));
-    QVERIFY2(labels.filter(QRegularExpression(R"(^segment .*\((added|removed|rescheduled|changed|same)\)$)"))
-                     .size() > 0,
-             qPrintable(labels.join("|")));
-    // Seed 000: forward makes more segments than privatize, so B has some
-    // A has not; they are outlined in B's graph.
-    QVERIFY(!window.compare()->graphB()->segmentMarks().isEmpty() ||
-            !window.compare()->graphA()->segmentMarks().isEmpty());
-    QVERIFY(waitForGraph(*window.compare()->graphB()));
-    QVERIFY(window.compare()->graphB()->clusterCount() > 0);
-
-    // Pin A, then change B to privatize too: A keeps its compile, and the
-    // two now agree.
-    const auto baseline = window.compare()->snapshotA();
-    window.compare()->setBaselinePinned(true);
-    QVERIFY(window.compare()->baselinePinned());
-    compared.clear();
-    QComboBox* upcastB = window.compare()->sideB()->upcastBox();
-    upcastB->setCurrentIndex(upcastB->findData("privatize"));
-    QTRY_VERIFY_WITH_TIMEOUT(compared.count() > 0, 60000);
-    QCOMPARE(window.compare()->snapshotA().get(), baseline.get());
-    QTRY_COMPARE_WITH_TIMEOUT(window.compare()->differences(), 0, 60000);
-  }
-
-  // Issue 46 item 7: a typing error keeps the last good compile on screen,
-  // dimmed, with the error in the problems pane; fixing it brings it back.
-  void aTypingErrorKeepsTheLastGoodCompileDimmed() {
-    MainWindow window;
-    window.show();
-    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
-    QVERIFY(waitForSnapshot(window));
-    GraphView* graph = window.graph();
-    QVERIFY(waitForGraph(*graph));
-    const int segments = window.reportModel()->rowCount();
-    const int clusters = graph->clusterCount();
-    QVERIFY(segments > 0 && clusters > 0);
-    const QString good = window.editor()->toPlainText();
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.editor()->appendPlainText("x = (");
-    QVERIFY(shown.wait(60000));
-    QVERIFY(waitForIdle(window));
-    QVERIFY(!window.service()->latest()->ok());
-    QVERIFY(window.viewsStale());
-    QCOMPARE(window.reportModel()->rowCount(), segments);
-    QCOMPARE(graph->clusterCount(), clusters);
-    QVERIFY(window.problems()->count() > 0);
-    QVERIFY(graph->graphicsEffect() != nullptr);
-    window.editor()->setPlainText(good);
-    QVERIFY(waitForSnapshot(window));
-    QVERIFY(window.service()->latest()->ok());
-    QVERIFY(!window.viewsStale());
-    QVERIFY(graph->graphicsEffect() == nullptr);
-  }
-
-  // Issue 46 item 7: the segmenter's decision log in the window, linked to
-  // the graph.
-  void decisionsTabListsTheSegmentersDecisions() {
-    MainWindow window;
-    window.show();
-    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
-    QVERIFY(waitForSnapshot(window));
-    QVERIFY(waitForGraph(*window.graph()));
-    const auto snapshot = window.service()->latest();
-    QTreeWidget* tree = window.decisions()->tree();
-    QCOMPARE(tree->topLevelItemCount(), static_cast<int>(snapshot->report->decisions.size()));
-    QVERIFY(tree->topLevelItemCount() > 0);
-    int refused = 0;
-    for (const auto& d : snapshot->report->decisions) refused += d.accepted ? 0 : 1;
-    window.decisions()->refusedOnlyBox()->setChecked(true);
-    QCOMPARE(tree->topLevelItemCount(), refused);
-    window.decisions()->refusedOnlyBox()->setChecked(false);
-    // A schedule decision selects its segment; its reason's tensor is
-    // outlined in the graph.
-    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
-      QTreeWidgetItem* item = tree->topLevelItem(i);
-      if (item->text(1) != "schedule" || !item->text(3).startsWith("segment 1 ")) continue;
-      tree->setCurrentItem(item);
-      QCOMPARE(window.selectedSegment(), 1);
-      QVERIFY(!window.graph()->selectedValue().isEmpty());
-      return;
-    }
-    QFAIL("no schedule decision for segment 1");
-  }
-
-  // Issue 46 item 7: "segments only" counts its segments, and a new file
-  // starts from its own size's choice instead of the last file's.
-  void segmentsOnlyCountsSegmentsAndResetsPerFile() {
-    MainWindow window;
-    window.show();
-    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
-    QVERIFY(waitForSnapshot(window));
-    GraphView* graph = window.graph();
-    QVERIFY(waitForGraph(*graph));
-    QVERIFY(!graph->collapsed());
-    graph->setCollapsed(true);
-    QVERIFY(waitForGraph(*graph));
-    QVERIFY2(graph->statusText().startsWith(QString("%1 segments").arg(segmentCount(window))),
-             qPrintable(graph->statusText()));
-    QVERIFY(window.openFile(kExamples + "seed001_bookend_inputs.py"));
-    QVERIFY(waitForSnapshot(window));
-    QVERIFY(waitForGraph(*graph));
-    QVERIFY(!graph->collapsed());
   }
 
   void runPanelRunsOnTheCpu() {
