@@ -8,6 +8,8 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
+
+#include <cmath>
 #include <algorithm>
 
 namespace fuserlab::gui {
@@ -64,6 +66,7 @@ TuningPlot::TuningPlot(QWidget* parent)
   layout->addWidget(view_, 1);
   xAxis_->addItem("variant");
   connect(xAxis_, &QComboBox::currentTextChanged, this, [this] { redraw(); });
+  redraw();  // the empty plot's axes, with whole-number ticks
 }
 
 void TuningPlot::reset(const SpaceTable& table) {
@@ -141,6 +144,14 @@ void TuningPlot::redraw() {
   axisX_->setTitleText(axis.isEmpty() ? "variant" : axis);
   const double pad = std::max(0.5, (xMax - xMin) * 0.05);
   axisX_->setRange(xMin - pad, xMax + pad);
+  // Whole-number ticks (variant numbers, knob values): a fixed count of
+  // ticks over a short range printed as integers read "0 0 0 1 1".
+  const double span = std::max(1.0, xMax - xMin);
+  double step = 1;  // 1, 2, 5, 10, 20, 50, ...
+  for (int k = 0; span / step > 8; ++k) step = (k % 3 == 1 ? 2.5 : 2.0) * step;
+  axisX_->setTickType(QValueAxis::TicksDynamic);
+  axisX_->setTickAnchor(std::floor(xMin));
+  axisX_->setTickInterval(step);
   axisY_->setRange(0, yMax > 0 ? yMax * 1.1 : 1);
 }
 

@@ -34,6 +34,7 @@ class TuningPlot : public QWidget {
   //! The x axis: "variant" or a knob name.
   void setXAxis(const QString& name);
   QComboBox* xAxisBox() const { return xAxis_; }
+  QValueAxis* xScale() const { return axisX_; }
   //! Points plotted in every series together.
   int pointCount() const;
   QScatterSeries* winnerSeries() const { return winner_; }

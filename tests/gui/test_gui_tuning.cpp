@@ -26,6 +26,8 @@
 #include "app/gui/tune_worker.h"
 #include "app/gui/tuning_panel.h"
 #include "app/gui/tuning_plot.h"
+
+#include <QtCharts/QValueAxis>
 #include "core/runtime/cuda_device.h"
 #include "db/heuristics_database.h"
 #include "tests/source_dir.h"
@@ -103,6 +105,20 @@ int columnOf(QTableWidget* table, const QString& header) {
 class GuiTuningTest : public QObject {
   Q_OBJECT
  private slots:
+  // Issue 46 item 7: the empty plot's x axis read "0 0 0 1 1" (five
+  // ticks over [0, 1] printed as integers); ticks are whole numbers now.
+  void plotAxisTicksAreWholeNumbers() {
+    TuningPlot plot;
+    QCOMPARE(plot.xScale()->tickType(), QValueAxis::TicksDynamic);
+    QCOMPARE(plot.xScale()->tickInterval(), 1.0);
+    SpaceTable table;
+    for (size_t id = 0; id < 100; ++id) table.rows.push_back({id, id == 0, true, {}, ""});
+    plot.reset(table);
+    for (size_t id = 0; id < 100; ++id) plot.addPoint(id, 1000.0 + static_cast<double>(id));
+    QCOMPARE(plot.xScale()->tickInterval(), 20.0);
+    QCOMPARE(plot.pointCount(), 100);
+  }
+
   void initTestCase() {
     QCoreApplication::setOrganizationName("FuserLabTests");
     QSettings().clear();
