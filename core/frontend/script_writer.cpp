@@ -415,6 +415,22 @@ std::vector<std::string> ScriptWriter::body() {
   inputsFirst_ = needsInputsFirst();
   findVarMeans();
   findExtentSources();
+  // A scalar op the script named and nothing reads (`a = fd.ops.tanh(2.0)`)
+  // is written back too: left out, a re-read numbered the scalars after it
+  // apart (the reader fuzzer's round trip). Scalars the op builders made
+  // (extents) have no script name and stay implied by their tensor ops.
+  for (const auto& expr : fusion_.exprs()) {
+    if (hasTensorOutput(expr.get()) || foldedExpr_[expr->id()]) continue;
+    bool dead = true;
+    bool named = false;
+    for (const Val* out : expr->outputs()) {
+      dead = dead && out->uses().empty() && !out->isFusionOutput();
+      named = named || !out->scriptName().empty();
+    }
+    if (!dead || !named) continue;
+    userScalarExpr_[expr->id()] = true;
+    for (const Val* out : expr->outputs()) hasVariable_[out->id()] = true;
+  }
   // Planning pass: every statement asks for its operands, which decides the
   // user scalar Exprs and which constants need a define_scalar.
   planning_ = true;

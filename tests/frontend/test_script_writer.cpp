@@ -406,5 +406,38 @@ TEST(ScriptWriterLongTest, AScalarChainOf100000OpsIsWritten) {
   EXPECT_GE(std::count(written.begin(), written.end(), '\n'), 99990);
 }
 
+// A scalar op the script names and nothing reads is written back: left out,
+// the re-read numbered the scalars after it apart (the reader fuzzer's
+// round trip, r2-crash-d9edd73b: `t = fd.ops.tanh(...)` reassigned in a loop).
+TEST(ScriptWriterRoundTripTest, UnreadScalarOpsTheScriptNamedAreWrittenBack) {
+  for (const char* text : {R"(
+from nvfuser_direct import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    a = fd.ops.tanh(2.0)
+    b = fd.ops.tanh(3.0)
+    fd.add_output(fd.ops.add(T0, b))
+)",
+                           R"(
+from nvfuser_direct import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    t = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    scale = 8.0
+    steps = 0
+    while scale > 1.0:
+        t = fd.ops.tanh(fd.ops.mul(4, scale))
+        scale /= 2
+        steps += 1
+    s = fd.define_scalar(steps, dtype=DataType.Int)
+    fd.add_output(fd.ops.add(t, s))
+)"}) {
+    const Script script = readScript(text, "dead_scalars.py");
+    const std::string written = writeScript(script.fusion(), "f");
+    const Script back = readScript(written, "f.py");
+    EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(script.fusion()))
+        << "written script:\n" << written;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab::frontend
