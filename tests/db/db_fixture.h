@@ -27,6 +27,13 @@
 
 namespace fuserlab::db::testing_support {
 
+//! One pointwise op over a 2-D Float input: the fusion most entries key.
+inline constexpr const char* kPointwise = R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+T1 = fd.ops.exp(T0)
+fd.add_output(T1)
+)";
+
 //! Seed 001's LayerNorm with its constant shapes (16, 128, 1600 in
 //! define_scalar) taken from the input instead, so that one fusion runs at
 //! other hidden sizes (a size bucket) without contradicting itself: the

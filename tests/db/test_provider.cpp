@@ -24,11 +24,7 @@ using testing_support::makeEntry;
 using testing_support::pointwiseParams;
 using testing_support::shape;
 
-const char* kPointwise = R"(
-T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-T1 = fd.ops.exp(T0)
-fd.add_output(T1)
-)";
+using testing_support::kPointwise;
 
 // An entry keyed as `bound`'s fusion is, scheduled by pointwise.
 Entry entryFor(const BoundFusion& bound, report::Json params) {

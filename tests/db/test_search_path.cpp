@@ -22,11 +22,7 @@ using testing_support::makeEntry;
 using testing_support::pointwiseParams;
 using testing_support::shape;
 
-const char* kPointwise = R"(
-T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-T1 = fd.ops.exp(T0)
-fd.add_output(T1)
-)";
+using testing_support::kPointwise;
 
 // An entry keyed as the pointwise fusion at rows x cols on `device`.
 Entry entryAt(int64_t rows, int64_t cols, report::Json params,

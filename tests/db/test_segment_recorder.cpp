@@ -27,11 +27,7 @@ using testing_support::makeEntry;
 using testing_support::pointwiseParams;
 using testing_support::shape;
 
-const char* kPointwise = R"(
-T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-T1 = fd.ops.exp(T0)
-fd.add_output(T1)
-)";
+using testing_support::kPointwise;
 
 std::vector<report::Json> readLines(const std::string& path) {
   std::ifstream in(path);

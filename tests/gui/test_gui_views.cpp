@@ -27,6 +27,7 @@
 #include "app/gui/report_model.h"
 #include "app/gui/script_editor.h"
 #include "tests/gui/window_test_support.h"
+#include "tests/viz/layout_shapes.h"
 
 using namespace fuserlab::gui;
 using namespace fuserlab::gui::testing;
@@ -52,20 +53,7 @@ class GuiViewsTest : public QObject {
     {
       QFile file(path);
       QVERIFY(file.open(QIODevice::WriteOnly));
-      QByteArray text =
-          "from nvfuser_direct import FusionDefinition, DataType\n"
-          "with FusionDefinition() as fd:\n"
-          "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-          "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-          "    T2 = fd.ops.add(T0, T1)\n";
-      for (int i = 3; i < 302; ++i) {
-        const QByteArray prev = QByteArray::number(i - 1);
-        text += "    T" + QByteArray::number(i) + " = " +
-                (i % 2 == 0 ? "fd.ops.add(T" + prev + ", T1)\n" : "fd.ops.exp(T" + prev + ")\n");
-      }
-      text += "    fd.add_output(T301)\n"
-              "inputs = [torch.randn(64, 64, device='cuda:0'), torch.randn(64, 64, device='cuda:0')]\n";
-      file.write(text);
+      file.write(QByteArray::fromStdString(fuserlab::viz::testing::sharedInputChainScript(300)));
     }
     MainWindow window;
     window.show();
