@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_set>
 
 #include "core/ir/error.h"
 
@@ -232,9 +233,10 @@ std::string kernelComment(std::string_view name, std::string_view scheduler,
   // The script's own names for this kernel's values, where they differ
   // (the segment's IR numbers its values afresh; issue 46).
   std::vector<const ir::Val*> named;
+  std::unordered_set<const ir::Val*> seen;
   const auto note = [&](const ir::Val* val) {
     if (val->scriptName().empty() || val->scriptName() == val->name()) return;
-    if (std::find(named.begin(), named.end(), val) == named.end()) named.push_back(val);
+    if (seen.insert(val).second) named.push_back(val);
   };
   for (const ir::Val* in : segment.inputs()) note(in);
   for (const ir::Expr* expr : segment.exprsForOutputs()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace fuserlab::report {
 namespace {
@@ -13,13 +14,6 @@ std::set<std::string> written(const SegmentReport& segment) {
   for (const ExprReport& expr : segment.exprFlow) out.insert(expr.outputs.begin(), expr.outputs.end());
   for (const std::string& name : segment.outputs) out.insert(name);
   return out;
-}
-
-double overlap(const std::set<std::string>& x, const std::set<std::string>& y) {
-  if (x.empty() && y.empty()) return 0;
-  size_t common = 0;
-  for (const std::string& name : x) common += y.count(name);
-  return static_cast<double>(common) / static_cast<double>(x.size() + y.size() - common);
 }
 
 std::string text(const Json& value) { return value.isString() ? value.asString() : value.dump(-1); }
@@ -113,11 +107,25 @@ ReportDiff diffReports(const CompileReport& a, const CompileReport& b) {
     double score;
     size_t i, j;
   };
+  // Only pairs that share a written value are scored: B's segments by the
+  // values they write, then each A segment's shared counts (linear in the
+  // values, not in A x B: a fusion of thousands of segments).
+  std::unordered_map<std::string, std::vector<size_t>> writersInB;
+  for (size_t j = 0; j < wb.size(); ++j) {
+    for (const std::string& name : wb[j]) writersInB[name].push_back(j);
+  }
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < wa.size(); ++i) {
-    for (size_t j = 0; j < wb.size(); ++j) {
-      const double score = overlap(wa[i], wb[j]);
-      if (score > 0) candidates.push_back({score, i, j});
+    std::map<size_t, size_t> common;  // B segment -> values shared with A's i
+    for (const std::string& name : wa[i]) {
+      if (auto it = writersInB.find(name); it != writersInB.end()) {
+        for (size_t j : it->second) ++common[j];
+      }
+    }
+    for (const auto& [j, shared] : common) {
+      const double score = static_cast<double>(shared) /
+                           static_cast<double>(wa[i].size() + wb[j].size() - shared);
+      candidates.push_back({score, i, j});
     }
   }
   std::stable_sort(candidates.begin(), candidates.end(),
