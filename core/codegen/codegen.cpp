@@ -39,15 +39,42 @@ int64_t parameterBytes(const KernelParameter& parameter) {
   return 8 + 16 * static_cast<int64_t>(parameter.rank);
 }
 
+void checkParameterBytes(int64_t bytes, size_t count, std::string_view kernelName) {
+  FL_CHECK(bytes <= kMaxKernelParameterBytes, "code generation: kernel ", kernelName,
+           " takes ", count, " parameters (", bytes,
+           " bytes); a CUDA kernel takes at most ", kMaxKernelParameterBytes,
+           " bytes of parameters. Give the fusion fewer inputs and outputs, or split it "
+           "with fd.ops.segment_set");
+}
+
+// The parameters every kernel of `segment` takes (KernelInterface: one per
+// segment input and output), checked before any code is emitted: emitting a
+// kernel of thousands of inputs (a cat of 8,000) took a minute and 12 GB
+// before this refusal (issue 43).
+void checkSegmentParameters(const ir::Fusion& segment, std::string_view kernelName) {
+  int64_t bytes = 0;
+  auto add = [&bytes](const ir::Val* val) {
+    const auto* tv = val->as<ir::TensorView>();
+    KernelParameter parameter;
+    if (tv != nullptr && !tv->isCpuScalar()) {
+      parameter.kind = KernelParameter::Kind::Tensor;
+      parameter.rank = static_cast<int>(tv->rank());
+    } else {
+      parameter.kind = KernelParameter::Kind::Scalar;
+    }
+    bytes += parameterBytes(parameter);
+  };
+  for (const ir::Val* input : segment.inputs()) add(input);
+  const std::vector<ir::Val*> outputs = segment.outputVals();
+  for (const ir::Val* output : outputs) add(output);
+  checkParameterBytes(bytes, segment.inputs().size() + outputs.size(), kernelName);
+}
+
 // A kernel past kernelLimits() is refused here, before NVRTC sees it.
 void checkKernelLimits(const GeneratedKernel& kernel, std::string_view kernelName) {
   int64_t bytes = kernel.workspaceBytes > 0 ? 8 : 0;
   for (const KernelParameter& parameter : kernel.parameters) bytes += parameterBytes(parameter);
-  FL_CHECK(bytes <= kMaxKernelParameterBytes, "code generation: kernel ", kernelName,
-           " takes ", kernel.parameters.size(), " parameters (", bytes,
-           " bytes); a CUDA kernel takes at most ", kMaxKernelParameterBytes,
-           " bytes of parameters. Give the fusion fewer inputs and outputs, or split it "
-           "with fd.ops.segment_set");
+  checkParameterBytes(bytes, kernel.parameters.size(), kernelName);
   const auto sourceBytes = static_cast<int64_t>(kernel.source.size());
   FL_CHECK(sourceBytes <= kMaxKernelSourceBytes, "code generation: kernel ", kernelName,
            " is ", sourceBytes, " bytes of CUDA source; FuserLab compiles at most ",
@@ -108,6 +135,7 @@ GeneratedKernel generateKernel(const ir::Fusion& segment,
   FL_CHECK(scheduler::launchesKernel(type), "code generation: a ",
            scheduler::toString(type),
            " segment launches no kernel (it runs on the host)");
+  checkSegmentParameters(segment, kernelName);
   GeneratedKernel kernel = emitKernel(segment, type, params, info, kernelName);
   checkKernelLimits(kernel, kernelName);
   return kernel;

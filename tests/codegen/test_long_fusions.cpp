@@ -5,6 +5,7 @@
 // names its size and the limit (codegen.h), not handed to NVRTC.
 #include <pthread.h>
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -179,6 +180,41 @@ TEST(LongFusionTest, AKernelPastTheParameterSpaceIsRefused) {
       << segment.error;
   EXPECT_TRUE(contains(segment.error, std::to_string(kMaxKernelParameterBytes)))
       << segment.error;
+}
+
+TEST(LongFusionTest, ACatOf12000InputsIsRefusedForItsParametersInSeconds) {
+  // Emitting the kernel before this refusal was quadratic in the inputs
+  // (each branch spelled the sum of the extents before it), and so was
+  // tracing the pointwise reference through the cat (each input summed the
+  // extents before it and built the cat's full text as a reason): a cat of
+  // 8,000 took 58 s and 12 GB, one of 12,000 minutes and more memory than
+  // CI has. Now both are linear and the parameter space is checked before
+  // any code is emitted.
+  constexpr int kInputs = 12000;
+  std::string text =
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "with FusionDefinition() as fd:\n";
+  std::string inputs, sizes;
+  for (int i = 0; i < kInputs; ++i) {
+    text += "    T" + std::to_string(i) +
+            " = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+            "dtype=DataType.Float)\n";
+    inputs += (i ? ", T" : "T") + std::to_string(i);
+    sizes += (i ? ",4x5:f32" : "4x5:f32");
+  }
+  text += "    C = fd.ops.cat([" + inputs + "], dim=1)\n    fd.add_output(C)\n";
+  const auto start = std::chrono::steady_clock::now();
+  const CompiledScript compiled = compileScript(text, sizes);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  const runtime::SegmentKernel& segment = compiled.kernels[0];
+  EXPECT_FALSE(segment.kernel.has_value());
+  // 12,000 rank-2 inputs and the output: 40 bytes each.
+  EXPECT_TRUE(contains(segment.error, "takes 12001 parameters (480040 bytes)"))
+      << segment.error;
+  // About 1.5 s here (2 cores); minutes before.
+  EXPECT_LT(seconds, 30.0);
 }
 
 TEST(LongFusionTest, AScalarOfMoreNestedOpsThanTheLimitIsRefused) {

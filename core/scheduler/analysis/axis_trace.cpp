@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct ExprAxisMap {
   // The producer's logical axes without reductions (kept, like pairs, when
   // one map is filled again for the next expr: no allocation per expr).
   std::vector<IterDomain*> producerAxes;
+  // A cat's offset along its axis per input (and whether every extent
+  // before it is known), kept across
+  // fills: the N inputs of one cat share them, and summing the extents
+  // before each input again was quadratic in N (issue 43).
+  std::unordered_map<const Expr*, std::vector<std::pair<int64_t, bool>>> catOffsets;
 };
 
 std::optional<int64_t> scalarInt(const ir::Val* val,
@@ -50,6 +56,21 @@ std::optional<int64_t> scalarInt(const ir::Val* val,
   if (!value) return std::nullopt;
   if (const auto* i = std::get_if<int64_t>(&*value)) return *i;
   return std::nullopt;
+}
+
+// `expr` as a lost axis's reason names it: in full, or, for an expr of
+// many inputs (a cat of thousands), by its outputs and op with the inputs
+// counted. Each tensor traced across it builds the reason anew, so the full
+// text made a cat of N inputs quadratic to trace (issue 43).
+std::string reasonText(const Expr* expr) {
+  constexpr size_t kMaxInputsNamed = 16;
+  if (expr->inputs().size() <= kMaxInputsNamed) return expr->toString();
+  std::string text;
+  for (const ir::Val* output : expr->outputs()) {
+    text += (text.empty() ? "" : ", ") + output->name();
+  }
+  return text + " = " + expr->opName() + "(" + std::to_string(expr->inputs().size()) +
+         " inputs)";
 }
 
 int64_t extentOrUnknown(const ir::ExpressionEvaluator* evaluator,
@@ -163,15 +184,21 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
     }
     case ExprType::Cat: {
       const auto dim = static_cast<size_t>(expr->attrs().dim);
-      int64_t before = 0;
-      bool known = true;
-      for (size_t k = 0; k < inputIndex; ++k) {
-        const auto* other = expr->input(k)->as<TensorView>();
-        const int64_t extent =
-            extentOrUnknown(evaluator, other->logicalNoReductions().at(dim));
-        known = known && extent >= 0;
-        before += std::max<int64_t>(extent, 0);
+      auto [cached, added] = map.catOffsets.try_emplace(expr);
+      std::vector<std::pair<int64_t, bool>>& offsets = cached->second;
+      if (added) {
+        int64_t sum = 0;
+        bool allKnown = true;
+        for (size_t k = 0; k < expr->inputs().size(); ++k) {
+          offsets.emplace_back(sum, allKnown);
+          const auto* other = expr->input(k)->as<TensorView>();
+          const int64_t extent =
+              extentOrUnknown(evaluator, other->logicalNoReductions().at(dim));
+          allKnown = allKnown && extent >= 0;
+          sum += std::max<int64_t>(extent, 0);
+        }
       }
+      const auto [before, known] = offsets.at(inputIndex);
       for (size_t i = 0; i < p.size() && i < c.size(); ++i) {
         AxisPair pair{p[i], c[i]};
         if (i == dim && expr->inputs().size() > 1) {
@@ -281,10 +308,10 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
         out.push_back(broadcastPiece(map.indexedConsumerAxis, piece.extent));
       } else if (piece.id == map.indexedProducerAxis) {
         lose([&] {
-          return expr->toString() + " reads that axis through an index";
+          return reasonText(expr) + " reads that axis through an index";
         });
       } else {
-        lose([&] { return expr->toString() + " drops that axis"; });
+        lose([&] { return reasonText(expr) + " drops that axis"; });
       }
       continue;
     }
@@ -296,7 +323,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
         out.push_back(broadcastPiece(to, piece.extent));
       } else {
         lose([&] {
-          return expr->toString() + " makes a broadcast axis concrete";
+          return reasonText(expr) + " makes a broadcast axis concrete";
         });
       }
       continue;
@@ -307,7 +334,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
     }
     if (!pair->shiftKnown) {
       lose([&] {
-        return expr->toString() + " has a slice or pad bound unknown here";
+        return reasonText(expr) + " has a slice or pad bound unknown here";
       });
       continue;
     }
@@ -388,13 +415,13 @@ std::vector<AxisPiece> mapThroughReshape(
     auto it = std::find(from.begin(), from.end(), piece.id);
     if (!known || it == from.end() || piece.extent < 0) {
       lose([&] {
-        return expr->toString() + " has extents unknown at compile time";
+        return reasonText(expr) + " has extents unknown at compile time";
       });
       continue;
     }
     if (piece.offset != 0 || piece.resized) {
       lose([&] {
-        return expr->toString() + " reshapes a sliced or padded axis";
+        return reasonText(expr) + " reshapes a sliced or padded axis";
       });
       continue;
     }
@@ -428,7 +455,7 @@ std::vector<AxisPiece> mapThroughReshape(
     }
     if (remaining > 1) {
       lose([&] {
-        return expr->toString() + " regroups the axes unevenly (" +
+        return reasonText(expr) + " regroups the axes unevenly (" +
                shapeString(fromExtents) + " to " + shapeString(toExtents) + ")";
       });
     }
