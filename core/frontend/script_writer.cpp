@@ -437,6 +437,19 @@ std::vector<std::string> ScriptWriter::body() {
   for (const Statement& statement : statements()) write(statement);
   writeOutputs();
   planning_ = false;
+  // S<n>: the scalars written as variables numbered with the fusion's other
+  // non-literal scalars, leaving out the constants written inline. Those
+  // differ between spellings of one fusion (broadcast_in_dim(shape=[2048,
+  // 1024]) makes two, broadcast and expand one): counted, they renumbered a
+  // re-read script's scalars.
+  int64_t scalars = 0;
+  for (const auto& val : fusion_.vals()) {
+    const auto* s = val->as<Scalar>();
+    if (s == nullptr) continue;
+    const bool inline_literal =
+        s->isConst() && !isDefinedConstant(s) && !hasVariable_[s->id()];
+    if (!inline_literal) scalarOrdinal_[s->id()] = scalars++;
+  }
   lines_.clear();
   for (const Statement& statement : statements()) write(statement);
   writeOutputs();

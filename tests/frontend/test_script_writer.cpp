@@ -439,5 +439,31 @@ with FusionDefinition() as fd:
   }
 }
 
+
+TEST(ScriptWriterRoundTripTest, ScalarNamesSurviveAShapeWrittenAnotherWay) {
+  // broadcast_in_dim(shape=[64, 32]) makes constants that the written
+  // broadcast + expand does not; numbered among them, the scalar S was
+  // written as S8 and then, re-read and written again, as S7 (found by the
+  // layer_norm_backward_weights example).
+  const char* text = R"(
+from nvfuser import FusionDefinition, DataType
+def nvfuser_fusion_id0(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    T2 = fd.ops.broadcast_in_dim(T1, shape=[64, 32], broadcast_dims=[1])
+    S3 = fd.define_scalar(0.25, dtype=DataType.Double)
+    T4 = fd.ops.mul(T0, S3)
+    T5 = fd.ops.mul(T2, S3)
+    T6 = fd.ops.add(T4, T5)
+    fd.add_output(T6)
+with FusionDefinition() as fd:
+    nvfuser_fusion_id0(fd)
+)";
+  const Script script = readScript(text, "shape_constants.py");
+  const std::string written = writeScript(script.fusion(), "f");
+  const Script back = readScript(written, "f.py");
+  EXPECT_EQ(writeScript(back.fusion(), "f"), written);
+}
+
 }  // namespace
 }  // namespace fuserlab::frontend
