@@ -62,6 +62,7 @@ class CompleteFusionIndex {
   bool isReplicated(const ir::Expr* expr) const {
     return replicated_.count(expr) != 0;
   }
+  const std::unordered_set<const ir::Expr*>& replicated() const { return replicated_; }
 
  private:
   const ir::Fusion* complete_;

@@ -9,9 +9,11 @@
 #include "core/scheduler/matmul/epilogue_matcher.h"
 #include "core/scheduler/registry.h"
 #include "core/segmenter/decision_log.h"
+#include "core/segmenter/edge_recompute.h"
 #include "core/segmenter/group_merger.h"
 #include "core/segmenter/input_forwarding.h"
 #include "core/segmenter/segment_extraction.h"
+#include "core/segmenter/sibling_reductions.h"
 #include "core/segmenter/upcast_privatization.h"
 
 namespace fuserlab::segmenter {
@@ -345,6 +347,11 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
     index = std::make_unique<CompleteFusionIndex>(complete);
   }
   if (!chains.empty()) replicateOrMaterialize(result, *index, chains, groups, context, log);
+  const GroupSchedulable takes = [&](const std::vector<Expr*>& exprs) {
+    return schedulable(result, *index, exprs, context);
+  };
+  recomputeInputDerivedEdges(*index, groups, context, takes, log);
+  mergeSiblingReductions(*index, groups, takes, log);
   finalizeGroups(result, *index, groups, context, log);
   return result;
 }
