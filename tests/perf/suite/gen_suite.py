@@ -36,11 +36,14 @@ inputs = [
 fd.execute(inputs)
 '''
 
-TORCH_DTYPE = {"bf16": "torch.bfloat16", "f32": "torch.float32", "bool": "torch.bool"}
-FD_DTYPE = {"bf16": "DataType.BFloat16", "f32": "DataType.Float", "bool": "DataType.Bool"}
+TORCH_DTYPE = {"bf16": "torch.bfloat16", "f16": "torch.float16", "f32": "torch.float32",
+               "bool": "torch.bool"}
+FD_DTYPE = {"bf16": "DataType.BFloat16", "f16": "DataType.Half", "f32": "DataType.Float",
+            "bool": "DataType.Bool", "i64": "DataType.Int"}
+BYTES = {"bool": 1, "bf16": 2, "f16": 2, "i64": 8}  # anything else: 4
 
 
-def tensor_input(shape, dtype):
+def tensor_input(shape, dtype, high=None):
     n = 1
     for s in shape:
         n *= s
@@ -52,6 +55,8 @@ def tensor_input(shape, dtype):
     strides_t = "(" + ", ".join(map(str, strides)) + ("," if len(shape) == 1 else "") + ")"
     if dtype == "bool":
         make = f"torch.randint(0, 2, ({n},), dtype=torch.bool, device='cuda:0')"
+    elif dtype == "i64":  # indices in [0, high), e.g. class labels
+        make = f"torch.randint(0, {high}, ({n},), dtype=torch.int64, device='cuda:0')"
     elif dtype == "f32pos":
         make = f"torch.rand({n}, dtype=torch.float32, device='cuda:0')"
     else:
@@ -76,16 +81,23 @@ class Case:
         self.name, self.title, self.exercises = name, title, exercises
         self.body, self.inputs, self.io = [], [], []
 
-    def input(self, var, shape, dtype):
+    def input(self, var, shape, dtype, high=None):
         self.body.append(define(var, shape, dtype))
-        self.inputs.append(tensor_input(shape, dtype))
+        self.inputs.append(tensor_input(shape, dtype, high))
         self.io.append((shape, "f32" if dtype == "f32pos" else dtype))
+
+    def scalar_input(self, var, value):
+        """A Double scalar input (Thunder passes optimizer hyperparameters so)."""
+        self.body.append(f"    {var} = fd.define_scalar(None, dtype=DataType.Double)")
+        self.inputs.append(f"    {value!r},")
 
     def op(self, line):
         self.body.append("    " + line)
 
-    def output(self, var, shape, dtype):
-        self.body.append(f"    fd.add_output({var})")
+    def output(self, var, shape, dtype, alias_input=None):
+        """alias_input: written in place into that input (an optimizer's state)."""
+        alias = "" if alias_input is None else f", alias_input={alias_input}"
+        self.body.append(f"    fd.add_output({var}{alias})")
         self.io.append((shape, dtype))
 
     def megabytes(self):
@@ -94,7 +106,7 @@ class Case:
             n = 1
             for s in shape:
                 n *= s
-            total += n * (1 if dtype == "bool" else 2 if dtype == "bf16" else 4)
+            total += n * BYTES.get(dtype, 4)
         return total / 1e6
 
     def write(self, folder=HERE):
@@ -132,10 +144,15 @@ def layer_norm_fwd(T, H, dt="bf16"):
     return c
 
 
-def layer_norm_bwd(T, H):
-    c = Case(f"layernorm_bwd_{T}x{H}", f"LayerNorm backward (input gradient), bf16 [{T}, {H}]: "
-             "grad_in = rstd * (w*g - mean(w*g) - xhat * mean(w*g*xhat)).",
-             "two row reductions in one persistent kernel")
+def layer_norm_bwd(T, H, full=False):
+    if full:
+        c = Case(f"layernorm_bwd_full_{T}x{H}", f"LayerNorm backward, bf16 [{T}, {H}]: grad_in as "
+                 "layernorm_bwd, and the weight and bias gradients sum(g*xhat), sum(g) over rows "
+                 "(float, cast to bf16).", "two row reductions and two column reductions of one input")
+    else:
+        c = Case(f"layernorm_bwd_{T}x{H}", f"LayerNorm backward (input gradient), bf16 [{T}, {H}]: "
+                 "grad_in = rstd * (w*g - mean(w*g) - xhat * mean(w*g*xhat)).",
+                 "two row reductions in one persistent kernel")
     c.input("T0", [T, H], "bf16")      # grad out
     c.input("T1", [T, H], "bf16")      # x
     c.input("T2", [T, 1], "f32")       # mean
@@ -163,7 +180,15 @@ def layer_norm_bwd(T, H):
     c.op("T24 = fd.ops.sub(T22, T23)")
     c.op("T25 = fd.ops.mul(T24, T8)")
     c.op("T26 = fd.ops.cast(T25, dtype=DataType.BFloat16)")
+    if full:
+        c.op("T27 = fd.ops.mul(T5, T10)")
+        c.op("T28 = fd.ops.sum(T27, dims=[0], keepdim=False, dtype=DataType.Null)")
+        c.op("T29 = fd.ops.cast(T28, dtype=DataType.BFloat16)")
+        c.op("T30 = fd.ops.sum(T5, dims=[0], keepdim=False, dtype=DataType.Null)")
+        c.op("T31 = fd.ops.cast(T30, dtype=DataType.BFloat16)")
     c.output("T26", [T, H], "bf16")
+    if full:
+        c.output("T29", [H], "bf16"); c.output("T31", [H], "bf16")
     return c
 
 
@@ -190,9 +215,14 @@ def rms_norm_fwd(T, H):
     return c
 
 
-def rms_norm_bwd(T, H):
-    c = Case(f"rmsnorm_bwd_{T}x{H}", f"RMSNorm backward (input gradient), bf16 [{T}, {H}]: "
-             "grad_in = rstd*w*g - x*rstd^3*mean(w*g*x).", "one row reduction, persistent")
+def rms_norm_bwd(T, H, full=False):
+    if full:
+        c = Case(f"rmsnorm_bwd_full_{T}x{H}", f"RMSNorm backward, bf16 [{T}, {H}]: grad_in as "
+                 "rmsnorm_bwd, and the weight gradient sum(g*x*rstd) over rows (float, cast to bf16).",
+                 "a row reduction and a column reduction of one input")
+    else:
+        c = Case(f"rmsnorm_bwd_{T}x{H}", f"RMSNorm backward (input gradient), bf16 [{T}, {H}]: "
+                 "grad_in = rstd*w*g - x*rstd^3*mean(w*g*x).", "one row reduction, persistent")
     c.input("T0", [T, H], "bf16"); c.input("T1", [T, H], "bf16")
     c.input("T2", [T, 1], "f32pos"); c.input("T3", [H], "bf16")
     c.op("T4 = fd.ops.cast(T0, dtype=DataType.Float)")
@@ -213,7 +243,14 @@ def rms_norm_bwd(T, H):
     c.op("T19 = fd.ops.mul(T8, T14)")
     c.op("T20 = fd.ops.sub(T19, T18)")
     c.op("T21 = fd.ops.cast(T20, dtype=DataType.BFloat16)")
+    if full:
+        c.op("T22 = fd.ops.mul(T5, T14)")
+        c.op("T23 = fd.ops.mul(T4, T22)")
+        c.op("T24 = fd.ops.sum(T23, dims=[0], keepdim=False, dtype=DataType.Null)")
+        c.op("T25 = fd.ops.cast(T24, dtype=DataType.BFloat16)")
     c.output("T21", [T, H], "bf16")
+    if full:
+        c.output("T25", [H], "bf16")
     return c
 
 
@@ -418,6 +455,120 @@ def linear_bias_gelu(T, K, N):
     return c
 
 
+def group_norm_silu(N, C, Hs, Ws, G=32):
+    c = Case(f"groupnorm_silu_{N}x{C}x{Hs}x{Ws}", f"GroupNorm ({G} groups) + SiLU forward, f16 "
+             f"[{N}, {C}, {Hs}, {Ws}] with weight and bias [{C}]: reshape to [N, G, C/G*H*W], var_mean, "
+             "back to NCHW, affine, SiLU; outputs y (f16), mean [N, G] and rstd [N, G, 1] (float).",
+             "reduction over a reshaped inner extent, per-channel broadcast after the reshape back")
+    D, full = C // G * Hs * Ws, [N, C, Hs, Ws]
+    c.input("T0", full, "f16"); c.input("T1", [C], "f16"); c.input("T2", [C], "f16")
+    c.op("T3 = fd.ops.cast(T0, dtype=DataType.Float)")
+    c.op(f"T4 = fd.ops.reshape(T3, new_shape=[{N}, {G}, {D}])")
+    c.op("T5, T6 = fd.ops.var_mean(T4, dims=[2], correction=0, keepdim=False)")
+    c.op(f"T7 = fd.ops.broadcast_in_dim(T5, shape=[{N}, {G}, 1], broadcast_dims=[0, 1])")
+    c.op(f"T8 = fd.ops.broadcast_in_dim(T6, shape=[{N}, {G}, 1], broadcast_dims=[0, 1])")
+    c.op("S9 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)")
+    c.op("T10 = fd.ops.add(T7, S9)")
+    c.op("T11 = fd.ops.rsqrt(T10)")
+    c.op(f"T12 = fd.ops.broadcast_in_dim(T8, shape=[{N}, {G}, {D}], broadcast_dims=[0, 1, 2])")
+    c.op("T13 = fd.ops.sub(T4, T12)")
+    c.op(f"T14 = fd.ops.broadcast_in_dim(T11, shape=[{N}, {G}, {D}], broadcast_dims=[0, 1, 2])")
+    c.op("T15 = fd.ops.mul(T13, T14)")
+    c.op(f"T16 = fd.ops.reshape(T15, new_shape={lst(full)})")
+    c.op(f"T17 = fd.ops.broadcast_in_dim(T1, shape={lst(full)}, broadcast_dims=[1])")
+    c.op("T18 = fd.ops.cast(T17, dtype=DataType.Float)")
+    c.op("T19 = fd.ops.mul(T16, T18)")
+    c.op(f"T20 = fd.ops.broadcast_in_dim(T2, shape={lst(full)}, broadcast_dims=[1])")
+    c.op("T21 = fd.ops.cast(T20, dtype=DataType.Float)")
+    c.op("T22 = fd.ops.add(T19, T21)")
+    # group_norm returns f16; the SiLU that follows upcasts it again.
+    c.op("T23 = fd.ops.cast(T22, dtype=DataType.Half)")
+    c.op("T24 = fd.ops.cast(T23, dtype=DataType.Float)")
+    c.op("T25 = fd.ops.silu(T24)")
+    c.op("T26 = fd.ops.cast(T25, dtype=DataType.Half)")
+    c.output("T26", full, "f16"); c.output("T6", [N, G], "f32"); c.output("T11", [N, G, 1], "f32")
+    return c
+
+
+def cross_entropy(T, V):
+    c = Case(f"cross_entropy_{T}x{V}", f"Cross-entropy loss (mean) of bf16 logits [{T}, {V}] and "
+             f"int64 labels [{T}]: log-softmax in float, take_along_axis of the label, -sum/N.",
+             "inner persistent over a vocabulary row, a gather by label, a full reduction to a scalar")
+    c.input("T0", [T, V], "bf16"); c.input("T1", [T], "i64", high=V)
+    c.op("T2 = fd.ops.cast(T0, dtype=DataType.Float)")
+    c.op("T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)")
+    c.op(f"T4 = fd.ops.broadcast_in_dim(T3, shape=[{T}, 1], broadcast_dims=[0])")
+    c.op(f"T5 = fd.ops.broadcast_in_dim(T4, shape=[{T}, {V}], broadcast_dims=[0, 1])")
+    c.op("T6 = fd.ops.sub(T2, T5)")
+    c.op("T7 = fd.ops.exp(T6)")
+    c.op("T8 = fd.ops.sum(T7, dims=[1], keepdim=False, dtype=DataType.Null)")
+    c.op("T9 = fd.ops.log(T8)")
+    c.op(f"T10 = fd.ops.broadcast_in_dim(T9, shape=[{T}, 1], broadcast_dims=[0])")
+    c.op(f"T11 = fd.ops.broadcast_in_dim(T10, shape=[{T}, {V}], broadcast_dims=[0, 1])")
+    c.op("T12 = fd.ops.sub(T6, T11)")
+    c.op(f"T13 = fd.ops.broadcast_in_dim(T1, shape=[{T}, 1], broadcast_dims=[0])")
+    c.op("T14 = fd.ops.take_along_axis(T12, T13, dim=1)")
+    c.op("T15 = fd.ops.sum(T14, dims=[0, 1], keepdim=False, dtype=DataType.Null)")
+    c.op(f"S16 = fd.define_scalar({-1.0 / T!r}, dtype=DataType.Double)")
+    c.op("T17 = fd.ops.mul(T15, S16)")
+    c.output("T17", [], "f32")
+    return c
+
+
+def decode_add_rms_norm(T, H):
+    c = Case(f"decode_add_rmsnorm_{T}x{H}", f"Residual add + RMSNorm at decode size, bf16 [{T}, {H}]: "
+             "outputs the new residual (bf16) and the normed y (bf16).",
+             "a few rows only: launch- and latency-bound inner persistent")
+    c.input("T0", [T, H], "bf16"); c.input("T1", [T, H], "bf16"); c.input("T2", [H], "bf16")
+    c.op("T3 = fd.ops.cast(T0, dtype=DataType.Float)")
+    c.op("T4 = fd.ops.cast(T1, dtype=DataType.Float)")
+    c.op("T5 = fd.ops.add(T3, T4)")
+    c.op("T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)")
+    c.op("T7 = fd.ops.cast(T6, dtype=DataType.Float)")
+    c.op("T8 = fd.ops.mul(T7, T7)")
+    c.op("T9 = fd.ops.sum(T8, dims=[1], keepdim=False, dtype=DataType.Null)")
+    c.op(f"T10 = fd.ops.broadcast_in_dim(T9, shape=[{T}, 1], broadcast_dims=[0])")
+    c.op(f"S11 = fd.define_scalar({1.0 / H!r}, dtype=DataType.Double)")
+    c.op("T12 = fd.ops.mul(T10, S11)")
+    c.op("S13 = fd.define_scalar(1.00000e-06, dtype=DataType.Double)")
+    c.op("T14 = fd.ops.add(T12, S13)")
+    c.op("T15 = fd.ops.rsqrt(T14)")
+    c.op(f"T16 = fd.ops.broadcast_in_dim(T15, shape=[{T}, {H}], broadcast_dims=[0, 1])")
+    c.op("T17 = fd.ops.mul(T7, T16)")
+    c.op(f"T18 = fd.ops.broadcast_in_dim(T2, shape=[{T}, {H}], broadcast_dims=[1])")
+    c.op("T19 = fd.ops.cast(T18, dtype=DataType.Float)")
+    c.op("T20 = fd.ops.mul(T17, T19)")
+    c.op("T21 = fd.ops.cast(T20, dtype=DataType.BFloat16)")
+    c.output("T6", [T, H], "bf16"); c.output("T21", [T, H], "bf16")
+    return c
+
+
+def adam_step(N):
+    c = Case(f"adam_step_{N}", f"One Adam step in place over fp32 param, grad, exp_avg, exp_avg_sq "
+             f"[{N}] (resources/examples/adam_step_in_place.py's form: lerp for both moments, "
+             "Double scalar inputs).", "pointwise, three outputs aliased into their inputs")
+    c.input("T0", [N], "f32")      # param
+    c.input("T1", [N], "f32")      # grad
+    c.input("T2", [N], "f32")      # exp_avg
+    c.input("T3", [N], "f32pos")   # exp_avg_sq
+    c.scalar_input("S4", 0.001)    # lr
+    c.scalar_input("S5", 0.1)      # 1 - beta1
+    c.scalar_input("S6", 0.001)    # 1 - beta2
+    c.scalar_input("S7", 1e-08)    # eps
+    c.op("T8 = fd.ops.lerp(T2, T1, S5)")
+    c.op("T9 = fd.ops.mul(T1, T1)")
+    c.op("T10 = fd.ops.lerp(T3, T9, S6)")
+    c.op("T11 = fd.ops.sqrt(T10)")
+    c.op("T12 = fd.ops.add(T11, S7)")
+    c.op("T13 = fd.ops.div(T8, T12)")
+    c.op("T14 = fd.ops.mul(T13, S4)")
+    c.op("T15 = fd.ops.sub(T0, T14)")
+    c.output("T15", [N], "f32", alias_input="T0")
+    c.output("T8", [N], "f32", alias_input="T2")
+    c.output("T10", [N], "f32", alias_input="T3")
+    return c
+
+
 CASES = [
     layer_norm_fwd(8192, 4096),
     layer_norm_fwd(16384, 1024),
@@ -441,6 +592,19 @@ CASES = [
     cast_chain(8192, 4096),
     nanogpt_layer_norm(16, 1024, 1600),
     linear_bias_gelu(8192, 4096, 4096),
+    # Training-step fusions; the second size of each is odd.
+    layer_norm_bwd(8192, 4096, full=True),
+    layer_norm_bwd(8191, 1023, full=True),
+    rms_norm_bwd(8192, 4096, full=True),
+    rms_norm_bwd(8191, 1023, full=True),
+    group_norm_silu(32, 320, 64, 64),   # Stable Diffusion's UNet
+    group_norm_silu(8, 320, 63, 63),
+    cross_entropy(4096, 32064),         # Phi-3's vocabulary
+    cross_entropy(2047, 50257),         # GPT-2's
+    decode_add_rms_norm(16, 4096),
+    decode_add_rms_norm(7, 5120),
+    adam_step(16777216),
+    adam_step(16777259),
 ]
 
 
@@ -466,7 +630,9 @@ def main():
     rows = []
     for c in CASES:
         c.write()
-        rows.append(f"| `{c.name}` | {c.title} | {c.megabytes():.0f} | {c.exercises} |")
+        mb = c.megabytes()  # decode-size cases move well under 1 MB
+        rows.append(f"| `{c.name}` | {c.title} | {mb:.0f} | {c.exercises} |" if mb >= 10 else
+                    f"| `{c.name}` | {c.title} | {mb:.2f} | {c.exercises} |")
     with open(os.path.join(HERE, "README.md"), "w") as fh:
         fh.write("# Benchmark suite (issue 6)\n\n"
                  "One FusionDefinition script per fusion and size, generated by `gen_suite.py`\n"

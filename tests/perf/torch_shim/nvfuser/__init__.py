@@ -252,6 +252,7 @@ OPS = {
     "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
     "minimum": torch.minimum, "maximum": torch.maximum,
     "clamp": lambda x, lo, hi: torch.clamp(x, lo, hi),
+    "lerp": lambda a, b, w: torch.lerp(a, b, w),
     "where": _where, "cast": _cast,
     # data movement
     "broadcast_in_dim": _broadcast_in_dim, "broadcast": _broadcast, "expand": _expand,
