@@ -244,7 +244,9 @@ def load_values(folder, device):
         if tuple(array.shape) != shape:
             raise CaseError(f"{folder}/{entry['file']}: npy shape {array.shape} "
                             f"but manifest shape {shape}")
-        t = torch.from_numpy(np.ascontiguousarray(array))
+        # np.ascontiguousarray makes a 0-d array 1-d; the reshape keeps the
+        # saved shape (a scalar loss stays shape []).
+        t = torch.from_numpy(np.ascontiguousarray(array)).reshape(shape)
         if t.dtype != dtype:
             restored = t.to(dtype)
             # bf16/f16 are saved as f32; the values must be exact in the dtype.
