@@ -11,6 +11,7 @@
 #include "core/passes/propagate_shardings.h"
 #include "core/passes/remove_empty.h"
 #include "core/passes/reorder_sharded_axis.h"
+#include "core/passes/upcast_after_reshape.h"
 
 namespace fuserlab::passes {
 
@@ -23,6 +24,9 @@ namespace fuserlab::passes {
 //     tensor with one use fewer or join two meta chains, which changes where
 //     mark_aliases_prepare cuts; cast chains must not be split by the
 //     segment_sets it inserts either.
+//  2b. upcast_after_reshape after consecutive_cast (a folded pair can leave
+//     an upcast right before a reshape) and before bookending, which then
+//     sees the reshape of an input as a view.
 //  3. the multi-device passes (no-ops without device meshes), in seed 004's
 //     order: propagate_shardings gives every tensor a mesh and sharding;
 //     decompose_reshardings then sees every producer/consumer pair's
@@ -40,6 +44,7 @@ const std::vector<std::unique_ptr<Pass>>& allPasses() {
     std::vector<std::unique_ptr<Pass>> list;
     list.push_back(std::make_unique<RemoveEmptyPass>());
     list.push_back(std::make_unique<ConsecutiveCastPass>());
+    list.push_back(std::make_unique<UpcastAfterReshapePass>());
     list.push_back(std::make_unique<PropagateShardingsPass>());
     list.push_back(std::make_unique<DecomposeReshardingsPass>());
     list.push_back(std::make_unique<ReorderShardedAxisPass>());

@@ -34,7 +34,8 @@ class PipelineTest : public PassFixture {
 };
 
 // Every pass has something to do here: an empty output, a cast round trip,
-// a reshape to an output after the compute, a channels-last input.
+// an upcast read by a reshape, a reshape to an output after the compute, a
+// channels-last input.
 constexpr std::string_view kEveryPass = R"(
 T0 = fd.define_tensor(shape=[0, 4], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
 T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[3, 0, 2, 1])
@@ -44,9 +45,14 @@ T4 = fd.ops.cast(T3, dtype=DataType.Float)
 T5 = fd.ops.exp(T4)
 T6 = fd.ops.tanh(T5)
 T7 = fd.ops.reshape(T5, new_shape=[-1])
+T8 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T9 = fd.ops.cast(T8, dtype=DataType.Float)
+T10 = fd.ops.reshape(T9, new_shape=[-1])
+T11 = fd.ops.sum(T10, dims=[0], keepdim=False, dtype=DataType.Null)
 fd.add_output(T2)
 fd.add_output(T6)
 fd.add_output(T7)
+fd.add_output(T11)
 )";
 
 TEST_F(PipelineTest, PassesRunInTheDocumentedOrder) {
@@ -57,7 +63,7 @@ TEST_F(PipelineTest, PassesRunInTheDocumentedOrder) {
     EXPECT_TRUE(isPassName(pass->name()));
   }
   EXPECT_EQ(names, (std::vector<std::string_view>{
-                       "remove_empty", "consecutive_cast",
+                       "remove_empty", "consecutive_cast", "upcast_after_reshape",
                        "propagate_shardings", "decompose_reshardings",
                        "reorder_sharded_axis", "finalize_multidevice_domains",
                        "mark_aliases_prepare", "allocation_order_propagation"}));
@@ -90,7 +96,7 @@ TEST_F(PipelineTest, OneRecordPerPassWithTheFusionAfterIt) {
 
   // The cast pair is gone before bookending, which cuts after the exp.
   EXPECT_EQ(record("mark_aliases_prepare").rewrites[0],
-            "inserted segment_set T9 = segment_set(T5) before the output "
+            "inserted segment_set T15 = segment_set(T5) before the output "
             "meta ops reshape(T5) (bookend outputs)");
   EXPECT_EQ(record("allocation_order_propagation").rewrites[0],
             "set the stride order of output T6 to [3, 0, 2, 1], the layout of "
@@ -101,22 +107,30 @@ TEST_F(PipelineTest, OneRecordPerPassWithTheFusionAfterIt) {
   expectIr(R"IR(Inputs:
   T0_g_float[iS0{0}, iS1{4}], contiguity [True, True]
   T1_g_float[iS2{i0}, iS3{i1}, iS4{i2}, iS5{i3}], allocation [iS2{i0}, iS4{i2}, iS5{i3}, iS3{i1}], contiguity [True, True, True, True]
+  T8_g___bfloat[iS29{i7}, iS30{i8}], contiguity [True, True]
 Outputs:
-  T8_g_float[iS29{0}, iS30{4}]
+  T12_g_float[iS37{0}, iS38{4}]
   T6_g_float[iS20{i0}, iS21{i1}, iS22{i2}, iS23{i3}], allocation [iS20{i0}, iS22{i2}, iS23{i3}, iS21{i1}]
   T7_g_float[iS28{i6}]
+  T11_g_float[rS36{i9}]
 
 %kernel {
 T5_l_float[iS16{i0}, iS17{i1}, iS18{i2}, iS19{i3}]
    = exp(T1)
 T6_g_float[iS20{i0}, iS21{i1}, iS22{i2}, iS23{i3}]
    = tanh(T5)
-T8_g_float[iS29{0}, iS30{4}]
+T12_g_float[iS37{0}, iS38{4}]
    = full(0, 4, 0.0, dtype=Float)
-T9_l_float[iS31{i0}, iS32{i1}, iS33{i2}, iS34{i3}]
+T13_l___bfloat[iS41{i10}]
+   = reshape(T8, -1)
+T14_l_float[iS42{i10}]
+   = cast(T13, dtype=Float)
+T11_g_float[rS36{i9}]
+   = sum(T14, dims=[0])
+T15_l_float[iS43{i0}, iS44{i1}, iS45{i2}, iS46{i3}]
    = segment_set(T5)
 T7_g_float[iS28{i6}]
-   = reshape(T9, -1)
+   = reshape(T15, -1)
 }
 
 Domains:
@@ -131,6 +145,14 @@ Domains:
   T7_g_float[iS28{i6}]
     root: [iS24{i0}, iS25{i1}, iS26{i2}, iS27{i3}]
     logical: [iS28{i6}]
+    contiguity: [True]
+  T10_l_float[iS35{i9}]
+    root: [iS33{i7}, iS34{i8}]
+    logical: [iS35{i9}]
+    contiguity: [True]
+  T13_l___bfloat[iS41{i10}]
+    root: [iS39{i7}, iS40{i8}]
+    logical: [iS41{i10}]
     contiguity: [True]
 )IR");
 }
@@ -149,18 +171,21 @@ TEST_F(PipelineTest, DisabledPassIsRecordedAndSkipped) {
   for (const ir::Expr* expr : result->exprsForOutputs()) {
     casts += expr->type() == ExprType::Cast;
   }
-  EXPECT_EQ(casts, 2) << "the cast pair stays when its pass is off";
+  // The pair, and the upcast moved after its reshape.
+  EXPECT_EQ(casts, 3) << "the cast pair stays when its pass is off";
   EXPECT_TRUE(record("remove_empty").enabled);
 }
 
 TEST_F(PipelineTest, OutputsKeepTheirOrder) {
   read(kEveryPass);
   const auto result = runAll();
-  ASSERT_EQ(result->outputs().size(), 3u);
-  // T2 (empty) became a full; T6 and T7 keep their tensors.
+  ASSERT_EQ(result->outputs().size(), 4u);
+  // T2 (empty) became a full; T6 and T7 keep their tensors, and so does the
+  // sum T11 whose input's upcast moved after the reshape.
   EXPECT_EQ(result->outputs()[0].val->definition()->type(), ExprType::Full);
   EXPECT_EQ(result->outputs()[1].val->name(), fusion_->outputs()[1].val->name());
   EXPECT_EQ(result->outputs()[2].val->name(), fusion_->outputs()[2].val->name());
+  EXPECT_EQ(result->outputs()[3].val->name(), fusion_->outputs()[3].val->name());
 }
 
 // Seed 001's reproducer: nothing to do by default; bookending the inputs
