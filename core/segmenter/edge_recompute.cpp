@@ -50,9 +50,37 @@ std::optional<int64_t> bytesOf(const TensorView* tv, const ir::ExpressionEvaluat
   return elements * ir::sizeInBytes(tv->dtype());
 }
 
-// The exprs that compute `edge` from fusion inputs and scalars, producers
-// first; nullopt when one of them is not pointwise, writes a fusion output,
-// is already replicated, or there are too many.
+bool isViewType(const Expr* expr) {
+  switch (expr->type()) {
+    case ir::ExprType::Reshape:
+    case ir::ExprType::Permute:
+    case ir::ExprType::Squeeze:
+    case ir::ExprType::Broadcast:
+    case ir::ExprType::Expand:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `tv` is a chain of view ops (reshape, permute, squeeze, broadcast,
+// expand) of one fusion input: a kernel-free segment can hand it over.
+bool isViewOfInput(const CompleteFusionIndex& index, const TensorView* tv) {
+  const Val* val = tv;
+  for (int depth = 0; depth < 16; ++depth) {
+    const Expr* def = val->definition();
+    if (def == nullptr) return depth > 0;
+    if (!isViewType(def) || !index.isLive(def) || index.isReplicated(def)) return false;
+    val = def->input(0);
+  }
+  return false;
+}
+
+// The exprs that compute `edge` from fusion inputs, views of them and
+// scalars, producers first; nullopt when one of them is not pointwise,
+// writes a fusion output, is already replicated, or there are too many.
+// A view of an input (GroupNorm's reshape of its fp16 input) is a leaf: it
+// stays where it is, a kernel-free segment once the compute after it moves.
 std::optional<std::vector<Expr*>> inputDerivedChain(const CompleteFusionIndex& index,
                                                     const Val* edge,
                                                     std::vector<const TensorView*>& leaves) {
@@ -74,7 +102,7 @@ std::optional<std::vector<Expr*>> inputDerivedChain(const CompleteFusionIndex& i
     for (Val* in : expr->inputs()) {
       const auto* tv = in->as<TensorView>();
       if (tv == nullptr) continue;  // scalars: each segment computes its own
-      if (tv->definition() == nullptr) {
+      if (tv->definition() == nullptr || isViewOfInput(index, tv)) {
         if (std::find(leaves.begin(), leaves.end(), tv) == leaves.end()) leaves.push_back(tv);
       } else {
         stack.push_back(tv->definition());
@@ -85,15 +113,43 @@ std::optional<std::vector<Expr*>> inputDerivedChain(const CompleteFusionIndex& i
   return chain;
 }
 
-// The fusion inputs the exprs of `group` read.
-std::unordered_set<const Val*> inputsRead(const CandidateGroup& group) {
+// The tensors the exprs of `group` read.
+std::unordered_set<const Val*> tensorsRead(const CandidateGroup& group) {
   std::unordered_set<const Val*> read;
   for (const Expr* expr : group.exprs) {
     for (const Val* in : expr->inputs()) {
-      if (in->isA<TensorView>() && in->definition() == nullptr) read.insert(in);
+      if (in->isA<TensorView>()) read.insert(in);
     }
   }
   return read;
+}
+
+// Drops from `group` the replicated exprs nothing in it reads (and that
+// write no fusion output): the group that computed an edge for others keeps
+// only what it uses itself. Returns whether any went.
+bool pruneUnread(const CompleteFusionIndex& index, CandidateGroup& group) {
+  bool pruned = false;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto it = group.exprs.begin(); it != group.exprs.end(); ++it) {
+      const Expr* expr = *it;
+      if (!index.isReplicated(expr)) continue;
+      const bool read = std::any_of(
+          expr->outputs().begin(), expr->outputs().end(), [&](const Val* out) {
+            if (index.fusion().isOutput(out)) return true;
+            return std::any_of(out->uses().begin(), out->uses().end(), [&](const Expr* use) {
+              return index.isLive(use) &&
+                     std::find(group.exprs.begin(), group.exprs.end(), use) != group.exprs.end();
+            });
+          });
+      if (read) continue;
+      group.exprs.erase(it);
+      pruned = changed = true;
+      break;
+    }
+  }
+  return pruned;
 }
 
 // Adds to each group the exprs of `chain` it reads from, transitively;
@@ -169,7 +225,7 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
         // does not read already.
         const std::optional<int64_t> edgeBytes = bytesOf(edge, context.evaluator, true);
         if (!edgeBytes) continue;
-        const std::unordered_set<const Val*> read = inputsRead(groups[reader]);
+        const std::unordered_set<const Val*> read = tensorsRead(groups[reader]);
         int64_t added = 0;
         bool known = true;
         for (const TensorView* leaf : leaves) {
@@ -180,7 +236,7 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
         }
         const std::string what = edge->name() + " (" + bytesText(*edgeBytes) + ", " +
                                  std::to_string(chain->size()) +
-                                 " pointwise ops of fusion inputs)";
+                                 " pointwise ops of fusion inputs and their views)";
         if (!known || added >= *edgeBytes) {
           log.add("recompute", {groups[reader].id}, false,
                   "not recomputing " + what + " in group " +
@@ -195,11 +251,46 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
         replicated.insert(chain->begin(), chain->end());
         index.setReplicated(std::move(replicated));
         const std::vector<size_t> receivers = replicateInto(index, *chain, groups);
-        const auto refused = std::find_if(receivers.begin(), receivers.end(), [&](size_t g) {
-          return groups[g].exprs.size() != before[g].exprs.size() &&
-                 !schedulable(groups[g].exprs);
-        });
-        if (refused != receivers.end()) {
+        for (CandidateGroup& group : groups) pruneUnread(index, group);
+        // A view leaf read in a group that does not compute it must come
+        // from a group of views only (a kernel-free segment); a kernel
+        // would write it out whole.
+        std::optional<std::string> viewWritten;
+        for (const TensorView* leaf : leaves) {
+          if (leaf->definition() == nullptr || viewWritten) continue;
+          const CandidateGroup* producer = nullptr;
+          bool readElsewhere = false;
+          for (const CandidateGroup& group : groups) {
+            const bool computes = std::find(group.exprs.begin(), group.exprs.end(),
+                                            leaf->definition()) != group.exprs.end();
+            if (computes) {
+              producer = &group;
+              continue;
+            }
+            readElsewhere = readElsewhere || tensorsRead(group).count(leaf) != 0;
+          }
+          if (producer != nullptr && readElsewhere &&
+              !std::all_of(producer->exprs.begin(), producer->exprs.end(),
+                           [](const Expr* e) { return isViewType(e); })) {
+            viewWritten = "group " + std::to_string(producer->id) + " would write the view " +
+                          leaf->name() + " out for it";
+          }
+        }
+        if (viewWritten) {
+          groups = before;
+          index.setReplicated(replicatedBefore);
+          log.add("recompute", {groups[reader].id}, false,
+                  "not recomputing " + what + ": " + *viewWritten);
+          continue;
+        }
+        std::optional<size_t> refused;
+        for (size_t g = 0; g < groups.size() && !refused; ++g) {
+          if (groups[g].exprs != before[g].exprs && !groups[g].exprs.empty() &&
+              !schedulable(groups[g].exprs)) {
+            refused = g;
+          }
+        }
+        if (refused) {
           const int id = groups[*refused].id;
           groups = before;
           index.setReplicated(replicatedBefore);
@@ -216,18 +307,29 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
       }
     }
   }
-  // A group left computing only recomputed values, none a fusion output,
-  // serves nobody.
-  const ir::Fusion& complete = index.fusion();
+  // A value read by a replicated expr of one group and computed by another
+  // (a view of an input the recomputed chain starts from) is that other
+  // group's output, even where a replicated copy reads it there too.
+  std::unordered_set<const Val*> exported;
+  for (const CandidateGroup& group : groups) {
+    for (const Expr* expr : group.exprs) {
+      if (!index.isReplicated(expr)) continue;
+      for (const Val* in : expr->inputs()) {
+        const Expr* def = in->definition();
+        if (def == nullptr || index.isReplicated(def)) continue;
+        if (std::find(group.exprs.begin(), group.exprs.end(), def) == group.exprs.end()) {
+          exported.insert(in);
+        }
+      }
+    }
+  }
+  index.setExported(std::move(exported));
+  // A group left with nothing to compute (each of its values recomputed
+  // where it is read, none a fusion output) serves nobody.
   for (auto it = groups.begin(); it != groups.end();) {
-    const bool idle = std::all_of(it->exprs.begin(), it->exprs.end(), [&](const Expr* e) {
-      if (!index.isReplicated(e)) return false;
-      return std::none_of(e->outputs().begin(), e->outputs().end(),
-                          [&](const Val* out) { return complete.isOutput(out); });
-    });
-    if (idle && !it->exprs.empty()) {
+    if (it->exprs.empty()) {
       log.add("recompute", {it->id}, true,
-              "group " + std::to_string(it->id) + " " + groupSummary(it->exprs) +
+              "group " + std::to_string(it->id) +
                   " is left with only recomputed values: dropped");
       it = groups.erase(it);
     } else {

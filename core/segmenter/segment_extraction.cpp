@@ -720,7 +720,7 @@ std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index,
   for (const Expr* expr : exprs) {
     for (Val* o : expr->outputs()) {
       if (!o->isA<TensorView>()) continue;
-      bool boundary = complete.isOutput(o);
+      bool boundary = complete.isOutput(o) || (index.isExported(o) && !index.isReplicated(expr));
       if (!boundary && !index.isReplicated(expr)) {
         boundary = std::any_of(o->uses().begin(), o->uses().end(),
                                [&](const Expr* use) {

@@ -64,6 +64,12 @@ class CompleteFusionIndex {
   }
   const std::unordered_set<const ir::Expr*>& replicated() const { return replicated_; }
 
+  //! Marks values that a segment producing them writes out even where the
+  //! only exprs reading them are in that segment too: replicated exprs
+  //! (edge recomputation) read them in other segments as well.
+  void setExported(std::unordered_set<const ir::Val*> vals) { exported_ = std::move(vals); }
+  bool isExported(const ir::Val* val) const { return exported_.count(val) != 0; }
+
  private:
   const ir::Fusion* complete_;
   std::vector<ir::Expr*> exprs_;
@@ -73,6 +79,7 @@ class CompleteFusionIndex {
   //! expr), with positions_ behind it.
   std::vector<int> positionById_;
   std::unordered_set<const ir::Expr*> replicated_;
+  std::unordered_set<const ir::Val*> exported_;
 };
 
 //! A group of the complete fusion as a standalone Fusion.

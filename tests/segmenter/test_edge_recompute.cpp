@@ -78,7 +78,7 @@ TEST_F(EdgeRecomputeTest, LayerNormBackwardRecomputesXhatAndCombinesItsColumnSum
   ASSERT_FALSE(recompute.empty());
   EXPECT_TRUE(recompute[0].accepted) << recompute[0].reason;
   // xhat: [8192, 1024] float, read instead as x in bf16.
-  EXPECT_NE(recompute[0].reason.find("(32 MiB, 3 pointwise ops of fusion inputs)"),
+  EXPECT_NE(recompute[0].reason.find("(32 MiB, 3 pointwise ops of fusion inputs and their views)"),
             std::string::npos)
       << recompute[0].reason;
   EXPECT_NE(recompute[0].reason.find("16 MiB more read"), std::string::npos)
@@ -117,7 +117,7 @@ def fusion(fd : FusionDefinition) -> None :
   const auto recompute = decisions("recompute");
   ASSERT_EQ(recompute.size(), 1u);
   EXPECT_FALSE(recompute[0].accepted);
-  EXPECT_NE(recompute[0].reason.find("(16 MiB, 5 pointwise ops of fusion inputs)"),
+  EXPECT_NE(recompute[0].reason.find("(16 MiB, 5 pointwise ops of fusion inputs and their views)"),
             std::string::npos)
       << recompute[0].reason;
   EXPECT_NE(recompute[0].reason.find("it would read 24 MiB of inputs it does not read yet"),
