@@ -569,9 +569,17 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
       break;
     }
   }
-  // Broadcast axes of the producer are read at 0 whatever the consumer says.
+  // Broadcast axes of the producer are read at 0 whatever the consumer says,
+  // and so are the axes an expand makes broadcast: a producer axis of extent
+  // 1 that is not marked broadcast (an iota of length 1) expanded to 64 was
+  // read at the consumer's position 0..63 (difftest seed 352802).
+  const auto& consumerAxes = expr.output(0)->as<TensorView>() != nullptr
+                                 ? expr.output(0)->as<TensorView>()->logicalNoReductions()
+                                 : producerAxes;
   for (size_t a = 0; a < result.size() && a < rank; ++a) {
-    if (producerAxes[a]->isBroadcast()) result[a] = "0";
+    const bool expandedHere = expr.type() == ExprType::Expand && a < consumerAxes.size() &&
+                              consumerAxes[a]->isBroadcast();
+    if (producerAxes[a]->isBroadcast() || expandedHere) result[a] = "0";
   }
   return result;
 }

@@ -163,5 +163,18 @@ TEST(DifftestFindingsTest, AnInputWrittenAsAnOutputIsWrittenDense) {
   EXPECT_GE(stores, 1) << sources[0];
 }
 
+// Seed 352802: an iota of length 1 expanded to [64], then min over it. The
+// iota's axis has extent 1 but is not a broadcast axis, so the expand's
+// producer index was the consumer's a0: the kernel computed 0..63 where
+// every element is 0, and the min read whatever was written last.
+TEST(DifftestFindingsTest, AnExpandedLengthOneIotaIsReadAtZero) {
+  const std::vector<std::string> sources = kernelSources(findingScript("difftest_352802.py"));
+  ASSERT_GE(sources.size(), 1u);
+  EXPECT_NE(sources[0].find("fl::mul((int64_t)(0), (int64_t)1ll)"), std::string::npos)
+      << sources[0];
+  EXPECT_EQ(sources[0].find("fl::mul((int64_t)(lane_a0)"), std::string::npos) << sources[0];
+  EXPECT_EQ(sources[0].find("fl::mul((int64_t)(a0)"), std::string::npos) << sources[0];
+}
+
 }  // namespace
 }  // namespace fuserlab
