@@ -247,6 +247,24 @@ def fuserlab_bench(cli, path, fn_name, inputs):
     return median, pct, data
 
 
+def wall_us(fn, inputs, calls=200, rounds=5):
+    """Median wall time of fn(*inputs) plus a synchronize, in us: the median
+    of `rounds` rounds of `calls` back-to-back calls, after a warm-up."""
+    for _ in range(20):
+        fn(*inputs)
+        torch.cuda.synchronize()
+    medians = []
+    for _ in range(rounds):
+        samples = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            fn(*inputs)
+            torch.cuda.synchronize()
+            samples.append((time.perf_counter() - start) * 1e6)
+        medians.append(statistics.median(samples))
+    return statistics.median(medians)
+
+
 def sizes_of(inputs):
     return " ".join("x".join(str(s) for s in x.shape) if isinstance(x, torch.Tensor) else str(x)
                     for x in inputs)
@@ -343,6 +361,12 @@ def main():
     parser.add_argument("--markdown", metavar="PATH", help="write the table as markdown")
     parser.add_argument("--compile-mode", default=None,
                         help="torch.compile mode (default, reduce-overhead, max-autotune)")
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="also the whole call as a caller waits for it: the median "
+                             "wall time of a call and a synchronize, back to back (no L2 "
+                             "flush); FuserLab's is bench's run_wall_us (a cached run(), "
+                             "synchronized). For decode-size fusions, with --compile-mode "
+                             "reduce-overhead (CUDA graphs)")
     args = parser.parse_args()
     if args.samples < 20:
         parser.error("--samples must be at least 20")
@@ -438,6 +462,10 @@ def main():
                             row["kernel_us"] = span.get("median")
                             kratio = cupti.get("bandwidth_ratio")
                             row["kernel_pct"] = kratio * 100.0 if isinstance(kratio, (int, float)) else None
+                            row["e2e_fuserlab"] = (data.get("run_wall_us") or {}).get("median")
+                    if args.end_to_end:
+                        row["e2e_eager"] = wall_us(eager, inputs)
+                        row["e2e_compile"] = wall_us(compiled, inputs) if compiled else None
                     rows.append(row)
                     print_row(row)
                     slow_host = row.get("host_us_per_launch")
@@ -467,6 +495,15 @@ def main():
             print(line)
         for line in perf_targets.lines(rows):
             print(line)
+        if args.end_to_end:
+            mode = args.compile_mode or "default"
+            print()
+            print(f"whole call, us (a call and a synchronize; torch.compile mode {mode}):")
+            print(f"{'fusion':34s} {'FuserLab':>9s} {'eager':>9s} {'compile':>9s} {'compile/FL':>10s}")
+            for r in rows:
+                fl, ea, co = r.get("e2e_fuserlab"), r.get("e2e_eager"), r.get("e2e_compile")
+                ratio = co / fl if isinstance(co, (int, float)) and isinstance(fl, (int, float)) and fl else None
+                print(f"{r['case']:34s} {fmt(fl):>9s} {fmt(ea):>9s} {fmt(co):>9s} {fmt(ratio, '.2f'):>10s}")
         if args.json:
             write_json(args.json, environment, rows)
         if args.markdown:
