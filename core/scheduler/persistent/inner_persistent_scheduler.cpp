@@ -235,6 +235,19 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
       if (idleSlots(fuller) < idleSlots(shape)) shape = fuller;
     }
   }
+  if (oneWave && iteration <= static_cast<int64_t>(device.smCount)) {
+    // A row or so per SM (decode sizes): latency is all there is, and the
+    // fewest chunks per thread win, in blocks of up to maxThreadsPerBlock.
+    // (An H200, the tuner on residual add + RMSNorm of 16x4096 bf16 in
+    // 16-byte chunks, 512 chunks a row: 128 threads of 4 4.45 us, 256 of 2
+    // 2.94 (the preferred range's), 512 of 1 2.14, 1024 of 1 (half idle)
+    // 2.21; docs/performance.md.)
+    const int64_t batch = std::max<int64_t>(1, ceilDiv(chunks, device.maxThreadsPerBlock));
+    const int64_t fewest = ceilDiv(chunks, batch);
+    const RowShape latency{batch, fewest >= device.warpSize ? roundUpTo(fewest, device.warpSize)
+                                                            : nextPowerOfTwo(fewest)};
+    if (!inRegisters || batch * bytesPerChunk <= kMaxBufferBytesPerThread) shape = latency;
+  }
   p.persistentBatchSize = shape.batch;
   p.blockDimX = shape.threads;
   if (reduction % p.vectorizationFactor != 0) {

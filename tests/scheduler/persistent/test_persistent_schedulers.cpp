@@ -592,6 +592,28 @@ TEST_F(PersistentSchedulerTest, ProblemOfOneWaveTakesOneChunkAThread) {
   EXPECT_EQ(q.persistentBatchSize, 4);
 }
 
+// A row or so per SM (decode sizes): one chunk a thread in blocks past the
+// preferred 128 to 256 threads. 16 rows of 4096 bf16, 512 chunks of 8: 512
+// threads of 1 (2.14 us on an H200 in the tuner; the preferred range's 256
+// of 2 took 2.94). 5120 wide: 640 threads. 512 rows is one wave too, but not
+// a row per SM: it keeps the preferred range.
+TEST_F(PersistentSchedulerTest, AFewRowsTakeOneChunkAThreadInLargeBlocks) {
+  BoundSegment decode(bf16Softmax(), {{16, 4096}}, h100());
+  const ReductionParams p = heuristic(inner_, decode);
+  EXPECT_EQ(p.vectorizationFactor, 8);
+  EXPECT_EQ(p.blockDimX, 512);
+  EXPECT_EQ(p.persistentBatchSize, 1);
+
+  BoundSegment wider(bf16Softmax(), {{7, 5120}}, h100());
+  const ReductionParams q = heuristic(inner_, wider);
+  EXPECT_EQ(q.blockDimX, 640);
+  EXPECT_EQ(q.persistentBatchSize, 1);
+
+  BoundSegment manyRows(bf16Softmax(), {{512, 4096}}, h100());
+  const ReductionParams r = heuristic(inner_, manyRows);
+  EXPECT_LE(r.blockDimX, 256);
+}
+
 TEST_F(PersistentSchedulerTest, NormalizationWithoutTranscendentalsStillProjects) {
   BoundSegment segment(
       "from nvfuser import FusionDefinition, DataType\n"
