@@ -11,6 +11,7 @@
 
 #include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
+#include "core/ir/fnv1a.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -58,14 +59,7 @@ class Fnv128 {
   Uint128 state_ = (Uint128(0x6c62272e07bb0142ULL) << 64) | 0x62b821756295c58dULL;
 };
 
-uint64_t checksum(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
+uint64_t checksum(std::string_view bytes) { return ir::fnv1a64(bytes); }
 
 template <class T>
 void append(std::string& out, T value) {

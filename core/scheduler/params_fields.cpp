@@ -1,6 +1,7 @@
 #include "core/scheduler/params_fields.h"
 
 #include "core/ir/error.h"
+#include "core/ir/fnv1a.h"
 
 namespace fuserlab::scheduler {
 
@@ -92,9 +93,6 @@ ParamsHasher& ParamsHasher::add(int64_t value) {
   return *this;
 }
 
-void ParamsHasher::addByte(uint8_t byte) {
-  hash_ ^= byte;
-  hash_ *= 1099511628211ull;
-}
+void ParamsHasher::addByte(uint8_t byte) { hash_ = ir::fnv1a64(hash_, byte); }
 
 }  // namespace fuserlab::scheduler

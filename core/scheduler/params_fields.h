@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ir/fnv1a.h"
 #include "core/report/json.h"
 
 namespace fuserlab::scheduler {
@@ -43,7 +44,7 @@ class ParamsJsonReader {
   std::vector<std::string> known_;
 };
 
-//! FNV-1a (64 bit) over a tag and field values, each value as 8
+//! FNV-1a (64 bit, ir/fnv1a.h) over a tag and field values, each value as 8
 //! little-endian bytes: stable across runs, builds and platforms.
 class ParamsHasher {
  public:
@@ -56,7 +57,7 @@ class ParamsHasher {
  private:
   void addByte(uint8_t byte);
 
-  uint64_t hash_ = 14695981039346656037ull;
+  uint64_t hash_ = ir::kFnv1a64Offset;
 };
 
 }  // namespace fuserlab::scheduler
