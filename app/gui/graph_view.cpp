@@ -7,6 +7,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
@@ -200,7 +201,16 @@ GraphView::GraphView(QWidget* parent)
   connect(fitButton, &QPushButton::clicked, this, &GraphView::fit);
   connect(zoomIn, &QPushButton::clicked, this, [this] { view_->scale(1.25, 1.25); });
   connect(zoomOut, &QPushButton::clicked, this, [this] { view_->scale(0.8, 0.8); });
-  connect(search_, &QLineEdit::returnPressed, this, [this] { search(search_->text()); });
+  // Enter: search, then the next match; Shift+Enter: the previous one.
+  connect(search_, &QLineEdit::returnPressed, this, [this] {
+    if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier) {
+      searchPrevious();
+    } else if (searched_ == search_->text() && !matches_.isEmpty()) {
+      searchNext();
+    } else {
+      search(search_->text());
+    }
+  });
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
     if (text.isEmpty()) search({});
   });
@@ -241,6 +251,10 @@ void GraphView::setCollapsed(bool collapsed) {
 bool GraphView::collapsed() const { return collapse_->isChecked(); }
 
 void GraphView::showMessage(const QString& text) {
+  // The last search's matches go with the items they point at.
+  matches_.clear();
+  current_ = -1;
+  searched_.clear();
   scene_->clear();
   clusters_ = nodes_ = edges_ = 0;
   auto* item = scene_->addText(text);
@@ -312,6 +326,10 @@ void GraphView::relayout() {
 }
 
 void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
+  // The last search's matches go with the items they point at.
+  matches_.clear();
+  current_ = -1;
+  searched_.clear();
   scene_->clear();
   clusters_ = nodes_ = edges_ = 0;
   for (const viz::ClusterLayout& box : layout.clusters) {
@@ -497,6 +515,9 @@ void GraphView::updateSelection() {
 int GraphView::search(const QString& text) {
   int matches = 0;
   QGraphicsItem* first = nullptr;
+  matches_.clear();
+  searched_ = text;
+  current_ = -1;
   for (QGraphicsItem* item : scene_->items(Qt::AscendingOrder)) {
     if (!item->data(kKindKey).isValid() || item->data(kKindKey).toString() != "node") continue;
     auto* shape = static_cast<QAbstractGraphicsShapeItem*>(item);
@@ -507,6 +528,7 @@ int GraphView::search(const QString& text) {
     pen.setWidthF(match ? 3 : 1);
     shape->setPen(pen);
     if (match && !first) first = item;
+    if (match) matches_.append(item);
     matches += match ? 1 : 0;
   }
   // A scheduler name matches the segments it schedules.
@@ -514,13 +536,48 @@ int GraphView::search(const QString& text) {
     if (text.isEmpty() || item->data(kKindKey).toString() != "cluster") continue;
     if (item->data(kSearchKey).toString().contains(text, Qt::CaseInsensitive)) {
       if (!first) first = item;
+      matches_.append(item);
       ++matches;
     }
   }
-  if (first) view_->centerOn(first);
-  if (!text.isEmpty()) status_->setText(QString("%1 matches").arg(matches));
+  // Reading order: top to bottom, then left to right.
+  std::stable_sort(matches_.begin(), matches_.end(), [](QGraphicsItem* a, QGraphicsItem* b) {
+    const QPointF pa = a->sceneBoundingRect().center();
+    const QPointF pb = b->sceneBoundingRect().center();
+    return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+  });
+  if (!matches_.isEmpty()) {
+    showMatch(0);
+  } else if (first) {
+    view_->centerOn(first);
+  }
+  if (!text.isEmpty() && matches_.isEmpty()) status_->setText("0 matches");
   updateSelection();
   return matches;
+}
+
+int GraphView::showMatch(int index) {
+  if (matches_.isEmpty()) return 0;
+  const int count = static_cast<int>(matches_.size());
+  current_ = ((index % count) + count) % count;
+  view_->centerOn(matches_[current_]);
+  status_->setText(QString("%1 of %2 matches").arg(current_ + 1).arg(count));
+  return current_ + 1;
+}
+
+int GraphView::searchNext() {
+  if (searched_ != search_->text() && !search_->text().isEmpty()) search(search_->text());
+  return matches_.isEmpty() ? 0 : showMatch(current_ + 1);
+}
+
+int GraphView::searchPrevious() {
+  if (searched_ != search_->text() && !search_->text().isEmpty()) search(search_->text());
+  return matches_.isEmpty() ? 0 : showMatch(current_ - 1);
+}
+
+QPointF GraphView::currentMatchPosition() const {
+  if (current_ < 0 || current_ >= matches_.size()) return {};
+  return matches_[current_]->sceneBoundingRect().center();
 }
 
 bool GraphView::exportTo(const QString& path, QString* error) {

@@ -2,19 +2,23 @@
 // QGraphicsScene items from viz's Graphviz layout: a box per segment
 // (coloured by scheduler, kernel-free ones dashed) holding its ops, fusion
 // inputs and outputs outside, edges as the layout's splines with their
-// labels. Zoom (wheel), pan (drag), fit, search by name, op or scheduler, a
+// labels. Zoom (wheel), pan (drag), fit, search by name, op or scheduler
+// (stepping through the matches in reading order: F3, Shift+F3), a
 // minimap, and collapse to one node per segment / expand back. Layout runs on
 // viz's worker thread; a late layout for an older snapshot is dropped.
 #pragma once
 
 #include <QColor>
 #include <QHash>
+#include <QList>
+#include <QPointF>
 #include <QWidget>
 #include <memory>
 
 #include "app/gui/compile_service.h"
 
 class QCheckBox;
+class QGraphicsItem;
 class QGraphicsScene;
 class QGraphicsView;
 class QLabel;
@@ -52,6 +56,17 @@ class GraphView : public QWidget {
   //! Highlights items whose name, op or scheduler contains `text` and
   //! centres the first; returns how many matched.
   int search(const QString& text);
+  //! Centres the next (previous) match of the last search, in reading order
+  //! (top to bottom, left to right), wrapping around; returns its 1-based
+  //! position among the matches, 0 when there are none. The status line
+  //! says "k of N matches". Enter in the search box goes to the next match
+  //! once the text has been searched, Shift+Enter to the previous one.
+  int searchNext();
+  int searchPrevious();
+  //! The match centred last (1-based), 0 for none.
+  int currentMatch() const { return current_ + 1; }
+  //! Scene position of the match centred last.
+  QPointF currentMatchPosition() const;
   void fit();
   //! Writes the graph: .svg and .png as drawn, .dot as viz writes it.
   bool exportTo(const QString& path, QString* error = nullptr);
@@ -83,6 +98,7 @@ class GraphView : public QWidget {
   void draw(const viz::Graph& graph, const viz::Layout& layout);
   void showMessage(const QString& text);
   void updateSelection();
+  int showMatch(int index);
 
   QGraphicsScene* scene_;
   QGraphicsView* view_;
@@ -97,6 +113,10 @@ class GraphView : public QWidget {
   int selected_ = -1;
   QString selectedValue_;
   QHash<int, QColor> marks_;
+  //! The last search's matches in reading order, and the one centred.
+  QList<QGraphicsItem*> matches_;
+  QString searched_;
+  int current_ = -1;
   int clusters_ = 0;
   int nodes_ = 0;
   int edges_ = 0;

@@ -102,6 +102,9 @@ void MainWindow::buildMenus() {
   view->addAction("&Find in graph", QKeySequence::Find, this, [this] {
     if (auto* search = graph_->findChild<QLineEdit*>("graphSearch")) search->setFocus();
   });
+  view->addAction("Find &next", QKeySequence::FindNext, graph_, &GraphView::searchNext);
+  view->addAction("Find &previous", QKeySequence::FindPrevious, graph_,
+                  &GraphView::searchPrevious);
   view->addAction("&Collapse or expand segments", QKeySequence("Ctrl+L"), this,
                   [this] { graph_->setCollapsed(!graph_->collapsed()); });
 

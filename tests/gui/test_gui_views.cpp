@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QGraphicsEffect>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QRegularExpression>
 #include <QSettings>
@@ -230,6 +231,46 @@ class GuiViewsTest : public QObject {
     QVERIFY(waitForSnapshot(window));
     QVERIFY(waitForGraph(*graph));
     QVERIFY(!graph->collapsed());
+  }
+
+  // Issue 46 item 7: search goes from match to match, top to bottom, with
+  // F3 / Shift+F3, Enter / Shift+Enter, wrapping around, and says where it is.
+  void searchStepsThroughTheMatchesInReadingOrder() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "layer_norm_backward_weights.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    auto* box = graph->findChild<QLineEdit*>("graphSearch");
+    QVERIFY(box != nullptr);
+    box->setText("mul");
+    const int matches = graph->search("mul");
+    QVERIFY2(matches >= 3, qPrintable(QString::number(matches)));
+    QCOMPARE(graph->currentMatch(), 1);
+    QVERIFY2(graph->statusText().contains(QString("1 of %1 matches").arg(matches)),
+             qPrintable(graph->statusText()));
+    QPointF previous = graph->currentMatchPosition();
+    for (int k = 2; k <= matches; ++k) {
+      QCOMPARE(graph->searchNext(), k);
+      const QPointF at = graph->currentMatchPosition();
+      // Reading order: never above the previous match.
+      QVERIFY(at.y() >= previous.y());
+      previous = at;
+    }
+    QCOMPARE(graph->searchNext(), 1);  // wraps around
+    QCOMPARE(graph->searchPrevious(), matches);
+    // Enter in the box goes on to the next match; Shift+Enter back.
+    box->setFocus();
+    QTest::keyClick(box, Qt::Key_Return);
+    QCOMPARE(graph->currentMatch(), 1);
+    QTest::keyClick(box, Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(graph->currentMatch(), matches);
+    // New text: Enter searches it first.
+    box->setText("sum");
+    QTest::keyClick(box, Qt::Key_Return);
+    QCOMPARE(graph->currentMatch(), 1);
+    QVERIFY2(graph->statusText().contains(" of "), qPrintable(graph->statusText()));
   }
 };
 
