@@ -29,6 +29,7 @@
 #include "app/gui/options_panel.h"
 #include "app/gui/run_panel.h"
 #include "app/gui/script_editor.h"
+#include "core/passes/pipeline.h"
 
 namespace fuserlab::gui {
 namespace {
@@ -320,8 +321,15 @@ void MainWindow::exportSegmentDialog() {
 void MainWindow::restoreSettings() {
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
+  // Where the docks are and whether they show (by their object names).
+  restoreState(settings.value("window/state").toByteArray());
   CompileSettings compile = options_->settings();
   try {
+    // The what-if pass switches turned off last time; a name this version
+    // does not know is dropped.
+    for (const QString& pass : settings.value("options/disabledPasses").toStringList()) {
+      if (passes::isPassName(pass.toStdString())) compile.options.disablePass(pass.toStdString());
+    }
     const QString device = settings.value("options/device").toString();
     if (!device.isEmpty()) compile.device = device.toStdString();
     const QString upcast = settings.value("options/upcast").toString();
@@ -343,7 +351,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
   const CompileSettings compile = options_->settings();
+  QStringList disabled;
+  for (const std::string& pass : compile.options.disabledPasses) {
+    disabled << QString::fromStdString(pass);
+  }
+  settings.setValue("options/disabledPasses", disabled);
   settings.setValue("options/device", QString::fromStdString(compile.device));
   settings.setValue("options/upcast",
                     QString::fromStdString(std::string(passes::toString(compile.options.upcast))));

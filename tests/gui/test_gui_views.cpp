@@ -5,6 +5,7 @@
 // segmenter's decisions, "segments only" per file.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QGraphicsEffect>
 #include <QLineEdit>
@@ -271,6 +272,31 @@ class GuiViewsTest : public QObject {
     QTest::keyClick(box, Qt::Key_Return);
     QCOMPARE(graph->currentMatch(), 1);
     QVERIFY2(graph->statusText().contains(" of "), qPrintable(graph->statusText()));
+  }
+
+  // Issue 46 item 7: the docks' places and the what-if pass switches are
+  // remembered from one session of the window to the next.
+  void docksAndPassSwitchesAreRememberedAcrossSessions() {
+    QSettings().clear();
+    {
+      MainWindow window;
+      window.show();
+      auto* whatIf = window.findChild<QDockWidget*>("whatIfDock");
+      QVERIFY(whatIf != nullptr);
+      window.addDockWidget(Qt::LeftDockWidgetArea, whatIf);
+      CompileSettings settings = window.options()->settings();
+      settings.options.disablePass("consecutive_cast");
+      window.options()->setSettings(settings);
+      QVERIFY(window.close());
+    }
+    MainWindow again;
+    again.show();
+    auto* whatIf = again.findChild<QDockWidget*>("whatIfDock");
+    QVERIFY(whatIf != nullptr);
+    QCOMPARE(again.dockWidgetArea(whatIf), Qt::LeftDockWidgetArea);
+    QVERIFY(!again.options()->settings().options.passEnabled("consecutive_cast"));
+    QVERIFY(again.options()->settings().options.passEnabled("remove_empty"));
+    QSettings().clear();
   }
 };
 
