@@ -120,7 +120,8 @@ std::string dotLabel(const std::string& text) {
 std::string toDot(const Graph& graph, const DotOptions& options) {
   std::ostringstream out;
   out << "digraph " << dotId(graph.name.empty() ? "graph" : graph.name) << " {\n"
-      << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, "
+      << "  graph [rankdir=" << (options.leftToRight ? "LR" : "TB")
+      << ", fontname=\"Helvetica\", fontsize=11, "
          "nodesep=0.25, ranksep=0.35, labeljust=l"
       << (estimateLayoutCost(graph).units > kBoundedPlacementUnits ? ", nslimit=2, newrank=true"
                                                                     : "")

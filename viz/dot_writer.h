@@ -20,6 +20,9 @@ struct DotOptions {
   //! the layout: `dot` makes a rank of virtual nodes for every inline
   //! label, which makes large graphs several times slower to lay out.
   size_t inlineEdgeLabelLimit = 200;
+  //! Ranks from left to right (rankdir=LR) instead of top to bottom: long
+  //! chains read across a wide screen.
+  bool leftToRight = false;
 };
 
 //! An estimate of the size a node's label needs at 10 pt Helvetica.

@@ -47,7 +47,7 @@ void LayoutService::run() {
 }
 
 std::future<std::shared_ptr<const Layout>> LayoutService::layout(
-    const Graph& graph, const NodeSizes& sizes) {
+    const Graph& graph, const NodeSizes& sizes, bool leftToRight) {
   // The DOT text is made on the caller's thread: it needs no Graphviz.
   if (std::string refusal = layoutRefusal(graph); !refusal.empty()) {
     std::promise<std::shared_ptr<const Layout>> refused;
@@ -56,6 +56,7 @@ std::future<std::shared_ptr<const Layout>> LayoutService::layout(
   }
   DotOptions options;
   options.sizes = &sizes;
+  options.leftToRight = leftToRight;
   auto dot = std::make_shared<std::string>(toDot(graph, options));
   auto task = std::make_shared<std::packaged_task<std::shared_ptr<const Layout>()>>(
       [this, dot]() -> std::shared_ptr<const Layout> {

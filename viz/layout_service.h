@@ -32,11 +32,13 @@ class LayoutService {
   //! One service for the process (the CLI and the GUI share it).
   static LayoutService& shared();
 
-  //! Lays `graph` out with nodes of `sizes` (others: defaultNodeSize). A
-  //! graph past kMaxLayoutUnits (layout_budget.h) is not laid out: the
-  //! future holds a UserError saying why.
+  //! Lays `graph` out with nodes of `sizes` (others: defaultNodeSize),
+  //! ranked top to bottom or, with `leftToRight`, left to right. A graph
+  //! past kMaxLayoutUnits (layout_budget.h) is not laid out: the future
+  //! holds a UserError saying why.
   std::future<std::shared_ptr<const Layout>> layout(const Graph& graph,
-                                                    const NodeSizes& sizes = {});
+                                                    const NodeSizes& sizes = {},
+                                                    bool leftToRight = false);
   //! Renders `graph` with Graphviz ("svg", "png"), nodes sized to labels;
   //! past kMaxLayoutUnits, a UserError through the future, as layout().
   std::future<std::string> render(const Graph& graph, const std::string& format);

@@ -16,6 +16,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSvgGenerator>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -169,6 +170,7 @@ GraphView::GraphView(QWidget* parent)
       scene_(new QGraphicsScene(this)),
       search_(new QLineEdit(this)),
       collapse_(new QCheckBox("segments only", this)),
+      leftToRight_(new QCheckBox("left to right", this)),
       status_(new QLabel(this)) {
   auto* view = new ZoomingView(scene_, this);
   view_ = view;
@@ -180,6 +182,9 @@ GraphView::GraphView(QWidget* parent)
   search_->setClearButtonEnabled(true);
   collapse_->setObjectName("graphCollapse");
   collapse_->setToolTip("collapse every segment to one node (double-click one to expand)");
+  leftToRight_->setObjectName("graphLeftToRight");
+  leftToRight_->setToolTip("rank the graph from left to right instead of top to bottom");
+  leftToRight_->setChecked(QSettings().value("graph/leftToRight", false).toBool());
   auto* fitButton = new QPushButton("Fit", this);
   auto* zoomIn = new QPushButton("+", this);
   auto* zoomOut = new QPushButton("-", this);
@@ -189,6 +194,7 @@ GraphView::GraphView(QWidget* parent)
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(search_, 1);
   bar->addWidget(collapse_);
+  bar->addWidget(leftToRight_);
   bar->addWidget(zoomOut);
   bar->addWidget(zoomIn);
   bar->addWidget(fitButton);
@@ -215,6 +221,10 @@ GraphView::GraphView(QWidget* parent)
     if (text.isEmpty()) search({});
   });
   connect(collapse_, &QCheckBox::toggled, this, [this] { relayout(); });
+  connect(leftToRight_, &QCheckBox::toggled, this, [this](bool on) {
+    QSettings().setValue("graph/leftToRight", on);
+    relayout();
+  });
   view_->viewport()->installEventFilter(this);
 }
 
@@ -249,6 +259,10 @@ void GraphView::setCollapsed(bool collapsed) {
 }
 
 bool GraphView::collapsed() const { return collapse_->isChecked(); }
+
+void GraphView::setLeftToRight(bool leftToRight) { leftToRight_->setChecked(leftToRight); }
+
+bool GraphView::leftToRight() const { return leftToRight_->isChecked(); }
 
 void GraphView::showMessage(const QString& text) {
   // The last search's matches go with the items they point at.
@@ -302,7 +316,7 @@ void GraphView::relayout() {
   // global-pool thread blocked in get() deadlocked the window on 2 cores:
   // the raster engine paints with that pool too; issue 46.)
   auto future = std::make_shared<std::future<std::shared_ptr<const viz::Layout>>>(
-      viz::LayoutService::shared().layout(*graph, sizes));
+      viz::LayoutService::shared().layout(*graph, sizes, leftToRight()));
   auto* poll = new QTimer(this);
   poll->setInterval(10);
   connect(poll, &QTimer::timeout, this, [this, poll, future, generation, graph] {

@@ -53,6 +53,9 @@ class GraphView : public QWidget {
   //! One node per segment (true) or every segment's ops (false).
   void setCollapsed(bool collapsed);
   bool collapsed() const;
+  //! Ranks from left to right (true) or top to bottom (false); remembered.
+  void setLeftToRight(bool leftToRight);
+  bool leftToRight() const;
   //! Highlights items whose name, op or scheduler contains `text` and
   //! centres the first; returns how many matched.
   int search(const QString& text);
@@ -105,6 +108,7 @@ class GraphView : public QWidget {
   QGraphicsView* minimap_;
   QLineEdit* search_;
   QCheckBox* collapse_;
+  QCheckBox* leftToRight_;
   QLabel* status_;
   SnapshotPtr snapshot_;
   std::shared_ptr<const viz::Graph> graph_;

@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QGraphicsEffect>
+#include <QGraphicsScene>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QRegularExpression>
@@ -297,6 +298,30 @@ class GuiViewsTest : public QObject {
     QVERIFY(!again.options()->settings().options.passEnabled("consecutive_cast"));
     QVERIFY(again.options()->settings().options.passEnabled("remove_empty"));
     QSettings().clear();
+  }
+
+  // Issue 46 item 7: the graph ranks left to right on request (a long
+  // chain then reads across the screen), and the choice is remembered.
+  void leftToRightLaysTheGraphOutAcross() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "layer_norm_backward_weights.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(!graph->leftToRight());
+    const QRectF down = graph->scene()->itemsBoundingRect();
+    graph->setLeftToRight(true);
+    QVERIFY(waitForGraph(*graph));
+    const QRectF across = graph->scene()->itemsBoundingRect();
+    QVERIFY2(across.width() / across.height() > down.width() / down.height(),
+             qPrintable(QString("top-down %1x%2, left-right %3x%4")
+                            .arg(down.width()).arg(down.height())
+                            .arg(across.width()).arg(across.height())));
+    QVERIFY(QSettings().value("graph/leftToRight").toBool());
+    graph->setLeftToRight(false);
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(!QSettings().value("graph/leftToRight").toBool());
   }
 };
 

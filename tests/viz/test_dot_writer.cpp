@@ -79,6 +79,17 @@ TEST(DotWriterTest, FixesCallerSizesInInches) {
   EXPECT_EQ(toDot(graph).find("fixedsize"), std::string::npos);
 }
 
+TEST(DotWriterTest, RanksLeftToRightWhenAsked) {
+  Graph graph;
+  graph.nodes.push_back({.id = "a", .label = "x"});
+  EXPECT_NE(toDot(graph).find("rankdir=TB"), std::string::npos);
+  DotOptions options;
+  options.leftToRight = true;
+  const std::string dot = toDot(graph, options);
+  EXPECT_NE(dot.find("rankdir=LR"), std::string::npos) << dot;
+  EXPECT_EQ(dot.find("rankdir=TB"), std::string::npos) << dot;
+}
+
 TEST(GraphExportTest, ParsesFormatsAndRefusesOthers) {
   EXPECT_EQ(parseExportFormat("dot"), ExportFormat::Dot);
   EXPECT_EQ(parseExportFormat("svg"), ExportFormat::Svg);
