@@ -2,6 +2,7 @@
 
 #include "core/report/script_names.h"
 
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -82,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
       decisions_(new DecisionsView(this)),
       tabs_(new QTabWidget(this)),
       statusLabel_(new QLabel(this)),
+      fusionPicker_(new QComboBox(this)),
       editDebounce_(new QTimer(this)) {
   prompts_ = dialogPrompts(this);
   setWindowTitle("FuserLab[*]");
@@ -136,6 +138,15 @@ MainWindow::MainWindow(QWidget* parent)
   resizeDocks({inspectorDock, dock}, {520, 300}, Qt::Vertical);
   resizeDocks({inspectorDock}, {380}, Qt::Horizontal);
   statusBar()->addWidget(statusLabel_, 1);
+  // A script of several FusionDefinitions: which one the views show.
+  fusionPicker_->setObjectName("fusionPicker");
+  fusionPicker_->setToolTip("the script defines several fusions: the one compiled and shown");
+  fusionPicker_->setVisible(false);
+  statusBar()->addPermanentWidget(fusionPicker_);
+  connect(fusionPicker_, &QComboBox::activated, this, [this](int index) {
+    fusionName_ = fusionPicker_->itemText(index).toStdString();
+    recompile();
+  });
 
   editDebounce_->setSingleShot(true);
   editDebounce_->setInterval(400);
@@ -210,6 +221,7 @@ CompileRequest MainWindow::currentRequest() const {
   CompileRequest request;
   request.source = editor_->toPlainText().toStdString();
   request.fileName = displayName_.toStdString();
+  request.fusionName = fusionName_;
   request.settings = options_->settings();
   if (database_->useForCompiling()) {
     request.settings.databasePath = database_->path().toStdString();
@@ -258,6 +270,8 @@ void MainWindow::setScript(const QString& text, const QString& name) {
   updateTitle();
   editor_->clearErrorMarker();
   selected_ = -1;
+  // Another script: the one it executes, until another is picked.
+  fusionName_.clear();
   recompile();
 }
 
@@ -288,6 +302,21 @@ void MainWindow::setViewsStale(bool stale) {
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   problems_->clear();
+  if (snapshot->definitions.size() > 1) {
+    QStringList names;
+    for (const std::string& name : snapshot->definitions) names << QString::fromStdString(name);
+    QStringList shown;
+    for (int i = 0; i < fusionPicker_->count(); ++i) shown << fusionPicker_->itemText(i);
+    if (names != shown) {
+      fusionPicker_->clear();
+      fusionPicker_->addItems(names);
+    }
+    const int current = fusionPicker_->findText(QString::fromStdString(snapshot->fusionName));
+    if (current >= 0) fusionPicker_->setCurrentIndex(current);
+    fusionPicker_->setVisible(true);
+  } else if (snapshot->ok() || snapshot->definitions.size() == 1) {
+    fusionPicker_->setVisible(false);
+  }
   const int previous = selected_;
   // A script that stops compiling while it is edited keeps the last compile
   // of the same file on screen, dimmed, with the error on top (issue 46):

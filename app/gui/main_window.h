@@ -11,6 +11,7 @@
 
 #include "app/gui/compile_service.h"
 
+class QComboBox;
 class QLabel;
 class QListWidget;
 class QMenu;
@@ -86,6 +87,8 @@ class MainWindow : public QMainWindow {
   ScriptEditor* editor() const { return editor_; }
   DecisionsView* decisions() const { return decisions_; }
   OptionsPanel* options() const { return options_; }
+  //! The definition picker of a script with several (hidden otherwise).
+  QComboBox* fusionPicker() const { return fusionPicker_; }
   CompileService* service() const { return service_; }
   ReportModel* reportModel() const { return reportModel_; }
   PassesModel* passesModel() const { return passesModel_; }
@@ -161,6 +164,9 @@ class MainWindow : public QMainWindow {
   DecisionsView* decisions_;
   QTabWidget* tabs_;
   QLabel* statusLabel_;
+  //! Which definition of a script with several is compiled; hidden for one.
+  QComboBox* fusionPicker_;
+  std::string fusionName_;  //!< empty: the one the script executes
   bool stale_ = false;
   QMenu* recentMenu_ = nullptr;
   QTimer* editDebounce_;

@@ -323,6 +323,41 @@ class GuiViewsTest : public QObject {
     QVERIFY(waitForGraph(*graph));
     QVERIFY(!QSettings().value("graph/leftToRight").toBool());
   }
+
+  // Issue 46 item 7: a script of two FusionDefinitions shows the one it
+  // executes and offers the other; picking it compiles and shows that one,
+  // and another file starts from its own executed one again.
+  void theOtherFusionOfATwoFusionScriptCanBePicked() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "two_fusions.py"));
+    QVERIFY(waitForSnapshot(window));
+    QComboBox* picker = window.fusionPicker();
+    QVERIFY(picker != nullptr);
+    QVERIFY(picker->isVisible());
+    QCOMPARE(picker->count(), 2);
+    const std::string first = window.service()->latest()->fusionName;
+    const int other = picker->currentIndex() == 0 ? 1 : 0;
+    const std::string otherName = picker->itemText(other).toStdString();
+    QVERIFY(otherName != first);
+    picker->setCurrentIndex(other);
+    emit picker->activated(other);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          const auto latest = window.service()->latest();
+          return latest && latest->fusionName == otherName && latest->ok();
+        },
+        20000));
+    QCOMPARE(picker->currentIndex(), other);
+    QVERIFY(window.openFile(kExamples + "silu_mul.py"));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          const auto latest = window.service()->latest();
+          return latest && latest->fileName.find("silu_mul") != std::string::npos;
+        },
+        20000));
+    QVERIFY(!picker->isVisible());
+  }
 };
 
 QTEST_MAIN(GuiViewsTest)
