@@ -331,6 +331,8 @@ void GraphView::relayout() {
     graph_ = graph;
     try {
       draw(*graph, *future->get());
+      // A recompile keeps the search's highlights (issue 46 item 7).
+      if (!search_->text().isEmpty()) findMatches(search_->text(), false);
     } catch (const std::exception& error) {
       showMessage("no layout: " + QString::fromUtf8(error.what()));
     }
@@ -526,7 +528,9 @@ void GraphView::updateSelection() {
   if (target) view_->ensureVisible(target, 20, 20);
 }
 
-int GraphView::search(const QString& text) {
+int GraphView::search(const QString& text) { return findMatches(text, true); }
+
+int GraphView::findMatches(const QString& text, bool centre) {
   int matches = 0;
   QGraphicsItem* first = nullptr;
   matches_.clear();
@@ -560,12 +564,14 @@ int GraphView::search(const QString& text) {
     const QPointF pb = b->sceneBoundingRect().center();
     return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
   });
-  if (!matches_.isEmpty()) {
-    showMatch(0);
-  } else if (first) {
-    view_->centerOn(first);
+  if (centre) {
+    if (!matches_.isEmpty()) {
+      showMatch(0);
+    } else if (first) {
+      view_->centerOn(first);
+    }
+    if (!text.isEmpty() && matches_.isEmpty()) status_->setText("0 matches");
   }
-  if (!text.isEmpty() && matches_.isEmpty()) status_->setText("0 matches");
   updateSelection();
   return matches;
 }

@@ -102,6 +102,9 @@ class GraphView : public QWidget {
   void showMessage(const QString& text);
   void updateSelection();
   int showMatch(int index);
+  //! search() without moving the view or the status line (`centre` false):
+  //! a recompile's new layout keeps the search's highlights.
+  int findMatches(const QString& text, bool centre);
 
   QGraphicsScene* scene_;
   QGraphicsView* view_;

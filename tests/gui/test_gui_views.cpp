@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QGraphicsEffect>
+#include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QLineEdit>
 #include <QListWidget>
@@ -273,6 +274,19 @@ class GuiViewsTest : public QObject {
     QTest::keyClick(box, Qt::Key_Return);
     QCOMPARE(graph->currentMatch(), 1);
     QVERIFY2(graph->statusText().contains(" of "), qPrintable(graph->statusText()));
+    // A new layout (here: left to right) keeps the highlights.
+    const int sums = graph->search("sum");
+    graph->setLeftToRight(true);
+    QVERIFY(waitForGraph(*graph));
+    int highlighted = 0;
+    for (QGraphicsItem* item : graph->scene()->items()) {
+      auto* shape = dynamic_cast<QAbstractGraphicsShapeItem*>(item);
+      if (shape != nullptr && shape->pen().color() == QColor(230, 140, 0)) ++highlighted;
+    }
+    QCOMPARE(highlighted, sums);
+    QCOMPARE(graph->searchNext(), 1);
+    graph->setLeftToRight(false);
+    QVERIFY(waitForGraph(*graph));
   }
 
   // Issue 46 item 7: the docks' places and the what-if pass switches are
