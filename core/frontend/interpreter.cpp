@@ -548,6 +548,9 @@ namespace fuserlab::frontend {
 Script interpretScript(const Module& module, std::string_view source,
                        const std::string& fileName) {
   resetElementWork();
+  // Declared first, so it ends last: after the interpreter, whose names were
+  // the last holders of every list not in a cycle.
+  ValueArena arena;
   return interpreter_detail::Interpreter(source, fileName).run(module);
 }
 

@@ -1,5 +1,7 @@
 #include "core/frontend/script_value.h"
 
+#include <algorithm>
+
 namespace fuserlab::frontend {
 namespace {
 
@@ -62,6 +64,7 @@ Value Value::list(ValueList elements) {
   Value v;
   v.kind = Kind::kList;
   v.elements = std::make_shared<ValueList>(std::move(elements));
+  ValueArena::track(v.elements);
   return v;
 }
 
@@ -69,6 +72,7 @@ Value Value::tuple(ValueList elements) {
   Value v;
   v.kind = Kind::kTuple;
   v.elements = std::make_shared<ValueList>(std::move(elements));
+  ValueArena::track(v.elements);
   return v;
 }
 
@@ -76,6 +80,7 @@ Value Value::dict(ValueList keysAndValues) {
   Value v;
   v.kind = Kind::kDict;
   v.elements = std::make_shared<ValueList>(std::move(keysAndValues));
+  ValueArena::track(v.elements);
   return v;
 }
 
@@ -84,6 +89,7 @@ Value Value::slice(Value lower, Value upper, Value step) {
   v.kind = Kind::kSlice;
   v.elements = std::make_shared<ValueList>(
       ValueList{std::move(lower), std::move(upper), std::move(step)});
+  ValueArena::track(v.elements);
   return v;
 }
 
@@ -254,6 +260,39 @@ std::string describeKind(const Value& value) {
     case Kind::kOpaque: return value.text;
   }
   return "a value";
+}
+
+}  // namespace fuserlab::frontend
+
+namespace fuserlab::frontend {
+namespace {
+
+thread_local ValueArena* currentArena = nullptr;
+
+}  // namespace
+
+ValueArena::ValueArena() : previous_(currentArena) { currentArena = this; }
+
+ValueArena::~ValueArena() {
+  currentArena = previous_;
+  // Emptying a list frees the elements only it held; a list freed that way
+  // leaves an expired entry further on, which lock() skips.
+  for (const std::weak_ptr<ValueList>& weak : made_) {
+    if (std::shared_ptr<ValueList> elements = weak.lock()) {
+      ValueList dropped;
+      dropped.swap(*elements);
+    }
+  }
+}
+
+void ValueArena::track(const std::shared_ptr<ValueList>& elements) {
+  ValueArena* arena = currentArena;
+  if (arena == nullptr) return;
+  if (arena->made_.size() >= arena->pruneAt_) {
+    std::erase_if(arena->made_, [](const std::weak_ptr<ValueList>& w) { return w.expired(); });
+    arena->pruneAt_ = std::max<size_t>(1024, 2 * arena->made_.size());
+  }
+  arena->made_.push_back(elements);
 }
 
 }  // namespace fuserlab::frontend

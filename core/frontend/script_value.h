@@ -126,4 +126,25 @@ std::string describeKind(const Value& value);
 //! `text` quoted for an error message, shortened when it is very long.
 std::string quoteForMessage(std::string_view text);
 
+//! The lists, tuples, dicts and slices made while one lives, emptied when it
+//! ends. A list that holds itself (`a = []; a.append(a)`), or two that hold
+//! each other, keep their shared elements alive after every name is gone:
+//! Python's cycle collector frees them, and the arena does it for a script's
+//! interpretation (interpretScript). Arenas nest; one is current per thread.
+class ValueArena {
+ public:
+  ValueArena();
+  ~ValueArena();
+  ValueArena(const ValueArena&) = delete;
+  ValueArena& operator=(const ValueArena&) = delete;
+
+  //! Records `elements` with the current arena, if there is one.
+  static void track(const std::shared_ptr<ValueList>& elements);
+
+ private:
+  std::vector<std::weak_ptr<ValueList>> made_;
+  size_t pruneAt_ = 1024;  //!< size at which expired entries are dropped
+  ValueArena* previous_;
+};
+
 }  // namespace fuserlab::frontend
