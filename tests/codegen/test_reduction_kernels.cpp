@@ -226,7 +226,8 @@ TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
   // col_sum 8192x4096: 32 column groups of 16 threads x 8 columns tile the
   // 4096 columns, and 8 blocks of 1024 rows, walked 16 x 4 rows at a time,
   // tile the rows: no chunk is tested.
-  const GeneratedKernel& exact = onlyKernel(compileScript(test_scripts::kColSum, "8192x4096:bf16"));
+  const CompiledScript colSum = compileScript(test_scripts::kColSum, "8192x4096:bf16");
+  const GeneratedKernel& exact = onlyKernel(colSum);
   EXPECT_TRUE(contains(exact.source, "col_ok[k] = true;")) << exact.source;
   EXPECT_TRUE(contains(exact.source, "const bool ok = true;")) << exact.source;
   EXPECT_FALSE(contains(exact.source, "j < j_end;")) << exact.source;
