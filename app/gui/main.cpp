@@ -9,6 +9,7 @@
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QPixmap>
+#include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
@@ -116,7 +117,13 @@ int main(int argc, char** argv) {
   bool opened = true;
   if (!files.isEmpty()) opened = window.openFile(files.first());
   window.show();
-  if (!screenshot) return app.exec();
+  if (!screenshot) {
+    const int status = app.exec();
+    // A compile or layout still running on the pool finishes before the
+    // process's statics go (they are what it reads).
+    QThreadPool::globalInstance()->waitForDone();
+    return status;
+  }
 
   if (files.isEmpty()) {
     std::fprintf(stderr, "fuserlab: --screenshot needs a FILE to open\n");

@@ -69,7 +69,11 @@ struct Registry {
 };
 
 const Registry& registry() {
-  static const Registry instance = [] {
+  // Never destroyed: a compile on a worker thread (the workbench's pool) may
+  // still be choosing a scheduler while the process exits, after the exit
+  // handlers would have freed a static registry (ASan: heap-use-after-free
+  // in chooseScheduler at the end of test_gui_exports).
+  static const Registry* const instance = new Registry([] {
     Registry r;
     for (SchedulerType type : schedulerPriority()) {
       std::unique_ptr<Scheduler> scheduler = makeScheduler(type);
@@ -81,8 +85,8 @@ const Registry& registry() {
       r.owned.push_back(std::move(scheduler));
     }
     return r;
-  }();
-  return instance;
+  }());
+  return *instance;
 }
 
 // What every scheduler but one refuses, found once per segment:
