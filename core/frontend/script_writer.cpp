@@ -15,16 +15,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <functional>
 #include <optional>
-#include <queue>
-#include <unordered_map>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "core/frontend/python_literals.h"
 #include "core/frontend/script.h"
+#include "core/frontend/statement_order.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
 
@@ -67,13 +65,6 @@ struct VarMean {
 struct ExtentSource {
   const TensorView* tv = nullptr;
   int64_t axis = 0;
-};
-
-//! One statement of the body, written at its creation position.
-struct Statement {
-  int64_t anchor = 0;          //!< Val id of the first thing it creates
-  const Val* input = nullptr;  //!< a fusion input or a defined constant
-  const Expr* expr = nullptr;  //!< a tensor Expr or a user scalar Expr
 };
 
 class ScriptWriter {
@@ -146,12 +137,7 @@ ScriptWriter::ScriptWriter(const ir::Fusion& fusion)
       hasVariable_(fusion.vals().size(), false),
       userScalarExpr_(fusion.exprs().size(), false),
       foldedExpr_(fusion.exprs().size(), false),
-      varMean_(fusion.exprs().size()) {
-  int64_t scalars = 0;
-  for (const auto& val : fusion.vals()) {
-    if (val->isA<Scalar>()) scalarOrdinal_[val->id()] = scalars++;
-  }
-}
+      varMean_(fusion.exprs().size()) {}  // scalarOrdinal_ is numbered by body()
 
 void ScriptWriter::checkExpressible() const {
   for (const auto& val : fusion_.vals()) {
@@ -369,59 +355,6 @@ void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
   }
 }
 
-// `statements` in creation order, each moved after the statements defining
-// the values it reads where creation order has it first: a value a pass made
-// later than its reader (a privatized upcast's copy, read by an expr created
-// before it) otherwise came after its use in a segment's repro script.
-// Kahn's order with the creation position as priority: unchanged wherever
-// creation order is already topological.
-std::vector<Statement> dependenciesFirst(std::vector<Statement> statements) {
-  std::unordered_map<const Val*, size_t> definedBy;
-  for (size_t i = 0; i < statements.size(); ++i) {
-    const Statement& statement = statements[i];
-    if (statement.input != nullptr) definedBy.emplace(statement.input, i);
-    if (statement.expr != nullptr) {
-      for (const Val* out : statement.expr->outputs()) definedBy.emplace(out, i);
-    }
-  }
-  std::vector<std::vector<size_t>> readers(statements.size());
-  std::vector<size_t> waiting(statements.size(), 0);
-  for (size_t i = 0; i < statements.size(); ++i) {
-    if (statements[i].expr == nullptr) continue;
-    std::vector<size_t> producers;
-    for (const Val* in : statements[i].expr->inputs()) {
-      const auto it = definedBy.find(in);
-      if (it == definedBy.end() || it->second == i) continue;
-      if (std::find(producers.begin(), producers.end(), it->second) != producers.end()) continue;
-      producers.push_back(it->second);
-      readers[it->second].push_back(i);
-    }
-    waiting[i] = producers.size();
-  }
-  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
-  for (size_t i = 0; i < statements.size(); ++i) {
-    if (waiting[i] == 0) ready.push(i);
-  }
-  // A moved statement takes the anchor of the latest statement it reads, so
-  // that what it may name (writtenBefore) was written before it.
-  std::vector<int64_t> anchorOf(statements.size());
-  for (size_t i = 0; i < statements.size(); ++i) anchorOf[i] = statements[i].anchor;
-  std::vector<Statement> ordered;
-  ordered.reserve(statements.size());
-  while (!ready.empty()) {
-    const size_t i = ready.top();
-    ready.pop();
-    ordered.push_back(statements[i]);
-    ordered.back().anchor = anchorOf[i];
-    for (size_t reader : readers[i]) {
-      anchorOf[reader] = std::max(anchorOf[reader], anchorOf[i]);
-      if (--waiting[reader] == 0) ready.push(reader);
-    }
-  }
-  FL_ASSERT(ordered.size() == statements.size(), "writeScript: the fusion's exprs form a cycle");
-  return ordered;
-}
-
 std::vector<Statement> ScriptWriter::statements() const {
   std::vector<Statement> out;
   for (const auto& val : fusion_.vals()) {
@@ -493,11 +426,9 @@ std::vector<std::string> ScriptWriter::body() {
   for (const Statement& statement : statements()) write(statement);
   writeOutputs();
   planning_ = false;
-  // S<n>: the scalars written as variables numbered with the fusion's other
-  // non-literal scalars, leaving out the constants written inline. Those
-  // differ between spellings of one fusion (broadcast_in_dim(shape=[2048,
-  // 1024]) makes two, broadcast and expand one): counted, they renumbered a
-  // re-read script's scalars.
+  // S<n> counts the non-literal scalars only: the constants written inline
+  // differ between spellings of one fusion (broadcast_in_dim's shape makes
+  // them, broadcast + expand fewer) and renumbered a re-read script's.
   int64_t scalars = 0;
   for (const auto& val : fusion_.vals()) {
     const auto* s = val->as<Scalar>();
