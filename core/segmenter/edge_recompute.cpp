@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "core/ir/data_type.h"
 #include "core/scheduler/analysis/memory_layout.h"
+#include "core/segmenter/input_forwarding.h"
 
 namespace fuserlab::segmenter {
 namespace {
@@ -161,19 +161,7 @@ std::vector<size_t> replicateInto(const CompleteFusionIndex& index,
   std::vector<size_t> receivers;
   for (size_t g = 0; g < groups.size(); ++g) {
     CandidateGroup& group = groups[g];
-    std::unordered_set<const Expr*> has(group.exprs.begin(), group.exprs.end());
-    std::vector<Expr*> added;
-    std::vector<Expr*> stack = group.exprs;
-    while (!stack.empty()) {
-      const Expr* expr = stack.back();
-      stack.pop_back();
-      for (const Val* in : expr->inputs()) {
-        Expr* def = in->definition();
-        if (def == nullptr || !inChain.count(def) || !has.insert(def).second) continue;
-        added.push_back(def);
-        stack.push_back(def);
-      }
-    }
+    const std::vector<Expr*> added = replicatedExprsRead(group.exprs, inChain);
     if (added.empty()) continue;
     group.exprs.insert(group.exprs.end(), added.begin(), added.end());
     index.sortTopologically(group.exprs);

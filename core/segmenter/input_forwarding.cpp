@@ -72,6 +72,24 @@ std::unordered_set<const Expr*> forwardedExprs(
   return exprs;
 }
 
+std::vector<Expr*> replicatedExprsRead(const std::vector<Expr*>& groupExprs,
+                                       const std::unordered_set<const Expr*>& replicated) {
+  std::unordered_set<const Expr*> has(groupExprs.begin(), groupExprs.end());
+  std::vector<Expr*> added;
+  std::vector<const Expr*> stack(groupExprs.begin(), groupExprs.end());
+  while (!stack.empty()) {
+    const Expr* expr = stack.back();
+    stack.pop_back();
+    for (const Val* in : expr->inputs()) {
+      Expr* def = in->definition();
+      if (def == nullptr || !replicated.count(def) || !has.insert(def).second) continue;
+      added.push_back(def);
+      stack.push_back(def);
+    }
+  }
+  return added;
+}
+
 void replicateForwardedChains(const CompleteFusionIndex& index,
                               const std::vector<ForwardedChain>& chains,
                               std::vector<CandidateGroup>& groups,
@@ -79,21 +97,7 @@ void replicateForwardedChains(const CompleteFusionIndex& index,
   const auto forwarded = forwardedExprs(chains);
   std::vector<std::vector<int>> receivers(chains.size());
   for (CandidateGroup& group : groups) {
-    std::vector<Expr*> added;
-    std::vector<Expr*> stack = group.exprs;
-    while (!stack.empty()) {
-      Expr* expr = stack.back();
-      stack.pop_back();
-      for (const Val* in : expr->inputs()) {
-        Expr* def = in->definition();
-        if (def == nullptr || !forwarded.count(def) ||
-            std::find(added.begin(), added.end(), def) != added.end()) {
-          continue;
-        }
-        added.push_back(def);
-        stack.push_back(def);
-      }
-    }
+    const std::vector<Expr*> added = replicatedExprsRead(group.exprs, forwarded);
     if (added.empty()) continue;
     for (size_t c = 0; c < chains.size(); ++c) {
       const auto& exprs = chains[c].exprs;

@@ -32,6 +32,11 @@ std::vector<ForwardedChain> findForwardedChains(const CompleteFusionIndex& index
 std::unordered_set<const ir::Expr*> forwardedExprs(
     const std::vector<ForwardedChain>& chains);
 
+//! The exprs of `replicated` that `groupExprs` read from, transitively, and
+//! do not hold yet, in the order found (the caller sorts them).
+std::vector<ir::Expr*> replicatedExprsRead(const std::vector<ir::Expr*>& groupExprs,
+                                           const std::unordered_set<const ir::Expr*>& replicated);
+
 //! Adds to each group the forwarded exprs it reads from (transitively), in
 //! topological order; logs a "forward" decision per chain naming the groups
 //! it went into.
