@@ -22,8 +22,7 @@ std::vector<long long> components(std::string_view version) {
     const std::string_view part = version.substr(begin, end - begin);
     const std::optional<int64_t> number = ir::tryParseInteger(part, 0, kMaxComponent);
     FL_CHECK(number.has_value(), "compiler version '", version,
-             "' is not of the form MAJOR.MINOR.PATCH (numbers from 0 to ",
-             kMaxComponent, ")");
+             "' is not of the form MAJOR.MINOR.PATCH (numbers from 0 to ", kMaxComponent, ")");
     parts.push_back(*number);
     if (end == version.size()) break;
     begin = end + 1;

@@ -52,7 +52,8 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
   // database that keeps nothing, or one a URI's options describe); the
   // database is a file.
   FL_CHECK(!path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0,
-           "the heuristics database '", path, "' must be a file path: SQLite "
+           "the heuristics database '", path,
+           "' must be a file path: SQLite "
            "reads ':memory:', an empty name and 'file:' URIs as databases that "
            "keep nothing or as URIs (a file whose name starts so is written "
            "./NAME)");
@@ -62,8 +63,7 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
   // yet is created, where the mode allows).
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::status(path, error))) {
-    ir::requireRegularFile(path, "heuristics database",
-                           std::numeric_limits<uint64_t>::max());
+    ir::requireRegularFile(path, "heuristics database", std::numeric_limits<uint64_t>::max());
   }
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   std::string query;
@@ -83,9 +83,7 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
       }
       break;
     case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case Mode::ReadWriteCreate:
-      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-      break;
+    case Mode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
   }
   const int rc = sqlite3_open_v2(fileUri(path, query).c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
@@ -112,22 +110,25 @@ void Connection::check(int rc, const char* what) const {
   const int primary = rc & 0xff;
   std::string hint;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-    hint = " (another process held the database locked for longer than the "
-           "busy timeout; retry when it is done)";
+    hint =
+        " (another process held the database locked for longer than the "
+        "busy timeout; retry when it is done)";
   } else if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
-    hint = " (the file is not a valid SQLite database or is damaged; restore "
-           "it from an export, or start a new file)";
+    hint =
+        " (the file is not a valid SQLite database or is damaged; restore "
+        "it from an export, or start a new file)";
   } else if (rc == SQLITE_READONLY_ROLLBACK) {
-    hint = " (a writer was interrupted and left its journal beside the file; "
-           "a write command run by someone who may write the file and its "
-           "folder rolls it back, e.g. fuserlab-cli db verify)";
+    hint =
+        " (a writer was interrupted and left its journal beside the file; "
+        "a write command run by someone who may write the file and its "
+        "folder rolls it back, e.g. fuserlab-cli db verify)";
   } else if (primary == SQLITE_READONLY) {
     hint = " (the file or its folder is read-only)";
   } else if (primary == SQLITE_FULL) {
     hint = " (the disk is full)";
   }
-  FL_USER_ERROR("heuristics database '", path_, "': ", what, " failed: ",
-                sqlite3_errmsg(db_), " (SQLite code ", rc, ")", hint);
+  FL_USER_ERROR("heuristics database '", path_, "': ", what, " failed: ", sqlite3_errmsg(db_),
+                " (SQLite code ", rc, ")", hint);
 }
 
 void Connection::exec(const std::string& sql) {
@@ -136,18 +137,17 @@ void Connection::exec(const std::string& sql) {
   if (rc != SQLITE_OK) {
     std::string message = error != nullptr ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    FL_USER_ERROR("heuristics database '", path_, "': '", sql, "' failed: ",
-                  message, " (SQLite code ", rc, ")");
+    FL_USER_ERROR("heuristics database '", path_, "': '", sql, "' failed: ", message,
+                  " (SQLite code ", rc, ")");
   }
 }
 
 void Connection::execWaitingForLocks(const std::string& sql) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(busyTimeoutMs_);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busyTimeoutMs_);
   while (true) {
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
-    if ((rc & 0xff) != SQLITE_BUSY ||
-        std::chrono::steady_clock::now() >= deadline) {
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
       check(rc, sql.c_str());
       return;
     }
@@ -157,8 +157,7 @@ void Connection::execWaitingForLocks(const std::string& sql) {
 
 int64_t Connection::queryInt(const std::string& sql) {
   sqlite3_stmt* stmt = nullptr;
-  check(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr),
-        sql.c_str());
+  check(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), sql.c_str());
   const int rc = sqlite3_step(stmt);
   const int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
   sqlite3_finalize(stmt);
@@ -177,8 +176,6 @@ bool Connection::lastCallFailed() const {
   return code != SQLITE_OK && code != SQLITE_ROW && code != SQLITE_DONE;
 }
 
-int64_t Connection::lastInsertRowId() const {
-  return sqlite3_last_insert_rowid(db_);
-}
+int64_t Connection::lastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 
 }  // namespace fuserlab::db

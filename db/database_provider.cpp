@@ -32,8 +32,7 @@ uint64_t archKey(const SegmentKey& key) {
 
 bool sameExceptSizes(const SegmentKey& a, const SegmentKey& b) {
   return a.structureHash == b.structureHash && a.scheduler == b.scheduler &&
-         a.deviceFingerprint == b.deviceFingerprint &&
-         a.paramsSchema == b.paramsSchema;
+         a.deviceFingerprint == b.deviceFingerprint && a.paramsSchema == b.paramsSchema;
 }
 
 // How far two problems are apart: the sum over extents of |log2(a / b)|.
@@ -96,18 +95,17 @@ DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
   std::vector<Entry> entries = database.entries();
   notes_ = database.readNotes();  // rows that could not be read: skipped
   for (Entry& entry : entries) {
-    if (!versionInRange(version, entry.minCompilerVersion,
-                        entry.maxCompilerVersion)) {
+    if (!versionInRange(version, entry.minCompilerVersion, entry.maxCompilerVersion)) {
       notes_.push_back(entry.summary() + " is valid for compiler versions " +
                        entry.minCompilerVersion + " to " +
-                       entry.maxCompilerVersion.value_or("any later") +
-                       ", not this " + std::string(version) + "; left out");
+                       entry.maxCompilerVersion.value_or("any later") + ", not this " +
+                       std::string(version) + "; left out");
       continue;
     }
     auto type = scheduler::parseSchedulerType(entry.segment.scheduler);
     if (!type) {
-      notes_.push_back(entry.summary() + " names scheduler '" +
-                       entry.segment.scheduler + "', unknown here; left out");
+      notes_.push_back(entry.summary() + " names scheduler '" + entry.segment.scheduler +
+                       "', unknown here; left out");
       continue;
     }
     Indexed indexed;
@@ -129,24 +127,20 @@ DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
     key.paramsSchema = entry.paramsSchema;
     const StableHasher common = commonKey(key);
     exact_[StableHasher(common).add(key.sizes).value()].push_back(entries_.size());
-    bucket_[StableHasher(common).add(key.sizeBucket).value()].push_back(
-        entries_.size());
+    bucket_[StableHasher(common).add(key.sizeBucket).value()].push_back(entries_.size());
     arch_[archKey(key)].push_back(entries_.size());
     entries_.push_back(std::move(indexed));
   }
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
-    const SegmentKey& key,
-    const std::vector<std::vector<int64_t>>& extents) const {
+    const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const {
   const StableHasher common = commonKey(key);
-  if (auto it = exact_.find(StableHasher(common).add(key.sizes).value());
-      it != exact_.end()) {
+  if (auto it = exact_.find(StableHasher(common).add(key.sizes).value()); it != exact_.end()) {
     for (size_t index : it->second) {
       const Indexed& hit = entries_[index];
       if (hit.key.sizes == key.sizes && sameExceptSizes(hit.key, key)) {
-        return scheduler::ProvidedParams{hit.params, std::string(kSourceExact),
-                                         hit.id, path_, {}};
+        return scheduler::ProvidedParams{hit.params, std::string(kSourceExact), hit.id, path_, {}};
       }
     }
   }
@@ -158,8 +152,7 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
   double bestDistance = std::numeric_limits<double>::infinity();
   for (size_t index : it->second) {
     const Indexed& candidate = entries_[index];
-    if (candidate.key.sizeBucket != key.sizeBucket ||
-        !sameExceptSizes(candidate.key, key)) {
+    if (candidate.key.sizeBucket != key.sizeBucket || !sameExceptSizes(candidate.key, key)) {
       continue;
     }
     const double d = distance(candidate.extents, extents);
@@ -169,13 +162,11 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
     }
   }
   if (best == nullptr) return std::nullopt;
-  return scheduler::ProvidedParams{best->params, std::string(kSourceBucket),
-                                   best->id, path_, {}};
+  return scheduler::ProvidedParams{best->params, std::string(kSourceBucket), best->id, path_, {}};
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseProvider::findSameArch(
-    const SegmentKey& key,
-    const std::vector<std::vector<int64_t>>& extents) const {
+    const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const {
   auto it = arch_.find(archKey(key));
   if (it == arch_.end()) return std::nullopt;
   const std::string_view arch = fingerprintArchitecture(key.deviceFingerprint);
@@ -196,16 +187,15 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::findSameArch(
     const bool exact = candidate.key.sizes == key.sizes;
     if (!exact && candidate.key.sizeBucket != key.sizeBucket) continue;
     const double d = exact ? 0 : distance(candidate.extents, extents);
-    if (best == nullptr || (exact && !bestExact) ||
-        (exact == bestExact && d < bestDistance)) {
+    if (best == nullptr || (exact && !bestExact) || (exact == bestExact && d < bestDistance)) {
       best = &candidate;
       bestExact = exact;
       bestDistance = d;
     }
   }
   if (best == nullptr) return std::nullopt;
-  return scheduler::ProvidedParams{best->params, std::string(kSourceSameArch), best->id,
-                                   path_, best->key.deviceFingerprint};
+  return scheduler::ProvidedParams{best->params, std::string(kSourceSameArch), best->id, path_,
+                                   best->key.deviceFingerprint};
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseProvider::lookup(

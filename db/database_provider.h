@@ -39,8 +39,7 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
   //! The index probe alone, for a key already computed; `extents` are the
   //! query's sizes per input (for choosing the nearest bucket entry).
   std::optional<scheduler::ProvidedParams> find(
-      const SegmentKey& key,
-      const std::vector<std::vector<int64_t>>& extents) const;
+      const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const;
 
   //! The same-architecture fallback: an entry of the key's structure,
   //! scheduler and params schema measured on another device whose
@@ -48,8 +47,7 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
   //! the nearest sizes in the bucket. Source kSourceSameArch, with
   //! fallbackDevice set.
   std::optional<scheduler::ProvidedParams> findSameArch(
-      const SegmentKey& key,
-      const std::vector<std::vector<int64_t>>& extents) const;
+      const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const;
 
   const std::string& path() const { return path_; }
   size_t size() const { return entries_.size(); }

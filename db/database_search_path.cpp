@@ -6,8 +6,7 @@
 
 namespace fuserlab::db {
 
-DatabaseSearchPath::DatabaseSearchPath(const std::vector<std::string>& paths,
-                                       Options options)
+DatabaseSearchPath::DatabaseSearchPath(const std::vector<std::string>& paths, Options options)
     : options_(options) {
   FL_CHECK(!paths.empty(), "a database search path needs at least one file");
   for (const std::string& path : paths) {
@@ -19,8 +18,9 @@ DatabaseSearchPath::DatabaseSearchPath(const std::vector<std::string>& paths,
     }
     files_.push_back(std::make_unique<DatabaseProvider>(path));
   }
-  FL_CHECK(!files_.empty(), "none of the heuristics databases of the search path exists: ",
-           missing_.front(), (missing_.size() > 1 ? " and the others" : ""));
+  FL_CHECK(!files_.empty(),
+           "none of the heuristics databases of the search path exists: ", missing_.front(),
+           (missing_.size() > 1 ? " and the others" : ""));
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseSearchPath::find(

@@ -41,8 +41,7 @@ class DatabaseSearchPath : public scheduler::HeuristicProvider {
 
   //! The lookup's tiers for a key already computed (see the file comment).
   std::optional<scheduler::ProvidedParams> find(
-      const SegmentKey& key,
-      const std::vector<std::vector<int64_t>>& extents) const;
+      const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const;
 
   //! The files loaded, in path order.
   const std::vector<std::unique_ptr<DatabaseProvider>>& files() const { return files_; }

@@ -36,15 +36,13 @@ int64_t integer(const Json& json, const char* what, const char* name) {
   return value.asInt();
 }
 
-std::optional<std::string> optionalText(const Json& json, const char* what,
-                                        const char* name) {
+std::optional<std::string> optionalText(const Json& json, const char* what, const char* name) {
   const Json* value = json.get(name);
   if (value == nullptr || value->isNull()) return std::nullopt;
   return text(json, what, name);
 }
 
-std::optional<double> optionalNumber(const Json& json, const char* what,
-                                     const char* name) {
+std::optional<double> optionalNumber(const Json& json, const char* what, const char* name) {
   const Json* value = json.get(name);
   if (value == nullptr || value->isNull()) return std::nullopt;
   FL_CHECK(value->isNumber(), what, " member \"", name, "\" must be a number, found ",
@@ -92,8 +90,7 @@ DeviceRecord DeviceRecord::fromJson(const Json& json) {
   record.fingerprint = text(json, what, "fingerprint");
   record.key = text(json, what, "key");
   record.name = text(json, what, "name");
-  record.computeCapability =
-      static_cast<int>(integer(json, what, "compute_capability"));
+  record.computeCapability = static_cast<int>(integer(json, what, "compute_capability"));
   record.smCount = static_cast<int>(integer(json, what, "sm_count"));
   record.memoryBytes = integer(json, what, "memory_bytes");
   record.l2Bytes = integer(json, what, "l2_bytes");
@@ -219,8 +216,7 @@ Entry Entry::fromJson(const Json& json) {
   const char* what = "an entry line";
   const int64_t format = integer(json, what, "format");
   FL_CHECK(format == kEntryFormat, "the entry line has format ", format,
-           "; this FuserLab reads format ", kEntryFormat,
-           " (exported by a newer FuserLab?)");
+           "; this FuserLab reads format ", kEntryFormat, " (exported by a newer FuserLab?)");
   Entry entry;
   if (const Json* id = json.get("id"); id != nullptr && id->isInt()) {
     entry.id = id->asInt();
@@ -251,9 +247,9 @@ Entry Entry::fromJson(const Json& json) {
 
 std::string Entry::summary() const {
   std::ostringstream out;
-  out << "entry " << id << ": " << segment.scheduler << " " << segment.sizes
-      << " on " << (device.key.empty() ? device.fingerprint : device.key)
-      << " (" << origin << ", " << measurementSummary(measurement) << ")";
+  out << "entry " << id << ": " << segment.scheduler << " " << segment.sizes << " on "
+      << (device.key.empty() ? device.fingerprint : device.key) << " (" << origin << ", "
+      << measurementSummary(measurement) << ")";
   return out.str();
 }
 
@@ -263,8 +259,7 @@ std::string measurementSummary(const std::optional<MeasurementRecord>& measureme
   if (!measurement->medianNs) return "no timing";
   char text[96];
   std::snprintf(text, sizeof text, "median %.3f us over %lld samples",
-                *measurement->medianNs / 1000.0,
-                static_cast<long long>(measurement->samples));
+                *measurement->medianNs / 1000.0, static_cast<long long>(measurement->samples));
   return text;
 }
 

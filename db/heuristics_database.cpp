@@ -34,14 +34,12 @@ FROM measurements m JOIN tuning_runs r ON r.id = m.run_id
 )sql";
 
 // JSON stored by this class; a cell that does not parse is damage.
-Json parseStored(const std::string& text, const std::string& path,
-                 const char* what) {
+Json parseStored(const std::string& text, const std::string& path, const char* what) {
   try {
     return Json::parse(text);
   } catch (const UserError& error) {
-    FL_USER_ERROR("heuristics database '", path, "': a stored ", what,
-                  " is not valid JSON (", error.message(),
-                  "); run fuserlab-cli db verify");
+    FL_USER_ERROR("heuristics database '", path, "': a stored ", what, " is not valid JSON (",
+                  error.message(), "); run fuserlab-cli db verify");
   }
 }
 
@@ -128,10 +126,13 @@ void refuseDamaged(Connection& connection) {
   const std::string& path = connection.path();
   const std::string recover =
       ". Nothing was written to it. Save what can still be read with "
-      "'fuserlab-cli db export --db " + path + " --output saved.jsonl' "
+      "'fuserlab-cli db export --db " +
+      path +
+      " --output saved.jsonl' "
       "(unreadable entries are skipped with a note), then 'fuserlab-cli db "
       "import --db NEW.db saved.jsonl' and use NEW.db; 'fuserlab-cli db verify "
-      "--db " + path + "' lists the damage";
+      "--db " +
+      path + "' lists the damage";
   std::string problems;
   try {
     Statement check(connection, "PRAGMA quick_check(3)");
@@ -146,8 +147,10 @@ void refuseDamaged(Connection& connection) {
     problems = error.message();
   }
   if (problems.empty()) return;
-  FL_USER_ERROR("the heuristics database '", path, "' is damaged: SQLite's "
-                "quick_check finds ", problems, recover);
+  FL_USER_ERROR("the heuristics database '", path,
+                "' is damaged: SQLite's "
+                "quick_check finds ",
+                problems, recover);
 }
 
 }  // namespace
@@ -203,8 +206,7 @@ struct HeuristicsDatabase::Statements {
                     "max_compiler_version = ?3, params_json = ?4, params_hash "
                     "= ?5, origin = ?6, run_id = ?7, measurement_id = ?8, "
                     "created_at = ?9 WHERE id = ?1"),
-        allEntries(c, std::string(kEntryColumns) +
-                          "WHERE e.id >= ?1 ORDER BY e.id"),
+        allEntries(c, std::string(kEntryColumns) + "WHERE e.id >= ?1 ORDER BY e.id"),
         nextEntryId(c, "SELECT id FROM entries WHERE id >= ?1 ORDER BY id LIMIT 1"),
         entryById(c, std::string(kEntryColumns) + "WHERE e.id = ?1"),
         deleteEntry(c, "DELETE FROM entries WHERE id = ?1"),
@@ -214,30 +216,26 @@ struct HeuristicsDatabase::Statements {
             "FROM entries WHERE measurement_id IS NOT NULL) AND NOT EXISTS "
             "(SELECT 1 FROM entries e WHERE e.segment_id = "
             "measurements.segment_id AND e.device_id = measurements.device_id)"),
-        deleteOrphanSegments(
-            c,
-            "DELETE FROM segments WHERE id NOT IN (SELECT segment_id FROM "
-            "entries) AND id NOT IN (SELECT segment_id FROM measurements)"),
-        deleteOrphanDevices(
-            c,
-            "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM "
-            "entries) AND id NOT IN (SELECT device_id FROM measurements)"),
-        deleteOrphanRuns(
-            c,
-            "DELETE FROM tuning_runs WHERE id NOT IN (SELECT run_id FROM "
-            "entries) AND id NOT IN (SELECT run_id FROM measurements)") {}
+        deleteOrphanSegments(c,
+                             "DELETE FROM segments WHERE id NOT IN (SELECT segment_id FROM "
+                             "entries) AND id NOT IN (SELECT segment_id FROM measurements)"),
+        deleteOrphanDevices(c,
+                            "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM "
+                            "entries) AND id NOT IN (SELECT device_id FROM measurements)"),
+        deleteOrphanRuns(c,
+                         "DELETE FROM tuning_runs WHERE id NOT IN (SELECT run_id FROM "
+                         "entries) AND id NOT IN (SELECT run_id FROM measurements)") {}
 
-  Statement findDevice, insertDevice, findSegment, insertSegment, findRun,
-      insertRun, findMeasurement, insertMeasurement, measurementById,
-      measurementsOf, findEntry, insertEntry, updateEntry, allEntries,
-      nextEntryId, entryById, deleteEntry, deleteOrphanMeasurements, deleteOrphanSegments,
-      deleteOrphanDevices, deleteOrphanRuns;
+  Statement findDevice, insertDevice, findSegment, insertSegment, findRun, insertRun,
+      findMeasurement, insertMeasurement, measurementById, measurementsOf, findEntry, insertEntry,
+      updateEntry, allEntries, nextEntryId, entryById, deleteEntry, deleteOrphanMeasurements,
+      deleteOrphanSegments, deleteOrphanDevices, deleteOrphanRuns;
 };
 
 HeuristicsDatabase::HeuristicsDatabase(const std::string& path, Access access) {
-  connection_ = std::make_unique<Connection>(
-      path, access == Access::Read ? Connection::Mode::ReadOnly
-                                   : Connection::Mode::ReadWriteCreate);
+  connection_ = std::make_unique<Connection>(path, access == Access::Read
+                                                       ? Connection::Mode::ReadOnly
+                                                       : Connection::Mode::ReadWriteCreate);
   if (access == Access::Write) refuseDamaged(*connection_);
   prepareSchema(*connection_);
   statements_ = std::make_unique<Statements>(*connection_);
@@ -319,8 +317,8 @@ int64_t HeuristicsDatabase::storeMeasurement(const SegmentRecord& segment,
   return measurementId(segmentId(segment), deviceId(device), m);
 }
 
-std::vector<MeasurementRecord> HeuristicsDatabase::measurementsFor(
-    const SegmentRecord& segment, const DeviceRecord& device) {
+std::vector<MeasurementRecord> HeuristicsDatabase::measurementsFor(const SegmentRecord& segment,
+                                                                   const DeviceRecord& device) {
   return measurementsOf(segmentId(segment), deviceId(device));
 }
 
@@ -358,22 +356,21 @@ int64_t HeuristicsDatabase::store(const Entry& entry) {
   return connection_->lastInsertRowId();
 }
 
-std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(
-    int64_t segment, int64_t device, std::vector<std::string>* notes) {
+std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(int64_t segment, int64_t device,
+                                                                  std::vector<std::string>* notes) {
   std::vector<MeasurementRecord> result;
   Statement& s = statements_->measurementsOf;
   auto scope = s.begin();
   s.bind(1, segment).bind(2, device);
-  const std::string which = "a measurement of segment row " +
-                            std::to_string(segment) + " on device row " +
-                            std::to_string(device);
+  const std::string which = "a measurement of segment row " + std::to_string(segment) +
+                            " on device row " + std::to_string(device);
   while (true) {
     try {
       if (!s.step()) break;
     } catch (const UserError& error) {
       if (notes == nullptr || !connection_->lastErrorIsDamage()) throw;
-      notes->push_back(which + " could not be read, nor any after it (" +
-                       error.message() + "); skipped");
+      notes->push_back(which + " could not be read, nor any after it (" + error.message() +
+                       "); skipped");
       break;
     }
     try {
@@ -403,8 +400,7 @@ std::string fromId(int64_t id) {
 
 }  // namespace
 
-std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from,
-                                                             const std::string& why) {
+std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from, const std::string& why) {
   // The next id at or after `at` in the entries table alone; the outer
   // nullopt when that read fails on damage too.
   auto probe = [&](int64_t at) -> std::optional<std::optional<int64_t>> {
@@ -422,14 +418,14 @@ std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from,
   constexpr int64_t kLast = std::numeric_limits<int64_t>::max();
   if (auto next = probe(from)) {
     if (!*next) {
-      readNotes_.push_back("reading the entries from " + fromId(from) +
-                           " on failed (" + why + "); skipped");
+      readNotes_.push_back("reading the entries from " + fromId(from) + " on failed (" + why +
+                           "); skipped");
       return std::nullopt;
     }
     // The entries table reads: the entry's segment, device, run or row
     // content is what is damaged.
-    readNotes_.push_back("entry " + std::to_string(**next) +
-                         " could not be read (" + why + "); skipped");
+    readNotes_.push_back("entry " + std::to_string(**next) + " could not be read (" + why +
+                         "); skipped");
     if (**next == kLast) return std::nullopt;
     return **next + 1;
   }
@@ -440,24 +436,23 @@ std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from,
   int64_t good = from;
   for (uint64_t stride = 1;; stride *= 2) {
     const uint64_t room = static_cast<uint64_t>(kLast) - static_cast<uint64_t>(bad);
-    const int64_t at = stride >= room
-                           ? kLast
-                           : static_cast<int64_t>(static_cast<uint64_t>(bad) + stride);
+    const int64_t at =
+        stride >= room ? kLast : static_cast<int64_t>(static_cast<uint64_t>(bad) + stride);
     if (probe(at)) {
       good = at;
       break;
     }
     if (at == kLast) {
-      readNotes_.push_back("the entries from " + fromId(from) +
-                           " on are on damaged pages (" + why + "); skipped");
+      readNotes_.push_back("the entries from " + fromId(from) + " on are on damaged pages (" + why +
+                           "); skipped");
       return std::nullopt;
     }
     bad = at;
   }
   while (static_cast<uint64_t>(good) - static_cast<uint64_t>(bad) > 1) {
-    const int64_t middle = static_cast<int64_t>(
-        static_cast<uint64_t>(bad) +
-        (static_cast<uint64_t>(good) - static_cast<uint64_t>(bad)) / 2);
+    const int64_t middle =
+        static_cast<int64_t>(static_cast<uint64_t>(bad) +
+                             (static_cast<uint64_t>(good) - static_cast<uint64_t>(bad)) / 2);
     if (probe(middle)) {
       good = middle;
     } else {
@@ -465,13 +460,11 @@ std::optional<int64_t> HeuristicsDatabase::resumeAfterDamage(int64_t from,
     }
   }
   readNotes_.push_back("the entries with ids from " + fromId(from) + " to " +
-                       std::to_string(good - 1) + " are on a damaged page (" +
-                       why + "); skipped");
+                       std::to_string(good - 1) + " are on a damaged page (" + why + "); skipped");
   return good;
 }
 
-std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants,
-                                                   std::optional<int64_t> id) {
+std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants, std::optional<int64_t> id) {
   std::vector<EntryRow> rows;
   // One entry asked for by id fails whole; a scan of all of them skips what
   // it cannot read, with a note.
@@ -493,14 +486,12 @@ std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants,
       try {
         while (s.step()) {
           const int64_t rowId = s.columnInt(0);
-          from = rowId == std::numeric_limits<int64_t>::max()
-                     ? std::nullopt
-                     : std::optional<int64_t>(rowId + 1);
+          from = rowId == std::numeric_limits<int64_t>::max() ? std::nullopt
+                                                              : std::optional<int64_t>(rowId + 1);
           try {
             rows.push_back(readEntryRow(s, path()));
           } catch (const UserError& error) {
-            readNotes_.push_back("entry " + std::to_string(rowId) +
-                                 " skipped: " + error.message());
+            readNotes_.push_back("entry " + std::to_string(rowId) + " skipped: " + error.message());
           }
         }
         break;
@@ -518,8 +509,7 @@ std::vector<Entry> HeuristicsDatabase::readEntries(bool withVariants,
       if (row.measurementId) row.entry.measurement = measurement(*row.measurementId);
     } catch (const UserError& error) {
       if (notes == nullptr || !skippable(*connection_)) throw;
-      notes->push_back(row.entry.summary() +
-                       ": its chosen measurement could not be read (" +
+      notes->push_back(row.entry.summary() + ": its chosen measurement could not be read (" +
                        error.message() + "); read without it");
     }
     if (withVariants) {
@@ -577,9 +567,8 @@ bool HeuristicsDatabase::remove(int64_t id) {
 
 int64_t HeuristicsDatabase::removeUnreferenced() {
   int64_t removed = 0;
-  for (Statement* s :
-       {&statements_->deleteOrphanMeasurements, &statements_->deleteOrphanRuns,
-        &statements_->deleteOrphanSegments, &statements_->deleteOrphanDevices}) {
+  for (Statement* s : {&statements_->deleteOrphanMeasurements, &statements_->deleteOrphanRuns,
+                       &statements_->deleteOrphanSegments, &statements_->deleteOrphanDevices}) {
     auto scope = s->begin();
     s->run();
     removed += connection_->changes();
@@ -590,10 +579,8 @@ int64_t HeuristicsDatabase::removeUnreferenced() {
 std::vector<std::pair<std::string, int64_t>> HeuristicsDatabase::tableCounts() {
   std::vector<std::pair<std::string, int64_t>> counts;
   // Table names are ours, not user input.
-  for (const char* table :
-       {"devices", "segments", "tuning_runs", "measurements", "entries"}) {
-    counts.emplace_back(table, connection_->queryInt(
-                                   std::string("SELECT count(*) FROM ") + table));
+  for (const char* table : {"devices", "segments", "tuning_runs", "measurements", "entries"}) {
+    counts.emplace_back(table, connection_->queryInt(std::string("SELECT count(*) FROM ") + table));
   }
   return counts;
 }

@@ -18,10 +18,10 @@ namespace fuserlab::db {
 class HeuristicsDatabase {
  public:
   enum class Access {
-    Read,   //!< the file must exist and be current
-    Write,  //!< a missing file is created; an older one is migrated; a file
-            //!< that fails SQLite's quick_check is refused (nothing written)
-    Verify, //!< Write that opens a damaged file all the same (db verify)
+    Read,    //!< the file must exist and be current
+    Write,   //!< a missing file is created; an older one is migrated; a file
+             //!< that fails SQLite's quick_check is refused (nothing written)
+    Verify,  //!< Write that opens a damaged file all the same (db verify)
   };
 
   HeuristicsDatabase(const std::string& path, Access access);
@@ -49,8 +49,7 @@ class HeuristicsDatabase {
   //! median and error to a stored one is that one). Returns the id.
   int64_t store(const Entry& entry);
   //! Records one measured variant (the tuner's call); returns its row id.
-  int64_t storeMeasurement(const SegmentRecord& segment,
-                           const DeviceRecord& device,
+  int64_t storeMeasurement(const SegmentRecord& segment, const DeviceRecord& device,
                            const MeasurementRecord& measurement);
   //! Every measurement stored for `segment` on `device`, of every run (the
   //! tuner's resume reads them). Registers the segment and the device if
@@ -74,8 +73,7 @@ class HeuristicsDatabase {
   int64_t deviceId(const DeviceRecord& device);
   int64_t segmentId(const SegmentRecord& segment);
   int64_t runId(const RunRecord& run);
-  int64_t measurementId(int64_t segment, int64_t device,
-                        const MeasurementRecord& measurement);
+  int64_t measurementId(int64_t segment, int64_t device, const MeasurementRecord& measurement);
   std::vector<Entry> readEntries(bool withVariants, std::optional<int64_t> id);
   //! The first id from which the entries can be read again after reading
   //! from `from` on failed with damage (`why`); nullopt: none. Notes what
@@ -83,8 +81,8 @@ class HeuristicsDatabase {
   std::optional<int64_t> resumeAfterDamage(int64_t from, const std::string& why);
   //! With `notes`, a measurement that cannot be read is skipped with a note
   //! there instead of failing the read.
-  std::vector<MeasurementRecord> measurementsOf(
-      int64_t segment, int64_t device, std::vector<std::string>* notes = nullptr);
+  std::vector<MeasurementRecord> measurementsOf(int64_t segment, int64_t device,
+                                                std::vector<std::string>* notes = nullptr);
   std::optional<MeasurementRecord> measurement(int64_t id);
 
   std::unique_ptr<Connection> connection_;

@@ -32,8 +32,8 @@ std::vector<std::string> pragmaRows(Connection& connection, const char* pragma) 
 std::optional<std::string> unusable(const Entry& entry) {
   if (entry.maxCompilerVersion &&
       compareVersions(*entry.maxCompilerVersion, compilerVersion()) <= 0) {
-    return "its compiler range ends at " + *entry.maxCompilerVersion +
-           ", before this " + std::string(compilerVersion());
+    return "its compiler range ends at " + *entry.maxCompilerVersion + ", before this " +
+           std::string(compilerVersion());
   }
   try {
     checkParams(entry);
@@ -58,8 +58,7 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
     result.problems.push_back("integrity_check: " + error.message());
   }
   try {
-    for (const std::string& row :
-         pragmaRows(connection, "PRAGMA foreign_key_check")) {
+    for (const std::string& row : pragmaRows(connection, "PRAGMA foreign_key_check")) {
       result.problems.push_back("foreign_key_check (table rowid parent fkid): " + row);
     }
   } catch (const UserError& error) {
@@ -77,8 +76,7 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
     result.problems.push_back("unreadable: " + note);
   }
   for (const Entry& entry : entries) {
-    if (!versionInRange(compilerVersion(), entry.minCompilerVersion,
-                        entry.maxCompilerVersion)) {
+    if (!versionInRange(compilerVersion(), entry.minCompilerVersion, entry.maxCompilerVersion)) {
       ++outOfRange;
     }
     try {
@@ -87,9 +85,8 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
       const std::string hash =
           hex64(scheduler::paramsHash(scheduler::paramsFromJson(type, entry.params)));
       if (hash != entry.paramsHash) {
-        result.problems.push_back(entry.summary() + ": stored params hash " +
-                                  entry.paramsHash + " is not the params' hash " +
-                                  hash + " (edited by hand?)");
+        result.problems.push_back(entry.summary() + ": stored params hash " + entry.paramsHash +
+                                  " is not the params' hash " + hash + " (edited by hand?)");
       }
     } catch (const UserError& error) {
       result.problems.push_back(error.message());
@@ -102,8 +99,7 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
         scheduler::paramsFromJson(*type, variant.params);
       } catch (const UserError& error) {
         result.problems.push_back(entry.summary() +
-                                  ": a measured variant's params do not parse: " +
-                                  error.message());
+                                  ": a measured variant's params do not parse: " + error.message());
       }
     }
   }
@@ -120,8 +116,7 @@ VerifyResult verifyDatabase(HeuristicsDatabase& database) {
     result.facts.push_back(std::to_string(outOfRange) +
                            " entries are outside their compiler version range "
                            "for this FuserLab " +
-                           std::string(compilerVersion()) +
-                           " (the runtime leaves them out)");
+                           std::string(compilerVersion()) + " (the runtime leaves them out)");
   }
   return result;
 }

@@ -8,24 +8,19 @@
 namespace fuserlab::db {
 namespace {
 
-bool measured(const Entry& entry) {
-  return entry.measurement && entry.measurement->measured();
-}
+bool measured(const Entry& entry) { return entry.measurement && entry.measurement->measured(); }
 
-std::string describe(const Entry& entry) {
-  return measurementSummary(entry.measurement);
-}
+std::string describe(const Entry& entry) { return measurementSummary(entry.measurement); }
 
 }  // namespace
 
 void checkParams(const Entry& entry) {
   const auto type = scheduler::parseSchedulerType(entry.segment.scheduler);
-  FL_CHECK(type.has_value(), entry.summary(), " names scheduler '",
-           entry.segment.scheduler, "', which this FuserLab does not have");
+  FL_CHECK(type.has_value(), entry.summary(), " names scheduler '", entry.segment.scheduler,
+           "', which this FuserLab does not have");
   FL_CHECK(entry.paramsSchema == paramsSchemaVersion(*type), entry.summary(),
-           " holds params of schema version ", entry.paramsSchema, "; ",
-           entry.segment.scheduler, " reads version ",
-           paramsSchemaVersion(*type));
+           " holds params of schema version ", entry.paramsSchema, "; ", entry.segment.scheduler,
+           " reads version ", paramsSchemaVersion(*type));
   try {
     scheduler::paramsFromJson(*type, entry.params);
   } catch (const UserError& error) {
@@ -33,8 +28,7 @@ void checkParams(const Entry& entry) {
   }
 }
 
-bool betterMeasured(const Entry& incoming, const Entry& existing,
-                    std::string* why) {
+bool betterMeasured(const Entry& incoming, const Entry& existing, std::string* why) {
   auto say = [&](std::string text) {
     if (why != nullptr) *why = std::move(text);
   };
@@ -54,18 +48,17 @@ bool betterMeasured(const Entry& incoming, const Entry& existing,
   const double a = *incoming.measurement->medianNs;
   const double b = *existing.measurement->medianNs;
   if (a != b) {
-    say(std::string(a < b ? "the incoming" : "the existing") +
-        " entry is faster (" + describe(a < b ? incoming : existing) +
-        " against " + describe(a < b ? existing : incoming) + ")");
+    say(std::string(a < b ? "the incoming" : "the existing") + " entry is faster (" +
+        describe(a < b ? incoming : existing) + " against " +
+        describe(a < b ? existing : incoming) + ")");
     return a < b;
   }
   const int64_t n = incoming.measurement->samples;
   const int64_t m = existing.measurement->samples;
   if (n != m) {
-    say("both have the same median; the " +
-        std::string(n > m ? "incoming" : "existing") +
-        " entry has more samples (" + std::to_string(std::max(n, m)) +
-        " against " + std::to_string(std::min(n, m)) + ")");
+    say("both have the same median; the " + std::string(n > m ? "incoming" : "existing") +
+        " entry has more samples (" + std::to_string(std::max(n, m)) + " against " +
+        std::to_string(std::min(n, m)) + ")");
     return n > m;
   }
   // Measured alike: the smaller params hash stays, so that merging shard
@@ -78,8 +71,7 @@ bool betterMeasured(const Entry& incoming, const Entry& existing,
         "independent of the order)");
     return in;
   }
-  say("both are measured alike (" + describe(existing) +
-      "); the existing one stays");
+  say("both are measured alike (" + describe(existing) + "); the existing one stays");
   return false;
 }
 
@@ -99,8 +91,7 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming) {
   std::string why;
   if (existing->params == incoming.params) {
     outcome.action = MergeOutcome::Action::Same;
-    outcome.message = "entry " + std::to_string(existing->id) +
-                      " already holds these params; kept";
+    outcome.message = "entry " + std::to_string(existing->id) + " already holds these params; kept";
   } else if (betterMeasured(incoming, *existing, &why)) {
     outcome.action = MergeOutcome::Action::Replaced;
     database.store(incoming);
@@ -114,8 +105,7 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming) {
   }
   // The entry stays; the incoming measurements are kept all the same.
   if (incoming.measurement) {
-    database.storeMeasurement(incoming.segment, incoming.device,
-                              *incoming.measurement);
+    database.storeMeasurement(incoming.segment, incoming.device, *incoming.measurement);
   }
   for (const auto& variant : incoming.variants) {
     database.storeMeasurement(incoming.segment, incoming.device, variant);
@@ -123,8 +113,8 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming) {
   return outcome;
 }
 
-std::vector<MergeOutcome> importLines(HeuristicsDatabase& database,
-                                      std::istream& in, const std::string& name) {
+std::vector<MergeOutcome> importLines(HeuristicsDatabase& database, std::istream& in,
+                                      const std::string& name) {
   std::vector<MergeOutcome> outcomes;
   Transaction transaction(database.connection());
   std::string line;
@@ -135,8 +125,7 @@ std::vector<MergeOutcome> importLines(HeuristicsDatabase& database,
     try {
       outcomes.push_back(mergeEntry(database, Entry::fromJson(report::Json::parse(line))));
     } catch (const UserError& error) {
-      FL_USER_ERROR(name, " line ", number, ": ", error.message(),
-                    "; nothing was imported");
+      FL_USER_ERROR(name, " line ", number, ": ", error.message(), "; nothing was imported");
     }
   }
   transaction.commit();
@@ -148,10 +137,11 @@ std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database,
   HeuristicsDatabase other(otherPath, HeuristicsDatabase::Access::Read);
   const std::vector<Entry> incoming = other.entries(true);
   // Merging what could be read would drop the rest without a word.
-  FL_CHECK(other.readNotes().empty(), otherPath, " has ",
-           other.readNotes().size(), " unreadable rows (", other.readNotes().front(),
+  FL_CHECK(other.readNotes().empty(), otherPath, " has ", other.readNotes().size(),
+           " unreadable rows (", other.readNotes().front(),
            "); nothing was merged. Export what can be read (fuserlab-cli db export "
-           "--db ", otherPath, " --output saved.jsonl) and import that");
+           "--db ",
+           otherPath, " --output saved.jsonl) and import that");
   std::vector<MergeOutcome> outcomes;
   Transaction transaction(database.connection());
   for (const Entry& entry : incoming) {

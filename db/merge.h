@@ -26,8 +26,7 @@ struct MergeOutcome {
 
 //! Whether `incoming` is better measured than `existing`; `why` (if given)
 //! gets the reason in words.
-bool betterMeasured(const Entry& incoming, const Entry& existing,
-                    std::string* why = nullptr);
+bool betterMeasured(const Entry& incoming, const Entry& existing, std::string* why = nullptr);
 
 //! Merges one entry (its params must parse for its scheduler: a UserError
 //! otherwise). The caller holds a Transaction.
@@ -35,12 +34,11 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming);
 
 //! Imports export lines from `in` (`name` for messages) in one transaction:
 //! a line that does not parse names its line number and nothing is imported.
-std::vector<MergeOutcome> importLines(HeuristicsDatabase& database,
-                                      std::istream& in, const std::string& name);
+std::vector<MergeOutcome> importLines(HeuristicsDatabase& database, std::istream& in,
+                                      const std::string& name);
 
 //! Merges every entry of the database at `otherPath` in one transaction.
-std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database,
-                                        const std::string& otherPath);
+std::vector<MergeOutcome> mergeDatabase(HeuristicsDatabase& database, const std::string& otherPath);
 
 //! Writes every entry (with its variants) as one JSON line each; returns
 //! how many. Entries that cannot be read are left out, with a note each in

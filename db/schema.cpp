@@ -143,7 +143,8 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
   int64_t tables = 0;
   {
     const Statement::Scope scope = read.begin();
-    FL_CHECK(read.step(), "'", path, "': reading its application_id and schema version "
+    FL_CHECK(read.step(), "'", path,
+             "': reading its application_id and schema version "
              "returned no row");
     applicationId = read.columnInt(0);
     version = static_cast<int>(read.columnInt(1));
@@ -151,15 +152,16 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
   }
   const bool fresh = applicationId == 0 && version == 0 && tables == 0;
   if (!fresh && applicationId != kApplicationId) {
-    FL_USER_ERROR("'", path, "' is not a FuserLab heuristics database: its "
-                  "SQLite application_id is ", hexId(applicationId),
-                  " where FuserLab writes ", hexId(kApplicationId),
+    FL_USER_ERROR("'", path,
+                  "' is not a FuserLab heuristics database: its "
+                  "SQLite application_id is ",
+                  hexId(applicationId), " where FuserLab writes ", hexId(kApplicationId),
                   " (another application's file?); pass a FuserLab database "
                   "or a new file name");
   }
   if (version > latest) {
-    FL_USER_ERROR("'", path, "' has heuristics-database schema version ",
-                  version, ", newer than the version ", latest,
+    FL_USER_ERROR("'", path, "' has heuristics-database schema version ", version,
+                  ", newer than the version ", latest,
                   " this FuserLab reads: it was written by a newer FuserLab. "
                   "Upgrade, or export it there (fuserlab-cli db export) and "
                   "import the lines here");
@@ -173,8 +175,8 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
   }
   FL_CHECK(!connection.readOnly(), "'", path, "' ",
            fresh ? std::string("is empty, not a heuristics database yet")
-                 : "has schema version " + std::to_string(version) +
-                       " and needs upgrading to " + std::to_string(latest),
+                 : "has schema version " + std::to_string(version) + " and needs upgrading to " +
+                       std::to_string(latest),
            "; open it with a command that writes (e.g. fuserlab-cli db verify)");
 
   leaveWal(connection);
@@ -185,8 +187,7 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
   version = schemaVersion(connection);
   for (const Migration& step : ladder) {
     if (step.to <= version) continue;
-    FL_ASSERT(step.to == version + 1, "the schema ladder skips from ", version,
-              " to ", step.to);
+    FL_ASSERT(step.to == version + 1, "the schema ladder skips from ", version, " to ", step.to);
     step.apply(connection);
     version = step.to;
   }

@@ -44,8 +44,7 @@ inline constexpr int kSchemaVersion = 1;
 //! UserError. Sets foreign keys; a writer keeps the file in rollback-journal
 //! mode (switching a WAL file back), so readers need no side files. A
 //! read-only connection can only open a file that is already current.
-void prepareSchema(Connection& connection,
-                   const std::vector<Migration>& ladder = schemaLadder());
+void prepareSchema(Connection& connection, const std::vector<Migration>& ladder = schemaLadder());
 
 //! The schema version stamped on the file.
 int schemaVersion(Connection& connection);

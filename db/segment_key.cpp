@@ -25,9 +25,7 @@ using Hasher = StableHasher;
 
 // Tensors wider than 16 bytes per access do not exist: alignment beyond 16
 // changes nothing a scheduler can do.
-int64_t alignmentClass(int64_t alignmentBytes) {
-  return std::min<int64_t>(alignmentBytes, 16);
-}
+int64_t alignmentClass(int64_t alignmentBytes) { return std::min<int64_t>(alignmentBytes, 16); }
 
 // Axis order by decreasing stride (ties keep axis order) and whether the
 // strides are the dense strides of the sizes in that order (stride-0 axes,
@@ -44,9 +42,7 @@ ActualLayout actualLayout(const scheduler::TensorInputInfo& input) {
   std::iota(layout.order.begin(), layout.order.end(), 0);
   if (input.strides.size() != rank) return layout;
   std::stable_sort(layout.order.begin(), layout.order.end(),
-                   [&](int64_t a, int64_t b) {
-                     return input.strides[a] > input.strides[b];
-                   });
+                   [&](int64_t a, int64_t b) { return input.strides[a] > input.strides[b]; });
   int64_t expected = 1;
   for (auto it = layout.order.rbegin(); it != layout.order.rend(); ++it) {
     const int64_t size = input.sizes[*it];
@@ -147,9 +143,9 @@ class StructureHasher {
   }
 
   uint64_t& slot(const Val* val) {
-    FL_ASSERT(val->id() >= 0 && static_cast<size_t>(val->id()) < hashes_.size(),
-              "val ", val->name(), " has id ", val->id(), " outside its fusion's ",
-              hashes_.size(), " vals");
+    FL_ASSERT(val->id() >= 0 && static_cast<size_t>(val->id()) < hashes_.size(), "val ",
+              val->name(), " has id ", val->id(), " outside its fusion's ", hashes_.size(),
+              " vals");
     return hashes_[val->id()];
   }
 
@@ -189,15 +185,17 @@ class StructureHasher {
       }
       for (const auto& owner : extentOwner_) {
         if (owner.extent == scalar) {
-          return Hasher("extent").addInt(owner.input).addInt(owner.axis)
-              .addInt(owner.expanded).value();
+          return Hasher("extent")
+              .addInt(owner.input)
+              .addInt(owner.axis)
+              .addInt(owner.expanded)
+              .value();
         }
       }
     }
     // A value defined outside the exprs the outputs need, or a symbolic
     // scalar of no input: only its kind and dtype say anything.
-    return Hasher("free").addInt(val->isA<TensorView>())
-        .add(ir::toString(val->dtype())).value();
+    return Hasher("free").addInt(val->isA<TensorView>()).add(ir::toString(val->dtype())).value();
   }
 
   void hashExpr(const Expr& expr) {
@@ -227,8 +225,7 @@ class StructureHasher {
 };
 
 template <typename Extent>
-std::string joinSizes(const scheduler::SegmentRuntimeInfo& info, Extent extent,
-                      bool withStrides) {
+std::string joinSizes(const scheduler::SegmentRuntimeInfo& info, Extent extent, bool withStrides) {
   std::string text;
   for (size_t i = 0; i < info.inputs.size(); ++i) {
     const auto& input = info.inputs[i];
@@ -254,8 +251,7 @@ std::string joinSizes(const scheduler::SegmentRuntimeInfo& info, Extent extent,
 
 }  // namespace
 
-uint64_t structuralHash(const ir::Fusion& segment,
-                        const scheduler::SegmentRuntimeInfo& info) {
+uint64_t structuralHash(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info) {
   return StructureHasher(segment, info).fusionHash();
 }
 
@@ -268,7 +264,8 @@ int64_t sizeBucket(int64_t extent) {
 }
 
 std::string sizesText(const scheduler::SegmentRuntimeInfo& info) {
-  return joinSizes(info, [](int64_t n) { return n; }, true);
+  return joinSizes(
+      info, [](int64_t n) { return n; }, true);
 }
 
 std::string sizeBucketText(const scheduler::SegmentRuntimeInfo& info) {
@@ -277,25 +274,20 @@ std::string sizeBucketText(const scheduler::SegmentRuntimeInfo& info) {
 
 std::string deviceFingerprint(const scheduler::DeviceSpec& device) {
   const int64_t memoryGb = (device.memoryBytes + 500'000'000) / 1'000'000'000;
-  return device.arch() + "-" + std::to_string(device.smCount) + "sm-" +
-         std::to_string(memoryGb) + "gb-" +
-         std::to_string(device.l2CacheBytes / 1024) + "kib-" +
+  return device.arch() + "-" + std::to_string(device.smCount) + "sm-" + std::to_string(memoryGb) +
+         "gb-" + std::to_string(device.l2CacheBytes / 1024) + "kib-" +
          std::to_string((device.clockKhz + 500) / 1000) + "mhz";
 }
 
 int paramsSchemaVersion(scheduler::SchedulerType type) {
   using scheduler::SchedulerType;
   switch (type) {
-    case SchedulerType::Pointwise:
-      return scheduler::PointwiseParams::kSchemaVersion;
-    case SchedulerType::Transpose:
-      return scheduler::TransposeParams::kSchemaVersion;
+    case SchedulerType::Pointwise: return scheduler::PointwiseParams::kSchemaVersion;
+    case SchedulerType::Transpose: return scheduler::TransposeParams::kSchemaVersion;
     case SchedulerType::Reduction:
     case SchedulerType::InnerPersistent:
-    case SchedulerType::OuterPersistent:
-      return scheduler::ReductionParams::kSchemaVersion;
-    default:
-      return 0;
+    case SchedulerType::OuterPersistent: return scheduler::ReductionParams::kSchemaVersion;
+    default: return 0;
   }
 }
 
@@ -314,8 +306,7 @@ SegmentKey segmentKey(const ir::Fusion& segment, scheduler::SchedulerType type,
 
 std::string hex64(uint64_t value) {
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx",
-                static_cast<unsigned long long>(value));
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
   return text;
 }
 

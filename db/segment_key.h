@@ -44,8 +44,7 @@ struct SegmentKey {
 };
 
 //! The structural hash of `segment` with its inputs laid out as `info` says.
-uint64_t structuralHash(const ir::Fusion& segment,
-                        const scheduler::SegmentRuntimeInfo& info);
+uint64_t structuralHash(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info);
 
 //! `extent` rounded up to four significant binary digits (see above).
 int64_t sizeBucket(int64_t extent);

@@ -41,8 +41,8 @@ SegmentRecorder::SegmentRecorder(std::string path, RecordOrigin origin,
     : path_(std::move(path)), origin_(std::move(origin)), next_(next) {
   FL_CHECK(!path_.empty(), "the record file needs a name (FUSERLAB_DB_RECORD or --record)");
   fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  FL_CHECK(fd_ >= 0, "cannot open the record file '", path_, "' for appending: ",
-           std::strerror(errno));
+  FL_CHECK(fd_ >= 0, "cannot open the record file '", path_,
+           "' for appending: ", std::strerror(errno));
 }
 
 SegmentRecorder::~SegmentRecorder() {

@@ -43,8 +43,7 @@ class SegmentRecorder : public scheduler::HeuristicProvider {
  public:
   //! Appends to `path` (created 0644 if missing); UserError if it cannot be
   //! opened for appending. `next` may be null.
-  SegmentRecorder(std::string path, RecordOrigin origin,
-                  const scheduler::HeuristicProvider* next);
+  SegmentRecorder(std::string path, RecordOrigin origin, const scheduler::HeuristicProvider* next);
   ~SegmentRecorder() override;
   SegmentRecorder(const SegmentRecorder&) = delete;
   SegmentRecorder& operator=(const SegmentRecorder&) = delete;

@@ -8,11 +8,10 @@ Statement::Scope::~Scope() { statement_->reset(); }
 
 Statement::Statement(Connection& connection, std::string_view sql)
     : connection_(connection), sql_(sql) {
-  connection_.check(sqlite3_prepare_v3(connection_.handle(), sql_.c_str(),
-                                       static_cast<int>(sql_.size()),
-                                       SQLITE_PREPARE_PERSISTENT, &stmt_,
-                                       nullptr),
-                    ("preparing '" + sql_ + "'").c_str());
+  connection_.check(
+      sqlite3_prepare_v3(connection_.handle(), sql_.c_str(), static_cast<int>(sql_.size()),
+                         SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr),
+      ("preparing '" + sql_ + "'").c_str());
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
@@ -39,9 +38,9 @@ Statement& Statement::bind(int index, double value) {
 }
 
 Statement& Statement::bind(int index, std::string_view text) {
-  connection_.check(sqlite3_bind_text64(stmt_, index, text.data(), text.size(),
-                                        SQLITE_TRANSIENT, SQLITE_UTF8),
-                    "binding a value");
+  connection_.check(
+      sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+      "binding a value");
   return *this;
 }
 
@@ -69,19 +68,14 @@ bool Statement::isNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
-int64_t Statement::columnInt(int column) const {
-  return sqlite3_column_int64(stmt_, column);
-}
+int64_t Statement::columnInt(int column) const { return sqlite3_column_int64(stmt_, column); }
 
-double Statement::columnDouble(int column) const {
-  return sqlite3_column_double(stmt_, column);
-}
+double Statement::columnDouble(int column) const { return sqlite3_column_double(stmt_, column); }
 
 std::string Statement::columnText(int column) const {
   const auto* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return {};
-  return std::string(reinterpret_cast<const char*>(text),
-                     sqlite3_column_bytes(stmt_, column));
+  return std::string(reinterpret_cast<const char*>(text), sqlite3_column_bytes(stmt_, column));
 }
 
 std::optional<int64_t> Statement::columnOptionalInt(int column) const {

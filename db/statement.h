@@ -42,9 +42,7 @@ class Statement {
   Statement& bind(int index, int value) { return bind(index, int64_t{value}); }
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
-  Statement& bind(int index, const char* text) {
-    return bind(index, std::string_view(text));
-  }
+  Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, const std::string& text) {
     return bind(index, std::string_view(text));
   }

@@ -12,19 +12,16 @@ namespace fuserlab::tuner {
 
 Builder::Builder(runtime::KernelCache& cache, unsigned threads)
     : cache_(cache),
-      threads_(threads != 0 ? threads
-                            : std::max(1u, std::thread::hardware_concurrency())) {}
+      threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
-std::vector<BuildResult> Builder::build(const TuningTarget& target,
-                                        const SearchSpace& space,
+std::vector<BuildResult> Builder::build(const TuningTarget& target, const SearchSpace& space,
                                         const std::vector<size_t>& variants) {
   std::vector<BuildResult> results(variants.size());
   std::vector<std::optional<codegen::GeneratedKernel>> kernels(variants.size());
   const runtime::KernelCompiler compiler = runtime::nvrtcKernelCompiler();
   for (size_t i = 0; i < variants.size(); ++i) {
     results[i].variant = variants[i];
-    FL_ASSERT(variants[i] < space.variants.size(), "variant ", variants[i],
-              " is not in the space");
+    FL_ASSERT(variants[i] < space.variants.size(), "variant ", variants[i], " is not in the space");
     try {
       kernels[i] = target.generate(space.variants[variants[i]].params);
     } catch (const UserError& error) {
@@ -38,17 +35,16 @@ std::vector<BuildResult> Builder::build(const TuningTarget& target,
       BuildResult& result = results[i];
       // Nothing may escape a worker thread: every error lands in its result.
       try {
-        const std::string key =
-            runtime::kernelImageKey(*kernels[i], target.device, compiler);
+        const std::string key = runtime::kernelImageKey(*kernels[i], target.device, compiler);
         bool compiled = false;
         const auto start = std::chrono::steady_clock::now();
         cache_.getOrCompile(key, [&] {
           compiled = true;
           return compiler.compile(*kernels[i], target.device);
         });
-        result.compileMilliseconds = std::chrono::duration<double, std::milli>(
-                                         std::chrono::steady_clock::now() - start)
-                                         .count();
+        result.compileMilliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         result.cached = !compiled;
         result.ok = true;
       } catch (const std::exception& error) {
@@ -56,8 +52,7 @@ std::vector<BuildResult> Builder::build(const TuningTarget& target,
       }
     }
   };
-  const unsigned count =
-      std::min<unsigned>(threads_, static_cast<unsigned>(variants.size()));
+  const unsigned count = std::min<unsigned>(threads_, static_cast<unsigned>(variants.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < count; ++t) pool.emplace_back(work);
   work();

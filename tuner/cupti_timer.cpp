@@ -62,10 +62,9 @@ std::string openApi() {
   if (a.library != nullptr) return {};
   std::vector<std::string> candidates;
   if (const char* env = std::getenv("FUSERLAB_CUPTI_LIBRARY")) candidates.push_back(env);
-  candidates.insert(candidates.end(),
-                    {"libcupti.so", "libcupti.so.13", "libcupti.so.12",
-                     "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-                     "/usr/local/cuda/lib64/libcupti.so"});
+  candidates.insert(candidates.end(), {"libcupti.so", "libcupti.so.13", "libcupti.so.12",
+                                       "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+                                       "/usr/local/cuda/lib64/libcupti.so"});
   std::string errors;
   for (const std::string& name : candidates) {
     a.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -108,8 +107,7 @@ void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords
   *maxRecords = 0;
 }
 
-void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t,
-                              size_t validSize) {
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize) {
   Collected& c = collected();
   std::lock_guard<std::mutex> lock(c.mutex);
   CUpti_Activity* record = nullptr;
@@ -135,13 +133,12 @@ std::unique_ptr<CuptiTimer> CuptiTimer::create(std::string* why) {
     return nullptr;
   }
   Api& a = api();
-  for (auto [result, what] :
-       {std::pair{a.registerCallbacks(bufferRequested, bufferCompleted),
-                  "cuptiActivityRegisterCallbacks"},
-        std::pair{a.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-                  "cuptiActivityEnable(CONCURRENT_KERNEL)"},
-        std::pair{a.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION),
-                  "cuptiActivityEnable(EXTERNAL_CORRELATION)"}}) {
+  for (auto [result, what] : {std::pair{a.registerCallbacks(bufferRequested, bufferCompleted),
+                                        "cuptiActivityRegisterCallbacks"},
+                              std::pair{a.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+                                        "cuptiActivityEnable(CONCURRENT_KERNEL)"},
+                              std::pair{a.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION),
+                                        "cuptiActivityEnable(EXTERNAL_CORRELATION)"}}) {
     if (result != CUPTI_SUCCESS) {
       if (why) *why = std::string(what) + " failed: " + resultText(result);
       return nullptr;
@@ -184,8 +181,8 @@ std::vector<KernelRecord> CuptiTimer::collect() {
   for (const auto& [correlation, kernel] : c.kernels) {
     auto ext = c.external.find(correlation);
     const bool correlated = ext != c.external.end();
-    records.push_back({kernel.name, correlated ? ext->second : current_, correlated,
-                       kernel.start, kernel.end});
+    records.push_back(
+        {kernel.name, correlated ? ext->second : current_, correlated, kernel.start, kernel.end});
   }
   c.kernels.clear();
   c.external.clear();

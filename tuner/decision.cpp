@@ -6,8 +6,7 @@
 
 namespace fuserlab::tuner {
 
-bool beatsBeyondNoise(const Timing& candidate, const Timing& reference,
-                      double margin) {
+bool beatsBeyondNoise(const Timing& candidate, const Timing& reference, double margin) {
   if (!candidate.ok || !reference.ok) return false;
   const double gain = reference.medianNs - candidate.medianNs;
   return gain > margin * reference.medianNs + reference.noiseNs + candidate.noiseNs;
@@ -42,8 +41,8 @@ Decision decide(const std::vector<Timing>& timings, double margin) {
   std::snprintf(text, sizeof text,
                 "variant %zu: %.0f ns against the default's %.0f ns (%.3fx; "
                 "noise %.0f + %.0f ns, margin %.0f%%)",
-                best->variant, best->medianNs, base->medianNs, decision.speedup,
-                best->noiseNs, base->noiseNs, margin * 100);
+                best->variant, best->medianNs, base->medianNs, decision.speedup, best->noiseNs,
+                base->noiseNs, margin * 100);
   decision.reason = text;
   return decision;
 }

@@ -83,8 +83,7 @@ std::vector<std::string> describeKernelTimes(const KernelTimes& times) {
   lines.emplace_back(buffer);
   if (times.kernels.size() > 1) {
     for (const KernelTimes::Kernel& k : times.kernels) {
-      std::snprintf(buffer, sizeof(buffer), "  %s: %.2f us", k.name.c_str(),
-                    k.microseconds.median);
+      std::snprintf(buffer, sizeof(buffer), "  %s: %.2f us", k.name.c_str(), k.microseconds.median);
       lines.emplace_back(buffer);
     }
   }

@@ -22,8 +22,7 @@ std::string resolve(const std::string& script, const std::string& folder) {
 const std::string& memberString(const Json& object, std::string_view key,
                                 const std::string& where) {
   const Json* value = object.get(key);
-  FL_CHECK(value != nullptr && value->isString(), where, ": expected a string \"", key,
-           "\"");
+  FL_CHECK(value != nullptr && value->isString(), where, ": expected a string \"", key, "\"");
   return value->asString();
 }
 
@@ -37,8 +36,7 @@ std::optional<std::string> optionalString(const Json& object, std::string_view k
 }
 
 // Adds `item`, or merges its segments into the item of the same identity.
-void add(std::vector<PlanItem>& items, std::map<std::string, size_t>& index,
-         PlanItem item) {
+void add(std::vector<PlanItem>& items, std::map<std::string, size_t>& index, PlanItem item) {
   const std::string identity = item.identity();
   auto [it, inserted] = index.emplace(identity, items.size());
   if (inserted) {
@@ -97,16 +95,15 @@ Json PlanItem::toJson() const {
   json.set("script", script);
   json.set("fusion", fusion ? Json(*fusion) : Json());
   json.set("inputs", inputs ? Json(*inputs) : Json());
-  json.set("segments", Json::arrayOf(std::vector<std::string>(segmentHashes.begin(),
-                                                               segmentHashes.end())));
+  json.set("segments",
+           Json::arrayOf(std::vector<std::string>(segmentHashes.begin(), segmentHashes.end())));
   return json;
 }
 
 std::vector<PlanItem> parsePlan(const std::string& text, const std::string& name,
                                 const std::string& folder) {
   // A plan is one object with "fusions"; anything else is read as lines.
-  if (text.find('\n') == std::string::npos ||
-      text.find("\"fusions\"") != std::string::npos) {
+  if (text.find('\n') == std::string::npos || text.find("\"fusions\"") != std::string::npos) {
     std::optional<Json> whole;
     try {
       whole = Json::parse(text);

@@ -1,10 +1,10 @@
 #include "tuner/runner_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <algorithm>
 #include <thread>
 
 #include "core/ir/error.h"
@@ -22,8 +22,7 @@ VariantOutcome RunnerPool::run(const TuningTarget& target, const Variant& varian
   return runners_[0]->run(target, variant);
 }
 
-void RunnerPool::runBatch(const TuningTarget& target,
-                          const std::vector<const Variant*>& variants,
+void RunnerPool::runBatch(const TuningTarget& target, const std::vector<const Variant*>& variants,
                           const StopCheck& stop, const OutcomeSink& done) {
   // The runners' threads take variants off a shared counter and queue what
   // they finish; this thread hands each finished outcome to `done`.
@@ -83,8 +82,10 @@ std::vector<int> parseDeviceList(const std::string& text, int available) {
     std::string item = text.substr(begin, end - begin);
     if (item.rfind("cuda:", 0) == 0) item = item.substr(5);
     const auto index = ir::tryParseInteger(item, 0, 1023);
-    FL_CHECK(index.has_value(), "--devices is a list of GPU indices (0,1 or cuda:0,cuda:1) "
-             "or 'all', found '", text, "'");
+    FL_CHECK(index.has_value(),
+             "--devices is a list of GPU indices (0,1 or cuda:0,cuda:1) "
+             "or 'all', found '",
+             text, "'");
     FL_CHECK(*index < available, "--devices names GPU ", *index, " but this machine has ",
              available, " CUDA device(s)");
     bool seen = false;

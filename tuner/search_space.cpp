@@ -18,8 +18,7 @@ std::string labelOf(const KnobGrid& grid, const std::vector<int64_t>& values) {
   std::string label;
   for (size_t k = 0; k < grid.knobs.size(); ++k) {
     if (!label.empty()) label += " ";
-    label += grid.knobs[k].name + "=" +
-             grid.valueName(grid.knobs[k].name, values[k]);
+    label += grid.knobs[k].name + "=" + grid.valueName(grid.knobs[k].name, values[k]);
   }
   return label;
 }
@@ -30,21 +29,16 @@ KnobGrid gridFor(const ir::Fusion& segment, scheduler::SchedulerType type,
   using scheduler::SchedulerType;
   switch (type) {
     case SchedulerType::Pointwise:
-      return pointwiseGrid(segment, info,
-                           std::get<scheduler::PointwiseParams>(params));
+      return pointwiseGrid(segment, info, std::get<scheduler::PointwiseParams>(params));
     case SchedulerType::Reduction:
     case SchedulerType::InnerPersistent:
     case SchedulerType::OuterPersistent:
-      return reductionGrid(segment, type, info,
-                           std::get<scheduler::ReductionParams>(params));
+      return reductionGrid(segment, type, info, std::get<scheduler::ReductionParams>(params));
     case SchedulerType::Transpose:
-      return transposeGrid(segment, info,
-                           std::get<scheduler::TransposeParams>(params));
-    default:
-      break;
+      return transposeGrid(segment, info, std::get<scheduler::TransposeParams>(params));
+    default: break;
   }
-  FL_USER_ERROR("the ", scheduler::toString(type),
-                " scheduler has no params to tune");
+  FL_USER_ERROR("the ", scheduler::toString(type), " scheduler has no params to tune");
 }
 
 }  // namespace
@@ -52,23 +46,19 @@ KnobGrid gridFor(const ir::Fusion& segment, scheduler::SchedulerType type,
 bool isTunable(scheduler::SchedulerType type) {
   using scheduler::SchedulerType;
   return type == SchedulerType::Pointwise || type == SchedulerType::Reduction ||
-         type == SchedulerType::InnerPersistent ||
-         type == SchedulerType::OuterPersistent ||
+         type == SchedulerType::InnerPersistent || type == SchedulerType::OuterPersistent ||
          type == SchedulerType::Transpose;
 }
 
-std::string numericValueName(const std::string&, int64_t value) {
-  return std::to_string(value);
-}
+std::string numericValueName(const std::string&, int64_t value) { return std::to_string(value); }
 
 int64_t SearchSpace::flatten(const Point& point) const {
-  FL_ASSERT(point.size() == knobs.size(), "a point of ", point.size(),
-            " knobs in a space of ", knobs.size());
+  FL_ASSERT(point.size() == knobs.size(), "a point of ", point.size(), " knobs in a space of ",
+            knobs.size());
   int64_t flat = 0;
   for (size_t k = 0; k < knobs.size(); ++k) {
     const auto size = static_cast<int64_t>(knobs[k].values.size());
-    FL_ASSERT(point[k] >= 0 && point[k] < size, "knob ", knobs[k].name,
-              " has no value ", point[k]);
+    FL_ASSERT(point[k] >= 0 && point[k] < size, "knob ", knobs[k].name, " has no value ", point[k]);
     flat = flat * size + point[k];
   }
   return flat;
@@ -128,12 +118,10 @@ report::Json SearchSpace::toJson() const {
   return json;
 }
 
-SearchSpace buildSearchSpace(const ir::Fusion& segment,
-                             scheduler::SchedulerType type,
+SearchSpace buildSearchSpace(const ir::Fusion& segment, scheduler::SchedulerType type,
                              const scheduler::SegmentRuntimeInfo& info,
                              const scheduler::HeuristicParams& defaultParams) {
-  FL_CHECK(isTunable(type), "the ", scheduler::toString(type),
-           " scheduler has no params to tune");
+  FL_CHECK(isTunable(type), "the ", scheduler::toString(type), " scheduler has no params to tune");
   KnobGrid grid = gridFor(segment, type, info, defaultParams);
   FL_ASSERT(grid.defaultValues.size() == grid.knobs.size(),
             "a knob grid without the default's value of every knob");
@@ -153,8 +141,8 @@ SearchSpace buildSearchSpace(const ir::Fusion& segment,
 
   const scheduler::Scheduler& scheduler = scheduler::schedulerFor(type);
   std::map<std::string, size_t> byHash;
-  auto add = [&](scheduler::HeuristicParams params, const Point& point,
-                 bool isDefault, std::vector<int64_t> values) {
+  auto add = [&](scheduler::HeuristicParams params, const Point& point, bool isDefault,
+                 std::vector<int64_t> values) {
     Variant v;
     v.id = space.variants.size();
     v.paramsHash = db::hex64(scheduler::paramsHash(params));

@@ -73,8 +73,7 @@ class SearchSpace {
 //! The space of `segment` (scheduled by `type`, whose heuristic proposed
 //! `defaultParams`) at these sizes. A UserError for a scheduler that has no
 //! params to tune (no_op, expr_eval).
-SearchSpace buildSearchSpace(const ir::Fusion& segment,
-                             scheduler::SchedulerType type,
+SearchSpace buildSearchSpace(const ir::Fusion& segment, scheduler::SchedulerType type,
                              const scheduler::SegmentRuntimeInfo& info,
                              const scheduler::HeuristicParams& defaultParams);
 

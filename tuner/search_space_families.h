@@ -21,21 +21,17 @@ struct KnobGrid {
   std::vector<int64_t> defaultValues;
   //! Params for one value per knob (dependent fields derived), starting
   //! from the default's fields for whatever no knob sets.
-  std::function<scheduler::HeuristicParams(const std::vector<int64_t>&)>
-      materialize;
+  std::function<scheduler::HeuristicParams(const std::vector<int64_t>&)> materialize;
   //! A knob value for people ("registers" rather than 0).
   std::function<std::string(const std::string&, int64_t)> valueName;
 };
 
-KnobGrid pointwiseGrid(const ir::Fusion& segment,
-                       const scheduler::SegmentRuntimeInfo& info,
+KnobGrid pointwiseGrid(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info,
                        const scheduler::PointwiseParams& defaults);
-KnobGrid reductionGrid(const ir::Fusion& segment,
-                       scheduler::SchedulerType type,
+KnobGrid reductionGrid(const ir::Fusion& segment, scheduler::SchedulerType type,
                        const scheduler::SegmentRuntimeInfo& info,
                        const scheduler::ReductionParams& defaults);
-KnobGrid transposeGrid(const ir::Fusion& segment,
-                       const scheduler::SegmentRuntimeInfo& info,
+KnobGrid transposeGrid(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info,
                        const scheduler::TransposeParams& defaults);
 
 //! Plain numbers: std::to_string.

@@ -21,8 +21,7 @@ int64_t largestOutputRank(const ir::Fusion& segment) {
 
 }  // namespace
 
-KnobGrid pointwiseGrid(const ir::Fusion& segment,
-                       const scheduler::SegmentRuntimeInfo& info,
+KnobGrid pointwiseGrid(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info,
                        const scheduler::PointwiseParams& defaults) {
   KnobGrid grid;
   std::vector<int64_t> breakPoints;
@@ -58,8 +57,7 @@ KnobGrid pointwiseGrid(const ir::Fusion& segment,
   return grid;
 }
 
-KnobGrid transposeGrid(const ir::Fusion& segment,
-                       const scheduler::SegmentRuntimeInfo& info,
+KnobGrid transposeGrid(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info,
                        const scheduler::TransposeParams& defaults) {
   KnobGrid grid;
   grid.knobs = {
@@ -69,8 +67,7 @@ KnobGrid transposeGrid(const ir::Fusion& segment,
       {"vectorization_factor_2", {1, 2, 4, 8}},
       {"block_dim", {64, 128, 256}},
   };
-  grid.defaultValues = {defaults.tileSize1, defaults.tileSize2,
-                        defaults.vectorizationFactor1,
+  grid.defaultValues = {defaults.tileSize1, defaults.tileSize2, defaults.vectorizationFactor1,
                         defaults.vectorizationFactor2, defaults.blockDim};
   grid.materialize = [defaults](const std::vector<int64_t>& v) {
     scheduler::TransposeParams p = defaults;

@@ -39,15 +39,11 @@ enum Knobs : size_t {
 }  // namespace
 
 KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
-                       const scheduler::SegmentRuntimeInfo& info,
-                       const ReductionParams& d) {
+                       const scheduler::SegmentRuntimeInfo& info, const ReductionParams& d) {
   const auto pattern = scheduler::analyzeReductionPattern(segment);
-  FL_CHECK(pattern.pattern.has_value(), "no reduction pattern to tune: ",
-           pattern.reason);
-  const auto extentsResult =
-      scheduler::reductionExtents(*pattern.pattern, *info.evaluator);
-  FL_CHECK(extentsResult.reason.empty(), "no reduction extents to tune: ",
-           extentsResult.reason);
+  FL_CHECK(pattern.pattern.has_value(), "no reduction pattern to tune: ", pattern.reason);
+  const auto extentsResult = scheduler::reductionExtents(*pattern.pattern, *info.evaluator);
+  FL_CHECK(extentsResult.reason.empty(), "no reduction extents to tune: ", extentsResult.reason);
   const scheduler::ReductionExtents extents = extentsResult.extents;
   const bool innermost = pattern.pattern->innermost;
   const bool persistent = type != SchedulerType::Reduction;
@@ -77,33 +73,31 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     threadsY = {1, 2, 4, 8};
   } else {
     threadsX = {1, 2, 4, 8, 16, 32};
-    threadsY = {8, 16, 32, 64, 128, 256};  // 8: the narrow cluster blocks (the default before 16 x 16)
+    threadsY = {8,  16,  32,
+                64, 128, 256};  // 8: the narrow cluster blocks (the default before 16 x 16)
   }
   grid.knobs = {
       {"vectorization_factor", {1, 2, 4, 8}},
       {"block_dim_x", threadsX},
       {"block_dim_y", threadsY},
       {"register_cap", {0, 64, 128}},
-      {"unroll_factor_reduction", persistent ? std::vector<int64_t>{1}
-                                             : std::vector<int64_t>{1, 2, 4}},
-      {"persistent_storage", persistent ? std::vector<int64_t>{0, 1}
-                                        : std::vector<int64_t>{0}},
+      {"unroll_factor_reduction",
+       persistent ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2, 4}},
+      {"persistent_storage", persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"project_persistent_buffers",
        persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
-      {"cluster_reduction",
-       clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
+      {"cluster_reduction", clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"grid_dim_y", splits},
   };
-  grid.defaultValues = {
-      d.vectorizationFactor,
-      d.blockDimX,
-      d.blockDimY,
-      d.registerCap,
-      d.unrollFactorReduction,
-      d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
-      d.projectPersistentBuffers ? 1 : 0,
-      d.clusterReduction ? 1 : 0,
-      d.gridDimY};
+  grid.defaultValues = {d.vectorizationFactor,
+                        d.blockDimX,
+                        d.blockDimY,
+                        d.registerCap,
+                        d.unrollFactorReduction,
+                        d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
+                        d.projectPersistentBuffers ? 1 : 0,
+                        d.clusterReduction ? 1 : 0,
+                        d.gridDimY};
 
   grid.materialize = [d, type, extents, innermost](const std::vector<int64_t>& v) {
     ReductionParams p = d;
@@ -123,8 +117,8 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     p.crossBlockReduction = p.blockDimX > 1;
     if (type == SchedulerType::InnerPersistent) {
       // Each row in one block: its chunks over block_dim_x threads.
-      const int64_t chunks = scheduler::rowChunks(
-          reduction, p.vectorizationFactor, scheduler::shiftsRows(p));
+      const int64_t chunks =
+          scheduler::rowChunks(reduction, p.vectorizationFactor, scheduler::shiftsRows(p));
       p.persistentBatchSize = ceilDiv(chunks, p.blockDimX);
       p.gridDimX = ceilDiv(iteration, p.blockDimY);
     } else if (type == SchedulerType::OuterPersistent) {

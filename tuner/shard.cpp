@@ -10,8 +10,8 @@ constexpr int64_t kMaxShards = 1 << 20;
 
 int64_t number(const char* text, const std::string& what, int64_t minimum) {
   const auto value = ir::tryParseInteger(text, minimum, kMaxShards);
-  FL_CHECK(value.has_value(), what, " must be a whole number from ", minimum, " to ",
-           kMaxShards, ", found '", text, "'");
+  FL_CHECK(value.has_value(), what, " must be a whole number from ", minimum, " to ", kMaxShards,
+           ", found '", text, "'");
   return *value;
 }
 
@@ -30,15 +30,16 @@ Shard parseShard(std::string_view text) {
 Shard shardFromEnvironment(const Environment& environment) {
   if (const char* id = environment("SLURM_ARRAY_TASK_ID")) {
     const char* count = environment("SLURM_ARRAY_TASK_COUNT");
-    FL_CHECK(count != nullptr, "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; "
+    FL_CHECK(count != nullptr,
+             "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; "
              "pass --shard K/N");
     const char* min = environment("SLURM_ARRAY_TASK_MIN");
     const int64_t first = min ? number(min, "SLURM_ARRAY_TASK_MIN", 0) : 0;
     const int64_t n = number(count, "SLURM_ARRAY_TASK_COUNT", 1);
     const int64_t k = number(id, "SLURM_ARRAY_TASK_ID", 0) - first;
     // A stepped array (--array=0-7:2) has ids that are not first..first+n-1.
-    FL_CHECK(k >= 0 && k < n, "SLURM_ARRAY_TASK_ID ", id, " minus SLURM_ARRAY_TASK_MIN ",
-             first, " is not below SLURM_ARRAY_TASK_COUNT ", n,
+    FL_CHECK(k >= 0 && k < n, "SLURM_ARRAY_TASK_ID ", id, " minus SLURM_ARRAY_TASK_MIN ", first,
+             " is not below SLURM_ARRAY_TASK_COUNT ", n,
              " (an array with steps or gaps?); pass --shard K/N");
     return Shard{static_cast<int>(k), static_cast<int>(n), "SLURM_ARRAY_TASK_ID"};
   }

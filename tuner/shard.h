@@ -24,8 +24,8 @@
 namespace fuserlab::tuner {
 
 struct Shard {
-  int index = 0;  //!< K, from 0
-  int count = 1;  //!< N
+  int index = 0;                   //!< K, from 0
+  int count = 1;                   //!< N
   std::string origin = "default";  //!< "--shard", "SLURM_ARRAY_TASK_ID", ...
 
   //! Whether plan item `item` belongs to this shard.

@@ -42,8 +42,7 @@ SampleStats summarize(std::vector<double> samplesNs) {
   const double reach = 0.98 * std::sqrt(static_cast<double>(n));
   const double mid = static_cast<double>(n - 1) / 2;
   const auto lo = static_cast<size_t>(std::max(0.0, std::floor(mid - reach)));
-  const auto hi = static_cast<size_t>(
-      std::min(static_cast<double>(n - 1), std::ceil(mid + reach)));
+  const auto hi = static_cast<size_t>(std::min(static_cast<double>(n - 1), std::ceil(mid + reach)));
   s.medianHalfWidthNs = (samplesNs[hi] - samplesNs[lo]) / 2;
   return s;
 }

@@ -23,9 +23,7 @@ struct SampleStats {
   double medianHalfWidthNs = 0;
 
   //! medianHalfWidthNs / medianNs: the runner samples until it is < 1%.
-  double relativeSpread() const {
-    return medianNs > 0 ? medianHalfWidthNs / medianNs : 0;
-  }
+  double relativeSpread() const { return medianNs > 0 ? medianHalfWidthNs / medianNs : 0; }
 };
 
 //! The statistics of `samplesNs` (at least one sample).

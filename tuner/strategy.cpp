@@ -65,8 +65,8 @@ class Evaluation {
       const size_t end = std::min(pending.size(), begin + options_.batchSize);
       const std::vector<size_t> batch(pending.begin() + begin, pending.begin() + end);
       const auto costs = measure_(batch);
-      FL_ASSERT(costs.size() == batch.size(), "measured ", costs.size(),
-                " of a batch of ", batch.size());
+      FL_ASSERT(costs.size() == batch.size(), "measured ", costs.size(), " of a batch of ",
+                batch.size());
       for (size_t i = 0; i < batch.size(); ++i) {
         costs_[batch[i]] = costs[i];
         result.evaluated.push_back(batch[i]);
@@ -144,20 +144,17 @@ StrategyKind parseStrategy(std::string_view text) {
   if (text == "exhaustive") return StrategyKind::Exhaustive;
   if (text == "random") return StrategyKind::Random;
   if (text == "coordinate") return StrategyKind::Coordinate;
-  FL_USER_ERROR("--strategy must be exhaustive, random or coordinate, found '",
-                std::string(text), "'");
+  FL_USER_ERROR("--strategy must be exhaustive, random or coordinate, found '", std::string(text),
+                "'");
 }
 
-std::vector<size_t> plannedVariants(const SearchSpace& space,
-                                    const StrategyOptions& options) {
+std::vector<size_t> plannedVariants(const SearchSpace& space, const StrategyOptions& options) {
   std::vector<size_t> ids;
   switch (options.kind) {
     case StrategyKind::Exhaustive:
       for (size_t i = 0; i < space.variants.size(); ++i) ids.push_back(i);
       break;
-    case StrategyKind::Random:
-      ids = randomOrder(space, options.seed);
-      break;
+    case StrategyKind::Random: ids = randomOrder(space, options.seed); break;
     case StrategyKind::Coordinate: {
       std::set<size_t> seen = {0};
       ids.push_back(0);
@@ -174,19 +171,14 @@ std::vector<size_t> plannedVariants(const SearchSpace& space,
 }
 
 StrategyResult runStrategy(const SearchSpace& space, const StrategyOptions& options,
-                           const MeasureBatch& measure,
-                           const std::atomic<bool>* cancel) {
+                           const MeasureBatch& measure, const std::atomic<bool>* cancel) {
   FL_ASSERT(!space.variants.empty(), "a search space without its default");
   FL_ASSERT(options.batchSize > 0, "a strategy batch size of 0");
   Evaluation eval(options, measure, cancel, capOf(options, space.variants.size()));
   switch (options.kind) {
     case StrategyKind::Exhaustive:
-    case StrategyKind::Random:
-      eval.evaluate(plannedVariants(space, options));
-      break;
-    case StrategyKind::Coordinate:
-      coordinateDescent(space, eval);
-      break;
+    case StrategyKind::Random: eval.evaluate(plannedVariants(space, options)); break;
+    case StrategyKind::Coordinate: coordinateDescent(space, eval); break;
   }
   return eval.result;
 }

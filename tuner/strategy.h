@@ -37,11 +37,10 @@ struct StrategyOptions {
 
 //! Measures variants (ids into the space): a cost per id (lower is better,
 //! e.g. the median in ns), nullopt for a variant that failed.
-using MeasureBatch =
-    std::function<std::vector<std::optional<double>>(const std::vector<size_t>&)>;
+using MeasureBatch = std::function<std::vector<std::optional<double>>(const std::vector<size_t>&)>;
 
 struct StrategyResult {
-  std::vector<size_t> evaluated;  //!< in the order they were measured
+  std::vector<size_t> evaluated;             //!< in the order they were measured
   std::vector<std::optional<double>> costs;  //!< per evaluated entry
   //! The cheapest evaluated variant (by cost alone; the decision rule of
   //! decision.h decides whether it replaces the default).
@@ -52,13 +51,11 @@ struct StrategyResult {
 //! Runs `options`' strategy; stops early (cancelled) when `cancel` is set
 //! between batches.
 StrategyResult runStrategy(const SearchSpace& space, const StrategyOptions& options,
-                           const MeasureBatch& measure,
-                           const std::atomic<bool>* cancel = nullptr);
+                           const MeasureBatch& measure, const std::atomic<bool>* cancel = nullptr);
 
 //! The variants exhaustive or random would measure, in order (what a dry run
 //! lists); coordinate descent is adaptive: its first batch (the default and
 //! the variants one knob away from it).
-std::vector<size_t> plannedVariants(const SearchSpace& space,
-                                    const StrategyOptions& options);
+std::vector<size_t> plannedVariants(const SearchSpace& space, const StrategyOptions& options);
 
 }  // namespace fuserlab::tuner

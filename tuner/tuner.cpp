@@ -36,15 +36,14 @@ Timing timingOf(size_t variant, const db::MeasurementRecord& measurement) {
   t.ok = measurement.measured();
   if (t.ok) {
     t.medianNs = *measurement.medianNs;
-    t.noiseNs = medianHalfWidthFromStddev(measurement.stddevNs.value_or(0),
-                                          measurement.samples);
+    t.noiseNs = medianHalfWidthFromStddev(measurement.stddevNs.value_or(0), measurement.samples);
   }
   return t;
 }
 
 void VariantRunner::runBatch(const TuningTarget& target,
-                             const std::vector<const Variant*>& variants,
-                             const StopCheck& stop, const OutcomeSink& done) {
+                             const std::vector<const Variant*>& variants, const StopCheck& stop,
+                             const OutcomeSink& done) {
   for (size_t i = 0; i < variants.size(); ++i) {
     if (stop && stop()) return;
     done(i, run(target, *variants[i]));
@@ -52,13 +51,12 @@ void VariantRunner::runBatch(const TuningTarget& target,
 }
 
 TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
-                       db::HeuristicsDatabase& database, VariantRunner& runner,
-                       Builder* builder, TuneListener* listener,
-                       const std::atomic<bool>* cancel) {
+                       db::HeuristicsDatabase& database, VariantRunner& runner, Builder* builder,
+                       TuneListener* listener, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   TuneResult result;
-  result.space = buildSearchSpace(target.segmentFusion(), target.scheduler,
-                                  target.bound.info, target.defaultParams);
+  result.space = buildSearchSpace(target.segmentFusion(), target.scheduler, target.bound.info,
+                                  target.defaultParams);
   const SearchSpace& space = result.space;
   const db::SegmentRecord segment = target.segmentRecord();
   const db::DeviceRecord device = target.deviceRecord();
@@ -71,10 +69,10 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
   }
   std::map<size_t, db::MeasurementRecord> records;  // by variant id
 
-  const size_t planned = options.strategy.budget > 0
-                             ? std::min<size_t>(space.variants.size(),
-                                                static_cast<size_t>(options.strategy.budget))
-                             : space.variants.size();
+  const size_t planned =
+      options.strategy.budget > 0
+          ? std::min<size_t>(space.variants.size(), static_cast<size_t>(options.strategy.budget))
+          : space.variants.size();
   double bestMedian = 0;
   size_t done = 0;
   if (listener) {
@@ -217,8 +215,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
     result.entryId = database.store(entry);
     transaction.commit();
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (listener) {
     ProgressEvent event;
     event.kind = ProgressEvent::Kind::Finished;

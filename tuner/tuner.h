@@ -58,16 +58,15 @@ class VariantRunner {
   //! calling thread as each finishes; a variant not started because `stop`
   //! said so gets no call. This one runs them in order; a RunnerPool (several
   //! GPUs) runs them at once.
-  virtual void runBatch(const TuningTarget& target,
-                        const std::vector<const Variant*>& variants, const StopCheck& stop,
-                        const OutcomeSink& done);
+  virtual void runBatch(const TuningTarget& target, const std::vector<const Variant*>& variants,
+                        const StopCheck& stop, const OutcomeSink& done);
 };
 
 struct ProgressEvent {
   enum class Kind { Started, Measured, Finished };
   Kind kind = Kind::Started;
-  size_t done = 0;     //!< variants evaluated so far (resumed included)
-  size_t planned = 0;  //!< the strategy's cap on variants
+  size_t done = 0;                          //!< variants evaluated so far (resumed included)
+  size_t planned = 0;                       //!< the strategy's cap on variants
   const VariantOutcome* outcome = nullptr;  //!< Measured only
   const Variant* variant = nullptr;         //!< Measured only
   //! The fastest ok median so far (ns), 0 before any.
@@ -116,8 +115,7 @@ Timing timingOf(size_t variant, const db::MeasurementRecord& measurement);
 //! `builder` may be null (the runner then builds). Cancelling stops before
 //! the next variant; what was measured stays in the database.
 TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
-                       db::HeuristicsDatabase& database, VariantRunner& runner,
-                       Builder* builder, TuneListener* listener,
-                       const std::atomic<bool>* cancel);
+                       db::HeuristicsDatabase& database, VariantRunner& runner, Builder* builder,
+                       TuneListener* listener, const std::atomic<bool>* cancel);
 
 }  // namespace fuserlab::tuner

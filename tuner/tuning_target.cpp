@@ -19,10 +19,8 @@ db::DeviceRecord TuningTarget::deviceRecord() const {
   return record;
 }
 
-codegen::GeneratedKernel TuningTarget::generate(
-    const scheduler::HeuristicParams& params) const {
-  return codegen::generateKernel(segmentFusion(), scheduler, params, bound.info,
-                                 kernelName);
+codegen::GeneratedKernel TuningTarget::generate(const scheduler::HeuristicParams& params) const {
+  return codegen::generateKernel(segmentFusion(), scheduler, params, bound.info, kernelName);
 }
 
 std::vector<int> tunableSegments(const runtime::CompiledFusion& compiled) {
@@ -36,12 +34,11 @@ std::vector<int> tunableSegments(const runtime::CompiledFusion& compiled) {
 std::unique_ptr<TuningTarget> makeTuningTarget(const ir::Fusion& fusion,
                                                const passes::CompileOptions& options,
                                                const scheduler::DeviceSpec& device,
-                                               const runtime::Arguments& inputs,
-                                               int segment) {
+                                               const runtime::Arguments& inputs, int segment) {
   auto target = std::make_unique<TuningTarget>();
   target->device = device;
-  target->compiled = runtime::compileFusion(fusion, options, target->device, inputs,
-                                            nullptr, /*withTextDumps=*/false);
+  target->compiled = runtime::compileFusion(fusion, options, target->device, inputs, nullptr,
+                                            /*withTextDumps=*/false);
   target->bound = runtime::bindSegment(target->compiled, segment, target->device, inputs);
   const segmenter::SegmentedGroup& group = *target->bound.group;
   target->segment = group.id;
@@ -56,8 +53,7 @@ std::unique_ptr<TuningTarget> makeTuningTarget(const ir::Fusion& fusion,
              return list.empty() ? std::string(" none") : list;
            }());
   target->defaultParams = group.choice.params;
-  target->key = db::segmentKey(target->segmentFusion(), target->scheduler,
-                               target->bound.info);
+  target->key = db::segmentKey(target->segmentFusion(), target->scheduler, target->bound.info);
   target->kernelName = runtime::segmentKernelName(group.id, target->scheduler);
   return target;
 }

@@ -49,8 +49,7 @@ std::vector<int> tunableSegments(const runtime::CompiledFusion& compiled);
 std::unique_ptr<TuningTarget> makeTuningTarget(const ir::Fusion& fusion,
                                                const passes::CompileOptions& options,
                                                const scheduler::DeviceSpec& device,
-                                               const runtime::Arguments& inputs,
-                                               int segment);
+                                               const runtime::Arguments& inputs, int segment);
 
 //! Answers `params` for segments with `key`'s structure, scheduler and sizes
 //! (any device: the worker's real GPU may be fingerprinted differently from

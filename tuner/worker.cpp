@@ -49,8 +49,7 @@ void launchFaultingKernel(const scheduler::DeviceSpec& spec) {
       "  *(volatile int*)(p + (1ll << 38)) = 1;\n"
       "  __trap();\n"
       "}\n";
-  const runtime::NvrtcOutput out =
-      runtime::compileWithNvrtc(kernel, spec.computeCapability());
+  const runtime::NvrtcOutput out = runtime::compileWithNvrtc(kernel, spec.computeCapability());
   runtime::CudaModule module(std::string_view(out.cubin.data(), out.cubin.size()),
                              "the fault switch");
   const runtime::CudaKernel k = module.kernel(kernel.name, "the fault switch");
@@ -68,8 +67,8 @@ class Worker {
     FL_CHECK(spec.has_value(), "no CUDA device cuda:", setup.device, ": ",
              runtime::cudaUnavailableReason());
     spec_ = *spec;
-    target_ = makeTuningTarget(*setup.fusion, setup.options, spec_, setup.hostInputs,
-                               setup.segment);
+    target_ =
+        makeTuningTarget(*setup.fusion, setup.options, spec_, setup.hostInputs, setup.segment);
     reference_ = runtime::runReference(*setup.fusion, hostCopy(setup.hostInputs));
     std::string why;
     timer_ = CuptiTimer::create(&why);
@@ -118,8 +117,7 @@ class Worker {
     const runtime::HostRunResult result =
         runtime::runOnGpu(executor, hostCopy(setup_.hostInputs), checked);
     const report::CompileReport* report = executor.lastReport();
-    FL_CHECK(report != nullptr &&
-                 static_cast<size_t>(setup_.segment) < report->segments.size() &&
+    FL_CHECK(report != nullptr && static_cast<size_t>(setup_.segment) < report->segments.size() &&
                  report->segments[setup_.segment].paramsSource == kSourceTuner,
              "the runtime did not take the variant's params",
              report && static_cast<size_t>(setup_.segment) < report->segments.size()
@@ -154,11 +152,11 @@ class Worker {
       if (!duration) {
         std::string seen;
         for (const KernelRecord& r : records) {
-          seen += (seen.empty() ? "" : ", ") + r.name + " (sample " +
-                  std::to_string(r.sample) + (r.correlated ? ")" : ", uncorrelated)");
+          seen += (seen.empty() ? "" : ", ") + r.name + " (sample " + std::to_string(r.sample) +
+                  (r.correlated ? ")" : ", uncorrelated)");
         }
-        FL_CHECK(false, "CUPTI reported no ", target_->kernelName, " kernel for sample ",
-                 sampleId_, "; its records: ", seen.empty() ? "none" : seen);
+        FL_CHECK(false, "CUPTI reported no ", target_->kernelName, " kernel for sample ", sampleId_,
+                 "; its records: ", seen.empty() ? "none" : seen);
       }
       if (samples.size() >= 5 && !redoing) {
         const SampleStats now = summarize(samples);

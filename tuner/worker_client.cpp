@@ -66,8 +66,8 @@ void WorkerRunner::stopWorker() {
 }
 
 bool WorkerRunner::readLine(std::string& line, double timeoutSeconds, std::string* error) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(timeoutSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
   for (;;) {
     if (auto newline = buffered_.find('\n'); newline != std::string::npos) {
       line = buffered_.substr(0, newline);
@@ -159,8 +159,7 @@ VariantOutcome WorkerRunner::run(const TuningTarget& target, const Variant& vari
   request.set("variant", static_cast<int64_t>(variant.id));
   request.set("params", scheduler::paramsToJson(variant.params));
   std::string line;
-  if (!writeAll(toWorker_, request.dump(-1) + "\n") ||
-      !readLine(line, timeoutSeconds_, &error)) {
+  if (!writeAll(toWorker_, request.dump(-1) + "\n") || !readLine(line, timeoutSeconds_, &error)) {
     outcome.error = "variant " + std::to_string(variant.id) + ": " +
                     (error.empty() ? "the worker stopped reading" : error);
     if (pid_ > 0) ::kill(pid_, SIGKILL);

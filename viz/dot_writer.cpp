@@ -17,8 +17,8 @@ namespace {
 std::string dotId(const std::string& id) {
   std::string out = "\"";
   for (char c : id) {
-    FL_ASSERT(c != '\\' && static_cast<unsigned char>(c) >= 0x20,
-              "graph id '", id, "' has a backslash or control character");
+    FL_ASSERT(c != '\\' && static_cast<unsigned char>(c) >= 0x20, "graph id '", id,
+              "' has a backslash or control character");
     if (c == '"') out += '\\';
     out += c;
   }
@@ -35,25 +35,22 @@ const char* shapeOf(NodeKind kind) {
   switch (kind) {
     case NodeKind::Value:
     case NodeKind::Input:
-    case NodeKind::Output:
-      return "ellipse";
+    case NodeKind::Output: return "ellipse";
     case NodeKind::Op:
     case NodeKind::Segment:
-    case NodeKind::Legend:
-      return "box";
+    case NodeKind::Legend: return "box";
   }
   return "box";
 }
 
-void writeNode(std::ostringstream& out, const GraphNode& node,
-               const DotOptions& options, const char* indent) {
-  out << indent << dotId(node.id) << " [id=" << dotId(node.id)
-      << ", label=" << dotLabel(node.label) << ", shape=" << shapeOf(node.kind)
-      << ", fillcolor=" << dotLabel(node.fillColor);
-  std::string style = node.kind == NodeKind::Op || node.kind == NodeKind::Segment ||
-                              node.kind == NodeKind::Legend
-                          ? "rounded,filled"
-                          : "filled";
+void writeNode(std::ostringstream& out, const GraphNode& node, const DotOptions& options,
+               const char* indent) {
+  out << indent << dotId(node.id) << " [id=" << dotId(node.id) << ", label=" << dotLabel(node.label)
+      << ", shape=" << shapeOf(node.kind) << ", fillcolor=" << dotLabel(node.fillColor);
+  std::string style =
+      node.kind == NodeKind::Op || node.kind == NodeKind::Segment || node.kind == NodeKind::Legend
+          ? "rounded,filled"
+          : "filled";
   if (node.dashed) style += ",dashed";
   out << ", style=" << dotLabel(style);
   if (node.dashed) out << ", color=\"#888888\", fontcolor=\"#555555\"";
@@ -68,8 +65,7 @@ void writeNode(std::ostringstream& out, const GraphNode& node,
     size = &estimate;
   }
   if (size) {
-    out << ", fixedsize=true, width=" << inches(size->width)
-        << ", height=" << inches(size->height);
+    out << ", fixedsize=true, width=" << inches(size->width) << ", height=" << inches(size->height);
   } else if (node.kind == NodeKind::Output) {
     // A second border would grow a fixed-size node past the caller's size;
     // in exports, where Graphviz sizes nodes, it marks outputs.
@@ -124,7 +120,7 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
       << ", fontname=\"Helvetica\", fontsize=11, "
          "nodesep=0.25, ranksep=0.35, labeljust=l"
       << (estimateLayoutCost(graph).units > kBoundedPlacementUnits ? ", nslimit=2, newrank=true"
-                                                                    : "")
+                                                                   : "")
       << "];\n"
       << "  node [fontname=\"Helvetica\", fontsize=10, margin=\"0.08,0.04\", "
          "penwidth=1];\n"
@@ -140,10 +136,8 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
   }
   for (const GraphCluster& cluster : graph.clusters) {
     out << "  subgraph " << dotId("cluster_" + cluster.id) << " {\n"
-        << "    graph [id=" << dotId(cluster.id)
-        << ", label=" << dotLabel(cluster.label)
-        << ", style=" << dotLabel(cluster.dashed ? "rounded,filled,dashed"
-                                                 : "rounded,filled")
+        << "    graph [id=" << dotId(cluster.id) << ", label=" << dotLabel(cluster.label)
+        << ", style=" << dotLabel(cluster.dashed ? "rounded,filled,dashed" : "rounded,filled")
         << ", fillcolor=" << dotLabel(cluster.fillColor)
         << ", color=" << dotLabel(cluster.borderColor) << "];\n";
     for (const GraphNode* node : members[cluster.id]) {
@@ -154,11 +148,9 @@ std::string toDot(const Graph& graph, const DotOptions& options) {
   for (const GraphNode* node : topLevel) writeNode(out, *node, options, "  ");
   size_t labelled = 0;
   for (const GraphEdge& edge : graph.edges) labelled += !edge.label.empty();
-  const char* labelAttribute =
-      labelled > options.inlineEdgeLabelLimit ? "xlabel" : "label";
+  const char* labelAttribute = labelled > options.inlineEdgeLabelLimit ? "xlabel" : "label";
   for (const GraphEdge& edge : graph.edges) {
-    out << "  " << dotId(edge.from) << " -> " << dotId(edge.to)
-        << " [id=" << dotId(edge.id);
+    out << "  " << dotId(edge.from) << " -> " << dotId(edge.to) << " [id=" << dotId(edge.id);
     if (!edge.label.empty()) {
       out << ", " << labelAttribute << "=" << dotLabel(edge.label);
     }

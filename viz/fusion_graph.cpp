@@ -43,10 +43,9 @@ Graph buildFusionGraph(const report::CompileReport& report) {
   for (const auto& segment : report.segments) {
     for (size_t i = 0; i < segment.exprFlow.size(); ++i) {
       const auto& expr = segment.exprFlow[i];
-      const std::string written =
-          expr.outputs.empty()
-              ? "seg" + std::to_string(segment.id) + "e" + std::to_string(i)
-              : expr.outputs[0];
+      const std::string written = expr.outputs.empty()
+                                      ? "seg" + std::to_string(segment.id) + "e" + std::to_string(i)
+                                      : expr.outputs[0];
       const std::string id = "op/" + written;
       // A forwarded expr is in every segment that reads it: draw it once,
       // linked to the first segment that has it.

@@ -13,12 +13,8 @@ const T* findById(const std::vector<T>& items, const std::string& id) {
 
 }  // namespace
 
-const GraphNode* Graph::findNode(const std::string& id) const {
-  return findById(nodes, id);
-}
-const GraphEdge* Graph::findEdge(const std::string& id) const {
-  return findById(edges, id);
-}
+const GraphNode* Graph::findNode(const std::string& id) const { return findById(nodes, id); }
+const GraphEdge* Graph::findEdge(const std::string& id) const { return findById(edges, id); }
 const GraphCluster* Graph::findCluster(const std::string& id) const {
   return findById(clusters, id);
 }

@@ -26,10 +26,10 @@ struct GraphNode {
   NodeKind kind = NodeKind::Op;
   std::string cluster = {};  //!< the id of the cluster it sits in; "" for none
   std::string fillColor = "#ffffff";
-  bool dashed = false;  //!< drawn with a dashed border (kernel-free)
-  int segment = -1;     //!< the report's segment id, where it has one
-  int expr = -1;        //!< the expr's position in that segment's exprs
-  std::string value = {};    //!< the value it stands for or writes ("T5")
+  bool dashed = false;     //!< drawn with a dashed border (kernel-free)
+  int segment = -1;        //!< the report's segment id, where it has one
+  int expr = -1;           //!< the expr's position in that segment's exprs
+  std::string value = {};  //!< the value it stands for or writes ("T5")
   //! For a stub drawn beside a distant use (use_stubs.h): the id of the
   //! node it stands for; "" otherwise.
   std::string stubOf = {};

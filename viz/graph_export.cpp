@@ -1,6 +1,5 @@
 #include "viz/graph_export.h"
 
-
 #include "core/ir/error.h"
 #include "core/ir/output_file.h"
 #include "viz/dot_writer.h"
@@ -23,14 +22,13 @@ const char* toString(ExportFormat format) {
   return "?";
 }
 
-std::string exportGraph(const Graph& graph, ExportFormat format,
-                        LayoutService& service) {
+std::string exportGraph(const Graph& graph, ExportFormat format, LayoutService& service) {
   if (format == ExportFormat::Dot) return toDot(graph);
   return service.render(graph, toString(format)).get();
 }
 
-void exportGraphToFile(const Graph& graph, ExportFormat format,
-                       const std::string& path, LayoutService& service) {
+void exportGraphToFile(const Graph& graph, ExportFormat format, const std::string& path,
+                       LayoutService& service) {
   const std::string bytes = exportGraph(graph, format, service);
   ir::writeUserFile(path, bytes);
 }

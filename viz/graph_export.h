@@ -20,8 +20,7 @@ std::string exportGraph(const Graph& graph, ExportFormat format,
                         LayoutService& service = LayoutService::shared());
 
 //! Writes exportGraph's bytes to `path`; a UserError if it cannot.
-void exportGraphToFile(const Graph& graph, ExportFormat format,
-                       const std::string& path,
+void exportGraphToFile(const Graph& graph, ExportFormat format, const std::string& path,
                        LayoutService& service = LayoutService::shared());
 
 }  // namespace fuserlab::viz

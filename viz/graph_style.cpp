@@ -60,8 +60,7 @@ std::string valueText(const report::TensorReport& value) {
   return text;
 }
 
-void appendLegend(Graph& graph, const std::vector<std::string>& schedulers,
-                  bool withKernelFree) {
+void appendLegend(Graph& graph, const std::vector<std::string>& schedulers, bool withKernelFree) {
   GraphCluster legend;
   legend.id = "legend";
   legend.label = "schedulers";

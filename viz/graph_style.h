@@ -30,7 +30,6 @@ void showScriptNames(Graph& graph, const report::CompileReport& report);
 //! A legend cluster ("legend") with one entry per scheduler in
 //! `schedulers` (in that order) and, when `withKernelFree`, one for
 //! kernel-free segments.
-void appendLegend(Graph& graph, const std::vector<std::string>& schedulers,
-                  bool withKernelFree);
+void appendLegend(Graph& graph, const std::vector<std::string>& schedulers, bool withKernelFree);
 
 }  // namespace fuserlab::viz

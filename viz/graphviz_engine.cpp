@@ -33,8 +33,7 @@ class LaidOutGraph {
   explicit LaidOutGraph(const std::string& dot) {
     graph_ = agmemread(dot.c_str());
     FL_ASSERT(graph_ != nullptr, "Graphviz could not parse the DOT text");
-    FL_ASSERT(gvLayout(context(), graph_, "dot") == 0,
-              "Graphviz's dot layout failed");
+    FL_ASSERT(gvLayout(context(), graph_, "dot") == 0, "Graphviz's dot layout failed");
   }
   ~LaidOutGraph() {
     gvFreeLayout(context(), graph_);
@@ -59,8 +58,7 @@ struct Flip {
   boxf bb;
   Point point(pointf p) const { return {p.x - bb.LL.x, bb.UR.y - p.y}; }
   Box box(boxf b) const {
-    return {b.LL.x - bb.LL.x, bb.UR.y - b.UR.y, b.UR.x - b.LL.x,
-            b.UR.y - b.LL.y};
+    return {b.LL.x - bb.LL.x, bb.UR.y - b.UR.y, b.UR.x - b.LL.x, b.UR.y - b.LL.y};
   }
   Box centered(pointf center, double width, double height) const {
     Point c = point(center);
@@ -87,8 +85,7 @@ Layout readLayout(Agraph_t* graph) {
   for (Agnode_t* node = agfstnode(graph); node; node = agnxtnode(graph, node)) {
     layout.nodes.push_back(
         {idOf(node, agnameof(node)),
-         flip.centered(ND_coord(node), ND_width(node) * 72.0,
-                       ND_height(node) * 72.0)});
+         flip.centered(ND_coord(node), ND_width(node) * 72.0, ND_height(node) * 72.0)});
     for (Agedge_t* e = agfstout(graph, node); e; e = agnxtout(graph, e)) {
       EdgeLayout edge;
       edge.id = idOf(e, "");
@@ -110,8 +107,7 @@ Layout readLayout(Agraph_t* graph) {
       for (const textlabel_t* label : {ED_label(e), ED_xlabel(e)}) {
         if (label && label->set && !edge.hasLabel) {
           edge.hasLabel = true;
-          edge.labelBox =
-              flip.centered(label->pos, label->dimen.x, label->dimen.y);
+          edge.labelBox = flip.centered(label->pos, label->dimen.x, label->dimen.y);
         }
       }
       layout.edges.push_back(std::move(edge));
@@ -136,13 +132,12 @@ std::string renderDotText(const std::string& dot, const std::string& format) {
   LaidOutGraph graph(dot);
   char* data = nullptr;
   unsigned int length = 0;
-  const int status =
-      gvRenderData(context(), graph.get(), format.c_str(), &data, &length);
+  const int status = gvRenderData(context(), graph.get(), format.c_str(), &data, &length);
   std::unique_ptr<char, void (*)(char*)> owned(data, [](char* p) {
     if (p) gvFreeRenderData(p);
   });
-  FL_CHECK(status == 0 && data != nullptr, "Graphviz on this machine cannot render '",
-           format, "' (is its cairo plugin installed? Debian: libgvc6 and graphviz)");
+  FL_CHECK(status == 0 && data != nullptr, "Graphviz on this machine cannot render '", format,
+           "' (is its cairo plugin installed? Debian: libgvc6 and graphviz)");
   return std::string(data, length);
 }
 

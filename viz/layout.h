@@ -61,7 +61,7 @@ struct ClusterLayout {
 };
 
 struct Layout {
-  double width = 0;   //!< the bounding box, from (0, 0)
+  double width = 0;  //!< the bounding box, from (0, 0)
   double height = 0;
   std::vector<NodeLayout> nodes;
   std::vector<EdgeLayout> edges;

@@ -88,7 +88,8 @@ std::string layoutRefusal(const Graph& graph) {
   return "the graph is too large to lay out: " + std::to_string(cost.nodes) + " nodes and " +
          std::to_string(cost.edges) + " edges, " + std::to_string(cost.units) +
          " layout units (nodes plus the ranks each edge crosses); Graphviz's dot takes "
-         "minutes past " + std::to_string(kMaxLayoutUnits);
+         "minutes past " +
+         std::to_string(kMaxLayoutUnits);
 }
 
 }  // namespace fuserlab::viz

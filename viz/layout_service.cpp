@@ -2,8 +2,8 @@
 
 #include "core/ir/error.h"
 #include "viz/dot_writer.h"
-#include "viz/layout_budget.h"
 #include "viz/graphviz_engine.h"
+#include "viz/layout_budget.h"
 
 namespace fuserlab::viz {
 
@@ -46,8 +46,9 @@ void LayoutService::run() {
   }
 }
 
-std::future<std::shared_ptr<const Layout>> LayoutService::layout(
-    const Graph& graph, const NodeSizes& sizes, bool leftToRight) {
+std::future<std::shared_ptr<const Layout>> LayoutService::layout(const Graph& graph,
+                                                                 const NodeSizes& sizes,
+                                                                 bool leftToRight) {
   // The DOT text is made on the caller's thread: it needs no Graphviz.
   if (std::string refusal = layoutRefusal(graph); !refusal.empty()) {
     std::promise<std::shared_ptr<const Layout>> refused;
@@ -80,8 +81,7 @@ std::future<std::shared_ptr<const Layout>> LayoutService::layout(
   return future;
 }
 
-std::future<std::string> LayoutService::render(const Graph& graph,
-                                               const std::string& format) {
+std::future<std::string> LayoutService::render(const Graph& graph, const std::string& format) {
   if (std::string refusal = layoutRefusal(graph); !refusal.empty()) {
     std::promise<std::string> refused;
     refused.set_exception(std::make_exception_ptr(UserError(refusal)));

@@ -36,8 +36,7 @@ class LayoutService {
   //! ranked top to bottom or, with `leftToRight`, left to right. A graph
   //! past kMaxLayoutUnits (layout_budget.h) is not laid out: the future
   //! holds a UserError saying why.
-  std::future<std::shared_ptr<const Layout>> layout(const Graph& graph,
-                                                    const NodeSizes& sizes = {},
+  std::future<std::shared_ptr<const Layout>> layout(const Graph& graph, const NodeSizes& sizes = {},
                                                     bool leftToRight = false);
   //! Renders `graph` with Graphviz ("svg", "png"), nodes sized to labels;
   //! past kMaxLayoutUnits, a UserError through the future, as layout().

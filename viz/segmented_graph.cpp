@@ -56,8 +56,7 @@ class SegmentedBuilder {
         kernelFree = true;
         continue;
       }
-      if (std::find(schedulers.begin(), schedulers.end(), segment.scheduler) ==
-          schedulers.end()) {
+      if (std::find(schedulers.begin(), schedulers.end(), segment.scheduler) == schedulers.end()) {
         schedulers.push_back(segment.scheduler);
       }
     }
@@ -88,20 +87,17 @@ class SegmentedBuilder {
     cluster.segment = segment.id;
     cluster.scheduler = segment.scheduler;
     cluster.launchesKernel = segment.launchesKernel;
-    cluster.fillColor = segment.launchesKernel
-                            ? schedulerFillColor(segment.scheduler)
-                            : kKernelFreeFill;
-    cluster.borderColor = segment.launchesKernel
-                              ? schedulerBorderColor(segment.scheduler)
-                              : kKernelFreeBorder;
+    cluster.fillColor =
+        segment.launchesKernel ? schedulerFillColor(segment.scheduler) : kKernelFreeFill;
+    cluster.borderColor =
+        segment.launchesKernel ? schedulerBorderColor(segment.scheduler) : kKernelFreeBorder;
     cluster.dashed = !segment.launchesKernel;
     graph_.clusters.push_back(cluster);
     auto& local = producers_[segment.id];
     for (size_t i = 0; i < segment.exprFlow.size(); ++i) {
       const auto& expr = segment.exprFlow[i];
       GraphNode node;
-      const std::string written =
-          expr.outputs.empty() ? "e" + std::to_string(i) : expr.outputs[0];
+      const std::string written = expr.outputs.empty() ? "e" + std::to_string(i) : expr.outputs[0];
       node.id = cluster.id + "/" + written;
       node.kind = NodeKind::Op;
       node.cluster = cluster.id;
@@ -130,22 +126,18 @@ class SegmentedBuilder {
   }
 
   // The ops of `segment` that read `name`.
-  std::vector<std::string> readers(const SegmentReport& segment,
-                                   const std::string& name) const {
+  std::vector<std::string> readers(const SegmentReport& segment, const std::string& name) const {
     std::vector<std::string> ids;
     const auto& local = producers_.at(segment.id);
     for (size_t i = 0; i < segment.exprFlow.size(); ++i) {
       const auto& expr = segment.exprFlow[i];
-      if (std::find(expr.inputs.begin(), expr.inputs.end(), name) ==
-          expr.inputs.end()) {
+      if (std::find(expr.inputs.begin(), expr.inputs.end(), name) == expr.inputs.end()) {
         continue;
       }
-      const std::string written =
-          expr.outputs.empty() ? "e" + std::to_string(i) : expr.outputs[0];
+      const std::string written = expr.outputs.empty() ? "e" + std::to_string(i) : expr.outputs[0];
       // Read from inside the segment: drawn already.
       auto producer = local.find(name);
-      if (producer != local.end() &&
-          producer->second != segmentId(segment.id) + "/" + written) {
+      if (producer != local.end() && producer->second != segmentId(segment.id) + "/" + written) {
         continue;
       }
       ids.push_back(segmentId(segment.id) + "/" + written);
@@ -154,8 +146,7 @@ class SegmentedBuilder {
   }
 
   std::string inputNode(const std::string& name) {
-    const std::string id = only_ ? segmentId(only_->id) + "/in/" + name
-                                 : "in/" + name;
+    const std::string id = only_ ? segmentId(only_->id) + "/in/" + name : "in/" + name;
     if (!nodeIds_.insert(id).second) return id;
     GraphNode node;
     node.id = id;
@@ -177,9 +168,8 @@ class SegmentedBuilder {
         if (!drawn(in)) continue;
         // Fusion inputs come from their input node; in the one-segment
         // view every boundary value gets a stub.
-        const bool fromOutside =
-            v->isFusionInput || (only_ && boundary.count(in) &&
-                                 !producers_.at(segment.id).count(in));
+        const bool fromOutside = v->isFusionInput || (only_ && boundary.count(in) &&
+                                                      !producers_.at(segment.id).count(in));
         if (!fromOutside) continue;
         const std::string source = inputNode(in);
         for (const auto& reader : readers(segment, in)) {
@@ -196,9 +186,8 @@ class SegmentedBuilder {
       auto from = producers_.find(edge.from);
       if (to == nullptr || from == producers_.end()) continue;
       auto producer = from->second.find(edge.tensor);
-      FL_ASSERT(producer != from->second.end(), "report edge ", edge.from,
-                "->", edge.to, " carries ", edge.tensor,
-                " which no expr of segment ", edge.from, " writes");
+      FL_ASSERT(producer != from->second.end(), "report edge ", edge.from, "->", edge.to,
+                " carries ", edge.tensor, " which no expr of segment ", edge.from, " writes");
       const std::string label = valueLabel(edge.tensor);
       for (const auto& reader : readers(*to, edge.tensor)) {
         addEdge(producer->second, reader, edge.tensor, label, true);
@@ -255,9 +244,8 @@ class SegmentedBuilder {
     return nullptr;
   }
 
-  void addEdge(const std::string& from, const std::string& to,
-               const std::string& valueName, const std::string& label,
-               bool crosses) {
+  void addEdge(const std::string& from, const std::string& to, const std::string& valueName,
+               const std::string& label, bool crosses) {
     GraphEdge edge;
     edge.id = from + "->" + to;
     if (crosses) edge.id += ":" + valueName;
@@ -282,8 +270,7 @@ class SegmentedBuilder {
 
 }  // namespace
 
-Graph buildSegmentedGraph(const CompileReport& report,
-                          const SegmentedGraphOptions& options) {
+Graph buildSegmentedGraph(const CompileReport& report, const SegmentedGraphOptions& options) {
   return SegmentedBuilder(report, nullptr).build(options);
 }
 
@@ -293,12 +280,10 @@ Graph buildSegmentInteriorGraph(const CompileReport& report, int segmentId) {
       return SegmentedBuilder(report, &segment).build({.legend = false});
     }
   }
-  FL_USER_ERROR("the report has no segment ", segmentId, " (it has ",
-                report.segments.size(), ")");
+  FL_USER_ERROR("the report has no segment ", segmentId, " (it has ", report.segments.size(), ")");
 }
 
-Graph buildSegmentOverviewGraph(const CompileReport& report,
-                                const SegmentedGraphOptions& options) {
+Graph buildSegmentOverviewGraph(const CompileReport& report, const SegmentedGraphOptions& options) {
   Graph graph;
   graph.name = "segments";
   std::map<std::string, const TensorReport*> values;
@@ -309,22 +294,19 @@ Graph buildSegmentOverviewGraph(const CompileReport& report,
     node.id = segmentId(segment.id);
     node.kind = NodeKind::Segment;
     node.segment = segment.id;
-    node.label = segmentTitle(segment) + "\n" +
-                 std::to_string(segment.exprs.size()) + " exprs";
-    node.fillColor = segment.launchesKernel
-                         ? schedulerFillColor(segment.scheduler)
-                         : kKernelFreeFill;
+    node.label = segmentTitle(segment) + "\n" + std::to_string(segment.exprs.size()) + " exprs";
+    node.fillColor =
+        segment.launchesKernel ? schedulerFillColor(segment.scheduler) : kKernelFreeFill;
     node.dashed = !segment.launchesKernel;
     graph.nodes.push_back(std::move(node));
   }
-  const auto addEdge = [&](const std::string& id, const std::string& from,
-                           const std::string& to, const std::string& value,
-                           std::string label, bool crosses) {
+  const auto addEdge = [&](const std::string& id, const std::string& from, const std::string& to,
+                           const std::string& value, std::string label, bool crosses) {
     if (!ids.insert(id).second) return;
     graph.edges.push_back({id, from, to, std::move(label), value, crosses});
   };
-  const auto addValueNode = [&](const std::string& id, NodeKind kind,
-                                const TensorReport& v, std::string label) {
+  const auto addValueNode = [&](const std::string& id, NodeKind kind, const TensorReport& v,
+                                std::string label) {
     if (!ids.insert(id).second) return;
     GraphNode node;
     node.id = id;
@@ -337,20 +319,17 @@ Graph buildSegmentOverviewGraph(const CompileReport& report,
   for (const auto& segment : report.segments) {
     for (const auto& name : segment.inputs) {
       auto it = values.find(name);
-      if (it == values.end() || !it->second->isFusionInput ||
-          it->second->isConstant) {
+      if (it == values.end() || !it->second->isFusionInput || it->second->isConstant) {
         continue;
       }
-      addValueNode("in/" + name, NodeKind::Input, *it->second,
-                   valueText(*it->second));
-      addEdge("in/" + name + "->" + segmentId(segment.id), "in/" + name,
-              segmentId(segment.id), name, "", false);
+      addValueNode("in/" + name, NodeKind::Input, *it->second, valueText(*it->second));
+      addEdge("in/" + name + "->" + segmentId(segment.id), "in/" + name, segmentId(segment.id),
+              name, "", false);
     }
   }
   for (const auto& edge : report.edges) {
     auto it = values.find(edge.tensor);
-    const std::string label =
-        it == values.end() ? edge.tensor : valueText(*it->second);
+    const std::string label = it == values.end() ? edge.tensor : valueText(*it->second);
     addEdge(segmentId(edge.from) + "->" + segmentId(edge.to) + ":" + edge.tensor,
             segmentId(edge.from), segmentId(edge.to), edge.tensor, label, true);
   }
@@ -362,8 +341,8 @@ Graph buildSegmentOverviewGraph(const CompileReport& report,
         continue;
       }
       addValueNode("out/" + v.name, NodeKind::Output, v, "output " + v.name);
-      addEdge(segmentId(segment.id) + "->out/" + v.name, segmentId(segment.id),
-              "out/" + v.name, v.name, "", false);
+      addEdge(segmentId(segment.id) + "->out/" + v.name, segmentId(segment.id), "out/" + v.name,
+              v.name, "", false);
       break;
     }
   }

@@ -30,7 +30,6 @@ Graph buildSegmentOverviewGraph(const report::CompileReport& report,
 //! The inside of one segment: its cluster and op nodes with the ids they
 //! have in buildSegmentedGraph, and a stub node per value crossing its
 //! boundary ("seg3/in/T4", "seg3/out/T9"). A UserError if no such segment.
-Graph buildSegmentInteriorGraph(const report::CompileReport& report,
-                                int segmentId);
+Graph buildSegmentInteriorGraph(const report::CompileReport& report, int segmentId);
 
 }  // namespace fuserlab::viz

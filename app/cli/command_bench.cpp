@@ -76,10 +76,9 @@ int parseCount(const std::optional<std::string>& text, const char* option, int f
   const std::optional<int64_t> value = ir::tryParseInteger(*text, minimum, 100000);
   if (value) return static_cast<int>(*value);
   // Digits out of range (or past 64 bits) get the range; other text the form.
-  const bool digits = !text->empty() &&
-                      text->find_first_not_of("-0123456789") == std::string::npos;
-  FL_CHECK(!digits, "--", option, " must be between ", minimum, " and 100000", why,
-           ", found ", *text);
+  const bool digits = !text->empty() && text->find_first_not_of("-0123456789") == std::string::npos;
+  FL_CHECK(!digits, "--", option, " must be between ", minimum, " and 100000", why, ", found ",
+           *text);
   FL_USER_ERROR("--", option, " expects an integer, found '", *text, "'");
 }
 
@@ -127,23 +126,21 @@ int benchCommand(const std::vector<std::string>& args) {
   }
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
-  FL_CHECK(loaded.inputs.has_value() || fusion.inputs().empty(),
-           loaded.script.fileName,
+  FL_CHECK(loaded.inputs.has_value() || fusion.inputs().empty(), loaded.script.fileName,
            " has no `inputs = [...]` block; pass the inputs with --inputs, "
            "e.g. --inputs 128x1024:bf16,1024:bf16");
-  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
-           runtime::cudaUnavailableReason(),
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ", runtime::cudaUnavailableReason(),
            "; bench times the fusion on a GPU of this machine (fuserlab-cli "
            "compile generates the kernels without one)");
-  FL_CHECK(index < runtime::cudaDeviceCount(), "--device cuda:", index,
-           ": this machine has ", runtime::cudaDeviceCount(), " CUDA device(s)");
+  FL_CHECK(index < runtime::cudaDeviceCount(), "--device cuda:", index, ": this machine has ",
+           runtime::cudaDeviceCount(), " CUDA device(s)");
 
   const bool jsonToStdout = cl.value("json") == "-";
   // With --json - the table goes to stderr, the JSON alone to stdout.
   FILE* text = jsonToStdout ? stderr : stdout;
 
-  const runtime::Arguments hostInputs = frontend::makeInputs(
-      loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), 0);
+  const runtime::Arguments hostInputs =
+      frontend::makeInputs(loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), 0);
   Json inputsJson = Json::array();
   for (const runtime::Argument& arg : hostInputs) {
     const auto* t = std::get_if<runtime::Tensor>(&arg);
@@ -158,20 +155,17 @@ int benchCommand(const std::vector<std::string>& args) {
   const auto recorder =
       segmentRecorderFrom(cl, loaded, database.get(), "cuda:" + std::to_string(index));
   const scheduler::HeuristicProvider* provider =
-      recorder ? static_cast<const scheduler::HeuristicProvider*>(recorder.get())
-               : database.get();
+      recorder ? static_cast<const scheduler::HeuristicProvider*>(recorder.get()) : database.get();
   if (provider) executor.setHeuristicProvider(provider);
-  const runtime::FusionBenchmark result =
-      runtime::benchmarkFusion(executor, deviceInputs, bench);
-  const runtime::KernelBuildTimes builds = runtime::measureKernelBuilds(
-      fusion, index, compileOptions, provider, deviceInputs);
+  const runtime::FusionBenchmark result = runtime::benchmarkFusion(executor, deviceInputs, bench);
+  const runtime::KernelBuildTimes builds =
+      runtime::measureKernelBuilds(fusion, index, compileOptions, provider, deviceInputs);
   const tuner::KernelTimes kernelTimes =
       tuner::measureKernelTimes(executor, deviceInputs, bench.samples);
   onDevice = {};  // the inputs' memory back before the copy's 2 GiB
   const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
-  const double ratio = copy.bytesPerSecond > 0
-                           ? result.effectiveBytesPerSecond / copy.bytesPerSecond
-                           : 0;
+  const double ratio =
+      copy.bytesPerSecond > 0 ? result.effectiveBytesPerSecond / copy.bytesPerSecond : 0;
   // The same bytes over the kernels' span (CUPTI), against the same copy.
   const bool kernelsTimed = kernelTimes.unavailable.empty();
   const double kernelBytesPerSecond =
@@ -190,12 +184,12 @@ int benchCommand(const std::vector<std::string>& args) {
   for (const Json& input : inputsJson.items()) {
     std::fprintf(text, " %s", input.asString().c_str());
   }
-  std::fprintf(text, "\n%d samples after %d warm-up runs, L2 flushed before each "
-               "(%.0f MiB written)\n\n", bench.samples, bench.warmup,
-               double(result.flushBytes) / (1 << 20));
+  std::fprintf(text,
+               "\n%d samples after %d warm-up runs, L2 flushed before each "
+               "(%.0f MiB written)\n\n",
+               bench.samples, bench.warmup, double(result.flushBytes) / (1 << 20));
   auto row = [&](const std::string& what, const runtime::SampleSummary& s) {
-    std::fprintf(text, "  %-44s %10.2f %10.2f %10.2f\n", what.c_str(), s.median, s.p20,
-                 s.p80);
+    std::fprintf(text, "  %-44s %10.2f %10.2f %10.2f\n", what.c_str(), s.median, s.p20, s.p80);
   };
   std::fprintf(text, "  %-44s %10s %10s %10s\n", "microseconds", "median", "p20", "p80");
   row("fusion on the GPU (events)", result.gpuMicroseconds);
@@ -222,16 +216,20 @@ int benchCommand(const std::vector<std::string>& args) {
   row("host: run() wall time (synchronized)", result.runWallMicroseconds);
   row("copy bandwidth: cudaMemcpy device-to-device", copy.microseconds);
   std::fprintf(text, "\n");
-  std::fprintf(text, "  bytes moved              %.3f MB (each input read once, each "
-               "output written once)\n", double(result.bytesMoved) / 1e6);
+  std::fprintf(text,
+               "  bytes moved              %.3f MB (each input read once, each "
+               "output written once)\n",
+               double(result.bytesMoved) / 1e6);
   std::fprintf(text, "  effective bandwidth      %.1f GB/s\n",
                result.effectiveBytesPerSecond / 1e9);
-  std::fprintf(text, "  copy bandwidth           %.1f GB/s (2 x %.0f MiB over the "
-               "median copy time)\n", copy.bytesPerSecond / 1e9,
-               double(copy.bytes) / (1 << 20));
+  std::fprintf(text,
+               "  copy bandwidth           %.1f GB/s (2 x %.0f MiB over the "
+               "median copy time)\n",
+               copy.bytesPerSecond / 1e9, double(copy.bytes) / (1 << 20));
   std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", ratio);
   if (kernelsTimed) {
-    std::fprintf(text, "  over the kernels' time   %.1f GB/s, %.3f of the copy bandwidth "
+    std::fprintf(text,
+                 "  over the kernels' time   %.1f GB/s, %.3f of the copy bandwidth "
                  "(CUPTI; the events' window %.2f us longer)\n",
                  kernelBytesPerSecond / 1e9, kernelRatio,
                  result.gpuMicroseconds.median - kernelTimes.spanMicroseconds.median);
@@ -259,7 +257,8 @@ int benchCommand(const std::vector<std::string>& args) {
                    result.hostPreemptions == 1 ? "" : "s");
     }
     std::fprintf(text, "\n");
-    std::fprintf(text, "  host CPU speed           %.2f us for %d dependent multiply-adds "
+    std::fprintf(text,
+                 "  host CPU speed           %.2f us for %d dependent multiply-adds "
                  "(median; ~1.2 us on a 3.5 GHz core), on CPU",
                  result.hostReferenceLoopMicroseconds.median, runtime::kReferenceLoopSteps);
     for (size_t r = 0; r < result.hostRoundCpus.size(); ++r) {
@@ -268,7 +267,8 @@ int benchCommand(const std::vector<std::string>& args) {
     std::fprintf(text, "\n");
   }
   const runtime::KernelImageLoads& images = result.firstRun.images;
-  std::fprintf(text, "  first run                %.3f ms, of which compiling %.3f ms "
+  std::fprintf(text,
+               "  first run                %.3f ms, of which compiling %.3f ms "
                "(%d kernel%s built: %d compiled in %.3f ms, NVRTC %.3f of it; %d from the "
                "kernel cache in %.3f ms)\n",
                result.firstRunMilliseconds, result.firstRun.compileMilliseconds,
@@ -276,13 +276,15 @@ int benchCommand(const std::vector<std::string>& args) {
                images.compiled, images.compileMilliseconds, images.compilerMilliseconds,
                images.fromCache, images.cacheMilliseconds);
   if (builds.kernels > 0) {
-    std::fprintf(text, "  kernel build, cold       %.3f ms per kernel (NVRTC, cache write, "
+    std::fprintf(text,
+                 "  kernel build, cold       %.3f ms per kernel (NVRTC, cache write, "
                  "module load; %d kernel%s, an empty cache)\n",
-                 builds.coldMillisecondsPerKernel, builds.kernels,
-                 builds.kernels == 1 ? "" : "s");
+                 builds.coldMillisecondsPerKernel, builds.kernels, builds.kernels == 1 ? "" : "s");
     if (builds.warmUnavailable.empty()) {
-      std::fprintf(text, "  kernel build, warm       %.3f ms per kernel (read back from the "
-                   "cache's disk, module load)\n", builds.warmMillisecondsPerKernel);
+      std::fprintf(text,
+                   "  kernel build, warm       %.3f ms per kernel (read back from the "
+                   "cache's disk, module load)\n",
+                   builds.warmMillisecondsPerKernel);
     } else {
       std::fprintf(text, "  kernel build, warm       not measured: %s\n",
                    builds.warmUnavailable.c_str());

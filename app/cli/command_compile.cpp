@@ -30,8 +30,8 @@ namespace fuserlab::cli {
 namespace {
 
 std::string dims(const std::array<int64_t, 3>& d) {
-  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
-         std::to_string(d[2]) + "]";
+  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         "]";
 }
 
 void writeFile(const std::filesystem::path& path, std::string_view bytes) {
@@ -47,15 +47,14 @@ int compileCommand(const std::vector<std::string>& args) {
   options.insert(kDatabaseOptions.begin(), kDatabaseOptions.end());
   CommandLine cl(args, options, kDatabaseFlags);
   LoadedScript loaded = loadScript(cl);
-  FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ",
-           loaded.script.fileName,
+  FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ", loaded.script.fileName,
            " has no inputs block; pass --inputs (e.g. --inputs 128x1024:bf16)");
   const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
   const auto database = heuristicsDatabaseFrom(cl);
-  const runtime::CompiledFusion compiled = runtime::compileFusion(
-      *loaded.fusion, compileOptions, device, inputs, database.get());
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(*loaded.fusion, compileOptions, device, inputs, database.get());
   const std::vector<runtime::SegmentKernel> kernels =
       runtime::generateSegmentKernels(compiled, device, inputs);
 
@@ -69,24 +68,23 @@ int compileCommand(const std::vector<std::string>& args) {
   }
 
   const int arch = device.computeCapability();
-  std::cout << "fusion " << loaded.fusionName << " from " << loaded.script.fileName
-            << " for " << device.name << " (" << device.arch() << "), NVRTC "
-            << runtime::nvrtcVersionString() << ": " << compiled.report.segments.size()
-            << " segments, " << kernels.size() << " kernels\n";
+  std::cout << "fusion " << loaded.fusionName << " from " << loaded.script.fileName << " for "
+            << device.name << " (" << device.arch() << "), NVRTC " << runtime::nvrtcVersionString()
+            << ": " << compiled.report.segments.size() << " segments, " << kernels.size()
+            << " kernels\n";
   std::vector<std::string> failures;
   for (const runtime::SegmentKernel& segment : kernels) {
     const std::string scheduler(scheduler::toString(segment.scheduler));
     if (!segment.kernel) {
       std::cout << "segment " << segment.segment << " (" << scheduler
                 << "): no kernel: " << segment.error << "\n";
-      failures.push_back("segment " + std::to_string(segment.segment) + " (" +
-                         scheduler + "): " + segment.error);
+      failures.push_back("segment " + std::to_string(segment.segment) + " (" + scheduler +
+                         "): " + segment.error);
       continue;
     }
     const codegen::GeneratedKernel& kernel = *segment.kernel;
-    std::cout << "kernel " << kernel.name << " (segment " << segment.segment << ", "
-              << scheduler << "): grid " << dims(kernel.launch.grid) << " block "
-              << dims(kernel.launch.block);
+    std::cout << "kernel " << kernel.name << " (segment " << segment.segment << ", " << scheduler
+              << "): grid " << dims(kernel.launch.grid) << " block " << dims(kernel.launch.block);
     if (kernel.launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
       std::cout << " cluster " << dims(kernel.launch.cluster);
     }
@@ -102,8 +100,7 @@ int compileCommand(const std::vector<std::string>& args) {
       const runtime::NvrtcOutput binary = runtime::compileWithNvrtc(verbose, arch);
       std::ostringstream line;
       line << std::fixed << std::setprecision(1) << binary.compileMilliseconds;
-      std::cout << "  NVRTC: " << line.str() << " ms, cubin " << binary.cubin.size()
-                << " bytes";
+      std::cout << "  NVRTC: " << line.str() << " ms, cubin " << binary.cubin.size() << " bytes";
       for (const std::string& option : kernel.options) std::cout << " " << option;
       std::cout << (runtime::withoutPtxasInfo(binary.log).empty() ? "" : " (with warnings)")
                 << "\n";

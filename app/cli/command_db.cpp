@@ -58,14 +58,11 @@ constexpr const char* kDbUsage = R"(usage: fuserlab-cli db SUBCOMMAND --db FILE 
 
 std::string databasePath(const CommandLine& cl) {
   auto path = cl.value("db");
-  FL_CHECK(path && !path->empty(),
-           "db commands need --db FILE (the heuristics database)");
+  FL_CHECK(path && !path->empty(), "db commands need --db FILE (the heuristics database)");
   return *path;
 }
 
-void writeJson(const Json& json, const std::string& path) {
-  writeOutput(path, json.dump() + "\n");
-}
+void writeJson(const Json& json, const std::string& path) { writeOutput(path, json.dump() + "\n"); }
 
 // Rows a read skipped (a damaged page, a stored value that does not parse).
 void printReadNotes(const db::HeuristicsDatabase& database) {
@@ -86,13 +83,12 @@ int listCommand(const CommandLine& cl) {
     writeJson(list, *path);
     if (*path == "-") return 0;
   }
-  std::printf("%-5s %-17s %-28s %-12s %-7s %-10s %s\n", "id", "scheduler",
-              "sizes", "device", "origin", "compiler", "measurement");
+  std::printf("%-5s %-17s %-28s %-12s %-7s %-10s %s\n", "id", "scheduler", "sizes", "device",
+              "origin", "compiler", "measurement");
   for (const auto& entry : entries) {
-    std::printf("%-5lld %-17s %-28s %-12s %-7s %-10s %s\n",
-                static_cast<long long>(entry.id), entry.segment.scheduler.c_str(),
-                entry.segment.sizes.c_str(), entry.device.key.c_str(),
-                entry.origin.c_str(), validRange(entry).c_str(),
+    std::printf("%-5lld %-17s %-28s %-12s %-7s %-10s %s\n", static_cast<long long>(entry.id),
+                entry.segment.scheduler.c_str(), entry.segment.sizes.c_str(),
+                entry.device.key.c_str(), entry.origin.c_str(), validRange(entry).c_str(),
                 db::measurementSummary(entry.measurement).c_str());
   }
   std::printf("%zu entries in %s\n", entries.size(), database.path().c_str());
@@ -106,8 +102,7 @@ int showCommand(const CommandLine& cl) {
   db::HeuristicsDatabase database(databasePath(cl), db::HeuristicsDatabase::Access::Read);
   const auto entry = database.entry(
       ir::parseInteger(idText, "the entry id", 0, std::numeric_limits<int64_t>::max()));
-  FL_CHECK(entry.has_value(), database.path(), " has no entry ", idText,
-           "; db list shows the ids");
+  FL_CHECK(entry.has_value(), database.path(), " has no entry ", idText, "; db list shows the ids");
   if (auto path = cl.value("json")) {
     writeJson(entry->toJson(), *path);
     if (*path == "-") return 0;
@@ -116,20 +111,19 @@ int showCommand(const CommandLine& cl) {
             << "  structure hash  " << entry->segment.structureHash << "\n"
             << "  sizes           " << entry->segment.sizes << " (bucket "
             << entry->segment.sizeBucket << ")\n"
-            << "  device          " << entry->device.name << " ("
-            << entry->device.fingerprint << ")\n"
+            << "  device          " << entry->device.name << " (" << entry->device.fingerprint
+            << ")\n"
             << "  params schema   " << entry->paramsSchema << "\n"
             << "  compiler        " << validRange(*entry) << " (made with "
             << entry->run.compilerVersion << ")\n"
-            << "  created         " << entry->createdAt << " by '"
-            << entry->run.command << "'"
+            << "  created         " << entry->createdAt << " by '" << entry->run.command << "'"
             << (entry->run.host ? " on " + *entry->run.host : "") << "\n"
             << "  params          " << entry->params.dump(-1) << "\n"
             << "  measurement     " << db::measurementSummary(entry->measurement)
             << "\n  variants        " << entry->variants.size() << " measured\n";
   for (const auto& variant : entry->variants) {
-    std::cout << "    " << db::measurementSummary(variant) << ": "
-              << variant.params.dump(-1) << "\n";
+    std::cout << "    " << db::measurementSummary(variant) << ": " << variant.params.dump(-1)
+              << "\n";
   }
   std::cout << "\n" << entry->segment.fusionIr;
   return 0;
@@ -157,8 +151,7 @@ void printOutcomes(const std::vector<db::MergeOutcome>& outcomes) {
     kept += outcome.action == db::MergeOutcome::Action::Kept ||
             outcome.action == db::MergeOutcome::Action::Same;
   }
-  std::cout << added << " added, " << replaced << " replaced, " << kept
-            << " kept\n";
+  std::cout << added << " added, " << replaced << " replaced, " << kept << " kept\n";
 }
 
 int importCommand(const CommandLine& cl) {
@@ -182,7 +175,8 @@ int mergeCommand(const CommandLine& cl) {
   if (cl.value("db")) {
     output = databasePath(cl);
   } else {
-    FL_CHECK(inputs.size() >= 2, "db merge needs the database to merge into and at least one "
+    FL_CHECK(inputs.size() >= 2,
+             "db merge needs the database to merge into and at least one "
              "to merge in: db merge --db OUT IN... or db merge OUT IN...");
     output = inputs.front();
     inputs.erase(inputs.begin());
@@ -203,8 +197,7 @@ int verifyCommand(const CommandLine& cl) {
   for (const auto& fact : result.facts) std::cout << fact << "\n";
   for (const auto& problem : result.problems) std::cout << "problem: " << problem << "\n";
   std::cout << database.path() << ": "
-            << (result.ok() ? "ok" : std::to_string(result.problems.size()) + " problems")
-            << "\n";
+            << (result.ok() ? "ok" : std::to_string(result.problems.size()) + " problems") << "\n";
   return result.ok() ? 0 : 1;
 }
 
@@ -214,8 +207,8 @@ int pruneCommand(const CommandLine& cl) {
   const db::PruneResult result = db::pruneDatabase(database, dryRun);
   const char* verb = dryRun ? "would remove" : "removed";
   for (const auto& line : result.removed) std::cout << verb << " " << line << "\n";
-  std::cout << verb << " " << result.removed.size() << " entries and "
-            << result.unreferencedRows << " unreferenced rows\n";
+  std::cout << verb << " " << result.removed.size() << " entries and " << result.unreferencedRows
+            << " unreferenced rows\n";
   return 0;
 }
 
@@ -281,9 +274,9 @@ int putCommand(const std::vector<std::string>& args) {
            " has no inputs block; pass --inputs SPEC: entries are keyed by size");
   const auto segmentText = cl.value("segment");
   FL_CHECK(segmentText.has_value(), "db put needs --segment N (inspect lists the segments)");
-  FL_CHECK(!segmentText->empty() &&
-               segmentText->find_first_not_of("0123456789") == std::string::npos,
-           "--segment ", *segmentText, " is not a segment number");
+  FL_CHECK(
+      !segmentText->empty() && segmentText->find_first_not_of("0123456789") == std::string::npos,
+      "--segment ", *segmentText, " is not a segment number");
   const auto paramsText = cl.value("params");
   FL_CHECK(paramsText.has_value(),
            "db put needs --params JSON (or @FILE); inspect --dump scheduler_params "
@@ -293,14 +286,13 @@ int putCommand(const std::vector<std::string>& args) {
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
 
   KeyRecorder recorder;
-  auto compiled = runtime::compileFusion(*loaded.fusion, compileOptions, device,
-                                         inputs, &recorder);
+  auto compiled = runtime::compileFusion(*loaded.fusion, compileOptions, device, inputs, &recorder);
   const auto& segments = compiled.report.segments;
-  const size_t index = static_cast<size_t>(ir::parseInteger(
-      *segmentText, "--segment", 0, std::numeric_limits<int64_t>::max()));
+  const size_t index = static_cast<size_t>(
+      ir::parseInteger(*segmentText, "--segment", 0, std::numeric_limits<int64_t>::max()));
   FL_CHECK(index < segments.size(), loaded.fusionName, " has ", segments.size(),
-           " segments at these sizes (0 to ", segments.size() - 1,
-           "); --segment ", index, " is not one of them");
+           " segments at these sizes (0 to ", segments.size() - 1, "); --segment ", index,
+           " is not one of them");
   const report::SegmentReport& chosen = segments[index];
   const auto type = *scheduler::parseSchedulerType(chosen.scheduler);
   FL_CHECK(db::paramsSchemaVersion(type) != 0, "segment ", index, " is scheduled by ",
@@ -308,31 +300,29 @@ int putCommand(const std::vector<std::string>& args) {
   // The k-th segment with this IR is the k-th lookup with it.
   size_t sameBefore = 0;
   for (size_t i = 0; i < index; ++i) {
-    sameBefore += segments[i].fusionIr == chosen.fusionIr &&
-                  segments[i].scheduler == chosen.scheduler;
+    sameBefore +=
+        segments[i].fusionIr == chosen.fusionIr && segments[i].scheduler == chosen.scheduler;
   }
   const KeyRecorder::Asked* asked = nullptr;
   for (const auto& candidate : recorder.asked()) {
-    if (candidate.fusionIr == chosen.fusionIr && candidate.type == type &&
-        sameBefore-- == 0) {
+    if (candidate.fusionIr == chosen.fusionIr && candidate.type == type && sameBefore-- == 0) {
       asked = &candidate;
       break;
     }
   }
-  FL_ASSERT(asked != nullptr, "segment ", index,
-            " was scheduled without asking the provider");
+  FL_ASSERT(asked != nullptr, "segment ", index, " was scheduled without asking the provider");
 
   const scheduler::HeuristicParams params =
       scheduler::paramsFromJson(type, readParamsOption(*paramsText));
   // Check the params the way the runtime will: compile again with them.
   PinnedParams pinned(asked->key, params);
-  auto check = runtime::compileFusion(*loaded.fusion, compileOptions, device,
-                                      inputs, &pinned, false);
-  const std::string refusal =
-      index < check.report.segments.size() ? check.report.segments[index].paramsNote
-                                           : std::string();
-  FL_CHECK(refusal.empty() || cl.flag("force"), "segment ", index, " (",
-           chosen.scheduler, "): ", refusal,
+  auto check =
+      runtime::compileFusion(*loaded.fusion, compileOptions, device, inputs, &pinned, false);
+  const std::string refusal = index < check.report.segments.size()
+                                  ? check.report.segments[index].paramsNote
+                                  : std::string();
+  FL_CHECK(refusal.empty() || cl.flag("force"), "segment ", index, " (", chosen.scheduler,
+           "): ", refusal,
            ". Nothing was stored; pass --force to store them anyway (the runtime "
            "will ignore them at these sizes)");
 
@@ -364,9 +354,9 @@ int putCommand(const std::vector<std::string>& args) {
   transaction.commit();
   std::cout << (previous ? "replaced the params of " : "stored ") << entry.summary()
             << "\n  key: structure " << entry.segment.structureHash << ", sizes "
-            << entry.segment.sizes << " (bucket " << entry.segment.sizeBucket
-            << "), device " << entry.device.fingerprint << ", params schema "
-            << entry.paramsSchema << ", compiler " << validRange(entry) << "\n";
+            << entry.segment.sizes << " (bucket " << entry.segment.sizeBucket << "), device "
+            << entry.device.fingerprint << ", params schema " << entry.paramsSchema << ", compiler "
+            << validRange(entry) << "\n";
   if (!refusal.empty()) {
     std::cout << "  warning: " << refusal << " (stored because of --force)\n";
   }

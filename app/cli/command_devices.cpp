@@ -47,18 +47,16 @@ std::string bandwidthString(double bytesPerSecond) {
 
 void printHeader(std::ostream& out) {
   char line[160];
-  std::snprintf(line, sizeof(line), "  %-12s %-32s %-6s %4s %8s %10s %9s %10s\n",
-                "key", "name", "arch", "SMs", "L2", "memory", "bandwidth",
-                "smem/block");
+  std::snprintf(line, sizeof(line), "  %-12s %-32s %-6s %4s %8s %10s %9s %10s\n", "key", "name",
+                "arch", "SMs", "L2", "memory", "bandwidth", "smem/block");
   out << line;
 }
 
 void printRow(const DeviceSpec& spec, std::ostream& out) {
   char line[200];
-  std::snprintf(line, sizeof(line), "  %-12s %-32s %-6s %4d %8s %10s %9s %10s\n",
-                spec.key.c_str(), spec.name.c_str(), spec.arch().c_str(),
-                spec.smCount, bytesString(spec.l2CacheBytes).c_str(),
-                memoryString(spec.memoryBytes).c_str(),
+  std::snprintf(line, sizeof(line), "  %-12s %-32s %-6s %4d %8s %10s %9s %10s\n", spec.key.c_str(),
+                spec.name.c_str(), spec.arch().c_str(), spec.smCount,
+                bytesString(spec.l2CacheBytes).c_str(), memoryString(spec.memoryBytes).c_str(),
                 bandwidthString(spec.memoryBandwidthBytesPerSecond).c_str(),
                 bytesString(spec.sharedMemoryPerBlockOptinBytes).c_str());
   out << line;
@@ -68,8 +66,8 @@ void printRow(const DeviceSpec& spec, std::ostream& out) {
 
 int devicesCommand(const std::vector<std::string>& args) {
   CommandLine cl(args, {"json"}, {});
-  FL_CHECK(cl.positional().empty(), "devices takes no arguments, found '",
-           cl.positional().front(), "'");
+  FL_CHECK(cl.positional().empty(), "devices takes no arguments, found '", cl.positional().front(),
+           "'");
 
   std::vector<DeviceSpec> gpus;
   for (int i = 0; i < runtime::cudaDeviceCount(); ++i) {
@@ -85,8 +83,7 @@ int devicesCommand(const std::vector<std::string>& args) {
   for (const DeviceSpec& spec : scheduler::builtinDevices()) printRow(spec, text);
   text << "\nCUDA devices of this machine (--device cuda:N):\n";
   if (gpus.empty()) {
-    text << "  no CUDA device present (" << runtime::cudaUnavailableReason()
-         << ")\n";
+    text << "  no CUDA device present (" << runtime::cudaUnavailableReason() << ")\n";
   } else {
     printHeader(text);
     for (const DeviceSpec& spec : gpus) printRow(spec, text);

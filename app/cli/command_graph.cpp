@@ -30,8 +30,7 @@ std::vector<std::string> expandShortOptions(const std::vector<std::string>& args
 viz::ExportFormat formatFrom(const CommandLine& cl, const std::string& path) {
   if (auto format = cl.value("format")) return viz::parseExportFormat(*format);
   const size_t dot = path.rfind('.');
-  FL_CHECK(dot != std::string::npos && path != "-",
-           "give --format dot|svg|png (the output '", path,
+  FL_CHECK(dot != std::string::npos && path != "-", "give --format dot|svg|png (the output '", path,
            "' has no extension to tell)");
   return viz::parseExportFormat(path.substr(dot + 1));
 }
@@ -48,18 +47,19 @@ int graphCommand(const std::vector<std::string>& args) {
   const viz::ExportFormat format = formatFrom(cl, *out);
   FL_CHECK(!(format == viz::ExportFormat::Png && *out == "-"),
            "PNG is binary: give -o FILE, not standard output");
-  FL_CHECK(int(cl.flag("segmented")) + int(cl.flag("overview")) +
-                   int(cl.value("segment").has_value()) <= 1,
-           "choose one of --segmented, --overview and --segment N");
+  FL_CHECK(
+      int(cl.flag("segmented")) + int(cl.flag("overview")) + int(cl.value("segment").has_value()) <=
+          1,
+      "choose one of --segmented, --overview and --segment N");
 
   LoadedScript loaded = loadScript(cl);
   FL_CHECK(loaded.inputs.has_value(), loaded.script.fileName,
            ": the graph needs input sizes to segment the fusion; the script has "
            "no inputs block, so pass --inputs SPEC");
-  const runtime::CompiledFusion compiled = runtime::compileFusion(
-      *loaded.fusion, compileOptionsFrom(cl), deviceFrom(cl),
-      frontend::makeInputShapes(*loaded.inputs), nullptr,
-      /*withTextDumps=*/false);
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(*loaded.fusion, compileOptionsFrom(cl), deviceFrom(cl),
+                             frontend::makeInputShapes(*loaded.inputs), nullptr,
+                             /*withTextDumps=*/false);
   const report::CompileReport& report = compiled.report;
 
   viz::Graph graph;
@@ -68,8 +68,8 @@ int graphCommand(const std::vector<std::string>& args) {
   } else if (cl.flag("overview")) {
     graph = viz::buildSegmentOverviewGraph(report);
   } else if (auto segment = cl.value("segment")) {
-    const int id = static_cast<int>(ir::parseInteger(
-        *segment, "--segment (a segment number)", 0, std::numeric_limits<int>::max()));
+    const int id = static_cast<int>(ir::parseInteger(*segment, "--segment (a segment number)", 0,
+                                                     std::numeric_limits<int>::max()));
     graph = viz::buildSegmentInteriorGraph(report, id);
   } else {
     graph = viz::buildFusionGraph(report);
@@ -78,7 +78,8 @@ int graphCommand(const std::vector<std::string>& args) {
   if (format != viz::ExportFormat::Dot) {
     const std::string refusal = viz::layoutRefusal(graph);
     FL_CHECK(refusal.empty(), refusal, ". Draw --overview (one node per segment; ",
-             report.segments.size(), " segments), one segment with --segment N, or write "
+             report.segments.size(),
+             " segments), one segment with --segment N, or write "
              "--format dot (no layout)");
   }
   if (*out == "-") {
@@ -86,10 +87,9 @@ int graphCommand(const std::vector<std::string>& args) {
     return 0;
   }
   viz::exportGraphToFile(graph, format, *out);
-  std::cerr << "wrote " << *out << " (" << viz::toString(format) << ", "
-            << graph.nodes.size() << " nodes, " << graph.edges.size()
-            << " edges; " << report.segments.size() << " segments, "
-            << report.kernelCount() << " kernels)\n";
+  std::cerr << "wrote " << *out << " (" << viz::toString(format) << ", " << graph.nodes.size()
+            << " nodes, " << graph.edges.size() << " edges; " << report.segments.size()
+            << " segments, " << report.kernelCount() << " kernels)\n";
   return 0;
 }
 

@@ -4,19 +4,19 @@
 #include <iostream>
 #include <utility>
 
+#include <algorithm>
 #include "app/cli/commands.h"
 #include "app/cli/nvfuser_dumps.h"
 #include "app/cli/output.h"
 #include "app/cli/segment_repros.h"
+#include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/report/json.h"
-#include "core/frontend/input_tensors.h"
 #include "core/runtime/cuda_device.h"
 #include "core/runtime/fusion_compiler.h"
-#include "db/database_search_path.h"
 #include "core/runtime/run_keys.h"
-#include <algorithm>
+#include "db/database_search_path.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -34,8 +34,7 @@ std::string contiguityString(const std::optional<bool>& flag) {
 }
 
 // The signature of one input: what a tensor bound to it must look like.
-Json inputSignature(const ir::Val* input, size_t position,
-                    const frontend::InputSpec* spec) {
+Json inputSignature(const ir::Val* input, size_t position, const frontend::InputSpec* spec) {
   Json entry = Json::object();
   entry.set("position", int64_t(position));
   entry.set("name", input->name());
@@ -45,8 +44,7 @@ Json inputSignature(const ir::Val* input, size_t position,
     entry.set("kind", tv->isCpuScalar() ? "cpu_scalar_tensor" : "tensor");
     Json extents = Json::array();
     for (const ir::IterDomain* id : tv->logicalNoReductions()) {
-      extents.push(id->isBroadcast() ? std::string("1 (broadcast)")
-                                     : id->extent()->name());
+      extents.push(id->isBroadcast() ? std::string("1 (broadcast)") : id->extent()->name());
     }
     entry.set("logical", std::move(extents));
     Json contiguity = Json::array();
@@ -78,17 +76,15 @@ Json inputSignature(const ir::Val* input, size_t position,
 
 void printSignature(const LoadedScript& loaded, std::ostream& out) {
   const ir::Fusion& fusion = *loaded.fusion;
-  out << "fusion " << loaded.fusionName << " from " << loaded.script.fileName
-      << ": " << fusion.inputs().size() << " inputs, "
-      << fusion.outputs().size() << " outputs, "
+  out << "fusion " << loaded.fusionName << " from " << loaded.script.fileName << ": "
+      << fusion.inputs().size() << " inputs, " << fusion.outputs().size() << " outputs, "
       << fusion.exprsForOutputs().size() << " ops\n";
   if (loaded.script.definitions.size() > 1) {
     out << "definitions in the file:";
     for (const auto& def : loaded.script.definitions) out << " " << def.functionName;
     out << " (choose with --fusion NAME)\n";
   }
-  out << "input signature"
-      << (loaded.inputs ? " (sizes from " + loaded.inputsOrigin + ")" : "")
+  out << "input signature" << (loaded.inputs ? " (sizes from " + loaded.inputsOrigin + ")" : "")
       << ":\n";
   for (size_t i = 0; i < fusion.inputs().size(); ++i) {
     const ir::Val* input = fusion.inputs()[i];
@@ -140,17 +136,14 @@ void printSignature(const LoadedScript& loaded, std::ostream& out) {
 
 // The compile summary: device, options, pass rewrites, and each segment with
 // its scheduler, key params and the reason every other scheduler refused.
-void printCompileSummary(const report::CompileReport& report,
-                         std::ostream& out) {
+void printCompileSummary(const report::CompileReport& report, std::ostream& out) {
   const auto text = [](const report::Json* value) {
     return value == nullptr ? std::string("?")
-                            : (value->isString() ? value->asString()
-                                                 : value->dump(-1));
+                            : (value->isString() ? value->asString() : value->dump(-1));
   };
   out << "\ncompiled for " << text(report.device.get("name")) << " ("
-      << text(report.device.get("key")) << ", "
-      << text(report.device.get("arch")) << ") with bookend="
-      << text(report.options.get("bookend"))
+      << text(report.device.get("key")) << ", " << text(report.device.get("arch"))
+      << ") with bookend=" << text(report.options.get("bookend"))
       << " upcast=" << text(report.options.get("upcast")) << "\n";
   for (const auto& pass : report.passes) {
     if (!pass.enabled) {
@@ -162,22 +155,19 @@ void printCompileSummary(const report::CompileReport& report,
     }
   }
   const int kernels = report.kernelCount();
-  out << "segments: " << report.segments.size() << " (" << kernels
-      << " launching a kernel, "
+  out << "segments: " << report.segments.size() << " (" << kernels << " launching a kernel, "
       << static_cast<int>(report.segments.size()) - kernels
-      << " kernel-free host steps), compiled in "
-      << report.compileMicroseconds / 1000.0 << " ms\n";
+      << " kernel-free host steps), compiled in " << report.compileMicroseconds / 1000.0 << " ms\n";
   for (const auto& segment : report.segments) {
     out << "  segment " << segment.id << ": " << segment.scheduler
-        << (segment.launchesKernel ? "" : " (no kernel)") << ", "
-        << segment.exprs.size() << " exprs, outputs";
+        << (segment.launchesKernel ? "" : " (no kernel)") << ", " << segment.exprs.size()
+        << " exprs, outputs";
     for (const auto& name : segment.outputs) out << " " << name;
     out << "\n";
     if (!segment.params.isNull()) {
       out << "    params (" << segment.paramsSource
-          << (segment.paramsEntryId != 0
-                  ? ", entry " + std::to_string(segment.paramsEntryId)
-                  : std::string())
+          << (segment.paramsEntryId != 0 ? ", entry " + std::to_string(segment.paramsEntryId)
+                                         : std::string())
           << (segment.paramsOrigin.empty() ? std::string() : ", " + segment.paramsOrigin)
           << (segment.paramsFallbackDevice.empty()
                   ? std::string()
@@ -210,15 +200,13 @@ void printCompileSummary(const report::CompileReport& report,
       const report::Json* in = segment.properties.get("input_sharding");
       const report::Json* to = segment.properties.get("output_sharding");
       const report::Json* bytes = segment.properties.get("bytes_per_device");
-      out << "    collective: " << collective->asString() << " ("
-          << (in ? in->asString() : "?") << " -> " << (to ? to->asString() : "?")
-          << (bytes ? "; " + std::to_string(bytes->asInt()) + " bytes per device"
-                    : std::string())
+      out << "    collective: " << collective->asString() << " (" << (in ? in->asString() : "?")
+          << " -> " << (to ? to->asString() : "?")
+          << (bytes ? "; " + std::to_string(bytes->asInt()) + " bytes per device" : std::string())
           << ")\n";
     }
     for (const auto& rejection : segment.rejected) {
-      out << "    not " << rejection.scheduler << ": " << rejection.reason
-          << "\n";
+      out << "    not " << rejection.scheduler << ": " << rejection.reason << "\n";
     }
   }
 }
@@ -259,8 +247,7 @@ int inspectCommand(const std::vector<std::string>& args) {
   std::optional<runtime::CompiledFusion> compiled;
   if (loaded.inputs) {
     compiled = runtime::compileFusion(fusion, compileOptions, device,
-                                      frontend::makeInputShapes(*loaded.inputs),
-                                      database.get());
+                                      frontend::makeInputShapes(*loaded.inputs), database.get());
     printCompileSummary(compiled->report, text);
     if (repros) writeSegmentRepros(cl, loaded, *compiled, text);
   } else {
@@ -280,8 +267,8 @@ int inspectCommand(const std::vector<std::string>& args) {
     root.set("definitions", std::move(definitions));
     Json inputs = Json::array();
     for (size_t i = 0; i < fusion.inputs().size(); ++i) {
-      inputs.push(inputSignature(fusion.inputs()[i], i,
-                                 loaded.inputs ? &(*loaded.inputs)[i] : nullptr));
+      inputs.push(
+          inputSignature(fusion.inputs()[i], i, loaded.inputs ? &(*loaded.inputs)[i] : nullptr));
     }
     root.set("inputs", std::move(inputs));
     Json outputs = Json::array();
@@ -321,8 +308,7 @@ int inspectCommand(const std::vector<std::string>& args) {
       report::Json compiledJson = compiled->report.toJson();
       for (const char* key :
            {"device", "options", "passes", "segments", "edges", "values", "decisions",
-            "segment_count", "kernel_count", "host_step_count",
-            "compile_us"}) {
+            "segment_count", "kernel_count", "host_step_count", "compile_us"}) {
         if (const report::Json* value = compiledJson.get(key)) {
           root.set(key, *value);
         }

@@ -38,8 +38,7 @@ CommandLine::CommandLine(const std::vector<std::string>& args,
   }
 }
 
-const std::string& CommandLine::requirePositional(size_t index,
-                                                  const char* what) const {
+const std::string& CommandLine::requirePositional(size_t index, const char* what) const {
   FL_CHECK(index < positional_.size(), "missing argument ", what);
   return positional_[index];
 }

@@ -14,8 +14,7 @@ class CommandLine {
  public:
   //! `valueOptions` take a value; `flagOptions` do not. Repeatable options
   //! keep every value in order.
-  CommandLine(const std::vector<std::string>& args,
-              const std::set<std::string>& valueOptions,
+  CommandLine(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
               const std::set<std::string>& flagOptions);
 
   const std::vector<std::string>& positional() const { return positional_; }

@@ -39,8 +39,7 @@ std::string shapeString(const std::vector<int64_t>& sizes) {
 // One line per tensor: dtype, shape, strides and a few statistics, so a user
 // sees at a glance whether a result is plausible (NaNs, all zeros, range).
 std::string summarize(const runtime::Tensor& tensor) {
-  std::string line = std::string(ir::shortName(tensor.dtype())) +
-                     shapeString(tensor.sizes());
+  std::string line = std::string(ir::shortName(tensor.dtype())) + shapeString(tensor.sizes());
   if (!tensor.isContiguous()) line += " strides " + shapeString(tensor.strides());
   const runtime::Tensor values = tensor.to(ir::DataType::Double).contiguous();
   const double* data = values.dataAs<double>();
@@ -58,8 +57,8 @@ std::string summarize(const runtime::Tensor& tensor) {
     sum += data[i];
   }
   char buffer[160];
-  std::snprintf(buffer, sizeof(buffer), "  min %.6g  max %.6g  mean %.6g",
-                lo, hi, n > nans ? sum / double(n - nans) : NAN);
+  std::snprintf(buffer, sizeof(buffer), "  min %.6g  max %.6g  mean %.6g", lo, hi,
+                n > nans ? sum / double(n - nans) : NAN);
   line += buffer;
   if (nans) line += "  NaN: " + std::to_string(nans);
   line += "  first:";
@@ -75,7 +74,8 @@ std::string describeArgument(const runtime::Argument& arg) {
   const auto& v = std::get<ir::ScalarValue>(arg);
   if (const auto* d = std::get_if<double>(&v)) return "scalar " + ir::formatDouble(*d);
   if (const auto* i = std::get_if<int64_t>(&v)) return "scalar " + std::to_string(*i);
-  if (const auto* b = std::get_if<bool>(&v)) return std::string("scalar ") + (*b ? "true" : "false");
+  if (const auto* b = std::get_if<bool>(&v))
+    return std::string("scalar ") + (*b ? "true" : "false");
   return "scalar";
 }
 
@@ -94,8 +94,7 @@ runtime::Arguments copyInputs(const runtime::Arguments& inputs) {
       copies.push_back(arg);
       continue;
     }
-    runtime::Tensor copy =
-        runtime::Tensor::emptyStrided(t->dtype(), t->sizes(), t->strides());
+    runtime::Tensor copy = runtime::Tensor::emptyStrided(t->dtype(), t->sizes(), t->strides());
     runtime::copyInto(*t, copy);
     copies.emplace_back(copy);
   }
@@ -107,16 +106,13 @@ struct CudaRun {
   int exitCode = 0;
 };
 
-CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
-                  runtime::Arguments& inputs) {
+CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded, runtime::Arguments& inputs) {
   const ir::Fusion& fusion = *loaded.fusion;
   const int index = cudaIndexFrom(cl.value("device"), "--backend cuda");
-  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
-           runtime::cudaUnavailableReason(),
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ", runtime::cudaUnavailableReason(),
            "; use --backend cpu (the reference executor) on this machine");
   const bool check = cl.flag("check");
-  const runtime::Arguments referenceInputs =
-      check ? copyInputs(inputs) : runtime::Arguments{};
+  const runtime::Arguments referenceInputs = check ? copyInputs(inputs) : runtime::Arguments{};
 
   runtime::GpuExecutor executor(fusion, index, compileOptionsFrom(cl));
   const auto database = heuristicsDatabaseFrom(cl);
@@ -133,9 +129,8 @@ CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
 
   auto start = std::chrono::steady_clock::now();
   runtime::HostRunResult first = runtime::runOnGpu(executor, inputs, options);
-  const double firstMs = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  const double firstMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   bool aliases = false;
   for (const auto& out : fusion.outputs()) aliases = aliases || out.aliasOf;
 
@@ -156,35 +151,36 @@ CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
     }
     start = std::chrono::steady_clock::now();
     executor.run(deviceInputs);
-    cachedMs = std::chrono::duration<double, std::milli>(
-                   std::chrono::steady_clock::now() - start)
-                   .count();
+    cachedMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   const runtime::GpuRunStats& stats = first.stats;
-  std::printf("cuda run on %s (cuda:%d): %d kernel launch%s (%d cuBLASLt call%s), "
-              "%d host step%s; first run %.3f ms (compile %.3f ms)",
-              executor.deviceSpec().name.c_str(), index, stats.kernelLaunches,
-              stats.kernelLaunches == 1 ? "" : "es", stats.libraryCalls,
-              stats.libraryCalls == 1 ? "" : "s", stats.hostSteps,
-              stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
+  std::printf(
+      "cuda run on %s (cuda:%d): %d kernel launch%s (%d cuBLASLt call%s), "
+      "%d host step%s; first run %.3f ms (compile %.3f ms)",
+      executor.deviceSpec().name.c_str(), index, stats.kernelLaunches,
+      stats.kernelLaunches == 1 ? "" : "es", stats.libraryCalls, stats.libraryCalls == 1 ? "" : "s",
+      stats.hostSteps, stats.hostSteps == 1 ? "" : "s", firstMs, stats.compileMilliseconds);
   if (cachedMs >= 0) std::printf(", cached run %.3f ms", cachedMs);
   std::printf("\n");
   const std::string images = runtime::describeKernelImages(stats.images);
   if (!images.empty()) std::printf("  kernel images: %s\n", images.c_str());
   if (stats.dependentLaunches > 0) {
-    std::printf("  %d launch%s as programmatic dependents of the launch before "
-                "(--set dependent_launch=off launches plainly)\n",
-                stats.dependentLaunches, stats.dependentLaunches == 1 ? "" : "es");
+    std::printf(
+        "  %d launch%s as programmatic dependents of the launch before "
+        "(--set dependent_launch=off launches plainly)\n",
+        stats.dependentLaunches, stats.dependentLaunches == 1 ? "" : "es");
   }
   for (const std::string& copy : stats.copies) std::printf("  copy kernel: %s\n", copy.c_str());
   if (const report::CompileReport* report = executor.lastReport()) {
     for (const report::SegmentReport& segment : report->segments) {
       if (const report::Json* algo = segment.properties.get("algo")) {
-        std::printf("  segment %d (%s): cuBLASLt epilogue %s, %s\n", segment.id,
-                    segment.scheduler.c_str(),
-                    segment.params.get("epilogue") ? segment.params.get("epilogue")->asString().c_str() : "?",
-                    algo->asString().c_str());
+        std::printf(
+            "  segment %d (%s): cuBLASLt epilogue %s, %s\n", segment.id, segment.scheduler.c_str(),
+            segment.params.get("epilogue") ? segment.params.get("epilogue")->asString().c_str()
+                                           : "?",
+            algo->asString().c_str());
       }
     }
   }
@@ -206,12 +202,10 @@ CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
   CudaRun result;
   result.outputs = std::move(first.outputs);
   if (!check) return result;
-  const std::vector<runtime::Tensor> reference =
-      runtime::runReference(fusion, referenceInputs);
+  const std::vector<runtime::Tensor> reference = runtime::runReference(fusion, referenceInputs);
   const int failed = printOutputChecks(result.outputs, reference, fusion);
   if (failed == 0) {
-    std::cout << "check passed: " << result.outputs.size()
-              << " outputs match the cpu reference\n";
+    std::cout << "check passed: " << result.outputs.size() << " outputs match the cpu reference\n";
   } else {
     std::cout << "check FAILED: " << failed << " of " << result.outputs.size()
               << " outputs differ from the cpu reference\n";
@@ -223,15 +217,13 @@ CudaRun runOnCuda(const CommandLine& cl, const LoadedScript& loaded,
 }  // namespace
 
 int printOutputChecks(const std::vector<runtime::Tensor>& outputs,
-                      const std::vector<runtime::Tensor>& reference,
-                      const ir::Fusion& fusion) {
+                      const std::vector<runtime::Tensor>& reference, const ir::Fusion& fusion) {
   int failed = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const runtime::TensorCheck c =
         runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name(),
                              runtime::toleranceForOutput(fusion, i));
-    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message
-              << "\n";
+    std::cout << "  check " << (c.passed ? "ok    " : "FAILED") << " " << c.message << "\n";
     failed += c.passed ? 0 : 1;
   }
   return failed;
@@ -245,8 +237,8 @@ int runCommand(const std::vector<std::string>& args) {
   options.insert(kRecordOptions.begin(), kRecordOptions.end());
   CommandLine cl(args, options, {"check", "allow-same-arch"});
   const std::string backend = cl.value("backend").value_or("cpu");
-  FL_CHECK(backend == "cpu" || backend == "cuda",
-           "--backend must be cpu or cuda, found '", backend, "'");
+  FL_CHECK(backend == "cpu" || backend == "cuda", "--backend must be cpu or cuda, found '", backend,
+           "'");
   // --ranks N: a multi-device fusion on N ranks (threads on the cpu
   // backend, one process per GPU on cuda); --check then compares with the
   // unsharded reference, and --device/--set choose how it compiles.
@@ -256,15 +248,13 @@ int runCommand(const std::vector<std::string>& args) {
            "reference; it needs --backend cuda or --ranks N");
   FL_CHECK(backend == "cuda" || ranks ||
                (!cl.value("device") && cl.values("set").empty() &&
-                                 cl.values("disable-pass").empty() && !cl.value("db") &&
-                                 !cl.value("record")),
+                cl.values("disable-pass").empty() && !cl.value("db") && !cl.value("record")),
            "--device, --set, --disable-pass, --db and --record choose how --backend cuda "
            "compiles; the cpu reference backend takes none of them");
   const uint64_t seed = parseSeed(cl.value("seed"));
   LoadedScript loaded = loadScript(cl);
   const ir::Fusion& fusion = *loaded.fusion;
-  FL_CHECK(loaded.inputs.has_value() || fusion.inputs().empty(),
-           loaded.script.fileName,
+  FL_CHECK(loaded.inputs.has_value() || fusion.inputs().empty(), loaded.script.fileName,
            " has no `inputs = [...]` block; pass the inputs with --inputs, "
            "e.g. --inputs 128x1024:bf16,1024:bf16");
   const std::vector<frontend::InputSpec> specs =
@@ -273,20 +263,17 @@ int runCommand(const std::vector<std::string>& args) {
   runtime::Arguments inputs = frontend::makeInputs(specs, seed);
   std::vector<NamedValue> namedInputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    namedInputs.push_back({fusion.inputs()[i]->name(),
-                           "input_" + std::to_string(i), inputs[i]});
+    namedInputs.push_back({fusion.inputs()[i]->name(), "input_" + std::to_string(i), inputs[i]});
   }
   // Saved before the run: an output aliasing an input updates it in place.
   if (auto dir = cl.value("save-inputs")) saveTensors(*dir, namedInputs);
 
-  std::cout << "fusion " << loaded.fusionName << " from "
-            << loaded.script.fileName << " on the "
+  std::cout << "fusion " << loaded.fusionName << " from " << loaded.script.fileName << " on the "
             << (backend == "cuda" ? "cuda" : "cpu reference") << " backend\n";
-  std::cout << "inputs (from " << (specs.empty() ? "none" : loaded.inputsOrigin)
-            << ", seed " << seed << "):\n";
+  std::cout << "inputs (from " << (specs.empty() ? "none" : loaded.inputsOrigin) << ", seed "
+            << seed << "):\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::cout << "  " << namedInputs[i].name << "  "
-              << describeArgument(inputs[i]) << "\n";
+    std::cout << "  " << namedInputs[i].name << "  " << describeArgument(inputs[i]) << "\n";
   }
 
   std::vector<runtime::Tensor> outputs;
@@ -303,8 +290,7 @@ int runCommand(const std::vector<std::string>& args) {
   } else {
     const auto start = std::chrono::steady_clock::now();
     outputs = runtime::runReference(fusion, inputs);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                  .count();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   std::vector<NamedValue> namedOutputs;
@@ -314,17 +300,14 @@ int runCommand(const std::vector<std::string>& args) {
     std::cout << "  " << out.val->name();
     if (out.aliasOf) std::cout << " (written into " << out.aliasOf->name() << ")";
     std::cout << "  " << summarize(outputs[i]) << "\n";
-    namedOutputs.push_back(
-        {out.val->name(), "output_" + std::to_string(i), outputs[i]});
+    namedOutputs.push_back({out.val->name(), "output_" + std::to_string(i), outputs[i]});
   }
   if (backend == "cpu" && !ranks) {
-    std::printf("reference run: %.3f s, 0 kernel launches (cpu backend)\n",
-                seconds);
+    std::printf("reference run: %.3f s, 0 kernel launches (cpu backend)\n", seconds);
   }
   if (auto dir = cl.value("save-outputs")) {
     saveTensors(*dir, namedOutputs);
-    std::cout << "saved " << namedOutputs.size() << " outputs to " << *dir
-              << "\n";
+    std::cout << "saved " << namedOutputs.size() << " outputs to " << *dir << "\n";
   }
   if (auto dir = cl.value("save-inputs")) {
     std::cout << "saved " << namedInputs.size() << " inputs to " << *dir << "\n";

@@ -34,9 +34,7 @@ extern char** environ;
 namespace fuserlab::cli {
 namespace {
 
-int64_t parseRanks(const std::string& text) {
-  return ir::parseInteger(text, "--ranks", 1, 64);
-}
+int64_t parseRanks(const std::string& text) { return ir::parseInteger(text, "--ranks", 1, 64); }
 
 void printProgram(const runtime::MultiDeviceProgram& program) {
   const report::CompileReport& report = program.compiled().report;
@@ -44,10 +42,10 @@ void printProgram(const runtime::MultiDeviceProgram& program) {
   for (const report::SegmentReport& segment : report.segments) {
     (segment.scheduler == "communication" ? communication : compute) += 1;
   }
-  std::printf("multi-device program for %lld ranks: %d segments (%d compute, "
-              "%d communication)\n",
-              static_cast<long long>(program.ranks()), compute + communication,
-              compute, communication);
+  std::printf(
+      "multi-device program for %lld ranks: %d segments (%d compute, "
+      "%d communication)\n",
+      static_cast<long long>(program.ranks()), compute + communication, compute, communication);
   for (const report::SegmentReport& segment : report.segments) {
     if (segment.scheduler != "communication") continue;
     const report::Json* collective = segment.properties.get("collective");
@@ -55,8 +53,7 @@ void printProgram(const runtime::MultiDeviceProgram& program) {
     const report::Json* out = segment.properties.get("output_sharding");
     std::printf("  segment %d: %s (%s -> %s)\n", segment.id,
                 collective ? collective->asString().c_str() : "?",
-                in ? in->asString().c_str() : "?",
-                out ? out->asString().c_str() : "?");
+                in ? in->asString().c_str() : "?", out ? out->asString().c_str() : "?");
   }
 }
 
@@ -66,28 +63,25 @@ std::string rankDirectory(const std::string& root, int64_t rank) {
 
 // The worker's outputs, written as .npy (half and bfloat16 widened; read
 // back to the output's dtype).
-void writeRankOutputs(const std::string& dir,
-                      const std::vector<runtime::Tensor>& outputs) {
+void writeRankOutputs(const std::string& dir, const std::vector<runtime::Tensor>& outputs) {
   std::filesystem::create_directories(dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
     runtime::writeNpy(dir + "/output_" + std::to_string(i) + ".npy", outputs[i]);
   }
 }
 
-std::vector<runtime::Tensor> readRankOutputs(const std::string& dir,
-                                             const ir::Fusion& fusion) {
+std::vector<runtime::Tensor> readRankOutputs(const std::string& dir, const ir::Fusion& fusion) {
   std::vector<runtime::Tensor> outputs;
   for (size_t i = 0; i < fusion.outputs().size(); ++i) {
-    const runtime::Tensor t =
-        runtime::readNpy(dir + "/output_" + std::to_string(i) + ".npy");
+    const runtime::Tensor t = runtime::readNpy(dir + "/output_" + std::to_string(i) + ".npy");
     outputs.push_back(t.to(fusion.outputs()[i].val->dtype()));
   }
   return outputs;
 }
 
-std::vector<std::vector<runtime::Tensor>> runWorkers(
-    const CommandLine& cl, const LoadedScript& loaded, uint64_t seed,
-    int64_t ranks) {
+std::vector<std::vector<runtime::Tensor>> runWorkers(const CommandLine& cl,
+                                                     const LoadedScript& loaded, uint64_t seed,
+                                                     int64_t ranks) {
   const int gpus = runtime::cudaDeviceCount();
   FL_CHECK(gpus >= ranks, "--ranks ", ranks, " --backend cuda needs ", ranks,
            " GPUs, this machine has ", gpus,
@@ -97,8 +91,7 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
   FL_CHECK(reason.empty(), "--backend cuda --ranks needs NCCL: ", reason);
   const std::string id = runtime::ncclIdToHex(runtime::ncclNewId());
   // mkdtemp's template: a fresh directory under $TMPDIR (or /tmp).
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "fuserlab-ranks-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "fuserlab-ranks-XXXXXX").string();
   FL_CHECK(mkdtemp(pattern.data()) != nullptr,
            "cannot make a directory for the ranks' outputs under ",
            std::filesystem::temp_directory_path().string());
@@ -106,11 +99,19 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
 
   std::vector<pid_t> pids;
   for (int64_t r = 0; r < ranks; ++r) {
-    std::vector<std::string> args = {
-        "/proc/self/exe", "rank-worker", loaded.script.fileName,
-        "--ranks", std::to_string(ranks), "--rank", std::to_string(r),
-        "--nccl-id", id, "--seed", std::to_string(seed),
-        "--out", rankDirectory(root, r)};
+    std::vector<std::string> args = {"/proc/self/exe",
+                                     "rank-worker",
+                                     loaded.script.fileName,
+                                     "--ranks",
+                                     std::to_string(ranks),
+                                     "--rank",
+                                     std::to_string(r),
+                                     "--nccl-id",
+                                     id,
+                                     "--seed",
+                                     std::to_string(seed),
+                                     "--out",
+                                     rankDirectory(root, r)};
     for (const char* option : {"fusion", "inputs"}) {
       if (auto v = cl.value(option)) {
         args.push_back(std::string("--") + option);
@@ -127,8 +128,7 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    const int error = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr,
-                                  argv.data(), environ);
+    const int error = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
     FL_CHECK(error == 0, "starting rank ", r, " failed: ", std::strerror(error));
     pids.push_back(pid);
   }
@@ -138,13 +138,11 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
     waitpid(pids[static_cast<size_t>(r)], &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       failures += " rank " + std::to_string(r) +
-                  (WIFEXITED(status)
-                       ? " exited with " + std::to_string(WEXITSTATUS(status))
-                       : " was killed by signal " + std::to_string(WTERMSIG(status)));
+                  (WIFEXITED(status) ? " exited with " + std::to_string(WEXITSTATUS(status))
+                                     : " was killed by signal " + std::to_string(WTERMSIG(status)));
     }
   }
-  FL_CHECK(failures.empty(), "the ranks failed:", failures,
-           " (their errors are above)");
+  FL_CHECK(failures.empty(), "the ranks failed:", failures, " (their errors are above)");
   std::vector<std::vector<runtime::Tensor>> perRank;
   for (int64_t r = 0; r < ranks; ++r) {
     perRank.push_back(readRankOutputs(rankDirectory(root, r), *loaded.fusion));
@@ -156,13 +154,12 @@ std::vector<std::vector<runtime::Tensor>> runWorkers(
 }  // namespace
 
 RanksRun runRanks(const CommandLine& cl, const LoadedScript& loaded,
-                  const runtime::Arguments& inputs, const std::string& backend,
-                  uint64_t seed) {
+                  const runtime::Arguments& inputs, const std::string& backend, uint64_t seed) {
   const int64_t ranks = parseRanks(*cl.value("ranks"));
   const ir::Fusion& fusion = *loaded.fusion;
   const auto start = std::chrono::steady_clock::now();
-  runtime::MultiDeviceProgram program(fusion, inputs, ranks,
-                                      compileOptionsFrom(cl), deviceFrom(cl));
+  runtime::MultiDeviceProgram program(fusion, inputs, ranks, compileOptionsFrom(cl),
+                                      deviceFrom(cl));
   printProgram(program);
 
   std::vector<std::vector<runtime::Tensor>> perRank;
@@ -170,8 +167,8 @@ RanksRun runRanks(const CommandLine& cl, const LoadedScript& loaded,
     std::vector<runtime::CommunicationRecord> records;
     perRank = runtime::runRanksAsThreads(program, inputs, &records);
     for (const auto& r : records) {
-      std::printf("  rank 0: %s into %s, %lld bytes sent\n", r.collective.c_str(),
-                  r.tensor.c_str(), static_cast<long long>(r.bytes));
+      std::printf("  rank 0: %s into %s, %lld bytes sent\n", r.collective.c_str(), r.tensor.c_str(),
+                  static_cast<long long>(r.bytes));
     }
   } else {
     perRank = runWorkers(cl, loaded, seed, ranks);
@@ -188,8 +185,8 @@ RanksRun runRanks(const CommandLine& cl, const LoadedScript& loaded,
   const std::vector<runtime::Tensor> reference = runtime::runReference(fusion, inputs);
   const int failed = printOutputChecks(result.outputs, reference, fusion);
   if (failed == 0) {
-    std::cout << "check passed: " << result.outputs.size() << " outputs of "
-              << ranks << " ranks match the unsharded cpu reference\n";
+    std::cout << "check passed: " << result.outputs.size() << " outputs of " << ranks
+              << " ranks match the unsharded cpu reference\n";
   } else {
     std::cout << "check FAILED: " << failed << " of " << result.outputs.size()
               << " outputs differ from the unsharded cpu reference\n";
@@ -207,17 +204,15 @@ int rankWorkerCommand(const std::vector<std::string>& args) {
   const int64_t rank = ir::parseInteger(cl.value("rank").value_or("0"), "--rank", 0, ranks - 1);
   const uint64_t seed = ir::parseUnsigned(cl.value("seed").value_or("0"), "--seed");
   const LoadedScript loaded = loadScript(cl);
-  const runtime::Arguments inputs = frontend::makeInputs(
-      loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), seed);
+  const runtime::Arguments inputs =
+      frontend::makeInputs(loaded.inputs.value_or(std::vector<frontend::InputSpec>{}), seed);
   try {
-    runtime::MultiDeviceProgram program(*loaded.fusion, inputs, ranks,
-                                        compileOptionsFrom(cl), deviceFrom(cl));
-    runtime::NcclCommunicator comm(
-        runtime::ncclIdFromHex(cl.value("nccl-id").value_or("")), ranks, rank,
-        static_cast<int>(rank));
+    runtime::MultiDeviceProgram program(*loaded.fusion, inputs, ranks, compileOptionsFrom(cl),
+                                        deviceFrom(cl));
+    runtime::NcclCommunicator comm(runtime::ncclIdFromHex(cl.value("nccl-id").value_or("")), ranks,
+                                   rank, static_cast<int>(rank));
     runtime::GpuSegmentBackend backend(static_cast<int>(rank), compileOptionsFrom(cl));
-    const std::vector<runtime::Tensor> outputs =
-        program.runRank(inputs, comm, backend);
+    const std::vector<runtime::Tensor> outputs = program.runRank(inputs, comm, backend);
     writeRankOutputs(cl.value("out").value_or("."), outputs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rank %lld: %s\n", static_cast<long long>(rank), e.what());

@@ -20,8 +20,7 @@ struct RanksRun {
 //! the outputs and, with --check, compares them with the unsharded CPU
 //! reference.
 RanksRun runRanks(const CommandLine& cl, const LoadedScript& loaded,
-                  const runtime::Arguments& inputs, const std::string& backend,
-                  uint64_t seed);
+                  const runtime::Arguments& inputs, const std::string& backend, uint64_t seed);
 
 //! The hidden `rank-worker` command: one rank of a cuda run.
 int rankWorkerCommand(const std::vector<std::string>& args);

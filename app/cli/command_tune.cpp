@@ -55,8 +55,8 @@ std::atomic<bool> gCancel{false};
 extern "C" void onInterrupt(int) { gCancel.store(true); }
 
 const std::set<std::string> kTuneValueOptions = {
-    "db",   "sizes",       "segment", "strategy", "budget",  "seed",      "margin",
-    "json", "plan",        "from-record", "shard", "devices", "time-limit"};
+    "db",   "sizes", "segment",     "strategy", "budget",  "seed",      "margin",
+    "json", "plan",  "from-record", "shard",    "devices", "time-limit"};
 
 // A non-negative option value up to `maximum` (an int where one is kept).
 int64_t parseInt(const std::string& option, const std::string& text,
@@ -78,9 +78,9 @@ std::vector<std::vector<frontend::InputSpec>> sizeSets(const CommandLine& cl,
       const std::string spec = sizes->substr(begin, end - begin);
       if (!spec.empty()) {
         sets.push_back(frontend::parseInputsOption(spec));
-        FL_CHECK(sets.back().size() == loaded.fusion->inputs().size(), "--sizes entry '",
-                 spec, "' gives ", sets.back().size(), " inputs; ", loaded.fusionName,
-                 " has ", loaded.fusion->inputs().size());
+        FL_CHECK(sets.back().size() == loaded.fusion->inputs().size(), "--sizes entry '", spec,
+                 "' gives ", sets.back().size(), " inputs; ", loaded.fusionName, " has ",
+                 loaded.fusion->inputs().size());
       }
       begin = end + 1;
     }
@@ -137,12 +137,10 @@ class ConsoleListener : public tuner::TuneListener {
       return;
     }
     const int width = 30;
-    const int filled =
-        e.planned ? static_cast<int>(width * double(e.done) / double(e.planned)) : 0;
+    const int filled = e.planned ? static_cast<int>(width * double(e.done) / double(e.planned)) : 0;
     std::fprintf(stderr, "\r  segment %d [%s%s] %zu/%zu best %.1f us%s", segment_,
-                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                 e.done, e.planned, e.bestMedianNs / 1000,
-                 e.kind == Kind::Finished ? "\n" : "");
+                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), e.done,
+                 e.planned, e.bestMedianNs / 1000, e.kind == Kind::Finished ? "\n" : "");
   }
 
  private:
@@ -153,8 +151,8 @@ class ConsoleListener : public tuner::TuneListener {
 void printSpace(const tuner::SearchSpace& space, const tuner::TuningTarget& target,
                 const std::vector<size_t>& planned, std::ostream& out) {
   out << "segment " << target.segment << " (" << scheduler::toString(target.scheduler)
-      << ", kernel " << target.kernelName << "), sizes " << target.key.sizes
-      << ", structure " << target.key.structureHash << "\n";
+      << ", kernel " << target.kernelName << "), sizes " << target.key.sizes << ", structure "
+      << target.key.structureHash << "\n";
   out << "  default params: " << scheduler::paramsToJson(target.defaultParams).dump(-1)
       << "\n  knobs:\n";
   for (const tuner::Knob& knob : space.knobs) {
@@ -214,8 +212,8 @@ LoadedScript loadItem(const tuner::PlanItem& item) {
 // The GPUs that measure: --devices, else --device cuda:N. One model only:
 // the store keys every result by the target device's fingerprint.
 std::vector<int> measuringDevices(const CommandLine& cl) {
-  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
-           runtime::cudaUnavailableReason(), "; tune --dry-run lists the space without one");
+  FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ", runtime::cudaUnavailableReason(),
+           "; tune --dry-run lists the space without one");
   std::vector<int> devices;
   if (auto list = cl.value("devices")) {
     FL_CHECK(!cl.value("device"), "give --device cuda:N or --devices LIST, not both");
@@ -369,8 +367,8 @@ int tuneCommand(const std::vector<std::string>& args) {
       // One bad item of a campaign (a script that moved, sizes its
       // constants refuse) does not stop the others.
       if (!campaign) throw;
-      std::cerr << "plan item " << index << " (" << planItem.identity()
-                << "): " << error.message() << "; skipped\n";
+      std::cerr << "plan item " << index << " (" << planItem.identity() << "): " << error.message()
+                << "; skipped\n";
       Json item = planItem.toJson();
       item.set("error", error.message());
       report.push(std::move(item));
@@ -390,8 +388,8 @@ int tuneCommand(const std::vector<std::string>& args) {
         timedOut = true;
         break;
       }
-      auto target = tuner::makeTuningTarget(*loaded.fusion, compileOptions, *device, shapes,
-                                            segment);
+      auto target =
+          tuner::makeTuningTarget(*loaded.fusion, compileOptions, *device, shapes, segment);
       // A recorded item tunes the segments that were met untuned only.
       if (!planItem.segmentHashes.empty() &&
           !planItem.segmentHashes.count(target->key.structureHash)) {
@@ -404,8 +402,7 @@ int tuneCommand(const std::vector<std::string>& args) {
       item.set("segment", int64_t(segment));
       if (dryRun) {
         const tuner::SearchSpace space = tuner::buildSearchSpace(
-            target->segmentFusion(), target->scheduler, target->bound.info,
-            target->defaultParams);
+            target->segmentFusion(), target->scheduler, target->bound.info, target->defaultParams);
         const auto planned = tuner::plannedVariants(space, tune.strategy);
         printSpace(space, *target, planned, std::cout);
         item.set("space", space.toJson());
@@ -426,17 +423,15 @@ int tuneCommand(const std::vector<std::string>& args) {
       }
       auto runner = makeRunner(compileOptions, planItem, loaded, segment, devices);
       ConsoleListener listener(segment, terminal);
-      const tuner::TuneResult result = tuner::tuneSegment(*target, tune, *database, *runner,
-                                                          &builder, &listener, &gCancel);
+      const tuner::TuneResult result =
+          tuner::tuneSegment(*target, tune, *database, *runner, &builder, &listener, &gCancel);
       timedOut = timedOut || result.timedOut;
-      out << "segment " << segment << " (" << scheduler::toString(target->scheduler)
-          << ") at " << sizes << ": " << result.measured << " measured, "
-          << result.resumed << " resumed, of " << result.space.variants.size()
-          << " variants in " << result.seconds << " s ("
+      out << "segment " << segment << " (" << scheduler::toString(target->scheduler) << ") at "
+          << sizes << ": " << result.measured << " measured, " << result.resumed << " resumed, of "
+          << result.space.variants.size() << " variants in " << result.seconds << " s ("
           << (result.seconds > 0 ? 60.0 * double(result.measured) / result.seconds : 0)
-          << " per minute), " << workersStarted(*runner) << " worker(s) on "
-          << devices.size() << " GPU(s)" << (result.timedOut ? "; time limit reached" : "")
-          << "\n";
+          << " per minute), " << workersStarted(*runner) << " worker(s) on " << devices.size()
+          << " GPU(s)" << (result.timedOut ? "; time limit reached" : "") << "\n";
       item.set("variants", int64_t(result.space.variants.size()));
       item.set("measured", result.measured);
       item.set("resumed", result.resumed);
@@ -452,8 +447,7 @@ int tuneCommand(const std::vector<std::string>& args) {
       for (const auto& o : result.outcomes) failed += o.ok() ? 0 : 1;
       item.set("failed", failed);
       if (result.decision) {
-        out << "  " << result.decision->reason << "\n  stored as entry " << result.entryId
-            << "\n";
+        out << "  " << result.decision->reason << "\n  stored as entry " << result.entryId << "\n";
         item.set("chosen", int64_t(result.decision->chosen));
         item.set("speedup", result.decision->speedup);
         item.set("entry", result.entryId);

@@ -17,7 +17,7 @@
 namespace fuserlab::db {
 class DatabaseSearchPath;
 class SegmentRecorder;
-}
+}  // namespace fuserlab::db
 namespace fuserlab::scheduler {
 class HeuristicProvider;
 }
@@ -59,8 +59,7 @@ std::optional<SourceLocation> inputsBlockEntry(size_t input, const std::string& 
 
 //! Options every command that compiles takes: --device NAME|cuda:N (default
 //! h100), --set NAME=VALUE and --disable-pass NAME (both repeatable).
-inline const std::set<std::string> kCompileOptions = {"device", "set",
-                                                      "disable-pass"};
+inline const std::set<std::string> kCompileOptions = {"device", "set", "disable-pass"};
 passes::CompileOptions compileOptionsFrom(const CommandLine& cl);
 scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
 
@@ -85,14 +84,14 @@ std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine
 inline const std::set<std::string> kRecordOptions = {"record"};
 //! The recorder --record or FUSERLAB_DB_RECORD asks for, in front of `next`
 //! (the database, or null); null if neither asks. `device`: "cuda:N".
-std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(
-    const CommandLine& cl, const LoadedScript& loaded,
-    const scheduler::HeuristicProvider* next, const std::string& device);
+std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(const CommandLine& cl,
+                                                         const LoadedScript& loaded,
+                                                         const scheduler::HeuristicProvider* next,
+                                                         const std::string& device);
 
 //! Prints one "  check ok|FAILED ..." line per output of `fusion`,
 //! comparing `outputs` with `reference`; returns how many differ.
 int printOutputChecks(const std::vector<runtime::Tensor>& outputs,
-                      const std::vector<runtime::Tensor>& reference,
-                      const ir::Fusion& fusion);
+                      const std::vector<runtime::Tensor>& reference, const ir::Fusion& fusion);
 
 }  // namespace fuserlab::cli

@@ -44,13 +44,12 @@ LoadedScript loadScript(const CommandLine& cl) {
     loaded.inputsOrigin = "the inputs block";
   } else if (loaded.script.inputs) {
     FL_USER_ERROR(path, ": the inputs block is for ",
-                  loaded.script.definitions[executedByScript].functionName,
-                  "; pass --inputs for ", loaded.fusionName);
+                  loaded.script.definitions[executedByScript].functionName, "; pass --inputs for ",
+                  loaded.fusionName);
   }
   if (loaded.inputs) {
-    FL_CHECK(loaded.inputs->size() == loaded.fusion->inputs().size(),
-             loaded.fusionName, " has ", loaded.fusion->inputs().size(),
-             " inputs but ", loaded.inputsOrigin, " gives ",
+    FL_CHECK(loaded.inputs->size() == loaded.fusion->inputs().size(), loaded.fusionName, " has ",
+             loaded.fusion->inputs().size(), " inputs but ", loaded.inputsOrigin, " gives ",
              loaded.inputs->size());
   }
   gInputsBlockEntries.clear();
@@ -87,8 +86,10 @@ int cudaIndexFrom(const std::optional<std::string>& device, const std::string& f
       return static_cast<int>(*index);
     }
   }
-  FL_USER_ERROR("--device for ", forWhat, " names a GPU of this machine, "
-                "'cuda' or 'cuda:N', found '", *device, "'");
+  FL_USER_ERROR("--device for ", forWhat,
+                " names a GPU of this machine, "
+                "'cuda' or 'cuda:N', found '",
+                *device, "'");
 }
 
 std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine& cl) {
@@ -105,15 +106,15 @@ std::unique_ptr<db::DatabaseSearchPath> heuristicsDatabaseFrom(const CommandLine
   if (paths.empty()) return nullptr;
   db::DatabaseSearchPath::Options options;
   const char* sameArch = std::getenv("FUSERLAB_DB_SAME_ARCH");
-  options.allowSameArchitecture =
-      cl.flag("allow-same-arch") ||
-      (sameArch != nullptr && *sameArch && std::string_view(sameArch) != "0");
+  options.allowSameArchitecture = cl.flag("allow-same-arch") || (sameArch != nullptr && *sameArch &&
+                                                                 std::string_view(sameArch) != "0");
   return std::make_unique<db::DatabaseSearchPath>(paths, options);
 }
 
-std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(
-    const CommandLine& cl, const LoadedScript& loaded,
-    const scheduler::HeuristicProvider* next, const std::string& device) {
+std::unique_ptr<db::SegmentRecorder> segmentRecorderFrom(const CommandLine& cl,
+                                                         const LoadedScript& loaded,
+                                                         const scheduler::HeuristicProvider* next,
+                                                         const std::string& device) {
   std::optional<std::string> path = cl.value("record");
   if (!path) {
     if (const char* env = std::getenv("FUSERLAB_DB_RECORD"); env && *env) path = env;

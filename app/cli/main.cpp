@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   // Output that did not reach stdout (a full disk, /dev/full) is a failure
   // whatever the command returned.
   if (auto failure = fuserlab::cli::finishStdout()) {
-    std::cerr << "fuserlab-cli" << (argc >= 2 ? " " + std::string(argv[1]) : "")
-              << ": " << *failure << "\n";
+    std::cerr << "fuserlab-cli" << (argc >= 2 ? " " + std::string(argv[1]) : "") << ": " << *failure
+              << "\n";
     return code >= 2 ? code : 2;
   }
   return code;

@@ -138,9 +138,9 @@ void printKernelDump(std::string_view name, const std::vector<runtime::SegmentKe
       writeOutputFile(path, std::string(codegen::deviceHelperSource()) + "\n" + k.source);
       text << kernel.name << ": wrote " << path << "\n";
     } else if (name == "launch_param" || name == "parallel_dimensions") {
-      text << kernel.name << ": grid " << shape(k.launch.grid) << " block "
-           << shape(k.launch.block) << " cluster " << shape(k.launch.cluster)
-           << " dynamic shared memory " << k.launch.dynamicSharedMemoryBytes << " bytes\n";
+      text << kernel.name << ": grid " << shape(k.launch.grid) << " block " << shape(k.launch.block)
+           << " cluster " << shape(k.launch.cluster) << " dynamic shared memory "
+           << k.launch.dynamicSharedMemoryBytes << " bytes\n";
     } else if (name == "dynamic_shared_memory") {
       text << kernel.name << ": " << k.launch.dynamicSharedMemoryBytes << " bytes\n";
     } else if (name == "index_type") {
@@ -148,7 +148,8 @@ void printKernelDump(std::string_view name, const std::vector<runtime::SegmentKe
     } else if (name == "kernel_args") {
       text << kernel.name << ":";
       for (const auto& parameter : k.parameters) {
-        text << " " << (parameter.kind == codegen::KernelParameter::Kind::Tensor ? "tensor" : "scalar")
+        text << " "
+             << (parameter.kind == codegen::KernelParameter::Kind::Tensor ? "tensor" : "scalar")
              << (parameter.segmentInput >= 0 ? " in" + std::to_string(parameter.segmentInput)
                                              : " out" + std::to_string(parameter.segmentOutput))
              << ";";
@@ -213,8 +214,8 @@ void printDumps(const std::vector<const NvfuserDump*>& dumps, const LoadedScript
     } else if (name == "pre_segmenter_logging") {
       banner(text, "pre-segmentation passes");
       for (const auto& pass : report.passes) {
-        text << pass.name << (pass.enabled ? "" : " (disabled)") << ": "
-             << pass.rewrites.size() << " rewrites\n";
+        text << pass.name << (pass.enabled ? "" : " (disabled)") << ": " << pass.rewrites.size()
+             << " rewrites\n";
         for (const auto& rewrite : pass.rewrites) text << "  " << rewrite << "\n";
       }
     } else if (name == "fusion_ir_presched") {
@@ -225,7 +226,8 @@ void printDumps(const std::vector<const NvfuserDump*>& dumps, const LoadedScript
     } else if (name == "scheduler_verbose") {
       for (const auto& segment : report.segments) {
         text << "segment " << segment.id << ": " << segment.scheduler << "\n";
-        for (const auto& r : segment.rejected) text << "  not " << r.scheduler << ": " << r.reason << "\n";
+        for (const auto& r : segment.rejected)
+          text << "  not " << r.scheduler << ": " << r.reason << "\n";
       }
     } else if (name == "communication") {
       for (const auto& segment : report.segments) {

@@ -38,8 +38,8 @@ std::optional<std::string> finishStdout() {
   // closed; closing a duplicate asks without closing stdout itself.
   const int copy = ::dup(::fileno(stdout));
   if (copy >= 0 && ::close(copy) != 0 && errno != EINTR) {
-    return std::string("writing the output to stdout failed: ") +
-           std::strerror(errno) + "; the output may be incomplete";
+    return std::string("writing the output to stdout failed: ") + std::strerror(errno) +
+           "; the output may be incomplete";
   }
   return std::nullopt;
 }

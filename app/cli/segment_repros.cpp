@@ -16,10 +16,11 @@ bool wantsSegmentRepros(const CommandLine& cl, const LoadedScript& loaded) {
   const bool directory = cl.value("repro-dir").has_value();
   if (!segment && !repro && !directory) return false;
   FL_CHECK(!segment || repro, "--segment N needs --repro OUT.py (the file to write)");
-  FL_CHECK(!repro || segment, "--repro OUT.py needs --segment N (which segment; "
-                              "--repro-dir DIR writes every segment)");
-  FL_CHECK(loaded.inputs.has_value(), "segment repros need input sizes: ",
-           loaded.script.fileName, " has no inputs block; pass --inputs");
+  FL_CHECK(!repro || segment,
+           "--repro OUT.py needs --segment N (which segment; "
+           "--repro-dir DIR writes every segment)");
+  FL_CHECK(loaded.inputs.has_value(), "segment repros need input sizes: ", loaded.script.fileName,
+           " has no inputs block; pass --inputs");
   return true;
 }
 
@@ -29,13 +30,11 @@ void writeSegmentRepros(const CommandLine& cl, const LoadedScript& loaded,
   const std::string origin = loaded.script.fileName + " (" + loaded.fusionName + ")";
   if (auto segmentText = cl.value("segment")) {
     auto segment = ir::tryParseInteger(*segmentText, 0, 1 << 20);
-    FL_CHECK(segment.has_value(), "--segment takes a segment number, found '",
-             *segmentText, "'");
-    FL_CHECK(static_cast<size_t>(*segment) < count, "--segment ", *segment,
-             ": the fusion has ", count, " segments (0 to ", count - 1, ")");
+    FL_CHECK(segment.has_value(), "--segment takes a segment number, found '", *segmentText, "'");
+    FL_CHECK(static_cast<size_t>(*segment) < count, "--segment ", *segment, ": the fusion has ",
+             count, " segments (0 to ", count - 1, ")");
     const std::string path = *cl.value("repro");
-    writeOutputFile(path, frontend::writeSegmentRepro(compiled, *segment, *loaded.inputs,
-                                                      origin));
+    writeOutputFile(path, frontend::writeSegmentRepro(compiled, *segment, *loaded.inputs, origin));
     text << "segment " << *segment << " written to " << path << "\n";
   }
   if (auto directory = cl.value("repro-dir")) {
@@ -46,8 +45,7 @@ void writeSegmentRepros(const CommandLine& cl, const LoadedScript& loaded,
       const std::string path =
           (std::filesystem::path(*directory) / ("segment_" + std::to_string(segment) + ".py"))
               .string();
-      writeOutputFile(path,
-                      frontend::writeSegmentRepro(compiled, segment, *loaded.inputs, origin));
+      writeOutputFile(path, frontend::writeSegmentRepro(compiled, segment, *loaded.inputs, origin));
     }
     text << count << " segment scripts written to " << *directory << "\n";
   }

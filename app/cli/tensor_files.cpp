@@ -19,8 +19,7 @@ report::Json scalarJson(const ir::ScalarValue& value) {
 
 }  // namespace
 
-void saveTensors(const std::string& directory,
-                 const std::vector<NamedValue>& values) {
+void saveTensors(const std::string& directory, const std::vector<NamedValue>& values) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   FL_CHECK(!ec, "cannot create directory '", directory, "': ", ec.message());
@@ -30,8 +29,7 @@ void saveTensors(const std::string& directory,
     entry.set("name", v.name);
     if (const auto* tensor = std::get_if<runtime::Tensor>(&v.value)) {
       const std::string file = v.fileStem + ".npy";
-      runtime::writeNpy((std::filesystem::path(directory) / file).string(),
-                        *tensor);
+      runtime::writeNpy((std::filesystem::path(directory) / file).string(), *tensor);
       entry.set("file", file);
       entry.set("dtype", std::string(ir::shortName(tensor->dtype())));
       entry.set("saved_as", ir::isReducedPrecision(tensor->dtype())

@@ -17,7 +17,6 @@ struct NamedValue {
 };
 
 //! Writes `values` under `directory` (created if missing).
-void saveTensors(const std::string& directory,
-                 const std::vector<NamedValue>& values);
+void saveTensors(const std::string& directory, const std::vector<NamedValue>& values);
 
 }  // namespace fuserlab::cli

@@ -93,8 +93,8 @@ std::optional<std::string> commandHelp(const std::string& command) {
       continue;
     }
     if (line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ') {
-      inEntry = line.compare(2, command.size() + 1, command + " ") == 0 ||
-                line.substr(2) == command;
+      inEntry =
+          line.compare(2, command.size() + 1, command + " ") == 0 || line.substr(2) == command;
     }
     if (inEntry) entry += line + "\n";
   }

@@ -21,8 +21,7 @@ namespace {
 // question on to the database, if there is one.
 class RecordingProvider : public scheduler::HeuristicProvider {
  public:
-  explicit RecordingProvider(const scheduler::HeuristicProvider* next)
-      : next_(next) {}
+  explicit RecordingProvider(const scheduler::HeuristicProvider* next) : next_(next) {}
   std::optional<scheduler::ProvidedParams> lookup(
       const ir::Fusion& segment, scheduler::SchedulerType type,
       const scheduler::SegmentRuntimeInfo& info) const override {
@@ -56,8 +55,7 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
                   ": give input sizes in the Inputs field (e.g. 128x1024:bf16)");
   }
   FL_CHECK(specs.size() == fusion.inputs().size(), snapshot.fusionName, " has ",
-           fusion.inputs().size(), " inputs but ", snapshot.inputsOrigin, " gives ",
-           specs.size());
+           fusion.inputs().size(), " inputs but ", snapshot.inputsOrigin, " gives ", specs.size());
 
   const auto resolved = runtime::resolveDevice(request.settings.device);
   const scheduler::DeviceSpec device = resolved ? *resolved : scheduler::defaultDevice();
@@ -68,11 +66,10 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
   }
   RecordingProvider provider(database.get());
   const runtime::Arguments inputs = frontend::makeInputShapes(specs);
-  runtime::CompiledFusion compiled = runtime::compileFusion(
-      fusion, request.settings.options, device, inputs, &provider);
+  runtime::CompiledFusion compiled =
+      runtime::compileFusion(fusion, request.settings.options, device, inputs, &provider);
   snapshot.segmentHashes = std::move(provider.hashes_);
-  for (runtime::SegmentKernel& kernel :
-       runtime::generateSegmentKernels(compiled, device, inputs)) {
+  for (runtime::SegmentKernel& kernel : runtime::generateSegmentKernels(compiled, device, inputs)) {
     SegmentCode code;
     code.segment = kernel.segment;
     code.kernelName = kernel.name;
@@ -86,9 +83,8 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
   for (size_t segment = 0; segment < compiled.segmented->groups().size(); ++segment) {
     SegmentScript written;
     try {
-      written.script = frontend::writeSegmentRepro(compiled, segment, specs,
-                                                   snapshot.fileName + " (" +
-                                                       snapshot.fusionName + ")");
+      written.script = frontend::writeSegmentRepro(
+          compiled, segment, specs, snapshot.fileName + " (" + snapshot.fusionName + ")");
     } catch (const std::exception& failure) {
       written.error = failure.what();
     }
@@ -130,8 +126,7 @@ CompileSnapshot runCompileJob(const CompileRequest& request) {
     snapshot.report.reset();
   }
   snapshot.milliseconds =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return snapshot;
 }
 

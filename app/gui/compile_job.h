@@ -31,8 +31,8 @@ struct CompileSettings {
 };
 
 struct CompileRequest {
-  std::string source;    //!< the script's text
-  std::string fileName;  //!< for messages ("<pasted>" if none)
+  std::string source;      //!< the script's text
+  std::string fileName;    //!< for messages ("<pasted>" if none)
   std::string fusionName;  //!< a definition's name; empty: the executed one
   CompileSettings settings;
 };

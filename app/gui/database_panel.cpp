@@ -117,14 +117,13 @@ void DatabasePanel::refresh() {
       if (onlyCurrent_->isChecked() && !currentHashes_.contains(hash)) continue;
       const int row = table_->rowCount();
       table_->insertRow(row);
-      const QStringList cells = {
-          QString::number(entry.id),
-          QString::fromStdString(entry.segment.scheduler),
-          QString::fromStdString(entry.segment.sizes),
-          QString::fromStdString(entry.device.key),
-          QString::fromStdString(entry.origin),
-          QString::fromStdString(db::measurementSummary(entry.measurement)),
-          QString::fromStdString(entry.params.dump(-1))};
+      const QStringList cells = {QString::number(entry.id),
+                                 QString::fromStdString(entry.segment.scheduler),
+                                 QString::fromStdString(entry.segment.sizes),
+                                 QString::fromStdString(entry.device.key),
+                                 QString::fromStdString(entry.origin),
+                                 QString::fromStdString(db::measurementSummary(entry.measurement)),
+                                 QString::fromStdString(entry.params.dump(-1))};
       for (int c = 0; c < cells.size(); ++c) {
         auto* item = new QTableWidgetItem(cells[c]);
         item->setToolTip(c == 6 ? cells[c] : QString::fromStdString(entry.summary()));
@@ -162,8 +161,9 @@ void DatabasePanel::setDeleteConfirmation(std::function<bool(const QString&)> co
 void DatabasePanel::confirmAndDeleteSelected() {
   const QList<qint64> ids = selectedIds(table_);
   if (ids.isEmpty()) return;
-  const QString question = QString("Delete %1 %2 from %3? This cannot be undone (db export "
-                                   "keeps a copy).")
+  const QString question = QString(
+                               "Delete %1 %2 from %3? This cannot be undone (db export "
+                               "keeps a copy).")
                                .arg(ids.size())
                                .arg(ids.size() == 1 ? "entry" : "entries", path());
   if (confirmDelete_ && !confirmDelete_(question)) {
@@ -196,10 +196,10 @@ bool DatabasePanel::exportSelected(const QString& file) {
       ids << table_->item(row, 0)->data(Qt::UserRole).toLongLong();
     }
   }
-  const QString target =
-      file.isEmpty() ? QFileDialog::getSaveFileName(this, "Export entries", "entries.jsonl",
-                                                    "JSON lines (*.jsonl)")
-                     : file;
+  const QString target = file.isEmpty()
+                             ? QFileDialog::getSaveFileName(this, "Export entries", "entries.jsonl",
+                                                            "JSON lines (*.jsonl)")
+                             : file;
   if (target.isEmpty()) return false;
   try {
     db::HeuristicsDatabase database(path().toStdString(), db::HeuristicsDatabase::Access::Read);

@@ -21,8 +21,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <future>
 
@@ -157,8 +157,8 @@ QPainterPath splinePath(const viz::EdgeLayout& edge) {
   if (edge.points.empty()) return path;
   path.moveTo(edge.points[0].x, edge.points[0].y);
   for (size_t i = 1; i + 2 < edge.points.size(); i += 3) {
-    path.cubicTo(edge.points[i].x, edge.points[i].y, edge.points[i + 1].x,
-                 edge.points[i + 1].y, edge.points[i + 2].x, edge.points[i + 2].y);
+    path.cubicTo(edge.points[i].x, edge.points[i].y, edge.points[i + 1].x, edge.points[i + 1].y,
+                 edge.points[i + 2].x, edge.points[i + 2].y);
   }
   return path;
 }
@@ -242,8 +242,8 @@ void GraphView::setSnapshot(SnapshotPtr snapshot) {
   // The first compile of a file decides "segments only" by its size; the
   // user's choice holds while the same file is edited (it stayed on across
   // files: issue 46).
-  const bool first = !snapshot_ || !snapshot_->report ||
-                     (snapshot && snapshot_->fileName != snapshot->fileName);
+  const bool first =
+      !snapshot_ || !snapshot_->report || (snapshot && snapshot_->fileName != snapshot->fileName);
   snapshot_ = std::move(snapshot);
   if (first && snapshot_ && snapshot_->report) {
     size_t exprs = 0;
@@ -286,17 +286,17 @@ void GraphView::relayout() {
     emit laidOut();
     return;
   }
-  auto graph = std::make_shared<viz::Graph>(
-      collapsed() ? viz::buildSegmentOverviewGraph(*snapshot_->report)
-                  : viz::buildSegmentedGraph(*snapshot_->report));
+  auto graph =
+      std::make_shared<viz::Graph>(collapsed() ? viz::buildSegmentOverviewGraph(*snapshot_->report)
+                                               : viz::buildSegmentedGraph(*snapshot_->report));
   // Graphviz would take minutes (and hold the layout worker): say so instead.
   if (const std::string refusal = viz::layoutRefusal(*graph); !refusal.empty()) {
     pending_ = false;
     graph_.reset();
     status_->setText({});
-    showMessage(QString::fromStdString(refusal) +
-                (collapsed() ? QString()
-                             : QString("; tick 'segments only' for one node per segment")));
+    showMessage(
+        QString::fromStdString(refusal) +
+        (collapsed() ? QString() : QString("; tick 'segments only' for one node per segment")));
     emit laidOut();
     return;
   }
@@ -423,8 +423,9 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
   }
   scene_->setSceneRect(QRectF(-10, -10, layout.width + 20, layout.height + 20));
   // Collapsed, each segment is a node, not a cluster.
-  status_->setText(QString("%1 segments, %2 nodes").arg(std::max(clusters_, segmentNodes)).arg(nodes_) +
-                   (stubs > 0 ? QString(", %1 stubs").arg(stubs) : QString()));
+  status_->setText(
+      QString("%1 segments, %2 nodes").arg(std::max(clusters_, segmentNodes)).arg(nodes_) +
+      (stubs > 0 ? QString(", %1 stubs").arg(stubs) : QString()));
   status_->setToolTip(stubs > 0 ? QString("Simplified: %1 distant uses of widely read values "
                                           "are drawn as dashed stubs beside their readers "
                                           "instead of long edges")
@@ -539,8 +540,8 @@ int GraphView::findMatches(const QString& text, bool centre) {
   for (QGraphicsItem* item : scene_->items(Qt::AscendingOrder)) {
     if (!item->data(kKindKey).isValid() || item->data(kKindKey).toString() != "node") continue;
     auto* shape = static_cast<QAbstractGraphicsShapeItem*>(item);
-    const bool match = !text.isEmpty() &&
-                       item->data(kSearchKey).toString().contains(text, Qt::CaseInsensitive);
+    const bool match =
+        !text.isEmpty() && item->data(kSearchKey).toString().contains(text, Qt::CaseInsensitive);
     QPen pen = shape->pen();
     pen.setColor(match ? QColor(230, 140, 0) : QColor(60, 60, 60));
     pen.setWidthF(match ? 3 : 1);

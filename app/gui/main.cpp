@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName("fuserlab");
 
   QCommandLineParser parser;
-  parser.setApplicationDescription("FuserLab: see how a fusion is segmented, scheduled and "
-                                   "generated, and what changes when you flip a switch.");
+  parser.setApplicationDescription(
+      "FuserLab: see how a fusion is segmented, scheduled and "
+      "generated, and what changes when you flip a switch.");
   parser.addHelpOption();
   parser.addPositionalArgument("FILE", "a FusionDefinition script (nvFuser's Python dialect)");
   const QCommandLineOption screenshotOption("screenshot", "render the window into OUT.png and exit",
@@ -83,8 +84,8 @@ int main(int argc, char** argv) {
                                         "NAME");
   const QCommandLineOption inputsOption("inputs", "input sizes, e.g. 128x1024:bf16", "SPEC");
   const QCommandLineOption dbOption("db", "take params from this heuristics database", "FILE");
-  parser.addOptions({screenshotOption, setOption, disableOption, deviceOption, inputsOption,
-                     dbOption});
+  parser.addOptions(
+      {screenshotOption, setOption, disableOption, deviceOption, inputsOption, dbOption});
   parser.process(app);
 
   fuserlab::gui::MainWindow window;
@@ -139,9 +140,9 @@ int main(int argc, char** argv) {
   }
   const auto snapshot = window.service()->latest();
   if (!opened || !snapshot || !snapshot->ok()) {
-    std::fprintf(stderr, "fuserlab: %s\n",
-                 snapshot && snapshot->error ? snapshot->error->c_str()
-                                             : "the script could not be opened");
+    std::fprintf(
+        stderr, "fuserlab: %s\n",
+        snapshot && snapshot->error ? snapshot->error->c_str() : "the script could not be opened");
     return 2;
   }
   std::printf("wrote %s: %s, %zu segments\n", qPrintable(out), snapshot->fusionName.c_str(),

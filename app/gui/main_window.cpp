@@ -17,8 +17,8 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTextBlock>
 #include <QTabWidget>
+#include <QTextBlock>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -242,8 +242,7 @@ bool MainWindow::openFile(const QString& path) {
   // pipe would block the GUI thread, /dev/zero would fill its memory.
   std::string text;
   try {
-    text = ir::readUserFile(QFile::encodeName(path).toStdString(), "script",
-                            ir::kMaxScriptBytes);
+    text = ir::readUserFile(QFile::encodeName(path).toStdString(), "script", ir::kMaxScriptBytes);
   } catch (const UserError& error) {
     showProblem(QString::fromStdString(error.message()), 0, 0);
     return false;
@@ -277,8 +276,7 @@ void MainWindow::setScript(const QString& text, const QString& name) {
 
 void MainWindow::showProblem(const QString& message, int line, int column) {
   auto* item = new QListWidgetItem(
-      line > 0 ? QString("line %1, column %2: %3").arg(line).arg(column).arg(message)
-               : message,
+      line > 0 ? QString("line %1, column %2: %3").arg(line).arg(column).arg(message) : message,
       problems_);
   item->setData(Qt::UserRole, line);
   item->setData(Qt::UserRole + 1, column);
@@ -322,8 +320,8 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   // of the same file on screen, dimmed, with the error on top (issue 46):
   // blanking every view at each typing error lost the picture.
   const SnapshotPtr shown = reportModel_->snapshot();
-  const bool keepLastGood = !snapshot->ok() && shown && shown->ok() &&
-                            shown->fileName == snapshot->fileName;
+  const bool keepLastGood =
+      !snapshot->ok() && shown && shown->ok() && shown->fileName == snapshot->fileName;
   if (!keepLastGood) {
     tuning_->setSnapshot(snapshot);
     reportModel_->setSnapshot(snapshot);
@@ -359,15 +357,14 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
   }
   editor_->clearErrorMarker();
   const report::CompileReport& report = *snapshot->report;
-  statusLabel_->setText(
-      QString("%1 on %2: %3 segments (%4 kernels, %5 kernel-free) in %6 ms  [%7]")
-          .arg(QString::fromStdString(snapshot->fusionName),
-               QString::fromStdString(snapshot->deviceName))
-          .arg(report.segments.size())
-          .arg(report.kernelCount())
-          .arg(static_cast<int>(report.segments.size()) - report.kernelCount())
-          .arg(snapshot->milliseconds, 0, 'f', 1)
-          .arg(QString::fromStdString(options_->settings().summary())));
+  statusLabel_->setText(QString("%1 on %2: %3 segments (%4 kernels, %5 kernel-free) in %6 ms  [%7]")
+                            .arg(QString::fromStdString(snapshot->fusionName),
+                                 QString::fromStdString(snapshot->deviceName))
+                            .arg(report.segments.size())
+                            .arg(report.kernelCount())
+                            .arg(static_cast<int>(report.segments.size()) - report.kernelCount())
+                            .arg(snapshot->milliseconds, 0, 'f', 1)
+                            .arg(QString::fromStdString(options_->settings().summary())));
   QStringList hashes;
   for (const auto& hash : snapshot->segmentHashes) hashes << QString::fromStdString(hash);
   database_->setCurrentSegments(hashes);
@@ -455,7 +452,8 @@ void MainWindow::showLineInGraph(int line) {
   if (value.empty()) return;
   for (const auto& segment : snapshot->report->segments) {
     for (const auto& expr : segment.exprFlow) {
-      if (std::find(expr.outputs.begin(), expr.outputs.end(), value) == expr.outputs.end()) continue;
+      if (std::find(expr.outputs.begin(), expr.outputs.end(), value) == expr.outputs.end())
+        continue;
       if (segment.id != selected_) selectSegment(segment.id);
       return;
     }
@@ -477,21 +475,21 @@ void MainWindow::updateCode() {
   }
   const SegmentCode* code = snapshot->codeFor(selected_);
   if (code == nullptr) {
-    code_->setPlainText(QString("// segment %1 (%2) launches no kernel: it runs on the host "
-                                "as a view or a library call.\n\n// its fusion:\n%3")
-                            .arg(selected_)
-                            .arg(QString::fromStdString(it->scheduler),
-                                 QString::fromStdString(it->fusionIr)));
+    code_->setPlainText(
+        QString("// segment %1 (%2) launches no kernel: it runs on the host "
+                "as a view or a library call.\n\n// its fusion:\n%3")
+            .arg(selected_)
+            .arg(QString::fromStdString(it->scheduler), QString::fromStdString(it->fusionIr)));
   } else if (!code->error.empty()) {
     code_->setPlainText(QString("// segment %1: no kernel: %2")
                             .arg(selected_)
                             .arg(QString::fromStdString(code->error)));
   } else {
-    code_->setPlainText(QString("// %1 (segment %2, %3)\n%4")
-                            .arg(QString::fromStdString(code->kernelName))
-                            .arg(selected_)
-                            .arg(QString::fromStdString(it->scheduler),
-                                 QString::fromStdString(code->source)));
+    code_->setPlainText(
+        QString("// %1 (segment %2, %3)\n%4")
+            .arg(QString::fromStdString(code->kernelName))
+            .arg(selected_)
+            .arg(QString::fromStdString(it->scheduler), QString::fromStdString(code->source)));
   }
 }
 
@@ -522,7 +520,8 @@ bool MainWindow::exportSegmentScript(int segment, const QString& path, QString* 
   const int count = static_cast<int>(snapshot->segmentScripts.size());
   if (segment < 0 || segment >= count) {
     if (error) {
-      *error = QString("segment %1 does not exist: the fusion has %2 segments").arg(segment).arg(count);
+      *error =
+          QString("segment %1 does not exist: the fusion has %2 segments").arg(segment).arg(count);
     }
     return false;
   }

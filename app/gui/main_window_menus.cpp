@@ -39,8 +39,7 @@ constexpr int kMaxRecentFiles = 10;
 QString examplesDirectory() {
   const QString fromEnv = qEnvironmentVariable("FUSERLAB_EXAMPLES");
   if (!fromEnv.isEmpty()) return fromEnv;
-  const QString installed =
-      QCoreApplication::applicationDirPath() + "/../share/fuserlab/examples";
+  const QString installed = QCoreApplication::applicationDirPath() + "/../share/fuserlab/examples";
   if (QFileInfo::exists(installed)) return installed;
   return QStringLiteral(FUSERLAB_EXAMPLES_DIR);
 }
@@ -104,8 +103,7 @@ void MainWindow::buildMenus() {
     if (auto* search = graph_->findChild<QLineEdit*>("graphSearch")) search->setFocus();
   });
   view->addAction("Find &next", QKeySequence::FindNext, graph_, &GraphView::searchNext);
-  view->addAction("Find &previous", QKeySequence::FindPrevious, graph_,
-                  &GraphView::searchPrevious);
+  view->addAction("Find &previous", QKeySequence::FindPrevious, graph_, &GraphView::searchPrevious);
   view->addAction("&Collapse or expand segments", QKeySequence("Ctrl+L"), this,
                   [this] { graph_->setCollapsed(!graph_->collapsed()); });
 
@@ -162,10 +160,10 @@ void MainWindow::openDialog() {
 MainWindow::FilePrompts MainWindow::dialogPrompts(QWidget* parent) {
   FilePrompts prompts;
   prompts.saveChanges = [parent](const QString& name) {
-    return QMessageBox::warning(
-        parent, "Unsaved changes",
-        QString("The script %1 has changes that are not saved.").arg(name),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    return QMessageBox::warning(parent, "Unsaved changes",
+                                QString("The script %1 has changes that are not saved.").arg(name),
+                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                QMessageBox::Save);
   };
   prompts.savePath = [parent](const QString& suggested) {
     return QFileDialog::getSaveFileName(parent, "Save the script", suggested,
@@ -193,25 +191,20 @@ bool MainWindow::confirmDiscard() {
   const QString name =
       displayName_.isEmpty() ? QString("(untitled)") : QFileInfo(displayName_).fileName();
   switch (prompts_.saveChanges(name)) {
-    case QMessageBox::Save:
-      return save();
-    case QMessageBox::Discard:
-      return true;
-    default:
-      return false;
+    case QMessageBox::Save: return save();
+    case QMessageBox::Discard: return true;
+    default: return false;
   }
 }
 
-bool MainWindow::save() {
-  return savePath_.isEmpty() ? saveAs() : writeScript(savePath_);
-}
+bool MainWindow::save() { return savePath_.isEmpty() ? saveAs() : writeScript(savePath_); }
 
 bool MainWindow::saveAs() {
   // An example is offered under its name in the home folder, not over itself.
   QString suggested = savePath_;
   if (suggested.isEmpty()) {
-    suggested = QDir::home().filePath(file_.isEmpty() ? QString("fusion.py")
-                                                      : QFileInfo(file_).fileName());
+    suggested =
+        QDir::home().filePath(file_.isEmpty() ? QString("fusion.py") : QFileInfo(file_).fileName());
   }
   const QString path = prompts_.savePath(suggested);
   if (path.isEmpty()) return false;
@@ -270,8 +263,7 @@ void MainWindow::updateModified() {
 void MainWindow::updateTitle() {
   QString name = displayName_.isEmpty() ? QString() : QFileInfo(displayName_).fileName();
   name.replace("[*]", "[*][*]");  // a literal "[*]" in a file name
-  setWindowTitle(name.isEmpty() ? QString("FuserLab[*]")
-                                : QString("%1[*] - FuserLab").arg(name));
+  setWindowTitle(name.isEmpty() ? QString("FuserLab[*]") : QString("%1[*] - FuserLab").arg(name));
 }
 
 void MainWindow::exportReportDialog() {
@@ -289,9 +281,9 @@ void MainWindow::exportReportDialog() {
 }
 
 void MainWindow::exportGraphDialog() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, "Export the segmented graph", "graph.svg",
-      "SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)");
+  const QString path =
+      QFileDialog::getSaveFileName(this, "Export the segmented graph", "graph.svg",
+                                   "SVG (*.svg);;PNG (*.png);;Graphviz DOT (*.dot)");
   if (path.isEmpty()) return;
   QString error;
   if (graph_->exportTo(path, &error)) {
@@ -304,9 +296,9 @@ void MainWindow::exportGraphDialog() {
 
 void MainWindow::exportSegmentDialog() {
   const int segment = std::max(selected_, 0);
-  const QString path = QFileDialog::getSaveFileName(
-      this, QString("Export segment %1 as a script").arg(segment),
-      QString("segment_%1.py").arg(segment), "Python (*.py)");
+  const QString path =
+      QFileDialog::getSaveFileName(this, QString("Export segment %1 as a script").arg(segment),
+                                   QString("segment_%1.py").arg(segment), "Python (*.py)");
   if (path.isEmpty()) return;
   QString error;
   if (exportSegmentScript(segment, path, &error)) {

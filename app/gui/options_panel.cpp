@@ -40,8 +40,9 @@ OptionsPanel::OptionsPanel(QWidget* parent, bool compact)
   }
   bookend_->setCurrentIndex(1);
   inputs_->setPlaceholderText("from the script (e.g. 128x1024:bf16,1024:bf16)");
-  upcast_->setToolTip("privatize: clone multi-use upcasts per use (seed 000)\n"
-                      "forward: nvFuser's input forwarding");
+  upcast_->setToolTip(
+      "privatize: clone multi-use upcasts per use (seed 000)\n"
+      "forward: nvFuser's input forwarding");
   bookend_->setToolTip("which meta ops become kernel-free segments (seed 001)");
 
   auto emitChanged = [this] {

@@ -42,8 +42,7 @@ void PassesModel::setHighlight(const QSet<QString>& names) {
   for (int p = 0; p < static_cast<int>(passes_.size()); ++p) {
     const int n = static_cast<int>(passes_[p].rewrites.size());
     if (n > 0) {
-      emit dataChanged(index(0, 0, index(p, 0)), index(n - 1, 1, index(p, 0)),
-                       {Qt::FontRole});
+      emit dataChanged(index(0, 0, index(p, 0)), index(n - 1, 1, index(p, 0)), {Qt::FontRole});
     }
   }
 }
@@ -116,8 +115,7 @@ QVariant PassesModel::data(const QModelIndex& index, int role) const {
   return {};
 }
 
-QVariant PassesModel::headerData(int section, Qt::Orientation orientation,
-                                 int role) const {
+QVariant PassesModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   return section == 0 ? QString("Pass") : QString("Rewrites");
 }

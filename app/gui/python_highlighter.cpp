@@ -13,18 +13,19 @@ QTextCharFormat makeFormat(const QColor& color, bool bold = false, bool italic =
 
 }  // namespace
 
-PythonHighlighter::PythonHighlighter(QTextDocument* document)
-    : QSyntaxHighlighter(document) {
+PythonHighlighter::PythonHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {
   // Later rules win where they overlap: strings and comments come last.
-  rules_.push_back({QRegularExpression(
-                        R"(\b(def|class|with|as|import|from|return|None|True|False|for|while|in|is|not|and|or|if|elif|else|lambda|assert|raise|break|continue|pass)\b)"),
-                    makeFormat(QColor(0, 0, 160), true)});
+  rules_.push_back(
+      {QRegularExpression(
+           R"(\b(def|class|with|as|import|from|return|None|True|False|for|while|in|is|not|and|or|if|elif|else|lambda|assert|raise|break|continue|pass)\b)"),
+       makeFormat(QColor(0, 0, 160), true)});
   rules_.push_back({QRegularExpression(R"(\bfd\.(ops\.)?\w+)"), makeFormat(QColor(0, 110, 110))});
   rules_.push_back({QRegularExpression(R"(\bDataType\.\w+|\btorch\.\w+|@[\w.]+)"),
                     makeFormat(QColor(130, 60, 0))});
-  rules_.push_back({QRegularExpression(R"(\b(?:[TSV]|tv|c)\d+\b)"), makeFormat(QColor(90, 0, 130))});
-  rules_.push_back({QRegularExpression(R"(\b-?\d+(\.\d*)?([eE][-+]?\d+)?\b)"),
-                    makeFormat(QColor(160, 80, 0))});
+  rules_.push_back(
+      {QRegularExpression(R"(\b(?:[TSV]|tv|c)\d+\b)"), makeFormat(QColor(90, 0, 130))});
+  rules_.push_back(
+      {QRegularExpression(R"(\b-?\d+(\.\d*)?([eE][-+]?\d+)?\b)"), makeFormat(QColor(160, 80, 0))});
   rules_.push_back({QRegularExpression(R"('[^']*'|"[^"]*")"), makeFormat(QColor(0, 120, 0))});
   rules_.push_back({QRegularExpression(R"(#.*$)"), makeFormat(QColor(120, 120, 120), false, true)});
 }

@@ -73,8 +73,8 @@ void ReportModel::setSnapshot(SnapshotPtr snapshot) {
           add(properties, id, QString::fromStdString(key), jsonText(value));
         }
       }
-      const int refused = add(top, id, "refused by",
-                              QString("%1 schedulers").arg(segment.rejected.size()));
+      const int refused =
+          add(top, id, "refused by", QString("%1 schedulers").arg(segment.rejected.size()));
       for (const auto& rejection : segment.rejected) {
         const int row = add(refused, id, QString::fromStdString(rejection.scheduler),
                             QString::fromStdString(rejection.reason));
@@ -106,8 +106,7 @@ int ReportModel::segmentOf(const QModelIndex& index) const {
 QModelIndex ReportModel::index(int row, int column, const QModelIndex& parent) const {
   if (row < 0 || column < 0 || column >= 2) return {};
   if (parent.isValid() && parent.column() != 0) return {};
-  const std::vector<int>& rows =
-      parent.isValid() ? nodes_[parent.internalId()].children : roots_;
+  const std::vector<int>& rows = parent.isValid() ? nodes_[parent.internalId()].children : roots_;
   if (row >= static_cast<int>(rows.size())) return {};
   return createIndex(row, column, quintptr(rows[row]));
 }
@@ -131,10 +130,8 @@ QVariant ReportModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const Node& node = nodes_[index.internalId()];
   switch (role) {
-    case Qt::DisplayRole:
-      return index.column() == 0 ? node.name : node.value;
-    case Qt::ToolTipRole:
-      return node.tip.isEmpty() ? QVariant() : QVariant(node.tip);
+    case Qt::DisplayRole: return index.column() == 0 ? node.name : node.value;
+    case Qt::ToolTipRole: return node.tip.isEmpty() ? QVariant() : QVariant(node.tip);
     case Qt::ForegroundRole:
       if (node.refusal && index.column() == 1) return QBrush(QColor(150, 40, 40));
       return {};
@@ -145,15 +142,12 @@ QVariant ReportModel::data(const QModelIndex& index, int role) const {
         return font;
       }
       return {};
-    case Qt::UserRole:
-      return node.segment;
-    default:
-      return {};
+    case Qt::UserRole: return node.segment;
+    default: return {};
   }
 }
 
-QVariant ReportModel::headerData(int section, Qt::Orientation orientation,
-                                 int role) const {
+QVariant ReportModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   return section == 0 ? QString("Item") : QString("Value");
 }

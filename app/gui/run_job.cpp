@@ -22,8 +22,8 @@ std::string shape(const std::vector<int64_t>& sizes) {
 
 // dtype, shape and min/max/mean: enough to see whether a result is plausible.
 std::string summarize(const std::string& name, const runtime::Tensor& tensor) {
-  std::string line = name + ": " + std::string(ir::shortName(tensor.dtype())) +
-                     shape(tensor.sizes());
+  std::string line =
+      name + ": " + std::string(ir::shortName(tensor.dtype())) + shape(tensor.sizes());
   const runtime::Tensor values = tensor.to(ir::DataType::Double).contiguous();
   const double* data = values.dataAs<double>();
   const int64_t n = values.numel();
@@ -56,8 +56,7 @@ void runInto(const RunRequest& request, RunResult& result) {
   // The run alone: the kernel timing after a GPU run is not counted.
   auto stopClock = [&] {
     result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
   if (request.backend == "cpu") {
     outputs = runtime::runReference(fusion, inputs);
@@ -108,8 +107,7 @@ void runInto(const RunRequest& request, RunResult& result) {
       const runtime::TensorCheck c =
           runtime::checkTensor(outputs[i], reference[i], fusion.outputs()[i].val->name(),
                                runtime::toleranceForOutput(fusion, i));
-      result.lines.push_back(std::string("check ") + (c.passed ? "ok: " : "FAILED: ") +
-                             c.message);
+      result.lines.push_back(std::string("check ") + (c.passed ? "ok: " : "FAILED: ") + c.message);
       result.checkFailed = result.checkFailed || !c.passed;
     }
   }

@@ -14,7 +14,7 @@
 namespace fuserlab::gui {
 
 struct RunRequest {
-  CompileRequest compile;   //!< script, fusion, options, inputs
+  CompileRequest compile;       //!< script, fusion, options, inputs
   std::string backend = "cpu";  //!< "cpu" or "cuda"
   int cudaIndex = 0;
   uint64_t seed = 0;

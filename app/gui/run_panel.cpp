@@ -62,8 +62,9 @@ void RunPanel::updateBackendNote() {
   check_->setEnabled(cuda);
   timeKernels_->setEnabled(cuda);
   if (!cuda) {
-    note_->setText("Runs every op on the CPU with the dtypes' rounding (the oracle of "
-                   "the GPU tests). Large inputs take a while.");
+    note_->setText(
+        "Runs every op on the CPU with the dtypes' rounding (the oracle of "
+        "the GPU tests). Large inputs take a while.");
     run_->setEnabled(true);
     return;
   }
@@ -104,7 +105,8 @@ void RunPanel::startRun() {
     output_->setPlainText(lines.join("\n"));
     emit runFinished(!result.error && !result.checkFailed);
   });
-  watcher->setFuture(QtConcurrent::run(backgroundJobs(), [request] { return runFusionJob(request); }));
+  watcher->setFuture(
+      QtConcurrent::run(backgroundJobs(), [request] { return runFusionJob(request); }));
 }
 
 }  // namespace fuserlab::gui

@@ -7,8 +7,8 @@ namespace fuserlab::gui {
 
 LoadedFusion loadFusion(const CompileRequest& request) {
   LoadedFusion loaded;
-  loaded.script = frontend::readScript(
-      request.source, request.fileName.empty() ? "<pasted>" : request.fileName);
+  loaded.script = frontend::readScript(request.source,
+                                       request.fileName.empty() ? "<pasted>" : request.fileName);
   const frontend::SelectedFusion selected =
       frontend::selectFusion(loaded.script, request.fusionName);
   loaded.fusion = selected.fusion;
@@ -18,8 +18,9 @@ LoadedFusion loadFusion(const CompileRequest& request) {
   } else if (selected.inputsBlock) {
     loaded.specs = *selected.inputsBlock;
   } else {
-    FL_USER_ERROR("no input sizes: the script has no inputs block; give them in the "
-                  "Inputs field");
+    FL_USER_ERROR(
+        "no input sizes: the script has no inputs block; give them in the "
+        "Inputs field");
   }
   FL_CHECK(loaded.specs.size() == loaded.fusion->inputs().size(), "the fusion has ",
            loaded.fusion->inputs().size(), " inputs but ", loaded.specs.size(),

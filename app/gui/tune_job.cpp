@@ -29,8 +29,8 @@ Prepared prepare(const TuneRequest& request, const std::string& deviceName) {
   FL_CHECK(resolved.has_value() || deviceName.empty(), "unknown device '", deviceName, "'");
   const scheduler::DeviceSpec device = resolved ? *resolved : scheduler::defaultDevice();
   const runtime::Arguments shapes = frontend::makeInputShapes(p.loaded.specs);
-  p.target = tuner::makeTuningTarget(*p.loaded.fusion, request.compile.settings.options,
-                                     device, shapes, request.segment);
+  p.target = tuner::makeTuningTarget(*p.loaded.fusion, request.compile.settings.options, device,
+                                     shapes, request.segment);
   return p;
 }
 
@@ -54,14 +54,13 @@ SpaceTable tableOf(const tuner::TuningTarget& target, const tuner::SearchSpace& 
     table.rows.push_back(std::move(row));
   }
   table.plannedCount = planned.size();
-  table.heading = "segment " + std::to_string(target.segment) + " (" +
-                  std::string(scheduler::toString(target.scheduler)) + ", kernel " +
-                  target.kernelName + ") on " + target.device.name + ", sizes " +
-                  target.key.sizes + ": " + std::to_string(space.variants.size()) +
-                  " variants accepted of " + std::to_string(space.gridSize()) +
-                  " grid points (" + std::to_string(space.refusedPoints) +
-                  " refused by the scheduler); the strategy would measure " +
-                  std::to_string(planned.size());
+  table.heading =
+      "segment " + std::to_string(target.segment) + " (" +
+      std::string(scheduler::toString(target.scheduler)) + ", kernel " + target.kernelName +
+      ") on " + target.device.name + ", sizes " + target.key.sizes + ": " +
+      std::to_string(space.variants.size()) + " variants accepted of " +
+      std::to_string(space.gridSize()) + " grid points (" + std::to_string(space.refusedPoints) +
+      " refused by the scheduler); the strategy would measure " + std::to_string(planned.size());
   return table;
 }
 
@@ -125,7 +124,8 @@ void sweep(const TuneRequest& request, const RunnerFactory& factory, TuneProgres
     const tuner::SearchSpace space =
         tuner::buildSearchSpace(p.target->segmentFusion(), p.target->scheduler,
                                 p.target->bound.info, p.target->defaultParams);
-    progress->spaceReady(tableOf(*p.target, space, tuner::plannedVariants(space, request.strategy)));
+    progress->spaceReady(
+        tableOf(*p.target, space, tuner::plannedVariants(space, request.strategy)));
   }
   const ScriptFile script(request.compile.source);
   std::unique_ptr<tuner::VariantRunner> runner = factory.make(request, script.path());
@@ -139,9 +139,8 @@ void sweep(const TuneRequest& request, const RunnerFactory& factory, TuneProgres
                     std::to_string(request.segment) + " " +
                     std::string(tuner::toString(request.strategy.kind));
   Forwarder forwarder(progress);
-  const tuner::TuneResult result =
-      tuner::tuneSegment(*p.target, options, database, *runner,
-                         builder ? &*builder : nullptr, &forwarder, cancel);
+  const tuner::TuneResult result = tuner::tuneSegment(
+      *p.target, options, database, *runner, builder ? &*builder : nullptr, &forwarder, cancel);
   summary.cancelled = result.strategy.cancelled || (cancel && cancel->load());
   summary.measured = result.measured;
   summary.resumed = result.resumed;
@@ -202,10 +201,10 @@ std::vector<std::string> workerArgv(const TuneRequest& request, const std::strin
 
 RunnerFactory workerRunnerFactory() {
   RunnerFactory factory;
-  factory.make = [](const TuneRequest& request, const std::string& scriptFile)
-      -> std::unique_ptr<tuner::VariantRunner> {
-    FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ",
-             runtime::cudaUnavailableReason(), "; a dry run lists the space without one");
+  factory.make = [](const TuneRequest& request,
+                    const std::string& scriptFile) -> std::unique_ptr<tuner::VariantRunner> {
+    FL_CHECK(runtime::cudaDeviceCount() > 0, "no CUDA device: ", runtime::cudaUnavailableReason(),
+             "; a dry run lists the space without one");
     FL_CHECK(!request.workerCommand.empty(), "no tuning worker executable");
     return std::make_unique<tuner::WorkerRunner>(workerArgv(request, scriptFile));
   };

@@ -34,7 +34,7 @@ struct SpaceTable {
   struct Row {
     size_t id = 0;
     bool isDefault = false;
-    bool planned = false;  //!< the strategy would measure it
+    bool planned = false;         //!< the strategy would measure it
     std::vector<int64_t> values;  //!< per knob
     std::string label;
   };

@@ -33,10 +33,12 @@ class QueuedProgress : public TuneProgress {
                           std::function<void(const VariantPoint&)> point)
       : panel_(panel), space_(std::move(space)), point_(std::move(point)) {}
   void spaceReady(const SpaceTable& table) override {
-    QMetaObject::invokeMethod(panel_, [f = space_, table] { f(table); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        panel_, [f = space_, table] { f(table); }, Qt::QueuedConnection);
   }
   void measured(const VariantPoint& p) override {
-    QMetaObject::invokeMethod(panel_, [f = point_, p] { f(p); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        panel_, [f = point_, p] { f(p); }, Qt::QueuedConnection);
   }
 
  private:
@@ -155,9 +157,9 @@ void TuningPanel::setSnapshot(SnapshotPtr snapshot) {
     for (const auto& segment : snapshot->report->segments) {
       const auto type = scheduler::parseSchedulerType(segment.scheduler);
       if (!segment.launchesKernel || !type || !tuner::isTunable(*type)) continue;
-      segment_->addItem(QString("%1 (%2)").arg(segment.id).arg(
-                            QString::fromStdString(segment.scheduler)),
-                        segment.id);
+      segment_->addItem(
+          QString("%1 (%2)").arg(segment.id).arg(QString::fromStdString(segment.scheduler)),
+          segment.id);
     }
   }
   const int keep = segment_->findData(previous);
@@ -200,9 +202,8 @@ TuneRequest TuningPanel::makeRequest() const {
   request.strategy.seed = static_cast<uint64_t>(seed_->value());
   request.gpu = gpu_->currentText().toStdString();
   request.databasePath = databasePath_ ? databasePath_().toStdString() : std::string();
-  const QString worker = workerExecutable_.isEmpty()
-                             ? QCoreApplication::applicationFilePath()
-                             : workerExecutable_;
+  const QString worker =
+      workerExecutable_.isEmpty() ? QCoreApplication::applicationFilePath() : workerExecutable_;
   request.workerCommand = {worker.toStdString(), kTuneWorkerFlag};
   return request;
 }
@@ -279,7 +280,9 @@ void TuningPanel::showSpace(const SpaceTable& space) {
   plot_->reset(space);
   QStringList headers{"variant"};
   for (const auto& knob : space.knobs) headers << QString::fromStdString(knob);
-  headers << "planned" << "median (us)" << "params";
+  headers << "planned"
+          << "median (us)"
+          << "params";
   medianColumn_ = headers.size() - 2;
   table_->setColumnCount(headers.size());
   table_->setHorizontalHeaderLabels(headers);

@@ -36,8 +36,8 @@ class TuningPanel : public QWidget {
  public:
   //! `currentRequest` gives the script and switches, `databasePath` the
   //! Database tab's file, both read when a job starts.
-  TuningPanel(std::function<CompileRequest()> currentRequest,
-              std::function<QString()> databasePath, QWidget* parent = nullptr);
+  TuningPanel(std::function<CompileRequest()> currentRequest, std::function<QString()> databasePath,
+              QWidget* parent = nullptr);
   ~TuningPanel() override;
 
   //! Lists the snapshot's tunable segments.

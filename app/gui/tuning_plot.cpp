@@ -9,8 +9,8 @@
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 namespace fuserlab::gui {
 namespace {

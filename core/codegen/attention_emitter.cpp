@@ -24,8 +24,7 @@ std::string attentionElementType(ir::DataType dtype) {
     case ir::DataType::Float: return "float";
     case ir::DataType::Double: return "double";
     default:
-      FL_USER_ERROR("the attention kernel reads floating-point tensors, not ",
-                    ir::toString(dtype));
+      FL_USER_ERROR("the attention kernel reads floating-point tensors, not ", ir::toString(dtype));
   }
 }
 
@@ -59,10 +58,11 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
   };
   const double dropout =
       scalar(3) ? evaluator.evaluateDouble(scalar(3), "sdpfa_fwd dropout_p") : 0.0;
-  FL_CHECK(dropout == 0.0, "sdpfa_fwd: the attention kernel runs without dropout; "
-           "dropout_p is ", dropout);
-  const bool causal =
-      scalar(4) && evaluator.evaluateBool(scalar(4), "sdpfa_fwd is_causal");
+  FL_CHECK(dropout == 0.0,
+           "sdpfa_fwd: the attention kernel runs without dropout; "
+           "dropout_p is ",
+           dropout);
+  const bool causal = scalar(4) && evaluator.evaluateBool(scalar(4), "sdpfa_fwd is_causal");
   const int64_t depth = evaluator.evaluateExtent(q->logicalNoReductions()[3]);
   const int64_t keys = evaluator.evaluateExtent(k->logicalNoReductions()[2]);
   double scale = scalar(5) ? evaluator.evaluateDouble(scalar(5), "sdpfa_fwd scale")
@@ -70,25 +70,25 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
   if (std::isnan(scale)) scale = 1.0 / std::sqrt(static_cast<double>(depth));
 
   const int64_t valueDepth = evaluator.evaluateExtent(v->logicalNoReductions()[3]);
-  const int64_t sharedLimit =
-      info.device != nullptr
-          ? std::max(info.device->sharedMemoryPerBlockOptinBytes,
-                     info.device->sharedMemoryPerBlockBytes)
-          : 48 * 1024;
+  const int64_t sharedLimit = info.device != nullptr
+                                  ? std::max(info.device->sharedMemoryPerBlockOptinBytes,
+                                             info.device->sharedMemoryPerBlockBytes)
+                                  : 48 * 1024;
   // Tensor cores where the scheduler's choice allows (the report says why
   // not); the one-row kernel otherwise.
-  const bool tensorCores =
-      !scheduler::tiledAttentionRefusal(
-          q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
-          info.device != nullptr ? info.device->computeCapability() : 80) &&
-      flashAttentionSharedBytes(depth) <= sharedLimit &&
-      std::max(keys, evaluator.evaluateExtent(q->logicalNoReductions()[2])) <
-          int64_t{1} << 30;  // the tiled kernel's row indices are 32-bit
-  const int64_t sharedBytes = tensorCores ? flashAttentionSharedBytes(depth)
-                                          : std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;
-  FL_CHECK(sharedBytes <= sharedLimit, "sdpfa_fwd: the attention kernel keeps a row "
-           "of ", keys, " scores in shared memory (", sharedBytes,
-           " bytes), more than the device's ", sharedLimit);
+  const bool tensorCores = !scheduler::tiledAttentionRefusal(
+                               q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
+                               info.device != nullptr ? info.device->computeCapability() : 80) &&
+                           flashAttentionSharedBytes(depth) <= sharedLimit &&
+                           std::max(keys, evaluator.evaluateExtent(q->logicalNoReductions()[2])) <
+                               int64_t{1} << 30;  // the tiled kernel's row indices are 32-bit
+  const int64_t sharedBytes =
+      tensorCores ? flashAttentionSharedBytes(depth) : std::max<int64_t>(keys, 1) * 4 + 2 * 32 * 4;
+  FL_CHECK(sharedBytes <= sharedLimit,
+           "sdpfa_fwd: the attention kernel keeps a row "
+           "of ",
+           keys, " scores in shared memory (", sharedBytes, " bytes), more than the device's ",
+           sharedLimit);
 
   KernelInterface interface(segment, info, /*int64Indexing=*/true);
   const auto* out = sdpa->output(0)->as<ir::TensorView>();
@@ -101,10 +101,14 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
   const int64_t batch = evaluator.evaluateExtent(q->logicalNoReductions()[0]);
   const int64_t heads = evaluator.evaluateExtent(q->logicalNoReductions()[1]);
   const int64_t queries = evaluator.evaluateExtent(q->logicalNoReductions()[2]);
-  FL_CHECK(batch > 0 && heads > 0 && queries > 0, "sdpfa_fwd: the attention kernel "
-           "needs non-empty q, got batch ", batch, ", heads ", heads, ", queries ", queries);
-  FL_CHECK(heads <= 65535 && batch <= 65535, "sdpfa_fwd: the attention kernel takes "
-           "at most 65535 heads and batches (grid y and z), got ", heads, " and ", batch);
+  FL_CHECK(batch > 0 && heads > 0 && queries > 0,
+           "sdpfa_fwd: the attention kernel "
+           "needs non-empty q, got batch ",
+           batch, ", heads ", heads, ", queries ", queries);
+  FL_CHECK(heads <= 65535 && batch <= 65535,
+           "sdpfa_fwd: the attention kernel takes "
+           "at most 65535 heads and batches (grid y and z), got ",
+           heads, " and ", batch);
   // No dropout, so no random state: seed and offset are 0, written by the
   // first block's thread 0 (blockIdx.x, h and b are the kernels' names).
   const auto randomStateOutputs = [&] {
@@ -167,20 +171,18 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       << "// sdpfa_fwd: one block per (query row, head, batch); causal="
       << (causal ? "true" : "false") << ", scale=" << scale << ".\n"
       << interface.signature(kernelName) << " {\n"
-      << kKernelEntry
-      << "  extern __shared__ float fl_scores[];\n"
+      << kKernelEntry << "  extern __shared__ float fl_scores[];\n"
       << "  float* fl_partial = fl_scores + " << std::max<int64_t>(keys, 1) << ";\n"
       << "  const int64_t i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;\n"
       << "  const int64_t E = " << Q << ".size[3];\n"
       << "  const int64_t S = " << K << ".size[2], Ev = " << V << ".size[3];\n"
-      << "  const int64_t visible = " << (causal ? "(i + 1 < S ? i + 1 : S)" : "S")
-      << ";\n"
-      << "  const " << qT << "* qrow = " << Q << ".data + b * " << Q << ".stride[0] + h * "
-      << Q << ".stride[1] + i * " << Q << ".stride[2];\n"
-      << "  const " << qT << "* kh = " << K << ".data + b * " << K << ".stride[0] + h * "
-      << K << ".stride[1];\n"
-      << "  const " << qT << "* vh = " << V << ".data + b * " << V << ".stride[0] + h * "
-      << V << ".stride[1];\n"
+      << "  const int64_t visible = " << (causal ? "(i + 1 < S ? i + 1 : S)" : "S") << ";\n"
+      << "  const " << qT << "* qrow = " << Q << ".data + b * " << Q << ".stride[0] + h * " << Q
+      << ".stride[1] + i * " << Q << ".stride[2];\n"
+      << "  const " << qT << "* kh = " << K << ".data + b * " << K << ".stride[0] + h * " << K
+      << ".stride[1];\n"
+      << "  const " << qT << "* vh = " << V << ".data + b * " << V << ".stride[0] + h * " << V
+      << ".stride[1];\n"
       << "  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n"
       << "  const int warps = (blockDim.x + 31) / 32;\n"
       << "  // Scores and their maximum.\n"
@@ -190,14 +192,14 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       << "    float dot = 0.0f;\n"
       << "    for (int64_t e = 0; e < E; ++e) {\n"
       << "      dot += fl::load_value(qrow[e * " << Q << ".stride[3]]) *\n"
-      << "             fl::load_value(kh[j * " << K << ".stride[2] + e * " << K
-      << ".stride[3]]);\n"
+      << "             fl::load_value(kh[j * " << K << ".stride[2] + e * " << K << ".stride[3]]);\n"
       << "    }\n"
       << "    const float s = dot * " << floatLiteral(scale) << ";\n"
       << "    fl_scores[j] = s;\n"
       << "    local = fmaxf(local, s);\n"
       << "  }\n"
-      << "  for (int o = 16; o > 0; o /= 2) local = fmaxf(local, __shfl_xor_sync(0xffffffffu, local, o));\n"
+      << "  for (int o = 16; o > 0; o /= 2) local = fmaxf(local, __shfl_xor_sync(0xffffffffu, "
+         "local, o));\n"
       << "  if (lane == 0) fl_partial[warp] = local;\n"
       << "  __syncthreads();\n"
       << "  float rowMax = kMinusInf;\n"
@@ -224,18 +226,17 @@ GeneratedKernel emitAttentionKernel(const ir::Fusion& segment,
       << "    const float value = visible > 0 ? acc / total : 0.0f;\n";
   const std::string O = name(out, true);
   if (interface.isOutputParameter(out)) {
-    src << "    " << O << ".data[b * " << O << ".stride[0] + h * " << O
-        << ".stride[1] + i * " << O << ".stride[2] + e * " << O
-        << ".stride[3]] = " << storeExpr(out->dtype(), "value") << ";\n";
+    src << "    " << O << ".data[b * " << O << ".stride[0] + h * " << O << ".stride[1] + i * " << O
+        << ".stride[2] + e * " << O << ".stride[3]] = " << storeExpr(out->dtype(), "value")
+        << ";\n";
   }
   src << "  }\n";
   if (interface.isOutputParameter(lse)) {
     const std::string LSE = name(lse, true);
     src << "  if (threadIdx.x == 0) {\n"
-        << "    " << LSE << ".data[b * " << LSE << ".stride[0] + h * " << LSE
-        << ".stride[1] + i * " << LSE << ".stride[2]] = "
-        << storeExpr(lse->dtype(), "visible > 0 ? rowMax + logf(total) : kMinusInf")
-        << ";\n"
+        << "    " << LSE << ".data[b * " << LSE << ".stride[0] + h * " << LSE << ".stride[1] + i * "
+        << LSE << ".stride[2]] = "
+        << storeExpr(lse->dtype(), "visible > 0 ? rowMax + logf(total) : kMinusInf") << ";\n"
         << "  }\n";
   }
   src << randomStateOutputs() << "}\n";

@@ -18,8 +18,7 @@ int64_t flashAttentionSharedBytes(int64_t depth) {
   return (kFlashBlockRows + 4 * kFlashBlockKeys) * (depth + 8) * 2;
 }
 
-std::string flashAttentionBody(const FlashAttentionShape& shape,
-                               const FlashAttentionNames& n) {
+std::string flashAttentionBody(const FlashAttentionShape& shape, const FlashAttentionNames& n) {
   const bool bf16 = shape.dtype == ir::DataType::BFloat16;
   const std::string mmaType = bf16 ? "bf16" : "f16";
   // log2(e): the scores are scaled into base 2 once, for ex2.
@@ -27,8 +26,7 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
   const std::string T = std::to_string(kFlashThreads);
   std::ostringstream s;
   s << " {\n"
-    << kKernelEntry
-    << "  // q, k, v as 16-bit words in shared memory, rows padded by 8 elements\n"
+    << kKernelEntry << "  // q, k, v as 16-bit words in shared memory, rows padded by 8 elements\n"
     << "  // (16 bytes) so the 8 rows an ldmatrix reads fall in 32 different banks.\n"
     << "  constexpr int E = " << shape.depth << ";\n"
     << "  constexpr int BM = " << kFlashBlockRows << ", BN = " << kFlashBlockKeys
@@ -43,28 +41,30 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "  const int m0 = (int)blockIdx.x * BM;\n"
     << "  const int64_t h = blockIdx.y, b = blockIdx.z;\n"
     << "  const int Sq = (int)" << n.q << ".size[2], Sk = (int)" << n.k << ".size[2];\n"
-    << "  const uint16_t* qh = reinterpret_cast<const uint16_t*>(" << n.q << ".data + b * "
-    << n.q << ".stride[0] + h * " << n.q << ".stride[1]);\n"
-    << "  const uint16_t* kh = reinterpret_cast<const uint16_t*>(" << n.k << ".data + b * "
-    << n.k << ".stride[0] + h * " << n.k << ".stride[1]);\n"
-    << "  const uint16_t* vh = reinterpret_cast<const uint16_t*>(" << n.v << ".data + b * "
-    << n.v << ".stride[0] + h * " << n.v << ".stride[1]);\n"
+    << "  const uint16_t* qh = reinterpret_cast<const uint16_t*>(" << n.q << ".data + b * " << n.q
+    << ".stride[0] + h * " << n.q << ".stride[1]);\n"
+    << "  const uint16_t* kh = reinterpret_cast<const uint16_t*>(" << n.k << ".data + b * " << n.k
+    << ".stride[0] + h * " << n.k << ".stride[1]);\n"
+    << "  const uint16_t* vh = reinterpret_cast<const uint16_t*>(" << n.v << ".data + b * " << n.v
+    << ".stride[0] + h * " << n.v << ".stride[1]);\n"
     << "  // 16-byte copies where every row starts 16-byte aligned and is dense.\n"
-    << "  const bool vec = " << n.q << ".stride[3] == 1 && " << n.k << ".stride[3] == 1 && "
-    << n.v << ".stride[3] == 1 &&\n"
+    << "  const bool vec = " << n.q << ".stride[3] == 1 && " << n.k << ".stride[3] == 1 && " << n.v
+    << ".stride[3] == 1 &&\n"
     << "      " << n.q << ".stride[2] % 8 == 0 && " << n.k << ".stride[2] % 8 == 0 && " << n.v
     << ".stride[2] % 8 == 0 &&\n"
     << "      (reinterpret_cast<uint64_t>(qh) | reinterpret_cast<uint64_t>(kh) |\n"
     << "       reinterpret_cast<uint64_t>(vh)) % 16 == 0;\n"
     << "  auto smem = [](const void* p) {\n"
     << "    unsigned a;\n"
-    << "    asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : \"l\"(p));\n"
+    << "    asm(\"{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }\" : \"=r\"(a) : "
+       "\"l\"(p));\n"
     << "    return a;\n"
     << "  };\n"
     << "  // Rows r0 .. r0 + 63 of a [rows, E] matrix into dst (zeros past its\n"
     << "  // end): cp.async of 16 bytes a chunk where `vec`, else element copies.\n"
     << "  constexpr int kChunks = E / 8, kPer = 64 * kChunks / " << T << ";\n"
-    << "  auto copy = [&](uint16_t* dst, const uint16_t* src, int64_t rs, int64_t cs, int r0, int rows) {\n"
+    << "  auto copy = [&](uint16_t* dst, const uint16_t* src, int64_t rs, int64_t cs, int r0, int "
+       "rows) {\n"
     << "#pragma unroll\n"
     << "    for (int u = 0; u < kPer; ++u) {\n"
     << "      const int c = (int)threadIdx.x + u * " << T << ";\n"
@@ -73,11 +73,13 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "      if (vec) {\n"
     << "        const uint16_t* from = src + (int64_t)(row < rows ? row : 0) * rs + e0;\n"
     << "        asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\n"
-    << "                     \"r\"(smem(d)), \"l\"(from), \"r\"(row < rows ? 16 : 0) : \"memory\");\n"
+    << "                     \"r\"(smem(d)), \"l\"(from), \"r\"(row < rows ? 16 : 0) : "
+       "\"memory\");\n"
     << "      } else {\n"
     << "#pragma unroll\n"
     << "        for (int i = 0; i < 8; ++i) {\n"
-    << "          d[i] = row < rows ? src[(int64_t)row * rs + (int64_t)(e0 + i) * cs] : (uint16_t)0;\n"
+    << "          d[i] = row < rows ? src[(int64_t)row * rs + (int64_t)(e0 + i) * cs] : "
+       "(uint16_t)0;\n"
     << "        }\n"
     << "      }\n"
     << "    }\n"
@@ -87,23 +89,28 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "  // column pair instead of a row pair.\n"
     << "  auto ldsm = [&](unsigned (&r)[4], const uint16_t* p) {\n"
     << "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\"\n"
-    << "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(smem(p)));\n"
+    << "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : "
+       "\"r\"(smem(p)));\n"
     << "  };\n"
     << "  auto ldsmT = [&](unsigned (&r)[4], const uint16_t* p) {\n"
-    << "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\"\n"
-    << "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(smem(p)));\n"
+    << "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, "
+       "[%4];\"\n"
+    << "                 : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : "
+       "\"r\"(smem(p)));\n"
     << "  };\n"
     << "  auto mma = [](float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {\n"
     << "    asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32." << mmaType << "." << mmaType
     << ".f32 {%0, %1, %2, %3}, \"\n"
     << "                 \"{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
     << "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
-    << "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+    << "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), "
+       "\"r\"(b1));\n"
     << "  };\n"
     << "  // Two floats as one word of two 16-bit values, `lo` in the low half.\n"
     << "  auto pack = [](float lo, float hi) {\n"
     << "    unsigned w;\n"
-    << "    asm(\"cvt.rn." << mmaType << "x2.f32 %0, %1, %2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));\n"
+    << "    asm(\"cvt.rn." << mmaType
+    << "x2.f32 %0, %1, %2;\" : \"=r\"(w) : \"f\"(hi), \"f\"(lo));\n"
     << "    return w;\n"
     << "  };\n"
     << "  auto exp2 = [](float x) {\n"
@@ -111,7 +118,8 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "    asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
     << "    return y;\n"
     << "  };\n"
-    << "  const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;\n"
+    << "  const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = "
+       "lane % 4;\n"
     << "  // The ldmatrix row this lane addresses: row lane % 8 of matrix lane / 8.\n"
     << "  const int lr = lane % 8, lm = lane / 8;\n"
     << "  // Causal (top-left aligned, torch's is_causal): row i sees keys j <= i.\n"
@@ -153,7 +161,8 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "    // of each 8.\n"
     << "    float sc[BN / 8][4];\n"
     << "#pragma unroll\n"
-    << "    for (int nt = 0; nt < BN / 8; ++nt) sc[nt][0] = sc[nt][1] = sc[nt][2] = sc[nt][3] = 0.0f;\n"
+    << "    for (int nt = 0; nt < BN / 8; ++nt) sc[nt][0] = sc[nt][1] = sc[nt][2] = sc[nt][3] = "
+       "0.0f;\n"
     << "#pragma unroll\n"
     << "    for (int kk = 0; kk < E / 16; ++kk) {\n"
     << "#pragma unroll\n"
@@ -190,7 +199,8 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "      mrow[r] = mx[r];\n"
     << "      lrow[r] *= corr[r];\n"
     << "    }\n"
-    << "    const float base[2] = {mx[0] == kMinusInf ? 0.0f : mx[0], mx[1] == kMinusInf ? 0.0f : mx[1]};\n"
+    << "    const float base[2] = {mx[0] == kMinusInf ? 0.0f : mx[0], mx[1] == kMinusInf ? 0.0f : "
+       "mx[1]};\n"
     << "#pragma unroll\n"
     << "    for (int nt = 0; nt < BN / 8; ++nt) {\n"
     << "#pragma unroll\n"
@@ -212,7 +222,8 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
     << "    // ldmatrix.trans from its row-major tile.\n"
     << "#pragma unroll\n"
     << "    for (int kk = 0; kk < BN / 16; ++kk) {\n"
-    << "      const unsigned pa[4] = {pack(sc[2 * kk][0], sc[2 * kk][1]), pack(sc[2 * kk][2], sc[2 * kk][3]),\n"
+    << "      const unsigned pa[4] = {pack(sc[2 * kk][0], sc[2 * kk][1]), pack(sc[2 * kk][2], sc[2 "
+       "* kk][3]),\n"
     << "                              pack(sc[2 * kk + 1][0], sc[2 * kk + 1][1]),\n"
     << "                              pack(sc[2 * kk + 1][2], sc[2 * kk + 1][3])};\n"
     << "#pragma unroll\n"
@@ -246,14 +257,15 @@ std::string flashAttentionBody(const FlashAttentionShape& shape,
       << "        const int64_t e = et * 8 + 2 * t + x;\n"
       << "        const float value = o[et][2 * r + x] * inv;\n"
       << "        " << n.out << ".data[b * " << n.out << ".stride[0] + h * " << n.out
-      << ".stride[1] + i * " << n.out << ".stride[2] + e * " << n.out << ".stride[3]] = "
-      << n.storeOut << ";\n"
+      << ".stride[1] + i * " << n.out << ".stride[2] + e * " << n.out
+      << ".stride[3]] = " << n.storeOut << ";\n"
       << "      }\n"
       << "    }\n";
   }
   if (!n.lse.empty()) {
     s << "    if (t == 0) {\n"
-      << "      const float value = lrow[r] > 0.0f ? mrow[r] * 0.6931471806f + logf(lrow[r]) : kMinusInf;\n"
+      << "      const float value = lrow[r] > 0.0f ? mrow[r] * 0.6931471806f + logf(lrow[r]) : "
+         "kMinusInf;\n"
       << "      " << n.lse << ".data[b * " << n.lse << ".stride[0] + h * " << n.lse
       << ".stride[1] + i * " << n.lse << ".stride[2]] = " << n.storeLse << ";\n"
       << "    }\n";

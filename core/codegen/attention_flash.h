@@ -47,10 +47,9 @@ int64_t flashAttentionSharedBytes(int64_t depth);
 //! `value`. Declares `h` and `b` (the block's head and batch).
 struct FlashAttentionNames {
   std::string q, k, v, out, lse;
-  std::string storeOut;        //!< an expression of `value` stored into out
-  std::string storeLse;        //!< an expression of `value` stored into lse
+  std::string storeOut;  //!< an expression of `value` stored into out
+  std::string storeLse;  //!< an expression of `value` stored into lse
 };
-std::string flashAttentionBody(const FlashAttentionShape& shape,
-                               const FlashAttentionNames& names);
+std::string flashAttentionBody(const FlashAttentionShape& shape, const FlashAttentionNames& names);
 
 }  // namespace fuserlab::codegen

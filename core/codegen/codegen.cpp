@@ -18,18 +18,16 @@ namespace fuserlab::codegen {
 namespace {
 
 template <class Params>
-const Params& paramsOf(const scheduler::HeuristicParams& params,
-                       scheduler::SchedulerType type) {
+const Params& paramsOf(const scheduler::HeuristicParams& params, scheduler::SchedulerType type) {
   const Params* typed = std::get_if<Params>(&params);
-  FL_CHECK(typed != nullptr, "code generation: a ", scheduler::toString(type),
-           " segment needs ", scheduler::toString(type), " parameters, got ",
-           scheduler::paramsKind(params), " parameters");
+  FL_CHECK(typed != nullptr, "code generation: a ", scheduler::toString(type), " segment needs ",
+           scheduler::toString(type), " parameters, got ", scheduler::paramsKind(params),
+           " parameters");
   return *typed;
 }
 
 [[noreturn]] void notAvailable(scheduler::SchedulerType type) {
-  FL_USER_ERROR("codegen for ", scheduler::toString(type),
-                " segments is not available yet");
+  FL_USER_ERROR("codegen for ", scheduler::toString(type), " segments is not available yet");
 }
 
 // Bytes a parameter takes in the kernel's parameter space (kernel.h's ABI):
@@ -40,9 +38,9 @@ int64_t parameterBytes(const KernelParameter& parameter) {
 }
 
 void checkParameterBytes(int64_t bytes, size_t count, std::string_view kernelName) {
-  FL_CHECK(bytes <= kMaxKernelParameterBytes, "code generation: kernel ", kernelName,
-           " takes ", count, " parameters (", bytes,
-           " bytes); a CUDA kernel takes at most ", kMaxKernelParameterBytes,
+  FL_CHECK(bytes <= kMaxKernelParameterBytes, "code generation: kernel ", kernelName, " takes ",
+           count, " parameters (", bytes, " bytes); a CUDA kernel takes at most ",
+           kMaxKernelParameterBytes,
            " bytes of parameters. Give the fusion fewer inputs and outputs, or split it "
            "with fd.ops.segment_set");
 }
@@ -76,64 +74,57 @@ void checkKernelLimits(const GeneratedKernel& kernel, std::string_view kernelNam
   for (const KernelParameter& parameter : kernel.parameters) bytes += parameterBytes(parameter);
   checkParameterBytes(bytes, kernel.parameters.size(), kernelName);
   const auto sourceBytes = static_cast<int64_t>(kernel.source.size());
-  FL_CHECK(sourceBytes <= kMaxKernelSourceBytes, "code generation: kernel ", kernelName,
-           " is ", sourceBytes, " bytes of CUDA source; FuserLab compiles at most ",
-           kMaxKernelSourceBytes, " bytes per kernel (NVRTC's time and memory grow with "
+  FL_CHECK(sourceBytes <= kMaxKernelSourceBytes, "code generation: kernel ", kernelName, " is ",
+           sourceBytes, " bytes of CUDA source; FuserLab compiles at most ", kMaxKernelSourceBytes,
+           " bytes per kernel (NVRTC's time and memory grow with "
            "it: minutes and gigabytes beyond). Split the fusion with fd.ops.segment_set");
 }
 
 GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType type,
                            const scheduler::HeuristicParams& params,
-                           const scheduler::SegmentRuntimeInfo& info,
-                           std::string_view kernelName) {
+                           const scheduler::SegmentRuntimeInfo& info, std::string_view kernelName) {
   using scheduler::SchedulerType;
   switch (type) {
     case SchedulerType::Pointwise:
-      return emitPointwiseKernel(
-          segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
-          kernelName);
+      return emitPointwiseKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
+                                 kernelName);
     case SchedulerType::Transpose:
-      return emitTransposeKernel(
-          segment, paramsOf<scheduler::TransposeParams>(params, type), info,
-          kernelName);
+      return emitTransposeKernel(segment, paramsOf<scheduler::TransposeParams>(params, type), info,
+                                 kernelName);
     case SchedulerType::Reduction:
 #ifdef FUSERLAB_HAS_REDUCTION_EMITTER
-      return emitReductionKernel(
-          segment, paramsOf<scheduler::ReductionParams>(params, type), info,
-          kernelName);
+      return emitReductionKernel(segment, paramsOf<scheduler::ReductionParams>(params, type), info,
+                                 kernelName);
 #else
       notAvailable(type);
 #endif
     case SchedulerType::InnerPersistent:
     case SchedulerType::OuterPersistent:
 #ifdef FUSERLAB_HAS_PERSISTENT_EMITTER
-      return emitPersistentKernel(
-          segment, paramsOf<scheduler::ReductionParams>(params, type), info,
-          kernelName);
+      return emitPersistentKernel(segment, paramsOf<scheduler::ReductionParams>(params, type), info,
+                                  kernelName);
 #else
       notAvailable(type);
 #endif
     case SchedulerType::Matmul: {
       const auto& matmul = paramsOf<scheduler::MatmulParams>(params, type);
-      FL_CHECK(matmul.backend == "attention_kernel", "code generation: this matmul "
-               "segment is a cuBLASLt call (backend ", matmul.backend,
-               "), not a generated kernel");
+      FL_CHECK(matmul.backend == "attention_kernel",
+               "code generation: this matmul "
+               "segment is a cuBLASLt call (backend ",
+               matmul.backend, "), not a generated kernel");
       return emitAttentionKernel(segment, info, kernelName);
     }
-    default:
-      notAvailable(type);
+    default: notAvailable(type);
   }
 }
 
 }  // namespace
 
-GeneratedKernel generateKernel(const ir::Fusion& segment,
-                               scheduler::SchedulerType type,
+GeneratedKernel generateKernel(const ir::Fusion& segment, scheduler::SchedulerType type,
                                const scheduler::HeuristicParams& params,
                                const scheduler::SegmentRuntimeInfo& info,
                                std::string_view kernelName) {
-  FL_CHECK(scheduler::launchesKernel(type), "code generation: a ",
-           scheduler::toString(type),
+  FL_CHECK(scheduler::launchesKernel(type), "code generation: a ", scheduler::toString(type),
            " segment launches no kernel (it runs on the host)");
   checkSegmentParameters(segment, kernelName);
   GeneratedKernel kernel = emitKernel(segment, type, params, info, kernelName);

@@ -25,8 +25,7 @@ inline constexpr int64_t kMaxKernelParameterBytes = 32764;
 //! The kernel for `segment`. A scheduler without a kernel (no_op, expr_eval)
 //! or an emitter that does not exist yet is a UserError that says so, and so
 //! is a kernel past kMaxKernelSourceBytes or kMaxKernelParameterBytes.
-GeneratedKernel generateKernel(const ir::Fusion& segment,
-                               scheduler::SchedulerType type,
+GeneratedKernel generateKernel(const ir::Fusion& segment, scheduler::SchedulerType type,
                                const scheduler::HeuristicParams& params,
                                const scheduler::SegmentRuntimeInfo& info,
                                std::string_view kernelName);

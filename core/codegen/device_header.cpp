@@ -50,7 +50,8 @@
 namespace fuserlab::codegen {
 namespace {
 
-constexpr const char* kDeviceHeader = R"FLDEVICE(// fuserlab_device.cuh: FuserLab's device helpers (generated code includes this).
+constexpr const char* kDeviceHeader =
+    R"FLDEVICE(// fuserlab_device.cuh: FuserLab's device helpers (generated code includes this).
 #pragma once
 
 typedef signed char int8_t;
@@ -763,9 +764,9 @@ struct RoundToBFloat16 {
 std::string_view randomNumbersSource();
 
 std::string_view deviceHelperSource() {
-  static const std::string source =
-      std::string(kDeviceHeader) + "\n// --- core/ir/random_numbers.inc\n" +
-      std::string(randomNumbersSource()) + kRandomRounding;
+  static const std::string source = std::string(kDeviceHeader) +
+                                    "\n// --- core/ir/random_numbers.inc\n" +
+                                    std::string(randomNumbersSource()) + kRandomRounding;
   return source;
 }
 

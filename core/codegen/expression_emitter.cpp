@@ -29,12 +29,9 @@ DataType computeDtypeOf(DataType dtype) {
   switch (dtype) {
     case DataType::Half:
     case DataType::BFloat16:
-    case DataType::Float:
-      return DataType::Float;
-    case DataType::Double:
-      return DataType::Double;
-    default:
-      return DataType::Int;
+    case DataType::Float: return DataType::Float;
+    case DataType::Double: return DataType::Double;
+    default: return DataType::Int;
   }
 }
 
@@ -50,10 +47,10 @@ bool isPredicateExpr(const Expr& expr) {
 DataType elementwiseComputeDtype(const Expr& expr) {
   std::vector<DataType> tensors;
   std::vector<DataType> scalars;
-  const bool where = expr.type() == ExprType::Ternary &&
-                     expr.attrs().ternaryOp == TernaryOpType::Where;
-  const bool ranked = std::any_of(
-      expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
+  const bool where =
+      expr.type() == ExprType::Ternary && expr.attrs().ternaryOp == TernaryOpType::Where;
+  const bool ranked =
+      std::any_of(expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
         const auto* tv = in->as<TensorView>();
         return tv != nullptr && tv->rank() > 0;
       });
@@ -107,9 +104,7 @@ std::string constantLiteral(const Scalar& scalar) {
 }
 
 // Normalizes a possibly negative axis attribute.
-int64_t normalizeAxis(int64_t axis, int64_t rank) {
-  return axis < 0 ? axis + rank : axis;
-}
+int64_t normalizeAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 std::string valueKey(const TensorView* tv, const ElementIndex& index) {
   std::string text = tv->name() + '\x1e';
@@ -161,17 +156,13 @@ bool mentionsIdentifier(const std::string& text, const std::string& name) {
   return false;
 }
 
-std::string convertValue(const std::string& expression, DataType from,
-                         DataType to) {
+std::string convertValue(const std::string& expression, DataType from, DataType to) {
   // A half/bf16 value is kept as a float already rounded to its dtype.
   if (from == to) return expression;
   switch (to) {
-    case DataType::Half:
-      return "fl::round_to_half(" + expression + ")";
-    case DataType::BFloat16:
-      return "fl::round_to_bf16(" + expression + ")";
-    default:
-      break;
+    case DataType::Half: return "fl::round_to_half(" + expression + ")";
+    case DataType::BFloat16: return "fl::round_to_bf16(" + expression + ")";
+    default: break;
   }
   if (valueType(from) == valueType(to)) return expression;
   switch (to) {
@@ -232,8 +223,7 @@ Approximations approximationsFor(const ir::Fusion& segment) {
   return result;
 }
 
-ExpressionEmitter::ExpressionEmitter(const ir::Fusion& fusion,
-                                     ExpressionHooks hooks, bool indexed)
+ExpressionEmitter::ExpressionEmitter(const ir::Fusion& fusion, ExpressionHooks hooks, bool indexed)
     : fusion_(fusion), hooks_(std::move(hooks)), indexed_(indexed) {
   FL_ASSERT(static_cast<bool>(hooks_.loadLeaf), "ExpressionEmitter needs loadLeaf");
   if (!hooks_.isLeaf) {
@@ -263,8 +253,7 @@ bool isNarrowFloat(DataType dtype) {
   return dtype == DataType::Half || dtype == DataType::BFloat16;
 }
 
-DataType ExpressionEmitter::exactIn(const std::string& value,
-                                    DataType dtype) const {
+DataType ExpressionEmitter::exactIn(const std::string& value, DataType dtype) const {
   if (isNarrowFloat(dtype)) return dtype;
   if (dtype != DataType::Float && dtype != DataType::Double) return DataType::Null;
   const auto it = exact_.find(value);
@@ -315,8 +304,7 @@ const std::string* ExpressionEmitter::known(const std::string& key) const {
   return nullptr;
 }
 
-std::string ExpressionEmitter::value(const TensorView* tv,
-                                     const ElementIndex& index) {
+std::string ExpressionEmitter::value(const TensorView* tv, const ElementIndex& index) {
   std::string key = valueKey(tv, index);
   if (const std::string* variable = known(key)) return *variable;
   if (hooks_.isLeaf(tv)) {
@@ -340,8 +328,7 @@ size_t operandsComputedFirst(const Expr& expr) {
   switch (expr.type()) {
     case ExprType::Unary:
     case ExprType::Binary:
-    case ExprType::Ternary:
-      return expr.inputs().size();
+    case ExprType::Ternary: return expr.inputs().size();
     case ExprType::Cast:
     case ExprType::Set:
     case ExprType::SegmentSet:
@@ -350,10 +337,8 @@ size_t operandsComputedFirst(const Expr& expr) {
     case ExprType::Squeeze:
     case ExprType::Permute:
     case ExprType::Reshape:
-    case ExprType::Slice:
-      return 1;
-    default:
-      return 0;
+    case ExprType::Slice: return 1;
+    default: return 0;
   }
 }
 
@@ -424,8 +409,8 @@ std::string ExpressionEmitter::scalar(const Scalar* s) {
   if (const Expr* def = s->definition()) {
     // One C++ expression, nested as deep as the scalar ops: bounded, for the
     // call stack here and for NVRTC's parser.
-    FL_CHECK(scalarDepth_ < kMaxScalarExprDepth, "code generation: the scalar ",
-             s->name(), " is computed by more than ", kMaxScalarExprDepth,
+    FL_CHECK(scalarDepth_ < kMaxScalarExprDepth, "code generation: the scalar ", s->name(),
+             " is computed by more than ", kMaxScalarExprDepth,
              " nested scalar ops inside the kernel; compute it on the host and pass "
              "it as an input");
     ++scalarDepth_;
@@ -435,8 +420,8 @@ std::string ExpressionEmitter::scalar(const Scalar* s) {
     } guard{scalarDepth_};
     return scalarExpr(*def, s);
   }
-  FL_ASSERT(static_cast<bool>(hooks_.symbolicScalar),
-            "no hook for the symbolic scalar ", s->name());
+  FL_ASSERT(static_cast<bool>(hooks_.symbolicScalar), "no hook for the symbolic scalar ",
+            s->name());
   return hooks_.symbolicScalar(s);
 }
 
@@ -450,28 +435,26 @@ std::string ExpressionEmitter::scalarExpr(const Expr& expr, const Scalar* out) {
     return convertValue(scalar(in), evaluationDtype(in->dtype()), to);
   };
   switch (expr.type()) {
-    case ExprType::Cast:
-      return "(" + input(0, outEval) + ")";
+    case ExprType::Cast: return "(" + input(0, outEval) + ")";
     case ExprType::Unary: {
       const DataType compute = evaluationDtype(expr.input(0)->dtype()) == DataType::Bool
                                    ? DataType::Int
                                    : evaluationDtype(expr.input(0)->dtype());
-      auto [text, resultDtype] =
-          unaryOp(expr.attrs().unaryOp, compute, input(0, compute));
+      auto [text, resultDtype] = unaryOp(expr.attrs().unaryOp, compute, input(0, compute));
       return "(" + convertValue(text, resultDtype, outEval) + ")";
     }
     case ExprType::Binary: {
       DataType compute = ir::promote(evaluationDtype(expr.input(0)->dtype()),
                                      evaluationDtype(expr.input(1)->dtype()));
       if (compute == DataType::Bool) compute = DataType::Int;
-      auto [text, resultDtype] = binaryOp(expr.attrs().binaryOp, compute,
-                                          input(0, compute), input(1, compute));
+      auto [text, resultDtype] =
+          binaryOp(expr.attrs().binaryOp, compute, input(0, compute), input(1, compute));
       return "(" + convertValue(text, resultDtype, outEval) + ")";
     }
     case ExprType::Ternary: {
       if (expr.attrs().ternaryOp == TernaryOpType::Where) {
-        return "(" + input(0, DataType::Bool) + " ? " + input(1, outEval) +
-               " : " + input(2, outEval) + ")";
+        return "(" + input(0, DataType::Bool) + " ? " + input(1, outEval) + " : " +
+               input(2, outEval) + ")";
       }
       const DataType compute = outEval == DataType::Bool ? DataType::Int : outEval;
       std::string a = input(0, compute), b = input(1, compute), c = input(2, compute);
@@ -480,22 +463,19 @@ std::string ExpressionEmitter::scalarExpr(const Expr& expr, const Scalar* out) {
         case TernaryOpType::Lerp: text = "fl::lerp(" + a + ", " + b + ", " + c + ")"; break;
         case TernaryOpType::Clamp: text = "fl::clamp(" + a + ", " + b + ", " + c + ")"; break;
         default:
-          text = "fl::add(" + a + ", fl::mul(fl::mul(" + input(3, compute) + ", " +
-                 b + "), " + c + "))";
+          text = "fl::add(" + a + ", fl::mul(fl::mul(" + input(3, compute) + ", " + b + "), " + c +
+                 "))";
           break;
       }
       return "(" + convertValue(text, compute, outEval) + ")";
     }
-    default:
-      break;
+    default: break;
   }
-  FL_USER_ERROR("code generation cannot compute the scalar ", out->name(),
-                " defined by ", expr.opName(),
-                " inside a kernel; compute it on the host and pass it as an input");
+  FL_USER_ERROR("code generation cannot compute the scalar ", out->name(), " defined by ",
+                expr.opName(), " inside a kernel; compute it on the host and pass it as an input");
 }
 
-std::string ExpressionEmitter::operand(const ir::Val* val,
-                                       const ElementIndex& index,
+std::string ExpressionEmitter::operand(const ir::Val* val, const ElementIndex& index,
                                        DataType computeDtype) {
   if (const auto* tv = val->as<TensorView>()) {
     return convertValue(value(tv, index), tv->dtype(), computeDtype);
@@ -503,18 +483,15 @@ std::string ExpressionEmitter::operand(const ir::Val* val,
   // A scalar operand is rounded to its own dtype first (the reference makes
   // it a 0-dim tensor of that dtype), then converted to the compute type.
   const auto* s = val->as<Scalar>();
-  const std::string own =
-      convertValue(scalar(s), evaluationDtype(s->dtype()), s->dtype());
+  const std::string own = convertValue(scalar(s), evaluationDtype(s->dtype()), s->dtype());
   return convertValue(own, s->dtype(), computeDtype);
 }
 
-std::string ExpressionEmitter::operandBool(const ir::Val* val,
-                                           const ElementIndex& index) {
+std::string ExpressionEmitter::operandBool(const ir::Val* val, const ElementIndex& index) {
   return operand(val, index, DataType::Bool);
 }
 
-ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
-                                              const TensorView* producer,
+ElementIndex ExpressionEmitter::producerIndex(const Expr& expr, const TensorView* producer,
                                               const ElementIndex& index) {
   if (!indexed_) return {};
   const auto& producerAxes = producer->logicalNoReductions();
@@ -548,14 +525,10 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
       }
       break;
     }
-    case ExprType::Reshape:
-      return reshapeIndex(producer, expr.output(0)->as<TensorView>(), index);
-    case ExprType::Slice:
-      result = sliceIndex(expr, producer, index);
-      break;
+    case ExprType::Reshape: return reshapeIndex(producer, expr.output(0)->as<TensorView>(), index);
+    case ExprType::Slice: result = sliceIndex(expr, producer, index); break;
     case ExprType::Gather:
-    case ExprType::IndexSelect:
-      FL_ASSERT(false, "indexing ops map their indices in compute()");
+    case ExprType::IndexSelect: FL_ASSERT(false, "indexing ops map their indices in compute()");
     default: {
       // Elementwise ops, casts, copies and expand: same axes; the producer's
       // broadcast axes stay at 0. A 0-dim operand of an elementwise op (which
@@ -584,8 +557,7 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr,
   return result;
 }
 
-ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer,
-                                             const TensorView* consumer,
+ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer, const TensorView* consumer,
                                              const ElementIndex& index) {
   // Row-major: the consumer's linear position, then the producer's axes.
   const auto& outAxes = consumer->logicalNoReductions();
@@ -615,15 +587,15 @@ std::string ExpressionEmitter::randomValue(const Expr& expr, const TensorView* o
   // The element's linear index in the output's logical shape, row-major (the
   // one the CPU reference numbers elements by); broadcast axes add nothing.
   const auto& axes = out->logicalNoReductions();
-  FL_ASSERT(index.size() == axes.size(), expr.toString(), ": ", index.size(),
-            " indices for ", axes.size(), " axes");
+  FL_ASSERT(index.size() == axes.size(), expr.toString(), ": ", index.size(), " indices for ",
+            axes.size(), " axes");
   std::string linear;
   for (size_t a = 0; a < axes.size(); ++a) {
     if (axes[a]->isBroadcast()) continue;
     const std::string position = "(uint64_t)(" + index[a] + ")";
-    linear = linear.empty() ? position
-                            : "(" + linear + " * (uint64_t)" + extent(axes[a]) + " + " +
-                                  position + ")";
+    linear = linear.empty()
+                 ? position
+                 : "(" + linear + " * (uint64_t)" + extent(axes[a]) + " + " + position + ")";
   }
   if (linear.empty()) linear = "(uint64_t)0";
   const std::string seed = "(uint64_t)(" + scalar(ir::randomSeed(expr)) + ")";
@@ -656,16 +628,14 @@ std::string ExpressionEmitter::randomValue(const Expr& expr, const TensorView* o
   const std::string narrow = isNarrowFloat(dtype) ? "true" : "false";
   if (uniform) {
     return standard ? "fl::rng::uniformStandardF(" + element + ", " + round + ")"
-                    : "fl::rng::uniformRangeF(" + element + ", " + a + ", " + b + ", " +
-                          narrow + ", " + round + ")";
+                    : "fl::rng::uniformRangeF(" + element + ", " + a + ", " + b + ", " + narrow +
+                          ", " + round + ")";
   }
   return standard ? "fl::rng::normalStandardF(" + element + ", " + round + ")"
-                  : "fl::rng::normalGeneralF(" + element + ", " + a + ", " + b + ", " +
-                        round + ")";
+                  : "fl::rng::normalGeneralF(" + element + ", " + a + ", " + b + ", " + round + ")";
 }
 
-std::string ExpressionEmitter::compute(const TensorView* tv,
-                                       const ElementIndex& index,
+std::string ExpressionEmitter::compute(const TensorView* tv, const ElementIndex& index,
                                        const std::string& variable) {
   const Expr* def = tv->definition();
   FL_ASSERT(def != nullptr, tv->name(), " has no definition and is not a leaf");
@@ -692,16 +662,15 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
     case ExprType::Ternary: {
       const DataType compute = elementwiseComputeDtype(expr);
       std::vector<std::string> args;
-      const bool where = expr.type() == ExprType::Ternary &&
-                         expr.attrs().ternaryOp == TernaryOpType::Where;
+      const bool where =
+          expr.type() == ExprType::Ternary && expr.attrs().ternaryOp == TernaryOpType::Where;
       for (size_t i = 0; i < expr.inputs().size(); ++i) {
         const ir::Val* in = expr.input(i);
         ElementIndex inIndex;
         if (const auto* inTv = in->as<TensorView>()) {
           inIndex = producerIndex(expr, inTv, index);
         }
-        args.push_back(where && i == 0 ? operandBool(in, inIndex)
-                                       : operand(in, inIndex, compute));
+        args.push_back(where && i == 0 ? operandBool(in, inIndex) : operand(in, inIndex, compute));
       }
       std::pair<std::string, DataType> result;
       if (expr.type() == ExprType::Unary) {
@@ -710,27 +679,24 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
           op = UnaryOpType::LogicalNot;  // as in PyTorch
         }
         result = unaryOp(op, compute, args[0]);
-        if (op == UnaryOpType::Tanh && compute == DataType::Float &&
-            approximations_.tanh) {
+        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximations_.tanh) {
           result.first = "fl::tanh_approx(" + args[0] + ")";
         }
-        if (op == UnaryOpType::Exp && compute == DataType::Float &&
-            approximations_.exp) {
+        if (op == UnaryOpType::Exp && compute == DataType::Float && approximations_.exp) {
           result.first = "fl::exp_approx(" + args[0] + ")";
         }
-        if ((op == UnaryOpType::Sigmoid || op == UnaryOpType::Silu) &&
-            compute == DataType::Float && approximations_.exp && approximations_.div) {
-          result.first = std::string(op == UnaryOpType::Sigmoid ? "fl::sigmoid_approx("
-                                                                 : "fl::silu_approx(") +
-                         args[0] + ")";
+        if ((op == UnaryOpType::Sigmoid || op == UnaryOpType::Silu) && compute == DataType::Float &&
+            approximations_.exp && approximations_.div) {
+          result.first =
+              std::string(op == UnaryOpType::Sigmoid ? "fl::sigmoid_approx(" : "fl::silu_approx(") +
+              args[0] + ")";
         }
         // The sign of a half/bf16 value changes no other bit: the result is
         // exact in the same dtype (no rounding back to it).
         const auto* in = expr.input(0)->as<TensorView>();
         if ((op == UnaryOpType::Neg || op == UnaryOpType::Abs) && in != nullptr &&
             ir::isFloatingPoint(compute) && ir::isFloatingPoint(out)) {
-          const DataType exact =
-              exactIn(value(in, producerIndex(expr, in, index)), in->dtype());
+          const DataType exact = exactIn(value(in, producerIndex(expr, in, index)), in->dtype());
           if (exact != DataType::Null && (exact == out || !isNarrowFloat(out))) {
             exact_[variable] = exact;
             return assign(exact == out ? result.first
@@ -755,8 +721,8 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
             result = {"fl::clamp(" + args[0] + ", " + args[1] + ", " + args[2] + ")", compute};
             break;
           case TernaryOpType::Addcmul:
-            result = {"fl::add(" + args[0] + ", fl::mul(fl::mul(" + args[3] + ", " +
-                          args[1] + "), " + args[2] + "))",
+            result = {"fl::add(" + args[0] + ", fl::mul(fl::mul(" + args[3] + ", " + args[1] +
+                          "), " + args[2] + "))",
                       compute};
             break;
         }
@@ -800,20 +766,14 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
       };
       const std::string start = param(1, 0);
       const std::string step = param(2, 1);
-      const std::string position = convertValue("(int64_t)(" + index.at(0) + ")",
-                                                DataType::Int, compute);
-      return assign(convertValue(
-          "fl::add(" + start + ", fl::mul(" + position + ", " + step + "))", compute, out));
+      const std::string position =
+          convertValue("(int64_t)(" + index.at(0) + ")", DataType::Int, compute);
+      return assign(convertValue("fl::add(" + start + ", fl::mul(" + position + ", " + step + "))",
+                                 compute, out));
     }
-    case ExprType::Random:
-      needsIndex();
-      return assign(randomValue(expr, tv, index));
-    case ExprType::Pad:
-      needsIndex();
-      return emitPad(expr, tv, index, variable);
-    case ExprType::Cat:
-      needsIndex();
-      return emitCat(expr, tv, index, variable);
+    case ExprType::Random: needsIndex(); return assign(randomValue(expr, tv, index));
+    case ExprType::Pad: needsIndex(); return emitPad(expr, tv, index, variable);
+    case ExprType::Cat: needsIndex(); return emitCat(expr, tv, index, variable);
     case ExprType::IndexSelect:
     case ExprType::Gather: {
       needsIndex();
@@ -832,14 +792,14 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
           if (idxAxes[a]->isBroadcast()) indicesIndex[a] = "0";
         }
       }
-      const std::string raw = convertValue(value(indices, indicesIndex),
-                                           indices->dtype(), DataType::Int);
+      const std::string raw =
+          convertValue(value(indices, indicesIndex), indices->dtype(), DataType::Int);
       // An index outside the axis is an error on the CPU; here it is clamped
       // so that a bad index never reads outside the tensor.
       const std::string position = temporary("gathered_idx");
       const std::string size = extent(xAxes[static_cast<size_t>(dim)]);
-      line("const int64_t " + position + " = fl::clamp(" + raw +
-           ", (int64_t)0, " + size + " - 1);");
+      line("const int64_t " + position + " = fl::clamp(" + raw + ", (int64_t)0, " + size +
+           " - 1);");
       ElementIndex xIndex;
       for (int64_t a = 0; a < rank; ++a) {
         if (a == dim) {
@@ -852,11 +812,10 @@ std::string ExpressionEmitter::compute(const TensorView* tv,
       }
       return assign(convertValue(value(x, xIndex), x->dtype(), out));
     }
-    default:
-      break;
+    default: break;
   }
-  FL_USER_ERROR("code generation does not support ", expr.opName(), " (",
-                tv->name(), ") in this kernel");
+  FL_USER_ERROR("code generation does not support ", expr.opName(), " (", tv->name(),
+                ") in this kernel");
 }
 
 }  // namespace fuserlab::codegen

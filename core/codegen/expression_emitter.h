@@ -58,8 +58,7 @@ std::string_view elementType(ir::DataType dtype);
 std::string_view scalarParameterType(ir::DataType dtype);
 //! `expression` (of value type `from`) converted to the value of `to` with
 //! the reference's castElement semantics (rounding to half/bf16 included).
-std::string convertValue(const std::string& expression, ir::DataType from,
-                         ir::DataType to);
+std::string convertValue(const std::string& expression, ir::DataType from, ir::DataType to);
 
 //! Whether the generated code `text` names the identifier `name` (not as
 //! part of a longer identifier).
@@ -80,8 +79,7 @@ struct ExpressionHooks {
   //! The value of a leaf tensor at `index`: a C++ expression of
   //! valueType(tv->dtype()). It may emit statements of its own elsewhere
   //! (e.g. hoisted vector loads).
-  std::function<std::string(const ir::TensorView* tv, const ElementIndex& index)>
-      loadLeaf;
+  std::function<std::string(const ir::TensorView* tv, const ElementIndex& index)> loadLeaf;
   //! Whether `tv` is given by the caller rather than computed from its
   //! definition. Default: tensors without a definition.
   std::function<bool(const ir::TensorView* tv)> isLeaf;
@@ -93,8 +91,7 @@ struct ExpressionHooks {
   //! Optional: the name of a kernel-uniform index_t value computed once at
   //! the kernel's start (a slice start); `hint` prefixes the name. Without
   //! it the expression is written where it is used.
-  std::function<std::string(const std::string& expression, const std::string& hint)>
-      uniformIndex;
+  std::function<std::string(const std::string& expression, const std::string& hint)> uniformIndex;
 };
 
 //! Which float transcendentals a kernel may compute with the hardware's
@@ -125,8 +122,7 @@ Approximations approximationsFor(const ir::Fusion& segment);
 class ExpressionEmitter {
  public:
   //! `indexed`: track element indices (see the modes above).
-  ExpressionEmitter(const ir::Fusion& fusion, ExpressionHooks hooks,
-                    bool indexed);
+  ExpressionEmitter(const ir::Fusion& fusion, ExpressionHooks hooks, bool indexed);
   bool indexed() const { return indexed_; }
 
   //! How deeply pad, cat, index_select and gather may nest inside one
@@ -163,9 +159,7 @@ class ExpressionEmitter {
   std::string takeCode();
   //! Hardware approximations of float transcendentals, for kernels whose
   //! outputs are too narrow to show their error (approximationsFor).
-  void setApproximations(Approximations approximations) {
-    approximations_ = approximations;
-  }
+  void setApproximations(Approximations approximations) { approximations_ = approximations; }
   //! Indentation (spaces) of emitted statements.
   void setIndent(int spaces) { indent_ = spaces; }
   int indent() const { return indent_; }
@@ -200,8 +194,7 @@ class ExpressionEmitter {
                       const std::string& variable);
   std::string variableFor(const ir::TensorView* tv);
   void line(const std::string& text);
-  std::string operand(const ir::Val* val, const ElementIndex& index,
-                      ir::DataType computeDtype);
+  std::string operand(const ir::Val* val, const ElementIndex& index, ir::DataType computeDtype);
   std::string operandBool(const ir::Val* val, const ElementIndex& index);
   //! The index of `producer` (an input of `expr`) at `consumer`'s `index`.
   ElementIndex producerIndex(const ir::Expr& expr, const ir::TensorView* producer,
@@ -214,13 +207,12 @@ class ExpressionEmitter {
   IndexSum indexSum(const ir::Scalar* scalar);
   //! A pad/cat branch: `uniform` when the same for every lane of a vector.
   void pushBranch(bool uniform, const std::string& condition);
-  ElementIndex reshapeIndex(const ir::TensorView* producer,
-                            const ir::TensorView* consumer,
+  ElementIndex reshapeIndex(const ir::TensorView* producer, const ir::TensorView* consumer,
                             const ElementIndex& index);
-  std::string emitPad(const ir::Expr& expr, const ir::TensorView* out,
-                      const ElementIndex& index, const std::string& variable);
-  std::string emitCat(const ir::Expr& expr, const ir::TensorView* out,
-                      const ElementIndex& index, const std::string& variable);
+  std::string emitPad(const ir::Expr& expr, const ir::TensorView* out, const ElementIndex& index,
+                      const std::string& variable);
+  std::string emitCat(const ir::Expr& expr, const ir::TensorView* out, const ElementIndex& index,
+                      const std::string& variable);
   std::string scalarExpr(const ir::Expr& expr, const ir::Scalar* out);
   //! A random op's value at `index`: the fl::rng call of its distribution
   //! and dtype at the element's linear index (core/ir/random_numbers.h).

@@ -133,8 +133,7 @@ ElementIndex ExpressionEmitter::sliceIndex(const Expr& expr, const TensorView* p
 }
 
 std::string ExpressionEmitter::emitPad(const Expr& expr, const TensorView* out,
-                                       const ElementIndex& index,
-                                       const std::string& variable) {
+                                       const ElementIndex& index, const std::string& variable) {
   const auto* x = expr.input(0)->as<TensorView>();
   const auto& xAxes = x->logicalNoReductions();
   ElementIndex xIndex;
@@ -172,16 +171,13 @@ std::string ExpressionEmitter::emitPad(const Expr& expr, const TensorView* out,
   indent_ -= 2;
   line("} else {");
   line("  " + variable + " = " +
-       convertValue(scalar(padValue), evaluationDtype(padValue->dtype()),
-                    out->dtype()) +
-       ";");
+       convertValue(scalar(padValue), evaluationDtype(padValue->dtype()), out->dtype()) + ";");
   line("}");
   return variable;
 }
 
 std::string ExpressionEmitter::emitCat(const Expr& expr, const TensorView* out,
-                                       const ElementIndex& index,
-                                       const std::string& variable) {
+                                       const ElementIndex& index, const std::string& variable) {
   const int64_t rank = out->rank();
   const int64_t axis = expr.attrs().dim;
   const size_t dim = static_cast<size_t>(axis < 0 ? axis + rank : axis);

@@ -42,7 +42,7 @@ struct KernelParameter {
   int segmentInput = -1;
   int segmentOutput = -1;
   ir::DataType dtype = ir::DataType::Float;
-  int rank = 0;  //!< tensors only
+  int rank = 0;      //!< tensors only
   std::string name;  //!< as in the source, e.g. "T0"
   //! A tensor input's strides as the kernel has them built in (0 on axes of
   //! size 1), from the layout it was generated for; empty where the kernel

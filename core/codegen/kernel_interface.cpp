@@ -40,8 +40,7 @@ std::string valueLiteral(const ir::ScalarValue& value) {
 }  // namespace
 
 KernelInterface::KernelInterface(const ir::Fusion& segment,
-                                 const scheduler::SegmentRuntimeInfo& info,
-                                 bool int64Indexing)
+                                 const scheduler::SegmentRuntimeInfo& info, bool int64Indexing)
     : info_(info), int64Indexing_(int64Indexing) {
   const auto& inputs = segment.inputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -115,13 +114,14 @@ std::string KernelInterface::signature(std::string_view name, bool workspace) co
     const KernelParameter& p = parameters_[i];
     text += i == 0 ? "\n    " : ",\n    ";
     if (p.kind == KernelParameter::Kind::Tensor) {
-      text += "fl::Tensor<" + std::string(elementType(p.dtype)) + ", " +
-              std::to_string(p.rank) + "> " + p.name;
+      text += "fl::Tensor<" + std::string(elementType(p.dtype)) + ", " + std::to_string(p.rank) +
+              "> " + p.name;
     } else {
       text += std::string(scalarParameterType(p.dtype)) + " " + p.name;
     }
   }
-  if (workspace) text += std::string(parameters_.empty() ? "\n    " : ",\n    ") + "void* workspace";
+  if (workspace)
+    text += std::string(parameters_.empty() ? "\n    " : ",\n    ") + "void* workspace";
   return text + ")";
 }
 
@@ -138,9 +138,8 @@ std::string KernelInterface::prologue(int indent) const {
                 std::to_string(builtIn[static_cast<size_t>(a)]) + "ll;\n";
         continue;
       }
-      text += pad + "const index_t " + t.name + "_s" + axis + " = " + t.name +
-              ".size[" + axis + "] == 1 ? (index_t)0 : (index_t)" + t.name +
-              ".stride[" + axis + "];\n";
+      text += pad + "const index_t " + t.name + "_s" + axis + " = " + t.name + ".size[" + axis +
+              "] == 1 ? (index_t)0 : (index_t)" + t.name + ".stride[" + axis + "];\n";
     }
   }
   return text;
@@ -154,8 +153,7 @@ const KernelInterface::TensorParameter* KernelInterface::find(const TensorView* 
   return nullptr;
 }
 
-const std::string& KernelInterface::parameterName(const TensorView* tv,
-                                                  bool output) const {
+const std::string& KernelInterface::parameterName(const TensorView* tv, bool output) const {
   const TensorParameter* t = find(tv, output);
   FL_ASSERT(t != nullptr, tv->name(), " is not a ", output ? "output" : "input",
             " parameter of the kernel");
@@ -181,8 +179,8 @@ std::string KernelInterface::offset(const TensorView* tv, const ElementIndex& in
                                     bool output) const {
   const std::string& name = parameterName(tv, output);
   const auto& axes = tv->logicalNoReductions();
-  FL_ASSERT(index.size() == axes.size(), tv->name(), ": ", index.size(),
-            " indices for ", axes.size(), " axes");
+  FL_ASSERT(index.size() == axes.size(), tv->name(), ": ", index.size(), " indices for ",
+            axes.size(), " axes");
   std::string text;
   for (size_t a = 0; a < axes.size(); ++a) {
     if (index[a] == "0" || axes[a]->isBroadcast()) continue;
@@ -194,8 +192,8 @@ std::string KernelInterface::offset(const TensorView* tv, const ElementIndex& in
 
 std::string KernelInterface::symbolicScalar(const ir::Scalar* scalar) const {
   if (auto it = scalars_.find(scalar); it != scalars_.end()) return it->second;
-  FL_CHECK(info_.evaluator != nullptr, "code generation: the value of ",
-           scalar->name(), " is unknown without bound sizes");
+  FL_CHECK(info_.evaluator != nullptr, "code generation: the value of ", scalar->name(),
+           " is unknown without bound sizes");
   const auto value = info_.evaluator->evaluate(scalar);
   FL_CHECK(value.has_value(), "code generation: the value of ", scalar->name(),
            " is not bound; the kernel cannot compute it");

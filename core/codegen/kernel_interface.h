@@ -31,8 +31,8 @@ namespace fuserlab::codegen {
 
 class KernelInterface {
  public:
-  KernelInterface(const ir::Fusion& segment,
-                  const scheduler::SegmentRuntimeInfo& info, bool int64Indexing);
+  KernelInterface(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info,
+                  bool int64Indexing);
 
   const std::vector<KernelParameter>& parameters() const { return parameters_; }
   bool int64Indexing() const { return int64Indexing_; }
@@ -86,7 +86,6 @@ class KernelInterface {
 //! The comment block opening a kernel: its name, the segment's exprs (one
 //! per line, with the segment's names) and the params' dump.
 std::string kernelComment(std::string_view name, std::string_view scheduler,
-                          const ir::Fusion& segment,
-                          const std::string& paramsText);
+                          const ir::Fusion& segment, const std::string& paramsText);
 
 }  // namespace fuserlab::codegen

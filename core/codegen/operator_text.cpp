@@ -21,8 +21,7 @@ std::string mathCall(const char* name, DataType compute, const std::string& x) {
 
 // The reference's result of a unary op in `compute` (Float, Double or Int):
 // {expression, result dtype}.
-std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
-                                         const std::string& x) {
+std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute, const std::string& x) {
   using U = UnaryOpType;
   const bool floating = compute != DataType::Int;
   // Math on integers goes through double, as the reference's toFloating.
@@ -48,8 +47,7 @@ std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
     case U::Sqrt: return math("sqrt");
     case U::Rsqrt: return {"fl::rsqrt_exact(" + fx + ")", mathDtype};
     case U::Reciprocal:
-      return {(mathDtype == DataType::Float ? "(1.0f / " : "(1.0 / ") + fx + ")",
-              mathDtype};
+      return {(mathDtype == DataType::Float ? "(1.0f / " : "(1.0 / ") + fx + ")", mathDtype};
     case U::Sin: return math("sin");
     case U::Cos: return math("cos");
     case U::Tan: return math("tan");
@@ -86,8 +84,7 @@ std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
       return predicate(floating ? "(fl::abs(" + x + ") == fl::highest_value<" +
                                       std::string(valueType(compute)) + ">())"
                                 : "false");
-    case U::IsFinite:
-      return predicate(floating ? "(" + x + " - " + x + " == 0)" : "true");
+    case U::IsFinite: return predicate(floating ? "(" + x + " - " + x + " == 0)" : "true");
     case U::IsPosInf:
       return predicate(floating ? "(" + x + " == fl::highest_value<" +
                                       std::string(valueType(compute)) + ">())"
@@ -102,8 +99,7 @@ std::pair<std::string, DataType> unaryOp(UnaryOpType op, DataType compute,
   FL_ASSERT(false, "unknown unary op");
 }
 
-std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute,
-                                          const std::string& a,
+std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute, const std::string& a,
                                           const std::string& b) {
   using B = BinaryOpType;
   auto call = [&](const char* name) {
@@ -139,10 +135,8 @@ std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute,
     case B::Le: return predicate("<=");
     case B::Gt: return predicate(">");
     case B::Ge: return predicate(">=");
-    case B::LogicalAnd:
-      return {"(" + a + " != 0 && " + b + " != 0)", DataType::Bool};
-    case B::LogicalOr:
-      return {"(" + a + " != 0 || " + b + " != 0)", DataType::Bool};
+    case B::LogicalAnd: return {"(" + a + " != 0 && " + b + " != 0)", DataType::Bool};
+    case B::LogicalOr: return {"(" + a + " != 0 || " + b + " != 0)", DataType::Bool};
     case B::BitwiseAnd: return infix("&");
     case B::BitwiseOr: return infix("|");
     case B::BitwiseXor: return infix("^");

@@ -14,14 +14,11 @@
 namespace fuserlab::codegen {
 
 //! {expression, result dtype} of `op` applied to `x` in `compute`.
-std::pair<std::string, ir::DataType> unaryOp(ir::UnaryOpType op,
-                                             ir::DataType compute,
+std::pair<std::string, ir::DataType> unaryOp(ir::UnaryOpType op, ir::DataType compute,
                                              const std::string& x);
 
 //! {expression, result dtype} of `op` applied to `a` and `b` in `compute`.
-std::pair<std::string, ir::DataType> binaryOp(ir::BinaryOpType op,
-                                              ir::DataType compute,
-                                              const std::string& a,
-                                              const std::string& b);
+std::pair<std::string, ir::DataType> binaryOp(ir::BinaryOpType op, ir::DataType compute,
+                                              const std::string& a, const std::string& b);
 
 }  // namespace fuserlab::codegen

@@ -18,9 +18,9 @@ constexpr int64_t kColumnReductionBytes = 16 * 1024;
 
 // What a persistent kernel keeps: the buffers, or with projection the
 // inputs the projectable ones are recomputed from.
-std::vector<const TensorView*> storageCandidates(
-    const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
-    bool project) {
+std::vector<const TensorView*> storageCandidates(const ir::Fusion& segment,
+                                                 const scheduler::ReductionPattern& pattern,
+                                                 bool project) {
   const scheduler::PersistentBufferInfo buffers =
       scheduler::findPersistentBuffers(segment, pattern);
   std::vector<const TensorView*> out;
@@ -39,27 +39,23 @@ std::vector<const TensorView*> storageCandidates(
 
 class PersistentEmitter {
  public:
-  PersistentEmitter(const ir::Fusion& segment,
-                    const scheduler::ReductionParams& params,
+  PersistentEmitter(const ir::Fusion& segment, const scheduler::ReductionParams& params,
                     const scheduler::SegmentRuntimeInfo& info,
                     const scheduler::ReductionPattern& pattern)
       : params_(params),
         info_(info),
         b_(segment, params, info, pattern, true,
-           storageCandidates(segment, pattern,
-                             params.projectPersistentBuffers)) {
+           storageCandidates(segment, pattern, params.projectPersistentBuffers)) {
     const RowLayout& layout = b_.layout();
     FL_CHECK(params.persistentKernel,
              "code generation: a persistent segment got params without "
              "persistent_kernel");
     FL_CHECK(params.fastestDimReduction == layout.inner,
              "code generation: fastest_dim_reduction is ",
-             params.fastestDimReduction ? "true" : "false",
-             " but the segment reduces its ",
+             params.fastestDimReduction ? "true" : "false", " but the segment reduces its ",
              layout.inner ? "innermost" : "outer", " axes");
-    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction,
-             "code generation: grid_dim_y ", params.gridDimY,
-             " and cross_grid_reduction ",
+    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction, "code generation: grid_dim_y ",
+             params.gridDimY, " and cross_grid_reduction ",
              params.crossGridReduction ? "true" : "false", " disagree");
     inner_ = layout.inner;
     batch_ = params.persistentBatchSize;
@@ -75,23 +71,20 @@ class PersistentEmitter {
                "in one block, but grid_dim_y is ",
                params.gridDimY);
       shifted_ = layout.shiftedRows;
-      FL_CHECK(!shifted_ ||
-                   threadsX_ >= scheduler::shiftedRowExtraElements(vectorize_),
-               "code generation: a row of ", layout.rowLength,
-               " elements in chunks of ", vectorize_,
-               " leaves up to ", scheduler::shiftedRowExtraElements(vectorize_),
+      FL_CHECK(!shifted_ || threadsX_ >= scheduler::shiftedRowExtraElements(vectorize_),
+               "code generation: a row of ", layout.rowLength, " elements in chunks of ",
+               vectorize_, " leaves up to ", scheduler::shiftedRowExtraElements(vectorize_),
                " elements outside its aligned chunks, one per thread, but "
                "block_dim_x is ",
                threadsX_);
       // Shifted rows: the whole aligned chunks (the head and tail elements
       // take a thread each).
-      FL_CHECK(threadsX_ * batch_ >=
-                   scheduler::rowChunks(layout.rowLength, vectorize_, shifted_),
+      FL_CHECK(threadsX_ * batch_ >= scheduler::rowChunks(layout.rowLength, vectorize_, shifted_),
                "code generation: block_dim_x * persistent_batch_size * "
                "vectorization_factor = ",
                threadsX_ * batch_ * vectorize_, " does not cover ",
-               shifted_ ? "the whole aligned chunks of " : "", "a row of ",
-               layout.rowLength, " elements");
+               shifted_ ? "the whole aligned chunks of " : "", "a row of ", layout.rowLength,
+               " elements");
       groups_ = ceilDiv(layout.rows, threadsY_);
       slots_ = 1;
     } else {
@@ -100,8 +93,8 @@ class PersistentEmitter {
       FL_CHECK(threadsY_ * batch_ * params.gridDimY >= layout.rowLength,
                "code generation: block_dim_x * persistent_batch_size * "
                "grid_dim_y = ",
-               threadsY_ * batch_ * params.gridDimY, " does not cover the ",
-               layout.rowLength, " elements each output element reduces");
+               threadsY_ * batch_ * params.gridDimY, " does not cover the ", layout.rowLength,
+               " elements each output element reduces");
       groups_ = ceilDiv(layout.rows / vectorize_, threadsX_);
       slots_ = vectorize_;
       FL_CHECK(params.gridDimY == 1 || params.gridDimX >= groups_,
@@ -109,13 +102,13 @@ class PersistentEmitter {
                "column group (grid_dim_x ",
                params.gridDimX, " < ", groups_, ")");
       // Without a device, the largest size any GPU starts (16).
-      const int64_t clusterLimit =
-          info.device != nullptr ? scheduler::maxClusterBlocks(*info.device)
-                                 : int64_t{scheduler::kMaxNonPortableClusterBlocks};
-      FL_CHECK(!params.clusterReduction ||
-                   (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
+      const int64_t clusterLimit = info.device != nullptr
+                                       ? scheduler::maxClusterBlocks(*info.device)
+                                       : int64_t{scheduler::kMaxNonPortableClusterBlocks};
+      FL_CHECK(!params.clusterReduction || (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
                "code generation: cluster_reduction combines a column group's "
-               "2 to ", clusterLimit, " blocks",
+               "2 to ",
+               clusterLimit, " blocks",
                info.device != nullptr ? " on " + info.device->name : std::string(),
                ", but grid_dim_y is ", params.gridDimY);
     }
@@ -125,29 +118,25 @@ class PersistentEmitter {
   GeneratedKernel emit(std::string_view name) {
     const RowLayout& layout = b_.layout();
     const std::string V = std::to_string(vectorize_);
-    b_.line(2, "typedef " + std::string(b_.interface().indexType()) +
-                   " index_t;");
+    b_.line(2, "typedef " + std::string(b_.interface().indexType()) + " index_t;");
     b_.line(2, "extern __shared__ __align__(16) unsigned char fl_smem[];");
     b_.line(2, "// " + std::string(inner_ ? "Inner" : "Outer") +
-                   " persistent kernel: " + std::to_string(layout.rows) +
-                   " rows of " + std::to_string(layout.rowLength) +
-                   " elements, kept in " +
-                   (params_.persistentStorage == PersistentStorage::Registers
-                        ? "registers"
-                        : "shared memory") +
-                   " as " + std::to_string(batch_) + " chunks of " + V +
-                   " per thread.");
+                   " persistent kernel: " + std::to_string(layout.rows) + " rows of " +
+                   std::to_string(layout.rowLength) + " elements, kept in " +
+                   (params_.persistentStorage == PersistentStorage::Registers ? "registers"
+                                                                              : "shared memory") +
+                   " as " + std::to_string(batch_) + " chunks of " + V + " per thread.");
     const int64_t scratch = (reductionSmemBytes() + 15) / 16 * 16;
     int64_t storageBytes = 0;
     if (inner_) {
       const int64_t rowCapacity = threadsX_ * batch_ * vectorize_;
       // Shifted rows keep a thread's head or tail element in one more chunk.
-      storageBytes = b_.declareStorage(
-          2, shifted_ ? batch_ + 1 : batch_, scratch, rowCapacity * threadsY_,
-          "threadIdx.y * " + literal(rowCapacity));
+      storageBytes =
+          b_.declareStorage(2, shifted_ ? batch_ + 1 : batch_, scratch, rowCapacity * threadsY_,
+                            "threadIdx.y * " + literal(rowCapacity));
     } else {
-      storageBytes = b_.declareStorage(
-          2, batch_, scratch, batch_ * threadsY_ * threadsX_ * vectorize_, "");
+      storageBytes =
+          b_.declareStorage(2, batch_, scratch, batch_ * threadsY_ * threadsX_ * vectorize_, "");
     }
     if (params_.persistentStorage == PersistentStorage::Registers) {
       storageBytes = 0;
@@ -179,10 +168,9 @@ class PersistentEmitter {
     if (exchangeBytes > 0 && info_.device != nullptr) {
       const int64_t limit = std::max(info_.device->sharedMemoryPerBlockOptinBytes,
                                      info_.device->sharedMemoryPerBlockBytes);
-      FL_CHECK(launch.dynamicSharedMemoryBytes <= limit,
-               "code generation: the cluster exchange's ", exchangeBytes,
-               " bytes of shared memory with the block's ",
-               scratch + storageBytes, " come to more than the device's ", limit,
+      FL_CHECK(launch.dynamicSharedMemoryBytes <= limit, "code generation: the cluster exchange's ",
+               exchangeBytes, " bytes of shared memory with the block's ", scratch + storageBytes,
+               " come to more than the device's ", limit,
                " (cluster_reduction false combines through the workspace instead)");
     }
     if (params_.clusterReduction) launch.cluster = {1, params_.gridDimY, 1};
@@ -204,12 +192,9 @@ class PersistentEmitter {
       if (inner_) {
         entries = rowAllreduceEntries(threadsX_, threadsY_);
       } else {
-        const int64_t partials =
-            threadsY_ / colLanesPerWarp(threadsX_, threadsY_);
+        const int64_t partials = threadsY_ / colLanesPerWarp(threadsX_, threadsY_);
         columnGroupValues_ = std::clamp<int64_t>(
-            kColumnReductionBytes /
-                std::max<int64_t>(1, partials * threadsX_ * each),
-            1, slots_);
+            kColumnReductionBytes / std::max<int64_t>(1, partials * threadsX_ * each), 1, slots_);
         entries = colAllreduceEntries(threadsX_, threadsY_, columnGroupValues_);
       }
       bytes = std::max(bytes, entries * each);
@@ -223,13 +208,12 @@ class PersistentEmitter {
     b_.line(2, "unsigned char* ws = reinterpret_cast<unsigned char*>(workspace);");
     for (const ReductionStep& step : b_.plan().steps) {
       const std::string type = b_.accumulatorType(step);
-      b_.line(2, type + "* " + b_.accumulator(step) + "_part = reinterpret_cast<" +
-                     type + "*>(ws + " + literal(offset) + ");");
+      b_.line(2, type + "* " + b_.accumulator(step) + "_part = reinterpret_cast<" + type +
+                     "*>(ws + " + literal(offset) + ");");
       offset += layout.rows * params_.gridDimY * accumulatorBytes(step);
       offset = (offset + 15) / 16 * 16;
     }
-    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " +
-                   literal(offset) + ");");
+    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
     offset += groups_ * 4;
     b_.line(2, "unsigned* exits = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
     offset += groups_ * 4;
@@ -262,8 +246,8 @@ class PersistentEmitter {
       b_.line(in + 2, "const int " + slot.slot + " = 0;");
     } else {
       b_.line(in, "#pragma unroll");
-      b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " +
-                      std::to_string(slots_) + "; ++" + slot.slot + ") {");
+      b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " + std::to_string(slots_) +
+                      "; ++" + slot.slot + ") {");
     }
     b_.emitRowStage(stage, in + 2, slot);
     b_.line(in, "}");
@@ -281,8 +265,7 @@ class PersistentEmitter {
   }
 
   // One pass over the thread's chunks: loads, elements, stores.
-  void emitPhaseLoop(int phase, int in, LaneContext ctx,
-                     const std::string& chunkSetup) {
+  void emitPhaseLoop(int phase, int in, LaneContext ctx, const std::string& chunkSetup) {
     if (b_.plan().phaseTargets(phase).empty()) return;
     const std::string V = std::to_string(vectorize_);
     ctx.phase = phase;
@@ -302,9 +285,7 @@ class PersistentEmitter {
   }
 
   std::string storageChunk(const std::string& smemIndex) const {
-    return params_.persistentStorage == PersistentStorage::Registers
-               ? "[b]"
-               : smemIndex;
+    return params_.persistentStorage == PersistentStorage::Registers ? "[b]" : smemIndex;
   }
 
   void emitInnerBody(int in) {
@@ -313,16 +294,15 @@ class PersistentEmitter {
     const std::string BDY = std::to_string(threadsY_);
     const std::string V = std::to_string(vectorize_);
     const int64_t chunks = layout.rowLength / vectorize_;
-    b_.line(in, "const index_t row = group * " + BDY +
-                    " + (index_t)threadIdx.y;");
+    b_.line(in, "const index_t row = group * " + BDY + " + (index_t)threadIdx.y;");
     b_.line(in, "const bool row_ok = row < " + literal(layout.rows) + ";");
     if (shifted_) {
       const std::string L = literal(layout.rowLength);
-      b_.line(in, "// The row's chunks start at its first element aligned to " +
-                      V + " elements: head elements before it, whole chunks, "
+      b_.line(in, "// The row's chunks start at its first element aligned to " + V +
+                      " elements: head elements before it, whole chunks, "
                       "tail elements after them.");
-      b_.line(in, "const int head = (int)((" + V + " - (row * " + L + ") % " +
-                      V + ") % " + V + ");");
+      b_.line(in,
+              "const int head = (int)((" + V + " - (row * " + L + ") % " + V + ") % " + V + ");");
       b_.line(in, "const index_t chunks = (" + L + " - head) / " + V + ";");
       b_.line(in, "const int extra = (int)(" + L + " - chunks * " + V + ");");
     }
@@ -343,19 +323,16 @@ class PersistentEmitter {
     const std::string pad(static_cast<size_t>(in + 2), ' ');
     const bool full = !shifted_ && threadsX_ * batch_ == chunks;
     const std::string setup =
-        pad + "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;\n" +
-        pad + "const bool ok = row_ok" +
-        (full ? std::string()
-              : " && c < " + (shifted_ ? std::string("chunks")
-                                       : literal(chunks))) +
+        pad + "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;\n" + pad +
+        "const bool ok = row_ok" +
+        (full ? std::string() : " && c < " + (shifted_ ? std::string("chunks") : literal(chunks))) +
         ";\n";
     for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
       emitPhaseLoop(phase, in, ctx, setup);
       if (shifted_) emitShiftedElements(phase, in, ctx);
       for (const ReductionStep* step : b_.plan().stepsIn(phase)) {
-        b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" +
-                        BDX + ", " + BDY + ">(" + b_.accumulator(*step) +
-                        "[0], " + b_.combineFunctor(*step) + ", " +
+        b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" + BDX + ", " + BDY +
+                        ">(" + b_.accumulator(*step) + "[0], " + b_.combineFunctor(*step) + ", " +
                         smemOf(*step) + ");");
       }
       emitResults(phase, in);
@@ -378,8 +355,10 @@ class PersistentEmitter {
     b_.line(in, "{");
     b_.line(in + 2, "const int e = (int)threadIdx.x;");
     b_.line(in + 2, "const bool ok = row_ok && e < extra;");
-    b_.line(in + 2, "const index_t jx = e < head ? (index_t)e : (index_t)e + "
-                    "chunks * " + std::to_string(vectorize_) + ";");
+    b_.line(in + 2,
+            "const index_t jx = e < head ? (index_t)e : (index_t)e + "
+            "chunks * " +
+                std::to_string(vectorize_) + ";");
     b_.line(in + 2, "(void)jx;  // a pass that reads storage only needs no index");
     b_.declareChunkLoads(phase, in + 2, "");
     b_.emitChunkLoads(in + 2, ctx);
@@ -404,14 +383,12 @@ class PersistentEmitter {
     const int64_t gridY = params_.gridDimY;
     const std::string GY = std::to_string(gridY);
     b_.line(in, "const index_t cc = group * " + CX + " + (index_t)threadIdx.x;");
-    b_.line(in, "const bool col_ok = cc < " +
-                    literal(layout.rows / vectorize_) + ";");
+    b_.line(in, "const bool col_ok = cc < " + literal(layout.rows / vectorize_) + ";");
     b_.line(in, "const index_t col = cc * " + V + ";");
     b_.declareRowArrays(in, static_cast<int>(slots_));
     b_.declareAccumulators(in, static_cast<int>(slots_));
-    const SlotContext slot{
-        "s", "(col + s)", "col_ok",
-        gridY > 1 ? "threadIdx.y == 0 && blockIdx.y == 0" : "threadIdx.y == 0"};
+    const SlotContext slot{"s", "(col + s)", "col_ok",
+                           gridY > 1 ? "threadIdx.y == 0 && blockIdx.y == 0" : "threadIdx.y == 0"};
     emitRowStage(0, in, slot);
     LaneContext ctx;
     ctx.slot = "v";
@@ -421,19 +398,16 @@ class PersistentEmitter {
     ctx.elementLane = "j";
     ctx.valid = "ok";
     ctx.lane = "v";
-    ctx.storageChunk = storageChunk("((b * " + RY + " + (index_t)threadIdx.y) * " +
-                                    CX + " + (index_t)threadIdx.x) * " + V);
+    ctx.storageChunk = storageChunk("((b * " + RY + " + (index_t)threadIdx.y) * " + CX +
+                                    " + (index_t)threadIdx.x) * " + V);
     const std::string pad(static_cast<size_t>(in + 2), ' ');
     const bool full = threadsY_ * batch_ * gridY == layout.rowLength;
     const std::string setup =
         pad + "const index_t j = " +
-        (gridY > 1 ? "(index_t)blockIdx.y * " + literal(threadsY_ * batch_) +
-                         " + "
+        (gridY > 1 ? "(index_t)blockIdx.y * " + literal(threadsY_ * batch_) + " + "
                    : std::string()) +
-        "b * " + RY + " + (index_t)threadIdx.y;\n" + pad +
-        "const bool ok = col_ok" +
-        (full ? std::string() : " && j < " + literal(layout.rowLength)) +
-        ";\n";
+        "b * " + RY + " + (index_t)threadIdx.y;\n" + pad + "const bool ok = col_ok" +
+        (full ? std::string() : " && j < " + literal(layout.rowLength)) + ";\n";
     int round = 0;
     const bool cluster = gridY > 1 && params_.clusterReduction;
     for (int phase = 0; phase < b_.plan().phaseCount; ++phase) {
@@ -447,14 +421,14 @@ class PersistentEmitter {
           // the cluster barrier that follows orders its reads before any
           // later write of the scratch.
           const std::string sync = i + 1 == steps.size() ? "false" : "true";
-          b_.line(in, "fl::red::col_reduce<" + CX + ", " + RY + ", " + NS + ", " + G + ", " +
-                          sync + ">(" + b_.accumulator(*step) + ", " +
-                          b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
+          b_.line(in, "fl::red::col_reduce<" + CX + ", " + RY + ", " + NS + ", " + G + ", " + sync +
+                          ">(" + b_.accumulator(*step) + ", " + b_.combineFunctor(*step) + ", " +
+                          smemOf(*step) + ");");
           continue;
         }
-        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
-                        ", " + G + ">(" + b_.accumulator(*step) + ", " +
-                        b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
+        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS + ", " + G + ">(" +
+                        b_.accumulator(*step) + ", " + b_.combineFunctor(*step) + ", " +
+                        smemOf(*step) + ");");
       }
       if (cluster && !steps.empty()) {
         b_.line(in, "// Combine the column group's blocks (one cluster) in rank order.");
@@ -465,37 +439,35 @@ class PersistentEmitter {
         }
       } else if (gridY > 1 && !steps.empty()) {
         ++round;
-        b_.line(in, "// Exchange partials with the other blocks of the column "
-                    "group; combine them in block order.");
+        b_.line(in,
+                "// Exchange partials with the other blocks of the column "
+                "group; combine them in block order.");
         b_.line(in, "if (threadIdx.y == 0 && col_ok) {");
         b_.line(in + 2, "#pragma unroll");
         b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
         for (const ReductionStep* step : steps) {
           b_.line(in + 4, b_.accumulator(*step) + "_part[(col + s) * " + GY +
-                              " + blockIdx.y] = " + b_.accumulator(*step) +
-                              "[s];");
+                              " + blockIdx.y] = " + b_.accumulator(*step) + "[s];");
         }
         b_.line(in + 2, "}");
         b_.line(in, "}");
-        b_.line(in, "fl::red::grid_sync(semaphores + group, " + GY + "u, " +
-                        std::to_string(round) + "u);");
+        b_.line(in, "fl::red::grid_sync(semaphores + group, " + GY + "u, " + std::to_string(round) +
+                        "u);");
         for (const ReductionStep* step : steps) {
           const std::string acc = b_.accumulator(*step);
           b_.line(in, "#pragma unroll");
           b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
           b_.line(in + 2, acc + "[s] = " + b_.identity(*step) + ";");
           b_.line(in + 2, "if (!col_ok) continue;");
-          b_.line(in + 2, "for (index_t i = threadIdx.y; i < " + GY +
-                              "; i += " + RY + ") " + acc + "[s] = " +
-                              b_.combine(*step, acc + "[s]",
-                                         "fl::red::load_cg(&" + acc +
-                                             "_part[(col + s) * " + GY + " + i])") +
-                              ";");
+          b_.line(
+              in + 2,
+              "for (index_t i = threadIdx.y; i < " + GY + "; i += " + RY + ") " + acc + "[s] = " +
+                  b_.combine(*step, acc + "[s]",
+                             "fl::red::load_cg(&" + acc + "_part[(col + s) * " + GY + " + i])") +
+                  ";");
           b_.line(in, "}");
-          b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
-                          ", " + G + ">(" + acc + ", " +
-                          b_.combineFunctor(*step) + ", " + smemOf(*step) +
-                          ");");
+          b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS + ", " + G + ">(" +
+                          acc + ", " + b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
         }
       }
       emitResults(phase, in);
@@ -526,8 +498,7 @@ GeneratedKernel emitPersistentKernel(const ir::Fusion& segment,
                                      const scheduler::ReductionParams& params,
                                      const scheduler::SegmentRuntimeInfo& info,
                                      std::string_view name) {
-  const scheduler::ReductionPatternResult pattern =
-      scheduler::analyzeReductionPattern(segment);
+  const scheduler::ReductionPatternResult pattern = scheduler::analyzeReductionPattern(segment);
   FL_CHECK(pattern.pattern.has_value(), "code generation: ", pattern.reason);
   PersistentEmitter emitter(segment, params, info, *pattern.pattern);
   return emitter.emit(name);

@@ -55,7 +55,10 @@ class PointwiseKernel {
  public:
   PointwiseKernel(const ir::Fusion& segment, const scheduler::PointwiseParams& params,
                   const scheduler::SegmentRuntimeInfo& info, std::string_view name)
-      : segment_(segment), params_(params), info_(info), name_(name),
+      : segment_(segment),
+        params_(params),
+        info_(info),
+        name_(name),
         interface_(segment, info, !params.useInt32Indexing) {}
 
   GeneratedKernel build();
@@ -77,8 +80,8 @@ class PointwiseKernel {
   bool holdsAcrossChunks(const std::string& code) const;
   bool wholeVectorsOutsideRun(const scheduler::MemoryLayout& layout) const;
   bool chunksMayCrossAxes() const;
-  std::string loadLeaf(const TensorView* tv, const ElementIndex& index,
-                       bool vectorPass, const ExpressionEmitter& emitter);
+  std::string loadLeaf(const TensorView* tv, const ElementIndex& index, bool vectorPass,
+                       const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
   //! Whether lane j of a chunk reads element j of one vector of `access`:
   //! the inner axis's index is the lane (or, with `shifted`, lane-affine
@@ -134,8 +137,10 @@ void PointwiseKernel::analyze() {
   rank_ = static_cast<int64_t>(refLogical_.size());
   breakPoint_ = params_.breakPoint;
   FL_CHECK(breakPoint_ >= 0 && breakPoint_ < std::max<int64_t>(rank_, 1),
-           "code generation: break point ", breakPoint_, " is outside the axes of the "
-           "reference ", reference_->name(), " (rank ", rank_, ")");
+           "code generation: break point ", breakPoint_,
+           " is outside the axes of the "
+           "reference ",
+           reference_->name(), " (rank ", rank_, ")");
   vector_ = params_.vectorizationFactor;
   FL_CHECK(vector_ >= 1 && vector_ <= 16 && (vector_ & (vector_ - 1)) == 0,
            "code generation: vectorization factor ", vector_, " is not 1, 2, 4, 8 or 16");
@@ -177,8 +182,8 @@ void PointwiseKernel::analyze() {
       continue;
     }
     if (v->limit < vector_) {
-      vectorNotes_.push_back(tv->name() + ": allows only " + std::to_string(v->limit) +
-                             " (" + v->reason + "); the vectorized pass checks at run time");
+      vectorNotes_.push_back(tv->name() + ": allows only " + std::to_string(v->limit) + " (" +
+                             v->reason + "); the vectorized pass checks at run time");
     }
     const bool input = segment_.isInput(tv);
     if (input) candidates_.push_back({tv, false, logical});
@@ -202,8 +207,8 @@ std::vector<std::string> PointwiseKernel::referenceIndexNames(bool lane) const {
   return names;
 }
 
-bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access,
-                                          const ElementIndex& index, bool shifted) const {
+bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access, const ElementIndex& index,
+                                          bool shifted) const {
   if (rank_ == 0) return false;
   const std::string lane = kLanePrefix + ("a" + std::to_string(rank_ - 1));
   for (size_t a = 0; a < index.size(); ++a) {
@@ -220,8 +225,7 @@ bool PointwiseKernel::laneMapsToInnerAxis(const VectorAccess& access,
   return true;
 }
 
-std::string PointwiseKernel::uniformIndex(const std::string& expression,
-                                          const std::string& hint) {
+std::string PointwiseKernel::uniformIndex(const std::string& expression, const std::string& hint) {
   for (const auto& [known, name] : uniforms_) {
     if (known == expression) return name;
   }
@@ -266,9 +270,8 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
         param + "_vec" + (vectorsOfTv == 0 ? std::string() : std::to_string(vectorsOfTv));
     hoisted_.push_back(
         {tv, true, key, array, offset, *predicate, rowIndependent(offset, *predicate)});
-    const bool known = std::any_of(used_.begin(), used_.end(), [&](const VectorAccess& u) {
-      return u.tv == tv && !u.output;
-    });
+    const bool known = std::any_of(used_.begin(), used_.end(),
+                                   [&](const VectorAccess& u) { return u.tv == tv && !u.output; });
     if (!known) used_.push_back(*access);
     return hoistedRead(hoisted_.back());
   }
@@ -308,14 +311,14 @@ std::string PointwiseKernel::vectorCondition() const {
   std::string withinAxis = "ref_e" + std::to_string(rank_ - 1) + " % kVector == 0";
   std::string asGenerated;
   for (int64_t k = 0; k < rank_; ++k) {
-    asGenerated += (asGenerated.empty() ? "" : " && ") + std::string("ref_e") +
-                   std::to_string(k) + " == " + std::to_string(refExtents_[k]);
+    asGenerated += (asGenerated.empty() ? "" : " && ") + std::string("ref_e") + std::to_string(k) +
+                   " == " + std::to_string(refExtents_[k]);
   }
   for (const VectorAccess& access : used_) {
     const std::string& param = interface_.parameterName(access.tv, access.output);
     const int64_t bytes = ir::sizeInBytes(access.tv->dtype()) * vector_;
-    aligned += (aligned.empty() ? "" : " && ") + std::string("(uint64_t)") + param +
-               ".data % " + std::to_string(bytes) + " == 0";
+    aligned += (aligned.empty() ? "" : " && ") + std::string("(uint64_t)") + param + ".data % " +
+               std::to_string(bytes) + " == 0";
     withinAxis += "\n        && " + param + "_s" + std::to_string(access.innerAxis) + " == 1";
     for (int64_t a = 0; a < access.tv->rank(); ++a) {
       if (a == access.innerAxis) continue;
@@ -331,8 +334,8 @@ std::string PointwiseKernel::vectorCondition() const {
     for (int64_t k = 0; k < layout.rank(); ++k) {
       const int64_t a = logicalPosition(access.tv, layout.axes[k]);
       if (a < 0 || layout.extents[k] == 1 || layout.strides[k] < 0) continue;
-      asGenerated += "\n        && " + param + "_s" + std::to_string(a) + " == " +
-                     std::to_string(layout.strides[k]);
+      asGenerated += "\n        && " + param + "_s" + std::to_string(a) +
+                     " == " + std::to_string(layout.strides[k]);
     }
   }
   // Vectors inside a row also read their slices and decide their pad and
@@ -439,8 +442,8 @@ std::string PointwiseKernel::positionCode(bool vectorPass, bool element, int pad
     code += p + "index_t rest_" + position + " = " + position + ";\n";
     for (int64_t k = end - 1; k > begin; --k) {
       const std::string ks = std::to_string(k);
-      code += p + "const index_t a" + ks + " = rest_" + position + " % ref_e" + ks +
-              "; rest_" + position + " /= ref_e" + ks + ";\n";
+      code += p + "const index_t a" + ks + " = rest_" + position + " % ref_e" + ks + "; rest_" +
+              position + " /= ref_e" + ks + ";\n";
     }
     code += p + "const index_t a" + std::to_string(begin) + " = rest_" + position + ";\n";
   };
@@ -448,16 +451,21 @@ std::string PointwiseKernel::positionCode(bool vectorPass, bool element, int pad
   // index_t: past the last chunk they may exceed the 32-bit range.
   const std::string lane = element ? " + j" : "";
   if (breakPoint_ == 0) {
-    code += p + "const long long base_wide = ((long long)(block * kUnroll + u) * threads + tid)"
-                " * kVector" + lane + ";\n";
+    code += p +
+            "const long long base_wide = ((long long)(block * kUnroll + u) * threads + tid)"
+            " * kVector" +
+            lane + ";\n";
     code += p + "if (base_wide >= total) continue;\n";
     code += p + "const index_t base = (index_t)base_wide;\n";
     decompose("base", 0, rank_);
   } else {
-    code += p + "const long long row_wide = ((long long)bo * kUnrollOuter + u / kUnrollInner)"
-                " * kBlockY + threadIdx.y;\n";
-    code += p + "const long long col_wide = (((long long)bi * kUnrollInner + u % kUnrollInner)"
-                " * kBlockX + threadIdx.x) * kVector" + lane + ";\n";
+    code += p +
+            "const long long row_wide = ((long long)bo * kUnrollOuter + u / kUnrollInner)"
+            " * kBlockY + threadIdx.y;\n";
+    code += p +
+            "const long long col_wide = (((long long)bi * kUnrollInner + u % kUnrollInner)"
+            " * kBlockX + threadIdx.x) * kVector" +
+            lane + ";\n";
     code += p + "if (row_wide >= outer_total || col_wide >= inner_total) continue;\n";
     code += p + "const index_t row = (index_t)row_wide;\n";
     code += p + "const index_t col = (index_t)col_wide;\n";
@@ -523,15 +531,14 @@ std::string PointwiseKernel::body(bool vectorPass) {
     if (lanes && vector_ > 1 && vector != nullptr && !predicateHasLane &&
         laneMapsToInnerAxis(*vector, access.index)) {
       used_.push_back(*vector);
-      vectorDecls += indent(pad + 2) + "fl::Array<" + element + ", kVector> " + param +
-                     "_vec;\n";
+      vectorDecls += indent(pad + 2) + "fl::Array<" + element + ", kVector> " + param + "_vec;\n";
       laneCode += lp + param + "_vec[j] = fl::to_element<" + element + ">(" + value + ");\n";
       std::string store = "fl::store_vector<kVector>(" + param + ".data + (" +
                           interface_.offset(out, access.index, true) + "), " + param + "_vec);";
       if (!access.predicate.empty()) store = "if (" + access.predicate + ") " + store;
-      afterLanes += indent(pad + 2) + "{\n" + indent(pad + 4) + "const index_t " +
-                    refIndex.back() + " = a" + std::to_string(rank_ - 1) + ";\n" +
-                    indent(pad + 4) + store + "\n" + indent(pad + 2) + "}\n";
+      afterLanes += indent(pad + 2) + "{\n" + indent(pad + 4) + "const index_t " + refIndex.back() +
+                    " = a" + std::to_string(rank_ - 1) + ";\n" + indent(pad + 4) + store + "\n" +
+                    indent(pad + 2) + "}\n";
       continue;
     }
     std::string store = param + ".data[" + interface_.offset(out, access.index, true) +
@@ -588,8 +595,8 @@ std::string PointwiseKernel::body(bool vectorPass) {
       if (load.innerOnly) code += "if (u < kUnrollInner) ";
       if (!load.predicate.empty()) code += "if (" + load.predicate + ") ";
       if (load.vector) {
-        code += load.array + "[u] = fl::load_vector<kVector>(" + param + ".data + (" +
-                load.offset + "));\n";
+        code += load.array + "[u] = fl::load_vector<kVector>(" + param + ".data + (" + load.offset +
+                "));\n";
       } else {
         code += load.array + "[u] = fl::load_value(" + param + ".data[" + load.offset + "]);\n";
       }
@@ -641,12 +648,13 @@ LaunchConfig PointwiseKernel::launchConfig() const {
     for (int64_t k = 0; k < rank_; ++k) (k < breakPoint_ ? outer : inner) *= refExtents_[k];
     const int64_t gridInner =
         std::max<int64_t>(1, ceilDiv(inner, params_.blockDimX * unrollInner_ * vector_));
-    const int64_t gridOuter = std::max<int64_t>(1, ceilDiv(outer, params_.blockDimY * unrollOuter_));
+    const int64_t gridOuter =
+        std::max<int64_t>(1, ceilDiv(outer, params_.blockDimY * unrollOuter_));
     gx = params_.flipGrid ? gridOuter : gridInner;
     gy = params_.flipGrid ? gridInner : gridOuter;
   }
-  FL_CHECK(gx <= kMaxGridX && gy <= kMaxGridYZ, "code generation: ", name_, " needs a grid of ",
-           gx, " x ", gy, " blocks, past the launch limits (", kMaxGridX, " x ", kMaxGridYZ,
+  FL_CHECK(gx <= kMaxGridX && gy <= kMaxGridYZ, "code generation: ", name_, " needs a grid of ", gx,
+           " x ", gy, " blocks, past the launch limits (", kMaxGridX, " x ", kMaxGridYZ,
            "); the pointwise params should have been refused");
   LaunchConfig launch;
   launch.block = {params_.blockDimX, params_.blockDimY, 1};
@@ -704,7 +712,8 @@ GeneratedKernel PointwiseKernel::build() {
   }
   auto product = [&](int64_t begin, int64_t end) {
     std::string text;
-    for (int64_t k = begin; k < end; ++k) text += (text.empty() ? "ref_e" : " * ref_e") + std::to_string(k);
+    for (int64_t k = begin; k < end; ++k)
+      text += (text.empty() ? "ref_e" : " * ref_e") + std::to_string(k);
     return text.empty() ? std::string("(index_t)1") : text;
   };
   if (breakPoint_ == 0) {

@@ -25,15 +25,14 @@ struct Shape {
   int64_t gridX = 1;
   int64_t gridY = 1;
   int64_t vectorize = 1;
-  int64_t slots = 1;   // per-row values per thread
-  int64_t groups = 1;  // row (column) groups the grid walks
+  int64_t slots = 1;              // per-row values per thread
+  int64_t groups = 1;             // row (column) groups the grid walks
   int64_t columnGroupValues = 1;  // values per column-reduction round
 };
 
 class ReductionEmitter {
  public:
-  ReductionEmitter(const ir::Fusion& segment,
-                   const scheduler::ReductionParams& params,
+  ReductionEmitter(const ir::Fusion& segment, const scheduler::ReductionParams& params,
                    const scheduler::SegmentRuntimeInfo& info,
                    const scheduler::ReductionPattern& pattern)
       : params_(params),
@@ -46,25 +45,22 @@ class ReductionEmitter {
              "(persistent_kernel is set)");
     FL_CHECK(params.fastestDimReduction == layout.inner,
              "code generation: fastest_dim_reduction is ",
-             params.fastestDimReduction ? "true" : "false",
-             " but the segment reduces its ",
+             params.fastestDimReduction ? "true" : "false", " but the segment reduces its ",
              layout.inner ? "innermost" : "outer", " axes");
-    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction,
-             "code generation: grid_dim_y ", params.gridDimY,
-             " and cross_grid_reduction ",
+    FL_CHECK((params.gridDimY > 1) == params.crossGridReduction, "code generation: grid_dim_y ",
+             params.gridDimY, " and cross_grid_reduction ",
              params.crossGridReduction ? "true" : "false", " disagree");
-    FL_CHECK(!params.clusterReduction ||
-                 (!layout.inner && params.crossGridReduction),
+    FL_CHECK(!params.clusterReduction || (!layout.inner && params.crossGridReduction),
              "code generation: cluster_reduction combines the split of an "
              "outer reduction only");
     for (const ReductionStep& step : b_.plan().steps) {
-      FL_CHECK(step.phase == 0, "code generation: reduction ",
-               step.expr->output(0)->name(),
+      FL_CHECK(step.phase == 0, "code generation: reduction ", step.expr->output(0)->name(),
                " reads the result of another reduction of the segment; a "
                "reduction kernel makes one pass (a persistent scheduler "
                "keeps the rows for a second one)");
     }
-    FL_CHECK(b_.plan().phaseCount == 1, "code generation: an output reads "
+    FL_CHECK(b_.plan().phaseCount == 1,
+             "code generation: an output reads "
              "full rows after a reduction, which a reduction kernel cannot "
              "write (a persistent scheduler can)");
     s_.inner = layout.inner;
@@ -82,13 +78,11 @@ class ReductionEmitter {
       s_.threadsX = params.blockDimY;
       s_.threadsY = params.blockDimX;
       s_.slots = s_.unrollIteration * s_.vectorize;
-      s_.groups = ceilDiv(layout.rows / s_.vectorize,
-                          s_.threadsX * s_.unrollIteration);
+      s_.groups = ceilDiv(layout.rows / s_.vectorize, s_.threadsX * s_.unrollIteration);
     }
     s_.groups = std::max<int64_t>(s_.groups, 1);
     FL_CHECK(!params.clusterReduction || s_.groups <= s_.gridX,
-             "code generation: cluster_reduction with ", s_.groups,
-             " column groups on ", s_.gridX,
+             "code generation: cluster_reduction with ", s_.groups, " column groups on ", s_.gridX,
              " blocks along x; each block must have one group");
     if (params.clusterReduction) asyncBytes_ = asyncCombineBytes();
   }
@@ -96,13 +90,11 @@ class ReductionEmitter {
   GeneratedKernel emit(std::string_view name) {
     const RowLayout& layout = b_.layout();
     const int64_t smem = reductionSmemBytes();
-    b_.line(2, "typedef " + std::string(b_.interface().indexType()) +
-                   " index_t;");
+    b_.line(2, "typedef " + std::string(b_.interface().indexType()) + " index_t;");
     b_.line(2, "extern __shared__ __align__(16) unsigned char fl_smem[];");
     const std::string V = std::to_string(s_.vectorize);
-    b_.line(2, "// " + std::string(s_.inner ? "Inner" : "Outer") +
-                   " reduction of " + std::to_string(layout.rows) +
-                   " rows of " + std::to_string(layout.rowLength) +
+    b_.line(2, "// " + std::string(s_.inner ? "Inner" : "Outer") + " reduction of " +
+                   std::to_string(layout.rows) + " rows of " + std::to_string(layout.rowLength) +
                    " elements, in chunks of " + V + ".");
     int64_t workspace = 0;
     if (params_.clusterReduction) {
@@ -112,8 +104,7 @@ class ReductionEmitter {
     } else if (s_.gridY > 1) {
       workspace = declareWorkspace();
     }
-    const std::string groupLoop = "for (index_t group = blockIdx.x; group < " +
-                                  literal(s_.groups) +
+    const std::string groupLoop = "for (index_t group = blockIdx.x; group < " + literal(s_.groups) +
                                   "; group += gridDim.x) {";
     b_.line(2, groupLoop);
     if (s_.inner) {
@@ -169,14 +160,11 @@ class ReductionEmitter {
       if (s_.inner) {
         entries = rowAllreduceEntries(s_.threadsX, s_.threadsY);
       } else {
-        const int64_t partials =
-            s_.threadsY / colLanesPerWarp(s_.threadsX, s_.threadsY);
+        const int64_t partials = s_.threadsY / colLanesPerWarp(s_.threadsX, s_.threadsY);
         s_.columnGroupValues = std::clamp<int64_t>(
-            kColumnReductionBytes /
-                std::max<int64_t>(1, partials * s_.threadsX * each),
-            1, s_.slots);
-        entries = colAllreduceEntries(s_.threadsX, s_.threadsY,
-                                      s_.columnGroupValues);
+            kColumnReductionBytes / std::max<int64_t>(1, partials * s_.threadsX * each), 1,
+            s_.slots);
+        entries = colAllreduceEntries(s_.threadsX, s_.threadsY, s_.columnGroupValues);
       }
       bytes = std::max(bytes, entries * each);
     }
@@ -190,13 +178,12 @@ class ReductionEmitter {
     b_.line(2, "unsigned char* ws = reinterpret_cast<unsigned char*>(workspace);");
     for (const ReductionStep& step : b_.plan().steps) {
       const std::string type = b_.accumulatorType(step);
-      b_.line(2, type + "* " + partials(step) + " = reinterpret_cast<" + type +
-                     "*>(ws + " + literal(offset) + ");");
+      b_.line(2, type + "* " + partials(step) + " = reinterpret_cast<" + type + "*>(ws + " +
+                     literal(offset) + ");");
       offset += layout.rows * s_.gridY * accumulatorBytes(step);
       offset = (offset + 15) / 16 * 16;
     }
-    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " +
-                   literal(offset) + ");");
+    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
     b_.line(2, "__shared__ bool fl_last;");
     offset += s_.groups * 4;
     return (offset + 15) / 16 * 16;
@@ -209,14 +196,12 @@ class ReductionEmitter {
   void declareClusterBuffers() {
     const std::string values = std::to_string(s_.gridY * s_.slots * s_.threadsX);
     for (const ReductionStep& step : b_.plan().steps) {
-      b_.line(2, "__shared__ __align__(16) " + b_.accumulatorType(step) + " " +
-                     partials(step) + "[" + values + "];");
+      b_.line(2, "__shared__ __align__(16) " + b_.accumulatorType(step) + " " + partials(step) +
+                     "[" + values + "];");
     }
   }
 
-  std::string partials(const ReductionStep& step) const {
-    return b_.accumulator(step) + "_part";
-  }
+  std::string partials(const ReductionStep& step) const { return b_.accumulator(step) + "_part"; }
 
   std::string smemOf(const ReductionStep& step) const {
     return "reinterpret_cast<" + b_.accumulatorType(step) + "*>(fl_smem)";
@@ -234,14 +219,13 @@ class ReductionEmitter {
     // As in the outer loop: no test where the row groups and the blocks'
     // chunk ranges tile the tensor exactly.
     const bool rowsExact = layout.rows % (s_.threadsY * s_.unrollIteration) == 0;
-    const bool chunksExact = perBlock * s_.gridY == chunks &&
-                             perBlock % (s_.threadsX * s_.unrollReduction) == 0;
+    const bool chunksExact =
+        perBlock * s_.gridY == chunks && perBlock % (s_.threadsX * s_.unrollReduction) == 0;
     b_.line(in, "index_t row[" + UIT + "];");
     b_.line(in, "bool row_ok[" + UIT + "];");
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
-    b_.line(in + 2, "row[k] = (group * " + UIT + " + k) * " + BDY +
-                        " + (index_t)threadIdx.y;");
+    b_.line(in + 2, "row[k] = (group * " + UIT + " + k) * " + BDY + " + (index_t)threadIdx.y;");
     b_.line(in + 2, rowsExact ? std::string("row_ok[k] = true;  // the row groups tile the rows")
                               : "row_ok[k] = row[k] < " + literal(layout.rows) + ";");
     b_.line(in, "}");
@@ -251,13 +235,13 @@ class ReductionEmitter {
     emitRowStage(0, in, slot, UIT);
 
     // The row's chunks this block takes.
-    b_.line(in, "const index_t c_begin = " +
-                    (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock)
-                                  : std::string("0")) +
-                    ";");
+    b_.line(in,
+            "const index_t c_begin = " +
+                (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock) : std::string("0")) +
+                ";");
     b_.line(in, "const index_t c_end = " +
-                    (s_.gridY > 1 ? "min(c_begin + " + literal(perBlock) +
-                                        ", (index_t)" + literal(chunks) + ")"
+                    (s_.gridY > 1 ? "min(c_begin + " + literal(perBlock) + ", (index_t)" +
+                                        literal(chunks) + ")"
                                   : literal(chunks)) +
                     ";");
     const bool welfordChunks = s_.unrollReduction * s_.vectorize > 1;
@@ -267,8 +251,10 @@ class ReductionEmitter {
                          chunks * s_.vectorize == layout.rowLength &&
                          chunks <= s_.threadsX * s_.unrollReduction;
     if (twoPass) declareWelfordChunks(b_, in, UR, UIT, V);
-    b_.line(in, "for (index_t c0 = c_begin + (index_t)threadIdx.x; c0 < c_end; "
-                "c0 += " + BDX + " * " + UR + ") {");
+    b_.line(in,
+            "for (index_t c0 = c_begin + (index_t)threadIdx.x; c0 < c_end; "
+            "c0 += " +
+                BDX + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
     if (welfordChunks && !twoPass) declareWelfordChunks(b_, body, UR, UIT, V);
@@ -291,8 +277,7 @@ class ReductionEmitter {
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
     if (welfordChunks && !twoPass) {
-      foldInnerWelfordChunks(b_, body, UR, UIT, V,
-                             "row_ok[k] && c0 + u * " + BDX + " < c_end");
+      foldInnerWelfordChunks(b_, body, UR, UIT, V, "row_ok[k] && c0 + u * " + BDX + " < c_end");
     }
     b_.line(in, "}");
     if (twoPass) {
@@ -308,10 +293,10 @@ class ReductionEmitter {
     for (const ReductionStep& step : b_.plan().steps) {
       if (twoPass && step.kind == ReductionStep::Kind::Welford) continue;  // done
       b_.line(in, "#pragma unroll");
-      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) " +
-                      b_.accumulator(step) + "[k] = fl::red::row_allreduce<" +
-                      BDX + ", " + BDY + ">(" + b_.accumulator(step) + "[k], " +
-                      b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+      b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) " + b_.accumulator(step) +
+                      "[k] = fl::red::row_allreduce<" + BDX + ", " + BDY + ">(" +
+                      b_.accumulator(step) + "[k], " + b_.combineFunctor(step) + ", " +
+                      smemOf(step) + ");");
     }
     if (s_.gridY > 1) {
       const std::string GY = std::to_string(s_.gridY);
@@ -321,32 +306,30 @@ class ReductionEmitter {
       b_.line(in + 4, "if (!row_ok[k]) continue;");
       for (const ReductionStep& step : b_.plan().steps) {
         b_.line(in + 4, partials(step) + "[row[k] * " + GY +
-                            " + blockIdx.y] = " + b_.accumulator(step) +
-                            "[k];");
+                            " + blockIdx.y] = " + b_.accumulator(step) + "[k];");
       }
       b_.line(in + 2, "}");
       b_.line(in, "}");
-      b_.line(in, "if (!fl::red::arrive_last(semaphores + group, " + GY +
-                      "u, &fl_last)) continue;");
-      b_.line(in, "// The last block of the group combines the partials in "
-                  "block order.");
+      b_.line(in,
+              "if (!fl::red::arrive_last(semaphores + group, " + GY + "u, &fl_last)) continue;");
+      b_.line(in,
+              "// The last block of the group combines the partials in "
+              "block order.");
       for (const ReductionStep& step : b_.plan().steps) {
         const std::string acc = b_.accumulator(step);
         b_.line(in, "#pragma unroll");
         b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
         b_.line(in + 2, acc + "[k] = " + b_.identity(step) + ";");
         b_.line(in + 2, "if (row_ok[k]) {");
-        b_.line(in + 4, "for (index_t i = threadIdx.x; i < " + GY + "; i += " +
-                            BDX + ") " + acc + "[k] = " +
-                            b_.combine(step, acc + "[k]",
-                                       "fl::red::load_cg(&" + partials(step) +
-                                           "[row[k] * " + GY + " + i])") +
-                            ";");
+        b_.line(
+            in + 4,
+            "for (index_t i = threadIdx.x; i < " + GY + "; i += " + BDX + ") " + acc + "[k] = " +
+                b_.combine(step, acc + "[k]",
+                           "fl::red::load_cg(&" + partials(step) + "[row[k] * " + GY + " + i])") +
+                ";");
         b_.line(in + 2, "}");
-        b_.line(in + 2, acc + "[k] = fl::red::row_allreduce<" + BDX + ", " +
-                            BDY + ">(" + acc + "[k], " +
-                            b_.combineFunctor(step) + ", " + smemOf(step) +
-                            ");");
+        b_.line(in + 2, acc + "[k] = fl::red::row_allreduce<" + BDX + ", " + BDY + ">(" + acc +
+                            "[k], " + b_.combineFunctor(step) + ", " + smemOf(step) + ");");
         b_.line(in, "}");
       }
     }
@@ -374,8 +357,8 @@ class ReductionEmitter {
     b_.line(in, "bool col_ok[" + UIT + "];");
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
-    b_.line(in + 2, "const index_t cc = (group * " + UIT + " + k) * " + CX +
-                        " + (index_t)threadIdx.x;");
+    b_.line(in + 2,
+            "const index_t cc = (group * " + UIT + " + k) * " + CX + " + (index_t)threadIdx.x;");
     b_.line(in + 2, columnsExact
                         ? std::string("col_ok[k] = true;  // the column groups tile the columns")
                         : "col_ok[k] = cc < " + literal(columnChunks) + ";");
@@ -383,17 +366,16 @@ class ReductionEmitter {
     b_.line(in, "}");
     b_.declareRowArrays(in, static_cast<int>(s_.slots));
     b_.declareAccumulators(in, static_cast<int>(s_.slots));
-    const SlotContext slot{"s", "(col[s / " + V + "] + s % " + V + ")",
-                           "col_ok[s / " + V + "]", "threadIdx.y == 0"};
+    const SlotContext slot{"s", "(col[s / " + V + "] + s % " + V + ")", "col_ok[s / " + V + "]",
+                           "threadIdx.y == 0"};
     emitRowStage(0, in, slot, NS);
 
-    b_.line(in, "const index_t j_begin = " +
-                    (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock)
-                                  : std::string("0")) +
-                    ";");
+    b_.line(in,
+            "const index_t j_begin = " +
+                (s_.gridY > 1 ? "(index_t)blockIdx.y * " + literal(perBlock) : std::string("0")) +
+                ";");
     b_.line(in, "const index_t j_end = " +
-                    (s_.gridY > 1 ? "min(j_begin + " + literal(perBlock) +
-                                        ", (index_t)" +
+                    (s_.gridY > 1 ? "min(j_begin + " + literal(perBlock) + ", (index_t)" +
                                         literal(layout.rowLength) + ")"
                                   : literal(layout.rowLength)) +
                     ";");
@@ -404,8 +386,10 @@ class ReductionEmitter {
     const bool welfordChunks = s_.unrollReduction > 1 && hasWelfordStep(b_);
     const bool shiftedChunks = welfordChunks && rowsExact;
     if (shiftedChunks) declareShiftedChunks(b_, in, NS, UIT);
-    b_.line(in, "for (index_t j0 = j_begin + (index_t)threadIdx.y; j0 < j_end; "
-                "j0 += " + RY + " * " + UR + ") {");
+    b_.line(in,
+            "for (index_t j0 = j_begin + (index_t)threadIdx.y; j0 < j_end; "
+            "j0 += " +
+                RY + " * " + UR + ") {");
     const int body = in + 2;
     b_.declareChunkLoads(0, body, "[" + UR + "][" + UIT + "]");
     if (welfordChunks) declareWelfordChunks(b_, body, UR, UIT, V);
@@ -428,10 +412,10 @@ class ReductionEmitter {
     emitLanes(body + 6, ctx);
     closeChunkLoops(body);
     if (welfordChunks) {
-      foldOuterWelfordChunks(b_, body, UR, UIT, V,
-                             chunkInRange(columnsExact, "col_ok[k]", rowsExact,
-                                          "j0 + u * " + RY + " < j_end"),
-                             shiftedChunks);
+      foldOuterWelfordChunks(
+          b_, body, UR, UIT, V,
+          chunkInRange(columnsExact, "col_ok[k]", rowsExact, "j0 + u * " + RY + " < j_end"),
+          shiftedChunks);
     }
     b_.line(in, "}");
     if (shiftedChunks) finishShiftedChunks(b_, in, UR, UIT, V);
@@ -465,8 +449,8 @@ class ReductionEmitter {
         continue;
       }
       b_.line(in, blockReduce + CX + ", " + RY + ", " + NS + ", " + G + noSync + ">(" +
-                      b_.accumulator(step) + ", " + b_.combineFunctor(step) + ", " +
-                      smemOf(step) + ");");
+                      b_.accumulator(step) + ", " + b_.combineFunctor(step) + ", " + smemOf(step) +
+                      ");");
     }
     // Rank 0 of a cluster adds the blocks' partials with one thread per
     // (column, slot) where the block has the threads and no per-column value
@@ -474,8 +458,8 @@ class ReductionEmitter {
     // slots): consecutive threads take consecutive columns, 8 adds and one
     // store each instead of thread row 0's 8 x 8 (col_sum 26.60 -> 26.48
     // us, H100). Otherwise thread row 0 adds every slot of its columns.
-    const bool flatCombine = params_.clusterReduction && !b_.rowStageHasWork(0) &&
-                             s_.slots <= s_.threadsY;
+    const bool flatCombine =
+        params_.clusterReduction && !b_.rowStageHasWork(0) && s_.slots <= s_.threadsY;
     // Where the rows tile every block's range, every block's partial counts
     // the same rows: the merges add means, not counts (welford_merge EQUAL).
     const std::string equalMerge = rowsExact ? ", true" : "";
@@ -491,16 +475,16 @@ class ReductionEmitter {
       // contiguous columns.
       const std::string cols = literal(layout.rows);
       for (const ReductionStep& step : b_.plan().steps) {
-        b_.line(in + 4, partials(step) + "[(index_t)blockIdx.y * " + cols +
-                            " + col[s / " + V + "] + s % " + V + "] = " +
-                            b_.accumulator(step) + "[s];");
+        b_.line(in + 4, partials(step) + "[(index_t)blockIdx.y * " + cols + " + col[s / " + V +
+                            "] + s % " + V + "] = " + b_.accumulator(step) + "[s];");
       }
       b_.line(in + 2, "}");
       b_.line(in, "}");
-      b_.line(in, "if (!fl::red::arrive_last(semaphores + group, " + GY +
-                      "u, &fl_last)) continue;");
-      b_.line(in, "// The last block of the group combines the partials in "
-                  "block order.");
+      b_.line(in,
+              "if (!fl::red::arrive_last(semaphores + group, " + GY + "u, &fl_last)) continue;");
+      b_.line(in,
+              "// The last block of the group combines the partials in "
+              "block order.");
       for (const ReductionStep& step : b_.plan().steps) {
         const std::string acc = b_.accumulator(step);
         b_.line(in, "#pragma unroll");
@@ -511,27 +495,24 @@ class ReductionEmitter {
           // Thread row y merges partials y, y + RY, ... (two passes), then
           // the rows' merges reduce as the blocks' did.
           b_.line(in + 2, acc + "[s] = fl::red::welford_merge<true" + equalMerge + ">(&" +
-                              partials(step) +
-                              "[(index_t)threadIdx.y * " + cols + " + col[s / " + V +
-                              "] + s % " + V + "], (int64_t)" + RY + " * " + cols + ", (" +
-                              GY + " - (int)threadIdx.y + " + RY + " - 1) / " + RY + ");");
+                              partials(step) + "[(index_t)threadIdx.y * " + cols + " + col[s / " +
+                              V + "] + s % " + V + "], (int64_t)" + RY + " * " + cols + ", (" + GY +
+                              " - (int)threadIdx.y + " + RY + " - 1) / " + RY + ");");
           b_.line(in, "}");
-          b_.line(in, "fl::red::col_welford<" + CX + ", " + RY + ", " + NS + ", " + G + ", " +
-                          V + ", true>(" + acc + ", " + smemOf(step) + ");");
+          b_.line(in, "fl::red::col_welford<" + CX + ", " + RY + ", " + NS + ", " + G + ", " + V +
+                          ", true>(" + acc + ", " + smemOf(step) + ");");
           continue;
         }
-        b_.line(in + 2, "for (index_t i = threadIdx.y; i < " + GY + "; i += " +
-                            RY + ") " + acc + "[s] = " +
-                            b_.combine(step, acc + "[s]",
-                                       "fl::red::load_cg(&" + partials(step) +
-                                           "[i * " + literal(layout.rows) +
-                                           " + col[s / " + V + "] + s % " + V +
-                                           "])") +
-                            ";");
+        b_.line(
+            in + 2,
+            "for (index_t i = threadIdx.y; i < " + GY + "; i += " + RY + ") " + acc + "[s] = " +
+                b_.combine(step, acc + "[s]",
+                           "fl::red::load_cg(&" + partials(step) + "[i * " + literal(layout.rows) +
+                               " + col[s / " + V + "] + s % " + V + "])") +
+                ";");
         b_.line(in, "}");
-        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS +
-                        ", " + G + ">(" + acc + ", " +
-                        b_.combineFunctor(step) + ", " + smemOf(step) + ");");
+        b_.line(in, "fl::red::col_allreduce<" + CX + ", " + RY + ", " + NS + ", " + G + ">(" + acc +
+                        ", " + b_.combineFunctor(step) + ", " + smemOf(step) + ");");
       }
     }
     if (flatCombine) {
@@ -582,30 +563,32 @@ class ReductionEmitter {
       for (const ReductionStep& step : b_.plan().steps) {
         const std::string acc = b_.accumulator(step);
         if (step.kind == ReductionStep::Kind::Welford) {
-          b_.line(in, acc + "[0] = fl::red::welford_merge<false" + equalMerge + ">(&" + partials(step) +
-                          "[fl_x * " + NS + " + fl_s], " + values + ", " + GY + ");");
+          b_.line(in, acc + "[0] = fl::red::welford_merge<false" + equalMerge + ">(&" +
+                          partials(step) + "[fl_x * " + NS + " + fl_s], " + values + ", " + GY +
+                          ");");
           continue;
         }
         b_.line(in, acc + "[0] = " + b_.identity(step) + ";");
         b_.line(in, "#pragma unroll");
-        b_.line(in, "for (int i = 0; i < " + GY + "; ++i) " + acc + "[0] = " +
-                        b_.combine(step, acc + "[0]",
-                                   partials(step) + "[i * " + values + " + fl_x * " + NS +
-                                       " + fl_s]") +
-                        ";");
+        b_.line(in,
+                "for (int i = 0; i < " + GY + "; ++i) " + acc + "[0] = " +
+                    b_.combine(step, acc + "[0]",
+                               partials(step) + "[i * " + values + " + fl_x * " + NS + " + fl_s]") +
+                    ";");
       }
       return;
     }
-    b_.line(in, "// Rank 0: the partials of blocks 0, 1, ... of the column group, "
-                "in that order.");
+    b_.line(in,
+            "// Rank 0: the partials of blocks 0, 1, ... of the column group, "
+            "in that order.");
     for (const ReductionStep& step : b_.plan().steps) {
       const std::string acc = b_.accumulator(step);
       b_.line(in, "#pragma unroll");
       b_.line(in, "for (int s = 0; s < " + NS + "; ++s) {");
       if (step.kind == ReductionStep::Kind::Welford) {
         b_.line(in + 2, acc + "[s] = fl::red::welford_merge<false" + equalMerge + ">(&" +
-                            partials(step) + "[threadIdx.x * " + NS + " + s], " + values +
-                            ", " + GY + ");");
+                            partials(step) + "[threadIdx.x * " + NS + " + s], " + values + ", " +
+                            GY + ");");
         b_.line(in, "}");
         continue;
       }
@@ -613,8 +596,8 @@ class ReductionEmitter {
       b_.line(in + 2, "#pragma unroll");
       b_.line(in + 2, "for (int i = 0; i < " + GY + "; ++i) " + acc + "[s] = " +
                           b_.combine(step, acc + "[s]",
-                                     partials(step) + "[i * " + values + " + threadIdx.x * " +
-                                         NS + " + s]") +
+                                     partials(step) + "[i * " + values + " + threadIdx.x * " + NS +
+                                         " + s]") +
                           ";");
       b_.line(in, "}");
     }
@@ -649,8 +632,8 @@ class ReductionEmitter {
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int s = 0; s < " + NS + "; ++s) {");
     for (const ReductionStep& step : b_.plan().steps) {
-      b_.line(in + 4, partials(step) + "[threadIdx.x * " + NS + " + s] = " +
-                          b_.accumulator(step) + "[s];");
+      b_.line(in + 4,
+              partials(step) + "[threadIdx.x * " + NS + " + s] = " + b_.accumulator(step) + "[s];");
     }
     b_.line(in + 2, "}");
     b_.line(in + 2, "if (threadIdx.x == 0) fl::red::rank0_expect(&fl_cluster_bar, " +
@@ -675,8 +658,7 @@ class ReductionEmitter {
                       const std::string& ok) {
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int u = 0; u < " + UR + "; ++u) {");
-    b_.line(in + 2, "const index_t c = c0 + u * " +
-                        std::to_string(s_.threadsX) + ";");
+    b_.line(in + 2, "const index_t c = c0 + u * " + std::to_string(s_.threadsX) + ";");
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int k = 0; k < " + UIT + "; ++k) {");
     b_.line(in + 4, "const bool ok = " + ok + ";");
@@ -712,12 +694,11 @@ class ReductionEmitter {
     b_.emitOutputStores(in, ctx);
   }
 
-  void emitRowStage(int stage, int in, const SlotContext& slot,
-                    const std::string& count) {
+  void emitRowStage(int stage, int in, const SlotContext& slot, const std::string& count) {
     if (!b_.rowStageHasWork(stage)) return;
     b_.line(in, "#pragma unroll");
-    b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " +
-                    count + "; ++" + slot.slot + ") {");
+    b_.line(in, "for (int " + slot.slot + " = 0; " + slot.slot + " < " + count + "; ++" +
+                    slot.slot + ") {");
     b_.emitRowStage(stage, in + 2, slot);
     b_.line(in, "}");
   }
@@ -767,8 +748,7 @@ GeneratedKernel emitReductionKernel(const ir::Fusion& segment,
                                     const scheduler::ReductionParams& params,
                                     const scheduler::SegmentRuntimeInfo& info,
                                     std::string_view name) {
-  const scheduler::ReductionPatternResult pattern =
-      scheduler::analyzeReductionPattern(segment);
+  const scheduler::ReductionPatternResult pattern = scheduler::analyzeReductionPattern(segment);
   FL_CHECK(pattern.pattern.has_value(), "code generation: ", pattern.reason);
   ReductionEmitter emitter(segment, params, info, *pattern.pattern);
   return emitter.emit(name);

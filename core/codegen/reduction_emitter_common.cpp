@@ -18,13 +18,10 @@ bool contains(const std::vector<const TensorView*>& tvs, const TensorView* tv) {
 // The count output of a Welford: the row length, whatever was accumulated.
 bool isWelfordCount(const TensorView* tv) {
   const ir::Expr* def = tv->definition();
-  return def != nullptr && def->type() == ir::ExprType::Welford &&
-         def->output(2) == tv;
+  return def != nullptr && def->type() == ir::ExprType::Welford && def->output(2) == tv;
 }
 
-std::string valueInit(DataType dtype) {
-  return std::string(valueType(dtype)) + "()";
-}
+std::string valueInit(DataType dtype) { return std::string(valueType(dtype)) + "()"; }
 
 int64_t alignTo(int64_t bytes, int64_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
@@ -57,34 +54,29 @@ std::string literal(int64_t value) {
   return value > 2147483647 || value < -2147483647 ? text + "ll" : text;
 }
 
-ReductionKernelBuilder::ReductionKernelBuilder(
-    const ir::Fusion& segment, const scheduler::ReductionParams& params,
-    const scheduler::SegmentRuntimeInfo& info,
-    const scheduler::ReductionPattern& pattern, bool persistent,
-    const std::vector<const TensorView*>& storage)
+ReductionKernelBuilder::ReductionKernelBuilder(const ir::Fusion& segment,
+                                               const scheduler::ReductionParams& params,
+                                               const scheduler::SegmentRuntimeInfo& info,
+                                               const scheduler::ReductionPattern& pattern,
+                                               bool persistent,
+                                               const std::vector<const TensorView*>& storage)
     : segment_(segment),
       params_(params),
       layout_(buildRowLayout(segment, pattern, info, params.vectorizationFactor,
-                             /*allowShiftedRows=*/persistent &&
-                                 scheduler::shiftsRows(params))),
+                             /*allowShiftedRows=*/persistent && scheduler::shiftsRows(params))),
       plan_(planReduction(segment, pattern, layout_, persistent, storage)),
       interface_(segment, info, !params.useInt32Indexing),
       emitter_(segment,
                ExpressionHooks{
-                   [this](const TensorView* tv, const ElementIndex&) {
-                     return leafValue(tv);
-                   },
+                   [this](const TensorView* tv, const ElementIndex&) { return leafValue(tv); },
                    [this](const TensorView* tv) { return isLeafNow(tv); },
-                   [this](const ir::Scalar* s) {
-                     return interface_.symbolicScalar(s);
-                   },
+                   [this](const ir::Scalar* s) { return interface_.symbolicScalar(s); },
                    /*uniformIndex=*/{}},
                /*indexed=*/true) {
   emitter_.setApproximations(approximationsFor(segment));
 }
 
-ElementIndex ReductionKernelBuilder::indexFor(const TensorView* tv,
-                                              const std::string& row,
+ElementIndex ReductionKernelBuilder::indexFor(const TensorView* tv, const std::string& row,
                                               const std::string& element) const {
   ElementIndex index;
   const TensorCoordinates* coordinates = layout_.coordinatesOf(tv);
@@ -124,8 +116,7 @@ std::string ReductionKernelBuilder::gatherColumn(const GatherStep& gather) const
   return "gcol_" + gather.output->name();
 }
 
-std::string ReductionKernelBuilder::welfordChunkName(
-    const ReductionStep& step) const {
+std::string ReductionKernelBuilder::welfordChunkName(const ReductionStep& step) const {
   return "wf_" + step.name;
 }
 
@@ -133,8 +124,7 @@ std::string ReductionKernelBuilder::loadName(const TensorView* tv) const {
   return tv->name() + "_ld";
 }
 
-std::string ReductionKernelBuilder::storeName(
-    const ReductionPlan::Output& out) const {
+std::string ReductionKernelBuilder::storeName(const ReductionPlan::Output& out) const {
   return interface_.parameterName(out.tv, true) + "_st";
 }
 
@@ -146,13 +136,11 @@ std::string ReductionKernelBuilder::elementOf(const TensorView* tv) const {
   return std::string(elementType(tv->dtype()));
 }
 
-std::string ReductionKernelBuilder::dataOf(const TensorView* tv,
-                                           bool output) const {
+std::string ReductionKernelBuilder::dataOf(const TensorView* tv, bool output) const {
   return interface_.parameterName(tv, output) + ".data";
 }
 
-std::string ReductionKernelBuilder::accumulatorType(
-    const ReductionStep& step) const {
+std::string ReductionKernelBuilder::accumulatorType(const ReductionStep& step) const {
   const std::string type(valueType(step.compute));
   return step.kind == Kind::Welford ? "fl::Welford<" + type + ">" : type;
 }
@@ -160,13 +148,10 @@ std::string ReductionKernelBuilder::accumulatorType(
 std::string ReductionKernelBuilder::identity(const ReductionStep& step) const {
   const std::string type(valueType(step.compute));
   switch (step.kind) {
-    case Kind::Welford:
-      return "fl::welford_identity<" + type + ">()";
+    case Kind::Welford: return "fl::welford_identity<" + type + ">()";
     case Kind::WelfordMean:
-    case Kind::WelfordM2:
-      return type + "(0)";
-    case Kind::Reduce:
-      break;
+    case Kind::WelfordM2: return type + "(0)";
+    case Kind::Reduce: break;
   }
   switch (step.expr->attrs().reductionOp) {
     case ir::ReductionOpType::Sum: return type + "(0)";
@@ -177,17 +162,13 @@ std::string ReductionKernelBuilder::identity(const ReductionStep& step) const {
   FL_ASSERT(false, "unknown reduction op");
 }
 
-std::string ReductionKernelBuilder::combineFunctor(
-    const ReductionStep& step) const {
+std::string ReductionKernelBuilder::combineFunctor(const ReductionStep& step) const {
   const std::string type(valueType(step.compute));
   switch (step.kind) {
-    case Kind::Welford:
-      return "fl::red::WelfordOp<" + type + ">()";
+    case Kind::Welford: return "fl::red::WelfordOp<" + type + ">()";
     case Kind::WelfordMean:
-    case Kind::WelfordM2:
-      return "fl::SumOp<" + type + ">()";
-    case Kind::Reduce:
-      break;
+    case Kind::WelfordM2: return "fl::SumOp<" + type + ">()";
+    case Kind::Reduce: break;
   }
   switch (step.expr->attrs().reductionOp) {
     case ir::ReductionOpType::Sum: return "fl::SumOp<" + type + ">()";
@@ -198,45 +179,35 @@ std::string ReductionKernelBuilder::combineFunctor(
   FL_ASSERT(false, "unknown reduction op");
 }
 
-std::string ReductionKernelBuilder::combine(const ReductionStep& step,
-                                            const std::string& a,
+std::string ReductionKernelBuilder::combine(const ReductionStep& step, const std::string& a,
                                             const std::string& b) const {
   const bool floating = step.compute != DataType::Int;
   switch (step.kind) {
-    case Kind::Welford:
-      return "fl::welford_combine(" + a + ", " + b + ")";
+    case Kind::Welford: return "fl::welford_combine(" + a + ", " + b + ")";
     case Kind::WelfordMean:
-    case Kind::WelfordM2:
-      return "(" + a + " + " + b + ")";
-    case Kind::Reduce:
-      break;
+    case Kind::WelfordM2: return "(" + a + " + " + b + ")";
+    case Kind::Reduce: break;
   }
   switch (step.expr->attrs().reductionOp) {
     case ir::ReductionOpType::Sum:
       return floating ? "(" + a + " + " + b + ")" : "fl::add(" + a + ", " + b + ")";
     case ir::ReductionOpType::Prod:
       return floating ? "(" + a + " * " + b + ")" : "fl::mul(" + a + ", " + b + ")";
-    case ir::ReductionOpType::Max:
-      return "fl::maximum(" + a + ", " + b + ")";
-    case ir::ReductionOpType::Min:
-      return "fl::minimum(" + a + ", " + b + ")";
+    case ir::ReductionOpType::Max: return "fl::maximum(" + a + ", " + b + ")";
+    case ir::ReductionOpType::Min: return "fl::minimum(" + a + ", " + b + ")";
   }
   FL_ASSERT(false, "unknown reduction op");
 }
 
-void ReductionKernelBuilder::emitStepResults(const ReductionStep& step,
-                                             int indent,
-                                             const std::string& slot,
-                                             const std::string& reduced) {
+void ReductionKernelBuilder::emitStepResults(const ReductionStep& step, int indent,
+                                             const std::string& slot, const std::string& reduced) {
   const auto* out0 = step.expr->output(0)->as<TensorView>();
   auto set = [&](const TensorView* out, const std::string& value) {
-    line(indent, perRowArray(out) + "[" + slot + "] = " +
-                     convertValue(value, step.compute, out->dtype()) + ";");
+    line(indent, perRowArray(out) + "[" + slot +
+                     "] = " + convertValue(value, step.compute, out->dtype()) + ";");
   };
   switch (step.kind) {
-    case Kind::Reduce:
-      set(out0, reduced);
-      return;
+    case Kind::Reduce: set(out0, reduced); return;
     case Kind::Welford: {
       line(indent, "{");
       line(indent + 2, "const " + accumulatorType(step) + " w = " + reduced + ";");
@@ -247,12 +218,10 @@ void ReductionKernelBuilder::emitStepResults(const ReductionStep& step,
       return;
     }
     case Kind::WelfordMean:
-      set(out0, "(" + reduced + " / " + std::string(valueType(step.compute)) +
-                    "(" + std::to_string(layout_.rowLength) + "))");
+      set(out0, "(" + reduced + " / " + std::string(valueType(step.compute)) + "(" +
+                    std::to_string(layout_.rowLength) + "))");
       return;
-    case Kind::WelfordM2:
-      set(step.expr->output(1)->as<TensorView>(), reduced);
-      return;
+    case Kind::WelfordM2: set(step.expr->output(1)->as<TensorView>(), reduced); return;
   }
 }
 
@@ -261,8 +230,7 @@ void ReductionKernelBuilder::declareRowArrays(int indent, int slots) {
   for (const TensorView* tv : plan_.tensors) {
     const TensorRole& r = plan_.role(tv);
     if (!r.perRow || isWelfordCount(tv)) continue;
-    line(indent, std::string(valueType(tv->dtype())) + " " + perRowArray(tv) +
-                     n + ";");
+    line(indent, std::string(valueType(tv->dtype())) + " " + perRowArray(tv) + n + ";");
   }
   // A row gather's value is set by the one thread that owns the element;
   // the others compute what depends on it from a zero and write nothing.
@@ -276,8 +244,8 @@ void ReductionKernelBuilder::declareRowArrays(int indent, int slots) {
     line(indent, "#pragma unroll");
     line(indent, "for (int s = 0; s < " + std::to_string(slots) + "; ++s) {");
     line(indent + 2, owner + "[s] = false;");
-    line(indent + 2, perRowArray(gather.output) + "[s] = " +
-                         valueInit(gather.output->dtype()) + ";");
+    line(indent + 2,
+         perRowArray(gather.output) + "[s] = " + valueInit(gather.output->dtype()) + ";");
     line(indent, "}");
   }
 }
@@ -285,11 +253,10 @@ void ReductionKernelBuilder::declareRowArrays(int indent, int slots) {
 void ReductionKernelBuilder::declareAccumulators(int indent, int slots) {
   for (const ReductionStep& step : plan_.steps) {
     const std::string acc = accumulator(step);
-    line(indent, accumulatorType(step) + " " + acc + "[" +
-                     std::to_string(slots) + "];");
+    line(indent, accumulatorType(step) + " " + acc + "[" + std::to_string(slots) + "];");
     line(indent, "#pragma unroll");
-    line(indent, "for (int s = 0; s < " + std::to_string(slots) + "; ++s) " +
-                     acc + "[s] = " + identity(step) + ";");
+    line(indent, "for (int s = 0; s < " + std::to_string(slots) + "; ++s) " + acc +
+                     "[s] = " + identity(step) + ";");
   }
 }
 
@@ -307,8 +274,7 @@ bool ReductionKernelBuilder::rowStageHasWork(int stage) const {
   return false;
 }
 
-void ReductionKernelBuilder::emitRowStage(int stage, int indent,
-                                          const SlotContext& slot) {
+void ReductionKernelBuilder::emitRowStage(int stage, int indent, const SlotContext& slot) {
   mode_ = Mode::RowStage;
   stage_ = stage;
   slotContext_ = &slot;
@@ -327,8 +293,8 @@ void ReductionKernelBuilder::emitRowStage(int stage, int indent,
         }
         value = "fl::load_value(" + dataOf(tv, false) + "[" + offset + "])";
       }
-      line(indent, perRowArray(tv) + at + " = " + slot.valid + " ? " + value +
-                       " : " + valueInit(tv->dtype()) + ";");
+      line(indent, perRowArray(tv) + at + " = " + slot.valid + " ? " + value + " : " +
+                       valueInit(tv->dtype()) + ";");
     }
   }
   for (const TensorView* tv : plan_.perRowComputed) {
@@ -348,28 +314,24 @@ void ReductionKernelBuilder::emitRowStage(int stage, int indent,
   }
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (out.perElement || out.available != stage) continue;
-    const std::string value =
-        emitter_.storedValue(out.tv, indexFor(out.tv, slot.rowIndex, "0"));
+    const std::string value = emitter_.storedValue(out.tv, indexFor(out.tv, slot.rowIndex, "0"));
     append(emitter_.takeCode());
     const TensorAccess& access = layout_.outputAccess(out.tv);
     const int gather = plan_.role(out.tv).gather;
     std::string condition =
-        (gather >= 0 ? gatherOwner(plan_.gathers[static_cast<size_t>(gather)]) + at
-                     : slot.leader) +
+        (gather >= 0 ? gatherOwner(plan_.gathers[static_cast<size_t>(gather)]) + at : slot.leader) +
         " && " + slot.valid;
     const std::string guard = guardExpression(access.rowGuards, slot.rowIndex);
     if (!guard.empty()) condition += " && " + guard;
     line(indent, "if (" + condition + ") " + dataOf(out.tv, true) + "[" +
-                     indexExpression(access.rowTerms, slot.rowIndex) +
-                     "] = fl::to_element<" + elementOf(out.tv) + ">(" + value +
-                     ");");
+                     indexExpression(access.rowTerms, slot.rowIndex) + "] = fl::to_element<" +
+                     elementOf(out.tv) + ">(" + value + ");");
   }
   emitter_.popScope();
   slotContext_ = nullptr;
 }
 
-std::vector<const TensorView*> ReductionKernelBuilder::globalLoads(
-    int phase) const {
+std::vector<const TensorView*> ReductionKernelBuilder::globalLoads(int phase) const {
   std::vector<const TensorView*> stack = plan_.phaseTargets(phase);
   std::vector<const TensorView*> seen;
   std::vector<const TensorView*> loads;
@@ -380,8 +342,7 @@ std::vector<const TensorView*> ReductionKernelBuilder::globalLoads(
     seen.push_back(tv);
     if (plan_.isLeafInPhase(tv, phase)) {
       const TensorRole& r = plan_.role(tv);
-      if (segment_.isInput(tv) && !r.perRow &&
-          !(r.stored && r.available < phase)) {
+      if (segment_.isInput(tv) && !r.perRow && !(r.stored && r.available < phase)) {
         loads.push_back(tv);
       }
       continue;
@@ -400,14 +361,12 @@ std::vector<const TensorView*> ReductionKernelBuilder::globalLoads(
 void ReductionKernelBuilder::declareChunkLoads(int phase, int indent,
                                                const std::string& declSuffix) {
   for (const TensorView* tv : globalLoads(phase)) {
-    line(indent, "fl::Array<" + elementOf(tv) + ", " +
-                     std::to_string(laneWidth()) + "> " + loadName(tv) +
-                     declSuffix + ";");
+    line(indent, "fl::Array<" + elementOf(tv) + ", " + std::to_string(laneWidth()) + "> " +
+                     loadName(tv) + declSuffix + ";");
   }
 }
 
-std::string ReductionKernelBuilder::offsetAt(const TensorAccess& access,
-                                             const std::string& row,
+std::string ReductionKernelBuilder::offsetAt(const TensorAccess& access, const std::string& row,
                                              const std::string& element) const {
   const std::string r = indexExpression(access.rowTerms, row);
   const std::string j = indexExpression(access.elementTerms, element);
@@ -432,32 +391,25 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
     const std::string e = elementOf(tv);
     line(indent, name + " = fl::Array<" + e + ", " + v + ">{};");
     // An element pass reads one element: no vector, whatever the chunks do.
-    const ChunkAccess kind =
-        elementPass_ ? ChunkAccess::Elements : access.access;
+    const ChunkAccess kind = elementPass_ ? ChunkAccess::Elements : access.access;
     switch (kind) {
       case ChunkAccess::Vector:
-        line(indent, "if (" + ctx.valid + ") " + name + " = fl::load_vector<" +
-                         v + ">(" + data + " + " +
-                         offsetAt(access, ctx.rowChunk, ctx.elementChunk) +
-                         ");");
+        line(indent, "if (" + ctx.valid + ") " + name + " = fl::load_vector<" + v + ">(" + data +
+                         " + " + offsetAt(access, ctx.rowChunk, ctx.elementChunk) + ");");
         break;
       case ChunkAccess::Invariant:
         line(indent, "if (" + ctx.valid + ") {");
         line(indent + 2, "const " + e + " x = " + data + "[" +
-                             offsetAt(access, ctx.rowChunk, ctx.elementChunk) +
-                             "];");
+                             offsetAt(access, ctx.rowChunk, ctx.elementChunk) + "];");
         line(indent + 2, "#pragma unroll");
-        line(indent + 2, "for (int l = 0; l < " + v + "; ++l) " + name +
-                             "[l] = x;");
+        line(indent + 2, "for (int l = 0; l < " + v + "; ++l) " + name + "[l] = x;");
         line(indent, "}");
         break;
       case ChunkAccess::Elements:
         line(indent, "if (" + ctx.valid + ") {");
         line(indent + 2, "#pragma unroll");
-        line(indent + 2, "for (int l = 0; l < " + v + "; ++l) " + name +
-                             "[l] = " + data + "[" +
-                             offsetAt(access, rowOf("l"), elementOfLane("l")) +
-                             "];");
+        line(indent + 2, "for (int l = 0; l < " + v + "; ++l) " + name + "[l] = " + data + "[" +
+                             offsetAt(access, rowOf("l"), elementOfLane("l")) + "];");
         line(indent, "}");
         break;
     }
@@ -465,13 +417,11 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
     if (r.stored && r.available == ctx.phase) {
       if (params_.persistentStorage == scheduler::PersistentStorage::Registers) {
         line(indent, storageName(tv) + ctx.storageChunk +
-                         (elementPass_ ? "[0] = " + name + "[0];"
-                                       : " = " + name + ";"));
+                         (elementPass_ ? "[0] = " + name + "[0];" : " = " + name + ";"));
       } else {
-        FL_ASSERT(!elementPass_,
-                  "element passes keep their elements in registers");
-        line(indent, "fl::store_vector<" + v + ">(" + storageName(tv) + " + " +
-                         ctx.storageChunk + ", " + name + ");");
+        FL_ASSERT(!elementPass_, "element passes keep their elements in registers");
+        line(indent, "fl::store_vector<" + v + ">(" + storageName(tv) + " + " + ctx.storageChunk +
+                         ", " + name + ");");
       }
     }
   }
@@ -480,9 +430,8 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
 void ReductionKernelBuilder::declareOutputLanes(int phase, int indent) {
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != phase) continue;
-    line(indent, "fl::Array<" + elementOf(out.tv) + ", " +
-                     std::to_string(laneWidth()) + "> " + storeName(out) +
-                     ";");
+    line(indent, "fl::Array<" + elementOf(out.tv) + ", " + std::to_string(laneWidth()) + "> " +
+                     storeName(out) + ";");
   }
 }
 
@@ -532,42 +481,37 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
   append(emitter_.takeCode());
   auto valueOf = [&](const TensorView* tv) {
     const auto it = std::find(targets.begin(), targets.end(), tv);
-    FL_ASSERT(it != targets.end(), tv->name(), " is not a target of phase ",
-              phase);
+    FL_ASSERT(it != targets.end(), tv->name(), " is not a target of phase ", phase);
     return values[static_cast<size_t>(it - targets.begin())];
   };
   for (const TensorView* tv : plan_.stored) {
     const TensorRole& r = plan_.role(tv);
     if (r.provided || r.available != phase) continue;
-    line(indent, storageLane(tv, ctx) + " = fl::to_element<" + elementOf(tv) +
-                     ">(" + valueOf(tv) + ");");
+    line(indent,
+         storageLane(tv, ctx) + " = fl::to_element<" + elementOf(tv) + ">(" + valueOf(tv) + ");");
   }
   for (const ReductionStep* step : plan_.stepsIn(phase)) {
-    const std::string x =
-        convertValue(valueOf(step->input), step->input->dtype(), step->compute);
+    const std::string x = convertValue(valueOf(step->input), step->input->dtype(), step->compute);
     const std::string acc = accumulator(*step) + "[" + ctx.slot + "]";
     switch (step->kind) {
       case Kind::Reduce:
       case Kind::WelfordMean:
-        line(indent, "if (" + ctx.valid + ") " + acc + " = " +
-                         combine(*step, acc, x) + ";");
+        line(indent, "if (" + ctx.valid + ") " + acc + " = " + combine(*step, acc, x) + ";");
         break;
       case Kind::Welford:
         if (!ctx.welfordChunk.empty()) {
-          line(indent, welfordChunkName(*step) + ctx.welfordChunk + " = " + x +
-                           ";");
+          line(indent, welfordChunkName(*step) + ctx.welfordChunk + " = " + x + ";");
           break;
         }
-        line(indent, "if (" + ctx.valid + ") fl::welford_update(" + acc +
-                         ", " + x + ");");
+        line(indent, "if (" + ctx.valid + ") fl::welford_update(" + acc + ", " + x + ");");
         break;
       case Kind::WelfordM2: {
         const auto* avg = step->expr->output(0)->as<TensorView>();
         const std::string type(valueType(step->compute));
         line(indent, "if (" + ctx.valid + ") {");
         line(indent + 2, "const " + type + " d = " + x + " - " +
-                             convertValue(perRowArray(avg) + "[" + ctx.slot + "]",
-                                          avg->dtype(), step->compute) +
+                             convertValue(perRowArray(avg) + "[" + ctx.slot + "]", avg->dtype(),
+                                          step->compute) +
                              ";");
         line(indent + 2, acc + " = " + acc + " + d * d;");
         line(indent, "}");
@@ -580,15 +524,15 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
   }
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != phase) continue;
-    line(indent, storeName(out) + "[" + ctx.lane + "] = fl::to_element<" +
-                     elementOf(out.tv) + ">(" + valueOf(out.tv) + ");");
+    line(indent, storeName(out) + "[" + ctx.lane + "] = fl::to_element<" + elementOf(out.tv) +
+                     ">(" + valueOf(out.tv) + ");");
   }
   emitter_.popScope();
   lane_ = nullptr;
 }
 
-std::string ReductionKernelBuilder::gatherCoordinate(
-    const GatherStep& gather, const std::string& element) const {
+std::string ReductionKernelBuilder::gatherCoordinate(const GatherStep& gather,
+                                                     const std::string& element) const {
   const TensorCoordinates* coordinates = layout_.coordinatesOf(gather.source);
   const auto dim = static_cast<size_t>(gather.dim);
   // The source's coordinate on the gathered axis is the element index
@@ -600,27 +544,22 @@ std::string ReductionKernelBuilder::gatherCoordinate(
   return "(index_t)" + indexExpression(coordinates->elementTerms.at(dim), element);
 }
 
-void ReductionKernelBuilder::emitGatherMatch(const GatherStep& gather,
-                                             int indent,
-                                             const LaneContext& ctx,
-                                             const std::string& value) {
+void ReductionKernelBuilder::emitGatherMatch(const GatherStep& gather, int indent,
+                                             const LaneContext& ctx, const std::string& value) {
   const std::string at = "[" + ctx.slot + "]";
   const std::string kept = perRowArray(gather.output) + at;
-  line(indent, kept + " = " + ctx.valid + " && " +
-                   gatherCoordinate(gather, ctx.elementLane) + " == " +
-                   gatherColumn(gather) + at + " ? " +
-                   convertValue(value, gather.source->dtype(),
-                                gather.output->dtype()) +
-                   " : " + kept + ";");
+  line(indent, kept + " = " + ctx.valid + " && " + gatherCoordinate(gather, ctx.elementLane) +
+                   " == " + gatherColumn(gather) + at + " ? " +
+                   convertValue(value, gather.source->dtype(), gather.output->dtype()) + " : " +
+                   kept + ";");
 }
 
 void ReductionKernelBuilder::emitGatherOwners(int indent, const LaneContext& ctx) {
   for (const GatherStep* gather : plan_.gathersIn(ctx.phase)) {
     const std::string at = "[" + ctx.slot + "]";
     const std::string owner = gatherOwner(*gather) + at;
-    line(indent, owner + " = " + owner + " || (" + ctx.valid + " && " +
-                     gatherColumn(*gather) + at + " - " +
-                     gatherCoordinate(*gather, ctx.elementChunk) + " >= 0 && " +
+    line(indent, owner + " = " + owner + " || (" + ctx.valid + " && " + gatherColumn(*gather) + at +
+                     " - " + gatherCoordinate(*gather, ctx.elementChunk) + " >= 0 && " +
                      gatherColumn(*gather) + at + " - " +
                      gatherCoordinate(*gather, ctx.elementChunk) + " < " +
                      std::to_string(laneWidth()) + ");");
@@ -637,38 +576,31 @@ void ReductionKernelBuilder::emitOutputStores(int indent, const LaneContext& ctx
     const std::string name = storeName(out);
     if (access.access == ChunkAccess::Vector && !elementPass_) {
       std::string condition = ctx.valid;
-      for (const std::string& g :
-           {guardExpression(access.rowGuards, ctx.rowChunk),
-            guardExpression(access.elementGuards, ctx.elementChunk)}) {
+      for (const std::string& g : {guardExpression(access.rowGuards, ctx.rowChunk),
+                                   guardExpression(access.elementGuards, ctx.elementChunk)}) {
         if (!g.empty()) condition += " && " + g;
       }
-      line(indent, "if (" + condition + ") fl::store_vector<" + v + ">(" +
-                       data + " + " +
-                       offsetAt(access, ctx.rowChunk, ctx.elementChunk) + ", " +
-                       name + ");");
+      line(indent, "if (" + condition + ") fl::store_vector<" + v + ">(" + data + " + " +
+                       offsetAt(access, ctx.rowChunk, ctx.elementChunk) + ", " + name + ");");
       continue;
     }
-    const std::string row =
-        inner ? ctx.rowChunk : "(" + ctx.rowChunk + " + l)";
-    const std::string element =
-        inner ? "(" + ctx.elementChunk + " + l)" : ctx.elementChunk;
+    const std::string row = inner ? ctx.rowChunk : "(" + ctx.rowChunk + " + l)";
+    const std::string element = inner ? "(" + ctx.elementChunk + " + l)" : ctx.elementChunk;
     std::string guard;
-    for (const std::string& g : {guardExpression(access.rowGuards, row),
-                                 guardExpression(access.elementGuards, element)}) {
+    for (const std::string& g :
+         {guardExpression(access.rowGuards, row), guardExpression(access.elementGuards, element)}) {
       if (!g.empty()) guard += guard.empty() ? g : " && " + g;
     }
     line(indent, "if (" + ctx.valid + ") {");
     line(indent + 2, "#pragma unroll");
     line(indent + 2, "for (int l = 0; l < " + v + "; ++l) " +
-                         (guard.empty() ? "" : "if (" + guard + ") ") + data +
-                         "[" + offsetAt(access, row, element) + "] = " + name +
-                         "[l];");
+                         (guard.empty() ? "" : "if (" + guard + ") ") + data + "[" +
+                         offsetAt(access, row, element) + "] = " + name + "[l];");
     line(indent, "}");
   }
 }
 
-int64_t ReductionKernelBuilder::declareStorage(int indent, int64_t batch,
-                                               int64_t offsetBytes,
+int64_t ReductionKernelBuilder::declareStorage(int indent, int64_t batch, int64_t offsetBytes,
                                                int64_t elementsPerBlock,
                                                const std::string& rowBase) {
   int64_t bytes = 0;
@@ -681,9 +613,8 @@ int64_t ReductionKernelBuilder::declareStorage(int indent, int64_t batch,
       continue;
     }
     const int64_t at = alignTo(offsetBytes + bytes, 16);
-    line(indent, e + "* " + storageName(tv) + " = reinterpret_cast<" + e +
-                     "*>(fl_smem + " + std::to_string(at) + ")" +
-                     (rowBase.empty() ? "" : " + " + rowBase) + ";");
+    line(indent, e + "* " + storageName(tv) + " = reinterpret_cast<" + e + "*>(fl_smem + " +
+                     std::to_string(at) + ")" + (rowBase.empty() ? "" : " + " + rowBase) + ";");
     bytes = at - offsetBytes + elementsPerBlock * ir::sizeInBytes(tv->dtype());
   }
   return alignTo(bytes, 16);
@@ -709,8 +640,7 @@ std::string ReductionKernelBuilder::leafValue(const TensorView* tv) {
     return "fl::load_value(" + storageLane(tv, *lane_) + ")";
   }
   FL_ASSERT(segment_.isInput(tv), tv->name(), " is a leaf but no input");
-  return "fl::load_lane(" + loadName(tv) + lane_->loadSuffix + ", " +
-         lane_->lane + ")";
+  return "fl::load_lane(" + loadName(tv) + lane_->loadSuffix + ", " + lane_->lane + ")";
 }
 
 bool ReductionKernelBuilder::isLeafNow(const TensorView* tv) const {
@@ -721,12 +651,9 @@ bool ReductionKernelBuilder::isLeafNow(const TensorView* tv) const {
   return plan_.isLeafInPhase(tv, lane_->phase);
 }
 
-GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
-                                               std::string_view scheduler,
-                                               const LaunchConfig& launch,
-                                               int64_t workspaceBytes,
-                                               bool usesWorkspace,
-                                               int64_t minBlocksPerSm) const {
+GeneratedKernel ReductionKernelBuilder::finish(std::string_view name, std::string_view scheduler,
+                                               const LaunchConfig& launch, int64_t workspaceBytes,
+                                               bool usesWorkspace, int64_t minBlocksPerSm) const {
   GeneratedKernel kernel;
   kernel.name = std::string(name);
   kernel.launch = launch;
@@ -734,8 +661,7 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
   kernel.int64Indexing = !params_.useInt32Indexing;
   kernel.workspaceBytes = workspaceBytes;
   if (params_.registerCap > 0) {
-    kernel.options.push_back("--maxrregcount=" +
-                             std::to_string(params_.registerCap));
+    kernel.options.push_back("--maxrregcount=" + std::to_string(params_.registerCap));
   }
   const int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
   std::string signature = interface_.signature(name, usesWorkspace);
@@ -743,18 +669,16 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name,
   const size_t at = signature.find(global);
   FL_ASSERT(at != std::string::npos, "unexpected kernel signature");
   std::string attributes = "__launch_bounds__(" + std::to_string(threads) +
-                           (minBlocksPerSm > 0 ? ", " + std::to_string(minBlocksPerSm) : "") +
-                           ") ";
+                           (minBlocksPerSm > 0 ? ", " + std::to_string(minBlocksPerSm) : "") + ") ";
   if (launch.cluster != std::array<int64_t, 3>{1, 1, 1}) {
     attributes += "__cluster_dims__(" + std::to_string(launch.cluster[0]) + ", " +
-                  std::to_string(launch.cluster[1]) + ", " +
-                  std::to_string(launch.cluster[2]) + ") ";
+                  std::to_string(launch.cluster[1]) + ", " + std::to_string(launch.cluster[2]) +
+                  ") ";
   }
   signature.insert(at + global.size(), attributes);
   std::string source = kernelComment(name, scheduler, segment_, params_.toString());
-  source += "// Specialized to these sizes: " + std::to_string(layout_.rows) +
-            " rows of " + std::to_string(layout_.rowLength) +
-            " elements (the reduced tensor " +
+  source += "// Specialized to these sizes: " + std::to_string(layout_.rows) + " rows of " +
+            std::to_string(layout_.rowLength) + " elements (the reduced tensor " +
             plan_.steps.front().input->name() + " as rows x row length).\n";
   for (const std::string& note : interface_.specialized()) {
     source += "// Specialized: " + note + "\n";

@@ -51,14 +51,14 @@ std::string literal(int64_t value);
 //! Where one element of a phase is: C++ expressions of the enclosing loops.
 struct LaneContext {
   int phase = 0;
-  std::string slot;       //!< index into per-row arrays ("k", "k * 4 + v")
-  std::string rowLane;    //!< r of this element
-  std::string rowChunk;   //!< r at the chunk's first element
+  std::string slot;          //!< index into per-row arrays ("k", "k * 4 + v")
+  std::string rowLane;       //!< r of this element
+  std::string rowChunk;      //!< r at the chunk's first element
   std::string elementLane;   //!< j of this element
   std::string elementChunk;  //!< j at the chunk's first element
-  std::string valid;      //!< whether the chunk lies inside the tensors
-  std::string lane;       //!< the lane variable ("v")
-  std::string loadSuffix;  //!< subscripts of hoisted chunk loads ("[u][k]")
+  std::string valid;         //!< whether the chunk lies inside the tensors
+  std::string lane;          //!< the lane variable ("v")
+  std::string loadSuffix;    //!< subscripts of hoisted chunk loads ("[u][k]")
   //! Persistent storage: the chunk's subscript of register arrays ("[b]"),
   //! or the index of its first element in shared memory.
   std::string storageChunk;
@@ -78,11 +78,9 @@ struct SlotContext {
 
 class ReductionKernelBuilder {
  public:
-  ReductionKernelBuilder(const ir::Fusion& segment,
-                         const scheduler::ReductionParams& params,
+  ReductionKernelBuilder(const ir::Fusion& segment, const scheduler::ReductionParams& params,
                          const scheduler::SegmentRuntimeInfo& info,
-                         const scheduler::ReductionPattern& pattern,
-                         bool persistent,
+                         const scheduler::ReductionPattern& pattern, bool persistent,
                          const std::vector<const ir::TensorView*>& storage);
 
   const RowLayout& layout() const { return layout_; }
@@ -118,8 +116,7 @@ class ReductionKernelBuilder {
   //! The combine functor for the fl::red helpers: "fl::SumOp<float>()".
   std::string combineFunctor(const ReductionStep& step) const;
   //! `a` combined with `b` as an expression.
-  std::string combine(const ReductionStep& step, const std::string& a,
-                      const std::string& b) const;
+  std::string combine(const ReductionStep& step, const std::string& a, const std::string& b) const;
   //! Whether this thread owns a row gather's element, per slot ("own_T14").
   std::string gatherOwner(const GatherStep& gather) const;
   //! The row's gathered column, per slot ("gcol_T14").
@@ -128,8 +125,8 @@ class ReductionKernelBuilder {
   std::string welfordChunkName(const ReductionStep& step) const;
   //! Sets the result arrays of `step`'s outputs at `slot` from the reduced
   //! accumulator expression `reduced`.
-  void emitStepResults(const ReductionStep& step, int indent,
-                       const std::string& slot, const std::string& reduced);
+  void emitStepResults(const ReductionStep& step, int indent, const std::string& slot,
+                       const std::string& reduced);
 
   // --- declarations -----------------------------------------------------------
   //! Per-row arrays over `slots` slots.
@@ -161,8 +158,8 @@ class ReductionKernelBuilder {
   void emitElement(int indent, const LaneContext& ctx);
   //! Inside the lane loop: keeps `value`, the gather's source element, as
   //! the row's gathered value where its column is the row's index.
-  void emitGatherMatch(const GatherStep& gather, int indent,
-                       const LaneContext& ctx, const std::string& value);
+  void emitGatherMatch(const GatherStep& gather, int indent, const LaneContext& ctx,
+                       const std::string& value);
   //! Once per chunk (ctx.elementChunk, laneWidth() elements): whether the
   //! chunk holds each gather's column, into its owner flag.
   void emitGatherOwners(int indent, const LaneContext& ctx);
@@ -175,14 +172,14 @@ class ReductionKernelBuilder {
   //! and declares the storage (registers: per-thread arrays of `batch`
   //! chunks; shared memory: pointers into the dynamic shared memory at
   //! `offsetBytes`, row base `rowBase` elements per row).
-  int64_t declareStorage(int indent, int64_t batch, int64_t offsetBytes,
-                         int64_t elementsPerBlock, const std::string& rowBase);
+  int64_t declareStorage(int indent, int64_t batch, int64_t offsetBytes, int64_t elementsPerBlock,
+                         const std::string& rowBase);
 
   //! The finished kernel: comment, includes, helpers, signature with launch
   //! bounds (`minBlocksPerSm` > 0: as their second argument), body.
   GeneratedKernel finish(std::string_view name, std::string_view scheduler,
-                         const LaunchConfig& launch, int64_t workspaceBytes,
-                         bool usesWorkspace, int64_t minBlocksPerSm = 0) const;
+                         const LaunchConfig& launch, int64_t workspaceBytes, bool usesWorkspace,
+                         int64_t minBlocksPerSm = 0) const;
 
  private:
   //! `tv`'s logical coordinates at row `row` and element `element`.
@@ -192,8 +189,7 @@ class ReductionKernelBuilder {
   bool isLeafNow(const ir::TensorView* tv) const;
   std::string storageLane(const ir::TensorView* tv, const LaneContext& ctx) const;
   //! The gather source's column at element index `element`, as index_t.
-  std::string gatherCoordinate(const GatherStep& gather,
-                               const std::string& element) const;
+  std::string gatherCoordinate(const GatherStep& gather, const std::string& element) const;
   std::string offsetAt(const TensorAccess& access, const std::string& row,
                        const std::string& element) const;
   std::string dataOf(const ir::TensorView* tv, bool output) const;

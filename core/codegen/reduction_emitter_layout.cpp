@@ -19,22 +19,16 @@ struct ReferenceAxis {
   int64_t inner = 1;  // product of the extents inner to it, of its kind
 };
 
-std::string axesOf(const TensorView* tv) {
-  return tv->toString();
-}
+std::string axesOf(const TensorView* tv) { return tv->toString(); }
 
 // Strides per logical axis (reduction axes excluded) of an input or output,
 // in elements; 0 for broadcast axes.
-std::vector<int64_t> logicalStrides(const ir::Fusion& segment,
-                                    const TensorView* tv,
+std::vector<int64_t> logicalStrides(const ir::Fusion& segment, const TensorView* tv,
                                     const scheduler::SegmentRuntimeInfo& info,
                                     int64_t* alignmentBytes) {
-  const scheduler::MemoryLayout layout =
-      scheduler::memoryLayout(segment, tv, info);
-  FL_CHECK(scheduler::allocationIsPermutation(tv),
-           "code generation: ", tv->name(),
-           " has an allocation domain that splits or merges axes (",
-           axesOf(tv),
+  const scheduler::MemoryLayout layout = scheduler::memoryLayout(segment, tv, info);
+  FL_CHECK(scheduler::allocationIsPermutation(tv), "code generation: ", tv->name(),
+           " has an allocation domain that splits or merges axes (", axesOf(tv),
            "); the reduction kernels address tensors whose allocation is a "
            "permutation of their logical axes");
   std::vector<int64_t> strides;
@@ -60,12 +54,9 @@ int64_t runtimeExtent(const ir::ExpressionEvaluator& evaluator, const ir::IterDo
 // Merges terms that walk memory contiguously (the outer one's divisor and
 // coefficient continue the inner one's) and drops moduli the index never
 // reaches.
-std::vector<IndexTerm> simplify(std::vector<IndexTerm> terms,
-                                int64_t indexExtent) {
+std::vector<IndexTerm> simplify(std::vector<IndexTerm> terms, int64_t indexExtent) {
   std::sort(terms.begin(), terms.end(),
-            [](const IndexTerm& a, const IndexTerm& b) {
-              return a.divisor < b.divisor;
-            });
+            [](const IndexTerm& a, const IndexTerm& b) { return a.divisor < b.divisor; });
   std::vector<IndexTerm> merged;
   for (const IndexTerm& term : terms) {
     if (!merged.empty()) {
@@ -90,52 +81,42 @@ std::vector<IndexTerm> simplify(std::vector<IndexTerm> terms,
 // so a chunk is one vector only for a tensor laid out as rows of the row
 // length (offset r * stride + j, stride = rowLength mod V), and one element
 // only for a tensor that does not move along the row.
-ChunkAccess shiftedChunkAccess(const TensorAccess& access, int64_t vectorize,
-                               int64_t rowLength, int64_t elementBytes) {
+ChunkAccess shiftedChunkAccess(const TensorAccess& access, int64_t vectorize, int64_t rowLength,
+                               int64_t elementBytes) {
   if (!access.elementGuards.empty()) return ChunkAccess::Elements;
   if (access.elementTerms.empty()) return ChunkAccess::Invariant;
-  auto unit = [](const IndexTerm& t) {
-    return t.divisor == 1 && t.modulus == 0;
-  };
-  const bool rowsOfRowLength =
-      access.elementTerms.size() == 1 && unit(access.elementTerms[0]) &&
-      access.elementTerms[0].coefficient == 1 &&
-      access.rowTerms.size() == 1 && unit(access.rowTerms[0]) &&
-      access.rowTerms[0].coefficient % vectorize == rowLength % vectorize;
+  auto unit = [](const IndexTerm& t) { return t.divisor == 1 && t.modulus == 0; };
+  const bool rowsOfRowLength = access.elementTerms.size() == 1 && unit(access.elementTerms[0]) &&
+                               access.elementTerms[0].coefficient == 1 &&
+                               access.rowTerms.size() == 1 && unit(access.rowTerms[0]) &&
+                               access.rowTerms[0].coefficient % vectorize == rowLength % vectorize;
   if (!rowsOfRowLength || access.alignmentBytes < vectorize * elementBytes) {
     return ChunkAccess::Elements;
   }
   return ChunkAccess::Vector;
 }
 
-ChunkAccess chunkAccess(const TensorAccess& access, bool inner,
-                        int64_t vectorize, int64_t elementBytes) {
+ChunkAccess chunkAccess(const TensorAccess& access, bool inner, int64_t vectorize,
+                        int64_t elementBytes) {
   if (vectorize == 1) return ChunkAccess::Elements;
-  const std::vector<IndexTerm>& along =
-      inner ? access.elementTerms : access.rowTerms;
-  const std::vector<IndexTerm>& across =
-      inner ? access.rowTerms : access.elementTerms;
-  const std::vector<IndexTerm>& guards =
-      inner ? access.elementGuards : access.rowGuards;
+  const std::vector<IndexTerm>& along = inner ? access.elementTerms : access.rowTerms;
+  const std::vector<IndexTerm>& across = inner ? access.rowTerms : access.elementTerms;
+  const std::vector<IndexTerm>& guards = inner ? access.elementGuards : access.rowGuards;
   // A write guard along the vectorized index must hold for whole chunks.
   for (const IndexTerm& g : guards) {
     if (g.divisor % vectorize != 0) return ChunkAccess::Elements;
   }
-  const bool invariant =
-      std::all_of(along.begin(), along.end(), [&](const IndexTerm& t) {
-        return t.divisor % vectorize == 0;
-      });
+  const bool invariant = std::all_of(
+      along.begin(), along.end(), [&](const IndexTerm& t) { return t.divisor % vectorize == 0; });
   if (invariant) return ChunkAccess::Invariant;
   bool unitFound = false;
   for (const IndexTerm& t : along) {
     if (t.divisor == 1) {
-      if (t.coefficient != 1 ||
-          (t.modulus != 0 && t.modulus % vectorize != 0)) {
+      if (t.coefficient != 1 || (t.modulus != 0 && t.modulus % vectorize != 0)) {
         return ChunkAccess::Elements;
       }
       unitFound = true;
-    } else if (t.divisor % vectorize != 0 ||
-               t.coefficient % vectorize != 0) {
+    } else if (t.divisor % vectorize != 0 || t.coefficient % vectorize != 0) {
       return ChunkAccess::Elements;
     }
   }
@@ -158,8 +139,7 @@ struct Traced {
 // reference axes it does not move along. With `check`, every axis of `tv`
 // must follow some reference axis, and slices and gathers are refused.
 Traced traceTensor(const TensorView* tv, const scheduler::TensorTrace& traced,
-                   const std::vector<ReferenceAxis>& axes,
-                   const RowLayout& layout,
+                   const std::vector<ReferenceAxis>& axes, const RowLayout& layout,
                    const ir::ExpressionEvaluator& evaluator, bool check) {
   Traced t;
   t.coordinates.tv = tv;
@@ -178,8 +158,7 @@ Traced traceTensor(const TensorView* tv, const scheduler::TensorTrace& traced,
     }
     int64_t below = 1;
     for (const AxisPiece& piece : pieces) {
-      FL_CHECK(!check || piece.kind != PieceKind::Indexed, "code generation: ",
-               tv->name(),
+      FL_CHECK(!check || piece.kind != PieceKind::Indexed, "code generation: ", tv->name(),
                " is read through an index, which the reduction kernels do "
                "not support");
       const int64_t extent = std::max<int64_t>(piece.extent, 1);
@@ -194,28 +173,24 @@ Traced traceTensor(const TensorView* tv, const scheduler::TensorTrace& traced,
         guards.push_back(digit);
         continue;
       }
-      FL_CHECK(!check || (piece.offset == 0 && !piece.resized),
-               "code generation: ", tv->name(),
+      FL_CHECK(!check || (piece.offset == 0 && !piece.resized), "code generation: ", tv->name(),
                " is sliced, padded or concatenated along a reduction "
                "kernel's axis, which the reduction kernels do not support");
       const size_t position = static_cast<size_t>(it - tvAxes.begin());
       covered[position] = true;
-      auto& terms = axis.reduced ? t.coordinates.elementTerms[position]
-                                 : t.coordinates.rowTerms[position];
+      auto& terms =
+          axis.reduced ? t.coordinates.elementTerms[position] : t.coordinates.rowTerms[position];
       terms.push_back({digit.divisor, digit.modulus, piece.step});
     }
   }
   for (size_t k = 0; k < tvAxes.size(); ++k) {
     t.coordinates.rowTerms[k] = simplify(t.coordinates.rowTerms[k], layout.rows);
-    t.coordinates.elementTerms[k] =
-        simplify(t.coordinates.elementTerms[k], layout.rowLength);
+    t.coordinates.elementTerms[k] = simplify(t.coordinates.elementTerms[k], layout.rowLength);
     if (!check || covered[k] || tvAxes[k]->isBroadcast()) continue;
     const int64_t extent = evaluator.evaluateExtent(tvAxes[k]);
-    FL_CHECK(extent <= 1, "code generation: axis ", k, " of ", tv->name(),
-             " (extent ", extent,
+    FL_CHECK(extent <= 1, "code generation: axis ", k, " of ", tv->name(), " (extent ", extent,
              ") does not follow any axis of the reduced tensor",
-             (traced.lostReason.empty() ? std::string()
-                                        : ": " + traced.lostReason));
+             (traced.lostReason.empty() ? std::string() : ": " + traced.lostReason));
   }
   return t;
 }
@@ -233,8 +208,7 @@ std::string termText(const IndexTerm& term, const std::string& index) {
 
 }  // namespace
 
-std::string indexExpression(const std::vector<IndexTerm>& terms,
-                            const std::string& index) {
+std::string indexExpression(const std::vector<IndexTerm>& terms, const std::string& index) {
   std::string text;
   for (const IndexTerm& term : terms) {
     std::string part = termText(term, index);
@@ -246,8 +220,7 @@ std::string indexExpression(const std::vector<IndexTerm>& terms,
   return text.empty() ? "0" : "(" + text + ")";
 }
 
-std::string guardExpression(const std::vector<IndexTerm>& guards,
-                            const std::string& index) {
+std::string guardExpression(const std::vector<IndexTerm>& guards, const std::string& index) {
   std::string text;
   for (const IndexTerm& guard : guards) {
     const std::string test = termText(guard, index) + " == 0";
@@ -256,8 +229,7 @@ std::string guardExpression(const std::vector<IndexTerm>& guards,
   return text;
 }
 
-const TensorCoordinates* RowLayout::coordinatesOf(
-    const ir::TensorView* tv) const {
+const TensorCoordinates* RowLayout::coordinatesOf(const ir::TensorView* tv) const {
   for (const TensorCoordinates& c : coordinates) {
     if (c.tv == tv) return &c;
   }
@@ -305,10 +277,9 @@ std::vector<int64_t> denseOutputStrides(const TensorView* tv,
 
 }  // namespace
 
-RowLayout buildRowLayout(const ir::Fusion& segment,
-                         const scheduler::ReductionPattern& pattern,
-                         const scheduler::SegmentRuntimeInfo& info,
-                         int64_t vectorize, bool allowShiftedRows) {
+RowLayout buildRowLayout(const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
+                         const scheduler::SegmentRuntimeInfo& info, int64_t vectorize,
+                         bool allowShiftedRows) {
   FL_ASSERT(info.evaluator != nullptr, "the reduction kernels need sizes");
   const TensorView* reference = pattern.reference();
   const scheduler::AxisTrace trace(segment, reference, info.evaluator);
@@ -321,13 +292,12 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   for (size_t a = 0; a < trace.referenceAxes().size(); ++a) {
     const ir::IterDomain* id = trace.referenceAxes()[a];
     const auto it = std::find(logical.begin(), logical.end(), id);
-    FL_ASSERT(it != logical.end(), "reference axis ", id->toString(),
-              " is not logical");
+    FL_ASSERT(it != logical.end(), "reference axis ", id->toString(), " is not logical");
     ReferenceAxis axis;
     axis.extent = trace.referenceExtents()[a];
     FL_ASSERT(axis.extent >= 0, "unknown extent of ", id->toString());
-    axis.reduced = std::find(pattern.axes.begin(), pattern.axes.end(),
-                             it - logical.begin()) != pattern.axes.end();
+    axis.reduced = std::find(pattern.axes.begin(), pattern.axes.end(), it - logical.begin()) !=
+                   pattern.axes.end();
     axes.push_back(axis);
   }
   int64_t keptInner = 1;
@@ -340,12 +310,11 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
   }
   layout.rows = keptInner;
   layout.rowLength = reducedInner;
-  layout.shiftedRows = allowShiftedRows && layout.inner && vectorize > 1 &&
-                       layout.rowLength % vectorize != 0;
+  layout.shiftedRows =
+      allowShiftedRows && layout.inner && vectorize > 1 && layout.rowLength % vectorize != 0;
   FL_CHECK(layout.shiftedRows || layout.vectorizedIndexExtent() % vectorize == 0,
-           "code generation: vectorization_factor ", vectorize,
-           " does not divide the ", layout.inner ? "reduced" : "kept",
-           " extent ", layout.vectorizedIndexExtent(), " of ",
+           "code generation: vectorization_factor ", vectorize, " does not divide the ",
+           layout.inner ? "reduced" : "kept", " extent ", layout.vectorizedIndexExtent(), " of ",
            reference->name());
 
   // tv, alias input (-2: a pass-through output, an input written as an
@@ -368,16 +337,14 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
       continue;
     }
     if (tv == nullptr || segment.isInput(tv)) continue;
-    const auto known = std::find_if(
-        tensors.begin(), tensors.end(),
-        [&](const auto& entry) { return entry.first == tv; });
+    const auto known = std::find_if(tensors.begin(), tensors.end(),
+                                    [&](const auto& entry) { return entry.first == tv; });
     if (known != tensors.end()) continue;
     int alias = -1;
     if (out.aliasOf != nullptr) {
       const auto& inputs = segment.inputs();
-      alias = static_cast<int>(
-          std::find(inputs.begin(), inputs.end(), out.aliasOf) -
-          inputs.begin());
+      alias =
+          static_cast<int>(std::find(inputs.begin(), inputs.end(), out.aliasOf) - inputs.begin());
     }
     tensors.emplace_back(tv, alias);
   }
@@ -397,11 +364,10 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
              " is not connected to the reduced tensor ", reference->name());
     TensorAccess access;
     access.tv = tv;
-    std::vector<int64_t> strides =
-        alias == kPassThrough ? denseOutputStrides(tv, *info.evaluator)
-                              : logicalStrides(segment, tv, info, &access.alignmentBytes);
-    if (alias >= 0 &&
-        alias < static_cast<int>(segment.inputs().size())) {
+    std::vector<int64_t> strides = alias == kPassThrough
+                                       ? denseOutputStrides(tv, *info.evaluator)
+                                       : logicalStrides(segment, tv, info, &access.alignmentBytes);
+    if (alias >= 0 && alias < static_cast<int>(segment.inputs().size())) {
       // Written into the aliased input's storage: its strides.
       const auto* input = segment.inputs()[alias]->as<TensorView>();
       if (input != nullptr && input->rank() == tv->rank()) {
@@ -421,11 +387,10 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
       // 0, whatever the reference index.
       if (k < ids.size() && runtimeExtent(*info.evaluator, ids[k]) == 1) continue;
       for (int part = 0; part < 2; ++part) {
-        const auto& terms = part == 0 ? t.coordinates.rowTerms[k]
-                                      : t.coordinates.elementTerms[k];
+        const auto& terms = part == 0 ? t.coordinates.rowTerms[k] : t.coordinates.elementTerms[k];
         if (terms.empty()) continue;
-        FL_CHECK(stride >= 0, "code generation: the stride of axis ", k,
-                 " of ", tv->name(), " is unknown");
+        FL_CHECK(stride >= 0, "code generation: the stride of axis ", k, " of ", tv->name(),
+                 " is unknown");
         auto& out = part == 0 ? rowTerms : elementTerms;
         auto& guards = part == 0 ? access.rowGuards : access.elementGuards;
         for (const IndexTerm& term : terms) {
@@ -446,10 +411,8 @@ RowLayout buildRowLayout(const ir::Fusion& segment,
     }
     access.access =
         layout.shiftedRows
-            ? shiftedChunkAccess(access, vectorize, layout.rowLength,
-                                 ir::sizeInBytes(tv->dtype()))
-            : chunkAccess(access, layout.inner, vectorize,
-                          ir::sizeInBytes(tv->dtype()));
+            ? shiftedChunkAccess(access, vectorize, layout.rowLength, ir::sizeInBytes(tv->dtype()))
+            : chunkAccess(access, layout.inner, vectorize, ir::sizeInBytes(tv->dtype()));
     (alias == kPassThrough ? layout.passThroughOutputs : layout.tensors)
         .push_back(std::move(access));
   }

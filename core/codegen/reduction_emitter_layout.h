@@ -40,12 +40,10 @@ struct IndexTerm {
 
 //! The C++ expression of the sum of `terms` at index `index` (an expression
 //! of type index_t); "0" for no terms.
-std::string indexExpression(const std::vector<IndexTerm>& terms,
-                            const std::string& index);
+std::string indexExpression(const std::vector<IndexTerm>& terms, const std::string& index);
 //! The C++ condition that every guard term's digit of `index` is 0; empty
 //! when there are none.
-std::string guardExpression(const std::vector<IndexTerm>& guards,
-                            const std::string& index);
+std::string guardExpression(const std::vector<IndexTerm>& guards, const std::string& index);
 
 //! How a chunk of the vectorized index reaches a tensor.
 enum class ChunkAccess : uint8_t {
@@ -128,9 +126,8 @@ struct RowLayout {
 //! permutations, axes the trace loses, a vectorization factor that does not
 //! divide the vectorized extent (unless `allowShiftedRows` and the reduction
 //! is an inner one: then the rows are shifted, RowLayout::shiftedRows).
-RowLayout buildRowLayout(const ir::Fusion& segment,
-                         const scheduler::ReductionPattern& pattern,
-                         const scheduler::SegmentRuntimeInfo& info,
-                         int64_t vectorize, bool allowShiftedRows = false);
+RowLayout buildRowLayout(const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
+                         const scheduler::SegmentRuntimeInfo& info, int64_t vectorize,
+                         bool allowShiftedRows = false);
 
 }  // namespace fuserlab::codegen

@@ -17,12 +17,9 @@ DataType accumulationDtype(DataType input, DataType output) {
   switch (ir::promote(input, output)) {
     case DataType::Half:
     case DataType::BFloat16:
-    case DataType::Float:
-      return DataType::Float;
-    case DataType::Double:
-      return DataType::Double;
-    default:
-      return DataType::Int;
+    case DataType::Float: return DataType::Float;
+    case DataType::Double: return DataType::Double;
+    default: return DataType::Int;
   }
 }
 
@@ -87,10 +84,9 @@ std::vector<const GatherStep*> ReductionPlan::gathersIn(int phase) const {
   return out;
 }
 
-ReductionPlan planReduction(
-    const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
-    const RowLayout& layout, bool persistent,
-    const std::vector<const TensorView*>& storageCandidates) {
+ReductionPlan planReduction(const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
+                            const RowLayout& layout, bool persistent,
+                            const std::vector<const TensorView*>& storageCandidates) {
   ReductionPlan plan;
   // Row gathers: only inner persistent kernels compute them (the schedulers
   // refuse them elsewhere; a gather left over is refused below as before).
@@ -181,8 +177,7 @@ ReductionPlan planReduction(
         addTensor(out, role);
         continue;
       }
-      step.compute =
-          in->dtype() == DataType::Double ? DataType::Double : DataType::Float;
+      step.compute = in->dtype() == DataType::Double ? DataType::Double : DataType::Float;
       int avgAvailable = available + 1;
       int m2Available = available + 1;
       if (persistent) {
@@ -239,8 +234,7 @@ ReductionPlan planReduction(
     // scalar too) has its own access, not the input's.
     out.perElement = layout.outputAccess(tv).movesAlongElements();
     out.available = plan.role(tv).available;
-    FL_CHECK(out.perElement || plan.role(tv).perRow, "code generation: ",
-             tv->name(),
+    FL_CHECK(out.perElement || plan.role(tv).perRow, "code generation: ", tv->name(),
              " varies along the reduced axes but does not span them");
     plan.outputs.push_back(out);
   }
@@ -267,9 +261,8 @@ ReductionPlan planReduction(
     }
     std::vector<bool> readBack(plan.tensors.size(), false);
     auto indexOf = [&](const TensorView* tv) {
-      return static_cast<size_t>(
-          std::find(plan.tensors.begin(), plan.tensors.end(), tv) -
-          plan.tensors.begin());
+      return static_cast<size_t>(std::find(plan.tensors.begin(), plan.tensors.end(), tv) -
+                                 plan.tensors.begin());
     };
     for (const TensorView* tv : plan.tensors) {
       if (plan.role(tv).stored) plan.stored.push_back(tv);

@@ -65,10 +65,10 @@ struct TensorRole {
 struct GatherStep {
   const ir::Expr* expr = nullptr;
   const ir::TensorView* source = nullptr;
-  const ir::TensorView* index = nullptr;  //!< a per-row value
+  const ir::TensorView* index = nullptr;   //!< a per-row value
   const ir::TensorView* output = nullptr;  //!< a provided per-row value
-  int64_t dim = 0;  //!< the source's gathered axis
-  int phase = 0;    //!< the pass that computes the source's elements
+  int64_t dim = 0;                         //!< the source's gathered axis
+  int phase = 0;                           //!< the pass that computes the source's elements
 };
 
 struct ReductionPlan {
@@ -117,9 +117,8 @@ struct ReductionPlan {
 //! `storageCandidates` (persistent buffers, or the inputs they project to)
 //! are kept resident where a later phase reads them. UserError for ops a
 //! reduction kernel cannot compute.
-ReductionPlan planReduction(
-    const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
-    const RowLayout& layout, bool persistent,
-    const std::vector<const ir::TensorView*>& storageCandidates);
+ReductionPlan planReduction(const ir::Fusion& segment, const scheduler::ReductionPattern& pattern,
+                            const RowLayout& layout, bool persistent,
+                            const std::vector<const ir::TensorView*>& storageCandidates);
 
 }  // namespace fuserlab::codegen

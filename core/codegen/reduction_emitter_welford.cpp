@@ -9,9 +9,9 @@ using Kind = ReductionStep::Kind;
 // sum over the steps u in range and the V lanes of each, its mean, its
 // squared deviations from that mean (two passes over registers, so data
 // far from zero loses no precision), then one Chan combine.
-void emitChunkFold(ReductionKernelBuilder& b, int in, const std::string& T,
-                   const std::string& wf, const std::string& acc, const std::string& UR,
-                   const std::string& ok, const std::string& V) {
+void emitChunkFold(ReductionKernelBuilder& b, int in, const std::string& T, const std::string& wf,
+                   const std::string& acc, const std::string& UR, const std::string& ok,
+                   const std::string& V) {
   const std::string skip = ok == "true" ? "" : "if (!(" + ok + ")) continue;";
   b.line(in, "int n = 0;");
   b.line(in, T + " sum = " + T + "(0);");
@@ -52,14 +52,13 @@ void declareWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& 
                           const std::string& UIT, const std::string& V) {
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
-    b.line(in, std::string(valueType(step.compute)) + " " + b.welfordChunkName(step) + "[" +
-                   UR + "][" + UIT + "][" + V + "];");
+    b.line(in, std::string(valueType(step.compute)) + " " + b.welfordChunkName(step) + "[" + UR +
+                   "][" + UIT + "][" + V + "];");
   }
 }
 
 void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
-                            const std::string& UIT, const std::string& V,
-                            const std::string& ok) {
+                            const std::string& UIT, const std::string& V, const std::string& ok) {
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
     b.line(in, "#pragma unroll");
@@ -71,8 +70,8 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 }
 
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
-                            const std::string& UIT, const std::string& V,
-                            const std::string& ok, bool shifted) {
+                            const std::string& UIT, const std::string& V, const std::string& ok,
+                            bool shifted) {
   const std::string skip = ok == "true" ? "" : "if (!(" + ok + ")) continue;";
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
@@ -109,8 +108,8 @@ void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
                          ", c_avg, c_m2, " + steps + " == 0);");
       b.line(in + 2, "++" + steps + ";");
     } else {
-      b.line(in + 2, "fl::welford_fold_lanes(" + b.accumulator(step) + ", k * " + V +
-                         ", c_avg, c_m2, n);");
+      b.line(in + 2,
+             "fl::welford_fold_lanes(" + b.accumulator(step) + ", k * " + V + ", c_avg, c_m2, n);");
     }
     b.line(in, "}");
   }
@@ -124,8 +123,8 @@ void declareShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& 
   for (const ReductionStep& step : b.plan().steps) {
     if (step.kind != Kind::Welford) continue;
     const std::string acc = b.accumulator(step);
-    b.line(in, "fl::ShiftedChunks<" + std::string(valueType(step.compute)) + "> " + acc +
-                   "_sh[" + NS + "];");
+    b.line(in, "fl::ShiftedChunks<" + std::string(valueType(step.compute)) + "> " + acc + "_sh[" +
+                   NS + "];");
     b.line(in, "fl::shifted_identity(" + acc + "_sh);");
     b.line(in, "int " + acc + "_steps[" + UIT + "] = {};");
   }
@@ -147,8 +146,8 @@ void finishShiftedChunks(ReductionKernelBuilder& b, int in, const std::string& U
 void emitTwoPassWelford(ReductionKernelBuilder& b, int in, const std::string& UR,
                         const std::string& UIT, const std::string& V, const std::string& ok,
                         int64_t threadsX, int64_t threadsY) {
-  const std::string allreduce = "fl::red::row_allreduce<" + std::to_string(threadsX) + ", " +
-                                std::to_string(threadsY) + ">(";
+  const std::string allreduce =
+      "fl::red::row_allreduce<" + std::to_string(threadsX) + ", " + std::to_string(threadsY) + ">(";
   const std::string n = literal(b.layout().rowLength);
   b.line(in, "// Welford in two passes over the row in registers: its mean, then");
   b.line(in, "// the squared deviations from it.");
@@ -170,8 +169,8 @@ void emitTwoPassWelford(ReductionKernelBuilder& b, int in, const std::string& UR
     b.line(in, "for (int k = 0; k < " + UIT + "; ++k) {");
     b.line(in + 2, T + " sum = " + T + "(0);");
     overChunk("sum += " + wf + "[u][k][v];");
-    b.line(in + 2, "const " + T + " mean = " + allreduce + "sum, fl::SumOp<" + T + ">(), " +
-                       smem + ") / (" + T + ")" + n + ";");
+    b.line(in + 2, "const " + T + " mean = " + allreduce + "sum, fl::SumOp<" + T + ">(), " + smem +
+                       ") / (" + T + ")" + n + ";");
     b.line(in + 2, T + " m2 = " + T + "(0);");
     overChunk("{ const " + T + " d = " + wf + "[u][k][v] - mean; m2 += d * d; }");
     b.line(in + 2, acc + "[k].avg = mean;");

@@ -24,8 +24,7 @@ void declareWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& 
 //! Inner reductions: each row k folds its chunk (steps u, lanes v) into
 //! `acc[k]`. `ok`: step u of row k is in range.
 void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
-                            const std::string& UIT, const std::string& V,
-                            const std::string& ok);
+                            const std::string& UIT, const std::string& V, const std::string& ok);
 
 //! Outer reductions: each column (k, v) folds its rows u of the step into
 //! `acc[k * V + v]`; the V lanes of group k count the same rows, so one
@@ -36,8 +35,8 @@ void foldInnerWelfordChunks(ReductionKernelBuilder& b, int in, const std::string
 //! division a step (fl::shifted_fold_lanes), counted in `acc_steps[k]`;
 //! declareShiftedChunks before the loop, finishShiftedChunks after it.
 void foldOuterWelfordChunks(ReductionKernelBuilder& b, int in, const std::string& UR,
-                            const std::string& UIT, const std::string& V,
-                            const std::string& ok, bool shifted);
+                            const std::string& UIT, const std::string& V, const std::string& ok,
+                            bool shifted);
 
 //! The shifted sums `acc_sh[NS]` and step counts `acc_steps[UIT]` of every
 //! Welford step, zero.

@@ -16,22 +16,20 @@ int64_t logicalPosition(const TensorView* tv, const ir::IterDomain* id) {
   return it == axes.end() ? -1 : it - axes.begin();
 }
 
-ReferenceWalk::ReferenceWalk(const ir::Fusion& segment,
-                             const scheduler::SegmentRuntimeInfo& info) {
+ReferenceWalk::ReferenceWalk(const ir::Fusion& segment, const scheduler::SegmentRuntimeInfo& info) {
   reference_ = scheduler::largestOutput(segment, info.evaluator);
   FL_CHECK(reference_ != nullptr, "code generation: the segment has no tensor output");
   trace_.emplace(segment, reference_, info.evaluator);
   for (const ir::IterDomain* id : trace_->referenceAxes()) {
     const int64_t position = logicalPosition(reference_, id);
-    FL_ASSERT(position >= 0, "reference axis ", id->toString(), " of ",
-              reference_->name(), " is not a logical axis");
+    FL_ASSERT(position >= 0, "reference axis ", id->toString(), " of ", reference_->name(),
+              " is not a logical axis");
     logical_.push_back(position);
   }
   extents_ = trace_->referenceExtents();
 }
 
-int64_t ReferenceWalk::referenceAxisWalking(const TensorView* tv,
-                                            const ir::IterDomain* id) const {
+int64_t ReferenceWalk::referenceAxisWalking(const TensorView* tv, const ir::IterDomain* id) const {
   const scheduler::TensorTrace* t = trace_->find(tv);
   if (t == nullptr || id == nullptr) return -1;
   for (size_t k = 0; k < t->axes.size(); ++k) {
@@ -50,8 +48,7 @@ std::string ReferenceWalk::extentDeclaration(int64_t k, const std::string& ref,
   const std::string size = ref + ".size[" + std::to_string(logical(k)) + "]";
   const int64_t extent = extents_[static_cast<size_t>(k)];
   if (constant && extent > 0) {
-    return "  constexpr index_t " + name + " = " + std::to_string(extent) + ";  // " + size +
-           "\n";
+    return "  constexpr index_t " + name + " = " + std::to_string(extent) + ";  // " + size + "\n";
   }
   return "  const index_t " + name + " = (index_t)" + size + ";\n";
 }
@@ -85,9 +82,7 @@ OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
         divisor *= piece.extent;
       }
       switch (piece.kind) {
-        case PieceKind::Broadcast:
-          predicates.push_back(sub + " == 0");
-          break;
+        case PieceKind::Broadcast: predicates.push_back(sub + " == 0"); break;
         case PieceKind::Axis: {
           const int64_t a = logicalPosition(out, piece.id);
           FL_CHECK(a >= 0, "code generation: output ", out->name(),
@@ -102,8 +97,7 @@ OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
         case PieceKind::Lost:
           FL_USER_ERROR("code generation: output ", out->name(),
                         " cannot be indexed from the reference ", reference_->name(),
-                        trace->lostReason.empty() ? std::string()
-                                                  : ": " + trace->lostReason);
+                        trace->lostReason.empty() ? std::string() : ": " + trace->lostReason);
       }
     }
   }
@@ -113,8 +107,7 @@ OutputAccess ReferenceWalk::outputAccess(const TensorView* out,
     if (resized[a]) {
       access.bounded = true;
       predicates.push_back(access.index[a] + " >= 0 && " + access.index[a] + " < " +
-                           interface.parameterName(out, true) + ".size[" +
-                           std::to_string(a) + "]");
+                           interface.parameterName(out, true) + ".size[" + std::to_string(a) + "]");
     }
   }
   for (const std::string& p : predicates) {

@@ -48,8 +48,7 @@ class ReferenceWalk {
   //! `out`'s index and write predicate when the reference is at `refIndex`
   //! (one C++ expression per reference allocation axis). UserError when the
   //! trace cannot follow the reference into `out`.
-  OutputAccess outputAccess(const ir::TensorView* out,
-                            const std::vector<std::string>& refIndex,
+  OutputAccess outputAccess(const ir::TensorView* out, const std::vector<std::string>& refIndex,
                             const KernelInterface& interface) const;
 
  private:

@@ -53,8 +53,12 @@ class TransposeKernel {
  public:
   TransposeKernel(const ir::Fusion& segment, const scheduler::TransposeParams& params,
                   const scheduler::SegmentRuntimeInfo& info, std::string_view name)
-      : segment_(segment), params_(params), info_(info), name_(name),
-        interface_(segment, info, !params.useInt32Indexing), walk_(segment, info) {}
+      : segment_(segment),
+        params_(params),
+        info_(info),
+        name_(name),
+        interface_(segment, info, !params.useInt32Indexing),
+        walk_(segment, info) {}
 
   GeneratedKernel build();
 
@@ -130,8 +134,10 @@ void TransposeKernel::findGroups() {
       group1_.push_back(tv);
     }
   }
-  FL_CHECK(inner1_ >= 0, "code generation: no tensor of the transpose segment has another "
-           "innermost axis than the reference ", ref->name());
+  FL_CHECK(inner1_ >= 0,
+           "code generation: no tensor of the transpose segment has another "
+           "innermost axis than the reference ",
+           ref->name());
   for (const TensorView* tv : group1_) {
     if (segment_.isOutput(tv)) stagedOutputs_.push_back(tv);
   }
@@ -158,8 +164,8 @@ bool TransposeKernel::vectorAlong(const ElementIndex& index, int64_t axis,
   return true;
 }
 
-std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& index,
-                                      int64_t v2, const ExpressionEmitter& emitter) {
+std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& index, int64_t v2,
+                                      const ExpressionEmitter& emitter) {
   if (auto value = interface_.cpuScalarValue(tv)) return *value;
   const std::string& param = interface_.parameterName(tv, false);
   const std::string offset = interface_.offset(tv, index);
@@ -214,8 +220,8 @@ std::string TransposeKernel::tilePosition(bool alongB, int64_t width, int pad) c
   }
   code += p + "const index_t " + axisVar(inner2_) + " = tile_a0 + la;\n";
   code += p + "const index_t " + axisVar(inner1_) + " = tile_b0 + lb;\n";
-  code += p + "if (" + axisVar(inner2_) + " >= ref_e" + str(inner2_) + " || " +
-          axisVar(inner1_) + " >= ref_e" + str(inner1_) + ") continue;\n";
+  code += p + "if (" + axisVar(inner2_) + " >= ref_e" + str(inner2_) + " || " + axisVar(inner1_) +
+          " >= ref_e" + str(inner1_) + ") continue;\n";
   (void)width;
   return code;
 }
@@ -281,8 +287,8 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     if (staged) {
       const std::string value = valueOf(walk_.outputAccess(out, ref, interface_));
       laneCode += emitter.takeCode();
-      laneCode += lp + "smem_" + param + "[la + j][lb] = fl::to_element<" + element + ">(" +
-                  value + ");\n";
+      laneCode +=
+          lp + "smem_" + param + "[la + j][lb] = fl::to_element<" + element + ">(" + value + ");\n";
       continue;
     }
     const OutputAccess access = walk_.outputAccess(out, ref, interface_);
@@ -292,8 +298,8 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     if (v2 > 1 && group2 && !mentionsIdentifier(access.predicate, laneVar()) &&
         vectorAlong(access.index, innermostLogical(out), laneVar())) {
       if (collectUses_) vectorUses_.push_back({out, true, innermostLogical(out), v2});
-      declarations += indent(pad + 2) + "fl::Array<" + element + ", " + str(v2) + "> " + param +
-                      "_vec;\n";
+      declarations +=
+          indent(pad + 2) + "fl::Array<" + element + ", " + str(v2) + "> " + param + "_vec;\n";
       laneCode += lp + param + "_vec[j] = fl::to_element<" + element + ">(" + value + ");\n";
       std::string store = "fl::store_vector<" + str(v2) + ">(" + param + ".data + (" +
                           interface_.offset(out, access.index, true) + "), " + param + "_vec);";
@@ -317,19 +323,19 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
                                       : std::max<int64_t>(4, ir::sizeInBytes(load.tv->dtype()));
     words += (bytes + 3) / 4;
   }
-  const bool early = !staged_.empty() && !hoisted_.empty() && unrolled(v2) &&
-                     words * tileSteps(v2) + std::max<int64_t>(0, stagedEarlyWords(v1)) <=
-                         kPrefetchWords;
+  const bool early =
+      !staged_.empty() && !hoisted_.empty() && unrolled(v2) &&
+      words * tileSteps(v2) + std::max<int64_t>(0, stagedEarlyWords(v1)) <= kPrefetchWords;
   auto loadExpression = [&](const HoistedLoad& load) {
     const std::string& param = interface_.parameterName(load.tv, false);
-    return load.vector ? "fl::load_vector<" + str(v2) + ">(" + param + ".data + (" + load.offset +
-                             "))"
-                       : "fl::load_value(" + param + ".data[" + load.offset + "])";
+    return load.vector
+               ? "fl::load_vector<" + str(v2) + ">(" + param + ".data + (" + load.offset + "))"
+               : "fl::load_value(" + param + ".data[" + load.offset + "])";
   };
   auto loadType = [&](const HoistedLoad& load) {
-    return load.vector ? "fl::Array<" + std::string(elementType(load.tv->dtype())) + ", " +
-                             str(v2) + ">"
-                       : std::string(valueType(load.tv->dtype()));
+    return load.vector
+               ? "fl::Array<" + std::string(elementType(load.tv->dtype())) + ", " + str(v2) + ">"
+               : std::string(valueType(load.tv->dtype()));
   };
   if (early) {
     prefetch_ = p + "// Phase 2's direct loads of this thread's " + str(tileSteps(v2)) +
@@ -347,8 +353,8 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
     prefetch_ += p + "}\n";
   }
 
-  std::string code = p + "// Phase 2: compute the tile along A, " + str(v2) +
-                     " element(s) per access.\n";
+  std::string code =
+      p + "// Phase 2: compute the tile along A, " + str(v2) + " element(s) per access.\n";
   code += tileLoop(v2, pad);
   code += tilePosition(false, v2, pad + 2);
   code += indent(pad + 2) + "const index_t " + laneVar() + " = " + axisVar(inner2_) + ";\n";
@@ -435,8 +441,8 @@ std::string TransposeKernel::phase1(int64_t v1, int pad, const std::string& afte
     } else {
       code += indent(pad + 2) + "for (int j = 0; j < " + str(v1) + "; ++j) {\n";
       code += indent(pad + 4) + "const index_t b_first = " + b + ";\n";
-      code += indent(pad + 4) + "{\n" + indent(pad + 6) + "const index_t " + b +
-              " = b_first + j;\n";
+      code +=
+          indent(pad + 4) + "{\n" + indent(pad + 6) + "const index_t " + b + " = b_first + j;\n";
       code += indent(pad + 6) + "if (" + b + " < ref_e" + str(inner1_) + ") " + s.array +
               "[la][lb + j] = " + param + ".data[" + interface_.offset(s.tv, s.index) + "];\n";
       code += indent(pad + 4) + "}\n" + indent(pad + 2) + "}\n";
@@ -462,8 +468,8 @@ std::string TransposeKernel::phase3(int64_t v1, int pad) {
     if (v1 > 1 && !mentionsIdentifier(access.predicate, b) &&
         vectorAlong(access.index, innermostLogical(out), b)) {
       if (collectUses_) vectorUses_.push_back({out, true, innermostLogical(out), v1});
-      code += indent(pad + 2) + "{\n" + indent(pad + 4) + "fl::Array<" + element + ", " +
-              str(v1) + "> v;\n";
+      code += indent(pad + 2) + "{\n" + indent(pad + 4) + "fl::Array<" + element + ", " + str(v1) +
+              "> v;\n";
       code += indent(pad + 4) + "#pragma unroll\n" + indent(pad + 4) + "for (int j = 0; j < " +
               str(v1) + "; ++j) v[j] = smem_" + param + "[la][lb + j];\n";
       std::string store = "fl::store_vector<" + str(v1) + ">(" + param + ".data + (" +
@@ -473,13 +479,12 @@ std::string TransposeKernel::phase3(int64_t v1, int pad) {
     } else {
       code += indent(pad + 2) + "for (int j = 0; j < " + str(v1) + "; ++j) {\n";
       code += indent(pad + 4) + "const index_t b_first = " + b + ";\n";
-      code += indent(pad + 4) + "{\n" + indent(pad + 6) + "const index_t " + b +
-              " = b_first + j;\n";
+      code +=
+          indent(pad + 4) + "{\n" + indent(pad + 6) + "const index_t " + b + " = b_first + j;\n";
       std::string condition = b + " < ref_e" + str(inner1_);
       if (!access.predicate.empty()) condition += " && " + access.predicate;
       code += indent(pad + 6) + "if (" + condition + ") " + param + ".data[" +
-              interface_.offset(out, access.index, true) + "] = smem_" + param +
-              "[la][lb + j];\n";
+              interface_.offset(out, access.index, true) + "] = smem_" + param + "[la][lb + j];\n";
       code += indent(pad + 4) + "}\n" + indent(pad + 2) + "}\n";
     }
   }
@@ -504,7 +509,8 @@ std::string TransposeKernel::vectorCondition() const {
     condition += "\n      && " + param + "_s" + str(use.axis) + " == 1 && (uint64_t)" + param +
                  ".data % " + str(bytes) + " == 0";
     for (int64_t a = 0; a < use.tv->rank(); ++a) {
-      if (a != use.axis) condition += " && " + param + "_s" + str(a) + " % " + str(use.width) + " == 0";
+      if (a != use.axis)
+        condition += " && " + param + "_s" + str(a) + " % " + str(use.width) + " == 0";
     }
   }
   return condition;
@@ -514,16 +520,16 @@ GeneratedKernel TransposeKernel::build() {
   findGroups();
   const int64_t v1 = params_.vectorizationFactor1;
   const int64_t v2 = params_.vectorizationFactor2;
-  for (const auto& [value, what] : {std::pair{params_.tileSize1, "tile_size1"},
-                                    std::pair{params_.tileSize2, "tile_size2"}}) {
-    FL_CHECK(value >= 1 && value <= 128 && (value & (value - 1)) == 0, "code generation: ",
-             what, " ", value, " is not a power of two from 1 to 128");
+  for (const auto& [value, what] :
+       {std::pair{params_.tileSize1, "tile_size1"}, std::pair{params_.tileSize2, "tile_size2"}}) {
+    FL_CHECK(value >= 1 && value <= 128 && (value & (value - 1)) == 0, "code generation: ", what,
+             " ", value, " is not a power of two from 1 to 128");
   }
   FL_CHECK(params_.tileSize1 % v1 == 0 && params_.tileSize2 % v2 == 0,
            "code generation: the vectorization factors ", v1, " and ", v2,
            " must divide the tile sizes ", params_.tileSize1, " and ", params_.tileSize2);
-  FL_CHECK(params_.blockDim >= 1 && params_.blockDim <= 1024,
-           "code generation: block_dim ", params_.blockDim, " is not a CUDA block size");
+  FL_CHECK(params_.blockDim >= 1 && params_.blockDim <= 1024, "code generation: block_dim ",
+           params_.blockDim, " is not a CUDA block size");
 
   GeneratedKernel kernel;
   kernel.name = name_;

@@ -17,8 +17,7 @@ std::string constantText(int64_t value) {
 // Whether `name` occurs in `text` as a whole identifier.
 bool mentions(const std::string& text, const std::string& name) {
   auto identifier = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   };
   for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
     const size_t end = at + name.size();

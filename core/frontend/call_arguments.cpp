@@ -36,46 +36,38 @@ ir::Scalar* literalConstant(ir::Fusion& fusion, const Value& value) {
   }
 }
 
-BoundArguments::BoundArguments(const EvaluatedCall& call,
-                               std::vector<ParameterSpec> params,
+BoundArguments::BoundArguments(const EvaluatedCall& call, std::vector<ParameterSpec> params,
                                ir::Fusion* fusion)
-    : call_(call), params_(std::move(params)), bound_(params_.size(), nullptr),
-      fusion_(fusion) {
+    : call_(call), params_(std::move(params)), bound_(params_.size(), nullptr), fusion_(fusion) {
   if (call_.positional.size() > params_.size()) {
     const Argument& extra = call_.positional[params_.size()];
-    failAt(extra, call_.name + " takes at most " +
-                      pluralArguments(params_.size()) +
-                      (params_.empty() ? "" : " (" + parameterNames() + ")") +
-                      " but " + std::to_string(call_.positional.size()) +
-                      " were given");
+    failAt(extra, call_.name + " takes at most " + pluralArguments(params_.size()) +
+                      (params_.empty() ? "" : " (" + parameterNames() + ")") + " but " +
+                      std::to_string(call_.positional.size()) + " were given");
   }
   for (size_t i = 0; i < call_.positional.size(); ++i) {
     bound_[i] = &call_.positional[i];
   }
   for (const Argument& keyword : call_.keywords) {
     auto it = std::find_if(params_.begin(), params_.end(),
-                           [&](const ParameterSpec& p) {
-                             return p.name == keyword.keyword;
-                           });
+                           [&](const ParameterSpec& p) { return p.name == keyword.keyword; });
     if (it == params_.end()) {
       throw UserError(call_.name + " got an unexpected keyword argument " +
-                          quoteForMessage(keyword.keyword) + "; expected: " +
-                          parameterNames(),
+                          quoteForMessage(keyword.keyword) + "; expected: " + parameterNames(),
                       keyword.keywordLocation);
     }
     const size_t index = static_cast<size_t>(it - params_.begin());
     if (bound_[index] != nullptr) {
-      throw UserError(call_.name + " got multiple values for argument '" +
-                          std::string(it->name) + "'",
-                      keyword.keywordLocation);
+      throw UserError(
+          call_.name + " got multiple values for argument '" + std::string(it->name) + "'",
+          keyword.keywordLocation);
     }
     bound_[index] = &keyword;
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     if (params_[i].required && bound_[i] == nullptr) {
-      failCall(call_.name + " is missing the required argument '" +
-               std::string(params_[i].name) + "'; expected: " +
-               parameterNames());
+      failCall(call_.name + " is missing the required argument '" + std::string(params_[i].name) +
+               "'; expected: " + parameterNames());
     }
   }
 }
@@ -111,8 +103,8 @@ bool BoundArguments::has(std::string_view name) const {
 const Argument& BoundArguments::require(std::string_view name) const {
   const Argument* argument = find(name);
   if (argument == nullptr) {
-    failCall(call_.name + " is missing the required argument '" +
-             std::string(name) + "'; expected: " + parameterNames());
+    failCall(call_.name + " is missing the required argument '" + std::string(name) +
+             "'; expected: " + parameterNames());
   }
   return *argument;
 }
@@ -124,15 +116,13 @@ ir::Fusion& BoundArguments::fusion(const Argument& argument) const {
   return *fusion_;
 }
 
-void BoundArguments::failType(const Argument& argument,
-                              std::string_view expected) const {
+void BoundArguments::failType(const Argument& argument, std::string_view expected) const {
   failAt(argument, "expected " + std::string(expected) + " for argument '" +
-                       std::string(nameOf(argument)) + "' of " + call_.name +
-                       ", found " + describeKind(argument.value));
+                       std::string(nameOf(argument)) + "' of " + call_.name + ", found " +
+                       describeKind(argument.value));
 }
 
-void BoundArguments::failAt(const Argument& argument,
-                            const std::string& message) const {
+void BoundArguments::failAt(const Argument& argument, const std::string& message) const {
   throw UserError(message, argument.location);
 }
 
@@ -180,8 +170,7 @@ int64_t BoundArguments::integer(std::string_view name) const {
   failType(argument, "an int");
 }
 
-int64_t BoundArguments::integer(std::string_view name,
-                                int64_t fallback) const {
+int64_t BoundArguments::integer(std::string_view name, int64_t fallback) const {
   return has(name) ? integer(name) : fallback;
 }
 
@@ -212,26 +201,22 @@ ir::DataType BoundArguments::dtype(std::string_view name) const {
   failType(argument, "a DataType (e.g. DataType.Float)");
 }
 
-ir::DataType BoundArguments::dtype(std::string_view name,
-                                   ir::DataType fallback) const {
+ir::DataType BoundArguments::dtype(std::string_view name, ir::DataType fallback) const {
   return has(name) ? dtype(name) : fallback;
 }
 
-std::vector<int64_t> BoundArguments::intList(std::string_view name,
-                                             bool acceptSingle) const {
+std::vector<int64_t> BoundArguments::intList(std::string_view name, bool acceptSingle) const {
   const Argument& argument = require(name);
   const Value& value = argument.value;
-  const std::string_view expected =
-      acceptSingle ? "an int or a list of ints" : "a list of ints";
+  const std::string_view expected = acceptSingle ? "an int or a list of ints" : "a list of ints";
   if (acceptSingle && value.is(Kind::kInt)) return {value.intValue};
   if (!value.isSequence()) failType(argument, expected);
   std::vector<int64_t> out;
   out.reserve(value.items().size());
   for (const Value& element : value.items()) {
     if (!element.is(Kind::kInt)) {
-      failAt(argument, "expected " + std::string(expected) +
-                           " for argument '" + std::string(nameOf(argument)) +
-                           "' of " + call_.name + ", found " +
+      failAt(argument, "expected " + std::string(expected) + " for argument '" +
+                           std::string(nameOf(argument)) + "' of " + call_.name + ", found " +
                            describeSequenceWith(value, element));
     }
     out.push_back(element.intValue);
@@ -247,9 +232,8 @@ std::vector<bool> BoundArguments::boolList(std::string_view name) const {
   out.reserve(value.items().size());
   for (const Value& element : value.items()) {
     if (!element.is(Kind::kBool)) {
-      failAt(argument, "expected a list of bools for argument '" +
-                           std::string(nameOf(argument)) + "' of " +
-                           call_.name + ", found " +
+      failAt(argument, "expected a list of bools for argument '" + std::string(nameOf(argument)) +
+                           "' of " + call_.name + ", found " +
                            describeSequenceWith(value, element));
     }
     out.push_back(element.boolValue);
@@ -272,17 +256,15 @@ std::vector<ir::Scalar*> BoundArguments::sizeList(std::string_view name) const {
     } else if (ir::Scalar* s = element.scalar()) {
       out.push_back(s);
     } else {
-      failAt(argument, "expected " + std::string(kExpected) +
-                           " for argument '" + std::string(nameOf(argument)) +
-                           "' of " + call_.name + ", found " +
+      failAt(argument, "expected " + std::string(kExpected) + " for argument '" +
+                           std::string(nameOf(argument)) + "' of " + call_.name + ", found " +
                            describeSequenceWith(value, element));
     }
   }
   return out;
 }
 
-std::vector<ir::TensorView*> BoundArguments::tensorList(
-    std::string_view name) const {
+std::vector<ir::TensorView*> BoundArguments::tensorList(std::string_view name) const {
   const Argument& argument = require(name);
   const Value& value = argument.value;
   if (!value.isSequence()) failType(argument, "a list of tensors");
@@ -291,9 +273,8 @@ std::vector<ir::TensorView*> BoundArguments::tensorList(
   for (const Value& element : value.items()) {
     ir::TensorView* tv = element.tensor();
     if (tv == nullptr) {
-      failAt(argument, "expected a list of tensors for argument '" +
-                           std::string(nameOf(argument)) + "' of " +
-                           call_.name + ", found " +
+      failAt(argument, "expected a list of tensors for argument '" + std::string(nameOf(argument)) +
+                           "' of " + call_.name + ", found " +
                            describeSequenceWith(value, element));
     }
     out.push_back(tv);

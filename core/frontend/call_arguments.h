@@ -85,8 +85,7 @@ class BoundArguments {
   ir::DataType dtype(std::string_view name, ir::DataType fallback) const;
 
   //! A list or tuple of ints; with `acceptSingle` a lone int is a list of one.
-  std::vector<int64_t> intList(std::string_view name,
-                               bool acceptSingle = false) const;
+  std::vector<int64_t> intList(std::string_view name, bool acceptSingle = false) const;
   std::vector<bool> boolList(std::string_view name) const;
   //! Sizes: a list or tuple (a define_vector result, `T.shape()`) of ints and
   //! integer scalars (`T.size(1)`); ints become constants.
@@ -95,11 +94,9 @@ class BoundArguments {
 
   //! "expected <expected> for argument '<name>' of <call>, found <kind>",
   //! at the argument.
-  [[noreturn]] void failType(const Argument& argument,
-                             std::string_view expected) const;
+  [[noreturn]] void failType(const Argument& argument, std::string_view expected) const;
   //! A UserError at the argument.
-  [[noreturn]] void failAt(const Argument& argument,
-                           const std::string& message) const;
+  [[noreturn]] void failAt(const Argument& argument, const std::string& message) const;
   //! A UserError at the call.
   [[noreturn]] void failCall(const std::string& message) const;
 

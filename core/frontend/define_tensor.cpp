@@ -41,7 +41,8 @@ void markCpuScalar(const BoundArguments& args, ir::TensorView* tv) {
   if (tv->rank() != 0) {
     args.failAt(*args.find("is_cpu"),
                 "is_cpu=True is only for 0-dim scalar tensors (shape=[]), but "
-                "this tensor has rank " + std::to_string(tv->rank()));
+                "this tensor has rank " +
+                    std::to_string(tv->rank()));
   }
   tv->setCpuScalar(true);
 }
@@ -60,8 +61,7 @@ std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
     // nvFuser's default is non-contiguous.
     const bool all = value.is(Kind::kBool) && value.boolValue;
     for (IterDomain* id : allocation) {
-      flags.push_back(id->isBroadcast() ? std::nullopt
-                                        : std::optional<bool>(all));
+      flags.push_back(id->isBroadcast() ? std::nullopt : std::optional<bool>(all));
     }
     return flags;
   }
@@ -71,8 +71,7 @@ std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
   const ValueList& items = value.items();
   if (items.size() != allocation.size()) {
     args.failAt(*argument, "contiguity has " + std::to_string(items.size()) +
-                               " entries but the tensor has " +
-                               std::to_string(allocation.size()) +
+                               " entries but the tensor has " + std::to_string(allocation.size()) +
                                " axes; expected one per axis, in allocation "
                                "(stride) order");
   }
@@ -81,16 +80,16 @@ std::vector<std::optional<bool>> contiguityFlags(const BoundArguments& args,
     if (item.isNone()) {
       // expandedAxes made every None axis a broadcast (expanded where its
       // size is not 1).
-      FL_ASSERT(allocation[i]->isBroadcast(), "contiguity[", i,
-                "] is None but allocation axis ", allocation[i]->toString(),
-                " is not a broadcast axis");
+      FL_ASSERT(allocation[i]->isBroadcast(), "contiguity[", i, "] is None but allocation axis ",
+                allocation[i]->toString(), " is not a broadcast axis");
       flags.emplace_back(std::nullopt);
     } else if (item.is(Kind::kBool)) {
       flags.emplace_back(item.boolValue);
     } else {
-      args.failAt(*argument, "expected True, False or None in contiguity, "
-                             "found " + describeKind(item) + " at index " +
-                             std::to_string(i));
+      args.failAt(*argument,
+                  "expected True, False or None in contiguity, "
+                  "found " +
+                      describeKind(item) + " at index " + std::to_string(i));
     }
   }
   return flags;
@@ -113,8 +112,7 @@ std::vector<int64_t> normalizedStrideOrder(std::vector<int64_t> order) {
 // symbolic) its expanded extent. A contiguity that is not a list of the
 // tensor's rank, or a stride order that is not a permutation, expands
 // nothing here: contiguityFlags and setStrideOrder report them.
-std::vector<bool> expandedAxes(const BoundArguments& args,
-                               const std::vector<int64_t>& shape,
+std::vector<bool> expandedAxes(const BoundArguments& args, const std::vector<int64_t>& shape,
                                const std::vector<int64_t>& order) {
   const size_t rank = shape.size();
   std::vector<bool> expanded(rank, false);
@@ -146,11 +144,9 @@ IterDomain* inputAxis(ir::Fusion& fusion, int64_t size, bool expanded) {
   if (size == 1) {
     return fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast);
   }
-  ir::Scalar* extent =
-      size == -1 ? fusion.newScalar(DataType::Int) : fusion.constInt(size);
+  ir::Scalar* extent = size == -1 ? fusion.newScalar(DataType::Int) : fusion.constInt(size);
   if (expanded) {
-    return fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast,
-                                extent);
+    return fusion.newIterDomain(fusion.constInt(1), IterType::Broadcast, extent);
   }
   return fusion.newIterDomain(extent, IterType::Iteration);
 }
@@ -168,11 +164,10 @@ Value defineFromShape(ir::Fusion& fusion, const EvaluatedCall& given) {
   const DataType dtype = concreteDtype(args);
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < -1) {
-      args.failAt(*args.find("shape"),
-                  "shape[" + std::to_string(i) + "] is " +
-                      std::to_string(shape[i]) +
-                      "; expected -1 (a symbolic size), 1 (a broadcast axis) "
-                      "or a size >= 0");
+      args.failAt(*args.find("shape"), "shape[" + std::to_string(i) + "] is " +
+                                           std::to_string(shape[i]) +
+                                           "; expected -1 (a symbolic size), 1 (a broadcast axis) "
+                                           "or a size >= 0");
     }
   }
   std::vector<int64_t> order;
@@ -224,9 +219,7 @@ TensorDescriptor describeSizesAndStrides(const std::vector<int64_t>& sizes,
   for (size_t axis : strideZero) {
     order.insert(order.begin() + static_cast<std::ptrdiff_t>(axis), axis);
   }
-  auto isBroadcast = [&](size_t axis) {
-    return strides[axis] == 0 || sizes[axis] == 1;
-  };
+  auto isBroadcast = [&](size_t axis) { return strides[axis] == 0 || sizes[axis] == 1; };
   TensorDescriptor descriptor;
   descriptor.contiguity.resize(rank);
   descriptor.strideOrder.resize(rank);
@@ -238,8 +231,7 @@ TensorDescriptor describeSizesAndStrides(const std::vector<int64_t>& sizes,
     bool overflow = false;
     for (size_t inner = position + 1; inner < rank; ++inner) {
       if (isBroadcast(order[inner])) continue;
-      overflow = __builtin_mul_overflow(strides[order[inner]],
-                                        sizes[order[inner]], &expected);
+      overflow = __builtin_mul_overflow(strides[order[inner]], sizes[order[inner]], &expected);
       break;
     }
     descriptor.contiguity[position] = !overflow && strides[axis] == expected;
@@ -261,21 +253,18 @@ Value defineFromSizes(ir::Fusion& fusion, const EvaluatedCall& call) {
   const bool staticSizes = args.boolean("static_sizes", false);
   const size_t rank = sizes.size();
   if (strides.size() != rank) {
-    args.failAt(*args.find("strides"),
-                "strides has " + std::to_string(strides.size()) +
-                    " entries but sizes has " + std::to_string(rank) +
-                    "; expected one stride per size");
+    args.failAt(*args.find("strides"), "strides has " + std::to_string(strides.size()) +
+                                           " entries but sizes has " + std::to_string(rank) +
+                                           "; expected one stride per size");
   }
   for (size_t i = 0; i < rank; ++i) {
     if (sizes[i] < 0) {
       args.failAt(*args.find("sizes"), "sizes[" + std::to_string(i) + "] is " +
-                                           std::to_string(sizes[i]) +
-                                           "; sizes must be >= 0");
+                                           std::to_string(sizes[i]) + "; sizes must be >= 0");
     }
     if (strides[i] < 0) {
-      args.failAt(*args.find("strides"),
-                  "strides[" + std::to_string(i) + "] is " +
-                      std::to_string(strides[i]) + "; strides must be >= 0");
+      args.failAt(*args.find("strides"), "strides[" + std::to_string(i) + "] is " +
+                                             std::to_string(strides[i]) + "; strides must be >= 0");
     }
   }
   const TensorDescriptor descriptor = describeSizesAndStrides(sizes, strides);
@@ -306,15 +295,12 @@ bool usesSizesForm(const EvaluatedCall& call) {
   // Positionally, a second list of ints is strides (contiguity holds bools).
   if (call.positional.size() >= 2 && call.positional[1].value.isSequence()) {
     const ValueList& items = call.positional[1].value.items();
-    return std::any_of(items.begin(), items.end(), [](const Value& v) {
-      return v.is(Kind::kInt);
-    });
+    return std::any_of(items.begin(), items.end(), [](const Value& v) { return v.is(Kind::kInt); });
   }
   return false;
 }
 
-ir::ScalarValue convertConstant(const BoundArguments& args, const Value& value,
-                                DataType dtype) {
+ir::ScalarValue convertConstant(const BoundArguments& args, const Value& value, DataType dtype) {
   const Argument& argument = *args.find("value");
   if (dtype == DataType::Bool) return truthValue(value, argument.location);
   if (ir::isIntegral(dtype)) {
@@ -329,14 +315,13 @@ ir::ScalarValue convertConstant(const BoundArguments& args, const Value& value,
 }  // namespace
 
 Value defineTensor(ir::Fusion& fusion, const EvaluatedCall& call) {
-  return usesSizesForm(call) ? defineFromSizes(fusion, call)
-                             : defineFromShape(fusion, call);
+  return usesSizesForm(call) ? defineFromSizes(fusion, call) : defineFromShape(fusion, call);
 }
 
 Value defineScalar(ir::Fusion& fusion, const EvaluatedCall& call) {
   // define_scalar(DataType.X) is nvFuser's overload for a symbolic scalar.
-  const bool dtypeOnly = call.positional.size() == 1 &&
-                         call.positional[0].value.is(Kind::kDataType);
+  const bool dtypeOnly =
+      call.positional.size() == 1 && call.positional[0].value.is(Kind::kDataType);
   std::vector<ParameterSpec> params = {{"value", false}, {"dtype", false}};
   if (dtypeOnly) params = {{"dtype", false}};
   BoundArguments args(call, params, &fusion);
@@ -359,11 +344,9 @@ Value defineScalar(ir::Fusion& fusion, const EvaluatedCall& call) {
                                              : DataType::Double;
   const DataType dtype = args.dtype("dtype", fallback);
   if (dtype == DataType::Null) {
-    args.failAt(*args.find("dtype"),
-                "a constant needs a concrete dtype, found DataType.Null");
+    args.failAt(*args.find("dtype"), "a constant needs a concrete dtype, found DataType.Null");
   }
-  return Value::fusionVal(
-      fusion.newConstant(convertConstant(args, value, dtype), dtype));
+  return Value::fusionVal(fusion.newConstant(convertConstant(args, value, dtype), dtype));
 }
 
 Value defineVector(ir::Fusion& fusion, const EvaluatedCall& call) {
@@ -379,13 +362,13 @@ Value defineVector(ir::Fusion& fusion, const EvaluatedCall& call) {
   if (!ir::isIntegral(dtype)) {
     args.failAt(*args.find("dtype"),
                 "define_vector makes vectors of integers (sizes); found "
-                "DataType." + std::string(ir::toString(dtype)));
+                "DataType." +
+                    std::string(ir::toString(dtype)));
   }
   ValueList elements;
   for (ir::Scalar* scalar : args.sizeList("values")) {
     if (!ir::isIntegral(scalar->dtype())) {
-      args.failAt(values, "define_vector: element " +
-                              std::to_string(elements.size()) + " (" +
+      args.failAt(values, "define_vector: element " + std::to_string(elements.size()) + " (" +
                               scalar->name() + ") is " +
                               std::string(ir::toString(scalar->dtype())) +
                               "; expected integer scalars");

@@ -21,8 +21,7 @@ constexpr std::string_view kDataTypePath = "nvfuser.DataType";
 // the older nvfuser module; FuserLab reads both under one path.
 std::string canonicalModule(const std::string& path) {
   constexpr std::string_view kDirect = "nvfuser_direct";
-  if (path.starts_with(kDirect) &&
-      (path.size() == kDirect.size() || path[kDirect.size()] == '.')) {
+  if (path.starts_with(kDirect) && (path.size() == kDirect.size() || path[kDirect.size()] == '.')) {
     return "nvfuser" + path.substr(kDirect.size());
   }
   return path;
@@ -38,14 +37,52 @@ const Value* lookupBuiltin(std::string_view name) {
     table["nvfuser"] = Value::nameSpace("nvfuser");
     table["DataType"] = Value::nameSpace(std::string(kDataTypePath));
     table["FusionDefinition"] = Value::nameSpace("nvfuser.FusionDefinition");
-    for (const char* function :
-         {"float", "int", "bool", "abs", "print", "range", "len", "list",
-          "tuple", "dict", "set", "frozenset", "reversed", "enumerate", "zip",
-          "any", "all", "sum", "min", "max", "round", "divmod", "pow", "str",
-          "repr", "isinstance", "sorted", "map", "filter", "super",
-          "ValueError", "RuntimeError", "NotImplementedError", "TypeError",
-          "AssertionError", "KeyError", "IndexError", "Exception", "object",
-          "getattr", "hasattr", "iter", "next", "type", "id", "hash"}) {
+    for (const char* function : {"float",
+                                 "int",
+                                 "bool",
+                                 "abs",
+                                 "print",
+                                 "range",
+                                 "len",
+                                 "list",
+                                 "tuple",
+                                 "dict",
+                                 "set",
+                                 "frozenset",
+                                 "reversed",
+                                 "enumerate",
+                                 "zip",
+                                 "any",
+                                 "all",
+                                 "sum",
+                                 "min",
+                                 "max",
+                                 "round",
+                                 "divmod",
+                                 "pow",
+                                 "str",
+                                 "repr",
+                                 "isinstance",
+                                 "sorted",
+                                 "map",
+                                 "filter",
+                                 "super",
+                                 "ValueError",
+                                 "RuntimeError",
+                                 "NotImplementedError",
+                                 "TypeError",
+                                 "AssertionError",
+                                 "KeyError",
+                                 "IndexError",
+                                 "Exception",
+                                 "object",
+                                 "getattr",
+                                 "hasattr",
+                                 "iter",
+                                 "next",
+                                 "type",
+                                 "id",
+                                 "hash"}) {
       table[function] = Value::nameSpace(std::string("builtins.") + function);
     }
     table["__name__"] = Value::string("__main__");
@@ -116,9 +153,8 @@ std::string dottedName(const Expr& expr) {
   return "the " + std::string(kindName(expr));
 }
 
-void assignTargets(
-    const Expr& target, const Value& value,
-    const std::function<void(const std::string&, const Value&)>& bind) {
+void assignTargets(const Expr& target, const Value& value,
+                   const std::function<void(const std::string&, const Value&)>& bind) {
   if (const auto* name = target.as<Name>()) {
     bind(name->id, value);
     return;
@@ -127,8 +163,7 @@ void assignTargets(
   if (const auto* tuple = target.as<Tuple>()) names = &tuple->elements;
   if (const auto* list = target.as<List>()) names = &list->elements;
   if (names == nullptr) {
-    throw UserError("cannot assign to a " + std::string(kindName(target)),
-                    target.location);
+    throw UserError("cannot assign to a " + std::string(kindName(target)), target.location);
   }
   if (!value.isSequence()) {
     throw UserError("cannot unpack " + describeKind(value) + " into " +
@@ -136,8 +171,7 @@ void assignTargets(
                     target.location);
   }
   if (value.items().size() != names->size()) {
-    throw UserError("expected " + std::to_string(names->size()) +
-                        " values to unpack, found " +
+    throw UserError("expected " + std::to_string(names->size()) + " values to unpack, found " +
                         std::to_string(value.items().size()),
                     target.location);
   }
@@ -150,10 +184,11 @@ Value ExpressionEvaluator::evaluate(const Expr& expr) {
   // The parser bounds one tree's height; calls into script functions stack
   // trees on each other, so the whole evaluation is bounded too.
   if (evaluationDepth_ >= kMaxEvaluationDepth) {
-    throw UserError("expressions and the function calls inside them nest "
-                    "more than " + std::to_string(kMaxEvaluationDepth) +
-                        " deep; FuserLab stops here",
-                    expr.location);
+    throw UserError(
+        "expressions and the function calls inside them nest "
+        "more than " +
+            std::to_string(kMaxEvaluationDepth) + " deep; FuserLab stops here",
+        expr.location);
   }
   ++evaluationDepth_;
   try {
@@ -172,8 +207,7 @@ Value ExpressionEvaluator::evaluate(const Expr& expr) {
 
 void ExpressionEvaluator::countStep(const SourceLocation& location) {
   if (++steps_ > kMaxScriptSteps) {
-    throw UserError("the script runs more than " +
-                        std::to_string(kMaxScriptSteps) +
+    throw UserError("the script runs more than " + std::to_string(kMaxScriptSteps) +
                         " steps (statements, loop turns and comprehension "
                         "elements); FuserLab reads scripts that define a "
                         "fusion, not long computations",
@@ -181,8 +215,7 @@ void ExpressionEvaluator::countStep(const SourceLocation& location) {
   }
 }
 
-ValueList ExpressionEvaluator::evaluateElements(
-    const std::vector<ExprPtr>& elements) {
+ValueList ExpressionEvaluator::evaluateElements(const std::vector<ExprPtr>& elements) {
   ValueList values;
   values.reserve(elements.size());
   for (const ExprPtr& element : elements) {
@@ -206,8 +239,7 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
     return lookupName(name->id, expr.location);
   }
   if (const auto* number = expr.as<Number>()) {
-    return number->isInt ? Value::integer(number->intValue)
-                         : Value::floating(number->floatValue);
+    return number->isInt ? Value::integer(number->intValue) : Value::floating(number->floatValue);
   }
   if (const auto* string = expr.as<String>()) {
     if (string->isBytes) {
@@ -257,11 +289,8 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
                                                    : evaluate(*ifExp->orelse);
   }
   if (const auto* slice = expr.as<Slice>()) {
-    auto part = [&](const ExprPtr& e) {
-      return e ? evaluate(*e) : Value::none();
-    };
-    return Value::slice(part(slice->lower), part(slice->upper),
-                        part(slice->step));
+    auto part = [&](const ExprPtr& e) { return e ? evaluate(*e) : Value::none(); };
+    return Value::slice(part(slice->lower), part(slice->upper), part(slice->step));
   }
   if (const auto* dict = expr.as<Dict>()) return evaluateDict(*dict);
   if (const auto* comprehension = expr.as<Comprehension>()) {
@@ -274,12 +303,12 @@ Value ExpressionEvaluator::evaluateNode(const Expr& expr) {
     return value;
   }
   if (expr.is<Starred>()) {
-    throw UserError("a starred expression ('*x') is only allowed in a list, "
-                    "a tuple, a call or an assignment target",
-                    expr.location);
+    throw UserError(
+        "a starred expression ('*x') is only allowed in a list, "
+        "a tuple, a call or an assignment target",
+        expr.location);
   }
-  throw UserError("a " + std::string(kindName(expr)) + " is not supported here",
-                  expr.location);
+  throw UserError("a " + std::string(kindName(expr)) + " is not supported here", expr.location);
 }
 
 Value ExpressionEvaluator::evaluateDict(const Dict& dict) {
@@ -292,8 +321,8 @@ Value ExpressionEvaluator::evaluateDict(const Dict& dict) {
   return result;
 }
 
-Value ExpressionEvaluator::evaluateComprehension(
-    const Comprehension& comprehension, const Expr& expr) {
+Value ExpressionEvaluator::evaluateComprehension(const Comprehension& comprehension,
+                                                 const Expr& expr) {
   ValueList out;
   scopes_.emplace_back();
   opaqueComprehension_ = false;
@@ -332,8 +361,8 @@ Value ExpressionEvaluator::evaluateComprehension(
   }
 }
 
-void ExpressionEvaluator::runClauses(const Comprehension& comprehension,
-                                     size_t clause, ValueList& out) {
+void ExpressionEvaluator::runClauses(const Comprehension& comprehension, size_t clause,
+                                     ValueList& out) {
   if (clause == comprehension.clauses.size()) {
     countStep(comprehension.element->location);
     out.push_back(evaluate(*comprehension.element));
@@ -348,12 +377,9 @@ void ExpressionEvaluator::runClauses(const Comprehension& comprehension,
     return;
   }
   const size_t depth = scopes_.size() - 1;
-  for (const Value& element :
-       iterateValue(iterable, current.iterable->location)) {
+  for (const Value& element : iterateValue(iterable, current.iterable->location)) {
     assignTargets(*current.target, element,
-                  [&](const std::string& name, const Value& v) {
-                    scopes_[depth][name] = v;
-                  });
+                  [&](const std::string& name, const Value& v) { scopes_[depth][name] = v; });
     bool keep = true;
     for (const ExprPtr& condition : current.conditions) {
       if (!truthValue(evaluate(*condition), condition->location)) {
@@ -365,8 +391,7 @@ void ExpressionEvaluator::runClauses(const Comprehension& comprehension,
   }
 }
 
-Value ExpressionEvaluator::lookupName(const std::string& name,
-                                      const SourceLocation& location) {
+Value ExpressionEvaluator::lookupName(const std::string& name, const SourceLocation& location) {
   for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
     if (auto it = scope->find(name); it != scope->end()) return it->second;
   }
@@ -378,14 +403,12 @@ Value ExpressionEvaluator::lookupName(const std::string& name,
   throw UserError(shown + " is not defined", location);
 }
 
-Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute,
-                                             const Expr& expr) {
+Value ExpressionEvaluator::evaluateAttribute(const Attribute& attribute, const Expr& expr) {
   Value object = evaluate(*attribute.object);
   return attributeValue(object, attribute, expr);
 }
 
-Value ExpressionEvaluator::attributeValue(const Value& object,
-                                          const Attribute& attribute,
+Value ExpressionEvaluator::attributeValue(const Value& object, const Attribute& attribute,
                                           const Expr& expr) {
   if (object.is(Kind::kOpaque)) return object;
   if (hasPlainMethod(object, attribute.name)) {
@@ -397,8 +420,7 @@ Value ExpressionEvaluator::attributeValue(const Value& object,
   const std::string& path = object.text;
   const std::string& name = attribute.name;
   if (path == kDataTypePath) return dataTypeNamed(name);
-  if (std::optional<Value> type =
-          parallelTypeAttribute(path, name, attribute.nameLocation)) {
+  if (std::optional<Value> type = parallelTypeAttribute(path, name, attribute.nameLocation)) {
     return *type;
   }
   if (path == "torch") {
@@ -413,25 +435,21 @@ Value ExpressionEvaluator::attributeValue(const Value& object,
   return Value::nameSpace(canonicalModule(path + "." + name));
 }
 
-Value ExpressionEvaluator::attributeOf(const Value& object,
-                                       const Attribute& attribute,
+Value ExpressionEvaluator::attributeOf(const Value& object, const Attribute& attribute,
                                        const Expr& expr) {
-  throw UserError(describeKind(object) + " has no attribute " +
-                      quoteForMessage(attribute.name) +
+  throw UserError(describeKind(object) + " has no attribute " + quoteForMessage(attribute.name) +
                       " that FuserLab knows",
                   attribute.nameLocation);
 }
 
-Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript,
-                                             const Expr& expr) {
+Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript, const Expr& expr) {
   Value object = evaluate(*subscript.object);
   Value index = evaluate(*subscript.index);
   if (object.is(Kind::kOpaque)) return object;
   if (object.is(Kind::kInputTensor)) {
     return indexTorchTensor(object, index, subscript.index->location);
   }
-  if (std::optional<Value> value =
-          subscriptValue(object, index, subscript.index->location)) {
+  if (std::optional<Value> value = subscriptValue(object, index, subscript.index->location)) {
     return *value;
   }
   throw UserError("cannot index " + describeKind(object) +
@@ -439,8 +457,7 @@ Value ExpressionEvaluator::evaluateSubscript(const Subscript& subscript,
                   expr.location);
 }
 
-Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
-                                          const Expr& expr) {
+Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary, const Expr& expr) {
   Value lhs = evaluate(*binary.lhs);
   if (binary.op == BinaryOpKind::kAnd || binary.op == BinaryOpKind::kOr) {
     // Python's short circuit: the deciding operand is the result.
@@ -452,16 +469,11 @@ Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
   }
   Value rhs = evaluate(*binary.rhs);
   switch (binary.op) {
-    case BinaryOpKind::kIs:
-      return Value::boolean(valuesIdentical(lhs, rhs));
-    case BinaryOpKind::kIsNot:
-      return Value::boolean(!valuesIdentical(lhs, rhs));
-    case BinaryOpKind::kIn:
-      return Value::boolean(containsValue(rhs, lhs, binary.opLocation));
-    case BinaryOpKind::kNotIn:
-      return Value::boolean(!containsValue(rhs, lhs, binary.opLocation));
-    default:
-      break;
+    case BinaryOpKind::kIs: return Value::boolean(valuesIdentical(lhs, rhs));
+    case BinaryOpKind::kIsNot: return Value::boolean(!valuesIdentical(lhs, rhs));
+    case BinaryOpKind::kIn: return Value::boolean(containsValue(rhs, lhs, binary.opLocation));
+    case BinaryOpKind::kNotIn: return Value::boolean(!containsValue(rhs, lhs, binary.opLocation));
+    default: break;
   }
   if (lhs.isFusionVal() || rhs.isFusionVal()) {
     return binaryOnFusionValues(binary.op, lhs, rhs, binary.opLocation);
@@ -473,8 +485,7 @@ Value ExpressionEvaluator::evaluateBinary(const BinaryOp& binary,
     // it runs, not by the reader.
     return Value::opaque("a torch computation");
   }
-  if (std::optional<Value> value =
-          sequenceArithmetic(binary.op, lhs, rhs, binary.opLocation)) {
+  if (std::optional<Value> value = sequenceArithmetic(binary.op, lhs, rhs, binary.opLocation)) {
     return *value;
   }
   if ((binary.op == BinaryOpKind::kEq || binary.op == BinaryOpKind::kNotEq) &&
@@ -507,15 +518,12 @@ void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
   if (const auto* tuple = target.as<Tuple>()) targets = &tuple->elements;
   if (const auto* list = target.as<List>()) targets = &list->elements;
   if (targets == nullptr) {
-    throw UserError("cannot assign to a " + std::string(kindName(target)),
-                    target.location);
+    throw UserError("cannot assign to a " + std::string(kindName(target)), target.location);
   }
   if (value.is(Kind::kOpaque)) {
     // `out, *_ = fd.execute(inputs)`: every name gets the run-time value.
     for (const ExprPtr& element : *targets) {
-      const Expr& inner = element->is<Starred>()
-                              ? *element->as<Starred>()->value
-                              : *element;
+      const Expr& inner = element->is<Starred>() ? *element->as<Starred>()->value : *element;
       assign(inner, value);
     }
     return;
@@ -527,8 +535,7 @@ void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
   }
   if (starAt == targets->size()) {
     if (items.size() != targets->size()) {
-      throw UserError("expected " + std::to_string(targets->size()) +
-                          " values to unpack, found " +
+      throw UserError("expected " + std::to_string(targets->size()) + " values to unpack, found " +
                           std::to_string(items.size()),
                       target.location);
     }
@@ -537,8 +544,7 @@ void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
   }
   const size_t fixed = targets->size() - 1;
   if (items.size() < fixed) {
-    throw UserError("expected at least " + std::to_string(fixed) +
-                        " values to unpack, found " +
+    throw UserError("expected at least " + std::to_string(fixed) + " values to unpack, found " +
                         std::to_string(items.size()),
                     target.location);
   }
@@ -546,8 +552,7 @@ void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
   for (size_t i = 0; i < starAt; ++i) assign(*(*targets)[i], items[i]);
   ValueList starred(items.begin() + static_cast<std::ptrdiff_t>(starAt),
                     items.begin() + static_cast<std::ptrdiff_t>(starAt + rest));
-  assign(*(*targets)[starAt]->as<Starred>()->value,
-         Value::list(std::move(starred)));
+  assign(*(*targets)[starAt]->as<Starred>()->value, Value::list(std::move(starred)));
   for (size_t i = starAt + 1; i < targets->size(); ++i) {
     assign(*(*targets)[i], items[i - 1 + rest]);
   }
@@ -555,17 +560,14 @@ void ExpressionEvaluator::assign(const Expr& target, const Value& value) {
 
 void ExpressionEvaluator::bindName(const std::string& name, const Value& value,
                                    const SourceLocation& location) {
-  throw UserError("cannot assign to " + quoteForMessage(name) + " here",
-                  location);
+  throw UserError("cannot assign to " + quoteForMessage(name) + " here", location);
 }
 
-void ExpressionEvaluator::assignAttribute(const Value& object,
-                                          const std::string& name,
-                                          const Value& value,
-                                          const SourceLocation& location) {
-  throw UserError("cannot set the attribute " + quoteForMessage(name) +
-                      " of " + describeKind(object),
-                  location);
+void ExpressionEvaluator::assignAttribute(const Value& object, const std::string& name,
+                                          const Value& value, const SourceLocation& location) {
+  throw UserError(
+      "cannot set the attribute " + quoteForMessage(name) + " of " + describeKind(object),
+      location);
 }
 
 Value ExpressionEvaluator::indexTorchTensor(const Value& tensor, const Value& index,
@@ -577,25 +579,19 @@ Value ExpressionEvaluator::makeLambda(const Lambda& lambda, const Expr& expr) {
   throw UserError("a lambda is not supported here", expr.location);
 }
 
-const Value* ExpressionEvaluator::lookupLocal(std::string_view name) const {
-  return nullptr;
-}
+const Value* ExpressionEvaluator::lookupLocal(std::string_view name) const { return nullptr; }
 
-Value ExpressionEvaluator::binaryOnFusionValues(BinaryOpKind op,
-                                                const Value& lhs,
-                                                const Value& rhs,
+Value ExpressionEvaluator::binaryOnFusionValues(BinaryOpKind op, const Value& lhs, const Value& rhs,
                                                 const SourceLocation& location) {
-  throw UserError("'" + std::string(spelling(op)) + "' on " +
-                      describeKind(lhs) + " and " + describeKind(rhs) +
-                      " is not supported here",
+  throw UserError("'" + std::string(spelling(op)) + "' on " + describeKind(lhs) + " and " +
+                      describeKind(rhs) + " is not supported here",
                   location);
 }
 
-Value ExpressionEvaluator::unaryOnFusionValue(UnaryOpKind op,
-                                              const Value& operand,
+Value ExpressionEvaluator::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
                                               const SourceLocation& location) {
-  throw UserError("unary '" + std::string(spelling(op)) + "' on " +
-                      describeKind(operand) + " is not supported here",
+  throw UserError("unary '" + std::string(spelling(op)) + "' on " + describeKind(operand) +
+                      " is not supported here",
                   location);
 }
 

@@ -14,9 +14,9 @@
 
 #include <functional>
 #include <map>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/frontend/call_arguments.h"
 #include "core/frontend/script_ast.h"
@@ -37,9 +37,8 @@ std::string dottedName(const Expr& expr);
 //! Binds `value` to an assignment target: a name, or a tuple or list of
 //! names (nested) unpacking a list or tuple of as many values. `bind` is
 //! called once per name, in order.
-void assignTargets(
-    const Expr& target, const Value& value,
-    const std::function<void(const std::string&, const Value&)>& bind);
+void assignTargets(const Expr& target, const Value& value,
+                   const std::function<void(const std::string&, const Value&)>& bind);
 
 //! How many statements, loop turns and comprehension elements one script
 //! may run: a script past it is a UserError, never a hang.
@@ -71,8 +70,7 @@ class ExpressionEvaluator {
   virtual void bindName(const std::string& name, const Value& value,
                         const SourceLocation& location);
   //! `object.name = value`; the base refuses.
-  virtual void assignAttribute(const Value& object, const std::string& name,
-                               const Value& value,
+  virtual void assignAttribute(const Value& object, const std::string& name, const Value& value,
                                const SourceLocation& location);
   //! The value of a `lambda`; the base has no functions and refuses.
   virtual Value makeLambda(const Lambda& lambda, const Expr& expr);
@@ -81,8 +79,7 @@ class ExpressionEvaluator {
   virtual Value indexTorchTensor(const Value& tensor, const Value& index,
                                  const SourceLocation& location);
   //! `object.name` for an object already evaluated.
-  Value attributeValue(const Value& object, const Attribute& attribute,
-                       const Expr& expr);
+  Value attributeValue(const Value& object, const Attribute& attribute, const Expr& expr);
   //! One step of the script's budget (kMaxScriptSteps).
   void countStep(const SourceLocation& location);
 
@@ -93,14 +90,12 @@ class ExpressionEvaluator {
   //! A name of the innermost scope, or null.
   virtual const Value* lookupLocal(std::string_view name) const;
   //! `object.name` for objects the base does not know (it knows modules).
-  virtual Value attributeOf(const Value& object, const Attribute& attribute,
-                            const Expr& expr);
+  virtual Value attributeOf(const Value& object, const Attribute& attribute, const Expr& expr);
   //! Calls `callee` (already evaluated) with the evaluated arguments; the
   //! base knows the builtins float, int, bool and abs.
   virtual Value callValue(const Value& callee, const EvaluatedCall& call);
   //! A binary operation with a tensor or scalar operand.
-  virtual Value binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
-                                     const Value& rhs,
+  virtual Value binaryOnFusionValues(BinaryOpKind op, const Value& lhs, const Value& rhs,
                                      const SourceLocation& location);
   //! A unary operation on a tensor or scalar.
   virtual Value unaryOnFusionValue(UnaryOpKind op, const Value& operand,
@@ -108,10 +103,8 @@ class ExpressionEvaluator {
 
  private:
   Value evaluateNode(const Expr& expr);
-  Value evaluateComprehension(const Comprehension& comprehension,
-                              const Expr& expr);
-  void runClauses(const Comprehension& comprehension, size_t clause,
-                  ValueList& out);
+  Value evaluateComprehension(const Comprehension& comprehension, const Expr& expr);
+  void runClauses(const Comprehension& comprehension, size_t clause, ValueList& out);
   Value evaluateDict(const Dict& dict);
   ValueList evaluateElements(const std::vector<ExprPtr>& elements);
   Value callWithKey(const std::string& path, const EvaluatedCall& call);

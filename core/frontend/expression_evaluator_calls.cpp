@@ -29,13 +29,11 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
       // `f(*shape)`: one positional argument per element.
       Value inner = evaluate(*starred->value);
       for (Value& element : iterateValue(inner, starred->value->location)) {
-        evaluated.positional.push_back(
-            Argument{std::move(element), arg->location, "", {}});
+        evaluated.positional.push_back(Argument{std::move(element), arg->location, "", {}});
       }
       continue;
     }
-    evaluated.positional.push_back(
-        Argument{evaluate(*arg), arg->location, "", {}});
+    evaluated.positional.push_back(Argument{evaluate(*arg), arg->location, "", {}});
   }
   evaluated.keywords.reserve(call.keywords.size());
   for (const Keyword& keyword : call.keywords) {
@@ -49,26 +47,23 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
       const ValueList entries = *mapping.elements;
       for (size_t i = 0; i + 1 < entries.size(); i += 2) {
         if (!entries[i].is(Kind::kString)) {
-          throw UserError("keywords must be strings, found " +
-                              describeKind(entries[i]),
+          throw UserError("keywords must be strings, found " + describeKind(entries[i]),
                           keyword.value->location);
         }
-        evaluated.keywords.push_back(Argument{entries[i + 1],
-                                              keyword.value->location,
-                                              entries[i].text,
-                                              keyword.location});
+        evaluated.keywords.push_back(
+            Argument{entries[i + 1], keyword.value->location, entries[i].text, keyword.location});
       }
       continue;
     }
-    evaluated.keywords.push_back(Argument{evaluate(*keyword.value),
-                                          keyword.value->location,
+    evaluated.keywords.push_back(Argument{evaluate(*keyword.value), keyword.value->location,
                                           keyword.name, keyword.location});
   }
   for (size_t i = 0; i < evaluated.keywords.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (evaluated.keywords[i].keyword == evaluated.keywords[j].keyword) {
-        throw UserError(evaluated.name + " got multiple values for the "
-                                         "keyword argument '" +
+        throw UserError(evaluated.name +
+                            " got multiple values for the "
+                            "keyword argument '" +
                             evaluated.keywords[i].keyword + "'",
                         evaluated.keywords[i].keywordLocation);
       }
@@ -89,22 +84,20 @@ Value ExpressionEvaluator::call(const Value& callee, const EvaluatedCall& call) 
       }
     }
   }
-  if (callee.is(Kind::kNamespace) && (callee.text.starts_with("builtins.") ||
-                                      callee.text.starts_with("math.") ||
-                                      callee.text.starts_with("itertools."))) {
+  if (callee.is(Kind::kNamespace) &&
+      (callee.text.starts_with("builtins.") || callee.text.starts_with("math.") ||
+       callee.text.starts_with("itertools."))) {
     return callBuiltin(callee.text, call);
   }
   if (callee.is(Kind::kMethod) && callee.receiver) {
-    if (std::optional<Value> result =
-            callPlainMethod(*callee.receiver, callee.text, call)) {
+    if (std::optional<Value> result = callPlainMethod(*callee.receiver, callee.text, call)) {
       return *result;
     }
   }
   return callValue(callee, call);
 }
 
-Value ExpressionEvaluator::callWithKey(const std::string& path,
-                                       const EvaluatedCall& call) {
+Value ExpressionEvaluator::callWithKey(const std::string& path, const EvaluatedCall& call) {
   // sorted(xs, key=f, reverse=b), min/max(xs, key=f), map(f, xs),
   // filter(f, xs): they call back into the script.
   const SourceLocation& where = call.location;
@@ -119,13 +112,11 @@ Value ExpressionEvaluator::callWithKey(const std::string& path,
   };
   if (path == "builtins.map") {
     if (call.positional.size() < 2 || !call.keywords.empty()) {
-      throw UserError("map() takes a function and at least one iterable",
-                      where);
+      throw UserError("map() takes a function and at least one iterable", where);
     }
     std::vector<ValueList> lists;
     for (size_t i = 1; i < call.positional.size(); ++i) {
-      lists.push_back(iterateValue(call.positional[i].value,
-                                   call.positional[i].location));
+      lists.push_back(iterateValue(call.positional[i].value, call.positional[i].location));
     }
     size_t count = SIZE_MAX;
     for (const ValueList& list : lists) count = std::min(count, list.size());
@@ -142,8 +133,8 @@ Value ExpressionEvaluator::callWithKey(const std::string& path,
     BoundArguments args(call, {{"function", true}, {"iterable", true}});
     const Value& function = args.find("function")->value;
     ValueList out;
-    for (const Value& v : iterateValue(args.find("iterable")->value,
-                                       args.find("iterable")->location)) {
+    for (const Value& v :
+         iterateValue(args.find("iterable")->value, args.find("iterable")->location)) {
       countStep(where);
       const Value keep = function.isNone() ? v : callOne(function, {v});
       if (truthValue(keep, where)) out.push_back(v);
@@ -151,15 +142,12 @@ Value ExpressionEvaluator::callWithKey(const std::string& path,
     return Value::list(std::move(out));
   }
   // sorted, min, max
-  BoundArguments args(call, path == "builtins.sorted"
-                                ? std::vector<ParameterSpec>{{"iterable", true},
-                                                             {"key", false},
-                                                             {"reverse", false}}
-                                : std::vector<ParameterSpec>{{"iterable", true},
-                                                             {"key", false},
-                                                             {"default", false}});
-  ValueList items = iterateValue(args.find("iterable")->value,
-                                 args.find("iterable")->location);
+  BoundArguments args(
+      call,
+      path == "builtins.sorted"
+          ? std::vector<ParameterSpec>{{"iterable", true}, {"key", false}, {"reverse", false}}
+          : std::vector<ParameterSpec>{{"iterable", true}, {"key", false}, {"default", false}});
+  ValueList items = iterateValue(args.find("iterable")->value, args.find("iterable")->location);
   ValueList keys;
   for (const Value& v : items) {
     countStep(where);
@@ -168,17 +156,15 @@ Value ExpressionEvaluator::callWithKey(const std::string& path,
   std::vector<size_t> order(items.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto less = [&](size_t a, size_t b) {
-    return truthValue(
-        sequenceArithmetic(BinaryOpKind::kLess, Value::tuple({keys[a]}),
-                           Value::tuple({keys[b]}), where)
-            .value_or(Value::boolean(false)),
-        where);
+    return truthValue(sequenceArithmetic(BinaryOpKind::kLess, Value::tuple({keys[a]}),
+                                         Value::tuple({keys[b]}), where)
+                          .value_or(Value::boolean(false)),
+                      where);
   };
   if (path == "builtins.sorted") {
     const bool reverse = args.boolean("reverse", false);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return reverse ? less(b, a) : less(a, b);
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return reverse ? less(b, a) : less(a, b); });
     ValueList out;
     for (size_t i : order) out.push_back(items[i]);
     return Value::list(std::move(out));
@@ -194,23 +180,19 @@ Value ExpressionEvaluator::callWithKey(const std::string& path,
   return items[best];
 }
 
-Value ExpressionEvaluator::callBuiltin(const std::string& path,
-                                       const EvaluatedCall& call) {
+Value ExpressionEvaluator::callBuiltin(const std::string& path, const EvaluatedCall& call) {
   if (path == "builtins.print") return Value::none();
-  if (path == "builtins.map" || path == "builtins.filter" ||
-      path == "builtins.sorted" ||
-      ((path == "builtins.min" || path == "builtins.max") &&
-       !call.keywords.empty())) {
+  if (path == "builtins.map" || path == "builtins.filter" || path == "builtins.sorted" ||
+      ((path == "builtins.min" || path == "builtins.max") && !call.keywords.empty())) {
     return callWithKey(path, call);
   }
   if (std::optional<Value> value = callMeshBuiltin(path, call)) return *value;
   if (std::optional<Value> value = callPlainBuiltin(path, call)) return *value;
   if (path.starts_with("math.") || path.starts_with("itertools.")) {
-    throw UserError(path + " is not a function FuserLab's reader knows",
-                    call.location);
+    throw UserError(path + " is not a function FuserLab's reader knows", call.location);
   }
-  if (path != "builtins.float" && path != "builtins.int" &&
-      path != "builtins.bool" && path != "builtins.abs") {
+  if (path != "builtins.float" && path != "builtins.int" && path != "builtins.bool" &&
+      path != "builtins.abs") {
     return callValue(Value::nameSpace(path), call);
   }
   BoundArguments args(call, {{"x", false}});
@@ -239,11 +221,8 @@ Value ExpressionEvaluator::callBuiltin(const std::string& path,
       if (x->value.is(Kind::kFloat)) {
         return Value::floating(std::fabs(x->value.floatValue));
       }
-      return applyUnary(x->value.intValue < 0 ? UnaryOpKind::kNegate
-                                              : UnaryOpKind::kPlus,
-                        x->value.is(Kind::kBool)
-                            ? Value::integer(x->value.boolValue)
-                            : x->value,
+      return applyUnary(x->value.intValue < 0 ? UnaryOpKind::kNegate : UnaryOpKind::kPlus,
+                        x->value.is(Kind::kBool) ? Value::integer(x->value.boolValue) : x->value,
                         where);
     }
     if (x != nullptr && x->value.isFusionVal()) {
@@ -255,8 +234,7 @@ Value ExpressionEvaluator::callBuiltin(const std::string& path,
   return callValue(Value::nameSpace(path), call);
 }
 
-Value ExpressionEvaluator::callValue(const Value& callee,
-                                     const EvaluatedCall& call) {
+Value ExpressionEvaluator::callValue(const Value& callee, const EvaluatedCall& call) {
   if (callee.is(Kind::kNamespace)) {
     if (std::optional<Value> value = callMeshBuiltin(callee.text, call)) {
       return *value;
@@ -264,8 +242,9 @@ Value ExpressionEvaluator::callValue(const Value& callee,
   }
   std::string message = call.name + " cannot be called here";
   if (callee.is(Kind::kNamespace) && callee.text.starts_with("torch.")) {
-    message += "; torch constructors are only read in the 'inputs = [...]' "
-               "block";
+    message +=
+        "; torch constructors are only read in the 'inputs = [...]' "
+        "block";
   }
   throw UserError(message, call.location);
 }

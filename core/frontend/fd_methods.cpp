@@ -17,13 +17,11 @@ using Kind = Value::Kind;
 // fd.add_output(T), fd.add_output(T, alias_input=I) and
 // fd.add_output(T, stride_order=[...]).
 void addOutput(ir::Fusion& fusion, const EvaluatedCall& call) {
-  const bool orderSecond = call.positional.size() >= 2 &&
-                           call.positional[1].value.isSequence();
+  const bool orderSecond = call.positional.size() >= 2 && call.positional[1].value.isSequence();
   std::vector<ParameterSpec> params = {
       {"output", true}, {"alias_input", false}, {"stride_order", false}};
   if (orderSecond) {
-    params = {{"output", true}, {"stride_order", false},
-              {"alias_input", false}};
+    params = {{"output", true}, {"stride_order", false}, {"alias_input", false}};
   }
   BoundArguments args(call, params, &fusion);
   const Argument& output = *args.find("output");
@@ -39,16 +37,14 @@ void addOutput(ir::Fusion& fusion, const EvaluatedCall& call) {
     alias = args.tensor("alias_input");
     if (!fusion.isInput(alias)) {
       args.failAt(*args.find("alias_input"),
-                  "alias_input " + alias->name() +
-                      " must be a fusion input (a define_tensor)");
+                  "alias_input " + alias->name() + " must be a fusion input (a define_tensor)");
     }
   }
   std::vector<int64_t> order;
   if (args.has("stride_order")) order = args.intList("stride_order");
   if (!order.empty()) {
     if (alias != nullptr) {
-      args.failCall(call.name +
-                    " takes either alias_input or stride_order, not both");
+      args.failCall(call.name + " takes either alias_input or stride_order, not both");
     }
     ir::TensorView* tv = args.tensor("output");
     // Inputs keep their layout and an output keeps the one it was given;
@@ -74,14 +70,17 @@ Value defineSymbolicVector(ir::Fusion& fusion, const EvaluatedCall& call) {
   BoundArguments args(call, {{"size", true}, {"dtype", false}}, &fusion);
   const int64_t size = args.integer("size");
   if (size < 0 || size > 64) {
-    args.failAt(*args.find("size"), "define_vector(size) takes a size from 0 "
-                                    "to 64, found " + std::to_string(size));
+    args.failAt(*args.find("size"),
+                "define_vector(size) takes a size from 0 "
+                "to 64, found " +
+                    std::to_string(size));
   }
   const ir::DataType dtype = args.dtype("dtype", ir::DataType::Int);
   if (!ir::isIntegral(dtype)) {
     args.failAt(*args.find("dtype"),
                 "define_vector makes vectors of integers (sizes); found "
-                "DataType." + std::string(ir::toString(dtype)));
+                "DataType." +
+                    std::string(ir::toString(dtype)));
   }
   ValueList elements;
   for (int64_t i = 0; i < size; ++i) {
@@ -96,8 +95,7 @@ Value defineSymbolicVector(ir::Fusion& fusion, const EvaluatedCall& call) {
 // nvFuser derives them (an expanded axis has stride 0).
 Value fromPytorch(ir::Fusion& fusion, const EvaluatedCall& call,
                   const std::vector<InputSpec>& specs) {
-  BoundArguments args(call, {{"tensor", true}, {"static_sizes", false}},
-                      &fusion);
+  BoundArguments args(call, {{"tensor", true}, {"static_sizes", false}}, &fusion);
   const Argument& tensor = *args.find("tensor");
   if (!tensor.value.is(Kind::kInputTensor)) {
     args.failType(tensor, "a torch tensor (e.g. inputs[0])");
@@ -113,8 +111,7 @@ Value fromPytorch(ir::Fusion& fusion, const EvaluatedCall& call,
   define.name = "fd.from_pytorch";
   define.location = call.location;
   auto keyword = [&](const char* name, Value value) {
-    define.keywords.push_back(
-        Argument{std::move(value), tensor.location, name, tensor.location});
+    define.keywords.push_back(Argument{std::move(value), tensor.location, name, tensor.location});
   };
   keyword("sizes", intList(sizes));
   keyword("strides", intList(torchStrides(spec)));
@@ -126,35 +123,39 @@ Value fromPytorch(ir::Fusion& fusion, const EvaluatedCall& call,
   return defineTensor(fusion, define);
 }
 
-constexpr std::array<std::string_view, 14> kRunOnlyMethods = {
-    "execute",          "validate",      "last_repro_script",
-    "repro_script_for", "fusion_ir",     "last_cuda_code",
-    "cuda_code_for",    "print_ir",      "print_kernel",
-    "last_scheduled_fusion_ir", "scheduled_fusion_ir_for",
-    "manual_execute",   "debug_output",  "profile"};
+constexpr std::array<std::string_view, 14> kRunOnlyMethods = {"execute",
+                                                              "validate",
+                                                              "last_repro_script",
+                                                              "repro_script_for",
+                                                              "fusion_ir",
+                                                              "last_cuda_code",
+                                                              "cuda_code_for",
+                                                              "print_ir",
+                                                              "print_kernel",
+                                                              "last_scheduled_fusion_ir",
+                                                              "scheduled_fusion_ir_for",
+                                                              "manual_execute",
+                                                              "debug_output",
+                                                              "profile"};
 
 constexpr std::array<std::string_view, 11> kTensorMethods = {
-    "size",  "shape", "set_device_mesh", "outer_split", "inner_split",
-    "split", "axis",  "set_allocation_domain", "merge", "reorder", "dtype"};
+    "size",  "shape", "set_device_mesh",       "outer_split", "inner_split",
+    "split", "axis",  "set_allocation_domain", "merge",       "reorder",
+    "dtype"};
 
 }  // namespace
 
 std::optional<Value> callFdMethod(ir::Fusion& fusion, const std::string& method,
-                                  const EvaluatedCall& call,
-                                  const std::vector<InputSpec>& specs) {
+                                  const EvaluatedCall& call, const std::vector<InputSpec>& specs) {
   if (method == "define_tensor") return defineTensor(fusion, call);
   if (method == "define_scalar" || method == "define_constant") {
     return defineScalar(fusion, call);
   }
   if (method == "define_vector") {
-    const bool sizeOnly = (!call.positional.empty() &&
-                           call.positional[0].value.is(Kind::kInt)) ||
+    const bool sizeOnly = (!call.positional.empty() && call.positional[0].value.is(Kind::kInt)) ||
                           std::any_of(call.keywords.begin(), call.keywords.end(),
-                                      [](const Argument& a) {
-                                        return a.keyword == "size";
-                                      });
-    return sizeOnly ? defineSymbolicVector(fusion, call)
-                    : defineVector(fusion, call);
+                                      [](const Argument& a) { return a.keyword == "size"; });
+    return sizeOnly ? defineSymbolicVector(fusion, call) : defineVector(fusion, call);
   }
   if (method == "from_pytorch") return fromPytorch(fusion, call, specs);
   if (method == "add_output") {
@@ -165,8 +166,7 @@ std::optional<Value> callFdMethod(ir::Fusion& fusion, const std::string& method,
 }
 
 bool isRunOnlyFdMethod(const std::string& method) {
-  return std::find(kRunOnlyMethods.begin(), kRunOnlyMethods.end(), method) !=
-         kRunOnlyMethods.end();
+  return std::find(kRunOnlyMethods.begin(), kRunOnlyMethods.end(), method) != kRunOnlyMethods.end();
 }
 
 Value callFusionHandleMethod(ir::Fusion& fusion, const std::string& method,
@@ -182,26 +182,22 @@ Value callFusionHandleMethod(ir::Fusion& fusion, const std::string& method,
       if (val->isA<ir::TensorView>()) tensors.push_back(Value::fusionVal(val));
     }
   } else {
-    throw UserError("fd.fusion." + method +
-                        " is not supported; expected inputs() or outputs()",
+    throw UserError("fd.fusion." + method + " is not supported; expected inputs() or outputs()",
                     call.location);
   }
   return Value::list(std::move(tensors));
 }
 
 bool isTensorMethod(const std::string& name) {
-  return std::find(kTensorMethods.begin(), kTensorMethods.end(), name) !=
-         kTensorMethods.end();
+  return std::find(kTensorMethods.begin(), kTensorMethods.end(), name) != kTensorMethods.end();
 }
 
-std::optional<Value> tensorAttribute(ir::TensorView* tv,
-                                     const std::string& name) {
+std::optional<Value> tensorAttribute(ir::TensorView* tv, const std::string& name) {
   if (name == "ndim") return Value::integer(tv->rank());
   return std::nullopt;
 }
 
-Value callTensorMethod(ir::TensorView* tv, const std::string& method,
-                       const EvaluatedCall& call) {
+Value callTensorMethod(ir::TensorView* tv, const std::string& method, const EvaluatedCall& call) {
   if (method == "size") {
     BoundArguments args(call, {{"dim", true}}, tv->fusion());
     return extentOf(tv, args.integer("dim"));
@@ -217,8 +213,7 @@ Value callTensorMethod(ir::TensorView* tv, const std::string& method,
     BoundArguments args(call, {}, tv->fusion());
     return Value::dataType(tv->dtype());
   }
-  throw UserError("the tensor method " + method + " is not supported",
-                  call.location);
+  throw UserError("the tensor method " + method + " is not supported", call.location);
 }
 
 }  // namespace fuserlab::frontend

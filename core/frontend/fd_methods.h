@@ -21,8 +21,7 @@ namespace fuserlab::frontend {
 //! holds the torch tensors the script made (for from_pytorch). Nullopt when
 //! `method` is none of the declaring methods.
 std::optional<Value> callFdMethod(ir::Fusion& fusion, const std::string& method,
-                                  const EvaluatedCall& call,
-                                  const std::vector<InputSpec>& specs);
+                                  const EvaluatedCall& call, const std::vector<InputSpec>& specs);
 
 //! Whether `fd.<method>(...)` only runs or prints the fusion (execute,
 //! validate, last_repro_script, ...): the reader skips it.
@@ -33,12 +32,10 @@ Value callFusionHandleMethod(ir::Fusion& fusion, const std::string& method,
                              const EvaluatedCall& call);
 
 //! `T.<method>(...)` on a fusion tensor.
-Value callTensorMethod(ir::TensorView* tv, const std::string& method,
-                       const EvaluatedCall& call);
+Value callTensorMethod(ir::TensorView* tv, const std::string& method, const EvaluatedCall& call);
 
 //! `T.<name>` that is a value rather than a method (ndim), or nullopt.
-std::optional<Value> tensorAttribute(ir::TensorView* tv,
-                                     const std::string& name);
+std::optional<Value> tensorAttribute(ir::TensorView* tv, const std::string& name);
 
 //! Whether `T.<name>` is a method of a fusion tensor.
 bool isTensorMethod(const std::string& name);

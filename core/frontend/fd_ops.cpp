@@ -21,8 +21,7 @@ using ir::Val;
 using Kind = Value::Kind;
 
 // Random ops FuserLab does not have (the others are in fd_ops_random.cpp).
-constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli",
-                                                               "randint"};
+constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli", "randint"};
 
 // The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
 // nvfuser module's) that FuserLab does not have: refused by name, so that a
@@ -121,9 +120,8 @@ void checkConstantFold(BinaryOpType op, const Val* a, const Val* b) {
   }
   constexpr int64_t kLimit = int64_t{1} << 62;
   if (overflow || r > kLimit || r < -kLimit) {
-    throw UserError(std::string(ir::toString(op)) + " of the constants " +
-                    std::to_string(*x) + " and " + std::to_string(*y) +
-                    " overflows 64-bit integers");
+    throw UserError(std::string(ir::toString(op)) + " of the constants " + std::to_string(*x) +
+                    " and " + std::to_string(*y) + " overflows 64-bit integers");
   }
 }
 
@@ -134,8 +132,7 @@ void checkConstantUnary(UnaryOpType op, const Val* x) {
   }
   if (s->constInt() == std::numeric_limits<int64_t>::min()) {
     throw UserError(std::string(ir::toString(op)) + " of the constant " +
-                    std::to_string(*s->constInt()) +
-                    " overflows 64-bit integers");
+                    std::to_string(*s->constInt()) + " overflows 64-bit integers");
   }
 }
 
@@ -149,8 +146,7 @@ void checkConstantCast(const Val* x, DataType dtype) {
   constexpr double kLimit = 9223372036854775808.0;
   const double truncated = std::trunc(*value);
   if (!std::isfinite(*value) || truncated >= kLimit || truncated < -kLimit) {
-    throw UserError("cast: the constant " + ir::formatDouble(*value) +
-                    " cannot be converted to " +
+    throw UserError("cast: the constant " + ir::formatDouble(*value) + " cannot be converted to " +
                     std::string(ir::toString(dtype)));
   }
 }
@@ -173,32 +169,25 @@ Value binary(const OpCall& c, std::optional<BinaryOpType> op) {
 
 Value ternary(const OpCall& c) {
   if (c.op == "where") {
-    BoundArguments args(c.call, {{"pred", true}, {"a", true}, {"b", true}},
-                        &c.fusion);
-    return Value::fusionVal(ops::where(args.operand("pred"),
-                                       args.operand("a"), args.operand("b")));
+    BoundArguments args(c.call, {{"pred", true}, {"a", true}, {"b", true}}, &c.fusion);
+    return Value::fusionVal(ops::where(args.operand("pred"), args.operand("a"), args.operand("b")));
   }
   if (c.op == "lerp") {
-    BoundArguments args(
-        c.call, {{"start", true}, {"end", true}, {"weight", true}}, &c.fusion);
-    return Value::fusionVal(ops::lerp(args.operand("start"),
-                                      args.operand("end"),
-                                      args.operand("weight")));
+    BoundArguments args(c.call, {{"start", true}, {"end", true}, {"weight", true}}, &c.fusion);
+    return Value::fusionVal(
+        ops::lerp(args.operand("start"), args.operand("end"), args.operand("weight")));
   }
   if (c.op == "clamp") {
-    BoundArguments args(c.call, {{"arg", true}, {"min", true}, {"max", true}},
-                        &c.fusion);
-    return Value::fusionVal(ops::clamp(args.operand("arg"),
-                                       args.operand("min"),
-                                       args.operand("max")));
+    BoundArguments args(c.call, {{"arg", true}, {"min", true}, {"max", true}}, &c.fusion);
+    return Value::fusionVal(
+        ops::clamp(args.operand("arg"), args.operand("min"), args.operand("max")));
   }
   // addcmul(arg, t1, t2, value): arg + value * t1 * t2.
-  BoundArguments args(
-      c.call, {{"arg", true}, {"t1", true}, {"t2", true}, {"value", false}},
-      &c.fusion);
+  BoundArguments args(c.call, {{"arg", true}, {"t1", true}, {"t2", true}, {"value", false}},
+                      &c.fusion);
   Val* value = args.has("value") ? args.operand("value") : c.fusion.constDouble(1.0);
-  return Value::fusionVal(ops::addcmul(args.operand("arg"), args.operand("t1"),
-                                       args.operand("t2"), value));
+  return Value::fusionVal(
+      ops::addcmul(args.operand("arg"), args.operand("t1"), args.operand("t2"), value));
 }
 
 Value cast(const OpCall& c) {
@@ -211,8 +200,7 @@ Value cast(const OpCall& c) {
 
 // The axes of a reduction: `dims` as an int or a list, or every axis when
 // it is missing (nvFuser's sum(arg, dtype=...) overload).
-std::vector<int64_t> reducedAxes(const BoundArguments& args,
-                                 const ir::TensorView* x) {
+std::vector<int64_t> reducedAxes(const BoundArguments& args, const ir::TensorView* x) {
   if (args.has("dims")) return args.intList("dims", /*acceptSingle=*/true);
   std::vector<int64_t> all(static_cast<size_t>(x->rank()));
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
@@ -221,16 +209,15 @@ std::vector<int64_t> reducedAxes(const BoundArguments& args,
 
 Value reduction(const OpCall& c, ReductionOpType op) {
   // nvFuser's overload reduction(arg, dtype) reduces every axis.
-  const bool dtypeSecond = c.call.positional.size() >= 2 &&
-                           c.call.positional[1].value.is(Kind::kDataType);
+  const bool dtypeSecond =
+      c.call.positional.size() >= 2 && c.call.positional[1].value.is(Kind::kDataType);
   std::vector<ParameterSpec> params = {
       {"arg", true}, {"dims", false}, {"keepdim", false}, {"dtype", false}};
   if (dtypeSecond) params = {{"arg", true}, {"dtype", false}};
   // nvfuser_direct's single-axis overload says dim=; old scripts axes= and
   // keep_dim=.
   const EvaluatedCall call = renameKeyword(
-      renameKeyword(renameKeyword(c.call, "axes", "dims"), "dim", "dims"),
-      "keep_dim", "keepdim");
+      renameKeyword(renameKeyword(c.call, "axes", "dims"), "dim", "dims"), "keep_dim", "keepdim");
   BoundArguments args(call, params, &c.fusion);
   ir::TensorView* x = args.tensor("arg");
   std::vector<int64_t> axes = reducedAxes(args, x);
@@ -252,12 +239,8 @@ double correctionOf(const BoundArguments& args) {
 
 Value variance(const OpCall& c) {
   const EvaluatedCall call = renameKeyword(c.call, "axes", "dims");
-  BoundArguments args(call,
-                      {{"arg", true},
-                       {"dims", true},
-                       {"correction", false},
-                       {"keepdim", false}},
-                      &c.fusion);
+  BoundArguments args(
+      call, {{"arg", true}, {"dims", true}, {"correction", false}, {"keepdim", false}}, &c.fusion);
   ir::TensorView* x = args.tensor("arg");
   std::vector<int64_t> axes = args.intList("dims", /*acceptSingle=*/true);
   const double correction = correctionOf(args);
@@ -266,18 +249,15 @@ Value variance(const OpCall& c) {
     return Value::fusionVal(ops::var(x, axes, correction, keepDim));
   }
   ops::VarMeanResult result = ops::varMean(x, axes, correction, keepDim);
-  return Value::tuple(
-      {Value::fusionVal(result.var), Value::fusionVal(result.mean)});
+  return Value::tuple({Value::fusionVal(result.var), Value::fusionVal(result.mean)});
 }
 
 Value welford(const OpCall& c) {
   const EvaluatedCall call = renameKeyword(c.call, "axes", "dims");
   BoundArguments args(call, {{"arg", true}, {"dims", true}}, &c.fusion);
   ir::TensorView* x = args.tensor("arg");
-  ops::WelfordResult result =
-      ops::welford(x, args.intList("dims", /*acceptSingle=*/true));
-  return Value::tuple({Value::fusionVal(result.avg),
-                       Value::fusionVal(result.varSum),
+  ops::WelfordResult result = ops::welford(x, args.intList("dims", /*acceptSingle=*/true));
+  return Value::tuple({Value::fusionVal(result.avg), Value::fusionVal(result.varSum),
                        Value::fusionVal(result.count)});
 }
 
@@ -286,8 +266,7 @@ Val* operandOf(ir::Fusion& fusion, const Value& value, BinaryOpKind op,
   if (value.isFusionVal()) return value.val;
   if (ir::Scalar* constant = literalConstant(fusion, value)) return constant;
   throw UserError("unsupported operand for '" + std::string(spelling(op)) +
-                      "': " + describeKind(value) +
-                      " (expected a tensor, a scalar or a number)",
+                      "': " + describeKind(value) + " (expected a tensor, a scalar or a number)",
                   location);
 }
 
@@ -312,8 +291,7 @@ std::optional<BinaryOpType> operatorOp(BinaryOpKind op) {
 
 }  // namespace
 
-Value callFdOp(ir::Fusion& fusion, std::string_view op,
-               const EvaluatedCall& call) {
+Value callFdOp(ir::Fusion& fusion, std::string_view op, const EvaluatedCall& call) {
   for (std::string_view random : kRefusedRandomOps) {
     if (op == random) {
       throw UserError(call.name +
@@ -337,17 +315,17 @@ Value callFdOp(ir::Fusion& fusion, std::string_view op,
   if (OpHandler handler = findRandomOp(op)) return handler(c);
   for (std::string_view unsupported : kUnsupportedNvfuserOps) {
     if (op == unsupported) {
-      throw UserError(call.name + " is an nvFuser op that FuserLab does not "
-                                  "support yet",
+      throw UserError(call.name +
+                          " is an nvFuser op that FuserLab does not "
+                          "support yet",
                       call.location);
     }
   }
-  throw UserError("unknown op " + call.name + ": nvFuser has no op of that name",
-                  call.location);
+  throw UserError("unknown op " + call.name + ": nvFuser has no op of that name", call.location);
 }
 
-Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs,
-                    const Value& rhs, const SourceLocation& location) {
+Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs, const Value& rhs,
+                    const SourceLocation& location) {
   std::optional<BinaryOpType> binaryOp = operatorOp(op);
   if (!binaryOp) {
     throw UserError("'" + std::string(spelling(op)) +
@@ -361,18 +339,16 @@ Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs,
   return Value::fusionVal(ops::binaryOp(*binaryOp, a, b));
 }
 
-Value applyUnaryOperator(ir::Fusion& fusion, UnaryOpKind op,
-                         const Value& operand, const SourceLocation& location) {
+Value applyUnaryOperator(ir::Fusion& fusion, UnaryOpKind op, const Value& operand,
+                         const SourceLocation& location) {
   switch (op) {
     case UnaryOpKind::kPlus: return operand;
     case UnaryOpKind::kNegate:
       checkConstantUnary(UnaryOpType::Neg, operand.val);
       return Value::fusionVal(ops::unaryOp(UnaryOpType::Neg, operand.val));
     case UnaryOpKind::kInvert:
-      return Value::fusionVal(
-          ops::unaryOp(UnaryOpType::BitwiseNot, operand.val));
-    case UnaryOpKind::kNot:
-      break;
+      return Value::fusionVal(ops::unaryOp(UnaryOpType::BitwiseNot, operand.val));
+    case UnaryOpKind::kNot: break;
   }
   throw UserError("'not' of " + describeKind(operand) +
                       " is not known while the fusion is defined; use "

@@ -14,17 +14,16 @@ namespace fuserlab::frontend {
 //! `fd.ops.<op>(...)`: its result, a tensor or scalar, or a tuple for the
 //! ops with several outputs (var_mean, welford, sdpfa_fwd). Unknown ops and
 //! the random ops FuserLab refuses are UserErrors at the call.
-Value callFdOp(ir::Fusion& fusion, std::string_view op,
-               const EvaluatedCall& call);
+Value callFdOp(ir::Fusion& fusion, std::string_view op, const EvaluatedCall& call);
 
 //! `lhs <op> rhs` where at least one side is a tensor or scalar; Python
 //! numbers on the other side become constants.
-Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs,
-                    const Value& rhs, const SourceLocation& location);
+Value applyOperator(ir::Fusion& fusion, BinaryOpKind op, const Value& lhs, const Value& rhs,
+                    const SourceLocation& location);
 
 //! `-x`, `+x`, `~x` on a tensor or scalar.
-Value applyUnaryOperator(ir::Fusion& fusion, UnaryOpKind op,
-                         const Value& operand, const SourceLocation& location);
+Value applyUnaryOperator(ir::Fusion& fusion, UnaryOpKind op, const Value& operand,
+                         const SourceLocation& location);
 
 //! `T.size(dim)`: the extent of logical axis `dim` (negative counts from
 //! the end; an expanded broadcast gives its expanded extent).

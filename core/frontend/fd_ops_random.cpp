@@ -39,9 +39,8 @@ Value distribution(const OpCall& c) {
   ir::Scalar* seed = args.optionalScalar("rng_seed");
   ir::Scalar* offset = args.optionalScalar("rng_offset");
   const DataType dtype = args.dtype("dtype", DataType::Float);
-  TensorView* out = uniform
-                        ? ops::uniform(c.fusion, shape, first, second, dtype, seed, offset)
-                        : ops::normal(c.fusion, shape, first, second, dtype, seed, offset);
+  TensorView* out = uniform ? ops::uniform(c.fusion, shape, first, second, dtype, seed, offset)
+                            : ops::normal(c.fusion, shape, first, second, dtype, seed, offset);
   return Value::fusionVal(out);
 }
 
@@ -51,8 +50,8 @@ Value like(const OpCall& c) {
   TensorView* x = args.tensor("arg");
   ir::Scalar* seed = args.optionalScalar("rng_seed");
   ir::Scalar* offset = args.optionalScalar("rng_offset");
-  TensorView* out = c.op == "rand_like" ? ops::randLike(x, seed, offset)
-                                        : ops::randnLike(x, seed, offset);
+  TensorView* out =
+      c.op == "rand_like" ? ops::randLike(x, seed, offset) : ops::randnLike(x, seed, offset);
   return Value::fusionVal(out);
 }
 
@@ -82,10 +81,9 @@ Value sdpfaBwd(const OpCall& c) {
   TensorView* seed = args.optionalTensor("philox_seed");
   TensorView* offset = args.optionalTensor("philox_offset");
   ir::Scalar* scale = args.optionalScalar("scale");
-  ops::SdpaBwdResult result = ops::sdpfaBwd(gradOutput, q, k, v, output, logSumExp,
-                                            dropout, causal, seed, offset, scale);
-  return Value::tuple({Value::fusionVal(result.gradQuery),
-                       Value::fusionVal(result.gradKey),
+  ops::SdpaBwdResult result =
+      ops::sdpfaBwd(gradOutput, q, k, v, output, logSumExp, dropout, causal, seed, offset, scale);
+  return Value::tuple({Value::fusionVal(result.gradQuery), Value::fusionVal(result.gradKey),
                        Value::fusionVal(result.gradValue)});
 }
 

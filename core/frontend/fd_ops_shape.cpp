@@ -24,21 +24,16 @@ using Kind = Value::Kind;
 Value tensorResult(TensorView* tv) { return Value::fusionVal(tv); }
 
 Value broadcast(const OpCall& c) {
-  BoundArguments args(c.call, {{"arg", true}, {"is_broadcast_dim", true}},
-                      &c.fusion);
-  return tensorResult(
-      ops::broadcast(args.tensor("arg"), args.boolList("is_broadcast_dim")));
+  BoundArguments args(c.call, {{"arg", true}, {"is_broadcast_dim", true}}, &c.fusion);
+  return tensorResult(ops::broadcast(args.tensor("arg"), args.boolList("is_broadcast_dim")));
 }
 
 Value broadcastInDim(const OpCall& c) {
   const EvaluatedCall call = renameKeyword(c.call, "output_shape", "shape");
-  BoundArguments args(
-      call, {{"arg", true}, {"shape", true}, {"broadcast_dims", true}},
-      &c.fusion);
+  BoundArguments args(call, {{"arg", true}, {"shape", true}, {"broadcast_dims", true}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   std::vector<ir::Scalar*> shape = args.sizeList("shape");
-  return tensorResult(
-      ops::broadcastInDim(x, shape, args.intList("broadcast_dims")));
+  return tensorResult(ops::broadcastInDim(x, shape, args.intList("broadcast_dims")));
 }
 
 Value expand(const OpCall& c) {
@@ -67,10 +62,9 @@ Value permute(const OpCall& c) {
 
 Value squeeze(const OpCall& c) {
   // Older scripts pass squeeze(arg, original_shape, dims).
-  const bool withOriginal = c.call.positional.size() >= 3 &&
-                            c.call.positional[2].value.isSequence();
-  std::vector<ParameterSpec> params = {
-      {"arg", true}, {"dims", true}, {"squeeze_expanded", false}};
+  const bool withOriginal =
+      c.call.positional.size() >= 3 && c.call.positional[2].value.isSequence();
+  std::vector<ParameterSpec> params = {{"arg", true}, {"dims", true}, {"squeeze_expanded", false}};
   if (withOriginal) {
     params = {{"arg", true}, {"original_shape", false}, {"dims", true}};
   }
@@ -98,18 +92,15 @@ Value slice(const OpCall& c) {
 }
 
 Value pad(const OpCall& c) {
-  BoundArguments args(
-      c.call, {{"arg", true}, {"pad_widths", true}, {"value", false}},
-      &c.fusion);
+  BoundArguments args(c.call, {{"arg", true}, {"pad_widths", true}, {"value", false}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   std::vector<ir::Scalar*> widths = args.sizeList("pad_widths");
   return tensorResult(ops::pad(x, widths, args.optionalScalar("value")));
 }
 
 Value cat(const OpCall& c) {
-  BoundArguments args(
-      c.call, {{"tensors", true}, {"dim", false}, {"manual_padding", false}},
-      &c.fusion);
+  BoundArguments args(c.call, {{"tensors", true}, {"dim", false}, {"manual_padding", false}},
+                      &c.fusion);
   std::vector<TensorView*> tensors = args.tensorList("tensors");
   const int64_t dim = args.integer("dim", 0);
   args.boolean("manual_padding", false);
@@ -123,38 +114,29 @@ Value set(const OpCall& c) {
 }
 
 Value strideOrder(const OpCall& c) {
-  BoundArguments args(c.call, {{"arg", true}, {"stride_order", true}},
-                      &c.fusion);
+  BoundArguments args(c.call, {{"arg", true}, {"stride_order", true}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   return tensorResult(ops::strideOrder(x, args.intList("stride_order")));
 }
 
 Value full(const OpCall& c) {
-  BoundArguments args(
-      c.call, {{"shape", true}, {"fill_value", true}, {"dtype", true}},
-      &c.fusion);
+  BoundArguments args(c.call, {{"shape", true}, {"fill_value", true}, {"dtype", true}}, &c.fusion);
   std::vector<ir::Scalar*> shape = args.sizeList("shape");
   ir::Scalar* fill = args.scalar("fill_value");
   return tensorResult(ops::full(c.fusion, shape, fill, args.dtype("dtype")));
 }
 
 Value iota(const OpCall& c) {
-  BoundArguments args(c.call,
-                      {{"length", true},
-                       {"start", false},
-                       {"step", false},
-                       {"dtype", false}},
-                      &c.fusion);
+  BoundArguments args(
+      c.call, {{"length", true}, {"start", false}, {"step", false}, {"dtype", false}}, &c.fusion);
   ir::Scalar* length = args.scalar("length");
   ir::Scalar* start = args.optionalScalar("start");
   ir::Scalar* step = args.optionalScalar("step");
-  return tensorResult(ops::iota(c.fusion, length, start, step,
-                                args.dtype("dtype", DataType::Int)));
+  return tensorResult(ops::iota(c.fusion, length, start, step, args.dtype("dtype", DataType::Int)));
 }
 
 Value indexing(const OpCall& c) {
-  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}},
-                      &c.fusion);
+  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   TensorView* index = args.tensor("index");
   const int64_t dim = args.integer("dim");
@@ -166,13 +148,13 @@ Value indexing(const OpCall& c) {
 
 // select(arg, index, dim): index is a scalar (an int or an integer scalar).
 Value select(const OpCall& c) {
-  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}},
-                      &c.fusion);
+  BoundArguments args(c.call, {{"arg", true}, {"index", true}, {"dim", true}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   const Argument& index = *args.find("index");
   if (index.value.isFusionVal() && index.value.val->isA<TensorView>()) {
-    args.failAt(index, "fd.ops.select takes a scalar index; for a tensor of "
-                       "indices use fd.ops.index_select");
+    args.failAt(index,
+                "fd.ops.select takes a scalar index; for a tensor of "
+                "indices use fd.ops.index_select");
   }
   ir::Scalar* position = args.scalar("index");
   return tensorResult(ops::select(x, position, args.integer("dim")));
@@ -181,9 +163,8 @@ Value select(const OpCall& c) {
 // scatter(arg, index, src, dim); the old frontend calls the first `arg1`.
 Value scatter(const OpCall& c) {
   const EvaluatedCall call = renameKeyword(c.call, "arg1", "arg");
-  BoundArguments args(
-      call, {{"arg", true}, {"index", true}, {"src", true}, {"dim", true}},
-      &c.fusion);
+  BoundArguments args(call, {{"arg", true}, {"index", true}, {"src", true}, {"dim", true}},
+                      &c.fusion);
   TensorView* x = args.tensor("arg");
   TensorView* index = args.tensor("index");
   ir::Val* src = args.operand("src");
@@ -191,12 +172,10 @@ Value scatter(const OpCall& c) {
 }
 
 Value indexPutAccumulate(const OpCall& c) {
-  BoundArguments args(c.call, {{"acc", true}, {"index", true}, {"value", true}},
-                      &c.fusion);
+  BoundArguments args(c.call, {{"acc", true}, {"index", true}, {"value", true}}, &c.fusion);
   TensorView* acc = args.tensor("acc");
   TensorView* index = args.tensor("index");
-  return tensorResult(
-      ops::indexPutAccumulate(acc, index, args.tensor("value")));
+  return tensorResult(ops::indexPutAccumulate(acc, index, args.tensor("value")));
 }
 
 Value embeddingFwd(const OpCall& c) {
@@ -216,17 +195,13 @@ Value embeddingFwd(const OpCall& c) {
   ir::Scalar* normType = args.optionalScalar("norm_type");
   ir::Scalar* scaleGradByFreq = args.optionalScalar("scale_grad_by_freq");
   ir::Scalar* sparse = args.optionalScalar("sparse");
-  return tensorResult(ops::embeddingFwd(input, weight, paddingIdx, maxNorm,
-                                        normType, scaleGradByFreq, sparse));
+  return tensorResult(
+      ops::embeddingFwd(input, weight, paddingIdx, maxNorm, normType, scaleGradByFreq, sparse));
 }
 
 Value argsort(const OpCall& c) {
-  BoundArguments args(c.call,
-                      {{"arg", true},
-                       {"dim", true},
-                       {"descending", false},
-                       {"stable", false}},
-                      &c.fusion);
+  BoundArguments args(
+      c.call, {{"arg", true}, {"dim", true}, {"descending", false}, {"stable", false}}, &c.fusion);
   TensorView* x = args.tensor("arg");
   const int64_t dim = args.integer("dim");
   const bool descending = args.boolean("descending", false);
@@ -236,21 +211,16 @@ Value argsort(const OpCall& c) {
 
 // topk(arg, k, dim=-1, largest=True, sorted=False) -> (values, indices).
 Value topk(const OpCall& c) {
-  BoundArguments args(c.call,
-                      {{"arg", true},
-                       {"k", true},
-                       {"dim", false},
-                       {"largest", false},
-                       {"sorted", false}},
-                      &c.fusion);
+  BoundArguments args(
+      c.call, {{"arg", true}, {"k", true}, {"dim", false}, {"largest", false}, {"sorted", false}},
+      &c.fusion);
   TensorView* x = args.tensor("arg");
   ir::Scalar* k = args.scalar("k");
   const int64_t dim = args.integer("dim", -1);
   const bool largest = args.boolean("largest", true);
   const bool sorted = args.boolean("sorted", false);
   ops::TopKResult result = ops::topk(x, k, dim, largest, sorted);
-  return Value::tuple(
-      {tensorResult(result.values), tensorResult(result.indices)});
+  return Value::tuple({tensorResult(result.values), tensorResult(result.indices)});
 }
 
 Value matmul(const OpCall& c) {
@@ -260,8 +230,7 @@ Value matmul(const OpCall& c) {
 }
 
 Value linear(const OpCall& c) {
-  BoundArguments args(
-      c.call, {{"arg1", true}, {"arg2", true}, {"bias", false}}, &c.fusion);
+  BoundArguments args(c.call, {{"arg1", true}, {"arg2", true}, {"bias", false}}, &c.fusion);
   TensorView* a = args.tensor("arg1");
   TensorView* weight = args.tensor("arg2");
   return tensorResult(ops::linear(a, weight, args.optionalTensor("bias")));
@@ -283,10 +252,8 @@ Value sdpfaFwd(const OpCall& c) {
   ir::Scalar* causal = args.optionalScalar("is_causal");
   ir::Scalar* scale = args.optionalScalar("scale");
   ops::SdpaResult result = ops::sdpfaFwd(q, k, v, dropout, causal, scale);
-  return Value::tuple({tensorResult(result.output),
-                       tensorResult(result.logSumExp),
-                       tensorResult(result.philoxSeed),
-                       tensorResult(result.philoxOffset)});
+  return Value::tuple({tensorResult(result.output), tensorResult(result.logSumExp),
+                       tensorResult(result.philoxSeed), tensorResult(result.philoxOffset)});
 }
 
 Value size(const OpCall& c) {

@@ -26,8 +26,8 @@ FusionBuilder::FusionBuilder() : fusion_(std::make_unique<ir::Fusion>()) {}
 FusionBuilder::~FusionBuilder() = default;
 
 const ir::Val* FusionBuilder::val(int64_t handle) const {
-  FL_CHECK(handle >= 0 && static_cast<size_t>(handle) < vals_.size(),
-           "value ", handle, " does not belong to this FusionDefinition");
+  FL_CHECK(handle >= 0 && static_cast<size_t>(handle) < vals_.size(), "value ", handle,
+           " does not belong to this FusionDefinition");
   return vals_[static_cast<size_t>(handle)];
 }
 
@@ -84,8 +84,7 @@ struct Converter {
         for (const Value& item : value.items()) items.push_back(out(item));
         return BuilderValue::sequence(std::move(items), value.kind == Kind::kTuple);
       }
-      default:
-        return BuilderValue::string(describeKind(value));
+      default: return BuilderValue::string(describeKind(value));
     }
   }
 
@@ -113,8 +112,9 @@ BuilderValue FusionBuilder::callFd(const std::string& name,
   const EvaluatedCall call = c.call("fd." + name, positional, keywords, where);
   std::optional<Value> result = callFdMethod(*fusion_, name, call, {});
   if (!result) {
-    throw UserError("fd." + name + " is not a FusionDefinition method; expected "
-                    "define_tensor, define_scalar, define_vector, add_output or fd.ops.<op>",
+    throw UserError("fd." + name +
+                        " is not a FusionDefinition method; expected "
+                        "define_tensor, define_scalar, define_vector, add_output or fd.ops.<op>",
                     call.location);
   }
   return c.out(*result);
@@ -142,13 +142,13 @@ BuilderValue FusionBuilder::callTensorMethod(int64_t handle, const std::string& 
 BuilderValue FusionBuilder::binaryOperator(const std::string& op, const BuilderValue& lhs,
                                            const BuilderValue& rhs, const std::string& where) {
   static const std::map<std::string, BinaryOpKind> kOps = {
-      {"+", BinaryOpKind::kAdd},       {"-", BinaryOpKind::kSub},
-      {"*", BinaryOpKind::kMul},       {"/", BinaryOpKind::kDiv},
-      {"//", BinaryOpKind::kFloorDiv}, {"%", BinaryOpKind::kMod},
-      {"**", BinaryOpKind::kPow},      {"<", BinaryOpKind::kLess},
-      {"<=", BinaryOpKind::kLessEq},   {">", BinaryOpKind::kGreater},
+      {"+", BinaryOpKind::kAdd},        {"-", BinaryOpKind::kSub},
+      {"*", BinaryOpKind::kMul},        {"/", BinaryOpKind::kDiv},
+      {"//", BinaryOpKind::kFloorDiv},  {"%", BinaryOpKind::kMod},
+      {"**", BinaryOpKind::kPow},       {"<", BinaryOpKind::kLess},
+      {"<=", BinaryOpKind::kLessEq},    {">", BinaryOpKind::kGreater},
       {">=", BinaryOpKind::kGreaterEq}, {"&", BinaryOpKind::kBitAnd},
-      {"|", BinaryOpKind::kBitOr},     {"^", BinaryOpKind::kBitXor}};
+      {"|", BinaryOpKind::kBitOr},      {"^", BinaryOpKind::kBitXor}};
   const auto found = kOps.find(op);
   FL_CHECK(found != kOps.end(), "'", op, "' is not an operator of fusion values");
   Converter c{vals_};

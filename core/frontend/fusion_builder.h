@@ -30,12 +30,42 @@ struct BuilderValue {
   std::vector<BuilderValue> items;
 
   static BuilderValue none() { return {}; }
-  static BuilderValue boolean(bool v) { BuilderValue b; b.kind = Kind::Bool; b.boolValue = v; return b; }
-  static BuilderValue integer(int64_t v) { BuilderValue b; b.kind = Kind::Int; b.intValue = v; return b; }
-  static BuilderValue floating(double v) { BuilderValue b; b.kind = Kind::Float; b.floatValue = v; return b; }
-  static BuilderValue string(std::string v) { BuilderValue b; b.kind = Kind::String; b.text = std::move(v); return b; }
-  static BuilderValue dataType(ir::DataType v) { BuilderValue b; b.kind = Kind::DataType; b.dtype = v; return b; }
-  static BuilderValue val(int64_t handle) { BuilderValue b; b.kind = Kind::Val; b.intValue = handle; return b; }
+  static BuilderValue boolean(bool v) {
+    BuilderValue b;
+    b.kind = Kind::Bool;
+    b.boolValue = v;
+    return b;
+  }
+  static BuilderValue integer(int64_t v) {
+    BuilderValue b;
+    b.kind = Kind::Int;
+    b.intValue = v;
+    return b;
+  }
+  static BuilderValue floating(double v) {
+    BuilderValue b;
+    b.kind = Kind::Float;
+    b.floatValue = v;
+    return b;
+  }
+  static BuilderValue string(std::string v) {
+    BuilderValue b;
+    b.kind = Kind::String;
+    b.text = std::move(v);
+    return b;
+  }
+  static BuilderValue dataType(ir::DataType v) {
+    BuilderValue b;
+    b.kind = Kind::DataType;
+    b.dtype = v;
+    return b;
+  }
+  static BuilderValue val(int64_t handle) {
+    BuilderValue b;
+    b.kind = Kind::Val;
+    b.intValue = handle;
+    return b;
+  }
   static BuilderValue sequence(std::vector<BuilderValue> items, bool tuple) {
     BuilderValue b;
     b.kind = tuple ? Kind::Tuple : Kind::List;

@@ -48,8 +48,8 @@ std::optional<double> parseDouble(std::string_view text) {
 }
 
 InputSpec parseEntry(std::string_view entry, size_t position) {
-  const std::string where = "--inputs entry " + std::to_string(position) +
-                            " ('" + std::string(entry) + "')";
+  const std::string where =
+      "--inputs entry " + std::to_string(position) + " ('" + std::string(entry) + "')";
   InputSpec spec;
   size_t colon = entry.find(':');
   if (colon == std::string_view::npos) {
@@ -64,7 +64,8 @@ InputSpec parseEntry(std::string_view entry, size_t position) {
     } else if (auto d = parseDouble(entry)) {
       spec.scalar = *d;
     } else {
-      FL_USER_ERROR(where, ": expected SIZExSIZE...:DTYPE (e.g. 128x64:bf16) "
+      FL_USER_ERROR(where,
+                    ": expected SIZExSIZE...:DTYPE (e.g. 128x64:bf16) "
                     "or a number");
     }
     return spec;
@@ -77,8 +78,7 @@ InputSpec parseEntry(std::string_view entry, size_t position) {
   spec.dtype = *parsed;
   if (!shape.empty()) {
     for (std::string_view size : splitOn(shape, 'x')) {
-      spec.sizes.push_back(
-          ir::parseInteger(size, where + ": a size", 0, ir::kMaxTensorElements));
+      spec.sizes.push_back(ir::parseInteger(size, where + ": a size", 0, ir::kMaxTensorElements));
     }
   }
   spec.initializer.kind = ir::isFloatingPoint(spec.dtype)
@@ -107,8 +107,7 @@ std::vector<InputSpec> parseInputsOption(std::string_view spec) {
   return specs;
 }
 
-runtime::Arguments makeInputs(const std::vector<InputSpec>& specs,
-                              uint64_t seed) {
+runtime::Arguments makeInputs(const std::vector<InputSpec>& specs, uint64_t seed) {
   runtime::Arguments args;
   args.reserve(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -121,15 +120,13 @@ runtime::Arguments makeInputs(const std::vector<InputSpec>& specs,
       runtime::Tensor tensor = runtime::Tensor::empty(spec.dtype, spec.sizes);
       spec.initializer.apply(tensor, mixSeed(seed, i));
       if (spec.stridedSizes) {
-        tensor = tensor.asStrided(*spec.stridedSizes, *spec.stridedStrides,
-                                  spec.stridedOffset);
+        tensor = tensor.asStrided(*spec.stridedSizes, *spec.stridedStrides, spec.stridedOffset);
       }
       args.emplace_back(std::move(tensor));
     } catch (const UserError& error) {
       // Point at the inputs entry the problem comes from.
       if (spec.location.line > 0 && !error.location()) {
-        throw UserError("inputs entry " + std::to_string(i) + ": " +
-                            error.message(),
+        throw UserError("inputs entry " + std::to_string(i) + ": " + error.message(),
                         spec.location);
       }
       throw;
@@ -149,8 +146,7 @@ runtime::Arguments makeInputShapes(const std::vector<InputSpec>& specs) {
     std::vector<int64_t> sizes = spec.stridedSizes.value_or(spec.sizes);
     std::vector<int64_t> strides =
         spec.stridedStrides.value_or(runtime::Tensor::contiguousStrides(sizes));
-    args.emplace_back(runtime::metadataOnly(spec.dtype, std::move(sizes),
-                                            std::move(strides),
+    args.emplace_back(runtime::metadataOnly(spec.dtype, std::move(sizes), std::move(strides),
                                             spec.stridedOffset));
   }
   return args;

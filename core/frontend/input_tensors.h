@@ -21,8 +21,7 @@ std::vector<InputSpec> parseInputsOption(std::string_view spec);
 
 //! Builds CPU tensors (and scalars) for `specs`; input i is filled from a
 //! stream seeded by (seed, i), so adding an input does not change the others.
-runtime::Arguments makeInputs(const std::vector<InputSpec>& specs,
-                              uint64_t seed);
+runtime::Arguments makeInputs(const std::vector<InputSpec>& specs, uint64_t seed);
 
 //! Metadata-only tensors (sizes, strides, storage offset; no data) and the
 //! scalars of `specs`: what the compiler needs, at any size, without

@@ -21,8 +21,8 @@ constexpr std::string_view kSupported =
     ".expand(*sizes)";
 
 // Keyword arguments every constructor accepts besides its own.
-constexpr std::array<std::string_view, 5> kCommonKeywords = {
-    "dtype", "device", "requires_grad", "pin_memory", "layout"};
+constexpr std::array<std::string_view, 5> kCommonKeywords = {"dtype", "device", "requires_grad",
+                                                             "pin_memory", "layout"};
 
 // A copy of `call` without its positional arguments, for constructors that
 // take their sizes as *args (torch.randn(2, 3) and torch.randn((2, 3))).
@@ -49,8 +49,8 @@ std::string sizesText(const std::vector<int64_t>& sizes) {
 
 // Sizes (or strides) of an entry: none negative, and for sizes, at most
 // kMaxTensorElements elements in all.
-void checkSizes(const BoundArguments& args, const Argument& at,
-                const std::vector<int64_t>& sizes, std::string_view what) {
+void checkSizes(const BoundArguments& args, const Argument& at, const std::vector<int64_t>& sizes,
+                std::string_view what) {
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] < 0) {
       args.failAt(at, std::string(what) + "[" + std::to_string(i) + "] is " +
@@ -76,29 +76,26 @@ int64_t elementCount(const std::vector<int64_t>& sizes) {
 
 // The sizes of a *size constructor: ints as separate arguments, one list or
 // tuple of ints, or the `size=` keyword.
-std::vector<int64_t> varargSizes(const EvaluatedCall& call,
-                                 const BoundArguments& args) {
+std::vector<int64_t> varargSizes(const EvaluatedCall& call, const BoundArguments& args) {
   if (call.positional.empty()) {
     if (!args.has("size")) {
-      args.failCall(call.name + " needs a size, e.g. " + call.name +
-                    "(2, 3) or " + call.name + "((2, 3))");
+      args.failCall(call.name + " needs a size, e.g. " + call.name + "(2, 3) or " + call.name +
+                    "((2, 3))");
     }
     std::vector<int64_t> sizes = args.intList("size");
     checkSizes(args, *args.find("size"), sizes, "size");
     return sizes;
   }
   if (args.find("size") != nullptr) {
-    args.failAt(*args.find("size"),
-                call.name + " got its size both as arguments and as size=");
+    args.failAt(*args.find("size"), call.name + " got its size both as arguments and as size=");
   }
   std::vector<int64_t> sizes;
   if (call.positional.size() == 1 && call.positional[0].value.isSequence()) {
     const Argument& only = call.positional[0];
     for (const Value& element : only.value.items()) {
       if (!element.is(Kind::kInt)) {
-        args.failAt(only, "expected a tuple of ints as the size of " +
-                              call.name + ", found " + describeKind(only.value) +
-                              " containing " + describeKind(element));
+        args.failAt(only, "expected a tuple of ints as the size of " + call.name + ", found " +
+                              describeKind(only.value) + " containing " + describeKind(element));
       }
       sizes.push_back(element.intValue);
     }
@@ -107,12 +104,11 @@ std::vector<int64_t> varargSizes(const EvaluatedCall& call,
   }
   for (const Argument& argument : call.positional) {
     if (!argument.value.is(Kind::kInt)) {
-      args.failAt(argument, "expected an int size for " + call.name +
-                                ", found " + describeKind(argument.value));
+      args.failAt(argument, "expected an int size for " + call.name + ", found " +
+                                describeKind(argument.value));
     }
     if (argument.value.intValue < 0) {
-      args.failAt(argument, "size " + std::to_string(argument.value.intValue) +
-                                " of " + call.name +
+      args.failAt(argument, "size " + std::to_string(argument.value.intValue) + " of " + call.name +
                                 " is negative; expected a size >= 0");
     }
     sizes.push_back(argument.value.intValue);
@@ -136,8 +132,7 @@ class InputsReader : public ExpressionEvaluator {
   }
 
  protected:
-  Value attributeOf(const Value& object, const Attribute& attribute,
-                    const Expr& expr) override {
+  Value attributeOf(const Value& object, const Attribute& attribute, const Expr& expr) override {
     if (object.is(Kind::kInputTensor)) {
       return Value::method(object, attribute.name);
     }
@@ -146,8 +141,7 @@ class InputsReader : public ExpressionEvaluator {
 
   Value callValue(const Value& callee, const EvaluatedCall& call) override {
     if (callee.is(Kind::kNamespace)) return construct(callee.text, call);
-    if (callee.is(Kind::kMethod) && callee.receiver &&
-        callee.receiver->is(Kind::kInputTensor)) {
+    if (callee.is(Kind::kMethod) && callee.receiver && callee.receiver->is(Kind::kInputTensor)) {
       InputSpec copy = spec(*callee.receiver);
       if (callee.text == "as_strided") return asStrided(std::move(copy), call);
       if (callee.text == "expand") return expand(std::move(copy), call);
@@ -157,8 +151,10 @@ class InputsReader : public ExpressionEvaluator {
         return add(std::move(copy));
       }
     }
-    throw UserError(call.name + " is not supported in the inputs block; "
-                                "expected " + std::string(kSupported),
+    throw UserError(call.name +
+                        " is not supported in the inputs block; "
+                        "expected " +
+                        std::string(kSupported),
                     call.location);
   }
 
@@ -169,8 +165,7 @@ class InputsReader : public ExpressionEvaluator {
   }
 
   // The dtype= and device= keywords, with `fallback` as the dtype.
-  void readCommon(const BoundArguments& args, InputSpec& spec,
-                  DataType fallback) {
+  void readCommon(const BoundArguments& args, InputSpec& spec, DataType fallback) {
     spec.dtype = fallback;
     if (args.has("dtype")) {
       const Argument& dtype = *args.find("dtype");
@@ -209,7 +204,7 @@ class InputsReader : public ExpressionEvaluator {
       BoundArguments args(keywords, withCommonKeywords({{"size", false}}));
       spec.sizes = varargSizes(call, args);
       readCommon(args, spec, DataType::Float);
-      spec.initializer = path == "torch.randn" ? TensorInitializer::randn()
+      spec.initializer = path == "torch.randn"  ? TensorInitializer::randn()
                          : path == "torch.rand" ? TensorInitializer::rand()
                          : path == "torch.ones" ? TensorInitializer::ones()
                                                 : TensorInitializer::zeros();
@@ -217,13 +212,12 @@ class InputsReader : public ExpressionEvaluator {
     }
     if (path == "torch.testing.make_tensor") {
       EvaluatedCall keywords = keywordsOnly(call);
-      BoundArguments args(
-          keywords, withCommonKeywords({{"size", false},
-                                        {"low", false},
-                                        {"high", false},
-                                        {"noncontiguous", false},
-                                        {"exclude_zero", false},
-                                        {"memory_format", false}}));
+      BoundArguments args(keywords, withCommonKeywords({{"size", false},
+                                                        {"low", false},
+                                                        {"high", false},
+                                                        {"noncontiguous", false},
+                                                        {"exclude_zero", false},
+                                                        {"memory_format", false}}));
       spec.sizes = varargSizes(call, args);
       readCommon(args, spec, DataType::Float);
       std::optional<double> low;
@@ -234,8 +228,7 @@ class InputsReader : public ExpressionEvaluator {
       return add(std::move(spec));
     }
     if (path == "torch.randint") {
-      std::vector<ParameterSpec> params = {
-          {"high", true}, {"size", true}, {"low", false}};
+      std::vector<ParameterSpec> params = {{"high", true}, {"size", true}, {"low", false}};
       if (call.positional.size() >= 3) {
         params = {{"low", false}, {"high", true}, {"size", true}};
       }
@@ -246,18 +239,16 @@ class InputsReader : public ExpressionEvaluator {
       const int64_t low = args.integer("low", 0);
       const int64_t high = args.integer("high");
       if (high <= low) {
-        args.failAt(*args.find("high"),
-                    "torch.randint: high (" + std::to_string(high) +
-                        ") must be greater than low (" + std::to_string(low) +
-                        ")");
+        args.failAt(*args.find("high"), "torch.randint: high (" + std::to_string(high) +
+                                            ") must be greater than low (" + std::to_string(low) +
+                                            ")");
       }
-      spec.initializer = TensorInitializer::randint(
-          static_cast<double>(low), static_cast<double>(high));
+      spec.initializer =
+          TensorInitializer::randint(static_cast<double>(low), static_cast<double>(high));
       return add(std::move(spec));
     }
     if (path == "torch.full") {
-      BoundArguments args(call, withCommonKeywords({{"size", true},
-                                                    {"fill_value", true}}));
+      BoundArguments args(call, withCommonKeywords({{"size", true}, {"fill_value", true}}));
       spec.sizes = args.intList("size");
       checkSizes(args, *args.find("size"), spec.sizes, "size");
       const Argument& fill = *args.find("fill_value");
@@ -271,15 +262,16 @@ class InputsReader : public ExpressionEvaluator {
       return add(std::move(spec));
     }
     if (path == "torch.arange") return arange(std::move(spec), call);
-    throw UserError(call.name + " is not supported in the inputs block; "
-                                "expected " + std::string(kSupported),
+    throw UserError(call.name +
+                        " is not supported in the inputs block; "
+                        "expected " +
+                        std::string(kSupported),
                     call.location);
   }
 
   // torch.arange(end), (start, end) or (start, end, step).
   Value arange(InputSpec spec, const EvaluatedCall& call) {
-    std::vector<ParameterSpec> params = {
-        {"start", false}, {"end", true}, {"step", false}};
+    std::vector<ParameterSpec> params = {{"start", false}, {"end", true}, {"step", false}};
     if (call.positional.size() == 1) {
       params = {{"end", true}, {"start", false}, {"step", false}};
     }
@@ -294,14 +286,14 @@ class InputsReader : public ExpressionEvaluator {
     const double end = args.number("end", 0.0);
     const double step = args.number("step", 1.0);
     const Argument& at = *args.find("end");
-    if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) ||
-        !std::isfinite(end)) {
+    if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(end)) {
       args.failAt(at, "torch.arange needs finite bounds and a non-zero step");
     }
     const double count = std::ceil((end - start) / step);
     if (count < 0) {
-      args.failAt(at, "torch.arange: the bounds are inconsistent with the "
-                      "step's sign");
+      args.failAt(at,
+                  "torch.arange: the bounds are inconsistent with the "
+                  "step's sign");
     }
     if (count > static_cast<double>(kMaxTensorElements)) {
       args.failAt(at, "torch.arange would make more than 2^48 elements");
@@ -313,23 +305,20 @@ class InputsReader : public ExpressionEvaluator {
   }
 
   Value asStrided(InputSpec spec, const EvaluatedCall& call) {
-    BoundArguments args(
-        call, {{"size", true}, {"stride", true}, {"storage_offset", false}});
+    BoundArguments args(call, {{"size", true}, {"stride", true}, {"storage_offset", false}});
     std::vector<int64_t> sizes = args.intList("size");
     std::vector<int64_t> strides = args.intList("stride");
     checkSizes(args, *args.find("size"), sizes, "size");
     checkSizes(args, *args.find("stride"), strides, "stride");
     if (sizes.size() != strides.size()) {
-      args.failAt(*args.find("stride"),
-                  "as_strided got " + std::to_string(sizes.size()) +
-                      " sizes but " + std::to_string(strides.size()) +
-                      " strides; expected one stride per size");
+      args.failAt(*args.find("stride"), "as_strided got " + std::to_string(sizes.size()) +
+                                            " sizes but " + std::to_string(strides.size()) +
+                                            " strides; expected one stride per size");
     }
     const int64_t offset = args.integer("storage_offset", 0);
     if (offset < 0) {
       args.failAt(*args.find("storage_offset"),
-                  "storage_offset is " + std::to_string(offset) +
-                      "; expected an offset >= 0");
+                  "storage_offset is " + std::to_string(offset) + "; expected an offset >= 0");
     }
     // As torch: the view lies inside the storage of the tensor it views (its
     // last element at offset + sum((size - 1) * stride)).
@@ -343,12 +332,13 @@ class InputsReader : public ExpressionEvaluator {
                    __builtin_add_overflow(last, reach, &last);
       }
       if (overflow || last >= storage) {
-        args.failAt(*args.find("size"),
-                    "as_strided(size=" + sizesText(sizes) + ", stride=" + sizesText(strides) +
-                        ", storage_offset=" + std::to_string(offset) + ") reaches " +
-                        (overflow ? std::string("past int64's range") : "element " + std::to_string(last)) +
-                        " of a storage of " + std::to_string(storage) +
-                        " elements; torch refuses this view too");
+        args.failAt(
+            *args.find("size"),
+            "as_strided(size=" + sizesText(sizes) + ", stride=" + sizesText(strides) +
+                ", storage_offset=" + std::to_string(offset) + ") reaches " +
+                (overflow ? std::string("past int64's range") : "element " + std::to_string(last)) +
+                " of a storage of " + std::to_string(storage) +
+                " elements; torch refuses this view too");
       }
     }
     spec.stridedSizes = std::move(sizes);
@@ -368,29 +358,30 @@ class InputsReader : public ExpressionEvaluator {
     const Argument* at = nullptr;
     if (call.positional.empty()) {
       if (!args.has("size")) {
-        args.failCall("expand needs the sizes to expand to, e.g. "
-                      "t.expand(4, 8) or t.expand((4, 8))");
+        args.failCall(
+            "expand needs the sizes to expand to, e.g. "
+            "t.expand(4, 8) or t.expand((4, 8))");
       }
       at = args.find("size");
       target = args.intList("size");
     } else if (args.has("size")) {
-      args.failAt(*args.find("size"),
-                  "expand got its sizes both as arguments and as size=");
-    } else if (call.positional.size() == 1 &&
-               call.positional[0].value.isSequence()) {
+      args.failAt(*args.find("size"), "expand got its sizes both as arguments and as size=");
+    } else if (call.positional.size() == 1 && call.positional[0].value.isSequence()) {
       at = &call.positional[0];
       for (const Value& element : at->value.items()) {
         if (!element.is(Kind::kInt)) {
-          args.failAt(*at, "expected a tuple of ints as the sizes of expand, "
-                           "found " + describeKind(element) + " in it");
+          args.failAt(*at,
+                      "expected a tuple of ints as the sizes of expand, "
+                      "found " +
+                          describeKind(element) + " in it");
         }
         target.push_back(element.intValue);
       }
     } else {
       for (const Argument& argument : call.positional) {
         if (!argument.value.is(Kind::kInt)) {
-          args.failAt(argument, "expected an int size for expand, found " +
-                                    describeKind(argument.value));
+          args.failAt(argument,
+                      "expected an int size for expand, found " + describeKind(argument.value));
         }
         target.push_back(argument.value.intValue);
       }
@@ -398,32 +389,30 @@ class InputsReader : public ExpressionEvaluator {
     }
     // Where a size's error points: the size itself when given one by one.
     auto sizeAt = [&](size_t d) -> const Argument& {
-      return call.positional.size() == target.size() && target.size() > 1
-                 ? call.positional[d]
-                 : *at;
+      return call.positional.size() == target.size() && target.size() > 1 ? call.positional[d]
+                                                                          : *at;
     };
     const std::vector<int64_t> sizes = spec.stridedSizes.value_or(spec.sizes);
-    const std::vector<int64_t> strides = spec.stridedStrides.value_or(
-        runtime::Tensor::contiguousStrides(sizes));
+    const std::vector<int64_t> strides =
+        spec.stridedStrides.value_or(runtime::Tensor::contiguousStrides(sizes));
     if (target.size() < sizes.size()) {
-      args.failAt(*at, "expand: the number of sizes (" +
-                           std::to_string(target.size()) +
-                           ") must be at least the tensor's rank (" +
-                           std::to_string(sizes.size()) + ", sizes " +
-                           sizesText(sizes) + ")");
+      args.failAt(*at, "expand: the number of sizes (" + std::to_string(target.size()) +
+                           ") must be at least the tensor's rank (" + std::to_string(sizes.size()) +
+                           ", sizes " + sizesText(sizes) + ")");
     }
     const size_t added = target.size() - sizes.size();
     std::vector<int64_t> outSizes(target.size());
     std::vector<int64_t> outStrides(target.size(), 0);
     for (size_t d = 0; d < target.size(); ++d) {
       const int64_t size = target[d];
-      const std::string axis = "expand: size " + std::to_string(size) +
-                               " at position " + std::to_string(d);
+      const std::string axis =
+          "expand: size " + std::to_string(size) + " at position " + std::to_string(d);
       if (d < added) {
         if (size < 0) {
-          args.failAt(sizeAt(d), axis + " is a new leading axis and needs a "
-                                        "size >= 0 (-1 keeps only an existing "
-                                        "axis)");
+          args.failAt(sizeAt(d), axis +
+                                     " is a new leading axis and needs a "
+                                     "size >= 0 (-1 keeps only an existing "
+                                     "axis)");
         }
         outSizes[d] = size;
         continue;
@@ -435,10 +424,10 @@ class InputsReader : public ExpressionEvaluator {
       } else if (own == 1 && size >= 0) {
         outSizes[d] = size;
       } else {
-        args.failAt(sizeAt(d), axis + " does not match the tensor's size " +
-                                   std::to_string(own) +
+        args.failAt(sizeAt(d), axis + " does not match the tensor's size " + std::to_string(own) +
                                    " there; only axes of size 1 expand "
-                                   "(sizes " + sizesText(sizes) + ")");
+                                   "(sizes " +
+                                   sizesText(sizes) + ")");
       }
     }
     checkSizes(args, *at, outSizes, "size");
@@ -452,15 +441,14 @@ class InputsReader : public ExpressionEvaluator {
 
 }  // namespace
 
-std::vector<InputSpec> readInputsBlock(const Expr& value,
-                                       const NameTable& globals) {
+std::vector<InputSpec> readInputsBlock(const Expr& value, const NameTable& globals) {
   const std::vector<ExprPtr>* entries = nullptr;
   if (const auto* list = value.as<List>()) entries = &list->elements;
   if (const auto* tuple = value.as<Tuple>()) entries = &tuple->elements;
   if (entries == nullptr) {
-    throw UserError("expected the inputs block as a list: inputs = [" +
-                        std::string(kSupported) + ", ...]",
-                    value.location);
+    throw UserError(
+        "expected the inputs block as a list: inputs = [" + std::string(kSupported) + ", ...]",
+        value.location);
   }
   std::vector<InputSpec> table;
   InputsReader reader(globals, table);
@@ -482,9 +470,8 @@ std::vector<InputSpec> readInputsBlock(const Expr& value,
         spec.scalar = v.floatValue;
       }
     } else {
-      throw UserError("inputs entry " + std::to_string(i) + " is " +
-                          describeKind(v) + "; expected " +
-                          std::string(kSupported) + ", or a Python number",
+      throw UserError("inputs entry " + std::to_string(i) + " is " + describeKind(v) +
+                          "; expected " + std::string(kSupported) + ", or a Python number",
                       entry.location);
     }
     spec.location = entry.location;
@@ -493,19 +480,17 @@ std::vector<InputSpec> readInputsBlock(const Expr& value,
   return specs;
 }
 
-Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals,
-                const Value& callee, const EvaluatedCall& call) {
+Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals, const Value& callee,
+                const EvaluatedCall& call) {
   InputsReader reader(globals, specs);
   return reader.callTorch(callee, call);
 }
 
-std::vector<InputSpec> inputSpecsOf(const Value& entries,
-                                    const std::vector<InputSpec>& specs,
+std::vector<InputSpec> inputSpecsOf(const Value& entries, const std::vector<InputSpec>& specs,
                                     const SourceLocation& location) {
   if (!entries.isSequence()) {
-    throw UserError("expected the inputs as a list, found " +
-                        describeKind(entries) + "; e.g. inputs = [" +
-                        std::string(kSupported) + ", ...]",
+    throw UserError("expected the inputs as a list, found " + describeKind(entries) +
+                        "; e.g. inputs = [" + std::string(kSupported) + ", ...]",
                     location);
   }
   // As fd.execute does: a list or tuple entry gives one input per element
@@ -535,9 +520,8 @@ std::vector<InputSpec> inputSpecsOf(const Value& entries,
       }
       spec.location = location;
     } else {
-      throw UserError("inputs entry " + std::to_string(i) + " is " +
-                          describeKind(v) + "; expected " +
-                          std::string(kSupported) + ", or a Python number",
+      throw UserError("inputs entry " + std::to_string(i) + " is " + describeKind(v) +
+                          "; expected " + std::string(kSupported) + ", or a Python number",
                       location);
     }
     result.push_back(std::move(spec));

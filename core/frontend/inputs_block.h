@@ -16,18 +16,16 @@ namespace fuserlab::frontend {
 //! Reads the value of `inputs = <value>`, which must be a list or tuple
 //! display. Anything but the constructors above and numbers is a UserError at
 //! the entry, naming what is supported.
-std::vector<InputSpec> readInputsBlock(const Expr& value,
-                                       const NameTable& globals);
+std::vector<InputSpec> readInputsBlock(const Expr& value, const NameTable& globals);
 
 //! A torch call anywhere in a script (`torch.randn(...)`, `t.as_strided`):
 //! a kInputTensor value whose spec is appended to `specs`.
-Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals,
-                const Value& callee, const EvaluatedCall& call);
+Value callTorch(std::vector<InputSpec>& specs, const NameTable& globals, const Value& callee,
+                const EvaluatedCall& call);
 
 //! The specs of a list of kInputTensor values (indices into `specs`) and
 //! Python numbers, as `fd.execute(inputs)` passes them.
-std::vector<InputSpec> inputSpecsOf(const Value& entries,
-                                    const std::vector<InputSpec>& specs,
+std::vector<InputSpec> inputSpecsOf(const Value& entries, const std::vector<InputSpec>& specs,
                                     const SourceLocation& location);
 
 }  // namespace fuserlab::frontend

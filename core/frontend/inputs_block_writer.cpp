@@ -35,8 +35,7 @@ std::string tuple(const std::vector<int64_t>& values) {
 
 std::string constructor(const InputSpec& spec) {
   const std::string size = tuple(spec.sizes);
-  const std::string common =
-      "dtype=" + torchDtype(spec.dtype) + ", device='" + spec.device + "'";
+  const std::string common = "dtype=" + torchDtype(spec.dtype) + ", device='" + spec.device + "'";
   const TensorInitializer& init = spec.initializer;
   switch (init.kind) {
     case TensorInitializer::Kind::Randn: return "torch.randn(" + size + ", " + common + ")";
@@ -44,12 +43,11 @@ std::string constructor(const InputSpec& spec) {
     case TensorInitializer::Kind::Ones: return "torch.ones(" + size + ", " + common + ")";
     case TensorInitializer::Kind::Zeros: return "torch.zeros(" + size + ", " + common + ")";
     case TensorInitializer::Kind::Randint:
-      return "torch.randint(" + std::to_string(static_cast<int64_t>(init.low.value_or(0))) +
-             ", " + std::to_string(static_cast<int64_t>(init.high.value_or(1))) + ", " +
-             size + ", " + common + ")";
-    case TensorInitializer::Kind::Full:
-      return "torch.full(" + size + ", " + number(init.value.value_or(0)) + ", " +
+      return "torch.randint(" + std::to_string(static_cast<int64_t>(init.low.value_or(0))) + ", " +
+             std::to_string(static_cast<int64_t>(init.high.value_or(1))) + ", " + size + ", " +
              common + ")";
+    case TensorInitializer::Kind::Full:
+      return "torch.full(" + size + ", " + number(init.value.value_or(0)) + ", " + common + ")";
     case TensorInitializer::Kind::MakeTensor:
     case TensorInitializer::Kind::Arange:
     case TensorInitializer::Kind::Values: {
@@ -70,8 +68,7 @@ std::string writeInputSpec(const InputSpec& spec) {
   if (spec.isScalar) return scalarLiteral(spec.scalar);
   std::string out = constructor(spec);
   if (spec.stridedSizes && spec.stridedStrides) {
-    out += ".as_strided(" + tuple(*spec.stridedSizes) + ", " +
-           tuple(*spec.stridedStrides);
+    out += ".as_strided(" + tuple(*spec.stridedSizes) + ", " + tuple(*spec.stridedStrides);
     if (spec.stridedOffset != 0) out += ", " + std::to_string(spec.stridedOffset);
     out += ")";
   }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/frontend/interpreter_internal.h"
 #include "core/frontend/fd_methods.h"
+#include "core/frontend/interpreter_internal.h"
 #include "core/frontend/python_arithmetic.h"
 #include "core/frontend/python_values.h"
 #include "core/frontend/torch_tensors.h"
@@ -30,8 +30,7 @@ Script Interpreter::run(const Module& module) {
 }
 
 const Value* Interpreter::lookupLocal(std::string_view name) const {
-  for (const Scope* scope = frame_.get(); scope != nullptr;
-       scope = scope->parent.get()) {
+  for (const Scope* scope = frame_.get(); scope != nullptr; scope = scope->parent.get()) {
     if (auto it = scope->names.find(name); it != scope->names.end()) {
       return &it->second;
     }
@@ -40,7 +39,7 @@ const Value* Interpreter::lookupLocal(std::string_view name) const {
 }
 
 void Interpreter::bindName(const std::string& name, const Value& value,
-              const SourceLocation& location) {
+                           const SourceLocation& location) {
   if (value.isFusionVal() && value.val->scriptName().empty()) {
     value.val->setScriptName(name);
   }
@@ -52,9 +51,8 @@ void Interpreter::bindName(const std::string& name, const Value& value,
   if (name == "inputs") noteInputs(value, location);
 }
 
-void Interpreter::assignAttribute(const Value& object, const std::string& name,
-                     const Value& value,
-                     const SourceLocation& location) {
+void Interpreter::assignAttribute(const Value& object, const std::string& name, const Value& value,
+                                  const SourceLocation& location) {
   if (!object.is(Kind::kFd)) {
     ExpressionEvaluator::assignAttribute(object, name, value, location);
   }
@@ -64,8 +62,7 @@ void Interpreter::assignAttribute(const Value& object, const std::string& name,
   builder(object).attributes[name] = value;
 }
 
-Value Interpreter::attributeOf(const Value& object, const Attribute& attribute,
-                  const Expr& expr) {
+Value Interpreter::attributeOf(const Value& object, const Attribute& attribute, const Expr& expr) {
   const std::string& name = attribute.name;
   switch (object.kind) {
     case Kind::kFd: {
@@ -81,18 +78,15 @@ Value Interpreter::attributeOf(const Value& object, const Attribute& attribute,
     case Kind::kFdOps:
     case Kind::kSched:
     case Kind::kFusionHandle:
-    case Kind::kIterDomain:
-      return Value::method(object, name);
+    case Kind::kIterDomain: return Value::method(object, name);
     case Kind::kTensor:
-      if (std::optional<Value> value =
-              tensorAttribute(object.tensor(), name)) {
+      if (std::optional<Value> value = tensorAttribute(object.tensor(), name)) {
         return *value;
       }
       if (isTensorMethod(name)) return Value::method(object, name);
       break;
     case Kind::kInputTensor:
-      if (std::optional<Value> value =
-              torchTensorAttribute(spec(object), name)) {
+      if (std::optional<Value> value = torchTensorAttribute(spec(object), name)) {
         return *value;
       }
       return Value::method(object, name);
@@ -101,8 +95,7 @@ Value Interpreter::attributeOf(const Value& object, const Attribute& attribute,
         return Value::string(std::string(ir::toString(object.dtype)));
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return ExpressionEvaluator::attributeOf(object, attribute, expr);
 }
@@ -116,8 +109,7 @@ Value Interpreter::makeLambda(const Lambda& lambda, const Expr& expr) {
   function->location = expr.location;
   for (const Parameter& param : lambda.params) {
     function->defaults.push_back(
-        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
-                           : std::nullopt);
+        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue)) : std::nullopt);
   }
   return Value::functionValue(std::move(function));
 }
@@ -174,9 +166,7 @@ Flow Interpreter::execStatement(const Stmt& stmt) {
   }
   if (const auto* branch = stmt.as<If>()) {
     Value test = evaluate(*branch->condition);
-    return execBlock(truthValue(test, branch->condition->location)
-                         ? branch->body
-                         : branch->orelse);
+    return execBlock(truthValue(test, branch->condition->location) ? branch->body : branch->orelse);
   }
   if (const auto* loop = stmt.as<For>()) return execFor(*loop);
   if (const auto* loop = stmt.as<While>()) return execWhile(*loop);
@@ -203,8 +193,7 @@ Flow Interpreter::execStatement(const Stmt& stmt) {
     if (!raise->exception) {
       // A bare `raise` re-raises what the enclosing handler caught.
       if (handling_.empty()) {
-        throw ScriptException("RuntimeError", "no active exception to re-raise",
-                              stmt.location);
+        throw ScriptException("RuntimeError", "no active exception to re-raise", stmt.location);
       }
       throw handling_.back();
     }
@@ -247,8 +236,7 @@ Flow Interpreter::execStatement(const Stmt& stmt) {
     execClassDef(*classDef, stmt);
     return Flow::kNormal;
   }
-  throw UserError("'" + std::string(kindName(stmt)) +
-                      "' statements are not supported",
+  throw UserError("'" + std::string(kindName(stmt)) + "' statements are not supported",
                   stmt.location);
 }
 
@@ -269,8 +257,7 @@ void Interpreter::runOnlyCall(const Expr& expr) {
     evaluate(expr);  // not a FusionDefinition: an ordinary call
     return;
   }
-  if (callee.name != "execute" && callee.name != "validate" &&
-      callee.name != "manual_execute") {
+  if (callee.name != "execute" && callee.name != "validate" && callee.name != "manual_execute") {
     return;
   }
   if (call.args.empty()) return;
@@ -289,12 +276,13 @@ void Interpreter::checkInputsAssignment(const Assign& assign, const Value& value
   const auto* name = assign.target->as<Name>();
   if (frame_ || name == nullptr || name->id != "inputs") return;
   if (!value.isSequence()) {
-    if (value.is(Kind::kInputTensor) || value.isNumber() ||
-        value.is(Kind::kString) || value.is(Kind::kDict)) {
-      throw UserError("expected the inputs block as a list: inputs = "
-                      "[torch.randn(...), ...], found " +
-                          describeKind(value),
-                      assign.value->location);
+    if (value.is(Kind::kInputTensor) || value.isNumber() || value.is(Kind::kString) ||
+        value.is(Kind::kDict)) {
+      throw UserError(
+          "expected the inputs block as a list: inputs = "
+          "[torch.randn(...), ...], found " +
+              describeKind(value),
+          assign.value->location);
     }
     return;
   }
@@ -304,17 +292,14 @@ void Interpreter::checkInputsAssignment(const Assign& assign, const Value& value
   for (size_t i = 0; i < value.items().size(); ++i) {
     const Value& entry = value.items()[i];
     if (entry.is(Kind::kInputTensor) || entry.isNumber()) continue;
-    if (entry.isSequence() &&
-        std::all_of(entry.items().begin(), entry.items().end(),
-                    [](const Value& v) { return v.isNumber(); })) {
+    if (entry.isSequence() && std::all_of(entry.items().begin(), entry.items().end(),
+                                          [](const Value& v) { return v.isNumber(); })) {
       continue;  // the scalars of a define_vector(n), flattened
     }
-    const SourceLocation& at =
-        entries != nullptr && entries->size() == value.items().size()
-            ? (*entries)[i]->location
-            : assign.value->location;
-    throw UserError("inputs entry " + std::to_string(i) + " is " +
-                        describeKind(entry) +
+    const SourceLocation& at = entries != nullptr && entries->size() == value.items().size()
+                                   ? (*entries)[i]->location
+                                   : assign.value->location;
+    throw UserError("inputs entry " + std::to_string(i) + " is " + describeKind(entry) +
                         "; expected a torch tensor (torch.randn, "
                         "torch.rand, torch.randint, torch.ones, "
                         "torch.zeros, torch.full, torch.arange or "
@@ -331,10 +316,8 @@ void Interpreter::execAugAssign(const AugAssign& assign) {
   // `xs += ys` on a list extends it in place, as Python's does.
   if (current.is(Kind::kList) && assign.op == BinaryOpKind::kAdd) {
     ValueList more = iterateValue(operand, assign.value->location);
-    checkSequenceSize(current.elements->size() + more.size(),
-                      assign.value->location);
-    current.elements->insert(current.elements->end(), more.begin(),
-                             more.end());
+    checkSequenceSize(current.elements->size() + more.size(), assign.value->location);
+    current.elements->insert(current.elements->end(), more.begin(), more.end());
     return;
   }
   Value result = combine(assign.op, current, operand, assign.target->location);
@@ -343,7 +326,7 @@ void Interpreter::execAugAssign(const AugAssign& assign) {
 
 // `lhs op rhs` on values already evaluated.
 Value Interpreter::combine(BinaryOpKind op, const Value& lhs, const Value& rhs,
-              const SourceLocation& location) {
+                           const SourceLocation& location) {
   if (lhs.isFusionVal() || rhs.isFusionVal()) {
     return binaryOnFusionValues(op, lhs, rhs, location);
   }
@@ -440,8 +423,7 @@ Flow Interpreter::execTry(const Try& tryStmt) {
   return flow;
 }
 
-bool Interpreter::handles(const ExceptHandler& handler,
-                          const ScriptException& exception) {
+bool Interpreter::handles(const ExceptHandler& handler, const ScriptException& exception) {
   if (!handler.type) return true;
   Value type = evaluate(*handler.type);
   ValueList types = type.is(Kind::kTuple) ? type.items() : ValueList{type};
@@ -472,8 +454,7 @@ void Interpreter::execDef(const FunctionDef& def, const Stmt& stmt) {
   function->def = &def;
   for (const Parameter& param : def.params) {
     function->defaults.push_back(
-        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
-                           : std::nullopt);
+        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue)) : std::nullopt);
   }
   Value value = Value::functionValue(function);
   if (function->moduleLevel) moduleFunctions_.push_back(function);
@@ -486,19 +467,17 @@ void Interpreter::execClassDef(const ClassDef& def, const Stmt& stmt) {
     // A TestCase pasted without the import of its base (NVFuserTest) is
     // still read; only a FusionDefinition base matters here.
     const auto* name = base->as<Name>();
-    if (name != nullptr && lookupLocal(name->id) == nullptr &&
-        !globals_.contains(name->id) && name->id != "FusionDefinition") {
+    if (name != nullptr && lookupLocal(name->id) == nullptr && !globals_.contains(name->id) &&
+        name->id != "FusionDefinition") {
       continue;
     }
     Value value = evaluate(*base);
-    isFusionDefinition |= value.is(Kind::kNamespace) &&
-                          value.text.ends_with("FusionDefinition");
+    isFusionDefinition |= value.is(Kind::kNamespace) && value.text.ends_with("FusionDefinition");
   }
   bindName(def.name, Value::classNamed(def.name), stmt.location);
   if (!isFusionDefinition) {
     if (method(def, "definition") != nullptr) {
-      throw UserError("class " + def.name +
-                          ": only subclasses of FusionDefinition are read",
+      throw UserError("class " + def.name + ": only subclasses of FusionDefinition are read",
                       stmt.location);
     }
     // A TestCase of nvFuser's older suite: its test methods may run.
@@ -506,9 +485,7 @@ void Interpreter::execClassDef(const ClassDef& def, const Stmt& stmt) {
     return;  // otherwise usable only as a name
   }
   if (method(def, "definition") == nullptr) {
-    throw UserError("class " + def.name +
-                        " needs a method 'def definition(self)'",
-                    stmt.location);
+    throw UserError("class " + def.name + " needs a method 'def definition(self)'", stmt.location);
   }
   classes_[def.name] = &def;
   classLocations_[def.name] = stmt.location;
@@ -517,9 +494,7 @@ void Interpreter::execClassDef(const ClassDef& def, const Stmt& stmt) {
 Flow Interpreter::execWith(const With& with, const Stmt& stmt) {
   Value context = evaluate(*with.context);
   if (!with.target.empty()) {
-    bindName(with.target,
-             context.is(Kind::kFd) ? context
-                                   : Value::opaque("the context of 'with'"),
+    bindName(with.target, context.is(Kind::kFd) ? context : Value::opaque("the context of 'with'"),
              with.targetLocation);
   }
   Flow flow = Flow::kNormal;
@@ -545,8 +520,7 @@ Flow Interpreter::execWith(const With& with, const Stmt& stmt) {
 
 namespace fuserlab::frontend {
 
-Script interpretScript(const Module& module, std::string_view source,
-                       const std::string& fileName) {
+Script interpretScript(const Module& module, std::string_view source, const std::string& fileName) {
   resetElementWork();
   // Declared first, so it ends last: after the interpreter, whose names were
   // the last holders of every list not in a cycle.

@@ -58,7 +58,6 @@ struct FunctionObject {
 
 //! Runs `module` (parsed from `fileName`) and collects the fusions it
 //! defines and their inputs.
-Script interpretScript(const Module& module, std::string_view source,
-                       const std::string& fileName);
+Script interpretScript(const Module& module, std::string_view source, const std::string& fileName);
 
 }  // namespace fuserlab::frontend

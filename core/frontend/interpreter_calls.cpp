@@ -18,8 +18,7 @@ using Kind = Value::Kind;
 
 Value Interpreter::callValue(const Value& callee, const EvaluatedCall& call) {
   switch (callee.kind) {
-    case Kind::kFunction:
-      return callFunction(*callee.function, call);
+    case Kind::kFunction: return callFunction(*callee.function, call);
     case Kind::kClass: {
       auto it = classes_.find(callee.text);
       if (it == classes_.end()) {
@@ -33,10 +32,8 @@ Value Interpreter::callValue(const Value& callee, const EvaluatedCall& call) {
     case Kind::kMethod:
       if (callee.receiver) return callMethod(*callee.receiver, callee.text, call);
       break;
-    case Kind::kNamespace:
-      return callNamespace(callee.text, call);
-    default:
-      break;
+    case Kind::kNamespace: return callNamespace(callee.text, call);
+    default: break;
   }
   return ExpressionEvaluator::callValue(callee, call);
 }
@@ -58,14 +55,13 @@ void stampNewVals(ir::Fusion& fusion, size_t first, const SourceLocation& locati
 
 }  // namespace
 
-Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
-                           const Value& rhs,
-                           const SourceLocation& location) {
+Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs, const Value& rhs,
+                                        const SourceLocation& location) {
   ir::Fusion& fusion = fusionOf(lhs.isFusionVal() ? lhs : rhs, location);
-  if (lhs.isFusionVal() && rhs.isFusionVal() &&
-      lhs.val->fusion() != rhs.val->fusion()) {
-    throw UserError("'" + std::string(spelling(op)) + "' on values of two "
-                    "different FusionDefinitions",
+  if (lhs.isFusionVal() && rhs.isFusionVal() && lhs.val->fusion() != rhs.val->fusion()) {
+    throw UserError("'" + std::string(spelling(op)) +
+                        "' on values of two "
+                        "different FusionDefinitions",
                     location);
   }
   checkFusionSize(fusion, location);
@@ -76,7 +72,7 @@ Value Interpreter::binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
 }
 
 Value Interpreter::unaryOnFusionValue(UnaryOpKind op, const Value& operand,
-                         const SourceLocation& location) {
+                                      const SourceLocation& location) {
   ir::Fusion& fusion = fusionOf(operand, location);
   checkFusionSize(fusion, location);
   const size_t first = fusion.vals().size();
@@ -95,20 +91,17 @@ Value Interpreter::indexTorchTensor(const Value& tensor, const Value& index,
 
 // Every fusion value passed to `fusion`'s op belongs to it (a script with
 // two FusionDefinitions may mix up their values).
-void Interpreter::checkSameFusion(const ir::Fusion& fusion,
-                                  const EvaluatedCall& call) {
-  std::function<void(const Value&, const SourceLocation&)> check =
-      [&](const Value& value, const SourceLocation& at) {
-        if (value.isFusionVal() && value.val->fusion() != &fusion) {
-          throw UserError(value.val->name() +
-                              " belongs to another FusionDefinition than " +
-                              call.name + "'s",
-                          at);
-        }
-        if (value.isSequence()) {
-          for (const Value& item : value.items()) check(item, at);
-        }
-      };
+void Interpreter::checkSameFusion(const ir::Fusion& fusion, const EvaluatedCall& call) {
+  std::function<void(const Value&, const SourceLocation&)> check = [&](const Value& value,
+                                                                       const SourceLocation& at) {
+    if (value.isFusionVal() && value.val->fusion() != &fusion) {
+      throw UserError(
+          value.val->name() + " belongs to another FusionDefinition than " + call.name + "'s", at);
+    }
+    if (value.isSequence()) {
+      for (const Value& item : value.items()) check(item, at);
+    }
+  };
   for (const auto* arguments : {&call.positional, &call.keywords}) {
     for (const Argument& argument : *arguments) check(argument.value, argument.location);
   }
@@ -116,11 +109,9 @@ void Interpreter::checkSameFusion(const ir::Fusion& fusion,
 
 // The reader's bound on what one script builds (a loop that never ends
 // would otherwise build ops until the step budget).
-void Interpreter::checkFusionSize(const ir::Fusion& fusion,
-                                  const SourceLocation& location) {
+void Interpreter::checkFusionSize(const ir::Fusion& fusion, const SourceLocation& location) {
   if (fusion.exprs().size() >= kMaxDefinedOps) {
-    throw UserError("the definition builds more than " +
-                        std::to_string(kMaxDefinedOps) +
+    throw UserError("the definition builds more than " + std::to_string(kMaxDefinedOps) +
                         " ops; FuserLab reads fusions up to that size",
                     location);
   }
@@ -140,16 +131,14 @@ Value Interpreter::callFunction(const FunctionObject& function, const EvaluatedC
       merged.keywords.push_back(Argument{value, call.location, name, call.location});
     }
     for (const Argument& keyword : call.keywords) {
-      std::erase_if(merged.keywords, [&](const Argument& a) {
-        return a.keyword == keyword.keyword;
-      });
+      std::erase_if(merged.keywords,
+                    [&](const Argument& a) { return a.keyword == keyword.keyword; });
       merged.keywords.push_back(keyword);
     }
     return callFunction(*function.partialOf, merged);
   }
   if (depth_ >= kMaxCallDepth) {
-    throw UserError("functions call each other more than " +
-                        std::to_string(kMaxCallDepth) +
+    throw UserError("functions call each other more than " + std::to_string(kMaxCallDepth) +
                         " deep (recursion?); FuserLab stops here",
                     call.location);
   }
@@ -181,8 +170,7 @@ Value Interpreter::callFunction(const FunctionObject& function, const EvaluatedC
       Flow flow = execBlock(*function.body);
       if (flow == Flow::kReturn) result = std::move(returnValue_);
       if (flow == Flow::kBreak || flow == Flow::kContinue) {
-        throw UserError("'break' or 'continue' outside a loop",
-                        function.location);
+        throw UserError("'break' or 'continue' outside a loop", function.location);
       }
     }
   } catch (...) {
@@ -200,7 +188,7 @@ Value Interpreter::callFunction(const FunctionObject& function, const EvaluatedC
 // Python's binding of arguments to parameters: positional in order, the
 // rest to *args; keywords by name, the rest to **kwargs; then defaults.
 void Interpreter::bindParameters(const FunctionObject& function, const EvaluatedCall& call,
-                    NameTable& names) {
+                                 NameTable& names) {
   const std::vector<Parameter>& params = *function.params;
   const std::string& fname = function.name;
   std::vector<bool> bound(params.size(), false);
@@ -208,8 +196,7 @@ void Interpreter::bindParameters(const FunctionObject& function, const Evaluated
   ValueList extra;
   for (const Argument& argument : call.positional) {
     while (next < params.size() &&
-           (params[next].kind != ParameterKind::kNormal ||
-            params[next].keywordOnly)) {
+           (params[next].kind != ParameterKind::kNormal || params[next].keywordOnly)) {
       if (params[next].kind == ParameterKind::kVarArgs) break;
       ++next;
     }
@@ -225,26 +212,24 @@ void Interpreter::bindParameters(const FunctionObject& function, const Evaluated
       continue;
     }
     throw UserError(fname + "() takes " + std::to_string(positionalCount(params)) +
-                        " positional arguments but " +
-                        std::to_string(call.positional.size()) + " were given",
+                        " positional arguments but " + std::to_string(call.positional.size()) +
+                        " were given",
                     argument.location);
   }
   Value kwargs = Value::dict({});
   for (const Argument& keyword : call.keywords) {
     size_t at = params.size();
     for (size_t i = 0; i < params.size(); ++i) {
-      if (params[i].kind == ParameterKind::kNormal &&
-          params[i].name == keyword.keyword) {
+      if (params[i].kind == ParameterKind::kNormal && params[i].name == keyword.keyword) {
         at = i;
       }
     }
     if (at == params.size()) {
-      const bool hasKwargs = std::any_of(
-          params.begin(), params.end(),
-          [](const Parameter& p) { return p.kind == ParameterKind::kKwArgs; });
+      const bool hasKwargs = std::any_of(params.begin(), params.end(), [](const Parameter& p) {
+        return p.kind == ParameterKind::kKwArgs;
+      });
       if (!hasKwargs) {
-        throw UserError(fname + "() got an unexpected keyword argument '" +
-                            keyword.keyword + "'",
+        throw UserError(fname + "() got an unexpected keyword argument '" + keyword.keyword + "'",
                         keyword.keywordLocation);
       }
       assignSubscript(kwargs, Value::string(keyword.keyword), keyword.value,
@@ -252,8 +237,7 @@ void Interpreter::bindParameters(const FunctionObject& function, const Evaluated
       continue;
     }
     if (bound[at]) {
-      throw UserError(fname + "() got multiple values for argument '" +
-                          keyword.keyword + "'",
+      throw UserError(fname + "() got multiple values for argument '" + keyword.keyword + "'",
                       keyword.keywordLocation);
     }
     names[params[at].name] = keyword.value;
@@ -267,8 +251,7 @@ void Interpreter::bindParameters(const FunctionObject& function, const Evaluated
       names[param.name] = kwargs;
     } else if (!bound[i]) {
       if (!function.defaults[i]) {
-        throw UserError(fname + "() missing the argument '" + param.name +
-                            "' (declared at line " +
+        throw UserError(fname + "() missing the argument '" + param.name + "' (declared at line " +
                             std::to_string(param.location.line) + ")",
                         call.location);
       }
@@ -278,14 +261,13 @@ void Interpreter::bindParameters(const FunctionObject& function, const Evaluated
 }
 
 size_t Interpreter::positionalCount(const std::vector<Parameter>& params) {
-  return static_cast<size_t>(std::count_if(
-      params.begin(), params.end(), [](const Parameter& p) {
-        return p.kind == ParameterKind::kNormal && !p.keywordOnly;
-      }));
+  return static_cast<size_t>(std::count_if(params.begin(), params.end(), [](const Parameter& p) {
+    return p.kind == ParameterKind::kNormal && !p.keywordOnly;
+  }));
 }
 
 Value Interpreter::callMethod(const Value& receiver, const std::string& name,
-                 const EvaluatedCall& call) {
+                              const EvaluatedCall& call) {
   switch (receiver.kind) {
     case Kind::kFdOps: {
       ir::Fusion& fusion = *builder(receiver).fusion;
@@ -306,19 +288,15 @@ Value Interpreter::callMethod(const Value& receiver, const std::string& name,
     case Kind::kSched:
       checkSameFusion(*builder(receiver).fusion, call);
       return callSchedMethod(*builder(receiver).fusion, name, call);
-    case Kind::kFusionHandle:
-      return callFusionHandleMethod(*builder(receiver).fusion, name, call);
-    case Kind::kIterDomain:
-      return callIterDomainMethod(receiver, name, call);
-    case Kind::kTensor:
-      return callTensorMethod(receiver.tensor(), name, call);
+    case Kind::kFusionHandle: return callFusionHandleMethod(*builder(receiver).fusion, name, call);
+    case Kind::kIterDomain: return callIterDomainMethod(receiver, name, call);
+    case Kind::kTensor: return callTensorMethod(receiver.tensor(), name, call);
     case Kind::kInputTensor: {
-      if (std::optional<Value> value =
-              callTorchTensorQuery(spec(receiver), name, call)) {
+      if (std::optional<Value> value = callTorchTensorQuery(spec(receiver), name, call)) {
         return *value;
       }
-      if (std::find(std::begin(kTorchViewMethods), std::end(kTorchViewMethods),
-                    name) != std::end(kTorchViewMethods)) {
+      if (std::find(std::begin(kTorchViewMethods), std::end(kTorchViewMethods), name) !=
+          std::end(kTorchViewMethods)) {
         return callTorch(specs_, globals_, Value::method(receiver, name), call);
       }
       if (std::optional<Value> view = torchTensorView(specs_, receiver, name, call)) {
@@ -326,14 +304,12 @@ Value Interpreter::callMethod(const Value& receiver, const std::string& name,
       }
       return Value::opaque("the result of the torch method " + name);
     }
-    default:
-      break;
+    default: break;
   }
   return ExpressionEvaluator::callValue(Value::method(receiver, name), call);
 }
 
-Value Interpreter::callFd(const Value& fd, const std::string& name,
-             const EvaluatedCall& call) {
+Value Interpreter::callFd(const Value& fd, const std::string& name, const EvaluatedCall& call) {
   Builder& b = builder(fd);
   if (b.classDef != nullptr) {
     if (const FunctionDef* def = method(*b.classDef, name)) {
@@ -347,14 +323,13 @@ Value Interpreter::callFd(const Value& fd, const std::string& name,
     return Value::opaque("the outputs of fd." + name);
   }
   if (isRunOnlyFdMethod(name)) return Value::opaque("what fd." + name + " gives");
-  if (b.closed && (name.starts_with("define_") || name == "add_output" ||
-                   name == "from_pytorch")) {
-    throw UserError(call.name + ": this FusionDefinition is finished (its "
-                                "'with' block ended)",
+  if (b.closed && (name.starts_with("define_") || name == "add_output" || name == "from_pytorch")) {
+    throw UserError(call.name +
+                        ": this FusionDefinition is finished (its "
+                        "'with' block ended)",
                     call.location);
   }
-  if (std::optional<Value> value =
-          callFdMethod(*b.fusion, name, call, specs_)) {
+  if (std::optional<Value> value = callFdMethod(*b.fusion, name, call, specs_)) {
     return *value;
   }
   throw UserError(call.name +
@@ -374,7 +349,7 @@ const FunctionDef* Interpreter::method(const ClassDef& def, std::string_view nam
 }
 
 Value Interpreter::callClassMethod(const FunctionDef& def, const Value& self,
-                      const EvaluatedCall& call) {
+                                   const EvaluatedCall& call) {
   auto function = std::make_shared<FunctionObject>();
   function->name = def.name;
   function->params = &def.params;
@@ -382,12 +357,10 @@ Value Interpreter::callClassMethod(const FunctionDef& def, const Value& self,
   function->location = call.location;
   for (const Parameter& param : def.params) {
     function->defaults.push_back(
-        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
-                           : std::nullopt);
+        param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue)) : std::nullopt);
   }
   EvaluatedCall withSelf = call;
-  withSelf.positional.insert(withSelf.positional.begin(),
-                             Argument{self, call.location, "", {}});
+  withSelf.positional.insert(withSelf.positional.begin(), Argument{self, call.location, "", {}});
   return callFunction(*function, withSelf);
 }
 
@@ -430,8 +403,8 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
     return ExpressionEvaluator::callValue(Value::nameSpace(path), converted);
   }
   if (path.starts_with("torch.")) {
-    if (std::find(std::begin(kTorchConstructors), std::end(kTorchConstructors),
-                  path) != std::end(kTorchConstructors)) {
+    if (std::find(std::begin(kTorchConstructors), std::end(kTorchConstructors), path) !=
+        std::end(kTorchConstructors)) {
       return callTorch(specs_, globals_, Value::nameSpace(path), call);
     }
     // torch.manual_seed, torch.testing.assert_close, torch.nn.functional:
@@ -441,8 +414,8 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
   // Functions of modules FuserLab does not model (pytest, the test suite's
   // helpers such as python.direct_utils): what they compute is the run's.
   const std::string root = path.substr(0, path.find('.'));
-  if (root != "nvfuser" && root != "builtins" && root != "math" &&
-      root != "fuserlab" && path.find('.') != std::string::npos) {
+  if (root != "nvfuser" && root != "builtins" && root != "math" && root != "fuserlab" &&
+      path.find('.') != std::string::npos) {
     return Value::opaque("the result of " + path);
   }
   return ExpressionEvaluator::callValue(Value::nameSpace(path), call);
@@ -450,8 +423,7 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
 
 // getattr(object, name[, default]) and hasattr(object, name).
 Value Interpreter::getAttribute(bool has, const EvaluatedCall& call) {
-  BoundArguments args(call, {{"object", true}, {"name", true},
-                             {"default", false}});
+  BoundArguments args(call, {{"object", true}, {"name", true}, {"default", false}});
   const Argument& name = *args.find("name");
   if (!name.value.is(Kind::kString)) args.failType(name, "a string");
   Attribute attribute{nullptr, name.value.text, name.location};
@@ -472,12 +444,12 @@ Value Interpreter::getAttribute(bool has, const EvaluatedCall& call) {
 // functools.partial(f, *args, **kwargs).
 Value Interpreter::makePartial(const EvaluatedCall& call) {
   if (call.positional.empty() || !call.positional[0].value.is(Kind::kFunction)) {
-    throw UserError("functools.partial takes a function of the script "
-                    "first",
-                    call.location);
+    throw UserError(
+        "functools.partial takes a function of the script "
+        "first",
+        call.location);
   }
-  auto function = std::make_shared<FunctionObject>(
-      *call.positional[0].value.function);
+  auto function = std::make_shared<FunctionObject>(*call.positional[0].value.function);
   function->partialOf = call.positional[0].value.function;
   function->moduleLevel = false;
   for (size_t i = 1; i < call.positional.size(); ++i) {
@@ -500,8 +472,7 @@ Value Interpreter::execNvfuser(const EvaluatedCall& call) {
     if (keyword.keyword == "inputs") inputs = &keyword;
   }
   if (function == nullptr || !function->value.is(Kind::kFunction)) {
-    throw UserError("exec_nvfuser takes the definition function first",
-                    call.location);
+    throw UserError("exec_nvfuser takes the definition function first", call.location);
   }
   const int64_t index = newBuilder(call.location);
   EvaluatedCall build{function->value.function->name, call.location, {}, {}};
@@ -520,8 +491,7 @@ const InputSpec& Interpreter::spec(const Value& tensor) const {
 
 ir::Fusion& Interpreter::fusionOf(const Value& value, const SourceLocation& location) {
   if (value.isFusionVal()) return *value.val->fusion();
-  throw UserError("expected a fusion value, found " + describeKind(value),
-                  location);
+  throw UserError("expected a fusion value, found " + describeKind(value), location);
 }
 
 }  // namespace fuserlab::frontend::interpreter_detail

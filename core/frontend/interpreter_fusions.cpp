@@ -25,14 +25,12 @@ int64_t Interpreter::newBuilder(const SourceLocation& location) {
 }
 
 // The fusion is finished: a with-block ended, or a subclass was read.
-void Interpreter::close(int64_t index, bool built,
-           const SourceLocation& location) {
+void Interpreter::close(int64_t index, bool built, const SourceLocation& location) {
   Builder& b = builders_[static_cast<size_t>(index)];
   b.closed = true;
   if (!b.named) {
     ++inlineBlocks_;
-    b.name = inlineBlocks_ > 1 ? "fusion_" + std::to_string(inlineBlocks_)
-                               : "fusion";
+    b.name = inlineBlocks_ > 1 ? "fusion_" + std::to_string(inlineBlocks_) : "fusion";
     if (location.line > 0) b.location = location;
   }
   closedOrder_.push_back(index);
@@ -75,8 +73,7 @@ int64_t Interpreter::instantiate(const ClassDef& def, const EvaluatedCall& call)
   if (const FunctionDef* init = method(def, "__init__")) {
     callClassMethod(*init, self, call);
   } else if (!call.positional.empty() || !call.keywords.empty()) {
-    throw UserError(def.name + "() takes no arguments (it has no __init__)",
-                    call.location);
+    throw UserError(def.name + "() takes no arguments (it has no __init__)", call.location);
   }
   EvaluatedCall none{def.name, call.location, {}, {}};
   callClassMethod(*method(def, "definition"), self, none);
@@ -115,16 +112,13 @@ void Interpreter::readUncalledDefinitions() {
     const std::vector<Parameter>& params = *function->params;
     bool defaults = true;
     for (size_t i = 1; i < params.size(); ++i) {
-      defaults &= params[i].kind != ParameterKind::kNormal ||
-                  function->defaults[i].has_value();
+      defaults &= params[i].kind != ParameterKind::kNormal || function->defaults[i].has_value();
     }
     if (!defaults) {
       if (!builders_.empty()) continue;  // a helper of a built fusion
       for (size_t i = 1; i < params.size(); ++i) {
-        if (params[i].kind == ParameterKind::kNormal &&
-            !function->defaults[i]) {
-          throw UserError("parameter '" + params[i].name + "' of " +
-                              function->name +
+        if (params[i].kind == ParameterKind::kNormal && !function->defaults[i]) {
+          throw UserError("parameter '" + params[i].name + "' of " + function->name +
                               " has no default value and no 'with "
                               "FusionDefinition() as fd:' block calls " +
                               function->name +
@@ -136,8 +130,7 @@ void Interpreter::readUncalledDefinitions() {
     }
     const int64_t index = newBuilder(function->location);
     EvaluatedCall call{function->name, function->location, {}, {}};
-    call.positional.push_back(
-        Argument{Value::fd(index), function->location, "", {}});
+    call.positional.push_back(Argument{Value::fd(index), function->location, "", {}});
     callFunction(*function, call);
     close(index, false);
   }
@@ -166,9 +159,9 @@ void Interpreter::runTestFunctions() {
       function.def = def;
       function.location = member->location;
       for (const Parameter& param : def->params) {
-        function.defaults.push_back(
-            param.defaultValue ? std::optional<Value>(evaluate(*param.defaultValue))
-                               : std::nullopt);
+        function.defaults.push_back(param.defaultValue
+                                        ? std::optional<Value>(evaluate(*param.defaultValue))
+                                        : std::nullopt);
       }
       runTestFunction(function);
     }
@@ -184,14 +177,13 @@ void Interpreter::runTestFunction(const FunctionObject& function) {
     const Parameter& param = params[i];
     if (param.kind != ParameterKind::kNormal) continue;
     std::optional<Value> value = parametrizedValue(*this, *function.def, param.name);
-    if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames),
-                            param.name) != std::end(kFixtureNames)) {
+    if (!value && std::find(std::begin(kFixtureNames), std::end(kFixtureNames), param.name) !=
+                      std::end(kFixtureNames)) {
       value = Value::nameSpace(kTestFixture);
     }
     if (!value && function.defaults[i]) value = function.defaults[i];
     if (!value) return;
-    call.keywords.push_back(
-        Argument{*value, param.location, param.name, param.location});
+    call.keywords.push_back(Argument{*value, param.location, param.name, param.location});
   }
   callFunction(function, call);
 }
@@ -224,8 +216,7 @@ Script Interpreter::collect() {
   // Two fusions from one function (built with different arguments) get
   // distinct names.
   std::map<std::string, int> seen;
-  const size_t executed = executed_ ? static_cast<size_t>(*executed_)
-                                    : order.back();
+  const size_t executed = executed_ ? static_cast<size_t>(*executed_) : order.back();
   for (size_t position = 0; position < order.size(); ++position) {
     Builder& b = builders_[order[position]];
     std::string name = b.name;
@@ -234,13 +225,11 @@ Script Interpreter::collect() {
     }
     if (order[position] == executed) script.executed = position;
     if (b.inputs) {
-      std::vector<InputSpec> specs =
-          inputSpecsOf(*b.inputs, specs_, b.inputsLocation);
+      std::vector<InputSpec> specs = inputSpecsOf(*b.inputs, specs_, b.inputsLocation);
       script.inputsByDefinition.emplace_back(position, specs);
       if (order[position] == executed) script.inputs = std::move(specs);
     }
-    script.definitions.push_back(
-        {std::move(name), b.location, std::move(b.fusion)});
+    script.definitions.push_back({std::move(name), b.location, std::move(b.fusion)});
   }
   return script;
 }

@@ -20,13 +20,12 @@ namespace fuserlab::frontend::interpreter_detail {
 
 // The torch functions that make a tensor the inputs can hold.
 inline constexpr std::string_view kTorchConstructors[] = {
-    "torch.randn", "torch.rand",   "torch.randint", "torch.ones",
-    "torch.zeros", "torch.full",   "torch.arange",  "torch.testing.make_tensor",
+    "torch.randn",  "torch.rand",  "torch.randint", "torch.ones",
+    "torch.zeros",  "torch.full",  "torch.arange",  "torch.testing.make_tensor",
     "torch.device", "torch.empty", "torch.tensor"};
 
 // The torch tensor methods the inputs block reads (inputs_block.h).
-inline constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda",
-                                                  "expand"};
+inline constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda", "expand"};
 
 enum class Flow { kNormal, kReturn, kBreak, kContinue };
 
@@ -36,15 +35,13 @@ inline constexpr size_t kMaxDefinedOps = 100'000;
 // What a pasted test function gets for nvFuser's test fixtures
 // (nvfuser_direct_test, the TestCase's self): exec_nvfuser builds.
 inline const std::string kTestFixture = "fuserlab.test_fixture";
-inline constexpr std::string_view kFixtureNames[] = {"nvfuser_direct_test",
-                                              "nvfuser_test", "self"};
+inline constexpr std::string_view kFixtureNames[] = {"nvfuser_direct_test", "nvfuser_test", "self"};
 
 // What the script raises (`raise ValueError(...)`, a failed `assert`): a
 // UserError that `try` can catch, by its exception's name.
 class ScriptException : public UserError {
  public:
-  ScriptException(std::string type, std::string text,
-                  const SourceLocation& location)
+  ScriptException(std::string type, std::string text, const SourceLocation& location)
       : UserError("the script raises " + type + (text.empty() ? "" : ": " + text) +
                       " here (FuserLab ran its Python up to this line)",
                   location),
@@ -61,13 +58,13 @@ class ScriptException : public UserError {
 // One FusionDefinition the script builds.
 struct Builder {
   std::unique_ptr<ir::Fusion> fusion = std::make_unique<ir::Fusion>();
-  NameTable attributes;              // `self.x` of a subclass
+  NameTable attributes;  // `self.x` of a subclass
   const ClassDef* classDef = nullptr;
-  std::string name;                  // the function or class that built it
+  std::string name;  // the function or class that built it
   SourceLocation location;
   bool named = false;
   bool closed = false;
-  std::optional<Value> inputs;       // what fd.execute / `inputs =` gave
+  std::optional<Value> inputs;  // what fd.execute / `inputs =` gave
   SourceLocation inputsLocation;
 };
 
@@ -96,21 +93,18 @@ class Interpreter : public ExpressionEvaluator {
   void bindName(const std::string& name, const Value& value,
                 const SourceLocation& location) override;
 
-  void assignAttribute(const Value& object, const std::string& name,
-                       const Value& value,
+  void assignAttribute(const Value& object, const std::string& name, const Value& value,
                        const SourceLocation& location) override;
 
   // ---- Attributes ----------------------------------------------------------
 
-  Value attributeOf(const Value& object, const Attribute& attribute,
-                    const Expr& expr) override;
+  Value attributeOf(const Value& object, const Attribute& attribute, const Expr& expr) override;
 
   // ---- Calls ---------------------------------------------------------------
 
   Value callValue(const Value& callee, const EvaluatedCall& call) override;
 
-  Value binaryOnFusionValues(BinaryOpKind op, const Value& lhs,
-                             const Value& rhs,
+  Value binaryOnFusionValues(BinaryOpKind op, const Value& lhs, const Value& rhs,
                              const SourceLocation& location) override;
 
   Value unaryOnFusionValue(UnaryOpKind op, const Value& operand,
@@ -164,8 +158,7 @@ class Interpreter : public ExpressionEvaluator {
 
   // Python's binding of arguments to parameters: positional in order, the
   // rest to *args; keywords by name, the rest to **kwargs; then defaults.
-  void bindParameters(const FunctionObject& function, const EvaluatedCall& call,
-                      NameTable& names);
+  void bindParameters(const FunctionObject& function, const EvaluatedCall& call, NameTable& names);
 
   static size_t positionalCount(const std::vector<Parameter>& params);
 
@@ -178,23 +171,19 @@ class Interpreter : public ExpressionEvaluator {
   int64_t newBuilder(const SourceLocation& location);
 
   // The fusion is finished: a with-block ended, or a subclass was read.
-  void close(int64_t index, bool built,
-             const SourceLocation& location = SourceLocation{});
+  void close(int64_t index, bool built, const SourceLocation& location = SourceLocation{});
 
   // `inputs = <value>` at module level: the inputs of the fusion built
   // last if it has none yet, else of the next one built.
   void noteInputs(const Value& value, const SourceLocation& location);
 
-  Value callMethod(const Value& receiver, const std::string& name,
-                   const EvaluatedCall& call);
+  Value callMethod(const Value& receiver, const std::string& name, const EvaluatedCall& call);
 
-  Value callFd(const Value& fd, const std::string& name,
-               const EvaluatedCall& call);
+  Value callFd(const Value& fd, const std::string& name, const EvaluatedCall& call);
 
   static const FunctionDef* method(const ClassDef& def, std::string_view name);
 
-  Value callClassMethod(const FunctionDef& def, const Value& self,
-                        const EvaluatedCall& call);
+  Value callClassMethod(const FunctionDef& def, const Value& self, const EvaluatedCall& call);
 
   // `Model(args)`: __init__ with the arguments, then definition() and
   // multidevice_schedule() build one fusion.
@@ -262,11 +251,8 @@ class Interpreter : public ExpressionEvaluator {
 
   void keepTrackOf(const std::shared_ptr<Scope>& scope) {
     // Forget the scopes already gone whenever the list doubles.
-    if (scopesMade_.size() >= 1024 &&
-        (scopesMade_.size() & (scopesMade_.size() - 1)) == 0) {
-      std::erase_if(scopesMade_, [](const std::weak_ptr<Scope>& made) {
-        return made.expired();
-      });
+    if (scopesMade_.size() >= 1024 && (scopesMade_.size() & (scopesMade_.size() - 1)) == 0) {
+      std::erase_if(scopesMade_, [](const std::weak_ptr<Scope>& made) { return made.expired(); });
     }
     scopesMade_.push_back(scope);
   }

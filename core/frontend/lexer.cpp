@@ -9,11 +9,10 @@ namespace fuserlab::frontend {
 namespace {
 
 constexpr std::string_view kKeywords[] = {
-    "False",  "None",   "True",    "and",      "as",       "assert", "async",
-    "await",  "break",  "class",   "continue", "def",      "del",    "elif",
-    "else",   "except", "finally", "for",      "from",     "global", "if",
-    "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
-    "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 // Longest first, so that "**=" wins over "**" and "**" over "*".
 constexpr std::string_view kOperators[] = {
@@ -23,21 +22,16 @@ constexpr std::string_view kOperators[] = {
     "+",   "-",   "*",   "/",   "%",   "<",  ">",  "&",  "|",  "^",  "~"};
 
 // Only the spellings CPython accepts; "bf" and "ub" are not among them.
-constexpr std::string_view kStringPrefixes[] = {"r",  "u",  "b",  "f",
-                                                "br", "rb", "fr", "rf"};
+constexpr std::string_view kStringPrefixes[] = {"r", "u", "b", "f", "br", "rb", "fr", "rf"};
 
 // Longer lines are cut in token descriptions; an error shows the line anyway.
 constexpr std::size_t kMaxDescribedBytes = 24;
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isHexDigit(char c) {
-  return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool isHexDigit(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool isOctalDigit(char c) { return c >= '0' && c <= '7'; }
 bool isBinaryDigit(char c) { return c == '0' || c == '1'; }
-bool isNameStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool isNameStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool isNameChar(char c) { return isNameStart(c) || isDigit(c); }
 
 int digitValue(char c) {
@@ -118,9 +112,8 @@ SourceText::SourceText(std::string_view source, std::string fileName)
 std::string_view SourceText::line(int line) const {
   if (line < 1 || line > static_cast<int>(lineStarts_.size())) return {};
   std::size_t start = lineStarts_[line - 1];
-  std::size_t end = line < static_cast<int>(lineStarts_.size())
-                        ? lineStarts_[line] - 1
-                        : text_.size();
+  std::size_t end =
+      line < static_cast<int>(lineStarts_.size()) ? lineStarts_[line] - 1 : text_.size();
   return std::string_view(text_).substr(start, end - start);
 }
 
@@ -130,31 +123,21 @@ SourceLocation SourceText::locate(int line, int column) const {
 
 std::string describe(const Token& token) {
   switch (token.kind) {
-    case TokenKind::kName:
-      return "name '" + shortened(token.text) + "'";
-    case TokenKind::kKeyword:
-      return "keyword '" + token.text + "'";
-    case TokenKind::kNumber:
-      return "number " + shortened(token.text);
-    case TokenKind::kString:
-      return "string '" + shortened(token.text) + "'";
-    case TokenKind::kOperator:
-      return "'" + token.text + "'";
-    case TokenKind::kNewline:
-      return "end of line";
-    case TokenKind::kIndent:
-      return "an indented line";
-    case TokenKind::kDedent:
-      return "the end of an indented block";
-    case TokenKind::kEndOfFile:
-      return "end of file";
+    case TokenKind::kName: return "name '" + shortened(token.text) + "'";
+    case TokenKind::kKeyword: return "keyword '" + token.text + "'";
+    case TokenKind::kNumber: return "number " + shortened(token.text);
+    case TokenKind::kString: return "string '" + shortened(token.text) + "'";
+    case TokenKind::kOperator: return "'" + token.text + "'";
+    case TokenKind::kNewline: return "end of line";
+    case TokenKind::kIndent: return "an indented line";
+    case TokenKind::kDedent: return "the end of an indented block";
+    case TokenKind::kEndOfFile: return "end of file";
   }
   return "a token";
 }
 
 bool isKeyword(std::string_view word) {
-  return std::find(std::begin(kKeywords), std::end(kKeywords), word) !=
-         std::end(kKeywords);
+  return std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords);
 }
 
 Lexer::Lexer(const SourceText& source) : source_(source), text_(source.text()) {
@@ -168,9 +151,7 @@ Token Lexer::next() {
   return token;
 }
 
-int Lexer::column(std::size_t offset) const {
-  return static_cast<int>(offset - lineStart_) + 1;
-}
+int Lexer::column(std::size_t offset) const { return static_cast<int>(offset - lineStart_) + 1; }
 
 Token Lexer::makeToken(TokenKind kind, int line, int column) const {
   Token token;
@@ -230,8 +211,7 @@ void Lexer::scan() {
     if (brackets_.empty()) atLineStart_ = true;
   } else if (c == '\\') {
     if (pos_ + 1 >= text_.size()) {
-      fail(line_, column(pos_),
-           "expected a line after the continuation '\\', found end of file");
+      fail(line_, column(pos_), "expected a line after the continuation '\\', found end of file");
     }
     if (text_[pos_ + 1] != '\n') {
       fail(line_, column(pos_ + 1),
@@ -242,8 +222,7 @@ void Lexer::scan() {
     startNewLine();
   } else if (isNameStart(c)) {
     scanName();
-  } else if (isDigit(c) || (c == '.' && pos_ + 1 < text_.size() &&
-                            isDigit(text_[pos_ + 1]))) {
+  } else if (isDigit(c) || (c == '.' && pos_ + 1 < text_.size() && isDigit(text_[pos_ + 1]))) {
     scanNumber();
   } else if (c == '\'' || c == '"') {
     scanString(pos_, "");
@@ -315,8 +294,8 @@ bool Lexer::scanIndentation() {
     if (width != indents_.back().width) {
       fail(line, col,
            "unindent does not match any outer indentation level: expected " +
-               std::to_string(indents_.back().width) +
-               " columns of indentation, found " + std::to_string(width));
+               std::to_string(indents_.back().width) + " columns of indentation, found " +
+               std::to_string(width));
     }
     if (altWidth != indents_.back().altWidth) inconsistent();
   }
@@ -329,15 +308,14 @@ void Lexer::scanName() {
   std::string_view word = std::string_view(text_).substr(start, pos_ - start);
   if (pos_ < text_.size() && (text_[pos_] == '\'' || text_[pos_] == '"')) {
     std::string prefix = lowerCase(word);
-    if (std::find(std::begin(kStringPrefixes), std::end(kStringPrefixes),
-                  prefix) != std::end(kStringPrefixes)) {
+    if (std::find(std::begin(kStringPrefixes), std::end(kStringPrefixes), prefix) !=
+        std::end(kStringPrefixes)) {
       scanString(start, prefix == "u" ? "" : prefix);
       return;
     }
   }
   Token token =
-      makeToken(isKeyword(word) ? TokenKind::kKeyword : TokenKind::kName, line_,
-                column(start));
+      makeToken(isKeyword(word) ? TokenKind::kKeyword : TokenKind::kName, line_, column(start));
   token.text = std::string(word);
   push(std::move(token));
 }
@@ -350,8 +328,8 @@ void Lexer::scanNumber() {
     while (pos_ < text_.size()) {
       if (accepts(text_[pos_])) {
         ++pos_;
-      } else if (text_[pos_] == '_' && pos_ > first &&
-                 pos_ + 1 < text_.size() && accepts(text_[pos_ + 1])) {
+      } else if (text_[pos_] == '_' && pos_ > first && pos_ + 1 < text_.size() &&
+                 accepts(text_[pos_ + 1])) {
         pos_ += 2;
       } else {
         break;
@@ -362,8 +340,8 @@ void Lexer::scanNumber() {
   auto rejectTrailingNameCharacter = [&](std::string_view kind) {
     if (pos_ < text_.size() && isNameChar(text_[pos_])) {
       fail(line_, column(pos_),
-           detail::concat("invalid ", kind, " literal: unexpected ",
-                          describeCharacter(text_[pos_]), " in the number"));
+           detail::concat("invalid ", kind, " literal: unexpected ", describeCharacter(text_[pos_]),
+                          " in the number"));
     }
   };
 
@@ -375,26 +353,20 @@ void Lexer::scanNumber() {
       std::string_view("xXoObB").find(text_[pos_ + 1]) != std::string::npos) {
     char marker = static_cast<char>(text_[pos_ + 1] | 0x20);
     base = marker == 'x' ? 16 : marker == 'o' ? 8 : 2;
-    std::string_view kind = base == 16  ? "hexadecimal"
-                            : base == 8 ? "octal"
-                                        : "binary";
+    std::string_view kind = base == 16 ? "hexadecimal" : base == 8 ? "octal" : "binary";
     pos_ += 2;
     // CPython allows one underscore right after the base marker: 0x_ff.
     if (pos_ + 1 < text_.size() && text_[pos_] == '_') ++pos_;
     digitsStart = pos_;
-    bool hasDigits = readDigits(base == 16  ? isHexDigit
-                                : base == 8 ? isOctalDigit
-                                            : isBinaryDigit);
+    bool hasDigits = readDigits(base == 16 ? isHexDigit : base == 8 ? isOctalDigit : isBinaryDigit);
     if (!hasDigits) {
-      fail(
-          line_, column(pos_),
-          detail::concat("invalid ", kind, " literal: expected a digit after '",
-                         text_.substr(start, 2), "'"));
+      fail(line_, column(pos_),
+           detail::concat("invalid ", kind, " literal: expected a digit after '",
+                          text_.substr(start, 2), "'"));
     }
     if (pos_ < text_.size() && isDigit(text_[pos_])) {
       fail(line_, column(pos_),
-           detail::concat("invalid digit '", text_[pos_], "' in ", kind,
-                          " literal"));
+           detail::concat("invalid digit '", text_[pos_], "' in ", kind, " literal"));
     }
     rejectTrailingNameCharacter(kind);
   } else {
@@ -406,8 +378,7 @@ void Lexer::scanNumber() {
     }
     if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
       std::size_t exponent = pos_ + 1;
-      if (exponent < text_.size() &&
-          (text_[exponent] == '+' || text_[exponent] == '-')) {
+      if (exponent < text_.size() && (text_[exponent] == '+' || text_[exponent] == '-')) {
         ++exponent;
       }
       if (exponent < text_.size() && isDigit(text_[exponent])) {
@@ -444,8 +415,7 @@ void Lexer::scanNumber() {
   }
   if (isFloat) {
     double value = 0.0;
-    auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (error == std::errc::result_out_of_range) {
       value = std::strtod(digits.c_str(), nullptr);  // inf or 0, as Python
     } else if (error != std::errc() || end != digits.data() + digits.size()) {
@@ -461,8 +431,7 @@ void Lexer::scanNumber() {
       int digit = digitValue(c);
       if (value > (kMax - digit) / base) {
         fail(line_, startColumn,
-             "integer literal " + shortened(token.text) +
-                 " does not fit in 64 bits");
+             "integer literal " + shortened(token.text) + " does not fit in 64 bits");
       }
       value = value * base + digit;
     }
@@ -480,18 +449,15 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
   bool bytes = prefix.find('b') != std::string::npos;
   // pos_ is at the opening quote, past any prefix.
   char quote = text_[pos_];
-  bool triple = pos_ + 2 < text_.size() && text_[pos_ + 1] == quote &&
-                text_[pos_ + 2] == quote;
+  bool triple = pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote;
   pos_ += triple ? 3 : 1;
 
   auto unterminated = [&] {
     fail(startLine, startColumn,
          std::string(triple ? "unterminated triple-quoted string literal"
                             : "unterminated string literal") +
-             ": expected a closing " +
-             (triple ? std::string(3, quote) : std::string(1, quote)) +
-             (triple ? " before the end of file"
-                     : " before the end of the line"));
+             ": expected a closing " + (triple ? std::string(3, quote) : std::string(1, quote)) +
+             (triple ? " before the end of file" : " before the end of the line"));
   };
   // Reads exactly `count` hex digits of an escape; `escapeStart` is at '\'.
   auto readHex = [&](std::size_t escapeStart, int count) {
@@ -500,8 +466,8 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
       std::size_t p = pos_ + i;
       if (p >= text_.size() || !isHexDigit(text_[p])) {
         fail(line_, column(escapeStart),
-             detail::concat("truncated \\", text_[escapeStart + 1],
-                            " escape: expected ", count, " hex digits"));
+             detail::concat("truncated \\", text_[escapeStart + 1], " escape: expected ", count,
+                            " hex digits"));
       }
       value = value * 16 + digitValue(text_[p]);
     }
@@ -518,8 +484,7 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
         ++pos_;
         break;
       }
-      if (pos_ + 2 < text_.size() && text_[pos_ + 1] == quote &&
-          text_[pos_ + 2] == quote) {
+      if (pos_ + 2 < text_.size() && text_[pos_ + 1] == quote && text_[pos_ + 2] == quote) {
         pos_ += 3;
         break;
       }
@@ -551,30 +516,14 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
           break;
         case '\\':
         case '\'':
-        case '"':
-          value += n;
-          break;
-        case 'a':
-          value += '\a';
-          break;
-        case 'b':
-          value += '\b';
-          break;
-        case 'f':
-          value += '\f';
-          break;
-        case 'n':
-          value += '\n';
-          break;
-        case 'r':
-          value += '\r';
-          break;
-        case 't':
-          value += '\t';
-          break;
-        case 'v':
-          value += '\v';
-          break;
+        case '"': value += n; break;
+        case 'a': value += '\a'; break;
+        case 'b': value += '\b'; break;
+        case 'f': value += '\f'; break;
+        case 'n': value += '\n'; break;
+        case 'r': value += '\r'; break;
+        case 't': value += '\t'; break;
+        case 'v': value += '\v'; break;
         case 'x': {
           std::uint32_t code = readHex(escapeStart, 2);
           if (bytes) {
@@ -593,8 +542,7 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
           }
           std::uint32_t code = readHex(escapeStart, n == 'u' ? 4 : 8);
           if (code > 0x10FFFF) {
-            fail(line_, column(escapeStart),
-                 "invalid \\U escape: code point beyond U+10FFFF");
+            fail(line_, column(escapeStart), "invalid \\U escape: code point beyond U+10FFFF");
           }
           appendUtf8(value, code);
           break;
@@ -602,9 +550,7 @@ void Lexer::scanString(std::size_t start, std::string prefix) {
         default:
           if (isOctalDigit(n)) {
             std::uint32_t code = digitValue(n);
-            for (int i = 0;
-                 i < 2 && pos_ < text_.size() && isOctalDigit(text_[pos_]);
-                 ++i) {
+            for (int i = 0; i < 2 && pos_ < text_.size() && isOctalDigit(text_[pos_]); ++i) {
               code = code * 8 + digitValue(text_[pos_++]);
             }
             if (bytes) {
@@ -637,16 +583,14 @@ void Lexer::scanOperator() {
       brackets_.push_back({c, line_, col});
     } else if (op.size() == 1 && (c == ')' || c == ']' || c == '}')) {
       if (brackets_.empty()) {
-        fail(line_, col,
-             detail::concat("unmatched '", c, "': no bracket is open here"));
+        fail(line_, col, detail::concat("unmatched '", c, "': no bracket is open here"));
       }
       Bracket open = brackets_.back();
       char expected = open.open == '(' ? ')' : open.open == '[' ? ']' : '}';
       if (c != expected) {
         fail(line_, col,
-             detail::concat("expected '", expected, "' to close the '",
-                            open.open, "' opened at ", open.line, ":",
-                            open.column, ", found '", c, "'"));
+             detail::concat("expected '", expected, "' to close the '", open.open, "' opened at ",
+                            open.line, ":", open.column, ", found '", c, "'"));
       }
       brackets_.pop_back();
     }
@@ -658,8 +602,7 @@ void Lexer::scanOperator() {
   }
   char c = text_[pos_];
   if (c == '!') {
-    fail(line_, column(pos_),
-         "unexpected '!': Python's negation is 'not', and '!=' compares");
+    fail(line_, column(pos_), "unexpected '!': Python's negation is 'not', and '!=' compares");
   }
   fail(line_, column(pos_), "unexpected " + describeCharacter(c));
 }
@@ -691,8 +634,7 @@ Token Lexer::endToken(TokenKind kind) const {
   return token;
 }
 
-std::vector<Token> tokenize(std::string_view source,
-                            const std::string& fileName) {
+std::vector<Token> tokenize(std::string_view source, const std::string& fileName) {
   SourceText text(source, fileName);
   Lexer lexer(text);
   std::vector<Token> tokens;

@@ -117,8 +117,7 @@ class Lexer {
   Token makeToken(TokenKind kind, int line, int column) const;
   Token endToken(TokenKind kind) const;
   void push(Token token);
-  [[noreturn]] void fail(int line, int column,
-                         const std::string& message) const;
+  [[noreturn]] void fail(int line, int column, const std::string& message) const;
 
   const SourceText& source_;
   const std::string& text_;
@@ -136,7 +135,6 @@ class Lexer {
 };
 
 //! All tokens of a script, ending with kEndOfFile (for tests and tools).
-std::vector<Token> tokenize(std::string_view source,
-                            const std::string& fileName);
+std::vector<Token> tokenize(std::string_view source, const std::string& fileName);
 
 }  // namespace fuserlab::frontend

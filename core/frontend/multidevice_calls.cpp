@@ -21,8 +21,7 @@ ir::DeviceMesh meshFrom(const BoundArguments& args, std::string_view name) {
   }
 }
 
-ir::ParallelType parallelTypeFrom(const BoundArguments& args,
-                                  std::string_view name) {
+ir::ParallelType parallelTypeFrom(const BoundArguments& args, std::string_view name) {
   const Argument* arg = args.find(name);
   if (!arg->value.is(Kind::kParallelType)) {
     args.failType(*arg, "a ParallelType (nvfuser.ParallelType.mesh_x)");
@@ -30,41 +29,39 @@ ir::ParallelType parallelTypeFrom(const BoundArguments& args,
   return static_cast<ir::ParallelType>(arg->value.intValue);
 }
 
-int64_t loopAxis(const BoundArguments& args, ir::TensorView* tv,
-                 std::string_view name) {
+int64_t loopAxis(const BoundArguments& args, ir::TensorView* tv, std::string_view name) {
   const int64_t rank = static_cast<int64_t>(tv->loop().size());
   int64_t axis = args.integer(name);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) {
-    args.failAt(*args.find(name),
-                "axis " + std::to_string(args.integer(name)) +
-                    " is out of range for " + tv->name() + "'s " +
-                    std::to_string(rank) + " loop axes");
+    args.failAt(*args.find(name), "axis " + std::to_string(args.integer(name)) +
+                                      " is out of range for " + tv->name() + "'s " +
+                                      std::to_string(rank) + " loop axes");
   }
   return axis;
 }
 
-void parallelizeAxis(const BoundArguments& args, ir::TensorView* tv,
-                     int64_t axis, ir::ParallelType type) {
+void parallelizeAxis(const BoundArguments& args, ir::TensorView* tv, int64_t axis,
+                     ir::ParallelType type) {
   if (!ir::isDeviceParallel(type) && type != ir::ParallelType::Serial) {
-    args.failCall("only device parallel types (mesh_x / DIDx) can be set "
-                  "from a script; " + std::string(ir::toString(type)) +
-                  " is chosen by FuserLab's schedulers");
+    args.failCall(
+        "only device parallel types (mesh_x / DIDx) can be set "
+        "from a script; " +
+        std::string(ir::toString(type)) + " is chosen by FuserLab's schedulers");
   }
   tv->loop()[static_cast<size_t>(axis)]->parallelize(type);
 }
 
-void splitAxis(const BoundArguments& args, ir::TensorView* tv, int64_t axis,
-               int64_t factor, bool innerSplit) {
+void splitAxis(const BoundArguments& args, ir::TensorView* tv, int64_t axis, int64_t factor,
+               bool innerSplit) {
   if (factor <= 0) {
-    args.failCall("the split factor must be positive, got " +
-                  std::to_string(factor));
+    args.failCall("the split factor must be positive, got " + std::to_string(factor));
   }
   tv->split(axis, tv->fusion()->constInt(factor), innerSplit);
 }
 
-std::vector<int64_t> rangeOf(const BoundArguments& args, int64_t start,
-                             int64_t stop, int64_t step) {
+std::vector<int64_t> rangeOf(const BoundArguments& args, int64_t start, int64_t stop,
+                             int64_t step) {
   if (step == 0) args.failCall("range() step must not be zero");
   std::vector<int64_t> out;
   constexpr size_t kMaxElements = 1 << 16;
@@ -83,13 +80,11 @@ Value intList(const std::vector<int64_t>& ints) {
 
 }  // namespace
 
-std::optional<Value> callMeshBuiltin(const std::string& path,
-                                     const EvaluatedCall& call) {
+std::optional<Value> callMeshBuiltin(const std::string& path, const EvaluatedCall& call) {
   if (path == "builtins.range") {
     BoundArguments args(call, {{"a", true}, {"b", false}, {"c", false}});
     if (!args.has("b")) return intList(rangeOf(args, 0, args.integer("a"), 1));
-    return intList(rangeOf(args, args.integer("a"), args.integer("b"),
-                           args.integer("c", 1)));
+    return intList(rangeOf(args, args.integer("a"), args.integer("b"), args.integer("c", 1)));
   }
   if (path == "torch.arange") {
     BoundArguments args(call, {{"end", true}});
@@ -102,8 +97,7 @@ std::optional<Value> callMeshBuiltin(const std::string& path,
   return std::nullopt;
 }
 
-std::optional<Value> parallelTypeAttribute(const std::string& path,
-                                           const std::string& name,
+std::optional<Value> parallelTypeAttribute(const std::string& path, const std::string& name,
                                            const SourceLocation& location) {
   if (!path.ends_with("ParallelType")) return std::nullopt;
   std::optional<ir::ParallelType> type = ir::parallelTypeFromName(name);
@@ -116,8 +110,7 @@ std::optional<Value> parallelTypeAttribute(const std::string& path,
   return Value::parallelType(*type);
 }
 
-Value callSchedMethod(ir::Fusion& fusion, const std::string& method,
-                      const EvaluatedCall& call) {
+Value callSchedMethod(ir::Fusion& fusion, const std::string& method, const EvaluatedCall& call) {
   if (method == "_create_device_mesh") {
     return *callMeshBuiltin("_create_device_mesh", call);
   }
@@ -131,21 +124,15 @@ Value callSchedMethod(ir::Fusion& fusion, const std::string& method,
     return Value::none();
   }
   if (method == "parallelize" || method == "_parallelize") {
-    BoundArguments args(
-        call, {{"tensor", true}, {"axis", true}, {"parallel_type", true}},
-        &fusion);
+    BoundArguments args(call, {{"tensor", true}, {"axis", true}, {"parallel_type", true}}, &fusion);
     ir::TensorView* tv = args.tensor("tensor");
-    parallelizeAxis(args, tv, loopAxis(args, tv, "axis"),
-                    parallelTypeFrom(args, "parallel_type"));
+    parallelizeAxis(args, tv, loopAxis(args, tv, "axis"), parallelTypeFrom(args, "parallel_type"));
     return Value::none();
   }
   if (method == "split") {
-    BoundArguments args(call,
-                        {{"tensor", true},
-                         {"axis", true},
-                         {"factor", true},
-                         {"inner_split", false}},
-                        &fusion);
+    BoundArguments args(
+        call, {{"tensor", true}, {"axis", true}, {"factor", true}, {"inner_split", false}},
+        &fusion);
     ir::TensorView* tv = args.tensor("tensor");
     splitAxis(args, tv, loopAxis(args, tv, "axis"), args.integer("factor"),
               args.boolean("inner_split", true));
@@ -164,8 +151,7 @@ Value callSchedMethod(ir::Fusion& fusion, const std::string& method,
                   call.location);
 }
 
-std::optional<Value> callTensorMeshMethod(ir::TensorView* tv,
-                                          const std::string& method,
+std::optional<Value> callTensorMeshMethod(ir::TensorView* tv, const std::string& method,
                                           const EvaluatedCall& call) {
   ir::Fusion& fusion = *tv->fusion();
   if (method == "set_device_mesh") {
@@ -184,9 +170,7 @@ std::optional<Value> callTensorMeshMethod(ir::TensorView* tv,
     return Value::none();
   }
   if (method == "split") {
-    BoundArguments args(
-        call, {{"axis", true}, {"factor", true}, {"inner_split", false}},
-        &fusion);
+    BoundArguments args(call, {{"axis", true}, {"factor", true}, {"inner_split", false}}, &fusion);
     splitAxis(args, tv, loopAxis(args, tv, "axis"), args.integer("factor"),
               args.boolean("inner_split", true));
     return Value::none();
@@ -195,8 +179,8 @@ std::optional<Value> callTensorMeshMethod(ir::TensorView* tv,
     BoundArguments args(call, {{"index", true}}, &fusion);
     return Value::iterDomain(tv, loopAxis(args, tv, "index"));
   }
-  if (method == "set_allocation_domain" || method == "merge" ||
-      method == "reorder" || method == "swizzle") {
+  if (method == "set_allocation_domain" || method == "merge" || method == "reorder" ||
+      method == "swizzle") {
     throw UserError(tv->name() + "." + method +
                         " is not supported; FuserLab reads set_device_mesh, "
                         "outer_split, split(axis, d, inner_split=False) and "
@@ -215,8 +199,7 @@ Value callIterDomainMethod(const Value& axis, const std::string& method,
                     call.location);
   }
   BoundArguments args(call, {{"parallel_type", true}}, tv->fusion());
-  parallelizeAxis(args, tv, axis.intValue,
-                  parallelTypeFrom(args, "parallel_type"));
+  parallelizeAxis(args, tv, axis.intValue, parallelTypeFrom(args, "parallel_type"));
   return Value::none();
 }
 

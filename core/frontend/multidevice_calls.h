@@ -21,27 +21,22 @@ namespace fuserlab::frontend {
 
 //! `range(...)`, `torch.arange(n)` and `...DeviceMesh(devices)` calls:
 //! the value, or nullopt if `path` names none of them.
-std::optional<Value> callMeshBuiltin(const std::string& path,
-                                     const EvaluatedCall& call);
+std::optional<Value> callMeshBuiltin(const std::string& path, const EvaluatedCall& call);
 
 //! `ParallelType.<name>` for a namespace path ending in "ParallelType", or
 //! nullopt for other paths; an unknown name is a UserError at `location`.
-std::optional<Value> parallelTypeAttribute(const std::string& path,
-                                           const std::string& name,
+std::optional<Value> parallelTypeAttribute(const std::string& path, const std::string& name,
                                            const SourceLocation& location);
 
 //! `fd.sched.<method>(...)`.
-Value callSchedMethod(ir::Fusion& fusion, const std::string& method,
-                      const EvaluatedCall& call);
+Value callSchedMethod(ir::Fusion& fusion, const std::string& method, const EvaluatedCall& call);
 
 //! The multi-device methods of a tensor (`set_device_mesh`, `outer_split`,
 //! `split`, `axis`); nullopt if `method` is none of them.
-std::optional<Value> callTensorMeshMethod(ir::TensorView* tv,
-                                          const std::string& method,
+std::optional<Value> callTensorMeshMethod(ir::TensorView* tv, const std::string& method,
                                           const EvaluatedCall& call);
 
 //! `T.axis(i).parallelize(PT)`.
-Value callIterDomainMethod(const Value& axis, const std::string& method,
-                           const EvaluatedCall& call);
+Value callIterDomainMethod(const Value& axis, const std::string& method, const EvaluatedCall& call);
 
 }  // namespace fuserlab::frontend

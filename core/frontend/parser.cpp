@@ -60,20 +60,16 @@ bool Parser::canStartExpression(const Token& token) const {
   switch (token.kind) {
     case TokenKind::kName:
     case TokenKind::kNumber:
-    case TokenKind::kString:
-      return true;
+    case TokenKind::kString: return true;
     case TokenKind::kKeyword:
       // Those outside the dialect too, so that their error names them.
-      return token.text == "True" || token.text == "False" ||
-             token.text == "None" || token.text == "not" ||
-             token.text == "lambda" || token.text == "await" ||
+      return token.text == "True" || token.text == "False" || token.text == "None" ||
+             token.text == "not" || token.text == "lambda" || token.text == "await" ||
              token.text == "yield";
     case TokenKind::kOperator:
-      return token.text == "(" || token.text == "[" || token.text == "{" ||
-             token.text == "-" || token.text == "+" || token.text == "~" ||
-             token.text == "*" || token.text == "...";
-    default:
-      return false;
+      return token.text == "(" || token.text == "[" || token.text == "{" || token.text == "-" ||
+             token.text == "+" || token.text == "~" || token.text == "*" || token.text == "...";
+    default: return false;
   }
 }
 
@@ -86,8 +82,7 @@ SourceLocation Parser::nodeLocation(Position position) const {
                    ? lineText.substr(0, kMaxNodeLineTextBytes)
                    : std::string_view();
   }
-  return SourceLocation{text_.fileName(), position.line, position.column,
-                        std::string(lineText)};
+  return SourceLocation{text_.fileName(), position.line, position.column, std::string(lineText)};
 }
 
 ExprPtr Parser::makeExpr(Expr::Node node, SourceLocation location) {
@@ -95,26 +90,22 @@ ExprPtr Parser::makeExpr(Expr::Node node, SourceLocation location) {
   expr->node = std::move(node);
   expr->location = std::move(location);
   int childHeight = 0;
-  forEachChild(*expr, [&](const Expr& child) {
-    childHeight = std::max(childHeight, child.height);
-  });
+  forEachChild(*expr,
+               [&](const Expr& child) { childHeight = std::max(childHeight, child.height); });
   expr->height = childHeight + 1;
   // Chains such as `a + b + c + ...` are built by loops, not recursion, so
   // the depth guard does not see them; their height does.
   if (expr->height > kMaxNestingDepth) {
     fail(Position{expr->location.line, expr->location.column},
-         "expression nested too deeply: more than ", kMaxNestingDepth,
-         " levels");
+         "expression nested too deeply: more than ", kMaxNestingDepth, " levels");
   }
   return expr;
 }
 
-ExprPtr Parser::makeBinary(BinaryOpKind op, ExprPtr lhs, ExprPtr rhs,
-                           Position at) {
+ExprPtr Parser::makeBinary(BinaryOpKind op, ExprPtr lhs, ExprPtr rhs, Position at) {
   SourceLocation location = lhs->location;
-  return makeExpr(
-      BinaryOp{op, std::move(lhs), std::move(rhs), nodeLocation(at)},
-      std::move(location));
+  return makeExpr(BinaryOp{op, std::move(lhs), std::move(rhs), nodeLocation(at)},
+                  std::move(location));
 }
 
 ExprPtr Parser::makeUnary(UnaryOpKind op, ExprPtr operand, Position at) {
@@ -128,8 +119,7 @@ ExprPtr Parser::makeCall(ExprPtr callee, Call&& call, Position open) {
   return makeExpr(std::move(call), std::move(location));
 }
 
-ExprPtr Parser::makeSubscript(ExprPtr object, std::vector<ExprPtr>&& elements,
-                              bool tuple) {
+ExprPtr Parser::makeSubscript(ExprPtr object, std::vector<ExprPtr>&& elements, bool tuple) {
   ExprPtr index;
   if (tuple) {
     SourceLocation location = elements.front()->location;
@@ -138,8 +128,7 @@ ExprPtr Parser::makeSubscript(ExprPtr object, std::vector<ExprPtr>&& elements,
     index = std::move(elements.front());
   }
   SourceLocation location = object->location;
-  return makeExpr(Subscript{std::move(object), std::move(index)},
-                  std::move(location));
+  return makeExpr(Subscript{std::move(object), std::move(index)}, std::move(location));
 }
 
 ExprPtr Parser::makeTuple(std::vector<ExprPtr>&& elements, Position open) {
@@ -208,15 +197,13 @@ void Parser::parseStatement(std::vector<StmtPtr>& body) {
       return;
     }
     if (word == "except" || word == "finally") {
-      fail(token, "unexpected '", word,
-           "': it must follow a 'try' block at the same indentation");
+      fail(token, "unexpected '", word, "': it must follow a 'try' block at the same indentation");
     }
     if (word == "async") {
       failUnsupported(token, "'async' functions and statements");
     }
     if (word == "elif" || word == "else") {
-      fail(token, "unexpected '", word,
-           "': it must follow an 'if' block at the same indentation");
+      fail(token, "unexpected '", word, "': it must follow an 'if' block at the same indentation");
     }
   }
   parseSimpleStatements(body);
@@ -253,8 +240,7 @@ StmtPtr Parser::parseSmallStatement() {
     }
     if (word == "import") return parseImport();
     if (word == "from") return parseImportFrom();
-    if (word == "assert" || word == "raise" || word == "break" ||
-        word == "continue") {
+    if (word == "assert" || word == "raise" || word == "break" || word == "continue") {
       return parseKeywordStatement();
     }
     if (word == "del") {
@@ -392,9 +378,9 @@ StmtPtr Parser::parseAssignmentOrExpression() {
     return makeStmt(std::move(assign), std::move(location));
   }
   const Token& next = peek();
-  if (next.kind == TokenKind::kOperator && next.text.size() >= 2 &&
-      next.text.back() == '=' && next.text != "==" && next.text != "!=" &&
-      next.text != "<=" && next.text != ">=" && next.text != ":=") {
+  if (next.kind == TokenKind::kOperator && next.text.size() >= 2 && next.text.back() == '=' &&
+      next.text != "==" && next.text != "!=" && next.text != "<=" && next.text != ">=" &&
+      next.text != ":=") {
     const std::string spelled = next.text.substr(0, next.text.size() - 1);
     Token dummy;
     dummy.kind = TokenKind::kOperator;
@@ -403,15 +389,12 @@ StmtPtr Parser::parseAssignmentOrExpression() {
     if (!op || op->kind == BinaryOpKind::kMatMul) {
       failUnsupported(next, "augmented assignments with '", next.text, "'");
     }
-    if (!first->is<Name>() && !first->is<Attribute>() &&
-        !first->is<Subscript>()) {
-      fail(next, "the target of '", next.text,
-           "' must be a name, an attribute or a subscript");
+    if (!first->is<Name>() && !first->is<Attribute>() && !first->is<Subscript>()) {
+      fail(next, "the target of '", next.text, "' must be a name, an attribute or a subscript");
     }
     take();
     ExprPtr value = parseExpressionList();
-    return makeStmt(AugAssign{std::move(first), op->kind, std::move(value)},
-                    std::move(location));
+    return makeStmt(AugAssign{std::move(first), op->kind, std::move(value)}, std::move(location));
   }
   if (next.kind == TokenKind::kOperator && next.text == ":") {
     // `x: int = value` is an assignment; `x: int` alone declares nothing.
@@ -421,8 +404,7 @@ StmtPtr Parser::parseAssignmentOrExpression() {
     if (!atOp("=")) return makeStmt(Pass{}, std::move(location));
     take();
     ExprPtr value = parseExpressionList();
-    return makeStmt(Assign{std::move(first), std::move(value), {}},
-                    std::move(location));
+    return makeStmt(Assign{std::move(first), std::move(value), {}}, std::move(location));
   }
   return makeStmt(ExprStatement{std::move(first)}, std::move(location));
 }
@@ -445,8 +427,7 @@ void Parser::checkAssignTarget(const Expr& target, bool allowAttribute) {
                        "subscript or a tuple of those");
   }
   if (elements->empty()) {
-    failAt(target, "cannot assign to an empty " +
-                       std::string(kindName(target)) +
+    failAt(target, "cannot assign to an empty " + std::string(kindName(target)) +
                        ": the target of '=' must be a name or a tuple of "
                        "names");
   }
@@ -465,8 +446,7 @@ void Parser::checkAssignTarget(const Expr& target, bool allowAttribute) {
 StmtPtr Parser::parseImport() {
   Position keyword = takePosition();
   Import import;
-  import.names.push_back(
-      parseImportAlias(true, "a module name after 'import'"));
+  import.names.push_back(parseImportAlias(true, "a module name after 'import'"));
   while (atOp(",")) {
     take();
     import.names.push_back(parseImportAlias(true, "a module name after ','"));
@@ -490,10 +470,10 @@ StmtPtr Parser::parseImportFrom() {
   } else if (atOp("(")) {
     Position open = takePosition();
     parseCommaList(open, ")", "import list", [&] {
-      from.names.push_back(parseImportAlias(
-          false, detail::concat("a name to import or ')' to close the import "
-                                "list opened at ",
-                                open)));
+      from.names.push_back(
+          parseImportAlias(false, detail::concat("a name to import or ')' to close the import "
+                                                 "list opened at ",
+                                                 open)));
     });
     if (from.names.empty()) {
       fail(open, "expected a name to import inside the parentheses");
@@ -502,8 +482,7 @@ StmtPtr Parser::parseImportFrom() {
     from.names.push_back(parseImportAlias(false, "a name to import"));
     while (atOp(",")) {
       take();
-      from.names.push_back(
-          parseImportAlias(false, "a name to import after ','"));
+      from.names.push_back(parseImportAlias(false, "a name to import after ','"));
     }
   }
   return makeStmt(std::move(from), nodeLocation(keyword));
@@ -545,13 +524,11 @@ StmtPtr Parser::parseFunctionDef() {
   return makeStmt(std::move(def), nodeLocation(keyword));
 }
 
-void Parser::parseParameter(std::vector<Parameter>& params,
-                            std::string_view owner, Position open,
+void Parser::parseParameter(std::vector<Parameter>& params, std::string_view owner, Position open,
                             bool lambda) {
   const bool keywordOnly =
-      keywordOnlyNext_ ||
-      (!params.empty() && (params.back().keywordOnly ||
-                           params.back().kind == ParameterKind::kVarArgs));
+      keywordOnlyNext_ || (!params.empty() && (params.back().keywordOnly ||
+                                               params.back().kind == ParameterKind::kVarArgs));
   keywordOnlyNext_ = false;
   if (!params.empty() && params.back().kind == ParameterKind::kKwArgs) {
     fail(peek(), "no parameter may follow '**", params.back().name, "'");
@@ -580,13 +557,11 @@ void Parser::parseParameter(std::vector<Parameter>& params,
     take();
     param.kind = ParameterKind::kKwArgs;
   }
-  Token name = expectName(detail::concat(
-      "a parameter name or '", lambda ? ":" : ")",
-      "' to close the parameter list opened at ", open));
+  Token name = expectName(detail::concat("a parameter name or '", lambda ? ":" : ")",
+                                         "' to close the parameter list opened at ", open));
   for (const Parameter& other : params) {
     if (other.name == name.text) {
-      fail(name, "duplicate parameter '", name.text, "' in the definition of '",
-           owner, "'");
+      fail(name, "duplicate parameter '", name.text, "' in the definition of '", owner, "'");
     }
   }
   param.name = name.text;
@@ -600,11 +575,9 @@ void Parser::parseParameter(std::vector<Parameter>& params,
     }
     take();
     param.defaultValue = parseTest();
-  } else if (param.kind == ParameterKind::kNormal && !param.keywordOnly &&
-             !params.empty() && params.back().defaultValue &&
-             !params.back().keywordOnly) {
-    fail(name, "parameter '", name.text,
-         "' without a default follows a parameter with one");
+  } else if (param.kind == ParameterKind::kNormal && !param.keywordOnly && !params.empty() &&
+             params.back().defaultValue && !params.back().keywordOnly) {
+    fail(name, "parameter '", name.text, "' without a default follows a parameter with one");
   }
   params.push_back(std::move(param));
 }
@@ -699,14 +672,12 @@ ExprPtr Parser::parseTarget(std::string_view context) {
     std::vector<ExprPtr> targets;
     parseCommaList(open, paren ? ")" : "]", "target list",
                    [&] { targets.push_back(parseTarget(context)); });
-    return paren ? makeTuple(std::move(targets), open)
-                 : makeList(std::move(targets), open);
+    return paren ? makeTuple(std::move(targets), open) : makeList(std::move(targets), open);
   }
   if (!atKind(TokenKind::kName)) failExpected(peek(), context);
   ExprPtr target = parseAtom();
   while (atOp(".") || atOp("[")) {
-    target = atOp(".") ? parseAttribute(std::move(target))
-                       : parseSubscript(std::move(target));
+    target = atOp(".") ? parseAttribute(std::move(target)) : parseSubscript(std::move(target));
   }
   return target;
 }
@@ -717,8 +688,7 @@ StmtPtr Parser::parseClassDef() {
   def.name = expectName("a class name after 'class'").text;
   if (atOp("(")) {
     Position open = takePosition();
-    parseCommaList(open, ")", "base class list",
-                   [&] { def.bases.push_back(parseTest()); });
+    parseCommaList(open, ")", "base class list", [&] { def.bases.push_back(parseTest()); });
   }
   expectOp(":", "to end the 'class' line");
   def.body = parseBlock("class", keyword);
@@ -726,8 +696,7 @@ StmtPtr Parser::parseClassDef() {
 }
 
 // The body after a `:`: statements on the same line, or an indented block.
-std::vector<StmtPtr> Parser::parseBlock(std::string_view owner,
-                                        Position ownerAt) {
+std::vector<StmtPtr> Parser::parseBlock(std::string_view owner, Position ownerAt) {
   DepthGuard guard(*this, peek());
   std::vector<StmtPtr> body;
   if (!atKind(TokenKind::kNewline)) {

@@ -54,8 +54,7 @@ ExprPtr Parser::parseTest() {
     std::string target = name->id;
     SourceLocation location = expr->location;
     ExprPtr value = parseTest();
-    return makeExpr(NamedExpr{std::move(target), std::move(value)},
-                    std::move(location));
+    return makeExpr(NamedExpr{std::move(target), std::move(value)}, std::move(location));
   }
   return expr;
 }
@@ -64,14 +63,14 @@ ExprPtr Parser::parseConditional(ExprPtr body) {
   take();  // 'if'
   ExprPtr test = parseBinary(kOrPrecedence);
   if (!atKeyword("else")) {
-    failExpected(peek(), "'else' in the conditional expression "
-                         "('a if condition else b')");
+    failExpected(peek(),
+                 "'else' in the conditional expression "
+                 "('a if condition else b')");
   }
   take();
   ExprPtr orelse = parseTest();
   SourceLocation location = body->location;
-  return makeExpr(IfExp{std::move(test), std::move(body), std::move(orelse)},
-                  std::move(location));
+  return makeExpr(IfExp{std::move(test), std::move(body), std::move(orelse)}, std::move(location));
 }
 
 ExprPtr Parser::parseLambda() {
@@ -94,9 +93,7 @@ ExprPtr Parser::parseLambda() {
 // Precedence climbing: operators binding at least as tightly as
 // `minPrecedence`, left-associative, built by a loop.
 ExprPtr Parser::parseBinary(int minPrecedence) {
-  ExprPtr lhs = minPrecedence <= kNotPrecedence && atKeyword("not")
-                    ? parseNot()
-                    : parseFactor();
+  ExprPtr lhs = minPrecedence <= kNotPrecedence && atKeyword("not") ? parseNot() : parseFactor();
   bool afterComparison = false;
   while (true) {
     rejectUnsupportedOperators();
@@ -152,8 +149,7 @@ ExprPtr Parser::parsePower() {
   DepthGuard guard(*this, peek());
   Position at = takePosition();
   ExprPtr exponent = parseFactor();
-  return makeBinary(BinaryOpKind::kPow, std::move(base), std::move(exponent),
-                    at);
+  return makeBinary(BinaryOpKind::kPow, std::move(base), std::move(exponent), at);
 }
 
 ExprPtr Parser::parsePrimary() {
@@ -176,9 +172,8 @@ ExprPtr Parser::parseAttribute(ExprPtr object) {
   SourceLocation nameLocation = nodeLocation(peek());
   std::string name = expectName("an attribute name after '.'").text;
   SourceLocation location = object->location;
-  return makeExpr(
-      Attribute{std::move(object), std::move(name), std::move(nameLocation)},
-      std::move(location));
+  return makeExpr(Attribute{std::move(object), std::move(name), std::move(nameLocation)},
+                  std::move(location));
 }
 
 ExprPtr Parser::parseCall(ExprPtr callee) {
@@ -203,22 +198,20 @@ void Parser::parseArgument(Call& call, Position open) {
     return;
   }
   if (!canStartExpression(token)) {
-    failExpected(token, "an argument or ')' to close the call opened at ",
-                 open);
+    failExpected(token, "an argument or ')' to close the call opened at ", open);
   }
   if (!call.keywords.empty() && !atOp("*")) {
-    fail(token, "positional argument follows keyword argument '",
-         call.keywords.back().name, "'");
+    fail(token, "positional argument follows keyword argument '", call.keywords.back().name, "'");
   }
   ExprPtr arg = parseStarredOrTest();
   if (atComprehensionFor()) {
     // `f(x for x in xs)`: a generator expression as the only argument.
     if (!call.args.empty() || !call.keywords.empty() || arg->is<Starred>()) {
-      fail(peek(), "a generator expression must be the only argument of a "
-                   "call unless it is in parentheses");
+      fail(peek(),
+           "a generator expression must be the only argument of a "
+           "call unless it is in parentheses");
     }
-    arg = parseComprehension(ComprehensionKind::kGenerator, std::move(arg),
-                             nullptr, open, "");
+    arg = parseComprehension(ComprehensionKind::kGenerator, std::move(arg), nullptr, open, "");
   }
   call.args.push_back(std::move(arg));
 }
@@ -227,8 +220,7 @@ void Parser::parseKeywordArgument(Call& call, Position open) {
   const Token& name = peek();
   for (const Keyword& other : call.keywords) {
     if (other.name == name.text) {
-      fail(name, "keyword argument '", name.text,
-           "' repeated in the call opened at ", open);
+      fail(name, "keyword argument '", name.text, "' repeated in the call opened at ", open);
     }
   }
   Keyword keyword;
@@ -247,8 +239,7 @@ ExprPtr Parser::parseSubscript(ExprPtr object) {
   while (true) {
     if (!atOp(":") && !canStartExpression(peek())) {
       if (elements.empty()) failExpected(peek(), "an index after '['");
-      failExpected(peek(), "an index or ']' to close the subscript opened at ",
-                   open);
+      failExpected(peek(), "an index or ']' to close the subscript opened at ", open);
     }
     elements.push_back(parseSubscriptElement());
     if (!atOp(",")) break;
@@ -257,8 +248,7 @@ ExprPtr Parser::parseSubscript(ExprPtr object) {
     if (atOp("]")) break;
   }
   if (!atOp("]")) {
-    failExpected(peek(), tuple ? "']'" : "',' or ']'",
-                 " to close the subscript opened at ", open);
+    failExpected(peek(), tuple ? "']'" : "',' or ']'", " to close the subscript opened at ", open);
   }
   take();
   return makeSubscript(std::move(object), std::move(elements), tuple);
@@ -293,9 +283,8 @@ bool Parser::atComprehensionFor() {
 
 // The `for ... in ... if ...` clauses after `element` (and `value`, for a
 // dict), up to `close` (empty: the caller closes).
-ExprPtr Parser::parseComprehension(ComprehensionKind kind, ExprPtr element,
-                                   ExprPtr value, Position open,
-                                   std::string_view close) {
+ExprPtr Parser::parseComprehension(ComprehensionKind kind, ExprPtr element, ExprPtr value,
+                                   Position open, std::string_view close) {
   DepthGuard guard(*this, peek());
   if (element->is<Starred>()) {
     fail(Position{element->location.line, element->location.column},
@@ -321,8 +310,7 @@ ExprPtr Parser::parseComprehension(ComprehensionKind kind, ExprPtr element,
   }
   if (!close.empty()) {
     if (!atOp(close)) {
-      failExpected(peek(), "'", close, "' to close the comprehension opened at ",
-                   open);
+      failExpected(peek(), "'", close, "' to close the comprehension opened at ", open);
     }
     take();
   }
@@ -344,16 +332,13 @@ ExprPtr Parser::parseBraces() {
   if (!atOp(":")) {
     // A set: FuserLab keeps it as a list of its distinct elements.
     if (atComprehensionFor()) {
-      return parseComprehension(ComprehensionKind::kSet, std::move(first),
-                                nullptr, open, "}");
+      return parseComprehension(ComprehensionKind::kSet, std::move(first), nullptr, open, "}");
     }
     std::vector<ExprPtr> elements;
     elements.push_back(std::move(first));
     if (atOp(",")) {
       take();
-      parseCommaList(open, "}", "set", [&] {
-        elements.push_back(parseStarredOrTest());
-      });
+      parseCommaList(open, "}", "set", [&] { elements.push_back(parseStarredOrTest()); });
     } else {
       if (!atOp("}")) failExpected(peek(), "',' or '}' to close the set");
       take();
@@ -371,8 +356,8 @@ ExprPtr Parser::parseBraces() {
   take();  // ':'
   ExprPtr firstValue = parseTest();
   if (atComprehensionFor()) {
-    return parseComprehension(ComprehensionKind::kDict, std::move(first),
-                              std::move(firstValue), open, "}");
+    return parseComprehension(ComprehensionKind::kDict, std::move(first), std::move(firstValue),
+                              open, "}");
   }
   dict.keys.push_back(std::move(first));
   dict.values.push_back(std::move(firstValue));
@@ -391,8 +376,7 @@ ExprPtr Parser::parseBraces() {
 }
 
 void Parser::rejectComprehension() {
-  if ((atKeyword("for") || (atKeyword("async") && atKeyword("for", 1))) &&
-      continuesLine()) {
+  if ((atKeyword("for") || (atKeyword("async") && atKeyword("for", 1))) && continuesLine()) {
     failUnsupported(peek(), "comprehensions and generator expressions");
   }
 }
@@ -421,8 +405,7 @@ ExprPtr Parser::parseLeaf() {
       take();
       return makeExpr(number, std::move(location));
     }
-    case TokenKind::kString:
-      return parseStrings();
+    case TokenKind::kString: return parseStrings();
     case TokenKind::kKeyword: {
       std::optional<ConstantKind> constant;
       if (token.text == "True") constant = ConstantKind::kTrue;
@@ -440,15 +423,15 @@ ExprPtr Parser::parseLeaf() {
     }
     case TokenKind::kOperator:
       if (token.text == "*") {
-        fail(token, "a starred expression ('*x') is only allowed in a list, "
-                    "a tuple, a call or an assignment target");
+        fail(token,
+             "a starred expression ('*x') is only allowed in a list, "
+             "a tuple, a call or an assignment target");
       }
       if (token.text == "...") {
         failUnsupported(token, "Ellipsis literals ('...')");
       }
       break;
-    default:
-      break;
+    default: break;
   }
   failExpected(token, "an expression");
 }
@@ -465,8 +448,7 @@ ExprPtr Parser::parseStrings() {
     }
     first = false;
     string.isBytes = isBytes;
-    string.isFormat =
-        string.isFormat || literal.stringPrefix.find('f') != std::string::npos;
+    string.isFormat = string.isFormat || literal.stringPrefix.find('f') != std::string::npos;
     string.value += literal.text;
   }
   return makeExpr(std::move(string), std::move(location));
@@ -479,14 +461,11 @@ ExprPtr Parser::parseParenthesized() {
     return makeTuple({}, open);
   }
   if (!canStartExpression(peek())) {
-    failExpected(peek(),
-                 "an expression or ')' to close the parenthesis opened at ",
-                 open);
+    failExpected(peek(), "an expression or ')' to close the parenthesis opened at ", open);
   }
   ExprPtr first = parseStarredOrTest();
   if (atComprehensionFor()) {
-    return parseComprehension(ComprehensionKind::kGenerator, std::move(first),
-                              nullptr, open, ")");
+    return parseComprehension(ComprehensionKind::kGenerator, std::move(first), nullptr, open, ")");
   }
   if (atOp(")") && !first->is<Starred>()) {
     take();
@@ -499,16 +478,14 @@ ExprPtr Parser::parseParenthesized() {
     return makeTuple(std::move(only), open);
   }
   if (!atOp(",")) {
-    failExpected(peek(), "',' or ')' to close the parenthesis opened at ",
-                 open);
+    failExpected(peek(), "',' or ')' to close the parenthesis opened at ", open);
   }
   take();
   std::vector<ExprPtr> elements;
   elements.push_back(std::move(first));
   parseCommaList(open, ")", "tuple", [&] {
     if (!canStartExpression(peek())) {
-      failExpected(peek(), "an element or ')' to close the tuple opened at ",
-                   open);
+      failExpected(peek(), "an element or ')' to close the tuple opened at ", open);
     }
     elements.push_back(parseStarredOrTest());
   });
@@ -521,8 +498,7 @@ ExprPtr Parser::parseList() {
   if (!atOp("]") && canStartExpression(peek())) {
     ExprPtr first = parseStarredOrTest();
     if (atComprehensionFor()) {
-      return parseComprehension(ComprehensionKind::kList, std::move(first),
-                                nullptr, open, "]");
+      return parseComprehension(ComprehensionKind::kList, std::move(first), nullptr, open, "]");
     }
     elements.push_back(std::move(first));
     if (!atOp(",") && !atOp("]")) {
@@ -532,8 +508,7 @@ ExprPtr Parser::parseList() {
   }
   parseCommaList(open, "]", "list", [&] {
     if (!canStartExpression(peek())) {
-      failExpected(peek(), "an element or ']' to close the list opened at ",
-                   open);
+      failExpected(peek(), "an element or ']' to close the list opened at ", open);
     }
     elements.push_back(parseStarredOrTest());
     rejectComprehension();

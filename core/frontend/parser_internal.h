@@ -31,24 +31,17 @@ struct BinaryOperator {
 };
 
 // `not in` and `is not` take two tokens: `next` is the one after `token`.
-inline std::optional<BinaryOperator> binaryOperator(const Token& token,
-                                                    const Token& next) {
+inline std::optional<BinaryOperator> binaryOperator(const Token& token, const Token& next) {
   if (token.kind == TokenKind::kKeyword) {
-    if (token.text == "or")
-      return BinaryOperator{BinaryOpKind::kOr, kOrPrecedence};
-    if (token.text == "and")
-      return BinaryOperator{BinaryOpKind::kAnd, kAndPrecedence};
-    if (token.text == "in")
-      return BinaryOperator{BinaryOpKind::kIn, kComparisonPrecedence};
+    if (token.text == "or") return BinaryOperator{BinaryOpKind::kOr, kOrPrecedence};
+    if (token.text == "and") return BinaryOperator{BinaryOpKind::kAnd, kAndPrecedence};
+    if (token.text == "in") return BinaryOperator{BinaryOpKind::kIn, kComparisonPrecedence};
     if (token.text == "is") {
-      const bool negated =
-          next.kind == TokenKind::kKeyword && next.text == "not";
-      return BinaryOperator{
-          negated ? BinaryOpKind::kIsNot : BinaryOpKind::kIs,
-          kComparisonPrecedence};
+      const bool negated = next.kind == TokenKind::kKeyword && next.text == "not";
+      return BinaryOperator{negated ? BinaryOpKind::kIsNot : BinaryOpKind::kIs,
+                            kComparisonPrecedence};
     }
-    if (token.text == "not" && next.kind == TokenKind::kKeyword &&
-        next.text == "in") {
+    if (token.text == "not" && next.kind == TokenKind::kKeyword && next.text == "in") {
       return BinaryOperator{BinaryOpKind::kNotIn, kComparisonPrecedence};
     }
     return std::nullopt;
@@ -79,8 +72,7 @@ inline std::optional<BinaryOperator> binaryOperator(const Token& token,
       {">>", BinaryOpKind::kRightShift, kShiftPrecedence},
   };
   for (const auto& op : kOperators) {
-    if (token.text == op.spelling)
-      return BinaryOperator{op.kind, op.precedence};
+    if (token.text == op.spelling) return BinaryOperator{op.kind, op.precedence};
   }
   return std::nullopt;
 }
@@ -121,8 +113,7 @@ class Parser {
    public:
     DepthGuard(Parser& parser, const Token& at) : parser_(parser) {
       if (parser_.depth_ >= kMaxNestingDepth) {
-        parser_.fail(at, "nesting deeper than ", kMaxNestingDepth,
-                     " levels is not supported");
+        parser_.fail(at, "nesting deeper than ", kMaxNestingDepth, " levels is not supported");
       }
       ++parser_.depth_;
     }
@@ -150,9 +141,8 @@ class Parser {
   ImportAlias parseImportAlias(bool dotted, std::string_view expected);
   std::string parseDottedName(std::string_view expected);
   [[gnu::noinline]] StmtPtr parseFunctionDef();
-  [[gnu::noinline]] void parseParameter(std::vector<Parameter>& params,
-                                        std::string_view owner, Position open,
-                                        bool lambda);
+  [[gnu::noinline]] void parseParameter(std::vector<Parameter>& params, std::string_view owner,
+                                        Position open, bool lambda);
   [[gnu::noinline]] StmtPtr parseWith();
   [[gnu::noinline]] StmtPtr parseIf();
   [[gnu::noinline]] StmtPtr parseFor();
@@ -166,9 +156,8 @@ class Parser {
   [[gnu::noinline]] ExprPtr parseLambda();
   [[gnu::noinline]] ExprPtr parseConditional(ExprPtr body);
   ExprPtr parseStarredOrTest();
-  [[gnu::noinline]] ExprPtr parseComprehension(ComprehensionKind kind,
-                                               ExprPtr element, ExprPtr value,
-                                               Position open,
+  [[gnu::noinline]] ExprPtr parseComprehension(ComprehensionKind kind, ExprPtr element,
+                                               ExprPtr value, Position open,
                                                std::string_view close);
   [[gnu::noinline]] ExprPtr parseBraces();
   [[gnu::noinline]] ExprPtr parseSubscriptElement();
@@ -192,8 +181,8 @@ class Parser {
   bool atComprehensionFor();
 
   template <typename ParseElement>
-  void parseCommaList(Position open, std::string_view close,
-                      std::string_view what, ParseElement parseElement);
+  void parseCommaList(Position open, std::string_view close, std::string_view what,
+                      ParseElement parseElement);
 
   // Tokens.
   const Token& peek(std::size_t ahead = 0);
@@ -213,42 +202,33 @@ class Parser {
     return nodeLocation(Position{token.line, token.column});
   }
   [[gnu::noinline]] ExprPtr makeExpr(Expr::Node node, SourceLocation location);
-  [[gnu::noinline]] ExprPtr makeBinary(BinaryOpKind op, ExprPtr lhs,
-                                       ExprPtr rhs, Position at);
-  [[gnu::noinline]] ExprPtr makeUnary(UnaryOpKind op, ExprPtr operand,
-                                      Position at);
-  [[gnu::noinline]] ExprPtr makeCall(ExprPtr callee, Call&& call,
-                                     Position open);
-  [[gnu::noinline]] ExprPtr makeSubscript(ExprPtr object,
-                                          std::vector<ExprPtr>&& elements,
+  [[gnu::noinline]] ExprPtr makeBinary(BinaryOpKind op, ExprPtr lhs, ExprPtr rhs, Position at);
+  [[gnu::noinline]] ExprPtr makeUnary(UnaryOpKind op, ExprPtr operand, Position at);
+  [[gnu::noinline]] ExprPtr makeCall(ExprPtr callee, Call&& call, Position open);
+  [[gnu::noinline]] ExprPtr makeSubscript(ExprPtr object, std::vector<ExprPtr>&& elements,
                                           bool tuple);
-  [[gnu::noinline]] ExprPtr makeTuple(std::vector<ExprPtr>&& elements,
-                                      Position open);
-  [[gnu::noinline]] ExprPtr makeList(std::vector<ExprPtr>&& elements,
-                                     Position open);
-  [[gnu::noinline]] static StmtPtr makeStmt(Stmt::Node node,
-                                            SourceLocation location);
+  [[gnu::noinline]] ExprPtr makeTuple(std::vector<ExprPtr>&& elements, Position open);
+  [[gnu::noinline]] ExprPtr makeList(std::vector<ExprPtr>&& elements, Position open);
+  [[gnu::noinline]] static StmtPtr makeStmt(Stmt::Node node, SourceLocation location);
 
   // Errors; a message is the concatenation of its parts, formatted out of
   // line so that no message temporary sits in a recursive frame.
   template <typename... Parts>
-  [[noreturn, gnu::noinline, gnu::cold]] void fail(Position at,
-                                                   const Parts&... message);
+  [[noreturn, gnu::noinline, gnu::cold]] void fail(Position at, const Parts&... message);
   template <typename... Parts>
-  [[noreturn, gnu::noinline, gnu::cold]] void fail(const Token& at,
-                                                   const Parts&... message);
+  [[noreturn, gnu::noinline, gnu::cold]] void fail(const Token& at, const Parts&... message);
   template <typename... Parts>
-  [[noreturn, gnu::noinline, gnu::cold]] void failExpected(
-      const Token& found, const Parts&... expected);
+  [[noreturn, gnu::noinline, gnu::cold]] void failExpected(const Token& found,
+                                                           const Parts&... expected);
   template <typename... Parts>
-  [[noreturn, gnu::noinline, gnu::cold]] void failUnsupported(
-      const Token& at, const Parts&... what);
+  [[noreturn, gnu::noinline, gnu::cold]] void failUnsupported(const Token& at,
+                                                              const Parts&... what);
 
   SourceText text_;
   Lexer lexer_;
   std::deque<Token> lookahead_;
   int depth_ = 0;
-  int lastEndLine_ = 0;  // of the last token taken
+  int lastEndLine_ = 0;           // of the last token taken
   bool keywordOnlyNext_ = false;  // after a bare `*` in a parameter list
 };
 
@@ -275,15 +255,14 @@ void Parser::failUnsupported(const Token& at, const Parts&... what) {
 // Parses `element, element, ...` up to `close`, a trailing comma allowed;
 // the opening bracket at `open` is already taken.
 template <typename ParseElement>
-void Parser::parseCommaList(Position open, std::string_view close,
-                            std::string_view what, ParseElement parseElement) {
+void Parser::parseCommaList(Position open, std::string_view close, std::string_view what,
+                            ParseElement parseElement) {
   while (!atOp(close)) {
     parseElement();
     if (atOp(",")) {
       take();
     } else if (!atOp(close)) {
-      failExpected(peek(), "',' or '", close, "' to close the ", what,
-                   " opened at ", open);
+      failExpected(peek(), "',' or '", close, "' to close the ", what, " opened at ", open);
     }
   }
   take();

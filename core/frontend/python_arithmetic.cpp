@@ -9,15 +9,13 @@ namespace {
 
 using Kind = Value::Kind;
 
-[[noreturn]] void fail(const SourceLocation& location,
-                       const std::string& message) {
+[[noreturn]] void fail(const SourceLocation& location, const std::string& message) {
   throw UserError(message, location);
 }
 
-[[noreturn]] void failOverflow(const SourceLocation& location,
-                               std::string_view what) {
-  fail(location, "integer overflow in " + std::string(what) +
-                     ": the result does not fit in 64 bits");
+[[noreturn]] void failOverflow(const SourceLocation& location, std::string_view what) {
+  fail(location,
+       "integer overflow in " + std::string(what) + ": the result does not fit in 64 bits");
 }
 
 // An int or a bool as Python's int.
@@ -25,9 +23,7 @@ int64_t asInt(const Value& value) {
   return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
 }
 
-bool isIntLike(const Value& value) {
-  return value.is(Kind::kInt) || value.is(Kind::kBool);
-}
+bool isIntLike(const Value& value) { return value.is(Kind::kInt) || value.is(Kind::kBool); }
 
 std::string lower(std::string text) {
   for (char& c : text) {
@@ -44,8 +40,7 @@ std::string trimmed(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-int64_t intPower(int64_t base, int64_t exponent,
-                 const SourceLocation& location) {
+int64_t intPower(int64_t base, int64_t exponent, const SourceLocation& location) {
   int64_t result = 1;
   while (exponent > 0) {
     if (exponent & 1) {
@@ -84,13 +79,12 @@ Value compare(BinaryOpKind op, int64_t a, int64_t b) {
 }
 
 bool isOrderComparison(BinaryOpKind op) {
-  return op == BinaryOpKind::kEq || op == BinaryOpKind::kNotEq ||
-         op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
-         op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq;
+  return op == BinaryOpKind::kEq || op == BinaryOpKind::kNotEq || op == BinaryOpKind::kLess ||
+         op == BinaryOpKind::kLessEq || op == BinaryOpKind::kGreater ||
+         op == BinaryOpKind::kGreaterEq;
 }
 
-Value intArithmetic(BinaryOpKind op, int64_t a, int64_t b,
-                    const SourceLocation& location) {
+Value intArithmetic(BinaryOpKind op, int64_t a, int64_t b, const SourceLocation& location) {
   int64_t r = 0;
   switch (op) {
     case BinaryOpKind::kAdd:
@@ -137,17 +131,14 @@ Value intArithmetic(BinaryOpKind op, int64_t a, int64_t b,
     case BinaryOpKind::kPow:
       if (b < 0) {
         if (a == 0) fail(location, "0 cannot be raised to a negative power");
-        return Value::floating(
-            std::pow(static_cast<double>(a), static_cast<double>(b)));
+        return Value::floating(std::pow(static_cast<double>(a), static_cast<double>(b)));
       }
       return Value::integer(intPower(a, b, location));
-    default:
-      return compare(op, a, b);
+    default: return compare(op, a, b);
   }
 }
 
-Value floatArithmetic(BinaryOpKind op, double a, double b,
-                      const SourceLocation& location) {
+Value floatArithmetic(BinaryOpKind op, double a, double b, const SourceLocation& location) {
   switch (op) {
     case BinaryOpKind::kAdd: return Value::floating(a + b);
     case BinaryOpKind::kSub: return Value::floating(a - b);
@@ -169,17 +160,16 @@ Value floatArithmetic(BinaryOpKind op, double a, double b,
         fail(location, "0.0 cannot be raised to a negative power");
       }
       if (a < 0.0 && std::isfinite(b) && b != std::trunc(b)) {
-        fail(location, "a negative number raised to a fractional power is "
-                       "complex; complex numbers are not supported");
+        fail(location,
+             "a negative number raised to a fractional power is "
+             "complex; complex numbers are not supported");
       }
       return Value::floating(std::pow(a, b));
-    default:
-      return compare(op, a, b);
+    default: return compare(op, a, b);
   }
 }
 
-[[noreturn]] void failOperands(BinaryOpKind op, const Value& lhs,
-                               const Value& rhs,
+[[noreturn]] void failOperands(BinaryOpKind op, const Value& lhs, const Value& rhs,
                                const SourceLocation& location) {
   fail(location, "unsupported operands for '" + std::string(spelling(op)) +
                      "': " + describeKind(lhs) + " and " + describeKind(rhs));
@@ -210,8 +200,7 @@ bool truthValue(const Value& value, const SourceLocation& location) {
   }
 }
 
-Value applyUnary(UnaryOpKind op, const Value& operand,
-                 const SourceLocation& location) {
+Value applyUnary(UnaryOpKind op, const Value& operand, const SourceLocation& location) {
   if (op == UnaryOpKind::kNot) {
     return Value::boolean(!truthValue(operand, location));
   }
@@ -231,23 +220,19 @@ Value applyUnary(UnaryOpKind op, const Value& operand,
     if (op == UnaryOpKind::kNegate) return Value::floating(-operand.floatValue);
     if (op == UnaryOpKind::kPlus) return operand;
   }
-  fail(location, "unsupported operand for unary '" +
-                     std::string(spelling(op)) + "': " +
-                     describeKind(operand));
+  fail(location, "unsupported operand for unary '" + std::string(spelling(op)) +
+                     "': " + describeKind(operand));
 }
 
 Value applyBinary(BinaryOpKind op, const Value& lhs, const Value& rhs,
                   const SourceLocation& location) {
   if (lhs.isNumber() && rhs.isNumber()) {
-    const bool bitwise =
-        op == BinaryOpKind::kBitAnd || op == BinaryOpKind::kBitOr ||
-        op == BinaryOpKind::kBitXor || op == BinaryOpKind::kLeftShift ||
-        op == BinaryOpKind::kRightShift;
-    if (op == BinaryOpKind::kMatMul || op == BinaryOpKind::kAnd ||
-        op == BinaryOpKind::kOr || op == BinaryOpKind::kIn ||
-        op == BinaryOpKind::kNotIn || op == BinaryOpKind::kIs ||
-        op == BinaryOpKind::kIsNot ||
-        (bitwise && (!isIntLike(lhs) || !isIntLike(rhs)))) {
+    const bool bitwise = op == BinaryOpKind::kBitAnd || op == BinaryOpKind::kBitOr ||
+                         op == BinaryOpKind::kBitXor || op == BinaryOpKind::kLeftShift ||
+                         op == BinaryOpKind::kRightShift;
+    if (op == BinaryOpKind::kMatMul || op == BinaryOpKind::kAnd || op == BinaryOpKind::kOr ||
+        op == BinaryOpKind::kIn || op == BinaryOpKind::kNotIn || op == BinaryOpKind::kIs ||
+        op == BinaryOpKind::kIsNot || (bitwise && (!isIntLike(lhs) || !isIntLike(rhs)))) {
       failOperands(op, lhs, rhs, location);
     }
     if (lhs.is(Kind::kBool) && rhs.is(Kind::kBool) &&
@@ -269,11 +254,9 @@ Value applyBinary(BinaryOpKind op, const Value& lhs, const Value& rhs,
     if (lhs.kind == rhs.kind) {
       switch (lhs.kind) {
         case Kind::kNone: return Value::boolean(wantEqual);
-        case Kind::kString:
-          return Value::boolean((lhs.text == rhs.text) == wantEqual);
+        case Kind::kString: return Value::boolean((lhs.text == rhs.text) == wantEqual);
         case Kind::kDataType:
-        case Kind::kTorchDtype:
-          return Value::boolean((lhs.dtype == rhs.dtype) == wantEqual);
+        case Kind::kTorchDtype: return Value::boolean((lhs.dtype == rhs.dtype) == wantEqual);
         default: break;
       }
     } else if (lhs.isNone() || rhs.isNone()) {
@@ -287,8 +270,7 @@ Value applyBinary(BinaryOpKind op, const Value& lhs, const Value& rhs,
   failOperands(op, lhs, rhs, location);
 }
 
-Value parseFloatString(const std::string& text,
-                       const SourceLocation& location) {
+Value parseFloatString(const std::string& text, const SourceLocation& location) {
   std::string body = trimmed(text);
   bool negative = false;
   std::string unsigned_ = body;
@@ -310,8 +292,7 @@ Value parseFloatString(const std::string& text,
     if (error == std::errc::result_out_of_range && fullyRead) {
       value = std::strtod(unsigned_.c_str(), nullptr);
     } else if (error != std::errc() || !fullyRead) {
-      fail(location, "could not convert string to float: " +
-                         quoteForMessage(text));
+      fail(location, "could not convert string to float: " + quoteForMessage(text));
     }
   }
   return Value::floating(negative ? -value : value);

@@ -15,8 +15,7 @@ namespace fuserlab::frontend {
 bool truthValue(const Value& value, const SourceLocation& location);
 
 //! `-x`, `+x`, `~x`, `not x` on a literal.
-Value applyUnary(UnaryOpKind op, const Value& operand,
-                 const SourceLocation& location);
+Value applyUnary(UnaryOpKind op, const Value& operand, const SourceLocation& location);
 
 //! Arithmetic and comparisons on literals (numbers; == and != on strings
 //! and None). `and` and `or` are the caller's, as they short-circuit.

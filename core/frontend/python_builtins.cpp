@@ -13,19 +13,15 @@ namespace {
 
 using Kind = Value::Kind;
 
-[[noreturn]] void fail(const SourceLocation& location,
-                       const std::string& message) {
+[[noreturn]] void fail(const SourceLocation& location, const std::string& message) {
   throw UserError(message, location);
 }
 
-std::optional<Value> mathFunction(const std::string& name,
-                                  const EvaluatedCall& call) {
+std::optional<Value> mathFunction(const std::string& name, const EvaluatedCall& call) {
   static constexpr std::string_view kUnary[] = {
-      "sqrt", "exp", "log", "log2", "log10", "floor", "ceil", "fabs",
-      "sin",  "cos", "tan", "tanh", "erf",   "trunc", "isfinite", "isnan",
-      "isinf"};
-  if (std::find(std::begin(kUnary), std::end(kUnary), name) !=
-      std::end(kUnary)) {
+      "sqrt", "exp", "log",  "log2", "log10", "floor",    "ceil",  "fabs", "sin",
+      "cos",  "tan", "tanh", "erf",  "trunc", "isfinite", "isnan", "isinf"};
+  if (std::find(std::begin(kUnary), std::end(kUnary), name) != std::end(kUnary)) {
     BoundArguments args(call, {{"x", true}});
     const Argument& x = *args.find("x");
     if (!x.value.isNumber()) args.failType(x, "a number");
@@ -67,30 +63,26 @@ std::optional<Value> mathFunction(const std::string& name,
   }
   if (name == "prod") {
     BoundArguments args(call, {{"iterable", true}, {"start", false}});
-    Value product = args.has("start") ? args.find("start")->value
-                                      : Value::integer(1);
+    Value product = args.has("start") ? args.find("start")->value : Value::integer(1);
     for (const Value& v : iterableArgument(args, "iterable")) {
       product = applyBinary(BinaryOpKind::kMul, product, v, call.location);
     }
     return product;
   }
   if (name == "isclose") {
-    BoundArguments args(call, {{"a", true}, {"b", true}, {"rel_tol", false},
-                               {"abs_tol", false}});
+    BoundArguments args(call, {{"a", true}, {"b", true}, {"rel_tol", false}, {"abs_tol", false}});
     const double a = args.number("a", 0);
     const double b = args.number("b", 0);
     const double rel = args.number("rel_tol", 1e-9);
     const double abs = args.number("abs_tol", 0.0);
     return Value::boolean(std::fabs(a - b) <=
-                          std::max(rel * std::max(std::fabs(a), std::fabs(b)),
-                                   abs));
+                          std::max(rel * std::max(std::fabs(a), std::fabs(b)), abs));
   }
   return std::nullopt;
 }
 
 // itertools.permutations, product, combinations and chain, as lists.
-std::optional<Value> itertoolsFunction(const std::string& name,
-                                       const EvaluatedCall& call) {
+std::optional<Value> itertoolsFunction(const std::string& name, const EvaluatedCall& call) {
   const SourceLocation& where = call.location;
   ValueList out;
   auto push = [&](ValueList row) {
@@ -169,8 +161,7 @@ std::optional<Value> itertoolsFunction(const std::string& name,
 
 }  // namespace
 
-std::optional<Value> callPlainBuiltin(const std::string& path,
-                                      const EvaluatedCall& call) {
+std::optional<Value> callPlainBuiltin(const std::string& path, const EvaluatedCall& call) {
   if (path.starts_with("math.")) return mathFunction(path.substr(5), call);
   if (path.starts_with("itertools.")) {
     return itertoolsFunction(path.substr(10), call);
@@ -182,22 +173,17 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
     BoundArguments args(call, {{"obj", true}});
     const Argument& obj = *args.find("obj");
     switch (obj.value.kind) {
-      case Kind::kString:
-        return Value::integer(static_cast<int64_t>(obj.value.text.size()));
-      case Kind::kDict:
-        return Value::integer(
-            static_cast<int64_t>(obj.value.elements->size() / 2));
+      case Kind::kString: return Value::integer(static_cast<int64_t>(obj.value.text.size()));
+      case Kind::kDict: return Value::integer(static_cast<int64_t>(obj.value.elements->size() / 2));
       case Kind::kList:
       case Kind::kTuple:
       case Kind::kDeviceMesh:
-        return Value::integer(
-            static_cast<int64_t>(obj.value.elements->size()));
-      default:
-        args.failType(obj, "a list, tuple, dict or string");
+        return Value::integer(static_cast<int64_t>(obj.value.elements->size()));
+      default: args.failType(obj, "a list, tuple, dict or string");
     }
   }
-  if (name == "list" || name == "tuple" || name == "set" ||
-      name == "reversed" || name == "frozenset") {
+  if (name == "list" || name == "tuple" || name == "set" || name == "reversed" ||
+      name == "frozenset") {
     BoundArguments args(call, {{"iterable", false}});
     ValueList items = iterableArgument(args, "iterable");
     if (name == "reversed") std::reverse(items.begin(), items.end());
@@ -211,23 +197,20 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
       }
       items = std::move(distinct);
     }
-    return name == "tuple" ? Value::tuple(std::move(items))
-                           : Value::list(std::move(items));
+    return name == "tuple" ? Value::tuple(std::move(items)) : Value::list(std::move(items));
   }
   if (name == "dict") {
     Value dict = Value::dict({});
     if (!call.positional.empty()) {
-      BoundArguments args(
-          EvaluatedCall{call.name, call.location, call.positional, {}},
-          {{"mapping", true}});
+      BoundArguments args(EvaluatedCall{call.name, call.location, call.positional, {}},
+                          {{"mapping", true}});
       const Argument& mapping = *args.find("mapping");
       if (mapping.value.is(Kind::kDict)) {
         *dict.elements = *mapping.value.elements;
       } else {
         for (const Value& pair : iterateValue(mapping.value, mapping.location)) {
           if (!pair.isSequence() || pair.items().size() != 2) {
-            args.failAt(mapping, "dict() expects pairs, found " +
-                                     describeKind(pair));
+            args.failAt(mapping, "dict() expects pairs, found " + describeKind(pair));
           }
           assignSubscript(dict, pair.items()[0], pair.items()[1], where);
         }
@@ -254,8 +237,7 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
     }
     for (const Argument& keyword : call.keywords) {
       if (keyword.keyword != "strict") {
-        throw UserError("zip() got an unexpected keyword argument '" +
-                            keyword.keyword + "'",
+        throw UserError("zip() got an unexpected keyword argument '" + keyword.keyword + "'",
                         keyword.keywordLocation);
       }
     }
@@ -280,13 +262,11 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
   }
   if (name == "sum") {
     BoundArguments args(call, {{"iterable", true}, {"start", false}});
-    Value total = args.find("start") ? args.find("start")->value
-                                     : Value::integer(0);
+    Value total = args.find("start") ? args.find("start")->value : Value::integer(0);
     for (const Value& v : iterableArgument(args, "iterable")) {
       if (v.is(Kind::kOpaque)) return v;
       if (std::optional<Value> seq =
-              (total.isSequence() ? sequenceArithmetic(BinaryOpKind::kAdd,
-                                                       total, v, where)
+              (total.isSequence() ? sequenceArithmetic(BinaryOpKind::kAdd, total, v, where)
                                   : std::nullopt)) {
         total = *seq;
       } else {
@@ -305,14 +285,13 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
       for (const Argument& a : call.positional) items.push_back(a.value);
     }
     if (items.empty()) fail(where, name + "() of an empty sequence");
-    if (std::any_of(items.begin(), items.end(),
-                    [](const Value& v) { return v.isFusionVal(); })) {
+    if (std::any_of(items.begin(), items.end(), [](const Value& v) { return v.isFusionVal(); })) {
       return std::nullopt;
     }
     Value best = items[0];
     for (size_t i = 1; i < items.size(); ++i) {
-      const bool better = name == "min" ? valueLess(items[i], best, where)
-                                        : valueLess(best, items[i], where);
+      const bool better =
+          name == "min" ? valueLess(items[i], best, where) : valueLess(best, items[i], where);
       if (better) best = items[i];
     }
     return best;
@@ -322,25 +301,22 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
     const Argument& number = *args.find("number");
     if (!number.value.isNumber()) args.failType(number, "a number");
     if (!args.has("ndigits")) {
-      return Value::integer(
-          truncateToInt(std::nearbyint(number.value.toDouble()), where));
+      return Value::integer(truncateToInt(std::nearbyint(number.value.toDouble()), where));
     }
     const double scale = std::pow(10.0, static_cast<double>(args.integer("ndigits")));
-    return Value::floating(std::nearbyint(number.value.toDouble() * scale) /
-                           scale);
+    return Value::floating(std::nearbyint(number.value.toDouble() * scale) / scale);
   }
   if (name == "divmod") {
     BoundArguments args(call, {{"a", true}, {"b", true}});
     const Value& a = args.find("a")->value;
     const Value& b = args.find("b")->value;
-    return Value::tuple(
-        {applyBinary(BinaryOpKind::kFloorDiv, a, b, where),
-         applyBinary(BinaryOpKind::kMod, a, b, where)});
+    return Value::tuple({applyBinary(BinaryOpKind::kFloorDiv, a, b, where),
+                         applyBinary(BinaryOpKind::kMod, a, b, where)});
   }
   if (name == "pow") {
     BoundArguments args(call, {{"base", true}, {"exp", true}});
-    return applyBinary(BinaryOpKind::kPow, args.find("base")->value,
-                       args.find("exp")->value, where);
+    return applyBinary(BinaryOpKind::kPow, args.find("base")->value, args.find("exp")->value,
+                       where);
   }
   if (name == "str" || name == "repr") {
     BoundArguments args(call, {{"object", false}});
@@ -366,8 +342,7 @@ std::optional<Value> callPlainBuiltin(const std::string& path,
           (t == "builtins.tuple" && obj.is(Kind::kTuple)) ||
           (t == "builtins.dict" && obj.is(Kind::kDict)) ||
           (t.ends_with("DataType") && obj.is(Kind::kDataType)) ||
-          (t.ends_with(".Tensor") && (obj.is(Kind::kTensor) ||
-                                      obj.is(Kind::kInputTensor))) ||
+          (t.ends_with(".Tensor") && (obj.is(Kind::kTensor) || obj.is(Kind::kInputTensor))) ||
           (t.ends_with(".Scalar") && obj.is(Kind::kScalar)) ||
           (t == "torch.dtype" && obj.is(Kind::kTorchDtype));
       if (match) return Value::boolean(true);

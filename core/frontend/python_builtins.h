@@ -15,7 +15,6 @@ namespace fuserlab::frontend {
 
 //! `builtins.<name>(...)` or `math.<name>(...)`; nullopt for other paths
 //! (and for min/max over fusion values, which are ops).
-std::optional<Value> callPlainBuiltin(const std::string& path,
-                                      const EvaluatedCall& call);
+std::optional<Value> callPlainBuiltin(const std::string& path, const EvaluatedCall& call);
 
 }  // namespace fuserlab::frontend

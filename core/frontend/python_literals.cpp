@@ -14,9 +14,7 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string listOf(const std::vector<std::string>& items) {
-  return "[" + joined(items) + "]";
-}
+std::string listOf(const std::vector<std::string>& items) { return "[" + joined(items) + "]"; }
 
 std::string intList(const std::vector<int64_t>& values) {
   std::vector<std::string> items;
@@ -32,9 +30,7 @@ std::string boolList(const std::vector<bool>& values) {
   return listOf(items);
 }
 
-std::string dtypeArg(ir::DataType dtype) {
-  return "DataType." + std::string(ir::toString(dtype));
-}
+std::string dtypeArg(ir::DataType dtype) { return "DataType." + std::string(ir::toString(dtype)); }
 
 std::string idList(const std::vector<ir::IterDomain*>& ids) {
   std::vector<std::string> items;

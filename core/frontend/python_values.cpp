@@ -11,8 +11,7 @@ namespace {
 
 using Kind = Value::Kind;
 
-[[noreturn]] void fail(const SourceLocation& location,
-                       const std::string& message) {
+[[noreturn]] void fail(const SourceLocation& location, const std::string& message) {
   throw UserError(message, location);
 }
 
@@ -34,8 +33,7 @@ class NestedWalk {
     }
     elementWork += static_cast<int64_t>(elements);
     if (elementWork > kMaxElementWork) {
-      throw UserError("the script compares or prints more than " +
-                      std::to_string(kMaxElementWork) +
+      throw UserError("the script compares or prints more than " + std::to_string(kMaxElementWork) +
                       " list elements; FuserLab reads scripts that define a "
                       "fusion, not long computations");
     }
@@ -50,20 +48,18 @@ class NestedWalk {
 constexpr size_t kMaxValueTextChars = 1000;
 constexpr int kMaxValueTextDepth = 16;
 
-
 // A Python index into `size` elements: negative counts from the end.
 size_t normalizedIndex(const Value& index, size_t size, const Value& object,
                        const SourceLocation& location) {
   if (!isIntLike(index)) {
-    fail(location, "the index of " + describeKind(object) +
-                       " must be an int, found " + describeKind(index));
+    fail(location,
+         "the index of " + describeKind(object) + " must be an int, found " + describeKind(index));
   }
   const auto count = static_cast<int64_t>(size);
   int64_t i = intOf(index);
   if (i < -count || i >= count) {
-    fail(location, "index " + std::to_string(i) + " is out of range for " +
-                       describeKind(object) + " of " + std::to_string(size) +
-                       " elements");
+    fail(location, "index " + std::to_string(i) + " is out of range for " + describeKind(object) +
+                       " of " + std::to_string(size) + " elements");
   }
   return static_cast<size_t>(i < 0 ? i + count : i);
 }
@@ -76,8 +72,7 @@ std::vector<size_t> slicePositions(const Value& slice, size_t size,
   auto part = [&](size_t i) -> std::optional<int64_t> {
     if (parts[i].isNone()) return std::nullopt;
     if (!isIntLike(parts[i])) {
-      fail(location, "slice indices must be ints or None, found " +
-                         describeKind(parts[i]));
+      fail(location, "slice indices must be ints or None, found " + describeKind(parts[i]));
     }
     return intOf(parts[i]);
   };
@@ -116,12 +111,9 @@ std::optional<size_t> dictFind(const Value& dict, const Value& key) {
 bool hashable(const Value& value) {
   switch (value.kind) {
     case Kind::kList:
-    case Kind::kDict:
-      return false;
-    case Kind::kTuple:
-      return std::all_of(value.items().begin(), value.items().end(), hashable);
-    default:
-      return true;
+    case Kind::kDict: return false;
+    case Kind::kTuple: return std::all_of(value.items().begin(), value.items().end(), hashable);
+    default: return true;
   }
 }
 
@@ -140,18 +132,14 @@ void dictSet(const Value& dict, const Value& key, const Value& value,
   entries.push_back(value);
 }
 
-Value repeated(const Value& sequence, int64_t times,
-               const SourceLocation& location) {
+Value repeated(const Value& sequence, int64_t times, const SourceLocation& location) {
   if (times <= 0) {
-    return sequence.is(Kind::kString) ? Value::string("")
-                                      : sameKind(sequence, {});
+    return sequence.is(Kind::kString) ? Value::string("") : sameKind(sequence, {});
   }
-  const size_t unit = sequence.is(Kind::kString) ? sequence.text.size()
-                                                 : sequence.items().size();
+  const size_t unit = sequence.is(Kind::kString) ? sequence.text.size() : sequence.items().size();
   if (unit != 0 && static_cast<uint64_t>(times) > kMaxSequenceElements / unit) {
-    fail(location, "repeating " + describeKind(sequence) + " of " +
-                       std::to_string(unit) + " elements " +
-                       std::to_string(times) + " times is more than " +
+    fail(location, "repeating " + describeKind(sequence) + " of " + std::to_string(unit) +
+                       " elements " + std::to_string(times) + " times is more than " +
                        std::to_string(kMaxSequenceElements) +
                        " elements, more than FuserLab's reader keeps");
   }
@@ -172,8 +160,7 @@ Value repeated(const Value& sequence, int64_t times,
 // Python's ordering of two plain values for sorted(), min() and max().
 bool lessThanImpl(const Value& a, const Value& b, const SourceLocation& location) {
   if (a.isNumber() && b.isNumber()) {
-    return truthValue(applyBinary(BinaryOpKind::kLess, a, b, location),
-                      location);
+    return truthValue(applyBinary(BinaryOpKind::kLess, a, b, location), location);
   }
   if (a.is(Kind::kString) && b.is(Kind::kString)) return a.text < b.text;
   if (a.isSequence() && b.isSequence()) {
@@ -186,18 +173,15 @@ bool lessThanImpl(const Value& a, const Value& b, const SourceLocation& location
     }
     return x.size() < y.size();
   }
-  fail(location, "'<' is not supported between " + describeKind(a) + " and " +
-                     describeKind(b));
+  fail(location, "'<' is not supported between " + describeKind(a) + " and " + describeKind(b));
 }
-
 
 std::string joinStrings(const std::string& separator, const ValueList& parts,
                         const SourceLocation& location) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (!parts[i].is(Kind::kString)) {
-      fail(location, "str.join expects strings, found " +
-                         describeKind(parts[i]));
+      fail(location, "str.join expects strings, found " + describeKind(parts[i]));
     }
     if (i > 0) out += separator;
     out += parts[i].text;
@@ -215,9 +199,7 @@ void appendValueText(const Value& value, std::string& out, int depth) {
     case Kind::kInt: out += std::to_string(value.intValue); return;
     case Kind::kFloat: out += std::to_string(value.floatValue); return;
     case Kind::kString: out += quoteForMessage(value.text); return;
-    case Kind::kDataType:
-      out += "DataType." + std::string(ir::toString(value.dtype));
-      return;
+    case Kind::kDataType: out += "DataType." + std::string(ir::toString(value.dtype)); return;
     case Kind::kTensor:
     case Kind::kScalar: out += value.val->name(); return;
     case Kind::kList:
@@ -248,9 +230,7 @@ void appendValueText(const Value& value, std::string& out, int depth) {
 
 }  // namespace
 
-bool isIntLike(const Value& value) {
-  return value.is(Kind::kInt) || value.is(Kind::kBool);
-}
+bool isIntLike(const Value& value) { return value.is(Kind::kInt) || value.is(Kind::kBool); }
 
 int64_t intOf(const Value& value) {
   return value.is(Kind::kBool) ? (value.boolValue ? 1 : 0) : value.intValue;
@@ -265,8 +245,7 @@ ValueList iterableArgument(const BoundArguments& args, std::string_view name) {
 void chargeElementWork(size_t elements, const SourceLocation& location) {
   elementWork += static_cast<int64_t>(elements);
   if (elementWork > kMaxElementWork) {
-    fail(location, "the script builds or copies more than " +
-                       std::to_string(kMaxElementWork) +
+    fail(location, "the script builds or copies more than " + std::to_string(kMaxElementWork) +
                        " list elements; FuserLab reads scripts that define "
                        "a fusion, not long computations");
   }
@@ -325,8 +304,7 @@ bool valuesEqual(const Value& lhs, const Value& rhs) {
       const NestedWalk walk(lhs.elements->size() / 2);
       for (size_t i = 0; i + 1 < lhs.elements->size(); i += 2) {
         std::optional<size_t> at = dictFind(rhs, (*lhs.elements)[i]);
-        if (!at || !valuesEqual((*lhs.elements)[i + 1],
-                                (*rhs.elements)[*at + 1])) {
+        if (!at || !valuesEqual((*lhs.elements)[i + 1], (*rhs.elements)[*at + 1])) {
           return false;
         }
       }
@@ -342,31 +320,32 @@ bool valuesIdentical(const Value& lhs, const Value& rhs) {
   switch (lhs.kind) {
     case Kind::kList:
     case Kind::kDict: return lhs.elements == rhs.elements;
-    case Kind::kTuple:
-      return lhs.elements == rhs.elements || valuesEqual(lhs, rhs);
+    case Kind::kTuple: return lhs.elements == rhs.elements || valuesEqual(lhs, rhs);
     case Kind::kOpaque: return false;
     default: return valuesEqual(lhs, rhs);
   }
 }
 
-bool containsValue(const Value& container, const Value& item,
-                   const SourceLocation& location) {
+bool containsValue(const Value& container, const Value& item, const SourceLocation& location) {
   if (container.is(Kind::kString)) {
     if (!item.is(Kind::kString)) {
-      fail(location, "'in <string>' requires a string as the left operand, "
-                     "found " + describeKind(item));
+      fail(location,
+           "'in <string>' requires a string as the left operand, "
+           "found " +
+               describeKind(item));
     }
     return container.text.find(item.text) != std::string::npos;
   }
   if (container.is(Kind::kDict)) return dictFind(container, item).has_value();
   if (container.isSequence() || container.is(Kind::kDeviceMesh)) {
-    const ValueList& items =
-        container.elements ? *container.elements : ValueList{};
+    const ValueList& items = container.elements ? *container.elements : ValueList{};
     return std::any_of(items.begin(), items.end(),
                        [&](const Value& v) { return valuesEqual(v, item); });
   }
-  fail(location, "'in' needs a list, tuple, dict or string on its right, "
-                 "found " + describeKind(container));
+  fail(location,
+       "'in' needs a list, tuple, dict or string on its right, "
+       "found " +
+           describeKind(container));
 }
 
 ValueList iterateValue(const Value& value, const SourceLocation& location) {
@@ -375,8 +354,7 @@ ValueList iterateValue(const Value& value, const SourceLocation& location) {
   switch (value.kind) {
     case Kind::kList:
     case Kind::kTuple:
-    case Kind::kDeviceMesh:
-      return value.elements ? *value.elements : ValueList{};
+    case Kind::kDeviceMesh: return value.elements ? *value.elements : ValueList{};
     case Kind::kDict: {
       ValueList keys;
       for (size_t i = 0; i < value.elements->size(); i += 2) {
@@ -411,9 +389,8 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
       }
       return Value::string(std::move(out));
     }
-    return Value::string(std::string(
-        1, object.text[normalizedIndex(index, object.text.size(), object,
-                                       location)]));
+    return Value::string(
+        std::string(1, object.text[normalizedIndex(index, object.text.size(), object, location)]));
   }
   if (!object.isSequence()) return std::nullopt;
   const ValueList& items = object.items();
@@ -428,8 +405,8 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
   return items[normalizedIndex(index, items.size(), object, location)];
 }
 
-void assignSubscript(const Value& object, const Value& index,
-                     const Value& value, const SourceLocation& location) {
+void assignSubscript(const Value& object, const Value& index, const Value& value,
+                     const SourceLocation& location) {
   if (object.is(Kind::kDict)) {
     dictSet(object, index, value, location);
     return;
@@ -442,18 +419,15 @@ void assignSubscript(const Value& object, const Value& index,
   ValueList& items = *object.elements;
   if (index.is(Kind::kSlice)) {
     ValueList replacement = iterateValue(value, location);
-    std::vector<size_t> positions =
-        slicePositions(index, items.size(), location);
+    std::vector<size_t> positions = slicePositions(index, items.size(), location);
     const ValueList& parts = *index.elements;
-    const bool simple = parts[2].isNone() ||
-                        (isIntLike(parts[2]) && intOf(parts[2]) == 1);
+    const bool simple = parts[2].isNone() || (isIntLike(parts[2]) && intOf(parts[2]) == 1);
     if (simple) {
       const auto count = static_cast<int64_t>(items.size());
       auto bound = [&](const Value& part, int64_t fallback) {
         if (part.isNone()) return fallback;
         if (!isIntLike(part)) {
-          fail(location, "slice indices must be ints or None, found " +
-                             describeKind(part));
+          fail(location, "slice indices must be ints or None, found " + describeKind(part));
         }
         int64_t x = intOf(part);
         if (x < 0) x = std::max<int64_t>(0, x + count);
@@ -462,16 +436,13 @@ void assignSubscript(const Value& object, const Value& index,
       const int64_t start = bound(parts[0], 0);
       const int64_t stop = std::max(start, bound(parts[1], count));
       items.erase(items.begin() + start, items.begin() + stop);
-      items.insert(items.begin() + start, replacement.begin(),
-                   replacement.end());
+      items.insert(items.begin() + start, replacement.begin(), replacement.end());
       checkSequenceSize(items.size(), location);
       return;
     }
     if (replacement.size() != positions.size()) {
-      fail(location, "attempt to assign a sequence of size " +
-                         std::to_string(replacement.size()) +
-                         " to an extended slice of size " +
-                         std::to_string(positions.size()));
+      fail(location, "attempt to assign a sequence of size " + std::to_string(replacement.size()) +
+                         " to an extended slice of size " + std::to_string(positions.size()));
     }
     for (size_t i = 0; i < positions.size(); ++i) {
       items[positions[i]] = replacement[i];
@@ -481,8 +452,7 @@ void assignSubscript(const Value& object, const Value& index,
   items[normalizedIndex(index, items.size(), object, location)] = value;
 }
 
-void deleteSubscript(const Value& object, const Value& index,
-                     const SourceLocation& location) {
+void deleteSubscript(const Value& object, const Value& index, const SourceLocation& location) {
   if (object.is(Kind::kDict)) {
     std::optional<size_t> at = dictFind(object, index);
     if (!at) fail(location, "key " + valueText(index) + " is not in the dict");
@@ -491,8 +461,8 @@ void deleteSubscript(const Value& object, const Value& index,
     return;
   }
   if (!object.is(Kind::kList)) {
-    fail(location, describeKind(object) +
-                       " does not support item deletion; only lists and dicts do");
+    fail(location,
+         describeKind(object) + " does not support item deletion; only lists and dicts do");
   }
   ValueList& items = *object.elements;
   if (index.is(Kind::kSlice)) {
@@ -507,8 +477,7 @@ void deleteSubscript(const Value& object, const Value& index,
               static_cast<std::ptrdiff_t>(normalizedIndex(index, items.size(), object, location)));
 }
 
-std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
-                                        const Value& rhs,
+std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs, const Value& rhs,
                                         const SourceLocation& location) {
   const bool lhsSeq = lhs.isSequence() || lhs.is(Kind::kString);
   const bool rhsSeq = rhs.isSequence() || rhs.is(Kind::kString);
@@ -532,9 +501,8 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
     if (lhsSeq && isIntLike(rhs)) return repeated(lhs, intOf(rhs), location);
     if (rhsSeq && isIntLike(lhs)) return repeated(rhs, intOf(lhs), location);
   }
-  if (lhs.kind == rhs.kind &&
-      (op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
-       op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq)) {
+  if (lhs.kind == rhs.kind && (op == BinaryOpKind::kLess || op == BinaryOpKind::kLessEq ||
+                               op == BinaryOpKind::kGreater || op == BinaryOpKind::kGreaterEq)) {
     const bool less = lessThanImpl(lhs, rhs, location);
     const bool greater = lessThanImpl(rhs, lhs, location);
     switch (op) {
@@ -552,18 +520,17 @@ std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
 }
 
 bool hasPlainMethod(const Value& receiver, std::string_view name) {
-  static constexpr std::string_view kList[] = {
-      "append", "extend", "insert", "pop",     "index", "count",
-      "copy",   "reverse", "sort",  "remove",  "clear"};
+  static constexpr std::string_view kList[] = {"append", "extend", "insert", "pop",
+                                               "index",  "count",  "copy",   "reverse",
+                                               "sort",   "remove", "clear"};
   static constexpr std::string_view kTuple[] = {"index", "count"};
-  static constexpr std::string_view kDict[] = {
-      "get", "items", "keys", "values", "update", "pop", "setdefault", "copy"};
-  static constexpr std::string_view kString[] = {
-      "format", "join",  "upper", "lower",     "startswith", "endswith",
-      "split",  "strip", "replace", "isdigit", "lstrip",     "rstrip"};
+  static constexpr std::string_view kDict[] = {"get",    "items", "keys",       "values",
+                                               "update", "pop",   "setdefault", "copy"};
+  static constexpr std::string_view kString[] = {"format",     "join",     "upper",  "lower",
+                                                 "startswith", "endswith", "split",  "strip",
+                                                 "replace",    "isdigit",  "lstrip", "rstrip"};
   auto in = [&](const auto& names) {
-    return std::find(std::begin(names), std::end(names), name) !=
-           std::end(names);
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
   };
   switch (receiver.kind) {
     case Kind::kList: return in(kList);
@@ -574,8 +541,7 @@ bool hasPlainMethod(const Value& receiver, std::string_view name) {
   }
 }
 
-std::optional<Value> callPlainMethod(const Value& receiver,
-                                     const std::string& name,
+std::optional<Value> callPlainMethod(const Value& receiver, const std::string& name,
                                      const EvaluatedCall& call) {
   if (!hasPlainMethod(receiver, name)) return std::nullopt;
   const SourceLocation& where = call.location;
@@ -584,8 +550,7 @@ std::optional<Value> callPlainMethod(const Value& receiver,
     if (name == "format") return receiver;  // messages only
     if (name == "join") {
       BoundArguments args(call, {{"iterable", true}});
-      return Value::string(
-          joinStrings(text, iterableArgument(args, "iterable"), where));
+      return Value::string(joinStrings(text, iterableArgument(args, "iterable"), where));
     }
     if (name == "upper" || name == "lower") {
       BoundArguments args(call, {});
@@ -598,24 +563,21 @@ std::optional<Value> callPlainMethod(const Value& receiver,
     }
     if (name == "isdigit") {
       BoundArguments args(call, {});
-      return Value::boolean(!text.empty() &&
-                            std::all_of(text.begin(), text.end(), ::isdigit));
+      return Value::boolean(!text.empty() && std::all_of(text.begin(), text.end(), ::isdigit));
     }
     if (name == "startswith" || name == "endswith") {
       BoundArguments args(call, {{"prefix", true}});
       const Argument& prefix = *args.find("prefix");
       if (!prefix.value.is(Kind::kString)) args.failType(prefix, "a string");
-      return Value::boolean(name == "startswith"
-                                ? text.starts_with(prefix.value.text)
-                                : text.ends_with(prefix.value.text));
+      return Value::boolean(name == "startswith" ? text.starts_with(prefix.value.text)
+                                                 : text.ends_with(prefix.value.text));
     }
     if (name == "strip" || name == "lstrip" || name == "rstrip") {
       BoundArguments args(call, {});
       const char* spaces = " \t\n\r";
       size_t begin = name == "rstrip" ? 0 : text.find_first_not_of(spaces);
       if (begin == std::string::npos) return Value::string("");
-      size_t end = name == "lstrip" ? text.size()
-                                    : text.find_last_not_of(spaces) + 1;
+      size_t end = name == "lstrip" ? text.size() : text.find_last_not_of(spaces) + 1;
       return Value::string(text.substr(begin, end - begin));
     }
     if (name == "replace") {
@@ -670,8 +632,7 @@ std::optional<Value> callPlainMethod(const Value& receiver,
     if (name == "get" || name == "pop" || name == "setdefault") {
       BoundArguments args(call, {{"key", true}, {"default", false}});
       const Value& key = args.find("key")->value;
-      Value fallback = args.find("default") ? args.find("default")->value
-                                            : Value::none();
+      Value fallback = args.find("default") ? args.find("default")->value : Value::none();
       std::optional<size_t> at = dictFind(receiver, key);
       if (!at) {
         if (name == "pop" && args.find("default") == nullptr) {
@@ -721,8 +682,8 @@ std::optional<Value> callPlainMethod(const Value& receiver,
       ++count;
     }
     if (name == "index") {
-      fail(where, valueText(wanted) + " is not in the " +
-                      (receiver.is(Kind::kTuple) ? "tuple" : "list"));
+      fail(where,
+           valueText(wanted) + " is not in the " + (receiver.is(Kind::kTuple) ? "tuple" : "list"));
     }
     return Value::integer(count);
   }
@@ -752,8 +713,7 @@ std::optional<Value> callPlainMethod(const Value& receiver,
   if (name == "pop") {
     BoundArguments args(call, {{"index", false}});
     if (items.empty()) fail(where, "pop from an empty list");
-    const Value index = args.find("index") ? args.find("index")->value
-                                           : Value::integer(-1);
+    const Value index = args.find("index") ? args.find("index")->value : Value::integer(-1);
     size_t at = normalizedIndex(index, items.size(), receiver, where);
     Value popped = items[at];
     items.erase(items.begin() + static_cast<std::ptrdiff_t>(at));
@@ -762,9 +722,8 @@ std::optional<Value> callPlainMethod(const Value& receiver,
   if (name == "remove") {
     BoundArguments args(call, {{"value", true}});
     const Value& wanted = args.find("value")->value;
-    auto it = std::find_if(items.begin(), items.end(), [&](const Value& v) {
-      return valuesEqual(v, wanted);
-    });
+    auto it = std::find_if(items.begin(), items.end(),
+                           [&](const Value& v) { return valuesEqual(v, wanted); });
     if (it == items.end()) fail(where, valueText(wanted) + " is not in the list");
     items.erase(it);
     return Value::none();
@@ -781,11 +740,9 @@ std::optional<Value> callPlainMethod(const Value& receiver,
   }
   // sort
   const bool descending = args.boolean("reverse", false);
-  std::stable_sort(items.begin(), items.end(),
-                   [&](const Value& a, const Value& b) {
-                     return descending ? lessThanImpl(b, a, where)
-                                       : lessThanImpl(a, b, where);
-                   });
+  std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
+    return descending ? lessThanImpl(b, a, where) : lessThanImpl(a, b, where);
+  });
   return Value::none();
 }
 

@@ -2,9 +2,8 @@
 // dicts, strings, slices — as the Python around nvFuser's definitions uses
 // them: equality and identity, `in`, iteration, indexing and slicing,
 // subscript assignment, `+` and `*` on sequences, and the methods of lists,
-// dicts and strings (the builtin functions are python_builtins.h). Every size a script can make is bounded
-// (kMaxSequenceElements), so no script exhausts memory.
-// Internal to the frontend.
+// dicts and strings (the builtin functions are python_builtins.h). Every size a script can make is
+// bounded (kMaxSequenceElements), so no script exhausts memory. Internal to the frontend.
 #pragma once
 
 #include <optional>
@@ -36,8 +35,7 @@ bool valuesEqual(const Value& lhs, const Value& rhs);
 bool valuesIdentical(const Value& lhs, const Value& rhs);
 
 //! `item in container`: a list, tuple, dict (its keys) or string.
-bool containsValue(const Value& container, const Value& item,
-                   const SourceLocation& location);
+bool containsValue(const Value& container, const Value& item, const SourceLocation& location);
 
 //! The elements `for x in value` visits: a list's or tuple's elements, a
 //! dict's keys, a string's characters.
@@ -49,23 +47,20 @@ std::optional<Value> subscriptValue(const Value& object, const Value& index,
                                     const SourceLocation& location);
 
 //! `object[index] = value` on a list or dict.
-void assignSubscript(const Value& object, const Value& index,
-                     const Value& value, const SourceLocation& location);
+void assignSubscript(const Value& object, const Value& index, const Value& value,
+                     const SourceLocation& location);
 
 //! `del object[index]` on a list (an index or a slice) or a dict.
-void deleteSubscript(const Value& object, const Value& index,
-                     const SourceLocation& location);
+void deleteSubscript(const Value& object, const Value& index, const SourceLocation& location);
 
 //! `+`, `*`, `<`, ... on lists, tuples and strings (`[-1] * rank`,
 //! `shape[:2] + [n]`, `"a" + "b"`); nullopt when neither side is one.
-std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs,
-                                        const Value& rhs,
+std::optional<Value> sequenceArithmetic(BinaryOpKind op, const Value& lhs, const Value& rhs,
                                         const SourceLocation& location);
 
 //! The method `name` of a list, tuple, dict or string called with `call`;
 //! nullopt when the receiver has no such method.
-std::optional<Value> callPlainMethod(const Value& receiver,
-                                     const std::string& name,
+std::optional<Value> callPlainMethod(const Value& receiver, const std::string& name,
                                      const EvaluatedCall& call);
 
 //! Whether `receiver` is a list, tuple, dict or string with a method `name`.

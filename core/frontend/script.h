@@ -34,8 +34,8 @@ struct InputSpec {
 
   runtime::TensorInitializer initializer;
   ir::DataType dtype = ir::DataType::Float;  //!< torch's default is float32
-  std::vector<int64_t> sizes;  //!< the constructor's size
-  std::string device = "cpu";  //!< "cuda:0" etc., as written
+  std::vector<int64_t> sizes;                //!< the constructor's size
+  std::string device = "cpu";                //!< "cuda:0" etc., as written
   //! `.as_strided(sizes, strides[, offset])` applied to the constructed tensor.
   std::optional<std::vector<int64_t>> stridedSizes;
   std::optional<std::vector<int64_t>> stridedStrides;

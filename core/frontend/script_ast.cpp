@@ -21,8 +21,7 @@ std::string numberToString(const Number& number) {
   // What Python's ast.unparse writes for infinity: it reads back as inf.
   if (std::isinf(number.floatValue)) return "1e309";
   char buffer[64];
-  auto [end, error] =
-      std::to_chars(buffer, buffer + sizeof(buffer), number.floatValue);
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), number.floatValue);
   std::string text(buffer, error == std::errc() ? end : buffer);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
@@ -39,21 +38,11 @@ std::string quoted(const String& string) {
   for (char c : string.value) {
     auto byte = static_cast<unsigned char>(c);
     switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
+      case '\\': out += "\\\\"; break;
+      case '\'': out += "\\'"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
       default:
         if (byte < 0x20 || byte == 0x7f || (string.isBytes && byte >= 0x80)) {
           out += "\\x";
@@ -91,167 +80,166 @@ void printSeparated(std::ostream& out, const Range& exprs) {
 }
 
 void printExpr(std::ostream& out, const Expr& expr) {
-  std::visit(
-      Overloaded{
-          [&](const Name& name) { out << name.id; },
-          [&](const Number& number) { out << numberToString(number); },
-          [&](const String& string) { out << quoted(string); },
-          [&](const Constant& constant) {
-            out << (constant.kind == ConstantKind::kTrue    ? "True"
-                    : constant.kind == ConstantKind::kFalse ? "False"
-                                                            : "None");
-          },
-          [&](const Attribute& attribute) {
-            printPrimary(out, *attribute.object);
-            out << '.' << attribute.name;
-          },
-          [&](const Call& call) {
-            printPrimary(out, *call.callee);
-            out << '(';
-            printSeparated(out, call.args);
-            for (std::size_t i = 0; i < call.keywords.size(); ++i) {
-              if (i > 0 || !call.args.empty()) out << ", ";
-              if (call.keywords[i].name.empty()) {
-                out << "**";
-              } else {
-                out << call.keywords[i].name << '=';
-              }
-              printExpr(out, *call.keywords[i].value);
-            }
-            out << ')';
-          },
-          [&](const List& list) {
-            out << '[';
-            printSeparated(out, list.elements);
-            out << ']';
-          },
-          [&](const Tuple& tuple) {
-            out << '(';
-            printSeparated(out, tuple.elements);
-            if (tuple.elements.size() == 1) out << ',';
-            out << ')';
-          },
-          [&](const Subscript& subscript) {
-            printPrimary(out, *subscript.object);
-            out << '[';
-            const auto* tuple = subscript.index->as<Tuple>();
-            if (tuple != nullptr && !tuple->elements.empty()) {
-              printSeparated(out, tuple->elements);
-              if (tuple->elements.size() == 1) out << ',';
-            } else {
-              printExpr(out, *subscript.index);
-            }
-            out << ']';
-          },
-          [&](const UnaryOp& unary) {
-            // `not` binds looser than a comparison, so it always gets
-            // parentheses; `-x` binds tighter than every binary operation,
-            // which are in parentheses themselves.
-            if (unary.op == UnaryOpKind::kNot) {
-              out << "(not ";
-              printExpr(out, *unary.operand);
-              out << ')';
-            } else {
-              out << spelling(unary.op);
-              printExpr(out, *unary.operand);
-            }
-          },
-          [&](const BinaryOp& binary) {
-            out << '(';
-            // `-x ** 2` is `-(x ** 2)`: a unary base needs parentheses.
-            if (binary.op == BinaryOpKind::kPow && binary.lhs->is<UnaryOp>()) {
-              printPrimary(out, *binary.lhs);
-            } else {
-              printExpr(out, *binary.lhs);
-            }
-            out << ' ' << spelling(binary.op) << ' ';
-            printExpr(out, *binary.rhs);
-            out << ')';
-          },
-          [&](const Slice& slice) {
-            if (slice.lower) printExpr(out, *slice.lower);
-            out << ':';
-            if (slice.upper) printExpr(out, *slice.upper);
-            if (slice.step) {
-              out << ':';
-              printExpr(out, *slice.step);
-            }
-          },
-          [&](const IfExp& ifExp) {
-            out << '(';
-            printExpr(out, *ifExp.body);
-            out << " if ";
-            printExpr(out, *ifExp.test);
-            out << " else ";
-            printExpr(out, *ifExp.orelse);
-            out << ')';
-          },
-          [&](const Starred& starred) {
-            out << '*';
-            printPrimary(out, *starred.value);
-          },
-          [&](const Dict& dict) {
-            out << '{';
-            for (std::size_t i = 0; i < dict.keys.size(); ++i) {
-              if (i > 0) out << ", ";
-              if (dict.keys[i]) {
-                printExpr(out, *dict.keys[i]);
-                out << ": ";
-              } else {
-                out << "**";
-              }
-              printExpr(out, *dict.values[i]);
-            }
-            out << '}';
-          },
-          [&](const Comprehension& comprehension) {
-            const char* open = "[";
-            const char* close = "]";
-            if (comprehension.kind == ComprehensionKind::kGenerator) {
-              open = "(";
-              close = ")";
-            } else if (comprehension.kind != ComprehensionKind::kList) {
-              open = "{";
-              close = "}";
-            }
-            out << open;
-            printExpr(out, *comprehension.element);
-            if (comprehension.value) {
-              out << ": ";
-              printExpr(out, *comprehension.value);
-            }
-            for (const ComprehensionFor& clause : comprehension.clauses) {
-              out << " for ";
-              if (const auto* tuple = clause.target->as<Tuple>()) {
-                printSeparated(out, tuple->elements);
-                if (tuple->elements.size() == 1) out << ',';
-              } else {
-                printExpr(out, *clause.target);
-              }
-              out << " in ";
-              printExpr(out, *clause.iterable);
-              for (const ExprPtr& condition : clause.conditions) {
-                out << " if ";
-                printExpr(out, *condition);
-              }
-            }
-            out << close;
-          },
-          [&](const NamedExpr& named) {
-            out << '(' << named.target << " := ";
-            printExpr(out, *named.value);
-            out << ')';
-          },
-          [&](const Lambda& lambda) {
-            out << "(lambda";
-            if (!lambda.params.empty()) out << ' ';
-            printParameters(out, lambda.params);
-            out << ": ";
-            printExpr(out, *lambda.body);
-            out << ')';
-          },
-      },
-      expr.node);
+  std::visit(Overloaded{
+                 [&](const Name& name) { out << name.id; },
+                 [&](const Number& number) { out << numberToString(number); },
+                 [&](const String& string) { out << quoted(string); },
+                 [&](const Constant& constant) {
+                   out << (constant.kind == ConstantKind::kTrue    ? "True"
+                           : constant.kind == ConstantKind::kFalse ? "False"
+                                                                   : "None");
+                 },
+                 [&](const Attribute& attribute) {
+                   printPrimary(out, *attribute.object);
+                   out << '.' << attribute.name;
+                 },
+                 [&](const Call& call) {
+                   printPrimary(out, *call.callee);
+                   out << '(';
+                   printSeparated(out, call.args);
+                   for (std::size_t i = 0; i < call.keywords.size(); ++i) {
+                     if (i > 0 || !call.args.empty()) out << ", ";
+                     if (call.keywords[i].name.empty()) {
+                       out << "**";
+                     } else {
+                       out << call.keywords[i].name << '=';
+                     }
+                     printExpr(out, *call.keywords[i].value);
+                   }
+                   out << ')';
+                 },
+                 [&](const List& list) {
+                   out << '[';
+                   printSeparated(out, list.elements);
+                   out << ']';
+                 },
+                 [&](const Tuple& tuple) {
+                   out << '(';
+                   printSeparated(out, tuple.elements);
+                   if (tuple.elements.size() == 1) out << ',';
+                   out << ')';
+                 },
+                 [&](const Subscript& subscript) {
+                   printPrimary(out, *subscript.object);
+                   out << '[';
+                   const auto* tuple = subscript.index->as<Tuple>();
+                   if (tuple != nullptr && !tuple->elements.empty()) {
+                     printSeparated(out, tuple->elements);
+                     if (tuple->elements.size() == 1) out << ',';
+                   } else {
+                     printExpr(out, *subscript.index);
+                   }
+                   out << ']';
+                 },
+                 [&](const UnaryOp& unary) {
+                   // `not` binds looser than a comparison, so it always gets
+                   // parentheses; `-x` binds tighter than every binary operation,
+                   // which are in parentheses themselves.
+                   if (unary.op == UnaryOpKind::kNot) {
+                     out << "(not ";
+                     printExpr(out, *unary.operand);
+                     out << ')';
+                   } else {
+                     out << spelling(unary.op);
+                     printExpr(out, *unary.operand);
+                   }
+                 },
+                 [&](const BinaryOp& binary) {
+                   out << '(';
+                   // `-x ** 2` is `-(x ** 2)`: a unary base needs parentheses.
+                   if (binary.op == BinaryOpKind::kPow && binary.lhs->is<UnaryOp>()) {
+                     printPrimary(out, *binary.lhs);
+                   } else {
+                     printExpr(out, *binary.lhs);
+                   }
+                   out << ' ' << spelling(binary.op) << ' ';
+                   printExpr(out, *binary.rhs);
+                   out << ')';
+                 },
+                 [&](const Slice& slice) {
+                   if (slice.lower) printExpr(out, *slice.lower);
+                   out << ':';
+                   if (slice.upper) printExpr(out, *slice.upper);
+                   if (slice.step) {
+                     out << ':';
+                     printExpr(out, *slice.step);
+                   }
+                 },
+                 [&](const IfExp& ifExp) {
+                   out << '(';
+                   printExpr(out, *ifExp.body);
+                   out << " if ";
+                   printExpr(out, *ifExp.test);
+                   out << " else ";
+                   printExpr(out, *ifExp.orelse);
+                   out << ')';
+                 },
+                 [&](const Starred& starred) {
+                   out << '*';
+                   printPrimary(out, *starred.value);
+                 },
+                 [&](const Dict& dict) {
+                   out << '{';
+                   for (std::size_t i = 0; i < dict.keys.size(); ++i) {
+                     if (i > 0) out << ", ";
+                     if (dict.keys[i]) {
+                       printExpr(out, *dict.keys[i]);
+                       out << ": ";
+                     } else {
+                       out << "**";
+                     }
+                     printExpr(out, *dict.values[i]);
+                   }
+                   out << '}';
+                 },
+                 [&](const Comprehension& comprehension) {
+                   const char* open = "[";
+                   const char* close = "]";
+                   if (comprehension.kind == ComprehensionKind::kGenerator) {
+                     open = "(";
+                     close = ")";
+                   } else if (comprehension.kind != ComprehensionKind::kList) {
+                     open = "{";
+                     close = "}";
+                   }
+                   out << open;
+                   printExpr(out, *comprehension.element);
+                   if (comprehension.value) {
+                     out << ": ";
+                     printExpr(out, *comprehension.value);
+                   }
+                   for (const ComprehensionFor& clause : comprehension.clauses) {
+                     out << " for ";
+                     if (const auto* tuple = clause.target->as<Tuple>()) {
+                       printSeparated(out, tuple->elements);
+                       if (tuple->elements.size() == 1) out << ',';
+                     } else {
+                       printExpr(out, *clause.target);
+                     }
+                     out << " in ";
+                     printExpr(out, *clause.iterable);
+                     for (const ExprPtr& condition : clause.conditions) {
+                       out << " if ";
+                       printExpr(out, *condition);
+                     }
+                   }
+                   out << close;
+                 },
+                 [&](const NamedExpr& named) {
+                   out << '(' << named.target << " := ";
+                   printExpr(out, *named.value);
+                   out << ')';
+                 },
+                 [&](const Lambda& lambda) {
+                   out << "(lambda";
+                   if (!lambda.params.empty()) out << ' ';
+                   printParameters(out, lambda.params);
+                   out << ": ";
+                   printExpr(out, *lambda.body);
+                   out << ')';
+                 },
+             },
+             expr.node);
 }
 
 void printParameters(std::ostream& out, const std::vector<Parameter>& params) {
@@ -259,8 +247,7 @@ void printParameters(std::ostream& out, const std::vector<Parameter>& params) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Parameter& param = params[i];
     if (i > 0) out << ", ";
-    if (param.keywordOnly && param.kind == ParameterKind::kNormal &&
-        !keywordOnlyMarked) {
+    if (param.keywordOnly && param.kind == ParameterKind::kNormal && !keywordOnlyMarked) {
       bool afterVarArgs = false;
       for (std::size_t j = 0; j < i; ++j) {
         afterVarArgs |= params[j].kind == ParameterKind::kVarArgs;
@@ -456,15 +443,13 @@ void printStmt(std::ostream& out, const Stmt& stmt, int indent) {
              stmt.node);
 }
 
-void printBody(std::ostream& out, const std::vector<StmtPtr>& body,
-               int indent) {
+void printBody(std::ostream& out, const std::vector<StmtPtr>& body, int indent) {
   for (const StmtPtr& stmt : body) printStmt(out, *stmt, indent);
 }
 
 }  // namespace
 
-void forEachChild(const Expr& expr,
-                  const std::function<void(const Expr&)>& visit) {
+void forEachChild(const Expr& expr, const std::function<void(const Expr&)>& visit) {
   auto each = [&](const std::vector<ExprPtr>& exprs) {
     for (const ExprPtr& element : exprs) visit(*element);
   };
@@ -512,8 +497,7 @@ void forEachChild(const Expr& expr,
                  [&](const Comprehension& comprehension) {
                    visit(*comprehension.element);
                    if (comprehension.value) visit(*comprehension.value);
-                   for (const ComprehensionFor& clause :
-                        comprehension.clauses) {
+                   for (const ComprehensionFor& clause : comprehension.clauses) {
                      visit(*clause.target);
                      visit(*clause.iterable);
                      each(clause.conditions);
@@ -554,84 +538,66 @@ std::string_view kindName(const Expr& expr) {
 }
 
 std::string_view kindName(const Stmt& stmt) {
-  static constexpr std::string_view kNames[] = {
-      "import", "import",     "function definition",
-      "with",   "assignment", "expression statement",
-      "pass",   "return",     "if",
-      "for",    "class definition", "augmented assignment",
-      "assert", "break",      "continue",
-      "raise",  "while",      "del",
-      "try"};
+  static constexpr std::string_view kNames[] = {"import",
+                                                "import",
+                                                "function definition",
+                                                "with",
+                                                "assignment",
+                                                "expression statement",
+                                                "pass",
+                                                "return",
+                                                "if",
+                                                "for",
+                                                "class definition",
+                                                "augmented assignment",
+                                                "assert",
+                                                "break",
+                                                "continue",
+                                                "raise",
+                                                "while",
+                                                "del",
+                                                "try"};
   static_assert(std::size(kNames) == std::variant_size_v<Stmt::Node>);
   return kNames[stmt.node.index()];
 }
 
 std::string_view spelling(UnaryOpKind op) {
   switch (op) {
-    case UnaryOpKind::kNegate:
-      return "-";
-    case UnaryOpKind::kPlus:
-      return "+";
-    case UnaryOpKind::kNot:
-      return "not";
-    case UnaryOpKind::kInvert:
-      return "~";
+    case UnaryOpKind::kNegate: return "-";
+    case UnaryOpKind::kPlus: return "+";
+    case UnaryOpKind::kNot: return "not";
+    case UnaryOpKind::kInvert: return "~";
   }
   return "?";
 }
 
 std::string_view spelling(BinaryOpKind op) {
   switch (op) {
-    case BinaryOpKind::kAdd:
-      return "+";
-    case BinaryOpKind::kSub:
-      return "-";
-    case BinaryOpKind::kMul:
-      return "*";
-    case BinaryOpKind::kDiv:
-      return "/";
-    case BinaryOpKind::kFloorDiv:
-      return "//";
-    case BinaryOpKind::kMod:
-      return "%";
-    case BinaryOpKind::kPow:
-      return "**";
-    case BinaryOpKind::kMatMul:
-      return "@";
-    case BinaryOpKind::kEq:
-      return "==";
-    case BinaryOpKind::kNotEq:
-      return "!=";
-    case BinaryOpKind::kLess:
-      return "<";
-    case BinaryOpKind::kLessEq:
-      return "<=";
-    case BinaryOpKind::kGreater:
-      return ">";
-    case BinaryOpKind::kGreaterEq:
-      return ">=";
-    case BinaryOpKind::kAnd:
-      return "and";
-    case BinaryOpKind::kOr:
-      return "or";
-    case BinaryOpKind::kIn:
-      return "in";
-    case BinaryOpKind::kNotIn:
-      return "not in";
-    case BinaryOpKind::kIs:
-      return "is";
-    case BinaryOpKind::kIsNot:
-      return "is not";
-    case BinaryOpKind::kBitAnd:
-      return "&";
-    case BinaryOpKind::kBitOr:
-      return "|";
-    case BinaryOpKind::kBitXor:
-      return "^";
-    case BinaryOpKind::kLeftShift:
-      return "<<";
-    case BinaryOpKind::kRightShift:
-      return ">>";
+    case BinaryOpKind::kAdd: return "+";
+    case BinaryOpKind::kSub: return "-";
+    case BinaryOpKind::kMul: return "*";
+    case BinaryOpKind::kDiv: return "/";
+    case BinaryOpKind::kFloorDiv: return "//";
+    case BinaryOpKind::kMod: return "%";
+    case BinaryOpKind::kPow: return "**";
+    case BinaryOpKind::kMatMul: return "@";
+    case BinaryOpKind::kEq: return "==";
+    case BinaryOpKind::kNotEq: return "!=";
+    case BinaryOpKind::kLess: return "<";
+    case BinaryOpKind::kLessEq: return "<=";
+    case BinaryOpKind::kGreater: return ">";
+    case BinaryOpKind::kGreaterEq: return ">=";
+    case BinaryOpKind::kAnd: return "and";
+    case BinaryOpKind::kOr: return "or";
+    case BinaryOpKind::kIn: return "in";
+    case BinaryOpKind::kNotIn: return "not in";
+    case BinaryOpKind::kIs: return "is";
+    case BinaryOpKind::kIsNot: return "is not";
+    case BinaryOpKind::kBitAnd: return "&";
+    case BinaryOpKind::kBitOr: return "|";
+    case BinaryOpKind::kBitXor: return "^";
+    case BinaryOpKind::kLeftShift: return "<<";
+    case BinaryOpKind::kRightShift: return ">>";
   }
   return "?";
 }
@@ -647,10 +613,8 @@ bool isComparison(BinaryOpKind op) {
     case BinaryOpKind::kIn:
     case BinaryOpKind::kNotIn:
     case BinaryOpKind::kIs:
-    case BinaryOpKind::kIsNot:
-      return true;
-    default:
-      return false;
+    case BinaryOpKind::kIsNot: return true;
+    default: return false;
   }
 }
 

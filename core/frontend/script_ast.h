@@ -219,10 +219,9 @@ struct BinaryOp {
 
 //! An expression node.
 struct Expr {
-  using Node = std::variant<Name, Number, String, Constant, Attribute, Call,
-                            List, Tuple, Subscript, UnaryOp, BinaryOp, Slice,
-                            IfExp, Starred, Dict, Comprehension, Lambda,
-                            NamedExpr>;
+  using Node =
+      std::variant<Name, Number, String, Constant, Attribute, Call, List, Tuple, Subscript, UnaryOp,
+                   BinaryOp, Slice, IfExp, Starred, Dict, Comprehension, Lambda, NamedExpr>;
   Node node;
   SourceLocation location;
   //! Nodes on the longest path down to a leaf (1 for a leaf).
@@ -376,10 +375,9 @@ struct ClassDef {
 
 //! A statement node.
 struct Stmt {
-  using Node = std::variant<Import, ImportFrom, FunctionDef, With, Assign,
-                            ExprStatement, Pass, Return, If, For, ClassDef,
-                            AugAssign, Assert, Break, Continue, Raise, While,
-                            Delete, Try>;
+  using Node =
+      std::variant<Import, ImportFrom, FunctionDef, With, Assign, ExprStatement, Pass, Return, If,
+                   For, ClassDef, AugAssign, Assert, Break, Continue, Raise, While, Delete, Try>;
   Node node;
   SourceLocation location;
 
@@ -406,8 +404,7 @@ struct Module {
 // ---- Inspection -----------------------------------------------------------
 
 //! Calls `visit` on each direct child expression of `expr`, in source order.
-void forEachChild(const Expr& expr,
-                  const std::function<void(const Expr&)>& visit);
+void forEachChild(const Expr& expr, const std::function<void(const Expr&)>& visit);
 
 //! What an error message calls the node: "name", "call", "binary operation".
 std::string_view kindName(const Expr& expr);

@@ -87,8 +87,8 @@ Value Value::dict(ValueList keysAndValues) {
 Value Value::slice(Value lower, Value upper, Value step) {
   Value v;
   v.kind = Kind::kSlice;
-  v.elements = std::make_shared<ValueList>(
-      ValueList{std::move(lower), std::move(upper), std::move(step)});
+  v.elements =
+      std::make_shared<ValueList>(ValueList{std::move(lower), std::move(upper), std::move(step)});
   ValueArena::track(v.elements);
   return v;
 }
@@ -210,9 +210,7 @@ ir::Scalar* Value::scalar() const {
   return kind == Kind::kScalar ? val->as<ir::Scalar>() : nullptr;
 }
 
-const ValueList& Value::items() const {
-  return isSequence() && elements ? *elements : kNoItems;
-}
+const ValueList& Value::items() const { return isSequence() && elements ? *elements : kNoItems; }
 
 double Value::toDouble() const {
   switch (kind) {

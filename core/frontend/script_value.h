@@ -37,35 +37,35 @@ struct Value {
     kScalar,      //!< a Scalar of the fusion being read
     kList,
     kTuple,
-    kNamespace,   //!< a module or a function in one: "torch.testing", "math"
-    kFd,          //!< the FusionDefinition (`fd`)
-    kFdOps,       //!< `fd.ops`
-    kMethod,      //!< `receiver.name`, to be called
-    kDefinition,  //!< a `def` of the script (index into the definitions)
-    kInputTensor, //!< a torch constructor call of the inputs block
-    kDeviceMesh,  //!< `nvfuser.DeviceMesh(range(d))`; elements: device ids
-    kParallelType,//!< `ParallelType.mesh_x`; intValue: the ir::ParallelType
-    kIterDomain,  //!< `T.axis(i)`: val is the tensor, intValue the loop axis
-    kSched,       //!< `fd.sched`
-    kFusionHandle,//!< `fd.fusion` (inputs(), outputs())
-    kClass,       //!< a FusionDefinition subclass of the script (by name)
-    kDict,        //!< elements: key, value, key, value, ... in insertion order
-    kSlice,       //!< `a:b:c` in a subscript; elements: lower, upper, step
-    kFunction,    //!< a `def` or `lambda` of the script
-    kOpaque,      //!< a run-time value FuserLab does not compute (text: what)
+    kNamespace,     //!< a module or a function in one: "torch.testing", "math"
+    kFd,            //!< the FusionDefinition (`fd`)
+    kFdOps,         //!< `fd.ops`
+    kMethod,        //!< `receiver.name`, to be called
+    kDefinition,    //!< a `def` of the script (index into the definitions)
+    kInputTensor,   //!< a torch constructor call of the inputs block
+    kDeviceMesh,    //!< `nvfuser.DeviceMesh(range(d))`; elements: device ids
+    kParallelType,  //!< `ParallelType.mesh_x`; intValue: the ir::ParallelType
+    kIterDomain,    //!< `T.axis(i)`: val is the tensor, intValue the loop axis
+    kSched,         //!< `fd.sched`
+    kFusionHandle,  //!< `fd.fusion` (inputs(), outputs())
+    kClass,         //!< a FusionDefinition subclass of the script (by name)
+    kDict,          //!< elements: key, value, key, value, ... in insertion order
+    kSlice,         //!< `a:b:c` in a subscript; elements: lower, upper, step
+    kFunction,      //!< a `def` or `lambda` of the script
+    kOpaque,        //!< a run-time value FuserLab does not compute (text: what)
   };
 
   Kind kind = Kind::kNone;
   bool boolValue = false;
   int64_t intValue = 0;  //!< kInt; kDefinition and kInputTensor: the index
   double floatValue = 0.0;
-  std::string text;      //!< kString; kNamespace: the dotted path; kMethod: name
+  std::string text;                         //!< kString; kNamespace: the dotted path; kMethod: name
   ir::DataType dtype = ir::DataType::Null;  //!< kDataType, kTorchDtype
   ir::Val* val = nullptr;                   //!< kTensor, kScalar
   //! kList, kTuple, kDict, kSlice. Shared as Python shares a list: an
   //! append through one name shows through every other.
   std::shared_ptr<ValueList> elements;
-  std::shared_ptr<const Value> receiver;      //!< kMethod
+  std::shared_ptr<const Value> receiver;           //!< kMethod
   std::shared_ptr<const FunctionObject> function;  //!< kFunction
 
   static Value none() { return Value{}; }
@@ -108,9 +108,7 @@ struct Value {
     return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool;
   }
   bool isSequence() const { return kind == Kind::kList || kind == Kind::kTuple; }
-  bool isFusionVal() const {
-    return kind == Kind::kTensor || kind == Kind::kScalar;
-  }
+  bool isFusionVal() const { return kind == Kind::kTensor || kind == Kind::kScalar; }
   ir::TensorView* tensor() const;
   ir::Scalar* scalar() const;
   //! The elements of a list or tuple (empty for anything else).

@@ -42,8 +42,7 @@ constexpr int64_t kAfterEverything = std::numeric_limits<int64_t>::max();
 
 //! The dtype a bare Python literal of this constant reads back as.
 bool isLiteralDtype(DataType dtype) {
-  return dtype == DataType::Int || dtype == DataType::Double ||
-         dtype == DataType::Bool;
+  return dtype == DataType::Int || dtype == DataType::Double || dtype == DataType::Bool;
 }
 
 std::string valueLiteral(const Scalar* s) { return scalarLiteral(s->value()); }
@@ -78,8 +77,7 @@ class ScriptWriter {
   // --- deciding what to write -------------------------------------------
   void checkExpressible() const;
   void findVarMeans();
-  std::optional<std::string> varMeanCorrection(const Expr* welford,
-                                               const Expr* division) const;
+  std::optional<std::string> varMeanCorrection(const Expr* welford, const Expr* division) const;
   void findExtentSources();
   std::vector<Statement> statements() const;
   bool needsInputsFirst() const;
@@ -117,13 +115,13 @@ class ScriptWriter {
   bool planning_ = true;
   int64_t anchor_ = 0;  // creation position of the statement being written
   bool inputsFirst_ = false;
-  std::vector<int64_t> scalarOrdinal_;       // by Val id: the n of i<n>
-  std::vector<bool> namedTensor_;            // by Val id
-  std::vector<ExtentSource> extentSource_;   // by Val id
-  std::vector<int> constantUses_;            // by Val id
-  std::vector<bool> hasVariable_;            // by Val id: written as S<n>
-  std::vector<bool> userScalarExpr_;         // by Expr id
-  std::vector<bool> foldedExpr_;             // by Expr id: var_mean's division
+  std::vector<int64_t> scalarOrdinal_;           // by Val id: the n of i<n>
+  std::vector<bool> namedTensor_;                // by Val id
+  std::vector<ExtentSource> extentSource_;       // by Val id
+  std::vector<int> constantUses_;                // by Val id
+  std::vector<bool> hasVariable_;                // by Val id: written as S<n>
+  std::vector<bool> userScalarExpr_;             // by Expr id
+  std::vector<bool> foldedExpr_;                 // by Expr id: var_mean's division
   std::vector<std::optional<VarMean>> varMean_;  // by Expr id of the Welford
   std::vector<std::string> lines_;
 };
@@ -159,9 +157,9 @@ void ScriptWriter::checkExpressible() const {
       // An expanded axis is written as its expanded extent with contiguity
       // None, which define_tensor reads back as an expanded broadcast.
       for (const IterDomain* id : d.logical) {
-        FL_CHECK(id->isBroadcast() || !id->extent()->isConstInt(1),
-                 "writeScript: the input ", tv->toString(), " has the axis ",
-                 id->toString(), "; define_tensor declares size-1 axes as "
+        FL_CHECK(id->isBroadcast() || !id->extent()->isConstInt(1), "writeScript: the input ",
+                 tv->toString(), " has the axis ", id->toString(),
+                 "; define_tensor declares size-1 axes as "
                  "broadcast");
       }
     }
@@ -199,9 +197,8 @@ void ScriptWriter::findVarMeans() {
     const Val* varSum = welford->output(1);
     const Val* count = welford->output(2);
     if (next == nullptr || next->type() != ExprType::Binary ||
-        next->attrs().binaryOp != BinaryOpType::Div ||
-        next->input(0) != varSum || varSum->uses().size() != 1 ||
-        varSum->isFusionOutput() || !count->uses().empty() ||
+        next->attrs().binaryOp != BinaryOpType::Div || next->input(0) != varSum ||
+        varSum->uses().size() != 1 || varSum->isFusionOutput() || !count->uses().empty() ||
         count->isFusionOutput()) {
       continue;
     }
@@ -215,8 +212,8 @@ void ScriptWriter::findVarMeans() {
 // Replays the divisor ops::varMean computes (N as a product of the reduced
 // extents with scalarBinary's folding, then N - correction) against the
 // division's actual divisor, and returns the correction that gives it.
-std::optional<std::string> ScriptWriter::varMeanCorrection(
-    const Expr* welford, const Expr* division) const {
+std::optional<std::string> ScriptWriter::varMeanCorrection(const Expr* welford,
+                                                           const Expr* division) const {
   const auto* in = welford->input(0)->as<TensorView>();
   const auto* divisor = division->input(1)->as<Scalar>();
   if (in == nullptr || divisor == nullptr) return std::nullopt;
@@ -228,8 +225,8 @@ std::optional<std::string> ScriptWriter::varMeanCorrection(
   // `count`, or a fresh constant of value `constCount` when that is set.
   auto mulOutput = [&](const Scalar* rhs) -> const Scalar* {
     for (const Expr* use : rhs->uses()) {
-      if (use->type() != ExprType::Binary ||
-          use->attrs().binaryOp != BinaryOpType::Mul || use->input(1) != rhs) {
+      if (use->type() != ExprType::Binary || use->attrs().binaryOp != BinaryOpType::Mul ||
+          use->input(1) != rhs) {
         continue;
       }
       const auto* lhs = use->input(0)->as<Scalar>();
@@ -317,8 +314,7 @@ void ScriptWriter::findExtentSources() {
 }
 
 bool ScriptWriter::isDefinedConstant(const Scalar* s) const {
-  return s->isConst() &&
-         (constantUses_[s->id()] > 1 || !isLiteralDtype(s->dtype()));
+  return s->isConst() && (constantUses_[s->id()] > 1 || !isLiteralDtype(s->dtype()));
 }
 
 void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
@@ -330,8 +326,7 @@ void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
     pending.pop_back();
     const auto* s = val->as<Scalar>();
     if (s == nullptr) {
-      FL_ASSERT(namedTensor_[val->id()], val->name(),
-                " is used before the script names it");
+      FL_ASSERT(namedTensor_[val->id()], val->name(), " is used before the script names it");
       continue;
     }
     if (s->isConst()) {
@@ -342,8 +337,8 @@ void ScriptWriter::need(const Val* root, int64_t rootAnchor) {
     const ExtentSource& source = extentSource_[s->id()];
     if (writtenBefore(source.tv, anchor)) continue;
     const Expr* def = s->definition();
-    FL_CHECK(def != nullptr && !hasTensorOutput(def), "writeScript: the scalar ",
-             s->name(), " is an operand but is neither an input, a constant, "
+    FL_CHECK(def != nullptr && !hasTensorOutput(def), "writeScript: the scalar ", s->name(),
+             " is an operand but is neither an input, a constant, "
              "the extent of a tensor defined before its use nor computed from "
              "such scalars, so the script cannot name it");
     userScalarExpr_[def->id()] = true;
@@ -374,9 +369,8 @@ std::vector<Statement> ScriptWriter::statements() const {
     const auto at = std::find(inputs.begin(), inputs.end(), statement.input);
     if (inputsFirst_ && at != inputs.end()) statement.anchor = at - inputs.end();
   }
-  std::stable_sort(out.begin(), out.end(), [](const Statement& a, const Statement& b) {
-    return a.anchor < b.anchor;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Statement& a, const Statement& b) { return a.anchor < b.anchor; });
   return dependenciesFirst(std::move(out));
 }
 
@@ -433,8 +427,7 @@ std::vector<std::string> ScriptWriter::body() {
   for (const auto& val : fusion_.vals()) {
     const auto* s = val->as<Scalar>();
     if (s == nullptr) continue;
-    const bool inline_literal =
-        s->isConst() && !isDefinedConstant(s) && !hasVariable_[s->id()];
+    const bool inline_literal = s->isConst() && !isDefinedConstant(s) && !hasVariable_[s->id()];
     if (!inline_literal) scalarOrdinal_[s->id()] = scalars++;
   }
   lines_.clear();
@@ -483,14 +476,12 @@ void ScriptWriter::writeInputTensor(const TensorView* tv) {
     for (int64_t i = 0; i < rank; ++i) strideOrder.push_back(rank - 1 - i);
   }
   lines_.push_back(tv->name() + " = fd.define_tensor(shape=" + listOf(shape) +
-                   ", contiguity=" + listOf(contiguity) +
-                   ", dtype=" + dtypeArg(tv->dtype()) +
+                   ", contiguity=" + listOf(contiguity) + ", dtype=" + dtypeArg(tv->dtype()) +
                    ", is_cpu=" + (tv->isCpuScalar() ? "True" : "False") +
                    ", stride_order=" + intList(strideOrder) + ")");
 }
 
-void ScriptWriter::assign(const std::vector<const Val*>& outputs,
-                          const std::string& rhs) {
+void ScriptWriter::assign(const std::vector<const Val*>& outputs, const std::string& rhs) {
   if (planning_) return;
   std::vector<std::string> names;
   for (const Val* out : outputs) names.push_back(name(out));
@@ -509,16 +500,14 @@ std::string ScriptWriter::operand(const Val* val) {
     return scalarVar(s);
   }
   const ExtentSource& source = extentSource_[s->id()];
-  FL_ASSERT(writtenBefore(source.tv, anchor_),
-            "no spelling was planned for ", s->name());
+  FL_ASSERT(writtenBefore(source.tv, anchor_), "no spelling was planned for ", s->name());
   hasVariable_[s->id()] = true;
   lines_.push_back(scalarVar(s) + " = " + source.tv->name() + ".size(" +
                    std::to_string(source.axis) + ")");
   return scalarVar(s);
 }
 
-std::string ScriptWriter::operandList(const Expr* expr, size_t begin,
-                                      size_t end) {
+std::string ScriptWriter::operandList(const Expr* expr, size_t begin, size_t end) {
   std::vector<std::string> items;
   for (size_t i = begin; i < end; ++i) items.push_back(operand(expr->input(i)));
   return listOf(items);
@@ -526,8 +515,7 @@ std::string ScriptWriter::operandList(const Expr* expr, size_t begin,
 
 // ops::slice turns a negative constant bound on a symbolic extent into
 // extent + bound; written as the constant, the builder makes that sum again.
-std::string ScriptWriter::sliceBound(const Expr* slice, size_t input,
-                                     size_t axis) {
+std::string ScriptWriter::sliceBound(const Expr* slice, size_t input, size_t axis) {
   const Val* bound = slice->input(input);
   const Expr* def = bound->definition();
   const auto* x = slice->input(0)->as<TensorView>();
@@ -559,53 +547,44 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       return;
     }
     case ExprType::Cast:
-      assign({out}, call("cast", operand(in[0]) + ", dtype=" +
-                                     dtypeArg(out->dtype())));
+      assign({out}, call("cast", operand(in[0]) + ", dtype=" + dtypeArg(out->dtype())));
       return;
     case ExprType::Reduction:
-      assign({out}, call(expr->opName(),
-                         operand(in[0]) + ", dims=" + intList(attrs.axes) +
-                             ", keepdim=False, dtype=DataType.Null"));
+      assign({out}, call(expr->opName(), operand(in[0]) + ", dims=" + intList(attrs.axes) +
+                                             ", keepdim=False, dtype=DataType.Null"));
       return;
     case ExprType::Welford: {
       const std::string args = operand(in[0]) + ", dims=" + intList(attrs.axes);
       if (const auto& vm = varMean_[expr->id()]) {
         assign({vm->division->output(0), expr->output(0)},
-               call("var_mean", args + ", correction=" + vm->correction +
-                                    ", keepdim=False"));
+               call("var_mean", args + ", correction=" + vm->correction + ", keepdim=False"));
       } else {
-        assign({expr->output(0), expr->output(1), expr->output(2)},
-               call("welford", args));
+        assign({expr->output(0), expr->output(1), expr->output(2)}, call("welford", args));
       }
       return;
     }
     case ExprType::Broadcast:
-      assign({out}, call("broadcast", operand(in[0]) + ", is_broadcast_dim=" +
-                                          boolList(attrs.broadcastFlags)));
+      assign({out}, call("broadcast",
+                         operand(in[0]) + ", is_broadcast_dim=" + boolList(attrs.broadcastFlags)));
       return;
     case ExprType::Expand:
-      assign({out}, call("expand", operand(in[0]) + ", shape=" +
-                                       operandList(expr, 1, in.size())));
+      assign({out}, call("expand", operand(in[0]) + ", shape=" + operandList(expr, 1, in.size())));
       return;
     case ExprType::Reshape:
-      assign({out}, call("reshape", operand(in[0]) + ", new_shape=" +
-                                        operandList(expr, 1, in.size())));
+      assign({out},
+             call("reshape", operand(in[0]) + ", new_shape=" + operandList(expr, 1, in.size())));
       return;
     case ExprType::Permute:
-      assign({out}, call("permute", operand(in[0]) + ", dims=" +
-                                        intList(attrs.axes)));
+      assign({out}, call("permute", operand(in[0]) + ", dims=" + intList(attrs.axes)));
       return;
     case ExprType::Squeeze: {
       bool expanded = false;
       const auto& axes = in[0]->as<ir::TensorView>()->logicalNoReductions();
       for (int64_t axis : attrs.axes) {
-        expanded = expanded ||
-                   axes.at(static_cast<size_t>(axis))->hasExpandedExtent();
+        expanded = expanded || axes.at(static_cast<size_t>(axis))->hasExpandedExtent();
       }
-      assign({out}, call("squeeze", operand(in[0]) + ", dims=" +
-                                        intList(attrs.axes) +
-                                        (expanded ? ", squeeze_expanded=True"
-                                                  : "")));
+      assign({out}, call("squeeze", operand(in[0]) + ", dims=" + intList(attrs.axes) +
+                                        (expanded ? ", squeeze_expanded=True" : "")));
       return;
     }
     case ExprType::Slice: {
@@ -616,9 +595,8 @@ void ScriptWriter::writeExpr(const Expr* expr) {
         stops.push_back(sliceBound(expr, 3 * axis + 2, axis));
         steps.push_back(operand(in[3 * axis + 3]));
       }
-      assign({out}, call("slice", x + ", start_indices=" + listOf(starts) +
-                                      ", end_indices=" + listOf(stops) +
-                                      ", strides=" + listOf(steps)));
+      assign({out}, call("slice", x + ", start_indices=" + listOf(starts) + ", end_indices=" +
+                                      listOf(stops) + ", strides=" + listOf(steps)));
       return;
     }
     case ExprType::Pad: {
@@ -632,42 +610,36 @@ void ScriptWriter::writeExpr(const Expr* expr) {
         widths.push_back(operand(in[2 + 2 * axis]));
         widths.push_back(operand(in[3 + 2 * axis]));
       }
-      assign({out}, call("pad", x + ", " + listOf(widths) + ", " +
-                                    operand(in[1])));
+      assign({out}, call("pad", x + ", " + listOf(widths) + ", " + operand(in[1])));
       return;
     }
     case ExprType::Cat:
-      assign({out}, call("cat", operandList(expr, 0, in.size()) +
-                                    ", dim=" + std::to_string(attrs.dim)));
+      assign({out},
+             call("cat", operandList(expr, 0, in.size()) + ", dim=" + std::to_string(attrs.dim)));
       return;
     case ExprType::Set: {
       const auto* tv = out->as<TensorView>();
       if (tv->domain().hasAllocation()) {
-        assign({out}, call("stride_order", operand(in[0]) + ", stride_order=" +
-                                               intList(tv->strideOrder())));
+        assign({out}, call("stride_order",
+                           operand(in[0]) + ", stride_order=" + intList(tv->strideOrder())));
       } else {
         assign({out}, call("set", operand(in[0])));
       }
       return;
     }
-    case ExprType::SegmentSet:
-      assign({out}, call("segment_set", operand(in[0])));
-      return;
+    case ExprType::SegmentSet: assign({out}, call("segment_set", operand(in[0]))); return;
     case ExprType::Full:
-      assign({out}, call("full", "shape=" + operandList(expr, 0, in.size() - 1) +
-                                     ", fill_value=" + operand(in.back()) +
-                                     ", dtype=" + dtypeArg(attrs.dtype)));
+      assign({out}, call("full", "shape=" + operandList(expr, 0, in.size() - 1) + ", fill_value=" +
+                                     operand(in.back()) + ", dtype=" + dtypeArg(attrs.dtype)));
       return;
     case ExprType::Iota:
-      assign({out}, call("iota", operand(in[0]) + ", " + operand(in[1]) + ", " +
-                                     operand(in[2]) +
+      assign({out}, call("iota", operand(in[0]) + ", " + operand(in[1]) + ", " + operand(in[2]) +
                                      ", dtype=" + dtypeArg(attrs.dtype)));
       return;
     case ExprType::IndexSelect:
     case ExprType::Gather:
-      assign({out}, call(expr->opName(), operand(in[0]) + ", " +
-                                             operand(in[1]) + ", dim=" +
-                                             std::to_string(attrs.dim)));
+      assign({out}, call(expr->opName(), operand(in[0]) + ", " + operand(in[1]) +
+                                             ", dim=" + std::to_string(attrs.dim)));
       return;
     case ExprType::Sdpa: {
       std::vector<std::string> args;
@@ -676,8 +648,7 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       const auto* scale = in[5]->as<Scalar>();
       const auto value = scale->constDouble();
       args.push_back(value && std::isnan(*value) ? "None" : operand(scale));
-      std::vector<const Val*> outs(expr->outputs().begin(),
-                                   expr->outputs().end());
+      std::vector<const Val*> outs(expr->outputs().begin(), expr->outputs().end());
       assign(outs, call("sdpfa_fwd", joined(args)));
       return;
     }
@@ -685,12 +656,11 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       // rand_like and randn_like are uniform(0, 1) and normal(0, 1) of their
       // input's shape: the same values.
       const size_t rank = in.size() - 4;
-      assign({out}, call(expr->opName(),
-                         operand(in[rank]) + ", " + operand(in[rank + 1]) +
-                             ", shape=" + operandList(expr, 0, rank) +
-                             ", rng_seed=" + operand(in[rank + 2]) +
-                             ", rng_offset=" + operand(in[rank + 3]) +
-                             ", dtype=" + dtypeArg(attrs.dtype)));
+      assign({out}, call(expr->opName(), operand(in[rank]) + ", " + operand(in[rank + 1]) +
+                                             ", shape=" + operandList(expr, 0, rank) +
+                                             ", rng_seed=" + operand(in[rank + 2]) +
+                                             ", rng_offset=" + operand(in[rank + 3]) +
+                                             ", dtype=" + dtypeArg(attrs.dtype)));
       return;
     }
     case ExprType::SdpaBwd: {
@@ -702,51 +672,42 @@ void ScriptWriter::writeExpr(const Expr* expr) {
       }
       const auto value = in[10]->as<Scalar>()->constDouble();
       args.push_back(value && std::isnan(*value) ? "None" : operand(in[10]));
-      std::vector<const Val*> outs(expr->outputs().begin(),
-                                   expr->outputs().end());
+      std::vector<const Val*> outs(expr->outputs().begin(), expr->outputs().end());
       assign(outs, call("sdpfa_bwd", joined(args)));
       return;
     }
     case ExprType::Scatter:
-      assign({out}, call("scatter", operand(in[0]) + ", " + operand(in[1]) +
-                                        ", " + operand(in[2]) + ", dim=" +
-                                        std::to_string(attrs.dim)));
+      assign({out}, call("scatter", operand(in[0]) + ", " + operand(in[1]) + ", " + operand(in[2]) +
+                                        ", dim=" + std::to_string(attrs.dim)));
       return;
     case ExprType::IndexPutAccumulate:
       assign({out}, call("index_put_accumulate",
-                         operand(in[0]) + ", " + operand(in[1]) + ", " +
-                             operand(in[2])));
+                         operand(in[0]) + ", " + operand(in[1]) + ", " + operand(in[2])));
       return;
     case ExprType::Embedding: {
       // [input, weight, normType, scaleGradByFreq, sparse, paddingIdx?,
       // maxNorm?]; an option not given is None.
       size_t next = 5;
-      const std::string padding =
-          attrs.flags.at(0) ? operand(in[next++]) : std::string("None");
-      const std::string maxNorm =
-          attrs.flags.at(1) ? operand(in[next++]) : std::string("None");
-      assign({out}, call("embedding_fwd",
-                         operand(in[0]) + ", " + operand(in[1]) +
-                             ", padding_idx=" + padding + ", max_norm=" +
-                             maxNorm + ", norm_type=" + operand(in[2]) +
-                             ", scale_grad_by_freq=" + operand(in[3]) +
-                             ", sparse=" + operand(in[4])));
+      const std::string padding = attrs.flags.at(0) ? operand(in[next++]) : std::string("None");
+      const std::string maxNorm = attrs.flags.at(1) ? operand(in[next++]) : std::string("None");
+      assign({out},
+             call("embedding_fwd",
+                  operand(in[0]) + ", " + operand(in[1]) + ", padding_idx=" + padding +
+                      ", max_norm=" + maxNorm + ", norm_type=" + operand(in[2]) +
+                      ", scale_grad_by_freq=" + operand(in[3]) + ", sparse=" + operand(in[4])));
       return;
     }
     case ExprType::Argsort:
-      assign({out}, call("argsort", operand(in[0]) + ", dim=" +
-                                        std::to_string(attrs.dim) +
-                                        ", descending=" +
-                                        pythonBool(attrs.flags.at(0)) +
-                                        ", stable=" +
-                                        pythonBool(attrs.flags.at(1))));
+      assign({out}, call("argsort", operand(in[0]) + ", dim=" + std::to_string(attrs.dim) +
+                                        ", descending=" + pythonBool(attrs.flags.at(0)) +
+                                        ", stable=" + pythonBool(attrs.flags.at(1))));
       return;
     case ExprType::TopK:
       assign({expr->output(0), expr->output(1)},
-             call("topk", operand(in[0]) + ", " + operand(in[1]) + ", dim=" +
-                              std::to_string(attrs.dim) + ", largest=" +
-                              pythonBool(attrs.flags.at(0)) + ", sorted=" +
-                              pythonBool(attrs.flags.at(1))));
+             call("topk", operand(in[0]) + ", " + operand(in[1]) +
+                              ", dim=" + std::to_string(attrs.dim) +
+                              ", largest=" + pythonBool(attrs.flags.at(0)) +
+                              ", sorted=" + pythonBool(attrs.flags.at(1))));
       return;
   }
   FL_ASSERT(false, "writeScript does not know ", ir::toString(expr->type()));
@@ -764,10 +725,8 @@ void ScriptWriter::writeOutputs() {
     const auto* tv = val->as<TensorView>();
     if (output.aliasOf != nullptr) {
       line += ", alias_input=" + output.aliasOf->name();
-    } else if (tv != nullptr && tv->domain().hasAllocation() &&
-               !tv->isFusionInput() &&
-               (tv->definition() == nullptr ||
-                tv->definition()->type() != ExprType::Set)) {
+    } else if (tv != nullptr && tv->domain().hasAllocation() && !tv->isFusionInput() &&
+               (tv->definition() == nullptr || tv->definition()->type() != ExprType::Set)) {
       line += ", stride_order=" + intList(tv->strideOrder());
     }
     if (!planning_) lines_.push_back(line + ")");
@@ -776,8 +735,7 @@ void ScriptWriter::writeOutputs() {
 
 }  // namespace
 
-std::string writeScript(const ir::Fusion& fusion,
-                        const std::string& functionName,
+std::string writeScript(const ir::Fusion& fusion, const std::string& functionName,
                         bool withBoilerplate) {
   std::vector<std::string> body = ScriptWriter(fusion).body();
   std::string out;

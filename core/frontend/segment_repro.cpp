@@ -19,9 +19,8 @@ InputSpec intermediateSpec(const ir::TensorView* tv, const ir::ExpressionEvaluat
   InputSpec spec;
   spec.dtype = tv->dtype();
   spec.device = "cuda:0";
-  spec.initializer = ir::isFloatingPoint(tv->dtype())
-                         ? runtime::TensorInitializer::randn()
-                         : runtime::TensorInitializer::makeTensor();
+  spec.initializer = ir::isFloatingPoint(tv->dtype()) ? runtime::TensorInitializer::randn()
+                                                      : runtime::TensorInitializer::makeTensor();
   const auto& logical = tv->logicalNoReductions();
   const size_t rank = logical.size();
   std::vector<int64_t> sizes(rank), stored(rank);
@@ -61,17 +60,15 @@ InputSpec intermediateSpec(const ir::TensorView* tv, const ir::ExpressionEvaluat
 
 }  // namespace
 
-std::vector<InputSpec> segmentInputSpecs(const runtime::CompiledFusion& compiled,
-                                         size_t segment,
+std::vector<InputSpec> segmentInputSpecs(const runtime::CompiledFusion& compiled, size_t segment,
                                          const std::vector<InputSpec>& fusionInputs) {
   const segmenter::SegmentedFusion& segmented = *compiled.segmented;
   FL_CHECK(segment < segmented.groups().size(), "segment ", segment,
-           " does not exist: the fusion has ", segmented.groups().size(),
-           " segments (0 to ", segmented.groups().size() - 1, ")");
+           " does not exist: the fusion has ", segmented.groups().size(), " segments (0 to ",
+           segmented.groups().size() - 1, ")");
   const ir::Fusion& complete = segmented.complete();
-  FL_ASSERT(fusionInputs.size() == complete.inputs().size(),
-            "segment repro: ", fusionInputs.size(), " input specs for ",
-            complete.inputs().size(), " fusion inputs");
+  FL_ASSERT(fusionInputs.size() == complete.inputs().size(), "segment repro: ", fusionInputs.size(),
+            " input specs for ", complete.inputs().size(), " fusion inputs");
   ir::ExpressionEvaluator evaluator;
   runtime::describeInputs(complete, makeInputShapes(fusionInputs), evaluator);
 
@@ -106,8 +103,8 @@ std::string writeSegmentRepro(const runtime::CompiledFusion& compiled, size_t se
   const segmenter::SegmentedGroup& group = compiled.segmented->groups()[segment];
   const report::SegmentReport& report = compiled.report.segments.at(segment);
   std::string out = "# Segment " + std::to_string(segment) + " of " +
-                    std::to_string(compiled.segmented->groups().size()) + " of " +
-                    origin + " (" + report.scheduler + "), written by FuserLab.\n";
+                    std::to_string(compiled.segmented->groups().size()) + " of " + origin + " (" +
+                    report.scheduler + "), written by FuserLab.\n";
   out += "# Inputs:";
   for (const ir::Val* input : group.inputs) out += " " + input->name();
   out += "; outputs:";

@@ -20,8 +20,7 @@ namespace fuserlab::frontend {
 //! The inputs block of segment `segment` of `compiled`, which was compiled
 //! for `fusionInputs` (one spec per input of the fusion given to
 //! compileFusion, in order). One spec per input of the segment's fusion.
-std::vector<InputSpec> segmentInputSpecs(const runtime::CompiledFusion& compiled,
-                                         size_t segment,
+std::vector<InputSpec> segmentInputSpecs(const runtime::CompiledFusion& compiled, size_t segment,
                                          const std::vector<InputSpec>& fusionInputs);
 
 //! The standalone script of segment `segment`: a comment naming where it

@@ -15,8 +15,8 @@
 namespace fuserlab::frontend {
 
 struct SelectedFusion {
-  size_t index = 0;  //!< into Script::definitions
-  std::string name;  //!< its function name
+  size_t index = 0;                    //!< into Script::definitions
+  std::string name;                    //!< its function name
   const ir::Fusion* fusion = nullptr;  //!< points into the script
   //! Its inputs block (the one after its `with FusionDefinition()` block, or
   //! the script's block when it is the definition the script executes).

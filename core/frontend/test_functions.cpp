@@ -7,9 +7,8 @@ namespace fuserlab::frontend {
 
 using Kind = Value::Kind;
 
-std::optional<Value> parametrizedValue(ExpressionEvaluator& evaluator,
-                                      const FunctionDef& def,
-                                      const std::string& name) {
+std::optional<Value> parametrizedValue(ExpressionEvaluator& evaluator, const FunctionDef& def,
+                                       const std::string& name) {
   for (const ExprPtr& decorator : def.decorators) {
     const auto* call = decorator->as<Call>();
     if (call == nullptr || call->args.size() < 2 ||
@@ -23,9 +22,8 @@ std::optional<Value> parametrizedValue(ExpressionEvaluator& evaluator,
       size_t at = 0;
       while (at <= text.size()) {
         size_t comma = text.find(',', at);
-        std::string part = text.substr(at, comma == std::string::npos
-                                               ? std::string::npos
-                                               : comma - at);
+        std::string part =
+            text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
         part.erase(0, part.find_first_not_of(' '));
         part.erase(part.find_last_not_of(' ') + 1);
         split.push_back(part);

@@ -14,8 +14,7 @@ namespace fuserlab::frontend {
 //! The first value `@pytest.mark.parametrize("name", [values])` gives
 //! `name` (one of several comma-separated names takes its tuple element),
 //! or nullopt when no mark names it.
-std::optional<Value> parametrizedValue(ExpressionEvaluator& evaluator,
-                                       const FunctionDef& def,
+std::optional<Value> parametrizedValue(ExpressionEvaluator& evaluator, const FunctionDef& def,
                                        const std::string& name);
 
 }  // namespace fuserlab::frontend

@@ -13,8 +13,8 @@ namespace {
 using Kind = Value::Kind;
 
 // Methods that give the same tensor description (values are random anyway).
-constexpr std::string_view kTorchSameTensorMethods[] = {
-    "clone", "detach", "requires_grad_", "pin_memory"};
+constexpr std::string_view kTorchSameTensorMethods[] = {"clone", "detach", "requires_grad_",
+                                                        "pin_memory"};
 
 }  // namespace
 
@@ -31,8 +31,7 @@ std::vector<int64_t> torchStrides(const InputSpec& spec) {
   return strides;
 }
 
-std::optional<Value> torchTensorAttribute(const InputSpec& spec,
-                                          const std::string& name) {
+std::optional<Value> torchTensorAttribute(const InputSpec& spec, const std::string& name) {
   const std::vector<int64_t> sizes = torchSizes(spec);
   if (name == "shape") {
     ValueList items;
@@ -47,8 +46,7 @@ std::optional<Value> torchTensorAttribute(const InputSpec& spec,
   return std::nullopt;
 }
 
-std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
-                                          const std::string& method,
+std::optional<Value> callTorchTensorQuery(const InputSpec& spec, const std::string& method,
                                           const EvaluatedCall& call) {
   const std::vector<int64_t> sizes = torchSizes(spec);
   const std::vector<int64_t> strides = torchStrides(spec);
@@ -64,7 +62,8 @@ std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
     if (dim < -rank || dim >= rank) {
       args.failAt(*args.find("dim"), "dimension " + std::to_string(dim) +
                                          " is out of range for a tensor of "
-                                         "rank " + std::to_string(rank));
+                                         "rank " +
+                                         std::to_string(rank));
     }
     return Value::integer(values[static_cast<size_t>(dim < 0 ? dim + rank : dim)]);
   };
@@ -100,40 +99,36 @@ std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
 // a new description with the view's sizes and strides over the same
 // storage, or another dtype or device. Nullopt for anything else (the
 // script's eager reference computations).
-std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
-                                     const Value& receiver,
-                                     const std::string& name,
-                                     const EvaluatedCall& call) {
+std::optional<Value> torchTensorView(std::vector<InputSpec>& specs, const Value& receiver,
+                                     const std::string& name, const EvaluatedCall& call) {
   InputSpec copy = specs.at(static_cast<size_t>(receiver.intValue));
   std::vector<int64_t> sizes = torchSizes(copy);
   std::vector<int64_t> strides = torchStrides(copy);
   const auto rank = static_cast<int64_t>(sizes.size());
-  auto axis = [&](const BoundArguments& args, std::string_view param,
-                  int64_t extra = 0) {
+  auto axis = [&](const BoundArguments& args, std::string_view param, int64_t extra = 0) {
     int64_t dim = args.integer(param);
     if (dim < -(rank + extra) || dim >= rank + extra) {
       args.failAt(*args.find(param), "dimension " + std::to_string(dim) +
                                          " is out of range for a tensor "
-                                         "of rank " + std::to_string(rank));
+                                         "of rank " +
+                                         std::to_string(rank));
     }
     return static_cast<size_t>(dim < 0 ? dim + rank + extra : dim);
   };
-  auto result = [&](std::vector<int64_t> newSizes,
-                    std::vector<int64_t> newStrides) {
+  auto result = [&](std::vector<int64_t> newSizes, std::vector<int64_t> newStrides) {
     copy.stridedSizes = std::move(newSizes);
     copy.stridedStrides = std::move(newStrides);
     specs.push_back(copy);
     return Value::inputTensor(specs.size() - 1);
   };
-  if (std::find(std::begin(kTorchSameTensorMethods),
-                std::end(kTorchSameTensorMethods),
-                name) != std::end(kTorchSameTensorMethods)) {
+  if (std::find(std::begin(kTorchSameTensorMethods), std::end(kTorchSameTensorMethods), name) !=
+      std::end(kTorchSameTensorMethods)) {
     return receiver;
   }
   static const std::map<std::string, ir::DataType, std::less<>> kCasts = {
-      {"float", ir::DataType::Float},   {"half", ir::DataType::Half},
+      {"float", ir::DataType::Float},       {"half", ir::DataType::Half},
       {"bfloat16", ir::DataType::BFloat16}, {"double", ir::DataType::Double},
-      {"long", ir::DataType::Int},      {"int", ir::DataType::Int32},
+      {"long", ir::DataType::Int},          {"int", ir::DataType::Int32},
       {"bool", ir::DataType::Bool}};
   if (auto cast = kCasts.find(name); cast != kCasts.end()) {
     BoundArguments args(call, {});
@@ -188,8 +183,8 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
       }
     }
     if (static_cast<int64_t>(order.size()) != rank) {
-      throw UserError("permute needs " + std::to_string(rank) +
-                          " dimensions, found " + std::to_string(order.size()),
+      throw UserError("permute needs " + std::to_string(rank) + " dimensions, found " +
+                          std::to_string(order.size()),
                       call.location);
     }
     std::vector<int64_t> newSizes;
@@ -198,9 +193,9 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
     for (int64_t dim : order) {
       const int64_t d = dim < 0 ? dim + rank : dim;
       if (d < 0 || d >= rank || used[static_cast<size_t>(d)]) {
-        throw UserError("permute's dimensions must be a permutation of 0.." +
-                            std::to_string(rank - 1),
-                        call.location);
+        throw UserError(
+            "permute's dimensions must be a permutation of 0.." + std::to_string(rank - 1),
+            call.location);
       }
       used[static_cast<size_t>(d)] = true;
       newSizes.push_back(sizes[static_cast<size_t>(d)]);
@@ -231,8 +226,7 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
       if (shape[i] == -1 && inferred < 0) {
         inferred = static_cast<int64_t>(i);
       } else if (shape[i] < 0) {
-        throw UserError(name + ": size " + std::to_string(shape[i]) + " is invalid",
-                        call.location);
+        throw UserError(name + ": size " + std::to_string(shape[i]) + " is invalid", call.location);
       } else {
         known *= shape[i];
       }
@@ -254,8 +248,7 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
   if (name == "unsqueeze") {
     BoundArguments args(call, {{"dim", true}});
     const size_t at = axis(args, "dim", 1);
-    const int64_t stride =
-        at < strides.size() ? strides[at] * sizes[at] : 1;
+    const int64_t stride = at < strides.size() ? strides[at] * sizes[at] : 1;
     sizes.insert(sizes.begin() + static_cast<std::ptrdiff_t>(at), 1);
     strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(at), stride);
     return result(std::move(sizes), std::move(strides));
@@ -267,8 +260,11 @@ std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
 // value: a 0-dim (or 1-D) tensor filled with it.
 Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals,
                          const EvaluatedCall& call) {
-  BoundArguments args(call, {{"data", true}, {"dtype", false}, {"device", false},
-                             {"requires_grad", false}, {"pin_memory", false}});
+  BoundArguments args(call, {{"data", true},
+                             {"dtype", false},
+                             {"device", false},
+                             {"requires_grad", false},
+                             {"pin_memory", false}});
   const Argument& data = *args.find("data");
   // Sizes from the nesting, values in row-major order, as torch reads them.
   InputSpec spec;
@@ -288,8 +284,8 @@ Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals
       return;
     }
     if (!v.isSequence()) {
-      args.failAt(data, "torch.tensor reads numbers and nested lists of numbers, found " +
-                            describeKind(v));
+      args.failAt(
+          data, "torch.tensor reads numbers and nested lists of numbers, found " + describeKind(v));
     }
     if (depth > 16) args.failAt(data, "torch.tensor: lists nested more than 16 deep");
     const auto count = static_cast<int64_t>(v.items().size());
@@ -309,7 +305,7 @@ Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals
   if (static_cast<int64_t>(values.size()) != expected) {
     args.failAt(data, "torch.tensor: the nested lists are not rectangular");
   }
-  spec.dtype = anyFloat ? ir::DataType::Float
+  spec.dtype = anyFloat                     ? ir::DataType::Float
                : allBool && !values.empty() ? ir::DataType::Bool
                                             : ir::DataType::Int;
   if (args.has("dtype")) {
@@ -328,8 +324,7 @@ Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals
 }
 
 Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at) {
-  if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange ||
-      spec.sizes.size() != 1) {
+  if (spec.initializer.kind != runtime::TensorInitializer::Kind::Arange || spec.sizes.size() != 1) {
     throw UserError("expected a list of device ids or torch.arange(n)", at);
   }
   ValueList ids;
@@ -341,16 +336,14 @@ Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at) {
   return Value::list(std::move(ids));
 }
 
-std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs,
-                                      const Value& tensor, const Value& index,
-                                      const SourceLocation& location) {
+std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs, const Value& tensor,
+                                      const Value& index, const SourceLocation& location) {
   InputSpec copy = specs.at(static_cast<size_t>(tensor.intValue));
   const std::vector<int64_t> sizes = torchSizes(copy);
   const std::vector<int64_t> strides = torchStrides(copy);
   const ValueList parts = index.is(Kind::kTuple) ? index.items() : ValueList{index};
   if (parts.size() > sizes.size()) {
-    throw UserError("too many indices for a tensor of rank " +
-                        std::to_string(sizes.size()),
+    throw UserError("too many indices for a tensor of rank " + std::to_string(sizes.size()),
                     location);
   }
   std::vector<int64_t> newSizes;
@@ -367,9 +360,8 @@ std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs,
     if (part.is(Kind::kInt)) {
       int64_t i = part.intValue < 0 ? part.intValue + size : part.intValue;
       if (i < 0 || i >= size) {
-        throw UserError("index " + std::to_string(part.intValue) +
-                            " is out of range for axis " + std::to_string(d) +
-                            " of size " + std::to_string(size),
+        throw UserError("index " + std::to_string(part.intValue) + " is out of range for axis " +
+                            std::to_string(d) + " of size " + std::to_string(size),
                         location);
       }
       offset += i * strides[d];

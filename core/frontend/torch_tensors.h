@@ -23,23 +23,19 @@ std::vector<int64_t> torchStrides(const InputSpec& spec);
 
 //! `t.<name>` of a torch tensor the script made (shape, dtype, ndim,
 //! device, is_cuda), or nullopt for its methods.
-std::optional<Value> torchTensorAttribute(const InputSpec& spec,
-                                          const std::string& name);
+std::optional<Value> torchTensorAttribute(const InputSpec& spec, const std::string& name);
 
 //! `t.size(...)`, `t.stride(...)`, `t.dim()`, `t.numel()`,
 //! `t.is_contiguous()`, `t.element_size()` of a torch tensor the script
 //! made, or nullopt for the methods that make a new tensor.
-std::optional<Value> callTorchTensorQuery(const InputSpec& spec,
-                                          const std::string& method,
+std::optional<Value> callTorchTensorQuery(const InputSpec& spec, const std::string& method,
                                           const EvaluatedCall& call);
 
 //! `t.<name>(...)` that views or converts a tensor the script made: a new
 //! description appended to `specs`, or nullopt for other methods (the
 //! script's eager reference computations).
-std::optional<Value> torchTensorView(std::vector<InputSpec>& specs,
-                                     const Value& receiver,
-                                     const std::string& name,
-                                     const EvaluatedCall& call);
+std::optional<Value> torchTensorView(std::vector<InputSpec>& specs, const Value& receiver,
+                                     const std::string& name, const EvaluatedCall& call);
 
 //! `torch.tensor(data)`: a number or nested lists of numbers, with torch's
 //! dtype inference (float32, int64 or bool) unless dtype= says; appended
@@ -50,9 +46,8 @@ Value torchTensorLiteral(std::vector<InputSpec>& specs, const NameTable& globals
 //! `t[index]` of a tensor the script made: ints and slices (one per
 //! leading axis, or a tuple of them) view it, as torch does (`t[1:]`, a
 //! misaligned start; `t[:, ::2]`). Nullopt for other indices.
-std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs,
-                                      const Value& tensor, const Value& index,
-                                      const SourceLocation& location);
+std::optional<Value> torchTensorIndex(std::vector<InputSpec>& specs, const Value& tensor,
+                                      const Value& index, const SourceLocation& location);
 
 //! The device ids of `torch.arange(n)` where a mesh wants a list.
 Value arangeDeviceIds(const InputSpec& spec, const SourceLocation& at);

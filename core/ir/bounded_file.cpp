@@ -76,8 +76,7 @@ int openRegular(const std::string& path, uint64_t maxBytes, bool followSymlinks,
   }
   if (!S_ISREG(info.st_mode)) {
     result.problem = FileProblem::NotRegular;
-    result.reason = "it is " + kindOf(info.st_mode) +
-                    "; FuserLab reads only regular files";
+    result.reason = "it is " + kindOf(info.st_mode) + "; FuserLab reads only regular files";
     ::close(fd);
     return -1;
   }
@@ -114,8 +113,7 @@ std::string describeBytes(uint64_t bytes) {
   return text;
 }
 
-BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes,
-                            bool followSymlinks) {
+BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes, bool followSymlinks) {
   BoundedRead result;
   uint64_t size = 0;
   const Descriptor fd(openRegular(path, maxBytes, followSymlinks, result, size));
@@ -136,8 +134,7 @@ BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes,
     if (n == 0) break;
     if (bytes.size() + static_cast<uint64_t>(n) > maxBytes) {
       result.problem = FileProblem::TooLarge;
-      result.reason = "it holds more than the " + describeBytes(maxBytes) +
-                      " FuserLab reads";
+      result.reason = "it holds more than the " + describeBytes(maxBytes) + " FuserLab reads";
       return result;
     }
     bytes.append(chunk, static_cast<size_t>(n));
@@ -146,15 +143,13 @@ BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes,
   return result;
 }
 
-std::string readUserFile(const std::string& path, std::string_view what,
-                         uint64_t maxBytes) {
+std::string readUserFile(const std::string& path, std::string_view what, uint64_t maxBytes) {
   BoundedRead read = readBoundedFile(path, maxBytes);
   if (read.problem != FileProblem::None) throwProblem(path, what, read);
   return std::move(read.bytes);
 }
 
-uint64_t requireRegularFile(const std::string& path, std::string_view what,
-                            uint64_t maxBytes) {
+uint64_t requireRegularFile(const std::string& path, std::string_view what, uint64_t maxBytes) {
   BoundedRead result;
   uint64_t size = 0;
   const Descriptor fd(openRegular(path, maxBytes, /*followSymlinks=*/true, result, size));

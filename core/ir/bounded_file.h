@@ -38,19 +38,16 @@ struct BoundedRead {
 //! Reads the regular file at `path`, at most `maxBytes` of it. With
 //! `followSymlinks` false a symlink is refused (NotRegular) rather than
 //! followed. Never throws for what is at `path` and never blocks on it.
-BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes,
-                            bool followSymlinks = true);
+BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes, bool followSymlinks = true);
 
 //! readBoundedFile with any problem a UserError: "cannot read the WHAT
 //! 'PATH': it is a named pipe; FuserLab reads only regular files".
-std::string readUserFile(const std::string& path, std::string_view what,
-                         uint64_t maxBytes);
+std::string readUserFile(const std::string& path, std::string_view what, uint64_t maxBytes);
 
 //! Throws the same UserError unless `path` is a regular file of at most
 //! `maxBytes`; returns its size. For readers that stream the file (.npy)
 //! rather than hold it whole.
-uint64_t requireRegularFile(const std::string& path, std::string_view what,
-                            uint64_t maxBytes);
+uint64_t requireRegularFile(const std::string& path, std::string_view what, uint64_t maxBytes);
 
 //! "32 MiB", "1.5 GiB", "812 bytes": a size for a message.
 std::string describeBytes(uint64_t bytes);

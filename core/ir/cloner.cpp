@@ -14,8 +14,7 @@ template <typename Map, typename Key>
 typename Map::mapped_type lookup(const Map& map, const Key* key) {
   if (key == nullptr) return nullptr;
   auto it = map.find(key);
-  FL_ASSERT(it != map.end(), describe(key),
-            " is not a statement of the cloned fusion");
+  FL_ASSERT(it != map.end(), describe(key), " is not a statement of the cloned fusion");
   return it->second;
 }
 
@@ -23,16 +22,11 @@ typename Map::mapped_type lookup(const Map& map, const Key* key) {
 
 Val* CloneMap::operator[](const Val* val) const { return lookup(vals, val); }
 
-IterDomain* CloneMap::operator[](const IterDomain* id) const {
-  return lookup(iterDomains, id);
-}
+IterDomain* CloneMap::operator[](const IterDomain* id) const { return lookup(iterDomains, id); }
 
-Expr* CloneMap::operator[](const Expr* expr) const {
-  return lookup(exprs, expr);
-}
+Expr* CloneMap::operator[](const Expr* expr) const { return lookup(exprs, expr); }
 
-IterDomainTransform* CloneMap::operator[](
-    const IterDomainTransform* transform) const {
+IterDomainTransform* CloneMap::operator[](const IterDomainTransform* transform) const {
   return lookup(transforms, transform);
 }
 
@@ -44,8 +38,7 @@ TensorView* CloneMap::clone(const TensorView* tv) const {
   return tv ? (*this)[tv]->as<TensorView>() : nullptr;
 }
 
-std::vector<IterDomain*> CloneMap::clone(
-    const std::vector<IterDomain*>& ids) const {
+std::vector<IterDomain*> CloneMap::clone(const std::vector<IterDomain*>& ids) const {
   std::vector<IterDomain*> out;
   out.reserve(ids.size());
   for (const IterDomain* id : ids) out.push_back((*this)[id]);
@@ -78,14 +71,13 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
   for (const auto& val : fusion.vals()) {
     Val* copy = nullptr;
     if (const auto* scalar = val->as<Scalar>()) {
-      copy = scalar->isConst()
-                 ? clone->newConstant(scalar->value(), scalar->dtype())
-                 : clone->newScalar(scalar->dtype());
+      copy = scalar->isConst() ? clone->newConstant(scalar->value(), scalar->dtype())
+                               : clone->newScalar(scalar->dtype());
     } else {
       copy = clone->newTensorViewWithoutDomain(val->dtype());
     }
-    FL_ASSERT(copy->id() == val->id() && copy->name() == val->name(),
-              "clone of ", val->name(), " is named ", copy->name());
+    FL_ASSERT(copy->id() == val->id() && copy->name() == val->name(), "clone of ", val->name(),
+              " is named ", copy->name());
     copy->setScriptName(val->scriptName());
     copy->setScriptLocationIndex(val->scriptLocationIndex());
     m.vals.emplace(val.get(), copy);
@@ -93,17 +85,15 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
 
   for (const auto& id : fusion.iterDomains()) {
     IterDomain* copy =
-        clone->newIterDomain(m.clone(id->extent()), id->iterType(),
-                             m.clone(id->expandedExtent()));
+        clone->newIterDomain(m.clone(id->extent()), id->iterType(), m.clone(id->expandedExtent()));
     copy->parallelize(id->parallelType());
     m.iterDomains.emplace(id.get(), copy);
   }
 
   for (const auto& t : fusion.transforms()) {
-    m.transforms.emplace(
-        t.get(), clone->addTransform(t->kind(), m.clone(t->inputs()),
-                                     m.clone(t->outputs()),
-                                     m.clone(t->factor()), t->innerSplit()));
+    m.transforms.emplace(t.get(),
+                         clone->addTransform(t->kind(), m.clone(t->inputs()), m.clone(t->outputs()),
+                                             m.clone(t->factor()), t->innerSplit()));
   }
 
   for (const auto& val : fusion.vals()) {
@@ -111,17 +101,15 @@ std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map) {
     if (tv == nullptr) continue;
     const TensorDomain& d = tv->domain();
     TensorView* copy = m.clone(tv);
-    Fusion::setDomain(copy, TensorDomain{m.clone(d.root), m.clone(d.logical),
-                                         m.clone(d.allocation),
+    Fusion::setDomain(copy, TensorDomain{m.clone(d.root), m.clone(d.logical), m.clone(d.allocation),
                                          m.clone(d.loop), d.contiguity});
     copy->setCpuScalar(tv->isCpuScalar());
     copy->setDeviceMesh(tv->deviceMesh());
   }
 
   for (const auto& expr : fusion.exprs()) {
-    m.exprs.emplace(expr.get(),
-                    clone->newExpr(expr->type(), m.clone(expr->inputs()),
-                                   m.clone(expr->outputs()), expr->attrs()));
+    m.exprs.emplace(expr.get(), clone->newExpr(expr->type(), m.clone(expr->inputs()),
+                                               m.clone(expr->outputs()), expr->attrs()));
   }
 
   for (const Val* in : fusion.inputs()) clone->addInput(m[in]);

@@ -34,12 +34,10 @@ struct CloneMap {
   std::unordered_map<const Val*, Val*> vals;
   std::unordered_map<const IterDomain*, IterDomain*> iterDomains;
   std::unordered_map<const Expr*, Expr*> exprs;
-  std::unordered_map<const IterDomainTransform*, IterDomainTransform*>
-      transforms;
+  std::unordered_map<const IterDomainTransform*, IterDomainTransform*> transforms;
 };
 
 //! A deep copy of `fusion`; fills `map` (if given) from original to clone.
-std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion,
-                                    CloneMap* map = nullptr);
+std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map = nullptr);
 
 }  // namespace fuserlab::ir

@@ -25,9 +25,7 @@ constexpr std::array<DtypeNames, 8> kNames = {{
     {DataType::Double, "Double", "f64", "double"},
 }};
 
-const DtypeNames& namesOf(DataType dtype) {
-  return kNames[static_cast<size_t>(dtype)];
-}
+const DtypeNames& namesOf(DataType dtype) { return kNames[static_cast<size_t>(dtype)]; }
 
 // Categories ordered as PyTorch's promotion orders them.
 int category(DataType dtype) {
@@ -55,9 +53,8 @@ std::optional<DataType> parseDataType(std::string_view name) {
     if (n.nvfuser == name) return n.dtype;
   }
   static constexpr std::array<std::string_view, 10> kKnownUnsupported = {
-      "Float8_e4m3fn", "Float8_e5m2", "Float8_e8m0fnu", "Float4_e2m1fn",
-      "Float4_e2m1fn_x2", "ComplexFloat", "ComplexDouble", "UInt64", "UInt32",
-      "UInt16"};
+      "Float8_e4m3fn", "Float8_e5m2",   "Float8_e8m0fnu", "Float4_e2m1fn", "Float4_e2m1fn_x2",
+      "ComplexFloat",  "ComplexDouble", "UInt64",         "UInt32",        "UInt16"};
   for (auto unsupported : kKnownUnsupported) {
     FL_CHECK(unsupported != name, "DataType.", name,
              " is not supported by FuserLab; supported types are Bool, Int32, "
@@ -79,13 +76,20 @@ std::optional<DataType> parseTorchDtype(std::string_view name) {
     DataType dtype;
   };
   static constexpr std::array<Alias, 14> kAliases = {{
-      {"bool", DataType::Bool},       {"int32", DataType::Int32},
-      {"int", DataType::Int32},       {"int64", DataType::Int},
-      {"long", DataType::Int},        {"float16", DataType::Half},
-      {"half", DataType::Half},       {"bfloat16", DataType::BFloat16},
-      {"float32", DataType::Float},   {"float", DataType::Float},
-      {"float64", DataType::Double},  {"double", DataType::Double},
-      {"int16", DataType::Null},      {"uint8", DataType::Null},
+      {"bool", DataType::Bool},
+      {"int32", DataType::Int32},
+      {"int", DataType::Int32},
+      {"int64", DataType::Int},
+      {"long", DataType::Int},
+      {"float16", DataType::Half},
+      {"half", DataType::Half},
+      {"bfloat16", DataType::BFloat16},
+      {"float32", DataType::Float},
+      {"float", DataType::Float},
+      {"float64", DataType::Double},
+      {"double", DataType::Double},
+      {"int16", DataType::Null},
+      {"uint8", DataType::Null},
   }};
   for (const auto& alias : kAliases) {
     if (alias.torch == name) {
@@ -115,13 +119,11 @@ int64_t sizeInBytes(DataType dtype) {
 }
 
 bool isFloatingPoint(DataType dtype) {
-  return dtype == DataType::Half || dtype == DataType::BFloat16 ||
-         dtype == DataType::Float || dtype == DataType::Double;
+  return dtype == DataType::Half || dtype == DataType::BFloat16 || dtype == DataType::Float ||
+         dtype == DataType::Double;
 }
 
-bool isIntegral(DataType dtype) {
-  return dtype == DataType::Int32 || dtype == DataType::Int;
-}
+bool isIntegral(DataType dtype) { return dtype == DataType::Int32 || dtype == DataType::Int; }
 
 bool isReducedPrecision(DataType dtype) {
   return dtype == DataType::Half || dtype == DataType::BFloat16;

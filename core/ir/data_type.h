@@ -44,7 +44,7 @@ std::optional<DataType> parseTorchDtype(std::string_view name);
 
 int64_t sizeInBytes(DataType dtype);
 bool isFloatingPoint(DataType dtype);
-bool isIntegral(DataType dtype);  //!< Int32 or Int (not Bool)
+bool isIntegral(DataType dtype);          //!< Int32 or Int (not Bool)
 bool isReducedPrecision(DataType dtype);  //!< Half or BFloat16
 
 //! Tensor-with-tensor promotion.

@@ -43,8 +43,7 @@ class InternalError : public std::logic_error {
 };
 
 //! Formats "file:line:column: error: message\n  <line>\n  <caret>".
-std::string formatWithLocation(const std::string& message,
-                               const SourceLocation& location);
+std::string formatWithLocation(const std::string& message, const SourceLocation& location);
 
 namespace detail {
 template <typename... Args>
@@ -57,23 +56,21 @@ std::string concat(const Args&... args) {
 
 }  // namespace fuserlab
 
-#define FL_CHECK(cond, ...)                                          \
-  do {                                                               \
-    if (!(cond)) [[unlikely]] {                                      \
+#define FL_CHECK(cond, ...)                                                 \
+  do {                                                                      \
+    if (!(cond)) [[unlikely]] {                                             \
       throw ::fuserlab::UserError(::fuserlab::detail::concat(__VA_ARGS__)); \
-    }                                                                \
+    }                                                                       \
   } while (0)
 
-#define FL_ASSERT(cond, ...)                                                 \
-  do {                                                                       \
-    if (!(cond)) [[unlikely]] {                                              \
-      throw ::fuserlab::InternalError(::fuserlab::detail::concat(            \
-          "internal error at ", __FILE__, ":", __LINE__, ": `", #cond,       \
-          "` does not hold: ", __VA_ARGS__,                                  \
-          " (this is a FuserLab bug, please report it)"));                   \
-    }                                                                        \
+#define FL_ASSERT(cond, ...)                                                                 \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]] {                                                              \
+      throw ::fuserlab::InternalError(::fuserlab::detail::concat(                            \
+          "internal error at ", __FILE__, ":", __LINE__, ": `", #cond,                       \
+          "` does not hold: ", __VA_ARGS__, " (this is a FuserLab bug, please report it)")); \
+    }                                                                                        \
   } while (0)
 
 //! Throws a UserError unconditionally (for `default:` branches on user input).
-#define FL_USER_ERROR(...) \
-  throw ::fuserlab::UserError(::fuserlab::detail::concat(__VA_ARGS__))
+#define FL_USER_ERROR(...) throw ::fuserlab::UserError(::fuserlab::detail::concat(__VA_ARGS__))

@@ -58,16 +58,13 @@ std::string describe(const Expr& expr) {
 }
 
 // Whether a double converts to int64_t without overflow (NaN does not).
-bool fitsInt64(double d) {
-  return d >= -9223372036854775808.0 && d < 9223372036854775808.0;
-}
+bool fitsInt64(double d) { return d >= -9223372036854775808.0 && d < 9223372036854775808.0; }
 
 // The value with the alternative of `dtype`, as a C cast would convert it
 // (doubles truncate toward zero). Half, BFloat16 and Float stay double.
 // `context()` names what is converted; it is called only for an error.
 template <typename Context>
-ScalarValue castTo(const ScalarValue& v, DataType dtype,
-                   const Context& context) {
+ScalarValue castTo(const ScalarValue& v, DataType dtype, const Context& context) {
   switch (dtype) {
     case DataType::Null: return v;
     case DataType::Bool: return asBool(v);
@@ -75,8 +72,8 @@ ScalarValue castTo(const ScalarValue& v, DataType dtype,
     case DataType::Int32: {
       int64_t i = 0;
       if (const auto* d = std::get_if<double>(&v)) {
-        FL_CHECK(fitsInt64(*d), "cannot convert ", formatDouble(*d), " to ",
-                 toString(dtype), " in ", context());
+        FL_CHECK(fitsInt64(*d), "cannot convert ", formatDouble(*d), " to ", toString(dtype),
+                 " in ", context());
         i = static_cast<int64_t>(*d);
       } else {
         i = asInt(v);
@@ -96,8 +93,8 @@ ScalarValue castTo(const ScalarValue& v, DataType dtype,
 ScalarValue convertForBinding(const ScalarValue& v, const Scalar& scalar) {
   const DataType dtype = scalar.dtype();
   auto fail = [&]() {
-    FL_USER_ERROR("scalar ", scalar.name(), " of dtype ", toString(dtype),
-                  " cannot be bound to ", valueString(v));
+    FL_USER_ERROR("scalar ", scalar.name(), " of dtype ", toString(dtype), " cannot be bound to ",
+                  valueString(v));
   };
   if (isIntegral(dtype)) {
     int64_t i = 0;
@@ -142,13 +139,13 @@ int64_t checkedMul(int64_t a, int64_t b, const Expr& expr) {
 }
 
 void checkDivisor(int64_t b, const Expr& expr) {
-  FL_CHECK(b != 0, "integer division by zero evaluating ", describe(expr),
-           " (", expr.input(1)->name(), " is 0)");
+  FL_CHECK(b != 0, "integer division by zero evaluating ", describe(expr), " (",
+           expr.input(1)->name(), " is 0)");
 }
 
 int64_t intPow(int64_t base, int64_t exponent, const Expr& expr) {
-  FL_CHECK(exponent >= 0, "integer pow with the negative exponent ", exponent,
-           " evaluating ", describe(expr));
+  FL_CHECK(exponent >= 0, "integer pow with the negative exponent ", exponent, " evaluating ",
+           describe(expr));
   int64_t result = 1;
   while (exponent > 0) {
     if (exponent & 1) {
@@ -162,8 +159,7 @@ int64_t intPow(int64_t base, int64_t exponent, const Expr& expr) {
   return result;
 }
 
-ScalarValue intBinary(BinaryOpType op, int64_t a, int64_t b, bool bools,
-                      const Expr& expr) {
+ScalarValue intBinary(BinaryOpType op, int64_t a, int64_t b, bool bools, const Expr& expr) {
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   switch (op) {
     case BinaryOpType::Add: return checkedAdd(a, b, expr);
@@ -200,22 +196,18 @@ ScalarValue intBinary(BinaryOpType op, int64_t a, int64_t b, bool bools,
     case BinaryOpType::Ge: return a >= b;
     case BinaryOpType::LogicalAnd: return a != 0 && b != 0;
     case BinaryOpType::LogicalOr: return a != 0 || b != 0;
-    case BinaryOpType::BitwiseAnd:
-      return bools ? ScalarValue(bool(a & b)) : ScalarValue(a & b);
-    case BinaryOpType::BitwiseOr:
-      return bools ? ScalarValue(bool(a | b)) : ScalarValue(a | b);
-    case BinaryOpType::BitwiseXor:
-      return bools ? ScalarValue(bool(a ^ b)) : ScalarValue(a ^ b);
+    case BinaryOpType::BitwiseAnd: return bools ? ScalarValue(bool(a & b)) : ScalarValue(a & b);
+    case BinaryOpType::BitwiseOr: return bools ? ScalarValue(bool(a | b)) : ScalarValue(a | b);
+    case BinaryOpType::BitwiseXor: return bools ? ScalarValue(bool(a ^ b)) : ScalarValue(a ^ b);
     case BinaryOpType::LeftShift:
     case BinaryOpType::RightShift:
-      FL_CHECK(b >= 0 && b < 64, "shift by ", b, " evaluating ",
-               describe(expr), "; the shift must be in [0, 64)");
+      FL_CHECK(b >= 0 && b < 64, "shift by ", b, " evaluating ", describe(expr),
+               "; the shift must be in [0, 64)");
       if (op == BinaryOpType::LeftShift) {
         return static_cast<int64_t>(static_cast<uint64_t>(a) << b);
       }
       return a >> b;
-    case BinaryOpType::Atan2:
-      return std::atan2(static_cast<double>(a), static_cast<double>(b));
+    case BinaryOpType::Atan2: return std::atan2(static_cast<double>(a), static_cast<double>(b));
   }
   FL_ASSERT(false, "unhandled binary op ", toString(op));
 }
@@ -233,8 +225,7 @@ double nanPropagating(double a, double b, bool minimum) {
   return minimum ? std::min(a, b) : std::max(a, b);
 }
 
-ScalarValue doubleBinary(BinaryOpType op, double a, double b,
-                         const Expr& expr) {
+ScalarValue doubleBinary(BinaryOpType op, double a, double b, const Expr& expr) {
   switch (op) {
     case BinaryOpType::Add: return a + b;
     case BinaryOpType::Sub: return a - b;
@@ -278,17 +269,15 @@ double erfinv(double y) {
   if (w < 5) {
     w -= 2.5;
     p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                     0.00021858087, -0.00125372503, -0.00417768164,
-                     0.246640727, 1.50140941}) {
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941}) {
       p = c + p * w;
     }
   } else {
     w = std::sqrt(w) - 3;
     p = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844,
-                     0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
-                     2.83297682}) {
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                     0.00943887047, 1.00167406, 2.83297682}) {
       p = c + p * w;
     }
   }
@@ -301,8 +290,7 @@ double erfinv(double y) {
   return x;
 }
 
-std::optional<ScalarValue> intUnary(UnaryOpType op, int64_t x, bool isBool,
-                                    const Expr& expr) {
+std::optional<ScalarValue> intUnary(UnaryOpType op, int64_t x, bool isBool, const Expr& expr) {
   switch (op) {
     case UnaryOpType::Neg: return checkedSub(0, x, expr);
     case UnaryOpType::Abs: return x >= 0 ? x : checkedSub(0, x, expr);
@@ -315,8 +303,7 @@ std::optional<ScalarValue> intUnary(UnaryOpType op, int64_t x, bool isBool,
     case UnaryOpType::Frac: return int64_t{0};
     case UnaryOpType::Relu: return std::max<int64_t>(x, 0);
     case UnaryOpType::LogicalNot: return x == 0;
-    case UnaryOpType::BitwiseNot:
-      return isBool ? ScalarValue(x == 0) : ScalarValue(~x);
+    case UnaryOpType::BitwiseNot: return isBool ? ScalarValue(x == 0) : ScalarValue(~x);
     case UnaryOpType::IsNan:
     case UnaryOpType::IsInf:
     case UnaryOpType::IsPosInf:
@@ -364,8 +351,7 @@ ScalarValue doubleUnary(UnaryOpType op, double x, const Expr& expr) {
     case UnaryOpType::Round: return std::nearbyint(x);  // half to even
     case UnaryOpType::Trunc: return std::trunc(x);
     case UnaryOpType::Frac: return x - std::trunc(x);
-    case UnaryOpType::Sign:
-      return std::isnan(x) ? x : static_cast<double>((x > 0) - (x < 0));
+    case UnaryOpType::Sign: return std::isnan(x) ? x : static_cast<double>((x > 0) - (x < 0));
     case UnaryOpType::Signbit: return static_cast<bool>(std::signbit(x));
     case UnaryOpType::IsNan: return std::isnan(x);
     case UnaryOpType::IsInf: return std::isinf(x);
@@ -406,35 +392,31 @@ void collectUnbound(const Scalar* scalar, const ExpressionEvaluator& ee,
 
 }  // namespace
 
-void ExpressionEvaluator::bind(const Scalar* scalar, ScalarValue value,
-                               std::string source) {
+void ExpressionEvaluator::bind(const Scalar* scalar, ScalarValue value, std::string source) {
   FL_ASSERT(scalar != nullptr, "binding a null scalar");
-  FL_ASSERT(!std::holds_alternative<std::monostate>(value), "binding ",
-            scalar->name(), " to no value");
+  FL_ASSERT(!std::holds_alternative<std::monostate>(value), "binding ", scalar->name(),
+            " to no value");
   ScalarValue converted = convertForBinding(value, *scalar);
   auto by = [](const std::string& s) { return s.empty() ? s : " by " + s; };
   if (scalar->isConst()) {
-    FL_CHECK(sameValue(castTo(scalar->value(), scalar->dtype(),
-                              [&] { return scalar->name(); }),
+    FL_CHECK(sameValue(castTo(scalar->value(), scalar->dtype(), [&] { return scalar->name(); }),
                        converted),
-             "the constant ", scalar->name(), " cannot be bound to ",
-             valueString(converted), by(source));
+             "the constant ", scalar->name(), " cannot be bound to ", valueString(converted),
+             by(source));
     return;
   }
   if (auto it = bound_.find(scalar); it != bound_.end()) {
-    FL_CHECK(sameValue(it->second.value, converted), "scalar ", scalar->name(),
-             " is bound to ", valueString(it->second.value),
-             by(it->second.source), " and to ", valueString(converted),
-             by(source));
+    FL_CHECK(sameValue(it->second.value, converted), "scalar ", scalar->name(), " is bound to ",
+             valueString(it->second.value), by(it->second.source), " and to ",
+             valueString(converted), by(source));
     return;
   }
   // A computed scalar may be bound too (the binding then takes precedence),
   // but not to a value other than the one its definition gives.
   if (scalar->definition() != nullptr) {
     if (auto computed = evaluate(scalar)) {
-      FL_CHECK(sameValue(*computed, converted), "scalar ",
-               describe(*scalar->definition()), " evaluates to ",
-               valueString(*computed), " and cannot be bound to ",
+      FL_CHECK(sameValue(*computed, converted), "scalar ", describe(*scalar->definition()),
+               " evaluates to ", valueString(*computed), " and cannot be bound to ",
                valueString(converted), by(source));
     }
   }
@@ -442,16 +424,12 @@ void ExpressionEvaluator::bind(const Scalar* scalar, ScalarValue value,
   unknown_.clear();  // what depended on this scalar may be known now
 }
 
-bool ExpressionEvaluator::isBound(const Scalar* scalar) const {
-  return bound_.count(scalar) != 0;
-}
+bool ExpressionEvaluator::isBound(const Scalar* scalar) const { return bound_.count(scalar) != 0; }
 
-std::optional<ScalarValue> ExpressionEvaluator::evaluate(
-    const Scalar* scalar) const {
+std::optional<ScalarValue> ExpressionEvaluator::evaluate(const Scalar* scalar) const {
   FL_ASSERT(scalar != nullptr, "evaluating a null scalar");
   if (scalar->isConst()) {
-    return castTo(scalar->value(), scalar->dtype(),
-                  [&] { return scalar->name(); });
+    return castTo(scalar->value(), scalar->dtype(), [&] { return scalar->name(); });
   }
   if (auto it = bound_.find(scalar); it != bound_.end()) {
     return it->second.value;
@@ -487,12 +465,10 @@ size_t operandsEvaluatedFirst(const Expr& expr) {
   switch (expr.type()) {
     case ExprType::Cast:
     case ExprType::Unary:
-    case ExprType::Binary:
-      return expr.inputs().size();
+    case ExprType::Binary: return expr.inputs().size();
     case ExprType::Ternary:
       return expr.attrs().ternaryOp == TernaryOpType::Where ? 1 : expr.inputs().size();
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
@@ -540,16 +516,14 @@ void ExpressionEvaluator::evaluateOperandsFirst(const Scalar* root) const {
   }
 }
 
-std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(
-    const Scalar* scalar) const {
+std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(const Scalar* scalar) const {
   const Expr& expr = *scalar->definition();
-  FL_ASSERT(expr.outputs().size() == 1, "scalar ", scalar->name(),
-            " is defined by ", expr.opName(), " with ", expr.outputs().size(),
-            " outputs");
+  FL_ASSERT(expr.outputs().size() == 1, "scalar ", scalar->name(), " is defined by ", expr.opName(),
+            " with ", expr.outputs().size(), " outputs");
   auto operand = [&](size_t i) -> std::optional<ScalarValue> {
     const auto* s = expr.input(i)->as<Scalar>();
-    FL_ASSERT(s != nullptr, "scalar ", scalar->name(), " is defined by ",
-              expr.opName(), " of the tensor ", expr.input(i)->name());
+    FL_ASSERT(s != nullptr, "scalar ", scalar->name(), " is defined by ", expr.opName(),
+              " of the tensor ", expr.input(i)->name());
     return evaluate(s);
   };
   const DataType dtype = scalar->dtype();
@@ -583,14 +557,12 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(
       auto b = operand(1);
       if (!a || !b) return std::nullopt;
       const BinaryOpType op = expr.attrs().binaryOp;
-      bool bools = std::holds_alternative<bool>(*a) &&
-                   std::holds_alternative<bool>(*b);
+      bool bools = std::holds_alternative<bool>(*a) && std::holds_alternative<bool>(*b);
       // A comparison's result is Bool whatever its operands are.
       bool intOperands = isIntLike(*a) && isIntLike(*b);
-      ScalarValue result =
-          (isPredicate(op) ? intOperands : integral({&*a, &*b}))
-              ? intBinary(op, asInt(*a), asInt(*b), bools, expr)
-              : doubleBinary(op, asDouble(*a), asDouble(*b), expr);
+      ScalarValue result = (isPredicate(op) ? intOperands : integral({&*a, &*b}))
+                               ? intBinary(op, asInt(*a), asInt(*b), bools, expr)
+                               : doubleBinary(op, asDouble(*a), asDouble(*b), expr);
       return castTo(result, dtype, context);
     }
     case ExprType::Ternary: {
@@ -616,28 +588,23 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(
             result = std::min(std::max(asInt(v[0]), asInt(v[1])), asInt(v[2]));
           } else {
             double x = asDouble(v[0]);
-            result = std::isnan(x)
-                         ? x
-                         : std::min(std::max(x, asDouble(v[1])), asDouble(v[2]));
+            result = std::isnan(x) ? x : std::min(std::max(x, asDouble(v[1])), asDouble(v[2]));
           }
           return castTo(result, dtype, context);
         }
         case TernaryOpType::Lerp: {
           double a = asDouble(v[0]);
-          return castTo(a + asDouble(v[2]) * (asDouble(v[1]) - a), dtype,
-                        context);
+          return castTo(a + asDouble(v[2]) * (asDouble(v[1]) - a), dtype, context);
         }
         case TernaryOpType::Addcmul: {
           FL_ASSERT(v.size() == 4, "addcmul takes 4 operands, got ", v.size());
           if (integral({&v[0], &v[1], &v[2], &v[3]})) {
-            int64_t product = checkedMul(
-                checkedMul(asInt(v[3]), asInt(v[1]), expr), asInt(v[2]), expr);
-            return castTo(checkedAdd(asInt(v[0]), product, expr), dtype,
-                          context);
+            int64_t product =
+                checkedMul(checkedMul(asInt(v[3]), asInt(v[1]), expr), asInt(v[2]), expr);
+            return castTo(checkedAdd(asInt(v[0]), product, expr), dtype, context);
           }
-          return castTo(asDouble(v[0]) + asDouble(v[3]) * asDouble(v[1]) *
-                                             asDouble(v[2]),
-                        dtype, context);
+          return castTo(asDouble(v[0]) + asDouble(v[3]) * asDouble(v[1]) * asDouble(v[2]), dtype,
+                        context);
         }
         case TernaryOpType::Where: break;
       }
@@ -645,8 +612,8 @@ std::optional<ScalarValue> ExpressionEvaluator::evaluateDefinition(
       return std::nullopt;
     }
     default:
-      FL_ASSERT(false, "scalar ", scalar->name(), " is defined by ",
-                expr.opName(), ", which is not a scalar op");
+      FL_ASSERT(false, "scalar ", scalar->name(), " is defined by ", expr.opName(),
+                ", which is not a scalar op");
   }
   return std::nullopt;
 }
@@ -662,35 +629,30 @@ ScalarValue ExpressionEvaluator::evaluateOrThrow(const Scalar* scalar,
     names += unbound[i]->name();
   }
   if (unbound.size() == 1 && unbound[0] == scalar) {
-    FL_USER_ERROR("cannot evaluate ", what, ": ", scalar->name(),
-                  " is not bound");
+    FL_USER_ERROR("cannot evaluate ", what, ": ", scalar->name(), " is not bound");
   }
-  FL_USER_ERROR("cannot evaluate ", what, ": ", scalar->name(), " depends on ",
-                names, unbound.size() == 1 ? ", which is" : ", which are",
-                " not bound");
+  FL_USER_ERROR("cannot evaluate ", what, ": ", scalar->name(), " depends on ", names,
+                unbound.size() == 1 ? ", which is" : ", which are", " not bound");
 }
 
-int64_t ExpressionEvaluator::evaluateInt(const Scalar* scalar,
-                                         std::string_view what) const {
+int64_t ExpressionEvaluator::evaluateInt(const Scalar* scalar, std::string_view what) const {
   ScalarValue value = evaluateOrThrow(scalar, what);
   if (isIntLike(value)) return asInt(value);
   double d = std::get<double>(value);
-  FL_CHECK(fitsInt64(d) && std::trunc(d) == d, what, " (", scalar->name(),
-           ") is ", formatDouble(d), ", expected an integer");
+  FL_CHECK(fitsInt64(d) && std::trunc(d) == d, what, " (", scalar->name(), ") is ", formatDouble(d),
+           ", expected an integer");
   return static_cast<int64_t>(d);
 }
 
-double ExpressionEvaluator::evaluateDouble(const Scalar* scalar,
-                                           std::string_view what) const {
+double ExpressionEvaluator::evaluateDouble(const Scalar* scalar, std::string_view what) const {
   return asDouble(evaluateOrThrow(scalar, what));
 }
 
-bool ExpressionEvaluator::evaluateBool(const Scalar* scalar,
-                                       std::string_view what) const {
+bool ExpressionEvaluator::evaluateBool(const Scalar* scalar, std::string_view what) const {
   ScalarValue value = evaluateOrThrow(scalar, what);
   const auto* b = std::get_if<bool>(&value);
-  FL_CHECK(b != nullptr, what, " (", scalar->name(), ") is ",
-           valueString(value), ", expected a Bool");
+  FL_CHECK(b != nullptr, what, " (", scalar->name(), ") is ", valueString(value),
+           ", expected a Bool");
   return *b;
 }
 

@@ -11,46 +11,65 @@ namespace fuserlab::ir {
 // looks an fd.ops name up through these (issue 43).
 std::string_view toString(ExprType type) {
   static constexpr std::array<std::string_view, 30> kNames = {
-      "Unary",   "Binary",  "Ternary",    "Cast",    "Reduction",   "Welford",
-      "Broadcast", "Expand", "Reshape",   "Permute", "Squeeze",     "Slice",
-      "Pad",     "Cat",     "Set",        "SegmentSet", "Full",     "Iota",
-      "IndexSelect", "Gather", "Matmul",  "Linear",  "Sdpa",
-      "Random",  "SdpaBwd", "Scatter", "IndexPutAccumulate", "Embedding",
-      "Argsort", "TopK"};
+      "Unary",       "Binary",    "Ternary",
+      "Cast",        "Reduction", "Welford",
+      "Broadcast",   "Expand",    "Reshape",
+      "Permute",     "Squeeze",   "Slice",
+      "Pad",         "Cat",       "Set",
+      "SegmentSet",  "Full",      "Iota",
+      "IndexSelect", "Gather",    "Matmul",
+      "Linear",      "Sdpa",      "Random",
+      "SdpaBwd",     "Scatter",   "IndexPutAccumulate",
+      "Embedding",   "Argsort",   "TopK"};
   return kNames.at(static_cast<size_t>(type));
 }
 
 std::string_view toString(UnaryOpType op) {
   static constexpr std::array<std::string_view, 45> kNames = {
-      "abs",   "neg",       "exp",      "exp2",       "expm1",   "log",
-      "log1p", "log2",      "log10",    "sqrt",       "rsqrt",   "reciprocal",
-      "sin",   "cos",       "tan",      "asin",       "acos",    "atan",
-      "sinh",  "cosh",      "tanh",     "asinh",      "acosh",   "atanh",
-      "sigmoid", "silu",    "relu",     "erf",        "erfc",    "erfinv",
-      "lgamma", "floor",    "ceil",     "round",      "trunc",   "frac",
-      "sign",  "signbit",   "isnan",    "isinf",      "isfinite", "isposinf",
-      "isneginf", "logical_not", "bitwise_not"};
+      "abs",      "neg",      "exp",      "exp2",        "expm1",      "log",     "log1p",  "log2",
+      "log10",    "sqrt",     "rsqrt",    "reciprocal",  "sin",        "cos",     "tan",    "asin",
+      "acos",     "atan",     "sinh",     "cosh",        "tanh",       "asinh",   "acosh",  "atanh",
+      "sigmoid",  "silu",     "relu",     "erf",         "erfc",       "erfinv",  "lgamma", "floor",
+      "ceil",     "round",    "trunc",    "frac",        "sign",       "signbit", "isnan",  "isinf",
+      "isfinite", "isposinf", "isneginf", "logical_not", "bitwise_not"};
   return kNames.at(static_cast<size_t>(op));
 }
 
 std::string_view toString(BinaryOpType op) {
-  static constexpr std::array<std::string_view, 24> kNames = {
-      "add", "sub", "mul", "div", "pow", "fmod", "remainder", "minimum",
-      "maximum", "atan2", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-      "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor",
-      "bitwise_left_shift", "bitwise_right_shift", "ceilDiv"};
+  static constexpr std::array<std::string_view, 24> kNames = {"add",
+                                                              "sub",
+                                                              "mul",
+                                                              "div",
+                                                              "pow",
+                                                              "fmod",
+                                                              "remainder",
+                                                              "minimum",
+                                                              "maximum",
+                                                              "atan2",
+                                                              "eq",
+                                                              "ne",
+                                                              "lt",
+                                                              "le",
+                                                              "gt",
+                                                              "ge",
+                                                              "logical_and",
+                                                              "logical_or",
+                                                              "bitwise_and",
+                                                              "bitwise_or",
+                                                              "bitwise_xor",
+                                                              "bitwise_left_shift",
+                                                              "bitwise_right_shift",
+                                                              "ceilDiv"};
   return kNames.at(static_cast<size_t>(op));
 }
 
 std::string_view toString(TernaryOpType op) {
-  static constexpr std::array<std::string_view, 4> kNames = {"where", "lerp",
-                                                             "clamp", "addcmul"};
+  static constexpr std::array<std::string_view, 4> kNames = {"where", "lerp", "clamp", "addcmul"};
   return kNames.at(static_cast<size_t>(op));
 }
 
 std::string_view toString(ReductionOpType op) {
-  static constexpr std::array<std::string_view, 4> kNames = {"sum", "prod",
-                                                             "max", "min"};
+  static constexpr std::array<std::string_view, 4> kNames = {"sum", "prod", "max", "min"};
   return kNames.at(static_cast<size_t>(op));
 }
 
@@ -67,10 +86,8 @@ bool isPredicate(BinaryOpType op) {
     case BinaryOpType::Gt:
     case BinaryOpType::Ge:
     case BinaryOpType::LogicalAnd:
-    case BinaryOpType::LogicalOr:
-      return true;
-    default:
-      return false;
+    case BinaryOpType::LogicalOr: return true;
+    default: return false;
   }
 }
 
@@ -82,10 +99,8 @@ bool isPredicate(UnaryOpType op) {
     case UnaryOpType::IsPosInf:
     case UnaryOpType::IsNegInf:
     case UnaryOpType::Signbit:
-    case UnaryOpType::LogicalNot:
-      return true;
-    default:
-      return false;
+    case UnaryOpType::LogicalNot: return true;
+    default: return false;
   }
 }
 
@@ -159,12 +174,8 @@ std::string Expr::toString() const {
   switch (type_) {
     case ExprType::Reduction:
     case ExprType::Welford:
-    case ExprType::Squeeze:
-      out += ", dims=" + intList(attrs_.axes);
-      break;
-    case ExprType::Permute:
-      out += ", dims=" + intList(attrs_.axes);
-      break;
+    case ExprType::Squeeze: out += ", dims=" + intList(attrs_.axes); break;
+    case ExprType::Permute: out += ", dims=" + intList(attrs_.axes); break;
     case ExprType::Broadcast: {
       out += ", is_broadcast_dim=[";
       for (size_t i = 0; i < attrs_.broadcastFlags.size(); ++i) {
@@ -177,29 +188,21 @@ std::string Expr::toString() const {
     case ExprType::Cat:
     case ExprType::IndexSelect:
     case ExprType::Gather:
-    case ExprType::Scatter:
-      out += ", dim=" + std::to_string(attrs_.dim);
-      break;
+    case ExprType::Scatter: out += ", dim=" + std::to_string(attrs_.dim); break;
     case ExprType::Argsort:
       out += ", dim=" + std::to_string(attrs_.dim) +
              ", descending=" + pythonBool(attrs_.flags.at(0)) +
              ", stable=" + pythonBool(attrs_.flags.at(1));
       break;
     case ExprType::TopK:
-      out += ", dim=" + std::to_string(attrs_.dim) +
-             ", largest=" + pythonBool(attrs_.flags.at(0)) +
+      out += ", dim=" + std::to_string(attrs_.dim) + ", largest=" + pythonBool(attrs_.flags.at(0)) +
              ", sorted=" + pythonBool(attrs_.flags.at(1));
       break;
-    case ExprType::Cast:
-      out += ", dtype=" + std::string(ir::toString(outputs_[0]->dtype()));
-      break;
+    case ExprType::Cast: out += ", dtype=" + std::string(ir::toString(outputs_[0]->dtype())); break;
     case ExprType::Full:
     case ExprType::Iota:
-    case ExprType::Random:
-      out += ", dtype=" + std::string(ir::toString(attrs_.dtype));
-      break;
-    default:
-      break;
+    case ExprType::Random: out += ", dtype=" + std::string(ir::toString(attrs_.dtype)); break;
+    default: break;
   }
   return out + ")";
 }

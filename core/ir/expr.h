@@ -99,17 +99,78 @@ enum class ExprType : uint8_t {
 };
 
 enum class UnaryOpType : uint8_t {
-  Abs, Neg, Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt,
-  Reciprocal, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh,
-  Acosh, Atanh, Sigmoid, Silu, Relu, Erf, Erfc, Erfinv, Lgamma, Floor, Ceil,
-  Round, Trunc, Frac, Sign, Signbit, IsNan, IsInf, IsFinite, IsPosInf,
-  IsNegInf, LogicalNot, BitwiseNot,
+  Abs,
+  Neg,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log1p,
+  Log2,
+  Log10,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Tanh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Sigmoid,
+  Silu,
+  Relu,
+  Erf,
+  Erfc,
+  Erfinv,
+  Lgamma,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Frac,
+  Sign,
+  Signbit,
+  IsNan,
+  IsInf,
+  IsFinite,
+  IsPosInf,
+  IsNegInf,
+  LogicalNot,
+  BitwiseNot,
 };
 
 enum class BinaryOpType : uint8_t {
-  Add, Sub, Mul, Div, Pow, Fmod, Remainder, Minimum, Maximum, Atan2,
-  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, BitwiseAnd, BitwiseOr,
-  BitwiseXor, LeftShift, RightShift, CeilDiv,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Fmod,
+  Remainder,
+  Minimum,
+  Maximum,
+  Atan2,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  LeftShift,
+  RightShift,
+  CeilDiv,
 };
 
 enum class TernaryOpType : uint8_t { Where, Lerp, Clamp, Addcmul };
@@ -120,11 +181,11 @@ enum class ReductionOpType : uint8_t { Sum, Prod, Max, Min };
 enum class RandomOpType : uint8_t { Uniform, Normal };
 
 std::string_view toString(ExprType type);
-std::string_view toString(UnaryOpType op);  //!< the fd.ops name: "rsqrt"
+std::string_view toString(UnaryOpType op);   //!< the fd.ops name: "rsqrt"
 std::string_view toString(BinaryOpType op);  //!< "add", "ceilDiv"
 std::string_view toString(TernaryOpType op);
 std::string_view toString(ReductionOpType op);  //!< "sum", "max"
-std::string_view toString(RandomOpType op);  //!< "uniform", "normal"
+std::string_view toString(RandomOpType op);     //!< "uniform", "normal"
 //! True for comparisons and logical ops: the result is Bool.
 bool isPredicate(BinaryOpType op);
 bool isPredicate(UnaryOpType op);
@@ -171,8 +232,12 @@ class Expr {
   friend class Fusion;
   Expr(Fusion* fusion, int64_t id, ExprType type, std::vector<Val*> inputs,
        std::vector<Val*> outputs, ExprAttrs attrs)
-      : fusion_(fusion), id_(id), type_(type), inputs_(std::move(inputs)),
-        outputs_(std::move(outputs)), attrs_(std::move(attrs)) {}
+      : fusion_(fusion),
+        id_(id),
+        type_(type),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        attrs_(std::move(attrs)) {}
 
   Fusion* fusion_;
   int64_t id_;

@@ -15,9 +15,7 @@ inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325ull;
 inline constexpr uint64_t kFnv1a64Prime = 0x100000001b3ull;
 
 //! `state` with one more byte.
-constexpr uint64_t fnv1a64(uint64_t state, uint8_t byte) {
-  return (state ^ byte) * kFnv1a64Prime;
-}
+constexpr uint64_t fnv1a64(uint64_t state, uint8_t byte) { return (state ^ byte) * kFnv1a64Prime; }
 
 //! `state` with `bytes` appended (the hash of `bytes` from the offset basis).
 constexpr uint64_t fnv1a64(std::string_view bytes, uint64_t state = kFnv1a64Offset) {

@@ -50,18 +50,15 @@ int64_t Fusion::nextNameIndex(ValKind kind) {
 }
 
 Scalar* Fusion::newScalar(DataType dtype) {
-  auto* scalar = new Scalar(this, dtype, std::monostate{},
-                            static_cast<int64_t>(vals_.size()),
+  auto* scalar = new Scalar(this, dtype, std::monostate{}, static_cast<int64_t>(vals_.size()),
                             nextNameIndex(ValKind::Scalar));
   vals_.emplace_back(scalar);
   return scalar;
 }
 
 Scalar* Fusion::newConstant(ScalarValue value, DataType dtype) {
-  FL_ASSERT(!std::holds_alternative<std::monostate>(value),
-            "a constant needs a value");
-  auto* scalar = new Scalar(this, dtype, std::move(value),
-                            static_cast<int64_t>(vals_.size()),
+  FL_ASSERT(!std::holds_alternative<std::monostate>(value), "a constant needs a value");
+  auto* scalar = new Scalar(this, dtype, std::move(value), static_cast<int64_t>(vals_.size()),
                             /*nameIndex=*/-1);  // constants print as their value
   vals_.emplace_back(scalar);
   return scalar;
@@ -79,12 +76,10 @@ Scalar* Fusion::scalarBinary(BinaryOpType op, Scalar* a, Scalar* b) {
   if ((op == BinaryOpType::Add || op == BinaryOpType::Sub) && cb == 0 && ints) {
     return a;
   }
-  if ((op == BinaryOpType::Div || op == BinaryOpType::CeilDiv) && cb == 1 &&
-      ints) {
+  if ((op == BinaryOpType::Div || op == BinaryOpType::CeilDiv) && cb == 1 && ints) {
     return a;
   }
-  DataType dtype = isPredicate(op) ? DataType::Bool
-                                   : promoteOperands({}, {a->dtype(), b->dtype()});
+  DataType dtype = isPredicate(op) ? DataType::Bool : promoteOperands({}, {a->dtype(), b->dtype()});
   Scalar* out = newScalar(dtype);
   ExprAttrs attrs;
   attrs.binaryOp = op;
@@ -92,11 +87,10 @@ Scalar* Fusion::scalarBinary(BinaryOpType op, Scalar* a, Scalar* b) {
   return out;
 }
 
-IterDomain* Fusion::newIterDomain(Scalar* extent, IterType type,
-                                  Scalar* expandedExtent) {
+IterDomain* Fusion::newIterDomain(Scalar* extent, IterType type, Scalar* expandedExtent) {
   FL_ASSERT(extent != nullptr, "an IterDomain needs an extent");
-  auto* id = new IterDomain(this, static_cast<int64_t>(iterDomains_.size()),
-                            extent, type, expandedExtent);
+  auto* id =
+      new IterDomain(this, static_cast<int64_t>(iterDomains_.size()), extent, type, expandedExtent);
   iterDomains_.emplace_back(id);
   return id;
 }
@@ -111,8 +105,7 @@ IterDomain* Fusion::cloneIterDomain(const IterDomain* id, IterType type) {
   return copy;
 }
 
-TensorView* Fusion::newTensorView(std::vector<IterDomain*> logical,
-                                  DataType dtype) {
+TensorView* Fusion::newTensorView(std::vector<IterDomain*> logical, DataType dtype) {
   TensorDomain domain;
   domain.logical = std::move(logical);
   return newTensorView(std::move(domain), dtype);
@@ -120,8 +113,7 @@ TensorView* Fusion::newTensorView(std::vector<IterDomain*> logical,
 
 TensorView* Fusion::newTensorView(TensorDomain domain, DataType dtype) {
   if (domain.loop.empty()) domain.loop = domain.logical;
-  auto* tv = new TensorView(this, dtype, std::move(domain),
-                            static_cast<int64_t>(vals_.size()),
+  auto* tv = new TensorView(this, dtype, std::move(domain), static_cast<int64_t>(vals_.size()),
                             nextNameIndex(ValKind::TensorView));
   vals_.emplace_back(tv);
   if (tv->domain().contiguity.empty()) tv->setContiguity({});
@@ -129,8 +121,7 @@ TensorView* Fusion::newTensorView(TensorDomain domain, DataType dtype) {
 }
 
 TensorView* Fusion::newTensorViewWithoutDomain(DataType dtype) {
-  auto* tv = new TensorView(this, dtype, TensorDomain{},
-                            static_cast<int64_t>(vals_.size()),
+  auto* tv = new TensorView(this, dtype, TensorDomain{}, static_cast<int64_t>(vals_.size()),
                             nextNameIndex(ValKind::TensorView));
   vals_.emplace_back(tv);
   return tv;
@@ -142,8 +133,7 @@ void Fusion::setDomain(TensorView* tv, TensorDomain domain) {
 }
 
 void Fusion::setExtent(IterDomain* id, Scalar* extent) {
-  FL_ASSERT(id->fusion() == this && extent->fusion() == this,
-            "setExtent across fusions");
+  FL_ASSERT(id->fusion() == this && extent->fusion() == this, "setExtent across fusions");
   id->extent_ = extent;
 }
 
@@ -154,22 +144,20 @@ void Fusion::dropDeviceSharding(TensorView* tv) {
   d.loop = d.logical;
   d.contiguity.clear();
   for (const IterDomain* id : d.logical) {
-    d.contiguity.push_back(id->isBroadcast() || id->isReduction()
-                               ? std::nullopt
-                                             : std::optional<bool>(true));
+    d.contiguity.push_back(id->isBroadcast() || id->isReduction() ? std::nullopt
+                                                                  : std::optional<bool>(true));
   }
   tv->setDeviceMesh(DeviceMesh());
 }
 
-Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
-                      std::vector<Val*> outputs, ExprAttrs attrs) {
+Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                      ExprAttrs attrs) {
   for (Val* out : outputs) {
-    FL_ASSERT(out->definition_ == nullptr, out->name(),
-              " already has a definition");
+    FL_ASSERT(out->definition_ == nullptr, out->name(), " already has a definition");
     FL_ASSERT(!isInput(out), out->name(), " is a fusion input");
   }
-  auto* expr = new Expr(this, static_cast<int64_t>(exprs_.size()), type,
-                        std::move(inputs), std::move(outputs), std::move(attrs));
+  auto* expr = new Expr(this, static_cast<int64_t>(exprs_.size()), type, std::move(inputs),
+                        std::move(outputs), std::move(attrs));
   exprs_.emplace_back(expr);
   for (Val* in : expr->inputs()) {
     // The expr is new: it can be in `uses` only from this loop (an input
@@ -183,16 +171,11 @@ Expr* Fusion::newExpr(ExprType type, std::vector<Val*> inputs,
   return expr;
 }
 
-std::pair<IterDomain*, IterDomain*> Fusion::split(IterDomain* in,
-                                                  Scalar* factor,
-                                                  bool innerSplit) {
-  FL_CHECK(!in->hasExpandedExtent(),
-           "cannot split the expanded broadcast axis ", in->toString());
+std::pair<IterDomain*, IterDomain*> Fusion::split(IterDomain* in, Scalar* factor, bool innerSplit) {
+  FL_CHECK(!in->hasExpandedExtent(), "cannot split the expanded broadcast axis ", in->toString());
   Scalar* rest = scalarBinary(BinaryOpType::CeilDiv, in->extent(), factor);
-  IterDomain* outer =
-      newIterDomain(innerSplit ? rest : factor, in->iterType());
-  IterDomain* inner =
-      newIterDomain(innerSplit ? factor : rest, in->iterType());
+  IterDomain* outer = newIterDomain(innerSplit ? rest : factor, in->iterType());
+  IterDomain* inner = newIterDomain(innerSplit ? factor : rest, in->iterType());
   addTransform(TransformKind::Split, {in}, {outer, inner}, factor, innerSplit);
   return {outer, inner};
 }
@@ -201,25 +184,21 @@ IterDomain* Fusion::merge(IterDomain* outer, IterDomain* inner) {
   IterType type = IterType::Iteration;
   if (outer->isReduction() || inner->isReduction()) type = IterType::Reduction;
   if (outer->isBroadcast() && inner->isBroadcast()) type = IterType::Broadcast;
-  Scalar* extent =
-      scalarBinary(BinaryOpType::Mul, outer->extent(), inner->extent());
+  Scalar* extent = scalarBinary(BinaryOpType::Mul, outer->extent(), inner->extent());
   IterDomain* out = newIterDomain(extent, type);
   addTransform(TransformKind::Merge, {outer, inner}, {out}, nullptr, true);
   return out;
 }
 
-IterDomainTransform* Fusion::addTransform(TransformKind kind,
-                                          std::vector<IterDomain*> inputs,
-                                          std::vector<IterDomain*> outputs,
-                                          Scalar* factor, bool innerSplit) {
-  auto* transform = new IterDomainTransform(kind, std::move(inputs),
-                                            std::move(outputs), factor,
-                                            innerSplit);
+IterDomainTransform* Fusion::addTransform(TransformKind kind, std::vector<IterDomain*> inputs,
+                                          std::vector<IterDomain*> outputs, Scalar* factor,
+                                          bool innerSplit) {
+  auto* transform =
+      new IterDomainTransform(kind, std::move(inputs), std::move(outputs), factor, innerSplit);
   transforms_.emplace_back(transform);
   for (IterDomain* in : transform->inputs()) in->uses_.push_back(transform);
   for (IterDomain* out : transform->outputs()) {
-    FL_ASSERT(out->definition_ == nullptr, out->toString(),
-              " already has a definition");
+    FL_ASSERT(out->definition_ == nullptr, out->toString(), " already has a definition");
     out->definition_ = transform;
   }
   return transform;
@@ -234,11 +213,10 @@ void Fusion::addInput(Val* val) {
 
 void Fusion::addOutput(Val* val, Val* aliasOf) {
   if (aliasOf != nullptr) {
-    FL_CHECK(isInput(aliasOf), "alias_input ", aliasOf->name(),
-             " must be a fusion input");
-    FL_CHECK(aliasOf->dtype() == val->dtype(), "output ", val->name(),
-             " (", ir::toString(val->dtype()), ") cannot alias input ",
-             aliasOf->name(), " of dtype ", ir::toString(aliasOf->dtype()));
+    FL_CHECK(isInput(aliasOf), "alias_input ", aliasOf->name(), " must be a fusion input");
+    FL_CHECK(aliasOf->dtype() == val->dtype(), "output ", val->name(), " (",
+             ir::toString(val->dtype()), ") cannot alias input ", aliasOf->name(), " of dtype ",
+             ir::toString(aliasOf->dtype()));
   }
   outputs_.push_back({val, aliasOf});
 }
@@ -267,8 +245,7 @@ int32_t Fusion::addScriptLocation(SourceLocation location) {
 
 const SourceLocation* Fusion::scriptLocationOf(const Val* val) const {
   const int32_t index = val->scriptLocationIndex();
-  if (index < 0 || !scriptLocations_ ||
-      static_cast<size_t>(index) >= scriptLocations_->size()) {
+  if (index < 0 || !scriptLocations_ || static_cast<size_t>(index) >= scriptLocations_->size()) {
     return nullptr;
   }
   return &(*scriptLocations_)[static_cast<size_t>(index)];
@@ -360,8 +337,7 @@ void Fusion::replaceExprInput(Expr* expr, Val* oldVal, Val* newVal) {
   }
   if (!replaced) return;
   auto& oldUses = oldVal->uses_;
-  oldUses.erase(std::remove(oldUses.begin(), oldUses.end(), expr),
-                oldUses.end());
+  oldUses.erase(std::remove(oldUses.begin(), oldUses.end(), expr), oldUses.end());
   auto& newUses = newVal->uses_;
   if (std::find(newUses.begin(), newUses.end(), expr) == newUses.end()) {
     newUses.push_back(expr);

@@ -41,16 +41,13 @@ class Fusion {
   Scalar* newScalar(DataType dtype);
   Scalar* newConstant(ScalarValue value, DataType dtype);
   Scalar* constInt(int64_t value) { return newConstant(value, DataType::Int); }
-  Scalar* constDouble(double value) {
-    return newConstant(value, DataType::Double);
-  }
+  Scalar* constDouble(double value) { return newConstant(value, DataType::Double); }
   Scalar* constBool(bool value) { return newConstant(value, DataType::Bool); }
   //! A scalar Binary expr with constant folding: add/sub/mul/div/ceilDiv of
   //! two constant ints gives a constant; x*1, x+0 fold to x.
   Scalar* scalarBinary(BinaryOpType op, Scalar* a, Scalar* b);
 
-  IterDomain* newIterDomain(Scalar* extent, IterType type,
-                            Scalar* expandedExtent = nullptr);
+  IterDomain* newIterDomain(Scalar* extent, IterType type, Scalar* expandedExtent = nullptr);
   //! A fresh IterDomain with the same extents, iter type and parallel type
   //! (or the given iter type).
   IterDomain* cloneIterDomain(const IterDomain* id);
@@ -60,12 +57,11 @@ class Fusion {
   TensorView* newTensorView(std::vector<IterDomain*> logical, DataType dtype);
   TensorView* newTensorView(TensorDomain domain, DataType dtype);
 
-  Expr* newExpr(ExprType type, std::vector<Val*> inputs,
-                std::vector<Val*> outputs, ExprAttrs attrs = {});
+  Expr* newExpr(ExprType type, std::vector<Val*> inputs, std::vector<Val*> outputs,
+                ExprAttrs attrs = {});
 
   //! Splits `in`; returns {outer, inner}.
-  std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Scalar* factor,
-                                            bool innerSplit = true);
+  std::pair<IterDomain*, IterDomain*> split(IterDomain* in, Scalar* factor, bool innerSplit = true);
   IterDomain* merge(IterDomain* outer, IterDomain* inner);
 
   // --- where the script made each value -----------------------------------
@@ -101,9 +97,7 @@ class Fusion {
   // --- traversal -----------------------------------------------------------
   const std::vector<std::unique_ptr<Val>>& vals() const { return vals_; }
   const std::vector<std::unique_ptr<Expr>>& exprs() const { return exprs_; }
-  const std::vector<std::unique_ptr<IterDomain>>& iterDomains() const {
-    return iterDomains_;
-  }
+  const std::vector<std::unique_ptr<IterDomain>>& iterDomains() const { return iterDomains_; }
   const std::vector<std::unique_ptr<IterDomainTransform>>& transforms() const {
     return transforms_;
   }
@@ -126,8 +120,7 @@ class Fusion {
   // cloneFusion recreates every statement in the original's creation order,
   // so names and ids match; it needs to build what split/merge and
   // newTensorView build, without their folding and defaults.
-  friend std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion,
-                                             CloneMap* map);
+  friend std::unique_ptr<Fusion> cloneFusion(const Fusion& fusion, CloneMap* map);
   //! A TensorView whose domain is filled in later by setDomain: its loop and
   //! allocation IterDomains may be created after it.
   TensorView* newTensorViewWithoutDomain(DataType dtype);
@@ -135,10 +128,9 @@ class Fusion {
   static void setDomain(TensorView* tv, TensorDomain domain);
   //! Records a Split/Merge between existing IterDomains: the transform's
   //! inputs' uses and its outputs' definition.
-  IterDomainTransform* addTransform(TransformKind kind,
-                                    std::vector<IterDomain*> inputs,
-                                    std::vector<IterDomain*> outputs,
-                                    Scalar* factor, bool innerSplit);
+  IterDomainTransform* addTransform(TransformKind kind, std::vector<IterDomain*> inputs,
+                                    std::vector<IterDomain*> outputs, Scalar* factor,
+                                    bool innerSplit);
 
   int64_t nextNameIndex(ValKind kind);
 

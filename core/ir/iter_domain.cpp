@@ -32,25 +32,23 @@ std::string_view toString(ParallelType type) {
 }
 
 bool isDeviceParallel(ParallelType type) {
-  return type == ParallelType::DIDx || type == ParallelType::DIDy ||
-         type == ParallelType::DIDz;
+  return type == ParallelType::DIDx || type == ParallelType::DIDy || type == ParallelType::DIDz;
 }
 
 std::optional<ParallelType> parallelTypeFromName(std::string_view name) {
   static constexpr std::pair<std::string_view, ParallelType> kNames[] = {
-      {"Serial", ParallelType::Serial}, {"serial", ParallelType::Serial},
-      {"DIDx", ParallelType::DIDx},     {"mesh_x", ParallelType::DIDx},
-      {"DIDy", ParallelType::DIDy},     {"mesh_y", ParallelType::DIDy},
-      {"DIDz", ParallelType::DIDz},     {"mesh_z", ParallelType::DIDz},
-      {"BIDx", ParallelType::BIDx},     {"grid_x", ParallelType::BIDx},
-      {"BIDy", ParallelType::BIDy},     {"grid_y", ParallelType::BIDy},
-      {"BIDz", ParallelType::BIDz},     {"grid_z", ParallelType::BIDz},
-      {"TIDx", ParallelType::TIDx},     {"block_x", ParallelType::TIDx},
-      {"TIDy", ParallelType::TIDy},     {"block_y", ParallelType::TIDy},
-      {"TIDz", ParallelType::TIDz},     {"block_z", ParallelType::TIDz},
-      {"Vectorize", ParallelType::Vectorize},
-      {"vectorize", ParallelType::Vectorize},
-      {"Unroll", ParallelType::Unroll}, {"unroll", ParallelType::Unroll},
+      {"Serial", ParallelType::Serial},       {"serial", ParallelType::Serial},
+      {"DIDx", ParallelType::DIDx},           {"mesh_x", ParallelType::DIDx},
+      {"DIDy", ParallelType::DIDy},           {"mesh_y", ParallelType::DIDy},
+      {"DIDz", ParallelType::DIDz},           {"mesh_z", ParallelType::DIDz},
+      {"BIDx", ParallelType::BIDx},           {"grid_x", ParallelType::BIDx},
+      {"BIDy", ParallelType::BIDy},           {"grid_y", ParallelType::BIDy},
+      {"BIDz", ParallelType::BIDz},           {"grid_z", ParallelType::BIDz},
+      {"TIDx", ParallelType::TIDx},           {"block_x", ParallelType::TIDx},
+      {"TIDy", ParallelType::TIDy},           {"block_y", ParallelType::TIDy},
+      {"TIDz", ParallelType::TIDz},           {"block_z", ParallelType::TIDz},
+      {"Vectorize", ParallelType::Vectorize}, {"vectorize", ParallelType::Vectorize},
+      {"Unroll", ParallelType::Unroll},       {"unroll", ParallelType::Unroll},
   };
   for (const auto& [text, type] : kNames) {
     if (text == name) return type;

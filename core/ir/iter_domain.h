@@ -60,9 +60,7 @@ class IterDomain {
   Scalar* expandedExtent() const { return expandedExtent_; }
   bool hasExpandedExtent() const { return expandedExtent_ != nullptr; }
   //! The extent a consumer iterates over: expanded extent if any, else extent.
-  Scalar* extentForIteration() const {
-    return expandedExtent_ ? expandedExtent_ : extent_;
-  }
+  Scalar* extentForIteration() const { return expandedExtent_ ? expandedExtent_ : extent_; }
 
   IterType iterType() const { return iterType_; }
   bool isReduction() const { return iterType_ == IterType::Reduction; }
@@ -82,10 +80,12 @@ class IterDomain {
 
  private:
   friend class Fusion;
-  IterDomain(Fusion* fusion, int64_t id, Scalar* extent, IterType type,
-             Scalar* expandedExtent)
-      : fusion_(fusion), id_(id), extent_(extent),
-        expandedExtent_(expandedExtent), iterType_(type) {}
+  IterDomain(Fusion* fusion, int64_t id, Scalar* extent, IterType type, Scalar* expandedExtent)
+      : fusion_(fusion),
+        id_(id),
+        extent_(extent),
+        expandedExtent_(expandedExtent),
+        iterType_(type) {}
 
   Fusion* fusion_;
   int64_t id_;
@@ -108,7 +108,7 @@ class IterDomainTransform {
   TransformKind kind() const { return kind_; }
   const std::vector<IterDomain*>& inputs() const { return inputs_; }
   const std::vector<IterDomain*>& outputs() const { return outputs_; }
-  Scalar* factor() const { return factor_; }  //!< Split only
+  Scalar* factor() const { return factor_; }       //!< Split only
   bool innerSplit() const { return innerSplit_; }  //!< Split only
 
   //! "Split: iS0{i0} by factor 2 -> iS1{..}, iS2{2}" and the like.
@@ -117,10 +117,12 @@ class IterDomainTransform {
  private:
   friend class Fusion;
   IterDomainTransform(TransformKind kind, std::vector<IterDomain*> inputs,
-                      std::vector<IterDomain*> outputs, Scalar* factor,
-                      bool innerSplit)
-      : kind_(kind), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-        factor_(factor), innerSplit_(innerSplit) {}
+                      std::vector<IterDomain*> outputs, Scalar* factor, bool innerSplit)
+      : kind_(kind),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        factor_(factor),
+        innerSplit_(innerSplit) {}
 
   TransformKind kind_;
   std::vector<IterDomain*> inputs_;

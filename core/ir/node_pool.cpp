@@ -62,9 +62,7 @@ bool pooled(std::size_t bytes) {
   return kPoolEnabled && bytes != 0 && bytes <= kMaxPooledBytes && !listsGone;
 }
 
-std::size_t sizeClass(std::size_t bytes) {
-  return (bytes + kGranule - 1) / kGranule - 1;
-}
+std::size_t sizeClass(std::size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
 
 }  // namespace
 

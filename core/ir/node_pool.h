@@ -22,12 +22,10 @@ void releaseNode(void* node, std::size_t bytes) noexcept;
 std::size_t freeNodesOfSize(std::size_t bytes);
 
 //! Gives an IR node class its memory from the node pool.
-#define FL_POOLED_NODE                                                      \
-  static void* operator new(std::size_t bytes) {                            \
-    return ::fuserlab::ir::allocateNode(bytes);                             \
-  }                                                                         \
-  static void operator delete(void* node, std::size_t bytes) noexcept {     \
-    ::fuserlab::ir::releaseNode(node, bytes);                               \
+#define FL_POOLED_NODE                                                                         \
+  static void* operator new(std::size_t bytes) { return ::fuserlab::ir::allocateNode(bytes); } \
+  static void operator delete(void* node, std::size_t bytes) noexcept {                        \
+    ::fuserlab::ir::releaseNode(node, bytes);                                                  \
   }
 
 }  // namespace fuserlab::ir

@@ -37,8 +37,8 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) {
     const int error = errno;
-    FL_USER_ERROR("cannot write '", path, "': ",
-                  error == ENXIO ? noDeviceReason(path) : std::string(std::strerror(error)));
+    FL_USER_ERROR("cannot write '", path,
+                  "': ", error == ENXIO ? noDeviceReason(path) : std::string(std::strerror(error)));
   }
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) != 0) {
@@ -75,8 +75,7 @@ void OutputFile::close() {
   fd_ = -1;
   // No retry on EINTR: the descriptor is gone either way on Linux.
   FL_CHECK(::close(fd) == 0 || errno == EINTR, "writing '", path_,
-           "' failed when closing it: ", std::strerror(errno),
-           "; the file may be incomplete");
+           "' failed when closing it: ", std::strerror(errno), "; the file may be incomplete");
 }
 
 void writeUserFile(const std::string& path, std::string_view bytes) {

@@ -29,8 +29,7 @@ std::optional<T> parseWhole(std::string_view text) {
 
 }  // namespace
 
-std::optional<int64_t> tryParseInteger(std::string_view text, int64_t minimum,
-                                       int64_t maximum) {
+std::optional<int64_t> tryParseInteger(std::string_view text, int64_t minimum, int64_t maximum) {
   const std::optional<int64_t> value = parseWhole<int64_t>(text);
   if (!value || *value < minimum || *value > maximum) return std::nullopt;
   return value;
@@ -39,16 +38,15 @@ std::optional<int64_t> tryParseInteger(std::string_view text, int64_t minimum,
 int64_t parseInteger(std::string_view text, std::string_view what, int64_t minimum,
                      int64_t maximum) {
   const std::optional<int64_t> value = tryParseInteger(text, minimum, maximum);
-  FL_CHECK(value.has_value(), what, " expects an integer from ", minimum, " to ",
-           maximum, ", found ", quoted(text));
+  FL_CHECK(value.has_value(), what, " expects an integer from ", minimum, " to ", maximum,
+           ", found ", quoted(text));
   return *value;
 }
 
-uint64_t parseUnsigned(std::string_view text, std::string_view what,
-                       uint64_t maximum) {
+uint64_t parseUnsigned(std::string_view text, std::string_view what, uint64_t maximum) {
   const std::optional<uint64_t> value = parseWhole<uint64_t>(text);
-  FL_CHECK(value.has_value() && *value <= maximum, what,
-           " expects an integer from 0 to ", maximum, ", found ", quoted(text));
+  FL_CHECK(value.has_value() && *value <= maximum, what, " expects an integer from 0 to ", maximum,
+           ", found ", quoted(text));
   return *value;
 }
 

@@ -18,9 +18,9 @@ namespace fuserlab::ir {
 
 //! `text` as an integer from `minimum` to `maximum` (both included); nullopt
 //! for anything else. For callers that word their own error.
-std::optional<int64_t> tryParseInteger(
-    std::string_view text, int64_t minimum = std::numeric_limits<int64_t>::min(),
-    int64_t maximum = std::numeric_limits<int64_t>::max());
+std::optional<int64_t> tryParseInteger(std::string_view text,
+                                       int64_t minimum = std::numeric_limits<int64_t>::min(),
+                                       int64_t maximum = std::numeric_limits<int64_t>::max());
 
 //! `text` as an integer from `minimum` to `maximum`; otherwise a UserError
 //! "WHAT expects an integer from MIN to MAX, found 'TEXT'". `what` names the

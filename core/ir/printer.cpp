@@ -31,8 +31,7 @@ std::string contiguityList(const std::vector<std::optional<bool>>& flags) {
 // and its logical, allocation and loop domains, in creation order. Found by
 // walking back from those domains, so a transform whose outputs feed only
 // further transforms (a merge between two splits) is printed too.
-void appendTransforms(const Fusion& fusion, const TensorView& tv,
-                      std::ostringstream& out) {
+void appendTransforms(const Fusion& fusion, const TensorView& tv, std::ostringstream& out) {
   const auto& d = tv.domain();
   const auto& root = d.maybeRoot();
   std::unordered_set<const IterDomainTransform*> between;
@@ -44,8 +43,7 @@ void appendTransforms(const Fusion& fusion, const TensorView& tv,
     const IterDomain* id = stack.back();
     stack.pop_back();
     const IterDomainTransform* t = id->definition();
-    if (t == nullptr ||
-        std::find(root.begin(), root.end(), id) != root.end() ||
+    if (t == nullptr || std::find(root.begin(), root.end(), id) != root.end() ||
         !between.insert(t).second) {
       continue;
     }
@@ -113,8 +111,7 @@ std::string printFusionIr(const Fusion& fusion) {
     const auto* tv = val->as<TensorView>();
     if (!tv) continue;
     const auto& d = tv->domain();
-    if (!d.hasRoot() && !d.hasAllocation() && d.loop == d.logical &&
-        !tv->hasDeviceMesh()) {
+    if (!d.hasRoot() && !d.hasAllocation() && d.loop == d.logical && !tv->hasDeviceMesh()) {
       continue;
     }
     if (!header) {

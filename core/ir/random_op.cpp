@@ -11,8 +11,7 @@ const Scalar* trailingScalar(const Expr& expr, size_t fromEnd) {
   const size_t n = expr.inputs().size();
   FL_ASSERT(n >= 4, expr.toString(), ": a random op has at least 4 inputs");
   const auto* scalar = expr.input(n - fromEnd)->as<Scalar>();
-  FL_ASSERT(scalar != nullptr, expr.toString(), ": input ", n - fromEnd,
-            " is not a scalar");
+  FL_ASSERT(scalar != nullptr, expr.toString(), ": input ", n - fromEnd, " is not a scalar");
   return scalar;
 }
 
@@ -26,8 +25,7 @@ const Scalar* randomOffset(const Expr& expr) { return trailingScalar(expr, 1); }
 bool isStandardRandom(const Expr& expr) {
   const Scalar* a = randomParameterA(expr);
   const Scalar* b = randomParameterB(expr);
-  return a->isConst() && b->isConst() && a->constDouble() == 0.0 &&
-         b->constDouble() == 1.0;
+  return a->isConst() && b->isConst() && a->constDouble() == 0.0 && b->constDouble() == 1.0;
 }
 
 }  // namespace fuserlab::ir

@@ -177,18 +177,15 @@ class RelationChecker {
           continue;
         }
         if (*shape[d] == 1 || *shape[d] == size) continue;
-        FL_CHECK(first == nullptr, expr.opName(), ": operand sizes ", size,
-                 " and ", *shape[d], " do not match on axis ", d, " (",
-                 named(first), " has ", size, ", ", named(tv), " has ", *shape[d],
-                 "; sizes must match unless one is 1) in ", exprText(expr));
+        FL_CHECK(first == nullptr, expr.opName(), ": operand sizes ", size, " and ", *shape[d],
+                 " do not match on axis ", d, " (", named(first), " has ", size, ", ", named(tv),
+                 " has ", *shape[d], "; sizes must match unless one is 1) in ", exprText(expr));
         first = tv;
         size = *shape[d];
       }
-      FL_CHECK(!checkResultExtents_ || !allKnown || !outSizes[d] ||
-                   *outSizes[d] == size,
-               expr.opName(),
-               ": ", named(out), " has size ", outSizes[d].value_or(0),
-               " on axis ", d, " but its operands give ", size,
+      FL_CHECK(!checkResultExtents_ || !allKnown || !outSizes[d] || *outSizes[d] == size,
+               expr.opName(), ": ", named(out), " has size ", outSizes[d].value_or(0), " on axis ",
+               d, " but its operands give ", size,
                " (an axis of size 1 declared with shape -1 is not a broadcast "
                "axis: declare it with shape 1 or broadcast it) in ",
                exprText(expr));
@@ -212,8 +209,7 @@ class RelationChecker {
       if (*shape[d] == 0) (reduced[d] ? emptyReduced : emptyKept) = true;
     }
     FL_CHECK(!emptyReduced || emptyKept, expr.opName(),
-             ": cannot reduce an empty axis (the reduced extent is 0) in ",
-             exprText(expr));
+             ": cannot reduce an empty axis (the reduced extent is 0) in ", exprText(expr));
   }
 
   // Only an axis of size 1 expands; the result has the expanded size, which
@@ -227,16 +223,17 @@ class RelationChecker {
     for (size_t d = 0; d < shape.size() && d + 1 < expr.inputs().size(); ++d) {
       const Size extent = value(expr.input(d + 1));
       if (!extent || !shape[d] || *extent == -1 || *extent == *shape[d]) continue;
-      FL_CHECK(*shape[d] == 1 && *extent >= 0, "expand: axis ", d, " of size ",
-               *shape[d], " cannot be expanded to ", *extent, " (", named(x),
+      FL_CHECK(*shape[d] == 1 && *extent >= 0, "expand: axis ", d, " of size ", *shape[d],
+               " cannot be expanded to ", *extent, " (", named(x),
                "; only an axis of size 1 expands) in ", exprText(expr));
-      FL_CHECK(!checkResultExtents_ || d >= outSizes.size() || !outSizes[d] ||
-                   *outSizes[d] == *extent,
-               "expand: axis ", d, " of ", named(x), " has size 1 and is expanded to ",
-               *extent, ", but the fusion sizes the result ", named(out), " ",
-               outSizes[d].value_or(0), " there (an axis of size 1 declared with "
-               "shape -1 is not a broadcast axis: declare it with shape 1 or "
-               "broadcast it) in ", exprText(expr));
+      FL_CHECK(
+          !checkResultExtents_ || d >= outSizes.size() || !outSizes[d] || *outSizes[d] == *extent,
+          "expand: axis ", d, " of ", named(x), " has size 1 and is expanded to ", *extent,
+          ", but the fusion sizes the result ", named(out), " ", outSizes[d].value_or(0),
+          " there (an axis of size 1 declared with "
+          "shape -1 is not a broadcast axis: declare it with shape 1 or "
+          "broadcast it) in ",
+          exprText(expr));
     }
   }
 
@@ -246,9 +243,9 @@ class RelationChecker {
     const std::vector<Size> to = sizes(expr.output(0));
     const Size before = numel(from);
     const Size after = numel(to);
-    FL_CHECK(!before || !after || *before == *after, "reshape: cannot reshape ",
-             *before, " elements (", named(x), " ", sizesText(from), ") into ",
-             *after, " (", sizesText(to), ") in ", exprText(expr));
+    FL_CHECK(!before || !after || *before == *after, "reshape: cannot reshape ", *before,
+             " elements (", named(x), " ", sizesText(from), ") into ", *after, " (", sizesText(to),
+             ") in ", exprText(expr));
   }
 
   void squeeze(const Expr& expr) {
@@ -261,9 +258,8 @@ class RelationChecker {
       const IterDomain* id = axes[static_cast<size_t>(a)];
       if (id->hasExpandedExtent()) continue;  // squeeze_expanded=True
       const Size size = value(id->extentForIteration());
-      FL_CHECK(!size || *size == 1, "squeeze: axis ", a, " of ", named(x),
-               " has size ", size.value_or(0), ", expected 1 in ",
-               exprText(expr));
+      FL_CHECK(!size || *size == 1, "squeeze: axis ", a, " of ", named(x), " has size ",
+               size.value_or(0), ", expected 1 in ", exprText(expr));
     }
   }
 
@@ -279,11 +275,11 @@ class RelationChecker {
       const Size stop = value(expr.input(3 * d + 2));
       const Size step = value(expr.input(3 * d + 3));
       if (step) {
-        FL_CHECK(*step > 0, "slice: the step of axis ", d,
-                 " must be positive, got ", *step, " in ", exprText(expr));
+        FL_CHECK(*step > 0, "slice: the step of axis ", d, " must be positive, got ", *step, " in ",
+                 exprText(expr));
       }
-      if (!checkResultExtents_ || !start || !stop || !step || !shape[d] ||
-          d >= outSizes.size() || !outSizes[d]) {
+      if (!checkResultExtents_ || !start || !stop || !step || !shape[d] || d >= outSizes.size() ||
+          !outSizes[d]) {
         continue;
       }
       const int64_t size = *shape[d];
@@ -294,11 +290,12 @@ class RelationChecker {
       const int64_t from = normalize(*start);
       const int64_t to = normalize(*stop);
       const int64_t length = to > from ? (to - from + *step - 1) / *step : 0;
-      FL_CHECK(length == *outSizes[d], "slice: [", *start, ":", *stop, ":",
-               *step, "] of axis ", d, " of ", named(x), " (size ", size,
-               ") has ", length, " elements, but the fusion sizes the result ",
-               *outSizes[d], " (a bound past the end of the axis, or a stop "
-               "before the start) in ", exprText(expr));
+      FL_CHECK(length == *outSizes[d], "slice: [", *start, ":", *stop, ":", *step, "] of axis ", d,
+               " of ", named(x), " (size ", size, ") has ", length,
+               " elements, but the fusion sizes the result ", *outSizes[d],
+               " (a bound past the end of the axis, or a stop "
+               "before the start) in ",
+               exprText(expr));
     }
   }
 
@@ -310,9 +307,8 @@ class RelationChecker {
       const Size right = value(expr.input(2 * d + 3));
       if (!left || !right || !shape[d]) continue;
       const int64_t padded = *left + *shape[d] + *right;
-      FL_CHECK(padded >= 0, "pad: axis ", d, " of size ", *shape[d],
-               " padded by (", *left, ", ", *right, ") would have size ", padded,
-               " (", named(x), ") in ", exprText(expr));
+      FL_CHECK(padded >= 0, "pad: axis ", d, " of size ", *shape[d], " padded by (", *left, ", ",
+               *right, ") would have size ", padded, " (", named(x), ") in ", exprText(expr));
     }
   }
 
@@ -333,12 +329,11 @@ class RelationChecker {
           known = i;
           continue;
         }
-        FL_CHECK(*shapes[i][d] == *shapes[known][d], "cat: input ", i, " (",
-                 named(expr.input(i)), ") has size ", *shapes[i][d], " on axis ",
-                 d, " but input ", known, " (", named(expr.input(known)),
-                 ") has ", *shapes[known][d],
-                 "; inputs must match on every axis but the cat axis ", dim,
-                 " in ", exprText(expr));
+        FL_CHECK(*shapes[i][d] == *shapes[known][d], "cat: input ", i, " (", named(expr.input(i)),
+                 ") has size ", *shapes[i][d], " on axis ", d, " but input ", known, " (",
+                 named(expr.input(known)), ") has ", *shapes[known][d],
+                 "; inputs must match on every axis but the cat axis ", dim, " in ",
+                 exprText(expr));
       }
     }
   }
@@ -346,16 +341,15 @@ class RelationChecker {
   void full(const Expr& expr) {
     for (size_t d = 0; d + 1 < expr.inputs().size(); ++d) {
       const Size size = value(expr.input(d));
-      FL_CHECK(!size || *size >= 0, "full: size ", size.value_or(0), " of axis ",
-               d, " is negative in ", exprText(expr));
+      FL_CHECK(!size || *size >= 0, "full: size ", size.value_or(0), " of axis ", d,
+               " is negative in ", exprText(expr));
     }
   }
 
   void iota(const Expr& expr) {
     const Size length = value(expr.input(0));
-    FL_CHECK(!length || *length >= 0,
-             "iota: the length must be non-negative, got ", length.value_or(0),
-             " in ", exprText(expr));
+    FL_CHECK(!length || *length >= 0, "iota: the length must be non-negative, got ",
+             length.value_or(0), " in ", exprText(expr));
   }
 
   // --- index values known before the run -----------------------------------
@@ -377,14 +371,11 @@ class RelationChecker {
         case ExprType::Squeeze:
         case ExprType::Reshape:
         case ExprType::Set:
-        case ExprType::SegmentSet:
-          val = def.input(0);
-          continue;
+        case ExprType::SegmentSet: val = def.input(0); continue;
         case ExprType::Cast:
           // Int32 to Int keeps the values; other casts may change them.
-          if (val->dtype() != DataType::Int ||
-              (def.input(0)->dtype() != DataType::Int &&
-               def.input(0)->dtype() != DataType::Int32)) {
+          if (val->dtype() != DataType::Int || (def.input(0)->dtype() != DataType::Int &&
+                                                def.input(0)->dtype() != DataType::Int32)) {
             return std::nullopt;
           }
           val = def.input(0);
@@ -413,28 +404,26 @@ class RelationChecker {
           }
           return std::make_pair(std::min(*start, last), std::max(*start, last));
         }
-        default:
-          return std::nullopt;
+        default: return std::nullopt;
       }
     }
     return std::nullopt;
   }
 
   //! Every known index value in [low, high).
-  void checkKnownIndices(const Expr& expr, const Val* index, int64_t low,
-                         int64_t high, int64_t axis, const Val* indexed) const {
+  void checkKnownIndices(const Expr& expr, const Val* index, int64_t low, int64_t high,
+                         int64_t axis, const Val* indexed) const {
     const auto range = knownIndexRange(index);
     if (!range) return;
     const int64_t bad = range->first < low ? range->first : range->second;
     const std::string values =
         range->first == range->second
             ? "is " + std::to_string(range->first)
-            : "runs from " + std::to_string(range->first) + " to " +
-                  std::to_string(range->second);
-    FL_CHECK(range->first >= low && range->second < high, expr.opName(),
-             ": index ", bad, " is out of range for axis ", axis, " of size ",
-             high, " of ", named(indexed), " (the index ", named(index), " ",
-             values, ", known before the run) in ", exprText(expr));
+            : "runs from " + std::to_string(range->first) + " to " + std::to_string(range->second);
+    FL_CHECK(range->first >= low && range->second < high, expr.opName(), ": index ", bad,
+             " is out of range for axis ", axis, " of size ", high, " of ", named(indexed),
+             " (the index ", named(index), " ", values, ", known before the run) in ",
+             exprText(expr));
   }
 
   void indexSelect(const Expr& expr) {
@@ -456,9 +445,8 @@ class RelationChecker {
     for (size_t d = 0; d < shape.size() && d < indexShape.size(); ++d) {
       if (static_cast<int64_t>(d) == dim || !shape[d] || !indexShape[d]) continue;
       FL_CHECK(*shape[d] >= *indexShape[d] || *shape[d] == 1, expr.opName(),
-               ": the index has size ", *indexShape[d], " on axis ", d,
-               " but the input only ", *shape[d], " (", named(index), " and ",
-               named(x), ") in ", exprText(expr));
+               ": the index has size ", *indexShape[d], " on axis ", d, " but the input only ",
+               *shape[d], " (", named(index), " and ", named(x), ") in ", exprText(expr));
     }
     if (dim < 0 || dim >= static_cast<int64_t>(shape.size()) || !shape[dim]) return;
     checkKnownIndices(expr, index, 0, *shape[dim], dim, x);
@@ -471,21 +459,18 @@ class RelationChecker {
     const std::vector<Size> shape = sizes(x);
     const std::vector<Size> indexShape = sizes(index);
     const int64_t dim = normalizeDim(expr.attrs().dim, shape.size());
-    const auto longer = [&](const Val* of, const std::vector<Size>& ofShape,
-                            size_t d) {
-      return d < ofShape.size() && d < indexShape.size() && ofShape[d] &&
-             indexShape[d] && *indexShape[d] > *ofShape[d];
+    const auto longer = [&](const Val* of, const std::vector<Size>& ofShape, size_t d) {
+      return d < ofShape.size() && d < indexShape.size() && ofShape[d] && indexShape[d] &&
+             *indexShape[d] > *ofShape[d];
     };
     const std::vector<Size> srcShape = sizes(src);  // empty for a scalar
     for (size_t d = 0; d < indexShape.size(); ++d) {
-      FL_CHECK(static_cast<int64_t>(d) == dim || !longer(x, shape, d),
-               "scatter: the index ", named(index), " ", sizesText(indexShape),
-               " is longer than the input ", named(x), " ", sizesText(shape),
-               " on axis ", d, " in ", exprText(expr));
-      FL_CHECK(!src->isA<TensorView>() || !longer(src, srcShape, d),
-               "scatter: the index ", named(index), " ", sizesText(indexShape),
-               " is longer than src ", named(src), " ", sizesText(srcShape),
-               " on axis ", d, " in ", exprText(expr));
+      FL_CHECK(static_cast<int64_t>(d) == dim || !longer(x, shape, d), "scatter: the index ",
+               named(index), " ", sizesText(indexShape), " is longer than the input ", named(x),
+               " ", sizesText(shape), " on axis ", d, " in ", exprText(expr));
+      FL_CHECK(!src->isA<TensorView>() || !longer(src, srcShape, d), "scatter: the index ",
+               named(index), " ", sizesText(indexShape), " is longer than src ", named(src), " ",
+               sizesText(srcShape), " on axis ", d, " in ", exprText(expr));
     }
     if (dim < 0 || dim >= static_cast<int64_t>(shape.size()) || !shape[dim]) return;
     checkKnownIndices(expr, index, 0, *shape[dim], dim, x);
@@ -505,10 +490,9 @@ class RelationChecker {
     for (size_t d = 0; d < expected.size() && d < valueShape.size(); ++d) {
       if (!expected[d] || !valueShape[d]) continue;
       FL_CHECK(*valueShape[d] == *expected[d] || *valueShape[d] == 1,
-               "index_put_accumulate: the values ", named(values), " ",
-               sizesText(valueShape),
-               " do not match [len(index), accumulator axes 1..] = ",
-               sizesText(expected), " on axis ", d, " in ", exprText(expr));
+               "index_put_accumulate: the values ", named(values), " ", sizesText(valueShape),
+               " do not match [len(index), accumulator axes 1..] = ", sizesText(expected),
+               " on axis ", d, " in ", exprText(expr));
     }
     if (rows) checkKnownIndices(expr, index, -*rows, *rows, 0, acc);
   }
@@ -518,12 +502,10 @@ class RelationChecker {
     const std::vector<Size> weightShape = sizes(weight);
     if (weightShape.empty() || !weightShape[0]) return;
     const int64_t rows = *weightShape[0];
-    if (!expr.attrs().flags.empty() && expr.attrs().flags[0] &&
-        expr.inputs().size() > 5) {
+    if (!expr.attrs().flags.empty() && expr.attrs().flags[0] && expr.inputs().size() > 5) {
       const Size padding = value(expr.input(5));
-      FL_CHECK(!padding || (*padding >= -rows && *padding < rows),
-               "embedding_fwd: padding_idx ", padding.value_or(0),
-               " is out of range for ", rows, " embeddings (", named(weight),
+      FL_CHECK(!padding || (*padding >= -rows && *padding < rows), "embedding_fwd: padding_idx ",
+               padding.value_or(0), " is out of range for ", rows, " embeddings (", named(weight),
                ") in ", exprText(expr));
     }
     checkKnownIndices(expr, expr.input(0), 0, rows, 0, weight);
@@ -537,9 +519,9 @@ class RelationChecker {
       const Size sa = i < rank - a.size() ? Size{1} : a[i - (rank - a.size())];
       const Size sb = i < rank - b.size() ? Size{1} : b[i - (rank - b.size())];
       if (!sa || !sb) continue;
-      FL_CHECK(*sa == *sb || *sa == 1 || *sb == 1, expr.opName(), ": batch sizes ",
-               *sa, " and ", *sb, " do not broadcast (", named(expr.input(0)),
-               " and ", named(expr.input(1)), ") in ", exprText(expr));
+      FL_CHECK(*sa == *sb || *sa == 1 || *sb == 1, expr.opName(), ": batch sizes ", *sa, " and ",
+               *sb, " do not broadcast (", named(expr.input(0)), " and ", named(expr.input(1)),
+               ") in ", exprText(expr));
     }
   }
 
@@ -552,11 +534,10 @@ class RelationChecker {
     if (b.size() == 1) b.push_back(Size{1});
     const Size k = a.back();
     const Size kB = b[b.size() - 2];
-    FL_CHECK(!k || !kB || *k == *kB, "matmul: the operands' inner sizes ",
-             k.value_or(0), " and ", kB.value_or(0), " differ (",
-             named(expr.input(0)), " ", sizesText(sizes(expr.input(0))), " and ",
-             named(expr.input(1)), " ", sizesText(sizes(expr.input(1))), ") in ",
-             exprText(expr));
+    FL_CHECK(!k || !kB || *k == *kB, "matmul: the operands' inner sizes ", k.value_or(0), " and ",
+             kB.value_or(0), " differ (", named(expr.input(0)), " ",
+             sizesText(sizes(expr.input(0))), " and ", named(expr.input(1)), " ",
+             sizesText(sizes(expr.input(1))), ") in ", exprText(expr));
     batchesBroadcast(expr, std::vector<Size>(a.begin(), a.end() - 2),
                      std::vector<Size>(b.begin(), b.end() - 2));
   }
@@ -569,10 +550,9 @@ class RelationChecker {
     if (aShape.empty() || weightShape.empty()) return;
     const Size k = aShape.back();
     FL_CHECK(!k || !weightShape.back() || *k == *weightShape.back(),
-             "linear: the input's last size ", k.value_or(0),
-             " differs from the weight's ", weightShape.back().value_or(0), " (",
-             named(a), " ", sizesText(aShape), ", ", named(weight), " ",
-             sizesText(weightShape), ") in ", exprText(expr));
+             "linear: the input's last size ", k.value_or(0), " differs from the weight's ",
+             weightShape.back().value_or(0), " (", named(a), " ", sizesText(aShape), ", ",
+             named(weight), " ", sizesText(weightShape), ") in ", exprText(expr));
     if (expr.inputs().size() <= 2 || expr.input(2) == nullptr) return;
     const Val* bias = expr.input(2);
     const std::vector<Size> biasShape = sizes(bias);
@@ -580,9 +560,9 @@ class RelationChecker {
     const Size biasCount = numel(biasShape);
     if (!n || !biasCount) return;
     FL_CHECK(*biasCount == 1 || (biasShape.size() == 1 && *biasCount == *n),
-             "linear: the bias has ", *biasCount, " elements, expected ", *n,
-             " (", named(bias), " ", sizesText(biasShape), ", ", named(weight),
-             " ", sizesText(weightShape), ") in ", exprText(expr));
+             "linear: the bias has ", *biasCount, " elements, expected ", *n, " (", named(bias),
+             " ", sizesText(biasShape), ", ", named(weight), " ", sizesText(weightShape), ") in ",
+             exprText(expr));
   }
 
   //! Each listed (tensor, axis, expected size) agrees where both are known.
@@ -601,10 +581,9 @@ class RelationChecker {
       for (size_t i = 0; i < shapes.size(); ++i) {
         all += (i ? ", " : "") + named(expr.input(i)) + " " + sizesText(shapes[i]);
       }
-      FL_USER_ERROR(expr.opName(), ": ", named(expr.input(e.input)), " has size ",
-                    *shape[e.axis], " on axis ", e.axis, " where ", *e.size,
-                    " is expected; the operands ", all, " do not agree in ",
-                    exprText(expr));
+      FL_USER_ERROR(expr.opName(), ": ", named(expr.input(e.input)), " has size ", *shape[e.axis],
+                    " on axis ", e.axis, " where ", *e.size, " is expected; the operands ", all,
+                    " do not agree in ", exprText(expr));
     }
   }
 
@@ -614,8 +593,12 @@ class RelationChecker {
     for (size_t i = 0; i < 3; ++i) s.push_back(sizes(expr.input(i)));
     if (s[0].size() != 4 || s[1].size() != 4 || s[2].size() != 4) return;
     checkAgree(expr,
-               {{1, 0, s[0][0]}, {1, 1, s[0][1]}, {1, 3, s[0][3]},
-                {2, 0, s[0][0]}, {2, 1, s[0][1]}, {2, 2, s[1][2]}},
+               {{1, 0, s[0][0]},
+                {1, 1, s[0][1]},
+                {1, 3, s[0][3]},
+                {2, 0, s[0][0]},
+                {2, 1, s[0][1]},
+                {2, 2, s[1][2]}},
                s);
   }
 
@@ -628,14 +611,26 @@ class RelationChecker {
       if (s[i].size() != 4) return;
     }
     if (s[5].size() != 3) return;
-    const Size batch = s[1][0], heads = s[1][1], queries = s[1][2],
-               depth = s[1][3], keys = s[2][2], valueDepth = s[3][3];
+    const Size batch = s[1][0], heads = s[1][1], queries = s[1][2], depth = s[1][3], keys = s[2][2],
+               valueDepth = s[3][3];
     checkAgree(expr,
-               {{2, 0, batch}, {2, 1, heads}, {2, 3, depth},
-                {3, 0, batch}, {3, 1, heads}, {3, 2, keys},
-                {4, 0, batch}, {4, 1, heads}, {4, 2, queries}, {4, 3, valueDepth},
-                {0, 0, batch}, {0, 1, heads}, {0, 2, queries}, {0, 3, valueDepth},
-                {5, 0, batch}, {5, 1, heads}, {5, 2, queries}},
+               {{2, 0, batch},
+                {2, 1, heads},
+                {2, 3, depth},
+                {3, 0, batch},
+                {3, 1, heads},
+                {3, 2, keys},
+                {4, 0, batch},
+                {4, 1, heads},
+                {4, 2, queries},
+                {4, 3, valueDepth},
+                {0, 0, batch},
+                {0, 1, heads},
+                {0, 2, queries},
+                {0, 3, valueDepth},
+                {5, 0, batch},
+                {5, 1, heads},
+                {5, 2, queries}},
                s);
   }
 
@@ -651,9 +646,8 @@ class RelationChecker {
     }
     const int64_t axis = normalizeDim(expr.attrs().dim, shape.size());
     if (axis < 0 || axis >= static_cast<int64_t>(shape.size()) || !shape[axis]) return;
-    FL_CHECK(*k >= 0 && *k <= *shape[axis], "topk: k is ", *k, " but axis ",
-             axis, " of ", named(x), " has ", *shape[axis], " elements in ",
-             exprText(expr));
+    FL_CHECK(*k >= 0 && *k <= *shape[axis], "topk: k is ", *k, " but axis ", axis, " of ", named(x),
+             " has ", *shape[axis], " elements in ", exprText(expr));
   }
 
   const ExpressionEvaluator& evaluator_;

@@ -29,9 +29,7 @@ struct TensorDomain {
   std::vector<IterDomain*> loop;
   std::vector<std::optional<bool>> contiguity;
 
-  const std::vector<IterDomain*>& maybeRoot() const {
-    return root.empty() ? logical : root;
-  }
+  const std::vector<IterDomain*>& maybeRoot() const { return root.empty() ? logical : root; }
   const std::vector<IterDomain*>& maybeAllocation() const {
     return allocation.empty() ? logical : allocation;
   }
@@ -54,15 +52,9 @@ class TensorView : public Val {
   const std::vector<IterDomain*>& logicalNoReductions() const {
     return hasReductionAxes_ ? logicalNoReductions_ : domain_.logical;
   }
-  int64_t rank() const {
-    return static_cast<int64_t>(logicalNoReductions().size());
-  }
-  const std::vector<IterDomain*>& maybeAllocation() const {
-    return domain_.maybeAllocation();
-  }
-  const std::vector<std::optional<bool>>& contiguity() const {
-    return domain_.contiguity;
-  }
+  int64_t rank() const { return static_cast<int64_t>(logicalNoReductions().size()); }
+  const std::vector<IterDomain*>& maybeAllocation() const { return domain_.maybeAllocation(); }
+  const std::vector<std::optional<bool>>& contiguity() const { return domain_.contiguity; }
 
   //! Sets the allocation domain (IterDomains reachable from the logical
   //! domain through Split/Merge, or a permutation of it) and its contiguity.
@@ -105,10 +97,8 @@ class TensorView : public Val {
 
  private:
   friend class Fusion;
-  TensorView(Fusion* fusion, DataType dtype, TensorDomain domain, int64_t id,
-             int64_t nameIndex)
-      : Val(fusion, ValKind::TensorView, dtype, id, nameIndex),
-        domain_(std::move(domain)) {
+  TensorView(Fusion* fusion, DataType dtype, TensorDomain domain, int64_t id, int64_t nameIndex)
+      : Val(fusion, ValKind::TensorView, dtype, id, nameIndex), domain_(std::move(domain)) {
     keepLogicalNoReductions();
   }
   //! Fills logicalNoReductions_ from domain_.logical; called whenever the

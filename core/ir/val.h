@@ -65,10 +65,8 @@ class Val {
   }
 
  protected:
-  Val(Fusion* fusion, ValKind kind, DataType dtype, int64_t id,
-      int64_t nameIndex)
-      : fusion_(fusion), kind_(kind), dtype_(dtype), id_(id),
-        nameIndex_(nameIndex) {}
+  Val(Fusion* fusion, ValKind kind, DataType dtype, int64_t id, int64_t nameIndex)
+      : fusion_(fusion), kind_(kind), dtype_(dtype), id_(id), nameIndex_(nameIndex) {}
 
  public:
   //! The number in the value's name (3 for T3 or i3); -1 for a constant.
@@ -109,10 +107,8 @@ class Scalar : public Val {
 
  private:
   friend class Fusion;
-  Scalar(Fusion* fusion, DataType dtype, ScalarValue value, int64_t id,
-         int64_t nameIndex)
-      : Val(fusion, ValKind::Scalar, dtype, id, nameIndex),
-        value_(std::move(value)) {}
+  Scalar(Fusion* fusion, DataType dtype, ScalarValue value, int64_t id, int64_t nameIndex)
+      : Val(fusion, ValKind::Scalar, dtype, id, nameIndex), value_(std::move(value)) {}
 
   ScalarValue value_;
 };

@@ -9,8 +9,7 @@ namespace {
 
 using ir::ExprType;
 
-int64_t positionOf(const std::vector<ir::IterDomain*>& ids,
-                   const ir::IterDomain* id) {
+int64_t positionOf(const std::vector<ir::IterDomain*>& ids, const ir::IterDomain* id) {
   auto it = std::find(ids.begin(), ids.end(), id);
   return it == ids.end() ? -1 : it - ids.begin();
 }
@@ -22,10 +21,8 @@ bool isPointwise(ExprType type) {
     case ExprType::Ternary:
     case ExprType::Cast:
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      return true;
-    default:
-      return false;
+    case ExprType::SegmentSet: return true;
+    default: return false;
   }
 }
 
@@ -34,8 +31,8 @@ bool isPointwise(ExprType type) {
 // output axis it maps to: itself when its group is 1 -> 1, the first output
 // axis when it alone is split, the merged axis when it is the outermost of a
 // merge; -1 otherwise. `forward` false maps output axis j back instead.
-int64_t reshapeMap(const std::vector<int64_t>& in,
-                   const std::vector<int64_t>& out, int64_t j, bool forward) {
+int64_t reshapeMap(const std::vector<int64_t>& in, const std::vector<int64_t>& out, int64_t j,
+                   bool forward) {
   size_t i0 = 0, o0 = 0;
   while (i0 < in.size() || o0 < out.size()) {
     size_t i1 = i0, o1 = o0;
@@ -52,17 +49,15 @@ int64_t reshapeMap(const std::vector<int64_t>& in,
         return -1;
       }
     }
-    const bool inGroup = forward ? (static_cast<size_t>(j) >= i0 &&
-                                    static_cast<size_t>(j) < i1)
-                                 : (static_cast<size_t>(j) >= o0 &&
-                                    static_cast<size_t>(j) < o1);
+    const bool inGroup = forward ? (static_cast<size_t>(j) >= i0 && static_cast<size_t>(j) < i1)
+                                 : (static_cast<size_t>(j) >= o0 && static_cast<size_t>(j) < o1);
     if (inGroup) {
       const size_t nIn = i1 - i0, nOut = o1 - o0;
       if (forward) {
-        if (nIn == 1) return static_cast<int64_t>(o0);  // kept or split
+        if (nIn == 1) return static_cast<int64_t>(o0);             // kept or split
         if (nOut == 1 && static_cast<size_t>(j) == i0) return o0;  // merge
       } else {
-        if (nOut == 1) return static_cast<int64_t>(i0);  // kept or merged
+        if (nOut == 1) return static_cast<int64_t>(i0);           // kept or merged
         if (nIn == 1 && static_cast<size_t>(j) == o0) return i0;  // split
       }
       return -1;
@@ -73,8 +68,7 @@ int64_t reshapeMap(const std::vector<int64_t>& in,
   return -1;
 }
 
-std::optional<std::vector<int64_t>> constShape(
-    const std::vector<ir::IterDomain*>& ids) {
+std::optional<std::vector<int64_t>> constShape(const std::vector<ir::IterDomain*>& ids) {
   std::vector<int64_t> shape;
   for (const ir::IterDomain* id : ids) {
     std::optional<int64_t> e = id->extent()->constInt();
@@ -124,8 +118,7 @@ ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
   }
   switch (type) {
     case ExprType::Reduction:
-    case ExprType::Welford:
-      return uj < out->logical().size() ? out->logical()[uj] : nullptr;
+    case ExprType::Welford: return uj < out->logical().size() ? out->logical()[uj] : nullptr;
     case ExprType::Broadcast: {
       const auto& flags = expr->attrs().broadcastFlags;
       size_t seen = 0;
@@ -138,8 +131,8 @@ ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
     case ExprType::Squeeze: {
       const auto& removed = expr->attrs().axes;
       if (std::count(removed.begin(), removed.end(), j)) return nullptr;
-      int64_t before = std::count_if(removed.begin(), removed.end(),
-                                     [&](int64_t r) { return r < j; });
+      int64_t before =
+          std::count_if(removed.begin(), removed.end(), [&](int64_t r) { return r < j; });
       return outAxes[uj - static_cast<size_t>(before)];
     }
     case ExprType::Permute: {
@@ -170,16 +163,11 @@ ir::IterDomain* mapToConsumer(const ir::Expr* expr, size_t inputIndex,
     case ExprType::Slice:
       // Only an axis the slice keeps whole (start 0, step 1, stop at or past
       // the end): each device's block is then its block of the output.
-      return inputIndex == 0 && slicesWhole(expr, uj, inAxes[uj])
-                 ? outAxes[uj]
-                 : nullptr;
+      return inputIndex == 0 && slicesWhole(expr, uj, inAxes[uj]) ? outAxes[uj] : nullptr;
     case ExprType::Sdpa:
       // q, k, v [b, h, s, e]: batch and heads are independent problems.
-      return inputIndex <= 2 && uj <= 1 && outAxes.size() == inAxes.size()
-                 ? outAxes[uj]
-                 : nullptr;
-    default:
-      return nullptr;
+      return inputIndex <= 2 && uj <= 1 && outAxes.size() == inAxes.size() ? outAxes[uj] : nullptr;
+    default: return nullptr;
   }
 }
 

@@ -25,8 +25,7 @@ std::string_view toString(CommunicationType type);
 
 //! What moving `in`'s data into `out`'s sharding takes. A change of sharded
 //! axis (all-to-all), or of mesh other than from one device, is a UserError.
-CommunicationType classifyResharding(const ir::TensorView* in,
-                                     const ir::TensorView* out);
+CommunicationType classifyResharding(const ir::TensorView* in, const ir::TensorView* out);
 
 //! True if `expr` is a Set whose output's sharding differs from its input's.
 bool isReshardingSet(const ir::Expr* expr);

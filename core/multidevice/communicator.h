@@ -31,11 +31,9 @@ class Communicator {
   //! recv (size() * bytes) = rank 0's send, rank 1's send, ...
   virtual void allgather(const void* send, void* recv, size_t bytes) = 0;
   //! recv (count) = the sum over ranks of send (count).
-  virtual void allreduce(const void* send, void* recv, size_t count,
-                         ir::DataType dtype) = 0;
+  virtual void allreduce(const void* send, void* recv, size_t count, ir::DataType dtype) = 0;
   //! recv (count) = block rank() of the sum over ranks of send (size() * count).
-  virtual void reduceScatter(const void* send, void* recv, size_t count,
-                             ir::DataType dtype) = 0;
+  virtual void reduceScatter(const void* send, void* recv, size_t count, ir::DataType dtype) = 0;
   //! buffer (bytes) on every rank = root's.
   virtual void broadcast(void* buffer, size_t bytes, int64_t root) = 0;
 

@@ -33,8 +33,8 @@ std::unique_ptr<ir::Fusion> localFusion(const ir::Fusion& fusion) {
     const auto constant = extent->constInt();
     if (!constant) continue;  // symbolic: bound from the local tensor
     const int64_t devices = tv->deviceMesh().size();
-    const int64_t shard = shardExtent(
-        *constant, devices, tv->name() + "'s sharded axis " + id->toString());
+    const int64_t shard =
+        shardExtent(*constant, devices, tv->name() + "'s sharded axis " + id->toString());
     local->setExtent(id, local->constInt(shard));
   }
   for (ir::TensorView* tv : tensors) local->dropDeviceSharding(tv);

@@ -13,8 +13,8 @@ void shardOuter(ir::TensorView* tv, int64_t loopAxis, ir::ParallelType type) {
            ": it has no device mesh (set_device_mesh first)");
   FL_CHECK(ir::isDeviceParallel(type), "shardOuter: ", ir::toString(type),
            " is not a device parallel type");
-  FL_CHECK(deviceLoopAxis(tv, type) == nullptr, tv->name(),
-           " is already sharded on ", ir::toString(type));
+  FL_CHECK(deviceLoopAxis(tv, type) == nullptr, tv->name(), " is already sharded on ",
+           ir::toString(type));
   const int64_t rank = static_cast<int64_t>(tv->loop().size());
   if (loopAxis < 0) loopAxis += rank;
   tv->split(loopAxis, tv->fusion()->constInt(tv->deviceMesh().size()),
@@ -22,14 +22,12 @@ void shardOuter(ir::TensorView* tv, int64_t loopAxis, ir::ParallelType type) {
   tv->loop()[static_cast<size_t>(loopAxis)]->parallelize(type);
 }
 
-ir::IterDomain* deviceLoopAxis(const ir::TensorView* tv,
-                               ir::ParallelType type) {
+ir::IterDomain* deviceLoopAxis(const ir::TensorView* tv, ir::ParallelType type) {
   ir::IterDomain* found = nullptr;
   for (ir::IterDomain* id : tv->loop()) {
     if (id->parallelType() != type) continue;
-    FL_CHECK(found == nullptr, tv->name(), " has two loop axes parallelized ",
-             ir::toString(type), ": ", found->toString(), " and ",
-             id->toString());
+    FL_CHECK(found == nullptr, tv->name(), " has two loop axes parallelized ", ir::toString(type),
+             ": ", found->toString(), " and ", id->toString());
     found = id;
   }
   return found;
@@ -51,9 +49,7 @@ ir::IterDomain* shardedLogicalId(const ir::TensorView* tv) {
   return id;
 }
 
-bool isSharded(const ir::TensorView* tv) {
-  return deviceLoopAxis(tv) != nullptr;
-}
+bool isSharded(const ir::TensorView* tv) { return deviceLoopAxis(tv) != nullptr; }
 
 bool isPartial(const ir::TensorView* tv) {
   ir::IterDomain* id = shardedLogicalId(tv);
@@ -74,8 +70,7 @@ int64_t shardExtent(int64_t extent, int64_t meshSize, const std::string& what) {
   return extent / meshSize;
 }
 
-std::vector<int64_t> localShape(const ir::TensorView& tv,
-                                const ir::ExpressionEvaluator& evaluator,
+std::vector<int64_t> localShape(const ir::TensorView& tv, const ir::ExpressionEvaluator& evaluator,
                                 int64_t device) {
   const std::vector<ir::IterDomain*>& axes = tv.logicalNoReductions();
   std::vector<int64_t> shape;
@@ -83,11 +78,11 @@ std::vector<int64_t> localShape(const ir::TensorView& tv,
   for (ir::IterDomain* id : axes) shape.push_back(evaluator.evaluateExtent(id));
   const int64_t axis = shardedAxis(&tv);
   if (axis < 0) return shape;
-  FL_CHECK(tv.deviceMesh().has(device), "device ", device, " is not in ",
-           tv.name(), "'s ", tv.deviceMesh().toString());
+  FL_CHECK(tv.deviceMesh().has(device), "device ", device, " is not in ", tv.name(), "'s ",
+           tv.deviceMesh().toString());
   const size_t a = static_cast<size_t>(axis);
-  shape[a] = shardExtent(shape[a], tv.deviceMesh().size(),
-                         tv.name() + " axis " + std::to_string(axis));
+  shape[a] =
+      shardExtent(shape[a], tv.deviceMesh().size(), tv.name() + " axis " + std::to_string(axis));
   return shape;
 }
 
@@ -97,8 +92,8 @@ std::string describeSharding(const ir::TensorView* tv) {
   ir::IterDomain* id = shardedLogicalId(tv);
   if (id == nullptr) return "replicated on " + mesh;
   if (id->isReduction()) return "partial over " + mesh + " on " + id->toString();
-  return "sharded on axis " + std::to_string(shardedAxis(tv)) + " (" +
-         id->toString() + ") over " + mesh;
+  return "sharded on axis " + std::to_string(shardedAxis(tv)) + " (" + id->toString() + ") over " +
+         mesh;
 }
 
 }  // namespace fuserlab::multidevice

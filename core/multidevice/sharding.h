@@ -49,8 +49,7 @@ int64_t shardExtent(int64_t extent, int64_t meshSize, const std::string& what);
 //! The shape the device `device` holds of `tv` (its logicalNoReductions
 //! shape, the sharded axis divided by the mesh size), extents evaluated by
 //! `evaluator`. A device outside the mesh is a UserError.
-std::vector<int64_t> localShape(const ir::TensorView& tv,
-                                const ir::ExpressionEvaluator& evaluator,
+std::vector<int64_t> localShape(const ir::TensorView& tv, const ir::ExpressionEvaluator& evaluator,
                                 int64_t device);
 
 //! "sharded on axis 1 (iS3{i1}) over mesh{0 1}", "partial over mesh{0 1} on

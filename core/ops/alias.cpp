@@ -27,15 +27,12 @@ std::vector<IterDomain*> cloneAll(const std::vector<IterDomain*>& ids) {
 
 // A size-1 axis that a consumer may broadcast or expand: a broadcast axis, or
 // an iteration axis whose extent is the constant 1.
-bool isSizeOne(const IterDomain* id) {
-  return id->isBroadcast() || id->extent()->isConstInt(1);
-}
+bool isSizeOne(const IterDomain* id) { return id->isBroadcast() || id->extent()->isConstInt(1); }
 
 TensorView* copyOf(std::string_view op, ExprType type, TensorView* x) {
   checkPresent(op, x, "the input");
   Fusion* fusion = x->fusion();
-  TensorView* out =
-      fusion->newTensorView(cloneAll(x->logicalNoReductions()), x->dtype());
+  TensorView* out = fusion->newTensorView(cloneAll(x->logicalNoReductions()), x->dtype());
   fusion->newExpr(type, {x}, {out});
   return out;
 }
@@ -54,8 +51,7 @@ Scalar* numelOf(const TensorView* x) {
   Fusion* fusion = x->fusion();
   Scalar* numel = fusion->constInt(1);
   for (IterDomain* id : x->logicalNoReductions()) {
-    numel = fusion->scalarBinary(BinaryOpType::Mul, numel,
-                                 id->extentForIteration());
+    numel = fusion->scalarBinary(BinaryOpType::Mul, numel, id->extentForIteration());
   }
   return numel;
 }
@@ -92,21 +88,17 @@ Scalar* zeroOf(Fusion* fusion, DataType dtype) {
 TensorView* broadcast(TensorView* x, const std::vector<bool>& isBroadcastDim) {
   checkPresent("broadcast", x, "the input");
   const auto& inAxes = x->logicalNoReductions();
-  const int64_t kept =
-      std::count(isBroadcastDim.begin(), isBroadcastDim.end(), false);
-  FL_CHECK(kept == x->rank(), "broadcast: is_broadcast_dim has ", kept,
-           " False entries but ", describeVal(x), " has rank ", x->rank(),
-           "; expected one False entry per input axis");
+  const int64_t kept = std::count(isBroadcastDim.begin(), isBroadcastDim.end(), false);
+  FL_CHECK(kept == x->rank(), "broadcast: is_broadcast_dim has ", kept, " False entries but ",
+           describeVal(x), " has rank ", x->rank(), "; expected one False entry per input axis");
   if (kept == static_cast<int64_t>(isBroadcastDim.size())) return x;
 
   Fusion* fusion = x->fusion();
   std::vector<IterDomain*> outAxes;
   size_t next = 0;
   for (bool isNew : isBroadcastDim) {
-    outAxes.push_back(isNew
-                          ? fusion->newIterDomain(fusion->constInt(1),
-                                                  IterType::Broadcast)
-                          : fusion->cloneIterDomain(inAxes[next++]));
+    outAxes.push_back(isNew ? fusion->newIterDomain(fusion->constInt(1), IterType::Broadcast)
+                            : fusion->cloneIterDomain(inAxes[next++]));
   }
   TensorView* out = fusion->newTensorView(outAxes, x->dtype());
   ExprAttrs attrs;
@@ -120,22 +112,21 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Scalar*>& shape,
   constexpr std::string_view kOp = "broadcast_in_dim";
   checkPresent(kOp, x, "the input");
   const int64_t outRank = static_cast<int64_t>(shape.size());
-  FL_CHECK(static_cast<int64_t>(broadcastDims.size()) == x->rank(), kOp, ": ",
-           describeVal(x), " has rank ", x->rank(), " but broadcast_dims ",
-           intList(broadcastDims), " has ", broadcastDims.size(),
-           " entries; expected one output axis per input axis");
+  FL_CHECK(static_cast<int64_t>(broadcastDims.size()) == x->rank(), kOp, ": ", describeVal(x),
+           " has rank ", x->rank(), " but broadcast_dims ", intList(broadcastDims), " has ",
+           broadcastDims.size(), " entries; expected one output axis per input axis");
   for (size_t i = 0; i < shape.size(); ++i) {
     checkIntegralScalar(kOp, shape[i], "output_shape[" + std::to_string(i) + "]");
   }
   std::vector<bool> isNew(outRank, true);
   for (size_t i = 0; i < broadcastDims.size(); ++i) {
     const int64_t dim = broadcastDims[i];
-    FL_CHECK(dim >= 0 && dim < outRank, kOp, ": broadcast_dims[", i, "] = ",
-             dim, " is out of range for the output rank ", outRank,
-             " (output_shape ", shapeToString(shape), ")");
+    FL_CHECK(dim >= 0 && dim < outRank, kOp, ": broadcast_dims[", i, "] = ", dim,
+             " is out of range for the output rank ", outRank, " (output_shape ",
+             shapeToString(shape), ")");
     FL_CHECK(i == 0 || dim > broadcastDims[i - 1], kOp,
-             ": broadcast_dims must be strictly increasing, but got ",
-             intList(broadcastDims), " for ", describeVal(x));
+             ": broadcast_dims must be strictly increasing, but got ", intList(broadcastDims),
+             " for ", describeVal(x));
     isNew[dim] = false;
   }
 
@@ -151,12 +142,11 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Scalar*>& shape,
     auto constSize = size->constInt();
     auto where = [&] {
       return isNew[j] ? "new axis " + std::to_string(j)
-                      : "axis " + std::to_string(inputAxis) + " of " +
-                            describeVal(x) + " (output axis " +
-                            std::to_string(j) + ")";
+                      : "axis " + std::to_string(inputAxis) + " of " + describeVal(x) +
+                            " (output axis " + std::to_string(j) + ")";
     };
-    FL_CHECK(!constSize || *constSize >= 0 || (*constSize == -1 && !isNew[j]),
-             kOp, ": output_shape[", j, "] is ", *constSize, " for ", where(),
+    FL_CHECK(!constSize || *constSize >= 0 || (*constSize == -1 && !isNew[j]), kOp,
+             ": output_shape[", j, "] is ", *constSize, " for ", where(),
              "; expected a size >= 0 (or -1 to keep an input axis)");
     auto keep = [&] { return fusion->constInt(-1); };
     if (constSize == -1 || constSize == 1) {
@@ -166,9 +156,8 @@ TensorView* broadcastInDim(TensorView* x, const std::vector<Scalar*>& shape,
       expandShape.push_back(size);
     } else {
       auto extent = constExtent(id);
-      FL_CHECK(!constSize || !extent || *constSize == *extent, kOp, ": ",
-               where(), " has extent ", *extent, " but output_shape[", j,
-               "] is ", *constSize,
+      FL_CHECK(!constSize || !extent || *constSize == *extent, kOp, ": ", where(), " has extent ",
+               *extent, " but output_shape[", j, "] is ", *constSize,
                "; only broadcast (size 1) axes can be expanded");
       expandShape.push_back(keep());
     }
@@ -181,9 +170,8 @@ TensorView* expand(TensorView* x, const std::vector<Scalar*>& shape) {
   constexpr std::string_view kOp = "expand";
   checkPresent(kOp, x, "the input");
   const auto& axes = x->logicalNoReductions();
-  FL_CHECK(static_cast<int64_t>(shape.size()) == x->rank(), kOp, ": ",
-           describeVal(x), " has rank ", x->rank(), " but the shape ",
-           shapeToString(shape), " has ", shape.size(),
+  FL_CHECK(static_cast<int64_t>(shape.size()) == x->rank(), kOp, ": ", describeVal(x), " has rank ",
+           x->rank(), " but the shape ", shapeToString(shape), " has ", shape.size(),
            " entries; expected one per axis (use broadcast_in_dim to add axes)");
   Fusion* fusion = x->fusion();
   std::vector<IterDomain*> outAxes;
@@ -192,27 +180,22 @@ TensorView* expand(TensorView* x, const std::vector<Scalar*>& shape) {
     Scalar* size = shape[i];
     checkIntegralScalar(kOp, size, "shape[" + std::to_string(i) + "]");
     auto constSize = size->constInt();
-    FL_CHECK(!constSize || *constSize >= -1, kOp, ": shape[", i, "] is ",
-             *constSize, " for axis ", i, " of ", describeVal(x),
-             "; expected a size >= 0, or -1 to keep the axis");
+    FL_CHECK(!constSize || *constSize >= -1, kOp, ": shape[", i, "] is ", *constSize, " for axis ",
+             i, " of ", describeVal(x), "; expected a size >= 0, or -1 to keep the axis");
     auto extent = constExtent(id);
     if (constSize == -1 || (constSize && extent == constSize)) {
       outAxes.push_back(fusion->cloneIterDomain(id));
     } else if (isSizeOne(id)) {
-      FL_CHECK(!id->hasExpandedExtent() || !extent || !constSize ||
-                   *extent == *constSize,
-               kOp, ": axis ", i, " of ", describeVal(x),
-               " is already expanded to ", *extent,
+      FL_CHECK(!id->hasExpandedExtent() || !extent || !constSize || *extent == *constSize, kOp,
+               ": axis ", i, " of ", describeVal(x), " is already expanded to ", *extent,
                " and cannot be expanded to ", *constSize);
-      IterDomain* expanded = fusion->newIterDomain(
-          fusion->constInt(1), IterType::Broadcast, size);
+      IterDomain* expanded = fusion->newIterDomain(fusion->constInt(1), IterType::Broadcast, size);
       expanded->parallelize(id->parallelType());
       outAxes.push_back(expanded);
     } else {
-      FL_CHECK(!constSize || !extent, kOp, ": axis ", i, " of ",
-               describeVal(x), " has extent ", *extent,
-               " and is not a broadcast axis; it cannot be expanded to ",
-               *constSize, " (only size-1 axes expand; -1 keeps an axis)");
+      FL_CHECK(!constSize || !extent, kOp, ": axis ", i, " of ", describeVal(x), " has extent ",
+               *extent, " and is not a broadcast axis; it cannot be expanded to ", *constSize,
+               " (only size-1 axes expand; -1 keeps an axis)");
       outAxes.push_back(fusion->cloneIterDomain(id));
     }
   }
@@ -233,39 +216,34 @@ TensorView* reshape(TensorView* x, const std::vector<Scalar*>& shape) {
     checkIntegralScalar(kOp, shape[i], "size " + std::to_string(i));
     auto size = shape[i]->constInt();
     if (size == -1) {
-      FL_CHECK(!inferred, kOp, " of ", describeVal(x), " to ",
-               shapeToString(shape), ": sizes ", *inferred, " and ", i,
-               " are both -1; at most one size may be inferred");
+      FL_CHECK(!inferred, kOp, " of ", describeVal(x), " to ", shapeToString(shape), ": sizes ",
+               *inferred, " and ", i, " are both -1; at most one size may be inferred");
       inferred = i;
       continue;
     }
-    FL_CHECK(!size || *size >= 0, kOp, " of ", describeVal(x), " to ",
-             shapeToString(shape), ": size ", i, " is ", *size,
-             "; sizes must be >= 0, or -1 to infer one");
+    FL_CHECK(!size || *size >= 0, kOp, " of ", describeVal(x), " to ", shapeToString(shape),
+             ": size ", i, " is ", *size, "; sizes must be >= 0, or -1 to infer one");
     known = fusion->scalarBinary(BinaryOpType::Mul, known, shape[i]);
   }
 
   Scalar* numel = numelOf(x);
   auto constNumel = numel->constInt();
   auto constKnown = known->constInt();
-  const std::string what = std::string(kOp) + " of " + describeVal(x) + " " +
-                           shapeToString(x);
+  const std::string what = std::string(kOp) + " of " + describeVal(x) + " " + shapeToString(x);
   Scalar* inferredExtent = nullptr;
   if (inferred) {
     if (constNumel && constKnown) {
-      FL_CHECK(*constKnown != 0 && *constNumel % *constKnown == 0, what, " (",
-               *constNumel, " elements) to ", shapeToString(shape),
-               ": the other sizes multiply to ", *constKnown,
-               ", which does not divide ", *constNumel,
-               ", so size ", *inferred, " (-1) cannot be inferred");
+      FL_CHECK(*constKnown != 0 && *constNumel % *constKnown == 0, what, " (", *constNumel,
+               " elements) to ", shapeToString(shape), ": the other sizes multiply to ",
+               *constKnown, ", which does not divide ", *constNumel, ", so size ", *inferred,
+               " (-1) cannot be inferred");
       inferredExtent = fusion->constInt(*constNumel / *constKnown);
     } else {
       inferredExtent = fusion->scalarBinary(BinaryOpType::Div, numel, known);
     }
   } else if (constNumel && constKnown) {
-    FL_CHECK(*constNumel == *constKnown, what, " (", *constNumel,
-             " elements) to ", shapeToString(shape), " (", *constKnown,
-             " elements): the element counts must match");
+    FL_CHECK(*constNumel == *constKnown, what, " (", *constNumel, " elements) to ",
+             shapeToString(shape), " (", *constKnown, " elements): the element counts must match");
   }
 
   ir::TensorDomain domain;
@@ -273,8 +251,7 @@ TensorView* reshape(TensorView* x, const std::vector<Scalar*>& shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     Scalar* extent = (inferred == i) ? inferredExtent : shape[i];
     domain.logical.push_back(fusion->newIterDomain(
-        extent, extent->isConstInt(1) ? IterType::Broadcast
-                                      : IterType::Iteration));
+        extent, extent->isConstInt(1) ? IterType::Broadcast : IterType::Iteration));
   }
   TensorView* out = fusion->newTensorView(std::move(domain), x->dtype());
   std::vector<ir::Val*> inputs = {x};
@@ -286,9 +263,8 @@ TensorView* reshape(TensorView* x, const std::vector<Scalar*>& shape) {
 TensorView* permute(TensorView* x, const std::vector<int64_t>& dims) {
   constexpr std::string_view kOp = "permute";
   checkPresent(kOp, x, "the input");
-  FL_CHECK(static_cast<int64_t>(dims.size()) == x->rank(), kOp, ": dims ",
-           intList(dims), " has ", dims.size(), " entries but ",
-           describeVal(x), " has rank ", x->rank(),
+  FL_CHECK(static_cast<int64_t>(dims.size()) == x->rank(), kOp, ": dims ", intList(dims), " has ",
+           dims.size(), " entries but ", describeVal(x), " has rank ", x->rank(),
            "; expected a permutation of its axes");
   std::vector<int64_t> normalized = normalizeAxes(kOp, x, dims);
   const auto& axes = x->logicalNoReductions();
@@ -304,8 +280,7 @@ TensorView* permute(TensorView* x, const std::vector<int64_t>& dims) {
   return out;
 }
 
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
-                    bool squeezeExpanded) {
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims, bool squeezeExpanded) {
   constexpr std::string_view kOp = "squeeze";
   checkPresent(kOp, x, "the input");
   std::vector<int64_t> removed = normalizeAxes(kOp, x, dims);
@@ -315,23 +290,20 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
   std::vector<IterDomain*> outAxes;
   for (size_t i = 0; i < axes.size(); ++i) {
     IterDomain* id = axes[i];
-    if (!std::binary_search(removed.begin(), removed.end(),
-                            static_cast<int64_t>(i))) {
+    if (!std::binary_search(removed.begin(), removed.end(), static_cast<int64_t>(i))) {
       outAxes.push_back(fusion->cloneIterDomain(id));
       continue;
     }
     if (id->hasExpandedExtent()) {
-      FL_CHECK(squeezeExpanded, kOp, ": axis ", i, " of ", describeVal(x),
-               " ", shapeToString(x),
+      FL_CHECK(squeezeExpanded, kOp, ": axis ", i, " of ", describeVal(x), " ", shapeToString(x),
                " is an expanded broadcast; squeezing it needs "
                "squeeze_expanded=True");
       continue;
     }
     auto extent = constExtent(id);
     // Symbolic extents are checked to be 1 when the fusion runs.
-    FL_CHECK(!extent || *extent == 1, kOp, ": axis ", i, " of ",
-             describeVal(x), " ", shapeToString(x), " has extent ", *extent,
-             "; only axes of extent 1 can be squeezed");
+    FL_CHECK(!extent || *extent == 1, kOp, ": axis ", i, " of ", describeVal(x), " ",
+             shapeToString(x), " has extent ", *extent, "; only axes of extent 1 can be squeezed");
   }
   TensorView* out = fusion->newTensorView(outAxes, x->dtype());
   ExprAttrs attrs;
@@ -341,17 +313,15 @@ TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
 }
 
 TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
-                  const std::vector<Scalar*>& stops,
-                  const std::vector<Scalar*>& steps) {
+                  const std::vector<Scalar*>& stops, const std::vector<Scalar*>& steps) {
   constexpr std::string_view kOp = "slice";
   checkPresent(kOp, x, "the input");
   const auto& axes = x->logicalNoReductions();
   const size_t rank = axes.size();
-  FL_CHECK(starts.size() == rank && stops.size() == rank &&
-               (steps.empty() || steps.size() == rank),
-           kOp, ": ", describeVal(x), " has rank ", rank, " but ",
-           starts.size(), " start(s), ", stops.size(), " stop(s) and ",
-           steps.size(), " step(s) were given; expected one per axis");
+  FL_CHECK(starts.size() == rank && stops.size() == rank && (steps.empty() || steps.size() == rank),
+           kOp, ": ", describeVal(x), " has rank ", rank, " but ", starts.size(), " start(s), ",
+           stops.size(), " stop(s) and ", steps.size(),
+           " step(s) were given; expected one per axis");
   Fusion* fusion = x->fusion();
   std::vector<ir::Val*> inputs = {x};
   std::vector<IterDomain*> outAxes;
@@ -366,9 +336,8 @@ TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
     checkIntegralScalar(kOp, stop, "the stop of " + axis);
     checkIntegralScalar(kOp, step, "the step of " + axis);
     auto constStep = step->constInt();
-    FL_CHECK(!constStep || *constStep > 0, kOp, ": the step of ", axis,
-             " of ", describeVal(x), " is ", *constStep,
-             "; steps must be positive");
+    FL_CHECK(!constStep || *constStep > 0, kOp, ": the step of ", axis, " of ", describeVal(x),
+             " is ", *constStep, "; steps must be positive");
     start = normalizeBound(start, extent);
     stop = normalizeBound(stop, extent);
     auto constStart = start->constInt();
@@ -385,8 +354,7 @@ TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
       continue;
     }
     Scalar* length = fusion->scalarBinary(
-        BinaryOpType::CeilDiv,
-        fusion->scalarBinary(BinaryOpType::Sub, stop, start), step);
+        BinaryOpType::CeilDiv, fusion->scalarBinary(BinaryOpType::Sub, stop, start), step);
     IterDomain* out = nullptr;
     if (id->isBroadcast() && !length->isConstInt(0)) {
       // A slice of a broadcast axis is still a broadcast (of fewer copies).
@@ -403,16 +371,16 @@ TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
   return out;
 }
 
-TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths,
-                Scalar* value) {
+TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths, Scalar* value) {
   constexpr std::string_view kOp = "pad";
   checkPresent(kOp, x, "the input");
   const auto& axes = x->logicalNoReductions();
   const size_t rank = axes.size();
-  FL_CHECK(widths.size() % 2 == 0 && widths.size() <= 2 * rank, kOp, ": ",
-           widths.size(), " pad widths were given for ", describeVal(x),
-           " of rank ", rank, "; expected an even number (a left and a right "
-           "width per padded axis, last axis first), at most ", 2 * rank);
+  FL_CHECK(widths.size() % 2 == 0 && widths.size() <= 2 * rank, kOp, ": ", widths.size(),
+           " pad widths were given for ", describeVal(x), " of rank ", rank,
+           "; expected an even number (a left and a right "
+           "width per padded axis, last axis first), at most ",
+           2 * rank);
   Fusion* fusion = x->fusion();
   if (value == nullptr) value = zeroOf(fusion, x->dtype());
   std::vector<ir::Val*> inputs = {x, value};
@@ -426,8 +394,7 @@ TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths,
       left = widths[2 * pair];
       right = widths[2 * pair + 1];
       checkIntegralScalar(kOp, left, "pad width " + std::to_string(2 * pair));
-      checkIntegralScalar(kOp, right,
-                          "pad width " + std::to_string(2 * pair + 1));
+      checkIntegralScalar(kOp, right, "pad width " + std::to_string(2 * pair + 1));
     } else {
       left = fusion->constInt(0);
       right = fusion->constInt(0);
@@ -440,15 +407,12 @@ TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths,
       continue;
     }
     Scalar* extent = fusion->scalarBinary(
-        BinaryOpType::Add,
-        fusion->scalarBinary(BinaryOpType::Add, left,
-                             id->extentForIteration()),
+        BinaryOpType::Add, fusion->scalarBinary(BinaryOpType::Add, left, id->extentForIteration()),
         right);
     auto constExtentValue = extent->constInt();
-    FL_CHECK(!constExtentValue || *constExtentValue >= 0, kOp, ": padding axis ",
-             axis, " of ", describeVal(x), " ", shapeToString(x), " by (",
-             left->name(), ", ", right->name(), ") gives extent ",
-             *constExtentValue, "; the result must not be negative");
+    FL_CHECK(!constExtentValue || *constExtentValue >= 0, kOp, ": padding axis ", axis, " of ",
+             describeVal(x), " ", shapeToString(x), " by (", left->name(), ", ", right->name(),
+             ") gives extent ", *constExtentValue, "; the result must not be negative");
     IterDomain* out = fusion->newIterDomain(extent, IterType::Iteration);
     out->parallelize(id->parallelType());
     outAxes.push_back(out);
@@ -469,9 +433,9 @@ TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim) {
            " is 0-dim; zero-dimensional tensors cannot be concatenated");
   DataType dtype = DataType::Null;
   for (TensorView* x : xs) {
-    FL_CHECK(x->rank() == first->rank(), kOp, ": ", describeVal(first),
-             " has rank ", first->rank(), " but ", describeVal(x),
-             " has rank ", x->rank(), "; every input must have the same rank");
+    FL_CHECK(x->rank() == first->rank(), kOp, ": ", describeVal(first), " has rank ", first->rank(),
+             " but ", describeVal(x), " has rank ", x->rank(),
+             "; every input must have the same rank");
     dtype = ir::promote(dtype, x->dtype());
   }
   const int64_t catDim = normalizeAxis(kOp, first, dim);
@@ -489,8 +453,7 @@ TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim) {
     if (axis == catDim) {
       Scalar* total = fusion->constInt(0);
       for (const auto& axes : axesOf) {
-        total = fusion->scalarBinary(BinaryOpType::Add, total,
-                                     axes[axis]->extentForIteration());
+        total = fusion->scalarBinary(BinaryOpType::Add, total, axes[axis]->extentForIteration());
       }
       outAxes.push_back(fusion->newIterDomain(total, IterType::Iteration));
       continue;
@@ -499,13 +462,10 @@ TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim) {
     for (size_t i = 0; i < xs.size(); ++i) {
       auto extent = constExtent(axesOf[i][axis]);
       auto reference = constExtent(axesOf[0][axis]);
-      FL_CHECK(!extent || !reference || *extent == *reference, kOp, ": axis ",
-               axis, " has extent ", *reference, " in ", describeVal(xs[0]),
-               " but ", *extent, " in ", describeVal(xs[i]),
-               "; every axis other than the cat axis (", catDim,
-               ") must match");
-      if (axesOf[chosen][axis]->isBroadcast() &&
-          !axesOf[i][axis]->isBroadcast()) {
+      FL_CHECK(!extent || !reference || *extent == *reference, kOp, ": axis ", axis, " has extent ",
+               *reference, " in ", describeVal(xs[0]), " but ", *extent, " in ", describeVal(xs[i]),
+               "; every axis other than the cat axis (", catDim, ") must match");
+      if (axesOf[chosen][axis]->isBroadcast() && !axesOf[i][axis]->isBroadcast()) {
         chosen = i;
       }
     }
@@ -520,23 +480,19 @@ TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim) {
 
 TensorView* set(TensorView* x) { return copyOf("set", ExprType::Set, x); }
 
-TensorView* segmentSet(TensorView* x) {
-  return copyOf("segment_set", ExprType::SegmentSet, x);
-}
+TensorView* segmentSet(TensorView* x) { return copyOf("segment_set", ExprType::SegmentSet, x); }
 
 TensorView* strideOrder(TensorView* x, const std::vector<int64_t>& order) {
   constexpr std::string_view kOp = "stride_order";
   checkPresent(kOp, x, "the input");
   const int64_t rank = x->rank();
-  FL_CHECK(static_cast<int64_t>(order.size()) == rank, kOp, ": ",
-           describeVal(x), " has rank ", rank, " but the stride order ",
-           intList(order), " has ", order.size(),
+  FL_CHECK(static_cast<int64_t>(order.size()) == rank, kOp, ": ", describeVal(x), " has rank ",
+           rank, " but the stride order ", intList(order), " has ", order.size(),
            " entries; expected one per axis");
   std::vector<bool> seen(rank, false);
   for (int64_t entry : order) {
-    FL_CHECK(entry >= 0 && entry < rank && !seen[entry], kOp, ": ",
-             intList(order), " for ", describeVal(x),
-             " is not a permutation of 0..", rank - 1, " (entry ", entry,
+    FL_CHECK(entry >= 0 && entry < rank && !seen[entry], kOp, ": ", intList(order), " for ",
+             describeVal(x), " is not a permutation of 0..", rank - 1, " (entry ", entry,
              " is out of range or repeated)");
     seen[entry] = true;
   }

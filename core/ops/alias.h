@@ -41,20 +41,17 @@ TensorView* permute(TensorView* x, const std::vector<int64_t>& dims);
 //! Removes the given axes, which must be broadcast axes or have extent 1.
 //! An expanded broadcast axis (stride 0, extent > 1) is removed only with
 //! `squeezeExpanded`, as nvFuser's squeeze_expanded=True.
-TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims,
-                    bool squeezeExpanded = false);
+TensorView* squeeze(TensorView* x, const std::vector<int64_t>& dims, bool squeezeExpanded = false);
 
 //! Per axis: [start, stop) with step (positive). Missing strides mean 1.
 //! Constant bounds are clamped as Python slicing does.
 TensorView* slice(TensorView* x, const std::vector<Scalar*>& starts,
-                  const std::vector<Scalar*>& stops,
-                  const std::vector<Scalar*>& steps);
+                  const std::vector<Scalar*>& stops, const std::vector<Scalar*>& steps);
 
 //! torch.nn.functional.pad order: `widths` = [left_last, right_last,
 //! left_second_last, right_second_last, ...]; negative widths crop. `value`
 //! null means zero.
-TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths,
-                Scalar* value = nullptr);
+TensorView* pad(TensorView* x, const std::vector<Scalar*>& widths, Scalar* value = nullptr);
 
 //! Concatenates along `dim`; every other axis must agree.
 TensorView* cat(const std::vector<TensorView*>& xs, int64_t dim);

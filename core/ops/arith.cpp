@@ -29,18 +29,13 @@ UnaryKind unaryKind(UnaryOpType op) {
     case UnaryOpType::Round:
     case UnaryOpType::Trunc:
     case UnaryOpType::Frac:
-    case UnaryOpType::Relu:
-      return UnaryKind::KeepsDtype;
-    case UnaryOpType::BitwiseNot:
-      return UnaryKind::Bitwise;
-    default:
-      return UnaryKind::FloatMath;
+    case UnaryOpType::Relu: return UnaryKind::KeepsDtype;
+    case UnaryOpType::BitwiseNot: return UnaryKind::Bitwise;
+    default: return UnaryKind::FloatMath;
   }
 }
 
-bool isIntegralOrBool(DataType dtype) {
-  return ir::isIntegral(dtype) || dtype == DataType::Bool;
-}
+bool isIntegralOrBool(DataType dtype) { return ir::isIntegral(dtype) || dtype == DataType::Bool; }
 
 // Integer and bool inputs of float math (exp, atan2, lerp, ...) give Float.
 DataType floatMathDtype(DataType promoted) {
@@ -63,10 +58,8 @@ ScalarValue fromDouble(double value, DataType dtype) {
   return value;
 }
 
-std::optional<ScalarValue> foldUnary(UnaryOpType op, const ir::Scalar* x,
-                                     DataType dtype) {
-  if (!x->isConst() ||
-      (!ir::isFloatingPoint(dtype) && !ir::isIntegral(dtype))) {
+std::optional<ScalarValue> foldUnary(UnaryOpType op, const ir::Scalar* x, DataType dtype) {
+  if (!x->isConst() || (!ir::isFloatingPoint(dtype) && !ir::isIntegral(dtype))) {
     return std::nullopt;
   }
   if (ir::isIntegral(dtype)) {
@@ -91,8 +84,7 @@ std::optional<ScalarValue> foldUnary(UnaryOpType op, const ir::Scalar* x,
 
 // Folds arithmetic and comparisons of two constants; `computeDtype` is the
 // promoted operand type (integer math truncates, as C does).
-std::optional<ScalarValue> foldBinary(BinaryOpType op, const ir::Scalar* a,
-                                      const ir::Scalar* b,
+std::optional<ScalarValue> foldBinary(BinaryOpType op, const ir::Scalar* a, const ir::Scalar* b,
                                       DataType computeDtype, DataType outDtype) {
   if (!a->isConst() || !b->isConst()) return std::nullopt;
   if (isIntegralOrBool(computeDtype)) {
@@ -150,11 +142,9 @@ Val* emitElementwise(std::string_view op, ExprType type, ExprAttrs attrs,
 }
 
 void checkBitwiseOperand(std::string_view op, const Val* v, bool allowBool) {
-  const bool ok = ir::isIntegral(v->dtype()) ||
-                  (allowBool && v->dtype() == DataType::Bool);
-  FL_CHECK(ok, op, ": ", describeVal(v), " is ", ir::toString(v->dtype()),
-           "; ", op, " needs ", allowBool ? "integer or Bool" : "integer",
-           " operands");
+  const bool ok = ir::isIntegral(v->dtype()) || (allowBool && v->dtype() == DataType::Bool);
+  FL_CHECK(ok, op, ": ", describeVal(v), " is ", ir::toString(v->dtype()), "; ", op, " needs ",
+           allowBool ? "integer or Bool" : "integer", " operands");
 }
 
 bool isShift(BinaryOpType op) {
@@ -173,18 +163,11 @@ Val* unaryOp(UnaryOpType op, Val* x) {
   checkPresent(name, x, "the input");
   DataType dtype = x->dtype();
   switch (unaryKind(op)) {
-    case UnaryKind::Predicate:
-      dtype = DataType::Bool;
-      break;
-    case UnaryKind::Bitwise:
-      checkBitwiseOperand(name, x, /*allowBool=*/true);
-      break;
-    case UnaryKind::FloatMath:
-      dtype = floatMathDtype(dtype);
-      break;
+    case UnaryKind::Predicate: dtype = DataType::Bool; break;
+    case UnaryKind::Bitwise: checkBitwiseOperand(name, x, /*allowBool=*/true); break;
+    case UnaryKind::FloatMath: dtype = floatMathDtype(dtype); break;
     case UnaryKind::KeepsDtype:
-      FL_CHECK(op != UnaryOpType::Neg || dtype != DataType::Bool,
-               "neg: ", describeVal(x),
+      FL_CHECK(op != UnaryOpType::Neg || dtype != DataType::Bool, "neg: ", describeVal(x),
                " is Bool; negation of Bool is not supported (use "
                "logical_not)");
       break;
@@ -213,14 +196,12 @@ Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
   } else if (op == BinaryOpType::Atan2) {
     dtype = floatMathDtype(computeDtype);
   } else if (op == BinaryOpType::Sub) {
-    FL_CHECK(computeDtype != DataType::Bool, "sub: ", describeVal(a), " and ",
-             describeVal(b),
+    FL_CHECK(computeDtype != DataType::Bool, "sub: ", describeVal(a), " and ", describeVal(b),
              " are Bool; subtraction of Bool is not supported (use "
              "logical_xor or bitwise_xor)");
   }
   if (a->isA<Scalar>() && b->isA<Scalar>()) {
-    if (auto folded = foldBinary(op, a->as<Scalar>(), b->as<Scalar>(),
-                                 computeDtype, dtype)) {
+    if (auto folded = foldBinary(op, a->as<Scalar>(), b->as<Scalar>(), computeDtype, dtype)) {
       return a->fusion()->newConstant(*folded, dtype);
     }
   }
@@ -243,8 +224,8 @@ Val* where(Val* condition, Val* a, Val* b) {
   checkPresent("where", condition, "the condition");
   checkPresent("where", a, "the second operand");
   checkPresent("where", b, "the third operand");
-  FL_CHECK(condition->dtype() == DataType::Bool, "where: the condition ",
-           describeVal(condition), " is ", ir::toString(condition->dtype()),
+  FL_CHECK(condition->dtype() == DataType::Bool, "where: the condition ", describeVal(condition),
+           " is ", ir::toString(condition->dtype()),
            "; expected Bool (compare with ne(x, 0) first)");
   DataType dtype = promoteElementwise({a, b});
   // torch.where(cond, 1.0, 0.0): python numbers give the default dtypes.
@@ -254,8 +235,7 @@ Val* where(Val* condition, Val* a, Val* b) {
   }
   ExprAttrs attrs;
   attrs.ternaryOp = TernaryOpType::Where;
-  return emitElementwise("where", ExprType::Ternary, attrs, {condition, a, b},
-                         dtype);
+  return emitElementwise("where", ExprType::Ternary, attrs, {condition, a, b}, dtype);
 }
 
 Val* lerp(Val* start, Val* end, Val* weight) {
@@ -264,19 +244,18 @@ Val* lerp(Val* start, Val* end, Val* weight) {
   checkPresent("lerp", weight, "weight");
   ExprAttrs attrs;
   attrs.ternaryOp = TernaryOpType::Lerp;
-  return emitElementwise(
-      "lerp", ExprType::Ternary, attrs, {start, end, weight},
-      floatMathDtype(promoteElementwise({start, end, weight})));
+  return emitElementwise("lerp", ExprType::Ternary, attrs, {start, end, weight},
+                         floatMathDtype(promoteElementwise({start, end, weight})));
 }
 
 Val* clamp(Val* x, Val* min, Val* max) {
   checkPresent("clamp", x, "the input");
   checkPresent("clamp", min, "min");
   checkPresent("clamp", max, "max");
-  FL_CHECK(min->isA<Scalar>(), "clamp: min must be a scalar, but ",
-           describeVal(min), " is a tensor");
-  FL_CHECK(max->isA<Scalar>(), "clamp: max must be a scalar, but ",
-           describeVal(max), " is a tensor");
+  FL_CHECK(min->isA<Scalar>(), "clamp: min must be a scalar, but ", describeVal(min),
+           " is a tensor");
+  FL_CHECK(max->isA<Scalar>(), "clamp: max must be a scalar, but ", describeVal(max),
+           " is a tensor");
   ExprAttrs attrs;
   attrs.ternaryOp = TernaryOpType::Clamp;
   return emitElementwise("clamp", ExprType::Ternary, attrs, {x, min, max},
@@ -288,8 +267,8 @@ Val* addcmul(Val* a, Val* b, Val* c, Val* value) {
   checkPresent("addcmul", b, "tensor1");
   checkPresent("addcmul", c, "tensor2");
   checkPresent("addcmul", value, "value");
-  FL_CHECK(value->isA<Scalar>(), "addcmul: value must be a scalar, but ",
-           describeVal(value), " is a tensor");
+  FL_CHECK(value->isA<Scalar>(), "addcmul: value must be a scalar, but ", describeVal(value),
+           " is a tensor");
   ExprAttrs attrs;
   attrs.ternaryOp = TernaryOpType::Addcmul;
   return emitElementwise("addcmul", ExprType::Ternary, attrs, {a, b, c, value},
@@ -298,8 +277,8 @@ Val* addcmul(Val* a, Val* b, Val* c, Val* value) {
 
 Val* cast(Val* x, DataType dtype) {
   checkPresent("cast", x, "the input");
-  FL_CHECK(dtype != DataType::Null, "cast: the target dtype of ",
-           describeVal(x), " is DataType.Null; expected a concrete dtype");
+  FL_CHECK(dtype != DataType::Null, "cast: the target dtype of ", describeVal(x),
+           " is DataType.Null; expected a concrete dtype");
   if (x->dtype() == dtype) return x;
   if (auto* s = x->as<Scalar>(); s != nullptr && s->isConst()) {
     return x->fusion()->newConstant(convertConstant(s, dtype), dtype);
@@ -307,14 +286,12 @@ Val* cast(Val* x, DataType dtype) {
   return emitElementwise("cast", ExprType::Cast, {}, {x}, dtype);
 }
 
-TensorView* reduction(ReductionOpType op, TensorView* x,
-                      const std::vector<int64_t>& axes, bool keepDim,
-                      DataType dtype) {
+TensorView* reduction(ReductionOpType op, TensorView* x, const std::vector<int64_t>& axes,
+                      bool keepDim, DataType dtype) {
   const std::string name(ir::toString(op));
   checkPresent(name, x, "the input");
   const std::vector<int64_t> reduced = reductionAxes(name, x, axes);
-  const bool accumulates = op == ReductionOpType::Sum ||
-                           op == ReductionOpType::Prod;
+  const bool accumulates = op == ReductionOpType::Sum || op == ReductionOpType::Prod;
   if (dtype == DataType::Null && accumulates && isIntegralOrBool(x->dtype())) {
     dtype = DataType::Int;  // torch.sum of Bool/Int32 gives int64
   }
@@ -323,8 +300,7 @@ TensorView* reduction(ReductionOpType op, TensorView* x,
   if (reduced.empty()) return set(in);
 
   ir::Fusion* fusion = in->fusion();
-  TensorView* out =
-      fusion->newTensorView(reductionDomain(in, reduced), in->dtype());
+  TensorView* out = fusion->newTensorView(reductionDomain(in, reduced), in->dtype());
   ExprAttrs attrs;
   attrs.reductionOp = op;
   attrs.axes = reduced;
@@ -333,8 +309,7 @@ TensorView* reduction(ReductionOpType op, TensorView* x,
   return out;
 }
 
-TensorView* sum(TensorView* x, const std::vector<int64_t>& axes, bool keepDim,
-                DataType dtype) {
+TensorView* sum(TensorView* x, const std::vector<int64_t>& axes, bool keepDim, DataType dtype) {
   return reduction(ReductionOpType::Sum, x, axes, keepDim, dtype);
 }
 

@@ -59,10 +59,9 @@ Val* cast(Val* x, DataType dtype);
 //! domain; with keepDim a Broadcast re-inserts size-1 axes. `dtype` (Null =
 //! keep; Sum/Prod of Bool/Int32 promote to Int, as torch.sum does) casts the
 //! input first. Reducing no axes is a Set (a copy), as in nvFuser.
-TensorView* reduction(ReductionOpType op, TensorView* x,
-                      const std::vector<int64_t>& axes, bool keepDim = false,
-                      DataType dtype = DataType::Null);
-TensorView* sum(TensorView* x, const std::vector<int64_t>& axes,
-                bool keepDim = false, DataType dtype = DataType::Null);
+TensorView* reduction(ReductionOpType op, TensorView* x, const std::vector<int64_t>& axes,
+                      bool keepDim = false, DataType dtype = DataType::Null);
+TensorView* sum(TensorView* x, const std::vector<int64_t>& axes, bool keepDim = false,
+                DataType dtype = DataType::Null);
 
 }  // namespace fuserlab::ops

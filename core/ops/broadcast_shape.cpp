@@ -23,21 +23,18 @@ std::optional<int64_t> extentToMatch(const ir::IterDomain* id) {
 }  // namespace
 
 ir::DataType promoteElementwise(const std::vector<ir::Val*>& operands) {
-  const bool hasRanked = std::any_of(
-      operands.begin(), operands.end(),
-      [](const ir::Val* v) { return asRankedTensor(v) != nullptr; });
+  const bool hasRanked = std::any_of(operands.begin(), operands.end(),
+                                     [](const ir::Val* v) { return asRankedTensor(v) != nullptr; });
   std::vector<ir::DataType> tensorDtypes;
   std::vector<ir::DataType> scalarDtypes;
   for (const ir::Val* v : operands) {
-    const bool asTensor =
-        v->isA<ir::TensorView>() && (!hasRanked || asRankedTensor(v));
+    const bool asTensor = v->isA<ir::TensorView>() && (!hasRanked || asRankedTensor(v));
     (asTensor ? tensorDtypes : scalarDtypes).push_back(v->dtype());
   }
   return ir::promoteOperands(tensorDtypes, scalarDtypes);
 }
 
-ir::IterDomain* broadcastAxis(std::string_view op,
-                              const std::vector<AlignedAxis>& axes,
+ir::IterDomain* broadcastAxis(std::string_view op, const std::vector<AlignedAxis>& axes,
                               int64_t axis) {
   FL_ASSERT(!axes.empty(), "broadcastAxis needs at least one axis");
   const AlignedAxis* reference = nullptr;
@@ -50,17 +47,15 @@ ir::IterDomain* broadcastAxis(std::string_view op,
       referenceExtent = extent;
       continue;
     }
-    FL_CHECK(*extent == *referenceExtent, op, ": axis ", axis, " has extent ",
-             *referenceExtent, " in ", describeVal(reference->tv), " but ",
-             *extent, " in ", describeVal(a.tv),
+    FL_CHECK(*extent == *referenceExtent, op, ": axis ", axis, " has extent ", *referenceExtent,
+             " in ", describeVal(reference->tv), " but ", *extent, " in ", describeVal(a.tv),
              "; extents must match unless one is a broadcast (size 1) axis");
   }
 
   const AlignedAxis* chosen = nullptr;
   for (const AlignedAxis& a : axes) {
     if (a.id->isBroadcast()) continue;
-    if (chosen == nullptr ||
-        (!constExtent(chosen->id) && constExtent(a.id))) {
+    if (chosen == nullptr || (!constExtent(chosen->id) && constExtent(a.id))) {
       chosen = &a;
     }
   }
@@ -69,8 +64,7 @@ ir::IterDomain* broadcastAxis(std::string_view op,
     chosen = &axes.front();
     for (const AlignedAxis& a : axes) {
       if (a.id->hasExpandedExtent() &&
-          (!chosen->id->hasExpandedExtent() ||
-           (!constExtent(chosen->id) && constExtent(a.id)))) {
+          (!chosen->id->hasExpandedExtent() || (!constExtent(chosen->id) && constExtent(a.id)))) {
         chosen = &a;
       }
     }
@@ -78,17 +72,16 @@ ir::IterDomain* broadcastAxis(std::string_view op,
   return chosen->id->fusion()->cloneIterDomain(chosen->id);
 }
 
-std::vector<ir::IterDomain*> broadcastDomain(
-    std::string_view op, const std::vector<ir::Val*>& operands) {
+std::vector<ir::IterDomain*> broadcastDomain(std::string_view op,
+                                             const std::vector<ir::Val*>& operands) {
   std::vector<const ir::TensorView*> ranked;
   std::vector<std::vector<ir::IterDomain*>> axesOf;
   for (const ir::Val* v : operands) {
     const ir::TensorView* tv = asRankedTensor(v);
     if (tv == nullptr) continue;
     if (!ranked.empty()) {
-      FL_CHECK(tv->rank() == ranked.front()->rank(), op, ": ",
-               describeVal(ranked.front()), " has rank ",
-               ranked.front()->rank(), " but ", describeVal(tv), " has rank ",
+      FL_CHECK(tv->rank() == ranked.front()->rank(), op, ": ", describeVal(ranked.front()),
+               " has rank ", ranked.front()->rank(), " but ", describeVal(tv), " has rank ",
                tv->rank(),
                "; elementwise operands must have the same rank (use "
                "broadcast_in_dim)");
@@ -109,18 +102,15 @@ std::vector<ir::IterDomain*> broadcastDomain(
   return out;
 }
 
-ir::Val* newElementwiseOutput(std::string_view op,
-                              const std::vector<ir::Val*>& operands,
+ir::Val* newElementwiseOutput(std::string_view op, const std::vector<ir::Val*>& operands,
                               ir::DataType dtype) {
   FL_ASSERT(!operands.empty(), op, " has no operands");
   ir::Fusion* fusion = operands.front()->fusion();
   for (const ir::Val* v : operands) {
-    FL_ASSERT(v->fusion() == fusion, op, ": operand ", v->name(),
-              " belongs to another Fusion");
+    FL_ASSERT(v->fusion() == fusion, op, ": operand ", v->name(), " belongs to another Fusion");
   }
-  const bool anyTensor =
-      std::any_of(operands.begin(), operands.end(),
-                  [](const ir::Val* v) { return v->isA<ir::TensorView>(); });
+  const bool anyTensor = std::any_of(operands.begin(), operands.end(),
+                                     [](const ir::Val* v) { return v->isA<ir::TensorView>(); });
   if (!anyTensor) return fusion->newScalar(dtype);
   return fusion->newTensorView(broadcastDomain(op, operands), dtype);
 }

@@ -28,18 +28,16 @@ struct AlignedAxis {
 //! first non-broadcast axis (one with a constant extent preferred), else a
 //! broadcast one (an expanded one preferred). Disagreeing constant extents
 //! are a UserError naming `op`, the axis, both tensors and both extents.
-ir::IterDomain* broadcastAxis(std::string_view op,
-                              const std::vector<AlignedAxis>& axes,
+ir::IterDomain* broadcastAxis(std::string_view op, const std::vector<AlignedAxis>& axes,
                               int64_t axis);
 
 //! Fresh output axes of an elementwise op; empty when no operand has rank > 0.
-std::vector<ir::IterDomain*> broadcastDomain(
-    std::string_view op, const std::vector<ir::Val*>& operands);
+std::vector<ir::IterDomain*> broadcastDomain(std::string_view op,
+                                             const std::vector<ir::Val*>& operands);
 
 //! The output of an elementwise op: a TensorView over broadcastDomain if
 //! any operand is a tensor, else a symbolic Scalar.
-ir::Val* newElementwiseOutput(std::string_view op,
-                              const std::vector<ir::Val*>& operands,
+ir::Val* newElementwiseOutput(std::string_view op, const std::vector<ir::Val*>& operands,
                               ir::DataType dtype);
 
 }  // namespace fuserlab::ops

@@ -13,12 +13,11 @@ ir::TensorView* matmul(ir::TensorView* a, ir::TensorView* b);
 
 //! torch.nn.functional.linear: a [..., K], weight [N, K] (or [K]),
 //! bias [N] or null. Output [..., N].
-ir::TensorView* linear(ir::TensorView* a, ir::TensorView* weight,
-                       ir::TensorView* bias = nullptr);
+ir::TensorView* linear(ir::TensorView* a, ir::TensorView* weight, ir::TensorView* bias = nullptr);
 
 struct SdpaResult {
-  ir::TensorView* output;     //!< [N, H, L, Ev]
-  ir::TensorView* logSumExp;  //!< [N, H, L], Float
+  ir::TensorView* output;        //!< [N, H, L, Ev]
+  ir::TensorView* logSumExp;     //!< [N, H, L], Float
   ir::TensorView* philoxSeed;    //!< 0-dim Int (cpu)
   ir::TensorView* philoxOffset;  //!< 0-dim Int (cpu)
 };
@@ -26,9 +25,8 @@ struct SdpaResult {
 //! Flash-attention forward on q [N, H, L, E], k [N, H, S, E], v [N, H, S, Ev]
 //! (Half or BFloat16). `dropoutP` and `isCausal` are scalars (null = 0 and
 //! false); `scale` null means 1/sqrt(E).
-SdpaResult sdpfaFwd(ir::TensorView* q, ir::TensorView* k, ir::TensorView* v,
-                    ir::Scalar* dropoutP, ir::Scalar* isCausal,
-                    ir::Scalar* scale);
+SdpaResult sdpfaFwd(ir::TensorView* q, ir::TensorView* k, ir::TensorView* v, ir::Scalar* dropoutP,
+                    ir::Scalar* isCausal, ir::Scalar* scale);
 
 struct SdpaBwdResult {
   ir::TensorView* gradQuery;  //!< like the query
@@ -41,11 +39,9 @@ struct SdpaBwdResult {
 //! logsumexp [N, H, L] (Float). `dropoutP`, `isCausal` and `scale` as in
 //! sdpfaFwd; `philoxSeed` and `philoxOffset` are the forward's 0-dim outputs
 //! (or null: no dropout state).
-SdpaBwdResult sdpfaBwd(ir::TensorView* gradOutput, ir::TensorView* q,
-                       ir::TensorView* k, ir::TensorView* v,
-                       ir::TensorView* output, ir::TensorView* logSumExp,
-                       ir::Scalar* dropoutP, ir::Scalar* isCausal,
-                       ir::TensorView* philoxSeed, ir::TensorView* philoxOffset,
-                       ir::Scalar* scale);
+SdpaBwdResult sdpfaBwd(ir::TensorView* gradOutput, ir::TensorView* q, ir::TensorView* k,
+                       ir::TensorView* v, ir::TensorView* output, ir::TensorView* logSumExp,
+                       ir::Scalar* dropoutP, ir::Scalar* isCausal, ir::TensorView* philoxSeed,
+                       ir::TensorView* philoxOffset, ir::Scalar* scale);
 
 }  // namespace fuserlab::ops

@@ -12,52 +12,44 @@ using ir::Scalar;
 constexpr std::string_view kOp = "embedding_fwd";
 
 void checkNumber(const Scalar* scalar, std::string_view what) {
-  FL_CHECK(ir::isFloatingPoint(scalar->dtype()) ||
-               ir::isIntegral(scalar->dtype()),
-           kOp, ": ", what, " ", describeVal(scalar), " is ",
-           ir::toString(scalar->dtype()), "; expected a number");
+  FL_CHECK(ir::isFloatingPoint(scalar->dtype()) || ir::isIntegral(scalar->dtype()), kOp, ": ", what,
+           " ", describeVal(scalar), " is ", ir::toString(scalar->dtype()), "; expected a number");
 }
 
 void checkBool(const Scalar* scalar, std::string_view what) {
-  FL_CHECK(scalar->dtype() == DataType::Bool, kOp, ": ", what, " ",
-           describeVal(scalar), " is ", ir::toString(scalar->dtype()),
-           "; expected a Bool");
+  FL_CHECK(scalar->dtype() == DataType::Bool, kOp, ": ", what, " ", describeVal(scalar), " is ",
+           ir::toString(scalar->dtype()), "; expected a Bool");
 }
 
 }  // namespace
 
-ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight,
-                             Scalar* paddingIdx, Scalar* maxNorm,
-                             Scalar* normType, Scalar* scaleGradByFreq,
+ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight, Scalar* paddingIdx,
+                             Scalar* maxNorm, Scalar* normType, Scalar* scaleGradByFreq,
                              Scalar* sparse) {
   checkPresent(kOp, input, "the input");
   checkPresent(kOp, weight, "the weight");
-  FL_CHECK(ir::isIntegral(input->dtype()), kOp, ": the input ",
-           describeVal(input), " is ", ir::toString(input->dtype()),
-           "; expected integer indices (Int32 or Int)");
+  FL_CHECK(ir::isIntegral(input->dtype()), kOp, ": the input ", describeVal(input), " is ",
+           ir::toString(input->dtype()), "; expected integer indices (Int32 or Int)");
   FL_CHECK(input->rank() >= 1, kOp, ": the input ", describeVal(input),
            " is 0-dim; expected at least one axis of indices");
-  FL_CHECK(weight->rank() == 2, kOp, ": the weight ", describeVal(weight),
-           " has rank ", weight->rank(),
-           "; expected 2 axes [num_embeddings, embedding_dim]");
+  FL_CHECK(weight->rank() == 2, kOp, ": the weight ", describeVal(weight), " has rank ",
+           weight->rank(), "; expected 2 axes [num_embeddings, embedding_dim]");
   const auto& weightAxes = weight->logicalNoReductions();
   ir::Fusion* fusion = input->fusion();
   if (paddingIdx != nullptr) {
     checkIntegralScalar(kOp, paddingIdx, "padding_idx");
     const auto rows = constExtent(weightAxes[0]);
     const auto padding = paddingIdx->constInt();
-    FL_CHECK(!rows || !padding || (*padding >= -*rows && *padding < *rows),
-             kOp, ": padding_idx ", *padding, " is out of range for ",
-             describeVal(weight), " of ", *rows,
+    FL_CHECK(!rows || !padding || (*padding >= -*rows && *padding < *rows), kOp, ": padding_idx ",
+             *padding, " is out of range for ", describeVal(weight), " of ", *rows,
              " embeddings (expected -num_embeddings <= padding_idx < "
              "num_embeddings)");
   }
   if (maxNorm != nullptr) {
     checkNumber(maxNorm, "max_norm");
     FL_CHECK(ir::isFloatingPoint(weight->dtype()), kOp,
-             ": max_norm renormalizes rows of the weight ", describeVal(weight),
-             ", which is ", ir::toString(weight->dtype()),
-             "; expected a floating-point weight");
+             ": max_norm renormalizes rows of the weight ", describeVal(weight), ", which is ",
+             ir::toString(weight->dtype()), "; expected a floating-point weight");
   }
   if (normType == nullptr) normType = fusion->constDouble(2.0);
   if (scaleGradByFreq == nullptr) scaleGradByFreq = fusion->constBool(false);
@@ -72,8 +64,7 @@ ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight,
   }
   axes.push_back(fusion->cloneIterDomain(weightAxes[1]));
   ir::TensorView* out = fusion->newTensorView(axes, weight->dtype());
-  std::vector<ir::Val*> inputs = {input, weight, normType, scaleGradByFreq,
-                                  sparse};
+  std::vector<ir::Val*> inputs = {input, weight, normType, scaleGradByFreq, sparse};
   ir::ExprAttrs attrs;
   attrs.flags = {paddingIdx != nullptr, maxNorm != nullptr};
   if (paddingIdx != nullptr) inputs.push_back(paddingIdx);

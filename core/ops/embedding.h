@@ -15,9 +15,8 @@ namespace fuserlab::ops {
 //! whose norm_type-norm exceeds it are scaled down to it, as torch renorms
 //! them), norm_type (default 2.0), scale_grad_by_freq and sparse (Bool,
 //! default False).
-ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight,
-                             ir::Scalar* paddingIdx, ir::Scalar* maxNorm,
-                             ir::Scalar* normType, ir::Scalar* scaleGradByFreq,
+ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight, ir::Scalar* paddingIdx,
+                             ir::Scalar* maxNorm, ir::Scalar* normType, ir::Scalar* scaleGradByFreq,
                              ir::Scalar* sparse);
 
 }  // namespace fuserlab::ops

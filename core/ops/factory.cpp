@@ -21,15 +21,14 @@ using ir::TensorView;
 
 void checkIndexTensor(std::string_view op, const TensorView* index) {
   checkPresent(op, index, "the index");
-  FL_CHECK(ir::isIntegral(index->dtype()), op, ": the index ",
-           describeVal(index), " is ", ir::toString(index->dtype()),
-           "; expected Int32 or Int");
+  FL_CHECK(ir::isIntegral(index->dtype()), op, ": the index ", describeVal(index), " is ",
+           ir::toString(index->dtype()), "; expected Int32 or Int");
 }
 
 }  // namespace
 
-TensorView* full(Fusion& fusion, const std::vector<Scalar*>& shape,
-                 Scalar* fillValue, DataType dtype) {
+TensorView* full(Fusion& fusion, const std::vector<Scalar*>& shape, Scalar* fillValue,
+                 DataType dtype) {
   constexpr std::string_view kOp = "full";
   checkPresent(kOp, fillValue, "fill_value");
   FL_CHECK(dtype != DataType::Null, kOp,
@@ -38,10 +37,10 @@ TensorView* full(Fusion& fusion, const std::vector<Scalar*>& shape,
   for (size_t i = 0; i < shape.size(); ++i) {
     checkIntegralScalar(kOp, shape[i], "shape[" + std::to_string(i) + "]");
     auto size = shape[i]->constInt();
-    FL_CHECK(!size || *size >= 0, kOp, ": shape[", i, "] is ", *size,
-             " in ", shapeToString(shape), "; sizes must be >= 0");
-    axes.push_back(fusion.newIterDomain(
-        shape[i], size == 1 ? IterType::Broadcast : IterType::Iteration));
+    FL_CHECK(!size || *size >= 0, kOp, ": shape[", i, "] is ", *size, " in ", shapeToString(shape),
+             "; sizes must be >= 0");
+    axes.push_back(
+        fusion.newIterDomain(shape[i], size == 1 ? IterType::Broadcast : IterType::Iteration));
   }
   TensorView* out = fusion.newTensorView(axes, dtype);
   std::vector<ir::Val*> inputs(shape.begin(), shape.end());
@@ -52,16 +51,14 @@ TensorView* full(Fusion& fusion, const std::vector<Scalar*>& shape,
   return out;
 }
 
-TensorView* iota(Fusion& fusion, Scalar* length, Scalar* start, Scalar* step,
-                 DataType dtype) {
+TensorView* iota(Fusion& fusion, Scalar* length, Scalar* start, Scalar* step, DataType dtype) {
   constexpr std::string_view kOp = "iota";
   checkIntegralScalar(kOp, length, "length");
-  FL_CHECK(ir::isIntegral(dtype) || ir::isFloatingPoint(dtype), kOp,
-           ": dtype is ", ir::toString(dtype),
-           "; expected an integer or floating-point dtype");
+  FL_CHECK(ir::isIntegral(dtype) || ir::isFloatingPoint(dtype), kOp, ": dtype is ",
+           ir::toString(dtype), "; expected an integer or floating-point dtype");
   auto constLength = length->constInt();
-  FL_CHECK(!constLength || *constLength >= 0, kOp, ": length is ",
-           *constLength, "; expected a length >= 0");
+  FL_CHECK(!constLength || *constLength >= 0, kOp, ": length is ", *constLength,
+           "; expected a length >= 0");
   const bool integral = ir::isIntegral(dtype);
   if (start == nullptr) {
     start = integral ? fusion.constInt(0) : fusion.constDouble(0.0);
@@ -70,12 +67,11 @@ TensorView* iota(Fusion& fusion, Scalar* length, Scalar* start, Scalar* step,
     step = integral ? fusion.constInt(1) : fusion.constDouble(1.0);
   }
   for (const Scalar* s : {start, step}) {
-    FL_CHECK(s->dtype() != DataType::Bool, kOp, ": ",
-             s == start ? "start" : "step", " ", describeVal(s),
-             " is Bool; expected a number");
+    FL_CHECK(s->dtype() != DataType::Bool, kOp, ": ", s == start ? "start" : "step", " ",
+             describeVal(s), " is Bool; expected a number");
   }
-  TensorView* out = fusion.newTensorView(
-      {fusion.newIterDomain(length, IterType::Iteration)}, dtype);
+  TensorView* out =
+      fusion.newTensorView({fusion.newIterDomain(length, IterType::Iteration)}, dtype);
   ExprAttrs attrs;
   attrs.dtype = dtype;
   fusion.newExpr(ExprType::Iota, {length, start, step}, {out}, attrs);
@@ -86,16 +82,15 @@ TensorView* indexSelect(TensorView* x, TensorView* index, int64_t dim) {
   constexpr std::string_view kOp = "index_select";
   checkPresent(kOp, x, "the input");
   checkIndexTensor(kOp, index);
-  FL_CHECK(index->rank() == 1, kOp, ": the index ", describeVal(index),
-           " has rank ", index->rank(), "; expected a 1-D index");
+  FL_CHECK(index->rank() == 1, kOp, ": the index ", describeVal(index), " has rank ", index->rank(),
+           "; expected a 1-D index");
   const int64_t axis = normalizeAxis(kOp, x, dim);
   Fusion* fusion = x->fusion();
   const auto& axes = x->logicalNoReductions();
   std::vector<IterDomain*> outAxes;
   for (size_t i = 0; i < axes.size(); ++i) {
     const IterDomain* source =
-        static_cast<int64_t>(i) == axis ? index->logicalNoReductions()[0]
-                                        : axes[i];
+        static_cast<int64_t>(i) == axis ? index->logicalNoReductions()[0] : axes[i];
     outAxes.push_back(fusion->cloneIterDomain(source));
   }
   TensorView* out = fusion->newTensorView(outAxes, x->dtype());
@@ -116,20 +111,17 @@ TensorView* select(TensorView* x, Scalar* index, int64_t dim) {
   Scalar* extent = x->logicalNoReductions()[axis]->extentForIteration();
   if (const std::optional<int64_t> constant = index->constInt()) {
     const std::optional<int64_t> size = extent->constInt();
-    FL_CHECK(!size || (*constant >= -*size && *constant < *size), kOp,
-             ": index ", *constant, " is out of range for axis ", axis, " of ",
-             describeVal(x), " ", shapeToString(x), " (expected ", -*size,
-             " <= index < ", *size, ")");
+    FL_CHECK(!size || (*constant >= -*size && *constant < *size), kOp, ": index ", *constant,
+             " is out of range for axis ", axis, " of ", describeVal(x), " ", shapeToString(x),
+             " (expected ", -*size, " <= index < ", *size, ")");
     if (*constant < 0) {
       index = size ? fusion.constInt(*constant + *size)
-                   : fusion.scalarBinary(BinaryOpType::Add, extent,
-                                         fusion.constInt(*constant));
+                   : fusion.scalarBinary(BinaryOpType::Add, extent, fusion.constInt(*constant));
     }
   } else {
     // Counted from the end when negative: index + extent * (index < 0).
     Val* negative = binaryOp(BinaryOpType::Lt, index, fusion.constInt(0));
-    Val* shift = binaryOp(BinaryOpType::Mul, cast(negative, DataType::Int),
-                          extent);
+    Val* shift = binaryOp(BinaryOpType::Mul, cast(negative, DataType::Int), extent);
     index = binaryOp(BinaryOpType::Add, index, shift)->as<Scalar>();
   }
   // Every axis whole but `axis`, which keeps [index, index + 1).
@@ -145,9 +137,8 @@ TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim) {
   constexpr std::string_view kOp = "take_along_axis";
   checkPresent(kOp, x, "the input");
   checkIndexTensor(kOp, index);
-  FL_CHECK(index->rank() == x->rank(), kOp, ": the index ",
-           describeVal(index), " has rank ", index->rank(), " but ",
-           describeVal(x), " has rank ", x->rank(),
+  FL_CHECK(index->rank() == x->rank(), kOp, ": the index ", describeVal(index), " has rank ",
+           index->rank(), " but ", describeVal(x), " has rank ", x->rank(),
            "; expected the same rank");
   const int64_t axis = normalizeAxis(kOp, x, dim);
   Fusion* fusion = x->fusion();
@@ -159,10 +150,9 @@ TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim) {
         !indexAxes[i]->isBroadcast()) {
       auto extent = constExtent(axes[i]);
       auto indexExtent = constExtent(indexAxes[i]);
-      FL_CHECK(!extent || !indexExtent || *extent == *indexExtent, kOp,
-               ": axis ", i, " has extent ", *extent, " in ", describeVal(x),
-               " but ", *indexExtent, " in the index ", describeVal(index),
-               "; axes other than ", axis, " must match");
+      FL_CHECK(!extent || !indexExtent || *extent == *indexExtent, kOp, ": axis ", i,
+               " has extent ", *extent, " in ", describeVal(x), " but ", *indexExtent,
+               " in the index ", describeVal(index), "; axes other than ", axis, " must match");
     }
     outAxes.push_back(fusion->cloneIterDomain(indexAxes[i]));
   }

@@ -14,13 +14,12 @@ ir::TensorView* full(ir::Fusion& fusion, const std::vector<ir::Scalar*>& shape,
 
 //! [start, start + step, ...] of `length` elements; start/step may be null
 //! (0 and 1).
-ir::TensorView* iota(ir::Fusion& fusion, ir::Scalar* length, ir::Scalar* start,
-                     ir::Scalar* step, ir::DataType dtype);
+ir::TensorView* iota(ir::Fusion& fusion, ir::Scalar* length, ir::Scalar* start, ir::Scalar* step,
+                     ir::DataType dtype);
 
 //! torch.index_select: `index` is a 1-D Int32/Int tensor; output axis `dim`
 //! has the index's extent.
-ir::TensorView* indexSelect(ir::TensorView* x, ir::TensorView* index,
-                            int64_t dim);
+ir::TensorView* indexSelect(ir::TensorView* x, ir::TensorView* index, int64_t dim);
 
 //! torch.select: `x` at the integer scalar `index` of axis `dim`, that axis
 //! removed. A negative index counts from the end, as in torch. Built as
@@ -31,7 +30,6 @@ ir::TensorView* indexSelect(ir::TensorView* x, ir::TensorView* index,
 ir::TensorView* select(ir::TensorView* x, ir::Scalar* index, int64_t dim);
 
 //! torch.take_along_dim: `index` has x's rank; its shape is the output's.
-ir::TensorView* takeAlongAxis(ir::TensorView* x, ir::TensorView* index,
-                              int64_t dim);
+ir::TensorView* takeAlongAxis(ir::TensorView* x, ir::TensorView* index, int64_t dim);
 
 }  // namespace fuserlab::ops

@@ -30,36 +30,30 @@ struct WelfordWithAxes {
   std::vector<int64_t> axes;
 };
 
-WelfordWithAxes welfordFor(std::string_view op, TensorView* x,
-                           const std::vector<int64_t>& axes) {
+WelfordWithAxes welfordFor(std::string_view op, TensorView* x, const std::vector<int64_t>& axes) {
   checkPresent(op, x, "the input");
   std::vector<int64_t> reduced = reductionAxes(op, x, axes);
-  FL_CHECK(!reduced.empty(), op, ": no axes of ", describeVal(x), " (rank ",
-           x->rank(), ") were given; expected at least one axis to reduce");
+  FL_CHECK(!reduced.empty(), op, ": no axes of ", describeVal(x), " (rank ", x->rank(),
+           ") were given; expected at least one axis to reduce");
   TensorView* in = welfordInput(x);
   ir::Fusion* fusion = in->fusion();
   WelfordResult result;
   result.avg = fusion->newTensorView(reductionDomain(in, reduced), in->dtype());
-  result.varSum =
-      fusion->newTensorView(reductionDomain(in, reduced), in->dtype());
-  result.count =
-      fusion->newTensorView(reductionDomain(in, reduced), DataType::Int);
+  result.varSum = fusion->newTensorView(reductionDomain(in, reduced), in->dtype());
+  result.count = fusion->newTensorView(reductionDomain(in, reduced), DataType::Int);
   ir::ExprAttrs attrs;
   attrs.axes = reduced;
-  fusion->newExpr(ir::ExprType::Welford, {in},
-                  {result.avg, result.varSum, result.count}, attrs);
+  fusion->newExpr(ir::ExprType::Welford, {in}, {result.avg, result.varSum, result.count}, attrs);
   return {result, in, reduced};
 }
 
 // N - correction, where N is the number of elements each output reduces.
-Scalar* divisor(const TensorView* in, const std::vector<int64_t>& axes,
-                double correction) {
+Scalar* divisor(const TensorView* in, const std::vector<int64_t>& axes, double correction) {
   ir::Fusion* fusion = in->fusion();
   const auto& logical = in->logicalNoReductions();
   Scalar* count = fusion->constInt(1);
   for (int64_t axis : axes) {
-    count = fusion->scalarBinary(BinaryOpType::Mul, count,
-                                 logical[axis]->extentForIteration());
+    count = fusion->scalarBinary(BinaryOpType::Mul, count, logical[axis]->extentForIteration());
   }
   // An integral correction (the usual 0 or 1) keeps constant folding exact.
   Scalar* corr = correction == std::trunc(correction)
@@ -68,16 +62,13 @@ Scalar* divisor(const TensorView* in, const std::vector<int64_t>& axes,
   return fusion->scalarBinary(BinaryOpType::Sub, count, corr);
 }
 
-VarMeanResult varMeanFor(std::string_view op, TensorView* x,
-                         const std::vector<int64_t>& axes, double correction,
-                         bool keepDim) {
-  FL_CHECK(std::isfinite(correction) && correction >= 0, op,
-           ": correction is ", correction,
+VarMeanResult varMeanFor(std::string_view op, TensorView* x, const std::vector<int64_t>& axes,
+                         double correction, bool keepDim) {
+  FL_CHECK(std::isfinite(correction) && correction >= 0, op, ": correction is ", correction,
            "; expected a finite, non-negative number");
   WelfordWithAxes w = welfordFor(op, x, axes);
   Scalar* n = divisor(w.input, w.axes, correction);
-  TensorView* var =
-      binaryOp(BinaryOpType::Div, w.result.varSum, n)->as<TensorView>();
+  TensorView* var = binaryOp(BinaryOpType::Div, w.result.varSum, n)->as<TensorView>();
   TensorView* mean = w.result.avg;
   if (keepDim) {
     const auto flags = keepDimFlags(w.input->rank(), w.axes);
@@ -93,13 +84,12 @@ WelfordResult welford(TensorView* x, const std::vector<int64_t>& axes) {
   return welfordFor("welford", x, axes).result;
 }
 
-VarMeanResult varMean(TensorView* x, const std::vector<int64_t>& axes,
-                      double correction, bool keepDim) {
+VarMeanResult varMean(TensorView* x, const std::vector<int64_t>& axes, double correction,
+                      bool keepDim) {
   return varMeanFor("var_mean", x, axes, correction, keepDim);
 }
 
-TensorView* var(TensorView* x, const std::vector<int64_t>& axes,
-                double correction, bool keepDim) {
+TensorView* var(TensorView* x, const std::vector<int64_t>& axes, double correction, bool keepDim) {
   return varMeanFor("var", x, axes, correction, keepDim).var;
 }
 

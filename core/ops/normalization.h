@@ -23,9 +23,9 @@ struct VarMeanResult {
 //! Welford over `axes`; the input is cast to Float first if it is Half or
 //! BFloat16 (outputs are Float, or Double for a Double input).
 WelfordResult welford(ir::TensorView* x, const std::vector<int64_t>& axes);
-VarMeanResult varMean(ir::TensorView* x, const std::vector<int64_t>& axes,
-                      double correction = 1.0, bool keepDim = false);
-ir::TensorView* var(ir::TensorView* x, const std::vector<int64_t>& axes,
-                    double correction = 1.0, bool keepDim = false);
+VarMeanResult varMean(ir::TensorView* x, const std::vector<int64_t>& axes, double correction = 1.0,
+                      bool keepDim = false);
+ir::TensorView* var(ir::TensorView* x, const std::vector<int64_t>& axes, double correction = 1.0,
+                    bool keepDim = false);
 
 }  // namespace fuserlab::ops

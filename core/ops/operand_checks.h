@@ -27,22 +27,18 @@ std::string shapeToString(const std::vector<ir::Scalar*>& shape);
 std::optional<int64_t> constExtent(const ir::IterDomain* id);
 
 //! Throws "<op>: <what> is missing" for a null operand.
-void checkPresent(std::string_view op, const ir::Val* val,
-                  std::string_view what);
+void checkPresent(std::string_view op, const ir::Val* val, std::string_view what);
 
 //! Throws unless `scalar` is present and of an integer dtype (a size, an
 //! extent, a slice bound).
-void checkIntegralScalar(std::string_view op, const ir::Scalar* scalar,
-                         std::string_view what);
+void checkIntegralScalar(std::string_view op, const ir::Scalar* scalar, std::string_view what);
 
 //! `axis` in [-rank, rank) of `tv` normalized to [0, rank).
-int64_t normalizeAxis(std::string_view op, const ir::TensorView* tv,
-                      int64_t axis);
+int64_t normalizeAxis(std::string_view op, const ir::TensorView* tv, int64_t axis);
 
 //! Normalizes each axis (same order as given); an axis named twice, e.g. as
 //! 1 and -1, is an error.
-std::vector<int64_t> normalizeAxes(std::string_view op,
-                                   const ir::TensorView* tv,
+std::vector<int64_t> normalizeAxes(std::string_view op, const ir::TensorView* tv,
                                    const std::vector<int64_t>& axes);
 
 }  // namespace fuserlab::ops

@@ -25,14 +25,13 @@ void checkDtype(std::string_view op, DataType dtype, std::string_view what) {
 
 void checkParameter(std::string_view op, const Scalar* value, std::string_view what) {
   checkPresent(op, value, what);
-  FL_CHECK(ir::isFloatingPoint(value->dtype()) || ir::isIntegral(value->dtype()), op,
-           ": ", what, " ", describeVal(value), " is ", ir::toString(value->dtype()),
-           "; expected a number");
+  FL_CHECK(ir::isFloatingPoint(value->dtype()) || ir::isIntegral(value->dtype()), op, ": ", what,
+           " ", describeVal(value), " is ", ir::toString(value->dtype()), "; expected a number");
 }
 
 // The seed and offset: both given (Int scalars) or both defaulted.
-std::pair<Scalar*, Scalar*> seedAndOffset(std::string_view op, Fusion& fusion,
-                                          Scalar* seed, Scalar* offset) {
+std::pair<Scalar*, Scalar*> seedAndOffset(std::string_view op, Fusion& fusion, Scalar* seed,
+                                          Scalar* offset) {
   FL_CHECK((seed == nullptr) == (offset == nullptr), op,
            ": rng_seed and rng_offset must be given together; only ",
            seed != nullptr ? "rng_seed" : "rng_offset", " was given");
@@ -49,8 +48,8 @@ std::pair<Scalar*, Scalar*> seedAndOffset(std::string_view op, Fusion& fusion,
 }
 
 TensorView* makeRandom(std::string_view op, Fusion& fusion, std::vector<IterDomain*> axes,
-                       const std::vector<Scalar*>& extents, RandomOpType kind, Scalar* a,
-                       Scalar* b, DataType dtype, Scalar* seed, Scalar* offset) {
+                       const std::vector<Scalar*>& extents, RandomOpType kind, Scalar* a, Scalar* b,
+                       DataType dtype, Scalar* seed, Scalar* offset) {
   auto [s, o] = seedAndOffset(op, fusion, seed, offset);
   TensorView* out = fusion.newTensorView(std::move(axes), dtype);
   std::vector<ir::Val*> inputs(extents.begin(), extents.end());
@@ -62,9 +61,9 @@ TensorView* makeRandom(std::string_view op, Fusion& fusion, std::vector<IterDoma
   return out;
 }
 
-TensorView* distribution(std::string_view op, Fusion& fusion,
-                         const std::vector<Scalar*>& shape, RandomOpType kind, Scalar* a,
-                         Scalar* b, DataType dtype, Scalar* seed, Scalar* offset) {
+TensorView* distribution(std::string_view op, Fusion& fusion, const std::vector<Scalar*>& shape,
+                         RandomOpType kind, Scalar* a, Scalar* b, DataType dtype, Scalar* seed,
+                         Scalar* offset) {
   const bool isUniform = kind == RandomOpType::Uniform;
   checkParameter(op, a, isUniform ? "minval" : "mean");
   checkParameter(op, b, isUniform ? "maxval" : "std");
@@ -73,10 +72,10 @@ TensorView* distribution(std::string_view op, Fusion& fusion,
   for (size_t i = 0; i < shape.size(); ++i) {
     checkIntegralScalar(op, shape[i], "shape[" + std::to_string(i) + "]");
     auto size = shape[i]->constInt();
-    FL_CHECK(!size || *size >= 0, op, ": shape[", i, "] is ", *size, " in ",
-             shapeToString(shape), "; sizes must be >= 0");
-    axes.push_back(fusion.newIterDomain(
-        shape[i], size == 1 ? IterType::Broadcast : IterType::Iteration));
+    FL_CHECK(!size || *size >= 0, op, ": shape[", i, "] is ", *size, " in ", shapeToString(shape),
+             "; sizes must be >= 0");
+    axes.push_back(
+        fusion.newIterDomain(shape[i], size == 1 ? IterType::Broadcast : IterType::Iteration));
   }
   return makeRandom(op, fusion, std::move(axes), shape, kind, a, b, dtype, seed, offset);
 }
@@ -102,16 +101,16 @@ TensorView* like(std::string_view op, TensorView* x, RandomOpType kind, Scalar* 
 
 }  // namespace
 
-TensorView* uniform(Fusion& fusion, const std::vector<Scalar*>& shape, Scalar* low,
-                    Scalar* high, DataType dtype, Scalar* seed, Scalar* offset) {
-  return distribution("uniform", fusion, shape, RandomOpType::Uniform, low, high, dtype,
-                      seed, offset);
+TensorView* uniform(Fusion& fusion, const std::vector<Scalar*>& shape, Scalar* low, Scalar* high,
+                    DataType dtype, Scalar* seed, Scalar* offset) {
+  return distribution("uniform", fusion, shape, RandomOpType::Uniform, low, high, dtype, seed,
+                      offset);
 }
 
-TensorView* normal(Fusion& fusion, const std::vector<Scalar*>& shape, Scalar* mean,
-                   Scalar* stddev, DataType dtype, Scalar* seed, Scalar* offset) {
-  return distribution("normal", fusion, shape, RandomOpType::Normal, mean, stddev, dtype,
-                      seed, offset);
+TensorView* normal(Fusion& fusion, const std::vector<Scalar*>& shape, Scalar* mean, Scalar* stddev,
+                   DataType dtype, Scalar* seed, Scalar* offset) {
+  return distribution("normal", fusion, shape, RandomOpType::Normal, mean, stddev, dtype, seed,
+                      offset);
 }
 
 TensorView* randLike(TensorView* x, Scalar* seed, Scalar* offset) {

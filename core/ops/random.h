@@ -19,14 +19,14 @@ namespace fuserlab::ops {
 //! fd.ops.uniform(minval, maxval, shape, rng_seed=, rng_offset=, dtype=):
 //! values in [low, high) of a floating `dtype`. `seed` and `offset` are Int
 //! scalars given together, or both null (see above).
-ir::TensorView* uniform(ir::Fusion& fusion, const std::vector<ir::Scalar*>& shape,
-                        ir::Scalar* low, ir::Scalar* high, ir::DataType dtype,
-                        ir::Scalar* seed = nullptr, ir::Scalar* offset = nullptr);
+ir::TensorView* uniform(ir::Fusion& fusion, const std::vector<ir::Scalar*>& shape, ir::Scalar* low,
+                        ir::Scalar* high, ir::DataType dtype, ir::Scalar* seed = nullptr,
+                        ir::Scalar* offset = nullptr);
 
 //! fd.ops.normal(mean, std, shape, rng_seed=, rng_offset=, dtype=).
-ir::TensorView* normal(ir::Fusion& fusion, const std::vector<ir::Scalar*>& shape,
-                       ir::Scalar* mean, ir::Scalar* stddev, ir::DataType dtype,
-                       ir::Scalar* seed = nullptr, ir::Scalar* offset = nullptr);
+ir::TensorView* normal(ir::Fusion& fusion, const std::vector<ir::Scalar*>& shape, ir::Scalar* mean,
+                       ir::Scalar* stddev, ir::DataType dtype, ir::Scalar* seed = nullptr,
+                       ir::Scalar* offset = nullptr);
 
 //! fd.ops.rand_like(x, rng_seed=, rng_offset=): uniform [0, 1) values of x's
 //! floating dtype and shape (an expanded axis becomes a full one: each of its

@@ -6,8 +6,7 @@
 
 namespace fuserlab::ops {
 
-std::vector<int64_t> reductionAxes(std::string_view op,
-                                   const ir::TensorView* x,
+std::vector<int64_t> reductionAxes(std::string_view op, const ir::TensorView* x,
                                    const std::vector<int64_t>& axes) {
   std::vector<int64_t> normalized = normalizeAxes(op, x, axes);
   std::sort(normalized.begin(), normalized.end());
@@ -21,10 +20,8 @@ std::vector<ir::IterDomain*> reductionDomain(const ir::TensorView* x,
   std::vector<ir::IterDomain*> out;
   out.reserve(logical.size());
   for (size_t i = 0; i < logical.size(); ++i) {
-    const bool reduced = std::binary_search(axes.begin(), axes.end(),
-                                            static_cast<int64_t>(i));
-    out.push_back(reduced ? fusion->cloneIterDomain(logical[i],
-                                                    ir::IterType::Reduction)
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(i));
+    out.push_back(reduced ? fusion->cloneIterDomain(logical[i], ir::IterType::Reduction)
                           : fusion->cloneIterDomain(logical[i]));
   }
   return out;

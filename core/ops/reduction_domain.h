@@ -13,8 +13,7 @@ namespace fuserlab::ops {
 
 //! Normalized, sorted reduced axes of `x`; out-of-range and duplicate axes
 //! are UserErrors naming `op`.
-std::vector<int64_t> reductionAxes(std::string_view op,
-                                   const ir::TensorView* x,
+std::vector<int64_t> reductionAxes(std::string_view op, const ir::TensorView* x,
                                    const std::vector<int64_t>& axes);
 
 //! Fresh IterDomains for a reduction of `x` over sorted `axes`.

@@ -14,8 +14,7 @@ namespace fuserlab::ops {
 //! `index` is an integer tensor of x's rank; `src` a tensor of x's rank and
 //! dtype (at least index's extents) or a scalar. Along the other axes index
 //! may be shorter than x, as torch allows.
-ir::TensorView* scatter(ir::TensorView* x, ir::TensorView* index, ir::Val* src,
-                        int64_t dim);
+ir::TensorView* scatter(ir::TensorView* x, ir::TensorView* index, ir::Val* src, int64_t dim);
 
 //! index_put(acc, [index], value, accumulate=True) restricted as nvFuser has
 //! it: `index` is a 1-D integer tensor of M positions in axis 0 of `acc`;

@@ -61,8 +61,7 @@ class AxisMap {
       case ExprType::Welford:
         // Reduced axes stay in the outputs' logical domains, in place.
         for (const ir::Val* result : expr->outputs()) {
-          mapPositionally(in->logicalNoReductions(),
-                          result->as<TensorView>()->logical());
+          mapPositionally(in->logicalNoReductions(), result->as<TensorView>()->logical());
         }
         break;
       case ExprType::Broadcast: {
@@ -79,8 +78,7 @@ class AxisMap {
         const auto& removed = expr->attrs().axes;
         size_t next = 0;
         for (size_t i = 0; i < inAxes.size() && next < outAxes.size(); ++i) {
-          if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(i)) ==
-              removed.end()) {
+          if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(i)) == removed.end()) {
             join(inAxes[i], outAxes[next++]);
           }
         }
@@ -126,15 +124,13 @@ class AxisMap {
         }
         break;
       }
-      default:
-        break;  // reshape, matmul, gather, ...: no axis is kept as is
+      default: break;  // reshape, matmul, gather, ...: no axis is kept as is
     }
   }
 
   // Elementwise operands of the output's rank line up axis by axis; 0-dim
   // operands (and scalars) have nothing to map.
-  void mapPositionally(const std::vector<IterDomain*>& from,
-                       const std::vector<IterDomain*>& to) {
+  void mapPositionally(const std::vector<IterDomain*>& from, const std::vector<IterDomain*>& to) {
     if (from.size() != to.size()) return;
     for (size_t i = 0; i < from.size(); ++i) join(from[i], to[i]);
   }
@@ -147,8 +143,7 @@ class AxisMap {
 class InputDependencies {
  public:
   InputDependencies(const ir::Fusion& fusion, const std::vector<Expr*>& exprs)
-      : inputs_(fusion.tensorInputs()),
-        depends_(fusion.vals().size() * inputs_.size(), false) {
+      : inputs_(fusion.tensorInputs()), depends_(fusion.vals().size() * inputs_.size(), false) {
     const size_t n = inputs_.size();
     for (size_t i = 0; i < n; ++i) depends_[inputs_[i]->id() * n + i] = true;
     for (const Expr* expr : exprs) {
@@ -182,8 +177,7 @@ std::vector<IterDomain*> nonTrivialAllocation(const TensorView* tv) {
 }
 
 // The input whose layout `dst` follows, or null when none is unambiguous.
-const TensorView* findReference(const TensorView* dst,
-                                const InputDependencies& deps,
+const TensorView* findReference(const TensorView* dst, const InputDependencies& deps,
                                 const AxisMap& axes) {
   const TensorView* ref = nullptr;
   size_t highWaterMark = 0;
@@ -227,8 +221,7 @@ bool hasSelfMapping(const TensorView* tv, const AxisMap& axes) {
 // and reduction axes of ref are skipped); the rest keep their logical order
 // outside. Unmatched reduction axes keep their positions. Empty if the
 // result is the logical order.
-std::vector<IterDomain*> allocationFollowing(const TensorView* ref,
-                                             const TensorView* dst,
+std::vector<IterDomain*> allocationFollowing(const TensorView* ref, const TensorView* dst,
                                              const AxisMap& axes) {
   const auto& logical = dst->logical();
   std::vector<IterDomain*> innerFirst;
@@ -287,8 +280,7 @@ std::string_view AllocationOrderPropagationPass::description() const {
          "gives a channels-last output.";
 }
 
-void AllocationOrderPropagationPass::run(ir::Fusion& fusion,
-                                         const CompileOptions& options,
+void AllocationOrderPropagationPass::run(ir::Fusion& fusion, const CompileOptions& options,
                                          PassRecord& record) const {
   const ViewAnalysis views(fusion);
   const AxisMap axes(fusion, views.liveExprs());
@@ -296,9 +288,8 @@ void AllocationOrderPropagationPass::run(ir::Fusion& fusion,
   for (const ir::FusionOutput& output : fusion.outputs()) {
     auto* dst = output.val->as<TensorView>();
     if (dst == nullptr || output.aliasOf != nullptr || fusion.isInput(dst) ||
-        dst->domain().hasAllocation() || dst->rank() == 0 ||
-        dst->definition() == nullptr || views.isView(dst->definition()) ||
-        hasSelfMapping(dst, axes)) {
+        dst->domain().hasAllocation() || dst->rank() == 0 || dst->definition() == nullptr ||
+        views.isView(dst->definition()) || hasSelfMapping(dst, axes)) {
       continue;
     }
     const TensorView* ref = findReference(dst, deps, axes);
@@ -307,12 +298,11 @@ void AllocationOrderPropagationPass::run(ir::Fusion& fusion,
     if (allocation.empty()) continue;
     dst->setAllocation(std::move(allocation));
     const std::vector<int64_t> refOrder = ref->strideOrder();
-    record.rewrites.push_back(
-        "set the stride order of output " + dst->name() + " to " +
-        intList(dst->strideOrder()) + ", the layout of input " + ref->name() +
-        " (stride order " +
-        (refOrder.empty() ? std::string("row-major") : intList(refOrder)) +
-        ") it is computed from");
+    record.rewrites.push_back("set the stride order of output " + dst->name() + " to " +
+                              intList(dst->strideOrder()) + ", the layout of input " + ref->name() +
+                              " (stride order " +
+                              (refOrder.empty() ? std::string("row-major") : intList(refOrder)) +
+                              ") it is computed from");
   }
 }
 

@@ -11,14 +11,13 @@
 namespace fuserlab::passes {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, BookendMode>, 3> kBookendModes =
-    {{{"none", BookendMode::None},
-      {"outputs", BookendMode::Outputs},
-      {"inputs_and_outputs", BookendMode::InputsAndOutputs}}};
+constexpr std::array<std::pair<std::string_view, BookendMode>, 3> kBookendModes = {
+    {{"none", BookendMode::None},
+     {"outputs", BookendMode::Outputs},
+     {"inputs_and_outputs", BookendMode::InputsAndOutputs}}};
 
-constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2>
-    kUpcastStrategies = {{{"privatize", UpcastStrategy::Privatize},
-                          {"forward", UpcastStrategy::Forward}}};
+constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2> kUpcastStrategies = {
+    {{"privatize", UpcastStrategy::Privatize}, {"forward", UpcastStrategy::Forward}}};
 
 constexpr std::array<std::pair<std::string_view, bool>, 2> kSwitchValues = {
     {{"on", true}, {"off", false}}};
@@ -41,15 +40,13 @@ Enum parseValue(std::string_view option,
   for (const auto& [name, mode] : table) {
     if (name == value) return mode;
   }
-  FL_USER_ERROR("unknown value '", value, "' for option ", option,
-                "; expected one of ", joinNames(table), " (e.g. --set ",
-                option, "=", table[0].first, ")");
+  FL_USER_ERROR("unknown value '", value, "' for option ", option, "; expected one of ",
+                joinNames(table), " (e.g. --set ", option, "=", table[0].first, ")");
 }
 
 // The name `table` gives `value`.
 template <typename Enum, size_t N>
-std::string_view nameOf(const std::array<std::pair<std::string_view, Enum>, N>& table,
-                        Enum value) {
+std::string_view nameOf(const std::array<std::pair<std::string_view, Enum>, N>& table, Enum value) {
   for (const auto& [name, entry] : table) {
     if (entry == value) return name;
   }
@@ -122,9 +119,7 @@ std::string_view trim(std::string_view text) {
 
 std::string_view toString(BookendMode mode) { return nameOf(kBookendModes, mode); }
 
-std::string_view toString(UpcastStrategy strategy) {
-  return nameOf(kUpcastStrategies, strategy);
-}
+std::string_view toString(UpcastStrategy strategy) { return nameOf(kUpcastStrategies, strategy); }
 
 void CompileOptions::set(std::string_view name, std::string_view value) {
   name = trim(name);
@@ -153,8 +148,7 @@ std::vector<CompileSetting> compileSettings() {
 void CompileOptions::setFromAssignment(std::string_view assignment) {
   const auto equals = assignment.find('=');
   FL_CHECK(equals != std::string_view::npos && trim(assignment.substr(0, equals)) != "",
-           "expected NAME=VALUE (e.g. bookend=inputs_and_outputs), got '",
-           assignment, "'");
+           "expected NAME=VALUE (e.g. bookend=inputs_and_outputs), got '", assignment, "'");
   set(assignment.substr(0, equals), assignment.substr(equals + 1));
 }
 
@@ -172,8 +166,7 @@ void CompileOptions::disablePass(std::string_view passName) {
 }
 
 bool CompileOptions::passEnabled(std::string_view passName) const {
-  return std::find(disabledPasses.begin(), disabledPasses.end(), passName) ==
-         disabledPasses.end();
+  return std::find(disabledPasses.begin(), disabledPasses.end(), passName) == disabledPasses.end();
 }
 
 report::Json CompileOptions::toJson() const {

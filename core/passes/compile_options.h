@@ -14,10 +14,10 @@ namespace fuserlab::passes {
 
 //! mark_aliases_prepare: which meta ops become kernel-free segments.
 enum class BookendMode : uint8_t {
-  None,               //!< keep meta ops inside kernels
-  Outputs,            //!< meta ops feeding only outputs, and outputs that
-                      //!< view an input (nvFuser's default)
-  InputsAndOutputs,   //!< also meta ops applied to inputs (seed 001)
+  None,              //!< keep meta ops inside kernels
+  Outputs,           //!< meta ops feeding only outputs, and outputs that
+                     //!< view an input (nvFuser's default)
+  InputsAndOutputs,  //!< also meta ops applied to inputs (seed 001)
 };
 
 //! How the segmenter treats upcasts of inputs used by several exprs (seed 000).

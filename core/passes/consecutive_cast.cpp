@@ -24,14 +24,12 @@ Expr* foldableProducer(const ir::Fusion& fusion, const Expr* cast) {
   }
   ir::Val* middle = cast->input(0);
   Expr* producer = middle->definition();
-  if (producer == nullptr || producer->type() != ExprType::Cast ||
-      !middle->isA<TensorView>() || !producer->input(0)->isA<TensorView>() ||
-      middle->uses().size() != 1 || fusion.isOutput(middle)) {
+  if (producer == nullptr || producer->type() != ExprType::Cast || !middle->isA<TensorView>() ||
+      !producer->input(0)->isA<TensorView>() || middle->uses().size() != 1 ||
+      fusion.isOutput(middle)) {
     return nullptr;
   }
-  return representsExactly(middle->dtype(), producer->input(0)->dtype())
-             ? producer
-             : nullptr;
+  return representsExactly(middle->dtype(), producer->input(0)->dtype()) ? producer : nullptr;
 }
 
 // Folds one pair; returns the rewrite's description.
@@ -40,19 +38,16 @@ std::string fold(ir::Fusion& fusion, Expr* producer, Expr* cast) {
   ir::Val* middle = producer->output(0);
   ir::Val* result = cast->output(0);
   const std::string pair = castText(producer) + " -> " + castText(cast);
-  const std::string why = std::string(ir::toString(middle->dtype())) +
-                          " holds every " +
-                          std::string(ir::toString(source->dtype())) +
-                          " value exactly";
+  const std::string why = std::string(ir::toString(middle->dtype())) + " holds every " +
+                          std::string(ir::toString(source->dtype())) + " value exactly";
   if (source->dtype() == result->dtype()) {
-    std::string line = "removed cast pair " + pair + ": " + why + ", so " +
-                       result->name() + " equals " + source->name();
+    std::string line = "removed cast pair " + pair + ": " + why + ", so " + result->name() +
+                       " equals " + source->name();
     if (fusion.isOutput(result)) {
       // The output keeps its own tensor, now a plain copy of the source.
       fusion.removeExpr(cast);
       fusion.newExpr(ExprType::Set, {source}, {result});
-      line += " (the output " + result->name() + " = set(" + source->name() +
-              "))";
+      line += " (the output " + result->name() + " = set(" + source->name() + "))";
     } else {
       fusion.replaceAllUsesWith(result, source);
     }
@@ -69,17 +64,12 @@ std::string fold(ir::Fusion& fusion, Expr* producer, Expr* cast) {
 bool representsExactly(DataType wide, DataType narrow) {
   if (wide == narrow) return true;
   switch (narrow) {
-    case DataType::Bool:
-      return wide != DataType::Null;
-    case DataType::Int32:
-      return wide == DataType::Int || wide == DataType::Double;
+    case DataType::Bool: return wide != DataType::Null;
+    case DataType::Int32: return wide == DataType::Int || wide == DataType::Double;
     case DataType::Half:
-    case DataType::BFloat16:
-      return wide == DataType::Float || wide == DataType::Double;
-    case DataType::Float:
-      return wide == DataType::Double;
-    default:
-      return false;
+    case DataType::BFloat16: return wide == DataType::Float || wide == DataType::Double;
+    case DataType::Float: return wide == DataType::Double;
+    default: return false;
   }
 }
 

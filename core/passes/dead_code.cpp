@@ -6,11 +6,9 @@ namespace fuserlab::passes {
 namespace {
 
 bool isDead(const ir::Fusion& fusion, const ir::Expr* expr) {
-  return std::all_of(
-      expr->outputs().begin(), expr->outputs().end(), [&](const ir::Val* out) {
-        return out->isA<ir::TensorView>() && out->uses().empty() &&
-               !fusion.isOutput(out);
-      });
+  return std::all_of(expr->outputs().begin(), expr->outputs().end(), [&](const ir::Val* out) {
+    return out->isA<ir::TensorView>() && out->uses().empty() && !fusion.isOutput(out);
+  });
 }
 
 }  // namespace

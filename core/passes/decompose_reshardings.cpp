@@ -28,17 +28,15 @@ ir::TensorView* reshardedCopy(ir::TensorView* in, int64_t axis) {
 }
 
 std::string describeSet(const ir::TensorView* in, const ir::TensorView* out) {
-  return out->name() + " = set(" + in->name() + "): " +
-         std::string(multidevice::toString(
-             multidevice::classifyResharding(in, out))) +
-         " (" + multidevice::describeSharding(in) + " -> " +
-         multidevice::describeSharding(out) + ")";
+  return out->name() + " = set(" + in->name() +
+         "): " + std::string(multidevice::toString(multidevice::classifyResharding(in, out))) +
+         " (" + multidevice::describeSharding(in) + " -> " + multidevice::describeSharding(out) +
+         ")";
 }
 
 // The logical position (without reductions) of the axis of `in` that the
 // consumer's sharding needs sharded, or -1 for replicated.
-int64_t neededAxis(const ir::Expr* expr, size_t inputIndex,
-                   const ir::TensorView* out) {
+int64_t neededAxis(const ir::Expr* expr, size_t inputIndex, const ir::TensorView* out) {
   ir::IterDomain* outId = shardedLogicalId(out);
   if (outId == nullptr) return -1;
   ir::IterDomain* id = multidevice::mapToProducer(expr, inputIndex, outId);
@@ -65,12 +63,11 @@ void DecomposeReshardingsPass::run(ir::Fusion& fusion, const CompileOptions&,
       auto* in = expr->input(i)->as<ir::TensorView>();
       if (in == nullptr || !in->hasDeviceMesh()) continue;
       const int64_t needed = neededAxis(expr, i, out);
-      const bool partialNeeded = needed < 0 && multidevice::isPartial(out) &&
-                                 multidevice::mapToProducer(
-                                     expr, i, shardedLogicalId(out)) != nullptr;
-      if (partialNeeded && shardedLogicalId(in) ==
-                               multidevice::mapToProducer(
-                                   expr, i, shardedLogicalId(out))) {
+      const bool partialNeeded =
+          needed < 0 && multidevice::isPartial(out) &&
+          multidevice::mapToProducer(expr, i, shardedLogicalId(out)) != nullptr;
+      if (partialNeeded &&
+          shardedLogicalId(in) == multidevice::mapToProducer(expr, i, shardedLogicalId(out))) {
         continue;  // K-sharded operand of a partial linear
       }
       if (!multidevice::isPartial(in) && multidevice::shardedAxis(in) == needed) {
@@ -78,8 +75,7 @@ void DecomposeReshardingsPass::run(ir::Fusion& fusion, const CompileOptions&,
       }
       ir::TensorView* copy = reshardedCopy(in, needed);
       fusion.replaceExprInput(expr, in, copy);
-      record.rewrites.push_back(describeSet(in, copy) + ", for " +
-                                expr->opName());
+      record.rewrites.push_back(describeSet(in, copy) + ", for " + expr->opName());
     }
   }
   for (size_t o = 0; o < fusion.outputs().size(); ++o) {
@@ -87,8 +83,7 @@ void DecomposeReshardingsPass::run(ir::Fusion& fusion, const CompileOptions&,
     if (tv == nullptr || !multidevice::isPartial(tv)) continue;
     ir::TensorView* copy = reshardedCopy(tv, -1);
     fusion.replaceOutput(o, copy);
-    record.rewrites.push_back(describeSet(tv, copy) + ", for output " +
-                              std::to_string(o));
+    record.rewrites.push_back(describeSet(tv, copy) + ", for output " + std::to_string(o));
   }
 }
 

@@ -34,8 +34,7 @@ std::string_view FinalizeMultideviceDomainsPass::description() const {
          "split, so they are allocated and bound as local shards";
 }
 
-void FinalizeMultideviceDomainsPass::run(ir::Fusion& fusion,
-                                         const CompileOptions&,
+void FinalizeMultideviceDomainsPass::run(ir::Fusion& fusion, const CompileOptions&,
                                          PassRecord& record) const {
   const std::vector<ir::TensorView*> tensors = liveTensors(fusion);
   std::string withMesh, withoutMesh;
@@ -45,20 +44,19 @@ void FinalizeMultideviceDomainsPass::run(ir::Fusion& fusion,
     list += tv->name();
     for (ir::IterDomain* id : tv->loop()) {
       if (!id->isDeviceDim()) continue;
-      FL_CHECK(tv->hasDeviceMesh(), tv->name(), " has the device axis ",
-               id->toString(), " but no device mesh; set_device_mesh it");
+      FL_CHECK(tv->hasDeviceMesh(), tv->name(), " has the device axis ", id->toString(),
+               " but no device mesh; set_device_mesh it");
       auto extent = id->extent()->constInt();
-      FL_CHECK(!extent || *extent == tv->deviceMesh().size(), tv->name(),
-               ": its device axis ", id->toString(), " has extent ", *extent,
-               " but its ", tv->deviceMesh().toString(), " has ",
-               tv->deviceMesh().size(), " devices");
+      FL_CHECK(!extent || *extent == tv->deviceMesh().size(), tv->name(), ": its device axis ",
+               id->toString(), " has extent ", *extent, " but its ", tv->deviceMesh().toString(),
+               " has ", tv->deviceMesh().size(), " devices");
     }
   }
   if (withMesh.empty()) return;
   FL_CHECK(withoutMesh.empty(),
            "a multi-device fusion needs a device mesh on every tensor, or on "
-           "none; ", withMesh, " have one but ", withoutMesh,
-           " do not (propagation could not reach them)");
+           "none; ",
+           withMesh, " have one but ", withoutMesh, " do not (propagation could not reach them)");
   for (ir::TensorView* tv : tensors) {
     if (!multidevice::isSharded(tv)) continue;
     const auto& d = tv->domain();

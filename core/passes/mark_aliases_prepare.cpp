@@ -32,9 +32,7 @@ bool cutBefore(const Cut& a, const Cut& b) {
   return ua < ub;
 }
 
-bool sameCut(const Cut& a, const Cut& b) {
-  return a.tv == b.tv && a.user == b.user;
-}
+bool sameCut(const Cut& a, const Cut& b) { return a.tv == b.tv && a.user == b.user; }
 
 std::string describeUse(const Expr* expr) {
   std::string out = expr->opName() + "(";
@@ -60,8 +58,8 @@ std::string describeUses(const std::vector<Expr*>& exprs) {
 // Exprs on which some compute (non-view) expr depends, found walking the
 // live exprs consumers-first. A view expr in this set feeds a kernel anyway,
 // so cutting before it would only add a segment (AliasTest.DoNotOverSegment).
-std::unordered_set<const Expr*> exprsFeedingCompute(
-    const std::vector<Expr*>& live, const ViewAnalysis& views) {
+std::unordered_set<const Expr*> exprsFeedingCompute(const std::vector<Expr*>& live,
+                                                    const ViewAnalysis& views) {
   std::unordered_set<const Expr*> feeding;
   for (auto it = live.rbegin(); it != live.rend(); ++it) {
     Expr* expr = *it;
@@ -79,8 +77,7 @@ std::unordered_set<const Expr*> exprsFeedingCompute(
 // Bookending from the outputs: walk up from each output through view ops
 // that feed no compute; the cut goes where the walk stops.
 void findOutputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
-                    const std::unordered_set<const Expr*>& feedingCompute,
-                    std::vector<Cut>& cuts) {
+                    const std::unordered_set<const Expr*>& feedingCompute, std::vector<Cut>& cuts) {
   for (ir::Val* out : fusion.outputVals()) {
     auto* tv = out->as<TensorView>();
     if (tv == nullptr) continue;
@@ -103,8 +100,8 @@ void findOutputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
 // reads (bookend=outputs: the output is returned as that view, as nvFuser's
 // alias analysis returns every output whose root is an input, instead of
 // being written by the kernel).
-void findInputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
-                   std::vector<Cut>& cuts, bool onlyOutputs) {
+void findInputCuts(const ir::Fusion& fusion, const ViewAnalysis& views, std::vector<Cut>& cuts,
+                   bool onlyOutputs) {
   const std::vector<Cut> outputCuts = cuts;
   auto cutForOutputs = [&](TensorView* tv, Expr* user) {
     return std::any_of(outputCuts.begin(), outputCuts.end(),
@@ -119,12 +116,9 @@ void findInputCuts(const ir::Fusion& fusion, const ViewAnalysis& views,
     if (!visited.insert(tv).second) continue;
     const std::vector<Expr*> uses = views.liveUses(tv);
     const bool allViews =
-        std::all_of(uses.begin(), uses.end(),
-                    [&](const Expr* use) { return views.isView(use); });
-    const bool allSlices =
-        std::all_of(uses.begin(), uses.end(), [](const Expr* use) {
-          return use->type() == ExprType::Slice;
-        });
+        std::all_of(uses.begin(), uses.end(), [&](const Expr* use) { return views.isView(use); });
+    const bool allSlices = std::all_of(
+        uses.begin(), uses.end(), [](const Expr* use) { return use->type() == ExprType::Slice; });
     if (!allViews || (uses.size() > 1 && !allSlices)) {
       // No meta op precedes an input itself: there is nothing to bookend,
       // and a segment_set between it and its users would only add a segment.
@@ -157,15 +151,14 @@ std::string describeChainTo(const TensorView* tv, const ViewAnalysis& views) {
 
 struct CutGroup {
   TensorView* tv = nullptr;
-  bool fromInputs = false;             // had a null-user cut
-  std::vector<Expr*> outputUsers;      // users cut for the outputs
+  bool fromInputs = false;         // had a null-user cut
+  std::vector<Expr*> outputUsers;  // users cut for the outputs
 };
 
 // Inserts the segment_set for one tensor's cuts unless a guard against
 // over-segmentation says none is needed. Returns the rewrite's description,
 // empty if none.
-std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
-                      const ViewAnalysis& views) {
+std::string applyCuts(ir::Fusion& fusion, const CutGroup& group, const ViewAnalysis& views) {
   TensorView* tv = group.tv;
   const std::vector<Expr*> allUses = views.liveUses(tv);
   std::vector<Expr*> users;
@@ -187,14 +180,12 @@ std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
     // Cutting a fusion input from all its users separates nothing (e.g. two
     // meta chains from one input to two outputs: no kernel at all).
     if (fusion.isInput(tv)) return {};
-    if (tv->definition() != nullptr &&
-        tv->definition()->type() == ExprType::SegmentSet) {
+    if (tv->definition() != nullptr && tv->definition()->type() == ExprType::SegmentSet) {
       return {};
     }
   }
-  if (std::all_of(users.begin(), users.end(), [](const Expr* use) {
-        return use->type() == ExprType::SegmentSet;
-      })) {
+  if (std::all_of(users.begin(), users.end(),
+                  [](const Expr* use) { return use->type() == ExprType::SegmentSet; })) {
     return {};
   }
   // The copy aliases `tv`, so it is declared with the layout `tv` has in
@@ -210,13 +201,11 @@ std::string applyCuts(ir::Fusion& fusion, const CutGroup& group,
   declareLayout(copy, *layout);
   for (Expr* user : users) fusion.replaceExprInput(user, tv, copy);
 
-  std::string line = "inserted segment_set " + copy->name() + " = segment_set(" +
-                     tv->name() + ")";
+  std::string line = "inserted segment_set " + copy->name() + " = segment_set(" + tv->name() + ")";
   if (group.fromInputs) {
     line += " after the input meta ops " + describeChainTo(tv, views);
     line += ", before " + usersText;
-    line += group.outputUsers.empty() ? " (bookend inputs)"
-                                      : " (bookend inputs and outputs)";
+    line += group.outputUsers.empty() ? " (bookend inputs)" : " (bookend inputs and outputs)";
   } else {
     line += " before the output meta ops " + usersText + " (bookend outputs)";
   }
@@ -238,8 +227,7 @@ std::string_view MarkAliasesPreparePass::description() const {
          "from the compute by a segment_set, so they run in kernel-free segments.";
 }
 
-void MarkAliasesPreparePass::run(ir::Fusion& fusion,
-                                 const CompileOptions& options,
+void MarkAliasesPreparePass::run(ir::Fusion& fusion, const CompileOptions& options,
                                  PassRecord& record) const {
   if (options.bookend == BookendMode::None) return;
   const ViewAnalysis views(fusion);

@@ -29,8 +29,7 @@ class Pass {
   //! One sentence: what the pass does and why.
   virtual std::string_view description() const = 0;
   //! Rewrites `fusion` in place; appends each rewrite to `record.rewrites`.
-  virtual void run(ir::Fusion& fusion, const CompileOptions& options,
-                   PassRecord& record) const = 0;
+  virtual void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const = 0;
 };
 
 }  // namespace fuserlab::passes

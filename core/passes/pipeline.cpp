@@ -63,10 +63,8 @@ bool isPassName(std::string_view name) {
   return false;
 }
 
-std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
-                                      const CompileOptions& options,
-                                      std::vector<PassRecord>* records,
-                                      bool printAfterEachPass) {
+std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion, const CompileOptions& options,
+                                      std::vector<PassRecord>* records, bool printAfterEachPass) {
   std::unique_ptr<ir::Fusion> result = ir::cloneFusion(fusion);
   const size_t outputCount = result->outputs().size();
   // Every pass records each rewrite it makes, so a pass without rewrites
@@ -80,8 +78,8 @@ std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion,
     if (record.enabled) {
       pass->run(*result, options, record);
       FL_ASSERT(result->outputs().size() == outputCount, "pass ", pass->name(),
-                " changed the number of fusion outputs from ", outputCount,
-                " to ", result->outputs().size());
+                " changed the number of fusion outputs from ", outputCount, " to ",
+                result->outputs().size());
       if (printAfterEachPass) {
         if (printed.empty() || !record.rewrites.empty()) {
           printed = ir::printFusionIr(*result);

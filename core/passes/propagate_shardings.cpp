@@ -24,8 +24,7 @@ bool hasAnyMesh(const ir::Fusion& fusion) {
 
 bool isPointwise(ir::ExprType type) {
   return type == ir::ExprType::Unary || type == ir::ExprType::Binary ||
-         type == ir::ExprType::Ternary || type == ir::ExprType::Cast ||
-         type == ir::ExprType::Set;
+         type == ir::ExprType::Ternary || type == ir::ExprType::Cast || type == ir::ExprType::Set;
 }
 
 // Shards `tv` on its logical axis `id` (outer split of its loop position).
@@ -63,8 +62,7 @@ ir::TensorView* withContractionAxis(ir::Fusion& fusion, ir::Expr* linear) {
 
 class Propagation {
  public:
-  Propagation(ir::Fusion& fusion, PassRecord& record)
-      : fusion_(fusion), record_(record) {}
+  Propagation(ir::Fusion& fusion, PassRecord& record) : fusion_(fusion), record_(record) {}
 
   void run() {
     backward();
@@ -81,9 +79,8 @@ class Propagation {
       if (tv == nullptr || !tv->hasDeviceMesh()) continue;
       if (meshSource == nullptr) meshSource = tv;
       FL_CHECK(tv->deviceMesh() == meshSource->deviceMesh(), expr->toString(),
-               ": its inputs live on different meshes (",
-               meshSource->deviceMesh().toString(), " and ",
-               tv->deviceMesh().toString(), ")");
+               ": its inputs live on different meshes (", meshSource->deviceMesh().toString(),
+               " and ", tv->deviceMesh().toString(), ")");
     }
     if (meshSource == nullptr) return;
     if (expr->type() == ir::ExprType::Linear && contractionSharded(expr)) {
@@ -99,8 +96,7 @@ class Propagation {
     for (size_t i = 0; i < expr->inputs().size(); ++i) {
       const auto* in = expr->input(i)->as<ir::TensorView>();
       if (in == nullptr || !isSharded(in)) continue;
-      ir::IterDomain* target =
-          multidevice::mapToConsumer(expr, i, shardedLogicalId(in));
+      ir::IterDomain* target = multidevice::mapToConsumer(expr, i, shardedLogicalId(in));
       if (target == nullptr) continue;
       for (ir::Val* o : expr->outputs()) {
         auto* tv = o->as<ir::TensorView>();
@@ -110,20 +106,17 @@ class Propagation {
         // heads.
         if (tv != out && expr->type() == ir::ExprType::Sdpa && tv->rank() >= 2) {
           const auto& outAxes = out->logicalNoReductions();
-          const int64_t k = std::find(outAxes.begin(), outAxes.end(), target) -
-                            outAxes.begin();
+          const int64_t k = std::find(outAxes.begin(), outAxes.end(), target) - outAxes.begin();
           if (k <= 1) id = tv->logicalNoReductions()[static_cast<size_t>(k)];
         }
         if (id == nullptr) continue;
         shardOn(tv, id);
         record_.rewrites.push_back(tv->name() + " = " + expr->opName() +
-                                   "(...): " + describeSharding(tv) +
-                                   ", from " + in->name());
+                                   "(...): " + describeSharding(tv) + ", from " + in->name());
       }
       return;
     }
-    record_.rewrites.push_back(out->name() + " = " + expr->opName() +
-                               "(...): replicated on " +
+    record_.rewrites.push_back(out->name() + " = " + expr->opName() + "(...): replicated on " +
                                out->deviceMesh().toString());
   }
 
@@ -131,8 +124,7 @@ class Propagation {
   static bool contractionSharded(const ir::Expr* linear) {
     const auto* a = linear->input(0)->as<ir::TensorView>();
     const auto* w = linear->input(1)->as<ir::TensorView>();
-    return isSharded(a) && isSharded(w) &&
-           shardedLogicalId(a) == a->logicalNoReductions().back() &&
+    return isSharded(a) && isSharded(w) && shardedLogicalId(a) == a->logicalNoReductions().back() &&
            shardedLogicalId(w) == w->logicalNoReductions().back();
   }
 
@@ -152,8 +144,8 @@ class Propagation {
         }
       }
       if (sharded == nullptr) continue;
-      ir::IterDomain* outAxis = multidevice::mapToConsumer(
-          expr, shardedIndex, shardedLogicalId(sharded));
+      ir::IterDomain* outAxis =
+          multidevice::mapToConsumer(expr, shardedIndex, shardedLogicalId(sharded));
       if (outAxis == nullptr) continue;
       for (size_t i = 0; i < expr->inputs().size(); ++i) {
         auto* tv = expr->input(i)->as<ir::TensorView>();
@@ -165,10 +157,8 @@ class Propagation {
         if (id == nullptr || id->isBroadcast()) continue;
         tv->setDeviceMesh(sharded->deviceMesh());
         shardOn(tv, id);
-        record_.rewrites.push_back("input " + tv->name() + ": " +
-                                   describeSharding(tv) + ", back from " +
-                                   expr->opName() + " with " +
-                                   sharded->name());
+        record_.rewrites.push_back("input " + tv->name() + ": " + describeSharding(tv) +
+                                   ", back from " + expr->opName() + " with " + sharded->name());
       }
     }
   }

@@ -22,8 +22,7 @@ using ir::TensorView;
 
 class EmptyTensorRemover {
  public:
-  EmptyTensorRemover(ir::Fusion& fusion, PassRecord& record)
-      : fusion_(fusion), record_(record) {}
+  EmptyTensorRemover(ir::Fusion& fusion, PassRecord& record) : fusion_(fusion), record_(record) {}
 
   // Rewrites until nothing changes, outputs first: replacing an empty output
   // makes everything that only fed it dead, so it is never visited.
@@ -75,9 +74,7 @@ class EmptyTensorRemover {
     return std::nullopt;
   }
 
-  bool isLive(const ir::Val* val) const {
-    return !val->uses().empty() || fusion_.isOutput(val);
-  }
+  bool isLive(const ir::Val* val) const { return !val->uses().empty() || fusion_.isOutput(val); }
 
   std::vector<Scalar*> shapeOf(const TensorView* tv) const {
     std::vector<Scalar*> shape;
@@ -100,8 +97,7 @@ class EmptyTensorRemover {
       case ir::ReductionOpType::Sum: return zeroOf(dtype);
       case ir::ReductionOpType::Prod:
         if (dtype == DataType::Bool) return fusion_.constBool(true);
-        return ir::isIntegral(dtype) ? fusion_.constInt(1)
-                                     : fusion_.constDouble(1.0);
+        return ir::isIntegral(dtype) ? fusion_.constInt(1) : fusion_.constDouble(1.0);
       case ir::ReductionOpType::Max:
       case ir::ReductionOpType::Min:
         if (dtype == DataType::Bool) return fusion_.constBool(!max);
@@ -173,8 +169,7 @@ class EmptyTensorRemover {
       replaced.push_back(tv);
     }
     if (replaced.empty()) return false;
-    finish("replaced " + exprText(expr) + " by " + fulls + ": " + why,
-           replaced);
+    finish("replaced " + exprText(expr) + " by " + fulls + ": " + why, replaced);
     return true;
   }
 
@@ -185,20 +180,18 @@ class EmptyTensorRemover {
   }
 
   std::string reducesEmpty(const Expr* expr, size_t axis) const {
-    return "it reduces axis " + std::to_string(axis) + " of " +
-           expr->input(0)->name() + ", which has extent 0";
+    return "it reduces axis " + std::to_string(axis) + " of " + expr->input(0)->name() +
+           ", which has extent 0";
   }
 
   bool replaceEmptyReduction(Expr* expr) {
     auto axis = emptyReducedAxis(expr);
     auto* out = expr->output(0)->as<TensorView>();
     if (!axis || !isLive(out)) return false;
-    TensorView* full =
-        replaceByFull(out, initOf(expr->attrs().reductionOp, out->dtype()));
+    TensorView* full = replaceByFull(out, initOf(expr->attrs().reductionOp, out->dtype()));
     finish(
-           "replaced " + exprText(expr) + " by " + fullText(full) + ": " +
-               reducesEmpty(expr, *axis),
-           {out});
+        "replaced " + exprText(expr) + " by " + fullText(full) + ": " + reducesEmpty(expr, *axis),
+        {out});
     return true;
   }
 
@@ -211,17 +204,14 @@ class EmptyTensorRemover {
       auto* tv = expr->output(i)->as<TensorView>();
       if (!isLive(tv)) continue;
       // avg = sum / N is 0/0; var_sum and the count are sums over nothing.
-      Scalar* fill = i == 0 ? fusion_.constDouble(
-                                  std::numeric_limits<double>::quiet_NaN())
+      Scalar* fill = i == 0 ? fusion_.constDouble(std::numeric_limits<double>::quiet_NaN())
                             : zeroOf(tv->dtype());
       TensorView* full = replaceByFull(tv, fill);
       fulls += (fulls.empty() ? "" : ", ") + fullText(full);
       replaced.push_back(tv);
     }
     if (replaced.empty()) return false;
-    finish(
-           "replaced " + exprText(expr) + " by " + fulls + ": " +
-               reducesEmpty(expr, *axis),
+    finish("replaced " + exprText(expr) + " by " + fulls + ": " + reducesEmpty(expr, *axis),
            replaced);
     return true;
   }
@@ -244,15 +234,11 @@ class EmptyTensorRemover {
     if (dropped.empty() || kept.empty()) return false;
     auto* out = expr->output(0)->as<TensorView>();
     TensorView* replacement =
-        kept.size() == 1 ? ops::set(kept[0])
-                         : ops::cat(kept, static_cast<int64_t>(dim));
+        kept.size() == 1 ? ops::set(kept[0]) : ops::cat(kept, static_cast<int64_t>(dim));
     fusion_.replaceAllUsesWith(out, replacement);
-    finish(
-           "replaced " + exprText(expr) + " by " +
-               exprText(replacement->definition()) + ": " + dropped +
-               (droppedCount > 1 ? " have" : " has") +
-               " extent 0 along the concatenated axis " +
-               std::to_string(dim),
+    finish("replaced " + exprText(expr) + " by " + exprText(replacement->definition()) + ": " +
+               dropped + (droppedCount > 1 ? " have" : " has") +
+               " extent 0 along the concatenated axis " + std::to_string(dim),
            {out});
     return true;
   }
@@ -263,9 +249,8 @@ class EmptyTensorRemover {
     auto axis = firstEmptyAxis(in);
     if (!axis || !isLive(out)) return false;
     TensorView* full = replaceByFull(out, expr->input(1)->as<Scalar>());
-    finish(
-           "replaced " + exprText(expr) + " by " + fullText(full) + ": " +
-               in->name() + " has no elements (axis " + std::to_string(*axis) +
+    finish("replaced " + exprText(expr) + " by " + fullText(full) + ": " + in->name() +
+               " has no elements (axis " + std::to_string(*axis) +
                " has extent 0), so every element is padding",
            {out});
     return true;
@@ -279,15 +264,12 @@ class EmptyTensorRemover {
     auto* a = expr->input(0)->as<TensorView>();
     auto* out = expr->output(0)->as<TensorView>();
     const auto& axes = a->logicalNoReductions();
-    if (axes.empty() || !isZero(axes.back()->extentForIteration()) ||
-        !isLive(out)) {
+    if (axes.empty() || !isZero(axes.back()->extentForIteration()) || !isLive(out)) {
       return false;
     }
     TensorView* full = replaceByFull(out, zeroOf(out->dtype()));
-    finish(
-           "replaced " + exprText(expr) + " by " + fullText(full) +
-               ": its contraction axis K (the last axis of " + a->name() +
-               ") has extent 0",
+    finish("replaced " + exprText(expr) + " by " + fullText(full) +
+               ": its contraction axis K (the last axis of " + a->name() + ") has extent 0",
            {out});
     return true;
   }

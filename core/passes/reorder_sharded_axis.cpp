@@ -28,9 +28,8 @@ void ReorderShardedAxisPass::run(ir::Fusion& fusion, const CompileOptions&,
       }
       tv->reorderLoop(order);
       record.rewrites.push_back(tv->name() + ": " + did->toString() +
-                                " moved outermost (loop axis " +
-                                std::to_string(at) + " -> 0) for " +
-                                expr->output(0)->name() + " = set(" +
+                                " moved outermost (loop axis " + std::to_string(at) +
+                                " -> 0) for " + expr->output(0)->name() + " = set(" +
                                 expr->input(0)->name() + ")");
     }
   }

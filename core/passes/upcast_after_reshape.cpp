@@ -26,8 +26,7 @@ Expr* movableUpcast(const ir::Fusion& fusion, const Expr* reshape) {
   Expr* cast = widened->definition();
   if (cast == nullptr || cast->type() != ExprType::Cast) return nullptr;
   const auto* x = cast->input(0)->as<TensorView>();
-  if (x == nullptr || !ir::isFloatingPoint(x->dtype()) ||
-      !ir::isFloatingPoint(widened->dtype()) ||
+  if (x == nullptr || !ir::isFloatingPoint(x->dtype()) || !ir::isFloatingPoint(widened->dtype()) ||
       ir::sizeInBytes(widened->dtype()) <= ir::sizeInBytes(x->dtype())) {
     return nullptr;
   }
@@ -59,11 +58,11 @@ void UpcastAfterReshapePass::run(ir::Fusion& fusion, const CompileOptions& /*opt
       }
       TensorView* narrow = ops::reshape(x, shape);
       ir::Val* result = ops::cast(narrow, y->dtype());
-      record.rewrites.push_back(
-          "moved " + widened->name() + " = cast(" + x->name() + ", " +
-          std::string(ir::toString(widened->dtype())) + ") after " + y->name() +
-          " = reshape(" + widened->name() + "): " + result->name() + " = cast(" +
-          narrow->name() + " = reshape(" + x->name() + ")) replaces " + y->name());
+      record.rewrites.push_back("moved " + widened->name() + " = cast(" + x->name() + ", " +
+                                std::string(ir::toString(widened->dtype())) + ") after " +
+                                y->name() + " = reshape(" + widened->name() +
+                                "): " + result->name() + " = cast(" + narrow->name() +
+                                " = reshape(" + x->name() + ")) replaces " + y->name());
       fusion.replaceAllUsesWith(y, result);
       removeDeadDefinitions(fusion, {y, widened});
       changed = true;

@@ -196,10 +196,8 @@ bool isMetaOpType(ExprType type) {
     case ExprType::Squeeze:
     case ExprType::Slice:
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      return true;
-    default:
-      return false;
+    case ExprType::SegmentSet: return true;
+    default: return false;
   }
 }
 
@@ -269,9 +267,7 @@ bool ViewAnalysis::isView(const Expr* expr) const {
   return true;
 }
 
-bool ViewAnalysis::isLive(const Expr* expr) const {
-  return live_.count(expr) != 0;
-}
+bool ViewAnalysis::isLive(const Expr* expr) const { return live_.count(expr) != 0; }
 
 std::vector<Expr*> ViewAnalysis::liveUses(const ir::Val* val) const {
   std::vector<Expr*> uses;

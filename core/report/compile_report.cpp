@@ -59,13 +59,10 @@ Json CompileReport::toJson() const {
     entry.set("outputs", stringArray(segment.outputs));
     entry.set("params", segment.params);
     entry.set("params_source", segment.paramsSource);
-    entry.set("params_entry_id",
-              segment.paramsEntryId != 0 ? Json(segment.paramsEntryId) : Json());
-    entry.set("params_origin",
-              segment.paramsOrigin.empty() ? Json() : Json(segment.paramsOrigin));
-    entry.set("params_fallback_device", segment.paramsFallbackDevice.empty()
-                                            ? Json()
-                                            : Json(segment.paramsFallbackDevice));
+    entry.set("params_entry_id", segment.paramsEntryId != 0 ? Json(segment.paramsEntryId) : Json());
+    entry.set("params_origin", segment.paramsOrigin.empty() ? Json() : Json(segment.paramsOrigin));
+    entry.set("params_fallback_device",
+              segment.paramsFallbackDevice.empty() ? Json() : Json(segment.paramsFallbackDevice));
     entry.set("params_note", segment.paramsNote);
     entry.set("properties", segment.properties);
     Json rejected = Json::array();
@@ -118,8 +115,7 @@ Json CompileReport::toJson() const {
   root.set("segment_count", static_cast<int64_t>(segments.size()));
   root.set("kernel_count", kernelCount());
   // Kernel-free segments still cost host time per run (seed 001's trade-off).
-  root.set("host_step_count",
-           static_cast<int64_t>(segments.size()) - kernelCount());
+  root.set("host_step_count", static_cast<int64_t>(segments.size()) - kernelCount());
   root.set("compile_us", compileMicroseconds);
   if (!run.isNull()) root.set("run", run);
   return root;

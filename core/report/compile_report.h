@@ -43,7 +43,7 @@ struct TensorReport {
   std::string dtype;
   std::vector<int64_t> shape;  //!< concrete sizes; empty for scalars
   bool isTensor = true;
-  bool isConstant = false;     //!< a literal scalar (its name is its value)
+  bool isConstant = false;  //!< a literal scalar (its name is its value)
   bool isFusionInput = false;
   bool isFusionOutput = false;
 };
@@ -56,7 +56,7 @@ struct SegmentReport {
   std::vector<ExprReport> exprFlow;  //!< parallel to exprs
   std::vector<std::string> inputs;   //!< tensor/scalar names
   std::vector<std::string> outputs;
-  Json params = Json();               //!< null for schedulers without params
+  Json params = Json();  //!< null for schedulers without params
   //! "heuristic", "database_exact" or "database_bucket" (a provider's name).
   std::string paramsSource = "heuristic";
   //! The heuristics-database entry the params came from; 0 if none.
@@ -91,7 +91,7 @@ struct DecisionReport {
 };
 
 struct CompileReport {
-  Json device = Json::object();   //!< name, key, compute_capability, ...
+  Json device = Json::object();  //!< name, key, compute_capability, ...
   Json options = Json::object();
   std::vector<PassReport> passes;
   std::vector<SegmentReport> segments;

@@ -49,16 +49,16 @@ class JsonParser {
         found = buffer;
       }
     }
-    FL_USER_ERROR("malformed JSON at line ", line, ", column ", column, ": ",
-                  expected, ", found ", found);
+    FL_USER_ERROR("malformed JSON at line ", line, ", column ", column, ": ", expected, ", found ",
+                  found);
   }
 
   bool atEnd() const { return pos_ >= text_.size(); }
   char peek() const { return atEnd() ? '\0' : text_[pos_]; }
 
   void skipWhitespace() {
-    while (!atEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                        text_[pos_] == '\n' || text_[pos_] == '\r')) {
+    while (!atEnd() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
+                        text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -76,8 +76,7 @@ class JsonParser {
 
   Json parseValue(int depth) {
     if (depth > kMaxParseDepth) {
-      fail("expected values nested at most " + std::to_string(kMaxParseDepth) +
-           " levels deep");
+      fail("expected values nested at most " + std::to_string(kMaxParseDepth) + " levels deep");
     }
     switch (peek()) {
       case '{': return parseObject(depth);
@@ -97,8 +96,9 @@ class JsonParser {
           return parseNumber();
         }
     }
-    fail("expected a value (object, array, string, number, true, false or "
-         "null)");
+    fail(
+        "expected a value (object, array, string, number, true, false or "
+        "null)");
   }
 
   Json parseObject(int depth) {
@@ -116,8 +116,7 @@ class JsonParser {
       std::string key = parseString();
       if (object.get(key) != nullptr) {
         pos_ = keyPos;
-        fail("expected a key not given before in this object (\"" + key +
-             "\" is repeated)");
+        fail("expected a key not given before in this object (\"" + key + "\" is repeated)");
       }
       skipWhitespace();
       expect(':', "expected ':' after an object key");
@@ -202,8 +201,9 @@ class JsonParser {
         return out;
       }
       if (static_cast<unsigned char>(c) < 0x20) {
-        fail("expected no raw control characters in a string (write \\n, "
-             "\\t, \\u00XX)");
+        fail(
+            "expected no raw control characters in a string (write \\n, "
+            "\\t, \\u00XX)");
       }
       if (c != '\\') {
         out += c;
@@ -226,8 +226,9 @@ class JsonParser {
           uint32_t cp = parseHex4();
           if (cp >= 0xd800 && cp < 0xdc00) {
             if (!consumeWord("\\u")) {
-              fail("expected a low surrogate \\uDC00-\\uDFFF after a high "
-                   "surrogate");
+              fail(
+                  "expected a low surrogate \\uDC00-\\uDFFF after a high "
+                  "surrogate");
             }
             const uint32_t low = parseHex4();
             if (low < 0xdc00 || low > 0xdfff) {
@@ -244,8 +245,9 @@ class JsonParser {
         }
         default:
           --pos_;
-          fail("expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t "
-               "\\uXXXX) after a backslash");
+          fail(
+              "expected an escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t "
+              "\\uXXXX) after a backslash");
       }
     }
   }
@@ -409,8 +411,7 @@ void Json::write(std::string& out, int indent, int depth) const {
     out += std::to_string(*i);
   } else if (const auto* d = std::get_if<double>(&value_)) {
     // JSON has no NaN or infinity: write them as strings.
-    out += std::isfinite(*d) ? ir::formatDouble(*d)
-                             : quoteJson(ir::formatDouble(*d));
+    out += std::isfinite(*d) ? ir::formatDouble(*d) : quoteJson(ir::formatDouble(*d));
   } else if (const auto* s = std::get_if<std::string>(&value_)) {
     out += quoteJson(*s);
   } else if (const auto* a = std::get_if<Array>(&value_)) {

@@ -30,8 +30,16 @@ class Json {
   Json(std::string value) : value_(std::move(value)) {}
   Json(Array value) : value_(std::move(value)) {}
 
-  static Json object() { Json j; j.value_ = Object{}; return j; }
-  static Json array() { Json j; j.value_ = Array{}; return j; }
+  static Json object() {
+    Json j;
+    j.value_ = Object{};
+    return j;
+  }
+  static Json array() {
+    Json j;
+    j.value_ = Array{};
+    return j;
+  }
   template <typename T>
   static Json arrayOf(const std::vector<T>& values) {
     Json j = array();
@@ -49,9 +57,7 @@ class Json {
   //! An integer (a number written without fraction or exponent).
   bool isInt() const { return std::holds_alternative<int64_t>(value_); }
   //! An integer or a floating-point number.
-  bool isNumber() const {
-    return isInt() || std::holds_alternative<double>(value_);
-  }
+  bool isNumber() const { return isInt() || std::holds_alternative<double>(value_); }
   bool isString() const { return std::holds_alternative<std::string>(value_); }
   bool isArray() const { return std::holds_alternative<Array>(value_); }
   bool isObject() const { return std::holds_alternative<Object>(value_); }
@@ -87,9 +93,7 @@ class Json {
  private:
   void write(std::string& out, int indent, int depth) const;
 
-  std::variant<std::monostate, bool, int64_t, double, std::string, Array,
-               Object>
-      value_;
+  std::variant<std::monostate, bool, int64_t, double, std::string, Array, Object> value_;
 };
 
 //! JSON string escaping (quotes included).

@@ -11,7 +11,8 @@ namespace {
 // What a segment computes: the values its exprs write.
 std::set<std::string> written(const SegmentReport& segment) {
   std::set<std::string> out;
-  for (const ExprReport& expr : segment.exprFlow) out.insert(expr.outputs.begin(), expr.outputs.end());
+  for (const ExprReport& expr : segment.exprFlow)
+    out.insert(expr.outputs.begin(), expr.outputs.end());
   for (const std::string& name : segment.outputs) out.insert(name);
   return out;
 }
@@ -50,8 +51,7 @@ SegmentPair describe(const SegmentReport* a, const SegmentReport* b) {
   pair.fields.push_back({"scheduler", a ? a->scheduler : "", b ? b->scheduler : ""});
   pair.fields.push_back({"exprs", exprsText(a), exprsText(b)});
   addMembers("params.", a ? a->params : Json(), b ? b->params : Json(), pair.fields);
-  addMembers("properties.", a ? a->properties : Json(), b ? b->properties : Json(),
-             pair.fields);
+  addMembers("properties.", a ? a->properties : Json(), b ? b->properties : Json(), pair.fields);
   if (a == nullptr) {
     pair.change = SegmentChange::Added;
   } else if (b == nullptr) {
@@ -94,9 +94,10 @@ ReportDiff diffReports(const CompileReport& a, const CompileReport& b) {
   const auto hostSteps = [](const CompileReport& r) {
     return std::to_string(r.segments.size() - static_cast<size_t>(r.kernelCount()));
   };
-  diff.summary = {{"segments", std::to_string(a.segments.size()), std::to_string(b.segments.size())},
-                  {"kernels", std::to_string(a.kernelCount()), std::to_string(b.kernelCount())},
-                  {"host steps", hostSteps(a), hostSteps(b)}};
+  diff.summary = {
+      {"segments", std::to_string(a.segments.size()), std::to_string(b.segments.size())},
+      {"kernels", std::to_string(a.kernelCount()), std::to_string(b.kernelCount())},
+      {"host steps", hostSteps(a), hostSteps(b)}};
 
   // Greedy pairing by the share of written values two segments have in
   // common, best pairs first; ties keep segment order.
@@ -123,8 +124,8 @@ ReportDiff diffReports(const CompileReport& a, const CompileReport& b) {
       }
     }
     for (const auto& [j, shared] : common) {
-      const double score = static_cast<double>(shared) /
-                           static_cast<double>(wa[i].size() + wb[j].size() - shared);
+      const double score =
+          static_cast<double>(shared) / static_cast<double>(wa[i].size() + wb[j].size() - shared);
       candidates.push_back({score, i, j});
     }
   }

@@ -41,7 +41,8 @@ std::string ScriptNames::rename(std::string_view text) const {
   while (i < text.size()) {
     // A token: letters then digits, not preceded by a word character and
     // not followed by a letter or digit ("_" may follow: T3_l_float).
-    if (std::isalpha(static_cast<unsigned char>(text[i])) != 0 && (i == 0 || !isWord(text[i - 1]))) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) != 0 &&
+        (i == 0 || !isWord(text[i - 1]))) {
       size_t j = i;
       while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j])) != 0) ++j;
       size_t k = j;

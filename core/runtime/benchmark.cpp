@@ -83,8 +83,7 @@ class CudaEvent {
   //! Milliseconds from `start` to this event (both complete).
   double millisecondsSince(const CudaEvent& start, std::string_view what) const {
     float ms = 0;
-    checkCuda(cudaEventElapsedTime(&ms, start.event_, event_), "cudaEventElapsedTime",
-              what);
+    checkCuda(cudaEventElapsedTime(&ms, start.event_, event_), "cudaEventElapsedTime", what);
     return ms;
   }
 
@@ -124,15 +123,14 @@ struct RunEvents {
 // per-launch breakdown); otherwise only after the last one, `launches` - 1,
 // so nothing stands between two launches (an event there would keep a
 // programmatic dependent launch from overlapping the kernel before it).
-GpuRunOptions recordingOptions(RunEvents& events, std::function<void()> flush,
-                               bool everyLaunch, size_t launches) {
+GpuRunOptions recordingOptions(RunEvents& events, std::function<void()> flush, bool everyLaunch,
+                               size_t launches) {
   GpuRunOptions options;
   options.beforeLaunches = [&events, flush = std::move(flush)] {
     flush();
     events.start.record("benchmark start");
   };
-  options.afterLaunch = [&events, everyLaunch, launches](size_t index,
-                                                        const std::string& what) {
+  options.afterLaunch = [&events, everyLaunch, launches](size_t index, const std::string& what) {
     if (!everyLaunch && index + 1 != launches) return;
     if (!everyLaunch) index = 0;
     while (events.afterLaunch.size() <= index) {
@@ -163,8 +161,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
                                 const BenchmarkOptions& options) {
   FL_CHECK(options.samples >= 1, "the benchmark needs at least one sample, found ",
            options.samples);
-  FL_CHECK(options.warmup >= 0, "warm-up runs cannot be negative, found ",
-           options.warmup);
+  FL_CHECK(options.warmup >= 0, "warm-up runs cannot be negative, found ", options.warmup);
   FusionBenchmark result;
   const int device = executor.device();
 
@@ -208,9 +205,9 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
     executor.run(inputs, recordWhole);
     // run() synchronized: every event has completed.
     result.samplesMicroseconds.push_back(
-        launches == 0 ? 0.0
-                      : whole.afterLaunch[0]->millisecondsSince(whole.start, "timing a sample") *
-                            1000.0);
+        launches == 0
+            ? 0.0
+            : whole.afterLaunch[0]->millisecondsSince(whole.start, "timing a sample") * 1000.0);
   }
   result.gpuMicroseconds = summarizeSamples(result.samplesMicroseconds);
 
@@ -229,8 +226,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
       executor.run(inputs, recordEach);
       double previous = 0;
       for (size_t k = 0; k < launches; ++k) {
-        const double ms =
-            events.afterLaunch[k]->millisecondsSince(events.start, "timing a launch");
+        const double ms = events.afterLaunch[k]->millisecondsSince(events.start, "timing a launch");
         perLaunch[k].push_back((ms - previous) * 1000.0);
         previous = ms;
       }
@@ -290,8 +286,7 @@ FusionBenchmark benchmarkFusion(GpuExecutor& executor, const Arguments& inputs,
   result.hostPrepareMicroseconds = summarizeSamples(prepare);
   result.runWallMicroseconds = summarizeSamples(wall);
   if (result.kernelLaunches > 0) {
-    result.hostMicrosecondsPerLaunch =
-        result.hostMicroseconds.median / result.kernelLaunches;
+    result.hostMicrosecondsPerLaunch = result.hostMicroseconds.median / result.kernelLaunches;
   }
   return result;
 }
@@ -304,8 +299,8 @@ CopyBandwidth measureCopyBandwidth(int device, int64_t maxBytes, int samples) {
             "measuring the copy bandwidth");
   int64_t bytes = std::min<int64_t>(maxBytes, static_cast<int64_t>(freeBytes / 4));
   bytes = bytes / (int64_t{1} << 20) * (int64_t{1} << 20);  // whole MiB
-  FL_CHECK(bytes > 0, "cuda:", device, " has too little free memory (",
-           freeBytes, " bytes) to measure the copy bandwidth");
+  FL_CHECK(bytes > 0, "cuda:", device, " has too little free memory (", freeBytes,
+           " bytes) to measure the copy bandwidth");
   DeviceBuffer from(bytes, device, "copy bandwidth source");
   DeviceBuffer to(bytes, device, "copy bandwidth destination");
   from.fill(1, "copy bandwidth source");

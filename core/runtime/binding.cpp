@@ -38,8 +38,7 @@ Layout layoutOf(const TensorView& tv) {
   const auto& d = tv.domain();
   if (!d.hasAllocation()) return Layout::Logical;
   if (d.allocation.size() == d.logical.size() &&
-      std::is_permutation(d.allocation.begin(), d.allocation.end(),
-                          d.logical.begin())) {
+      std::is_permutation(d.allocation.begin(), d.allocation.end(), d.logical.begin())) {
     return Layout::Permutation;
   }
   return Layout::Transformed;
@@ -49,17 +48,15 @@ Layout layoutOf(const TensorView& tv) {
 // domains, in creation order (which is topological).
 std::vector<const IterDomainTransform*> transformsBetween(const TensorView& tv) {
   std::unordered_set<const IterDomainTransform*> needed;
-  std::unordered_set<const IterDomain*> logical(tv.logical().begin(),
-                                                tv.logical().end());
-  std::vector<const IterDomain*> stack(tv.maybeAllocation().begin(),
-                                       tv.maybeAllocation().end());
+  std::unordered_set<const IterDomain*> logical(tv.logical().begin(), tv.logical().end());
+  std::vector<const IterDomain*> stack(tv.maybeAllocation().begin(), tv.maybeAllocation().end());
   while (!stack.empty()) {
     const IterDomain* id = stack.back();
     stack.pop_back();
     if (logical.count(id)) continue;
     const IterDomainTransform* def = id->definition();
-    FL_CHECK(def != nullptr, "allocation axis ", id->toString(), " of ",
-             tv.name(), " is not derived from its logical domain");
+    FL_CHECK(def != nullptr, "allocation axis ", id->toString(), " of ", tv.name(),
+             " is not derived from its logical domain");
     if (!needed.insert(def).second) continue;
     for (const IterDomain* in : def->inputs()) stack.push_back(in);
   }
@@ -85,16 +82,14 @@ int64_t knownExtent(const IterDomain* id, const ExtentMap& extents,
 }
 
 // Plays the transforms backward from allocation extents to logical extents.
-void inferBackward(const std::vector<const IterDomainTransform*>& transforms,
-                   ExtentMap& extents, ir::ExpressionEvaluator& evaluator,
-                   bool local, const std::string& what) {
+void inferBackward(const std::vector<const IterDomainTransform*>& transforms, ExtentMap& extents,
+                   ir::ExpressionEvaluator& evaluator, bool local, const std::string& what) {
   for (auto it = transforms.rbegin(); it != transforms.rend(); ++it) {
     const IterDomainTransform* t = *it;
     if (t->kind() == TransformKind::Split) {
       int64_t outer = knownExtent(t->outputs()[0], extents, evaluator, local);
       int64_t inner = knownExtent(t->outputs()[1], extents, evaluator, local);
-      FL_ASSERT(outer >= 0 && inner >= 0, "split outputs of ", what,
-                " have no extents");
+      FL_ASSERT(outer >= 0 && inner >= 0, "split outputs of ", what, " have no extents");
       // The canonical preimage: the split is taken to be divisible.
       extents[t->inputs()[0]] = outer * inner;
     } else {
@@ -105,13 +100,11 @@ void inferBackward(const std::vector<const IterDomainTransform*>& transforms,
       int64_t inner = knownExtent(innerId, extents, evaluator, local);
       FL_CHECK(outer >= 0 || inner >= 0, what,
                ": cannot infer the extents merged into allocation axis ",
-               t->outputs()[0]->toString(),
-               "; one of the merged axes needs a known extent");
+               t->outputs()[0]->toString(), "; one of the merged axes needs a known extent");
       if (inner < 0) inner = outer == 0 ? 0 : merged / outer;
       if (outer < 0) outer = inner == 0 ? 0 : merged / inner;
-      FL_CHECK(outer * inner == merged, what, ": allocation axis ",
-               t->outputs()[0]->toString(), " has size ", merged,
-               ", which is not ", outer, " x ", inner);
+      FL_CHECK(outer * inner == merged, what, ": allocation axis ", t->outputs()[0]->toString(),
+               " has size ", merged, ", which is not ", outer, " x ", inner);
       extents[outerId] = outer;
       extents[innerId] = inner;
     }
@@ -119,8 +112,8 @@ void inferBackward(const std::vector<const IterDomainTransform*>& transforms,
 }
 
 // Plays the transforms forward from logical extents to allocation extents.
-void inferForward(const std::vector<const IterDomainTransform*>& transforms,
-                  ExtentMap& extents, ir::ExpressionEvaluator& evaluator) {
+void inferForward(const std::vector<const IterDomainTransform*>& transforms, ExtentMap& extents,
+                  ir::ExpressionEvaluator& evaluator) {
   for (const IterDomainTransform* t : transforms) {
     if (t->kind() == TransformKind::Split) {
       const IterDomain* outerId = t->outputs()[0];
@@ -138,8 +131,7 @@ void inferForward(const std::vector<const IterDomainTransform*>& transforms,
       extents[outerId] = t->innerSplit() ? rest : factor;
       extents[innerId] = t->innerSplit() ? factor : rest;
     } else {
-      extents[t->outputs()[0]] =
-          extents.at(t->inputs()[0]) * extents.at(t->inputs()[1]);
+      extents[t->outputs()[0]] = extents.at(t->inputs()[0]) * extents.at(t->inputs()[1]);
     }
   }
 }
@@ -149,8 +141,7 @@ void inferForward(const std::vector<const IterDomainTransform*>& transforms,
 // transforms per element; this path only serves layouts that no strides can
 // express, which are rare and small in practice.
 std::vector<int64_t> logicalToAllocationOffsets(
-    const TensorView& tv,
-    const std::vector<const IterDomainTransform*>& transforms,
+    const TensorView& tv, const std::vector<const IterDomainTransform*>& transforms,
     const ExtentMap& extents, const std::vector<int64_t>& allocationStrides) {
   const auto& logical = tv.logicalNoReductions();
   const auto& allocation = tv.maybeAllocation();
@@ -185,8 +176,7 @@ std::vector<int64_t> logicalToAllocationOffsets(
         }
       } else {
         const IterDomain* innerId = t->inputs()[1];
-        at[t->outputs()[0]] =
-            at.at(t->inputs()[0]) * extents.at(innerId) + at.at(innerId);
+        at[t->outputs()[0]] = at.at(t->inputs()[0]) * extents.at(innerId) + at.at(innerId);
       }
     }
     int64_t offset = 0;
@@ -208,33 +198,28 @@ class InputBinder {
  public:
   InputBinder(ir::ExpressionEvaluator& evaluator) : evaluator_(evaluator) {}
 
-  Argument bindTensor(const TensorView& tv, size_t position,
-                      const Tensor& tensor) {
+  Argument bindTensor(const TensorView& tv, size_t position, const Tensor& tensor) {
     const std::string what = describe(&tv, position);
-    FL_CHECK(tensor.dtype() == tv.dtype(), what, ": expected a ",
-             ir::toString(tv.dtype()), " tensor, found ",
-             ir::toString(tensor.dtype()));
+    FL_CHECK(tensor.dtype() == tv.dtype(), what, ": expected a ", ir::toString(tv.dtype()),
+             " tensor, found ", ir::toString(tensor.dtype()));
     // A CPU scalar reaches its kernels by value, read on the host.
-    FL_CHECK(!tv.isCpuScalar() || tensor.isCpu() || tensor.isMetadataOnly(),
-             what, ": declared a CPU scalar (is_cpu=True), so it must be a "
+    FL_CHECK(!tv.isCpuScalar() || tensor.isCpu() || tensor.isMetadataOnly(), what,
+             ": declared a CPU scalar (is_cpu=True), so it must be a "
              "0-dim CPU tensor or a number, found a tensor on ",
              tensor.device().toString());
     switch (layoutOf(tv)) {
       case Layout::Logical:
-        return bindLogical(tv, position, tensor, tv.logicalNoReductions(),
-                           tensor.sizes(), tensor.strides());
-      case Layout::Permutation:
-        return bindPermuted(tv, position, tensor);
-      case Layout::Transformed:
-        return bindTransformed(tv, position, tensor);
+        return bindLogical(tv, position, tensor, tv.logicalNoReductions(), tensor.sizes(),
+                           tensor.strides());
+      case Layout::Permutation: return bindPermuted(tv, position, tensor);
+      case Layout::Transformed: return bindTransformed(tv, position, tensor);
     }
     return {};
   }
 
  private:
   // Checks sizes against extents and binds symbolic ones.
-  void bindExtent(const IterDomain* id, int64_t size, const std::string& what,
-                  size_t dim) {
+  void bindExtent(const IterDomain* id, int64_t size, const std::string& what, size_t dim) {
     if (id->isBroadcast() && !id->hasExpandedExtent()) {
       FL_CHECK(size == 1, what, " dimension ", dim,
                ": expected size 1 (a broadcast axis, declared with shape 1), "
@@ -250,13 +235,12 @@ class InputBinder {
       if (value != size) {
         std::string origin;
         if (auto it = boundBy_.find(extent); it != boundBy_.end()) {
-          origin = " (extent " + extent->name() + ", bound by " + it->second +
-                   ")";
+          origin = " (extent " + extent->name() + ", bound by " + it->second + ")";
         } else if (extent->isConst()) {
           origin = " (declared in the script)";
         }
-        FL_USER_ERROR(what, " dimension ", dim, ": expected size ", value,
-                      origin, ", found ", size);
+        FL_USER_ERROR(what, " dimension ", dim, ": expected size ", value, origin, ", found ",
+                      size);
       }
       return;
     }
@@ -266,10 +250,8 @@ class InputBinder {
 
   // Strides against contiguity, both in allocation order.
   void checkStrides(const TensorView& tv, const std::string& what,
-                    const std::vector<const IterDomain*>& ids,
-                    const std::vector<int64_t>& sizes,
-                    const std::vector<int64_t>& strides,
-                    const std::vector<size_t>& dimNames) {
+                    const std::vector<const IterDomain*>& ids, const std::vector<int64_t>& sizes,
+                    const std::vector<int64_t>& strides, const std::vector<size_t>& dimNames) {
     const auto& contiguity = tv.contiguity();
     // An empty tensor addresses no element: any strides describe it.
     for (int64_t size : sizes) {
@@ -279,11 +261,13 @@ class InputBinder {
     for (size_t k = ids.size(); k-- > 0;) {
       // As nvFuser's bindTensorDomain: the kernels read an expanded axis
       // with stride 0, so data that varies along it would be read wrong.
-      FL_CHECK(!ids[k]->hasExpandedExtent() || sizes[k] == 1 || strides[k] == 0,
-               what, " dimension ", dimNames[k], ": declared an expanded "
+      FL_CHECK(!ids[k]->hasExpandedExtent() || sizes[k] == 1 || strides[k] == 0, what,
+               " dimension ", dimNames[k],
+               ": declared an expanded "
                "broadcast (contiguity None with a size other than 1), so its "
-               "stride must be 0, found stride ", strides[k], " (size ",
-               sizes[k], "); pass an expanded tensor (t.expand(...)) or declare "
+               "stride must be 0, found stride ",
+               strides[k], " (size ", sizes[k],
+               "); pass an expanded tensor (t.expand(...)) or declare "
                "the axis with contiguity True or False");
       if (ids[k]->isBroadcast() || ids[k]->isReduction() || sizes[k] == 1) {
         // Size-1 and broadcast axes (stride 0 when expanded) do not take part
@@ -292,9 +276,8 @@ class InputBinder {
       }
       if (contiguity.at(k).value_or(false)) {
         FL_CHECK(strides[k] == expected, what, " dimension ", dimNames[k],
-                 ": declared contiguous, so its stride must be ", expected,
-                 ", found ", strides[k], " (sizes ", shapeString(sizes),
-                 ", strides ", shapeString(strides),
+                 ": declared contiguous, so its stride must be ", expected, ", found ", strides[k],
+                 " (sizes ", shapeString(sizes), ", strides ", shapeString(strides),
                  " in allocation order); pass a contiguous tensor or declare "
                  "contiguity=False for this dimension");
       }
@@ -302,15 +285,13 @@ class InputBinder {
     }
   }
 
-  Argument bindLogical(const TensorView& tv, size_t position,
-                       const Tensor& tensor,
-                       const std::vector<IterDomain*>& logical,
-                       const std::vector<int64_t>& sizes,
+  Argument bindLogical(const TensorView& tv, size_t position, const Tensor& tensor,
+                       const std::vector<IterDomain*>& logical, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
     const std::string what = describe(&tv, position);
     FL_CHECK(tensor.dim() == static_cast<int64_t>(logical.size()), what,
-             ": expected a tensor of rank ", logical.size(), ", found rank ",
-             tensor.dim(), " (shape ", shapeString(tensor.sizes()), ")");
+             ": expected a tensor of rank ", logical.size(), ", found rank ", tensor.dim(),
+             " (shape ", shapeString(tensor.sizes()), ")");
     std::vector<const IterDomain*> ids(logical.begin(), logical.end());
     std::vector<size_t> dims(ids.size());
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -321,13 +302,12 @@ class InputBinder {
     return tensor;
   }
 
-  Argument bindPermuted(const TensorView& tv, size_t position,
-                        const Tensor& tensor) {
+  Argument bindPermuted(const TensorView& tv, size_t position, const Tensor& tensor) {
     const std::string what = describe(&tv, position);
     const auto& logical = tv.logicalNoReductions();
     FL_CHECK(tensor.dim() == static_cast<int64_t>(logical.size()), what,
-             ": expected a tensor of rank ", logical.size(), ", found rank ",
-             tensor.dim(), " (shape ", shapeString(tensor.sizes()), ")");
+             ": expected a tensor of rank ", logical.size(), ", found rank ", tensor.dim(),
+             " (shape ", shapeString(tensor.sizes()), ")");
     for (size_t i = 0; i < logical.size(); ++i) {
       bindExtent(logical[i], tensor.sizes()[i], what, i);
     }
@@ -347,23 +327,21 @@ class InputBinder {
     return tensor;
   }
 
-  Argument bindTransformed(const TensorView& tv, size_t position,
-                           const Tensor& tensor) {
+  Argument bindTransformed(const TensorView& tv, size_t position, const Tensor& tensor) {
     const std::string what = describe(&tv, position);
     const auto& allocation = tv.maybeAllocation();
     const auto alloc = ir::noReductions(allocation);
     FL_CHECK(tensor.dim() == static_cast<int64_t>(alloc.size()), what,
              ": expected a tensor of rank ", alloc.size(),
-             " matching the allocation domain, found rank ", tensor.dim(),
-             " (shape ", shapeString(tensor.sizes()), ")");
+             " matching the allocation domain, found rank ", tensor.dim(), " (shape ",
+             shapeString(tensor.sizes()), ")");
     const auto transforms = transformsBetween(tv);
     ExtentMap local;
     for (size_t a = 0; a < alloc.size(); ++a) {
       int64_t size = tensor.sizes()[a];
       if (alloc[a]->isDeviceDim()) {
         FL_CHECK(size == 1, what, " dimension ", a, " is sharded over devices (",
-                 alloc[a]->toString(),
-                 "): the local shard must have size 1 there, found ", size);
+                 alloc[a]->toString(), "): the local shard must have size 1 there, found ", size);
       }
       local[alloc[a]] = size;
     }
@@ -372,9 +350,8 @@ class InputBinder {
     // Global extents: DID axes take their (mesh) extent from the IR.
     ExtentMap global;
     for (const IterDomain* id : alloc) {
-      global[id] = id->isDeviceDim()
-                       ? evaluator_.evaluateInt(id->extent(), "device axis")
-                       : local.at(id);
+      global[id] =
+          id->isDeviceDim() ? evaluator_.evaluateInt(id->extent(), "device axis") : local.at(id);
     }
     inferBackward(transforms, global, evaluator_, /*local=*/false, what);
     const auto& logical = tv.logicalNoReductions();
@@ -392,13 +369,11 @@ class InputBinder {
     std::vector<int64_t> logicalSizes;
     for (const IterDomain* id : logical) logicalSizes.push_back(local.at(id));
     if (tensor.isMetadataOnly() || !tensor.isCpu()) {
-      return Tensor::metadata(tv.dtype(), logicalSizes,
-                              Tensor::contiguousStrides(logicalSizes), 0,
+      return Tensor::metadata(tv.dtype(), logicalSizes, Tensor::contiguousStrides(logicalSizes), 0,
                               tensor.device());
     }
     Tensor out = Tensor::empty(tv.dtype(), logicalSizes);
-    const auto offsets =
-        logicalToAllocationOffsets(tv, transforms, local, tensor.strides());
+    const auto offsets = logicalToAllocationOffsets(tv, transforms, local, tensor.strides());
     const size_t bytes = ir::sizeInBytes(tv.dtype());
     auto* dst = static_cast<std::byte*>(out.data());
     const auto* src = static_cast<const std::byte*>(tensor.data());
@@ -422,9 +397,8 @@ ir::ScalarValue castScalar(const ir::ScalarValue& value, ir::DataType dtype,
   };
   if (ir::isFloatingPoint(dtype)) return asDouble();
   if (dtype == ir::DataType::Bool) return asDouble() != 0.0;
-  FL_CHECK(!std::holds_alternative<double>(value), what, ": expected an ",
-           ir::toString(dtype), " scalar, found the floating-point value ",
-           std::get<double>(value));
+  FL_CHECK(!std::holds_alternative<double>(value), what, ": expected an ", ir::toString(dtype),
+           " scalar, found the floating-point value ", std::get<double>(value));
   return static_cast<int64_t>(asDouble());
 }
 
@@ -433,8 +407,8 @@ ir::ScalarValue castScalar(const ir::ScalarValue& value, ir::DataType dtype,
 Arguments bindInputs(const ir::Fusion& fusion, const Arguments& args,
                      ir::ExpressionEvaluator& evaluator) {
   const auto& inputs = fusion.inputs();
-  FL_CHECK(args.size() == inputs.size(), "the fusion has ", inputs.size(),
-           " inputs but ", args.size(), " were given");
+  FL_CHECK(args.size() == inputs.size(), "the fusion has ", inputs.size(), " inputs but ",
+           args.size(), " were given");
   InputBinder binder(evaluator);
   Arguments bound;
   bound.reserve(args.size());
@@ -447,8 +421,8 @@ Arguments bindInputs(const ir::Fusion& fusion, const Arguments& args,
       if (const auto* tv = input->as<TensorView>()) {
         if (const auto* scalar = std::get_if<ir::ScalarValue>(&args[i])) {
           // A number for a 0-dim (cpu scalar) tensor input.
-          FL_CHECK(tv->rank() == 0, what, ": expected a tensor of rank ",
-                   tv->rank(), ", found a scalar");
+          FL_CHECK(tv->rank() == 0, what, ": expected a tensor of rank ", tv->rank(),
+                   ", found a scalar");
           Tensor t = Tensor::empty(tv->dtype(), {});
           const auto v = castScalar(*scalar, ir::DataType::Double, what);
           t.fill(std::get<double>(v));
@@ -461,8 +435,7 @@ Arguments bindInputs(const ir::Fusion& fusion, const Arguments& args,
       const auto* scalarInput = input->as<ir::Scalar>();
       ir::ScalarValue value;
       if (const auto* t = std::get_if<Tensor>(&args[i])) {
-        FL_CHECK(t->dim() == 0 && t->isCpu(), what,
-                 ": expected a scalar, found a tensor of shape ",
+        FL_CHECK(t->dim() == 0 && t->isCpu(), what, ": expected a scalar, found a tensor of shape ",
                  shapeString(t->sizes()));
         double item = t->item({});
         value = ir::isFloatingPoint(t->dtype()) ? ir::ScalarValue(item)
@@ -484,8 +457,7 @@ Arguments bindInputs(const ir::Fusion& fusion, const Arguments& args,
 Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
                     ir::ExpressionEvaluator& evaluator) {
   switch (layoutOf(tv)) {
-    case Layout::Logical:
-      return logical;
+    case Layout::Logical: return logical;
     case Layout::Permutation: {
       const auto& logicalIds = tv.logicalNoReductions();
       const auto& allocation = tv.maybeAllocation();
@@ -493,8 +465,7 @@ Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
       // contiguously in that order and view it with logical sizes.
       std::vector<int64_t> order;
       for (const IterDomain* id : allocation) {
-        order.push_back(std::find(logicalIds.begin(), logicalIds.end(), id) -
-                        logicalIds.begin());
+        order.push_back(std::find(logicalIds.begin(), logicalIds.end(), id) - logicalIds.begin());
       }
       Tensor permuted = logical.permute(order).contiguous();
       std::vector<int64_t> inverse(order.size());
@@ -513,8 +484,7 @@ Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
       std::vector<int64_t> sizes;
       for (const IterDomain* id : alloc) sizes.push_back(local.at(id));
       Tensor out = Tensor::empty(tv.dtype(), sizes);
-      const auto offsets =
-          logicalToAllocationOffsets(tv, transforms, local, out.strides());
+      const auto offsets = logicalToAllocationOffsets(tv, transforms, local, out.strides());
       const Tensor src = logical.contiguous();
       const size_t bytes = ir::sizeInBytes(tv.dtype());
       auto* dst = static_cast<std::byte*>(out.data());

@@ -7,8 +7,7 @@
 
 namespace fuserlab::runtime {
 
-codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank,
-                                           int64_t elements) {
+codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank, int64_t elements) {
   const char* type = elementBytes == 1   ? "uint8_t"
                      : elementBytes == 2 ? "uint16_t"
                      : elementBytes == 4 ? "uint32_t"
@@ -20,8 +19,8 @@ codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank,
   const int r = std::max(rank, 1);
   std::ostringstream src;
   src << "#include \"fuserlab_device.cuh\"\n\n"
-      << "extern \"C\" __global__ void " << kernel.name << "(fl::Tensor<" << type << ", "
-      << rank << "> in, fl::Tensor<" << type << ", " << rank << "> out) {\n"
+      << "extern \"C\" __global__ void " << kernel.name << "(fl::Tensor<" << type << ", " << rank
+      << "> in, fl::Tensor<" << type << ", " << rank << "> out) {\n"
       << codegen::kKernelEntry;
   if (rank == 0) {
     src << "  if (blockIdx.x == 0 && threadIdx.x == 0) out.data[0] = in.data[0];\n}\n";

@@ -15,7 +15,6 @@ namespace fuserlab::runtime {
 //! fl::Tensor<U, R> out)` for `elements` elements of `elementBytes` (1, 2,
 //! 4 or 8) bytes each; its parameters name no segment value (the caller
 //! binds them).
-codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank,
-                                           int64_t elements);
+codegen::GeneratedKernel stridedCopyKernel(int64_t elementBytes, int rank, int64_t elements);
 
 }  // namespace fuserlab::runtime

@@ -21,10 +21,9 @@ constexpr int kHeuristicAnswers = 8;
 
 void checkCublas(cublasStatus_t status, std::string_view call, std::string_view what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw CudaError(static_cast<int>(status),
-                  std::string(what) + ": " + std::string(call) + " failed: " +
-                      cublasLtGetStatusName(status) + " (" +
-                      cublasLtGetStatusString(status) + ")");
+  throw CudaError(static_cast<int>(status), std::string(what) + ": " + std::string(call) +
+                                                " failed: " + cublasLtGetStatusName(status) + " (" +
+                                                cublasLtGetStatusString(status) + ")");
 }
 
 cudaDataType_t cudaType(ir::DataType dtype, const std::string& what) {
@@ -72,8 +71,8 @@ void* workspaceFor(int device, size_t bytes, const std::string& what) {
   if (!buffer || static_cast<size_t>(buffer->bytes()) < bytes) {
     // The previous buffer may still be read by queued calls on the stream.
     if (buffer) synchronizeCuda(what + ": growing the cuBLASLt workspace");
-    buffer = std::make_unique<DeviceBuffer>(static_cast<int64_t>(bytes), device,
-                                            "cuBLASLt workspace");
+    buffer =
+        std::make_unique<DeviceBuffer>(static_cast<int64_t>(bytes), device, "cuBLASLt workspace");
   }
   return buffer->data();
 }
@@ -103,9 +102,8 @@ std::optional<ColumnMajor> columnMajor(int64_t r, int64_t c, int64_t rs, int64_t
 }
 
 std::string stridesText(const StridedMatrix& m) {
-  return "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) +
-         "] with strides [" + std::to_string(m.rowStride) + ", " +
-         std::to_string(m.colStride) + "]";
+  return "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "] with strides [" +
+         std::to_string(m.rowStride) + ", " + std::to_string(m.colStride) + "]";
 }
 
 uint32_t alignmentBytes(const void* data, int64_t batchStrideBytes) {
@@ -136,12 +134,8 @@ struct CublasLtMatmul::Descriptors {
   }
 };
 
-CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
-                               const std::string& what)
-    : descriptors_(std::make_unique<Descriptors>()),
-      call_(call),
-      device_(device),
-      what_(what) {
+CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device, const std::string& what)
+    : descriptors_(std::make_unique<Descriptors>()), call_(call), device_(device), what_(what) {
   const int64_t m = call.a.rows;
   const int64_t k = call.a.cols;
   const int64_t n = call.b.cols;
@@ -173,14 +167,12 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
              "its columns (copy needed)");
   }
   auto dLayout = columnMajor(d.rows, d.cols, d.rowStride, d.colStride, false);
-  FL_CHECK(dLayout.has_value(), what, ": cuBLASLt cannot write the output ",
-           stridesText(call.d), ": neither axis has unit stride (copy needed)");
+  FL_CHECK(dLayout.has_value(), what, ": cuBLASLt cannot write the output ", stridesText(call.d),
+           ": neither axis has unit stride (copy needed)");
   auto aLayout = columnMajor(a.rows, a.cols, a.rowStride, a.colStride, true);
   auto bLayout = columnMajor(b.rows, b.cols, b.rowStride, b.colStride, true);
-  FL_CHECK(aLayout.has_value() && bLayout.has_value(), what,
-           ": cuBLASLt cannot read the operand ",
-           stridesText(aLayout ? (transposed ? call.a : call.b)
-                               : (transposed ? call.b : call.a)),
+  FL_CHECK(aLayout.has_value() && bLayout.has_value(), what, ": cuBLASLt cannot read the operand ",
+           stridesText(aLayout ? (transposed ? call.a : call.b) : (transposed ? call.b : call.a)),
            ": neither axis has unit stride (copy needed)");
 
   Descriptors& desc = *descriptors_;
@@ -189,15 +181,12 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   desc.transposed = transposed;
   checkCublas(cublasLtMatmulDescCreate(&desc.matmul, CUBLAS_COMPUTE_32F, CUDA_R_32F),
               "cublasLtMatmulDescCreate", what);
-  auto setDesc = [&](cublasLtMatmulDescAttributes_t attribute, const void* value,
-                     size_t bytes, const char* name) {
-    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, attribute, value, bytes),
-                name, what);
+  auto setDesc = [&](cublasLtMatmulDescAttributes_t attribute, const void* value, size_t bytes,
+                     const char* name) {
+    checkCublas(cublasLtMatmulDescSetAttribute(desc.matmul, attribute, value, bytes), name, what);
   };
-  setDesc(CUBLASLT_MATMUL_DESC_TRANSA, &aLayout->op, sizeof(aLayout->op),
-          "setting TRANSA");
-  setDesc(CUBLASLT_MATMUL_DESC_TRANSB, &bLayout->op, sizeof(bLayout->op),
-          "setting TRANSB");
+  setDesc(CUBLASLT_MATMUL_DESC_TRANSA, &aLayout->op, sizeof(aLayout->op), "setting TRANSA");
+  setDesc(CUBLASLT_MATMUL_DESC_TRANSB, &bLayout->op, sizeof(bLayout->op), "setting TRANSB");
   const cublasLtEpilogue_t epilogue = epilogueOf(call.epilogue, what);
   setDesc(CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue), "setting EPILOGUE");
   if (hasBias) {
@@ -219,10 +208,10 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
       checkCublas(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
                                                    &count, sizeof(count)),
                   "setting BATCH_COUNT", what);
-      checkCublas(cublasLtMatrixLayoutSetAttribute(
-                      layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batchStride,
-                      sizeof(batchStride)),
-                  "setting STRIDED_BATCH_OFFSET", what);
+      checkCublas(
+          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                           &batchStride, sizeof(batchStride)),
+          "setting STRIDED_BATCH_OFFSET", what);
     }
   };
   makeLayout(desc.a, *aLayout, a.dtype, a.batchStride);
@@ -230,20 +219,18 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   makeLayout(desc.d, *dLayout, d.dtype, d.batchStride);
 
   cublasLtMatmulPreference_t preference = nullptr;
-  checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate",
-              what);
+  checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate", what);
   struct PreferenceGuard {
     cublasLtMatmulPreference_t p;
     ~PreferenceGuard() { cublasLtMatmulPreferenceDestroy(p); }
   } guard{preference};
-  auto setPreference = [&](cublasLtMatmulPreferenceAttributes_t attribute,
-                           const void* value, size_t bytes) {
+  auto setPreference = [&](cublasLtMatmulPreferenceAttributes_t attribute, const void* value,
+                           size_t bytes) {
     checkCublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, value, bytes),
                 "cublasLtMatmulPreferenceSetAttribute", what);
   };
   const size_t maxWorkspace = kMaxWorkspaceBytes;
-  setPreference(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace,
-                sizeof(maxWorkspace));
+  setPreference(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace, sizeof(maxWorkspace));
   const auto elementBytes = [](ir::DataType t) { return ir::sizeInBytes(t); };
   const uint32_t alignA = alignmentBytes(a.data, a.batchStride * elementBytes(a.dtype));
   const uint32_t alignB = alignmentBytes(b.data, b.batchStride * elementBytes(b.dtype));
@@ -257,20 +244,20 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   cublasLtHandle_t handle = handleFor(device, what);
   cublasLtMatmulHeuristicResult_t results[kHeuristicAnswers] = {};
   int returned = 0;
-  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-      handle, desc.matmul, desc.a, desc.b, desc.d, desc.d, preference, kHeuristicAnswers,
-      results, &returned);
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(handle, desc.matmul, desc.a, desc.b, desc.d, desc.d,
+                                     preference, kHeuristicAnswers, results, &returned);
   FL_CHECK(status != CUBLAS_STATUS_NOT_SUPPORTED && returned > 0, what,
            ": cuBLASLt has no algorithm for ", ir::toString(call.a.dtype), " x ",
-           ir::toString(call.b.dtype), " -> ", ir::toString(call.d.dtype),
-           " with epilogue ", call.epilogue,
+           ir::toString(call.b.dtype), " -> ", ir::toString(call.d.dtype), " with epilogue ",
+           call.epilogue,
            hasBias ? std::string(" (bias ") + std::string(ir::toString(call.biasDtype)) + ")"
                    : std::string(),
            " at these sizes and alignments");
   checkCublas(status, "cublasLtMatmulAlgoGetHeuristic", what);
   FL_CHECK(call.heuristicIndex >= 0 && call.heuristicIndex < returned, what,
-           ": the params ask for heuristic answer ", call.heuristicIndex,
-           " but cuBLASLt gave ", returned);
+           ": the params ask for heuristic answer ", call.heuristicIndex, " but cuBLASLt gave ",
+           returned);
   const cublasLtMatmulHeuristicResult_t& chosen = results[call.heuristicIndex];
   desc.algo = chosen.algo;
   desc.workspaceBytes = chosen.workspaceSize;
@@ -278,13 +265,12 @@ CublasLtMatmul::CublasLtMatmul(const MatmulCall& call, int device,
   auto config = [&](cublasLtMatmulAlgoConfigAttributes_t attribute) {
     int32_t value = -1;
     size_t written = 0;
-    cublasLtMatmulAlgoConfigGetAttribute(&desc.algo, attribute, &value, sizeof(value),
-                                         &written);
+    cublasLtMatmulAlgoConfigGetAttribute(&desc.algo, attribute, &value, sizeof(value), &written);
     return std::to_string(value);
   };
-  algo_ = "heuristic " + std::to_string(call.heuristicIndex) + " of " +
-          std::to_string(returned) + ": algo id " + config(CUBLASLT_ALGO_CONFIG_ID) +
-          ", tile " + config(CUBLASLT_ALGO_CONFIG_TILE_ID) + ", stages " +
+  algo_ = "heuristic " + std::to_string(call.heuristicIndex) + " of " + std::to_string(returned) +
+          ": algo id " + config(CUBLASLT_ALGO_CONFIG_ID) + ", tile " +
+          config(CUBLASLT_ALGO_CONFIG_TILE_ID) + ", stages " +
           config(CUBLASLT_ALGO_CONFIG_STAGES_ID) + ", split-k " +
           config(CUBLASLT_ALGO_CONFIG_SPLITK_NUM) + ", workspace " +
           std::to_string(chosen.workspaceSize) + " bytes";
@@ -301,11 +287,11 @@ void CublasLtMatmul::run(void* stream) const {
   void* workspace = workspaceFor(device_, desc.workspaceBytes, what_);
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  checkCublas(cublasLtMatmul(handleFor(device_, what_), desc.matmul, &alpha, desc.aData,
-                             desc.a, desc.bData, desc.b, &beta, call_.d.data, desc.d,
-                             const_cast<void*>(call_.d.data), desc.d, &desc.algo,
-                             workspace, desc.workspaceBytes, static_cast<cudaStream_t>(stream)),
-              "cublasLtMatmul", what_);
+  checkCublas(
+      cublasLtMatmul(handleFor(device_, what_), desc.matmul, &alpha, desc.aData, desc.a, desc.bData,
+                     desc.b, &beta, call_.d.data, desc.d, const_cast<void*>(call_.d.data), desc.d,
+                     &desc.algo, workspace, desc.workspaceBytes, static_cast<cudaStream_t>(stream)),
+      "cublasLtMatmul", what_);
 }
 
 void CublasLtMatmul::setPointers(const std::array<const void*, 4>& pointers) {
@@ -327,8 +313,8 @@ void CublasLtMatmul::setPointers(const std::array<const void*, 4>& pointers) {
 
 std::string cublasLtVersionString() {
   const size_t version = cublasLtGetVersion();
-  return std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
-         "." + std::to_string(version % 100);
+  return std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+         std::to_string(version % 100);
 }
 
 }  // namespace fuserlab::runtime

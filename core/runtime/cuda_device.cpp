@@ -92,11 +92,11 @@ ClusterLimits probeClusters(int index, const cudaDeviceProp& prop) {
   config.dynamicSmemBytes = static_cast<size_t>(sharedBytes);
   const void* func = nullptr;
   if (cudaGetDevice(&current) == cudaSuccess && cudaSetDevice(index) == cudaSuccess &&
-      cudaLibraryLoadData(&library, kClusterProbePtx, nullptr, nullptr, 0, nullptr,
-                          nullptr, 0) == cudaSuccess &&
+      cudaLibraryLoadData(&library, kClusterProbePtx, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
+          cudaSuccess &&
       cudaLibraryGetKernel(&kernel, library, "fuserlab_cluster_probe") == cudaSuccess &&
-      cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                      1, index) == cudaSuccess &&
+      cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
+                                      index) == cudaSuccess &&
       cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       sharedBytes, index) == cudaSuccess) {
     func = reinterpret_cast<const void*>(kernel);
@@ -165,16 +165,14 @@ std::optional<scheduler::DeviceSpec> queryCudaDevice(int index) {
   spec.maxRegistersPerThread = 255;  // every architecture since Kepler
   spec.sharedMemoryPerSmBytes = static_cast<int64_t>(prop.sharedMemPerMultiprocessor);
   spec.sharedMemoryPerBlockBytes = static_cast<int64_t>(prop.sharedMemPerBlock);
-  spec.sharedMemoryPerBlockOptinBytes =
-      static_cast<int64_t>(prop.sharedMemPerBlockOptin);
+  spec.sharedMemoryPerBlockOptinBytes = static_cast<int64_t>(prop.sharedMemPerBlockOptin);
   spec.l2CacheBytes = prop.l2CacheSize;
   spec.memoryBytes = static_cast<int64_t>(prop.totalGlobalMem);
   // CUDA 13 dropped the clock fields of cudaDeviceProp; the attributes
   // remain. The memory clock is in kHz and DDR: two transfers per clock.
   const int memoryClockKhz = attribute(cudaDevAttrMemoryClockRate, index);
   const int busWidthBits = attribute(cudaDevAttrGlobalMemoryBusWidth, index);
-  spec.memoryBandwidthBytesPerSecond =
-      2.0 * memoryClockKhz * 1000.0 * (busWidthBits / 8.0);
+  spec.memoryBandwidthBytesPerSecond = 2.0 * memoryClockKhz * 1000.0 * (busWidthBits / 8.0);
   spec.clockKhz = attribute(cudaDevAttrClockRate, index);
   const ClusterLimits clusters = probeClusters(index, prop);
   spec.maxClusterBlocks = clusters.maxBlocks;
@@ -183,31 +181,28 @@ std::optional<scheduler::DeviceSpec> queryCudaDevice(int index) {
   return spec;
 }
 
-std::optional<scheduler::DeviceSpec> resolveDevice(
-    std::string_view nameOrCudaIndex) {
+std::optional<scheduler::DeviceSpec> resolveDevice(std::string_view nameOrCudaIndex) {
   if (nameOrCudaIndex.empty()) return std::nullopt;
   if (nameOrCudaIndex == "cuda" || nameOrCudaIndex.substr(0, 5) == "cuda:") {
     int index = 0;
     if (nameOrCudaIndex != "cuda") {
       const std::string_view digits = nameOrCudaIndex.substr(5);
-      auto [end, error] =
-          std::from_chars(digits.data(), digits.data() + digits.size(), index);
-      FL_CHECK(!digits.empty() && error == std::errc() &&
-                   end == digits.data() + digits.size() && index >= 0,
+      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+      FL_CHECK(!digits.empty() && error == std::errc() && end == digits.data() + digits.size() &&
+                   index >= 0,
                "--device ", nameOrCudaIndex,
                ": expected cuda:N with N the index of a GPU of this machine "
                "(cuda:0, cuda:1, ...)");
     }
     const int count = cudaDeviceCount();
-    FL_CHECK(count > 0, "no CUDA device ", index,
-             ": this machine has no GPU (", cudaUnavailableReason(),
-             "); use a built-in device such as --device h100");
-    FL_CHECK(index < count, "no CUDA device ", index, ": this machine has ",
-             count, count == 1 ? " GPU (cuda:0)" : " GPUs (cuda:0 to cuda:",
+    FL_CHECK(count > 0, "no CUDA device ", index, ": this machine has no GPU (",
+             cudaUnavailableReason(), "); use a built-in device such as --device h100");
+    FL_CHECK(index < count, "no CUDA device ", index, ": this machine has ", count,
+             count == 1 ? " GPU (cuda:0)" : " GPUs (cuda:0 to cuda:",
              count == 1 ? "" : std::to_string(count - 1) + ")");
     auto spec = queryCudaDevice(index);
-    FL_CHECK(spec.has_value(), "cannot read the properties of CUDA device ",
-             index, " (cudaGetDeviceProperties failed)");
+    FL_CHECK(spec.has_value(), "cannot read the properties of CUDA device ", index,
+             " (cudaGetDeviceProperties failed)");
     return spec;
   }
   auto spec = scheduler::findBuiltinDevice(nameOrCudaIndex);

@@ -28,7 +28,6 @@ std::optional<scheduler::DeviceSpec> queryCudaDevice(int index);
 //! GPU N, anything else is looked up in the built-in table. A UserError if
 //! there is no such GPU or name (listing the built-in keys); nullopt for an
 //! empty argument, meaning "not given" (use scheduler::defaultDevice()).
-std::optional<scheduler::DeviceSpec> resolveDevice(
-    std::string_view nameOrCudaIndex);
+std::optional<scheduler::DeviceSpec> resolveDevice(std::string_view nameOrCudaIndex);
 
 }  // namespace fuserlab::runtime

@@ -6,8 +6,7 @@ namespace fuserlab::runtime {
 
 std::string cudaErrorText(int code) {
   const auto error = static_cast<cudaError_t>(code);
-  return std::string(cudaGetErrorName(error)) + " (" +
-         cudaGetErrorString(error) + ")";
+  return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
 }
 
 void checkCuda(int code, std::string_view call, std::string_view what) {

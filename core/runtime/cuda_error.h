@@ -13,8 +13,7 @@ namespace fuserlab::runtime {
 //! A CUDA runtime call that did not return cudaSuccess.
 class CudaError : public std::runtime_error {
  public:
-  CudaError(int code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  CudaError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
   //! The cudaError_t value.
   int code() const { return code_; }
 

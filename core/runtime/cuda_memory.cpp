@@ -15,10 +15,9 @@ namespace {
 int64_t elementBytes(ir::DataType dtype) { return ir::sizeInBytes(dtype); }
 
 void checkOnDevice(const Tensor& tensor, std::string_view what) {
-  FL_ASSERT(tensor.device().kind == DeviceKind::Cuda, what,
-            ": expected a CUDA tensor, found ", tensor.toString());
-  FL_ASSERT(!tensor.isMetadataOnly(), what, ": ", tensor.toString(),
-            " has no data");
+  FL_ASSERT(tensor.device().kind == DeviceKind::Cuda, what, ": expected a CUDA tensor, found ",
+            tensor.toString());
+  FL_ASSERT(!tensor.isMetadataOnly(), what, ": ", tensor.toString(), " has no data");
 }
 
 }  // namespace
@@ -57,12 +56,10 @@ void DeviceBuffer::release() noexcept {
 
 void DeviceBuffer::fill(uint8_t value, std::string_view what) const {
   if (bytes_ == 0) return;
-  checkCuda(cudaMemset(data_, value, static_cast<size_t>(bytes_)), "cudaMemset",
-            what);
+  checkCuda(cudaMemset(data_, value, static_cast<size_t>(bytes_)), "cudaMemset", what);
 }
 
-int64_t spanElements(const std::vector<int64_t>& sizes,
-                     const std::vector<int64_t>& strides) {
+int64_t spanElements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   int64_t span = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == 0) return 0;
@@ -72,13 +69,12 @@ int64_t spanElements(const std::vector<int64_t>& sizes,
 }
 
 DeviceTensor allocateDevice(ir::DataType dtype, std::vector<int64_t> sizes,
-                            std::vector<int64_t> strides, int device,
-                            std::string_view what) {
+                            std::vector<int64_t> strides, int device, std::string_view what) {
   const int64_t bytes = spanElements(sizes, strides) * elementBytes(dtype);
   auto buffer = std::make_shared<DeviceBuffer>(bytes, device, what);
   DeviceTensor out;
-  out.tensor = Tensor::borrow(buffer->data(), dtype, std::move(sizes),
-                              std::move(strides), 0, DeviceKind::Cuda, device);
+  out.tensor = Tensor::borrow(buffer->data(), dtype, std::move(sizes), std::move(strides), 0,
+                              DeviceKind::Cuda, device);
   out.buffer = std::move(buffer);
   return out;
 }
@@ -91,19 +87,16 @@ DeviceTensor toDevice(const Tensor& host, int device, std::string_view what) {
   // Keep the offset's alignment class within 256 bytes (cudaMalloc's), not
   // the offset itself: a slice deep into a large tensor needs no more.
   const int64_t offset = host.storageOffset() % (256 / size);
-  auto buffer =
-      std::make_shared<DeviceBuffer>((offset + span) * size, device, what);
+  auto buffer = std::make_shared<DeviceBuffer>((offset + span) * size, device, what);
   if (span > 0) {
     setCudaDevice(device, what);
-    checkCuda(cudaMemcpy(static_cast<std::byte*>(buffer->data()) + offset * size,
-                         host.data(), static_cast<size_t>(span * size),
-                         cudaMemcpyHostToDevice),
+    checkCuda(cudaMemcpy(static_cast<std::byte*>(buffer->data()) + offset * size, host.data(),
+                         static_cast<size_t>(span * size), cudaMemcpyHostToDevice),
               "cudaMemcpy (host to device)", what);
   }
   DeviceTensor out;
-  out.tensor = Tensor::borrow(buffer->data(), host.dtype(), host.sizes(),
-                              host.strides(), span > 0 ? offset : 0,
-                              DeviceKind::Cuda, device);
+  out.tensor = Tensor::borrow(buffer->data(), host.dtype(), host.sizes(), host.strides(),
+                              span > 0 ? offset : 0, DeviceKind::Cuda, device);
   out.buffer = std::move(buffer);
   return out;
 }
@@ -111,15 +104,14 @@ DeviceTensor toDevice(const Tensor& host, int device, std::string_view what) {
 Tensor toHost(const Tensor& device, std::string_view what) {
   if (device.isCpu()) return device.clone();
   checkOnDevice(device, what);
-  Tensor host = Tensor::emptyStrided(device.dtype(), device.sizes(),
-                                     device.strides());
+  Tensor host = Tensor::emptyStrided(device.dtype(), device.sizes(), device.strides());
   const int64_t bytes =
       spanElements(device.sizes(), device.strides()) * elementBytes(device.dtype());
   if (bytes == 0) return host;
   setCudaDevice(device.device().index, what);
-  checkCuda(cudaMemcpy(host.data(), device.data(), static_cast<size_t>(bytes),
-                       cudaMemcpyDeviceToHost),
-            "cudaMemcpy (device to host)", what);
+  checkCuda(
+      cudaMemcpy(host.data(), device.data(), static_cast<size_t>(bytes), cudaMemcpyDeviceToHost),
+      "cudaMemcpy (device to host)", what);
   return host;
 }
 
@@ -135,8 +127,8 @@ void poison(const Tensor& tensor, std::string_view what) {
   if (bytes == 0) return;
   const int value = ir::isFloatingPoint(tensor.dtype()) ? 0xff : 0x7f;
   setCudaDevice(tensor.device().index, what);
-  checkCuda(cudaMemset(tensor.data(), value, static_cast<size_t>(bytes)),
-            "cudaMemset (poison)", what);
+  checkCuda(cudaMemset(tensor.data(), value, static_cast<size_t>(bytes)), "cudaMemset (poison)",
+            what);
 }
 
 void setCudaDevice(int device, std::string_view what) {

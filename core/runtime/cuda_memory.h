@@ -19,7 +19,8 @@
 namespace fuserlab::runtime {
 
 //! `bytes` of memory on GPU `device` (from the device's caching pool,
-//! device_memory_pool.h: 256-byte aligned); given back by the destructor. Zero bytes allocate nothing (data() is null).
+//! device_memory_pool.h: 256-byte aligned); given back by the destructor. Zero bytes allocate
+//! nothing (data() is null).
 class DeviceBuffer {
  public:
   //! `what` names the buffer in errors ("output T3 of segment 1").
@@ -55,14 +56,12 @@ struct DeviceTensor {
 
 //! Elements from the first to the last addressable one (1 + sum of
 //! (size - 1) * stride); 0 when an extent is 0.
-int64_t spanElements(const std::vector<int64_t>& sizes,
-                     const std::vector<int64_t>& strides);
+int64_t spanElements(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides);
 
 //! A new device tensor with these sizes and strides (storage offset 0),
 //! uninitialised.
 DeviceTensor allocateDevice(ir::DataType dtype, std::vector<int64_t> sizes,
-                            std::vector<int64_t> strides, int device,
-                            std::string_view what);
+                            std::vector<int64_t> strides, int device, std::string_view what);
 
 //! A copy of CPU tensor `host` on GPU `device` with the same sizes and
 //! strides; its storage offset is kept modulo 256 bytes, so the data

@@ -15,22 +15,20 @@ namespace {
 constexpr int64_t kDefaultDynamicSharedMemoryBytes = 48 * 1024;
 
 std::string dims(const std::array<int64_t, 3>& d) {
-  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
-         std::to_string(d[2]) + ")";
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
 }
 
 }  // namespace
 
-void CudaKernel::allowDynamicSharedMemory(int64_t bytes, int device,
-                                          std::string_view what) const {
+void CudaKernel::allowDynamicSharedMemory(int64_t bytes, int device, std::string_view what) const {
   if (bytes <= kDefaultDynamicSharedMemoryBytes) return;
-  checkCuda(cudaKernelSetAttributeForDevice(
-                static_cast<cudaKernel_t>(handle_),
-                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                static_cast<int>(bytes), device),
-            "cudaKernelSetAttributeForDevice(MaxDynamicSharedMemorySize = " +
-                std::to_string(bytes) + ")",
-            std::string(what) + ", kernel " + name_);
+  checkCuda(
+      cudaKernelSetAttributeForDevice(static_cast<cudaKernel_t>(handle_),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(bytes), device),
+      "cudaKernelSetAttributeForDevice(MaxDynamicSharedMemorySize = " + std::to_string(bytes) + ")",
+      std::string(what) + ", kernel " + name_);
 }
 
 void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
@@ -46,17 +44,17 @@ void CudaKernel::allowClusters(const codegen::LaunchConfig& config, int device,
               "cudaKernelSetAttributeForDevice(NonPortableClusterSizeAllowed)", context);
   }
   cudaLaunchConfig_t launch{};
-  launch.gridDim = dim3(static_cast<unsigned>(config.grid[0]),
-                        static_cast<unsigned>(config.grid[1]),
-                        static_cast<unsigned>(config.grid[2]));
-  launch.blockDim = dim3(static_cast<unsigned>(config.block[0]),
-                         static_cast<unsigned>(config.block[1]),
-                         static_cast<unsigned>(config.block[2]));
+  launch.gridDim =
+      dim3(static_cast<unsigned>(config.grid[0]), static_cast<unsigned>(config.grid[1]),
+           static_cast<unsigned>(config.grid[2]));
+  launch.blockDim =
+      dim3(static_cast<unsigned>(config.block[0]), static_cast<unsigned>(config.block[1]),
+           static_cast<unsigned>(config.block[2]));
   launch.dynamicSmemBytes = static_cast<size_t>(config.dynamicSharedMemoryBytes);
   int clusters = 0;
-  checkCuda(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel),
-                                           &launch),
-            "cudaOccupancyMaxActiveClusters", context);
+  checkCuda(
+      cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel), &launch),
+      "cudaOccupancyMaxActiveClusters", context);
   if (clusters < 1) {
     throw CudaError(static_cast<int>(cudaErrorInvalidClusterSize),
                     context + ": no cluster of " + std::to_string(blocks) + " blocks of " +
@@ -88,8 +86,8 @@ driver::LaunchShape launchShape(const codegen::LaunchConfig& config) {
   return shape;
 }
 
-void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
-                        std::string_view what, bool afterKernel, void* stream) const {
+void CudaKernel::launch(const codegen::LaunchConfig& config, void** args, std::string_view what,
+                        bool afterKernel, void* stream) const {
   // The error context is built only when something fails: a cached run's
   // host time is mostly this function.
   auto where = [&] {
@@ -99,11 +97,11 @@ void CudaKernel::launch(const codegen::LaunchConfig& config, void** args,
   FL_ASSERT(valid(), what, ": launch of an unloaded kernel");
   const auto& g = config.grid;
   const auto& b = config.block;
-  FL_ASSERT(g[0] >= 1 && g[0] <= 0x7fffffff && g[1] >= 1 && g[1] <= 65535 &&
-                g[2] >= 1 && g[2] <= 65535,
-            where(), ": the grid is outside CUDA's limits");
-  FL_ASSERT(b[0] >= 1 && b[1] >= 1 && b[2] >= 1 && b[0] * b[1] * b[2] <= 1024,
-            where(), ": the block is outside CUDA's limits");
+  FL_ASSERT(
+      g[0] >= 1 && g[0] <= 0x7fffffff && g[1] >= 1 && g[1] <= 65535 && g[2] >= 1 && g[2] <= 65535,
+      where(), ": the grid is outside CUDA's limits");
+  FL_ASSERT(b[0] >= 1 && b[1] >= 1 && b[2] >= 1 && b[0] * b[1] * b[2] <= 1024, where(),
+            ": the block is outside CUDA's limits");
   void* const current = driver::currentContext();
   if (function_ == nullptr || current != context_) {
     function_ = driver::kernelFunction(handle_, where());
@@ -125,8 +123,7 @@ CudaModule::CudaModule(std::string_view image, std::string_view what) {
   // self-delimiting. A copy with a terminator serves both.
   std::string data(image);
   cudaLibrary_t library = nullptr;
-  checkCuda(cudaLibraryLoadData(&library, data.c_str(), nullptr, nullptr, 0,
-                                nullptr, nullptr, 0),
+  checkCuda(cudaLibraryLoadData(&library, data.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
             "cudaLibraryLoadData", what);
   library_ = library;
 }
@@ -138,11 +135,9 @@ CudaModule::~CudaModule() {
   }
 }
 
-CudaKernel CudaModule::kernel(const std::string& name,
-                              std::string_view what) const {
+CudaKernel CudaModule::kernel(const std::string& name, std::string_view what) const {
   cudaKernel_t kernel = nullptr;
-  checkCuda(cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(library_),
-                                 name.c_str()),
+  checkCuda(cudaLibraryGetKernel(&kernel, static_cast<cudaLibrary_t>(library_), name.c_str()),
             "cudaLibraryGetKernel(\"" + name + "\")", what);
   return CudaKernel(kernel, name);
 }
@@ -156,8 +151,8 @@ void KernelArguments::addBytes(const void* bytes, size_t count) {
 
 void KernelArguments::addTensor(void* data, const std::vector<int64_t>& sizes,
                                 const std::vector<int64_t>& strides) {
-  FL_ASSERT(sizes.size() == strides.size(), "a tensor argument with ",
-            sizes.size(), " sizes and ", strides.size(), " strides");
+  FL_ASSERT(sizes.size() == strides.size(), "a tensor argument with ", sizes.size(), " sizes and ",
+            strides.size(), " strides");
   std::vector<uint64_t> block(1 + 2 * sizes.size());
   block[0] = reinterpret_cast<uintptr_t>(data);
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -208,8 +203,7 @@ void KernelArguments::addScalar(ir::DataType dtype, const ir::ScalarValue& value
       addBytes(&v, sizeof(v));
       return;
     }
-    case ir::DataType::Null:
-      break;
+    case ir::DataType::Null: break;
   }
   FL_ASSERT(false, "a kernel scalar argument of dtype ", ir::toString(dtype));
 }
@@ -221,14 +215,14 @@ void KernelArguments::addPointer(void* pointer) {
 }
 
 void KernelArguments::setPointer(size_t index, void* pointer) {
-  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index,
-            " of ", blocks_.size(), " has no pointer to set");
+  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index, " of ",
+            blocks_.size(), " has no pointer to set");
   blocks_[index][0] = reinterpret_cast<uintptr_t>(pointer);
 }
 
 void* KernelArguments::pointerAt(size_t index) const {
-  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index,
-            " of ", blocks_.size(), " has no pointer");
+  FL_ASSERT(index < blocks_.size() && holdsPointer_[index], "kernel argument ", index, " of ",
+            blocks_.size(), " has no pointer");
   return reinterpret_cast<void*>(static_cast<uintptr_t>(blocks_[index][0]));
 }
 

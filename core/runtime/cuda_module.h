@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
-#include "core/runtime/driver_launch.h"
 #include "core/ir/val.h"
+#include "core/runtime/driver_launch.h"
 
 namespace fuserlab::runtime {
 
@@ -32,8 +32,7 @@ class CudaKernel {
   //! Lets the kernel use `bytes` of dynamic shared memory on `device`:
   //! above the 48 KiB every kernel may use, an opt-in
   //! (cudaFuncAttributeMaxDynamicSharedMemorySize); below it, nothing.
-  void allowDynamicSharedMemory(int64_t bytes, int device,
-                                std::string_view what) const;
+  void allowDynamicSharedMemory(int64_t bytes, int device, std::string_view what) const;
 
   //! For a kernel declared with thread-block clusters (`config.cluster`):
   //! opts into sizes past the portable 8 blocks
@@ -41,8 +40,7 @@ class CudaKernel {
   //! after it, then asks the occupancy API whether one such cluster fits
   //! `device` (the current device) at all; a CudaError says which cluster
   //! does not. No clusters: nothing.
-  void allowClusters(const codegen::LaunchConfig& config, int device,
-                     std::string_view what) const;
+  void allowClusters(const codegen::LaunchConfig& config, int device, std::string_view what) const;
 
   //! Launches on the current device's legacy default stream and checks the launch
   //! (not the kernel's completion: that surfaces at the next synchronize).

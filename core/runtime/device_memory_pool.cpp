@@ -16,7 +16,7 @@ constexpr int64_t kCacheLimitBytes = int64_t{4} << 30;
 
 struct DevicePool {
   std::map<int64_t, std::vector<void*>> free;  // by rounded size
-  int64_t cachedBytes = 0;                      // in `free`
+  int64_t cachedBytes = 0;                     // in `free`
 };
 
 struct Pools {

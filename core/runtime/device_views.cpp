@@ -19,8 +19,7 @@ std::string listString(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-std::vector<int64_t> extentsOf(const ir::TensorView& tv,
-                               const ir::ExpressionEvaluator& evaluator) {
+std::vector<int64_t> extentsOf(const ir::TensorView& tv, const ir::ExpressionEvaluator& evaluator) {
   std::vector<int64_t> sizes;
   for (const ir::IterDomain* id : tv.logicalNoReductions()) {
     sizes.push_back(evaluator.evaluateExtent(id));
@@ -48,24 +47,21 @@ std::vector<size_t> allocationOrder(const ir::TensorView& tv,
   return order;
 }
 
-Tensor slice(const ir::Expr& expr, const Tensor& x,
-             const ir::ExpressionEvaluator& evaluator) {
+Tensor slice(const ir::Expr& expr, const Tensor& x, const ir::ExpressionEvaluator& evaluator) {
   std::vector<int64_t> sizes = x.sizes();
   std::vector<int64_t> strides = x.strides();
   int64_t offset = x.storageOffset();
   for (int64_t d = 0; d < x.dim(); ++d) {
     auto value = [&](size_t k, const char* what) {
       const auto* s = expr.input(1 + 3 * d + k)->as<ir::Scalar>();
-      FL_ASSERT(s != nullptr, expr.toString(), ": slice ", what, " ", d,
-                " is not a scalar");
-      return evaluator.evaluateInt(s, std::string("slice axis ") +
-                                          std::to_string(d) + " " + what);
+      FL_ASSERT(s != nullptr, expr.toString(), ": slice ", what, " ", d, " is not a scalar");
+      return evaluator.evaluateInt(s, std::string("slice axis ") + std::to_string(d) + " " + what);
     };
     int64_t start = value(0, "start");
     int64_t stop = value(1, "stop");
     const int64_t step = value(2, "step");
-    FL_CHECK(step > 0, "slice: the step of axis ", d, " must be positive, got ",
-             step, " (", expr.toString(), ")");
+    FL_CHECK(step > 0, "slice: the step of axis ", d, " must be positive, got ", step, " (",
+             expr.toString(), ")");
     const int64_t size = sizes[d];
     auto normalize = [size](int64_t bound) {
       if (bound < 0) bound += size;
@@ -92,15 +88,12 @@ bool isViewOp(ExprType type) {
     case ExprType::Squeeze:
     case ExprType::Slice:
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      return true;
-    default:
-      return false;
+    case ExprType::SegmentSet: return true;
+    default: return false;
   }
 }
 
-Tensor viewOf(const ir::Expr& expr, const Tensor& x,
-              const ir::ExpressionEvaluator& evaluator) {
+Tensor viewOf(const ir::Expr& expr, const Tensor& x, const ir::ExpressionEvaluator& evaluator) {
   const auto* out = expr.output(0)->as<ir::TensorView>();
   FL_ASSERT(out != nullptr, expr.toString(), ": a view op without a tensor output");
   const ir::ExprAttrs& attrs = expr.attrs();
@@ -151,9 +144,8 @@ Tensor viewOf(const ir::Expr& expr, const Tensor& x,
                                   ->logicalNoReductions()
                                   .at(static_cast<size_t>(a))
                                   ->hasExpandedExtent();
-        FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ", a, " of ",
-                 expr.input(0)->name(), " has size ", x.sizes()[a],
-                 ", expected 1 (", expr.toString(), ")");
+        FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ", a, " of ", expr.input(0)->name(),
+                 " has size ", x.sizes()[a], ", expected 1 (", expr.toString(), ")");
         removed[a] = true;
       }
       for (int64_t d = 0; d < x.dim(); ++d) {
@@ -161,28 +153,23 @@ Tensor viewOf(const ir::Expr& expr, const Tensor& x,
       }
       break;
     }
-    case ExprType::Slice:
-      return slice(expr, x, evaluator);
+    case ExprType::Slice: return slice(expr, x, evaluator);
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      return x;
+    case ExprType::SegmentSet: return x;
     case ExprType::Reshape: {
-      auto viewStrides =
-          scheduler::reshapeViewStrides(x.sizes(), x.strides(), outSizes);
-      FL_CHECK(viewStrides.has_value(), expr.toString(),
-               ": copy needed: the input has sizes ", listString(x.sizes()),
-               " and strides ", listString(x.strides()),
+      auto viewStrides = scheduler::reshapeViewStrides(x.sizes(), x.strides(), outSizes);
+      FL_CHECK(viewStrides.has_value(), expr.toString(), ": copy needed: the input has sizes ",
+               listString(x.sizes()), " and strides ", listString(x.strides()),
                ", whose axes the reshape regroups are not contiguous with each "
                "other, so the result cannot view its memory; a copy needs a "
                "kernel, which this kernel-free segment does not have");
       strides = std::move(*viewStrides);
       break;
     }
-    default:
-      FL_ASSERT(false, expr.toString(), " is not a view op");
+    default: FL_ASSERT(false, expr.toString(), " is not a view op");
   }
-  FL_ASSERT(strides.size() == rank, expr.toString(), ": ", strides.size(),
-            " strides for rank ", rank);
+  FL_ASSERT(strides.size() == rank, expr.toString(), ": ", strides.size(), " strides for rank ",
+            rank);
   return x.asStrided(outSizes, strides, x.storageOffset());
 }
 
@@ -206,13 +193,13 @@ std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
   return strides;
 }
 
-std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
-                                          const Tensor& tensor) {
+std::optional<std::string> layoutMismatch(const ir::TensorView& tv, const Tensor& tensor) {
   if (!tv.domain().hasAllocation()) return std::nullopt;
   std::vector<size_t> flagIndex;
   const std::vector<size_t> order = allocationOrder(tv, &flagIndex);
   if (order.size() != static_cast<size_t>(tensor.dim())) {
-    return tv.name() + " has an allocation domain that splits or merges axes, "
+    return tv.name() +
+           " has an allocation domain that splits or merges axes, "
            "which a view cannot have";
   }
   const auto& contiguity = tv.contiguity();
@@ -223,13 +210,13 @@ std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
     const int64_t size = tensor.sizes()[axis];
     const int64_t stride = tensor.strides()[axis];
     if (size == 1 || stride == 0) continue;
-    const bool contiguous = flagIndex[k] < contiguity.size() &&
-                            contiguity[flagIndex[k]].value_or(false);
+    const bool contiguous =
+        flagIndex[k] < contiguity.size() && contiguity[flagIndex[k]].value_or(false);
     if (stride < lastStride || (contiguous && stride != expected)) {
       return tv.name() + " is declared with an allocation order" +
              (contiguous ? " (contiguous)" : "") + " that a view with sizes " +
-             listString(tensor.sizes()) + " and strides " +
-             listString(tensor.strides()) + " does not have";
+             listString(tensor.sizes()) + " and strides " + listString(tensor.strides()) +
+             " does not have";
     }
     lastStride = stride;
     expected = stride * size;

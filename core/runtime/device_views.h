@@ -23,22 +23,19 @@ bool isViewOp(ir::ExprType type);
 //! The output of view op `expr` applied to `input`, over the same memory.
 //! Scalars (slice bounds, extents) come from `evaluator`. A reshape whose
 //! input strides allow no view is a UserError ("copy needed").
-Tensor viewOf(const ir::Expr& expr, const Tensor& input,
-              const ir::ExpressionEvaluator& evaluator);
+Tensor viewOf(const ir::Expr& expr, const Tensor& input, const ir::ExpressionEvaluator& evaluator);
 
 //! Strides (in elements) of a new dense tensor of `sizes` laid out as `tv`'s
 //! allocation domain asks: row-major without one, dense in allocation order
 //! for a permutation; broadcast axes (expanded or not) get stride 0, as
 //! nvFuser allocates them. An allocation that splits or merges axes has no
 //! such strides: a UserError naming the tensor.
-std::vector<int64_t> allocationStrides(const ir::TensorView& tv,
-                                       const std::vector<int64_t>& sizes);
+std::vector<int64_t> allocationStrides(const ir::TensorView& tv, const std::vector<int64_t>& sizes);
 
 //! Why `tensor` does not have the layout `tv`'s allocation domain declares
 //! (stride order, and contiguity of each axis marked contiguous); nullopt
 //! when it does. Size-1 and stride-0 axes take any stride.
-std::optional<std::string> layoutMismatch(const ir::TensorView& tv,
-                                          const Tensor& tensor);
+std::optional<std::string> layoutMismatch(const ir::TensorView& tv, const Tensor& tensor);
 
 //! Why `tensor` has stride 0 along an axis of `tv` that is not a broadcast
 //! and is declared contiguous (a reshape of an expanded input viewed by a

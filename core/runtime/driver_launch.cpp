@@ -45,15 +45,15 @@ const Entries& entries() {
 void* entryPoint(const char* symbol, unsigned abiVersion) {
   void* pointer = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  checkCuda(cudaGetDriverEntryPointByVersion(symbol, &pointer, abiVersion,
-                                             cudaEnableDefault, &found),
-            std::string("cudaGetDriverEntryPointByVersion(\"") + symbol + "\")",
-            "finding the CUDA driver's calls");
+  checkCuda(
+      cudaGetDriverEntryPointByVersion(symbol, &pointer, abiVersion, cudaEnableDefault, &found),
+      std::string("cudaGetDriverEntryPointByVersion(\"") + symbol + "\")",
+      "finding the CUDA driver's calls");
   if (found != cudaDriverEntryPointSuccess || pointer == nullptr) {
     throw CudaError(static_cast<int>(cudaErrorSymbolNotFound),
-                    std::string("finding the CUDA driver's calls: the driver has no ") +
-                        symbol + " (ABI version " + std::to_string(abiVersion) +
-                        "); a driver of CUDA " + std::to_string(abiVersion / 1000) + "." +
+                    std::string("finding the CUDA driver's calls: the driver has no ") + symbol +
+                        " (ABI version " + std::to_string(abiVersion) + "); a driver of CUDA " +
+                        std::to_string(abiVersion / 1000) + "." +
                         std::to_string(abiVersion % 1000 / 10) + " or later is needed");
   }
   return pointer;
@@ -67,8 +67,7 @@ void* currentContext() {
 
 void* kernelFunction(void* kernel, const std::string& what) {
   CUfunction function = nullptr;
-  const CUresult result =
-      entries().kernelGetFunction(&function, static_cast<CUkernel>(kernel));
+  const CUresult result = entries().kernelGetFunction(&function, static_cast<CUkernel>(kernel));
   if (result != CUDA_SUCCESS) {
     throw CudaError(static_cast<int>(result),
                     what + ": cuKernelGetFunction failed: " + errorText(result));

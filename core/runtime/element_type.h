@@ -25,13 +25,34 @@ namespace fuserlab::runtime {
 //! The host storage type of `dtype`'s elements: ElementType<DataType::Half>::type is Half.
 template <ir::DataType dtype>
 struct ElementType;
-template <> struct ElementType<ir::DataType::Bool> { using type = uint8_t; };
-template <> struct ElementType<ir::DataType::Int32> { using type = int32_t; };
-template <> struct ElementType<ir::DataType::Int> { using type = int64_t; };
-template <> struct ElementType<ir::DataType::Half> { using type = Half; };
-template <> struct ElementType<ir::DataType::BFloat16> { using type = BFloat16; };
-template <> struct ElementType<ir::DataType::Float> { using type = float; };
-template <> struct ElementType<ir::DataType::Double> { using type = double; };
+template <>
+struct ElementType<ir::DataType::Bool> {
+  using type = uint8_t;
+};
+template <>
+struct ElementType<ir::DataType::Int32> {
+  using type = int32_t;
+};
+template <>
+struct ElementType<ir::DataType::Int> {
+  using type = int64_t;
+};
+template <>
+struct ElementType<ir::DataType::Half> {
+  using type = Half;
+};
+template <>
+struct ElementType<ir::DataType::BFloat16> {
+  using type = BFloat16;
+};
+template <>
+struct ElementType<ir::DataType::Float> {
+  using type = float;
+};
+template <>
+struct ElementType<ir::DataType::Double> {
+  using type = double;
+};
 
 //! A value standing for a type in a generic lambda: `[]<class T>(TypeTag<T>)`.
 template <class T>
@@ -54,9 +75,9 @@ decltype(auto) dispatchElementType(ir::DataType dtype, Visit&& visit) {
     case DataType::Double: return visit(TypeTag<double>{});
     case DataType::Null: break;
   }
-  throw InternalError(::fuserlab::detail::concat(
-      "no element type for DataType::", ir::toString(dtype),
-      " (this is a FuserLab bug, please report it)"));
+  throw InternalError(
+      ::fuserlab::detail::concat("no element type for DataType::", ir::toString(dtype),
+                                 " (this is a FuserLab bug, please report it)"));
 }
 
 namespace detail {

@@ -42,9 +42,7 @@ struct Half {
   //! Round to nearest even; |value| >= 65520 gives infinity.
   static Half fromFloat(float value);
   //! Correctly rounded from double (no double rounding through float).
-  static Half fromDouble(double value) {
-    return fromFloat(detail::roundToOddFloat(value));
-  }
+  static Half fromDouble(double value) { return fromFloat(detail::roundToOddFloat(value)); }
   //! Exact.
   float toFloat() const;
 };
@@ -56,9 +54,7 @@ struct BFloat16 {
   //! Round to nearest even; values past the largest bfloat16 give infinity.
   static BFloat16 fromFloat(float value);
   //! Correctly rounded from double (no double rounding through float).
-  static BFloat16 fromDouble(double value) {
-    return fromFloat(detail::roundToOddFloat(value));
-  }
+  static BFloat16 fromDouble(double value) { return fromFloat(detail::roundToOddFloat(value)); }
   //! Exact.
   float toFloat() const;
 };
@@ -66,13 +62,9 @@ struct BFloat16 {
 static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2);
 
 //! The nearest half value to `value`, as a float.
-inline float roundToHalf(float value) {
-  return Half::fromFloat(value).toFloat();
-}
+inline float roundToHalf(float value) { return Half::fromFloat(value).toFloat(); }
 //! The nearest bfloat16 value to `value`, as a float.
-inline float roundToBFloat16(float value) {
-  return BFloat16::fromFloat(value).toFloat();
-}
+inline float roundToBFloat16(float value) { return BFloat16::fromFloat(value).toFloat(); }
 
 // The binary16 conversions follow Fabian Giesen's float_to_half_fast3_rtne /
 // half_to_float, written with selects instead of branches.
@@ -91,14 +83,12 @@ inline Half Half::fromFloat(float value) {
   // result bits at the bottom of the float's mantissa and the FPU rounds them
   // to nearest even.
   const uint32_t subnormal =
-      std::bit_cast<uint32_t>(std::bit_cast<float>(magnitude) + 0.5f) -
-      0x3F000000u;
+      std::bit_cast<uint32_t>(std::bit_cast<float>(magnitude) + 0.5f) - 0x3F000000u;
 
   // |value| >= 65536 (or inf/NaN): infinity, or a quiet NaN keeping the
   // leading payload bits.
   const uint32_t special =
-      magnitude > 0x7F800000u ? (0x7E00u | ((magnitude >> 13) & 0x1FFu))
-                              : 0x7C00u;
+      magnitude > 0x7F800000u ? (0x7E00u | ((magnitude >> 13) & 0x1FFu)) : 0x7C00u;
 
   uint32_t out = magnitude < 0x38800000u ? subnormal : normal;
   out = magnitude >= 0x47800000u ? special : out;
@@ -114,14 +104,12 @@ inline float Half::toFloat() const {
   const uint32_t quietBit = (bits & 0x3FFu) != 0 ? 0x00400000u : 0u;
   const uint32_t special = (rebiased + 0x38000000u) | quietBit;
   // Zero/subnormal: build 2^-14 * (1 + m) and subtract 2^-14 (exact).
-  const uint32_t subnormal = std::bit_cast<uint32_t>(
-      std::bit_cast<float>(rebiased + 0x00800000u) -
-      std::bit_cast<float>(0x38800000u));
+  const uint32_t subnormal = std::bit_cast<uint32_t>(std::bit_cast<float>(rebiased + 0x00800000u) -
+                                                     std::bit_cast<float>(0x38800000u));
 
   uint32_t out = exponent == 0 ? subnormal : rebiased;
   out = exponent == 0x0F800000u ? special : out;
-  return std::bit_cast<float>(out |
-                              ((static_cast<uint32_t>(bits) & 0x8000u) << 16));
+  return std::bit_cast<float>(out | ((static_cast<uint32_t>(bits) & 0x8000u) << 16));
 }
 
 inline BFloat16 BFloat16::fromFloat(float value) {
@@ -134,8 +122,7 @@ inline BFloat16 BFloat16::fromFloat(float value) {
 
 inline float BFloat16::toFloat() const {
   const uint32_t raw = static_cast<uint32_t>(bits) << 16;
-  const uint32_t quietBit =
-      (raw & 0x7FFFFFFFu) > 0x7F800000u ? 0x00400000u : 0u;
+  const uint32_t quietBit = (raw & 0x7FFFFFFFu) > 0x7F800000u ? 0x00400000u : 0u;
   return std::bit_cast<float>(raw | quietBit);
 }
 

@@ -32,8 +32,7 @@ std::vector<std::string> names(const std::vector<ir::Val*>& vals) {
   return out;
 }
 
-std::vector<int64_t> concreteShape(const ir::Val* val,
-                                   const ir::ExpressionEvaluator& evaluator) {
+std::vector<int64_t> concreteShape(const ir::Val* val, const ir::ExpressionEvaluator& evaluator) {
   std::vector<int64_t> shape;
   const auto* tv = val->as<ir::TensorView>();
   if (tv == nullptr) return shape;
@@ -51,9 +50,8 @@ report::ExprReport exprFlow(const ir::Expr& expr) {
 
 // The values the segments' exprs touch, each once, in order of first use
 // (segment order, then expr order), so the list is the same run to run.
-std::vector<report::TensorReport> valueReports(
-    const segmenter::SegmentedFusion& segmented,
-    const ir::ExpressionEvaluator& evaluator) {
+std::vector<report::TensorReport> valueReports(const segmenter::SegmentedFusion& segmented,
+                                               const ir::ExpressionEvaluator& evaluator) {
   std::vector<report::TensorReport> values;
   std::set<const ir::Val*> seen;
   const auto add = [&](const ir::Val* val) {
@@ -107,8 +105,7 @@ report::SegmentReport segmentReport(const segmenter::SegmentedGroup& group) {
   segment.properties = group.choice.properties;
   for (const auto& rejection : group.choice.rejected) {
     segment.rejected.push_back(
-        {std::string(scheduler::toString(rejection.scheduler)),
-         rejection.reason});
+        {std::string(scheduler::toString(rejection.scheduler)), rejection.reason});
   }
   if (group.segment) segment.fusionIr = ir::printFusionIr(*group.segment);
   return segment;
@@ -127,29 +124,24 @@ int64_t firstDevice(const ir::Fusion& fusion) {
 
 }  // namespace
 
-CompiledFusion compileFusion(const ir::Fusion& fusion,
-                             const passes::CompileOptions& options,
-                             const scheduler::DeviceSpec& device,
-                             const Arguments& inputs,
-                             const scheduler::HeuristicProvider* provider,
-                             bool withTextDumps) {
+CompiledFusion compileFusion(const ir::Fusion& fusion, const passes::CompileOptions& options,
+                             const scheduler::DeviceSpec& device, const Arguments& inputs,
+                             const scheduler::HeuristicProvider* provider, bool withTextDumps) {
   using Clock = std::chrono::steady_clock;
   CompiledFusion result;
   report::CompileReport& report = result.report;
 
   auto start = Clock::now();
   std::vector<passes::PassRecord> records;
-  std::unique_ptr<ir::Fusion> preseg =
-      passes::runPasses(fusion, options, &records);
+  std::unique_ptr<ir::Fusion> preseg = passes::runPasses(fusion, options, &records);
   ir::ExpressionEvaluator evaluator;
   segmenter::SegmenterContext context;
   context.device = &device;
   context.evaluator = &evaluator;
   // A multi-device fusion is compiled for one device: the first of the
   // mesh, given its shard of any whole input (the inputs block's tensors).
-  context.inputs = describeInputs(*preseg, shardInputs(*preseg, inputs,
-                                                       firstDevice(*preseg)),
-                                  evaluator);
+  context.inputs =
+      describeInputs(*preseg, shardInputs(*preseg, inputs, firstDevice(*preseg)), evaluator);
   // Every tensor at the inputs' sizes within 2^48 elements, before any
   // heuristic multiplies them (a broadcast_in_dim to a constant shape).
   ir::checkTensorSizes(*preseg, evaluator);
@@ -158,8 +150,7 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
   ir::checkSizeRelations(*preseg, evaluator);
   context.upcast = options.upcast;
   context.provider = provider;
-  double micros =
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  double micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 
   // The dumps are not part of compiling: they stay out of the timing.
   if (withTextDumps) {
@@ -171,8 +162,7 @@ CompiledFusion compileFusion(const ir::Fusion& fusion,
   std::vector<segmenter::SegmenterDecision> log;
   result.segmented = std::make_unique<segmenter::SegmentedFusion>(
       segmenter::segmentFusion(std::move(preseg), context, &log));
-  micros +=
-      std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  micros += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   report.compileMicroseconds = micros;
 
   report.device = device.toJson();

@@ -26,10 +26,8 @@ struct CompiledFusion {
 //! params before the built-in heuristics. `withTextDumps` fills the report's
 //! fusion_ir, fusion_ir_preseg and segmented_fusion texts; the report's
 //! compileMicroseconds counts passes, segmentation and heuristics only.
-CompiledFusion compileFusion(const ir::Fusion& fusion,
-                             const passes::CompileOptions& options,
-                             const scheduler::DeviceSpec& device,
-                             const Arguments& inputs,
+CompiledFusion compileFusion(const ir::Fusion& fusion, const passes::CompileOptions& options,
+                             const scheduler::DeviceSpec& device, const Arguments& inputs,
                              const scheduler::HeuristicProvider* provider = nullptr,
                              bool withTextDumps = true);
 

@@ -68,8 +68,7 @@ struct ParamsRefused {
 };
 
 bool isLibraryCall(ir::ExprType type) {
-  return type == ir::ExprType::Matmul || type == ir::ExprType::Linear ||
-         type == ir::ExprType::Sdpa;
+  return type == ir::ExprType::Matmul || type == ir::ExprType::Linear || type == ir::ExprType::Sdpa;
 }
 
 bool producesTensor(const ir::Expr& expr) {
@@ -79,8 +78,7 @@ bool producesTensor(const ir::Expr& expr) {
   return false;
 }
 
-std::vector<int64_t> extentsOf(const ir::TensorView& tv,
-                               const ir::ExpressionEvaluator& evaluator) {
+std::vector<int64_t> extentsOf(const ir::TensorView& tv, const ir::ExpressionEvaluator& evaluator) {
   std::vector<int64_t> sizes;
   for (const ir::IterDomain* id : tv.logicalNoReductions()) {
     sizes.push_back(evaluator.evaluateExtent(id));
@@ -121,17 +119,15 @@ std::string describeKernelImages(const KernelImageLoads& images) {
 }
 
 std::string kernelImageKey(const codegen::GeneratedKernel& kernel,
-                           const scheduler::DeviceSpec& device,
-                           const KernelCompiler& compiler) {
+                           const scheduler::DeviceSpec& device, const KernelCompiler& compiler) {
   // The helper header is compiled with every kernel: part of the key.
-  return kernelCacheKey(kernel.source + "\n//--- fuserlab_device.cuh\n" +
-                            std::string(codegen::deviceHelperSource()),
-                        kernel.options, device.arch(), compiler.version);
+  return kernelCacheKey(
+      kernel.source + "\n//--- fuserlab_device.cuh\n" + std::string(codegen::deviceHelperSource()),
+      kernel.options, device.arch(), compiler.version);
 }
 
-GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device,
-                         passes::CompileOptions options, KernelCache* cache,
-                         KernelCompiler compiler)
+GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device, passes::CompileOptions options,
+                         KernelCache* cache, KernelCompiler compiler)
     : fusion_(fusion),
       device_(device),
       options_(std::move(options)),
@@ -140,17 +136,15 @@ GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device,
   const int count = cudaDeviceCount();
   FL_CHECK(count > 0, "no CUDA device: ", cudaUnavailableReason());
   auto spec = queryCudaDevice(device);
-  FL_CHECK(spec.has_value(), "no CUDA device cuda:", device, ": this machine has ",
-           count, " GPU", count == 1 ? "" : "s", " (cuda:0 to cuda:", count - 1, ")");
+  FL_CHECK(spec.has_value(), "no CUDA device cuda:", device, ": this machine has ", count, " GPU",
+           count == 1 ? "" : "s", " (cuda:0 to cuda:", count - 1, ")");
   spec_ = *spec;
 }
 
 GpuExecutor::~GpuExecutor() = default;
 
-GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs,
-                                                  const std::string& key,
-                                                  bool recompile,
-                                                  GpuRunStats& stats) {
+GpuExecutor::Signature& GpuExecutor::signatureFor(const Arguments& inputs, const std::string& key,
+                                                  bool recompile, GpuRunStats& stats) {
   auto it = signatures_.find(key);
   if (it != signatures_.end() && !recompile) return *it->second;
   const auto start = Clock::now();
@@ -170,9 +164,8 @@ namespace {
 // Plans one run of `segmented` on `inputs` (already bound in `evaluator`).
 class Planner {
  public:
-  Planner(GpuExecutor::Signature& signature, const scheduler::DeviceSpec& spec,
-          int device, bool checkParams, KernelCache& cache,
-          const KernelCompiler& compiler,
+  Planner(GpuExecutor::Signature& signature, const scheduler::DeviceSpec& spec, int device,
+          bool checkParams, KernelCache& cache, const KernelCompiler& compiler,
           std::map<std::string, std::shared_ptr<CudaModule>>& modules)
       : signature_(signature),
         segmented_(*signature.compiled.segmented),
@@ -256,8 +249,7 @@ class Planner {
         continue;
       }
       auto it = values_.find(output.val);
-      FL_ASSERT(it != values_.end(), "output ", output.val->name(),
-                " was computed by no segment");
+      FL_ASSERT(it != values_.end(), "output ", output.val->name(), " was computed by no segment");
       plan_.outputs.push_back(it->second);
     }
     return std::move(plan_);
@@ -281,7 +273,8 @@ class Planner {
         continue;
       }
       const auto* scalar = val->as<ir::Scalar>();
-      FL_ASSERT(scalar != nullptr, "segment input ", val->name(), " is neither a tensor nor a scalar");
+      FL_ASSERT(scalar != nullptr, "segment input ", val->name(),
+                " is neither a tensor nor a scalar");
       auto value = evaluator_.evaluate(scalar);
       FL_ASSERT(value.has_value(), segmentName(group), ": scalar input ", val->name(),
                 " has no value");
@@ -302,8 +295,7 @@ class Planner {
     FL_ASSERT(group.segment != nullptr, segmentName(group), " has no segment fusion");
     for (const ir::Expr* expr : group.exprs) {  // the complete fusion's
       if (scheduler::isCpuReferenceOnly(expr->type())) {
-        throw KernelUnavailable(segmentName(group) + ": " +
-                                scheduler::noGpuKernelMessage(*expr));
+        throw KernelUnavailable(segmentName(group) + ": " + scheduler::noGpuKernelMessage(*expr));
       }
     }
     const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);
@@ -337,8 +329,7 @@ class Planner {
 
     std::string key = std::to_string(group.id) + "|" + layoutKey(args) + "|";
     for (const DeviceTensor& out : outputs) {
-      key += listString(out.tensor.strides()) + "@" +
-             std::to_string(alignmentOf(out.tensor)) + ";";
+      key += listString(out.tensor.strides()) + "@" + std::to_string(alignmentOf(out.tensor)) + ";";
     }
     std::shared_ptr<GpuExecutor::LoadedKernel>& loaded = signature_.kernels[key];
     if (!loaded) {
@@ -382,16 +373,15 @@ class Planner {
                   ": parameter ", p.name, " names no segment value");
         tensor = outputs[p.segmentOutput].tensor;
       }
-      FL_ASSERT(tensor.dim() == p.rank, what, ", kernel ", generated.name,
-                ": parameter ", p.name, " has rank ", p.rank, " but the tensor is ",
-                tensor.toString());
+      FL_ASSERT(tensor.dim() == p.rank, what, ", kernel ", generated.name, ": parameter ", p.name,
+                " has rank ", p.rank, " but the tensor is ", tensor.toString());
       if (!p.builtInStrides.empty()) {
         for (int64_t a = 0; a < tensor.dim(); ++a) {
           const int64_t stride = tensor.sizes()[a] == 1 ? 0 : tensor.strides()[a];
           FL_ASSERT(stride == p.builtInStrides[static_cast<size_t>(a)], what, ", kernel ",
                     generated.name, ": parameter ", p.name, " was built for stride ",
-                    p.builtInStrides[static_cast<size_t>(a)], " on axis ", a,
-                    " but the tensor is ", tensor.toString());
+                    p.builtInStrides[static_cast<size_t>(a)], " on axis ", a, " but the tensor is ",
+                    tensor.toString());
         }
       }
       FL_ASSERT(p.builtInSizes.empty() || p.builtInSizes == tensor.sizes(), what, ", kernel ",
@@ -400,8 +390,8 @@ class Planner {
       launch.arguments.addTensor(tensor.data(), tensor.sizes(), tensor.strides());
     }
     if (generated.workspaceBytes > 0) {
-      launch.workspace = std::make_shared<DeviceBuffer>(
-          generated.workspaceBytes, device_, what + " workspace");
+      launch.workspace =
+          std::make_shared<DeviceBuffer>(generated.workspaceBytes, device_, what + " workspace");
       // Kernels that leave their counters at zero need it zeroed only once.
       if (!generated.zeroWorkspaceEachLaunch) {
         launch.workspace->fill(0, what + " workspace");
@@ -465,16 +455,15 @@ class Planner {
       const ir::Val* value = group.outputs.at(j);
       const auto* tv = value->as<ir::TensorView>();
       const auto* segmentTv = segment.outputs()[j].val->as<ir::TensorView>();
-      FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ",
-                value->name(), " is not a tensor");
+      FL_ASSERT(tv != nullptr && segmentTv != nullptr, what, ": output ", value->name(),
+                " is not a tensor");
       const ir::Val* target = aliasTarget(value);
       if (target != nullptr && !deferred[j]) {
         outputs.push_back(inputValues_.at(target));
       } else {
         const std::vector<int64_t> sizes = extentsOf(*segmentTv, segmentEvaluator);
-        DeviceTensor fresh =
-            allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes), device_,
-                           what + " output " + tv->name());
+        DeviceTensor fresh = allocateDevice(tv->dtype(), sizes, allocationStrides(*tv, sizes),
+                                            device_, what + " output " + tv->name());
         plan_.freshBuffers.push_back(fresh.tensor);
         // Intermediates live as long as the run, not the planner.
         keepAlive_.push_back(fresh.buffer);
@@ -514,8 +503,8 @@ class Planner {
       for (size_t i = 0; i < calls.size(); ++i) {
         PlannedLaunch launch;
         launch.what = calls.size() == 1 ? what
-                                        : what + " (batch slice " + std::to_string(i + 1) +
-                                              " of " + std::to_string(calls.size()) + ")";
+                                        : what + " (batch slice " + std::to_string(i + 1) + " of " +
+                                              std::to_string(calls.size()) + ")";
         launch.library = std::make_shared<CublasLtMatmul>(calls[i], device_, what);
         launches.push_back(std::move(launch));
       }
@@ -561,8 +550,8 @@ class Planner {
   DeviceTensor planCopy(const segmenter::SegmentedGroup& group, const DeviceTensor& from,
                         const std::vector<int64_t>& strides, const std::string& reason) {
     const std::string what = segmentName(group) + " copy";
-    DeviceTensor to = allocateDevice(from.tensor.dtype(), from.tensor.sizes(), strides,
-                                     device_, what);
+    DeviceTensor to =
+        allocateDevice(from.tensor.dtype(), from.tensor.sizes(), strides, device_, what);
     plan_.freshBuffers.push_back(to.tensor);
     plan_.copies.push_back(segmentName(group) + ": " + reason);
     planCopyInto(what, from, to);
@@ -574,8 +563,7 @@ class Planner {
     if (from.tensor.numel() == 0) return;
     const int64_t bytes = ir::sizeInBytes(from.tensor.dtype());
     const int rank = static_cast<int>(from.tensor.dim());
-    const std::string key = "copy|" + std::to_string(bytes) + "|" +
-                            std::to_string(rank) + "|" +
+    const std::string key = "copy|" + std::to_string(bytes) + "|" + std::to_string(rank) + "|" +
                             std::to_string(from.tensor.numel());
     std::shared_ptr<GpuExecutor::LoadedKernel>& loaded = signature_.kernels[key];
     if (!loaded) {
@@ -603,7 +591,9 @@ class Planner {
     if (dir == nullptr || *dir == 0) return;
     std::ofstream out(std::string(dir) + "/" + generated.name + ".cu");
     out << generated.source;
-    if (!out.good()) std::fprintf(stderr, "FUSERLAB_DUMP_CUDA: cannot write %s/%s.cu\n", dir, generated.name.c_str());
+    if (!out.good())
+      std::fprintf(stderr, "FUSERLAB_DUMP_CUDA: cannot write %s/%s.cu\n", dir,
+                   generated.name.c_str());
   }
 
   std::shared_ptr<GpuExecutor::LoadedKernel> buildKernel(
@@ -623,8 +613,8 @@ class Planner {
     loaded->module = loadModule(generated, what);
     std::shared_ptr<CudaModule>& module = loaded->module;
     loaded->kernel = module->kernel(generated.name, what);
-    loaded->kernel.allowDynamicSharedMemory(generated.launch.dynamicSharedMemoryBytes,
-                                            device_, what);
+    loaded->kernel.allowDynamicSharedMemory(generated.launch.dynamicSharedMemoryBytes, device_,
+                                            what);
     loaded->kernel.allowClusters(generated.launch, device_, what);
     return loaded;
   }
@@ -656,9 +646,8 @@ class Planner {
           const auto* tv = out->as<ir::TensorView>();
           if (tv == nullptr) continue;
           const std::vector<int64_t> sizes = extentsOf(*tv, segmentEvaluator);
-          DeviceTensor empty = allocateDevice(tv->dtype(), sizes,
-                                              Tensor::contiguousStrides(sizes), device_,
-                                              what + " output " + tv->name());
+          DeviceTensor empty = allocateDevice(tv->dtype(), sizes, Tensor::contiguousStrides(sizes),
+                                              device_, what + " output " + tv->name());
           FL_ASSERT(empty.tensor.numel() == 0, what, ": ", expr->toString(),
                     " computes elements in a kernel-free segment");
           local[out] = empty;
@@ -686,7 +675,8 @@ class Planner {
         // declares an input's meta chain as the view it is: sliced, permuted)
         // goes as it is to kernels, which are built for the strides they get,
         // and to kernel-free segments; a library call gets it dense.
-        copyReason = tv->name() + " is read by a later kernel, which expects it "
+        copyReason = tv->name() +
+                     " is read by a later kernel, which expects it "
                      "dense in allocation order, but as a view it has sizes " +
                      listString(view.tensor.sizes()) + " and strides " +
                      listString(view.tensor.strides());
@@ -744,7 +734,6 @@ class Planner {
 
 }  // namespace
 
-
 struct GpuExecutor::Replay {
   Signature* signature = nullptr;
   //! Null when the plan could not be traced (see ReplayPlan::capture).
@@ -771,8 +760,8 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
       try {
         // One launch call for the whole run, unless the caller's hooks or
         // checks need each launch queued on its own.
-        const bool graphAllowed = options_.graphLaunch && !options.launchEachApart &&
-                                  !options.synchronizeEachKernel;
+        const bool graphAllowed =
+            options_.graphLaunch && !options.launchEachApart && !options.synchronizeEachKernel;
         if (graphAllowed && !replay.graphTried) {
           replay.graphTried = true;
           try {
@@ -810,11 +799,10 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
     Planner planner(signature, spec_, device_, checkParams, *cache_, compiler_, modules_);
     try {
       plan = planner.plan(inputs);
-      plan.programmaticLaunches =
-          options_.dependentLaunch && spec_.computeCapabilityMajor >= 9;
+      plan.programmaticLaunches = options_.dependentLaunch && spec_.computeCapabilityMajor >= 9;
     } catch (const ParamsRefused& refused) {
-      FL_ASSERT(attempt == 0, "params refused right after compiling at these sizes: ",
-                refused.reason);
+      FL_ASSERT(attempt == 0,
+                "params refused right after compiling at these sizes: ", refused.reason);
       continue;
     }
     keepAlive = planner.takeKeepAlive();

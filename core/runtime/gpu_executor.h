@@ -60,9 +60,7 @@ class KernelUnavailable : public UserError {
 //! PTX) for `device`. `version` names the compiler (e.g. "nvrtc 13.0"): it is
 //! part of the kernel cache key.
 struct KernelCompiler {
-  std::function<std::string(const codegen::GeneratedKernel&,
-                            const scheduler::DeviceSpec&)>
-      compile;
+  std::function<std::string(const codegen::GeneratedKernel&, const scheduler::DeviceSpec&)> compile;
   std::string version;
 };
 
@@ -73,8 +71,7 @@ KernelCompiler nvrtcKernelCompiler();
 //! `device` (source with the helper header, options, architecture and the
 //! compiler's version): the tuner's builder fills the cache under it.
 std::string kernelImageKey(const codegen::GeneratedKernel& kernel,
-                           const scheduler::DeviceSpec& device,
-                           const KernelCompiler& compiler);
+                           const scheduler::DeviceSpec& device, const KernelCompiler& compiler);
 
 struct GpuRunOptions {
   //! Fill every buffer the run allocates (outputs and intermediates) with
@@ -166,10 +163,8 @@ class GpuExecutor {
   //! An executor for `fusion` (which must outlive it) on GPU `device`.
   //! `cache` (default: KernelCache::global()) keeps compiled images;
   //! `compiler` defaults to nvrtcKernelCompiler().
-  GpuExecutor(const ir::Fusion& fusion, int device,
-              passes::CompileOptions options = {},
-              KernelCache* cache = nullptr,
-              KernelCompiler compiler = {});
+  GpuExecutor(const ir::Fusion& fusion, int device, passes::CompileOptions options = {},
+              KernelCache* cache = nullptr, KernelCompiler compiler = {});
   ~GpuExecutor();
   GpuExecutor(const GpuExecutor&) = delete;
   GpuExecutor& operator=(const GpuExecutor&) = delete;
@@ -182,9 +177,7 @@ class GpuExecutor {
   //! Params for newly compiled signatures come from `provider` (the
   //! heuristics database, or the tuner's variant) before the heuristics;
   //! null for the heuristics alone. Must outlive the executor's runs.
-  void setHeuristicProvider(const scheduler::HeuristicProvider* provider) {
-    provider_ = provider;
-  }
+  void setHeuristicProvider(const scheduler::HeuristicProvider* provider) { provider_ = provider; }
 
   const ir::Fusion& fusion() const { return fusion_; }
   int device() const { return device_; }
@@ -202,8 +195,8 @@ class GpuExecutor {
   struct Replay;
 
  private:
-  Signature& signatureFor(const Arguments& inputs, const std::string& key,
-                          bool recompile, GpuRunStats& stats);
+  Signature& signatureFor(const Arguments& inputs, const std::string& key, bool recompile,
+                          GpuRunStats& stats);
 
   const ir::Fusion& fusion_;
   int device_;

@@ -9,8 +9,7 @@
 
 namespace fuserlab::runtime {
 
-DeviceArguments toDeviceArguments(const Arguments& inputs, int device,
-                                  const ir::Fusion* fusion) {
+DeviceArguments toDeviceArguments(const Arguments& inputs, int device, const ir::Fusion* fusion) {
   DeviceArguments d;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto* t = std::get_if<Tensor>(&inputs[i]);
@@ -32,8 +31,7 @@ DeviceArguments toDeviceArguments(const Arguments& inputs, int device,
 
 HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
                        const GpuRunOptions& options) {
-  const DeviceArguments device =
-      toDeviceArguments(inputs, executor.device(), &executor.fusion());
+  const DeviceArguments device = toDeviceArguments(inputs, executor.device(), &executor.fusion());
   GpuRunResult run = executor.run(device.arguments, options);
   HostRunResult result;
   result.stats = run.stats;
@@ -45,10 +43,9 @@ HostRunResult runOnGpu(GpuExecutor& executor, const Arguments& inputs,
   for (const ir::FusionOutput& output : fusion.outputs()) {
     if (output.aliasOf == nullptr) continue;
     const auto& fusionInputs = fusion.inputs();
-    const size_t i = std::find(fusionInputs.begin(), fusionInputs.end(),
-                               output.aliasOf) - fusionInputs.begin();
-    FL_ASSERT(i < inputs.size(), "alias of ", output.aliasOf->name(),
-              " is no fusion input");
+    const size_t i =
+        std::find(fusionInputs.begin(), fusionInputs.end(), output.aliasOf) - fusionInputs.begin();
+    FL_ASSERT(i < inputs.size(), "alias of ", output.aliasOf->name(), " is no fusion input");
     const auto* host = std::get_if<Tensor>(&inputs[i]);
     const auto* onDevice = std::get_if<Tensor>(&device.arguments[i]);
     if (host == nullptr || onDevice == nullptr || !host->isCpu() || onDevice->isCpu()) {

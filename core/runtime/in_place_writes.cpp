@@ -18,10 +18,8 @@ bool isElementwise(ir::ExprType type) {
     case ir::ExprType::Binary:
     case ir::ExprType::Ternary:
     case ir::ExprType::Cast:
-    case ir::ExprType::Set:
-      return true;
-    default:
-      return false;
+    case ir::ExprType::Set: return true;
+    default: return false;
   }
 }
 
@@ -88,8 +86,8 @@ bool sharesMemory(const Tensor& a, const Tensor& b) {
   if (a.numel() == 0 || b.numel() == 0) return false;
   auto range = [](const Tensor& t) {
     const auto* begin = static_cast<const char*>(t.data());
-    return std::make_pair(begin, begin + spanElements(t.sizes(), t.strides()) *
-                                             ir::sizeInBytes(t.dtype()));
+    return std::make_pair(
+        begin, begin + spanElements(t.sizes(), t.strides()) * ir::sizeInBytes(t.dtype()));
   };
   const auto [a0, a1] = range(a);
   const auto [b0, b1] = range(b);

@@ -12,8 +12,7 @@ int64_t alignmentOf(const Tensor& tensor) {
   // are); its storage offset alone decides.
   const uintptr_t address =
       tensor.isMetadataOnly()
-          ? static_cast<uintptr_t>(tensor.storageOffset() *
-                                   ir::sizeInBytes(tensor.dtype()))
+          ? static_cast<uintptr_t>(tensor.storageOffset() * ir::sizeInBytes(tensor.dtype()))
           : reinterpret_cast<uintptr_t>(tensor.data());
   int64_t alignment = 256;
   while (alignment > 1 && address % static_cast<uintptr_t>(alignment) != 0) {
@@ -24,15 +23,15 @@ int64_t alignmentOf(const Tensor& tensor) {
 
 }  // namespace
 
-Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes,
-                    std::vector<int64_t> strides, int64_t storageOffset) {
-  return Tensor::metadata(dtype, std::move(sizes), std::move(strides),
-                          storageOffset, Device{DeviceKind::Cuda, 0});
+Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                    int64_t storageOffset) {
+  return Tensor::metadata(dtype, std::move(sizes), std::move(strides), storageOffset,
+                          Device{DeviceKind::Cuda, 0});
 }
 
-std::vector<scheduler::TensorInputInfo> describeInputs(
-    const ir::Fusion& fusion, const Arguments& args,
-    ir::ExpressionEvaluator& evaluator) {
+std::vector<scheduler::TensorInputInfo> describeInputs(const ir::Fusion& fusion,
+                                                       const Arguments& args,
+                                                       ir::ExpressionEvaluator& evaluator) {
   bindInputs(fusion, args, evaluator);
   std::vector<scheduler::TensorInputInfo> infos;
   infos.reserve(args.size());

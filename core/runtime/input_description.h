@@ -16,12 +16,12 @@ namespace fuserlab::runtime {
 //! Binds `args` to `fusion`'s inputs in `evaluator` (as bindInputs, with its
 //! checks) and returns what schedulers see of each input: sizes, strides and
 //! data alignment (256 for a metadata-only tensor at offset 0).
-std::vector<scheduler::TensorInputInfo> describeInputs(
-    const ir::Fusion& fusion, const Arguments& args,
-    ir::ExpressionEvaluator& evaluator);
+std::vector<scheduler::TensorInputInfo> describeInputs(const ir::Fusion& fusion,
+                                                       const Arguments& args,
+                                                       ir::ExpressionEvaluator& evaluator);
 
 //! A metadata-only tensor: the shape and strides of `like` without data.
-Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes,
-                    std::vector<int64_t> strides, int64_t storageOffset = 0);
+Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                    int64_t storageOffset = 0);
 
 }  // namespace fuserlab::runtime

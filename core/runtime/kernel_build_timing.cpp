@@ -45,8 +45,8 @@ class TemporaryDirectory {
 //! The first run of a fresh executor over `cache`: how it got its images.
 KernelImageLoads firstRun(const ir::Fusion& fusion, int device,
                           const passes::CompileOptions& options,
-                          const scheduler::HeuristicProvider* provider,
-                          const Arguments& inputs, KernelCache& cache) {
+                          const scheduler::HeuristicProvider* provider, const Arguments& inputs,
+                          KernelCache& cache) {
   GpuExecutor executor(fusion, device, options, &cache);
   executor.setHeuristicProvider(provider);
   return executor.run(inputs).stats.images;
@@ -62,8 +62,7 @@ KernelBuildTimes measureKernelBuilds(const ir::Fusion& fusion, int device,
   const TemporaryDirectory directory;
   KernelCache coldCache(directory.path());
   const KernelImageLoads cold = firstRun(fusion, device, options, provider, inputs, coldCache);
-  FL_ASSERT(cold.fromCache == 0, "an empty kernel cache handed back ", cold.fromCache,
-            " image(s)");
+  FL_ASSERT(cold.fromCache == 0, "an empty kernel cache handed back ", cold.fromCache, " image(s)");
   times.kernels = cold.compiled;
   if (cold.compiled == 0) return times;
   times.coldMillisecondsPerKernel = cold.compileMilliseconds / cold.compiled;
@@ -72,15 +71,15 @@ KernelBuildTimes measureKernelBuilds(const ir::Fusion& fusion, int device,
     return times;
   }
   if (coldCache.stats().writeFailures > 0) {
-    times.warmUnavailable = "the temporary kernel cache could not be written: " +
-                            coldCache.lastWriteError();
+    times.warmUnavailable =
+        "the temporary kernel cache could not be written: " + coldCache.lastWriteError();
     return times;
   }
   KernelCache warmCache(directory.path());
   const KernelImageLoads warm = firstRun(fusion, device, options, provider, inputs, warmCache);
   FL_ASSERT(warm.compiled == 0 && warm.fromCache == cold.compiled,
-            "the kernel cache written by the cold run held ", warm.fromCache, " of ",
-            cold.compiled, " image(s)");
+            "the kernel cache written by the cold run held ", warm.fromCache, " of ", cold.compiled,
+            " image(s)");
   times.warmMillisecondsPerKernel = warm.cacheMilliseconds / warm.fromCache;
   return times;
 }

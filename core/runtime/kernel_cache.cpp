@@ -82,10 +82,8 @@ std::string envValue(const char* name) {
 
 }  // namespace
 
-std::string kernelCacheKey(std::string_view source,
-                           const std::vector<std::string>& options,
-                           std::string_view arch,
-                           std::string_view compilerVersion) {
+std::string kernelCacheKey(std::string_view source, const std::vector<std::string>& options,
+                           std::string_view arch, std::string_view compilerVersion) {
   Fnv128 hash;
   hash.addField("fuserlab kernel v1");
   hash.addField(source);
@@ -107,8 +105,7 @@ std::filesystem::path defaultCacheDirectory() {
   return {};
 }
 
-KernelCache::KernelCache(std::filesystem::path directory)
-    : directory_(std::move(directory)) {}
+KernelCache::KernelCache(std::filesystem::path directory) : directory_(std::move(directory)) {}
 
 KernelCache& KernelCache::global() {
   static KernelCache cache(defaultCacheDirectory());
@@ -139,8 +136,8 @@ void KernelCache::store(const std::string& key, std::string_view payload) {
   writeEntry(key, payload);
 }
 
-std::string KernelCache::getOrCompile(
-    const std::string& key, const std::function<std::string()>& compile) {
+std::string KernelCache::getOrCompile(const std::string& key,
+                                      const std::function<std::string()>& compile) {
   if (auto hit = lookup(key)) return *hit;
   // Compiled outside the lock: two threads may both compile a new key, and
   // the second store rewrites the same bytes.
@@ -206,8 +203,7 @@ void KernelCache::writeEntry(const std::string& key, std::string_view payload) {
             " characters (kernelCacheKey gives ", kKeyLength, ")");
   static std::atomic<uint64_t> counter{0};
   std::filesystem::path temp = path;
-  temp += ".tmp." + std::to_string(::getpid()) + "." +
-          std::to_string(counter.fetch_add(1));
+  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
   auto fail = [&](const std::string& why) {
     ++stats_.writeFailures;
     lastWriteError_ = "cannot write kernel cache entry " + path.string() + ": " + why;

@@ -27,10 +27,8 @@
 namespace fuserlab::runtime {
 
 //! The cache key of a kernel: 32 hex digits.
-std::string kernelCacheKey(std::string_view source,
-                           const std::vector<std::string>& options,
-                           std::string_view arch,
-                           std::string_view compilerVersion);
+std::string kernelCacheKey(std::string_view source, const std::vector<std::string>& options,
+                           std::string_view arch, std::string_view compilerVersion);
 
 //! $FUSERLAB_CACHE_DIR, else $XDG_CACHE_HOME/fuserlab, else
 //! $HOME/.cache/fuserlab; empty if none of them is set.
@@ -61,8 +59,7 @@ class KernelCache {
   void store(const std::string& key, std::string_view payload);
   //! lookup(key), else `compile()` stored under key. Exceptions from
   //! compile propagate and nothing is stored.
-  std::string getOrCompile(const std::string& key,
-                           const std::function<std::string()>& compile);
+  std::string getOrCompile(const std::string& key, const std::function<std::string()>& compile);
 
   //! Where `key` lives on disk (empty without a directory).
   std::filesystem::path entryPath(const std::string& key) const;

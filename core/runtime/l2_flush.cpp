@@ -54,8 +54,7 @@ void L2Flush::enqueue() {
   // A different byte each time (1 to 255), so no layer can skip an
   // unchanged write.
   const int value = 1 + (count_++ % 255);
-  checkCuda(cudaMemsetAsync(buffer_.data(), value, static_cast<size_t>(buffer_.bytes()),
-                            nullptr),
+  checkCuda(cudaMemsetAsync(buffer_.data(), value, static_cast<size_t>(buffer_.bytes()), nullptr),
             "cudaMemsetAsync", "flushing L2 before a benchmark sample");
   const void* data = buffer_.data();
   long long words = buffer_.bytes() / 16;

@@ -129,10 +129,9 @@ size_t LaunchGraph::addZeroFill(void* pointer, size_t bytes) {
   const CUDA_MEMSET_NODE_PARAMS params = zeroFillParams(pointer, bytes);
   const CUgraphNode previous = step == 0 ? nullptr : static_cast<CUgraphNode>(nodes_.back());
   CUgraphNode node = nullptr;
-  check(graphEntries().addMemset(&node, static_cast<CUgraph>(graph_),
-                                 previous != nullptr ? &previous : nullptr,
-                                 previous != nullptr ? 1 : 0, &params,
-                                 static_cast<CUcontext>(context_)),
+  check(graphEntries().addMemset(
+            &node, static_cast<CUgraph>(graph_), previous != nullptr ? &previous : nullptr,
+            previous != nullptr ? 1 : 0, &params, static_cast<CUcontext>(context_)),
         "cuGraphAddMemsetNode", "step " + std::to_string(step) + " (a zero fill)");
   nodes_.push_back(node);
   return step;
@@ -146,8 +145,8 @@ void LaunchGraph::instantiate() {
   exec_ = exec;
 }
 
-void LaunchGraph::setKernelArguments(size_t step, void* function,
-                                     const driver::LaunchShape& shape, void** args) {
+void LaunchGraph::setKernelArguments(size_t step, void* function, const driver::LaunchShape& shape,
+                                     void** args) {
   FL_ASSERT(exec_ != nullptr && step < nodes_.size(), what_, ": step ", step,
             " re-set before instantiation or past the end");
   const CUDA_KERNEL_NODE_PARAMS params = kernelParams(function, shape, args);

@@ -31,8 +31,7 @@ class LaunchGraph {
   //! or with `afterKernel` its programmatic completion (a programmatic
   //! dependency edge: the kernel must open with codegen::kKernelEntry's
   //! wait, as for a programmatic dependent launch). Returns the step.
-  size_t addKernel(void* function, const driver::LaunchShape& shape, void** args,
-                   bool afterKernel);
+  size_t addKernel(void* function, const driver::LaunchShape& shape, void** args, bool afterKernel);
   //! Appends zeroing `bytes` at `pointer`, after the step before it.
   size_t addZeroFill(void* pointer, size_t bytes);
   //! Instantiates the graph; steps can no longer be added.
@@ -55,9 +54,9 @@ class LaunchGraph {
   void check(int result, const char* call, const std::string& step) const;
 
   std::string what_;
-  void* context_ = nullptr;  // CUcontext
-  void* graph_ = nullptr;    // CUgraph
-  void* exec_ = nullptr;     // CUgraphExec
+  void* context_ = nullptr;   // CUcontext
+  void* graph_ = nullptr;     // CUgraph
+  void* exec_ = nullptr;      // CUgraphExec
   std::vector<void*> nodes_;  // CUgraphNode, one per step
   int programmaticEdges_ = 0;
 };

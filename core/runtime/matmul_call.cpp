@@ -17,8 +17,8 @@ std::string listString(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-const Tensor& tensorOf(const ir::Fusion& segment, const Arguments& args,
-                       const ir::Val* val, const std::string& what) {
+const Tensor& tensorOf(const ir::Fusion& segment, const Arguments& args, const ir::Val* val,
+                       const std::string& what) {
   const auto& inputs = segment.inputs();
   const auto it = std::find(inputs.begin(), inputs.end(), val);
   FL_ASSERT(it != inputs.end(), what, ": ", val->name(), " is no segment input");
@@ -37,12 +37,11 @@ int64_t product(const std::vector<int64_t>& v) {
   return p;
 }
 
-int64_t collapseOrFail(const std::vector<int64_t>& sizes,
-                       const std::vector<int64_t>& strides, const std::string& tensor,
-                       const std::string& what) {
+int64_t collapseOrFail(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                       const std::string& tensor, const std::string& what) {
   auto stride = collapsedStride(sizes, strides);
-  FL_CHECK(stride.has_value(), what, ": the leading axes ", listString(sizes),
-           " of ", tensor, " have strides ", listString(strides),
+  FL_CHECK(stride.has_value(), what, ": the leading axes ", listString(sizes), " of ", tensor,
+           " have strides ", listString(strides),
            ", which no single stride walks; cuBLASLt needs them flattened (copy needed)");
   return *stride;
 }
@@ -80,8 +79,7 @@ std::optional<int64_t> collapsedStride(const std::vector<int64_t>& sizes,
 }
 
 MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParams& params,
-                         const Arguments& args, const Tensor& output,
-                         const std::string& what) {
+                         const Arguments& args, const Tensor& output, const std::string& what) {
   const ir::Expr* call = nullptr;
   for (const ir::Expr* expr : segment.exprsForOutputs()) {
     if (expr->type() == ir::ExprType::Matmul || expr->type() == ir::ExprType::Linear) {
@@ -90,8 +88,8 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
   }
   FL_ASSERT(call != nullptr, what, ": a cuBLASLt segment without a matmul or linear");
   const scheduler::MatmulMatch match = scheduler::matchMatmulEpilogue(segment, *call);
-  FL_ASSERT(match.epilogue == params.epilogue, what, ": the params' epilogue ",
-            params.epilogue, " is not the segment's ", match.epilogue);
+  FL_ASSERT(match.epilogue == params.epilogue, what, ": the params' epilogue ", params.epilogue,
+            " is not the segment's ", match.epilogue);
 
   MatmulCall result;
   result.epilogue = params.epilogue;
@@ -111,15 +109,15 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
           collapseOrFail(leading, head(x.strides(), 1), call->input(0)->name(), what);
     }
     const int64_t n = w.dim() == 2 ? w.sizes()[0] : 1;
-    result.b = {w.data(), w.dtype(), k, n, w.strides().back(),
-                w.dim() == 2 ? w.strides()[0] : 1, 0};
+    result.b = {w.data(), w.dtype(), k, n, w.strides().back(), w.dim() == 2 ? w.strides()[0] : 1,
+                0};
     result.d.rows = result.a.rows;
     result.d.cols = n;
     const size_t featureAxes = w.dim() == 2 ? 1 : 0;
     if (featureAxes == 1) result.d.colStride = output.strides().back();
     const auto leading = head(output.sizes(), featureAxes);
-    result.d.rowStride = collapseOrFail(leading, head(output.strides(), featureAxes),
-                                        "the output", what);
+    result.d.rowStride =
+        collapseOrFail(leading, head(output.strides(), featureAxes), "the output", what);
   } else {
     // a [..., M, K] (or [K]) @ b [..., K, N] (or [K]).
     const bool aMatrix = x.dim() >= 2;
@@ -129,9 +127,13 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
       result.a.rowStride = x.strides()[x.dim() - 2];
     }
     const int64_t n = bMatrix ? w.sizes().back() : 1;
-    result.b = {w.data(), w.dtype(), k, n,
+    result.b = {w.data(),
+                w.dtype(),
+                k,
+                n,
                 bMatrix ? w.strides()[w.dim() - 2] : w.strides()[0],
-                bMatrix ? w.strides().back() : 1, 0};
+                bMatrix ? w.strides().back() : 1,
+                0};
     std::vector<int64_t> batch(output.sizes().begin(),
                                output.sizes().end() - (aMatrix ? 1 : 0) - (bMatrix ? 1 : 0));
     std::vector<int64_t> outStrides(output.strides().begin(),
@@ -150,9 +152,9 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
     auto tail = [&](const std::vector<int64_t>& v) {
       return std::vector<int64_t>(v.begin() + static_cast<std::ptrdiff_t>(split), v.end());
     };
-    while (split < batch.size() &&
-           !(collapsedStride(tail(batch), tail(aBatch)) && collapsedStride(tail(batch), tail(bBatch)) &&
-             collapsedStride(tail(batch), tail(outStrides)))) {
+    while (split < batch.size() && !(collapsedStride(tail(batch), tail(aBatch)) &&
+                                     collapsedStride(tail(batch), tail(bBatch)) &&
+                                     collapsedStride(tail(batch), tail(outStrides)))) {
       ++split;
     }
     result.batch = product(tail(batch));
@@ -160,8 +162,10 @@ MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParam
     result.b.batchStride = *collapsedStride(tail(batch), tail(bBatch));
     result.d.batchStride = *collapsedStride(tail(batch), tail(outStrides));
     result.outer.sizes.assign(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(split));
-    result.outer.aStrides.assign(aBatch.begin(), aBatch.begin() + static_cast<std::ptrdiff_t>(split));
-    result.outer.bStrides.assign(bBatch.begin(), bBatch.begin() + static_cast<std::ptrdiff_t>(split));
+    result.outer.aStrides.assign(aBatch.begin(),
+                                 aBatch.begin() + static_cast<std::ptrdiff_t>(split));
+    result.outer.bStrides.assign(bBatch.begin(),
+                                 bBatch.begin() + static_cast<std::ptrdiff_t>(split));
     result.outer.dStrides.assign(outStrides.begin(),
                                  outStrides.begin() + static_cast<std::ptrdiff_t>(split));
   }

@@ -21,8 +21,7 @@ namespace fuserlab::runtime {
 //! The call for `segment` given one argument per segment input and the
 //! tensor the call writes. `what` names the segment in errors.
 MatmulCall matmulCallFor(const ir::Fusion& segment, const scheduler::MatmulParams& params,
-                         const Arguments& args, const Tensor& output,
-                         const std::string& what);
+                         const Arguments& args, const Tensor& output, const std::string& what);
 
 //! One call per index of `call.outer` (just `call` when it is empty), each
 //! with A, B and D moved to that index.

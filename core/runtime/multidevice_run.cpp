@@ -12,11 +12,11 @@
 #include "core/multidevice/communication.h"
 #include "core/multidevice/local_fusion.h"
 #include "core/multidevice/sharding.h"
-#include "core/runtime/thread_communicator.h"
 #include "core/runtime/binding.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/shard_inputs.h"
+#include "core/runtime/thread_communicator.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -38,7 +38,8 @@ std::vector<int64_t> axisFirst(int64_t rank, int64_t axis) {
 
 std::vector<int64_t> inverse(const std::vector<int64_t>& order) {
   std::vector<int64_t> out(order.size());
-  for (size_t i = 0; i < order.size(); ++i) out[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < order.size(); ++i)
+    out[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
   return out;
 }
 
@@ -49,18 +50,15 @@ Tensor denseAxisFirst(const Tensor& t, int64_t axis) {
 
 // The dense tensor of `sizesAxisFirst` read back into logical order.
 Tensor fromAxisFirst(const Tensor& axisFirstTensor, int64_t axis) {
-  return axisFirstTensor.permute(inverse(axisFirst(axisFirstTensor.dim(), axis)))
-      .contiguous();
+  return axisFirstTensor.permute(inverse(axisFirst(axisFirstTensor.dim(), axis))).contiguous();
 }
 
 // Block `index` of `count` along `axis` (a copy).
-Tensor block(const Tensor& t, int64_t axis, int64_t index, int64_t count,
-             const std::string& what) {
+Tensor block(const Tensor& t, int64_t axis, int64_t index, int64_t count, const std::string& what) {
   std::vector<int64_t> sizes = t.sizes();
   const size_t a = static_cast<size_t>(axis);
   sizes[a] = multidevice::shardExtent(sizes[a], count, what);
-  return t.asStrided(sizes, t.strides(),
-                     t.storageOffset() + index * sizes[a] * t.strides()[a])
+  return t.asStrided(sizes, t.strides(), t.storageOffset() + index * sizes[a] * t.strides()[a])
       .contiguous();
 }
 
@@ -68,8 +66,7 @@ const ir::Expr* reshardingExpr(const segmenter::SegmentedGroup& group) {
   for (const ir::Expr* expr : group.exprs) {
     if (multidevice::isReshardingSet(expr)) return expr;
   }
-  FL_ASSERT(false, "communication segment ", group.id,
-            " holds no resharding set");
+  FL_ASSERT(false, "communication segment ", group.id, " holds no resharding set");
   return nullptr;
 }
 
@@ -81,21 +78,17 @@ void checkMeshes(const ir::Fusion& fusion, int64_t ranks) {
     const ir::DeviceMesh& mesh = tv->deviceMesh();
     bool all = mesh.size() == ranks;
     for (int64_t i = 0; all && i < ranks; ++i) all = mesh.devices()[static_cast<size_t>(i)] == i;
-    const bool one = mesh.size() == 1 && mesh.devices()[0] >= 0 &&
-                     mesh.devices()[0] < ranks;
-    FL_CHECK(all || one, tv->name(), " lives on ", mesh.toString(),
-             ", which a run on ", ranks,
-             " ranks cannot place: every mesh must be the ranks 0..",
-             ranks - 1, " (run it with --ranks ", mesh.size(),
-             " if that mesh is 0..", mesh.size() - 1,
+    const bool one = mesh.size() == 1 && mesh.devices()[0] >= 0 && mesh.devices()[0] < ranks;
+    FL_CHECK(all || one, tv->name(), " lives on ", mesh.toString(), ", which a run on ", ranks,
+             " ranks cannot place: every mesh must be the ranks 0..", ranks - 1,
+             " (run it with --ranks ", mesh.size(), " if that mesh is 0..", mesh.size() - 1,
              ") or one of them");
   }
 }
 
 }  // namespace
 
-std::vector<Tensor> ReferenceSegmentBackend::run(int segment,
-                                                 const ir::Fusion& local,
+std::vector<Tensor> ReferenceSegmentBackend::run(int segment, const ir::Fusion& local,
                                                  const Arguments& inputs) {
   return runReference(local, inputs);
 }
@@ -112,14 +105,11 @@ std::vector<Tensor> GpuSegmentBackend::run(int segment, const ir::Fusion& local,
   return runOnGpu(*executor, inputs).outputs;
 }
 
-MultiDeviceProgram::MultiDeviceProgram(const ir::Fusion& fusion,
-                                       const Arguments& globalInputs,
-                                       int64_t ranks,
-                                       const passes::CompileOptions& options,
+MultiDeviceProgram::MultiDeviceProgram(const ir::Fusion& fusion, const Arguments& globalInputs,
+                                       int64_t ranks, const passes::CompileOptions& options,
                                        const scheduler::DeviceSpec& device)
     : ranks_(ranks) {
-  FL_CHECK(ranks >= 1, "a multi-device run needs at least one rank, found ",
-           ranks);
+  FL_CHECK(ranks >= 1, "a multi-device run needs at least one rank, found ", ranks);
   compiled_ = compileFusion(fusion, options, device, globalInputs);
   const segmenter::SegmentedFusion& segmented = *compiled_.segmented;
   checkMeshes(segmented.complete(), ranks);
@@ -128,18 +118,17 @@ MultiDeviceProgram::MultiDeviceProgram(const ir::Fusion& fusion,
       local_.push_back(nullptr);
       continue;
     }
-    FL_ASSERT(group.segment != nullptr, "segment ", group.id,
-              " has no segment fusion");
+    FL_ASSERT(group.segment != nullptr, "segment ", group.id, " has no segment fusion");
     local_.push_back(multidevice::localFusion(*group.segment));
   }
 }
 
 MultiDeviceProgram::~MultiDeviceProgram() = default;
 
-std::vector<Tensor> MultiDeviceProgram::runRank(
-    const Arguments& globalInputs, multidevice::Communicator& comm,
-    SegmentBackend& backend,
-    std::vector<CommunicationRecord>* records) const {
+std::vector<Tensor> MultiDeviceProgram::runRank(const Arguments& globalInputs,
+                                                multidevice::Communicator& comm,
+                                                SegmentBackend& backend,
+                                                std::vector<CommunicationRecord>* records) const {
   FL_CHECK(comm.size() == ranks_, "the communicator has ", comm.size(),
            " ranks; the program was compiled for ", ranks_);
   const segmenter::SegmentedFusion& segmented = *compiled_.segmented;
@@ -181,17 +170,14 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
         const Tensor& x = values.at(in);
         const CommunicationType type = multidevice::classifyResharding(in, out);
         const int64_t devices = out->deviceMesh().size();
-        const std::string what = "communication segment " +
-                                 std::to_string(group.id) + " (" +
-                                 expr->toString() + ")";
+        const std::string what =
+            "communication segment " + std::to_string(group.id) + " (" + expr->toString() + ")";
         Tensor result;
         switch (type) {
-          case CommunicationType::None:
-            result = x.clone();
-            break;
+          case CommunicationType::None: result = x.clone(); break;
           case CommunicationType::LocalSlice:
-            result = block(x, multidevice::shardedAxis(out),
-                           out->deviceMesh().indexOf(rank), devices, what);
+            result = block(x, multidevice::shardedAxis(out), out->deviceMesh().indexOf(rank),
+                           devices, what);
             break;
           case CommunicationType::Allgather: {
             const int64_t axis = multidevice::shardedAxis(in);
@@ -199,16 +185,15 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
             std::vector<int64_t> sizes = send.sizes();
             sizes[0] *= devices;
             Tensor recv = Tensor::empty(x.dtype(), sizes);
-            comm.allgather(send.data(), recv.data(),
-                           bytesOf(send));
+            comm.allgather(send.data(), recv.data(), bytesOf(send));
             result = fromAxisFirst(recv, axis);
             break;
           }
           case CommunicationType::Allreduce: {
             const Tensor send = x.contiguous();
             result = Tensor::empty(x.dtype(), x.sizes());
-            comm.allreduce(send.data(), result.data(),
-                           static_cast<size_t>(send.numel()), x.dtype());
+            comm.allreduce(send.data(), result.data(), static_cast<size_t>(send.numel()),
+                           x.dtype());
             break;
           }
           case CommunicationType::ReduceScatter: {
@@ -217,8 +202,8 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
             std::vector<int64_t> sizes = send.sizes();
             sizes[0] = multidevice::shardExtent(sizes[0], devices, what);
             Tensor recv = Tensor::empty(x.dtype(), sizes);
-            comm.reduceScatter(send.data(), recv.data(),
-                               static_cast<size_t>(recv.numel()), x.dtype());
+            comm.reduceScatter(send.data(), recv.data(), static_cast<size_t>(recv.numel()),
+                               x.dtype());
             result = fromAxisFirst(recv, axis);
             break;
           }
@@ -228,15 +213,13 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
             // zeroed buffer, whatever copy they computed.
             result = x.contiguous().clone();
             if (rank != in->deviceMesh().devices()[0]) result.zero();
-            comm.broadcast(result.data(),
-                           bytesOf(result),
-                           in->deviceMesh().devices()[0]);
+            comm.broadcast(result.data(), bytesOf(result), in->deviceMesh().devices()[0]);
             break;
           }
         }
         if (records != nullptr) {
-          records->push_back({group.id, std::string(multidevice::toString(type)),
-                              out->name(), static_cast<int64_t>(bytesOf(x))});
+          records->push_back({group.id, std::string(multidevice::toString(type)), out->name(),
+                              static_cast<int64_t>(bytesOf(x))});
         }
         values[out] = std::move(result);
         continue;
@@ -251,14 +234,13 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
         FL_ASSERT(scalar != nullptr, "segment input ", val->name(),
                   " is neither a tensor nor a scalar");
         auto value = evaluator.evaluate(scalar);
-        FL_CHECK(value.has_value(), "segment ", group.id, ": scalar input ",
-                 val->name(), " has no value");
+        FL_CHECK(value.has_value(), "segment ", group.id, ": scalar input ", val->name(),
+                 " has no value");
         args.emplace_back(*value);
       }
-      std::vector<Tensor> outs =
-          backend.run(static_cast<int>(g), *local_[g], args);
-      FL_ASSERT(outs.size() == group.outputs.size(), "segment ", group.id,
-                " gave ", outs.size(), " outputs for ", group.outputs.size());
+      std::vector<Tensor> outs = backend.run(static_cast<int>(g), *local_[g], args);
+      FL_ASSERT(outs.size() == group.outputs.size(), "segment ", group.id, " gave ", outs.size(),
+                " outputs for ", group.outputs.size());
       for (size_t i = 0; i < outs.size(); ++i) {
         values[group.outputs[i]] = outs[i].contiguous();
       }
@@ -280,8 +262,8 @@ std::vector<Tensor> MultiDeviceProgram::runRank(
 
 std::vector<Tensor> MultiDeviceProgram::gather(
     const std::vector<std::vector<Tensor>>& perRank) const {
-  FL_CHECK(static_cast<int64_t>(perRank.size()) == ranks_, "gathering ",
-           perRank.size(), " ranks' outputs of a ", ranks_, "-rank program");
+  FL_CHECK(static_cast<int64_t>(perRank.size()) == ranks_, "gathering ", perRank.size(),
+           " ranks' outputs of a ", ranks_, "-rank program");
   const ir::Fusion& complete = compiled_.segmented->complete();
   std::vector<Tensor> out;
   for (size_t o = 0; o < complete.outputs().size(); ++o) {
@@ -295,8 +277,8 @@ std::vector<Tensor> MultiDeviceProgram::gather(
         const Tensor other = perRank[r].at(o).contiguous();
         FL_CHECK(other.sizes() == first.sizes() &&
                      std::memcmp(other.data(), first.data(), bytesOf(first)) == 0,
-                 "rank ", r, "'s copy of the replicated output ",
-                 complete.outputs()[o].val->name(), " differs from rank 0's");
+                 "rank ", r, "'s copy of the replicated output ", complete.outputs()[o].val->name(),
+                 " differs from rank 0's");
       }
       out.push_back(first);
       continue;
@@ -319,15 +301,14 @@ std::vector<Tensor> MultiDeviceProgram::gather(
   return out;
 }
 
-std::vector<std::vector<Tensor>> runRanksAsThreads(
-    const MultiDeviceProgram& program, const Arguments& globalInputs,
-    std::vector<CommunicationRecord>* records) {
+std::vector<std::vector<Tensor>> runRanksAsThreads(const MultiDeviceProgram& program,
+                                                   const Arguments& globalInputs,
+                                                   std::vector<CommunicationRecord>* records) {
   const int64_t n = program.ranks();
   auto group = std::make_shared<ThreadGroup>(n);
   std::vector<std::vector<Tensor>> outputs(static_cast<size_t>(n));
   std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
-  std::vector<std::vector<CommunicationRecord>> perRankRecords(
-      static_cast<size_t>(n));
+  std::vector<std::vector<CommunicationRecord>> perRankRecords(static_cast<size_t>(n));
   std::vector<std::thread> threads;
   for (int64_t r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
@@ -335,8 +316,7 @@ std::vector<std::vector<Tensor>> runRanksAsThreads(
       ThreadCommunicator comm(group, r);
       try {
         ReferenceSegmentBackend backend;
-        outputs[i] = program.runRank(globalInputs, comm, backend,
-                                     &perRankRecords[i]);
+        outputs[i] = program.runRank(globalInputs, comm, backend, &perRankRecords[i]);
       } catch (const std::exception& e) {
         errors[i] = std::current_exception();
         comm.abort("rank " + std::to_string(r) + ": " + e.what());

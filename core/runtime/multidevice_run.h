@@ -45,8 +45,7 @@ class SegmentBackend {
 //! The CPU reference executor as a backend.
 class ReferenceSegmentBackend final : public SegmentBackend {
  public:
-  std::vector<Tensor> run(int segment, const ir::Fusion& local,
-                          const Arguments& inputs) override;
+  std::vector<Tensor> run(int segment, const ir::Fusion& local, const Arguments& inputs) override;
 };
 
 //! The local fusions on one GPU of this process: one GpuExecutor per
@@ -56,8 +55,7 @@ class GpuSegmentBackend final : public SegmentBackend {
  public:
   GpuSegmentBackend(int device, passes::CompileOptions options);
   ~GpuSegmentBackend() override;
-  std::vector<Tensor> run(int segment, const ir::Fusion& local,
-                          const Arguments& inputs) override;
+  std::vector<Tensor> run(int segment, const ir::Fusion& local, const Arguments& inputs) override;
 
  private:
   int device_;
@@ -79,10 +77,9 @@ class MultiDeviceProgram {
   //! shapes of `globalInputs` (whole tensors, possibly metadata-only) for a
   //! run on `ranks` ranks. A mesh that is neither the ranks nor one of them
   //! is a UserError.
-  MultiDeviceProgram(const ir::Fusion& fusion, const Arguments& globalInputs,
-                     int64_t ranks, const passes::CompileOptions& options = {},
-                     const scheduler::DeviceSpec& device =
-                         scheduler::defaultDevice());
+  MultiDeviceProgram(const ir::Fusion& fusion, const Arguments& globalInputs, int64_t ranks,
+                     const passes::CompileOptions& options = {},
+                     const scheduler::DeviceSpec& device = scheduler::defaultDevice());
   ~MultiDeviceProgram();
 
   int64_t ranks() const { return ranks_; }
@@ -91,15 +88,12 @@ class MultiDeviceProgram {
   //! Runs rank `comm.rank()` on `globalInputs` (it takes its own shard).
   //! Returns the rank's outputs: its shard of each sharded output, the whole
   //! tensor otherwise. `records`, when given, receives the collectives.
-  std::vector<Tensor> runRank(const Arguments& globalInputs,
-                              multidevice::Communicator& comm,
+  std::vector<Tensor> runRank(const Arguments& globalInputs, multidevice::Communicator& comm,
                               SegmentBackend& backend,
-                              std::vector<CommunicationRecord>* records =
-                                  nullptr) const;
+                              std::vector<CommunicationRecord>* records = nullptr) const;
 
   //! The whole outputs from every rank's (perRank[rank][output]).
-  std::vector<Tensor> gather(
-      const std::vector<std::vector<Tensor>>& perRank) const;
+  std::vector<Tensor> gather(const std::vector<std::vector<Tensor>>& perRank) const;
 
  private:
   int64_t ranks_;

@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 #include <nccl.h>
 
+#include <glob.h>
 #include <cstdlib>
 #include <cstring>
-#include <glob.h>
 #include <mutex>
 #include <vector>
 
@@ -25,14 +25,14 @@ struct Api {
   ncclResult_t (*commDestroy)(ncclComm_t) = nullptr;
   ncclResult_t (*commAbort)(ncclComm_t) = nullptr;
   const char* (*getErrorString)(ncclResult_t) = nullptr;
-  ncclResult_t (*allGather)(const void*, void*, size_t, ncclDataType_t,
-                            ncclComm_t, cudaStream_t) = nullptr;
-  ncclResult_t (*allReduce)(const void*, void*, size_t, ncclDataType_t,
-                            ncclRedOp_t, ncclComm_t, cudaStream_t) = nullptr;
-  ncclResult_t (*reduceScatter)(const void*, void*, size_t, ncclDataType_t,
-                                ncclRedOp_t, ncclComm_t, cudaStream_t) = nullptr;
-  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int,
-                            ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*allGather)(const void*, void*, size_t, ncclDataType_t, ncclComm_t,
+                            cudaStream_t) = nullptr;
+  ncclResult_t (*allReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                            cudaStream_t) = nullptr;
+  ncclResult_t (*reduceScatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                cudaStream_t) = nullptr;
+  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t,
+                            cudaStream_t) = nullptr;
 };
 
 template <class F>
@@ -44,15 +44,13 @@ bool load(void* library, const char* name, F& f) {
 std::vector<std::string> candidates() {
   std::vector<std::string> out;
   if (const char* env = std::getenv("FUSERLAB_NCCL_LIBRARY")) out.push_back(env);
-  out.insert(out.end(), {"libnccl.so.2", "libnccl.so",
-                         "/usr/local/cuda/lib64/libnccl.so.2",
+  out.insert(out.end(), {"libnccl.so.2", "libnccl.so", "/usr/local/cuda/lib64/libnccl.so.2",
                          "/usr/lib/x86_64-linux-gnu/libnccl.so.2"});
   // PyTorch's wheel (nvidia-nccl-cu*): site-packages/nvidia/nccl/lib.
-  for (const char* pattern :
-       {"/usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2",
-        "/usr/local/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
-        "/usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2",
-        "/opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2"}) {
+  for (const char* pattern : {"/usr/local/lib/python3*/dist-packages/nvidia/nccl/lib/libnccl.so.2",
+                              "/usr/local/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2",
+                              "/usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2",
+                              "/opt/*/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2"}) {
     glob_t found{};
     if (glob(pattern, 0, nullptr, &found) == 0) {
       for (size_t i = 0; i < found.gl_pathc; ++i) out.push_back(found.gl_pathv[i]);
@@ -100,8 +98,8 @@ Api& loadedApi() {
 void check(ncclResult_t result, const char* call) {
   if (result == ncclSuccess) return;
   const char* text = api().getErrorString ? api().getErrorString(result) : nullptr;
-  FL_USER_ERROR(call, " failed: ", text ? text : "NCCL error",
-                " (ncclResult_t ", static_cast<int>(result), ")");
+  FL_USER_ERROR(call, " failed: ", text ? text : "NCCL error", " (ncclResult_t ",
+                static_cast<int>(result), ")");
 }
 
 ncclDataType_t ncclType(ir::DataType dtype) {
@@ -112,8 +110,7 @@ ncclDataType_t ncclType(ir::DataType dtype) {
     case ir::DataType::BFloat16: return ncclBfloat16;
     case ir::DataType::Int32: return ncclInt32;
     case ir::DataType::Int: return ncclInt64;
-    default:
-      FL_USER_ERROR("NCCL cannot sum ", ir::toString(dtype), " tensors");
+    default: FL_USER_ERROR("NCCL cannot sum ", ir::toString(dtype), " tensors");
   }
 }
 
@@ -141,8 +138,7 @@ std::string ncclIdToHex(const NcclId& id) {
 }
 
 NcclId ncclIdFromHex(const std::string& hex) {
-  FL_CHECK(hex.size() == 256, "an NCCL id is 256 hex digits, found ",
-           hex.size(), " characters");
+  FL_CHECK(hex.size() == 256, "an NCCL id is 256 hex digits, found ", hex.size(), " characters");
   auto value = [&](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -174,19 +170,17 @@ struct NcclCommunicator::State {
     capacity = bytes;
   }
   void toDevice(const void* host, size_t bytes) {
-    checkCuda(cudaMemcpyAsync(send, host, bytes, cudaMemcpyHostToDevice, stream),
-              "cudaMemcpyAsync", "NCCL send buffer");
+    checkCuda(cudaMemcpyAsync(send, host, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync",
+              "NCCL send buffer");
   }
   void toHost(void* host, size_t bytes) {
-    checkCuda(cudaMemcpyAsync(host, recv, bytes, cudaMemcpyDeviceToHost, stream),
-              "cudaMemcpyAsync", "NCCL receive buffer");
-    checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize",
-              "NCCL collective");
+    checkCuda(cudaMemcpyAsync(host, recv, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync",
+              "NCCL receive buffer");
+    checkCuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", "NCCL collective");
   }
 };
 
-NcclCommunicator::NcclCommunicator(const NcclId& id, int64_t size,
-                                   int64_t rank, int device)
+NcclCommunicator::NcclCommunicator(const NcclId& id, int64_t size, int64_t rank, int device)
     : state_(std::make_unique<State>()), size_(size), rank_(rank) {
   Api& a = loadedApi();
   state_->device = device;
@@ -195,8 +189,7 @@ NcclCommunicator::NcclCommunicator(const NcclId& id, int64_t size,
             "cudaStreamCreateWithFlags", "NCCL stream");
   ncclUniqueId raw;
   std::memcpy(raw.internal, id.data(), id.size());
-  check(a.commInitRank(&state_->comm, static_cast<int>(size), raw,
-                       static_cast<int>(rank)),
+  check(a.commInitRank(&state_->comm, static_cast<int>(size), raw, static_cast<int>(rank)),
         "ncclCommInitRank");
 }
 
@@ -211,19 +204,18 @@ void NcclCommunicator::allgather(const void* send, void* recv, size_t bytes) {
   const size_t total = bytes * static_cast<size_t>(size_);
   state_->reserve(total);
   state_->toDevice(send, bytes);
-  check(loadedApi().allGather(state_->send, state_->recv, bytes, ncclInt8,
-                              state_->comm, state_->stream),
+  check(loadedApi().allGather(state_->send, state_->recv, bytes, ncclInt8, state_->comm,
+                              state_->stream),
         "ncclAllGather");
   state_->toHost(recv, total);
 }
 
-void NcclCommunicator::allreduce(const void* send, void* recv, size_t count,
-                                 ir::DataType dtype) {
+void NcclCommunicator::allreduce(const void* send, void* recv, size_t count, ir::DataType dtype) {
   const size_t bytes = count * static_cast<size_t>(ir::sizeInBytes(dtype));
   state_->reserve(bytes);
   state_->toDevice(send, bytes);
-  check(loadedApi().allReduce(state_->send, state_->recv, count, ncclType(dtype),
-                              ncclSum, state_->comm, state_->stream),
+  check(loadedApi().allReduce(state_->send, state_->recv, count, ncclType(dtype), ncclSum,
+                              state_->comm, state_->stream),
         "ncclAllReduce");
   state_->toHost(recv, bytes);
 }
@@ -233,9 +225,8 @@ void NcclCommunicator::reduceScatter(const void* send, void* recv, size_t count,
   const size_t bytes = count * static_cast<size_t>(ir::sizeInBytes(dtype));
   state_->reserve(bytes * static_cast<size_t>(size_));
   state_->toDevice(send, bytes * static_cast<size_t>(size_));
-  check(loadedApi().reduceScatter(state_->send, state_->recv, count,
-                                  ncclType(dtype), ncclSum, state_->comm,
-                                  state_->stream),
+  check(loadedApi().reduceScatter(state_->send, state_->recv, count, ncclType(dtype), ncclSum,
+                                  state_->comm, state_->stream),
         "ncclReduceScatter");
   state_->toHost(recv, bytes);
 }
@@ -243,9 +234,8 @@ void NcclCommunicator::reduceScatter(const void* send, void* recv, size_t count,
 void NcclCommunicator::broadcast(void* buffer, size_t bytes, int64_t root) {
   state_->reserve(bytes);
   state_->toDevice(buffer, bytes);
-  check(loadedApi().broadcast(state_->send, state_->recv, bytes, ncclInt8,
-                              static_cast<int>(root), state_->comm,
-                              state_->stream),
+  check(loadedApi().broadcast(state_->send, state_->recv, bytes, ncclInt8, static_cast<int>(root),
+                              state_->comm, state_->stream),
         "ncclBroadcast");
   state_->toHost(buffer, bytes);
 }

@@ -40,10 +40,8 @@ class NcclCommunicator final : public multidevice::Communicator {
   std::string backend() const override { return "nccl"; }
 
   void allgather(const void* send, void* recv, size_t bytes) override;
-  void allreduce(const void* send, void* recv, size_t count,
-                 ir::DataType dtype) override;
-  void reduceScatter(const void* send, void* recv, size_t count,
-                     ir::DataType dtype) override;
+  void allreduce(const void* send, void* recv, size_t count, ir::DataType dtype) override;
+  void reduceScatter(const void* send, void* recv, size_t count, ir::DataType dtype) override;
   void broadcast(void* buffer, size_t bytes, int64_t root) override;
   void abort(const std::string& why) override;
 

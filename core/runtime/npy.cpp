@@ -83,8 +83,7 @@ struct NpyHeader {
 //! {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 class HeaderParser {
  public:
-  HeaderParser(std::string_view text, const std::string& path)
-      : text_(text), path_(path) {}
+  HeaderParser(std::string_view text, const std::string& path) : text_(text), path_(path) {}
 
   NpyHeader parse() {
     NpyHeader header;
@@ -125,9 +124,8 @@ class HeaderParser {
   }
 
   void skipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' ||
-            text_[pos_] == '\r')) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r')) {
       ++pos_;
     }
   }
@@ -199,8 +197,7 @@ class HeaderParser {
 
 std::string buildHeader(const Tensor& tensor, std::string_view descr) {
   std::string dict = "{'descr': '" + std::string(descr) +
-                     "', 'fortran_order': False, 'shape': " +
-                     shapeLiteral(tensor.sizes()) + ", }";
+                     "', 'fortran_order': False, 'shape': " + shapeLiteral(tensor.sizes()) + ", }";
   // Pad with spaces and end in '\n' so the data starts 64-byte aligned.
   const size_t unpadded = kPreambleV1 + dict.size() + 1;
   dict.append((kHeaderAlignment - unpadded % kHeaderAlignment) % kHeaderAlignment, ' ');
@@ -211,10 +208,8 @@ std::string buildHeader(const Tensor& tensor, std::string_view descr) {
 }  // namespace
 
 void writeNpy(const std::string& path, const Tensor& tensor) {
-  FL_CHECK(tensor.defined(), "writeNpy: cannot write an undefined tensor to '",
-           path, "'");
-  FL_CHECK(tensor.isCpu(), "writeNpy: '", path, "' needs a CPU tensor, got ",
-           tensor.toString());
+  FL_CHECK(tensor.defined(), "writeNpy: cannot write an undefined tensor to '", path, "'");
+  FL_CHECK(tensor.isCpu(), "writeNpy: '", path, "' needs a CPU tensor, got ", tensor.toString());
   const bool widen = ir::isReducedPrecision(tensor.dtype());
   const Tensor contiguous = widen ? tensor.to(ir::DataType::Float) : tensor.contiguous();
   const std::string header = buildHeader(contiguous, descrOf(contiguous.dtype()));
@@ -252,8 +247,7 @@ Tensor readNpy(const std::string& path) {
   // A regular file only: a named pipe would block the open below, a device
   // feeds bytes without end. Its size bounds what is read (the header must
   // agree with it), so no further bound.
-  ir::requireRegularFile(path, "tensor file (readNpy)",
-                         std::numeric_limits<uint64_t>::max());
+  ir::requireRegularFile(path, "tensor file (readNpy)", std::numeric_limits<uint64_t>::max());
   std::ifstream in(path, std::ios::binary);
   FL_CHECK(in.is_open(), "readNpy: cannot open '", path, "': ", std::strerror(errno));
   in.seekg(0, std::ios::end);
@@ -288,14 +282,14 @@ Tensor readNpy(const std::string& path) {
     headerBytes = preamble[8] | (uint32_t{preamble[9]} << 8);
   } else {
     readExactly(preamble.data() + kPreambleV1, kPreambleV2 - kPreambleV1, "preamble");
-    headerBytes = preamble[8] | (uint32_t{preamble[9]} << 8) |
-                  (uint32_t{preamble[10]} << 16) | (uint32_t{preamble[11]} << 24);
+    headerBytes = preamble[8] | (uint32_t{preamble[9]} << 8) | (uint32_t{preamble[10]} << 16) |
+                  (uint32_t{preamble[11]} << 24);
     preambleBytes = kPreambleV2;
   }
   if (headerBytes > kMaxHeaderBytes ||
       headerBytes > static_cast<uint64_t>(fileBytes) - preambleBytes) {
-    failRead(path, "the header length " + std::to_string(headerBytes) +
-                       " runs past the end of the file");
+    failRead(path,
+             "the header length " + std::to_string(headerBytes) + " runs past the end of the file");
   }
   std::string headerText(headerBytes, '\0');
   readExactly(headerText.data(), headerBytes, "header");
@@ -310,13 +304,11 @@ Tensor readNpy(const std::string& path) {
   }
   if (!dtype) {
     FL_USER_ERROR("readNpy: '", path, "' has dtype '", header.descr,
-                  "', which FuserLab does not read (supported: ",
-                  supportedDescrs(), ")");
+                  "', which FuserLab does not read (supported: ", supportedDescrs(), ")");
   }
 
   const int64_t elementBytes = ir::sizeInBytes(*dtype);
-  const uint64_t dataBytes =
-      static_cast<uint64_t>(fileBytes) - preambleBytes - headerBytes;
+  const uint64_t dataBytes = static_cast<uint64_t>(fileBytes) - preambleBytes - headerBytes;
   // Checked against the file size before allocating, so a corrupt shape
   // cannot ask for an absurd allocation.
   int64_t numel = 1;
@@ -328,9 +320,9 @@ Tensor readNpy(const std::string& path) {
   int64_t expectedBytes = 0;
   if (__builtin_mul_overflow(numel, elementBytes, &expectedBytes) ||
       static_cast<uint64_t>(expectedBytes) != dataBytes) {
-    failRead(path, "shape " + shapeLiteral(header.shape) + " of '" + header.descr +
-                       "' needs " + std::to_string(expectedBytes) +
-                       " bytes of data but the file has " + std::to_string(dataBytes));
+    failRead(path, "shape " + shapeLiteral(header.shape) + " of '" + header.descr + "' needs " +
+                       std::to_string(expectedBytes) + " bytes of data but the file has " +
+                       std::to_string(dataBytes));
   }
 
   // Fortran order is C order of the reversed shape; read that, then permute.

@@ -23,8 +23,7 @@ constexpr int kContextLines = 3;
 constexpr size_t kMaxShownErrors = 4;
 
 void checkNvrtc(nvrtcResult result, const char* what) {
-  FL_CHECK(result == NVRTC_SUCCESS, "NVRTC: ", what, " failed: ",
-           nvrtcGetErrorString(result));
+  FL_CHECK(result == NVRTC_SUCCESS, "NVRTC: ", what, " failed: ", nvrtcGetErrorString(result));
 }
 
 struct ProgramDeleter {
@@ -42,19 +41,16 @@ std::vector<std::string> splitLines(const std::string& text) {
 }
 
 // Line numbers of `sourceName` that the log reports: "name(123): error ...".
-std::vector<int> reportedLines(const std::string& log,
-                               const std::string& sourceName) {
+std::vector<int> reportedLines(const std::string& log, const std::string& sourceName) {
   std::vector<int> lines;
   const std::string prefix = sourceName + "(";
-  for (size_t at = log.find(prefix); at != std::string::npos;
-       at = log.find(prefix, at + 1)) {
+  for (size_t at = log.find(prefix); at != std::string::npos; at = log.find(prefix, at + 1)) {
     if (at > 0 && log[at - 1] != '\n') continue;
     const size_t number = at + prefix.size();
     const size_t close = log.find(')', number);
     if (close == std::string::npos) break;
     const std::optional<int64_t> line = ir::tryParseInteger(
-        std::string_view(log).substr(number, close - number), 1,
-        std::numeric_limits<int>::max());
+        std::string_view(log).substr(number, close - number), 1, std::numeric_limits<int>::max());
     if (line && std::find(lines.begin(), lines.end(), *line) == lines.end()) {
       lines.push_back(static_cast<int>(*line));
     }
@@ -63,11 +59,9 @@ std::vector<int> reportedLines(const std::string& log,
 }
 
 // The numbered lines around each reported line, '>' marking the reported one.
-std::string sourceExcerpt(const std::string& source,
-                          const std::vector<int>& lines) {
+std::string sourceExcerpt(const std::string& source, const std::vector<int>& lines) {
   const std::vector<std::string> text = splitLines(source);
-  std::set<int> reported(lines.begin(),
-                         lines.begin() + std::min(lines.size(), kMaxShownErrors));
+  std::set<int> reported(lines.begin(), lines.begin() + std::min(lines.size(), kMaxShownErrors));
   std::set<int> shown;
   for (int line : reported) {
     for (int k = line - kContextLines; k <= line + kContextLines; ++k) {
@@ -105,8 +99,7 @@ std::vector<int> nvrtcSupportedArchitectures() {
   return archs;
 }
 
-NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
-                             int computeCapability) {
+NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel, int computeCapability) {
   using Clock = std::chrono::steady_clock;
   NvrtcOutput output;
   output.computeCapability = computeCapability;
@@ -118,9 +111,8 @@ NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
     for (int arch : archs) {
       supported += (supported.empty() ? "sm_" : ", sm_") + std::to_string(arch);
     }
-    FL_USER_ERROR("NVRTC ", output.nvrtcMajor, ".", output.nvrtcMinor,
-                  " cannot compile for sm_", computeCapability,
-                  "; it supports ", supported);
+    FL_USER_ERROR("NVRTC ", output.nvrtcMajor, ".", output.nvrtcMinor, " cannot compile for sm_",
+                  computeCapability, "; it supports ", supported);
   }
 
   const auto start = Clock::now();
@@ -129,17 +121,17 @@ NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
   const char* headers[] = {header.c_str()};
   const char* headerNames[] = {kHeaderName};
   std::unique_ptr<nvrtcProgram, ProgramDeleter> program(new nvrtcProgram{});
-  checkNvrtc(nvrtcCreateProgram(program.get(), kernel.source.c_str(),
-                                sourceName.c_str(), 1, headers, headerNames),
+  checkNvrtc(nvrtcCreateProgram(program.get(), kernel.source.c_str(), sourceName.c_str(), 1,
+                                headers, headerNames),
              "nvrtcCreateProgram");
 
-  output.options = {"--gpu-architecture=sm_" + std::to_string(computeCapability),
-                    "-default-device", "--std=c++17"};
+  output.options = {"--gpu-architecture=sm_" + std::to_string(computeCapability), "-default-device",
+                    "--std=c++17"};
   for (const std::string& option : kernel.options) output.options.push_back(option);
   std::vector<const char*> options;
   for (const std::string& option : output.options) options.push_back(option.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(
-      *program, static_cast<int>(options.size()), options.data());
+  const nvrtcResult compiled =
+      nvrtcCompileProgram(*program, static_cast<int>(options.size()), options.data());
 
   size_t logSize = 0;
   checkNvrtc(nvrtcGetProgramLogSize(*program, &logSize), "nvrtcGetProgramLogSize");
@@ -153,10 +145,9 @@ NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
   if (compiled != NVRTC_SUCCESS) {
     std::string optionText;
     for (const std::string& option : output.options) optionText += " " + option;
-    FL_USER_ERROR("NVRTC could not compile kernel ", kernel.name, " for sm_",
-                  computeCapability, " (", nvrtcGetErrorString(compiled),
-                  "; options:", optionText, "):\n", log, "\n\nsource of ",
-                  sourceName, ":\n",
+    FL_USER_ERROR("NVRTC could not compile kernel ", kernel.name, " for sm_", computeCapability,
+                  " (", nvrtcGetErrorString(compiled), "; options:", optionText, "):\n", log,
+                  "\n\nsource of ", sourceName, ":\n",
                   sourceExcerpt(kernel.source, reportedLines(log, sourceName)));
   }
 

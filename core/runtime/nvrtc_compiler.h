@@ -38,7 +38,6 @@ std::vector<int> nvrtcSupportedArchitectures();
 //! Compiles `kernel` for compute capability `computeCapability` (major * 10 +
 //! minor, e.g. 80 or 90). UserError when the architecture is not supported or
 //! the source does not compile (log and source lines in the message).
-NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel,
-                             int computeCapability);
+NvrtcOutput compileWithNvrtc(const codegen::GeneratedKernel& kernel, int computeCapability);
 
 }  // namespace fuserlab::runtime

@@ -197,8 +197,8 @@ bool PlanGraph::launch(Plan& plan, int* nodesReset) {
       reset = static_cast<int>(plan.launches.size());
     }
     kept->lastLaunch = launches_;
-    checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(kept->exec), nullptr),
-              "cudaGraphLaunch", "a replayed run's captured CUDA graph");
+    checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(kept->exec), nullptr), "cudaGraphLaunch",
+              "a replayed run's captured CUDA graph");
     if (nodesReset != nullptr) *nodesReset = reset;
     return true;
   }

@@ -19,8 +19,7 @@ std::vector<std::string> linesOf(const std::string& text) {
 
 // The integer just before `unit` in `line` ("40" in "Used 40 registers"),
 // or nullopt when `unit` is absent.
-std::optional<int64_t> numberBefore(const std::string& line,
-                                    const std::string& unit) {
+std::optional<int64_t> numberBefore(const std::string& line, const std::string& unit) {
   const size_t at = line.find(unit);
   if (at == std::string::npos) return std::nullopt;
   size_t end = at;
@@ -45,15 +44,13 @@ bool isPtxasInfo(const std::string& line) {
 }  // namespace
 
 std::string PtxasUsage::toString() const {
-  return std::to_string(registers) + " registers, " +
-         std::to_string(spillStoreBytes) + " bytes spill stores, " +
-         std::to_string(spillLoadBytes) + " bytes spill loads, " +
-         std::to_string(stackFrameBytes) + " bytes stack, " +
-         std::to_string(sharedMemoryBytes) + " bytes static shared memory";
+  return std::to_string(registers) + " registers, " + std::to_string(spillStoreBytes) +
+         " bytes spill stores, " + std::to_string(spillLoadBytes) + " bytes spill loads, " +
+         std::to_string(stackFrameBytes) + " bytes stack, " + std::to_string(sharedMemoryBytes) +
+         " bytes static shared memory";
 }
 
-std::optional<PtxasUsage> parsePtxasUsage(const std::string& log,
-                                          const std::string& kernelName) {
+std::optional<PtxasUsage> parsePtxasUsage(const std::string& log, const std::string& kernelName) {
   const std::vector<std::string> lines = linesOf(log);
   const std::string entry = "Compiling entry function '" + kernelName + "'";
   const std::string properties = "Function properties for " + kernelName;
@@ -69,8 +66,7 @@ std::optional<PtxasUsage> parsePtxasUsage(const std::string& log,
     }
     if (!inEntry) continue;
     const size_t at = line.find(properties);
-    if (at != std::string::npos && at + properties.size() == line.size() &&
-        i + 1 < lines.size()) {
+    if (at != std::string::npos && at + properties.size() == line.size() && i + 1 < lines.size()) {
       const std::string& next = lines[i + 1];
       usage.stackFrameBytes = numberBefore(next, "bytes stack frame").value_or(0);
       usage.spillStoreBytes = numberBefore(next, "bytes spill stores").value_or(0);
@@ -95,8 +91,8 @@ std::string withoutPtxasInfo(const std::string& log) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (isPtxasInfo(lines[i])) {
       // "Function properties for X" is followed by one indented line.
-      if (lines[i].find("Function properties for") != std::string::npos &&
-          i + 1 < lines.size() && !lines[i + 1].empty() && lines[i + 1][0] == ' ') {
+      if (lines[i].find("Function properties for") != std::string::npos && i + 1 < lines.size() &&
+          !lines[i + 1].empty() && lines[i + 1][0] == ' ') {
         ++i;
       }
       continue;

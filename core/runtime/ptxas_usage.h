@@ -28,8 +28,7 @@ struct PtxasUsage {
 
 //! The usage ptxas reported for entry `kernelName` in NVRTC's `log`, or
 //! nullopt when the log has no report for it (not compiled verbose).
-std::optional<PtxasUsage> parsePtxasUsage(const std::string& log,
-                                          const std::string& kernelName);
+std::optional<PtxasUsage> parsePtxasUsage(const std::string& log, const std::string& kernelName);
 
 //! `log` without ptxas's "info" lines (and the property lines under them):
 //! what is left are NVRTC's warnings.

@@ -71,8 +71,7 @@ double portableLog(double x) {
   constexpr double kSqrt2 = 1.4142135623730951;
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   int64_t exponent = static_cast<int64_t>(bits >> 52) - 1023;
-  double mantissa =
-      std::bit_cast<double>((bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
+  double mantissa = std::bit_cast<double>((bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
   if (mantissa > kSqrt2) {
     mantissa *= 0.5;
     exponent += 1;
@@ -83,9 +82,8 @@ double portableLog(double x) {
   // under 1e-19 relative error.
   // Estrin's scheme (a fixed evaluation order, so still deterministic) keeps
   // the dependency chain short; c[k] = 1 / (2k + 3).
-  constexpr std::array<double, 11> c = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,
-                                        1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17,
-                                        1.0 / 19, 1.0 / 21, 1.0 / 23};
+  constexpr std::array<double, 11> c = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11, 1.0 / 13,
+                                        1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
   const double s4 = s2 * s2;
   const double s8 = s4 * s4;
   const double low4 = (c[0] + c[1] * s2) + (c[2] + c[3] * s2) * s4;
@@ -161,8 +159,7 @@ std::pair<int64_t, int64_t> integerRange(DataType dtype) {
     case DataType::Bool: return {0, 1};
     case DataType::Int32:
       return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    default:
-      return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    default: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
   }
 }
 
@@ -179,8 +176,7 @@ double floatingMax(DataType dtype) {
 void checkBounds(double low, double high, const char* what) {
   FL_CHECK(std::isfinite(low) && std::isfinite(high), what,
            ": low and high must be finite, got low=", low, ", high=", high);
-  FL_CHECK(low <= high, what, ": low must not exceed high, got low=", low,
-           ", high=", high);
+  FL_CHECK(low <= high, what, ": low must not exceed high, got low=", low, ", high=", high);
 }
 
 //! Integers in [ceil(low), ceil(high)) clamped to the dtype's range, as
@@ -188,12 +184,12 @@ void checkBounds(double low, double high, const char* what) {
 void fillIntegersFromReal(Tensor& tensor, uint64_t seed, double low, double high,
                           const char* what) {
   const auto [dtypeMin, dtypeMax] = integerRange(tensor.dtype());
-  const int64_t lowInt = std::clamp(
-      detail::floatingToInteger<int64_t>(std::ceil(low)), dtypeMin, dtypeMax);
-  const int64_t highInt = std::clamp(
-      detail::floatingToInteger<int64_t>(std::ceil(high)), dtypeMin, dtypeMax);
-  FL_CHECK(lowInt < highInt, what, ": no ", ir::toString(tensor.dtype()),
-           " value lies in [", low, ", ", high, ")");
+  const int64_t lowInt =
+      std::clamp(detail::floatingToInteger<int64_t>(std::ceil(low)), dtypeMin, dtypeMax);
+  const int64_t highInt =
+      std::clamp(detail::floatingToInteger<int64_t>(std::ceil(high)), dtypeMin, dtypeMax);
+  FL_CHECK(lowInt < highInt, what, ": no ", ir::toString(tensor.dtype()), " value lies in [", low,
+           ", ", high, ")");
   fillIntegers(tensor, seed, lowInt, highInt);
 }
 
@@ -234,11 +230,11 @@ std::string formatNumber(double value) {
 void fillNormal(Tensor& tensor, uint64_t seed, double mean, double std) {
   checkFillable(tensor, "fillNormal");
   FL_CHECK(ir::isFloatingPoint(tensor.dtype()),
-           "randn / normal needs a floating-point tensor, got ",
-           ir::toString(tensor.dtype()));
+           "randn / normal needs a floating-point tensor, got ", ir::toString(tensor.dtype()));
   FL_CHECK(std::isfinite(mean) && std::isfinite(std) && std >= 0,
            "fillNormal: mean must be finite and std finite and non-negative, "
-           "got mean=", mean, ", std=", std);
+           "got mean=",
+           mean, ", std=", std);
   Xoshiro256 generator(seed);
   // Marsaglia's polar method: each accepted point gives two samples.
   bool haveSpare = false;
@@ -275,8 +271,7 @@ void fillUniform(Tensor& tensor, uint64_t seed, double low, double high) {
   } else {
     const double limit = floatingMax(dtype);
     FL_CHECK(low >= -limit && high <= limit, "fillUniform: [", low, ", ", high,
-             ") is outside the finite range of ", ir::toString(dtype), " (+-",
-             limit, ")");
+             ") is outside the finite range of ", ir::toString(dtype), " (+-", limit, ")");
     dispatchElementType(dtype, [&]<class T>(TypeTag<T>) {
       if constexpr (!std::is_integral_v<T>) {
         fillUniformFloating<T>(tensor, seed, low, high);
@@ -287,13 +282,12 @@ void fillUniform(Tensor& tensor, uint64_t seed, double low, double high) {
 
 void fillRandint(Tensor& tensor, uint64_t seed, int64_t low, int64_t high) {
   checkFillable(tensor, "fillRandint");
-  FL_CHECK(low < high, "randint: low must be below high, got low=", low,
-           ", high=", high);
+  FL_CHECK(low < high, "randint: low must be below high, got low=", low, ", high=", high);
   const DataType dtype = tensor.dtype();
   if (dtype == DataType::Bool || ir::isIntegral(dtype)) {
     const auto [dtypeMin, dtypeMax] = integerRange(dtype);
-    FL_CHECK(low >= dtypeMin && high - 1 <= dtypeMax, "randint: [", low, ", ",
-             high, ") does not fit ", ir::toString(dtype));
+    FL_CHECK(low >= dtypeMin && high - 1 <= dtypeMax, "randint: [", low, ", ", high,
+             ") does not fit ", ir::toString(dtype));
   }
   fillIntegers(tensor, seed, low, high);
 }
@@ -311,8 +305,8 @@ void fillMakeTensor(Tensor& tensor, uint64_t seed, std::optional<double> low,
   double highValue = high.value_or(floating ? 9.0 : 10.0);
   FL_CHECK(!std::isnan(lowValue) && !std::isnan(highValue),
            "make_tensor: low and high must not be NaN");
-  FL_CHECK(lowValue <= highValue, "make_tensor: low must not exceed high, got low=",
-           lowValue, ", high=", highValue);
+  FL_CHECK(lowValue <= highValue, "make_tensor: low must not exceed high, got low=", lowValue,
+           ", high=", highValue);
   if (!floating) {
     fillIntegersFromReal(tensor, seed, lowValue, highValue, "make_tensor");
     return;
@@ -326,8 +320,7 @@ void fillMakeTensor(Tensor& tensor, uint64_t seed, std::optional<double> low,
 void fillArange(Tensor& tensor, double start, double step) {
   checkFillable(tensor, "fillArange");
   FL_CHECK(std::isfinite(start) && std::isfinite(step),
-           "arange: start and step must be finite, got start=", start,
-           ", step=", step);
+           "arange: start and step must be finite, got start=", start, ", step=", step);
   constexpr double kInt64Bound = 0x1.0p63;
   const bool integral = std::trunc(start) == start && std::trunc(step) == step &&
                         std::fabs(start) < kInt64Bound && std::fabs(step) < kInt64Bound;
@@ -343,9 +336,8 @@ void fillArange(Tensor& tensor, double start, double step) {
         return castElement<T>(static_cast<int64_t>(value));
       });
     } else {
-      fillLogical<T>(tensor, [&] {
-        return castElement<T>(start + static_cast<double>(index++) * step);
-      });
+      fillLogical<T>(tensor,
+                     [&] { return castElement<T>(start + static_cast<double>(index++) * step); });
     }
   });
 }
@@ -373,12 +365,9 @@ std::string_view toString(TensorInitializer::Kind kind) {
 
 void TensorInitializer::apply(Tensor& tensor, uint64_t seed) const {
   switch (kind) {
-    case Kind::Randn:
-      fillNormal(tensor, seed);
-      return;
+    case Kind::Randn: fillNormal(tensor, seed); return;
     case Kind::Rand:
-      FL_CHECK(ir::isFloatingPoint(tensor.dtype()),
-               "rand needs a floating-point tensor, got ",
+      FL_CHECK(ir::isFloatingPoint(tensor.dtype()), "rand needs a floating-point tensor, got ",
                ir::toString(tensor.dtype()), "; use randint or make_tensor");
       fillUniform(tensor, seed, low.value_or(0.0), high.value_or(1.0));
       return;
@@ -389,34 +378,23 @@ void TensorInitializer::apply(Tensor& tensor, uint64_t seed) const {
       constexpr double kInt64Bound = 0x1.0p63;
       for (double bound : {lowValue, highValue}) {
         FL_CHECK(std::trunc(bound) == bound && std::fabs(bound) < kInt64Bound,
-                 "randint: low and high must be 64-bit integers, got ",
-                 toString());
+                 "randint: low and high must be 64-bit integers, got ", toString());
       }
-      fillRandint(tensor, seed, static_cast<int64_t>(lowValue),
-                  static_cast<int64_t>(highValue));
+      fillRandint(tensor, seed, static_cast<int64_t>(lowValue), static_cast<int64_t>(highValue));
       return;
     }
-    case Kind::MakeTensor:
-      fillMakeTensor(tensor, seed, low, high);
-      return;
-    case Kind::Ones:
-      fillConstant(tensor, 1.0);
-      return;
-    case Kind::Zeros:
-      fillConstant(tensor, 0.0);
-      return;
+    case Kind::MakeTensor: fillMakeTensor(tensor, seed, low, high); return;
+    case Kind::Ones: fillConstant(tensor, 1.0); return;
+    case Kind::Zeros: fillConstant(tensor, 0.0); return;
     case Kind::Full:
       FL_CHECK(value.has_value(), "full needs a value");
       fillConstant(tensor, *value);
       return;
-    case Kind::Arange:
-      fillArange(tensor, start.value_or(0.0), step.value_or(1.0));
-      return;
+    case Kind::Arange: fillArange(tensor, start.value_or(0.0), step.value_or(1.0)); return;
     case Kind::Values: {
       checkFillable(tensor, "tensor");
-      FL_CHECK(static_cast<int64_t>(data.size()) == tensor.numel(),
-               "torch.tensor gives ", data.size(), " values for a tensor of ",
-               tensor.numel(), " elements");
+      FL_CHECK(static_cast<int64_t>(data.size()) == tensor.numel(), "torch.tensor gives ",
+               data.size(), " values for a tensor of ", tensor.numel(), " elements");
       dispatchElementType(tensor.dtype(), [&]<class T>(TypeTag<T>) {
         size_t index = 0;
         fillLogical<T>(tensor, [&] { return castElement<T>(data[index++]); });
@@ -428,8 +406,8 @@ void TensorInitializer::apply(Tensor& tensor, uint64_t seed) const {
 
 std::string TensorInitializer::toString() const {
   std::string parameters;
-  const std::array<std::pair<const char*, const std::optional<double>*>, 5> fields = {{
-      {"low", &low}, {"high", &high}, {"value", &value}, {"start", &start}, {"step", &step}}};
+  const std::array<std::pair<const char*, const std::optional<double>*>, 5> fields = {
+      {{"low", &low}, {"high", &high}, {"value", &value}, {"start", &start}, {"step", &step}}};
   for (const auto& [name, field] : fields) {
     if (!field->has_value()) continue;
     parameters += (parameters.empty() ? "" : ", ");

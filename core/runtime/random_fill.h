@@ -13,9 +13,9 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/runtime/tensor.h"
 
@@ -37,8 +37,7 @@ void fillRandint(Tensor& tensor, uint64_t seed, int64_t low, int64_t high);
 //! torch.testing.make_tensor: uniform in [low, high) with PyTorch's defaults -
 //! floating point [-9, 9), integers [-9, 10), Bool random true/false - and its
 //! clamping of the bounds to the dtype's range.
-void fillMakeTensor(Tensor& tensor, uint64_t seed,
-                    std::optional<double> low = std::nullopt,
+void fillMakeTensor(Tensor& tensor, uint64_t seed, std::optional<double> low = std::nullopt,
                     std::optional<double> high = std::nullopt);
 
 //! start + i * step for the i-th element in logical row-major order, as

@@ -32,8 +32,7 @@ constexpr size_t kMaxOperands = 4;
 
 //! Runs the op over `count` elements: operands[i] holds operand i's block in
 //! its load type; `result` receives the block in the kernel's result type.
-using BlockKernel = void (*)(const void* const* operands, void* result,
-                             int64_t count);
+using BlockKernel = void (*)(const void* const* operands, void* result, int64_t count);
 
 struct Kernel {
   BlockKernel run = nullptr;
@@ -124,8 +123,7 @@ Kernel unaryKernelFor(UnaryOpType op) {
     case U::Asinh: return unaryKernel<C>([](C x) { return std::asinh(toFloating(x)); });
     case U::Acosh: return unaryKernel<C>([](C x) { return std::acosh(toFloating(x)); });
     case U::Atanh: return unaryKernel<C>([](C x) { return std::atanh(toFloating(x)); });
-    case U::Sigmoid:
-      return unaryKernel<C>([](C x) { return sigmoidOf(toFloating(x)); });
+    case U::Sigmoid: return unaryKernel<C>([](C x) { return sigmoidOf(toFloating(x)); });
     case U::Silu:
       return unaryKernel<C>([](C x) {
         const auto f = toFloating(x);
@@ -139,8 +137,7 @@ Kernel unaryKernelFor(UnaryOpType op) {
         using F = decltype(toFloating(x));
         return static_cast<F>(erfinvOf(static_cast<double>(x)));
       });
-    case U::Lgamma:
-      return unaryKernel<C>([](C x) { return std::lgamma(toFloating(x)); });
+    case U::Lgamma: return unaryKernel<C>([](C x) { return std::lgamma(toFloating(x)); });
     case U::Floor:
       return unaryKernel<C>([](C x) -> C {
         if constexpr (kIsFloating<C>) return std::floor(x);
@@ -212,10 +209,8 @@ Kernel integerBinaryKernelFor(BinaryOpType op) {
     case Op::BitwiseAnd: return binaryKernel<C>([](C a, C b) { return a & b; });
     case Op::BitwiseOr: return binaryKernel<C>([](C a, C b) { return a | b; });
     case Op::BitwiseXor: return binaryKernel<C>([](C a, C b) { return a ^ b; });
-    case Op::LeftShift:
-      return binaryKernel<C>([](C a, C b) { return leftShift(a, b); });
-    case Op::RightShift:
-      return binaryKernel<C>([](C a, C b) { return rightShift(a, b); });
+    case Op::LeftShift: return binaryKernel<C>([](C a, C b) { return leftShift(a, b); });
+    case Op::RightShift: return binaryKernel<C>([](C a, C b) { return rightShift(a, b); });
     default: return {};
   }
 }
@@ -231,23 +226,19 @@ Kernel binaryKernelFor(BinaryOpType op) {
     case Op::Div: return binaryKernel<C>([](C a, C b) { return divide(a, b); });
     case Op::Pow: return binaryKernel<C>([](C a, C b) { return power(a, b); });
     case Op::Fmod: return binaryKernel<C>([](C a, C b) { return fmodOf(a, b); });
-    case Op::Remainder:
-      return binaryKernel<C>([](C a, C b) { return remainderOf(a, b); });
+    case Op::Remainder: return binaryKernel<C>([](C a, C b) { return remainderOf(a, b); });
     case Op::Minimum: return binaryKernel<C>([](C a, C b) { return minimumOf(a, b); });
     case Op::Maximum: return binaryKernel<C>([](C a, C b) { return maximumOf(a, b); });
     case Op::Atan2:
-      return binaryKernel<C>(
-          [](C a, C b) { return std::atan2(toFloating(a), toFloating(b)); });
+      return binaryKernel<C>([](C a, C b) { return std::atan2(toFloating(a), toFloating(b)); });
     case Op::Eq: return binaryKernel<C>([](C a, C b) -> B { return a == b; });
     case Op::Ne: return binaryKernel<C>([](C a, C b) -> B { return a != b; });
     case Op::Lt: return binaryKernel<C>([](C a, C b) -> B { return a < b; });
     case Op::Le: return binaryKernel<C>([](C a, C b) -> B { return a <= b; });
     case Op::Gt: return binaryKernel<C>([](C a, C b) -> B { return a > b; });
     case Op::Ge: return binaryKernel<C>([](C a, C b) -> B { return a >= b; });
-    case Op::LogicalAnd:
-      return binaryKernel<C>([](C a, C b) -> B { return a != 0 && b != 0; });
-    case Op::LogicalOr:
-      return binaryKernel<C>([](C a, C b) -> B { return a != 0 || b != 0; });
+    case Op::LogicalAnd: return binaryKernel<C>([](C a, C b) -> B { return a != 0 && b != 0; });
+    case Op::LogicalOr: return binaryKernel<C>([](C a, C b) -> B { return a != 0 || b != 0; });
     case Op::BitwiseAnd:
     case Op::BitwiseOr:
     case Op::BitwiseXor:
@@ -258,8 +249,7 @@ Kernel binaryKernelFor(BinaryOpType op) {
       } else {
         return integerBinaryKernelFor<C>(op);
       }
-    case Op::CeilDiv:
-      return binaryKernel<C>([](C a, C b) { return ceilDivide(a, b); });
+    case Op::CeilDiv: return binaryKernel<C>([](C a, C b) { return ceilDivide(a, b); });
   }
   return {};
 }
@@ -324,10 +314,8 @@ bool dividesIntegers(const ir::Expr& expr) {
     case BinaryOpType::Div:
     case BinaryOpType::Fmod:
     case BinaryOpType::Remainder:
-    case BinaryOpType::CeilDiv:
-      return true;
-    default:
-      return false;
+    case BinaryOpType::CeilDiv: return true;
+    default: return false;
   }
 }
 
@@ -340,10 +328,10 @@ DataType computeDtypeOf(const ir::Expr& expr) {
   const bool predicate =
       (expr.type() == ir::ExprType::Binary && ir::isPredicate(expr.attrs().binaryOp)) ||
       (expr.type() == ir::ExprType::Unary && ir::isPredicate(expr.attrs().unaryOp));
-  const bool where = expr.type() == ir::ExprType::Ternary &&
-                     expr.attrs().ternaryOp == TernaryOpType::Where;
-  const bool ranked = std::any_of(
-      expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
+  const bool where =
+      expr.type() == ir::ExprType::Ternary && expr.attrs().ternaryOp == TernaryOpType::Where;
+  const bool ranked =
+      std::any_of(expr.inputs().begin(), expr.inputs().end(), [](const ir::Val* in) {
         const auto* tv = in->as<ir::TensorView>();
         return tv != nullptr && tv->rank() > 0;
       });
@@ -363,8 +351,7 @@ Kernel kernelFor(const ir::Expr& expr, DataType compute) {
       case ir::ExprType::Unary: {
         UnaryOpType op = expr.attrs().unaryOp;
         // bitwise_not of Bool is logical negation, as in PyTorch.
-        if (op == UnaryOpType::BitwiseNot &&
-            expr.input(0)->dtype() == DataType::Bool) {
+        if (op == UnaryOpType::BitwiseNot && expr.input(0)->dtype() == DataType::Bool) {
           op = UnaryOpType::LogicalNot;
         }
         return unaryKernelFor<C>(op);
@@ -379,12 +366,12 @@ Kernel kernelFor(const ir::Expr& expr, DataType compute) {
 //! One operand of the block loop: where its elements are and how to read a
 //! block of them in the load type.
 struct Operand {
-  Tensor tensor;      // keeps the data alive
-  StridedLoop loop;   // over the output's shape
+  Tensor tensor;        // keeps the data alive
+  StridedLoop loop;     // over the output's shape
   bool direct = false;  // contiguous and already in the load type
   int64_t loadBytes = 0;
-  void (*gather)(const void* base, const StridedLoop& loop, int64_t begin,
-                 int64_t count, void* dst) = nullptr;
+  void (*gather)(const void* base, const StridedLoop& loop, int64_t begin, int64_t count,
+                 void* dst) = nullptr;
 };
 
 //! `tensor` read over `shape`: stride 0 on the axes it broadcasts along (all
@@ -397,8 +384,7 @@ Tensor broadcastView(const Tensor& tensor, const std::vector<int64_t>& shape) {
   return tensor.asStrided(shape, std::move(strides), tensor.storageOffset());
 }
 
-Operand makeOperand(const Tensor& tensor, const std::vector<int64_t>& shape,
-                    DataType load) {
+Operand makeOperand(const Tensor& tensor, const std::vector<int64_t>& shape, DataType load) {
   Operand operand;
   operand.tensor = broadcastView(tensor, shape);
   operand.loop = collapseLoop(operand.tensor);
@@ -406,10 +392,9 @@ Operand makeOperand(const Tensor& tensor, const std::vector<int64_t>& shape,
   operand.loadBytes = ir::sizeInBytes(load);
   dispatchElementType(load, [&]<class L>(TypeTag<L>) {
     dispatchElementType(tensor.dtype(), [&]<class S>(TypeTag<S>) {
-      operand.gather = [](const void* base, const StridedLoop& loop,
-                          int64_t begin, int64_t count, void* dst) {
-        gatherRange(static_cast<const S*>(base), loop, begin, count,
-                    static_cast<L*>(dst));
+      operand.gather = [](const void* base, const StridedLoop& loop, int64_t begin, int64_t count,
+                          void* dst) {
+        gatherRange(static_cast<const S*>(base), loop, begin, count, static_cast<L*>(dst));
       };
     });
   });
@@ -420,21 +405,19 @@ Operand makeOperand(const Tensor& tensor, const std::vector<int64_t>& shape,
 //! one, which combines with any rank as a scalar does (broadcastView reads it
 //! with stride 0 everywhere); an axis of size 1 broadcasts against the
 //! others, which must agree.
-std::vector<int64_t> broadcastShape(const ir::Expr& expr,
-                                    const std::vector<Tensor>& operands,
+std::vector<int64_t> broadcastShape(const ir::Expr& expr, const std::vector<Tensor>& operands,
                                     int64_t rank) {
   std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
   for (size_t i = 0; i < operands.size(); ++i) {
     const Tensor& t = operands[i];
     if (!expr.input(i)->isA<ir::TensorView>() || t.dim() == 0) continue;
-    FL_ASSERT(t.dim() == rank, expr.toString(), ": operand ", i, " has ",
-              t.dim(), " dims, the output ", rank);
+    FL_ASSERT(t.dim() == rank, expr.toString(), ": operand ", i, " has ", t.dim(),
+              " dims, the output ", rank);
     for (int64_t d = 0; d < rank; ++d) {
       const int64_t size = t.sizes()[d];
       if (size == 1 || size == shape[d]) continue;
-      FL_CHECK(shape[d] == 1, expr.opName(), ": operand sizes ", shape[d],
-               " and ", size, " do not match on axis ", d, " (",
-               expr.toString(), ")");
+      FL_CHECK(shape[d] == 1, expr.opName(), ": operand sizes ", shape[d], " and ", size,
+               " do not match on axis ", d, " (", expr.toString(), ")");
       shape[d] = size;
     }
   }
@@ -446,20 +429,17 @@ std::vector<int64_t> broadcastShape(const ir::Expr& expr,
 void evaluateElementwise(const ir::Expr& expr, ReferenceContext& context) {
   const ir::Val* out = expr.output(0);
   const auto* outTv = out->as<ir::TensorView>();
-  FL_ASSERT(outTv != nullptr, "a scalar ", expr.toString(),
-            " reached the tensor path");
+  FL_ASSERT(outTv != nullptr, "a scalar ", expr.toString(), " reached the tensor path");
 
   std::vector<Tensor> operands;
   for (const ir::Val* in : expr.inputs()) {
     if (in->isA<ir::TensorView>()) {
       operands.push_back(context.tensor(in));
     } else {
-      operands.push_back(scalarTensor(context.scalar(in, expr.opName()),
-                                      in->dtype()));
+      operands.push_back(scalarTensor(context.scalar(in, expr.opName()), in->dtype()));
     }
   }
-  const std::vector<int64_t> shape =
-      broadcastShape(expr, operands, outTv->rank());
+  const std::vector<int64_t> shape = broadcastShape(expr, operands, outTv->rank());
   Tensor result = Tensor::empty(out->dtype(), shape);
 
   if (expr.type() == ir::ExprType::Cast) {
@@ -470,12 +450,12 @@ void evaluateElementwise(const ir::Expr& expr, ReferenceContext& context) {
 
   const DataType compute = computeDtypeOf(expr);
   const Kernel kernel = kernelFor(expr, compute);
-  FL_ASSERT(kernel.run != nullptr, "the reference has no ",
-            ir::toString(compute), " kernel for ", expr.toString());
+  FL_ASSERT(kernel.run != nullptr, "the reference has no ", ir::toString(compute), " kernel for ",
+            expr.toString());
   FL_ASSERT(operands.size() <= kMaxOperands, expr.toString());
 
-  const bool where = expr.type() == ir::ExprType::Ternary &&
-                     expr.attrs().ternaryOp == TernaryOpType::Where;
+  const bool where =
+      expr.type() == ir::ExprType::Ternary && expr.attrs().ternaryOp == TernaryOpType::Where;
   std::vector<Operand> loaded;
   for (size_t i = 0; i < operands.size(); ++i) {
     const DataType load = where && i == 0 ? DataType::Bool : compute;
@@ -489,8 +469,7 @@ void evaluateElementwise(const ir::Expr& expr, ReferenceContext& context) {
   dispatchElementType(out->dtype(), [&]<class D>(TypeTag<D>) {
     dispatchElementType(kernel.resultDtype, [&]<class R>(TypeTag<R>) {
       store = [](const void* src, void* dst, int64_t count) {
-        convertRun(static_cast<const R*>(src), 1, static_cast<D*>(dst), 1,
-                   count);
+        convertRun(static_cast<const R*>(src), 1, static_cast<D*>(dst), 1, count);
       };
     });
   });
@@ -515,9 +494,8 @@ void evaluateElementwise(const ir::Expr& expr, ReferenceContext& context) {
     if (checkDivisor) {
       const auto* divisor = static_cast<const int64_t*>(blocks[1]);
       for (int64_t i = 0; i < count; ++i) {
-        FL_CHECK(divisor[i] != 0, expr.opName(),
-                 ": integer division by zero at output element ", begin + i,
-                 " (", expr.toString(), ")");
+        FL_CHECK(divisor[i] != 0, expr.opName(), ": integer division by zero at output element ",
+                 begin + i, " (", expr.toString(), ")");
       }
     }
     std::byte* destination = outBytes + begin * outElementBytes;

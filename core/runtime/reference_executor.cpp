@@ -11,8 +11,7 @@
 namespace fuserlab::runtime {
 namespace reference {
 
-ReferenceContext::ReferenceContext(const ir::Fusion& fusion,
-                                   ir::ExpressionEvaluator& evaluator)
+ReferenceContext::ReferenceContext(const ir::Fusion& fusion, ir::ExpressionEvaluator& evaluator)
     : evaluator_(evaluator), tensors_(fusion.vals().size()) {
   for (const auto& id : fusion.iterDomains()) {
     if (id->isDeviceDim()) checkExtents_ = false;
@@ -27,14 +26,12 @@ const Tensor& ReferenceContext::tensor(const ir::Val* val) const {
 }
 
 void ReferenceContext::setTensor(const ir::Val* val, Tensor tensor) {
-  FL_ASSERT(tensor.dtype() == val->dtype(), "the reference computed ",
-            ir::toString(tensor.dtype()), " for ", val->name(), " of dtype ",
-            ir::toString(val->dtype()));
+  FL_ASSERT(tensor.dtype() == val->dtype(), "the reference computed ", ir::toString(tensor.dtype()),
+            " for ", val->name(), " of dtype ", ir::toString(val->dtype()));
   if (const auto* tv = val->as<ir::TensorView>()) {
     const std::vector<ir::IterDomain*>& axes = tv->logicalNoReductions();
-    FL_ASSERT(static_cast<int64_t>(axes.size()) == tensor.dim(),
-              "the reference computed a ", tensor.dim(), "-dim tensor for ",
-              tv->toString());
+    FL_ASSERT(static_cast<int64_t>(axes.size()) == tensor.dim(), "the reference computed a ",
+              tensor.dim(), "-dim tensor for ", tv->toString());
     // Where the IR knows an extent, the data must agree with it; a mismatch
     // means symbolic extents that the user bound inconsistently.
     for (size_t i = 0; i < axes.size() && checkExtents_; ++i) {
@@ -43,10 +40,9 @@ void ReferenceContext::setTensor(const ir::Val* val, Tensor tensor) {
       if (!extent || !std::holds_alternative<int64_t>(*extent)) continue;
       const std::string producer =
           val->definition() != nullptr ? val->definition()->opName() : "input";
-      FL_CHECK(std::get<int64_t>(*extent) == tensor.sizes()[i], producer,
-               ": ", val->name(), " has size ", tensor.sizes()[i], " on axis ",
-               i, " but its extent ", axes[i]->toString(), " evaluates to ",
-               std::get<int64_t>(*extent));
+      FL_CHECK(std::get<int64_t>(*extent) == tensor.sizes()[i], producer, ": ", val->name(),
+               " has size ", tensor.sizes()[i], " on axis ", i, " but its extent ",
+               axes[i]->toString(), " evaluates to ", std::get<int64_t>(*extent));
     }
   } else {
     FL_ASSERT(tensor.dim() == 0, "a scalar's tensor must be 0-dim");
@@ -54,27 +50,22 @@ void ReferenceContext::setTensor(const ir::Val* val, Tensor tensor) {
   tensors_.at(static_cast<size_t>(val->id())) = std::move(tensor);
 }
 
-ir::ScalarValue ReferenceContext::scalar(const ir::Val* val,
-                                         std::string_view what) const {
+ir::ScalarValue ReferenceContext::scalar(const ir::Val* val, std::string_view what) const {
   const auto* scalar = val->as<ir::Scalar>();
   FL_ASSERT(scalar != nullptr, val->name(), " is not a scalar (", what, ")");
   std::optional<ir::ScalarValue> value = evaluator_.evaluate(scalar);
-  FL_CHECK(value.has_value() &&
-               !std::holds_alternative<std::monostate>(*value),
-           what, ": the value of ", val->name(),
-           " is unknown (an unbound scalar input or extent)");
+  FL_CHECK(value.has_value() && !std::holds_alternative<std::monostate>(*value), what,
+           ": the value of ", val->name(), " is unknown (an unbound scalar input or extent)");
   return *value;
 }
 
-int64_t ReferenceContext::intValue(const ir::Val* val,
-                                   std::string_view what) const {
+int64_t ReferenceContext::intValue(const ir::Val* val, std::string_view what) const {
   const auto* scalar = val->as<ir::Scalar>();
   FL_ASSERT(scalar != nullptr, val->name(), " is not a scalar (", what, ")");
   return evaluator_.evaluateInt(scalar, what);
 }
 
-double ReferenceContext::doubleValue(const ir::Val* val,
-                                     std::string_view what) const {
+double ReferenceContext::doubleValue(const ir::Val* val, std::string_view what) const {
   const auto* scalar = val->as<ir::Scalar>();
   FL_ASSERT(scalar != nullptr, val->name(), " is not a scalar (", what, ")");
   return evaluator_.evaluateDouble(scalar, what);
@@ -112,16 +103,12 @@ ir::DataType computeDtype(ir::DataType dtype) {
   switch (dtype) {
     case ir::DataType::Half:
     case ir::DataType::BFloat16:
-    case ir::DataType::Float:
-      return ir::DataType::Float;
-    case ir::DataType::Double:
-      return ir::DataType::Double;
+    case ir::DataType::Float: return ir::DataType::Float;
+    case ir::DataType::Double: return ir::DataType::Double;
     case ir::DataType::Bool:
     case ir::DataType::Int32:
-    case ir::DataType::Int:
-      return ir::DataType::Int;
-    case ir::DataType::Null:
-      break;
+    case ir::DataType::Int: return ir::DataType::Int;
+    case ir::DataType::Null: break;
   }
   FL_ASSERT(false, "no compute dtype for ", ir::toString(dtype));
   return ir::DataType::Null;
@@ -133,32 +120,29 @@ namespace {
 
 using reference::ReferenceContext;
 
-void bindInputs(const ir::Fusion& fusion, const Arguments& inputs,
-                ReferenceContext& context) {
+void bindInputs(const ir::Fusion& fusion, const Arguments& inputs, ReferenceContext& context) {
   const std::vector<ir::Val*>& vals = fusion.inputs();
-  FL_CHECK(inputs.size() == vals.size(), "the fusion has ", vals.size(),
-           " inputs but ", inputs.size(), " arguments were given");
+  FL_CHECK(inputs.size() == vals.size(), "the fusion has ", vals.size(), " inputs but ",
+           inputs.size(), " arguments were given");
   for (size_t i = 0; i < vals.size(); ++i) {
     const ir::Val* val = vals[i];
     if (const auto* tv = val->as<ir::TensorView>()) {
       const Tensor* tensor = std::get_if<Tensor>(&inputs[i]);
-      FL_CHECK(tensor != nullptr && tensor->defined(), "input ", i, " (",
-               tv->name(), ") expects a tensor, got a scalar");
-      FL_CHECK(tensor->isCpu(), "the CPU reference needs CPU tensors; input ",
-               i, " (", tv->name(), ") is on ", tensor->device().toString());
-      FL_CHECK(tensor->dtype() == tv->dtype(), "input ", i, " (", tv->name(),
-               ") expects ", ir::toString(tv->dtype()), ", got ",
-               ir::toString(tensor->dtype()));
-      FL_CHECK(tensor->dim() == tv->rank(), "input ", i, " (", tv->name(),
-               ") expects ", tv->rank(), " dims, got ", tensor->dim());
+      FL_CHECK(tensor != nullptr && tensor->defined(), "input ", i, " (", tv->name(),
+               ") expects a tensor, got a scalar");
+      FL_CHECK(tensor->isCpu(), "the CPU reference needs CPU tensors; input ", i, " (", tv->name(),
+               ") is on ", tensor->device().toString());
+      FL_CHECK(tensor->dtype() == tv->dtype(), "input ", i, " (", tv->name(), ") expects ",
+               ir::toString(tv->dtype()), ", got ", ir::toString(tensor->dtype()));
+      FL_CHECK(tensor->dim() == tv->rank(), "input ", i, " (", tv->name(), ") expects ", tv->rank(),
+               " dims, got ", tensor->dim());
       context.setTensor(val, *tensor);
       continue;
     }
     const auto* scalar = val->as<ir::Scalar>();
     const ir::ScalarValue* value = std::get_if<ir::ScalarValue>(&inputs[i]);
-    FL_CHECK(value != nullptr &&
-                 !std::holds_alternative<std::monostate>(*value),
-             "input ", i, " (", val->name(), ") expects a scalar value");
+    FL_CHECK(value != nullptr && !std::holds_alternative<std::monostate>(*value), "input ", i, " (",
+             val->name(), ") expects a scalar value");
     if (!scalar->isConst() && !context.evaluator().isBound(scalar)) {
       context.evaluator().bind(scalar, *value, "input " + std::to_string(i));
     }
@@ -171,11 +155,9 @@ void evaluateExpr(const ir::Expr& expr, ReferenceContext& context) {
     case ExprType::Unary:
     case ExprType::Binary:
     case ExprType::Ternary:
-    case ExprType::Cast:
-      return reference::evaluateElementwise(expr, context);
+    case ExprType::Cast: return reference::evaluateElementwise(expr, context);
     case ExprType::Reduction:
-    case ExprType::Welford:
-      return reference::evaluateReduction(expr, context);
+    case ExprType::Welford: return reference::evaluateReduction(expr, context);
     case ExprType::Broadcast:
     case ExprType::Expand:
     case ExprType::Reshape:
@@ -187,27 +169,19 @@ void evaluateExpr(const ir::Expr& expr, ReferenceContext& context) {
     case ExprType::Set:
     case ExprType::SegmentSet:
     case ExprType::Full:
-    case ExprType::Iota:
-      return reference::evaluateMetaOp(expr, context);
+    case ExprType::Iota: return reference::evaluateMetaOp(expr, context);
     case ExprType::IndexSelect:
     case ExprType::Gather:
-    case ExprType::Embedding:
-      return reference::evaluateIndexing(expr, context);
+    case ExprType::Embedding: return reference::evaluateIndexing(expr, context);
     case ExprType::Scatter:
-    case ExprType::IndexPutAccumulate:
-      return reference::evaluateScatter(expr, context);
+    case ExprType::IndexPutAccumulate: return reference::evaluateScatter(expr, context);
     case ExprType::Argsort:
-    case ExprType::TopK:
-      return reference::evaluateSorting(expr, context);
+    case ExprType::TopK: return reference::evaluateSorting(expr, context);
     case ExprType::Matmul:
-    case ExprType::Linear:
-      return reference::evaluateMatmul(expr, context);
-    case ExprType::Sdpa:
-      return reference::evaluateSdpa(expr, context);
-    case ExprType::SdpaBwd:
-      return reference::evaluateSdpaBwd(expr, context);
-    case ExprType::Random:
-      return reference::evaluateRandom(expr, context);
+    case ExprType::Linear: return reference::evaluateMatmul(expr, context);
+    case ExprType::Sdpa: return reference::evaluateSdpa(expr, context);
+    case ExprType::SdpaBwd: return reference::evaluateSdpaBwd(expr, context);
+    case ExprType::Random: return reference::evaluateRandom(expr, context);
   }
   FL_ASSERT(false, "unknown ExprType in ", expr.toString());
 }
@@ -221,8 +195,7 @@ bool producesTensor(const ir::Expr& expr) {
 
 }  // namespace
 
-std::vector<Tensor> evaluateReference(const ir::Fusion& fusion,
-                                      const Arguments& inputs,
+std::vector<Tensor> evaluateReference(const ir::Fusion& fusion, const Arguments& inputs,
                                       ir::ExpressionEvaluator& evaluator) {
   ReferenceContext context(fusion, evaluator);
   bindInputs(fusion, inputs, context);
@@ -236,8 +209,8 @@ std::vector<Tensor> evaluateReference(const ir::Fusion& fusion,
   std::vector<Tensor> outputs;
   for (const ir::Val* val : fusion.outputVals()) {
     if (!val->isA<ir::TensorView>()) {
-      outputs.push_back(reference::scalarTensor(
-          context.scalar(val, "fusion output"), val->dtype()));
+      outputs.push_back(
+          reference::scalarTensor(context.scalar(val, "fusion output"), val->dtype()));
       continue;
     }
     Tensor tensor = context.tensor(val);

@@ -32,8 +32,7 @@ namespace fuserlab::runtime {
 //! inputs); scalar outputs become 0-dim tensors. Bad values (an index out of
 //! range, a squeeze of a non-1 axis, a shape mismatch) are UserErrors naming
 //! the op.
-std::vector<Tensor> evaluateReference(const ir::Fusion& fusion,
-                                      const Arguments& inputs,
+std::vector<Tensor> evaluateReference(const ir::Fusion& fusion, const Arguments& inputs,
                                       ir::ExpressionEvaluator& evaluator);
 
 }  // namespace fuserlab::runtime

@@ -24,23 +24,19 @@ namespace {
 using ir::DataType;
 
 int64_t normalizeDim(const ir::Expr& expr, int64_t rank) {
-  const int64_t dim = expr.attrs().dim < 0 ? expr.attrs().dim + rank
-                                           : expr.attrs().dim;
-  FL_ASSERT(dim >= 0 && dim < rank, expr.toString(), ": bad dim ",
-            expr.attrs().dim);
+  const int64_t dim = expr.attrs().dim < 0 ? expr.attrs().dim + rank : expr.attrs().dim;
+  FL_ASSERT(dim >= 0 && dim < rank, expr.toString(), ": bad dim ", expr.attrs().dim);
   return dim;
 }
 
-void checkIndex(const ir::Expr& expr, int64_t index, int64_t dim,
-                int64_t extent) {
+void checkIndex(const ir::Expr& expr, int64_t index, int64_t dim, int64_t extent) {
   FL_CHECK(index >= 0 && index < extent, expr.opName(), ": index ", index,
-           " is out of range for axis ", dim, " of size ", extent, " (",
-           expr.toString(), ")");
+           " is out of range for axis ", dim, " of size ", extent, " (", expr.toString(), ")");
 }
 
 void evaluateIndexSelect(const ir::Expr& expr, ReferenceContext& context) {
-  const Tensor x = asContiguous(context.tensor(expr.input(0)),
-                                context.tensor(expr.input(0)).dtype());
+  const Tensor x =
+      asContiguous(context.tensor(expr.input(0)), context.tensor(expr.input(0)).dtype());
   const Tensor index = asContiguous(context.tensor(expr.input(1)), DataType::Int);
   FL_ASSERT(index.dim() == 1, expr.toString(), ": the index must be 1-D");
   const int64_t dim = normalizeDim(expr, x.dim());
@@ -61,8 +57,7 @@ void evaluateIndexSelect(const ir::Expr& expr, ReferenceContext& context) {
   auto* dst = static_cast<std::byte*>(result.data());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < length; ++j) {
-      std::memcpy(dst + (o * length + j) * rowBytes,
-                  src + (o * extent + indices[j]) * rowBytes,
+      std::memcpy(dst + (o * length + j) * rowBytes, src + (o * extent + indices[j]) * rowBytes,
                   static_cast<size_t>(rowBytes));
     }
   }
@@ -72,8 +67,7 @@ void evaluateIndexSelect(const ir::Expr& expr, ReferenceContext& context) {
 void evaluateGather(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
   const Tensor index = asContiguous(context.tensor(expr.input(1)), DataType::Int);
-  FL_ASSERT(index.dim() == x.dim(), expr.toString(),
-            ": the index must have the input's rank");
+  FL_ASSERT(index.dim() == x.dim(), expr.toString(), ": the index must have the input's rank");
   const int64_t dim = normalizeDim(expr, x.dim());
   const std::vector<int64_t>& outSizes = index.sizes();
   // x read over the output's (the index's) shape: stride 0 on `dim`, which
@@ -84,8 +78,8 @@ void evaluateGather(const ir::Expr& expr, ReferenceContext& context) {
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (d == dim) continue;
     FL_CHECK(x.sizes()[d] >= outSizes[d] || x.sizes()[d] == 1, expr.opName(),
-             ": the index has size ", outSizes[d], " on axis ", d,
-             " but the input only ", x.sizes()[d], " (", expr.toString(), ")");
+             ": the index has size ", outSizes[d], " on axis ", d, " but the input only ",
+             x.sizes()[d], " (", expr.toString(), ")");
     if (x.sizes()[d] != 1) strides[d] = x.strides()[d];
   }
   const int64_t extent = x.sizes()[dim];
@@ -136,18 +130,15 @@ void evaluateEmbedding(const ir::Expr& expr, ReferenceContext& context) {
   const int64_t width = weight.sizes()[1];
   size_t next = 5;  // [input, weight, normType, scaleGradByFreq, sparse, ...]
   if (given[0]) {
-    const int64_t padding =
-        context.intValue(expr.input(next++), "embedding_fwd padding_idx");
-    FL_CHECK(padding >= -rows && padding < rows, "embedding_fwd: padding_idx ",
-             padding, " is out of range for ", rows, " embeddings (",
-             expr.toString(), ")");
+    const int64_t padding = context.intValue(expr.input(next++), "embedding_fwd padding_idx");
+    FL_CHECK(padding >= -rows && padding < rows, "embedding_fwd: padding_idx ", padding,
+             " is out of range for ", rows, " embeddings (", expr.toString(), ")");
   }
   double maxNorm = std::numeric_limits<double>::infinity();
   if (given[1]) {
     maxNorm = context.doubleValue(expr.input(next++), "embedding_fwd max_norm");
   }
-  const double normType =
-      context.doubleValue(expr.input(2), "embedding_fwd norm_type");
+  const double normType = context.doubleValue(expr.input(2), "embedding_fwd norm_type");
 
   std::vector<int64_t> outSizes = input.sizes();
   outSizes.push_back(width);
@@ -187,8 +178,7 @@ void evaluateIndexing(const ir::Expr& expr, ReferenceContext& context) {
   } else if (expr.type() == ir::ExprType::Embedding) {
     evaluateEmbedding(expr, context);
   } else {
-    FL_ASSERT(expr.type() == ir::ExprType::Gather, "not an indexing op: ",
-              expr.toString());
+    FL_ASSERT(expr.type() == ir::ExprType::Gather, "not an indexing op: ", expr.toString());
     evaluateGather(expr, context);
   }
 }

@@ -52,8 +52,7 @@ inline StridedLoop collapseLoop(const std::vector<int64_t>& sizes,
   StridedLoop loop;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
-    if (!loop.sizes.empty() &&
-        loop.strides.back() == strides[d] * sizes[d]) {
+    if (!loop.sizes.empty() && loop.strides.back() == strides[d] * sizes[d]) {
       loop.sizes.back() *= sizes[d];
       loop.strides.back() = strides[d];
       continue;
@@ -89,8 +88,7 @@ void forEachRun(const StridedLoop& loop, int64_t begin, int64_t end, Run&& run) 
   }
   const size_t inner = rank - 1;
   for (int64_t position = begin; position < end;) {
-    const int64_t count =
-        std::min(end - position, loop.sizes[inner] - index[inner]);
+    const int64_t count = std::min(end - position, loop.sizes[inner] - index[inner]);
     run(offset, count);
     position += count;
     index[inner] += count;
@@ -108,8 +106,7 @@ void forEachRun(const StridedLoop& loop, int64_t begin, int64_t end, Run&& run) 
 //! Converts `count` elements spaced by `srcStride` into `dst` (spaced by
 //! `dstStride`) with castElement's rounding.
 template <class Dst, class Src>
-void convertRun(const Src* src, int64_t srcStride, Dst* dst, int64_t dstStride,
-                int64_t count) {
+void convertRun(const Src* src, int64_t srcStride, Dst* dst, int64_t dstStride, int64_t count) {
   if (srcStride == 1 && dstStride == 1) {
     for (int64_t i = 0; i < count; ++i) dst[i] = castElement<Dst>(src[i]);
   } else if (srcStride == 0) {
@@ -125,8 +122,7 @@ void convertRun(const Src* src, int64_t srcStride, Dst* dst, int64_t dstStride,
 //! Reads the row-major elements [begin, begin + count) of a strided operand
 //! into the contiguous `dst`, converting Src to Dst.
 template <class Dst, class Src>
-void gatherRange(const Src* src, const StridedLoop& loop, int64_t begin,
-                 int64_t count, Dst* dst) {
+void gatherRange(const Src* src, const StridedLoop& loop, int64_t begin, int64_t count, Dst* dst) {
   const int64_t innerStride = loop.strides.back();
   forEachRun(loop, begin, begin + count, [&](int64_t offset, int64_t n) {
     convertRun(src + offset, innerStride, dst, 1, n);
@@ -142,14 +138,12 @@ struct PairedLoop {
   std::vector<int64_t> secondStrides;
 };
 
-inline PairedLoop collapsePair(const std::vector<int64_t>& sizes,
-                               const std::vector<int64_t>& first,
+inline PairedLoop collapsePair(const std::vector<int64_t>& sizes, const std::vector<int64_t>& first,
                                const std::vector<int64_t>& second) {
   PairedLoop loop;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
-    if (!loop.sizes.empty() &&
-        loop.firstStrides.back() == first[d] * sizes[d] &&
+    if (!loop.sizes.empty() && loop.firstStrides.back() == first[d] * sizes[d] &&
         loop.secondStrides.back() == second[d] * sizes[d]) {
       loop.sizes.back() *= sizes[d];
       loop.firstStrides.back() = first[d];
@@ -199,21 +193,18 @@ void forEachPairedRun(const PairedLoop& loop, Run&& run) {
 //! Copies `src` into `dst` element by element (equal sizes, any strides and
 //! dtypes), converting with castElement. `dst` must not overlap `src`.
 inline void convertInto(const Tensor& src, const Tensor& dst) {
-  FL_ASSERT(src.sizes() == dst.sizes(), "convertInto between ", src.toString(),
-            " and ", dst.toString());
+  FL_ASSERT(src.sizes() == dst.sizes(), "convertInto between ", src.toString(), " and ",
+            dst.toString());
   if (src.numel() == 0) return;
   dispatchElementType(dst.dtype(), [&]<class Dst>(TypeTag<Dst>) {
     dispatchElementType(src.dtype(), [&]<class Src>(TypeTag<Src>) {
       Dst* out = dst.dataAs<Dst>();
       const Src* in = src.dataAs<Src>();
-      const PairedLoop loop =
-          collapsePair(src.sizes(), src.strides(), dst.strides());
+      const PairedLoop loop = collapsePair(src.sizes(), src.strides(), dst.strides());
       const int64_t srcStride = loop.firstStrides.back();
       const int64_t dstStride = loop.secondStrides.back();
-      forEachPairedRun(loop, [&](int64_t srcOffset, int64_t dstOffset,
-                                 int64_t count) {
-        convertRun(in + srcOffset, srcStride, out + dstOffset, dstStride,
-                   count);
+      forEachPairedRun(loop, [&](int64_t srcOffset, int64_t dstOffset, int64_t count) {
+        convertRun(in + srcOffset, srcStride, out + dstOffset, dstStride, count);
       });
     });
   });

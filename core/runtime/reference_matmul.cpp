@@ -61,17 +61,15 @@ DataType accumulatorDtype(DataType dtype) {
 }
 
 //! Right-aligned broadcast of two batch shapes.
-std::vector<int64_t> broadcastBatch(const ir::Expr& expr,
-                                    const std::vector<int64_t>& a,
+std::vector<int64_t> broadcastBatch(const ir::Expr& expr, const std::vector<int64_t>& a,
                                     const std::vector<int64_t>& b) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> shape(rank, 1);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t sa = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     const int64_t sb = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    FL_CHECK(sa == sb || sa == 1 || sb == 1, expr.opName(),
-             ": batch sizes ", sa, " and ", sb, " do not broadcast (",
-             expr.toString(), ")");
+    FL_CHECK(sa == sb || sa == 1 || sb == 1, expr.opName(), ": batch sizes ", sa, " and ", sb,
+             " do not broadcast (", expr.toString(), ")");
     shape[i] = std::max(sa, sb);
   }
   return shape;
@@ -80,8 +78,7 @@ std::vector<int64_t> broadcastBatch(const ir::Expr& expr,
 //! Element offsets of each [rows, cols] matrix of a contiguous tensor of
 //! shape batch + [rows, cols], for every index of the broadcast `batch`.
 std::vector<int64_t> matrixOffsets(const std::vector<int64_t>& ownBatch,
-                                   const std::vector<int64_t>& batch,
-                                   int64_t matrixElements) {
+                                   const std::vector<int64_t>& batch, int64_t matrixElements) {
   const size_t rank = batch.size();
   std::vector<int64_t> strides(rank, 0);
   int64_t stride = matrixElements;
@@ -109,8 +106,8 @@ void evaluateMatmulOp(const ir::Expr& expr, ReferenceContext& context) {
   const int64_t m = a.sizes()[a.dim() - 2];
   const int64_t k = a.sizes()[a.dim() - 1];
   const int64_t n = b.sizes()[b.dim() - 1];
-  FL_CHECK(b.sizes()[b.dim() - 2] == k, "matmul: the operands' inner sizes ",
-           k, " and ", b.sizes()[b.dim() - 2], " differ (", expr.toString(), ")");
+  FL_CHECK(b.sizes()[b.dim() - 2] == k, "matmul: the operands' inner sizes ", k, " and ",
+           b.sizes()[b.dim() - 2], " differ (", expr.toString(), ")");
   const std::vector<int64_t> aBatch(a.sizes().begin(), a.sizes().end() - 2);
   const std::vector<int64_t> bBatch(b.sizes().begin(), b.sizes().end() - 2);
   const std::vector<int64_t> batch = broadcastBatch(expr, aBatch, bBatch);
@@ -140,13 +137,12 @@ void evaluateLinear(const ir::Expr& expr, ReferenceContext& context) {
   const ir::Val* out = expr.output(0);
   const Tensor& a = context.tensor(expr.input(0));
   const Tensor& weight = context.tensor(expr.input(1));
-  FL_ASSERT(a.dim() >= 1 && (weight.dim() == 1 || weight.dim() == 2),
-            expr.toString(), ": bad operand ranks");
+  FL_ASSERT(a.dim() >= 1 && (weight.dim() == 1 || weight.dim() == 2), expr.toString(),
+            ": bad operand ranks");
   const int64_t k = a.sizes().back();
   const int64_t n = weight.dim() == 2 ? weight.sizes()[0] : 1;
   FL_CHECK(weight.sizes().back() == k, "linear: the input's last size ", k,
-           " differs from the weight's ", weight.sizes().back(), " (",
-           expr.toString(), ")");
+           " differs from the weight's ", weight.sizes().back(), " (", expr.toString(), ")");
   const int64_t m = a.numel() / std::max<int64_t>(k, 1);
   std::vector<int64_t> shape(a.sizes().begin(), a.sizes().end() - 1);
   if (weight.dim() == 2) shape.push_back(n);
@@ -154,15 +150,14 @@ void evaluateLinear(const ir::Expr& expr, ReferenceContext& context) {
   const DataType compute = accumulatorDtype(out->dtype());
   const Tensor aMatrix = asContiguous(a, compute);
   // weight^T as a contiguous [K, N] matrix.
-  const Tensor wMatrix =
-      weight.dim() == 2 ? asContiguous(weight.permute({1, 0}), compute)
-                        : asContiguous(weight, compute);
+  const Tensor wMatrix = weight.dim() == 2 ? asContiguous(weight.permute({1, 0}), compute)
+                                           : asContiguous(weight, compute);
   Tensor bias;
   if (expr.inputs().size() > 2 && expr.input(2) != nullptr) {
     bias = asContiguous(context.tensor(expr.input(2)), compute);
     FL_CHECK(bias.numel() == 1 || (bias.dim() == 1 && bias.sizes()[0] == n),
-             "linear: the bias has ", bias.numel(), " elements, expected ", n,
-             " (", expr.toString(), ")");
+             "linear: the bias has ", bias.numel(), " elements, expected ", n, " (",
+             expr.toString(), ")");
   }
   Tensor result = Tensor::empty(compute, shape);
   dispatchComputeType(compute, [&]<class T>(TypeTag<T>) {
@@ -187,8 +182,7 @@ void evaluateMatmul(const ir::Expr& expr, ReferenceContext& context) {
   if (expr.type() == ir::ExprType::Matmul) {
     evaluateMatmulOp(expr, context);
   } else {
-    FL_ASSERT(expr.type() == ir::ExprType::Linear, "not a matmul: ",
-              expr.toString());
+    FL_ASSERT(expr.type() == ir::ExprType::Linear, "not a matmul: ", expr.toString());
     evaluateLinear(expr, context);
   }
 }
@@ -197,29 +191,28 @@ void evaluateSdpa(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& qIn = context.tensor(expr.input(0));
   const Tensor& kIn = context.tensor(expr.input(1));
   const Tensor& vIn = context.tensor(expr.input(2));
-  FL_ASSERT(qIn.dim() == 4 && kIn.dim() == 4 && vIn.dim() == 4,
-            expr.toString(), ": q, k and v must be 4-D");
+  FL_ASSERT(qIn.dim() == 4 && kIn.dim() == 4 && vIn.dim() == 4, expr.toString(),
+            ": q, k and v must be 4-D");
   const auto scalarInput = [&](size_t i) -> const ir::Val* {
     return expr.inputs().size() > i ? expr.input(i) : nullptr;
   };
   const double dropout =
       scalarInput(3) ? context.doubleValue(scalarInput(3), "sdpfa_fwd dropout_p") : 0.0;
-  FL_CHECK(dropout == 0.0, "sdpfa_fwd: the CPU reference needs dropout_p = 0, got ",
-           dropout, " (dropout is random; compare such fusions with dropout off)");
+  FL_CHECK(dropout == 0.0, "sdpfa_fwd: the CPU reference needs dropout_p = 0, got ", dropout,
+           " (dropout is random; compare such fusions with dropout off)");
   const bool causal =
-      scalarInput(4) && context.evaluator().evaluateBool(
-                            scalarInput(4)->as<ir::Scalar>(), "sdpfa_fwd is_causal");
+      scalarInput(4) &&
+      context.evaluator().evaluateBool(scalarInput(4)->as<ir::Scalar>(), "sdpfa_fwd is_causal");
   const int64_t batch = qIn.sizes()[0];
   const int64_t heads = qIn.sizes()[1];
   const int64_t queries = qIn.sizes()[2];
   const int64_t depth = qIn.sizes()[3];
   const int64_t keys = kIn.sizes()[2];
   const int64_t valueDepth = vIn.sizes()[3];
-  FL_CHECK(kIn.sizes()[0] == batch && kIn.sizes()[1] == heads &&
-               kIn.sizes()[3] == depth && vIn.sizes()[0] == batch &&
-               vIn.sizes()[1] == heads && vIn.sizes()[2] == keys,
-           "sdpfa_fwd: q ", qIn.toString(), ", k ", kIn.toString(), " and v ",
-           vIn.toString(), " do not agree (", expr.toString(), ")");
+  FL_CHECK(kIn.sizes()[0] == batch && kIn.sizes()[1] == heads && kIn.sizes()[3] == depth &&
+               vIn.sizes()[0] == batch && vIn.sizes()[1] == heads && vIn.sizes()[2] == keys,
+           "sdpfa_fwd: q ", qIn.toString(), ", k ", kIn.toString(), " and v ", vIn.toString(),
+           " do not agree (", expr.toString(), ")");
   double scale = scalarInput(5) ? context.doubleValue(scalarInput(5), "sdpfa_fwd scale")
                                 : std::numeric_limits<double>::quiet_NaN();
   if (std::isnan(scale)) scale = 1.0 / std::sqrt(static_cast<double>(depth));
@@ -258,8 +251,7 @@ void evaluateSdpa(const ir::Expr& expr, ReferenceContext& context) {
       }
       for (int64_t e = 0; e < valueDepth; ++e) row[e] /= total;
       logSumExp.dataAs<float>()[bh * queries + i] =
-          visible > 0 ? rowMax + std::log(total)
-                      : -std::numeric_limits<float>::infinity();
+          visible > 0 ? rowMax + std::log(total) : -std::numeric_limits<float>::infinity();
     }
   }
   context.setTensor(expr.output(0), out.to(expr.output(0)->dtype()));

@@ -28,9 +28,7 @@ std::string axisName(const ir::Expr& expr, size_t axis) {
 //! Every element of `out` set to `value` converted to out's dtype.
 void fillWith(const Tensor& out, const ir::ScalarValue& value) {
   const Tensor element = scalarTensor(value, out.dtype());
-  convertInto(element.asStrided(out.sizes(),
-                             std::vector<int64_t>(out.sizes().size(), 0), 0),
-           out);
+  convertInto(element.asStrided(out.sizes(), std::vector<int64_t>(out.sizes().size(), 0), 0), out);
 }
 
 void evaluateBroadcast(const ir::Expr& expr, ReferenceContext& context) {
@@ -60,17 +58,15 @@ void evaluateBroadcast(const ir::Expr& expr, ReferenceContext& context) {
 
 void evaluateExpand(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
-  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == x.dim() + 1,
-            expr.toString(), ": one extent per axis expected");
+  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == x.dim() + 1, expr.toString(),
+            ": one extent per axis expected");
   std::vector<int64_t> sizes = x.sizes();
   std::vector<int64_t> strides = x.strides();
   for (int64_t d = 0; d < x.dim(); ++d) {
-    const int64_t extent =
-        context.intValue(expr.input(d + 1), axisName(expr, d));
+    const int64_t extent = context.intValue(expr.input(d + 1), axisName(expr, d));
     if (extent == -1 || extent == sizes[d]) continue;
-    FL_CHECK(sizes[d] == 1 && extent >= 0, "expand: axis ", d, " of size ",
-             sizes[d], " cannot be expanded to ", extent, " (",
-             expr.toString(), ")");
+    FL_CHECK(sizes[d] == 1 && extent >= 0, "expand: axis ", d, " of size ", sizes[d],
+             " cannot be expanded to ", extent, " (", expr.toString(), ")");
     sizes[d] = extent;
     strides[d] = 0;
   }
@@ -83,12 +79,10 @@ void evaluateReshape(const ir::Expr& expr, ReferenceContext& context) {
   const std::vector<int64_t> shape = context.shapeOf(out);
   int64_t numel = 1;
   for (int64_t size : shape) numel *= size;
-  FL_CHECK(numel == x.numel(), "reshape: cannot reshape ", x.numel(),
-           " elements (sizes of ", expr.input(0)->name(), ") into ", numel,
-           " (", expr.toString(), ")");
+  FL_CHECK(numel == x.numel(), "reshape: cannot reshape ", x.numel(), " elements (sizes of ",
+           expr.input(0)->name(), ") into ", numel, " (", expr.toString(), ")");
   const Tensor contiguous = asContiguous(x, x.dtype());
-  context.setTensor(out, contiguous.asStrided(shape,
-                                              Tensor::contiguousStrides(shape),
+  context.setTensor(out, contiguous.asStrided(shape, Tensor::contiguousStrides(shape),
                                               contiguous.storageOffset()));
 }
 
@@ -101,11 +95,9 @@ void evaluateSqueeze(const ir::Expr& expr, ReferenceContext& context) {
     FL_ASSERT(a >= 0 && a < x.dim(), expr.toString(), ": bad axis ", axis);
     // An expanded broadcast (stride 0) goes with squeeze_expanded=True,
     // which the op builder checked.
-    const bool expanded = in->logicalNoReductions().at(static_cast<size_t>(a))
-                              ->hasExpandedExtent();
-    FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ",
-             a, " of ", in->name(), " has size ", x.sizes()[a],
-             ", expected 1 (", expr.toString(), ")");
+    const bool expanded = in->logicalNoReductions().at(static_cast<size_t>(a))->hasExpandedExtent();
+    FL_CHECK(expanded || x.sizes()[a] == 1, "squeeze: axis ", a, " of ", in->name(), " has size ",
+             x.sizes()[a], ", expected 1 (", expr.toString(), ")");
     removed[a] = true;
   }
   std::vector<int64_t> sizes;
@@ -120,8 +112,8 @@ void evaluateSqueeze(const ir::Expr& expr, ReferenceContext& context) {
 
 void evaluateSlice(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
-  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == 3 * x.dim() + 1,
-            expr.toString(), ": start, stop and step per axis expected");
+  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == 3 * x.dim() + 1, expr.toString(),
+            ": start, stop and step per axis expected");
   std::vector<int64_t> sizes = x.sizes();
   std::vector<int64_t> strides = x.strides();
   int64_t offset = x.storageOffset();
@@ -130,8 +122,8 @@ void evaluateSlice(const ir::Expr& expr, ReferenceContext& context) {
     int64_t start = context.intValue(expr.input(3 * d + 1), what + " start");
     int64_t stop = context.intValue(expr.input(3 * d + 2), what + " stop");
     const int64_t step = context.intValue(expr.input(3 * d + 3), what + " step");
-    FL_CHECK(step > 0, "slice: the step of axis ", d,
-             " must be positive, got ", step, " (", expr.toString(), ")");
+    FL_CHECK(step > 0, "slice: the step of axis ", d, " must be positive, got ", step, " (",
+             expr.toString(), ")");
     const int64_t size = sizes[d];
     auto normalize = [size](int64_t bound) {
       if (bound < 0) bound += size;
@@ -150,8 +142,8 @@ void evaluateSlice(const ir::Expr& expr, ReferenceContext& context) {
 void evaluatePad(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
   const ir::Val* out = expr.output(0);
-  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == 2 * x.dim() + 2,
-            expr.toString(), ": a (left, right) pair per axis expected");
+  FL_ASSERT(static_cast<int64_t>(expr.inputs().size()) == 2 * x.dim() + 2, expr.toString(),
+            ": a (left, right) pair per axis expected");
   const ir::ScalarValue value = context.scalar(expr.input(1), "pad value");
   std::vector<int64_t> outSizes(x.sizes());
   std::vector<int64_t> srcBegin(x.sizes().size(), 0);
@@ -163,9 +155,8 @@ void evaluatePad(const ir::Expr& expr, ReferenceContext& context) {
     const int64_t right = context.intValue(expr.input(2 * d + 3), what + " right");
     const int64_t size = x.sizes()[d];
     outSizes[d] = left + size + right;
-    FL_CHECK(outSizes[d] >= 0, "pad: axis ", d, " of size ", size,
-             " padded by (", left, ", ", right, ") would have size ",
-             outSizes[d], " (", expr.toString(), ")");
+    FL_CHECK(outSizes[d] >= 0, "pad: axis ", d, " of size ", size, " padded by (", left, ", ",
+             right, ") would have size ", outSizes[d], " (", expr.toString(), ")");
     // Negative widths crop: the kept source range and where it lands.
     srcBegin[d] = std::max<int64_t>(0, -left);
     dstBegin[d] = std::max<int64_t>(0, left);
@@ -184,7 +175,7 @@ void evaluatePad(const ir::Expr& expr, ReferenceContext& context) {
   }
   if (regionNumel > 0) {
     convertInto(x.asStrided(regionSizes, x.strides(), srcOffset),
-             result.asStrided(regionSizes, result.strides(), dstOffset));
+                result.asStrided(regionSizes, result.strides(), dstOffset));
   }
   context.setTensor(out, std::move(result));
 }
@@ -193,8 +184,7 @@ void evaluateCat(const ir::Expr& expr, ReferenceContext& context) {
   const ir::Val* out = expr.output(0);
   const Tensor& first = context.tensor(expr.input(0));
   const int64_t rank = first.dim();
-  const int64_t dim = expr.attrs().dim < 0 ? expr.attrs().dim + rank
-                                           : expr.attrs().dim;
+  const int64_t dim = expr.attrs().dim < 0 ? expr.attrs().dim + rank : expr.attrs().dim;
   FL_ASSERT(dim >= 0 && dim < rank, expr.toString(), ": bad dim");
   std::vector<int64_t> outSizes = first.sizes();
   outSizes[dim] = 0;
@@ -203,10 +193,9 @@ void evaluateCat(const ir::Expr& expr, ReferenceContext& context) {
     FL_ASSERT(t.dim() == rank, expr.toString(), ": ranks differ");
     for (int64_t d = 0; d < rank; ++d) {
       if (d == dim) continue;
-      FL_CHECK(t.sizes()[d] == first.sizes()[d], "cat: input ", i, " (",
-               expr.input(i)->name(), ") has size ", t.sizes()[d], " on axis ",
-               d, " but input 0 has ", first.sizes()[d], " (", expr.toString(),
-               ")");
+      FL_CHECK(t.sizes()[d] == first.sizes()[d], "cat: input ", i, " (", expr.input(i)->name(),
+               ") has size ", t.sizes()[d], " on axis ", d, " but input 0 has ", first.sizes()[d],
+               " (", expr.toString(), ")");
     }
     outSizes[dim] += t.sizes()[dim];
   }
@@ -215,8 +204,8 @@ void evaluateCat(const ir::Expr& expr, ReferenceContext& context) {
   for (const ir::Val* in : expr.inputs()) {
     const Tensor& t = context.tensor(in);
     if (t.numel() > 0) {
-      convertInto(t, result.asStrided(t.sizes(), result.strides(),
-                                   position * result.strides()[dim]));
+      convertInto(t,
+                  result.asStrided(t.sizes(), result.strides(), position * result.strides()[dim]));
     }
     position += t.sizes()[dim];
   }
@@ -229,8 +218,8 @@ void evaluateFull(const ir::Expr& expr, ReferenceContext& context) {
   std::vector<int64_t> shape;
   for (size_t d = 0; d < rank; ++d) {
     shape.push_back(context.intValue(expr.input(d), axisName(expr, d)));
-    FL_CHECK(shape.back() >= 0, "full: size ", shape.back(), " of axis ", d,
-             " is negative (", expr.toString(), ")");
+    FL_CHECK(shape.back() >= 0, "full: size ", shape.back(), " of axis ", d, " is negative (",
+             expr.toString(), ")");
   }
   Tensor result = Tensor::empty(out->dtype(), shape);
   fillWith(result, context.scalar(expr.input(rank), "full fill value"));
@@ -253,20 +242,17 @@ void evaluateIota(const ir::Expr& expr, ReferenceContext& context) {
     if (expr.inputs().size() <= i || expr.input(i) == nullptr) {
       return scalarTensor(fallback, DataType::Int);
     }
-    return scalarTensor(context.scalar(expr.input(i), "iota operand"),
-                        expr.input(i)->dtype());
+    return scalarTensor(context.scalar(expr.input(i), "iota operand"), expr.input(i)->dtype());
   };
   const Tensor start = operand(1, 0);
   const Tensor step = operand(2, 1);
   const DataType compute = computeDtype(out->dtype());
   Tensor values = Tensor::empty(compute, {length});
   dispatchComputeType(compute, [&]<class T>(TypeTag<T>) {
-    const T startValue = dispatchElementType(start.dtype(), [&]<class S>(TypeTag<S>) {
-      return castElement<T>(*start.dataAs<S>());
-    });
-    const T stepValue = dispatchElementType(step.dtype(), [&]<class S>(TypeTag<S>) {
-      return castElement<T>(*step.dataAs<S>());
-    });
+    const T startValue = dispatchElementType(
+        start.dtype(), [&]<class S>(TypeTag<S>) { return castElement<T>(*start.dataAs<S>()); });
+    const T stepValue = dispatchElementType(
+        step.dtype(), [&]<class S>(TypeTag<S>) { return castElement<T>(*step.dataAs<S>()); });
     iotaInto(values.dataAs<T>(), length, startValue, stepValue);
   });
   context.setTensor(out, values.to(out->dtype()));
@@ -289,9 +275,8 @@ void evaluateMetaOp(const ir::Expr& expr, ReferenceContext& context) {
     case ExprType::Cat: return evaluateCat(expr, context);
     case ExprType::Set:
     case ExprType::SegmentSet:
-      return context.setTensor(
-          expr.output(0),
-          convertContiguous(context.tensor(expr.input(0)), expr.output(0)->dtype()));
+      return context.setTensor(expr.output(0), convertContiguous(context.tensor(expr.input(0)),
+                                                                 expr.output(0)->dtype()));
     case ExprType::Full: return evaluateFull(expr, context);
     case ExprType::Iota: return evaluateIota(expr, context);
     default: break;

@@ -72,8 +72,8 @@ void evaluateRandom(const ir::Expr& expr, ReferenceContext& context) {
   draw.isUniform = expr.attrs().randomOp == ir::RandomOpType::Uniform;
   // The seed and offset are 64-bit patterns: a negative Int is its two's
   // complement, as nvFuser passes it.
-  draw.seed = static_cast<uint64_t>(
-      context.intValue(ir::randomSeed(expr), expr.opName() + " rng_seed"));
+  draw.seed =
+      static_cast<uint64_t>(context.intValue(ir::randomSeed(expr), expr.opName() + " rng_seed"));
   draw.offset = static_cast<uint64_t>(
       context.intValue(ir::randomOffset(expr), expr.opName() + " rng_offset"));
   const bool isUniform = draw.isUniform;
@@ -92,17 +92,10 @@ void evaluateRandom(const ir::Expr& expr, ReferenceContext& context) {
   Tensor values = Tensor::empty(DataType::Float, shape);
   float* data = values.dataAs<float>();
   switch (dtype) {
-    case DataType::Float:
-      fillFloat(draw, data, values.numel(), false, rng::RoundIdentity());
-      break;
-    case DataType::Half:
-      fillFloat(draw, data, values.numel(), true, RoundToHalf());
-      break;
-    case DataType::BFloat16:
-      fillFloat(draw, data, values.numel(), true, RoundToBFloat16());
-      break;
-    default:
-      FL_ASSERT(false, expr.toString(), ": a random op of dtype ", ir::toString(dtype));
+    case DataType::Float: fillFloat(draw, data, values.numel(), false, rng::RoundIdentity()); break;
+    case DataType::Half: fillFloat(draw, data, values.numel(), true, RoundToHalf()); break;
+    case DataType::BFloat16: fillFloat(draw, data, values.numel(), true, RoundToBFloat16()); break;
+    default: FL_ASSERT(false, expr.toString(), ": a random op of dtype ", ir::toString(dtype));
   }
   // Each value is already rounded to `dtype`: the conversion is exact.
   context.setTensor(out, values.to(dtype));

@@ -64,20 +64,16 @@ T sumOf(const T* x, int64_t n) {
 }
 
 template <class T>
-void reduceRows(const ir::Expr& expr, const T* data, int64_t rows,
-                int64_t length, T* out) {
+void reduceRows(const ir::Expr& expr, const T* data, int64_t rows, int64_t length, T* out) {
   const ReductionOpType op = expr.attrs().reductionOp;
   if (op == ReductionOpType::Max || op == ReductionOpType::Min) {
     FL_CHECK(length > 0 || rows == 0, expr.opName(),
-             ": cannot reduce an empty axis (the reduced extent is 0) in ",
-             expr.toString());
+             ": cannot reduce an empty axis (the reduced extent is 0) in ", expr.toString());
   }
   for (int64_t r = 0; r < rows; ++r) {
     const T* x = data + r * length;
     switch (op) {
-      case ReductionOpType::Sum:
-        out[r] = sumOf(x, length);
-        break;
+      case ReductionOpType::Sum: out[r] = sumOf(x, length); break;
       case ReductionOpType::Prod: {
         T product = 1;
         for (int64_t i = 0; i < length; ++i) product = wrappingMul(product, x[i]);
@@ -108,14 +104,12 @@ struct ReductionLayout {
   Tensor matrix;       // [rows, length] contiguous, in the compute dtype
 };
 
-ReductionLayout layoutFor(const ir::Expr& expr, const Tensor& x,
-                          DataType compute) {
+ReductionLayout layoutFor(const ir::Expr& expr, const Tensor& x, DataType compute) {
   const int64_t rank = x.dim();
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   for (int64_t axis : expr.attrs().axes) {
     const int64_t a = axis < 0 ? axis + rank : axis;
-    FL_ASSERT(a >= 0 && a < rank && !reduced[a], expr.toString(),
-              ": bad reduction axis ", axis);
+    FL_ASSERT(a >= 0 && a < rank && !reduced[a], expr.toString(), ": bad reduction axis ", axis);
     reduced[a] = true;
   }
   ReductionLayout layout;
@@ -138,13 +132,11 @@ ReductionLayout layoutFor(const ir::Expr& expr, const Tensor& x,
 void evaluateSimpleReduction(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
   const ir::Val* out = expr.output(0);
-  const DataType compute =
-      computeDtype(ir::promote(x.dtype(), out->dtype()));
+  const DataType compute = computeDtype(ir::promote(x.dtype(), out->dtype()));
   const ReductionLayout layout = layoutFor(expr, x, compute);
   Tensor result = Tensor::empty(compute, layout.keptShape);
   dispatchComputeType(compute, [&]<class T>(TypeTag<T>) {
-    reduceRows(expr, layout.matrix.dataAs<T>(), layout.rows, layout.length,
-               result.dataAs<T>());
+    reduceRows(expr, layout.matrix.dataAs<T>(), layout.rows, layout.length, result.dataAs<T>());
   });
   context.setTensor(out, result.to(out->dtype()));
 }
@@ -172,15 +164,14 @@ void welfordRows(const T* data, int64_t rows, int64_t length, T* avg, T* m2) {
 
 void evaluateWelford(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& x = context.tensor(expr.input(0));
-  const DataType compute =
-      x.dtype() == DataType::Double ? DataType::Double : DataType::Float;
+  const DataType compute = x.dtype() == DataType::Double ? DataType::Double : DataType::Float;
   const ReductionLayout layout = layoutFor(expr, x, compute);
   Tensor avg = Tensor::empty(compute, layout.keptShape);
   Tensor m2 = Tensor::empty(compute, layout.keptShape);
   dispatchComputeType(compute, [&]<class T>(TypeTag<T>) {
     if constexpr (kIsFloating<T>) {
-      welfordRows(layout.matrix.dataAs<T>(), layout.rows, layout.length,
-                  avg.dataAs<T>(), m2.dataAs<T>());
+      welfordRows(layout.matrix.dataAs<T>(), layout.rows, layout.length, avg.dataAs<T>(),
+                  m2.dataAs<T>());
     }
   });
   Tensor count = Tensor::empty(DataType::Int, layout.keptShape);

@@ -11,8 +11,8 @@
 namespace fuserlab::runtime {
 
 void copyInto(const Tensor& from, Tensor& to) {
-  FL_ASSERT(from.dtype() == to.dtype() && from.sizes() == to.sizes(),
-            "copyInto between ", from.toString(), " and ", to.toString());
+  FL_ASSERT(from.dtype() == to.dtype() && from.sizes() == to.sizes(), "copyInto between ",
+            from.toString(), " and ", to.toString());
   const Tensor src = from.contiguous();
   const size_t bytes = ir::sizeInBytes(to.dtype());
   const auto* in = static_cast<const std::byte*>(src.data());
@@ -23,23 +23,20 @@ void copyInto(const Tensor& from, Tensor& to) {
   });
 }
 
-std::vector<Tensor> runReference(const ir::Fusion& fusion,
-                                 const Arguments& inputs) {
+std::vector<Tensor> runReference(const ir::Fusion& fusion, const Arguments& inputs) {
   ir::ExpressionEvaluator evaluator;
   const Arguments logicalInputs = bindInputs(fusion, inputs, evaluator);
-  std::vector<Tensor> results =
-      evaluateReference(fusion, logicalInputs, evaluator);
+  std::vector<Tensor> results = evaluateReference(fusion, logicalInputs, evaluator);
   const auto& outputs = fusion.outputs();
-  FL_ASSERT(results.size() == outputs.size(), "the reference executor gave ",
-            results.size(), " results for ", outputs.size(), " outputs");
+  FL_ASSERT(results.size() == outputs.size(), "the reference executor gave ", results.size(),
+            " results for ", outputs.size(), " outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (const auto* tv = outputs[i].val->as<ir::TensorView>()) {
       results[i] = layoutOutput(*tv, results[i], evaluator);
     }
     if (outputs[i].aliasOf == nullptr) continue;
     const auto& fusionInputs = fusion.inputs();
-    size_t position = std::find(fusionInputs.begin(), fusionInputs.end(),
-                                outputs[i].aliasOf) -
+    size_t position = std::find(fusionInputs.begin(), fusionInputs.end(), outputs[i].aliasOf) -
                       fusionInputs.begin();
     Tensor target = std::get<Tensor>(inputs.at(position));
     copyInto(results[i], target);

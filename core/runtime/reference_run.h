@@ -14,8 +14,7 @@ namespace fuserlab::runtime {
 
 //! One Tensor per fusion output (0-dim for scalar outputs). Inputs that an
 //! output aliases (`add_output(T, alias_input=I)`) are updated in place.
-std::vector<Tensor> runReference(const ir::Fusion& fusion,
-                                 const Arguments& inputs);
+std::vector<Tensor> runReference(const ir::Fusion& fusion, const Arguments& inputs);
 
 //! Copies `from` into `to` element by element (same dtype and sizes; any
 //! strides on either side).

@@ -46,18 +46,18 @@ void scatterInto(const ir::Expr& expr, ReferenceContext& context) {
   const bool scalarSrc = !srcVal->isA<ir::TensorView>();
   for (int64_t d = 0; d < rank; ++d) {
     FL_CHECK(d == dim || index.sizes()[d] <= x.sizes()[d], "scatter: the index ",
-             sizesText(index.sizes()), " is longer than the input ",
-             sizesText(x.sizes()), " on axis ", d, " (", expr.toString(), ")");
+             sizesText(index.sizes()), " is longer than the input ", sizesText(x.sizes()),
+             " on axis ", d, " (", expr.toString(), ")");
     FL_CHECK(scalarSrc || index.sizes()[d] <= src.sizes()[d], "scatter: the index ",
-             sizesText(index.sizes()), " is longer than src ",
-             sizesText(src.sizes()), " on axis ", d, " (", expr.toString(), ")");
+             sizesText(index.sizes()), " is longer than src ", sizesText(src.sizes()), " on axis ",
+             d, " (", expr.toString(), ")");
   }
   Tensor result = x.contiguous();
   if (result.sharesStorageWith(x)) result = x.clone();
   const std::vector<int64_t> outStrides = Tensor::contiguousStrides(x.sizes());
-  const std::vector<int64_t> srcStrides =
-      scalarSrc ? std::vector<int64_t>(static_cast<size_t>(rank), 0)
-                : Tensor::contiguousStrides(src.sizes());
+  const std::vector<int64_t> srcStrides = scalarSrc
+                                              ? std::vector<int64_t>(static_cast<size_t>(rank), 0)
+                                              : Tensor::contiguousStrides(src.sizes());
   const int64_t bytes = ir::sizeInBytes(x.dtype());
   const auto* from = static_cast<const std::byte*>(src.data());
   auto* to = static_cast<std::byte*>(result.data());
@@ -66,16 +66,15 @@ void scatterInto(const ir::Expr& expr, ReferenceContext& context) {
   for (int64_t i = 0; i < index.numel(); ++i) {
     const int64_t target = indices[i];
     FL_CHECK(target >= 0 && target < x.sizes()[dim], "scatter: index ", target,
-             " is out of range for axis ", dim, " of size ", x.sizes()[dim],
-             " (", expr.toString(), ")");
+             " is out of range for axis ", dim, " of size ", x.sizes()[dim], " (", expr.toString(),
+             ")");
     int64_t outOffset = 0;
     int64_t srcOffset = 0;
     for (int64_t d = 0; d < rank; ++d) {
       outOffset += (d == dim ? target : position[d]) * outStrides[d];
       srcOffset += position[d] * srcStrides[d];
     }
-    std::memcpy(to + outOffset * bytes, from + srcOffset * bytes,
-                static_cast<size_t>(bytes));
+    std::memcpy(to + outOffset * bytes, from + srcOffset * bytes, static_cast<size_t>(bytes));
     for (int64_t d = rank; d-- > 0;) {  // next position of the index
       if (++position[d] < index.sizes()[d]) break;
       position[d] = 0;
@@ -88,8 +87,8 @@ void indexPutAccumulate(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& acc = context.tensor(expr.input(0));
   const Tensor index = asContiguous(context.tensor(expr.input(1)), DataType::Int);
   const Tensor& value = context.tensor(expr.input(2));
-  FL_ASSERT(index.dim() == 1 && value.dim() == acc.dim() && acc.dim() >= 1,
-            expr.toString(), ": expected a 1-D index and values of acc's rank");
+  FL_ASSERT(index.dim() == 1 && value.dim() == acc.dim() && acc.dim() >= 1, expr.toString(),
+            ": expected a 1-D index and values of acc's rank");
   const int64_t rows = acc.sizes()[0];
   const int64_t count = index.numel();
   // value is [count, acc's other axes]; its size-1 axes broadcast.
@@ -99,16 +98,14 @@ void indexPutAccumulate(const ir::Expr& expr, ReferenceContext& context) {
   for (size_t d = 0; d < valueShape.size(); ++d) {
     FL_CHECK(value.sizes()[d] == valueShape[d] || value.sizes()[d] == 1,
              "index_put_accumulate: the values ", sizesText(value.sizes()),
-             " do not match [len(index), accumulator axes 1..] = ",
-             sizesText(valueShape), " on axis ", d, " (", expr.toString(), ")");
+             " do not match [len(index), accumulator axes 1..] = ", sizesText(valueShape),
+             " on axis ", d, " (", expr.toString(), ")");
     if (value.sizes()[d] == 1) valueStrides[d] = 0;
   }
   const DataType compute = computeDtype(acc.dtype());
   Tensor sum = convertContiguous(acc, compute);
   const Tensor values =
-      convertContiguous(value.asStrided(valueShape, valueStrides,
-                                        value.storageOffset()),
-                        compute);
+      convertContiguous(value.asStrided(valueShape, valueStrides, value.storageOffset()), compute);
   const int64_t rowSize = count == 0 ? 0 : values.numel() / count;
   const int64_t* indices = index.dataAs<int64_t>();
   dispatchComputeType(compute, [&]<class T>(TypeTag<T>) {
@@ -117,8 +114,7 @@ void indexPutAccumulate(const ir::Expr& expr, ReferenceContext& context) {
     for (int64_t i = 0; i < count; ++i) {
       int64_t row = indices[i];
       FL_CHECK(row >= -rows && row < rows, "index_put_accumulate: index ", row,
-               " is out of range for axis 0 of size ", rows, " (",
-               expr.toString(), ")");
+               " is out of range for axis 0 of size ", rows, " (", expr.toString(), ")");
       if (row < 0) row += rows;
       for (int64_t j = 0; j < rowSize; ++j) {
         out[row * rowSize + j] += in[i * rowSize + j];

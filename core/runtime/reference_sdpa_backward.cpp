@@ -23,17 +23,16 @@ using ir::DataType;
 
 struct AttentionShape {
   int64_t batchHeads = 0;
-  int64_t queries = 0;   // L
-  int64_t keys = 0;      // S
-  int64_t depth = 0;     // E
+  int64_t queries = 0;     // L
+  int64_t keys = 0;        // S
+  int64_t depth = 0;       // E
   int64_t valueDepth = 0;  // Ev
 };
 
 AttentionShape shapeOf(const ir::Expr& expr, const Tensor& gradOut, const Tensor& q,
-                       const Tensor& k, const Tensor& v, const Tensor& out,
-                       const Tensor& lse) {
-  FL_ASSERT(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && out.dim() == 4 &&
-                gradOut.dim() == 4 && lse.dim() == 3,
+                       const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse) {
+  FL_ASSERT(q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && out.dim() == 4 && gradOut.dim() == 4 &&
+                lse.dim() == 3,
             expr.toString(), ": unexpected ranks");
   AttentionShape s;
   const int64_t batch = q.sizes()[0];
@@ -43,17 +42,15 @@ AttentionShape shapeOf(const ir::Expr& expr, const Tensor& gradOut, const Tensor
   s.depth = q.sizes()[3];
   s.keys = k.sizes()[2];
   s.valueDepth = v.sizes()[3];
-  const auto same = [](const Tensor& t, std::vector<int64_t> sizes) {
-    return t.sizes() == sizes;
-  };
+  const auto same = [](const Tensor& t, std::vector<int64_t> sizes) { return t.sizes() == sizes; };
   FL_CHECK(same(k, {batch, heads, s.keys, s.depth}) &&
                same(v, {batch, heads, s.keys, s.valueDepth}) &&
                same(out, {batch, heads, s.queries, s.valueDepth}) &&
                same(gradOut, {batch, heads, s.queries, s.valueDepth}) &&
                same(lse, {batch, heads, s.queries}),
            "sdpfa_bwd: grad_output ", gradOut.toString(), ", q ", q.toString(), ", k ",
-           k.toString(), ", v ", v.toString(), ", output ", out.toString(),
-           " and log_sumexp ", lse.toString(), " do not agree (", expr.toString(), ")");
+           k.toString(), ", v ", v.toString(), ", output ", out.toString(), " and log_sumexp ",
+           lse.toString(), " do not agree (", expr.toString(), ")");
   return s;
 }
 
@@ -69,10 +66,10 @@ void evaluateSdpaBwd(const ir::Expr& expr, ReferenceContext& context) {
   const Tensor& outIn = context.tensor(expr.input(4));
   const Tensor& lseIn = context.tensor(expr.input(5));
   const double dropout = context.doubleValue(expr.input(6), "sdpfa_bwd dropout_p");
-  FL_CHECK(dropout == 0.0, "sdpfa_bwd: the CPU reference needs dropout_p = 0, got ",
-           dropout, " (dropout is random; compare such fusions with dropout off)");
-  const bool causal = context.evaluator().evaluateBool(expr.input(7)->as<ir::Scalar>(),
-                                                       "sdpfa_bwd is_causal");
+  FL_CHECK(dropout == 0.0, "sdpfa_bwd: the CPU reference needs dropout_p = 0, got ", dropout,
+           " (dropout is random; compare such fusions with dropout off)");
+  const bool causal =
+      context.evaluator().evaluateBool(expr.input(7)->as<ir::Scalar>(), "sdpfa_bwd is_causal");
   const AttentionShape s = shapeOf(expr, gradOutIn, qIn, kIn, vIn, outIn, lseIn);
   double scale = context.doubleValue(expr.input(10), "sdpfa_bwd scale");
   if (std::isnan(scale)) scale = 1.0 / std::sqrt(static_cast<double>(s.depth));

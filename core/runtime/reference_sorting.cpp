@@ -80,12 +80,11 @@ void argsort(const ir::Expr& expr, ReferenceContext& context) {
   Tensor result = Tensor::empty(DataType::Int, x.sizes());
   int64_t* out = result.dataAs<int64_t>();
   const Lines lines = linesOf(x.sizes(), axis);
-  sortLines(x, axis, descending,
-            [&](int64_t o, int64_t i, const std::vector<int64_t>& order) {
-              for (int64_t j = 0; j < lines.length; ++j) {
-                out[(o * lines.length + j) * lines.inner + i] = order[j];
-              }
-            });
+  sortLines(x, axis, descending, [&](int64_t o, int64_t i, const std::vector<int64_t>& order) {
+    for (int64_t j = 0; j < lines.length; ++j) {
+      out[(o * lines.length + j) * lines.inner + i] = order[j];
+    }
+  });
   context.setTensor(expr.output(0), std::move(result));
 }
 
@@ -95,11 +94,10 @@ void topk(const ir::Expr& expr, ReferenceContext& context) {
   const bool largest = expr.attrs().flags.at(0);
   const int64_t k = context.intValue(expr.input(1), "topk's k");
   const Lines lines = linesOf(x.sizes(), axis);
-  FL_CHECK(k >= 0 && k <= lines.length, "topk: k is ", k, " but axis ", axis,
-           " has ", lines.length, " elements (", expr.toString(), ")");
+  FL_CHECK(k >= 0 && k <= lines.length, "topk: k is ", k, " but axis ", axis, " has ", lines.length,
+           " elements (", expr.toString(), ")");
   FL_CHECK(x.dim() != 0 || k == 1, "topk: k is ", k,
-           " for a 0-dim input, whose top k is its one element (k=1) (",
-           expr.toString(), ")");
+           " for a 0-dim input, whose top k is its one element (k=1) (", expr.toString(), ")");
   std::vector<int64_t> outSizes = x.sizes();
   if (x.dim() != 0) outSizes[axis] = k;
   const Tensor values = asContiguous(x, x.dtype());
@@ -109,16 +107,14 @@ void topk(const ir::Expr& expr, ReferenceContext& context) {
   const auto* from = static_cast<const std::byte*>(values.data());
   auto* to = static_cast<std::byte*>(picked.data());
   int64_t* positions = indices.dataAs<int64_t>();
-  sortLines(x, axis, largest,
-            [&](int64_t o, int64_t i, const std::vector<int64_t>& order) {
-              for (int64_t j = 0; j < k; ++j) {
-                const int64_t out = (o * k + j) * lines.inner + i;
-                const int64_t in = (o * lines.length + order[j]) * lines.inner + i;
-                positions[out] = order[j];
-                std::memcpy(to + out * bytes, from + in * bytes,
-                            static_cast<size_t>(bytes));
-              }
-            });
+  sortLines(x, axis, largest, [&](int64_t o, int64_t i, const std::vector<int64_t>& order) {
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t out = (o * k + j) * lines.inner + i;
+      const int64_t in = (o * lines.length + order[j]) * lines.inner + i;
+      positions[out] = order[j];
+      std::memcpy(to + out * bytes, from + in * bytes, static_cast<size_t>(bytes));
+    }
+  });
   context.setTensor(expr.output(0), std::move(picked));
   context.setTensor(expr.output(1), std::move(indices));
 }
@@ -129,8 +125,7 @@ void evaluateSorting(const ir::Expr& expr, ReferenceContext& context) {
   if (expr.type() == ir::ExprType::Argsort) {
     argsort(expr, context);
   } else {
-    FL_ASSERT(expr.type() == ir::ExprType::TopK, "not a sorting op: ",
-              expr.toString());
+    FL_ASSERT(expr.type() == ir::ExprType::TopK, "not a sorting op: ", expr.toString());
     topk(expr, context);
   }
 }

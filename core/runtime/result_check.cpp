@@ -3,11 +3,11 @@
 #include "core/ir/expr.h"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <unordered_set>
 
 namespace fuserlab::runtime {
@@ -60,8 +60,7 @@ double excessOf(double actual, double expected, double rtol, double atol) {
 constexpr int64_t kChunkElements = int64_t{1} << 22;
 
 template <class Visit>
-void forEachChunk(const Tensor& actual, const Tensor& expected, ir::DataType wide,
-                  Visit&& visit) {
+void forEachChunk(const Tensor& actual, const Tensor& expected, ir::DataType wide, Visit&& visit) {
   if (expected.dim() == 0) {
     visit(actual.to(wide).contiguous(), expected.to(wide).contiguous(), 0);
     return;
@@ -85,16 +84,11 @@ void forEachChunk(const Tensor& actual, const Tensor& expected, ir::DataType wid
 
 Tolerance toleranceFor(ir::DataType dtype) {
   switch (dtype) {
-    case ir::DataType::BFloat16:
-      return {1e-2, 1e-2, 0};
-    case ir::DataType::Half:
-      return {1e-3, 1e-3, 0};
-    case ir::DataType::Float:
-      return {1e-5, 1e-5, 1e-6};
-    case ir::DataType::Double:
-      return {1e-10, 1e-10, 1e-12};
-    default:
-      return {0, 0, 0};
+    case ir::DataType::BFloat16: return {1e-2, 1e-2, 0};
+    case ir::DataType::Half: return {1e-3, 1e-3, 0};
+    case ir::DataType::Float: return {1e-5, 1e-5, 1e-6};
+    case ir::DataType::Double: return {1e-10, 1e-10, 1e-12};
+    default: return {0, 0, 0};
   }
 }
 
@@ -146,18 +140,15 @@ Tolerance toleranceForInputAfterRun(const ir::Fusion& fusion, size_t index) {
   return loosest;
 }
 
-TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
-                        std::string_view name,
+TensorCheck checkTensor(const Tensor& actual, const Tensor& expected, std::string_view name,
                         std::optional<Tolerance> tolerance) {
   TensorCheck check;
   const std::string label(name);
   if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes()) {
     check.passed = false;
-    check.message = label + ": the result is " +
-                    std::string(ir::toString(actual.dtype())) +
+    check.message = label + ": the result is " + std::string(ir::toString(actual.dtype())) +
                     listString(actual.sizes()) + " but the reference is " +
-                    std::string(ir::toString(expected.dtype())) +
-                    listString(expected.sizes());
+                    std::string(ir::toString(expected.dtype())) + listString(expected.sizes());
     return check;
   }
   const Tolerance tol = tolerance.value_or(toleranceFor(expected.dtype()));
@@ -236,16 +227,14 @@ TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
   const std::string worstText = " at " + listString(check.worstIndex) + ": " +
                                 number(check.worstActual) + " (result) vs " +
                                 number(check.worstExpected) + " (reference)";
-  const std::string tolText = floating ? " (rtol " + number(tol.rtol) +
-                                             ", atol " + number(atol) + ")"
-                                       : " (exact)";
+  const std::string tolText =
+      floating ? " (rtol " + number(tol.rtol) + ", atol " + number(atol) + ")" : " (exact)";
   if (check.passed) {
-    check.message = label + ": " + std::to_string(n) + " elements match" +
-                    tolText + "; max |error| " + number(check.maxAbsError);
+    check.message = label + ": " + std::to_string(n) + " elements match" + tolText +
+                    "; max |error| " + number(check.maxAbsError);
   } else {
-    check.message = label + ": " + std::to_string(check.mismatches) + " of " +
-                    std::to_string(n) + " elements differ" + tolText +
-                    "; worst" + worstText;
+    check.message = label + ": " + std::to_string(check.mismatches) + " of " + std::to_string(n) +
+                    " elements differ" + tolText + "; worst" + worstText;
   }
   return check;
 }

@@ -67,8 +67,7 @@ struct TensorCheck {
 //! strides) with `tolerance`, or toleranceFor(dtype) when not given. `name`
 //! names the output in the message. A dtype or shape mismatch fails the
 //! check (it is the result that is wrong, not the user's input).
-TensorCheck checkTensor(const Tensor& actual, const Tensor& expected,
-                        std::string_view name,
+TensorCheck checkTensor(const Tensor& actual, const Tensor& expected, std::string_view name,
                         std::optional<Tolerance> tolerance = std::nullopt);
 
 }  // namespace fuserlab::runtime

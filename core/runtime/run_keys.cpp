@@ -64,19 +64,18 @@ std::string inputSignature(const Arguments& inputs) {
     const auto* t = std::get_if<Tensor>(&arg);
     if (t == nullptr) {
       const auto& v = std::get<ir::ScalarValue>(arg);
-      key += std::holds_alternative<double>(v)    ? "s:f;"
-             : std::holds_alternative<bool>(v)    ? "s:b;"
-                                                  : "s:i;";
+      key += std::holds_alternative<double>(v) ? "s:f;"
+             : std::holds_alternative<bool>(v) ? "s:b;"
+                                               : "s:i;";
       continue;
     }
-    key += std::string(ir::shortName(t->dtype())) + (t->isCpu() ? ":cpu" : "") +
-           ":r" + std::to_string(t->dim()) + ":";
+    key += std::string(ir::shortName(t->dtype())) + (t->isCpu() ? ":cpu" : "") + ":r" +
+           std::to_string(t->dim()) + ":";
     // Stride order: axes by decreasing stride (ties by position).
     std::vector<size_t> order(static_cast<size_t>(t->dim()));
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return t->strides()[a] > t->strides()[b];
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return t->strides()[a] > t->strides()[b]; });
     // Per axis, outermost in stride order first: 1 for size 1, b for
     // stride 0, c when dense with the axes inside it, n otherwise.
     std::string flags(order.size(), 'n');

@@ -171,8 +171,7 @@ Plan& ReplayPlan::bind(const Arguments& inputs, int device, bool freshTensors) {
   return plan_;
 }
 
-DeviceTensor ReplayPlan::rebind(const Arguments& inputs, const TensorSlot& slot,
-                                int device) const {
+DeviceTensor ReplayPlan::rebind(const Arguments& inputs, const TensorSlot& slot, int device) const {
   DeviceTensor out;
   if (slot.host) {
     out.tensor = slot.layout;
@@ -180,8 +179,8 @@ DeviceTensor ReplayPlan::rebind(const Arguments& inputs, const TensorSlot& slot,
   }
   const size_t inputRegions = inputIndex_.size();
   char* data = slot.region < 0 ? nullptr : base(inputs, slot.region) + slot.offset;
-  out.tensor = Tensor::borrow(data, slot.layout.dtype(), slot.layout.sizes(),
-                              slot.layout.strides(), 0, DeviceKind::Cuda, device);
+  out.tensor = Tensor::borrow(data, slot.layout.dtype(), slot.layout.sizes(), slot.layout.strides(),
+                              0, DeviceKind::Cuda, device);
   if (slot.region >= static_cast<int>(inputRegions)) {
     out.buffer = bound_[slot.region - inputRegions];
   }
@@ -212,8 +211,7 @@ std::string& labelOf(PlannedLaunch& launch) {
 
 }  // namespace
 
-void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
-                 PlanGraph* graph) {
+void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats, PlanGraph* graph) {
   if (options.poisonOutputs) {
     for (const Tensor& fresh : plan.freshBuffers) poison(fresh, "poisoning outputs");
   }
@@ -239,8 +237,8 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
       if (zeroWorkspace) launch.workspace->fill(0, launch.what + " workspace");
       // The first launch follows whatever the caller queued; a memset
       // between two kernels is no kernel to depend on.
-      const bool afterKernel = plan.programmaticLaunches && index > 0 && !zeroWorkspace &&
-                               generated.waitsForPriorGrids;
+      const bool afterKernel =
+          plan.programmaticLaunches && index > 0 && !zeroWorkspace && generated.waitsForPriorGrids;
       launch.kernel->kernel.launch(generated.launch, launch.arguments.pointers(), launch.what,
                                    afterKernel);
       if (afterKernel) ++stats.dependentLaunches;
@@ -255,6 +253,5 @@ void executePlan(Plan& plan, const GpuRunOptions& options, GpuRunStats& stats,
   stats.images = plan.images;
   stats.copies = plan.copies;
 }
-
 
 }  // namespace fuserlab::runtime

@@ -78,9 +78,9 @@ class ReplayPlan {
   //! kernel argument or a library call's operand) cannot be traced or inputs
   //! overlap. A library call keeps its descriptors and algorithm: bind()
   //! points it at the new buffers (their alignment is the replay key's).
-  static std::unique_ptr<ReplayPlan> capture(const Plan& plan, const Arguments& inputs,
-                                             const std::vector<std::shared_ptr<DeviceBuffer>>& buffers,
-                                             std::string* why);
+  static std::unique_ptr<ReplayPlan> capture(
+      const Plan& plan, const Arguments& inputs,
+      const std::vector<std::shared_ptr<DeviceBuffer>>& buffers, std::string* why);
 
   //! The plan on `inputs` (same replayKey as the captured ones): fresh
   //! buffers from the device pool (each launch's workspace is the captured

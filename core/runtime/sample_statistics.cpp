@@ -28,8 +28,7 @@ double sortedQuantile(const std::vector<double>& sorted, double fraction) {
 
 double quantile(std::vector<double> samples, double fraction) {
   checkSamples(samples);
-  FL_CHECK(fraction >= 0 && fraction <= 1, "a quantile is between 0 and 1, found ",
-           fraction);
+  FL_CHECK(fraction >= 0 && fraction <= 1, "a quantile is between 0 and 1, found ", fraction);
   std::sort(samples.begin(), samples.end());
   return sortedQuantile(samples, fraction);
 }

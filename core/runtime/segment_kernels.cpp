@@ -39,10 +39,8 @@ std::vector<int64_t> denseStrides(const std::vector<int64_t>& sizes,
 // The arguments of `group`'s segment fusion: the user's inputs where the
 // segment reads a fusion input, dense metadata for intermediates, and the
 // values of scalars.
-Arguments segmentArguments(const segmenter::SegmentedGroup& group,
-                           const ir::Fusion& complete,
-                           const ir::ExpressionEvaluator& evaluator,
-                           const Arguments& inputs) {
+Arguments segmentArguments(const segmenter::SegmentedGroup& group, const ir::Fusion& complete,
+                           const ir::ExpressionEvaluator& evaluator, const Arguments& inputs) {
   Arguments args;
   const auto& completeInputs = complete.inputs();
   const auto& segmentInputs = group.segment->inputs();
@@ -62,14 +60,14 @@ Arguments segmentArguments(const segmenter::SegmentedGroup& group,
         expanded.push_back(id->isBroadcast() && id->hasExpandedExtent());
       }
       const auto* segmentTv = segmentInputs.at(i)->as<ir::TensorView>();
-      const std::vector<int64_t> strides = denseStrides(
-          sizes, segmentTv ? segmentTv->strideOrder() : tv->strideOrder(), expanded);
+      const std::vector<int64_t> strides =
+          denseStrides(sizes, segmentTv ? segmentTv->strideOrder() : tv->strideOrder(), expanded);
       args.push_back(metadataOnly(tv->dtype(), sizes, strides));
       continue;
     }
     const auto value = evaluator.evaluate(original->as<ir::Scalar>());
-    FL_CHECK(value.has_value(), "the value of ", original->name(),
-             " (an input of segment ", group.id, ") is unknown at compile time");
+    FL_CHECK(value.has_value(), "the value of ", original->name(), " (an input of segment ",
+             group.id, ") is unknown at compile time");
     args.push_back(*value);
   }
   return args;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/ir/evaluator.h"
 #include "core/runtime/argument.h"
 #include "core/runtime/fusion_compiler.h"
-#include "core/ir/evaluator.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/runtime_info.h"
 

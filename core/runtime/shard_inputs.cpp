@@ -23,33 +23,28 @@ std::vector<int64_t> allocationPositions(const ir::TensorView& tv) {
     ir::IterDomain* source = id;
     while (std::find(logical.begin(), logical.end(), source) == logical.end()) {
       ir::IterDomainTransform* t = source->definition();
-      FL_CHECK(t != nullptr && t->kind() == ir::TransformKind::Split &&
-                   t->inputs()[0] == sharded,
+      FL_CHECK(t != nullptr && t->kind() == ir::TransformKind::Split && t->inputs()[0] == sharded,
                "input ", tv.name(), ": its allocation axis ", id->toString(),
                " is not a logical axis or the local part of the sharded one");
       source = t->inputs()[0];
     }
-    positions.push_back(std::find(logical.begin(), logical.end(), source) -
-                        logical.begin());
+    positions.push_back(std::find(logical.begin(), logical.end(), source) - logical.begin());
   }
   return positions;
 }
 
-Tensor shardOne(const ir::TensorView& tv, const Tensor& global,
-                int64_t device) {
+Tensor shardOne(const ir::TensorView& tv, const Tensor& global, int64_t device) {
   const int64_t axis = multidevice::shardedAxis(&tv);
-  FL_CHECK(tv.deviceMesh().has(device), "device ", device, " is not in ",
-           tv.name(), "'s ", tv.deviceMesh().toString());
+  FL_CHECK(tv.deviceMesh().has(device), "device ", device, " is not in ", tv.name(), "'s ",
+           tv.deviceMesh().toString());
   const size_t a = static_cast<size_t>(axis);
   std::vector<int64_t> sizes = global.sizes();
   const int64_t shard = multidevice::shardExtent(
-      sizes[a], tv.deviceMesh().size(),
-      "input " + tv.name() + " axis " + std::to_string(axis));
+      sizes[a], tv.deviceMesh().size(), "input " + tv.name() + " axis " + std::to_string(axis));
   sizes[a] = shard;
   const int64_t index = tv.deviceMesh().indexOf(device);
-  Tensor local = global.asStrided(
-      sizes, global.strides(),
-      global.storageOffset() + index * shard * global.strides()[a]);
+  Tensor local = global.asStrided(sizes, global.strides(),
+                                  global.storageOffset() + index * shard * global.strides()[a]);
   std::vector<int64_t> allocSizes, allocStrides;
   for (int64_t p : allocationPositions(tv)) {
     allocSizes.push_back(p < 0 ? 1 : sizes[static_cast<size_t>(p)]);
@@ -61,14 +56,12 @@ Tensor shardOne(const ir::TensorView& tv, const Tensor& global,
     return global.asStrided(allocSizes, Tensor::contiguousStrides(allocSizes),
                             global.storageOffset());
   }
-  return local.asStrided(allocSizes, allocStrides, local.storageOffset())
-      .contiguous();
+  return local.asStrided(allocSizes, allocStrides, local.storageOffset()).contiguous();
 }
 
 }  // namespace
 
-Arguments shardInputs(const ir::Fusion& fusion, const Arguments& global,
-                      int64_t device) {
+Arguments shardInputs(const ir::Fusion& fusion, const Arguments& global, int64_t device) {
   Arguments out = global;
   const auto& inputs = fusion.inputs();
   for (size_t i = 0; i < inputs.size() && i < out.size(); ++i) {

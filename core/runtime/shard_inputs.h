@@ -16,7 +16,6 @@ namespace fuserlab::runtime {
 //! `global` with every sharded input of `fusion` (after the passes) replaced
 //! by device `device`'s shard in allocation layout. A device outside an
 //! input's mesh, or an axis the mesh does not divide, is a UserError.
-Arguments shardInputs(const ir::Fusion& fusion, const Arguments& global,
-                      int64_t device);
+Arguments shardInputs(const ir::Fusion& fusion, const Arguments& global, int64_t device);
 
 }  // namespace fuserlab::runtime

@@ -22,15 +22,15 @@ std::string formatList(const std::vector<int64_t>& values) {
 
 int64_t checkedMul(int64_t a, int64_t b, const char* what) {
   int64_t result = 0;
-  FL_CHECK(!__builtin_mul_overflow(a, b, &result), what,
-           ": size overflows 64 bits (", a, " * ", b, ")");
+  FL_CHECK(!__builtin_mul_overflow(a, b, &result), what, ": size overflows 64 bits (", a, " * ", b,
+           ")");
   return result;
 }
 
 int64_t checkedAdd(int64_t a, int64_t b, const char* what) {
   int64_t result = 0;
-  FL_CHECK(!__builtin_add_overflow(a, b, &result), what,
-           ": size overflows 64 bits (", a, " + ", b, ")");
+  FL_CHECK(!__builtin_add_overflow(a, b, &result), what, ": size overflows 64 bits (", a, " + ", b,
+           ")");
   return result;
 }
 
@@ -40,29 +40,24 @@ void checkDtype(ir::DataType dtype, const char* what) {
 }
 
 //! Checks sizes and strides are non-negative and of equal rank; returns numel.
-int64_t checkLayout(const std::vector<int64_t>& sizes,
-                    const std::vector<int64_t>& strides, int64_t storageOffset,
-                    const char* what) {
-  FL_CHECK(sizes.size() == strides.size(), what, ": ", sizes.size(),
-           " sizes but ", strides.size(), " strides (sizes ", formatList(sizes),
-           ", strides ", formatList(strides), ")");
+int64_t checkLayout(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                    int64_t storageOffset, const char* what) {
+  FL_CHECK(sizes.size() == strides.size(), what, ": ", sizes.size(), " sizes but ", strides.size(),
+           " strides (sizes ", formatList(sizes), ", strides ", formatList(strides), ")");
   int64_t numel = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    FL_CHECK(sizes[i] >= 0, what, ": sizes must be non-negative, got ",
-             formatList(sizes));
-    FL_CHECK(strides[i] >= 0, what, ": strides must be non-negative, got ",
-             formatList(strides));
+    FL_CHECK(sizes[i] >= 0, what, ": sizes must be non-negative, got ", formatList(sizes));
+    FL_CHECK(strides[i] >= 0, what, ": strides must be non-negative, got ", formatList(strides));
     numel = checkedMul(numel, sizes[i], what);
   }
-  FL_CHECK(storageOffset >= 0, what,
-           ": the storage offset must be non-negative, got ", storageOffset);
+  FL_CHECK(storageOffset >= 0, what, ": the storage offset must be non-negative, got ",
+           storageOffset);
   return numel;
 }
 
 //! Elements from the first to one past the last addressed element (0 when empty).
-int64_t spanOf(const std::vector<int64_t>& sizes,
-               const std::vector<int64_t>& strides, int64_t numel,
-               const char* what) {
+int64_t spanOf(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+               int64_t numel, const char* what) {
   if (numel == 0) return 0;
   int64_t span = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -75,11 +70,9 @@ std::shared_ptr<std::byte> allocateHost(int64_t bytes) {
   // aligned_alloc wants a multiple of the alignment; never ask for zero so an
   // empty tensor still has a distinct, non-null base.
   const int64_t rounded =
-      (std::max<int64_t>(bytes, 1) + kAlignmentBytes - 1) / kAlignmentBytes *
-      kAlignmentBytes;
+      (std::max<int64_t>(bytes, 1) + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;
   void* memory = std::aligned_alloc(kAlignmentBytes, static_cast<size_t>(rounded));
-  FL_CHECK(memory != nullptr, "could not allocate ", bytes,
-           " bytes of host memory for a tensor");
+  FL_CHECK(memory != nullptr, "could not allocate ", bytes, " bytes of host memory for a tensor");
   return std::shared_ptr<std::byte>(static_cast<std::byte*>(memory),
                                     [](std::byte* p) { std::free(p); });
 }
@@ -94,9 +87,8 @@ void castCopy(const Tensor& src, Dst* out) {
     return;
   }
   int64_t i = 0;
-  forEachOffset(src.sizes(), src.strides(), [&](int64_t offset) {
-    out[i++] = castElement<Dst>(in[offset]);
-  });
+  forEachOffset(src.sizes(), src.strides(),
+                [&](int64_t offset) { out[i++] = castElement<Dst>(in[offset]); });
 }
 
 Tensor convertedCopy(const Tensor& src, ir::DataType dtype) {
@@ -115,9 +107,8 @@ std::string Device::toString() const {
   return kind == DeviceKind::Cpu ? "cpu" : "cuda:" + std::to_string(index);
 }
 
-Tensor::Tensor(std::shared_ptr<std::byte> storage, std::byte* storageBase,
-               int64_t storageBytes, ir::DataType dtype,
-               std::vector<int64_t> sizes, std::vector<int64_t> strides,
+Tensor::Tensor(std::shared_ptr<std::byte> storage, std::byte* storageBase, int64_t storageBytes,
+               ir::DataType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                int64_t storageOffset, Device device)
     : storage_(std::move(storage)),
       storageBase_(storageBase),
@@ -126,8 +117,7 @@ Tensor::Tensor(std::shared_ptr<std::byte> storage, std::byte* storageBase,
       sizes_(std::move(sizes)),
       strides_(std::move(strides)),
       storageOffset_(storageOffset),
-      numel_(std::accumulate(sizes_.begin(), sizes_.end(), int64_t{1},
-                             std::multiplies<>())),
+      numel_(std::accumulate(sizes_.begin(), sizes_.end(), int64_t{1}, std::multiplies<>())),
       device_(device) {}
 
 std::vector<int64_t> Tensor::contiguousStrides(const std::vector<int64_t>& sizes) {
@@ -135,16 +125,14 @@ std::vector<int64_t> Tensor::contiguousStrides(const std::vector<int64_t>& sizes
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
-    stride = checkedMul(stride, std::max<int64_t>(sizes[i], 1),
-                        "Tensor::contiguousStrides");
+    stride = checkedMul(stride, std::max<int64_t>(sizes[i], 1), "Tensor::contiguousStrides");
   }
   return strides;
 }
 
 Tensor Tensor::empty(ir::DataType dtype, std::vector<int64_t> sizes) {
   for (int64_t size : sizes) {
-    FL_CHECK(size >= 0, "Tensor::empty: sizes must be non-negative, got ",
-             formatList(sizes));
+    FL_CHECK(size >= 0, "Tensor::empty: sizes must be non-negative, got ", formatList(sizes));
   }
   std::vector<int64_t> strides = contiguousStrides(sizes);
   return emptyStrided(dtype, std::move(sizes), std::move(strides));
@@ -159,34 +147,32 @@ Tensor Tensor::emptyStrided(ir::DataType dtype, std::vector<int64_t> sizes,
       checkedMul(spanOf(sizes, strides, numel, what), ir::sizeInBytes(dtype), what);
   std::shared_ptr<std::byte> storage = allocateHost(bytes);
   std::byte* base = storage.get();
-  return Tensor(std::move(storage), base, bytes, dtype, std::move(sizes),
-                std::move(strides), 0, Device{});
+  return Tensor(std::move(storage), base, bytes, dtype, std::move(sizes), std::move(strides), 0,
+                Device{});
 }
 
 Tensor Tensor::borrow(void* data, ir::DataType dtype, std::vector<int64_t> sizes,
-                      std::vector<int64_t> strides, int64_t storageOffset,
-                      DeviceKind deviceKind, int deviceIndex) {
+                      std::vector<int64_t> strides, int64_t storageOffset, DeviceKind deviceKind,
+                      int deviceIndex) {
   const char* what = "Tensor::borrow";
   checkDtype(dtype, what);
   const int64_t numel = checkLayout(sizes, strides, storageOffset, what);
-  FL_CHECK(data != nullptr || numel == 0, what,
-           ": null data pointer for a tensor with ", numel, " elements");
+  FL_CHECK(data != nullptr || numel == 0, what, ": null data pointer for a tensor with ", numel,
+           " elements");
   FL_CHECK(deviceIndex >= 0, what, ": negative device index ", deviceIndex);
   FL_CHECK(deviceKind == DeviceKind::Cuda || deviceIndex == 0, what,
            ": the CPU has no device index, got ", deviceIndex);
-  return Tensor(nullptr, static_cast<std::byte*>(data), -1, dtype,
-                std::move(sizes), std::move(strides), storageOffset,
-                Device{deviceKind, deviceIndex});
+  return Tensor(nullptr, static_cast<std::byte*>(data), -1, dtype, std::move(sizes),
+                std::move(strides), storageOffset, Device{deviceKind, deviceIndex});
 }
 
 Tensor Tensor::metadata(ir::DataType dtype, std::vector<int64_t> sizes,
-                        std::vector<int64_t> strides, int64_t storageOffset,
-                        Device device) {
+                        std::vector<int64_t> strides, int64_t storageOffset, Device device) {
   const char* what = "Tensor::metadata";
   checkDtype(dtype, what);
   checkLayout(sizes, strides, storageOffset, what);
-  Tensor t(nullptr, nullptr, -1, dtype, std::move(sizes), std::move(strides),
-           storageOffset, device);
+  Tensor t(nullptr, nullptr, -1, dtype, std::move(sizes), std::move(strides), storageOffset,
+           device);
   t.metadataOnly_ = true;
   return t;
 }
@@ -208,36 +194,32 @@ Tensor Tensor::asStrided(std::vector<int64_t> sizes, std::vector<int64_t> stride
   FL_ASSERT(defined(), "asStrided on an undefined tensor");
   const int64_t numel = checkLayout(sizes, strides, storageOffset, what);
   if (isOwning()) {
-    const int64_t endElement =
-        checkedAdd(storageOffset, spanOf(sizes, strides, numel, what), what);
+    const int64_t endElement = checkedAdd(storageOffset, spanOf(sizes, strides, numel, what), what);
     const int64_t storageElements = storageBytes_ / elementSize();
-    FL_CHECK(endElement <= storageElements, what, ": sizes ", formatList(sizes),
-             ", strides ", formatList(strides), " and offset ", storageOffset,
-             " address up to element ", endElement, " but the storage holds ",
-             storageElements, " elements");
+    FL_CHECK(endElement <= storageElements, what, ": sizes ", formatList(sizes), ", strides ",
+             formatList(strides), " and offset ", storageOffset, " address up to element ",
+             endElement, " but the storage holds ", storageElements, " elements");
   }
-  return Tensor(storage_, storageBase_, storageBytes_, dtype_, std::move(sizes),
-                std::move(strides), storageOffset, device_);
+  return Tensor(storage_, storageBase_, storageBytes_, dtype_, std::move(sizes), std::move(strides),
+                storageOffset, device_);
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
-  FL_CHECK(static_cast<int64_t>(dims.size()) == dim(), "Tensor::permute: ",
-           dims.size(), " dims given for a ", dim(), "-dim tensor: ",
-           formatList(dims));
+  FL_CHECK(static_cast<int64_t>(dims.size()) == dim(), "Tensor::permute: ", dims.size(),
+           " dims given for a ", dim(), "-dim tensor: ", formatList(dims));
   std::vector<int64_t> sizes(dims.size());
   std::vector<int64_t> strides(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = dims[i] < 0 ? dims[i] + dim() : dims[i];
-    FL_CHECK(d >= 0 && d < dim() && !seen[d], "Tensor::permute: ",
-             formatList(dims), " is not a permutation of the ", dim(),
-             " dims");
+    FL_CHECK(d >= 0 && d < dim() && !seen[d], "Tensor::permute: ", formatList(dims),
+             " is not a permutation of the ", dim(), " dims");
     seen[d] = true;
     sizes[i] = sizes_[d];
     strides[i] = strides_[d];
   }
-  return Tensor(storage_, storageBase_, storageBytes_, dtype_, std::move(sizes),
-                std::move(strides), storageOffset_, device_);
+  return Tensor(storage_, storageBase_, storageBytes_, dtype_, std::move(sizes), std::move(strides),
+                storageOffset_, device_);
 }
 
 Tensor Tensor::contiguous() const {
@@ -265,45 +247,40 @@ void Tensor::fill(double value) {
       std::fill(elements, elements + numel_, element);
       return;
     }
-    forEachOffset(sizes_, strides_,
-                  [&](int64_t offset) { elements[offset] = element; });
+    forEachOffset(sizes_, strides_, [&](int64_t offset) { elements[offset] = element; });
   });
 }
 
 double Tensor::item(const std::vector<int64_t>& index) const {
   checkCpu("Tensor::item");
   const int64_t offset = offsetOf(index, "Tensor::item");
-  return dispatchElementType(dtype_, [&]<class T>(TypeTag<T>) {
-    return castElement<double>(dataAs<T>()[offset]);
-  });
+  return dispatchElementType(
+      dtype_, [&]<class T>(TypeTag<T>) { return castElement<double>(dataAs<T>()[offset]); });
 }
 
 void Tensor::set(const std::vector<int64_t>& index, double value) {
   checkCpu("Tensor::set");
   const int64_t offset = offsetOf(index, "Tensor::set");
-  dispatchElementType(dtype_, [&]<class T>(TypeTag<T>) {
-    dataAs<T>()[offset] = castElement<T>(value);
-  });
+  dispatchElementType(dtype_,
+                      [&]<class T>(TypeTag<T>) { dataAs<T>()[offset] = castElement<T>(value); });
 }
 
 std::string Tensor::toString() const {
   if (!defined()) return "Tensor(undefined)";
   std::ostringstream out;
   out << "Tensor(" << ir::shortName(dtype_) << formatList(sizes_)
-      << ", strides=" << formatList(strides_) << ", offset=" << storageOffset_
-      << ", " << device_.toString() << (isOwning() ? "" : ", borrowed") << ")";
+      << ", strides=" << formatList(strides_) << ", offset=" << storageOffset_ << ", "
+      << device_.toString() << (isOwning() ? "" : ", borrowed") << ")";
   return out.str();
 }
 
 int64_t Tensor::offsetOf(const std::vector<int64_t>& index, const char* what) const {
-  FL_CHECK(static_cast<int64_t>(index.size()) == dim(), what, ": index ",
-           formatList(index), " has ", index.size(), " entries for a ", dim(),
-           "-dim tensor");
+  FL_CHECK(static_cast<int64_t>(index.size()) == dim(), what, ": index ", formatList(index),
+           " has ", index.size(), " entries for a ", dim(), "-dim tensor");
   int64_t offset = 0;
   for (size_t i = 0; i < index.size(); ++i) {
-    FL_CHECK(index[i] >= 0 && index[i] < sizes_[i], what, ": index ",
-             formatList(index), " is out of bounds for sizes ",
-             formatList(sizes_));
+    FL_CHECK(index[i] >= 0 && index[i] < sizes_[i], what, ": index ", formatList(index),
+             " is out of bounds for sizes ", formatList(sizes_));
     offset += index[i] * strides_[i];
   }
   return offset;

@@ -46,16 +46,14 @@ class Tensor {
                              std::vector<int64_t> strides);
   //! A non-owning tensor over `data` (the storage start; the first element is
   //! at `storageOffset`). The caller keeps the memory alive and large enough.
-  static Tensor borrow(void* data, ir::DataType dtype,
-                       std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                       int64_t storageOffset, DeviceKind deviceKind,
+  static Tensor borrow(void* data, ir::DataType dtype, std::vector<int64_t> sizes,
+                       std::vector<int64_t> strides, int64_t storageOffset, DeviceKind deviceKind,
                        int deviceIndex = 0);
 
   //! A tensor with a layout but no data (data() is null): what the compiler
   //! binds to learn sizes, strides and the storage offset's alignment.
   static Tensor metadata(ir::DataType dtype, std::vector<int64_t> sizes,
-                         std::vector<int64_t> strides, int64_t storageOffset,
-                         Device device);
+                         std::vector<int64_t> strides, int64_t storageOffset, Device device);
 
   //! Row-major strides; a zero extent counts as one (as PyTorch does).
   static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);
@@ -87,15 +85,13 @@ class Tensor {
 
   //! The address of the first element (the storage offset applied).
   void* data() const {
-    return storageBase_ == nullptr ? nullptr
-                                   : storageBase_ + storageOffset_ * elementSize();
+    return storageBase_ == nullptr ? nullptr : storageBase_ + storageOffset_ * elementSize();
   }
   //! data() as T*; T must have the dtype's element size.
   template <class T>
   T* dataAs() const {
     FL_ASSERT(static_cast<int64_t>(sizeof(T)) == elementSize(),
-              "dataAs<T> with sizeof(T) = ", sizeof(T), " on a ",
-              ir::toString(dtype_), " tensor");
+              "dataAs<T> with sizeof(T) = ", sizeof(T), " on a ", ir::toString(dtype_), " tensor");
     return static_cast<T*>(data());
   }
 
@@ -127,9 +123,9 @@ class Tensor {
   std::string toString() const;
 
  private:
-  Tensor(std::shared_ptr<std::byte> storage, std::byte* storageBase,
-         int64_t storageBytes, ir::DataType dtype, std::vector<int64_t> sizes,
-         std::vector<int64_t> strides, int64_t storageOffset, Device device);
+  Tensor(std::shared_ptr<std::byte> storage, std::byte* storageBase, int64_t storageBytes,
+         ir::DataType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+         int64_t storageOffset, Device device);
 
   int64_t elementSize() const { return ir::sizeInBytes(dtype_); }
   //! Element offset of `index` from data(), after checking it is in bounds.
@@ -151,8 +147,8 @@ class Tensor {
 //! Calls `visit(offset)` for every element of a (sizes, strides) layout in
 //! logical row-major order, with the element's offset from data() in elements.
 template <class Visit>
-void forEachOffset(const std::vector<int64_t>& sizes,
-                   const std::vector<int64_t>& strides, Visit&& visit) {
+void forEachOffset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                   Visit&& visit) {
   const size_t rank = sizes.size();
   for (int64_t size : sizes) {
     if (size == 0) return;

@@ -36,13 +36,11 @@ void sumInto(void* into, const void* from, size_t count, ir::DataType dtype) {
     case ir::DataType::Half: return sumNarrow<Half>(into, from, count);
     case ir::DataType::BFloat16: return sumNarrow<BFloat16>(into, from, count);
     default:
-      FL_USER_ERROR("summing ", ir::toString(dtype),
-                    " tensors across devices is not supported");
+      FL_USER_ERROR("summing ", ir::toString(dtype), " tensors across devices is not supported");
   }
 }
 
-ThreadGroup::ThreadGroup(int64_t size)
-    : size_(size), posted_(static_cast<size_t>(size), nullptr) {
+ThreadGroup::ThreadGroup(int64_t size) : size_(size), posted_(static_cast<size_t>(size), nullptr) {
   FL_CHECK(size > 0, "a thread group needs at least one rank");
 }
 
@@ -91,8 +89,7 @@ void ThreadCommunicator::allgather(const void* send, void* recv, size_t bytes) {
   });
 }
 
-void ThreadCommunicator::allreduce(const void* send, void* recv, size_t count,
-                                   ir::DataType dtype) {
+void ThreadCommunicator::allreduce(const void* send, void* recv, size_t count, ir::DataType dtype) {
   const size_t bytes = count * static_cast<size_t>(ir::sizeInBytes(dtype));
   // Every rank sums in rank order, so all get bit-identical results.
   std::vector<std::byte> sum(bytes);
@@ -103,24 +100,22 @@ void ThreadCommunicator::allreduce(const void* send, void* recv, size_t count,
   std::memcpy(recv, sum.data(), bytes);
 }
 
-void ThreadCommunicator::reduceScatter(const void* send, void* recv,
-                                       size_t count, ir::DataType dtype) {
+void ThreadCommunicator::reduceScatter(const void* send, void* recv, size_t count,
+                                       ir::DataType dtype) {
   const size_t bytes = count * static_cast<size_t>(ir::sizeInBytes(dtype));
   std::vector<std::byte> sum(bytes);
   group_->rendezvous(rank_, send, [&](const std::vector<const void*>& all) {
     const size_t offset = static_cast<size_t>(rank_) * bytes;
     std::memcpy(sum.data(), static_cast<const std::byte*>(all[0]) + offset, bytes);
     for (size_t r = 1; r < all.size(); ++r) {
-      sumInto(sum.data(), static_cast<const std::byte*>(all[r]) + offset, count,
-              dtype);
+      sumInto(sum.data(), static_cast<const std::byte*>(all[r]) + offset, count, dtype);
     }
   });
   std::memcpy(recv, sum.data(), bytes);
 }
 
 void ThreadCommunicator::broadcast(void* buffer, size_t bytes, int64_t root) {
-  FL_CHECK(root >= 0 && root < size(), "broadcast from rank ", root, " of ",
-           size());
+  FL_CHECK(root >= 0 && root < size(), "broadcast from rank ", root, " of ", size());
   std::vector<std::byte> copy(bytes);
   group_->rendezvous(rank_, buffer, [&](const std::vector<const void*>& all) {
     std::memcpy(copy.data(), all[static_cast<size_t>(root)], bytes);

@@ -27,7 +27,7 @@ struct TableEntry {
   int64_t l2CacheBytes;
   int64_t memoryBytes;
   double memoryBandwidthBytesPerSecond;
-  int clockKhz;  // boost clock
+  int clockKhz;          // boost clock
   int maxClusterBlocks;  // 0 before sm_90
   // Other spellings accepted by --device, in normalized form (see normalize).
   std::vector<const char*> aliases;
@@ -41,8 +41,8 @@ struct TableEntry {
 // stays within one GPC, so only 15 clusters of 8 fit, and 7 of any size from
 // 10 to 16. The H200 is the same GH100 with 132 SMs; its entry assumes the
 // same GPCs (not measured).
-const std::vector<int> kGh100ResidentClusters = {0,  132, 66, 39, 30, 22, 17, 15, 15,
-                                                 9,  7,   7,  7,  7,  7,  7,  7};
+const std::vector<int> kGh100ResidentClusters = {0, 132, 66, 39, 30, 22, 17, 15, 15,
+                                                 9, 7,   7,  7,  7,  7,  7,  7};
 
 // Figures from the vendors' public data sheets and the CUDA programming
 // guide's per-architecture tables (shared memory: 96 KiB per SM on Volta,
@@ -55,30 +55,120 @@ const std::vector<int> kGh100ResidentClusters = {0,  132, 66, 39, 30, 22, 17, 15
 // cudaOccupancyMaxPotentialClusterSize).
 const std::vector<TableEntry>& table() {
   static const std::vector<TableEntry> entries = {
-      {"v100", "NVIDIA V100 SXM2 32GB", 7, 0, 80, 2048, 96 * kKiB, 96 * kKiB,
-       6 * kMiB, 32 * kGB, 900e9, 1530000, 0,
+      {"v100",
+       "NVIDIA V100 SXM2 32GB",
+       7,
+       0,
+       80,
+       2048,
+       96 * kKiB,
+       96 * kKiB,
+       6 * kMiB,
+       32 * kGB,
+       900e9,
+       1530000,
+       0,
        {"v100sxm2", "v100sxm232gb", "v10032gb"}},
-      {"a100-80gb", "NVIDIA A100 SXM4 80GB", 8, 0, 108, 2048, 164 * kKiB,
-       163 * kKiB, 40 * kMiB, 80 * kGB, 2039e9, 1410000, 0,
-       {"a100", "a100sxm", "a100sxm4", "a10080gb", "a100sxm80gb",
-        "a10080gbhbm2e"}},
-      {"h100", "NVIDIA H100 SXM5 80GB", 9, 0, 132, 2048, 228 * kKiB,
-       227 * kKiB, 50 * kMiB, 80 * kGB, 3.35e12, 1980000, 16,
+      {"a100-80gb",
+       "NVIDIA A100 SXM4 80GB",
+       8,
+       0,
+       108,
+       2048,
+       164 * kKiB,
+       163 * kKiB,
+       40 * kMiB,
+       80 * kGB,
+       2039e9,
+       1410000,
+       0,
+       {"a100", "a100sxm", "a100sxm4", "a10080gb", "a100sxm80gb", "a10080gbhbm2e"}},
+      {"h100",
+       "NVIDIA H100 SXM5 80GB",
+       9,
+       0,
+       132,
+       2048,
+       228 * kKiB,
+       227 * kKiB,
+       50 * kMiB,
+       80 * kGB,
+       3.35e12,
+       1980000,
+       16,
        {"h100sxm", "h100sxm5", "h10080gb", "h100sxm80gb", "h10080gbhbm3"},
        kGh100ResidentClusters},
-      {"h200", "NVIDIA H200 SXM 141GB", 9, 0, 132, 2048, 228 * kKiB,
-       227 * kKiB, 60 * kMiB, 141 * kGB, 4.8e12, 1980000, 16,
+      {"h200",
+       "NVIDIA H200 SXM 141GB",
+       9,
+       0,
+       132,
+       2048,
+       228 * kKiB,
+       227 * kKiB,
+       60 * kMiB,
+       141 * kGB,
+       4.8e12,
+       1980000,
+       16,
        {"h200sxm", "h200141gb", "h200sxm141gb", "h200sxm5"},
        kGh100ResidentClusters},
-      {"l40s", "NVIDIA L40S", 8, 9, 142, 1536, 100 * kKiB, 99 * kKiB,
-       96 * kMiB, 48 * kGB, 864e9, 2520000, 0, {"l40s48gb"}},
-      {"rtx6000-ada", "NVIDIA RTX 6000 Ada Generation", 8, 9, 142, 1536,
-       100 * kKiB, 99 * kKiB, 96 * kMiB, 48 * kGB, 960e9, 2505000, 0,
+      {"l40s",
+       "NVIDIA L40S",
+       8,
+       9,
+       142,
+       1536,
+       100 * kKiB,
+       99 * kKiB,
+       96 * kMiB,
+       48 * kGB,
+       864e9,
+       2520000,
+       0,
+       {"l40s48gb"}},
+      {"rtx6000-ada",
+       "NVIDIA RTX 6000 Ada Generation",
+       8,
+       9,
+       142,
+       1536,
+       100 * kKiB,
+       99 * kKiB,
+       96 * kMiB,
+       48 * kGB,
+       960e9,
+       2505000,
+       0,
        {"rtx6000ada", "rtx6000adageneration", "6000ada"}},
-      {"a10", "NVIDIA A10", 8, 6, 72, 1536, 100 * kKiB, 99 * kKiB, 6 * kMiB,
-       24 * kGB, 600e9, 1695000, 0, {"a1024gb"}},
-      {"rtx4090", "NVIDIA GeForce RTX 4090", 8, 9, 128, 1536, 100 * kKiB,
-       99 * kKiB, 72 * kMiB, 24 * kGB, 1008e9, 2520000, 0, {"4090"}},
+      {"a10",
+       "NVIDIA A10",
+       8,
+       6,
+       72,
+       1536,
+       100 * kKiB,
+       99 * kKiB,
+       6 * kMiB,
+       24 * kGB,
+       600e9,
+       1695000,
+       0,
+       {"a1024gb"}},
+      {"rtx4090",
+       "NVIDIA GeForce RTX 4090",
+       8,
+       9,
+       128,
+       1536,
+       100 * kKiB,
+       99 * kKiB,
+       72 * kMiB,
+       24 * kGB,
+       1008e9,
+       2520000,
+       0,
+       {"4090"}},
   };
   return entries;
 }
@@ -122,16 +212,15 @@ std::string normalize(std::string_view name) {
 }  // namespace
 
 std::string DeviceSpec::arch() const {
-  return "sm_" + std::to_string(computeCapabilityMajor) +
-         std::to_string(computeCapabilityMinor);
+  return "sm_" + std::to_string(computeCapabilityMajor) + std::to_string(computeCapabilityMinor);
 }
 
 report::Json DeviceSpec::toJson() const {
   report::Json json = report::Json::object();
   json.set("key", key);
   json.set("name", name);
-  json.set("compute_capability", std::to_string(computeCapabilityMajor) + "." +
-                                     std::to_string(computeCapabilityMinor));
+  json.set("compute_capability",
+           std::to_string(computeCapabilityMajor) + "." + std::to_string(computeCapabilityMinor));
   json.set("arch", arch());
   json.set("sm_count", smCount);
   json.set("warp_size", warpSize);
@@ -142,8 +231,7 @@ report::Json DeviceSpec::toJson() const {
   json.set("max_registers_per_thread", maxRegistersPerThread);
   json.set("shared_memory_per_sm_bytes", sharedMemoryPerSmBytes);
   json.set("shared_memory_per_block_bytes", sharedMemoryPerBlockBytes);
-  json.set("shared_memory_per_block_optin_bytes",
-           sharedMemoryPerBlockOptinBytes);
+  json.set("shared_memory_per_block_optin_bytes", sharedMemoryPerBlockOptinBytes);
   json.set("l2_cache_bytes", l2CacheBytes);
   json.set("memory_bytes", memoryBytes);
   json.set("memory_bandwidth_bytes_per_second", memoryBandwidthBytesPerSecond);
@@ -172,8 +260,7 @@ std::optional<DeviceSpec> findBuiltinDevice(std::string_view name) {
   if (wanted.empty()) return std::nullopt;
   const auto& entries = table();
   for (size_t i = 0; i < entries.size(); ++i) {
-    bool match = wanted == normalize(entries[i].key) ||
-                 wanted == normalize(entries[i].name);
+    bool match = wanted == normalize(entries[i].key) || wanted == normalize(entries[i].name);
     for (const char* alias : entries[i].aliases) match = match || wanted == alias;
     if (match) return builtinDevices()[i];
   }
@@ -181,7 +268,7 @@ std::optional<DeviceSpec> findBuiltinDevice(std::string_view name) {
 }
 
 const DeviceSpec& defaultDevice() {
-  static const DeviceSpec& device = [] () -> const DeviceSpec& {
+  static const DeviceSpec& device = []() -> const DeviceSpec& {
     for (const DeviceSpec& spec : builtinDevices()) {
       if (spec.key == "h100") return spec;
     }

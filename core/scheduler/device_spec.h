@@ -55,9 +55,7 @@ struct DeviceSpec {
   std::vector<int> residentClusters;
   bool fromHardware = false;  //!< read from a GPU rather than the table
 
-  int computeCapability() const {
-    return computeCapabilityMajor * 10 + computeCapabilityMinor;
-  }
+  int computeCapability() const { return computeCapabilityMajor * 10 + computeCapabilityMinor; }
   //! "sm_90"
   std::string arch() const;
   report::Json toJson() const;

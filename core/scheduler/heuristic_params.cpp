@@ -8,8 +8,7 @@ namespace fuserlab::scheduler {
 report::Json paramsToJson(const HeuristicParams& params) {
   return std::visit(
       [](const auto& p) -> report::Json {
-        if constexpr (std::is_same_v<std::decay_t<decltype(p)>,
-                                     std::monostate>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
           return report::Json();
         } else {
           return p.toJson();
@@ -21,8 +20,7 @@ report::Json paramsToJson(const HeuristicParams& params) {
 std::string paramsToString(const HeuristicParams& params) {
   return std::visit(
       [](const auto& p) -> std::string {
-        if constexpr (std::is_same_v<std::decay_t<decltype(p)>,
-                                     std::monostate>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
           return "no parameters\n";
         } else {
           return p.toString();
@@ -34,8 +32,7 @@ std::string paramsToString(const HeuristicParams& params) {
 uint64_t paramsHash(const HeuristicParams& params) {
   return std::visit(
       [](const auto& p) -> uint64_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(p)>,
-                                     std::monostate>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
           return ParamsHasher("none").value();
         } else {
           return p.hash();
@@ -56,23 +53,18 @@ std::string_view paramsKind(const HeuristicParams& params) {
 
 HeuristicParams paramsFromJson(SchedulerType type, const report::Json& json) {
   switch (type) {
-    case SchedulerType::Pointwise:
-      return PointwiseParams::fromJson(json);
+    case SchedulerType::Pointwise: return PointwiseParams::fromJson(json);
     case SchedulerType::Reduction:
     case SchedulerType::InnerPersistent:
-    case SchedulerType::OuterPersistent:
-      return ReductionParams::fromJson(json);
-    case SchedulerType::Transpose:
-      return TransposeParams::fromJson(json);
-    case SchedulerType::Matmul:
-      return MatmulParams::fromJson(json);
+    case SchedulerType::OuterPersistent: return ReductionParams::fromJson(json);
+    case SchedulerType::Transpose: return TransposeParams::fromJson(json);
+    case SchedulerType::Matmul: return MatmulParams::fromJson(json);
     case SchedulerType::NoOp:
     case SchedulerType::ExprEval:
-    case SchedulerType::Communication:
-      break;
+    case SchedulerType::Communication: break;
   }
-  FL_CHECK(json.isNull(), toString(type),
-           " takes no params; expected null, found a JSON ", json.typeName());
+  FL_CHECK(json.isNull(), toString(type), " takes no params; expected null, found a JSON ",
+           json.typeName());
   return std::monostate{};
 }
 

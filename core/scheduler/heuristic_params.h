@@ -19,8 +19,7 @@ namespace fuserlab::scheduler {
 
 //! monostate for schedulers without parameters (no_op, expr_eval).
 using HeuristicParams =
-    std::variant<std::monostate, PointwiseParams, ReductionParams,
-                 TransposeParams, MatmulParams>;
+    std::variant<std::monostate, PointwiseParams, ReductionParams, TransposeParams, MatmulParams>;
 
 //! The struct's toJson; null for monostate.
 report::Json paramsToJson(const HeuristicParams& params);

@@ -34,9 +34,8 @@ class HeuristicProvider {
   virtual ~HeuristicProvider() = default;
   //! Params for `segment`, already chosen to be scheduled by `type`; nullopt
   //! to fall back to the built-in heuristic.
-  virtual std::optional<ProvidedParams> lookup(
-      const ir::Fusion& segment, SchedulerType type,
-      const SegmentRuntimeInfo& info) const = 0;
+  virtual std::optional<ProvidedParams> lookup(const ir::Fusion& segment, SchedulerType type,
+                                               const SegmentRuntimeInfo& info) const = 0;
 };
 
 }  // namespace fuserlab::scheduler

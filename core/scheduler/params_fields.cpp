@@ -7,16 +7,13 @@ namespace fuserlab::scheduler {
 
 using report::Json;
 
-ParamsJsonReader::ParamsJsonReader(const Json& json, std::string_view what,
-                                   int schemaVersion)
+ParamsJsonReader::ParamsJsonReader(const Json& json, std::string_view what, int schemaVersion)
     : json_(json), what_(what) {
-  FL_CHECK(json.isObject(), what_, ": expected a JSON object, found a JSON ",
-           json.typeName());
+  FL_CHECK(json.isObject(), what_, ": expected a JSON object, found a JSON ", json.typeName());
   known_.push_back("schema_version");
   if (const Json* version = json.get("schema_version")) {
-    FL_CHECK(version->isInt() && version->asInt() == schemaVersion, what_,
-             ": schema_version ", version->dump(-1),
-             " is not the version this build reads (", schemaVersion,
+    FL_CHECK(version->isInt() && version->asInt() == schemaVersion, what_, ": schema_version ",
+             version->dump(-1), " is not the version this build reads (", schemaVersion,
              "); re-tune or re-export the params with this build");
   }
 }
@@ -30,19 +27,17 @@ const Json& ParamsJsonReader::require(std::string_view field) {
 
 int64_t ParamsJsonReader::readInt(std::string_view field, int64_t minimum) {
   const Json& value = require(field);
-  FL_CHECK(value.isInt(), what_, ": field \"", field,
-           "\" must be an integer, found a JSON ", value.typeName(),
-           value.isNull() ? std::string() : " (" + value.dump(-1) + ")");
-  FL_CHECK(value.asInt() >= minimum, what_, ": field \"", field,
-           "\" must be at least ", minimum, ", found ", value.asInt());
+  FL_CHECK(value.isInt(), what_, ": field \"", field, "\" must be an integer, found a JSON ",
+           value.typeName(), value.isNull() ? std::string() : " (" + value.dump(-1) + ")");
+  FL_CHECK(value.asInt() >= minimum, what_, ": field \"", field, "\" must be at least ", minimum,
+           ", found ", value.asInt());
   return value.asInt();
 }
 
 bool ParamsJsonReader::readBool(std::string_view field) {
   const Json& value = require(field);
-  FL_CHECK(value.isBool(), what_, ": field \"", field,
-           "\" must be true or false, found a JSON ", value.typeName(),
-           value.isNull() ? std::string() : " (" + value.dump(-1) + ")");
+  FL_CHECK(value.isBool(), what_, ": field \"", field, "\" must be true or false, found a JSON ",
+           value.typeName(), value.isNull() ? std::string() : " (" + value.dump(-1) + ")");
   return value.asBool();
 }
 
@@ -54,20 +49,20 @@ bool ParamsJsonReader::readOptionalBool(std::string_view field, bool absent) {
   return readBool(field);
 }
 
-std::string ParamsJsonReader::readString(
-    std::string_view field, const std::vector<std::string_view>& allowed) {
+std::string ParamsJsonReader::readString(std::string_view field,
+                                         const std::vector<std::string_view>& allowed) {
   const Json& value = require(field);
   std::string choices;
   for (std::string_view a : allowed) {
     choices += (choices.empty() ? "\"" : ", \"") + std::string(a) + "\"";
   }
-  FL_CHECK(value.isString(), what_, ": field \"", field, "\" must be one of ",
-           choices, ", found a JSON ", value.typeName());
+  FL_CHECK(value.isString(), what_, ": field \"", field, "\" must be one of ", choices,
+           ", found a JSON ", value.typeName());
   for (std::string_view a : allowed) {
     if (value.asString() == a) return value.asString();
   }
-  FL_USER_ERROR(what_, ": field \"", field, "\" must be one of ", choices,
-                ", found \"", value.asString(), "\"");
+  FL_USER_ERROR(what_, ": field \"", field, "\" must be one of ", choices, ", found \"",
+                value.asString(), "\"");
 }
 
 void ParamsJsonReader::finish() const {
@@ -77,8 +72,7 @@ void ParamsJsonReader::finish() const {
     if (known) continue;
     std::string fields;
     for (const std::string& k : known_) fields += (fields.empty() ? "" : ", ") + k;
-    FL_USER_ERROR(what_, ": unknown field \"", key, "\"; the fields are ",
-                  fields);
+    FL_USER_ERROR(what_, ": unknown field \"", key, "\"; the fields are ", fields);
   }
 }
 

@@ -21,8 +21,7 @@ class ParamsJsonReader {
   //! `what` names the struct in messages ("pointwise params"). A UserError if
   //! `json` is not an object or carries a "schema_version" other than
   //! `schemaVersion` (the member is optional).
-  ParamsJsonReader(const report::Json& json, std::string_view what,
-                   int schemaVersion);
+  ParamsJsonReader(const report::Json& json, std::string_view what, int schemaVersion);
 
   int64_t readInt(std::string_view field, int64_t minimum);
   bool readBool(std::string_view field);
@@ -30,8 +29,7 @@ class ParamsJsonReader {
   //! `absent`, so params stored before it still load.
   bool readOptionalBool(std::string_view field, bool absent);
   //! One of `allowed`.
-  std::string readString(std::string_view field,
-                         const std::vector<std::string_view>& allowed);
+  std::string readString(std::string_view field, const std::vector<std::string_view>& allowed);
   //! A UserError naming the first member that no read asked for (a typo or
   //! a field of another struct), with the known fields.
   void finish() const;

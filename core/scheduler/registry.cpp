@@ -28,37 +28,27 @@ namespace {
 // nullptr where no scheduler of the type exists.
 std::unique_ptr<Scheduler> makeScheduler(SchedulerType type) {
   switch (type) {
-    case SchedulerType::NoOp:
-      return std::make_unique<NoOpScheduler>();
-    case SchedulerType::ExprEval:
-      return std::make_unique<ExprEvalScheduler>();
+    case SchedulerType::NoOp: return std::make_unique<NoOpScheduler>();
+    case SchedulerType::ExprEval: return std::make_unique<ExprEvalScheduler>();
 #ifndef FUSERLAB_REGISTRY_BUILTIN_ONLY
-    case SchedulerType::Reduction:
-      return std::make_unique<ReductionScheduler>();
-    case SchedulerType::Transpose:
-      return std::make_unique<TransposeScheduler>();
-    case SchedulerType::Pointwise:
-      return std::make_unique<PointwiseScheduler>();
-    case SchedulerType::InnerPersistent:
-      return std::make_unique<InnerPersistentScheduler>();
-    case SchedulerType::OuterPersistent:
-      return std::make_unique<OuterPersistentScheduler>();
+    case SchedulerType::Reduction: return std::make_unique<ReductionScheduler>();
+    case SchedulerType::Transpose: return std::make_unique<TransposeScheduler>();
+    case SchedulerType::Pointwise: return std::make_unique<PointwiseScheduler>();
+    case SchedulerType::InnerPersistent: return std::make_unique<InnerPersistentScheduler>();
+    case SchedulerType::OuterPersistent: return std::make_unique<OuterPersistentScheduler>();
 #else
     case SchedulerType::Reduction:
     case SchedulerType::Transpose:
     case SchedulerType::Pointwise:
     case SchedulerType::InnerPersistent:
-    case SchedulerType::OuterPersistent:
-      return nullptr;
+    case SchedulerType::OuterPersistent: return nullptr;
 #endif
     // Library calls (cuBLASLt with a fused epilogue, the attention kernel):
     // part of the built-in set, as every build runs matmul and sdpa.
-    case SchedulerType::Matmul:
-      return std::make_unique<MatmulScheduler>();
+    case SchedulerType::Matmul: return std::make_unique<MatmulScheduler>();
     // Multi-GPU collectives: part of the built-in set, since a resharding
     // segment has no other taker.
-    case SchedulerType::Communication:
-      return std::make_unique<CommunicationScheduler>();
+    case SchedulerType::Communication: return std::make_unique<CommunicationScheduler>();
   }
   return nullptr;
 }
@@ -79,8 +69,7 @@ const Registry& registry() {
       std::unique_ptr<Scheduler> scheduler = makeScheduler(type);
       if (scheduler == nullptr) continue;
       FL_ASSERT(scheduler->type() == type, "the ", toString(type),
-                " entry of the registry reports type ",
-                toString(scheduler->type()));
+                " entry of the registry reports type ", toString(scheduler->type()));
       r.inPriorityOrder.push_back(scheduler.get());
       r.owned.push_back(std::move(scheduler));
     }
@@ -101,8 +90,7 @@ struct SegmentRefusals {
 };
 
 // The scheduler's reason for refusing `segment`, compile-time check first.
-std::optional<std::string> rejectSegment(const Scheduler& scheduler,
-                                         const ir::Fusion& segment,
+std::optional<std::string> rejectSegment(const Scheduler& scheduler, const ir::Fusion& segment,
                                          const SegmentRuntimeInfo& info,
                                          const SegmentRefusals& refusals) {
   if (refusals.resharding && scheduler.type() != SchedulerType::Communication) {
@@ -117,21 +105,19 @@ std::optional<std::string> rejectSegment(const Scheduler& scheduler,
 
 }  // namespace
 
-const std::vector<const Scheduler*>& registeredSchedulers() {
-  return registry().inPriorityOrder;
-}
+const std::vector<const Scheduler*>& registeredSchedulers() { return registry().inPriorityOrder; }
 
 const Scheduler& schedulerFor(SchedulerType type) {
   for (const Scheduler* scheduler : registeredSchedulers()) {
     if (scheduler->type() == type) return *scheduler;
   }
-  FL_ASSERT(false, "there is no ", toString(type),
-            " scheduler in the registry yet");
+  FL_ASSERT(false, "there is no ", toString(type), " scheduler in the registry yet");
 }
 
-std::optional<SchedulerChoice> chooseScheduler(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicProvider* provider, std::vector<Rejection>* rejected) {
+std::optional<SchedulerChoice> chooseScheduler(const ir::Fusion& segment,
+                                               const SegmentRuntimeInfo& info,
+                                               const HeuristicProvider* provider,
+                                               std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
   const SegmentRefusals refusals(segment);
   std::vector<Rejection> reasons;
@@ -148,9 +134,8 @@ std::optional<SchedulerChoice> chooseScheduler(
         if (auto why = scheduler->rejectParams(segment, info, params->params)) {
           choice.providerRejection =
               "params from " + params->source +
-              (params->entryId != 0
-                   ? " (entry " + std::to_string(params->entryId) + ")"
-                   : std::string()) +
+              (params->entryId != 0 ? " (entry " + std::to_string(params->entryId) + ")"
+                                    : std::string()) +
               " refused: " + *why;
         } else {
           choice.params = std::move(params->params);
@@ -189,10 +174,10 @@ bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
   return false;
 }
 
-std::optional<SchedulerType> findAcceptingScheduler(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const std::vector<SchedulerType>& tryFirst,
-    std::vector<Rejection>* rejected) {
+std::optional<SchedulerType> findAcceptingScheduler(const ir::Fusion& segment,
+                                                    const SegmentRuntimeInfo& info,
+                                                    const std::vector<SchedulerType>& tryFirst,
+                                                    std::vector<Rejection>* rejected) {
   const AnalysisCacheScope cache(segment, info);
   const SegmentRefusals refusals(segment);
   const std::vector<const Scheduler*>& schedulers = registeredSchedulers();

@@ -48,10 +48,10 @@ const std::vector<const Scheduler*>& registeredSchedulers();
 //! choice. nullopt if none does; `rejected` (if given) then holds every
 //! reason. Params come from `provider` when it answers and its params pass
 //! rejectParams, else from the heuristic.
-std::optional<SchedulerChoice> chooseScheduler(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicProvider* provider = nullptr,
-    std::vector<Rejection>* rejected = nullptr);
+std::optional<SchedulerChoice> chooseScheduler(const ir::Fusion& segment,
+                                               const SegmentRuntimeInfo& info,
+                                               const HeuristicProvider* provider = nullptr,
+                                               std::vector<Rejection>* rejected = nullptr);
 
 //! Whether some scheduler accepts `segment` (the segmenter's merge test);
 //! cheaper than chooseScheduler: no heuristics are computed.
@@ -67,9 +67,9 @@ bool canSchedule(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
 //! in priority order, exactly as canSchedule's. What `rejected` holds when
 //! a scheduler accepts is unspecified. The segmenter's merge test: it needs
 //! only whether some scheduler accepts, and every reason when none does.
-std::optional<SchedulerType> findAcceptingScheduler(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const std::vector<SchedulerType>& tryFirst,
-    std::vector<Rejection>* rejected = nullptr);
+std::optional<SchedulerType> findAcceptingScheduler(const ir::Fusion& segment,
+                                                    const SegmentRuntimeInfo& info,
+                                                    const std::vector<SchedulerType>& tryFirst,
+                                                    std::vector<Rejection>* rejected = nullptr);
 
 }  // namespace fuserlab::scheduler

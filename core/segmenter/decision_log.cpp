@@ -8,8 +8,7 @@ namespace fuserlab::segmenter {
 void DecisionLog::add(std::string kind, std::vector<int> groups, bool accepted,
                       std::string reason) const {
   if (sink_ == nullptr) return;
-  sink_->push_back(
-      {std::move(kind), std::move(groups), accepted, std::move(reason)});
+  sink_->push_back({std::move(kind), std::move(groups), accepted, std::move(reason)});
 }
 
 std::string exprSummary(const ir::Expr& expr) {
@@ -35,13 +34,11 @@ std::string groupSummary(const std::vector<ir::Expr*>& exprs) {
   return out;
 }
 
-std::string rejectionsSummary(
-    const std::vector<scheduler::Rejection>& rejected) {
+std::string rejectionsSummary(const std::vector<scheduler::Rejection>& rejected) {
   std::string out;
   for (const auto& rejection : rejected) {
     if (!out.empty()) out += "; ";
-    out += std::string(scheduler::toString(rejection.scheduler)) + ": " +
-           rejection.reason;
+    out += std::string(scheduler::toString(rejection.scheduler)) + ": " + rejection.reason;
   }
   return out;
 }

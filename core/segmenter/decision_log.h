@@ -19,8 +19,7 @@ class DecisionLog {
  public:
   explicit DecisionLog(std::vector<SegmenterDecision>* sink) : sink_(sink) {}
 
-  void add(std::string kind, std::vector<int> groups, bool accepted,
-           std::string reason) const;
+  void add(std::string kind, std::vector<int> groups, bool accepted, std::string reason) const;
 
  private:
   std::vector<SegmenterDecision>* sink_;

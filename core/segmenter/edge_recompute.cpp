@@ -28,10 +28,8 @@ bool recomputableType(const Expr* expr) {
     case ir::ExprType::Cast:
     case ir::ExprType::Broadcast:
     case ir::ExprType::Expand:
-    case ir::ExprType::Set:
-      return true;
-    default:
-      return false;
+    case ir::ExprType::Set: return true;
+    default: return false;
   }
 }
 
@@ -56,10 +54,8 @@ bool isViewType(const Expr* expr) {
     case ir::ExprType::Permute:
     case ir::ExprType::Squeeze:
     case ir::ExprType::Broadcast:
-    case ir::ExprType::Expand:
-      return true;
-    default:
-      return false;
+    case ir::ExprType::Expand: return true;
+    default: return false;
   }
 }
 
@@ -135,8 +131,8 @@ bool pruneUnread(const CompleteFusionIndex& index, CandidateGroup& group) {
     for (auto it = group.exprs.begin(); it != group.exprs.end(); ++it) {
       const Expr* expr = *it;
       if (!index.isReplicated(expr)) continue;
-      const bool read = std::any_of(
-          expr->outputs().begin(), expr->outputs().end(), [&](const Val* out) {
+      const bool read =
+          std::any_of(expr->outputs().begin(), expr->outputs().end(), [&](const Val* out) {
             if (index.fusion().isOutput(out)) return true;
             return std::any_of(out->uses().begin(), out->uses().end(), [&](const Expr* use) {
               return index.isLive(use) &&
@@ -154,8 +150,7 @@ bool pruneUnread(const CompleteFusionIndex& index, CandidateGroup& group) {
 
 // Adds to each group the exprs of `chain` it reads from, transitively;
 // returns the indices of the groups that received any.
-std::vector<size_t> replicateInto(const CompleteFusionIndex& index,
-                                  const std::vector<Expr*>& chain,
+std::vector<size_t> replicateInto(const CompleteFusionIndex& index, const std::vector<Expr*>& chain,
                                   std::vector<CandidateGroup>& groups) {
   const std::unordered_set<const Expr*> inChain(chain.begin(), chain.end());
   std::vector<size_t> receivers;
@@ -170,8 +165,7 @@ std::vector<size_t> replicateInto(const CompleteFusionIndex& index,
   return receivers;
 }
 
-std::string groupIds(const std::vector<CandidateGroup>& groups,
-                     const std::vector<size_t>& which) {
+std::string groupIds(const std::vector<CandidateGroup>& groups, const std::vector<size_t>& which) {
   std::string text;
   for (size_t i = 0; i < which.size(); ++i) {
     text += (i ? ", " : "") + std::to_string(groups[which[i]].id);
@@ -187,11 +181,9 @@ std::string bytesText(int64_t bytes) {
 
 }  // namespace
 
-void recomputeInputDerivedEdges(CompleteFusionIndex& index,
-                                std::vector<CandidateGroup>& groups,
+void recomputeInputDerivedEdges(CompleteFusionIndex& index, std::vector<CandidateGroup>& groups,
                                 const SegmenterContext& context,
-                                const GroupSchedulable& schedulable,
-                                const DecisionLog& log) {
+                                const GroupSchedulable& schedulable, const DecisionLog& log) {
   if (groups.size() < 2 || context.evaluator == nullptr) return;
   std::unordered_set<const Val*> tried;
   for (size_t reader = 0; reader < groups.size(); ++reader) {
@@ -206,8 +198,7 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
         if (std::find(own.begin(), own.end(), edge->definition()) != own.end()) continue;
         tried.insert(edge);
         std::vector<const TensorView*> leaves;
-        const std::optional<std::vector<Expr*>> chain =
-            inputDerivedChain(index, edge, leaves);
+        const std::optional<std::vector<Expr*>> chain = inputDerivedChain(index, edge, leaves);
         if (!chain) continue;
         // What the reader reads instead of the edge: the chain's inputs it
         // does not read already.
@@ -227,8 +218,8 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
                                  " pointwise ops of fusion inputs and their views)";
         if (!known || added >= *edgeBytes) {
           log.add("recompute", {groups[reader].id}, false,
-                  "not recomputing " + what + " in group " +
-                      std::to_string(groups[reader].id) + ": it would read " +
+                  "not recomputing " + what + " in group " + std::to_string(groups[reader].id) +
+                      ": it would read " +
                       (known ? bytesText(added) : std::string("an unknown size")) +
                       " of inputs it does not read yet");
           continue;
@@ -283,15 +274,15 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
           groups = before;
           index.setReplicated(replicatedBefore);
           log.add("recompute", {id}, false,
-                  "not recomputing " + what + ": no scheduler takes group " +
-                      std::to_string(id) + " with it");
+                  "not recomputing " + what + ": no scheduler takes group " + std::to_string(id) +
+                      " with it");
           continue;
         }
         log.add("recompute", {groups[reader].id}, true,
                 "recomputing " + what + " in group" + (receivers.size() == 1 ? " " : "s ") +
-                    groupIds(groups, receivers) + " from its inputs instead of passing it: " +
-                    bytesText(added) + " more read instead of writing and reading " +
-                    bytesText(*edgeBytes));
+                    groupIds(groups, receivers) +
+                    " from its inputs instead of passing it: " + bytesText(added) +
+                    " more read instead of writing and reading " + bytesText(*edgeBytes));
       }
     }
   }
@@ -317,8 +308,7 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index,
   for (auto it = groups.begin(); it != groups.end();) {
     if (it->exprs.empty()) {
       log.add("recompute", {it->id}, true,
-              "group " + std::to_string(it->id) +
-                  " is left with only recomputed values: dropped");
+              "group " + std::to_string(it->id) + " is left with only recomputed values: dropped");
       it = groups.erase(it);
     } else {
       ++it;

@@ -30,10 +30,8 @@ namespace fuserlab::segmenter {
 using GroupSchedulable = std::function<bool(const std::vector<ir::Expr*>&)>;
 
 //! Recomputes the cheap input-derived edges between `groups` (see above).
-void recomputeInputDerivedEdges(CompleteFusionIndex& index,
-                                std::vector<CandidateGroup>& groups,
+void recomputeInputDerivedEdges(CompleteFusionIndex& index, std::vector<CandidateGroup>& groups,
                                 const SegmenterContext& context,
-                                const GroupSchedulable& schedulable,
-                                const DecisionLog& log);
+                                const GroupSchedulable& schedulable, const DecisionLog& log);
 
 }  // namespace fuserlab::segmenter

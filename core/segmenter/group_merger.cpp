@@ -58,11 +58,9 @@ std::vector<scheduler::SchedulerType> likelyAcceptors(
     return std::any_of(g->exprs.begin(), g->exprs.end(), isReduction);
   });
   const std::vector<scheduler::SchedulerType> fallback =
-      reduces ? std::vector<scheduler::SchedulerType>{
-                    scheduler::SchedulerType::InnerPersistent,
-                    scheduler::SchedulerType::OuterPersistent}
-              : std::vector<scheduler::SchedulerType>{
-                    scheduler::SchedulerType::Pointwise};
+      reduces ? std::vector<scheduler::SchedulerType>{scheduler::SchedulerType::InnerPersistent,
+                                                      scheduler::SchedulerType::OuterPersistent}
+              : std::vector<scheduler::SchedulerType>{scheduler::SchedulerType::Pointwise};
   for (scheduler::SchedulerType type : fallback) {
     if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
   }
@@ -71,20 +69,16 @@ std::vector<scheduler::SchedulerType> likelyAcceptors(
 
 }  // namespace
 
-GroupMerger::GroupMerger(const CompleteFusionIndex& index,
-                         const SegmenterContext& context, const DecisionLog& log,
+GroupMerger::GroupMerger(const CompleteFusionIndex& index, const SegmenterContext& context,
+                         const DecisionLog& log,
                          const std::vector<std::vector<ir::Expr*>>& libraryGroups)
-    : index_(index),
-      context_(context),
-      log_(log),
-      groupOf_(index.fusion().exprs().size(), -1) {
+    : index_(index), context_(context), log_(log), groupOf_(index.fusion().exprs().size(), -1) {
   for (const std::vector<ir::Expr*>& exprs : libraryGroups) {
     CandidateGroup group;
     group.id = nextId_++;
     group.sealed = true;
     for (ir::Expr* expr : exprs) {
-      if (!index_.isLive(expr) || index_.isReplicated(expr) ||
-          groupOf(expr) >= 0) {
+      if (!index_.isLive(expr) || index_.isReplicated(expr) || groupOf(expr) >= 0) {
         continue;
       }
       group.exprs.push_back(expr);
@@ -107,8 +101,7 @@ GroupMerger::GroupMerger(const CompleteFusionIndex& index,
     groups_.push_back(std::move(group));
     if (groups_.back().segmentSet) {
       log_.add("segment_set", {groups_.back().id}, true,
-               exprSummary(*expr) + " is group " +
-                   std::to_string(groups_.back().id) +
+               exprSummary(*expr) + " is group " + std::to_string(groups_.back().id) +
                    " on its own and never merges: a segment_set always cuts");
     }
   }
@@ -123,8 +116,8 @@ int GroupMerger::groupOf(const ir::Expr* expr) const {
 
 void GroupMerger::setGroupOf(const ir::Expr* expr, int group) {
   const auto id = static_cast<size_t>(expr->id());
-  FL_ASSERT(id < groupOf_.size() && index_.fusion().exprs()[id].get() == expr,
-            expr->toString(), " is not an expr of the fusion being segmented");
+  FL_ASSERT(id < groupOf_.size() && index_.fusion().exprs()[id].get() == expr, expr->toString(),
+            " is not an expr of the fusion being segmented");
   groupOf_[id] = group;
 }
 
@@ -147,9 +140,8 @@ int GroupMerger::firstPosition(int group) const {
 }
 
 void GroupMerger::sortByPosition(std::vector<int>& groups) const {
-  std::sort(groups.begin(), groups.end(), [this](int a, int b) {
-    return firstPosition(a) < firstPosition(b);
-  });
+  std::sort(groups.begin(), groups.end(),
+            [this](int a, int b) { return firstPosition(a) < firstPosition(b); });
 }
 
 std::vector<int> GroupMerger::aliveInOrder() const {
@@ -266,13 +258,10 @@ bool GroupMerger::reaches(int from, int target, int skipDirect) const {
   return false;
 }
 
-bool GroupMerger::createsCycle(int a, int b) const {
-  return reaches(a, b, b) || reaches(b, a, a);
-}
+bool GroupMerger::createsCycle(int a, int b) const { return reaches(a, b, b) || reaches(b, a, a); }
 
-std::vector<int> GroupMerger::mergeCandidates(
-    int group, const std::vector<int>& level,
-    const std::vector<int>& mergedWith) const {
+std::vector<int> GroupMerger::mergeCandidates(int group, const std::vector<int>& level,
+                                              const std::vector<int>& mergedWith) const {
   auto near = [&](int x, int y) { return std::abs(level[x] - level[y]) <= 1; };
   const std::vector<int> around = neighbours(group);
   // A group next to a merge of this round, within one level, waits for the
@@ -299,9 +288,8 @@ std::vector<int> GroupMerger::mergeCandidates(
 }
 
 std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
-    const std::vector<ir::Expr*>& exprs,
-    const std::vector<const CandidateGroup*>& from, std::string* failure,
-    std::string* reasons) const {
+    const std::vector<ir::Expr*>& exprs, const std::vector<const CandidateGroup*>& from,
+    std::string* failure, std::string* reasons) const {
   std::vector<scheduler::Rejection> rejected;
   std::optional<scheduler::SchedulerType> accepted;
   std::vector<scheduler::SchedulerType> guesses;
@@ -314,12 +302,11 @@ std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
     }
   }
   try {
-    SegmentExtraction segment =
-        extractSegment(index_, exprs, /*withCloneMap=*/false);
+    SegmentExtraction segment = extractSegment(index_, exprs, /*withCloneMap=*/false);
     SegmentRuntime runtime = makeSegmentRuntime(index_.fusion(), segment, context_);
     if (context_.guessMergeSchedulers) {
-      accepted = scheduler::findAcceptingScheduler(
-          *segment.fusion, runtime.info, guesses, &rejected);
+      accepted =
+          scheduler::findAcceptingScheduler(*segment.fusion, runtime.info, guesses, &rejected);
     } else if (scheduler::canSchedule(*segment.fusion, runtime.info, &rejected)) {
       // The first that accepts in priority order: the one after the refusals.
       accepted = scheduler::registeredSchedulers()[rejected.size()]->type();
@@ -338,8 +325,9 @@ std::optional<scheduler::SchedulerType> GroupMerger::acceptingScheduler(
   return accepted;
 }
 
-std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
-    int a, int b, const char* kind, int newId, std::string* mergedSummary) {
+std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(int a, int b, const char* kind,
+                                                              int newId,
+                                                              std::string* mergedSummary) {
   const CandidateGroup& ga = groups_[a];
   const CandidateGroup& gb = groups_[b];
   // Each group's exprs are in topological order: merging the two lists keeps it.
@@ -353,9 +341,8 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   // the text the first returned.
   const std::string& summaryA = summary(a);
   const std::string& summaryB = summary(b);
-  const std::string pair = "group " + std::to_string(ga.id) + " " + summaryA +
-                           " and group " + std::to_string(gb.id) + " " +
-                           summaryB;
+  const std::string pair = "group " + std::to_string(ga.id) + " " + summaryA + " and group " +
+                           std::to_string(gb.id) + " " + summaryB;
   auto refuse = [&](const std::string& reason) {
     refused_.insert(orderedPair(ga.id, gb.id));
     log_.add(kind, {ga.id, gb.id}, false, reason);
@@ -373,12 +360,11 @@ std::optional<scheduler::SchedulerType> GroupMerger::tryMerge(
   if (!failure.empty()) return refuse("merging " + pair + " failed: " + failure);
   *mergedSummary = groupSummary(exprs);
   if (!accepted) {
-    return refuse("no scheduler accepts " + *mergedSummary + " (" + pair +
-                  "): " + reasons);
+    return refuse("no scheduler accepts " + *mergedSummary + " (" + pair + "): " + reasons);
   }
   log_.add(kind, {ga.id, gb.id}, true,
-           pair + " merge into group " + std::to_string(newId) + " " +
-               *mergedSummary + ", which a scheduler accepts");
+           pair + " merge into group " + std::to_string(newId) + " " + *mergedSummary +
+               ", which a scheduler accepts");
   return accepted;
 }
 
@@ -387,15 +373,13 @@ void GroupMerger::applyMerge(int a, int b, scheduler::SchedulerType acceptedBy,
   applyMerge(std::vector<int>{a, b}, acceptedBy, std::move(summary));
 }
 
-void GroupMerger::applyMerge(const std::vector<int>& slots,
-                             scheduler::SchedulerType acceptedBy,
+void GroupMerger::applyMerge(const std::vector<int>& slots, scheduler::SchedulerType acceptedBy,
                              std::string summary) {
   CandidateGroup merged;
   merged.id = nextId_++;
   merged.acceptedBy = acceptedBy;
   for (int g : slots) {
-    merged.exprs.insert(merged.exprs.end(), groups_[g].exprs.begin(),
-                        groups_[g].exprs.end());
+    merged.exprs.insert(merged.exprs.end(), groups_[g].exprs.begin(), groups_[g].exprs.end());
     groups_[g].alive = false;
   }
   index_.sortTopologically(merged.exprs);
@@ -483,14 +467,14 @@ void GroupMerger::mergeRegions() {
     }
     index_.sortTopologically(exprs);
     std::string regionSummary = groupSummary(exprs);
-    const std::string what = "the region of groups " + regionSummary +
-                             " between segment cuts";
+    const std::string what = "the region of groups " + regionSummary + " between segment cuts";
     const std::string fallback = "; its groups are merged level by level";
     if (regionCreatesCycle(region)) {
       log_.add("region", ids, false,
                "merging " + what +
                    " into one group would create a cycle: a segment outside "
-                   "it lies on a path between two of its groups" + fallback);
+                   "it lies on a path between two of its groups" +
+                   fallback);
       continue;
     }
     std::string failure;
@@ -499,9 +483,8 @@ void GroupMerger::mergeRegions() {
         acceptingScheduler(exprs, from, &failure, &reasons);
     if (!accepted) {
       log_.add("region", ids, false,
-               (failure.empty()
-                    ? "no scheduler accepts " + what + " as one group: " + reasons
-                    : "merging " + what + " into one group failed: " + failure) +
+               (failure.empty() ? "no scheduler accepts " + what + " as one group: " + reasons
+                                : "merging " + what + " into one group failed: " + failure) +
                    fallback);
       continue;
     }
@@ -550,8 +533,7 @@ void GroupMerger::finalMerge() {
     for (int p : aliveInOrder()) {
       if (groups_[p].sealed) continue;
       for (int c : consumers(p)) {
-        if (groups_[c].sealed ||
-            refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
+        if (groups_[c].sealed || refused_.count(orderedPair(groups_[p].id, groups_[c].id))) {
           continue;
         }
         std::string summary;

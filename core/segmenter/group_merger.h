@@ -84,21 +84,18 @@ class GroupMerger {
   //! group (for applyMerge).
   //! `mergedSummary` receives groupSummary of the merged exprs (the log's
   //! name for the merged group, kept by applyMerge).
-  std::optional<scheduler::SchedulerType> tryMerge(int a, int b,
-                                                   const char* kind, int newId,
+  std::optional<scheduler::SchedulerType> tryMerge(int a, int b, const char* kind, int newId,
                                                    std::string* mergedSummary);
-  void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy,
+  void applyMerge(int a, int b, scheduler::SchedulerType acceptedBy, std::string summary);
+  void applyMerge(const std::vector<int>& slots, scheduler::SchedulerType acceptedBy,
                   std::string summary);
-  void applyMerge(const std::vector<int>& slots,
-                  scheduler::SchedulerType acceptedBy, std::string summary);
   //! Extracts `exprs` (the groups `from`, merged) and asks the schedulers,
   //! those that took `from` first. A scheduler that accepts; otherwise
   //! nullopt with `reasons` (each scheduler's refusal) or `failure` (the
   //! error that the extraction or a check raised) set.
   std::optional<scheduler::SchedulerType> acceptingScheduler(
-      const std::vector<ir::Expr*>& exprs,
-      const std::vector<const CandidateGroup*>& from, std::string* failure,
-      std::string* reasons) const;
+      const std::vector<ir::Expr*>& exprs, const std::vector<const CandidateGroup*>& from,
+      std::string* failure, std::string* reasons) const;
   //! The regions mergeRegions tries (slots in order of first expr), or none.
   std::vector<std::vector<int>> regions() const;
   //! A path from the region through another group back into it.
@@ -125,7 +122,7 @@ class GroupMerger {
   //! consumers(g) per slot of groups_, filled as the cycle checks ask for
   //! them and dropped by applyMerge (the only change to the group graph).
   mutable std::vector<std::optional<std::vector<int>>> consumersCache_;
-    //! summary(g) per slot of groups_ (empty: not made yet).
+  //! summary(g) per slot of groups_ (empty: not made yet).
   mutable std::vector<std::string> summaries_;
   //! neighbours(g) per slot of groups_, dropped by applyMerge likewise.
   mutable std::vector<std::optional<std::vector<int>>> neighboursCache_;

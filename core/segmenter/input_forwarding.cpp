@@ -56,8 +56,8 @@ std::vector<ForwardedChain> findForwardedChains(const CompleteFusionIndex& index
     }
     if (chain.exprs.empty()) continue;
     log.add("forward", {}, true,
-            chainSummary(chain) + ": the unary chain from input " +
-                input->name() + " is kept out of merging; " + val->name() +
+            chainSummary(chain) + ": the unary chain from input " + input->name() +
+                " is kept out of merging; " + val->name() +
                 " stands for an input while merging, and the chain is "
                 "replicated into every segment that reads it");
     chains.push_back(std::move(chain));
@@ -65,8 +65,7 @@ std::vector<ForwardedChain> findForwardedChains(const CompleteFusionIndex& index
   return chains;
 }
 
-std::unordered_set<const Expr*> forwardedExprs(
-    const std::vector<ForwardedChain>& chains) {
+std::unordered_set<const Expr*> forwardedExprs(const std::vector<ForwardedChain>& chains) {
   std::unordered_set<const Expr*> exprs;
   for (const auto& chain : chains) exprs.insert(chain.exprs.begin(), chain.exprs.end());
   return exprs;
@@ -92,8 +91,7 @@ std::vector<Expr*> replicatedExprsRead(const std::vector<Expr*>& groupExprs,
 
 void replicateForwardedChains(const CompleteFusionIndex& index,
                               const std::vector<ForwardedChain>& chains,
-                              std::vector<CandidateGroup>& groups,
-                              const DecisionLog& log) {
+                              std::vector<CandidateGroup>& groups, const DecisionLog& log) {
   const auto forwarded = forwardedExprs(chains);
   std::vector<std::vector<int>> receivers(chains.size());
   for (CandidateGroup& group : groups) {

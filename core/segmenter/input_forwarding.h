@@ -29,8 +29,7 @@ std::vector<ForwardedChain> findForwardedChains(const CompleteFusionIndex& index
                                                 const DecisionLog& log);
 
 //! All exprs of `chains`.
-std::unordered_set<const ir::Expr*> forwardedExprs(
-    const std::vector<ForwardedChain>& chains);
+std::unordered_set<const ir::Expr*> forwardedExprs(const std::vector<ForwardedChain>& chains);
 
 //! The exprs of `replicated` that `groupExprs` read from, transitively, and
 //! do not hold yet, in the order found (the caller sorts them).
@@ -42,7 +41,6 @@ std::vector<ir::Expr*> replicatedExprsRead(const std::vector<ir::Expr*>& groupEx
 //! it went into.
 void replicateForwardedChains(const CompleteFusionIndex& index,
                               const std::vector<ForwardedChain>& chains,
-                              std::vector<CandidateGroup>& groups,
-                              const DecisionLog& log);
+                              std::vector<CandidateGroup>& groups, const DecisionLog& log);
 
 }  // namespace fuserlab::segmenter

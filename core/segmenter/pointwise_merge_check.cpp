@@ -24,12 +24,9 @@ bool plainPointwiseOp(const Expr* expr) {
     case ExprType::Ternary:
     case ExprType::Cast:
     case ExprType::Broadcast:
-    case ExprType::Expand:
-      return true;
-    case ExprType::Set:
-      return !multidevice::isReshardingSet(expr);
-    default:
-      return false;
+    case ExprType::Expand: return true;
+    case ExprType::Set: return !multidevice::isReshardingSet(expr);
+    default: return false;
   }
 }
 
@@ -45,9 +42,7 @@ bool pointwiseTakesWithoutExtraction(const CompleteFusionIndex& index,
     if (!plainPointwiseOp(expr) || index.isReplicated(expr)) return false;
     inGroup[static_cast<size_t>(expr->id())] = 1;
   }
-  auto grouped = [&](const Expr* e) {
-    return inGroup[static_cast<size_t>(e->id())] != 0;
-  };
+  auto grouped = [&](const Expr* e) { return inGroup[static_cast<size_t>(e->id())] != 0; };
 
   // The tensors the segment would read (those produced outside the group)
   // and write (in the segment's output order, as extraction finds them).
@@ -81,9 +76,8 @@ bool pointwiseTakesWithoutExtraction(const CompleteFusionIndex& index,
       tensors.push_back(tv);
     }
   }
-  return std::all_of(tensors.begin(), tensors.end(), [&](const TensorView* tv) {
-    return trace.uncoveredAxis(tv).empty();
-  });
+  return std::all_of(tensors.begin(), tensors.end(),
+                     [&](const TensorView* tv) { return trace.uncoveredAxis(tv).empty(); });
 }
 
 }  // namespace fuserlab::segmenter

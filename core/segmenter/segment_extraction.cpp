@@ -113,8 +113,7 @@ class Extractor {
     } else {
       for (const Expr* expr : exprs) {
         for (Val* in : expr->inputs()) {
-          if (in->isA<TensorView>() &&
-              !(flags_[slot(in)] & (kProduced | kSeenInput))) {
+          if (in->isA<TensorView>() && !(flags_[slot(in)] & (kProduced | kSeenInput))) {
             flag(in, kSeenInput);
             tensorInputs.push_back(in);
           }
@@ -161,9 +160,8 @@ class Extractor {
 
     for (Expr* expr : exprs) {
       if (!isTensorExpr(expr)) continue;  // cloned with the scalars they define
-      exprCopies_.emplace_back(
-          expr, out_.fusion->newExpr(expr->type(), copies(expr->inputs()),
-                                     copies(expr->outputs()), expr->attrs()));
+      exprCopies_.emplace_back(expr, out_.fusion->newExpr(expr->type(), copies(expr->inputs()),
+                                                          copies(expr->outputs()), expr->attrs()));
     }
 
     if (whole) {
@@ -178,28 +176,25 @@ class Extractor {
 
  private:
   // Flags per value of the complete fusion (by id).
-  static constexpr uint8_t kProduced = 1;  // written by the group
-  static constexpr uint8_t kTrimmed = 2;   // an intermediate tensor input
-  static constexpr uint8_t kAsLeaf = 4;    // an extent of one: a symbolic leaf
-  static constexpr uint8_t kNeeded = 8;    // held by the segment
+  static constexpr uint8_t kProduced = 1;    // written by the group
+  static constexpr uint8_t kTrimmed = 2;     // an intermediate tensor input
+  static constexpr uint8_t kAsLeaf = 4;      // an extent of one: a symbolic leaf
+  static constexpr uint8_t kNeeded = 8;      // held by the segment
   static constexpr uint8_t kSeenInput = 16;  // listed as a tensor input
 
   size_t slot(const Val* val) const {
     const auto id = static_cast<size_t>(val->id());
-    FL_ASSERT(id < valCopies_.size() && complete_.vals()[id].get() == val,
-              val->name(), " is not a value of the complete fusion");
+    FL_ASSERT(id < valCopies_.size() && complete_.vals()[id].get() == val, val->name(),
+              " is not a value of the complete fusion");
     return id;
   }
   size_t exprSlot(const Expr* expr) const {
     const auto id = static_cast<size_t>(expr->id());
-    FL_ASSERT(id < complete_.exprs().size() &&
-                  complete_.exprs()[id].get() == expr,
+    FL_ASSERT(id < complete_.exprs().size() && complete_.exprs()[id].get() == expr,
               expr->toString(), " is not an expr of the complete fusion");
     return id;
   }
-  bool inGroup(const Expr* expr) const {
-    return tables_.inGroup[exprSlot(expr)] != 0;
-  }
+  bool inGroup(const Expr* expr) const { return tables_.inGroup[exprSlot(expr)] != 0; }
   void flag(const Val* val, uint8_t bit) {
     const size_t i = slot(val);
     flags_[i] |= bit;
@@ -207,8 +202,8 @@ class Extractor {
   }
   size_t slot(const IterDomain* id) const {
     const auto i = static_cast<size_t>(id->id());
-    FL_ASSERT(i < idCopies_.size() && complete_.iterDomains()[i].get() == id,
-              id->toString(), " is not an IterDomain of the complete fusion");
+    FL_ASSERT(i < idCopies_.size() && complete_.iterDomains()[i].get() == id, id->toString(),
+              " is not an IterDomain of the complete fusion");
     return i;
   }
 
@@ -299,8 +294,7 @@ class Extractor {
       Expr* def = s->definition();
       if (stack.back().second < def->inputs().size()) {
         Val* in = def->inputs()[stack.back().second++];
-        FL_ASSERT(in->isA<Scalar>(), "scalar ", s->name(),
-                  " is computed from tensor ", in->name());
+        FL_ASSERT(in->isA<Scalar>(), "scalar ", s->name(), " is computed from tensor ", in->name());
         visit(in->as<Scalar>());
         continue;
       }
@@ -310,22 +304,21 @@ class Extractor {
       for (Val* in : def->inputs()) inputs.push_back(copyOf(in));
       std::vector<Val*> outputs;
       for (Val* o : def->outputs()) {
-        FL_ASSERT(o->isA<Scalar>(), "scalar expr ", def->toString(),
-                  " has a tensor output");
+        FL_ASSERT(o->isA<Scalar>(), "scalar expr ", def->toString(), " has a tensor output");
         Scalar* copy = out_.fusion->newScalar(o->dtype());
         record(o, copy);
         outputs.push_back(copy);
       }
-      exprCopies_.emplace_back(
-          def, out_.fusion->newExpr(def->type(), inputs, outputs, def->attrs()));
+      exprCopies_.emplace_back(def,
+                               out_.fusion->newExpr(def->type(), inputs, outputs, def->attrs()));
       out_.scalarExprs.push_back(def);
     }
     return copyOf(root)->as<Scalar>();
   }
 
   IterDomain* baseIterDomain(const IterDomain* id) {
-    IterDomain* copy = out_.fusion->newIterDomain(
-        scalar(id->extent()), id->iterType(), scalar(id->expandedExtent()));
+    IterDomain* copy = out_.fusion->newIterDomain(scalar(id->extent()), id->iterType(),
+                                                  scalar(id->expandedExtent()));
     copy->parallelize(id->parallelType());
     mapIterDomain(id, copy);
     return copy;
@@ -338,8 +331,7 @@ class Extractor {
     if (def == nullptr) return baseIterDomain(id);
     replay(def);
     IterDomain* copy = idCopies_[slot(id)];
-    FL_ASSERT(copy != nullptr, "replaying ", def->toString(), " gave no ",
-              id->toString());
+    FL_ASSERT(copy != nullptr, "replaying ", def->toString(), " gave no ", id->toString());
     return copy;
   }
 
@@ -349,8 +341,7 @@ class Extractor {
     std::vector<IterDomain*> outputs;
     Fusion& seg = *out_.fusion;
     if (t->kind() == ir::TransformKind::Split) {
-      auto [outer, inner] =
-          seg.split(inputs[0], scalar(t->factor()), t->innerSplit());
+      auto [outer, inner] = seg.split(inputs[0], scalar(t->factor()), t->innerSplit());
       outputs = {outer, inner};
     } else {
       outputs = {seg.merge(inputs[0], inputs[1])};
@@ -374,8 +365,7 @@ class Extractor {
   }
 
   // Whether `id` is computed from `base` through transforms alone.
-  static bool derivable(const IterDomain* id,
-                        const std::unordered_set<const IterDomain*>& base) {
+  static bool derivable(const IterDomain* id, const std::unordered_set<const IterDomain*>& base) {
     if (base.count(id)) return true;
     const IterDomainTransform* def = id->definition();
     if (def == nullptr) return false;
@@ -446,8 +436,7 @@ class Extractor {
       d.logical = iterDomains(original.logical);
       d.allocation = iterDomains(original.allocation);
       // Mostly the loop domain is the logical one: its copies are too.
-      d.loop = original.loop == original.logical ? d.logical
-                                                 : iterDomains(original.loop);
+      d.loop = original.loop == original.logical ? d.logical : iterDomains(original.loop);
       d.contiguity = original.contiguity;
     }
     TensorView* copy = out_.fusion->newTensorView(std::move(d), tv->dtype());
@@ -493,16 +482,13 @@ class Extractor {
       case ExprType::Squeeze:
       case ExprType::Expand:
       case ExprType::Broadcast:
-      case ExprType::Reshape:
-        break;
-      default:
-        return;
+      case ExprType::Reshape: break;
+      default: return;
     }
     std::vector<std::optional<bool>> contiguity;
     for (const IterDomain* id : copy->maybeAllocation()) {
       if (id->isReduction()) continue;
-      contiguity.push_back(id->isBroadcast() ? std::nullopt
-                                             : std::optional<bool>(false));
+      contiguity.push_back(id->isBroadcast() ? std::nullopt : std::optional<bool>(false));
     }
     copy->setContiguity(std::move(contiguity));
   }
@@ -515,9 +501,8 @@ class Extractor {
       for (const auto& fo : complete_.outputs()) {
         if (fo.val == o && fo.aliasOf) {
           Val* aliasCopy = valCopies_[slot(fo.aliasOf)];
-          if (aliasCopy != nullptr &&
-              std::find(segmentInputs.begin(), segmentInputs.end(),
-                        aliasCopy) != segmentInputs.end()) {
+          if (aliasCopy != nullptr && std::find(segmentInputs.begin(), segmentInputs.end(),
+                                                aliasCopy) != segmentInputs.end()) {
             alias = aliasCopy;
           }
         }
@@ -549,8 +534,7 @@ class Extractor {
   std::vector<IterDomain*>& idCopies_;
   std::vector<uint8_t>& flags_;
   std::vector<std::pair<const Expr*, Expr*>> exprCopies_;
-  std::unordered_map<const IterDomainTransform*, IterDomainTransform*>
-      transformCopies_;
+  std::unordered_map<const IterDomainTransform*, IterDomainTransform*> transformCopies_;
 };
 
 // Contiguous strides, innermost last, for `sizes`; expanded broadcast axes
@@ -570,8 +554,8 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes,
 // An intermediate tensor as the runtime allocates it: contiguous in its
 // allocation order; the allocation shape when the allocation domain is not a
 // permutation of the logical one (DID axes are local shards of size 1).
-scheduler::TensorInputInfo describeIntermediate(
-    const TensorView& tv, const ir::ExpressionEvaluator& evaluator) {
+scheduler::TensorInputInfo describeIntermediate(const TensorView& tv,
+                                                const ir::ExpressionEvaluator& evaluator) {
   scheduler::TensorInputInfo info;
   const auto& logical = tv.logicalNoReductions();
   const auto allocation = ir::noReductions(tv.maybeAllocation());
@@ -581,9 +565,7 @@ scheduler::TensorInputInfo describeIntermediate(
   std::vector<int64_t> sizes;
   std::vector<bool> expanded;
   for (const IterDomain* id : allocation) {
-    sizes.push_back(permutation || !id->isDeviceDim()
-                        ? evaluator.evaluateExtent(id)
-                        : 1);
+    sizes.push_back(permutation || !id->isDeviceDim() ? evaluator.evaluateExtent(id) : 1);
     expanded.push_back(id->isBroadcast() && id->hasExpandedExtent());
   }
   const auto strides = contiguousStrides(sizes, expanded);
@@ -592,8 +574,7 @@ scheduler::TensorInputInfo describeIntermediate(
     info.strides = strides;
   } else {
     for (const IterDomain* id : logical) {
-      size_t k = std::find(allocation.begin(), allocation.end(), id) -
-                 allocation.begin();
+      size_t k = std::find(allocation.begin(), allocation.end(), id) - allocation.begin();
       info.sizes.push_back(sizes[k]);
       info.strides.push_back(strides[k]);
     }
@@ -606,12 +587,10 @@ scheduler::TensorInputInfo describeIntermediate(
 bool isNameLetter(char c) { return c == 'T' || c == 'i' || c == 'd' || c == 'b'; }
 
 bool isAlnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-         (c >= 'A' && c <= 'Z');
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-report::Json renameJson(const SegmentExtraction& segment,
-                        const report::Json& json) {
+report::Json renameJson(const SegmentExtraction& segment, const report::Json& json) {
   if (json.isString()) return segment.toCompleteNames(json.asString());
   if (json.isArray()) {
     report::Json out = report::Json::array();
@@ -652,9 +631,8 @@ int CompleteFusionIndex::position(const ir::Expr* expr) const {
 }
 
 void CompleteFusionIndex::sortTopologically(std::vector<ir::Expr*>& exprs) const {
-  std::sort(exprs.begin(), exprs.end(), [this](const Expr* a, const Expr* b) {
-    return position(a) < position(b);
-  });
+  std::sort(exprs.begin(), exprs.end(),
+            [this](const Expr* a, const Expr* b) { return position(a) < position(b); });
 }
 
 std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
@@ -662,8 +640,7 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
     for (const CopiedValue& value : copiedValues) {
       const int64_t index = value.first->nameIndex();
       if (index < 0) continue;
-      auto& table = value.first->isA<ir::TensorView>() ? tensorsByName_
-                                                        : scalarsByName_;
+      auto& table = value.first->isA<ir::TensorView>() ? tensorsByName_ : scalarsByName_;
       if (static_cast<size_t>(index) >= table.size()) {
         table.resize(static_cast<size_t>(index) + 1, {nullptr, nullptr});
       }
@@ -691,8 +668,7 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
   out.reserve(text.size());
   size_t copied = 0;  // text before this is in `out`
   for (size_t i = 0; i < text.size(); ++i) {
-    if (!isNameLetter(text[i]) ||
-        (i > 0 && isAlnum(text[i - 1]))) {
+    if (!isNameLetter(text[i]) || (i > 0 && isAlnum(text[i - 1]))) {
       continue;
     }
     size_t end = i + 1;
@@ -712,8 +688,7 @@ std::string SegmentExtraction::toCompleteNames(std::string_view text) const {
   return out;
 }
 
-std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index,
-                                 const std::vector<Expr*>& exprs,
+std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index, const std::vector<Expr*>& exprs,
                                  const std::vector<uint8_t>& inGroup) {
   const Fusion& complete = index.fusion();
   std::vector<Val*> outputs;
@@ -722,11 +697,9 @@ std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index,
       if (!o->isA<TensorView>()) continue;
       bool boundary = complete.isOutput(o) || (index.isExported(o) && !index.isReplicated(expr));
       if (!boundary && !index.isReplicated(expr)) {
-        boundary = std::any_of(o->uses().begin(), o->uses().end(),
-                               [&](const Expr* use) {
-                                 return inGroup[static_cast<size_t>(use->id())] == 0 &&
-                                        index.isLive(use);
-                               });
+        boundary = std::any_of(o->uses().begin(), o->uses().end(), [&](const Expr* use) {
+          return inGroup[static_cast<size_t>(use->id())] == 0 && index.isLive(use);
+        });
       }
       if (boundary) outputs.push_back(o);
     }
@@ -736,8 +709,7 @@ std::vector<Val*> segmentOutputs(const CompleteFusionIndex& index,
 }
 
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,
-                                 const std::vector<ir::Expr*>& exprs,
-                                 bool withCloneMap) {
+                                 const std::vector<ir::Expr*>& exprs, bool withCloneMap) {
   return Extractor(index, withCloneMap).run(exprs, /*whole=*/false);
 }
 
@@ -745,8 +717,7 @@ SegmentExtraction extractWholeFusion(const CompleteFusionIndex& index) {
   return Extractor(index, /*withCloneMap=*/true).run(index.exprs(), /*whole=*/true);
 }
 
-SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
-                                  const SegmentExtraction& segment,
+SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete, const SegmentExtraction& segment,
                                   const SegmenterContext& context) {
   SegmentRuntime runtime;
   runtime.evaluator = std::make_unique<ir::ExpressionEvaluator>();
@@ -780,8 +751,7 @@ SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
   return runtime;
 }
 
-void renameToComplete(const SegmentExtraction& segment,
-                      scheduler::SchedulerChoice& choice) {
+void renameToComplete(const SegmentExtraction& segment, scheduler::SchedulerChoice& choice) {
   for (auto& rejection : choice.rejected) {
     rejection.reason = segment.toCompleteNames(rejection.reason);
   }

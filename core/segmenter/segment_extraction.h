@@ -56,12 +56,8 @@ class CompleteFusionIndex {
 
   //! Marks forwarded exprs: their outputs are never segment boundaries,
   //! since every consumer segment recomputes them.
-  void setReplicated(std::unordered_set<const ir::Expr*> exprs) {
-    replicated_ = std::move(exprs);
-  }
-  bool isReplicated(const ir::Expr* expr) const {
-    return replicated_.count(expr) != 0;
-  }
+  void setReplicated(std::unordered_set<const ir::Expr*> exprs) { replicated_ = std::move(exprs); }
+  bool isReplicated(const ir::Expr* expr) const { return replicated_.count(expr) != 0; }
   const std::unordered_set<const ir::Expr*>& replicated() const { return replicated_; }
 
   //! Marks values that a segment producing them writes out even where the
@@ -133,8 +129,7 @@ std::vector<ir::Val*> segmentOutputs(const CompleteFusionIndex& index,
 //! the result's toSegment stays empty (the merger's trial extractions only
 //! ask the schedulers about the segment).
 SegmentExtraction extractSegment(const CompleteFusionIndex& index,
-                                 const std::vector<ir::Expr*>& exprs,
-                                 bool withCloneMap = true);
+                                 const std::vector<ir::Expr*>& exprs, bool withCloneMap = true);
 
 //! The whole fusion as one segment: every live expr, and exactly the complete
 //! fusion's inputs and outputs (aliases included) in their order.
@@ -151,13 +146,11 @@ struct SegmentRuntime {
 //! evaluator (context.evaluator) and describes each input: complete fusion
 //! inputs as context.inputs says, intermediates as contiguous tensors in
 //! their allocation order, 256-byte aligned, as the runtime allocates them.
-SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete,
-                                  const SegmentExtraction& segment,
+SegmentRuntime makeSegmentRuntime(const ir::Fusion& complete, const SegmentExtraction& segment,
                                   const SegmenterContext& context);
 
 //! `choice` with every text that names segment values (reasons, properties)
 //! rewritten to the complete fusion's names.
-void renameToComplete(const SegmentExtraction& segment,
-                      scheduler::SchedulerChoice& choice);
+void renameToComplete(const SegmentExtraction& segment, scheduler::SchedulerChoice& choice);
 
 }  // namespace fuserlab::segmenter

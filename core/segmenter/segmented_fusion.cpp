@@ -40,9 +40,8 @@ std::string SegmentedFusion::toString() const {
   out += "edges:\n";
   for (const auto& edge : edges_) {
     const auto* tv = edge.val->as<ir::TensorView>();
-    out += "  e{ " + groupText(groups_.at(edge.from)) + " -> " +
-           groupText(groups_.at(edge.to)) + "(" +
-           (tv ? tv->toString() : edge.val->name()) + ") }\n";
+    out += "  e{ " + groupText(groups_.at(edge.from)) + " -> " + groupText(groups_.at(edge.to)) +
+           "(" + (tv ? tv->toString() : edge.val->name()) + ") }\n";
   }
   return out + "}\n";
 }

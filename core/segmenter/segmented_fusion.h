@@ -48,8 +48,7 @@ struct SegmentedEdge {
 
 class SegmentedFusion {
  public:
-  explicit SegmentedFusion(std::unique_ptr<ir::Fusion> complete)
-      : complete_(std::move(complete)) {}
+  explicit SegmentedFusion(std::unique_ptr<ir::Fusion> complete) : complete_(std::move(complete)) {}
 
   const ir::Fusion& complete() const { return *complete_; }
   ir::Fusion& complete() { return *complete_; }

@@ -41,10 +41,8 @@ bool tryWholeFusion(SegmentedFusion& result, const CompleteFusionIndex& index,
   SegmentExtraction segment;
   try {
     segment = extractWholeFusion(index);
-    SegmentRuntime runtime =
-        makeSegmentRuntime(result.complete(), segment, context);
-    choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
-                                        context.provider, &rejected);
+    SegmentRuntime runtime = makeSegmentRuntime(result.complete(), segment, context);
+    choice = scheduler::chooseScheduler(*segment.fusion, runtime.info, context.provider, &rejected);
   } catch (const UserError& error) {
     log.add("whole_fusion", {}, false,
             "the whole fusion could not be scheduled: " + error.message());
@@ -55,19 +53,17 @@ bool tryWholeFusion(SegmentedFusion& result, const CompleteFusionIndex& index,
       rejection.reason = segment.toCompleteNames(rejection.reason);
     }
     log.add("whole_fusion", {}, false,
-            "no scheduler takes the whole fusion as one segment: " +
-                rejectionsSummary(rejected));
+            "no scheduler takes the whole fusion as one segment: " + rejectionsSummary(rejected));
     return false;
   }
   renameToComplete(segment, *choice);
   log.add("whole_fusion", {0}, true,
-          schedulerName(choice->type) +
-              " takes the whole fusion as one segment");
-  log.add("schedule", {0}, true,
-          "segment 0 (the whole fusion): " + schedulerName(choice->type) +
-              (choice->rejected.empty()
-                   ? std::string()
-                   : "; refused first by " + rejectionsSummary(choice->rejected)));
+          schedulerName(choice->type) + " takes the whole fusion as one segment");
+  log.add(
+      "schedule", {0}, true,
+      "segment 0 (the whole fusion): " + schedulerName(choice->type) +
+          (choice->rejected.empty() ? std::string()
+                                    : "; refused first by " + rejectionsSummary(choice->rejected)));
   SegmentedGroup group;
   group.id = 0;
   group.exprs = index.exprs();
@@ -82,9 +78,8 @@ bool tryWholeFusion(SegmentedFusion& result, const CompleteFusionIndex& index,
 
 std::string unschedulableMessage(const CandidateGroup& group,
                                  const std::vector<scheduler::Rejection>& rejected) {
-  std::string what = group.exprs.size() == 1
-                         ? exprSummary(*group.exprs.front()) + " on its own"
-                         : "the segment " + groupSummary(group.exprs);
+  std::string what = group.exprs.size() == 1 ? exprSummary(*group.exprs.front()) + " on its own"
+                                             : "the segment " + groupSummary(group.exprs);
   return "no scheduler can run " + what + ": " + rejectionsSummary(rejected) +
          ". Rewrite the op, or give the fusion inputs a shape or layout "
          "that one of these schedulers accepts";
@@ -105,8 +100,8 @@ bool schedulable(const SegmentedFusion& result, const CompleteFusionIndex& index
 // at all: it becomes a group of its own, whose output its readers read.
 void replicateOrMaterialize(const SegmentedFusion& result, CompleteFusionIndex& index,
                             std::vector<ForwardedChain>& chains,
-                            std::vector<CandidateGroup>& groups,
-                            const SegmenterContext& context, const DecisionLog& log) {
+                            std::vector<CandidateGroup>& groups, const SegmenterContext& context,
+                            const DecisionLog& log) {
   const std::vector<CandidateGroup> merged = groups;
   std::vector<CandidateGroup> materialized;
   int nextId = 0;
@@ -154,22 +149,20 @@ void replicateOrMaterialize(const SegmentedFusion& result, CompleteFusionIndex& 
 
 // Schedules each group and fills the SegmentedFusion's groups and edges.
 void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
-                    std::vector<CandidateGroup>& groups,
-                    const SegmenterContext& context, const DecisionLog& log) {
+                    std::vector<CandidateGroup>& groups, const SegmenterContext& context,
+                    const DecisionLog& log) {
   for (auto& group : groups) index.sortTopologically(group.exprs);
   std::stable_sort(groups.begin(), groups.end(),
                    [&](const CandidateGroup& a, const CandidateGroup& b) {
-                     return index.position(a.exprs.front()) <
-                            index.position(b.exprs.front());
+                     return index.position(a.exprs.front()) < index.position(b.exprs.front());
                    });
   for (size_t i = 0; i < groups.size(); ++i) {
     const CandidateGroup& candidate = groups[i];
     SegmentExtraction segment = extractSegment(index, candidate.exprs);
-    SegmentRuntime runtime =
-        makeSegmentRuntime(result.complete(), segment, context);
+    SegmentRuntime runtime = makeSegmentRuntime(result.complete(), segment, context);
     std::vector<scheduler::Rejection> rejected;
-    auto choice = scheduler::chooseScheduler(*segment.fusion, runtime.info,
-                                             context.provider, &rejected);
+    auto choice =
+        scheduler::chooseScheduler(*segment.fusion, runtime.info, context.provider, &rejected);
     if (!choice) {
       for (auto& rejection : rejected) {
         rejection.reason = segment.toCompleteNames(rejection.reason);
@@ -179,14 +172,11 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
     renameToComplete(segment, *choice);
     const int id = static_cast<int>(i);
     log.add("schedule", {id}, true,
-            "segment " + std::to_string(id) + " (group " +
-                std::to_string(candidate.id) + " " +
-                groupSummary(candidate.exprs) + "): " +
-                schedulerName(choice->type) +
+            "segment " + std::to_string(id) + " (group " + std::to_string(candidate.id) + " " +
+                groupSummary(candidate.exprs) + "): " + schedulerName(choice->type) +
                 (choice->rejected.empty()
                      ? std::string()
-                     : "; refused first by " +
-                           rejectionsSummary(choice->rejected)));
+                     : "; refused first by " + rejectionsSummary(choice->rejected)));
 
     SegmentedGroup group;
     group.id = id;
@@ -213,15 +203,14 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
       bool produced = false;
       for (const SegmentedGroup& from : segments) {
         if (from.id == to.id) continue;
-        if (std::find(from.outputs.begin(), from.outputs.end(), val) !=
-            from.outputs.end()) {
+        if (std::find(from.outputs.begin(), from.outputs.end(), val) != from.outputs.end()) {
           result.edges().push_back({from.id, to.id, val});
           produced = true;
           break;
         }
       }
-      FL_ASSERT(produced || !val->isA<ir::TensorView>() || val->definition() == nullptr,
-                "segment ", to.id, " reads ", val->name(),
+      FL_ASSERT(produced || !val->isA<ir::TensorView>() || val->definition() == nullptr, "segment ",
+                to.id, " reads ", val->name(),
                 ", which no segment produces and which is not a fusion input");
     }
   }
@@ -245,8 +234,7 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
   }
   std::stable_sort(result.edges().begin(), result.edges().end(),
                    [](const SegmentedEdge& a, const SegmentedEdge& b) {
-                     return std::make_pair(a.from, a.to) <
-                            std::make_pair(b.from, b.to);
+                     return std::make_pair(a.from, a.to) < std::make_pair(b.from, b.to);
                    });
 }
 
@@ -263,8 +251,9 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
       groups.push_back({expr});
       if (log != nullptr) {
         log->add("library_call", {}, true,
-                 exprSummary(*expr) + " runs in a segment of its own, never "
-                 "merged with other ops");
+                 exprSummary(*expr) +
+                     " runs in a segment of its own, never "
+                     "merged with other ops");
       }
       continue;
     }
@@ -272,17 +261,17 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
       groups.push_back({expr});
       if (log != nullptr) {
         log->add("cpu_reference_only", {}, true,
-                 exprSummary(*expr) + " has no GPU kernel in FuserLab yet: "
-                 "it is a segment of its own, never merged, which runs on the "
-                 "CPU reference backend and which the cuda backend refuses");
+                 exprSummary(*expr) +
+                     " has no GPU kernel in FuserLab yet: "
+                     "it is a segment of its own, never merged, which runs on the "
+                     "CPU reference backend and which the cuda backend refuses");
       }
       continue;
     }
     if (expr->type() != ir::ExprType::Matmul && expr->type() != ir::ExprType::Linear) {
       continue;
     }
-    const scheduler::MatmulMatch match =
-        scheduler::matchMatmulEpilogue(index.fusion(), *expr);
+    const scheduler::MatmulMatch match = scheduler::matchMatmulEpilogue(index.fusion(), *expr);
     std::vector<Expr*> group;
     for (const Expr* merged : match.exprs) {
       for (Expr* live : index.exprs()) {
@@ -296,8 +285,8 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                exprSummary(*expr) + ": " + step.what + ": " + step.reason);
     }
     log->add("matmul_epilogue", {}, true,
-             exprSummary(*expr) + " runs as one cuBLASLt call with epilogue " +
-                 match.epilogue + ", writing " + match.output->name() + " (" +
+             exprSummary(*expr) + " runs as one cuBLASLt call with epilogue " + match.epilogue +
+                 ", writing " + match.output->name() + " (" +
                  std::string(ir::toString(match.outputDtype)) + ")");
   }
   return groups;
@@ -305,8 +294,7 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
 
 }  // namespace
 
-SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
-                              const SegmenterContext& context,
+SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion, const SegmenterContext& context,
                               std::vector<SegmenterDecision>* logSink) {
   FL_ASSERT(fusion != nullptr, "segmentFusion needs a fusion");
   FL_ASSERT(context.device != nullptr, "segmentFusion needs a device");

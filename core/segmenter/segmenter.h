@@ -29,8 +29,8 @@ namespace fuserlab::segmenter {
 //! "matmul_epilogue" (each step of the epilogue matcher: an op merged into
 //! the cuBLASLt call or not, and why), "library_call", "cpu_reference_only"
 //! (an op without a GPU kernel, sealed in a segment of its own), "whole_fusion",
-//! "region" (a region between segment cuts tried as one group), "merge", "final_merge", "privatize", "revert_privatize", "forward",
-//! "segment_set", "schedule".
+//! "region" (a region between segment cuts tried as one group), "merge", "final_merge",
+//! "privatize", "revert_privatize", "forward", "segment_set", "schedule".
 struct SegmenterDecision {
   std::string kind;
   std::vector<int> groups;  //!< group ids involved (at the time)
@@ -62,8 +62,7 @@ struct SegmenterContext {
 //! Segments `fusion` (the passes' output; the segmenter may rewrite it) and
 //! chooses each segment's scheduler and params. A fusion no scheduler can
 //! take even expr by expr is a UserError naming the expr and the reasons.
-SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion,
-                              const SegmenterContext& context,
+SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion, const SegmenterContext& context,
                               std::vector<SegmenterDecision>* log);
 
 }  // namespace fuserlab::segmenter

@@ -50,8 +50,7 @@ std::vector<std::vector<size_t>> producersOf(const CompleteFusionIndex& index,
 }
 
 // Whether `from` reads, through any chain of groups, a value of `target`.
-bool dependsOn(const std::vector<std::vector<size_t>>& producers, size_t from,
-               size_t target) {
+bool dependsOn(const std::vector<std::vector<size_t>>& producers, size_t from, size_t target) {
   std::vector<size_t> stack{from};
   std::vector<bool> seen(producers.size(), false);
   while (!stack.empty()) {
@@ -86,8 +85,7 @@ const Val* sharedInput(const CandidateGroup& a, const CandidateGroup& b) {
 
 }  // namespace
 
-void mergeSiblingReductions(const CompleteFusionIndex& index,
-                            std::vector<CandidateGroup>& groups,
+void mergeSiblingReductions(const CompleteFusionIndex& index, std::vector<CandidateGroup>& groups,
                             const GroupSchedulable& schedulable, const DecisionLog& log) {
   int nextId = 0;
   for (const CandidateGroup& group : groups) nextId = std::max(nextId, group.id + 1);
@@ -112,11 +110,10 @@ void mergeSiblingReductions(const CompleteFusionIndex& index,
           if (std::find(exprs.begin(), exprs.end(), expr) == exprs.end()) exprs.push_back(expr);
         }
         index.sortTopologically(exprs);
-        const std::string pair = "group " + std::to_string(groups[a].id) + " " +
-                                 groupSummary(groups[a].exprs) + " and group " +
-                                 std::to_string(groups[b].id) + " " +
-                                 groupSummary(groups[b].exprs) + ", which both read " +
-                                 shared->name();
+        const std::string pair =
+            "group " + std::to_string(groups[a].id) + " " + groupSummary(groups[a].exprs) +
+            " and group " + std::to_string(groups[b].id) + " " + groupSummary(groups[b].exprs) +
+            ", which both read " + shared->name();
         if (!schedulable(exprs)) {
           refused.insert({groups[a].id, groups[b].id});
           log.add("sibling_merge", {groups[a].id, groups[b].id}, false,
@@ -124,8 +121,7 @@ void mergeSiblingReductions(const CompleteFusionIndex& index,
           continue;
         }
         log.add("sibling_merge", {groups[a].id, groups[b].id}, true,
-                pair + ", merge into group " + std::to_string(nextId) +
-                    ": the input is read once");
+                pair + ", merge into group " + std::to_string(nextId) + ": the input is read once");
         groups[a].exprs = std::move(exprs);
         groups[a].id = nextId++;
         groups[a].acceptedBy.reset();

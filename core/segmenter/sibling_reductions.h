@@ -22,8 +22,7 @@
 namespace fuserlab::segmenter {
 
 //! Merges sibling reduction groups of `groups` that a scheduler takes as one.
-void mergeSiblingReductions(const CompleteFusionIndex& index,
-                            std::vector<CandidateGroup>& groups,
+void mergeSiblingReductions(const CompleteFusionIndex& index, std::vector<CandidateGroup>& groups,
                             const GroupSchedulable& schedulable, const DecisionLog& log);
 
 }  // namespace fuserlab::segmenter

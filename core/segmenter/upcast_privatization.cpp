@@ -16,8 +16,8 @@ bool isUpcast(const Expr* expr) {
   if (expr == nullptr || expr->type() != ir::ExprType::Cast) return false;
   const Val* in = expr->input(0);
   const Val* out = expr->output(0);
-  return in->isA<TensorView>() && out->isA<TensorView>() &&
-         ir::isFloatingPoint(in->dtype()) && ir::isFloatingPoint(out->dtype()) &&
+  return in->isA<TensorView>() && out->isA<TensorView>() && ir::isFloatingPoint(in->dtype()) &&
+         ir::isFloatingPoint(out->dtype()) &&
          ir::sizeInBytes(out->dtype()) > ir::sizeInBytes(in->dtype());
 }
 
@@ -30,11 +30,9 @@ TensorView* likeCastOutput(ir::Fusion& fusion, const TensorView& tv) {
   }
   const auto& allocation = tv.domain().allocation;
   if (!allocation.empty() && allocation.size() == tv.logical().size() &&
-      std::is_permutation(allocation.begin(), allocation.end(),
-                          tv.logical().begin())) {
+      std::is_permutation(allocation.begin(), allocation.end(), tv.logical().begin())) {
     for (const ir::IterDomain* id : allocation) {
-      size_t i = std::find(tv.logical().begin(), tv.logical().end(), id) -
-                 tv.logical().begin();
+      size_t i = std::find(tv.logical().begin(), tv.logical().end(), id) - tv.logical().begin();
       domain.allocation.push_back(domain.logical[i]);
     }
     domain.contiguity = tv.contiguity();
@@ -42,8 +40,7 @@ TensorView* likeCastOutput(ir::Fusion& fusion, const TensorView& tv) {
   return fusion.newTensorView(std::move(domain), tv.dtype());
 }
 
-std::vector<Expr*> liveUses(const Val* val,
-                            const std::unordered_set<const Expr*>& live) {
+std::vector<Expr*> liveUses(const Val* val, const std::unordered_set<const Expr*>& live) {
   std::vector<Expr*> uses;
   for (Expr* use : val->uses()) {
     if (live.count(use)) uses.push_back(use);
@@ -62,9 +59,8 @@ std::string namesOf(const std::vector<Expr*>& exprs) {
 
 }  // namespace
 
-std::vector<PrivatizedUpcast> privatizeUpcasts(
-    ir::Fusion& fusion, const DecisionLog& log,
-    const std::unordered_set<const ir::Expr*>& keep) {
+std::vector<PrivatizedUpcast> privatizeUpcasts(ir::Fusion& fusion, const DecisionLog& log,
+                                               const std::unordered_set<const ir::Expr*>& keep) {
   const std::vector<Expr*> exprs = fusion.exprsForOutputs();
   std::unordered_set<const Expr*> live(exprs.begin(), exprs.end());
   std::vector<PrivatizedUpcast> upcasts;
@@ -84,8 +80,7 @@ std::vector<PrivatizedUpcast> privatizeUpcasts(
       if (uses.size() < 2 || uses.front() == expr) continue;
       Expr* cast = tv->definition();
       TensorView* copy = likeCastOutput(fusion, *tv);
-      Expr* clone = fusion.newExpr(ir::ExprType::Cast, {cast->input(0)}, {copy},
-                                   cast->attrs());
+      Expr* clone = fusion.newExpr(ir::ExprType::Cast, {cast->input(0)}, {copy}, cast->attrs());
       fusion.replaceExprInput(expr, tv, copy);
       live.insert(clone);
       auto it = std::find_if(upcasts.begin(), upcasts.end(),
@@ -97,8 +92,8 @@ std::vector<PrivatizedUpcast> privatizeUpcasts(
       }
       it->copies.push_back(clone);
       std::string& text = readers[it - upcasts.begin()];
-      text += (text.empty() ? "" : ", ") + expr->output(0)->name() +
-              " now reads its own copy " + exprSummary(*clone);
+      text += (text.empty() ? "" : ", ") + expr->output(0)->name() + " now reads its own copy " +
+              exprSummary(*clone);
     }
   }
   for (size_t i = 0; i < upcasts.size(); ++i) {
@@ -107,17 +102,14 @@ std::vector<PrivatizedUpcast> privatizeUpcasts(
             "upcast " + exprSummary(*cast) + " from " +
                 std::string(ir::toString(cast->input(0)->dtype())) + " to " +
                 std::string(ir::toString(cast->output(0)->dtype())) + " has " +
-                std::to_string(upcasts[i].copies.size() + 1) + " uses; " +
-                readers[i] + ", so a segment boundary can fall on the narrower " +
-                cast->input(0)->name());
+                std::to_string(upcasts[i].copies.size() + 1) + " uses; " + readers[i] +
+                ", so a segment boundary can fall on the narrower " + cast->input(0)->name());
   }
   return upcasts;
 }
 
-void revertPrivatizedUpcasts(ir::Fusion& fusion,
-                             const std::vector<PrivatizedUpcast>& upcasts,
-                             std::vector<CandidateGroup>& groups,
-                             const DecisionLog& log) {
+void revertPrivatizedUpcasts(ir::Fusion& fusion, const std::vector<PrivatizedUpcast>& upcasts,
+                             std::vector<CandidateGroup>& groups, const DecisionLog& log) {
   for (const PrivatizedUpcast& upcast : upcasts) {
     std::vector<Expr*> all = {upcast.original};
     all.insert(all.end(), upcast.copies.begin(), upcast.copies.end());
@@ -149,13 +141,11 @@ void revertPrivatizedUpcasts(ir::Fusion& fusion,
       }
       log.add("revert_privatize", {group.id}, true,
               "copies " + namesOf(here) + " of " + what + " met in group " +
-                  std::to_string(group.id) + "; readers of " +
-                  namesOf(removed) + " now read " + keep->output(0)->name() +
-                  " and the extra casts are removed");
+                  std::to_string(group.id) + "; readers of " + namesOf(removed) + " now read " +
+                  keep->output(0)->name() + " and the extra casts are removed");
       for (Expr* expr : removed) {
         fusion.replaceAllUsesWith(expr->output(0), keep->output(0));
-        group.exprs.erase(
-            std::find(group.exprs.begin(), group.exprs.end(), expr));
+        group.exprs.erase(std::find(group.exprs.begin(), group.exprs.end(), expr));
         fusion.removeExpr(expr);
       }
     }
@@ -166,8 +156,7 @@ void revertPrivatizedUpcasts(ir::Fusion& fusion,
       }
       log.add("revert_privatize", apart, false,
               "copies of " + what + " stay private in groups " + ids +
-                  ": each of those segments reads the narrower " + narrow +
-                  " and casts it itself");
+                  ": each of those segments reads the narrower " + narrow + " and casts it itself");
     }
   }
 }

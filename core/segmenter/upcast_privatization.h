@@ -34,9 +34,7 @@ std::vector<PrivatizedUpcast> privatizeUpcasts(
 //! one that is a fusion output, else the first) and removes the others from
 //! `fusion` and the group; logs "revert_privatize" for each upcast whose
 //! copies met in a group (accepted) or stayed apart (not accepted).
-void revertPrivatizedUpcasts(ir::Fusion& fusion,
-                             const std::vector<PrivatizedUpcast>& upcasts,
-                             std::vector<CandidateGroup>& groups,
-                             const DecisionLog& log);
+void revertPrivatizedUpcasts(ir::Fusion& fusion, const std::vector<PrivatizedUpcast>& upcasts,
+                             std::vector<CandidateGroup>& groups, const DecisionLog& log);
 
 }  // namespace fuserlab::segmenter

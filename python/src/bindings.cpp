@@ -82,8 +82,8 @@ PYBIND11_MODULE(_fuserlab, m) {
                  s.builder().callTensorMethod(handle, name, positional(s, args), where));
            })
       .def("binary_operator",
-           [](FusionSession& s, const std::string& op, const py::object& lhs,
-              const py::object& rhs, const std::string& where) {
+           [](FusionSession& s, const std::string& op, const py::object& lhs, const py::object& rhs,
+              const std::string& where) {
              return s.fromBuilder(
                  s.builder().binaryOperator(op, s.toBuilder(lhs), s.toBuilder(rhs), where));
            })
@@ -99,19 +99,20 @@ PYBIND11_MODULE(_fuserlab, m) {
              return py::make_tuple(val->name(), tv != nullptr, py::cast(val->dtype()),
                                    tv != nullptr ? tv->rank() : 0);
            })
-      .def("fusion_ir", [](FusionSession& s) { return fuserlab::ir::printFusionIr(s.builder().fusion()); })
+      .def("fusion_ir",
+           [](FusionSession& s) { return fuserlab::ir::printFusionIr(s.builder().fusion()); })
       .def("input_count", [](FusionSession& s) { return s.builder().fusion().inputs().size(); })
       .def("output_count", [](FusionSession& s) { return s.builder().fusion().outputs().size(); })
       .def("set_options", &FusionSession::setOptions)
-      .def("compile", [](FusionSession& s, const py::list& inputs) {
-        return s.compile(inputs).toJson().dump();
-      })
+      .def("compile", [](FusionSession& s,
+                         const py::list& inputs) { return s.compile(inputs).toJson().dump(); })
       .def("execute", &FusionSession::execute)
-      .def("report_json", [](FusionSession& s) -> py::object {
-        const fuserlab::report::CompileReport* report = s.lastReport();
-        if (report == nullptr) return py::none();
-        return py::str(report->toJson().dump());
-      })
+      .def("report_json",
+           [](FusionSession& s) -> py::object {
+             const fuserlab::report::CompileReport* report = s.lastReport();
+             if (report == nullptr) return py::none();
+             return py::str(report->toJson().dump());
+           })
       .def("cuda_code", &FusionSession::cudaCode)
       .def("repro_script", &FusionSession::reproScript)
       .def("segment_script", &FusionSession::segmentScript)

@@ -25,7 +25,8 @@ FusionSession::FusionSession(py::function makeValue) : makeValue_(std::move(make
 BuilderValue FusionSession::toBuilder(const py::handle& object) const {
   if (object.is_none()) return BuilderValue::none();
   if (py::isinstance<py::bool_>(object)) return BuilderValue::boolean(object.cast<bool>());
-  if (py::isinstance<ir::DataType>(object)) return BuilderValue::dataType(object.cast<ir::DataType>());
+  if (py::isinstance<ir::DataType>(object))
+    return BuilderValue::dataType(object.cast<ir::DataType>());
   if (py::hasattr(object, "_fl_handle")) {
     return BuilderValue::val(object.attr("_fl_handle").cast<int64_t>());
   }
@@ -168,8 +169,8 @@ const report::CompileReport& FusionSession::compile(const py::list& inputs) {
       cached->specs.push_back(specOf(argument));
     }
     cached->shapes = frontend::makeInputShapes(cached->specs);
-    cached->compiled = runtime::compileFusion(builder_.fusion(), options_, compileDevice(),
-                                              cached->shapes);
+    cached->compiled =
+        runtime::compileFusion(builder_.fusion(), options_, compileDevice(), cached->shapes);
     ++compileCount_;
     found = compiles_.emplace(key, std::move(cached)).first;
   }
@@ -237,8 +238,8 @@ std::string FusionSession::reproScript(const py::list& inputs) {
 std::string FusionSession::segmentScript(int segment) {
   FL_CHECK(last_ != nullptr, "no compile yet: call execute or report with inputs first");
   FL_CHECK(segment >= 0, "segment ", segment, " does not exist");
-  return frontend::writeSegmentRepro(last_->compiled, static_cast<size_t>(segment),
-                                     last_->specs, "a fuserlab.FusionDefinition");
+  return frontend::writeSegmentRepro(last_->compiled, static_cast<size_t>(segment), last_->specs,
+                                     "a fuserlab.FusionDefinition");
 }
 
 py::dict FusionSession::stats() const {

@@ -31,8 +31,7 @@ ir::DataType fromDLPack(const DLDataType& type) {
     case kDLUInt:
       if (type.bits == 8) return ir::DataType::Bool;  // numpy < 1.25 exports bool so
       break;
-    default:
-      break;
+    default: break;
   }
   FL_USER_ERROR("a DLPack tensor of type code ", int(type.code), " with ", int(type.bits),
                 " bits: FuserLab takes bool, int32, int64, float16, bfloat16, float32 "
@@ -61,9 +60,7 @@ struct Holder {
   DLManagedTensor managed{};
 };
 
-void deleteHolder(DLManagedTensor* managed) {
-  delete static_cast<Holder*>(managed->manager_ctx);
-}
+void deleteHolder(DLManagedTensor* managed) { delete static_cast<Holder*>(managed->manager_ctx); }
 
 // A capsule nobody consumed frees its tensor when Python collects it.
 void capsuleDestructor(PyObject* capsule) {
@@ -78,7 +75,8 @@ void capsuleDestructor(PyObject* capsule) {
 }  // namespace
 
 BorrowedTensor::BorrowedTensor(const py::object& object) {
-  FL_CHECK(py::hasattr(object, "__dlpack__"), "expected a tensor with __dlpack__ (a numpy "
+  FL_CHECK(py::hasattr(object, "__dlpack__"),
+           "expected a tensor with __dlpack__ (a numpy "
            "array or a torch tensor) or a Python number, found ",
            std::string(py::str(py::type::of(object).attr("__name__"))));
   py::object capsule = object.attr("__dlpack__")();

@@ -20,12 +20,10 @@
 namespace fuserlab::cli {
 
 CliResult runCli(const std::string& args) {
-  const std::string stderrPath = (std::filesystem::temp_directory_path() /
-                                  ("fuserlab_cli_stderr_" +
-                                   std::to_string(getpid())))
-                                     .string();
-  const std::string command = std::string(FUSERLAB_CLI_PATH) + " " + args +
-                              " 2>" + stderrPath;
+  const std::string stderrPath =
+      (std::filesystem::temp_directory_path() / ("fuserlab_cli_stderr_" + std::to_string(getpid())))
+          .string();
+  const std::string command = std::string(FUSERLAB_CLI_PATH) + " " + args + " 2>" + stderrPath;
   CliResult result;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return result;
@@ -56,8 +54,8 @@ std::string readAtMost(const std::string& path, size_t maxBytes) {
 
 }  // namespace
 
-BoundedCliResult runCliBounded(const std::vector<std::string>& args,
-                               uint64_t addressSpaceBytes, int timeoutSeconds) {
+BoundedCliResult runCliBounded(const std::vector<std::string>& args, uint64_t addressSpaceBytes,
+                               int timeoutSeconds) {
   const std::string stem = (std::filesystem::temp_directory_path() /
                             ("fuserlab_cli_bounded_" + std::to_string(getpid())))
                                .string();
@@ -91,8 +89,7 @@ BoundedCliResult runCliBounded(const std::vector<std::string>& args,
     execv(argv[0], argv.data());
     _exit(127);
   }
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
   int status = 0;
   while (true) {
     const pid_t done = waitpid(pid, &status, WNOHANG);
@@ -121,8 +118,7 @@ std::string source(const std::string& relative) {
 
 std::vector<std::string> bundledExamples() {
   std::vector<std::string> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(source("resources/examples"))) {
+  for (const auto& entry : std::filesystem::directory_iterator(source("resources/examples"))) {
     if (entry.path().extension() == ".py") {
       files.push_back(entry.path().filename().string());
     }

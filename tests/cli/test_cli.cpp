@@ -29,13 +29,11 @@ std::string readFile(const fs::path& path) {
 class CliExampleTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(CliExampleTest, RunsOnCpuBackendAndSavesOutputs) {
-  const fs::path out =
-      fs::temp_directory_path() / ("fuserlab_cli_" + GetParam());
+  const fs::path out = fs::temp_directory_path() / ("fuserlab_cli_" + GetParam());
   fs::remove_all(out);
   CliResult r = runCli("run " + source("resources/examples/" + GetParam()) +
-                       " --backend cpu --seed 3 --save-inputs " +
-                       (out / "in").string() + " --save-outputs " +
-                       (out / "out").string());
+                       " --backend cpu --seed 3 --save-inputs " + (out / "in").string() +
+                       " --save-outputs " + (out / "out").string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("outputs:"), std::string::npos) << r.output;
   const std::string manifest = readFile(out / "out" / "manifest.json");
@@ -46,8 +44,7 @@ TEST_P(CliExampleTest, RunsOnCpuBackendAndSavesOutputs) {
 }
 
 TEST_P(CliExampleTest, InspectPrintsSignatureAndIr) {
-  CliResult r = runCli("inspect " +
-                       source("resources/examples/" + GetParam()) +
+  CliResult r = runCli("inspect " + source("resources/examples/" + GetParam()) +
                        " --dump fusion_ir --json -");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("input signature"), std::string::npos);
@@ -55,24 +52,22 @@ TEST_P(CliExampleTest, InspectPrintsSignatureAndIr) {
   EXPECT_NE(r.output.find("\"fusion_ir\""), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Examples, CliExampleTest, testing::ValuesIn(bundledExamples()),
-    [](const testing::TestParamInfo<std::string>& test) {
-      std::string name = test.param.substr(0, test.param.size() - 3);
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Examples, CliExampleTest, testing::ValuesIn(bundledExamples()),
+                         [](const testing::TestParamInfo<std::string>& test) {
+                           std::string name = test.param.substr(0, test.param.size() - 3);
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 TEST(CliTest, SavedOutputsMatchSavedInputs) {
   // contiguous_pair adds two inputs: the saved output must be their sum.
   const fs::path out = fs::temp_directory_path() / "fuserlab_cli_pair";
   fs::remove_all(out);
   CliResult r = runCli("run " + source("tests/cli/scripts/contiguous_pair.py") +
-                       " --inputs 4x8:f32,4x8:f32 --save-inputs " +
-                       (out / "in").string() + " --save-outputs " +
-                       (out / "out").string());
+                       " --inputs 4x8:f32,4x8:f32 --save-inputs " + (out / "in").string() +
+                       " --save-outputs " + (out / "out").string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   auto a = fuserlab::runtime::readNpy((out / "in" / "input_0.npy").string());
   auto b = fuserlab::runtime::readNpy((out / "in" / "input_1.npy").string());
@@ -139,8 +134,7 @@ TEST(CliTest, MismatchedInputsAreUserErrors) {
   EXPECT_EQ(size.exitCode, 2) << size.output;
   // The two inputs have independent symbolic extents, so the mismatch is
   // found where they meet: the add.
-  EXPECT_NE(size.output.find("sizes 8 and 9 do not match on axis 1"),
-            std::string::npos)
+  EXPECT_NE(size.output.find("sizes 8 and 9 do not match on axis 1"), std::string::npos)
       << size.output;
 
   CliResult dtype = runCli("run " + file + " --inputs 4x8:f32,4x8:bf16");
@@ -160,8 +154,7 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(runCli("frobnicate").exitCode, 2);
   EXPECT_EQ(runCli("run").exitCode, 2);
   EXPECT_EQ(runCli("run /nonexistent/file.py").exitCode, 2);
-  CliResult opt = runCli("run " + source("resources/examples/softmax.py") +
-                         " --no-such-option 1");
+  CliResult opt = runCli("run " + source("resources/examples/softmax.py") + " --no-such-option 1");
   EXPECT_EQ(opt.exitCode, 2);
   EXPECT_NE(opt.output.find("--no-such-option"), std::string::npos);
 }
@@ -194,8 +187,7 @@ TEST(CliTest, ChoosingADefinitionWithoutInputsAsksForThem) {
   const std::string file = source("tests/cli/scripts/two_defs_one_block.py");
   CliResult r = runCli("run " + file + " --fusion unused");
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("pass --inputs for unused"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("pass --inputs for unused"), std::string::npos) << r.output;
   CliResult ok = runCli("run " + file + " --fusion unused --inputs 8:f32");
   EXPECT_EQ(ok.exitCode, 0) << ok.output;
 }

@@ -28,8 +28,7 @@ TEST(CliBenchTest, WithoutAGpuBenchIsAUserError) {
   }
   const CliResult r = runCli("bench " + siluMul());
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("fuserlab-cli bench: no CUDA device: "), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("fuserlab-cli bench: no CUDA device: "), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("median"), std::string::npos) << r.output;
 }
 
@@ -40,8 +39,7 @@ TEST(CliBenchTest, OptionErrorsExitTwo) {
       << r.output;
   r = runCli("bench " + siluMul() + " --samples many");
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("--samples expects an integer, found 'many'"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("--samples expects an integer, found 'many'"), std::string::npos)
       << r.output;
   r = runCli("bench " + siluMul() + " --warmup -1");
   EXPECT_EQ(r.exitCode, 2) << r.output;
@@ -80,8 +78,7 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
   }
   const fs::path path = fs::temp_directory_path() / "fuserlab_cli_bench.json";
   fs::remove(path);
-  const CliResult r =
-      runCli("bench " + siluMul() + " --samples 20 --json " + path.string());
+  const CliResult r = runCli("bench " + siluMul() + " --samples 20 --json " + path.string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("fusion on the GPU (events)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("bandwidth ratio"), std::string::npos) << r.output;
@@ -91,12 +88,28 @@ TEST(CliBenchTest, BenchesSiluMulOnTheGpu) {
   std::stringstream text;
   text << in.rdbuf();
   const Json json = Json::parse(text.str());
-  for (const char* key :
-       {"fusion", "device", "inputs", "gpu_us", "samples_us", "launches", "bytes_moved",
-        "effective_bandwidth_bytes_per_s", "copy", "bandwidth_ratio", "host_us",
-        "host_us_per_launch", "run_wall_us", "first_run_ms", "compile_ms", "compile_us",
-        "params_sources", "l2_flush_bytes", "kernels_built", "compile_ms_per_kernel",
-        "first_run_images", "kernel_build"}) {
+  for (const char* key : {"fusion",
+                          "device",
+                          "inputs",
+                          "gpu_us",
+                          "samples_us",
+                          "launches",
+                          "bytes_moved",
+                          "effective_bandwidth_bytes_per_s",
+                          "copy",
+                          "bandwidth_ratio",
+                          "host_us",
+                          "host_us_per_launch",
+                          "run_wall_us",
+                          "first_run_ms",
+                          "compile_ms",
+                          "compile_us",
+                          "params_sources",
+                          "l2_flush_bytes",
+                          "kernels_built",
+                          "compile_ms_per_kernel",
+                          "first_run_images",
+                          "kernel_build"}) {
     EXPECT_NE(json.get(key), nullptr) << key << " missing in " << text.str();
   }
   ASSERT_NE(json.get("gpu_us"), nullptr);

@@ -23,9 +23,10 @@ std::string readFile(const std::filesystem::path& path) {
 }
 
 std::filesystem::path freshDirectory(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("fuserlab_cli_compile_" + name + "_" +
-                                     std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("fuserlab_cli_compile_" + name + "_" +
+       std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::remove_all(dir);
   return dir;
 }
@@ -36,7 +37,8 @@ TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
                        " --device a100-80gb --out " + out.string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("kernel pointwise_seg0 (segment 0, pointwise): grid ["),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("(sm_80)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("NVRTC: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("cubin "), std::string::npos) << r.output;
@@ -47,7 +49,9 @@ TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
   EXPECT_TRUE(std::filesystem::exists(out / "fuserlab_device.cuh"));
   const std::string cubin = readFile(out / "pointwise_seg0.cubin");
   ASSERT_GT(cubin.size(), 4u);
-  EXPECT_EQ(cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
   std::filesystem::remove_all(out);
 }
 
@@ -123,8 +127,7 @@ TEST(CliCompileTest, SizesThatContradictTheFusionExitTwoBeforeAnyKernel) {
       "script) has 4096, T18 ('T16' in the script) has 4095";
   for (const std::string& command :
        {"compile " + script + inputs, "inspect " + script + inputs,
-        "graph " + script + inputs + " --segmented --format dot -o -",
-        "run " + script + inputs}) {
+        "graph " + script + inputs + " --segmented --format dot -o -", "run " + script + inputs}) {
     SCOPED_TRACE(command);
     const CliResult r = runCli(command);
     EXPECT_EQ(r.exitCode, 2) << r.output;
@@ -136,13 +139,12 @@ TEST(CliCompileTest, SizesThatContradictTheFusionExitTwoBeforeAnyKernel) {
     EXPECT_EQ(r.output.find("kernel "), std::string::npos) << r.output;
     if (command.rfind("run", 0) != 0) {
       // At the script's call that made the mul (T17 = fd.ops.mul(T14, T16)).
-      EXPECT_NE(r.output.find("layer_norm.py:25:11: error: mul: operand sizes"),
-                std::string::npos)
+      EXPECT_NE(r.output.find("layer_norm.py:25:11: error: mul: operand sizes"), std::string::npos)
           << r.output;
     }
   }
-  const CliResult fine = runCli("compile " + script +
-                                " --inputs 512x4096:bf16,4096:bf16,4096:bf16");
+  const CliResult fine =
+      runCli("compile " + script + " --inputs 512x4096:bf16,4096:bf16,4096:bf16");
   EXPECT_EQ(fine.exitCode, 0) << fine.output;
 }
 

@@ -19,8 +19,7 @@ namespace {
 
 std::vector<std::string> corpusScripts() {
   std::vector<std::string> names;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(source("tests/frontend/corpus"))) {
+  for (const auto& entry : std::filesystem::directory_iterator(source("tests/frontend/corpus"))) {
     if (entry.path().extension() == ".py") {
       names.push_back(entry.path().filename().string());
     }

@@ -13,9 +13,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using fuserlab::report::Json;
 using fuserlab::cli::CliResult;
 using fuserlab::cli::runCli;
+using fuserlab::report::Json;
 
 const Json* findByKey(const Json& devices, const std::string& key) {
   for (const Json& device : devices.items()) {
@@ -27,10 +27,9 @@ const Json* findByKey(const Json& devices, const std::string& key) {
 TEST(CliDevicesTest, ListsTheBuiltinTableAndThisMachinesGpus) {
   const CliResult r = runCli("devices");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  for (const char* key : {"v100", "a100-80gb", "h100", "h200", "l40s",
-                          "rtx6000-ada"}) {
-    EXPECT_NE(r.output.find(std::string("\n  ") + key + " "), std::string::npos)
-        << key << "\n" << r.output;
+  for (const char* key : {"v100", "a100-80gb", "h100", "h200", "l40s", "rtx6000-ada"}) {
+    EXPECT_NE(r.output.find(std::string("\n  ") + key + " "), std::string::npos) << key << "\n"
+                                                                                 << r.output;
   }
   // The H100 row: arch, SMs, L2, bandwidth, opt-in shared memory per block.
   EXPECT_NE(r.output.find("NVIDIA H100 SXM5 80GB"), std::string::npos);
@@ -39,8 +38,7 @@ TEST(CliDevicesTest, ListsTheBuiltinTableAndThisMachinesGpus) {
   EXPECT_NE(r.output.find("CUDA devices of this machine"), std::string::npos);
   // Either a GPU is listed or the output says why there is none.
   const bool noGpu =
-      r.output.find("no CUDA device present (cudaGetDeviceCount: ") !=
-      std::string::npos;
+      r.output.find("no CUDA device present (cudaGetDeviceCount: ") != std::string::npos;
   const bool gpu = r.output.find("\n  cuda:0 ") != std::string::npos;
   EXPECT_NE(noGpu, gpu) << r.output;
 }
@@ -55,8 +53,7 @@ TEST(CliDevicesTest, JsonToStdoutHasEveryDevice) {
   EXPECT_EQ(h100->get("arch")->asString(), "sm_90");
   EXPECT_EQ(h100->get("sm_count")->asInt(), 132);
   EXPECT_EQ(h100->get("l2_cache_bytes")->asInt(), 50 * 1024 * 1024);
-  EXPECT_EQ(h100->get("shared_memory_per_block_optin_bytes")->asInt(),
-            227 * 1024);
+  EXPECT_EQ(h100->get("shared_memory_per_block_optin_bytes")->asInt(), 227 * 1024);
   EXPECT_NE(findByKey(*json.get("builtin"), "rtx6000-ada"), nullptr);
   const auto& cuda = json.get("cuda")->items();
   if (cuda.empty()) {
@@ -88,8 +85,7 @@ TEST(CliDevicesTest, BadArgumentsExitWithTwo) {
   EXPECT_NE(r.output.find("unknown option --device"), std::string::npos);
   r = runCli("devices h100");
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("devices takes no arguments, found 'h100'"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("devices takes no arguments, found 'h100'"), std::string::npos)
       << r.output;
 }
 

@@ -43,8 +43,8 @@ std::string rootElement(const std::string& xml) {
 }
 
 std::filesystem::path scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fuserlab_cli_graph_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fuserlab_cli_graph_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir / name;
 }
@@ -57,8 +57,8 @@ TEST(CliGraphTest, WritesDotSvgAndPng) {
   const auto png = scratch("seg.png");
   for (const auto& [format, path] :
        {std::pair{"dot", dot}, std::pair{"svg", svg}, std::pair{"png", png}}) {
-    CliResult r = runCli("graph " + kSeed000 + " --segmented --format " + format +
-                         " -o " + path.string());
+    CliResult r =
+        runCli("graph " + kSeed000 + " --segmented --format " + format + " -o " + path.string());
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("wrote " + path.string()), std::string::npos) << r.output;
   }
@@ -88,10 +88,10 @@ TEST(CliGraphTest, FormatFollowsTheExtensionAndDotGoesToStdout) {
 }
 
 TEST(CliGraphTest, UpcastStrategiesGiveDifferentSegmentedGraphs) {
-  CliResult forward = runCli("graph " + kSeed000 +
-                             " --segmented --set upcast=forward --format dot -o -");
-  CliResult privatize = runCli("graph " + kSeed000 +
-                               " --segmented --set upcast=privatize --format dot -o -");
+  CliResult forward =
+      runCli("graph " + kSeed000 + " --segmented --set upcast=forward --format dot -o -");
+  CliResult privatize =
+      runCli("graph " + kSeed000 + " --segmented --set upcast=privatize --format dot -o -");
   ASSERT_EQ(forward.exitCode, 0) << forward.output;
   ASSERT_EQ(privatize.exitCode, 0) << privatize.output;
   EXPECT_NE(forward.stdoutText, privatize.stdoutText);
@@ -112,8 +112,8 @@ TEST(CliGraphTest, OverviewAndOneSegment) {
 TEST(CliGraphTest, ClearErrors) {
   CliResult r = runCli("graph " + kSeed000 + " --format jpeg -o x.jpeg");
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.output.find("unknown graph format 'jpeg'; choose dot, svg or png"),
-            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown graph format 'jpeg'; choose dot, svg or png"), std::string::npos)
+      << r.output;
   r = runCli("graph " + kSeed000 + " --format svg");
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("missing -o OUT"), std::string::npos) << r.output;

@@ -89,15 +89,15 @@ class CliHostileTest : public ::testing::Test {
       const BoundedCliResult r = runCliBounded(c.args, kAddressSpaceBytes, kTimeoutSeconds);
       EXPECT_FALSE(r.timedOut) << "no answer within " << kTimeoutSeconds << " s";
       EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << "\n" << r.output;
-      EXPECT_TRUE(r.exitCode == 0 || r.exitCode == 2)
-          << "exit " << r.exitCode << "\n" << r.output.substr(0, 4000);
+      EXPECT_TRUE(r.exitCode == 0 || r.exitCode == 2) << "exit " << r.exitCode << "\n"
+                                                      << r.output.substr(0, 4000);
       if (r.exitCode == 2) {
         EXPECT_NE(r.output.find("fuserlab-cli"), std::string::npos) << r.output;
       }
       if (!c.expected.empty()) {
         EXPECT_EQ(r.exitCode, 2) << r.output.substr(0, 4000);
-        EXPECT_NE(r.output.find(c.expected), std::string::npos)
-            << "wanted: " << c.expected << "\n" << r.output.substr(0, 4000);
+        EXPECT_NE(r.output.find(c.expected), std::string::npos) << "wanted: " << c.expected << "\n"
+                                                                << r.output.substr(0, 4000);
       }
     }
   }
@@ -143,24 +143,27 @@ TEST_F(CliHostileTest, SpecialAndHugeFilesAreRefusedBeforeReading) {
       {"/dev/zero as the script", {"run", "/dev/zero"}, "it is a character device"},
       {"link to /dev/zero", {"compile", path("zero.py")}, "it is a character device"},
       {"directory", {"inspect", path("directory.py")}, "it is a directory"},
-      {"1 GiB script", {"inspect", path("huge.py")},
+      {"1 GiB script",
+       {"inspect", path("huge.py")},
        "it holds 1 GiB, more than the 32 MiB FuserLab reads"},
       {"missing script", {"inspect", path("nothing.py")}, "no such file"},
       {"pipe to db import", {"db", "import", fifo, "--db", db}, "it is a named pipe"},
-      {"/dev/zero to db import", {"db", "import", "/dev/zero", "--db", db},
+      {"/dev/zero to db import",
+       {"db", "import", "/dev/zero", "--db", db},
        "it is a character device"},
-      {"pipe as --params", {"db", "put", example, "--segment", "0", "--params",
-                            "@" + fifo, "--db", db, "--device", "h100"},
+      {"pipe as --params",
+       {"db", "put", example, "--segment", "0", "--params", "@" + fifo, "--db", db, "--device",
+        "h100"},
        "cannot read the params file"},
-      {"/dev/zero as --params", {"db", "put", example, "--segment", "0", "--params",
-                                 "@/dev/zero", "--db", db, "--device", "h100"},
+      {"/dev/zero as --params",
+       {"db", "put", example, "--segment", "0", "--params", "@/dev/zero", "--db", db, "--device",
+        "h100"},
        "it is a character device"},
       // SQLite waited on a pipe for a writer.
       {"pipe as --db", {"db", "list", "--db", fifo}, "heuristics database"},
       {"pipe as --db (inspect)", {"inspect", example, "--db", fifo}, "it is a named pipe"},
       {"pipe to db merge", {"db", "merge", fifo, "--db", db}, "it is a named pipe"},
-      {"directory as --db", {"db", "verify", "--db", path("directory.py")},
-       "it is a directory"},
+      {"directory as --db", {"db", "verify", "--db", path("directory.py")}, "it is a directory"},
   });
 }
 
@@ -176,32 +179,44 @@ TEST_F(CliHostileTest, NumbersPastTheirRangeAreUserErrorsWithTheRange) {
   ASSERT_EQ(created.exitCode, 0) << created.output;
   const std::string big = "99999999999999999999";
   expectHandled({
-      {"db show", {"db", "show", big, "--db", db},
+      {"db show",
+       {"db", "show", big, "--db", db},
        "the entry id expects an integer from 0 to 9223372036854775807, found '" + big + "'"},
-      {"db put --segment", {"db", "put", example, "--segment", big, "--params",
-                            kPointwiseParams, "--db", db, "--device", "h100"},
+      {"db put --segment",
+       {"db", "put", example, "--segment", big, "--params", kPointwiseParams, "--db", db,
+        "--device", "h100"},
        "--segment expects an integer from 0 to 9223372036854775807, found '" + big + "'"},
-      {"run --seed past 64 bits", {"run", example, "--seed", big},
+      {"run --seed past 64 bits",
+       {"run", example, "--seed", big},
        "--seed expects an integer from 0 to 18446744073709551615"},
-      {"run --seed -1", {"run", example, "--seed", "-1"},
+      {"run --seed -1",
+       {"run", example, "--seed", "-1"},
        "--seed expects an integer from 0 to 18446744073709551615, found '-1'"},
       {"run --ranks", {"run", example, "--ranks", big}, "expects an integer from 1 to 64"},
-      {"graph --segment", {"graph", example, "--segment", big, "--format", "dot", "-o", "-"},
+      {"graph --segment",
+       {"graph", example, "--segment", big, "--format", "dot", "-o", "-"},
        "expects an integer from 0 to 2147483647"},
-      {"bench --samples", {"bench", example, "--samples", big},
+      {"bench --samples",
+       {"bench", example, "--samples", big},
        "--samples must be between 20 and 100000"},
-      {"tune --segment", {"tune", example, "--db", db, "--dry-run", "--segment", "4294967296"},
+      {"tune --segment",
+       {"tune", example, "--db", db, "--dry-run", "--segment", "4294967296"},
        "--segment expects an integer from 0 to 2147483647, found '4294967296'"},
-      {"tune --budget", {"tune", example, "--db", db, "--dry-run", "--budget", big},
+      {"tune --budget",
+       {"tune", example, "--db", db, "--dry-run", "--budget", big},
        "--budget expects an integer"},
-      {"tune --seed", {"tune", example, "--db", db, "--dry-run", "--seed", big},
+      {"tune --seed",
+       {"tune", example, "--db", db, "--dry-run", "--seed", big},
        "--seed expects an integer"},
-      {"--inputs size", {"run", example, "--inputs", big + ":f32"},
+      {"--inputs size",
+       {"run", example, "--inputs", big + ":f32"},
        "a size expects an integer from 0 to 281474976710656"},
-      {"--inputs negative size", {"run", example, "--inputs", "-4x4:f32"},
+      {"--inputs negative size",
+       {"run", example, "--inputs", "-4x4:f32"},
        "a size expects an integer from 0"},
       {"--inputs product past 64 bits",
-       {"run", example, "--inputs", "4294967296x4294967296:f32,1,1,1,1,1,1,1"}, ""},
+       {"run", example, "--inputs", "4294967296x4294967296:f32,1,1,1,1,1,1,1"},
+       ""},
       {"--device cuda:N", {"compile", example, "--device", "cuda:" + big}, "--device"},
   });
 }
@@ -211,10 +226,9 @@ TEST_F(CliHostileTest, NumbersPastTheirRangeAreUserErrorsWithTheRange) {
 TEST_F(CliHostileTest, StoredSizePastSixtyFourBitsIsANote) {
   const std::string script = write("f.py", std::string(kHeader) + kFusion);
   const std::string db = path("h.db");
-  const BoundedCliResult put = runCliBounded(
-      {"db", "put", script, "--segment", "0", "--params", kPointwiseParams, "--db", db,
-       "--device", "h100"},
-      kAddressSpaceBytes, kTimeoutSeconds);
+  const BoundedCliResult put = runCliBounded({"db", "put", script, "--segment", "0", "--params",
+                                              kPointwiseParams, "--db", db, "--device", "h100"},
+                                             kAddressSpaceBytes, kTimeoutSeconds);
   ASSERT_EQ(put.exitCode, 0) << put.output;
   const BoundedCliResult exported =
       runCliBounded({"db", "export", "--db", db}, kAddressSpaceBytes, kTimeoutSeconds);
@@ -226,12 +240,12 @@ TEST_F(CliHostileTest, StoredSizePastSixtyFourBitsIsANote) {
   line.replace(begin, line.find('"', begin) - begin, "99999999999999999999x8");
   const std::string edited = write("edited.jsonl", line + "\n");
   const std::string damaged = path("damaged.db");
-  const BoundedCliResult imported = runCliBounded(
-      {"db", "import", edited, "--db", damaged}, kAddressSpaceBytes, kTimeoutSeconds);
+  const BoundedCliResult imported =
+      runCliBounded({"db", "import", edited, "--db", damaged}, kAddressSpaceBytes, kTimeoutSeconds);
   ASSERT_EQ(imported.exitCode, 0) << imported.output;
-  const BoundedCliResult inspect = runCliBounded(
-      {"inspect", script, "--device", "h100", "--db", damaged}, kAddressSpaceBytes,
-      kTimeoutSeconds);
+  const BoundedCliResult inspect =
+      runCliBounded({"inspect", script, "--device", "h100", "--db", damaged}, kAddressSpaceBytes,
+                    kTimeoutSeconds);
   EXPECT_EQ(inspect.exitCode, 0) << inspect.output;
   EXPECT_NE(inspect.output.find("stored sizes '99999999999999999999x8' are not of the form"),
             std::string::npos)
@@ -244,20 +258,20 @@ TEST_F(CliHostileTest, StoredSizePastSixtyFourBitsIsANote) {
 TEST_F(CliHostileTest, GeneratedLargeInputsEndInTime) {
   const std::string header = kHeader;
   std::vector<HostileCase> cases;
-  auto add = [&](const std::string& name, const std::string& text,
-                 const std::string& expected) {
+  auto add = [&](const std::string& name, const std::string& text, const std::string& expected) {
     cases.push_back({name, {"inspect", write(name, text), "--device", "h100"}, expected});
   };
   const std::string deeper = "nesting deeper than 200 levels is not supported";
   add("parens_100k.py",
-      header + "x = " + std::string(100000, '(') + "1" + std::string(100000, ')') + "\n",
-      deeper);
+      header + "x = " + std::string(100000, '(') + "1" + std::string(100000, ')') + "\n", deeper);
   std::string adds = "T0";
   for (int i = 0; i < 10000; ++i) adds = "fd.ops.add(" + adds + ", T0)";
   add("add_calls_10k_deep.py",
-      header + "def f(fd: FusionDefinition) -> None:\n"
-               "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], "
-               "dtype=DataType.Float)\n    T1 = " + adds + "\n    fd.add_output(T1)\n",
+      header +
+          "def f(fd: FusionDefinition) -> None:\n"
+          "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], "
+          "dtype=DataType.Float)\n    T1 = " +
+          adds + "\n    fd.add_output(T1)\n",
       deeper);
   add("lists_100k_deep.py",
       header + "x = " + std::string(100000, '[') + std::string(100000, ']') + "\n", deeper);
@@ -272,10 +286,12 @@ TEST_F(CliHostileTest, GeneratedLargeInputsEndInTime) {
   for (int i = 0; i < 1000; ++i) indented += std::string(i, ' ') + "if True:\n";
   add("indent_1000.py", indented + std::string(1000, ' ') + "pass\n", deeper);
 
-  std::string lines = header +
+  std::string lines =
+      header +
       "def f(fd: FusionDefinition) -> None:\n"
       "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n";
-  for (int i = 0; i < 100000; ++i) lines += "    x" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  for (int i = 0; i < 100000; ++i)
+    lines += "    x" + std::to_string(i) + " = " + std::to_string(i) + "\n";
   lines += "    fd.add_output(fd.ops.exp(T0))\n";
   add("lines_100k.py", lines, "");
   std::string comments = std::string(kHeader) + kFusion;
@@ -287,28 +303,27 @@ TEST_F(CliHostileTest, GeneratedLargeInputsEndInTime) {
   add("inputs_block_100k.py", inputs + "]\n", "");
   std::string duplicates = header;
   for (int i = 0; i < 5000; ++i) {
-    duplicates += "def f(fd: FusionDefinition) -> None:\n"
-                  "    T0 = fd.define_tensor(shape=[-1], contiguity=[True])\n"
-                  "    T0 = fd.define_tensor(shape=[-1], contiguity=[True])\n"
-                  "    fd.add_output(T0)\n";
+    duplicates +=
+        "def f(fd: FusionDefinition) -> None:\n"
+        "    T0 = fd.define_tensor(shape=[-1], contiguity=[True])\n"
+        "    T0 = fd.define_tensor(shape=[-1], contiguity=[True])\n"
+        "    fd.add_output(T0)\n";
   }
-  add("duplicate_definitions_5000.py", duplicates + "with FusionDefinition() as fd:\n    f(fd)\n", "");
+  add("duplicate_definitions_5000.py", duplicates + "with FusionDefinition() as fd:\n    f(fd)\n",
+      "");
   add("long_line_10_mib.py", header + "x = '" + std::string(10 << 20, 'a') + "'\n", "");
   add("unterminated_string_1_mib.py", header + "x = '" + std::string(1 << 20, 'a') + "\n", "");
   std::mt19937 random(43);
   std::string garbage(1 << 16, '\0');
   for (char& c : garbage) c = static_cast<char>(random());
   add("garbage.py", garbage, "");
-  add("self_referential_list.py",
-      header + "x = []\nx.append(x)\ny = []\ny.append(y)\nb = x == y\n",
+  add("self_referential_list.py", header + "x = []\nx.append(x)\ny = []\ny.append(y)\nb = x == y\n",
       "values nested more than 200 deep");
-  add("doubled_list.py",
-      header + "x = [[]]\nfor i in range(60):\n    x = [x, x]\ny = sorted(x)\n",
+  add("doubled_list.py", header + "x = [[]]\nfor i in range(60):\n    x = [x, x]\ny = sorted(x)\n",
       "compares or prints more than");
   add("doubled_string.py", header + "x = 'ab'\nfor i in range(60):\n    x = x + x\n",
       "more than FuserLab's reader keeps");
-  add("retained_lists.py",
-      header + "d = {}\nfor i in range(60000):\n    d[i] = [i] * 1000\n",
+  add("retained_lists.py", header + "d = {}\nfor i in range(60000):\n    d[i] = [i] * 1000\n",
       "builds or copies more than");
   expectHandled(cases);
 }

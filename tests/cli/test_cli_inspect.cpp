@@ -21,8 +21,7 @@ Json inspectJson(const std::string& args) {
   return Json::parse(r.stdoutText);
 }
 
-std::vector<const Json*> segmentsWith(const Json& report,
-                                      const std::string& scheduler) {
+std::vector<const Json*> segmentsWith(const Json& report, const std::string& scheduler) {
   std::vector<const Json*> found;
   for (const Json& segment : report.get("segments")->items()) {
     if (segment.get("scheduler")->asString() == scheduler) {
@@ -32,15 +31,12 @@ std::vector<const Json*> segmentsWith(const Json& report,
   return found;
 }
 
-int64_t kernelCount(const Json& report) {
-  return report.get("kernel_count")->asInt();
-}
+int64_t kernelCount(const Json& report) { return report.get("kernel_count")->asInt(); }
 
 // S = 65536: a bf16 row (128 KiB) fits the H100's persistent budget, a float
 // row (256 KiB) does not.
-const std::string kSeed000 =
-    source("resources/examples/seed000_forwarding_miss.py") +
-    " --device h100 --inputs 128x65536:bf16,10:bf16";
+const std::string kSeed000 = source("resources/examples/seed000_forwarding_miss.py") +
+                             " --device h100 --inputs 128x65536:bf16,10:bf16";
 
 TEST(InspectCompileTest, TextSaysWhyTheHeuristicChoseItsShape) {
   // The reasons the report carries as properties, in the text too.
@@ -53,8 +49,8 @@ TEST(InspectCompileTest, TextSaysWhyTheHeuristicChoseItsShape) {
             std::string::npos)
       << masked.output;
   EXPECT_NE(masked.output.find("    vectorize limited by: "), std::string::npos) << masked.output;
-  CliResult colSum = runCli("inspect " + source("tests/perf/suite/col_sum_8192x4096.py") +
-                            " --device h100");
+  CliResult colSum =
+      runCli("inspect " + source("tests/perf/suite/col_sum_8192x4096.py") + " --device h100");
   EXPECT_EQ(colSum.exitCode, 0) << colSum.output;
   EXPECT_NE(colSum.output.find("    cluster reduction: clusters of 8 (32 column groups x 8 = 256 "
                                "blocks of 256 threads, 256 to 512 threads per SM)"),
@@ -70,8 +66,7 @@ TEST(InspectCompileTest, Seed000PrivatizeKeepsBf16PersistentBuffer) {
   ASSERT_EQ(persistent.size(), 1u) << report.dump();
   const Json& properties = *persistent[0]->get("properties");
   EXPECT_TRUE(properties.get("project_persistent_buffers")->asBool());
-  EXPECT_EQ(properties.get("projected_persistent_buffer_bytes")->asInt(),
-            2 * 65536);
+  EXPECT_EQ(properties.get("projected_persistent_buffer_bytes")->asInt(), 2 * 65536);
   // The segment_set's segment launches no kernel.
   int kernelFree = 0;
   for (const Json& segment : report.get("segments")->items()) {
@@ -82,13 +77,11 @@ TEST(InspectCompileTest, Seed000PrivatizeKeepsBf16PersistentBuffer) {
 
 TEST(InspectCompileTest, Seed000ForwardLosesThePersistentScheduler) {
   Json report = inspectJson(kSeed000 + " --set upcast=forward");
-  EXPECT_TRUE(segmentsWith(report, "inner_persistent").empty())
-      << report.dump();
+  EXPECT_TRUE(segmentsWith(report, "inner_persistent").empty()) << report.dump();
 }
 
 const std::string kSeed001 =
-    source("resources/examples/seed001_nanogpt_layer_norm.py") +
-    " --device h100";
+    source("resources/examples/seed001_nanogpt_layer_norm.py") + " --device h100";
 
 TEST(InspectCompileTest, Seed001DefaultIsOneVectorizedPersistentKernel) {
   Json report = inspectJson(kSeed001);
@@ -106,8 +99,7 @@ TEST(InspectCompileTest, Seed001BookendInputsKeepsVectorization) {
   EXPECT_EQ(persistent[0]->get("params")->get("vectorization_factor")->asInt(), 8);
   EXPECT_GT(report.get("segments")->items().size(), 1u)
       << "bookended meta ops should sit in kernel-free segments";
-  EXPECT_EQ(report.get("host_step_count")->asInt(),
-            report.get("segment_count")->asInt() - 1);
+  EXPECT_EQ(report.get("host_step_count")->asInt(), report.get("segment_count")->asInt() - 1);
   // The default mode has no host steps: the trade-off the report states.
   EXPECT_EQ(inspectJson(kSeed001).get("host_step_count")->asInt(), 0);
 }
@@ -139,13 +131,13 @@ TEST(InspectCompileTest, BadOptionsAreUserErrors) {
   EXPECT_EQ(runCli("inspect " + file + " --dump nosuch").exitCode, 2);
 }
 
-class InspectEveryDeviceTest
-    : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class InspectEveryDeviceTest : public testing::TestWithParam<std::tuple<std::string, std::string>> {
+};
 
 TEST_P(InspectEveryDeviceTest, CompilesAndExplainsRefusals) {
   const auto& [example, device] = GetParam();
-  CliResult r = runCli("inspect " + source("resources/examples/" + example) +
-                       " --device " + device + " --json -");
+  CliResult r = runCli("inspect " + source("resources/examples/" + example) + " --device " +
+                       device + " --json -");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   Json report = Json::parse(r.stdoutText);
   for (const Json& segment : report.get("segments")->items()) {
@@ -166,15 +158,15 @@ std::vector<std::tuple<std::string, std::string>> examplesByDevice() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Examples, InspectEveryDeviceTest, testing::ValuesIn(examplesByDevice()),
-    [](const auto& test) {
-      std::string name = std::get<0>(test.param) + "_" + std::get<1>(test.param);
-      for (char& c : name) {
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Examples, InspectEveryDeviceTest, testing::ValuesIn(examplesByDevice()),
+                         [](const auto& test) {
+                           std::string name =
+                               std::get<0>(test.param) + "_" + std::get<1>(test.param);
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace fuserlab::cli
@@ -186,12 +178,11 @@ namespace {
 // expr_flow parallels its exprs, and values lists every value with its
 // dtype and shape.
 TEST(CliInspectTest, ReportsExprFlowAndValues) {
-  const Json report = inspectJson(
-      source("resources/examples/seed000_forwarding_miss.py") + " --set upcast=forward");
+  const Json report = inspectJson(source("resources/examples/seed000_forwarding_miss.py") +
+                                  " --set upcast=forward");
   for (const Json& segment : report.get("segments")->items()) {
     ASSERT_NE(segment.get("expr_flow"), nullptr);
-    ASSERT_EQ(segment.get("expr_flow")->items().size(),
-              segment.get("exprs")->items().size());
+    ASSERT_EQ(segment.get("expr_flow")->items().size(), segment.get("exprs")->items().size());
   }
   const Json& first = report.get("segments")->items().front().get("expr_flow")->items().front();
   EXPECT_EQ(first.get("op")->asString(), "cast");

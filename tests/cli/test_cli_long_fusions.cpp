@@ -32,8 +32,8 @@ const std::string& chainFile() {
     const char* const ops[] = {"add", "mul", "sub"};
     const char* const constants[] = {"1.0", "0.5", "1.0"};
     for (int i = 0; i < 100000; ++i) {
-      out << "    T" << i + 1 << " = fd.ops." << ops[i % 3] << "(T" << i << ", "
-          << constants[i % 3] << ")\n";
+      out << "    T" << i + 1 << " = fd.ops." << ops[i % 3] << "(T" << i << ", " << constants[i % 3]
+          << ")\n";
     }
     out << "    fd.add_output(T100000)\n"
            "inputs = [torch.randn(1024, dtype=torch.float32, device='cuda:0')]\n";
@@ -79,8 +79,7 @@ TEST(CliLongFusionTest, GraphOfA100000OpChainWritesDotAndRefusesTheFullLayout) {
   expectExit(r, 0);
   r = run({"graph", chainFile(), "--format", "svg", "-o", scratch("g.svg")});
   expectExit(r, 2);
-  EXPECT_NE(r.output.find("too large to lay out: 200001 nodes"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("too large to lay out: 200001 nodes"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--overview"), std::string::npos) << r.output;
   r = run({"graph", chainFile(), "--overview", "--format", "svg", "-o", scratch("o.svg")});
   expectExit(r, 0);

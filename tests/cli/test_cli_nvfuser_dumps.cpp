@@ -45,9 +45,11 @@ TEST(CliNvfuserDumpsTest, NamesWithoutACounterpartSaySo) {
   CliResult r = runCli("inspect " + source(kSeed000) + " --dump ptx,ptxas_verbose,kernel_ir");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("dump ptx: no FuserLab counterpart: FuserLab compiles with NVRTC"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("dump ptxas_verbose: not printed by inspect: fuserlab-cli compile"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("dump kernel_ir: no FuserLab counterpart"), std::string::npos)
       << r.output;
 }
@@ -57,7 +59,8 @@ TEST(CliNvfuserDumpsTest, AnUnknownNameListsTheAcceptedOnes) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("--dump: 'nosuch' is not one of nvFuser's dump names; accepted: "
                           "bank_conflict, buffer_reuse_verbose,"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("python_definition_segments"), std::string::npos) << r.output;
 }
 
@@ -71,12 +74,14 @@ TEST(CliNvfuserDumpsTest, TheEnvironmentVariableIsReadAsNvFuserWritesIt) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("Segmented_Fusion{"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("inner_persistent_seg0: wrote __tmp_inner_persistent_seg0.cu"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("inner_persistent_seg0: grid ("), std::string::npos) << r.output;
   std::remove("__tmp_inner_persistent_seg0.cu");
   EXPECT_EQ(bad.exitCode, 2);
   EXPECT_NE(bad.output.find("NVFUSER_DUMP: 'nosuch' is not one of nvFuser's dump names"),
-            std::string::npos) << bad.output;
+            std::string::npos)
+      << bad.output;
 }
 
 }  // namespace

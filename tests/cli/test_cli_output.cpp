@@ -20,7 +20,8 @@ namespace fuserlab::cli {
 namespace {
 
 // The heuristic's params for seed 001's segment 0 on the H100.
-const char* kParams = R"({"schema_version":1,"fastest_dim_reduction":true,"persistent_kernel":true,"project_persistent_buffers":true,"persistent_storage":"registers","vectorization_factor":8,"persistent_batch_size":4,"unroll_factor_reduction":1,"unroll_factor_iteration":1,"block_dim_x":64,"block_dim_y":2,"grid_dim_x":1024,"grid_dim_y":1,"cross_block_reduction":true,"cross_grid_reduction":false,"cluster_reduction":false,"register_cap":0,"use_int32_indexing":true})";
+const char* kParams =
+    R"({"schema_version":1,"fastest_dim_reduction":true,"persistent_kernel":true,"project_persistent_buffers":true,"persistent_storage":"registers","vectorization_factor":8,"persistent_batch_size":4,"unroll_factor_reduction":1,"unroll_factor_iteration":1,"block_dim_x":64,"block_dim_y":2,"grid_dim_x":1024,"grid_dim_y":1,"cross_block_reduction":true,"cross_grid_reduction":false,"cluster_reduction":false,"register_cap":0,"use_int32_indexing":true})";
 
 class CliOutputTest : public testing::Test {
  protected:
@@ -99,16 +100,20 @@ TEST_F(CliOutputTest, KernelsTensorsGraphsAndTuneReportsIntoAFullDiskAreExitTwo)
       {"run " + seed001() + " --save-inputs " + fullDirectory("i", "input_1.npy"),
        file("i/input_1.npy"), "saved 3 inputs"},
       {"graph " + seed001() + " --format dot -o /dev/full", "/dev/full", "wrote /dev/full"},
-      {"tune " + layerNorm + " --inputs 512x4096:bf16,4096:bf16,4096:bf16 --dry-run "
-       "--json /dev/full", "/dev/full", ""},
+      {"tune " + layerNorm +
+           " --inputs 512x4096:bf16,4096:bf16,4096:bf16 --dry-run "
+           "--json /dev/full",
+       "/dev/full", ""},
   };
   for (const Case& c : cases) {
     const CliResult r = runCli(c.args);
     EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.output;
-    EXPECT_NE(r.output.find("writing '" + c.failedPath + "' failed after 0 bytes: No space "
+    EXPECT_NE(r.output.find("writing '" + c.failedPath +
+                            "' failed after 0 bytes: No space "
                             "left on device"),
               std::string::npos)
-        << c.args << "\n" << r.output;
+        << c.args << "\n"
+        << r.output;
     if (!c.success.empty()) {
       EXPECT_EQ(r.output.find(c.success), std::string::npos) << c.args << "\n" << r.output;
     }
@@ -148,8 +153,8 @@ TEST_F(CliOutputTest, ANamedPipeWithoutAReaderIsAnErrorNotAHang) {
       {"db", "export", "--db", db, "--output", fifo},
       {"db", "list", "--db", db, "--json", fifo},
       {"graph", seed001(), "--format", "dot", "-o", fifo},
-      {"tune", layerNorm, "--inputs", "512x4096:bf16,4096:bf16,4096:bf16", "--dry-run",
-       "--json", fifo},
+      {"tune", layerNorm, "--inputs", "512x4096:bf16,4096:bf16,4096:bf16", "--dry-run", "--json",
+       fifo},
       {"compile", seed001(), "--out", pipeIn("k", "fuserlab_device.cuh")},
       {"run", seed001(), "--save-outputs", pipeIn("o", "output_0.npy")},
   };
@@ -159,8 +164,8 @@ TEST_F(CliOutputTest, ANamedPipeWithoutAReaderIsAnErrorNotAHang) {
     const BoundedCliResult r = runCliBounded(args, 0, /*timeoutSeconds=*/60);
     EXPECT_FALSE(r.timedOut) << line;
     EXPECT_EQ(r.exitCode, 2) << line << "\n" << r.output;
-    EXPECT_NE(r.output.find("no reader on the named pipe"), std::string::npos)
-        << line << "\n" << r.output;
+    EXPECT_NE(r.output.find("no reader on the named pipe"), std::string::npos) << line << "\n"
+                                                                               << r.output;
   }
   // A reader that holds the pipe open gets the report (it fits the pipe's
   // buffer, so the command need not wait for it to be read).

@@ -17,8 +17,8 @@ TEST(CliRunCudaTest, WithoutAGpuCudaIsAUserError) {
   if (fuserlab::runtime::cudaDeviceCount() > 0) {
     GTEST_SKIP() << "this machine has a GPU";
   }
-  CliResult r = runCli("run " + source("resources/examples/silu_mul.py") +
-                       " --backend cuda --check");
+  CliResult r =
+      runCli("run " + source("resources/examples/silu_mul.py") + " --backend cuda --check");
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("no CUDA device: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--backend cpu"), std::string::npos) << r.output;
@@ -34,8 +34,8 @@ TEST(CliRunCudaTest, CheckAndCompileOptionsNeedTheCudaBackend) {
 }
 
 TEST(CliRunCudaTest, DeviceMustNameAGpu) {
-  CliResult r = runCli("run " + source("resources/examples/silu_mul.py") +
-                       " --backend cuda --device h100");
+  CliResult r =
+      runCli("run " + source("resources/examples/silu_mul.py") + " --backend cuda --device h100");
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("'cuda' or 'cuda:N'"), std::string::npos) << r.output;
 }
@@ -44,8 +44,8 @@ TEST(CliRunCudaTest, CheckedRunOnTheGpu) {
   if (fuserlab::runtime::cudaDeviceCount() == 0) {
     GTEST_SKIP() << "no CUDA device: " << fuserlab::runtime::cudaUnavailableReason();
   }
-  CliResult r = runCli("run " + source("resources/examples/silu_mul.py") +
-                       " --backend cuda --check");
+  CliResult r =
+      runCli("run " + source("resources/examples/silu_mul.py") + " --backend cuda --check");
   if (r.exitCode == 2 && r.output.find("unavailable on the cuda backend") != std::string::npos) {
     GTEST_SKIP() << r.output;
   }

@@ -17,8 +17,7 @@ namespace fs = std::filesystem;
 class CliSegmentReproTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fuserlab_segment_repro_" + std::to_string(::getpid()));
+    dir_ = fs::temp_directory_path() / ("fuserlab_segment_repro_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -41,8 +40,8 @@ TEST_F(CliSegmentReproTest, OneSegmentIsWrittenAndRunsAlone) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("segment 0 written to " + out.string()), std::string::npos);
   const std::string script = read(out);
-  EXPECT_NE(script.find("def nvfuser_fusion_segment0(fd : FusionDefinition)"),
-            std::string::npos) << script;
+  EXPECT_NE(script.find("def nvfuser_fusion_segment0(fd : FusionDefinition)"), std::string::npos)
+      << script;
   EXPECT_NE(script.find("inputs = ["), std::string::npos) << script;
   EXPECT_NE(script.find("fd.execute(inputs)"), std::string::npos) << script;
   CliResult run = runCli("run " + out.string());
@@ -51,8 +50,7 @@ TEST_F(CliSegmentReproTest, OneSegmentIsWrittenAndRunsAlone) {
   CliResult again = runCli("inspect " + out.string());
   EXPECT_EQ(again.exitCode, 0) << again.output;
   EXPECT_NE(again.output.find("segments: 1 "), std::string::npos) << again.output;
-  EXPECT_NE(again.output.find("segment 0: inner_persistent"), std::string::npos)
-      << again.output;
+  EXPECT_NE(again.output.find("segment 0: inner_persistent"), std::string::npos) << again.output;
 }
 
 TEST_F(CliSegmentReproTest, EverySegmentGoesIntoTheDirectory) {
@@ -95,8 +93,8 @@ TEST_F(CliSegmentReproTest, BadCombinationsAreUserErrors) {
   EXPECT_NE(r.output.find("--repro OUT.py needs --segment N"), std::string::npos) << r.output;
   r = runCli("inspect " + file + " --segment 9 --repro " + (dir_ / "x.py").string());
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.output.find("--segment 9: the fusion has 1 segments (0 to 0)"),
-            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--segment 9: the fusion has 1 segments (0 to 0)"), std::string::npos)
+      << r.output;
   r = runCli("inspect " + file + " --segment x --repro " + (dir_ / "x.py").string());
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("--segment takes a segment number"), std::string::npos) << r.output;

@@ -78,7 +78,8 @@ TEST(CliSuiteTest, EveryCaseCompilesToTheKernelsItsNameCallsFor) {
     SCOPED_TRACE(name);
     const std::string stem = name.substr(0, name.size() - 3);
     EXPECT_NE(listing.str().find("`" + stem + "`"), std::string::npos) << "not in README.md";
-    const CliResult r = runCli("inspect " + source("tests/perf/suite/" + name) + " --device H100-SXM");
+    const CliResult r =
+        runCli("inspect " + source("tests/perf/suite/" + name) + " --device H100-SXM");
     ASSERT_EQ(r.exitCode, 0) << r.output;
     const Expected want = expected(stem);
     const int kernels = kernelCount(r.output);

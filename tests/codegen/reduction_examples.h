@@ -30,8 +30,7 @@ using scheduler::SchedulerType;
 class ReductionEmitterTest : public ::testing::Test {};
 
 inline bool isReductionFamily(SchedulerType type) {
-  return type == SchedulerType::Reduction ||
-         type == SchedulerType::InnerPersistent ||
+  return type == SchedulerType::Reduction || type == SchedulerType::InnerPersistent ||
          type == SchedulerType::OuterPersistent;
 }
 
@@ -57,9 +56,7 @@ inline std::vector<std::string> exampleFiles() {
 // intermediates dense in their allocation order).
 struct BoundSegment : runtime::BoundSegment {
   const ir::Fusion& fusion() const { return *group->segment; }
-  const ReductionParams& params() const {
-    return std::get<ReductionParams>(group->choice.params);
-  }
+  const ReductionParams& params() const { return std::get<ReductionParams>(group->choice.params); }
 };
 
 // A compiled example (one fusion definition) with its reduction-family
@@ -72,9 +69,9 @@ struct CompiledExample {
   std::vector<BoundSegment> segments;
 };
 
-inline std::vector<std::unique_ptr<CompiledExample>> compileExample(
-    const std::string& file, const std::string& deviceName,
-    const std::string& upcast) {
+inline std::vector<std::unique_ptr<CompiledExample>> compileExample(const std::string& file,
+                                                                    const std::string& deviceName,
+                                                                    const std::string& upcast) {
   std::vector<std::unique_ptr<CompiledExample>> out;
   // The compiled result owns its (rewritten) copy of the fusion.
   const frontend::Script parsed = frontend::readScriptFile(examplePath(file));
@@ -86,15 +83,14 @@ inline std::vector<std::unique_ptr<CompiledExample>> compileExample(
     }
     if (specs == nullptr) continue;
     auto example = std::make_unique<CompiledExample>();
-    example->label = file + ":" + script->definitions[d].functionName + " on " +
-                     deviceName + " (upcast=" + upcast + ")";
+    example->label = file + ":" + script->definitions[d].functionName + " on " + deviceName +
+                     " (upcast=" + upcast + ")";
     example->device = scheduler::findBuiltinDevice(deviceName).value();
     example->args = frontend::makeInputShapes(*specs);
     passes::CompileOptions options;
     options.set("upcast", upcast);
-    example->compiled = runtime::compileFusion(*script->definitions[d].fusion,
-                                               options, example->device,
-                                               example->args);
+    example->compiled = runtime::compileFusion(*script->definitions[d].fusion, options,
+                                               example->device, example->args);
     for (const segmenter::SegmentedGroup& group : example->compiled.segmented->groups()) {
       if (!isReductionFamily(group.choice.type)) continue;
       BoundSegment bound;
@@ -109,15 +105,12 @@ inline std::vector<std::unique_ptr<CompiledExample>> compileExample(
 
 // With FUSERLAB_DUMP_KERNELS=DIR, every kernel generated here is written to
 // DIR/<n>.cu for reading.
-inline GeneratedKernel generate(const BoundSegment& segment,
-                         const ReductionParams& params) {
-  GeneratedKernel kernel =
-      generateKernel(segment.fusion(), segment.group->choice.type, params,
-                     segment.info, "variant_kernel");
+inline GeneratedKernel generate(const BoundSegment& segment, const ReductionParams& params) {
+  GeneratedKernel kernel = generateKernel(segment.fusion(), segment.group->choice.type, params,
+                                          segment.info, "variant_kernel");
   if (const char* dir = std::getenv("FUSERLAB_DUMP_KERNELS")) {
     static std::atomic<int> count{0};
-    std::ofstream(std::string(dir) + "/" + std::to_string(count++) + ".cu")
-        << kernel.source;
+    std::ofstream(std::string(dir) + "/" + std::to_string(count++) + ".cu") << kernel.source;
   }
   return kernel;
 }
@@ -125,9 +118,7 @@ inline GeneratedKernel generate(const BoundSegment& segment,
 // The bound segment of `file`'s only reduction-family kernel on the H100.
 struct OnlySegment {
   std::vector<std::unique_ptr<CompiledExample>> examples;
-  const BoundSegment& segment() const {
-    return examples.front()->segments.front();
-  }
+  const BoundSegment& segment() const { return examples.front()->segments.front(); }
 };
 
 inline OnlySegment onlySegment(const std::string& file) {

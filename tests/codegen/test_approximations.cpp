@@ -24,7 +24,9 @@ std::string tanhOf(const std::string& outputDtype) {
          "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
          "    T2 = fd.ops.tanh(T1)\n"
          "    T3 = fd.ops.add(T1, T2)\n"
-         "    T4 = fd.ops.cast(T3, dtype=DataType." + outputDtype + ")\n"
+         "    T4 = fd.ops.cast(T3, dtype=DataType." +
+         outputDtype +
+         ")\n"
          "    fd.add_output(T4)\n";
 }
 
@@ -79,7 +81,9 @@ std::string softmaxTo(const std::string& outputDtype) {
          "    T4 = fd.ops.exp(T3)\n"
          "    T5 = fd.ops.sum(T4, dims=[1], keepdim=True)\n"
          "    T6 = fd.ops.div(T4, T5)\n"
-         "    T7 = fd.ops.cast(T6, dtype=DataType." + outputDtype + ")\n"
+         "    T7 = fd.ops.cast(T6, dtype=DataType." +
+         outputDtype +
+         ")\n"
          "    fd.add_output(T7)\n";
 }
 
@@ -123,7 +127,6 @@ TEST(ApproximateExpTest, HalfOutputPointwiseUsesItButKeepsTanhf) {
   EXPECT_TRUE(contains(k.source, "tanhf(")) << k.source;
 }
 
-
 std::string siluMulTo(const std::string& outputDtype) {
   return "from nvfuser import FusionDefinition, DataType\n"
          "def f(fd : FusionDefinition) -> None :\n"
@@ -133,7 +136,9 @@ std::string siluMulTo(const std::string& outputDtype) {
          "    T2 = fd.ops.silu(T1)\n"
          "    T3 = fd.ops.sigmoid(T1)\n"
          "    T4 = fd.ops.mul(T2, T3)\n"
-         "    T5 = fd.ops.cast(T4, dtype=DataType." + outputDtype + ")\n"
+         "    T5 = fd.ops.cast(T4, dtype=DataType." +
+         outputDtype +
+         ")\n"
          "    fd.add_output(T5)\n";
 }
 
@@ -154,7 +159,6 @@ TEST(ApproximateExpTest, NarrowOutputSigmoidAndSiluUseTheHardwareExpAndDivision)
   EXPECT_FALSE(contains(k.source, "_approx(")) << k.source;
 }
 
-
 // A bool output of a comparison computed without exp, tanh or division
 // (the pointwise_cast_chain example's `x * s + y > 0`) is exact and leaves the
 // bf16 output its approximations; a bool output of a comparison of an exp
@@ -170,7 +174,9 @@ TEST(ApproximateExpTest, ExactBoolOutputsLeaveTheApproximationsOn) {
            "    T3 = fd.ops.sigmoid(T1)\n"
            "    T4 = fd.ops.tanh(T3)\n"
            "    T5 = fd.ops.exp(T1)\n"
-           "    T6 = fd.ops.gt(" + compared + ", T1)\n"
+           "    T6 = fd.ops.gt(" +
+           compared +
+           ", T1)\n"
            "    T7 = fd.ops.add(T4, T5)\n"
            "    T8 = fd.ops.cast(T7, dtype=DataType.BFloat16)\n"
            "    fd.add_output(T8)\n"

@@ -19,13 +19,18 @@ std::string sdpaScript(const std::string& dtype, const std::string& causal) {
   return "from nvfuser import FusionDefinition, DataType\n\n"
          "def fusion_func(fd : FusionDefinition) -> None :\n"
          "    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " +
-         t + ", is_cpu=False)\n"
+         t +
+         ", is_cpu=False)\n"
          "    T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " +
-         t + ", is_cpu=False)\n"
+         t +
+         ", is_cpu=False)\n"
          "    T2 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " +
-         t + ", is_cpu=False)\n"
+         t +
+         ", is_cpu=False)\n"
          "    S3 = fd.define_scalar(0.00000, dtype=DataType.Double)\n"
-         "    S4 = fd.define_scalar(" + causal + ", dtype=DataType.Bool)\n"
+         "    S4 = fd.define_scalar(" +
+         causal +
+         ", dtype=DataType.Bool)\n"
          "    S5 = fd.define_scalar(0.125000, dtype=DataType.Double)\n"
          "    T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2, S3, S4, S5)\n"
          "    fd.add_output(T6)\n"
@@ -47,8 +52,7 @@ TEST(AttentionEmitterTest, Bf16HeadsOf64TakeTheTensorCores) {
   EXPECT_EQ(flashAttentionSharedBytes(64), 320 * 72 * 2);
   EXPECT_NE(k.source.find("cp.async.cg.shared.global"), std::string::npos);
   EXPECT_NE(k.source.find("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), std::string::npos);
-  EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
-            std::string::npos)
+  EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), std::string::npos)
       << k.source;
   EXPECT_NE(k.source.find("constexpr bool kCausal = true;"), std::string::npos);
   EXPECT_NE(k.source.find("__launch_bounds__(128)"), std::string::npos);
@@ -58,11 +62,10 @@ TEST(AttentionEmitterTest, Bf16HeadsOf64TakeTheTensorCores) {
 }
 
 TEST(AttentionEmitterTest, HalfHeadsOf128CompileWithTheirOwnMma) {
-  const CompiledScript compiled = compileScript(
-      sdpaScript("Half", "False"), "1x2x70x128:f16,1x2x90x128:f16,1x2x90x128:f16");
+  const CompiledScript compiled =
+      compileScript(sdpaScript("Half", "False"), "1x2x70x128:f16,1x2x90x128:f16,1x2x90x128:f16");
   const GeneratedKernel& k = onlyKernel(compiled);
-  EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
-            std::string::npos);
+  EXPECT_NE(k.source.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), std::string::npos);
   EXPECT_NE(k.source.find("cvt.rn.f16x2.f32"), std::string::npos);
   // 85 KB: over the 48 KB default, which the executor raises per kernel.
   EXPECT_EQ(k.launch.dynamicSharedMemoryBytes, 320 * 136 * 2);
@@ -73,8 +76,8 @@ TEST(AttentionEmitterTest, OtherHeadDimensionsKeepTheOneRowKernel) {
   // sdpfa_fwd takes bf16 or half of one type (the frontend refuses others);
   // a head dimension the mma tiles do not divide, or one past 128, or v's
   // differing from q's, runs one block per query row.
-  const CompiledScript odd = compileScript(
-      sdpaScript("BFloat16", "True"), "2x3x30x72:bf16,2x3x50x72:bf16,2x3x50x72:bf16");
+  const CompiledScript odd =
+      compileScript(sdpaScript("BFloat16", "True"), "2x3x30x72:bf16,2x3x50x72:bf16,2x3x50x72:bf16");
   const GeneratedKernel& k = onlyKernel(odd);
   EXPECT_EQ(k.source.find("mma.sync"), std::string::npos) << k.source;
   EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{30, 3, 2}));

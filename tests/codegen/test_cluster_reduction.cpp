@@ -46,8 +46,9 @@ TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_EQ(k.workspaceBytes, 0);
   // The launch bounds say the blocks per SM that keep the 256 blocks
   // resident at once (2 on 132 SMs).
-  EXPECT_TRUE(contains(k.source, "__launch_bounds__(256, 2) __cluster_dims__(1, 8, 1) "
-                                 "reduction_seg0("))
+  EXPECT_TRUE(contains(k.source,
+                       "__launch_bounds__(256, 2) __cluster_dims__(1, 8, 1) "
+                       "reduction_seg0("))
       << k.source;
   // The block's sums end in thread row 0 only, which pushes them. No
   // thread writes the block reduction's shared memory after it (rank 0
@@ -57,38 +58,43 @@ TEST(ClusterReductionTest, OuterSplitCombinesInAClusterOnHopper) {
   EXPECT_FALSE(contains(k.source, "fl::red::col_allreduce<16")) << k.source;
   // Rank 0's mbarrier is set up before the loop, and the cluster barrier
   // that publishes it is only waited on after the loop.
-  EXPECT_TRUE(contains(k.source, "__shared__ __align__(16) float acc_T2_part[1024];\n"
-                                 "  __shared__ __align__(8) unsigned long long fl_cluster_bar;\n"
-                                 "  fl::red::rank0_mbarrier_init(&fl_cluster_bar);\n"
-                                 "  for (index_t group = blockIdx.x;"))
+  EXPECT_TRUE(contains(k.source,
+                       "__shared__ __align__(16) float acc_T2_part[1024];\n"
+                       "  __shared__ __align__(8) unsigned long long fl_cluster_bar;\n"
+                       "  fl::red::rank0_mbarrier_init(&fl_cluster_bar);\n"
+                       "  for (index_t group = blockIdx.x;"))
       << k.source;
   // Each other block stores its 16 x 8 partials into rank 0's shared
   // memory by st.async (a thread's 8 contiguous: two 16-byte pieces) and is
   // done, with no closing cluster barrier.
   EXPECT_TRUE(contains(k.source, "fl::red::cluster_wait();\n    if (fl_rank != 0u) {")) << k.source;
-  EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0) {\n"
-                                 "        fl::red::store_async_rank0(&acc_T2_part[fl_rank * 128 + "
-                                 "threadIdx.x * 8], acc_T2, &fl_cluster_bar);\n"
-                                 "      }\n      continue;"))
+  EXPECT_TRUE(contains(k.source,
+                       "if (threadIdx.y == 0) {\n"
+                       "        fl::red::store_async_rank0(&acc_T2_part[fl_rank * 128 + "
+                       "threadIdx.x * 8], acc_T2, &fl_cluster_bar);\n"
+                       "      }\n      continue;"))
       << k.source;
   EXPECT_FALSE(contains(k.source, "fl::red::cluster_sync();")) << k.source;
   // Rank 0 stores its own into slot 0 and waits for the other 7 x 16 x 8
   // floats; then it adds them in rank order, one thread per column (128
   // threads, consecutive columns), each storing its own.
   EXPECT_TRUE(contains(k.source, "acc_T2_part[threadIdx.x * 8 + s] = acc_T2[s];")) << k.source;
-  EXPECT_TRUE(contains(k.source, "if (threadIdx.x == 0) fl::red::rank0_expect(&fl_cluster_bar, "
-                                 "3584u);\n    }\n    __syncthreads();\n"
-                                 "    fl::red::rank0_wait(&fl_cluster_bar);"))
+  EXPECT_TRUE(contains(k.source,
+                       "if (threadIdx.x == 0) fl::red::rank0_expect(&fl_cluster_bar, "
+                       "3584u);\n    }\n    __syncthreads();\n"
+                       "    fl::red::rank0_wait(&fl_cluster_bar);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "if (fl_t >= 128) continue;")) << k.source;
   EXPECT_TRUE(contains(k.source, "const index_t fl_col = fl_cc * 8 + fl_s % 8;")) << k.source;
-  EXPECT_TRUE(contains(k.source, "for (int i = 0; i < 8; ++i) acc_T2[0] = (acc_T2[0] + "
-                                 "acc_T2_part[i * 128 + fl_x * 8 + fl_s]);"))
+  EXPECT_TRUE(contains(k.source,
+                       "for (int i = 0; i < 8; ++i) acc_T2[0] = (acc_T2[0] + "
+                       "acc_T2_part[i * 128 + fl_x * 8 + fl_s]);"))
       << k.source;
   EXPECT_TRUE(contains(k.source, "if (true && fl_col_ok) T2.data[(fl_col)] = ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 
-  const CompiledScript ampere = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
+  const CompiledScript ampere =
+      compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
   const GeneratedKernel& a = onlyKernel(ampere);
   EXPECT_EQ(a.launch.cluster, (std::array<int64_t, 3>{1, 1, 1}));
   EXPECT_GT(a.workspaceBytes, 0);
@@ -121,7 +127,8 @@ TEST(ClusterReductionTest, OnlyTheLastBlockReductionBeforeTheClusterBarrierSkips
   const GeneratedKernel& k = onlyKernel(compiled);
   ASSERT_EQ(k.launch.cluster[1], k.launch.grid[1]) << k.source;
   // (Its rows tile every block's range: the closing sync stated, then EQUAL.)
-  EXPECT_TRUE(contains(k.source, "fl::red::col_welford<16, 16, 4, 4, 4, false, true, true>(acc_T1, "))
+  EXPECT_TRUE(
+      contains(k.source, "fl::red::col_welford<16, 16, 4, 4, 4, false, true, true>(acc_T1, "))
       << k.source;
   EXPECT_EQ(count(k.source, "fl::red::col_reduce<"), 1) << k.source;
   const size_t syncless = k.source.find("fl::red::col_reduce<16, 16, 4, 4, false>(acc_T5, ");
@@ -141,16 +148,16 @@ TEST(ClusterReductionTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst
   // A per-column input read before the reduction (sum(x, 0) * w) sits in
   // each thread's own slots, so rank 0's thread row 0 adds its own columns'
   // partials (not one thread per column).
-  const CompiledScript compiled = compileScript(
-      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-             "dtype=DataType.BFloat16, is_cpu=False)\n"
-             "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], "
-             "dtype=DataType.Float, is_cpu=False)\n"
-             "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-             "    T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-             "    T4 = fd.ops.mul(T3, T1)\n"
-             "    fd.add_output(T4)\n"),
-      "8192x4096:bf16,4096:f32");
+  const CompiledScript compiled =
+      compileScript(script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                           "dtype=DataType.BFloat16, is_cpu=False)\n"
+                           "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], "
+                           "dtype=DataType.Float, is_cpu=False)\n"
+                           "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+                           "    T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+                           "    T4 = fd.ops.mul(T3, T1)\n"
+                           "    fd.add_output(T4)\n"),
+                    "8192x4096:bf16,4096:f32");
   const GeneratedKernel& k = onlyKernel(compiled);
   ASSERT_GT(k.launch.cluster[1], 1) << k.source;
   EXPECT_FALSE(contains(k.source, "fl_t")) << k.source;
@@ -158,7 +165,6 @@ TEST(ClusterReductionTest, ClusterRankZeroKeepsRowZeroWhereColumnValuesComeFirst
   EXPECT_TRUE(contains(k.source, "if (threadIdx.y == 0 && col_ok[s / ")) << k.source;
   EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
-
 
 // An outer workspace split is one wave of 8 blocks of 128 threads per SM,
 // and its launch bounds say so (var_mean f32 [16384, 1024], when it split

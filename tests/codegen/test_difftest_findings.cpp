@@ -29,7 +29,8 @@ std::vector<std::string> kernelSources(const std::string& text) {
   const runtime::CompiledFusion compiled =
       runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device, args);
   std::vector<std::string> sources;
-  for (const runtime::SegmentKernel& segment : runtime::generateSegmentKernels(compiled, *device, args)) {
+  for (const runtime::SegmentKernel& segment :
+       runtime::generateSegmentKernels(compiled, *device, args)) {
     EXPECT_TRUE(segment.kernel.has_value()) << segment.error;
     if (!segment.kernel) continue;
     EXPECT_FALSE(runtime::compileWithNvrtc(*segment.kernel, 90).cubin.empty());
@@ -118,7 +119,8 @@ TEST(DifftestFindingsTest, AnOutputPastItsEndReadsNothing) {
   const runtime::CompiledFusion compiled =
       runtime::compileFusion(script.fusion(), options, *device, args);
   bool sawPointwise = false;
-  for (const runtime::SegmentKernel& segment : runtime::generateSegmentKernels(compiled, *device, args)) {
+  for (const runtime::SegmentKernel& segment :
+       runtime::generateSegmentKernels(compiled, *device, args)) {
     ASSERT_TRUE(segment.kernel.has_value()) << segment.error;
     if (segment.kernel->source.find("pointwise_seg") == std::string::npos) continue;
     sawPointwise = true;
@@ -128,11 +130,11 @@ TEST(DifftestFindingsTest, AnOutputPastItsEndReadsNothing) {
     std::string line;
     std::vector<bool> bounding;  // per open block: its `if` tests a1
     while (std::getline(lines, line)) {
-      const bool tests = line.find("if (") != std::string::npos &&
-                         line.find("a1 <") != std::string::npos;
-      if (line.find("T0.data +") != std::string::npos || line.find("T0.data[") != std::string::npos) {
-        const bool inside =
-            std::find(bounding.begin(), bounding.end(), true) != bounding.end();
+      const bool tests =
+          line.find("if (") != std::string::npos && line.find("a1 <") != std::string::npos;
+      if (line.find("T0.data +") != std::string::npos ||
+          line.find("T0.data[") != std::string::npos) {
+        const bool inside = std::find(bounding.begin(), bounding.end(), true) != bounding.end();
         EXPECT_TRUE(tests || inside) << line;
       }
       for (char c : line) {

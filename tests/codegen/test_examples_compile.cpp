@@ -102,8 +102,9 @@ TEST_P(ExamplesCompileTest, EveryKernelCompilesForSm80AndSm90) {
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplesCompileTest, ::testing::ValuesIn(exampleFiles()),
                          [](const ::testing::TestParamInfo<std::string>& test) {
                            std::string name = test.param.substr(0, test.param.size() - 3);
-                           std::replace_if(name.begin(), name.end(),
-                                           [](char c) { return !std::isalnum(c); }, '_');
+                           std::replace_if(
+                               name.begin(), name.end(), [](char c) { return !std::isalnum(c); },
+                               '_');
                            return name;
                          });
 

@@ -17,8 +17,7 @@ class KernelInputsTest : public ::testing::Test {
     return "import torch\n" + script(body) + "inputs = [\n" + inputs + "]\n";
   }
 
-  static const KernelParameter& parameter(const GeneratedKernel& kernel,
-                                          const std::string& name) {
+  static const KernelParameter& parameter(const GeneratedKernel& kernel, const std::string& name) {
     for (const KernelParameter& p : kernel.parameters) {
       if (p.name == name) return p;
     }
@@ -32,7 +31,8 @@ class KernelInputsTest : public ::testing::Test {
 
 constexpr const char* kZeroDimPointwise =
     "    T0 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=False)\n"
-    "    T1 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[2, 1, 0])\n"
+    "    T1 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], "
+    "dtype=DataType.Float, is_cpu=False, stride_order=[2, 1, 0])\n"
     "    T2 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Double, is_cpu=True)\n"
     "    T3 = fd.ops.mul(T0, T1)\n"
     "    T4 = fd.ops.where(fd.ops.gt(T3, T2), T0, T3)\n"
@@ -40,11 +40,11 @@ constexpr const char* kZeroDimPointwise =
     "    fd.add_output(T5)\n";
 
 TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInPointwiseKernels) {
-  const CompiledScript compiled = compileScript(withInputs(
-      kZeroDimPointwise,
-      "    torch.randn((), device='cuda:0'),\n"
-      "    torch.randn(4, 8, 128, device='cuda:0'),\n"
-      "    torch.randn((), dtype=torch.float64),\n"));
+  const CompiledScript compiled =
+      compileScript(withInputs(kZeroDimPointwise,
+                               "    torch.randn((), device='cuda:0'),\n"
+                               "    torch.randn(4, 8, 128, device='cuda:0'),\n"
+                               "    torch.randn((), dtype=torch.float64),\n"));
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_EQ(parameter(kernel, "T2").kind, KernelParameter::Kind::Scalar);
   EXPECT_EQ(parameter(kernel, "T2").dtype, ir::DataType::Double);
@@ -64,7 +64,8 @@ TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInReductionKernels) {
   // An RMSNorm whose eps is a CPU scalar (inner persistent), then a sum of
   // the scaled rows (reduction).
   const std::string norm =
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+      "is_cpu=False, stride_order=[1, 0])\n"
       "    T1 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Double, is_cpu=True)\n"
       "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
       "    T3 = fd.ops.mul(T2, T2)\n"
@@ -74,15 +75,17 @@ TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInReductionKernels) {
       "    T7 = fd.ops.cast(fd.ops.mul(T2, T6), dtype=DataType.BFloat16)\n"
       "    fd.add_output(T7)\n";
   const std::string sum =
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+      "is_cpu=False, stride_order=[1, 0])\n"
       "    T1 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Double, is_cpu=True)\n"
       "    T2 = fd.ops.mul(fd.ops.cast(T0, dtype=DataType.Float), T1)\n"
       "    T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
       "    fd.add_output(T3)\n";
   for (const std::string& body : {norm, sum}) {
-    const CompiledScript compiled = compileScript(withInputs(
-        body, "    torch.randn(256, 4096, dtype=torch.bfloat16, device='cuda:0'),\n"
-              "    1e-5,\n"));
+    const CompiledScript compiled = compileScript(
+        withInputs(body,
+                   "    torch.randn(256, 4096, dtype=torch.bfloat16, device='cuda:0'),\n"
+                   "    1e-5,\n"));
     const GeneratedKernel& kernel = onlyKernel(compiled);
     EXPECT_EQ(parameter(kernel, "T1").kind, KernelParameter::Kind::Scalar);
     EXPECT_TRUE(contains(kernel.source, "    double T1,")) << kernel.source;
@@ -93,8 +96,10 @@ TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInReductionKernels) {
 
 TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInTransposeKernels) {
   const CompiledScript compiled = compileScript(withInputs(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False, stride_order=[0, 1])\n"
-      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+      "is_cpu=False, stride_order=[0, 1])\n"
+      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+      "is_cpu=False, stride_order=[1, 0])\n"
       "    T2 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=True)\n"
       "    T3 = fd.ops.add(fd.ops.mul(T0, T2), T1)\n"
       "    fd.add_output(T3)\n",
@@ -120,7 +125,8 @@ TEST_F(KernelInputsTest, CpuScalarTensorIsAByValueParameterInTransposeKernels) {
 // Welford kernels.
 TEST_F(KernelInputsTest, CpuScalarInputReturnedAsAnOutputIsWrittenByReductionKernels) {
   const std::string head =
-      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False, stride_order=[2, 1, 0])\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], "
+      "dtype=DataType.Float, is_cpu=False, stride_order=[2, 1, 0])\n"
       "    T1 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Double, is_cpu=True)\n"
       "    T2 = fd.ops.cast(T1, dtype=DataType.Float)\n"
       "    T3 = fd.ops.div(T0, T2)\n";
@@ -158,9 +164,10 @@ TEST_F(KernelInputsTest, CpuScalarInputReturnedAsAnOutputIsWrittenByReductionKer
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.body);
-    const CompiledScript compiled = compileScript(withInputs(
-        head + c.body, "    torch.randn((" + c.sizes + "), device='cuda:0'),\n"
-                       "    torch.full((), 4.0, dtype=torch.float64),\n"));
+    const CompiledScript compiled = compileScript(
+        withInputs(head + c.body, "    torch.randn((" + c.sizes +
+                                      "), device='cuda:0'),\n"
+                                      "    torch.full((), 4.0, dtype=torch.float64),\n"));
     const GeneratedKernel& kernel = onlyKernel(compiled);
     EXPECT_EQ(compiled.kernels[0].scheduler, c.type);
     EXPECT_EQ(parameter(kernel, "T1").kind, KernelParameter::Kind::Scalar);
@@ -185,22 +192,25 @@ TEST_F(KernelInputsTest, ExpandedInputAxisNeverEntersAnIndex) {
   const std::string inputs =
       "    torch.randn(1024, device='cuda:0').expand(64, 1024),\n"
       "    torch.randn(64, 1024, device='cuda:0'),\n";
-  const CompiledScript pointwise = compileScript(withInputs(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
-      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
-      "    T2 = fd.ops.add(T0, T1)\n"
-      "    fd.add_output(T2)\n",
-      inputs));
+  const CompiledScript pointwise =
+      compileScript(withInputs("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], "
+                               "dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
+                               "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                               "dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
+                               "    T2 = fd.ops.add(T0, T1)\n"
+                               "    fd.add_output(T2)\n",
+                               inputs));
   const GeneratedKernel& kernel = onlyKernel(pointwise);
   EXPECT_TRUE(contains(kernel.source, "constexpr index_t T0_s0 = (index_t)0ll;")) << kernel.source;
   EXPECT_FALSE(contains(kernel.source, "* T0_s0")) << kernel.source;
   expectCompiles(kernel);
 
-  const CompiledScript reduction = compileScript(withInputs(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
-      "    T1 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
-      "    fd.add_output(T1)\n",
-      "    torch.randn(1024, device='cuda:0').expand(64, 1024),\n"));
+  const CompiledScript reduction = compileScript(
+      withInputs("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], "
+                 "dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])\n"
+                 "    T1 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+                 "    fd.add_output(T1)\n",
+                 "    torch.randn(1024, device='cuda:0').expand(64, 1024),\n"));
   const GeneratedKernel& reduce = onlyKernel(reduction);
   EXPECT_EQ(reduction.kernels[0].scheduler, scheduler::SchedulerType::Reduction);
   EXPECT_TRUE(contains(reduce.source, "1024 rows of 64 elements")) << reduce.source;

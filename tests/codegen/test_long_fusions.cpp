@@ -65,8 +65,7 @@ void onStackOf(size_t bytes, const std::function<void()>& work) {
     (*static_cast<const std::function<void()>*>(argument))();
     return nullptr;
   };
-  ASSERT_EQ(pthread_create(&thread, &attributes, run,
-                           const_cast<std::function<void()>*>(&work)),
+  ASSERT_EQ(pthread_create(&thread, &attributes, run, const_cast<std::function<void()>*>(&work)),
             0);
   pthread_join(thread, nullptr);
   pthread_attr_destroy(&attributes);
@@ -112,8 +111,7 @@ TEST(LongFusionTest, SegmentOfACatOf3000InputsCopiesItsExtentWithoutRecursing) {
   }
   text += "    C = fd.ops.cat([" + inputs + "], dim=0)\n    fd.add_output(C)\n";
   const frontend::Script script = frontend::readScript(text, "cat.py");
-  const runtime::Arguments args =
-      frontend::makeInputShapes(frontend::parseInputsOption(sizes));
+  const runtime::Arguments args = frontend::makeInputShapes(frontend::parseInputsOption(sizes));
   size_t segments = 0;
   onStackOf(size_t{256} << 10, [&] {
     const runtime::CompiledFusion compiled =
@@ -131,9 +129,7 @@ TEST(LongFusionTest, ExpressionEmitterComputesA100000OpChainWithoutRecursing) {
   const auto* last = fusion.outputVals().at(0)->as<ir::TensorView>();
   ASSERT_NE(last, nullptr);
   ExpressionHooks hooks;
-  hooks.loadLeaf = [](const ir::TensorView* tv, const ElementIndex&) {
-    return tv->name() + "_in";
-  };
+  hooks.loadLeaf = [](const ir::TensorView* tv, const ElementIndex&) { return tv->name() + "_in"; };
   hooks.symbolicScalar = [](const ir::Scalar* s) { return s->name(); };
   ExpressionEmitter emitter(fusion, hooks, /*indexed=*/true);
   EXPECT_EQ(emitter.value(last, {"i"}), "T100000_v");
@@ -149,8 +145,7 @@ TEST(LongFusionTest, ReferenceRunsA100000OpChain) {
   const frontend::Script script = frontend::readScript(chainScript(100000), "chain.py");
   ASSERT_TRUE(script.inputs.has_value());
   const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, 1);
-  const std::vector<runtime::Tensor> outputs =
-      runtime::runReference(script.fusion(), inputs);
+  const std::vector<runtime::Tensor> outputs = runtime::runReference(script.fusion(), inputs);
   ASSERT_EQ(outputs.size(), 1u);
   // x -> 0.5 x - 0.5 converges to -1 within float precision long before
   // op 99,999; the last add makes it 0.
@@ -176,10 +171,8 @@ TEST(LongFusionTest, AKernelPastTheParameterSpaceIsRefused) {
   ASSERT_EQ(compiled.kernels.size(), 1u);
   const runtime::SegmentKernel& segment = compiled.kernels[0];
   EXPECT_FALSE(segment.kernel.has_value());
-  EXPECT_TRUE(contains(segment.error, "takes 20001 parameters (480024 bytes)"))
-      << segment.error;
-  EXPECT_TRUE(contains(segment.error, std::to_string(kMaxKernelParameterBytes)))
-      << segment.error;
+  EXPECT_TRUE(contains(segment.error, "takes 20001 parameters (480024 bytes)")) << segment.error;
+  EXPECT_TRUE(contains(segment.error, std::to_string(kMaxKernelParameterBytes))) << segment.error;
 }
 
 TEST(LongFusionTest, ACatOf12000InputsIsRefusedForItsParametersInSeconds) {
@@ -211,8 +204,7 @@ TEST(LongFusionTest, ACatOf12000InputsIsRefusedForItsParametersInSeconds) {
   const runtime::SegmentKernel& segment = compiled.kernels[0];
   EXPECT_FALSE(segment.kernel.has_value());
   // 12,000 rank-2 inputs and the output: 40 bytes each.
-  EXPECT_TRUE(contains(segment.error, "takes 12001 parameters (480040 bytes)"))
-      << segment.error;
+  EXPECT_TRUE(contains(segment.error, "takes 12001 parameters (480040 bytes)")) << segment.error;
   // About 1.5 s here (2 cores); minutes before.
   EXPECT_LT(seconds, 30.0);
 }
@@ -235,9 +227,9 @@ TEST(LongFusionTest, AScalarOfMoreNestedOpsThanTheLimitIsRefused) {
   ASSERT_EQ(compiled.kernels.size(), 1u);
   const runtime::SegmentKernel& segment = compiled.kernels[0];
   EXPECT_FALSE(segment.kernel.has_value());
-  EXPECT_TRUE(contains(segment.error, "more than " +
-                                          std::to_string(ExpressionEmitter::kMaxScalarExprDepth) +
-                                          " nested scalar ops"))
+  EXPECT_TRUE(contains(
+      segment.error,
+      "more than " + std::to_string(ExpressionEmitter::kMaxScalarExprDepth) + " nested scalar ops"))
       << segment.error;
 }
 

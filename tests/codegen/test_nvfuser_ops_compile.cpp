@@ -50,9 +50,9 @@ TEST(NvfuserOpsCompileTest, SelectOfAnInputIsAViewBeforeTheKernel) {
   using scheduler::SchedulerType;
   // Each select (slice + squeeze) is a view of the input, taken without a
   // kernel; the add is the one kernel.
-  EXPECT_EQ(schedulers, (std::vector<SchedulerType>{SchedulerType::ExprEval,
-                                                    SchedulerType::ExprEval,
-                                                    SchedulerType::Pointwise}))
+  EXPECT_EQ(schedulers,
+            (std::vector<SchedulerType>{SchedulerType::ExprEval, SchedulerType::ExprEval,
+                                        SchedulerType::Pointwise}))
       << compiled.compiled.segmented->toString();
   expectCompiles(onlyKernel(compiled));
 }

@@ -9,9 +9,10 @@ namespace {
 GeneratedKernel handMade(const std::string& body) {
   GeneratedKernel kernel;
   kernel.name = "hand_made";
-  kernel.source = "#include \"fuserlab_device.cuh\"\n"
-                  "extern \"C\" __global__ void hand_made(fl::Tensor<float, 1> T0) {\n" +
-                  body + "}\n";
+  kernel.source =
+      "#include \"fuserlab_device.cuh\"\n"
+      "extern \"C\" __global__ void hand_made(fl::Tensor<float, 1> T0) {\n" +
+      body + "}\n";
   return kernel;
 }
 
@@ -21,7 +22,9 @@ TEST(NvrtcCompilerTest, CompilesForSm80AndSm90) {
   for (int arch : {80, 90}) {
     const runtime::NvrtcOutput out = runtime::compileWithNvrtc(kernel, arch);
     ASSERT_GT(out.cubin.size(), 4u);
-    EXPECT_EQ(std::string(out.cubin.begin(), out.cubin.begin() + 4), "\x7f" "ELF");
+    EXPECT_EQ(std::string(out.cubin.begin(), out.cubin.begin() + 4),
+              "\x7f"
+              "ELF");
     EXPECT_GT(out.nvrtcMajor, 0);
     EXPECT_EQ(out.computeCapability, arch);
     EXPECT_EQ(out.options.front(), "--gpu-architecture=sm_" + std::to_string(arch));
@@ -35,8 +38,8 @@ TEST(NvrtcCompilerTest, SyntaxErrorShowsLogAndNumberedSourceLines) {
     FAIL() << "a syntax error compiled";
   } catch (const UserError& error) {
     const std::string message = error.message();
-    EXPECT_NE(message.find("NVRTC could not compile kernel hand_made for sm_80"),
-              std::string::npos) << message;
+    EXPECT_NE(message.find("NVRTC could not compile kernel hand_made for sm_80"), std::string::npos)
+        << message;
     EXPECT_NE(message.find("hand_made.cu(3): error"), std::string::npos) << message;
     EXPECT_NE(message.find(">    3 |   float x = ;"), std::string::npos) << message;
     EXPECT_NE(message.find("     2 | extern \"C\""), std::string::npos) << message;

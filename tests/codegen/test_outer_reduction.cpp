@@ -14,7 +14,8 @@ namespace {
 TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
   // On an A100 (108 SMs, no thread-block clusters): the split fills the SMs
   // and the partials go through the workspace.
-  const CompiledScript compiled = compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
+  const CompiledScript compiled =
+      compileScript(test_scripts::kColSum, "8192x4096:bf16", nullptr, "a100");
   const GeneratedKernel& k = onlyKernel(compiled);
   // Columns on threadIdx.x (8 x 8 bf16), rows on threadIdx.y (16); 8
   // blocks of 128 threads per SM, in one wave.
@@ -28,8 +29,7 @@ TEST(OuterReductionTest, ColumnSumUnrollsRowsAndFillsTheSms) {
   EXPECT_TRUE(contains(k.source, "fl::load_vector<8>(T0.data + (col[k]) + (j * 4096))"))
       << k.source;
   // Partials block-major: [blockIdx.y][column].
-  EXPECT_TRUE(contains(k.source,
-                       "acc_T2_part[(index_t)blockIdx.y * 4096 + col[s / 8] + s % 8] = "))
+  EXPECT_TRUE(contains(k.source, "acc_T2_part[(index_t)blockIdx.y * 4096 + col[s / 8] + s % 8] = "))
       << k.source;
   EXPECT_TRUE(contains(k.source, "fl::red::load_cg(&acc_T2_part[i * 4096 + col[s / 8] + s % 8])"))
       << k.source;

@@ -110,8 +110,9 @@ TEST(PointwiseEmitterTest, InputStridesAreBuiltIn) {
   EXPECT_TRUE(contains(kernel.source, "constexpr index_t T0_s0 = (index_t)256ll;"))
       << kernel.source;
   EXPECT_TRUE(contains(kernel.source, "constexpr index_t T1_s1 = (index_t)1ll;"));
-  EXPECT_TRUE(contains(kernel.source,
-                       "const index_t T3_s0 = T3.size[0] == 1 ? (index_t)0 : (index_t)T3.stride[0];"));
+  EXPECT_TRUE(
+      contains(kernel.source,
+               "const index_t T3_s0 = T3.size[0] == 1 ? (index_t)0 : (index_t)T3.stride[0];"));
   ASSERT_EQ(kernel.parameters.size(), 3u);
   EXPECT_EQ(kernel.parameters[0].builtInStrides, (std::vector<int64_t>{256, 1}));
   EXPECT_TRUE(kernel.parameters[2].builtInStrides.empty());
@@ -132,9 +133,9 @@ TEST(PointwiseEmitterTest, LaunchCoversEveryChunk) {
     EXPECT_EQ(kernel.launch.block[0], params.blockDimX);
   }
   // The chunk past the end is skipped: the tail predicate.
-  EXPECT_TRUE(contains(kernel.source, "if (base_wide >= total) continue;") ||
-              contains(kernel.source,
-                       "if (row_wide >= outer_total || col_wide >= inner_total) continue;"));
+  EXPECT_TRUE(
+      contains(kernel.source, "if (base_wide >= total) continue;") ||
+      contains(kernel.source, "if (row_wide >= outer_total || col_wide >= inner_total) continue;"));
 }
 
 TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {
@@ -230,8 +231,7 @@ def f(fd : FusionDefinition) -> None :
   const GeneratedKernel& stores = onlyKernel(iota);
   EXPECT_TRUE(contains(stores.source, "a0 = axis 0 (16) a1 = axis 1 (64) a2 = axis 2 (1)"))
       << stores.source;
-  EXPECT_TRUE(contains(stores.source,
-                       "T3.data[(index_t)(a0) * T3_s0 + (index_t)(a1) * T3_s1] = "))
+  EXPECT_TRUE(contains(stores.source, "T3.data[(index_t)(a0) * T3_s0 + (index_t)(a1) * T3_s1] = "))
       << stores.source;
   EXPECT_FALSE(contains(stores.source, "|| (ref_e0 ==")) << stores.source;
   expectCompiles(stores);
@@ -271,8 +271,7 @@ TEST(PointwiseEmitterTest, OddElementCountIsReadElementByElement) {
 
 TEST(PointwiseEmitterTest, Int64IndexingWhenTheParamsAskForIt) {
   const EditedPointwiseParams provider([](PointwiseParams& p) { p.useInt32Indexing = false; });
-  const CompiledScript compiled =
-      compileScript(kBf16Add, "64x256:bf16,64x256:bf16", &provider);
+  const CompiledScript compiled = compileScript(kBf16Add, "64x256:bf16,64x256:bf16", &provider);
   ASSERT_FALSE(paramsOf(compiled).useInt32Indexing);
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(kernel.int64Indexing);
@@ -330,7 +329,8 @@ TEST(PointwiseEmitterTest, TwoDimensionalScheduleSplitsAtTheBreakPoint) {
   const CompiledScript compiled =
       compileScript(kRowScale, "4096x4096:f32,4096:f32,4096:f32", &provider);
   const PointwiseParams& params = paramsOf(compiled);
-  ASSERT_EQ(params.breakPoint, 1) << compiled.compiled.segmented->groups()[0].choice.providerRejection;
+  ASSERT_EQ(params.breakPoint, 1)
+      << compiled.compiled.segmented->groups()[0].choice.providerRejection;
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(contains(kernel.source, "const index_t outer_total = ref_e0;"));
   EXPECT_TRUE(contains(kernel.source, "const index_t inner_total = ref_e1;"));
@@ -559,8 +559,7 @@ TEST(PointwiseEmitterTest, ReshapeDividesByTheWholeInnerExtent) {
     sawKernel = true;
     const std::string& source = segment.kernel->source;
     EXPECT_EQ(source.find("/ (int64_t)64ll *"), std::string::npos) << source;
-    EXPECT_NE(source.find("/ ((int64_t)64ll * (int64_t)16ll * (int64_t)8ll)"),
-              std::string::npos)
+    EXPECT_NE(source.find("/ ((int64_t)64ll * (int64_t)16ll * (int64_t)8ll)"), std::string::npos)
         << source;
     expectCompiles(*segment.kernel);
   }

@@ -42,14 +42,15 @@ TEST(RandomCodegenTest, DeviceHeaderEmbedsTheSharedRandomNumbersSource) {
 }
 
 TEST(RandomCodegenTest, PointwiseKernelCallsPhiloxAtTheLinearIndex) {
-  const CompiledScript compiled = compileScript(script(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
-      "    S1 = fd.define_scalar(DataType.Int)\n"
-      "    S2 = fd.define_scalar(DataType.Int)\n"
-      "    T3 = fd.ops.uniform(-1.0, 1.0, T0.shape(), rng_seed=S1, rng_offset=S2, "
-      "dtype=DataType.Float)\n"
-      "    T4 = fd.ops.add(T0, T3)\n"
-      "    fd.add_output(T4)\n"),
+  const CompiledScript compiled = compileScript(
+      script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+             "dtype=DataType.Float)\n"
+             "    S1 = fd.define_scalar(DataType.Int)\n"
+             "    S2 = fd.define_scalar(DataType.Int)\n"
+             "    T3 = fd.ops.uniform(-1.0, 1.0, T0.shape(), rng_seed=S1, rng_offset=S2, "
+             "dtype=DataType.Float)\n"
+             "    T4 = fd.ops.add(T0, T3)\n"
+             "    fd.add_output(T4)\n"),
       "96x1000:f32,5,6");
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(contains(kernel.source, "fl::rng::uniformRangeF(")) << kernel.source;
@@ -85,33 +86,32 @@ TEST_P(RandomCodegenCaseTest, CallsTheDistributionOfItsDtypeAndCompiles) {
   expectCompiles(kernel);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    DistributionsAndDtypes, RandomCodegenCaseTest,
-    ::testing::Values(Case{"uniform", 0, 1, "Float", "uniformStandardF"},
-                      Case{"uniform", 2, 5, "Half", "uniformRangeF"},
-                      Case{"uniform", 0, 1, "BFloat16", "uniformStandardF"},
-                      Case{"uniform", -3, 3, "Double", "uniformRangeD"},
-                      Case{"uniform", 0, 1, "Double", "uniformStandardD"},
-                      Case{"normal", 0, 1, "Float", "normalStandardF"},
-                      Case{"normal", 1, 2, "BFloat16", "normalGeneralF"},
-                      Case{"normal", 0, 1, "Double", "normalStandardD"},
-                      Case{"normal", -1, 0.5, "Double", "normalGeneralD"}),
-    [](const ::testing::TestParamInfo<Case>& caseInfo) {
-      return std::string(caseInfo.param.call) + "_" + caseInfo.param.dtype;
-    });
+INSTANTIATE_TEST_SUITE_P(DistributionsAndDtypes, RandomCodegenCaseTest,
+                         ::testing::Values(Case{"uniform", 0, 1, "Float", "uniformStandardF"},
+                                           Case{"uniform", 2, 5, "Half", "uniformRangeF"},
+                                           Case{"uniform", 0, 1, "BFloat16", "uniformStandardF"},
+                                           Case{"uniform", -3, 3, "Double", "uniformRangeD"},
+                                           Case{"uniform", 0, 1, "Double", "uniformStandardD"},
+                                           Case{"normal", 0, 1, "Float", "normalStandardF"},
+                                           Case{"normal", 1, 2, "BFloat16", "normalGeneralF"},
+                                           Case{"normal", 0, 1, "Double", "normalStandardD"},
+                                           Case{"normal", -1, 0.5, "Double", "normalGeneralD"}),
+                         [](const ::testing::TestParamInfo<Case>& caseInfo) {
+                           return std::string(caseInfo.param.call) + "_" + caseInfo.param.dtype;
+                         });
 
 TEST(RandomCodegenTest, DropoutInAReductionKernelIsDrawnPerElementNotPerRow) {
-  const CompiledScript compiled = compileScript(script(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-      "dtype=DataType.BFloat16)\n"
-      "    T1 = fd.ops.rand_like(T0)\n"
-      "    S2 = fd.define_scalar(0.9, dtype=DataType.Double)\n"
-      "    T3 = fd.ops.lt(T1, S2)\n"
-      "    T4 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-      "    T5 = fd.ops.where(T3, T4, 0.0)\n"
-      "    T6 = fd.ops.sum(T5, dims=[1])\n"
-      "    fd.add_output(T6)\n"),
-      "512x4096:bf16");
+  const CompiledScript compiled =
+      compileScript(script("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                           "dtype=DataType.BFloat16)\n"
+                           "    T1 = fd.ops.rand_like(T0)\n"
+                           "    S2 = fd.define_scalar(0.9, dtype=DataType.Double)\n"
+                           "    T3 = fd.ops.lt(T1, S2)\n"
+                           "    T4 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+                           "    T5 = fd.ops.where(T3, T4, 0.0)\n"
+                           "    T6 = fd.ops.sum(T5, dims=[1])\n"
+                           "    fd.add_output(T6)\n"),
+                    "512x4096:bf16");
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_TRUE(contains(kernel.source, "fl::rng::uniformStandardF(")) << kernel.source;
   EXPECT_TRUE(contains(kernel.source, "fl::rng::RoundToBFloat16()")) << kernel.source;

@@ -47,18 +47,15 @@ std::vector<std::string> compileAll(const std::vector<Variant>& variants,
         const runtime::NvrtcOutput out = runtime::compileWithNvrtc(v.kernel, arch);
         if (out.cubin.empty()) {
           std::lock_guard<std::mutex> lock(mutex);
-          failures.push_back(v.label + " sm_" + std::to_string(arch) +
-                             ": empty cubin");
+          failures.push_back(v.label + " sm_" + std::to_string(arch) + ": empty cubin");
         }
       } catch (const std::exception& error) {
         std::lock_guard<std::mutex> lock(mutex);
-        failures.push_back(v.label + " sm_" + std::to_string(arch) + ": " +
-                           error.what());
+        failures.push_back(v.label + " sm_" + std::to_string(arch) + ": " + error.what());
       }
     }
   };
-  const unsigned threads =
-      std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
@@ -70,26 +67,22 @@ std::string describe(const ReductionParams& p) {
   return "vect " + std::to_string(p.vectorizationFactor) + ", " +
          std::string(scheduler::toString(p.persistentStorage)) +
          (p.projectPersistentBuffers ? ", projected" : "") + ", batch " +
-         std::to_string(p.persistentBatchSize) + ", block " +
-         std::to_string(p.blockDimX) + "x" + std::to_string(p.blockDimY) +
-         ", grid " + std::to_string(p.gridDimX) + "x" +
-         std::to_string(p.gridDimY) + ", unroll " +
-         std::to_string(p.unrollFactorReduction) + "/" +
+         std::to_string(p.persistentBatchSize) + ", block " + std::to_string(p.blockDimX) + "x" +
+         std::to_string(p.blockDimY) + ", grid " + std::to_string(p.gridDimX) + "x" +
+         std::to_string(p.gridDimY) + ", unroll " + std::to_string(p.unrollFactorReduction) + "/" +
          std::to_string(p.unrollFactorIteration);
 }
 
 // Threads for `needed` chunks, as the inner persistent heuristic rounds them.
 int64_t threadsFor(int64_t needed) {
-  return needed >= 32 ? scheduler::roundUpTo(needed, 32)
-                      : scheduler::nextPowerOfTwo(needed);
+  return needed >= 32 ? scheduler::roundUpTo(needed, 32) : scheduler::nextPowerOfTwo(needed);
 }
 
 std::vector<int64_t> batchSizes(int64_t maxBatch, int64_t heuristic) {
   std::vector<int64_t> sizes;
   const bool all = std::getenv("FUSERLAB_ALL_BATCH_SIZES") != nullptr;
   for (int64_t b = 1; b <= maxBatch; ++b) {
-    const bool spread = b <= 4 || b == 6 || b == 8 || b == 12 || b == 16 ||
-                        b == 24 || b == 32;
+    const bool spread = b <= 4 || b == 6 || b == 8 || b == 12 || b == 16 || b == 24 || b == 32;
     if (all || spread || b == heuristic) sizes.push_back(b);
   }
   return sizes;
@@ -98,11 +91,9 @@ std::vector<int64_t> batchSizes(int64_t maxBatch, int64_t heuristic) {
 // The params variants of a persistent segment the tuner may choose, that
 // rejectParams accepts.
 std::vector<ReductionParams> persistentVariants(const BoundSegment& s) {
-  const scheduler::Scheduler& scheduler =
-      scheduler::schedulerFor(s.group->choice.type);
+  const scheduler::Scheduler& scheduler = scheduler::schedulerFor(s.group->choice.type);
   const ReductionParams& base = s.params();
-  const scheduler::ReductionPatternResult pattern =
-      scheduler::analyzeReductionPattern(s.fusion());
+  const scheduler::ReductionPatternResult pattern = scheduler::analyzeReductionPattern(s.fusion());
   const scheduler::ReductionExtents extents =
       scheduler::reductionExtents(*pattern.pattern, *s.info.evaluator).extents;
   const bool inner = base.fastestDimReduction;
@@ -121,27 +112,23 @@ std::vector<ReductionParams> persistentVariants(const BoundSegment& s) {
         p.projectPersistentBuffers = project;
         if (inner) {
           const int64_t chunks = scheduler::ceilDiv(extents.reductionExtent, vect);
-          for (int64_t batch : batchSizes(std::min<int64_t>(chunks, 64),
-                                          base.persistentBatchSize)) {
+          for (int64_t batch :
+               batchSizes(std::min<int64_t>(chunks, 64), base.persistentBatchSize)) {
             p.persistentBatchSize = batch;
             p.blockDimX = threadsFor(scheduler::ceilDiv(chunks, batch));
-            p.blockDimY = std::max<int64_t>(
-                1, std::min<int64_t>(base.blockDimY, 1024 / p.blockDimX));
+            p.blockDimY =
+                std::max<int64_t>(1, std::min<int64_t>(base.blockDimY, 1024 / p.blockDimX));
             p.gridDimX = scheduler::ceilDiv(extents.iterationExtent, p.blockDimY);
             p.crossBlockReduction = p.blockDimX > 1;
             consider(p);
           }
         } else {
-          const int64_t columns =
-              scheduler::ceilDiv(extents.iterationExtent, vect);
+          const int64_t columns = scheduler::ceilDiv(extents.iterationExtent, vect);
           p.gridDimX = scheduler::ceilDiv(columns, p.blockDimY);
-          const int64_t share =
-              scheduler::ceilDiv(extents.reductionExtent, p.gridDimY);
-          for (int64_t batch : batchSizes(std::min<int64_t>(share, 64),
-                                          base.persistentBatchSize)) {
+          const int64_t share = scheduler::ceilDiv(extents.reductionExtent, p.gridDimY);
+          for (int64_t batch : batchSizes(std::min<int64_t>(share, 64), base.persistentBatchSize)) {
             p.blockDimX = std::min<int64_t>(
-                scheduler::nextPowerOfTwo(scheduler::ceilDiv(share, batch)),
-                1024 / p.blockDimY);
+                scheduler::nextPowerOfTwo(scheduler::ceilDiv(share, batch)), 1024 / p.blockDimY);
             p.persistentBatchSize = scheduler::ceilDiv(share, p.blockDimX);
             p.crossBlockReduction = p.blockDimX > 1;
             consider(p);
@@ -155,8 +142,7 @@ std::vector<ReductionParams> persistentVariants(const BoundSegment& s) {
 
 // Variants of a reduction segment: vectorization, unrolling, grid splits.
 std::vector<ReductionParams> reductionVariants(const BoundSegment& s) {
-  const scheduler::Scheduler& scheduler =
-      scheduler::schedulerFor(s.group->choice.type);
+  const scheduler::Scheduler& scheduler = scheduler::schedulerFor(s.group->choice.type);
   const ReductionParams& base = s.params();
   std::vector<ReductionParams> out;
   auto consider = [&](const ReductionParams& p) {
@@ -174,8 +160,7 @@ std::vector<ReductionParams> reductionVariants(const BoundSegment& s) {
           p.gridDimY = gridY;
           p.crossGridReduction = gridY > 1;
           if (!base.fastestDimReduction) {
-            p.gridDimX = std::max<int64_t>(1, base.gridDimX *
-                                                  base.vectorizationFactor / vect);
+            p.gridDimX = std::max<int64_t>(1, base.gridDimX * base.vectorizationFactor / vect);
           }
           consider(p);
         }
@@ -185,20 +170,17 @@ std::vector<ReductionParams> reductionVariants(const BoundSegment& s) {
   return out;
 }
 
-
 TEST_F(ReductionEmitterTest, EveryExampleSegmentCompilesForSm80AndSm90) {
   std::vector<Variant> kernels;
   std::vector<std::string> failures;
   std::vector<std::unique_ptr<CompiledExample>> keep;
   for (const std::string& file : exampleFiles()) {
-    for (const auto& [device, arch] :
-         {std::pair<std::string, int>{"a100", 80}, {"h100", 90}}) {
+    for (const auto& [device, arch] : {std::pair<std::string, int>{"a100", 80}, {"h100", 90}}) {
       for (const std::string upcast : {"privatize", "forward"}) {
         for (auto& example : compileExample(file, device, upcast)) {
           for (const BoundSegment& s : example->segments) {
-            const std::string label = example->label + " segment " +
-                                      std::to_string(s.group->id) + " (" +
-                                      describe(s.params()) + ")";
+            const std::string label = example->label + " segment " + std::to_string(s.group->id) +
+                                      " (" + describe(s.params()) + ")";
             try {
               kernels.push_back({label, generate(s, s.params())});
             } catch (const UserError& error) {
@@ -232,9 +214,8 @@ TEST_P(NormalizationVariantsTest, EveryAcceptedVariantCompiles) {
           persistent ? persistentVariants(s) : reductionVariants(s);
       EXPECT_GT(variants.size(), 1u) << example->label;
       for (const ReductionParams& p : variants) {
-        const std::string label = example->label + " segment " +
-                                  std::to_string(s.group->id) + " (" +
-                                  describe(p) + ")";
+        const std::string label =
+            example->label + " segment " + std::to_string(s.group->id) + " (" + describe(p) + ")";
         try {
           kernels.push_back({label, generate(s, p)});
         } catch (const UserError& error) {
@@ -243,8 +224,7 @@ TEST_P(NormalizationVariantsTest, EveryAcceptedVariantCompiles) {
       }
     }
   }
-  std::cout << "[ variants ] " << GetParam() << ": " << kernels.size()
-            << " kernels\n";
+  std::cout << "[ variants ] " << GetParam() << ": " << kernels.size() << " kernels\n";
   for (const std::string& f : compileAll(kernels, {90})) failures.push_back(f);
   for (const std::string& f : failures) ADD_FAILURE() << f;
   if (GetParam() != "welford.py") {
@@ -254,14 +234,12 @@ TEST_P(NormalizationVariantsTest, EveryAcceptedVariantCompiles) {
 
 INSTANTIATE_TEST_SUITE_P(
     Normalization, NormalizationVariantsTest,
-    ::testing::Values("layer_norm.py", "rms_norm.py", "softmax.py",
-                      "batch_norm_outer.py", "welford.py",
-                      "seed000_forwarding_miss.py",
-                      "seed001_nanogpt_layer_norm.py"),
+    ::testing::Values("layer_norm.py", "rms_norm.py", "softmax.py", "batch_norm_outer.py",
+                      "welford.py", "seed000_forwarding_miss.py", "seed001_nanogpt_layer_norm.py"),
     [](const ::testing::TestParamInfo<std::string>& test) {
       std::string name = test.param.substr(0, test.param.size() - 3);
-      std::replace_if(name.begin(), name.end(),
-                      [](char c) { return !std::isalnum(c); }, '_');
+      std::replace_if(
+          name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
       return name;
     });
 

@@ -22,10 +22,9 @@ TEST_F(ReductionEmitterTest, ProjectionKeepsTheBf16InputResident) {
   const BoundSegment& s = only.segment();
   ASSERT_TRUE(s.params().projectPersistentBuffers);
   const GeneratedKernel projected = generate(s, s.params());
-  const std::string storage =
-      s.params().persistentStorage == PersistentStorage::Registers
-          ? "fl::Array<fl::bfloat16, "
-          : "fl::bfloat16* S_T0";
+  const std::string storage = s.params().persistentStorage == PersistentStorage::Registers
+                                  ? "fl::Array<fl::bfloat16, "
+                                  : "fl::bfloat16* S_T0";
   EXPECT_TRUE(contains(projected.source, storage)) << projected.source;
   EXPECT_FALSE(contains(projected.source, "float* S_")) << projected.source;
 
@@ -39,8 +38,7 @@ TEST_F(ReductionEmitterTest, ProjectionKeepsTheBf16InputResident) {
   ReductionParams projectedSmem = s.params();
   projectedSmem.persistentStorage = PersistentStorage::SharedMemory;
   EXPECT_GT(kept.launch.dynamicSharedMemoryBytes,
-            generate(s, projectedSmem).launch.dynamicSharedMemoryBytes +
-                65536);
+            generate(s, projectedSmem).launch.dynamicSharedMemoryBytes + 65536);
 }
 
 TEST_F(ReductionEmitterTest, LayerNormIsOnePassWithVectorizedAccesses) {
@@ -82,8 +80,7 @@ def fusion(fd : FusionDefinition) -> None :
     T9 = fd.ops.cast(T8, dtype=DataType.BFloat16)
     fd.add_output(T9)
 )";
-  const CompiledScript compiled =
-      compileScript(source, "8192x4099:bf16,4099:bf16");
+  const CompiledScript compiled = compileScript(source, "8192x4099:bf16,4099:bf16");
   ASSERT_EQ(compiled.compiled.segmented->groups().size(), 1u);
   const auto& group = compiled.compiled.segmented->groups().front();
   ASSERT_EQ(group.choice.type, SchedulerType::InnerPersistent);
@@ -109,15 +106,14 @@ def fusion(fd : FusionDefinition) -> None :
 // aligned chunks, at most 2050 / 8 = 256 a row: 64 threads of 4 (was 192
 // threads of 3 chunks of 4, 37.7 us on an H100 against 28.4).
 TEST_F(ReductionEmitterTest, ShiftedRowsOfKeptBuffersUse16ByteChunks) {
-  std::ifstream file(fuserlab::test::sourceDir() +
-                     "/tests/perf/suite/masked_softmax_8192x2050.py");
+  std::ifstream file(fuserlab::test::sourceDir() + "/tests/perf/suite/masked_softmax_8192x2050.py");
   ASSERT_TRUE(file.good());
   const std::string source((std::istreambuf_iterator<char>(file)),
                            std::istreambuf_iterator<char>());
   const CompiledScript compiled = compileScript(source);
   ASSERT_EQ(compiled.compiled.segmented->groups().size(), 1u);
-  const auto& p = std::get<ReductionParams>(
-      compiled.compiled.segmented->groups().front().choice.params);
+  const auto& p =
+      std::get<ReductionParams>(compiled.compiled.segmented->groups().front().choice.params);
   EXPECT_EQ(p.vectorizationFactor, 8);
   EXPECT_EQ(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor, 2048);
   const GeneratedKernel& k = onlyKernel(compiled);
@@ -149,8 +145,7 @@ TEST_F(ReductionEmitterTest, RegisterCapBecomesMaxrregcount) {
   ReductionParams p = only.segment().params();
   p.registerCap = 96;
   const GeneratedKernel k = generate(only.segment(), p);
-  EXPECT_NE(std::find(k.options.begin(), k.options.end(), "--maxrregcount=96"),
-            k.options.end());
+  EXPECT_NE(std::find(k.options.begin(), k.options.end(), "--maxrregcount=96"), k.options.end());
   p.registerCap = 0;
   EXPECT_TRUE(generate(only.segment(), p).options.empty());
 }
@@ -159,8 +154,7 @@ TEST_F(ReductionEmitterTest, IndexTypeFollowsUseInt32Indexing) {
   const OnlySegment only = onlySegment("sum_reduction.py");
   ReductionParams p = only.segment().params();
   ASSERT_TRUE(p.useInt32Indexing);
-  EXPECT_TRUE(contains(generate(only.segment(), p).source,
-                       "typedef int32_t index_t;"));
+  EXPECT_TRUE(contains(generate(only.segment(), p).source, "typedef int32_t index_t;"));
   p.useInt32Indexing = false;
   const GeneratedKernel k = generate(only.segment(), p);
   EXPECT_TRUE(contains(k.source, "typedef int64_t index_t;"));
@@ -237,7 +231,8 @@ TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
     SCOPED_TRACE(sizes);
     const CompiledScript compiled = compileScript(test_scripts::kColSum, sizes);
     const GeneratedKernel& k = onlyKernel(compiled);
-    const auto& p = std::get<ReductionParams>(compiled.compiled.segmented->groups().front().choice.params);
+    const auto& p =
+        std::get<ReductionParams>(compiled.compiled.segmented->groups().front().choice.params);
     const int64_t columns = std::stoll(std::string(sizes).substr(std::string(sizes).find('x') + 1));
     const int64_t rows = std::stoll(sizes);
     // An outer reduction's block_dim_y threads walk the columns, its
@@ -245,8 +240,8 @@ TEST_F(ReductionEmitterTest, OuterLoopTestsOnlyTheChunksThatCanBeOutOfRange) {
     const bool columnsExact =
         (columns / p.vectorizationFactor) % (p.blockDimY * p.unrollFactorIteration) == 0;
     const int64_t perBlock = (rows + p.gridDimY - 1) / p.gridDimY;
-    const bool rowsExact = perBlock * p.gridDimY == rows &&
-                           perBlock % (p.blockDimX * p.unrollFactorReduction) == 0;
+    const bool rowsExact =
+        perBlock * p.gridDimY == rows && perBlock % (p.blockDimX * p.unrollFactorReduction) == 0;
     EXPECT_FALSE(columnsExact && rowsExact);
     EXPECT_EQ(columnsExact, std::string(sizes) == "8000x4096:bf16");
     EXPECT_EQ(contains(k.source, "col_ok[k] = true;"), columnsExact) << k.source;
@@ -313,9 +308,8 @@ TEST_F(ReductionEmitterTest, OuterPersistentAcrossBlocksSynchronizesTheGrid) {
   // Columns on threadIdx.x, so a warp reads contiguous bf16 vectors.
   EXPECT_EQ(k.launch.block[0], p.blockDimY);
   EXPECT_EQ(k.launch.block[1], p.blockDimX);
-  EXPECT_TRUE(contains(k.source, "fl::load_vector<" +
-                                     std::to_string(p.vectorizationFactor) +
-                                     ">(T0.data"))
+  EXPECT_TRUE(
+      contains(k.source, "fl::load_vector<" + std::to_string(p.vectorizationFactor) + ">(T0.data"))
       << k.source;
 }
 
@@ -384,8 +378,7 @@ TEST_F(ReductionEmitterTest, ClusterExchangePastTheSharedMemoryIsRefused) {
     generate(only.segment(), p);
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_NE(error.message().find("the cluster exchange's"), std::string::npos)
-        << error.message();
+    EXPECT_NE(error.message().find("the cluster exchange's"), std::string::npos) << error.message();
     EXPECT_NE(error.message().find("cluster_reduction false"), std::string::npos)
         << error.message();
   }
@@ -400,8 +393,7 @@ TEST_F(ReductionEmitterTest, BatchThatDoesNotCoverTheRowIsRefused) {
     generate(only.segment(), p);
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_TRUE(contains(error.message(), "does not cover a row of 4096"))
-        << error.message();
+    EXPECT_TRUE(contains(error.message(), "does not cover a row of 4096")) << error.message();
   }
 }
 
@@ -422,8 +414,8 @@ TEST(ReductionIssue42Test, CorpusReproducersCompileIntoKernels) {
   for (const char* file : {"issue42_rmsnorm_bwd_builder.py", "issue42_rmsnorm_bwd_direct.py",
                            "issue42_sum_over_broadcast_axis.py"}) {
     SCOPED_TRACE(file);
-    const frontend::Script script = frontend::readScriptFile(
-        fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
+    const frontend::Script script =
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
     ASSERT_TRUE(script.inputs.has_value());
     const auto device = scheduler::findBuiltinDevice("h100");
     ASSERT_TRUE(device.has_value());
@@ -452,7 +444,8 @@ TEST(ReductionIssue42Test, InputReadOnlyForItsShapeIsNotIndexed) {
     T4 = fd.ops.mul(T3, T2)
     T5 = fd.ops.sum(T4, dims=[1], keepdim=False, dtype=DataType.Null)
     fd.add_output(T5)
-)"), "37:f32,37x250:f32,1x250:f32");
+)"),
+                                                "37:f32,37x250:f32,1x250:f32");
   const GeneratedKernel& kernel = onlyKernel(compiled);
   EXPECT_FALSE(runtime::compileWithNvrtc(kernel, 90).cubin.empty());
 }

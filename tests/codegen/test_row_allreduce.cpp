@@ -24,8 +24,8 @@ std::string between(std::string_view text, std::string_view from, std::string_vi
 }
 
 TEST(RowAllreduceTest, EightOrMoreWarpsCombineByAButterflyOverTheWarps) {
-  const std::string body = between(reductionDeviceHelpers(),
-                                   "__device__ __forceinline__ T row_allreduce(", "\n}\n");
+  const std::string body =
+      between(reductionDeviceHelpers(), "__device__ __forceinline__ T row_allreduce(", "\n}\n");
   ASSERT_FALSE(body.empty()) << reductionDeviceHelpers();
   const size_t tree = body.find("if constexpr (W >= 8 && (W & (W - 1)) == 0)");
   ASSERT_NE(tree, std::string::npos) << body;

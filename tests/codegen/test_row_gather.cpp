@@ -18,11 +18,11 @@ namespace fuserlab::codegen {
 namespace {
 
 struct GatherCase {
-  std::vector<int64_t> logits;        //!< [N, V] or [B, S, V]
-  std::string dtype = "BFloat16";     //!< of the logits
+  std::vector<int64_t> logits;                //!< [N, V] or [B, S, V]
+  std::string dtype = "BFloat16";             //!< of the logits
   std::string normalization = "log_softmax";  //!< or "softmax", "layer_norm"
-  bool normalizedOutput = false;      //!< the normalized rows are an output too
-  bool mean = true;  //!< the negative mean over the rows (else -gathered)
+  bool normalizedOutput = false;              //!< the normalized rows are an output too
+  bool mean = true;                           //!< the negative mean over the rows (else -gathered)
 };
 
 std::string shapeText(const std::vector<int64_t>& sizes) {
@@ -81,11 +81,12 @@ std::string gatherScript(const GatherCase& c) {
   }
   labelContiguity += "]";
   labelSymbolic += "]";
-  std::string s =
-      "    T0 = fd.define_tensor(shape=" + symbolic + ", contiguity=" + contiguity +
-      ", dtype=DataType." + c.dtype + ", is_cpu=False)\n"
-      "    T1 = fd.define_tensor(shape=" + labelSymbolic + ", contiguity=" + labelContiguity +
-      ", dtype=DataType.Int, is_cpu=False)\n";
+  std::string s = "    T0 = fd.define_tensor(shape=" + symbolic + ", contiguity=" + contiguity +
+                  ", dtype=DataType." + c.dtype +
+                  ", is_cpu=False)\n"
+                  "    T1 = fd.define_tensor(shape=" +
+                  labelSymbolic + ", contiguity=" + labelContiguity +
+                  ", dtype=DataType.Int, is_cpu=False)\n";
   s += c.dtype == "Float" ? "    X = T0\n" : "    X = fd.ops.cast(T0, dtype=DataType.Float)\n";
   auto back = [&](const std::string& name, const std::string& value) {
     s += "    " + name + "r = fd.ops.broadcast_in_dim(" + value + ", shape=" + row +
@@ -99,7 +100,8 @@ std::string gatherScript(const GatherCase& c) {
     s += "    M = fd.ops.mul(S, " + inverse + ")\n";
     back("Mb", "M");
     s += "    D = fd.ops.sub(X, Mb)\n";
-    s += "    Q = fd.ops.sum(fd.ops.mul(D, D), dims=" + axis + ", keepdim=False, dtype=DataType.Null)\n";
+    s += "    Q = fd.ops.sum(fd.ops.mul(D, D), dims=" + axis +
+         ", keepdim=False, dtype=DataType.Null)\n";
     s += "    R = fd.ops.rsqrt(fd.ops.add(fd.ops.mul(Q, " + inverse + "), 1e-5))\n";
     back("Rb", "R");
     s += "    P = fd.ops.mul(D, Rb)\n";
@@ -121,8 +123,8 @@ std::string gatherScript(const GatherCase& c) {
   s += "    G = fd.ops.take_along_axis(P, I, dim=" + std::to_string(last) + ")\n";
   if (c.mean) {
     s += "    L = fd.ops.sum(G, dims=" + all + ", keepdim=False, dtype=DataType.Null)\n";
-    s += "    fd.add_output(fd.ops.mul(L, " +
-         std::to_string(-1.0 / static_cast<double>(rows)) + "))\n";
+    s += "    fd.add_output(fd.ops.mul(L, " + std::to_string(-1.0 / static_cast<double>(rows)) +
+         "))\n";
   } else {
     s += "    fd.add_output(fd.ops.neg(G))\n";
   }
@@ -174,9 +176,9 @@ void expectGatheredInTheRowKernel(const std::vector<runtime::SegmentKernel>& ker
 // persistent kernel writing the [N, V] float log-softmax, a pointwise gather
 // and the mean: three kernels.
 TEST(RowGatherTest, CrossEntropyCorpusScriptRunsInTwoKernels) {
-  const frontend::Script script = frontend::readScriptFile(
-      fuserlab::test::sourceDir() +
-      "/tests/frontend/corpus/issue42_cross_entropy_take_along_axis.py");
+  const frontend::Script script =
+      frontend::readScriptFile(fuserlab::test::sourceDir() +
+                               "/tests/frontend/corpus/issue42_cross_entropy_take_along_axis.py");
   ASSERT_TRUE(script.inputs.has_value());
   const auto device = scheduler::findBuiltinDevice("h100");
   ASSERT_TRUE(device.has_value());
@@ -226,8 +228,10 @@ TEST(RowGatherTest, NormalizationFollowedByTakeAlongAxisGathersInTheRowKernel) {
 // that takes two elements per row. Each still compiles, as before.
 TEST(RowGatherTest, OtherGathersStayOutOfTheRowKernel) {
   const std::string head =
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int, is_cpu=False)\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+      "is_cpu=False)\n"
+      "    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int, "
+      "is_cpu=False)\n"
       "    X = fd.ops.cast(T0, dtype=DataType.Float)\n"
       "    M = fd.ops.max(X, dims=[1], keepdim=True)\n"
       "    E = fd.ops.exp(fd.ops.sub(X, M))\n"

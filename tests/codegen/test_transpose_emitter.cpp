@@ -43,16 +43,15 @@ TEST(TransposeEmitterTest, TilesGoThroughSharedMemoryWithVectorAccesses) {
   EXPECT_TRUE(contains(src, "// Phase 1: group-1 inputs"));
   EXPECT_TRUE(contains(src, "// Phase 3: group-1 outputs"));
   if (params.vectorizationFactor1 > 1) {
-    EXPECT_TRUE(contains(src, "fl::load_vector<" + std::to_string(params.vectorizationFactor1) +
-                                  ">(T0.data"));
+    EXPECT_TRUE(contains(
+        src, "fl::load_vector<" + std::to_string(params.vectorizationFactor1) + ">(T0.data"));
   }
   if (params.vectorizationFactor2 > 1) {
-    EXPECT_TRUE(contains(src, "fl::store_vector<" + std::to_string(params.vectorizationFactor2) +
-                                  ">(T6.data"));
+    EXPECT_TRUE(contains(
+        src, "fl::store_vector<" + std::to_string(params.vectorizationFactor2) + ">(T6.data"));
   }
   EXPECT_EQ(kernel.launch.block[0], params.blockDim);
-  EXPECT_EQ(kernel.launch.grid[0],
-            (2048 / params.tileSize2) * (1024 / params.tileSize1));
+  EXPECT_EQ(kernel.launch.grid[0], (2048 / params.tileSize2) * (1024 / params.tileSize1));
   for (int arch : {80, 90}) {
     EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << src;
   }
@@ -86,7 +85,8 @@ def f(fd : FusionDefinition) -> None :
     T2 = fd.ops.permute(T0, dims=[0, 1, 3, 2])
     T3 = fd.ops.add(T2, T1)
     fd.add_output(T3)
-)", "3x5x64x96:f32,3x5x96x64:f32");
+)",
+                                               "3x5x64x96:f32,3x5x96x64:f32");
   ASSERT_EQ(batched.compiled.segmented->groups()[0].choice.type,
             scheduler::SchedulerType::Transpose);
   const GeneratedKernel& k4 = onlyKernel(batched);
@@ -116,7 +116,8 @@ TEST(TransposeEmitterTest, DirectLoadsOfEveryStepGoBeforePhaseOne) {
   const std::string& src = kernel.source;
   EXPECT_TRUE(contains(src, "constexpr int threads = " + std::to_string(params.blockDim) + ";"))
       << src;
-  const std::string early = "fl::Array<fl::bfloat16, 8> T1_vec0_early[" + std::to_string(steps) + "];";
+  const std::string early =
+      "fl::Array<fl::bfloat16, 8> T1_vec0_early[" + std::to_string(steps) + "];";
   const size_t prefetch = src.find(early);
   const size_t phase1 = src.find("// Phase 1: group-1 inputs");
   const size_t phase2 = src.find("// Phase 2: compute the tile");
@@ -141,8 +142,8 @@ TEST(TransposeEmitterTest, DirectLoadsOfEveryStepGoBeforePhaseOne) {
   // its loop: its registers would count against the vector body's blocks.
   const int64_t elementSteps = params.tileSize1 * params.tileSize2 / params.blockDim;
   const std::string elementBody = src.substr(src.find("} else {"));
-  EXPECT_TRUE(contains(elementBody, "for (int step = 0; step < " + std::to_string(elementSteps) +
-                                        "; ++step) {"))
+  EXPECT_TRUE(contains(elementBody,
+                       "for (int step = 0; step < " + std::to_string(elementSteps) + "; ++step) {"))
       << elementBody;
   EXPECT_FALSE(contains(elementBody, "_early")) << elementBody;
   EXPECT_FALSE(contains(elementBody, "#pragma unroll\n      for (int step")) << elementBody;

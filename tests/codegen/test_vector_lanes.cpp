@@ -48,17 +48,21 @@ def f(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
     T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
     T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
-    T3 = fd.ops.slice(T0, start_indices=[0, 0, 0, 0], end_indices=[2, 4, 16, )" + h + R"(], strides=[1, 1, 1, 1])
-    T4 = fd.ops.slice(T0, start_indices=[0, 0, 0, )" + h + "], end_indices=[2, 4, 16, " + d + R"(], strides=[1, 1, 1, 1])
+    T3 = fd.ops.slice(T0, start_indices=[0, 0, 0, 0], end_indices=[2, 4, 16, )" +
+         h + R"(], strides=[1, 1, 1, 1])
+    T4 = fd.ops.slice(T0, start_indices=[0, 0, 0, )" +
+         h + "], end_indices=[2, 4, 16, " + d + R"(], strides=[1, 1, 1, 1])
     T5 = fd.ops.cast(T4, dtype=DataType.Float)
     T6 = fd.ops.neg(T5)
     T7 = fd.ops.cast(T6, dtype=DataType.BFloat16)
     T8 = fd.ops.cat([T7, T3], dim=3)
-    T9 = fd.ops.broadcast_in_dim(T1, shape=[2, 4, 16, )" + d + R"(], broadcast_dims=[2, 3])
+    T9 = fd.ops.broadcast_in_dim(T1, shape=[2, 4, 16, )" +
+         d + R"(], broadcast_dims=[2, 3])
     T10 = fd.ops.cast(T0, dtype=DataType.Float)
     T11 = fd.ops.cast(T9, dtype=DataType.Float)
     T12 = fd.ops.mul(T10, T11)
-    T13 = fd.ops.broadcast_in_dim(T2, shape=[2, 4, 16, )" + d + R"(], broadcast_dims=[2, 3])
+    T13 = fd.ops.broadcast_in_dim(T2, shape=[2, 4, 16, )" +
+         d + R"(], broadcast_dims=[2, 3])
     T14 = fd.ops.cast(T8, dtype=DataType.Float)
     T15 = fd.ops.cast(T13, dtype=DataType.Float)
     T16 = fd.ops.mul(T14, T15)
@@ -93,8 +97,8 @@ TEST(VectorLanesTest, RopeCatReadsEachHalfAsOneVector) {
   EXPECT_FALSE(contains(pass, "int64_t")) << pass;
   // The clamped slice start is computed once per kernel and checked with
   // the other vector conditions.
-  EXPECT_TRUE(contains(kernel.source,
-                       "const index_t slice_start0 = (index_t)fl::slice_bound(")) << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "const index_t slice_start0 = (index_t)fl::slice_bound("))
+      << kernel.source;
   EXPECT_TRUE(contains(vectorCondition(kernel.source), "(slice_start0) % kVector == 0"))
       << kernel.source;
   expectCompiles(kernel);
@@ -121,18 +125,22 @@ def f(fd : FusionDefinition) -> None :
     T2 = fd.ops.pad(T0, [8, 16, 0, 0], None)
     T3 = fd.ops.add(T2, T1)
     fd.add_output(T3)
-)", "64x40:bf16,64x64:bf16");
+)",
+                                                "64x40:bf16,64x64:bf16");
   const GeneratedKernel& kernel = onlyKernel(compiled);
   ASSERT_TRUE(contains(kernel.source, "constexpr int kVector = 8;")) << kernel.source;
   const std::string pass = vectorPass(kernel.source);
   // The input's vector is read only where the whole vector is inside it;
   // its extent (known at run time) is checked with the vector conditions.
   EXPECT_FALSE(contains(pass, "(lane_a1 - 8) >= 0")) << pass;
-  EXPECT_TRUE(contains(pass, "(a1 - 8) >= 0 && (a1 - 8) < ((index_t)((int64_t)T0.size[1]))) "
-                             "T0_vec[u] = fl::load_vector<kVector>(")) << pass;
+  EXPECT_TRUE(contains(pass,
+                       "(a1 - 8) >= 0 && (a1 - 8) < ((index_t)((int64_t)T0.size[1]))) "
+                       "T0_vec[u] = fl::load_vector<kVector>("))
+      << pass;
   EXPECT_FALSE(contains(pass, "T0.data[")) << pass;
   EXPECT_TRUE(contains(vectorCondition(kernel.source),
-                       "&& ((index_t)((int64_t)T0.size[1])) % kVector == 0")) << kernel.source;
+                       "&& ((index_t)((int64_t)T0.size[1])) % kVector == 0"))
+      << kernel.source;
   expectCompiles(kernel);
 }
 
@@ -148,13 +156,18 @@ def f(fd : FusionDefinition) -> None :
     T2 = fd.ops.cat([T0, T1], dim=0)
     T3 = fd.ops.sigmoid(T2)
     fd.add_output(T3)
-)", "37x256:f32,91x256:f32");
+)",
+                                                "37x256:f32,91x256:f32");
   const GeneratedKernel& kernel = onlyKernel(compiled);
   const std::string pass = vectorPass(kernel.source);
-  EXPECT_TRUE(contains(pass, "if (a0 < ((index_t)((int64_t)T0.size[0]))) T0_vec[u] = "
-                             "fl::load_vector<kVector>(")) << pass;
-  EXPECT_TRUE(contains(pass, "if (a0 >= ((index_t)((int64_t)T0.size[0]))) T1_vec[u] = "
-                             "fl::load_vector<kVector>(")) << pass;
+  EXPECT_TRUE(contains(pass,
+                       "if (a0 < ((index_t)((int64_t)T0.size[0]))) T0_vec[u] = "
+                       "fl::load_vector<kVector>("))
+      << pass;
+  EXPECT_TRUE(contains(pass,
+                       "if (a0 >= ((index_t)((int64_t)T0.size[0]))) T1_vec[u] = "
+                       "fl::load_vector<kVector>("))
+      << pass;
   EXPECT_FALSE(contains(pass, ".data[")) << pass;
   EXPECT_FALSE(contains(vectorCondition(kernel.source), "||")) << kernel.source;
   expectCompiles(kernel);

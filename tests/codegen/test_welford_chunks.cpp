@@ -32,8 +32,7 @@ TEST(WelfordChunksTest, VarMeanFoldsChunksOfThirtyTwoWithoutPerElementDivision) 
   EXPECT_EQ(k.launch.block[1], 1);
   EXPECT_TRUE(contains(k.source, "float wf_T1[8][1][4];")) << k.source;
   EXPECT_TRUE(contains(k.source, "wf_T1[u][k][v] = ")) << k.source;
-  EXPECT_TRUE(contains(k.source, "acc_T1[k] = fl::welford_combine(acc_T1[k], w);"))
-      << k.source;
+  EXPECT_TRUE(contains(k.source, "acc_T1[k] = fl::welford_combine(acc_T1[k], w);")) << k.source;
   EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << k.source;
   for (int arch : {80, 90}) {
     EXPECT_FALSE(runtime::compileWithNvrtc(k, arch).cubin.empty());
@@ -47,10 +46,9 @@ TEST(WelfordChunksTest, OddRowsAndGridSplitsFoldOnlyTheirValidChunks) {
     const CompiledScript compiled = compileScript(kVarMean, sizes);
     const GeneratedKernel& k = onlyKernel(compiled);
     EXPECT_LE(k.launch.block[0], 128) << sizes;
-    EXPECT_TRUE(contains(k.source, "if (!(row_ok[k] && c0 + u * "))
-        << sizes << "\n" << k.source;
-    EXPECT_TRUE(contains(k.source, "fl::welford_combine(acc_T1[k], w)"))
-        << sizes << "\n" << k.source;
+    EXPECT_TRUE(contains(k.source, "if (!(row_ok[k] && c0 + u * ")) << sizes << "\n" << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::welford_combine(acc_T1[k], w)")) << sizes << "\n"
+                                                                         << k.source;
     EXPECT_FALSE(contains(k.source, "fl::welford_update(")) << sizes;
     EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty()) << sizes;
   }
@@ -77,7 +75,8 @@ TEST(WelfordChunksTest, RowsHeldWholeTakeTwoPassesOverTheirRegisters) {
     const std::string allreduce = std::string("fl::red::row_allreduce<") + c.threads + ">(";
     EXPECT_TRUE(contains(src, "const float mean = " + allreduce +
                                   "sum, fl::SumOp<float>(), reinterpret_cast<float*>(fl_smem)) / "
-                                  "(float)" + c.length + ";"))
+                                  "(float)" +
+                                  c.length + ";"))
         << src;
     EXPECT_TRUE(contains(src, "{ const float d = wf_T1[u][k][v] - mean; m2 += d * d; }")) << src;
     EXPECT_TRUE(contains(src, "acc_T1[k].m2 = " + allreduce + "m2, fl::SumOp<float>()")) << src;
@@ -121,12 +120,14 @@ TEST(WelfordChunksTest, OuterVarMeanFoldsEachColumnsRowsOfAStep) {
     // lane.
     const bool exact = std::string(sizes) == "8192x4096:f32";
     EXPECT_EQ(contains(src, "fl::welford_fold_lanes(acc_T1, k * "), !exact) << src;
-    EXPECT_EQ(contains(src, "fl::shifted_fold_lanes(acc_T1_sh, k * 4, c_avg, c_m2, "
-                            "acc_T1_steps[k] == 0);"),
+    EXPECT_EQ(contains(src,
+                       "fl::shifted_fold_lanes(acc_T1_sh, k * 4, c_avg, c_m2, "
+                       "acc_T1_steps[k] == 0);"),
               exact)
         << src;
-    EXPECT_EQ(contains(src, "fl::shifted_to_welford<4>(acc_T1, k * 4, acc_T1_sh, acc_T1_steps[k], "),
-              exact)
+    EXPECT_EQ(
+        contains(src, "fl::shifted_to_welford<4>(acc_T1, k * 4, acc_T1_sh, acc_T1_steps[k], "),
+        exact)
         << src;
     EXPECT_FALSE(contains(src, "= fl::welford_combine(acc_T1[k * ")) << src;
     // Generated for the H100 (a cluster split at 8192x4096): sm_90 only.
@@ -161,7 +162,8 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   EXPECT_TRUE(contains(cluster.source,
                        "fl::red::col_welford<16, 16, 4, 4, 4, false, false, true>(acc_T1, "))
       << cluster.source;
-  EXPECT_TRUE(contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false, true>(&acc_T1_part["))
+  EXPECT_TRUE(
+      contains(cluster.source, "acc_T1[0] = fl::red::welford_merge<false, true>(&acc_T1_part["))
       << cluster.source;
   // A workspace split: every thread gets the block's statistics, thread row
   // y merges partials y, y + 16, ... past L1, then the rows reduce again.
@@ -171,17 +173,18 @@ TEST(WelfordChunksTest, OuterVarMeanCombinesBlocksAndSplitsInTwoPassesOfSums) {
   ASSERT_GT(workspace.workspaceBytes, 0) << workspace.source;
   // The block's rows (which tile its range: EQUAL), then the merged
   // partials, whose counts differ by thread row.
-  EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>(acc_T1, "),
-            1)
+  EXPECT_EQ(
+      count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>(acc_T1, "), 1)
       << workspace.source;
   EXPECT_EQ(count(workspace.source, "fl::red::col_welford<8, 16, 4, 4, 4, true>(acc_T1, "), 1)
       << workspace.source;
   EXPECT_LT(workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true, true, true>"),
             workspace.source.find("fl::red::col_welford<8, 16, 4, 4, 4, true>"));
-  EXPECT_TRUE(contains(workspace.source,
-                       "acc_T1[s] = fl::red::welford_merge<true, true>(&acc_T1_part[(index_t)threadIdx.y * "
-                       "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (8 - (int)threadIdx.y + "
-                       "16 - 1) / 16);"))
+  EXPECT_TRUE(
+      contains(workspace.source,
+               "acc_T1[s] = fl::red::welford_merge<true, true>(&acc_T1_part[(index_t)threadIdx.y * "
+               "1024 + col[s / 4] + s % 4], (int64_t)16 * 1024, (8 - (int)threadIdx.y + "
+               "16 - 1) / 16);"))
       << workspace.source;
   // Rows past a block's range (3000 rows in 5 splits of 600, not a
   // multiple of 16 x 16 rows a step): the counts differ, so the block

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,8 +61,8 @@ class DatabaseFixture : public testing::Test {
   void SetUp() override {
     const auto* info = testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
-           ("fuserlab_db_" + std::string(info->test_suite_name()) + "_" +
-            info->name() + "_" + std::to_string(getpid()));
+           ("fuserlab_db_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+            std::to_string(getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -83,8 +83,7 @@ inline report::Json pointwiseParams(int64_t vectorization, int64_t blockX) {
 
 //! An entry for a made-up pointwise segment `n` at `sizes` on the H100.
 inline Entry makeEntry(int n, std::string sizes, report::Json params,
-                       std::optional<double> medianNs = std::nullopt,
-                       int64_t samples = 10) {
+                       std::optional<double> medianNs = std::nullopt, int64_t samples = 10) {
   Entry entry;
   entry.segment.structureHash = hex64(0x1000 + n);
   entry.segment.scheduler = "pointwise";
@@ -95,8 +94,7 @@ inline Entry makeEntry(int n, std::string sizes, report::Json params,
   entry.device.fingerprint = deviceFingerprint(scheduler::defaultDevice());
   entry.paramsSchema = scheduler::PointwiseParams::kSchemaVersion;
   entry.minCompilerVersion = std::string(compilerVersion());
-  const auto parsed =
-      scheduler::paramsFromJson(scheduler::SchedulerType::Pointwise, params);
+  const auto parsed = scheduler::paramsFromJson(scheduler::SchedulerType::Pointwise, params);
   entry.params = scheduler::paramsToJson(parsed);
   entry.paramsHash = hex64(scheduler::paramsHash(parsed));
   entry.origin = medianNs ? "tuner" : "manual";
@@ -118,8 +116,7 @@ inline Entry makeEntry(int n, std::string sizes, report::Json params,
 inline runtime::Argument shape(ir::DataType dtype, std::vector<int64_t> sizes,
                                int64_t storageOffset = 0) {
   auto strides = runtime::Tensor::contiguousStrides(sizes);
-  return runtime::metadataOnly(dtype, std::move(sizes), std::move(strides),
-                               storageOffset);
+  return runtime::metadataOnly(dtype, std::move(sizes), std::move(strides), storageOffset);
 }
 
 //! A definition's fusion bound at `inputs`: what a provider is asked with.

@@ -63,8 +63,8 @@ class DbCliTest : public DatabaseFixture {
     unsetenv("FUSERLAB_DB_SAME_ARCH");
   }
   CliResult put(const std::string& params, const std::string& extra = "") {
-    return runCli("db put --db " + db_ + " " + kSeed001 +
-                  " --segment 0 --device h100 --params '" + params + "'" + extra);
+    return runCli("db put --db " + db_ + " " + kSeed001 + " --segment 0 --device h100 --params '" +
+                  params + "'" + extra);
   }
   const Json& segment0(const std::string& args) {
     CliResult r = runCli("inspect " + kSeed001 + " --device h100 --json -" + args);
@@ -97,8 +97,9 @@ TEST_F(DbCliTest, Seed001PutThenInspectExactBucketAndRefused) {
   const Json& refused = segment0(" --db " + db_ + inputsAt(1604));
   EXPECT_EQ(refused.get("params_source")->asString(), "heuristic");
   EXPECT_TRUE(refused.get("params_entry_id")->isNull());
-  EXPECT_NE(refused.get("params_note")->asString().find(
-                "params from database_bucket (entry 1) refused: vectorization_factor 8"),
+  EXPECT_NE(refused.get("params_note")
+                ->asString()
+                .find("params from database_bucket (entry 1) refused: vectorization_factor 8"),
             std::string::npos)
       << refused.dump();
 
@@ -109,12 +110,10 @@ TEST_F(DbCliTest, Seed001PutThenInspectExactBucketAndRefused) {
 
   // The text summary names the source and the entry, and the note.
   r = runCli("inspect " + kSeed001 + " --device h100 --db " + db_ + inputsAt(1604));
-  EXPECT_NE(r.output.find("note: params from database_bucket (entry 1) refused"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("note: params from database_bucket (entry 1) refused"), std::string::npos)
       << r.output;
   r = runCli("inspect " + kSeed001 + " --device h100 --db " + db_);
-  EXPECT_NE(r.output.find("params (database_exact, entry 1, " + db_ + "): " +
-                          pinnedAsStored()),
+  EXPECT_NE(r.output.find("params (database_exact, entry 1, " + db_ + "): " + pinnedAsStored()),
             std::string::npos)
       << r.output;
   // Another device: the entry does not apply.
@@ -138,8 +137,7 @@ TEST_F(DbCliTest, CudaRunUsesPinnedParamsAndMatchesTheReference) {
   CliResult put = runCli("db put --db " + db_ + " " + kSeed001 + inputsAt(1600) +
                          " --segment 0 --device cuda:0 --params '" + kPinned + "'");
   ASSERT_EQ(put.exitCode, 0) << put.output;
-  CliResult r = runCli("run " + kSeed001 + inputsAt(1600) +
-                       " --backend cuda --check --db " + db_);
+  CliResult r = runCli("run " + kSeed001 + inputsAt(1600) + " --backend cuda --check --db " + db_);
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("check passed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("0 database_exact"), std::string::npos) << r.output;
@@ -196,9 +194,13 @@ TEST_F(DbCliTest, SearchPathNamesTheAnsweringFileAndSameArchNeedsAsking) {
 TEST_F(DbCliTest, MergeTakesSeveralShardFiles) {
   const std::string a = file("shard0.db"), b = file("shard1.db"), out = file("all.db");
   ASSERT_EQ(runCli("db put --db " + a + " " + kSeed001 + " --segment 0 --device h100 --params '" +
-                   kPinned + "'").exitCode, 0);
+                   kPinned + "'")
+                .exitCode,
+            0);
   ASSERT_EQ(runCli("db put --db " + b + " " + kSeed001 + " --segment 0 --device h100 --params '" +
-                   kPinned + "'" + inputsAt(1664)).exitCode, 0);
+                   kPinned + "'" + inputsAt(1664))
+                .exitCode,
+            0);
   CliResult r = runCli("db merge " + out + " " + a + " " + b);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("from " + b + ":"), std::string::npos) << r.output;
@@ -212,12 +214,10 @@ TEST_F(DbCliTest, MergeTakesSeveralShardFiles) {
 
 TEST_F(DbCliTest, PutRefusesParamsTheSchedulerRefusesUnlessForced) {
   std::string tooWide = kPinned;
-  tooWide.replace(tooWide.find("\"vectorization_factor\":8"), 24,
-                  "\"vectorization_factor\":16");
+  tooWide.replace(tooWide.find("\"vectorization_factor\":8"), 24, "\"vectorization_factor\":16");
   CliResult r = put(tooWide);
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("Nothing was stored; pass --force"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("Nothing was stored; pass --force"), std::string::npos) << r.output;
   EXPECT_EQ(runCli("db list --db " + db_).exitCode, 2);  // no file was made
 
   r = put(tooWide, " --force");
@@ -225,9 +225,9 @@ TEST_F(DbCliTest, PutRefusesParamsTheSchedulerRefusesUnlessForced) {
   EXPECT_NE(r.output.find("warning:"), std::string::npos);
   const Json& segment = segment0(" --db " + db_);
   EXPECT_EQ(segment.get("params_source")->asString(), "heuristic");
-  EXPECT_NE(segment.get("params_note")->asString().find(
-                "params from database_exact (entry 1) refused"),
-            std::string::npos);
+  EXPECT_NE(
+      segment.get("params_note")->asString().find("params from database_exact (entry 1) refused"),
+      std::string::npos);
 
   // Params that do not parse, a segment that does not exist.
   r = put(R"({"block_dim": 3})");
@@ -256,8 +256,7 @@ TEST_F(DbCliTest, ListShowExportImportMergeVerifyPrune) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("1 added, 0 replaced, 0 kept"), std::string::npos) << r.output;
   r = runCli("db merge --db " + file("copy.db") + " " + db_);
-  EXPECT_NE(r.output.find("already holds these params; kept"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("already holds these params; kept"), std::string::npos) << r.output;
   r = runCli("db export --db " + file("copy.db"));
   std::ifstream original(lines);
   std::string line;
@@ -281,8 +280,7 @@ TEST_F(DbCliTest, ForeignAndNewerFilesAreRefusedClearly) {
   EXPECT_EQ(r.exitCode, 2);
   r = runCli("inspect " + kSeed001 + " --db " + file("missing.db"));
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.output.find("cannot open the heuristics database"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("cannot open the heuristics database"), std::string::npos) << r.output;
 }
 
 }  // namespace

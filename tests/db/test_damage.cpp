@@ -90,11 +90,9 @@ TEST_F(DamageTest, ADamagedFileTakesNoWritesAndSaysHowToRecover) {
     ADD_FAILURE() << "a damaged file was opened for writing";
   } catch (const UserError& error) {
     const std::string message = error.message();
-    EXPECT_NE(message.find("is damaged: SQLite's quick_check finds"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("is damaged: SQLite's quick_check finds"), std::string::npos) << message;
     EXPECT_NE(message.find("Nothing was written"), std::string::npos) << message;
-    EXPECT_NE(message.find("fuserlab-cli db export --db " + path), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("fuserlab-cli db export --db " + path), std::string::npos) << message;
     EXPECT_NE(message.find("db import --db NEW.db"), std::string::npos) << message;
   }
   EXPECT_EQ(readBytes(path), before);
@@ -191,7 +189,8 @@ TEST_F(DamageTest, CliRefusesWritesAndRecoversThroughExportAndImport) {
   EXPECT_NE(r.output.find("quick_check"), std::string::npos) << r.output;
   // The heuristic's params for seed 001's segment: put gets as far as the
   // database.
-  std::ofstream(file("params.json")) << R"({"schema_version":1,"fastest_dim_reduction":true,"persistent_kernel":true,"project_persistent_buffers":true,"persistent_storage":"registers","vectorization_factor":8,"persistent_batch_size":4,"unroll_factor_reduction":1,"unroll_factor_iteration":1,"block_dim_x":64,"block_dim_y":2,"grid_dim_x":1024,"grid_dim_y":1,"cross_block_reduction":true,"cross_grid_reduction":false,"cluster_reduction":false,"register_cap":0,"use_int32_indexing":true})";
+  std::ofstream(file("params.json"))
+      << R"({"schema_version":1,"fastest_dim_reduction":true,"persistent_kernel":true,"project_persistent_buffers":true,"persistent_storage":"registers","vectorization_factor":8,"persistent_batch_size":4,"unroll_factor_reduction":1,"unroll_factor_iteration":1,"block_dim_x":64,"block_dim_y":2,"grid_dim_x":1024,"grid_dim_y":1,"cross_block_reduction":true,"cross_grid_reduction":false,"cluster_reduction":false,"register_cap":0,"use_int32_indexing":true})";
   r = cli::runCli("db put --db " + path + " " +
                   cli::source("resources/examples/seed001_nanogpt_layer_norm.py") +
                   " --segment 0 --device h100 --params @" + file("params.json"));

@@ -23,8 +23,8 @@ class HeuristicsDatabaseTest : public DatabaseFixture {
  protected:
   void SetUp() override {
     DatabaseFixture::SetUp();
-    database_ = std::make_unique<HeuristicsDatabase>(file("h.db"),
-                                                     HeuristicsDatabase::Access::Write);
+    database_ =
+        std::make_unique<HeuristicsDatabase>(file("h.db"), HeuristicsDatabase::Access::Write);
   }
   int64_t store(const Entry& entry) {
     Transaction transaction(database_->connection());
@@ -89,8 +89,7 @@ TEST_F(HeuristicsDatabaseTest, MergeKeepsTheBetterMeasuredEntry) {
   EXPECT_EQ(outcome.action, Action::Replaced);
   // Unmeasured never replaces measured; the same params are "same".
   EXPECT_EQ(merge(makeEntry(1, "16x1600", pointwiseParams(1, 64))).action, Action::Kept);
-  EXPECT_EQ(merge(makeEntry(1, "16x1600", pointwiseParams(8, 512), 800.0)).action,
-            Action::Same);
+  EXPECT_EQ(merge(makeEntry(1, "16x1600", pointwiseParams(8, 512), 800.0)).action, Action::Same);
   // Equal medians: more samples win.
   outcome = merge(makeEntry(1, "16x1600", pointwiseParams(4, 512), 800.0, 100));
   EXPECT_EQ(outcome.action, Action::Replaced);
@@ -101,8 +100,8 @@ TEST_F(HeuristicsDatabaseTest, MergeKeepsTheBetterMeasuredEntry) {
 
 TEST_F(HeuristicsDatabaseTest, ExportImportRoundTrips) {
   Entry measured = makeEntry(1, "16x1600", pointwiseParams(4, 256), 1000.0);
-  measured.variants.push_back(*makeEntry(1, "16x1600", pointwiseParams(2, 256), 1500.0)
-                                   .measurement);
+  measured.variants.push_back(
+      *makeEntry(1, "16x1600", pointwiseParams(2, 256), 1500.0).measurement);
   store(measured);
   store(makeEntry(2, "8x8", pointwiseParams(1, 64)));
   std::stringstream lines;
@@ -137,8 +136,7 @@ TEST_F(HeuristicsDatabaseTest, ImportWithABadLineImportsNothing) {
     importLines(*database_, lines, "bad.jsonl");
     FAIL() << "a bad line was imported";
   } catch (const UserError& error) {
-    EXPECT_NE(error.message().find("bad.jsonl line 2"), std::string::npos)
-        << error.message();
+    EXPECT_NE(error.message().find("bad.jsonl line 2"), std::string::npos) << error.message();
     EXPECT_NE(error.message().find("vectorisation"), std::string::npos);
     EXPECT_NE(error.message().find("nothing was imported"), std::string::npos);
   }
@@ -167,15 +165,16 @@ TEST_F(HeuristicsDatabaseTest, VerifyFindsParamsThatNoLongerParse) {
   EXPECT_TRUE(result.ok()) << result.problems.front();
   // A params set edited behind our back (a field of another struct).
   Connection raw(file("h.db"), Connection::Mode::ReadWrite);
-  raw.exec("UPDATE entries SET params_json = '{\"block_dim_x\": 128, "
-           "\"persistent_kernel\": true}' WHERE id = " + std::to_string(id));
+  raw.exec(
+      "UPDATE entries SET params_json = '{\"block_dim_x\": 128, "
+      "\"persistent_kernel\": true}' WHERE id = " +
+      std::to_string(id));
   raw.exec("UPDATE measurements SET params_json = '[]'");
   result = verifyDatabase(*database_);
   ASSERT_EQ(result.problems.size(), 2u);
   EXPECT_NE(result.problems[0].find("its params do not parse"), std::string::npos)
       << result.problems[0];
-  EXPECT_NE(result.problems[1].find("measured variant's params do not parse"),
-            std::string::npos)
+  EXPECT_NE(result.problems[1].find("measured variant's params do not parse"), std::string::npos)
       << result.problems[1];
 }
 

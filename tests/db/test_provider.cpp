@@ -44,16 +44,16 @@ class DatabaseProviderTest : public DatabaseFixture {
     transaction.commit();
     return id;
   }
-  std::optional<scheduler::ProvidedParams> ask(const DatabaseProvider& provider,
-                                               int64_t rows, int64_t cols) {
+  std::optional<scheduler::ProvidedParams> ask(const DatabaseProvider& provider, int64_t rows,
+                                               int64_t cols) {
     BoundFusion bound(kPointwise, {shape(DataType::Float, {rows, cols})});
     return provider.lookup(*bound.fusion, SchedulerType::Pointwise, bound.info);
   }
 };
 
 TEST_F(DatabaseProviderTest, ExactThenBucketThenNothing) {
-  const int64_t id = store(entryFor(
-      BoundFusion(kPointwise, {shape(DataType::Float, {16, 1600})}), pointwiseParams(4, 256)));
+  const int64_t id = store(entryFor(BoundFusion(kPointwise, {shape(DataType::Float, {16, 1600})}),
+                                    pointwiseParams(4, 256)));
   DatabaseProvider provider(file("h.db"));
   EXPECT_EQ(provider.size(), 1u);
   EXPECT_TRUE(provider.notes().empty());
@@ -85,8 +85,8 @@ TEST_F(DatabaseProviderTest, ExactThenBucketThenNothing) {
 TEST_F(DatabaseProviderTest, NearestEntryOfTheBucketWins) {
   store(entryFor(BoundFusion(kPointwise, {shape(DataType::Float, {16, 1540})}),
                  pointwiseParams(4, 128)));
-  const int64_t near = store(entryFor(
-      BoundFusion(kPointwise, {shape(DataType::Float, {16, 1660})}), pointwiseParams(2, 128)));
+  const int64_t near = store(entryFor(BoundFusion(kPointwise, {shape(DataType::Float, {16, 1660})}),
+                                      pointwiseParams(2, 128)));
   DatabaseProvider provider(file("h.db"));
   auto hit = ask(provider, 16, 1650);
   ASSERT_TRUE(hit.has_value());
@@ -100,8 +100,8 @@ TEST_F(DatabaseProviderTest, UnusableEntriesAreLeftOutWithANote) {
   old.minCompilerVersion = "0.0.1";
   old.maxCompilerVersion = std::string(compilerVersion());
   store(old);
-  const int64_t broken = store(entryFor(
-      BoundFusion(kPointwise, {shape(DataType::Float, {8, 8})}), pointwiseParams(1, 32)));
+  const int64_t broken = store(
+      entryFor(BoundFusion(kPointwise, {shape(DataType::Float, {8, 8})}), pointwiseParams(1, 32)));
   Connection(file("h.db"), Connection::Mode::ReadWrite)
       .exec("UPDATE entries SET params_json = '{\"block_dim\": 1}' WHERE id = " +
             std::to_string(broken));
@@ -109,10 +109,10 @@ TEST_F(DatabaseProviderTest, UnusableEntriesAreLeftOutWithANote) {
   DatabaseProvider provider(file("h.db"));
   EXPECT_EQ(provider.size(), 0u);
   ASSERT_EQ(provider.notes().size(), 2u);
-  EXPECT_NE(provider.notes()[0].find("is valid for compiler versions 0.0.1 to"),
-            std::string::npos)
+  EXPECT_NE(provider.notes()[0].find("is valid for compiler versions 0.0.1 to"), std::string::npos)
       << provider.notes()[0];
-  EXPECT_NE(provider.notes()[1].find("its stored params or sizes no longer parse"), std::string::npos)
+  EXPECT_NE(provider.notes()[1].find("its stored params or sizes no longer parse"),
+            std::string::npos)
       << provider.notes()[1];
   EXPECT_FALSE(ask(provider, 16, 1600).has_value());
 }
@@ -157,10 +157,10 @@ TEST_F(DatabaseProviderTest, Seed001ReportsSourceAndEntryAndIgnoresRefusedParams
   const auto& device = scheduler::defaultDevice();
   auto compileAt = [&](int64_t hidden, const scheduler::HeuristicProvider* provider) {
     const std::string h = std::to_string(hidden);
-    const auto inputs = frontend::makeInputShapes(frontend::parseInputsOption(
-        "16x128x" + h + ":bf16," + h + ":bf16," + h + ":bf16"));
-    return runtime::compileFusion(fusion, passes::CompileOptions(), device, inputs,
-                                  provider, false);
+    const auto inputs = frontend::makeInputShapes(
+        frontend::parseInputsOption("16x128x" + h + ":bf16," + h + ":bf16," + h + ":bf16"));
+    return runtime::compileFusion(fusion, passes::CompileOptions(), device, inputs, provider,
+                                  false);
   };
   KeyRecorder recorder;
   const auto heuristic = compileAt(1600, &recorder);
@@ -199,8 +199,8 @@ TEST_F(DatabaseProviderTest, Seed001ReportsSourceAndEntryAndIgnoresRefusedParams
   EXPECT_EQ(refused.paramsSource, "heuristic");
   EXPECT_EQ(refused.paramsEntryId, 0);
   EXPECT_NE(refused.params, pinned);
-  EXPECT_NE(refused.paramsNote.find("params from database_bucket (entry " +
-                                    std::to_string(id) + ") refused: vectorization_factor 8"),
+  EXPECT_NE(refused.paramsNote.find("params from database_bucket (entry " + std::to_string(id) +
+                                    ") refused: vectorization_factor 8"),
             std::string::npos)
       << refused.paramsNote;
 }

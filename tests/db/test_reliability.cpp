@@ -114,8 +114,7 @@ TEST_F(ReliabilityTest, CreatingTheFileWaitsForAnotherWriter) {
     ADD_FAILURE() << error.what();
   }
   release.join();
-  EXPECT_GE(std::chrono::steady_clock::now() - start,
-            std::chrono::milliseconds(250));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));
 }
 
 TEST_F(ReliabilityTest, SigkillMidTransactionKeepsEveryCommittedRow) {
@@ -170,8 +169,7 @@ TEST_F(ReliabilityTest, SigkillDuringACommitStormKeepsEveryReportedRow) {
   close(progress[1]);
   int reported = 0;
   while (reported < 60) {
-    ASSERT_EQ(read(progress[0], &reported, sizeof reported),
-              static_cast<ssize_t>(sizeof reported));
+    ASSERT_EQ(read(progress[0], &reported, sizeof reported), static_cast<ssize_t>(sizeof reported));
   }
   kill(pid, SIGKILL);
   EXPECT_EQ(exitCodeOf(pid), -SIGKILL);

@@ -55,8 +55,7 @@ TEST_F(SchemaTest, ForeignApplicationFileIsRefusedAndLeftUntouched) {
     c.exec("PRAGMA application_id = 1234");
   }
   const std::string message = openError(path);
-  EXPECT_NE(message.find("is not a FuserLab heuristics database"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("is not a FuserLab heuristics database"), std::string::npos) << message;
   EXPECT_NE(message.find("0x000004d2"), std::string::npos) << message;
   Connection c(path, Connection::Mode::ReadOnly);
   EXPECT_EQ(c.queryInt("SELECT count(*) FROM sqlite_schema"), 1);
@@ -66,8 +65,7 @@ TEST_F(SchemaTest, ForeignApplicationFileIsRefusedAndLeftUntouched) {
 TEST_F(SchemaTest, UnstampedSqliteFileWithTablesIsRefused) {
   const std::string path = file("plain.db");
   { Connection(path, Connection::Mode::ReadWriteCreate).exec("CREATE TABLE t (x)"); }
-  EXPECT_NE(openError(path).find("is not a FuserLab heuristics database"),
-            std::string::npos);
+  EXPECT_NE(openError(path).find("is not a FuserLab heuristics database"), std::string::npos);
 }
 
 TEST_F(SchemaTest, NewerSchemaIsRefused) {
@@ -75,27 +73,22 @@ TEST_F(SchemaTest, NewerSchemaIsRefused) {
   { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
   { Connection(path, Connection::Mode::ReadWrite).exec("PRAGMA user_version = 99"); }
   const std::string message = openError(path);
-  EXPECT_NE(message.find("schema version 99, newer than the version 1"),
-            std::string::npos)
+  EXPECT_NE(message.find("schema version 99, newer than the version 1"), std::string::npos)
       << message;
   EXPECT_NE(message.find("written by a newer FuserLab"), std::string::npos);
-  EXPECT_NE(openError(path, HeuristicsDatabase::Access::Read).find("newer"),
-            std::string::npos);
+  EXPECT_NE(openError(path, HeuristicsDatabase::Access::Read).find("newer"), std::string::npos);
 }
 
 TEST_F(SchemaTest, TextFileIsRefusedAsNotADatabase) {
   const std::string path = file("notes.db");
-  std::ofstream(path) << "these are not the droids you are looking for\n"
-                      << std::string(4096, 'x');
+  std::ofstream(path) << "these are not the droids you are looking for\n" << std::string(4096, 'x');
   const std::string message = openError(path);
   EXPECT_NE(message.find("not a valid SQLite database"), std::string::npos) << message;
 }
 
 TEST_F(SchemaTest, MissingFileIsAClearErrorForReaders) {
-  const std::string message =
-      openError(file("missing.db"), HeuristicsDatabase::Access::Read);
-  EXPECT_NE(message.find("cannot open the heuristics database"), std::string::npos)
-      << message;
+  const std::string message = openError(file("missing.db"), HeuristicsDatabase::Access::Read);
+  EXPECT_NE(message.find("cannot open the heuristics database"), std::string::npos) << message;
   EXPECT_FALSE(std::filesystem::exists(file("missing.db")));
 }
 
@@ -132,8 +125,7 @@ TEST_F(SchemaTest, ReadOnlyOpenCannotInitializeAnEmptyFile) {
   const std::string path = file("empty.db");
   std::ofstream(path).flush();
   const std::string message = openError(path, HeuristicsDatabase::Access::Read);
-  EXPECT_NE(message.find("is empty, not a heuristics database yet"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("is empty, not a heuristics database yet"), std::string::npos) << message;
   // A writer initializes it.
   EXPECT_EQ(openError(path), "");
 }

@@ -131,8 +131,7 @@ TEST_F(SearchPathTest, SameArchitectureEntriesAnswerOnlyWhenAllowed) {
   EXPECT_EQ(segment.paramsSource, "database_same_arch");
   EXPECT_EQ(segment.paramsOrigin, file("system.db"));
   EXPECT_EQ(segment.paramsFallbackDevice, deviceFingerprint(smaller));
-  EXPECT_NE(compiled.report.schedulerParamsText().find(
-                "measured on " + deviceFingerprint(smaller)),
+  EXPECT_NE(compiled.report.schedulerParamsText().find("measured on " + deviceFingerprint(smaller)),
             std::string::npos);
 }
 
@@ -142,8 +141,8 @@ TEST_F(SearchPathTest, ReportNamesTheAnsweringFile) {
   DatabaseSearchPath path({file("user.db"), file("system.db")}, {});
   BoundFusion bound(kPointwise, {shape(DataType::Float, {16, 1600})});
   runtime::Arguments inputs = {shape(DataType::Float, {16, 1600})};
-  const runtime::CompiledFusion compiled = runtime::compileFusion(
-      *bound.fusion, {}, scheduler::defaultDevice(), inputs, &path, false);
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(*bound.fusion, {}, scheduler::defaultDevice(), inputs, &path, false);
   const report::SegmentReport& segment = compiled.report.segments.at(0);
   EXPECT_EQ(segment.paramsSource, "database_exact");
   EXPECT_EQ(segment.paramsOrigin, file("system.db"));

@@ -39,11 +39,9 @@ ea = fd.ops.exp(a)
 out = fd.ops.add(ea, nb)
 fd.add_output(out)
 )";
-  EXPECT_EQ(hashOf(kTwoBranches, twoFloat(8, 64)),
-            hashOf(renamedAndReordered, twoFloat(8, 64)));
+  EXPECT_EQ(hashOf(kTwoBranches, twoFloat(8, 64)), hashOf(renamedAndReordered, twoFloat(8, 64)));
   // Sizes are not structure.
-  EXPECT_EQ(hashOf(kTwoBranches, twoFloat(8, 64)),
-            hashOf(kTwoBranches, twoFloat(1024, 4096)));
+  EXPECT_EQ(hashOf(kTwoBranches, twoFloat(8, 64)), hashOf(kTwoBranches, twoFloat(1024, 4096)));
 }
 
 TEST(SegmentKeyTest, StructuralHashSeesOpsOperandOrderDtypesAndLayout) {
@@ -77,15 +75,16 @@ fd.add_output(T2)
   for (size_t at; (at = half.find("DataType.Float")) != std::string::npos;) {
     half.replace(at, 14, "DataType.Half");
   }
-  EXPECT_NE(base, hashOf(half.c_str(), {shape(DataType::Half, {8, 64}),
-                                        shape(DataType::Half, {8, 64})}));
+  EXPECT_NE(base,
+            hashOf(half.c_str(), {shape(DataType::Half, {8, 64}), shape(DataType::Half, {8, 64})}));
 }
 
 TEST(SegmentKeyTest, StructuralHashSeesReductionAxesAndAlignmentClass) {
   auto sum = [](int axis) {
     return std::string(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-T1 = fd.ops.sum(T0, dims=[)") + std::to_string(axis) + R"(], keepdim=False)
+T1 = fd.ops.sum(T0, dims=[)") +
+           std::to_string(axis) + R"(], keepdim=False)
 fd.add_output(T1)
 )";
   };
@@ -94,18 +93,15 @@ fd.add_output(T1)
   // An input 4 bytes off a 16-byte boundary cannot be read 16 bytes at a
   // time: another alignment class. 16 and 256 are the same class.
   const std::string aligned = hashOf(sum(1).c_str(), square);
-  EXPECT_NE(aligned,
-            hashOf(sum(1).c_str(), {shape(DataType::Float, {64, 64}, /*offset=*/1)}));
-  EXPECT_EQ(aligned,
-            hashOf(sum(1).c_str(), {shape(DataType::Float, {64, 64}, /*offset=*/4)}));
+  EXPECT_NE(aligned, hashOf(sum(1).c_str(), {shape(DataType::Float, {64, 64}, /*offset=*/1)}));
+  EXPECT_EQ(aligned, hashOf(sum(1).c_str(), {shape(DataType::Float, {64, 64}, /*offset=*/4)}));
 }
 
 TEST(SegmentKeyTest, SizesAndBucketsAreText) {
   BoundFusion bound(kTwoBranches, twoFloat(16, 1600));
   EXPECT_EQ(sizesText(bound.info), "16x1600,16x1600");
   EXPECT_EQ(sizeBucketText(bound.info), "16x1664,16x1664");
-  const SegmentKey key =
-      segmentKey(*bound.fusion, scheduler::SchedulerType::Pointwise, bound.info);
+  const SegmentKey key = segmentKey(*bound.fusion, scheduler::SchedulerType::Pointwise, bound.info);
   EXPECT_EQ(key.scheduler, "pointwise");
   EXPECT_EQ(key.paramsSchema, scheduler::PointwiseParams::kSchemaVersion);
   EXPECT_EQ(key.structureHash.size(), 16u);

@@ -2,8 +2,8 @@
 // each segment compiled on the built-in heuristic (once per key), none for a
 // segment the database answers, and lines of processes appending to one file
 // at once stay whole.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,8 +44,7 @@ class SegmentRecorderTest : public DatabaseFixture {
   void compile(const scheduler::HeuristicProvider& provider, int64_t rows, int64_t cols) {
     BoundFusion bound(kPointwise, {shape(DataType::Float, {rows, cols})});
     runtime::Arguments inputs = {shape(DataType::Float, {rows, cols})};
-    runtime::compileFusion(*bound.fusion, {}, scheduler::defaultDevice(), inputs, &provider,
-                           false);
+    runtime::compileFusion(*bound.fusion, {}, scheduler::defaultDevice(), inputs, &provider, false);
   }
 };
 

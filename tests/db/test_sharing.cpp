@@ -98,7 +98,8 @@ TEST_F(SharingTest, LookupsWorkFromAReadOnlyFolder) {
   ASSERT_EQ(chmod(dir_.c_str(), 0555), 0);
   const std::string error = runAs(kOtherUser, [&] {
     DatabaseProvider provider(path);
-    if (provider.size() != 3) throw std::runtime_error("read " + std::to_string(provider.size()) + " entries");
+    if (provider.size() != 3)
+      throw std::runtime_error("read " + std::to_string(provider.size()) + " entries");
     HeuristicsDatabase database(path, HeuristicsDatabase::Access::Read);
     if (database.entries().size() != 3) throw std::runtime_error("entries() is short");
   });
@@ -120,7 +121,8 @@ TEST_F(SharingTest, AWalFileIsReadFromAReadOnlyFolderAndSwitchedByTheNextWriter)
   ASSERT_EQ(chmod(dir_.c_str(), 0555), 0);
   const std::string error = runAs(kOtherUser, [&] {
     DatabaseProvider provider(path);
-    if (provider.size() != 2) throw std::runtime_error("read " + std::to_string(provider.size()) + " entries");
+    if (provider.size() != 2)
+      throw std::runtime_error("read " + std::to_string(provider.size()) + " entries");
   });
   chmod(dir_.c_str(), 0755);
   EXPECT_EQ(error, "");
@@ -141,10 +143,11 @@ TEST_F(SharingTest, AnotherUsersReadLeavesNothingInTheOwnersWay) {
   ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
   const std::string path = file("h.db");
   EXPECT_EQ(runAs(kOwner, [&] { storeEntries(path, 1, 2); }), "");
-  EXPECT_EQ(runAs(kOtherUser, [&] {
-              DatabaseProvider provider(path);
-              if (provider.size() != 2) throw std::runtime_error("short read");
-            }),
+  EXPECT_EQ(runAs(kOtherUser,
+                  [&] {
+                    DatabaseProvider provider(path);
+                    if (provider.size() != 2) throw std::runtime_error("short read");
+                  }),
             "");
   EXPECT_EQ(otherFiles("h.db"), std::vector<std::string>{});
   EXPECT_EQ(runAs(kOwner, [&] { storeEntries(path, 3, 1); }), "");

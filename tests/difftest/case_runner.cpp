@@ -50,8 +50,7 @@ runtime::Arguments copies(const runtime::Arguments& inputs) {
       out.push_back(arg);
       continue;
     }
-    runtime::Tensor copy =
-        runtime::Tensor::emptyStrided(t->dtype(), t->sizes(), t->strides());
+    runtime::Tensor copy = runtime::Tensor::emptyStrided(t->dtype(), t->sizes(), t->strides());
     runtime::copyInto(*t, copy);
     out.emplace_back(copy);
   }
@@ -76,8 +75,8 @@ CaseResult compileOnly(const ir::Fusion& fusion, const passes::CompileOptions& o
       (void)runtime::compileWithNvrtc(*segment.kernel, device.computeCapability());
       ++result.kernels;
     } catch (const UserError& error) {
-      return {Status::BuildFailure,
-              segment.kernel->name + ": " + firstLine(error.what()), result.kernels};
+      return {Status::BuildFailure, segment.kernel->name + ": " + firstLine(error.what()),
+              result.kernels};
     }
   }
   return result;
@@ -99,8 +98,8 @@ CaseResult onGpu(const ir::Fusion& fusion, const passes::CompileOptions& options
   out.kernels = result.stats.kernelLaunches;
   if (result.outputs.size() != reference.size()) {
     return {Status::WrongResult,
-            "the GPU run gave " + std::to_string(result.outputs.size()) + " outputs, the reference " +
-                std::to_string(reference.size()),
+            "the GPU run gave " + std::to_string(result.outputs.size()) +
+                " outputs, the reference " + std::to_string(reference.size()),
             out.kernels};
   }
   for (size_t i = 0; i < reference.size(); ++i) {
@@ -156,13 +155,13 @@ CaseResult runCase(const std::string& source, const std::string& name,
     if (mode == Mode::Compile) {
       // The reference must take the fusion too (small inputs of the same
       // shapes are what the GPU mode would run).
-      (void)runtime::runReference(script.fusion(),
-                                  frontend::makeInputs(*script.inputs, 7));
+      (void)runtime::runReference(script.fusion(), frontend::makeInputs(*script.inputs, 7));
     }
   } catch (const UserError& error) {
     return {Status::Invalid, firstLine(error.what()), 0};
   } catch (const std::exception& error) {
-    return {Status::InternalError, std::string("reading or the reference: ") + firstLine(error.what()), 0};
+    return {Status::InternalError,
+            std::string("reading or the reference: ") + firstLine(error.what()), 0};
   }
   try {
     if (mode == Mode::Compile) return compileOnly(script.fusion(), compileOptions, inputs);

@@ -24,10 +24,10 @@ enum class Status {
   Unavailable,
   Refused,
   Invalid,
-  WrongResult,     //!< an output or updated input differs from the reference
-  InternalError,   //!< an FL_ASSERT or another unexpected exception
-  BuildFailure,    //!< NVRTC rejected generated CUDA
-  Crash,           //!< the worker died (signal, CUDA fault, abort) or hung
+  WrongResult,    //!< an output or updated input differs from the reference
+  InternalError,  //!< an FL_ASSERT or another unexpected exception
+  BuildFailure,   //!< NVRTC rejected generated CUDA
+  Crash,          //!< the worker died (signal, CUDA fault, abort) or hung
 };
 
 const char* toString(Status status);

@@ -141,8 +141,8 @@ CaseResult runOne(uint64_t seed, const std::string& path, const Options& o) {
     if (std::to_string(seed) == abortSeed) std::abort();
   }
   const RandomFusion fusion = fusionFor(seed, path, o);
-  CaseResult result = runCase(renderScript(fusion), scriptName(seed, path), fusion.options,
-                              o.mode, o.device);
+  CaseResult result =
+      runCase(renderScript(fusion), scriptName(seed, path), fusion.options, o.mode, o.device);
   // A CUDA error (a fault in a kernel) can leave the context unusable for
   // every later case: it is this case's crash, and the worker starts over.
   if (result.detail.find("cudaError") != std::string::npos) {
@@ -152,11 +152,11 @@ CaseResult runOne(uint64_t seed, const std::string& path, const Options& o) {
   return result;
 }
 
-std::string withHeader(const std::string& script, const CaseResult& result,
-                       const Options& o, uint64_t seed, const std::string& path) {
+std::string withHeader(const std::string& script, const CaseResult& result, const Options& o,
+                       uint64_t seed, const std::string& path) {
   std::ostringstream out;
-  out << "# fuserlab-difftest --mode " << (o.mode == Mode::Gpu ? "gpu" : "compile")
-      << " --seed " << seed << " --count 1 --max-ops " << o.maxOps;
+  out << "# fuserlab-difftest --mode " << (o.mode == Mode::Gpu ? "gpu" : "compile") << " --seed "
+      << seed << " --count 1 --max-ops " << o.maxOps;
   if (!path.empty()) out << " (shrunk along " << path << ")";
   out << "\n# " << toString(result.status) << ": " << result.detail << "\n";
   return out.str() + script;
@@ -171,8 +171,8 @@ void writeScript(const std::filesystem::path& file, const std::string& text) {
 //! Greedy shrinking: among the candidates of the current fusion, the first
 //! (most aggressive) that fails with the same status becomes current; the
 //! candidates are tried `jobs` at a time in worker processes.
-std::string shrink(const PoolOptions& pool, uint64_t seed, Status status,
-                   const Options& o, CaseResult& last) {
+std::string shrink(const PoolOptions& pool, uint64_t seed, Status status, const Options& o,
+                   CaseResult& last) {
   std::string path;
   int evaluations = 0;
   for (;;) {
@@ -210,14 +210,15 @@ int mainOf(int argc, char** argv) {
     return 0;
   }
   if (o.worker) {
-    return workerMain({o.seed, o.count, o.path},
-                      [&](uint64_t seed, const std::string& path) { return runOne(seed, path, o); });
+    return workerMain({o.seed, o.count, o.path}, [&](uint64_t seed, const std::string& path) {
+      return runOne(seed, path, o);
+    });
   }
   if (o.jobs <= 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   PoolOptions pool;
   pool.executable = std::filesystem::read_symlink("/proc/self/exe").string();
-  pool.workerArguments = {"--mode", o.mode == Mode::Gpu ? "gpu" : "compile",
-                          "--device", std::to_string(o.device),
+  pool.workerArguments = {"--mode",    o.mode == Mode::Gpu ? "gpu" : "compile",
+                          "--device",  std::to_string(o.device),
                           "--max-ops", std::to_string(o.maxOps)};
   pool.jobs = o.jobs;
   pool.caseTimeoutSeconds = o.caseTimeout;
@@ -245,8 +246,8 @@ int mainOf(int argc, char** argv) {
     kernels += r.kernels;
     if (isFailure(r.status) || r.status == Status::Invalid) failures[seed] = r;
     if (r.status == Status::Unavailable || r.status == Status::Refused) {
-      auto& [n, example] = unavailableReasons.try_emplace(r.detail.substr(0, 100), 0, seed)
-                               .first->second;
+      auto& [n, example] =
+          unavailableReasons.try_emplace(r.detail.substr(0, 100), 0, seed).first->second;
       ++n;
       example = std::min(example, seed);
     }
@@ -256,7 +257,8 @@ int mainOf(int argc, char** argv) {
     }
     ++done;
     if (done % std::max<int64_t>(1, o.count / 20) == 0 || done == o.count) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::fprintf(stderr, "difftest: %lld/%lld in %.0f s\n", static_cast<long long>(done),
                    static_cast<long long>(o.count), s);
     }
@@ -280,7 +282,8 @@ int mainOf(int argc, char** argv) {
       const std::string path = shrink(pool, seed, result.status, o, last);
       if (!path.empty()) {
         const std::filesystem::path minimal = std::filesystem::path(o.out) / scriptName(seed, path);
-        writeScript(minimal, withHeader(renderScript(fusionFor(seed, path, o)), last, o, seed, path));
+        writeScript(minimal,
+                    withHeader(renderScript(fusionFor(seed, path, o)), last, o, seed, path));
         line += " (shrunk along " + path + ": " + minimal.string() + ")";
       }
     }

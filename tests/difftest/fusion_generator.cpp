@@ -18,10 +18,14 @@ class Rng {
     return z ^ (z >> 31);
   }
   //! Uniform in [0, n).
-  int64_t below(int64_t n) { return n <= 1 ? 0 : static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
+  int64_t below(int64_t n) {
+    return n <= 1 ? 0 : static_cast<int64_t>(next() % static_cast<uint64_t>(n));
+  }
   bool chance(int percent) { return below(100) < percent; }
   template <class T>
-  const T& pick(const std::vector<T>& items) { return items[static_cast<size_t>(below(static_cast<int64_t>(items.size())))]; }
+  const T& pick(const std::vector<T>& items) {
+    return items[static_cast<size_t>(below(static_cast<int64_t>(items.size())))];
+  }
 
  private:
   uint64_t state_;
@@ -117,15 +121,15 @@ class Generator {
  private:
   // --- values ---------------------------------------------------------
   Dtype randomDtype() {
-    static const std::vector<Dtype> kDtypes = {Dtype::Float, Dtype::Float, Dtype::Float,
-                                               Dtype::BFloat16, Dtype::Half, Dtype::Double,
-                                               Dtype::Int, Dtype::Int32, Dtype::Bool};
+    static const std::vector<Dtype> kDtypes = {Dtype::Float,    Dtype::Float, Dtype::Float,
+                                               Dtype::BFloat16, Dtype::Half,  Dtype::Double,
+                                               Dtype::Int,      Dtype::Int32, Dtype::Bool};
     return rng_.pick(kDtypes);
   }
 
   std::vector<int64_t> randomSizes() {
-    static const std::vector<int64_t> kExtents = {1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64,
-                                                  127, 128, 255, 256, 513, 1023, 1024, 4097};
+    static const std::vector<int64_t> kExtents = {
+        1, 2, 3, 4, 5, 7, 8, 16, 31, 32, 33, 64, 127, 128, 255, 256, 513, 1023, 1024, 4097};
     const int rank = rng_.chance(5) ? 0 : 1 + static_cast<int>(rng_.below(4));
     std::vector<int64_t> sizes;
     for (int i = 0; i < rank; ++i) sizes.push_back(rng_.pick(kExtents));
@@ -184,7 +188,8 @@ class Generator {
       // Permuted: a contiguous tensor of permuted sizes, viewed back.
       std::vector<int64_t> perm(static_cast<size_t>(rank));
       std::iota(perm.begin(), perm.end(), 0);
-      for (int i = rank - 1; i > 0; --i) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng_.below(i + 1))]);
+      for (int i = rank - 1; i > 0; --i)
+        std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(rng_.below(i + 1))]);
       std::vector<int64_t> stored, inverse(static_cast<size_t>(rank));
       for (int i = 0; i < rank; ++i) {
         stored.push_back(sizes[static_cast<size_t>(perm[static_cast<size_t>(i)])]);
@@ -230,8 +235,8 @@ class Generator {
     full.dtype = Dtype::Float;
     full.sizes = sizes;
     full.op = "full";
-    full.call = "fd.ops.full(shape=" + list(sizes) + ", fill_value=" +
-                (rng_.chance(50) ? "1.5" : "-0.25") + ", dtype=DataType.Float)";
+    full.call = "fd.ops.full(shape=" + list(sizes) +
+                ", fill_value=" + (rng_.chance(50) ? "1.5" : "-0.25") + ", dtype=DataType.Float)";
     addNode(std::move(full), true);
     Node iota;
     iota.dtype = Dtype::Int;
@@ -270,9 +275,9 @@ class Generator {
 
   int castTo(int x, Dtype d) {
     if (node(x).dtype == d) return x;
-    return op(d, node(x).sizes, {x}, "cast",
-              std::string("fd.ops.cast({0}, dtype=") + dataType(d) + ")",
-              exact(x) && (isFloating(d) ? node(x).dtype != Dtype::Double || d == Dtype::Double : true));
+    return op(
+        d, node(x).sizes, {x}, "cast", std::string("fd.ops.cast({0}, dtype=") + dataType(d) + ")",
+        exact(x) && (isFloating(d) ? node(x).dtype != Dtype::Double || d == Dtype::Double : true));
   }
 
   //! Another value of x's sizes (and dtype, cast if needed): an earlier
@@ -297,7 +302,8 @@ class Generator {
       }
       const int in = addInput(d, small);
       return op(d, sizes, {in}, "broadcast_in_dim",
-                "fd.ops.broadcast_in_dim({0}, shape=" + list(sizes) + ", broadcast_dims=" + list(dims) + ")",
+                "fd.ops.broadcast_in_dim({0}, shape=" + list(sizes) +
+                    ", broadcast_dims=" + list(dims) + ")",
                 true);
     }
     return addInput(d, sizes);
@@ -342,7 +348,8 @@ class Generator {
     if (rng_.chance(30)) {
       // Exact on any dtype: neg, abs.
       const char* name = rng_.chance(50) ? "neg" : "abs";
-      op(node(x).dtype, node(x).sizes, {x}, name, std::string("fd.ops.") + name + "({0})", exact(x));
+      op(node(x).dtype, node(x).sizes, {x}, name, std::string("fd.ops.") + name + "({0})",
+         exact(x));
       return;
     }
     const int v = computable(x);
@@ -371,8 +378,10 @@ class Generator {
     Dtype d = node(x).dtype;
     if (d == Dtype::Bool) {
       const int y = partnerFor(x, Dtype::Bool);
-      const char* name = rng_.pick(std::vector<const char*>{"logical_and", "logical_or", "bitwise_xor"});
-      op(Dtype::Bool, node(x).sizes, {x, y}, name, std::string("fd.ops.") + name + "({0}, {1})", true);
+      const char* name =
+          rng_.pick(std::vector<const char*>{"logical_and", "logical_or", "bitwise_xor"});
+      op(Dtype::Bool, node(x).sizes, {x, y}, name, std::string("fd.ops.") + name + "({0}, {1})",
+         true);
       return;
     }
     const bool integer = isInteger(d);
@@ -385,13 +394,15 @@ class Generator {
       names.push_back("bitwise_or");
     }
     const char* name = rng_.pick(names);
-    const bool isExact = integer || std::string(name) == "maximum" || std::string(name) == "minimum";
+    const bool isExact =
+        integer || std::string(name) == "maximum" || std::string(name) == "minimum";
     const int form = static_cast<int>(rng_.below(10));
     if (form < 3 && std::string(name).rfind("bitwise", 0) != 0) {
       // A Python number on either side.
       const std::string lit = literal(d);
-      const std::string call = rng_.chance(50) ? std::string("fd.ops.") + name + "({0}, " + lit + ")"
-                                               : std::string("fd.ops.") + name + "(" + lit + ", {0})";
+      const std::string call = rng_.chance(50)
+                                   ? std::string("fd.ops.") + name + "({0}, " + lit + ")"
+                                   : std::string("fd.ops.") + name + "(" + lit + ", {0})";
       if (std::string(name) == "div") {
         op(d, node(a).sizes, {a}, name, std::string("fd.ops.div({0}, ") + lit + ")", false);
       } else {
@@ -408,7 +419,8 @@ class Generator {
       b = partnerFor(a, d);
     }
     if (std::string(name) == "div") {
-      op(d, node(a).sizes, {a, b}, name, "fd.ops.div({0}, fd.ops.add(fd.ops.abs({1}), 1.0))", false);
+      op(d, node(a).sizes, {a, b}, name, "fd.ops.div({0}, fd.ops.add(fd.ops.abs({1}), 1.0))",
+         false);
       return;
     }
     op(d, node(a).sizes, {a, b}, name, std::string("fd.ops.") + name + "({0}, {1})",
@@ -427,28 +439,33 @@ class Generator {
     const char* name = rng_.pick(std::vector<const char*>{"eq", "ne", "lt", "le", "gt", "ge"});
     if (rng_.chance(50)) {
       op(Dtype::Bool, node(a).sizes, {a}, name,
-         std::string("fd.ops.") + name + "({0}, " + (isFloating(node(a).dtype) ? "0.0" : "1") + ")", true);
+         std::string("fd.ops.") + name + "({0}, " + (isFloating(node(a).dtype) ? "0.0" : "1") + ")",
+         true);
       return;
     }
     int b = partnerFor(a, node(a).dtype);
     if (!exact(b)) b = addInput(node(a).dtype, node(a).sizes);
-    op(Dtype::Bool, node(a).sizes, {a, b}, name, std::string("fd.ops.") + name + "({0}, {1})", true);
+    op(Dtype::Bool, node(a).sizes, {a, b}, name, std::string("fd.ops.") + name + "({0}, {1})",
+       true);
   }
 
   void where(int x) {
     int a = node(x).dtype == Dtype::Bool ? castTo(x, Dtype::Float) : x;
     const int cond = exactOperand(a);
     const int b = partnerFor(a, node(a).dtype);
-    const std::string zero = isFloating(node(cond).dtype) ? "0.0" : (node(cond).dtype == Dtype::Bool ? "False" : "0");
-    const std::string test = node(cond).dtype == Dtype::Bool ? "{0}" : "fd.ops.gt({0}, " + zero + ")";
-    op(node(a).dtype, node(a).sizes, {cond, a, b}, "where",
-       "fd.ops.where(" + test + ", {1}, {2})", exact(a) && exact(b));
+    const std::string zero =
+        isFloating(node(cond).dtype) ? "0.0" : (node(cond).dtype == Dtype::Bool ? "False" : "0");
+    const std::string test =
+        node(cond).dtype == Dtype::Bool ? "{0}" : "fd.ops.gt({0}, " + zero + ")";
+    op(node(a).dtype, node(a).sizes, {cond, a, b}, "where", "fd.ops.where(" + test + ", {1}, {2})",
+       exact(a) && exact(b));
   }
 
   void cast(int x) {
     Dtype d = randomDtype();
     if ((isInteger(d) || d == Dtype::Bool) && !exact(x)) d = Dtype::Half;
-    if (node(x).dtype == Dtype::Double && isFloating(d) && d != Dtype::Double && !exact(x)) d = Dtype::Float;
+    if (node(x).dtype == Dtype::Double && isFloating(d) && d != Dtype::Double && !exact(x))
+      d = Dtype::Float;
     if (d == node(x).dtype) d = d == Dtype::Float ? Dtype::BFloat16 : Dtype::Float;
     castTo(x, d);
   }
@@ -471,14 +488,15 @@ class Generator {
     const bool keepdim = rng_.chance(35);
     std::vector<int64_t> out;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      const bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) != dims.end();
+      const bool reduced =
+          std::find(dims.begin(), dims.end(), static_cast<int64_t>(i)) != dims.end();
       if (!reduced) out.push_back(sizes[i]);
       else if (keepdim) out.push_back(1);
     }
     const bool isExact = std::string(name) != "sum" || isInteger(node(a).dtype);
     op(node(a).dtype, out, {a}, name,
-       std::string("fd.ops.") + name + "({0}, dims=" + list(dims) + ", keepdim=" +
-           (keepdim ? "True" : "False") + ")",
+       std::string("fd.ops.") + name + "({0}, dims=" + list(dims) +
+           ", keepdim=" + (keepdim ? "True" : "False") + ")",
        isExact && exact(a));
   }
 
@@ -487,7 +505,9 @@ class Generator {
     if (sizes.size() >= 4) return permute(x);
     std::vector<int64_t> out;
     std::vector<int64_t> dims;
-    const int extra = 1 + static_cast<int>(rng_.below(std::min<int64_t>(2, 4 - static_cast<int64_t>(sizes.size()))));
+    const int extra =
+        1 +
+        static_cast<int>(rng_.below(std::min<int64_t>(2, 4 - static_cast<int64_t>(sizes.size()))));
     const int rank = static_cast<int>(sizes.size()) + extra;
     std::vector<bool> isNew(static_cast<size_t>(rank), false);
     for (int k = 0; k < extra; ++k) {
@@ -524,16 +544,19 @@ class Generator {
     if (ones.empty()) return broadcast(x);
     if (rng_.chance(50)) {
       std::vector<int64_t> out = sizes;
-      for (int64_t i : ones) out[static_cast<size_t>(i)] = rng_.pick(std::vector<int64_t>{2, 5, 16, 64});
+      for (int64_t i : ones)
+        out[static_cast<size_t>(i)] = rng_.pick(std::vector<int64_t>{2, 5, 16, 64});
       if (numel(out) > options_.maxElements) return;
-      op(node(x).dtype, out, {x}, "expand", "fd.ops.expand({0}, shape=" + list(out) + ")", exact(x));
+      op(node(x).dtype, out, {x}, "expand", "fd.ops.expand({0}, shape=" + list(out) + ")",
+         exact(x));
       return;
     }
     std::vector<int64_t> out;
     for (size_t i = 0; i < sizes.size(); ++i) {
       if (sizes[i] != 1) out.push_back(sizes[i]);
     }
-    op(node(x).dtype, out, {x}, "squeeze", "fd.ops.squeeze({0}, dims=" + list(ones) + ")", exact(x));
+    op(node(x).dtype, out, {x}, "squeeze", "fd.ops.squeeze({0}, dims=" + list(ones) + ")",
+       exact(x));
   }
 
   void reshape(int x) {
@@ -570,7 +593,8 @@ class Generator {
     } else {
       out = {numel(sizes)};
     }
-    op(node(x).dtype, out, {x}, "reshape", "fd.ops.reshape({0}, new_shape=" + list(out) + ")", exact(x));
+    op(node(x).dtype, out, {x}, "reshape", "fd.ops.reshape({0}, new_shape=" + list(out) + ")",
+       exact(x));
   }
 
   void permute(int x) {
@@ -578,10 +602,12 @@ class Generator {
     if (sizes.size() < 2) return unary(x);
     std::vector<int64_t> perm(sizes.size());
     std::iota(perm.begin(), perm.end(), 0);
-    for (size_t i = perm.size() - 1; i > 0; --i) std::swap(perm[i], perm[static_cast<size_t>(rng_.below(static_cast<int64_t>(i) + 1))]);
+    for (size_t i = perm.size() - 1; i > 0; --i)
+      std::swap(perm[i], perm[static_cast<size_t>(rng_.below(static_cast<int64_t>(i) + 1))]);
     std::vector<int64_t> out;
     for (int64_t p : perm) out.push_back(sizes[static_cast<size_t>(p)]);
-    op(node(x).dtype, out, {x}, "permute", "fd.ops.permute({0}, dims=" + list(perm) + ")", exact(x));
+    op(node(x).dtype, out, {x}, "permute", "fd.ops.permute({0}, dims=" + list(perm) + ")",
+       exact(x));
   }
 
   void slice(int x) {
@@ -634,8 +660,8 @@ class Generator {
     out[dim] += other[dim];
     if (numel(out) > options_.maxElements) return;
     const int y = addInput(node(x).dtype, other);
-    op(node(x).dtype, out, {x, y}, "cat",
-       "fd.ops.cat([{0}, {1}], dim=" + std::to_string(dim) + ")", exact(x));
+    op(node(x).dtype, out, {x, y}, "cat", "fd.ops.cat([{0}, {1}], dim=" + std::to_string(dim) + ")",
+       exact(x));
   }
 
   void gather(int x) {
@@ -676,8 +702,8 @@ class Generator {
       // An in-place update of a contiguous input: out = in * 0.5 + y.
       std::vector<int> candidates;
       for (int i = 0; i < n; ++i) {
-        if (node(i).kind == Node::Kind::Input && node(i).op == "input" && node(i).dtype != Dtype::Bool &&
-            !node(i).sizes.empty()) {
+        if (node(i).kind == Node::Kind::Input && node(i).op == "input" &&
+            node(i).dtype != Dtype::Bool && !node(i).sizes.empty()) {
           candidates.push_back(i);
         }
       }
@@ -819,7 +845,8 @@ std::vector<RandomFusion> shrinkCandidates(const RandomFusion& fusion) {
       }
     }
     for (size_t a = 0; a < c.outputs.size() && ok; ++a) {
-      for (size_t b = a + 1; b < c.outputs.size(); ++b) ok = ok && c.outputs[a].node != c.outputs[b].node;
+      for (size_t b = a + 1; b < c.outputs.size(); ++b)
+        ok = ok && c.outputs[a].node != c.outputs[b].node;
     }
     if (ok) candidates.push_back(withoutDeadNodes(std::move(c)));
   }

@@ -40,8 +40,8 @@ TEST(DifftestFindingsTest, EveryShrunkFailureCompiles) {
   for (const auto& path : paths) {
     SCOPED_TRACE(path.filename().string());
     const std::string source = readText(path);
-    const CaseResult r = runCase(source, path.filename().string(), optionsInHeader(source),
-                                 Mode::Compile, 0);
+    const CaseResult r =
+        runCase(source, path.filename().string(), optionsInHeader(source), Mode::Compile, 0);
     EXPECT_EQ(r.status, Status::Pass) << r.detail;
   }
 }

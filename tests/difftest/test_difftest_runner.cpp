@@ -17,39 +17,39 @@ namespace {
 
 std::string script(const std::string& body, const std::string& inputs) {
   return "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n"
-         "with FusionDefinition() as fd:\n" + body + "inputs = [" + inputs +
-         "]\nfd.execute(inputs)\n";
+         "with FusionDefinition() as fd:\n" +
+         body + "inputs = [" + inputs + "]\nfd.execute(inputs)\n";
 }
 
 TEST(DifftestCaseTest, CompileModeBuildsEveryKernel) {
-  const CaseResult r = runCase(
-      script("    t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)\n"
-             "    t1 = fd.ops.sum(fd.ops.exp(t0), dims=[1])\n"
-             "    fd.add_output(fd.ops.mul(t0, t0))\n    fd.add_output(t1)\n",
-             "torch.randn(33, 129, device='cuda')"),
-      "ok.py", {"upcast=forward", "dependent_launch=off"}, Mode::Compile, 0);
+  const CaseResult r =
+      runCase(script("    t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)\n"
+                     "    t1 = fd.ops.sum(fd.ops.exp(t0), dims=[1])\n"
+                     "    fd.add_output(fd.ops.mul(t0, t0))\n    fd.add_output(t1)\n",
+                     "torch.randn(33, 129, device='cuda')"),
+              "ok.py", {"upcast=forward", "dependent_launch=off"}, Mode::Compile, 0);
   EXPECT_EQ(r.status, Status::Pass) << r.detail;
   EXPECT_GE(r.kernels, 1);
 }
 
 TEST(DifftestCaseTest, WhatTheReaderRefusesIsInvalidNotAFailure) {
-  const CaseResult r = runCase(script("    t0 = fd.ops.no_such_op()\n", ""), "bad.py", {},
-                               Mode::Compile, 0);
+  const CaseResult r =
+      runCase(script("    t0 = fd.ops.no_such_op()\n", ""), "bad.py", {}, Mode::Compile, 0);
   EXPECT_EQ(r.status, Status::Invalid);
   EXPECT_NE(r.detail.find("bad.py"), std::string::npos) << r.detail;
   EXPECT_FALSE(isFailure(r.status));
-  const CaseResult option = runCase(
-      script("    t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n"
-             "    fd.add_output(fd.ops.neg(t0))\n",
-             "torch.randn(8, device='cuda')"),
-      "option.py", {"upcast=sideways"}, Mode::Compile, 0);
+  const CaseResult option =
+      runCase(script("    t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n"
+                     "    fd.add_output(fd.ops.neg(t0))\n",
+                     "torch.randn(8, device='cuda')"),
+              "option.py", {"upcast=sideways"}, Mode::Compile, 0);
   EXPECT_EQ(option.status, Status::Invalid) << option.detail;
 }
 
 TEST(DifftestCaseTest, StatusNamesRoundTrip) {
-  for (Status s : {Status::Pass, Status::Unavailable, Status::Refused, Status::Invalid,
-                   Status::WrongResult, Status::InternalError, Status::BuildFailure,
-                   Status::Crash}) {
+  for (Status s :
+       {Status::Pass, Status::Unavailable, Status::Refused, Status::Invalid, Status::WrongResult,
+        Status::InternalError, Status::BuildFailure, Status::Crash}) {
     EXPECT_EQ(statusFromString(toString(s)), s);
   }
   EXPECT_TRUE(isFailure(Status::WrongResult));
@@ -62,7 +62,8 @@ std::string runProgram(const std::string& command, int& exitCode) {
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   std::array<char, 4096> buffer{};
   size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) output.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0)
+    output.append(buffer.data(), n);
   const int status = pclose(pipe.release());
   exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return output;

@@ -51,7 +51,8 @@ TEST(FusionGeneratorTest, EveryShrinkCandidateReadsAndRuns) {
     const std::vector<RandomFusion> candidates = shrinkCandidates(fusion);
     EXPECT_FALSE(candidates.empty()) << seed;
     for (const RandomFusion& c : candidates) {
-      EXPECT_TRUE(c.nodes.size() < fusion.nodes.size() || c.outputs.size() < fusion.outputs.size() ||
+      EXPECT_TRUE(c.nodes.size() < fusion.nodes.size() ||
+                  c.outputs.size() < fusion.outputs.size() ||
                   c.options.size() < fusion.options.size());
       readAndRun(c);
       if (HasFailure()) return;
@@ -74,12 +75,41 @@ TEST(FusionGeneratorTest, CoversTheOpsAndLayoutsTheTesterIsFor) {
     for (const Output& o : f.outputs) aliases += o.aliasInput >= 0 ? 1 : 0;
     withOptions += f.options.empty() ? 0 : 1;
   }
-  for (const char* op :
-       {"input", "input_permuted", "input_expanded", "input_misaligned", "input_strided",
-        "input_index", "full", "iota", "cast", "tanh", "exp", "add", "div", "maximum",
-        "bitwise_and", "logical_and", "eq", "gt", "where", "sum", "max", "min",
-        "broadcast_in_dim", "expand", "squeeze", "reshape", "permute", "slice", "slice_strided",
-        "pad", "cat", "take_along_axis", "gather", "index_select", "in_place_update"}) {
+  for (const char* op : {"input",
+                         "input_permuted",
+                         "input_expanded",
+                         "input_misaligned",
+                         "input_strided",
+                         "input_index",
+                         "full",
+                         "iota",
+                         "cast",
+                         "tanh",
+                         "exp",
+                         "add",
+                         "div",
+                         "maximum",
+                         "bitwise_and",
+                         "logical_and",
+                         "eq",
+                         "gt",
+                         "where",
+                         "sum",
+                         "max",
+                         "min",
+                         "broadcast_in_dim",
+                         "expand",
+                         "squeeze",
+                         "reshape",
+                         "permute",
+                         "slice",
+                         "slice_strided",
+                         "pad",
+                         "cat",
+                         "take_along_axis",
+                         "gather",
+                         "index_select",
+                         "in_place_update"}) {
     EXPECT_GE(ops[op], 10) << op;
   }
   EXPECT_GE(aliases, 50);

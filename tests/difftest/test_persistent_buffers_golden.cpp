@@ -48,8 +48,7 @@ std::string describe(const std::string& label, const std::string& source) {
   try {
     const frontend::Script script = frontend::readScript(source, label + ".py");
     const ir::Fusion& fusion = script.fusion();
-    const scheduler::ReductionPatternResult pattern =
-        scheduler::analyzeReductionPattern(fusion);
+    const scheduler::ReductionPatternResult pattern = scheduler::analyzeReductionPattern(fusion);
     if (!pattern.pattern) {
       out << "no pattern\n";
       return out.str();
@@ -59,13 +58,14 @@ std::string describe(const std::string& label, const std::string& source) {
     out << info.buffers.size() << " buffers; full row "
         << (info.fullRowAfterReduction ? info.fullRowAfterReduction->name() : "-") << "/"
         << (info.fullRowReduction ? info.fullRowReduction->name() : "-") << "; inputs";
-    for (const auto& p : info.projectionInputs) out << " " << p.tv->name() << ":" << bits(p.rowAxes);
+    for (const auto& p : info.projectionInputs)
+      out << " " << p.tv->name() << ":" << bits(p.rowAxes);
     out << "; " << info.nonNormalizationBroadcast << "\n";
     for (const scheduler::PersistentBuffer& b : info.buffers) {
       out << "  " << b.tv->name() << " across " << b.reduction->name() << " used by "
           << b.usedAfterBy->name() << " axes " << bits(b.rowAxes)
-          << (b.projectable ? " projectable to " + names(b.projectedTo) : " not: " +
-                                                                              b.notProjectableReason)
+          << (b.projectable ? " projectable to " + names(b.projectedTo)
+                            : " not: " + b.notProjectableReason)
           << (b.recomputesTranscendental ? " transcendental" : "") << "\n";
     }
   } catch (const std::exception& error) {
@@ -104,7 +104,8 @@ std::string randomChain(uint64_t seed) {
     const int kind = random.below(10);
     const std::string y = fresh();
     if (kind <= 3) {  // x - broadcast(sum(x)), or of an earlier value
-      const std::string source = random.below(4) == 0 ? values[random.below(int(values.size()))] : x;
+      const std::string source =
+          random.below(4) == 0 ? values[random.below(int(values.size()))] : x;
       const std::string r = y, b = fresh(), z = fresh();
       if (random.below(3) == 0) {
         const std::string m = fresh();
@@ -157,16 +158,16 @@ std::string everything() {
   GeneratorOptions options;
   options.maxOps = 30;
   for (uint64_t seed = 1; seed <= 1500; ++seed) {
-    const std::string d = describe("random " + std::to_string(seed),
-                                   renderScript(generateFusion(seed, options)));
+    const std::string d =
+        describe("random " + std::to_string(seed), renderScript(generateFusion(seed, options)));
     if (d.find("no pattern") == std::string::npos) text += d;
   }
   for (uint64_t seed = 1; seed <= 1500; ++seed) {
     text += describe("chain " + std::to_string(seed), randomChain(seed));
   }
   std::vector<std::string> examples;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           fuserlab::test::sourceDir() + "/resources/examples")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(fuserlab::test::sourceDir() + "/resources/examples")) {
     if (entry.path().extension() == ".py") examples.push_back(entry.path().string());
   }
   std::sort(examples.begin(), examples.end());

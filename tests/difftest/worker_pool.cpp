@@ -26,10 +26,10 @@ struct Worker {
   int out = -1;  //!< read end of the worker's stdout
   std::string errPath;
   size_t job = 0;
-  int64_t from = 0;     //!< first case index of this worker's range
-  int64_t to = 0;       //!< one past the last
-  int64_t started = -1; //!< the case in flight, -1 when none
-  int64_t finished = -1; //!< the last case with a result, -1 before the first
+  int64_t from = 0;       //!< first case index of this worker's range
+  int64_t to = 0;         //!< one past the last
+  int64_t started = -1;   //!< the case in flight, -1 when none
+  int64_t finished = -1;  //!< the last case with a result, -1 before the first
   std::string buffer;
   Clock::time_point lastActivity;
 };
@@ -50,8 +50,8 @@ Worker spawn(const PoolOptions& options, const std::vector<WorkerJob>& jobs, siz
   w.job = job;
   w.from = from;
   w.to = to;
-  w.errPath = "/tmp/fuserlab-difftest-" + std::to_string(getpid()) + "-" +
-              std::to_string(slot) + ".err";
+  w.errPath =
+      "/tmp/fuserlab-difftest-" + std::to_string(getpid()) + "-" + std::to_string(slot) + ".err";
   int pipeFds[2];
   FL_CHECK(pipe(pipeFds) == 0, "pipe: ", std::strerror(errno));
   std::vector<std::string> args = {options.executable, "--worker"};
@@ -152,8 +152,7 @@ void runJobs(const PoolOptions& options, const std::vector<WorkerJob>& jobs,
           }
         }
       }
-      const double silent =
-          std::chrono::duration<double>(Clock::now() - w.lastActivity).count();
+      const double silent = std::chrono::duration<double>(Clock::now() - w.lastActivity).count();
       if (!ended && w.started >= 0 && silent > options.caseTimeoutSeconds) {
         kill(w.pid, SIGKILL);
         why = "no result after " + std::to_string(static_cast<int>(silent)) + " s (hung); ";
@@ -166,8 +165,8 @@ void runJobs(const PoolOptions& options, const std::vector<WorkerJob>& jobs,
       if (w.started >= 0) {
         CaseResult crash;
         crash.status = Status::Crash;
-        crash.detail = why + "the worker " + describeExit(status) + "; stderr: " +
-                       tailOf(w.errPath, 400);
+        crash.detail =
+            why + "the worker " + describeExit(status) + "; stderr: " + tailOf(w.errPath, 400);
         onResult(w.job, w.from + w.started, crash);
         if (w.from + w.started + 1 < w.to) {
           pending.push_front({w.job, w.from + w.started + 1, w.to});

@@ -29,7 +29,7 @@ struct WorkerJob {
 };
 
 struct PoolOptions {
-  std::string executable;            //!< this program (/proc/self/exe)
+  std::string executable;                    //!< this program (/proc/self/exe)
   std::vector<std::string> workerArguments;  //!< mode, device, generator options
   int jobs = 1;
   double caseTimeoutSeconds = 300;

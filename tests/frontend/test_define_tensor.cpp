@@ -177,8 +177,7 @@ TEST_F(DefineTensorTest, StrideZeroAxesKeepTheirPositionInTheStrideOrder) {
   EXPECT_FALSE(t1->domain().hasAllocation());
   EXPECT_EQ(t1->contiguity(), (Contiguity{true, std::nullopt, true}));
 
-  EXPECT_EQ(tensor("T2")->contiguity(),
-            (Contiguity{false, std::nullopt, true}));
+  EXPECT_EQ(tensor("T2")->contiguity(), (Contiguity{false, std::nullopt, true}));
 }
 
 TEST_F(DefineTensorTest, EveryAxisExpanded) {

@@ -43,8 +43,7 @@ class InputsBlockTest : public ::testing::Test {
     return specs.empty() ? InputSpec{} : specs[0];
   }
 
-  static void expectError(const std::string& entry, int column,
-                          std::string_view message) {
+  static void expectError(const std::string& entry, int column, std::string_view message) {
     try {
       readScript(frame({entry}), "inputs.py");
       ADD_FAILURE() << "no error for " << entry;
@@ -52,8 +51,7 @@ class InputsBlockTest : public ::testing::Test {
       ASSERT_TRUE(error.location()) << error.what();
       EXPECT_EQ(error.location()->line, 5) << error.what();
       EXPECT_EQ(error.location()->column, column) << error.what();
-      EXPECT_NE(error.message().find(message), std::string::npos)
-          << error.message();
+      EXPECT_NE(error.message().find(message), std::string::npos) << error.message();
     }
   }
 };
@@ -61,8 +59,8 @@ class InputsBlockTest : public ::testing::Test {
 TEST_F(InputsBlockTest, RandnSizesAsArgumentsTupleOrKeyword) {
   std::vector<InputSpec> specs =
       read({"torch.randn(2, 3)", "torch.randn((4, 5), dtype=torch.bfloat16)",
-            "torch.randn([6], device='cuda:0', requires_grad=True)",
-            "torch.randn(size=(7,))", "torch.randn(())"});
+            "torch.randn([6], device='cuda:0', requires_grad=True)", "torch.randn(size=(7,))",
+            "torch.randn(())"});
   ASSERT_EQ(specs.size(), 5u);
   EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(specs[0].dtype, DataType::Float) << "torch's default is float32";
@@ -79,9 +77,8 @@ TEST_F(InputsBlockTest, RandnSizesAsArgumentsTupleOrKeyword) {
 }
 
 TEST_F(InputsBlockTest, RandOnesZeros) {
-  std::vector<InputSpec> specs =
-      read({"torch.rand(3, dtype=torch.float64)", "torch.ones(2, 2)",
-            "torch.zeros((5,), dtype=torch.half)"});
+  std::vector<InputSpec> specs = read({"torch.rand(3, dtype=torch.float64)", "torch.ones(2, 2)",
+                                       "torch.zeros((5,), dtype=torch.half)"});
   EXPECT_EQ(specs[0].initializer.kind, Kind::Rand);
   EXPECT_EQ(specs[0].dtype, DataType::Double);
   EXPECT_EQ(specs[1].initializer.kind, Kind::Ones);
@@ -91,10 +88,9 @@ TEST_F(InputsBlockTest, RandOnesZeros) {
 }
 
 TEST_F(InputsBlockTest, RandintForms) {
-  std::vector<InputSpec> specs = read(
-      {"torch.randint(10, (4,))", "torch.randint(-5, 5, (2, 3))",
-       "torch.randint(low=1, high=7, size=(8,), dtype=torch.int32)",
-       "torch.randint(0, 2, (3,), dtype=torch.bool)"});
+  std::vector<InputSpec> specs = read({"torch.randint(10, (4,))", "torch.randint(-5, 5, (2, 3))",
+                                       "torch.randint(low=1, high=7, size=(8,), dtype=torch.int32)",
+                                       "torch.randint(0, 2, (3,), dtype=torch.bool)"});
   EXPECT_EQ(specs[0].initializer.kind, Kind::Randint);
   EXPECT_EQ(specs[0].dtype, DataType::Int) << "randint's default is int64";
   EXPECT_EQ(specs[0].initializer.low, 0.0);
@@ -108,8 +104,8 @@ TEST_F(InputsBlockTest, RandintForms) {
 
 TEST_F(InputsBlockTest, FullInfersItsDtypeFromTheValue) {
   std::vector<InputSpec> specs =
-      read({"torch.full((2,), 3)", "torch.full((2,), 0.5)",
-            "torch.full((2,), True)", "torch.full([2], 1, dtype=torch.float16)"});
+      read({"torch.full((2,), 3)", "torch.full((2,), 0.5)", "torch.full((2,), True)",
+            "torch.full([2], 1, dtype=torch.float16)"});
   EXPECT_EQ(specs[0].initializer.kind, Kind::Full);
   EXPECT_EQ(specs[0].initializer.value, 3.0);
   EXPECT_EQ(specs[0].dtype, DataType::Int);
@@ -120,8 +116,8 @@ TEST_F(InputsBlockTest, FullInfersItsDtypeFromTheValue) {
 
 TEST_F(InputsBlockTest, ArangeForms) {
   std::vector<InputSpec> specs =
-      read({"torch.arange(10)", "torch.arange(2, 11, 3)",
-            "torch.arange(0.0, 1.0, 0.25)", "torch.arange(5, dtype=torch.float32)"});
+      read({"torch.arange(10)", "torch.arange(2, 11, 3)", "torch.arange(0.0, 1.0, 0.25)",
+            "torch.arange(5, dtype=torch.float32)"});
   EXPECT_EQ(specs[0].initializer.kind, Kind::Arange);
   EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{10}));
   EXPECT_EQ(specs[0].dtype, DataType::Int) << "int bounds give int64";
@@ -134,14 +130,13 @@ TEST_F(InputsBlockTest, ArangeForms) {
 }
 
 TEST_F(InputsBlockTest, MakeTensorFormsAndImportAliases) {
-  std::vector<InputSpec> specs = read(
-      {"torch.testing.make_tensor((8, 4), dtype=torch.float16, "
-       "device='cuda:0', low=-1, high=1)",
-       "torch.testing.make_tensor(3, 2, dtype=torch.int32)",
-       "tt.make_tensor((2,), dtype=torch.bfloat16, device='cuda')",
-       "make_tensor(5, dtype=torch.bool)"},
-      "import torch\nimport torch.testing as tt\n"
-      "from torch.testing import make_tensor");
+  std::vector<InputSpec> specs = read({"torch.testing.make_tensor((8, 4), dtype=torch.float16, "
+                                       "device='cuda:0', low=-1, high=1)",
+                                       "torch.testing.make_tensor(3, 2, dtype=torch.int32)",
+                                       "tt.make_tensor((2,), dtype=torch.bfloat16, device='cuda')",
+                                       "make_tensor(5, dtype=torch.bool)"},
+                                      "import torch\nimport torch.testing as tt\n"
+                                      "from torch.testing import make_tensor");
   EXPECT_EQ(specs[0].initializer.kind, Kind::MakeTensor);
   EXPECT_EQ(specs[0].initializer.low, -1.0);
   EXPECT_EQ(specs[0].initializer.high, 1.0);
@@ -155,11 +150,10 @@ TEST_F(InputsBlockTest, MakeTensorFormsAndImportAliases) {
 }
 
 TEST_F(InputsBlockTest, AsStridedAndCuda) {
-  std::vector<InputSpec> specs = read(
-      {"torch.randn(786432, dtype=torch.bfloat16, device='cuda:0')"
-       ".as_strided((1024, 768), (1, 1024))",
-       "torch.randn(100).as_strided([4, 4], [20, 2], 3)",
-       "torch.ones(4).cuda()"});
+  std::vector<InputSpec> specs =
+      read({"torch.randn(786432, dtype=torch.bfloat16, device='cuda:0')"
+            ".as_strided((1024, 768), (1, 1024))",
+            "torch.randn(100).as_strided([4, 4], [20, 2], 3)", "torch.ones(4).cuda()"});
   EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{786432}));
   EXPECT_EQ(specs[0].stridedSizes, (std::vector<int64_t>{1024, 768}));
   EXPECT_EQ(specs[0].stridedStrides, (std::vector<int64_t>{1, 1024}));
@@ -181,9 +175,8 @@ TEST_F(InputsBlockTest, PythonNumbersAreScalarEntries) {
 }
 
 TEST_F(InputsBlockTest, ReadSpecsMakeTheTensorsTheyDescribe) {
-  std::vector<InputSpec> specs =
-      read({"torch.randn(100).as_strided((4, 4), (20, 2), 3)",
-            "torch.randint(3, 7, (64,))", "1.5"});
+  std::vector<InputSpec> specs = read(
+      {"torch.randn(100).as_strided((4, 4), (20, 2), 3)", "torch.randint(3, 7, (64,))", "1.5"});
   runtime::Arguments args = makeInputs(specs, 7);
   ASSERT_EQ(args.size(), 3u);
   const auto& strided = std::get<runtime::Tensor>(args[0]);
@@ -208,16 +201,13 @@ TEST_F(InputsBlockTest, UnsupportedEntriesAreErrorsAtTheEntry) {
   expectError("torch.randn(2, 3, dtype=DataType.Float)", 29,
               "expected a torch dtype (e.g. torch.float32) for argument "
               "'dtype' of torch.randn, found a DataType");
-  expectError("torch.randn(2, dtype=torch.uint8)", 26,
-              "torch.uint8 tensors are not supported");
+  expectError("torch.randn(2, dtype=torch.uint8)", 26, "torch.uint8 tensors are not supported");
   expectError("torch.randn(2, generator=None)", 20,
               "torch.randn got an unexpected keyword argument 'generator'");
   expectError("torch.randn(8).as_strided((2, 2), (1,))", 39,
               "as_strided got 2 sizes but 1 strides");
-  expectError("torch.randint(5, 5, (2,))", 22,
-              "high (5) must be greater than low (5)");
-  expectError("torch.arange(0, 10, -1)", 21,
-              "inconsistent with the step's sign");
+  expectError("torch.randint(5, 5, (2,))", 22, "high (5) must be greater than low (5)");
+  expectError("torch.arange(0, 10, -1)", 21, "inconsistent with the step's sign");
   expectError("torch.randn()", 5, "torch.randn needs a size");
 }
 
@@ -247,13 +237,12 @@ TEST_F(InputsBlockTest, TensorsPast2To48ElementsAndViewsPastTheirStorageAreError
 // keeps an axis; the view is the entry's strided view (stridedSizes and
 // stridedStrides), on top of an as_strided view if there is one.
 TEST_F(InputsBlockTest, ExpandGivesStrideZeroAxes) {
-  std::vector<InputSpec> specs = read(
-      {"torch.randn(1, 8).expand(4, 8)",
-       "torch.randn(8, device='cuda:0').expand(4, -1)",
-       "torch.randn(2, 1, 3, dtype=torch.bfloat16).expand((2, 5, 3))",
-       "torch.randn(4, 1).cuda().expand(size=[3, 4, 6])",
-       "torch.randn(9).as_strided((4, 2), (1, 4), 1).expand(4, 2)",
-       "torch.randn(6).as_strided((6, 1), (1, 1)).expand(6, 5)"});
+  std::vector<InputSpec> specs =
+      read({"torch.randn(1, 8).expand(4, 8)", "torch.randn(8, device='cuda:0').expand(4, -1)",
+            "torch.randn(2, 1, 3, dtype=torch.bfloat16).expand((2, 5, 3))",
+            "torch.randn(4, 1).cuda().expand(size=[3, 4, 6])",
+            "torch.randn(9).as_strided((4, 2), (1, 4), 1).expand(4, 2)",
+            "torch.randn(6).as_strided((6, 1), (1, 1)).expand(6, 5)"});
   ASSERT_EQ(specs.size(), 6u);
   EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{1, 8}));
   EXPECT_EQ(specs[0].stridedSizes, (std::vector<int64_t>{4, 8}));
@@ -274,8 +263,8 @@ TEST_F(InputsBlockTest, ExpandGivesStrideZeroAxes) {
 }
 
 TEST_F(InputsBlockTest, ExpandedSpecsMakeStrideZeroTensors) {
-  std::vector<InputSpec> specs = read({"torch.randn(1, 3).expand(4, 3)",
-                                       "torch.arange(3).expand(2, 3)"});
+  std::vector<InputSpec> specs =
+      read({"torch.randn(1, 3).expand(4, 3)", "torch.arange(3).expand(2, 3)"});
   runtime::Arguments args = makeInputs(specs, 11);
   const auto& rows = std::get<runtime::Tensor>(args[0]);
   EXPECT_EQ(rows.sizes(), (std::vector<int64_t>{4, 3}));
@@ -300,13 +289,11 @@ TEST_F(InputsBlockTest, ExpandMistakesAreErrorsAtTheSize) {
               "2 there; only axes of size 1 expand");
   expectError("torch.randn(2, 3).expand(3)", 30,
               "the number of sizes (1) must be at least the tensor's rank (2");
-  expectError("torch.randn(3).expand(-1, 3)", 27,
-              "is a new leading axis and needs a size >= 0");
+  expectError("torch.randn(3).expand(-1, 3)", 27, "is a new leading axis and needs a size >= 0");
   expectError("torch.randn(1, 3).expand((2, 1.5))", 30,
               "expected a tuple of ints as the sizes of expand");
   expectError("torch.randn(1, 3).expand()", 5, "expand needs the sizes");
-  expectError("torch.randn(1, 1).expand(299999999999956, 11008)", 47,
-              "is more than 2^48");
+  expectError("torch.randn(1, 1).expand(299999999999956, 11008)", 47, "is more than 2^48");
 }
 
 TEST_F(InputsBlockTest, InputsMustBeAListDisplay) {
@@ -317,8 +304,7 @@ TEST_F(InputsBlockTest, InputsMustBeAListDisplay) {
     ASSERT_TRUE(error.location());
     EXPECT_EQ(error.location()->line, 3);
     EXPECT_EQ(error.location()->column, 10);
-    EXPECT_NE(error.message().find("expected the inputs block as a list"),
-              std::string::npos);
+    EXPECT_NE(error.message().find("expected the inputs block as a list"), std::string::npos);
   }
 }
 

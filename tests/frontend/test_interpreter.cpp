@@ -29,15 +29,13 @@ std::string ir(const Script& script) { return ir::printFusionIr(script.fusion())
 
 size_t count(const std::string& text, std::string_view what) {
   size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos;
-       at = text.find(what, at + 1)) {
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
     ++n;
   }
   return n;
 }
 
-void expectError(const std::string& source, int line, int column,
-                 std::string_view message) {
+void expectError(const std::string& source, int line, int column, std::string_view message) {
   try {
     read(source);
     ADD_FAILURE() << "no error for:\n" << source;
@@ -53,7 +51,8 @@ void expectError(const std::string& source, int line, int column,
 // A benchmark-style builder called with its dtype: the branch taken
 // depends on the argument, as in Python.
 TEST(InterpreterTest, BuilderParametersChooseTheBranch) {
-  const std::string builder = std::string(kDirectHeader) +
+  const std::string builder =
+      std::string(kDirectHeader) +
       "PROMOTE_DTYPES = [DataType.BFloat16, DataType.Half]\n"
       "def norm(fd: FusionDefinition, dtype: DataType, eps: float = 1e-5):\n"
       "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True],\n"
@@ -75,37 +74,40 @@ TEST(InterpreterTest, BuilderParametersChooseTheBranch) {
   EXPECT_EQ(bf16.definitions.at(bf16.executed).functionName, "norm");
   EXPECT_EQ(count(ir(bf16), "= cast("), 2u) << ir(bf16);
   EXPECT_EQ(bf16.fusion().outputs().at(0).val->dtype(), DataType::BFloat16);
-  Script f32 = read(builder + "with FusionDefinition() as fd:\n"
-                              "    norm(fd, dtype=DataType.Float, eps=0.5)\n");
+  Script f32 = read(builder +
+                    "with FusionDefinition() as fd:\n"
+                    "    norm(fd, dtype=DataType.Float, eps=0.5)\n");
   EXPECT_EQ(count(ir(f32), "= cast("), 0u) << ir(f32);
   EXPECT_NE(ir(f32), ir(bf16));
-  Script f64 = read(builder + "with FusionDefinition() as fd:\n"
-                              "    norm(fd, DataType.Double)\n");
+  Script f64 = read(builder +
+                    "with FusionDefinition() as fd:\n"
+                    "    norm(fd, DataType.Double)\n");
   EXPECT_EQ(count(ir(f64), "= neg("), 1u) << ir(f64);
 }
 
 TEST(InterpreterTest, LoopsComprehensionsAndHelpers) {
-  Script script = read(std::string(kDirectHeader) +
-      "def scale(fd, t, k):\n"
-      "    return fd.ops.mul(t, k)\n"
-      "def fusion_func(fd: FusionDefinition):\n"
-      "    ts = [fd.define_tensor(shape=[-1], contiguity=[True]) for _ in range(3)]\n"
-      "    acc = ts[0]\n"
-      "    for i, t in enumerate(ts[1:], start=1):\n"
-      "        acc = fd.ops.add(acc, scale(fd, t, float(i)))\n"
-      "    n = 0\n"
-      "    while n < 2:\n"
-      "        acc = fd.ops.neg(acc)\n"
-      "        n += 1\n"
-      "    for k in range(10):\n"
-      "        if k == 1:\n"
-      "            continue\n"
-      "        if k > 2:\n"
-      "            break\n"
-      "        acc = fd.ops.exp(acc)\n"
-      "    fd.add_output(acc)\n"
-      "with FusionDefinition() as fd:\n"
-      "    fusion_func(fd)\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "def scale(fd, t, k):\n"
+           "    return fd.ops.mul(t, k)\n"
+           "def fusion_func(fd: FusionDefinition):\n"
+           "    ts = [fd.define_tensor(shape=[-1], contiguity=[True]) for _ in range(3)]\n"
+           "    acc = ts[0]\n"
+           "    for i, t in enumerate(ts[1:], start=1):\n"
+           "        acc = fd.ops.add(acc, scale(fd, t, float(i)))\n"
+           "    n = 0\n"
+           "    while n < 2:\n"
+           "        acc = fd.ops.neg(acc)\n"
+           "        n += 1\n"
+           "    for k in range(10):\n"
+           "        if k == 1:\n"
+           "            continue\n"
+           "        if k > 2:\n"
+           "            break\n"
+           "        acc = fd.ops.exp(acc)\n"
+           "    fd.add_output(acc)\n"
+           "with FusionDefinition() as fd:\n"
+           "    fusion_func(fd)\n");
   const std::string text = ir(script);
   EXPECT_EQ(script.fusion().inputs().size(), 3u);
   EXPECT_EQ(count(text, "= mul("), 2u) << text;
@@ -115,7 +117,8 @@ TEST(InterpreterTest, LoopsComprehensionsAndHelpers) {
 }
 
 TEST(InterpreterTest, ListArithmeticSlicesAndSubscriptAssignment) {
-  Script script = read(std::string(kDirectHeader) +
+  Script script = read(
+      std::string(kDirectHeader) +
       "def f(fd: FusionDefinition, rank=3, dim=1):\n"
       "    shape = [-1] * rank\n"
       "    T0 = fd.define_tensor(shape=shape, contiguity=[True] * rank)\n"
@@ -138,15 +141,16 @@ TEST(InterpreterTest, ListArithmeticSlicesAndSubscriptAssignment) {
 }
 
 TEST(InterpreterTest, DictsConditionalExpressionsAndLambdas) {
-  Script script = read(std::string(kDirectHeader) +
-      "OPS = {'relu': lambda fd, t: fd.ops.relu(t), 'neg': lambda fd, t: fd.ops.neg(t)}\n"
-      "def f(fd: FusionDefinition, names=('neg', 'relu', 'neg')):\n"
-      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half)\n"
-      "    t = fd.ops.cast(t, DataType.Float) if t.dtype() != DataType.Float else t\n"
-      "    for name in names:\n"
-      "        t = OPS[name](fd, t)\n"
-      "    table = {n: i for i, n in enumerate(names)}\n"
-      "    fd.add_output(t if table['relu'] == 1 else None)\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "OPS = {'relu': lambda fd, t: fd.ops.relu(t), 'neg': lambda fd, t: fd.ops.neg(t)}\n"
+           "def f(fd: FusionDefinition, names=('neg', 'relu', 'neg')):\n"
+           "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half)\n"
+           "    t = fd.ops.cast(t, DataType.Float) if t.dtype() != DataType.Float else t\n"
+           "    for name in names:\n"
+           "        t = OPS[name](fd, t)\n"
+           "    table = {n: i for i, n in enumerate(names)}\n"
+           "    fd.add_output(t if table['relu'] == 1 else None)\n");
   const std::string text = ir(script);
   EXPECT_EQ(count(text, "= neg("), 2u) << text;
   EXPECT_EQ(count(text, "= relu("), 1u) << text;
@@ -155,14 +159,14 @@ TEST(InterpreterTest, DictsConditionalExpressionsAndLambdas) {
 
 TEST(InterpreterTest, ClosuresSeeTheirEnclosingFunction) {
   Script script = read(std::string(kDirectHeader) +
-      "def make(scale):\n"
-      "    def fusion_func(fd: FusionDefinition):\n"
-      "        t = fd.define_tensor(shape=[-1], contiguity=[True])\n"
-      "        fd.add_output(fd.ops.mul(t, scale))\n"
-      "    return fusion_func\n"
-      "build = make(2.5)\n"
-      "with FusionDefinition() as fd:\n"
-      "    build(fd)\n");
+                       "def make(scale):\n"
+                       "    def fusion_func(fd: FusionDefinition):\n"
+                       "        t = fd.define_tensor(shape=[-1], contiguity=[True])\n"
+                       "        fd.add_output(fd.ops.mul(t, scale))\n"
+                       "    return fusion_func\n"
+                       "build = make(2.5)\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    build(fd)\n");
   EXPECT_EQ(script.definitions.size(), 1u);
   EXPECT_EQ(script.definitions[0].functionName, "fusion_func");
   EXPECT_NE(ir(script).find("2.5"), std::string::npos) << ir(script);
@@ -170,24 +174,25 @@ TEST(InterpreterTest, ClosuresSeeTheirEnclosingFunction) {
 
 // The test style: inputs first, from_pytorch reads them, execute runs them.
 TEST(InterpreterTest, FromPytorchTakesTheInputsDefinedBeforeTheFunction) {
-  Script script = read(std::string(kDirectHeader) +
-      "inputs = [\n"
-      "    torch.randn(4, 8, device='cuda', dtype=torch.bfloat16),\n"
-      "    torch.randn(8, 4, device='cuda').t(),\n"
-      "    torch.randn(8, device='cuda').expand(4, 8),\n"
-      "]\n"
-      "def fusion_func(fd: FusionDefinition):\n"
-      "    t0 = fd.from_pytorch(inputs[0])\n"
-      "    t1 = fd.from_pytorch(inputs[1])\n"
-      "    t2 = fd.from_pytorch(inputs[2])\n"
-      "    t3 = fd.ops.add(fd.ops.cast(t0, DataType.Float), t1)\n"
-      "    fd.add_output(fd.ops.mul(t3, t2))\n"
-      "with FusionDefinition() as fd:\n"
-      "    fusion_func(fd)\n"
-      "nvf_out = fd.execute(inputs)\n"
-      "torch.testing.assert_close(nvf_out[0], (inputs[0] + inputs[1]) * inputs[2])\n"
-      "for out in nvf_out:\n"
-      "    assert out.shape == (4, 8)\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "inputs = [\n"
+           "    torch.randn(4, 8, device='cuda', dtype=torch.bfloat16),\n"
+           "    torch.randn(8, 4, device='cuda').t(),\n"
+           "    torch.randn(8, device='cuda').expand(4, 8),\n"
+           "]\n"
+           "def fusion_func(fd: FusionDefinition):\n"
+           "    t0 = fd.from_pytorch(inputs[0])\n"
+           "    t1 = fd.from_pytorch(inputs[1])\n"
+           "    t2 = fd.from_pytorch(inputs[2])\n"
+           "    t3 = fd.ops.add(fd.ops.cast(t0, DataType.Float), t1)\n"
+           "    fd.add_output(fd.ops.mul(t3, t2))\n"
+           "with FusionDefinition() as fd:\n"
+           "    fusion_func(fd)\n"
+           "nvf_out = fd.execute(inputs)\n"
+           "torch.testing.assert_close(nvf_out[0], (inputs[0] + inputs[1]) * inputs[2])\n"
+           "for out in nvf_out:\n"
+           "    assert out.shape == (4, 8)\n");
   ASSERT_TRUE(script.inputs.has_value());
   ASSERT_EQ(script.inputs->size(), 3u);
   const auto& fusionInputs = script.fusion().inputs();
@@ -202,17 +207,18 @@ TEST(InterpreterTest, FromPytorchTakesTheInputsDefinedBeforeTheFunction) {
 // Indexing a torch tensor views it, as torch does: a misaligned start, a
 // strided slice, an int index dropping an axis.
 TEST(InterpreterTest, IndexingATorchTensorViewsIt) {
-  Script script = read(std::string(kDirectHeader) +
-      "base = torch.randn(10, 8, device='cuda')\n"
-      "inputs = [base[1:, ::2], torch.randn(9, device='cuda')[1:], base[3]]\n"
-      "def fusion_func(fd: FusionDefinition):\n"
-      "    a = fd.from_pytorch(inputs[0])\n"
-      "    b = fd.from_pytorch(inputs[1])\n"
-      "    c = fd.from_pytorch(inputs[2])\n"
-      "    fd.add_output(fd.ops.add(fd.ops.sum(a, dims=[1]), fd.ops.sum(c, dims=[0])))\n"
-      "    fd.add_output(fd.ops.neg(b))\n"
-      "with FusionDefinition() as fd:\n"
-      "    fusion_func(fd)\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "base = torch.randn(10, 8, device='cuda')\n"
+           "inputs = [base[1:, ::2], torch.randn(9, device='cuda')[1:], base[3]]\n"
+           "def fusion_func(fd: FusionDefinition):\n"
+           "    a = fd.from_pytorch(inputs[0])\n"
+           "    b = fd.from_pytorch(inputs[1])\n"
+           "    c = fd.from_pytorch(inputs[2])\n"
+           "    fd.add_output(fd.ops.add(fd.ops.sum(a, dims=[1]), fd.ops.sum(c, dims=[0])))\n"
+           "    fd.add_output(fd.ops.neg(b))\n"
+           "with FusionDefinition() as fd:\n"
+           "    fusion_func(fd)\n");
   ASSERT_TRUE(script.inputs.has_value());
   const auto& specs = *script.inputs;
   EXPECT_EQ(*specs[0].stridedSizes, (std::vector<int64_t>{9, 4}));
@@ -228,12 +234,12 @@ TEST(InterpreterTest, IndexingATorchTensorViewsIt) {
 // tensor holds those values in row-major order.
 TEST(InterpreterTest, TorchTensorOfValuesHoldsThem) {
   Script script = read(std::string(kDirectHeader) +
-      "inputs = [torch.tensor([[1, -2, 3], [4, 5, -6]], device='cuda'),\n"
-      "          torch.tensor([0.5, 1.5]), torch.tensor(True),\n"
-      "          torch.tensor([1, 2], dtype=torch.float16)]\n"
-      "with FusionDefinition() as fd:\n"
-      "    for t in inputs:\n"
-      "        fd.add_output(fd.ops.abs(fd.from_pytorch(t)))\n");
+                       "inputs = [torch.tensor([[1, -2, 3], [4, 5, -6]], device='cuda'),\n"
+                       "          torch.tensor([0.5, 1.5]), torch.tensor(True),\n"
+                       "          torch.tensor([1, 2], dtype=torch.float16)]\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    for t in inputs:\n"
+                       "        fd.add_output(fd.ops.abs(fd.from_pytorch(t)))\n");
   ASSERT_TRUE(script.inputs.has_value());
   const auto& specs = *script.inputs;
   EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{2, 3}));
@@ -250,20 +256,22 @@ TEST(InterpreterTest, TorchTensorOfValuesHoldsThem) {
 }
 
 TEST(InterpreterTest, InputsWrittenAfterTheBlockBelongToIt) {
-  Script script = read(std::string(kDirectHeader) +
-      "def nvfuser_fusion(fd : FusionDefinition) -> None :\n"
-      "    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)\n"
-      "    c0 = fd.define_scalar(None, dtype=DataType.Int)\n"
-      "    v = fd.define_vector(2)\n"
-      "    tv1 = fd.ops.mul(tv0, c0)\n"
-      "    fd.add_output(tv1)\n"
-      "with FusionDefinition() as fd:\n"
-      "    nvfuser_fusion(fd)\n"
-      "inputs = [\n"
-      "    torch.testing.make_tensor((5,), dtype=torch.float32, device='cuda:0'),\n"
-      "    3, 4, 5,\n"
-      "]\n"
-      "fd.execute(inputs)\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "def nvfuser_fusion(fd : FusionDefinition) -> None :\n"
+           "    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, "
+           "is_cpu=False)\n"
+           "    c0 = fd.define_scalar(None, dtype=DataType.Int)\n"
+           "    v = fd.define_vector(2)\n"
+           "    tv1 = fd.ops.mul(tv0, c0)\n"
+           "    fd.add_output(tv1)\n"
+           "with FusionDefinition() as fd:\n"
+           "    nvfuser_fusion(fd)\n"
+           "inputs = [\n"
+           "    torch.testing.make_tensor((5,), dtype=torch.float32, device='cuda:0'),\n"
+           "    3, 4, 5,\n"
+           "]\n"
+           "fd.execute(inputs)\n");
   ASSERT_TRUE(script.inputs.has_value());
   EXPECT_EQ(script.inputs->size(), 4u);
   // define_vector(2) adds two symbolic Int inputs.
@@ -276,12 +284,11 @@ TEST(InterpreterTest, BothImportHeadersAndAliases) {
       "def f(fd):\n"
       "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DT.Half)\n"
       "    fd.add_output(t)\n";
-  for (const std::string header :
-       {"from nvfuser import FusionDefinition, DataType as DT\n",
-        "from nvfuser_direct import FusionDefinition, DataType as DT\n",
-        "import nvfuser_direct as nvfd\nDT = nvfd.DataType\n",
-        "import nvfuser\nDT = nvfuser.DataType\n",
-        "from nvfuser_direct import *\nDT = DataType\n"}) {
+  for (const std::string header : {"from nvfuser import FusionDefinition, DataType as DT\n",
+                                   "from nvfuser_direct import FusionDefinition, DataType as DT\n",
+                                   "import nvfuser_direct as nvfd\nDT = nvfd.DataType\n",
+                                   "import nvfuser\nDT = nvfuser.DataType\n",
+                                   "from nvfuser_direct import *\nDT = DataType\n"}) {
     SCOPED_TRACE(header);
     Script script = read(header + body);
     EXPECT_EQ(script.fusion().inputs().at(0)->dtype(), DataType::Half);
@@ -297,17 +304,17 @@ TEST(InterpreterTest, BothImportHeadersAndAliases) {
 
 TEST(InterpreterTest, TwoFusionsFromOneFunctionGetTheirOwnInputs) {
   Script script = read(std::string(kDirectHeader) +
-      "def g(fd, dtype):\n"
-      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
-      "    fd.add_output(fd.ops.abs(t))\n"
-      "with FusionDefinition() as fd:\n"
-      "    g(fd, DataType.Float)\n"
-      "inputs = [torch.randn(4)]\n"
-      "fd.execute(inputs)\n"
-      "with FusionDefinition() as fd:\n"
-      "    g(fd, DataType.Half)\n"
-      "inputs = [torch.randn(6, dtype=torch.float16)]\n"
-      "fd.execute(inputs)\n");
+                       "def g(fd, dtype):\n"
+                       "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
+                       "    fd.add_output(fd.ops.abs(t))\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    g(fd, DataType.Float)\n"
+                       "inputs = [torch.randn(4)]\n"
+                       "fd.execute(inputs)\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    g(fd, DataType.Half)\n"
+                       "inputs = [torch.randn(6, dtype=torch.float16)]\n"
+                       "fd.execute(inputs)\n");
   ASSERT_EQ(script.definitions.size(), 2u);
   EXPECT_EQ(script.definitions[0].functionName, "g");
   EXPECT_EQ(script.definitions[1].functionName, "g_2");
@@ -320,18 +327,18 @@ TEST(InterpreterTest, TwoFusionsFromOneFunctionGetTheirOwnInputs) {
 
 TEST(InterpreterTest, DecoratedTestFunctionsAndRunTimeChecksAreSkipped) {
   Script script = read(std::string(kDirectHeader) +
-      "import pytest\n"
-      "@pytest.mark.parametrize('dtype', [torch.float32])\n"
-      "def test_unused(dtype):\n"
-      "    raise RuntimeError('not run')\n"
-      "with FusionDefinition() as fd:\n"
-      "    t = fd.define_tensor(shape=[2, 3], contiguity=[True, True])\n"
-      "    fd.add_output(fd.ops.sum(t, dims=[0, 1]))\n"
-      "inputs = [torch.ones(2, 3)]\n"
-      "out, = fd.execute(inputs)\n"
-      "assert out.item() == 6.0\n"
-      "if __name__ == '__main__':\n"
-      "    torch.manual_seed(0)\n");
+                       "import pytest\n"
+                       "@pytest.mark.parametrize('dtype', [torch.float32])\n"
+                       "def test_unused(dtype):\n"
+                       "    raise RuntimeError('not run')\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    t = fd.define_tensor(shape=[2, 3], contiguity=[True, True])\n"
+                       "    fd.add_output(fd.ops.sum(t, dims=[0, 1]))\n"
+                       "inputs = [torch.ones(2, 3)]\n"
+                       "out, = fd.execute(inputs)\n"
+                       "assert out.item() == 6.0\n"
+                       "if __name__ == '__main__':\n"
+                       "    torch.manual_seed(0)\n");
   EXPECT_EQ(script.definitions.size(), 1u);
   EXPECT_EQ(script.definitions[0].functionName, "fusion");
   EXPECT_TRUE(script.inputs.has_value());
@@ -340,19 +347,20 @@ TEST(InterpreterTest, DecoratedTestFunctionsAndRunTimeChecksAreSkipped) {
 // A test function pasted whole from nvFuser's suite runs with its fixture
 // and the first of its parametrized values.
 TEST(InterpreterTest, PastedTestFunctionRunsWithItsFixture) {
-  Script script = read(std::string(kDirectHeader) +
-      "import pytest\n"
-      "@pytest.mark.parametrize('dtype,n', [(torch.bfloat16, 3), (torch.float32, 4)])\n"
-      "def test_sum_rows(nvfuser_direct_test, dtype, n, scale=2.0):\n"
-      "    inputs = [torch.randn(n, 8, device='cuda', dtype=dtype), torch.tensor(1.5)]\n"
-      "    def fusion_func(fd: FusionDefinition):\n"
-      "        t0 = fd.from_pytorch(inputs[0])\n"
-      "        s = fd.from_pytorch(inputs[1])\n"
-      "        t1 = fd.ops.sum(fd.ops.mul(t0, scale), [1], False, DataType.Float)\n"
-      "        fd.add_output(fd.ops.mul(t1, s))\n"
-      "    nvf_out, _ = nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)\n"
-      "    eager_out = torch.sum(inputs[0] * scale, dim=1)\n"
-      "    nvfuser_direct_test.assertEqual(eager_out, nvf_out[0])\n");
+  Script script =
+      read(std::string(kDirectHeader) +
+           "import pytest\n"
+           "@pytest.mark.parametrize('dtype,n', [(torch.bfloat16, 3), (torch.float32, 4)])\n"
+           "def test_sum_rows(nvfuser_direct_test, dtype, n, scale=2.0):\n"
+           "    inputs = [torch.randn(n, 8, device='cuda', dtype=dtype), torch.tensor(1.5)]\n"
+           "    def fusion_func(fd: FusionDefinition):\n"
+           "        t0 = fd.from_pytorch(inputs[0])\n"
+           "        s = fd.from_pytorch(inputs[1])\n"
+           "        t1 = fd.ops.sum(fd.ops.mul(t0, scale), [1], False, DataType.Float)\n"
+           "        fd.add_output(fd.ops.mul(t1, s))\n"
+           "    nvf_out, _ = nvfuser_direct_test.exec_nvfuser(fusion_func, inputs)\n"
+           "    eager_out = torch.sum(inputs[0] * scale, dim=1)\n"
+           "    nvfuser_direct_test.assertEqual(eager_out, nvf_out[0])\n");
   ASSERT_EQ(script.definitions.size(), 1u);
   EXPECT_EQ(script.definitions[0].functionName, "fusion_func");
   ASSERT_TRUE(script.inputs.has_value());
@@ -393,12 +401,12 @@ TEST(InterpreterTest, PastedTestCaseMethodRunsWithSelfAsTheFixture) {
 // value of one FusionDefinition passed to another's op is an error.
 TEST(InterpreterTest, OtherContextsRunTheirBodyAndFusionsDoNotMix) {
   Script script = read(std::string(kDirectHeader) +
-      "import contextlib\n"
-      "with contextlib.nullcontext() as unused:\n"
-      "    pass\n"
-      "with torch.no_grad():\n"
-      "    with FusionDefinition() as fd:\n"
-      "        fd.add_output(fd.ops.neg(fd.define_tensor(shape=[-1])))\n");
+                       "import contextlib\n"
+                       "with contextlib.nullcontext() as unused:\n"
+                       "    pass\n"
+                       "with torch.no_grad():\n"
+                       "    with FusionDefinition() as fd:\n"
+                       "        fd.add_output(fd.ops.neg(fd.define_tensor(shape=[-1])))\n");
   EXPECT_EQ(script.definitions.size(), 1u);
   expectError(std::string(kDirectHeader) +
                   "with FusionDefinition() as a:\n"
@@ -413,41 +421,41 @@ TEST(InterpreterTest, OtherContextsRunTheirBodyAndFusionsDoNotMix) {
 // stays an error; pytest.raises reads on past a failing body.
 TEST(InterpreterTest, TryCatchesWhatTheScriptRaises) {
   Script script = read(std::string(kDirectHeader) +
-      "import pytest\n"
-      "log = []\n"
-      "try:\n"
-      "    raise ValueError('first')\n"
-      "except KeyError:\n"
-      "    log.append('wrong')\n"
-      "except (RuntimeError, ValueError) as e:\n"
-      "    log.append(e)\n"
-      "else:\n"
-      "    log.append('else')\n"
-      "finally:\n"
-      "    log.append('finally')\n"
-      "try:\n"
-      "    assert len(log) == 0\n"
-      "except AssertionError:\n"
-      "    log.append('assert')\n"
-      "assert log == ['ValueError: first', 'finally', 'assert'], log\n"
-      "with FusionDefinition() as fd:\n"
-      "    t = fd.define_tensor(shape=[-1, -1])\n"
-      "    with pytest.raises(RuntimeError):\n"
-      "        fd.ops.add(t, fd.ops.sum(t, dims=[5]))\n"
-      "    fd.add_output(fd.ops.neg(t))\n");
+                       "import pytest\n"
+                       "log = []\n"
+                       "try:\n"
+                       "    raise ValueError('first')\n"
+                       "except KeyError:\n"
+                       "    log.append('wrong')\n"
+                       "except (RuntimeError, ValueError) as e:\n"
+                       "    log.append(e)\n"
+                       "else:\n"
+                       "    log.append('else')\n"
+                       "finally:\n"
+                       "    log.append('finally')\n"
+                       "try:\n"
+                       "    assert len(log) == 0\n"
+                       "except AssertionError:\n"
+                       "    log.append('assert')\n"
+                       "assert log == ['ValueError: first', 'finally', 'assert'], log\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    t = fd.define_tensor(shape=[-1, -1])\n"
+                       "    with pytest.raises(RuntimeError):\n"
+                       "        fd.ops.add(t, fd.ops.sum(t, dims=[5]))\n"
+                       "    fd.add_output(fd.ops.neg(t))\n");
   EXPECT_EQ(count(ir(script), "= neg("), 1u) << ir(script);
-  expectError(std::string(kDirectHeader) +
-                  "try:\n    fd.ops.frobnicate(1)\nexcept Exception:\n    pass\n",
-              4, 5, "fd is not defined");
+  expectError(
+      std::string(kDirectHeader) + "try:\n    fd.ops.frobnicate(1)\nexcept Exception:\n    pass\n",
+      4, 5, "fd is not defined");
 }
 
 // nvfuser_direct's reductions over one axis: dim= (and old keep_dim=).
 TEST(InterpreterTest, ReductionsTakeDimAsWellAsDims) {
   Script script = read(std::string(kDirectHeader) +
-      "with FusionDefinition() as fd:\n"
-      "    t = fd.define_tensor(shape=[-1, -1])\n"
-      "    fd.add_output(fd.ops.sum(t, dim=1, keepdim=True))\n"
-      "    fd.add_output(fd.ops.max(t, dim=0, keep_dim=False))\n");
+                       "with FusionDefinition() as fd:\n"
+                       "    t = fd.define_tensor(shape=[-1, -1])\n"
+                       "    fd.add_output(fd.ops.sum(t, dim=1, keepdim=True))\n"
+                       "    fd.add_output(fd.ops.max(t, dim=0, keep_dim=False))\n");
   const auto& outputs = script.fusion().outputs();
   ASSERT_EQ(outputs.size(), 2u);
   EXPECT_EQ(outputs[0].val->as<ir::TensorView>()->rank(), 2);
@@ -456,15 +464,15 @@ TEST(InterpreterTest, ReductionsTakeDimAsWellAsDims) {
 
 TEST(InterpreterTest, PartialBindsArguments) {
   Script script = read(std::string(kDirectHeader) +
-      "from functools import partial\n"
-      "def ops_fusion(fd, dtype, num_iters):\n"
-      "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
-      "    for _ in range(num_iters):\n"
-      "        t = fd.ops.cos(t)\n"
-      "    fd.add_output(t)\n"
-      "fusion_fn = partial(ops_fusion, dtype=DataType.Half, num_iters=3)\n"
-      "with FusionDefinition() as fd:\n"
-      "    fusion_fn(fd)\n");
+                       "from functools import partial\n"
+                       "def ops_fusion(fd, dtype, num_iters):\n"
+                       "    t = fd.define_tensor(shape=[-1], contiguity=[True], dtype=dtype)\n"
+                       "    for _ in range(num_iters):\n"
+                       "        t = fd.ops.cos(t)\n"
+                       "    fd.add_output(t)\n"
+                       "fusion_fn = partial(ops_fusion, dtype=DataType.Half, num_iters=3)\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    fusion_fn(fd)\n");
   EXPECT_EQ(count(ir(script), "= cos("), 3u) << ir(script);
   EXPECT_EQ(script.definitions.at(0).functionName, "ops_fusion");
 }
@@ -473,11 +481,12 @@ TEST(InterpreterTest, PartialBindsArguments) {
 // extent > 1), as nvFuser's; without it the squeeze is an error, and the
 // writer prints the flag back.
 TEST(InterpreterTest, SqueezeExpandedRemovesAnExpandedAxis) {
-  const std::string head = std::string(kDirectHeader) +
+  const std::string head =
+      std::string(kDirectHeader) +
       "with FusionDefinition() as fd:\n"
       "    t = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, None, True])\n";
-  Script script = read(head +
-      "    fd.add_output(fd.ops.squeeze(t, dims=[1], squeeze_expanded=True))\n");
+  Script script =
+      read(head + "    fd.add_output(fd.ops.squeeze(t, dims=[1], squeeze_expanded=True))\n");
   EXPECT_EQ(script.fusion().outputs().at(0).val->as<ir::TensorView>()->rank(), 2);
   const std::string written = writeScript(script.fusion());
   EXPECT_NE(written.find("squeeze_expanded=True"), std::string::npos) << written;
@@ -494,23 +503,23 @@ TEST(InterpreterTest, MistakesAreErrorsAtTheirPosition) {
               "assertion failed: (t.ndim == 2) (rank)");
   expectError(head + "    raise ValueError('bad dtype')\n", 5, 5,
               "the script raises ValueError: bad dtype");
-  expectError(head + "    xs = [1, 2]\n    xs[5] = 1\n", 6, 8,
-              "index 5 is out of range");
+  expectError(head + "    xs = [1, 2]\n    xs[5] = 1\n", 6, 8, "index 5 is out of range");
   expectError(head + "    xs = [1, 2, 3]\n    del xs[0], xs\n    n = len(xs)\n", 7, 13,
               "xs is not defined");
-  expectError(head + "    a, b = [1, 2, 3]\n", 5, 5,
-              "expected 2 values to unpack, found 3");
-  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
-              "    f(fd, 1, 2)\n",
-              4, 14, "f() takes 2 positional arguments but 3 were given");
-  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
-              "    f(fd, y=1)\n",
-              4, 11, "unexpected keyword argument 'y'");
-  expectError("def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
-              "    f(fd)\n",
-              4, 5, "missing the argument 'x'");
-  expectError("def r(n):\n    return r(n)\nr(1)\n", 2, 12,
-              "functions call each other more than");
+  expectError(head + "    a, b = [1, 2, 3]\n", 5, 5, "expected 2 values to unpack, found 3");
+  expectError(
+      "def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+      "    f(fd, 1, 2)\n",
+      4, 14, "f() takes 2 positional arguments but 3 were given");
+  expectError(
+      "def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+      "    f(fd, y=1)\n",
+      4, 11, "unexpected keyword argument 'y'");
+  expectError(
+      "def f(fd, x):\n    pass\nwith FusionDefinition() as fd:\n"
+      "    f(fd)\n",
+      4, 5, "missing the argument 'x'");
+  expectError("def r(n):\n    return r(n)\nr(1)\n", 2, 12, "functions call each other more than");
   expectError("x = 0\nwhile True:\n    x += 1\n", 2, 7, "the script runs more than");
   expectError("xs = [0] * (1 << 40)\n", 1, 10, "more than FuserLab's reader keeps");
   // A loop that never ends builds ops until the reader's bound on them.
@@ -554,7 +563,8 @@ TEST(InterpreterTest, SelfReferentialAndDoublingValuesAreBounded) {
       "    fd.add_output(fd.define_tensor(shape=[-1]))\n";
   Script script = read(std::string(kDirectHeader) +
                        "x = []\nx.append(x)\nassert x == x\ns = str(x)\n"
-                       "assert len(s) < 2000\nassert x in [x]\n" + fusion);
+                       "assert len(s) < 2000\nassert x in [x]\n" +
+                       fusion);
   EXPECT_EQ(script.fusion().outputs().size(), 1u);
   expectError("x = []\nx.append(x)\ny = []\ny.append(y)\nb = x == y\n", 5, 5,
               "values nested more than 200 deep (a list that contains itself?)");
@@ -562,8 +572,8 @@ TEST(InterpreterTest, SelfReferentialAndDoublingValuesAreBounded) {
   expectError("d = {}\nd[1] = d\ne = {}\ne[1] = e\nb = d == e\n", 5, 5,
               "values nested more than 200");
   const std::string doubled = "x = [[]]\nfor i in range(60):\n    x = [x, x]\n";
-  expectError(doubled + "y = [[]]\nfor i in range(60):\n    y = [y, y]\nb = x == y\n",
-              7, 5, "the script compares or prints more than 4000000 list elements");
+  expectError(doubled + "y = [[]]\nfor i in range(60):\n    y = [y, y]\nb = x == y\n", 7, 5,
+              "the script compares or prints more than 4000000 list elements");
   expectError(doubled + "y = sorted(x)\n", 4, 5, "compares or prints more than");
   expectError("x = 'ab'\nfor i in range(60):\n    x = x + x\n", 3, 11,
               "more than FuserLab's reader keeps");
@@ -572,7 +582,6 @@ TEST(InterpreterTest, SelfReferentialAndDoublingValuesAreBounded) {
   expectError("d = {}\nfor i in range(60000):\n    d[i] = [i] * 1000\n", 3, 16,
               "builds or copies more than 4000000 list elements");
 }
-
 
 // Issue 43 (fuzz_reader timeouts r-timeout-5b3da32f, r-slow-unit-2476f881:
 // loops building 100,000 ops, 2 to 3 s each under ASan, over 10 s on a
@@ -591,7 +600,9 @@ TEST(InterpreterTest, AnOpsNameCostsTheSameWhereverItsTableHasIt) {
            "    x = fd.define_scalar(dtype=DataType.Int)\n"
            "    for i in range(200):\n"
            "        for j in range(200):\n"
-           "            y = fd.ops." + std::string(op) + "(x)\n"
+           "            y = fd.ops." +
+           std::string(op) +
+           "(x)\n"
            "    fd.add_output(y)\n";
   };
   const std::string first = script("neg");
@@ -609,8 +620,8 @@ TEST(InterpreterTest, AnOpsNameCostsTheSameWhereverItsTableHasIt) {
     bestLast = std::min(bestLast, seconds(last));
   }
   ::testing::Test::RecordProperty("ratio", std::to_string(bestLast / bestFirst));
-  EXPECT_LT(bestLast, 1.6 * bestFirst) << "neg " << bestFirst << " s, bitwise_not "
-                                       << bestLast << " s";
+  EXPECT_LT(bestLast, 1.6 * bestFirst)
+      << "neg " << bestFirst << " s, bitwise_not " << bestLast << " s";
 }
 }  // namespace
 }  // namespace fuserlab::frontend

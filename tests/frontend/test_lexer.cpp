@@ -11,9 +11,7 @@ namespace {
 
 class LexerTest : public ::testing::Test {
  protected:
-  static std::vector<Token> lex(std::string_view source) {
-    return tokenize(source, "test.py");
-  }
+  static std::vector<Token> lex(std::string_view source) { return tokenize(source, "test.py"); }
 
   // "name:x op:= num:1 NEWLINE EOF": kinds and spellings, to compare streams.
   static std::string summary(std::string_view source) {
@@ -21,33 +19,15 @@ class LexerTest : public ::testing::Test {
     for (const Token& token : lex(source)) {
       if (!out.empty()) out += ' ';
       switch (token.kind) {
-        case TokenKind::kName:
-          out += "name:" + token.text;
-          break;
-        case TokenKind::kKeyword:
-          out += "kw:" + token.text;
-          break;
-        case TokenKind::kNumber:
-          out += "num:" + token.text;
-          break;
-        case TokenKind::kString:
-          out += "str:" + token.text;
-          break;
-        case TokenKind::kOperator:
-          out += "op:" + token.text;
-          break;
-        case TokenKind::kNewline:
-          out += "NEWLINE";
-          break;
-        case TokenKind::kIndent:
-          out += "INDENT";
-          break;
-        case TokenKind::kDedent:
-          out += "DEDENT";
-          break;
-        case TokenKind::kEndOfFile:
-          out += "EOF";
-          break;
+        case TokenKind::kName: out += "name:" + token.text; break;
+        case TokenKind::kKeyword: out += "kw:" + token.text; break;
+        case TokenKind::kNumber: out += "num:" + token.text; break;
+        case TokenKind::kString: out += "str:" + token.text; break;
+        case TokenKind::kOperator: out += "op:" + token.text; break;
+        case TokenKind::kNewline: out += "NEWLINE"; break;
+        case TokenKind::kIndent: out += "INDENT"; break;
+        case TokenKind::kDedent: out += "DEDENT"; break;
+        case TokenKind::kEndOfFile: out += "EOF"; break;
       }
     }
     return out;
@@ -127,8 +107,7 @@ TEST_F(LexerTest, TabsIndentLikeCPython) {
   ASSERT_TRUE(error.location());
   EXPECT_EQ(error.location()->line, 3);
   EXPECT_EQ(error.location()->column, 9);
-  EXPECT_NE(error.message().find("inconsistent use of tabs and spaces"),
-            std::string::npos);
+  EXPECT_NE(error.message().find("inconsistent use of tabs and spaces"), std::string::npos);
 }
 
 TEST_F(LexerTest, UnindentToAnUnknownLevelIsAnError) {
@@ -174,8 +153,7 @@ TEST_F(LexerTest, NewlineAndEndOfFileSitAfterTheLastToken) {
 }
 
 TEST_F(LexerTest, CarriageReturnsEndLinesToo) {
-  EXPECT_EQ(summary("a\r\nb\rc"),
-            "name:a NEWLINE name:b NEWLINE name:c NEWLINE EOF");
+  EXPECT_EQ(summary("a\r\nb\rc"), "name:a NEWLINE name:b NEWLINE name:c NEWLINE EOF");
   EXPECT_EQ(lex("a\r\nb")[2].line, 2);
 }
 
@@ -200,9 +178,8 @@ TEST_F(LexerTest, FloatLiterals) {
     const char* text;
     double value;
   };
-  for (Case c : {Case{"1.5", 1.5}, Case{"1e-05", 1e-05},
-                 Case{"1.00000e-05", 1e-05}, Case{".5", 0.5}, Case{"5.", 5.0},
-                 Case{"1.00000", 1.0}, Case{"2E+3", 2000.0},
+  for (Case c : {Case{"1.5", 1.5}, Case{"1e-05", 1e-05}, Case{"1.00000e-05", 1e-05},
+                 Case{".5", 0.5}, Case{"5.", 5.0}, Case{"1.00000", 1.0}, Case{"2E+3", 2000.0},
                  Case{"1_0.2_5", 10.25}, Case{"0.0", 0.0}, Case{"09.5", 9.5}}) {
     Token token = single(c.text);
     EXPECT_EQ(token.kind, TokenKind::kNumber) << c.text;
@@ -220,16 +197,13 @@ TEST_F(LexerTest, MalformedNumbersAreErrors) {
     int column;
     const char* message;
   };
-  for (Case c :
-       {Case{"x = 012", 5, "leading zeros"},
-        Case{"x = 1_", 6, "invalid decimal literal"},
-        Case{"x = 1__0", 6, "invalid decimal literal"},
-        Case{"x = 0x", 7, "expected a digit after '0x'"},
-        Case{"x = 0b102", 9, "invalid digit '2' in binary"},
-        Case{"x = 12abc", 7, "invalid decimal literal"},
-        Case{"x = 1e", 7, "exponent"},
-        Case{"x = 3j", 5, "complex number literals"},
-        Case{"x = 9223372036854775808", 5, "does not fit in 64 bits"}}) {
+  for (Case c : {Case{"x = 012", 5, "leading zeros"}, Case{"x = 1_", 6, "invalid decimal literal"},
+                 Case{"x = 1__0", 6, "invalid decimal literal"},
+                 Case{"x = 0x", 7, "expected a digit after '0x'"},
+                 Case{"x = 0b102", 9, "invalid digit '2' in binary"},
+                 Case{"x = 12abc", 7, "invalid decimal literal"}, Case{"x = 1e", 7, "exponent"},
+                 Case{"x = 3j", 5, "complex number literals"},
+                 Case{"x = 9223372036854775808", 5, "does not fit in 64 bits"}}) {
     UserError error = lexError(c.source);
     ASSERT_TRUE(error.location()) << c.source;
     EXPECT_EQ(error.location()->line, 1) << c.source;
@@ -263,8 +237,7 @@ TEST_F(LexerTest, StringLiterals) {
 }
 
 TEST_F(LexerTest, TripleQuotedStringsSpanLines) {
-  std::vector<Token> tokens =
-      lex("s = \"\"\"first\n  'second' \"\n\"\"\"\nx\n");
+  std::vector<Token> tokens = lex("s = \"\"\"first\n  'second' \"\n\"\"\"\nx\n");
   ASSERT_GE(tokens.size(), 6u);
   EXPECT_EQ(tokens[2].text, "first\n  'second' \"\n");
   EXPECT_EQ(tokens[2].line, 1);
@@ -282,15 +255,13 @@ TEST_F(LexerTest, UnterminatedStringsPointAtTheirStart) {
   EXPECT_EQ(single.location()->line, 2);
   EXPECT_EQ(single.location()->column, 5);
   EXPECT_EQ(single.location()->lineText, "y = 'abc");
-  EXPECT_NE(single.message().find("unterminated string literal"),
-            std::string::npos);
+  EXPECT_NE(single.message().find("unterminated string literal"), std::string::npos);
 
   UserError triple = lexError("x = 1\n  y = f(\"\"\"abc\n\n");
   ASSERT_TRUE(triple.location());
   EXPECT_EQ(triple.location()->line, 2);
   EXPECT_EQ(triple.location()->column, 9);
-  EXPECT_NE(triple.message().find("unterminated triple-quoted"),
-            std::string::npos);
+  EXPECT_NE(triple.message().find("unterminated triple-quoted"), std::string::npos);
 
   UserError escapedQuote = lexError("'abc\\'");
   ASSERT_TRUE(escapedQuote.location());
@@ -304,17 +275,16 @@ TEST_F(LexerTest, BadCharactersAndBracketsAreErrors) {
     int column;
     const char* message;
   };
-  for (Case c : {Case{"a = $b", 1, 5, "unexpected character '$'"},
-                 Case{"a = !b", 1, 5, "unexpected '!'"},
-                 Case{"a = b ?", 1, 7, "unexpected character '?'"},
-                 Case{"a = \xE2\x82\xAC", 1, 5, "non-ASCII byte 0xe2"},
-                 Case{"a = (1]", 1, 7,
-                      "expected ')' to close the '(' opened "
-                      "at 1:5, found ']'"},
-                 Case{"a = 1)\n", 1, 6, "unmatched ')'"},
-                 Case{"a = 1 \\ b", 1, 8, "after the continuation"},
-                 Case{"a = \\", 1, 5, "found end of file"},
-                 Case{"x\n  y = \"\\x4\"", 2, 8, "truncated \\x escape"}}) {
+  for (Case c :
+       {Case{"a = $b", 1, 5, "unexpected character '$'"}, Case{"a = !b", 1, 5, "unexpected '!'"},
+        Case{"a = b ?", 1, 7, "unexpected character '?'"},
+        Case{"a = \xE2\x82\xAC", 1, 5, "non-ASCII byte 0xe2"},
+        Case{"a = (1]", 1, 7,
+             "expected ')' to close the '(' opened "
+             "at 1:5, found ']'"},
+        Case{"a = 1)\n", 1, 6, "unmatched ')'"}, Case{"a = 1 \\ b", 1, 8, "after the continuation"},
+        Case{"a = \\", 1, 5, "found end of file"},
+        Case{"x\n  y = \"\\x4\"", 2, 8, "truncated \\x escape"}}) {
     UserError error = lexError(c.source);
     ASSERT_TRUE(error.location()) << c.source;
     EXPECT_EQ(error.location()->line, c.line) << c.source;

@@ -36,14 +36,12 @@ std::string loopOf(const TensorView* tv) {
   return out;
 }
 
-void expectError(const std::string& source, const std::string& fragment,
-                 int line) {
+void expectError(const std::string& source, const std::string& fragment, int line) {
   try {
     readScript(source, "md.py");
     ADD_FAILURE() << "no error for:\n" << source;
   } catch (const UserError& error) {
-    EXPECT_NE(error.message().find(fragment), std::string::npos)
-        << error.message();
+    EXPECT_NE(error.message().find(fragment), std::string::npos) << error.message();
     ASSERT_TRUE(error.location().has_value()) << error.message();
     EXPECT_EQ(error.location()->line, line) << error.what();
   }
@@ -161,8 +159,7 @@ TEST(MultideviceReaderTest, UnsupportedFormsAreUserErrors) {
   expectError(head + "    x.axis(0).parallelize(nvfuser.ParallelType.TIDx)\n",
               "only device parallel types", 5);
   expectError(head + "    x.merge(0)\n", "merge is not supported", 5);
-  expectError(head + "    fd.sched.reorder(x, [1, 0])\n",
-              "fd.sched.reorder is not supported", 5);
+  expectError(head + "    fd.sched.reorder(x, [1, 0])\n", "fd.sched.reorder is not supported", 5);
   expectError(head + "    x.set_device_mesh(nvfuser.DeviceMesh([0, 0]))\n",
               "appears more than once", 5);
   expectError(head + "    x.outer_split(2, 2)\n", "out of range", 5);

@@ -37,9 +37,7 @@ class NvfuserOpsTest : public ::testing::Test {
     return out.str();
   }
 
-  void readBody(std::string_view body) {
-    script_ = readScript(frame(body), "test.py");
-  }
+  void readBody(std::string_view body) { script_ = readScript(frame(body), "test.py"); }
 
   ir::Fusion& fusion() { return script_.fusion(); }
 
@@ -80,15 +78,14 @@ class NvfuserOpsTest : public ::testing::Test {
   void expectRoundTrip() {
     const std::string written = writeScript(fusion(), "round_trip");
     Script back = readScript(written, "round_trip.py");
-    EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(fusion()))
-        << "written script:\n" << written;
+    EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(fusion())) << "written script:\n"
+                                                                             << written;
   }
 
   Script script_;
 };
 
-constexpr std::string_view kMatrix =
-    "T0 = fd.define_tensor(shape=[4, 6], dtype=DataType.Float)\n";
+constexpr std::string_view kMatrix = "T0 = fd.define_tensor(shape=[4, 6], dtype=DataType.Float)\n";
 
 TEST_F(NvfuserOpsTest, SignbitIsABoolUnaryOp) {
   readBody(std::string(kMatrix) +
@@ -127,8 +124,8 @@ TEST_F(NvfuserOpsTest, SelectRemovesTheAxis) {
 }
 
 TEST_F(NvfuserOpsTest, SelectOfAnIndexOutOfRangeOrATensorIsAnError) {
-  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.select(T0, 6, dim=1)", 2,
-                  6, "select: index 6 is out of range for axis 1");
+  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.select(T0, 6, dim=1)", 2, 6,
+                  "select: index 6 is out of range for axis 1");
   expectBodyError(std::string(kMatrix) +
                       "I1 = fd.define_tensor(shape=[2], dtype=DataType.Int)\n"
                       "T2 = fd.ops.select(T0, I1, dim=1)",
@@ -197,10 +194,8 @@ TEST_F(NvfuserOpsTest, EmbeddingAppendsTheEmbeddingAxis) {
     EXPECT_EQ(extents(tensor(name)), (std::vector<int64_t>{2, 5, 16})) << name;
     EXPECT_EQ(tensor(name)->dtype(), DataType::BFloat16) << name;
   }
-  EXPECT_EQ(tensor("T2")->definition()->attrs().flags,
-            (std::vector<bool>{false, false}));
-  EXPECT_EQ(tensor("T3")->definition()->attrs().flags,
-            (std::vector<bool>{true, true}));
+  EXPECT_EQ(tensor("T2")->definition()->attrs().flags, (std::vector<bool>{false, false}));
+  EXPECT_EQ(tensor("T3")->definition()->attrs().flags, (std::vector<bool>{true, true}));
   expectRoundTrip();
 }
 
@@ -226,8 +221,7 @@ TEST_F(NvfuserOpsTest, ArgsortGivesIntIndices) {
   EXPECT_EQ(def->type(), ExprType::Argsort);
   EXPECT_EQ(def->attrs().dim, 1);
   EXPECT_EQ(def->attrs().flags, (std::vector<bool>{true, true}));
-  EXPECT_EQ(tensor("T2")->definition()->attrs().flags,
-            (std::vector<bool>{false, false}));
+  EXPECT_EQ(tensor("T2")->definition()->attrs().flags, (std::vector<bool>{false, false}));
   EXPECT_EQ(tensor("T1")->dtype(), DataType::Int);
   EXPECT_EQ(extents(tensor("T1")), (std::vector<int64_t>{4, 6}));
   expectRoundTrip();
@@ -236,8 +230,8 @@ TEST_F(NvfuserOpsTest, ArgsortGivesIntIndices) {
 TEST_F(NvfuserOpsTest, ArgsortNeedsDim) {
   expectBodyError(std::string(kMatrix) + "T1 = fd.ops.argsort(T0)", 2, 6,
                   "fd.ops.argsort is missing the required argument 'dim'");
-  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.argsort(T0, dim=2)", 2,
-                  6, "argsort: axis 2 is out of range");
+  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.argsort(T0, dim=2)", 2, 6,
+                  "argsort: axis 2 is out of range");
 }
 
 TEST_F(NvfuserOpsTest, TopkGivesValuesAndIndicesOfExtentK) {
@@ -256,8 +250,7 @@ TEST_F(NvfuserOpsTest, TopkGivesValuesAndIndicesOfExtentK) {
   EXPECT_EQ(tensor("T1")->dtype(), DataType::Float);
   EXPECT_EQ(tensor("T2")->dtype(), DataType::Int);
   EXPECT_EQ(extents(tensor("T4")), (std::vector<int64_t>{-1, 6}));
-  EXPECT_EQ(tensor("T4")->definition()->attrs().flags,
-            (std::vector<bool>{false, true}));
+  EXPECT_EQ(tensor("T4")->definition()->attrs().flags, (std::vector<bool>{false, true}));
   expectRoundTrip();
 }
 
@@ -275,8 +268,7 @@ TEST_F(NvfuserOpsTest, NvfuserOpsFuserLabLacksAreRefusedByName) {
   expectBodyError(std::string(kMatrix) + "T1 = fd.ops.triu(T0)", 2, 6,
                   "fd.ops.triu is an nvFuser op that FuserLab does not "
                   "support yet");
-  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.index_add(T0, 0, T0, T0)",
-                  2, 6,
+  expectBodyError(std::string(kMatrix) + "T1 = fd.ops.index_add(T0, 0, T0, T0)", 2, 6,
                   "unknown op fd.ops.index_add: nvFuser has no op of that name");
 }
 

@@ -80,9 +80,7 @@ if __name__ == "__main__":
 
 class ParserTest : public ::testing::Test {
  protected:
-  static Module parse(std::string_view source) {
-    return parseScript(source, "repro.py");
-  }
+  static Module parse(std::string_view source) { return parseScript(source, "repro.py"); }
 
   // Parses `x = <expression>` and prints the expression back.
   static std::string expr(std::string_view expression) {
@@ -109,15 +107,13 @@ class ParserTest : public ::testing::Test {
   }
 
   // Asserts the error's line, column and a part of its message.
-  static void expectError(std::string_view source, int line, int column,
-                          std::string_view message) {
+  static void expectError(std::string_view source, int line, int column, std::string_view message) {
     UserError error = parseError(source);
     std::string_view shown = source.substr(0, 200);  // some are huge
     ASSERT_TRUE(error.location()) << shown;
     EXPECT_EQ(error.location()->file, "repro.py");
     EXPECT_EQ(error.location()->line, line) << shown << "\n" << error.message();
-    EXPECT_EQ(error.location()->column, column) << shown << "\n"
-                                                << error.message();
+    EXPECT_EQ(error.location()->column, column) << shown << "\n" << error.message();
     EXPECT_NE(error.message().find(message), std::string::npos)
         << "message: " << error.message() << "\nwanted: " << message;
   }
@@ -174,8 +170,7 @@ TEST_F(ParserTest, ParsesAFullRepro) {
     keywordNames.push_back(keyword.name);
   }
   EXPECT_EQ(keywordNames,
-            (std::vector<std::string>{"shape", "contiguity", "dtype", "is_cpu",
-                                      "stride_order"}));
+            (std::vector<std::string>{"shape", "contiguity", "dtype", "is_cpu", "stride_order"}));
   const auto* shape = defineTensor->keywords[0].value->as<List>();
   ASSERT_EQ(shape->elements.size(), 3u);
   const auto* minusOne = shape->elements[0]->as<UnaryOp>();
@@ -187,8 +182,7 @@ TEST_F(ParserTest, ParsesAFullRepro) {
   EXPECT_EQ(callee->object->as<Name>()->id, "fd");
   const auto* dtype = defineTensor->keywords[2].value->as<Attribute>();
   EXPECT_EQ(dtype->name, "BFloat16");
-  EXPECT_EQ(defineTensor->keywords[3].value->as<Constant>()->kind,
-            ConstantKind::kFalse);
+  EXPECT_EQ(defineTensor->keywords[3].value->as<Constant>()->kind, ConstantKind::kFalse);
 
   // T4, T5 = ...: a tuple target.
   const auto* target = def->body[2]->as<Assign>()->target->as<Tuple>();
@@ -197,33 +191,28 @@ TEST_F(ParserTest, ParsesAFullRepro) {
   EXPECT_EQ(target->elements[1]->as<Name>()->id, "T5");
 
   // 16 is an int, 1.00000e-05 a float.
-  const auto* sixteen =
-      def->body[3]->as<Assign>()->value->as<Call>()->args[0]->as<Number>();
+  const auto* sixteen = def->body[3]->as<Assign>()->value->as<Call>()->args[0]->as<Number>();
   EXPECT_TRUE(sixteen->isInt);
   EXPECT_EQ(sixteen->intValue, 16);
-  const auto* epsilon =
-      def->body[4]->as<Assign>()->value->as<Call>()->args[0]->as<Number>();
+  const auto* epsilon = def->body[4]->as<Assign>()->value->as<Call>()->args[0]->as<Number>();
   EXPECT_FALSE(epsilon->isInt);
   EXPECT_DOUBLE_EQ(epsilon->floatValue, 1e-05);
 
   // float("inf") is a call of a name with a string.
-  const auto* floatCall =
-      def->body[7]->as<Assign>()->value->as<Call>()->args[0]->as<Call>();
+  const auto* floatCall = def->body[7]->as<Assign>()->value->as<Call>()->args[0]->as<Call>();
   EXPECT_EQ(floatCall->callee->as<Name>()->id, "float");
   EXPECT_EQ(floatCall->args[0]->as<String>()->value, "inf");
 
   // 128 * 2 is a binary operation.
   const auto* newShape = def->body[8]->as<Assign>()->value->as<Call>();
-  const auto* product =
-      newShape->keywords[0].value->as<List>()->elements[1]->as<BinaryOp>();
+  const auto* product = newShape->keywords[0].value->as<List>()->elements[1]->as<BinaryOp>();
   ASSERT_NE(product, nullptr);
   EXPECT_EQ(product->op, BinaryOpKind::kMul);
 
   const auto* with = module.body[3]->as<With>();
   ASSERT_NE(with, nullptr);
   EXPECT_EQ(with->target, "fd");
-  EXPECT_EQ(with->context->as<Call>()->callee->as<Name>()->id,
-            "FusionDefinition");
+  EXPECT_EQ(with->context->as<Call>()->callee->as<Name>()->id, "FusionDefinition");
   ASSERT_EQ(with->body.size(), 1u);
   EXPECT_TRUE(with->body[0]->is<ExprStatement>());
 
@@ -261,19 +250,13 @@ TEST_F(ParserTest, ParsesAnEditedReproWithEveryStatementKind) {
   ASSERT_EQ(first->params.size(), 2u);
   EXPECT_EQ(first->params[1].name, "eps");
   EXPECT_FALSE(first->params[1].annotation);
-  EXPECT_DOUBLE_EQ(first->params[1].defaultValue->as<Number>()->floatValue,
-                   1e-05);
+  EXPECT_DOUBLE_EQ(first->params[1].defaultValue->as<Number>()->floatValue, 1e-05);
   // docstring, T0, (T1, T2), [T3], S4, add_output (after ';'), return
   ASSERT_EQ(first->body.size(), 7u);
-  EXPECT_EQ(first->body[0]->as<ExprStatement>()->value->as<String>()->value,
-            "Forward.");
+  EXPECT_EQ(first->body[0]->as<ExprStatement>()->value->as<String>()->value, "Forward.");
   const auto* multiLine = first->body[1]->as<Assign>()->value->as<Call>();
   ASSERT_EQ(multiLine->keywords.size(), 4u);
-  EXPECT_EQ(multiLine->keywords[1]
-                .value->as<List>()
-                ->elements[1]
-                ->as<Constant>()
-                ->kind,
+  EXPECT_EQ(multiLine->keywords[1].value->as<List>()->elements[1]->as<Constant>()->kind,
             ConstantKind::kNone);
   EXPECT_EQ(multiLine->keywords[3].location.line, 17);
   EXPECT_TRUE(first->body[2]->as<Assign>()->target->is<Tuple>());
@@ -286,11 +269,8 @@ TEST_F(ParserTest, ParsesAnEditedReproWithEveryStatementKind) {
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(second->name, "nvfuser_fusion_id1");
   EXPECT_TRUE(second->body.back()->is<Pass>());
-  const auto* subscript = second->body[2]
-                              ->as<ExprStatement>()
-                              ->value->as<Call>()
-                              ->args[0]
-                              ->as<Subscript>();
+  const auto* subscript =
+      second->body[2]->as<ExprStatement>()->value->as<Call>()->args[0]->as<Subscript>();
   ASSERT_NE(subscript, nullptr);
   EXPECT_EQ(subscript->index->as<Number>()->intValue, 0);
 
@@ -447,8 +427,7 @@ TEST_F(ParserTest, OperatorPrecedenceAndAssociativity) {
   EXPECT_EQ(expr("2 ** -1"), "(2 ** -1)");
   EXPECT_EQ(expr("-+~a"), "-+~a");
   EXPECT_EQ(expr("a + b == c * d"), "((a + b) == (c * d))");
-  EXPECT_EQ(expr("a < b or not c and d >= e"),
-            "((a < b) or ((not c) and (d >= e)))");
+  EXPECT_EQ(expr("a < b or not c and d >= e"), "((a < b) or ((not c) and (d >= e)))");
   EXPECT_EQ(expr("not a == b"), "(not (a == b))");
   EXPECT_EQ(expr("a <= -1"), "(a <= -1)");
   EXPECT_EQ(expr("a > b"), "(a > b)");
@@ -513,13 +492,11 @@ TEST_F(ParserTest, UnclosedParenthesisIsReportedWhereTheStatementBreaks) {
       2, 1,
       "expected ',' or ')' to close the call opened at 1:16, found name "
       "'T2'");
-  expectError("x = [1, 2\ny = 3\n", 2, 1,
-              "expected ',' or ']' to close the list opened at 1:5");
+  expectError("x = [1, 2\ny = 3\n", 2, 1, "expected ',' or ']' to close the list opened at 1:5");
   expectError("x = (1, 2\n", 1, 10,
               "expected ',' or ')' to close the tuple opened at 1:5, found "
               "end of file");
-  expectError("x = f(\n", 1, 7,
-              "expected an argument or ')' to close the call opened at 1:6");
+  expectError("x = f(\n", 1, 7, "expected an argument or ')' to close the call opened at 1:6");
   // A loop keyword on the next line means a missing ')', not a generator.
   expectError("x = f(a\nfor b in c:\n  pass\n", 2, 11,
               "expected ',' or ')' to close the call opened at 1:6, found "
@@ -528,8 +505,7 @@ TEST_F(ParserTest, UnclosedParenthesisIsReportedWhereTheStatementBreaks) {
 
 TEST_F(ParserTest, BadIndentationIsReportedAtTheLine) {
   expectError("import torch\n  x = 1\n", 2, 3, "unexpected indent");
-  expectError("def f(fd):\n    a = 1\n      b = 2\n", 3, 7,
-              "unexpected indent");
+  expectError("def f(fd):\n    a = 1\n      b = 2\n", 3, 7, "unexpected indent");
   expectError("def f(fd):\n    a = 1\n  b = 2\n", 3, 3,
               "unindent does not match any outer indentation level");
   expectError("def f(fd):\nx = 1\n", 2, 1,
@@ -543,27 +519,23 @@ TEST_F(ParserTest, BadIndentationIsReportedAtTheLine) {
 }
 
 TEST_F(ParserTest, UnexpectedTokensSayWhatWasExpected) {
-  expectError("x = 1 2\n", 1, 7,
-              "expected end of line after the statement, found number 2");
+  expectError("x = 1 2\n", 1, 7, "expected end of line after the statement, found number 2");
   expectError("x = \n", 1, 4, "expected an expression, found end of line");
   expectError("x = )\n", 1, 5, "unmatched ')'");
-  expectError("def (fd): pass\n", 1, 5,
-              "expected a function name after 'def', found '('");
+  expectError("def (fd): pass\n", 1, 5, "expected a function name after 'def', found '('");
   expectError("def f(fd) pass\n", 1, 11,
               "expected ':' to end the 'def' line, found keyword 'pass'");
   expectError("def f(fd, 1): pass\n", 1, 11,
               "expected a parameter name or ')' to close the parameter list "
               "opened at 1:6, found number 1");
-  expectError("with A() as 1:\n  pass\n", 1, 13,
-              "expected a name after 'as', found number 1");
+  expectError("with A() as 1:\n  pass\n", 1, 13, "expected a name after 'as', found number 1");
   expectError("from nvfuser DataType\n", 1, 14,
               "expected 'import' after 'from nvfuser', found name "
               "'DataType'");
   expectError("import\n", 1, 7, "expected a module name after 'import'");
   expectError("x = a.\n", 1, 7, "expected an attribute name after '.'");
   expectError("x = a[]\n", 1, 7, "expected an index after '['");
-  expectError("x = f(a=1, b)\n", 1, 12,
-              "positional argument follows keyword argument 'a'");
+  expectError("x = f(a=1, b)\n", 1, 12, "positional argument follows keyword argument 'a'");
   expectError("x = f(a=1, a=2)\n", 1, 12,
               "keyword argument 'a' repeated in the call opened at 1:6");
   expectError("def f(a, a): pass\n", 1, 10, "duplicate parameter 'a'");
@@ -571,15 +543,12 @@ TEST_F(ParserTest, UnexpectedTokensSayWhatWasExpected) {
   expectError("a, f(b) = 1\n", 1, 4, "cannot assign to a call");
   expectError("() = x\n", 1, 1, "cannot assign to an empty tuple");
   expectError("else:\n  pass\n", 1, 1, "unexpected 'else'");
-  expectError("x = b'a' 'b'\n", 1, 10,
-              "cannot join a bytes literal and a str literal");
+  expectError("x = b'a' 'b'\n", 1, 10, "cannot join a bytes literal and a str literal");
 }
 
 TEST_F(ParserTest, UnterminatedStringIsReportedAtItsStart) {
-  expectError("def f(fd):\n    S = fd.define_scalar('abc)\n", 2, 26,
-              "unterminated string literal");
-  expectError("x = 1\ny = \"\"\"doc\n", 2, 5,
-              "unterminated triple-quoted string literal");
+  expectError("def f(fd):\n    S = fd.define_scalar('abc)\n", 2, 26, "unterminated string literal");
+  expectError("x = 1\ny = \"\"\"doc\n", 2, 5, "unterminated triple-quoted string literal");
 }
 
 // The Python that nvFuser's benchmarks and tests wrap around their
@@ -589,10 +558,8 @@ TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
   EXPECT_EQ(expr("a if c else b"), "(a if c else b)");
   EXPECT_EQ(expr("x[1:]"), "x[1:]");
   EXPECT_EQ(expr("x[:, ::2, 0]"), "x[:, ::2, 0]");
-  EXPECT_EQ(expr("[i * 2 for i in range(n) if i]"),
-            "[(i * 2) for i in range(n) if i]");
-  EXPECT_EQ(expr("{k: v for k, v in d.items()}"),
-            "{k: v for k, v in d.items()}");
+  EXPECT_EQ(expr("[i * 2 for i in range(n) if i]"), "[(i * 2) for i in range(n) if i]");
+  EXPECT_EQ(expr("{k: v for k, v in d.items()}"), "{k: v for k, v in d.items()}");
   EXPECT_EQ(expr("sum(x for x in xs)"), "sum((x for x in xs))");
   EXPECT_EQ(expr("f(*shape, **opts)"), "f(*shape, **opts)");
   EXPECT_EQ(expr("[*a, b]"), "[*a, b]");
@@ -640,8 +607,7 @@ TEST_F(ParserTest, ProgramConstructsParseAndPrintBack) {
             std::string::npos)
       << printed;
   EXPECT_NE(printed.find("out, *_ = g(*args)"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("def k(a, *, b, c=2):"), std::string::npos)
-      << printed;
+  EXPECT_NE(printed.find("def k(a, *, b, c=2):"), std::string::npos) << printed;
   EXPECT_NE(printed.find("x -= 1"), std::string::npos) << printed;
   EXPECT_NE(printed.find("a = b = c"), std::string::npos) << printed;
   // Several context managers nest, outermost first.
@@ -691,22 +657,15 @@ TEST_F(ParserTest, NestingIsBoundedWithAClearError) {
   EXPECT_NO_THROW(parse("x = " + repeat("(", 150) + "a" + repeat(")", 150)));
   EXPECT_NO_THROW(parse("x = " + repeat("a + ", 150) + "a"));
 
-  std::string deepParens =
-      "x = " + repeat("(", 100000) + "a" + repeat(")", 100000) + "\n";
+  std::string deepParens = "x = " + repeat("(", 100000) + "a" + repeat(")", 100000) + "\n";
   expectError(deepParens, 1, 205, "nesting deeper than 200 levels");
-  expectError("x = " + repeat("-", 100000) + "a\n", 1, 204,
-              "nesting deeper than 200 levels");
-  expectError("x = " + repeat("not ", 100000) + "a\n", 1, 801,
-              "nesting deeper than 200 levels");
-  expectError("x = " + repeat("a ** ", 100000) + "a\n", 1, 1002,
-              "nesting deeper than 200 levels");
+  expectError("x = " + repeat("-", 100000) + "a\n", 1, 204, "nesting deeper than 200 levels");
+  expectError("x = " + repeat("not ", 100000) + "a\n", 1, 801, "nesting deeper than 200 levels");
+  expectError("x = " + repeat("a ** ", 100000) + "a\n", 1, 1002, "nesting deeper than 200 levels");
   // Chains built by loops are bounded by the height of the tree.
-  expectError("x = " + repeat("a + ", 100000) + "a\n", 1, 5,
-              "expression nested too deeply");
-  expectError("x = a" + repeat(".b", 100000) + "\n", 1, 5,
-              "expression nested too deeply");
-  expectError("x = f" + repeat("()", 100000) + "\n", 1, 5,
-              "expression nested too deeply");
+  expectError("x = " + repeat("a + ", 100000) + "a\n", 1, 5, "expression nested too deeply");
+  expectError("x = a" + repeat(".b", 100000) + "\n", 1, 5, "expression nested too deeply");
+  expectError("x = f" + repeat("()", 100000) + "\n", 1, 5, "expression nested too deeply");
   std::string deepBlocks;
   for (int i = 0; i < 1000; ++i) {
     deepBlocks += std::string(i, ' ') + "if x:\n";
@@ -722,12 +681,10 @@ TEST_F(ParserTest, ArbitraryInputIsAcceptedOrAUserError) {
   // a stray exception type shows up in every test run, not only under
   // libFuzzer.
   const std::vector<std::string> pieces = {
-      "fd",   ".",      "ops",    "(",      ")",    "[",   "]",    ",",
-      "=",    ":",      "\n",     "    ",   "\t",   "def", "with", "as",
-      "if",   "else",   "import", "from",   "-",    "**",  "1",    "1.5e-3",
-      "'s'",  "\"\"\"", "#c\n",   "\\\n",   "True", "not", "==",   "x",
-      ";",    "{",      "0x",     "lambda", "for",  "@",   "*",    "'",
-      "\xff", "\r",     "return"};
+      "fd",   ".",      "ops",    "(",      ")",    "[",    "]",    ",",      "=",    ":",     "\n",
+      "    ", "\t",     "def",    "with",   "as",   "if",   "else", "import", "from", "-",     "**",
+      "1",    "1.5e-3", "'s'",    "\"\"\"", "#c\n", "\\\n", "True", "not",    "==",   "x",     ";",
+      "{",    "0x",     "lambda", "for",    "@",    "*",    "'",    "\xff",   "\r",   "return"};
   std::mt19937 random(12345);
   for (int round = 0; round < 3000; ++round) {
     std::string source;

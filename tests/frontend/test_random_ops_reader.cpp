@@ -23,8 +23,7 @@ using ir::TensorView;
 
 class RandomOpsReaderTest : public ::testing::Test {
  protected:
-  static std::string frame(std::string_view body,
-                           std::string_view module = "nvfuser") {
+  static std::string frame(std::string_view body, std::string_view module = "nvfuser") {
     std::ostringstream out;
     out << "from " << module << " import FusionDefinition, DataType\n\n"
         << "def fusion_func(fd : FusionDefinition) -> None :\n";
@@ -160,8 +159,8 @@ TEST_F(RandomOpsReaderTest, MisuseIsAnErrorAtTheCall) {
       "T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
       "T1 = fd.ops.rand_like(T0)\n",
       2, "random distributions only create floating-point tensors");
-  expectBodyError("T0 = fd.ops.uniform(0.0, 1.0, shape=[4], rng_seed=1.5, rng_offset=0)\n",
-                  1, "rng_seed");
+  expectBodyError("T0 = fd.ops.uniform(0.0, 1.0, shape=[4], rng_seed=1.5, rng_offset=0)\n", 1,
+                  "rng_seed");
   expectBodyError("T0 = fd.ops.uniform(0.0, True, shape=[4])\n", 1, "expected a number");
   expectBodyError(
       "T0 = fd.define_tensor(shape=[-1], contiguity=[True])\n"

@@ -25,8 +25,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> scriptsIn(const std::string& relative) {
   std::vector<std::string> files;
-  for (const auto& entry :
-       fs::directory_iterator(fuserlab::test::sourceDir() + "/" + relative)) {
+  for (const auto& entry : fs::directory_iterator(fuserlab::test::sourceDir() + "/" + relative)) {
     if (entry.path().extension() == ".py") files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -56,8 +55,7 @@ TEST(ScriptExamplesTest, EveryBundledExampleReads) {
       if (!spec.isScalar) {
         EXPECT_EQ(spec.dtype, input->dtype()) << "input " << i;
         const auto& sizes = spec.stridedSizes ? *spec.stridedSizes : spec.sizes;
-        EXPECT_EQ(static_cast<int64_t>(sizes.size()),
-                  input->as<ir::TensorView>()->rank())
+        EXPECT_EQ(static_cast<int64_t>(sizes.size()), input->as<ir::TensorView>()->rank())
             << "input " << i;
       }
     }
@@ -65,13 +63,12 @@ TEST(ScriptExamplesTest, EveryBundledExampleReads) {
 }
 
 TEST(ScriptExamplesTest, CliTestScriptsRead) {
-  Script pair = readScriptFile(fuserlab::test::sourceDir() +
-                               "/tests/cli/scripts/contiguous_pair.py");
+  Script pair =
+      readScriptFile(fuserlab::test::sourceDir() + "/tests/cli/scripts/contiguous_pair.py");
   EXPECT_EQ(pair.definitions.at(0).functionName, "add_pair");
   EXPECT_EQ(pair.inputs->size(), 2u);
   try {
-    readScriptFile(fuserlab::test::sourceDir() +
-                   "/tests/cli/scripts/unknown_op.py");
+    readScriptFile(fuserlab::test::sourceDir() + "/tests/cli/scripts/unknown_op.py");
     ADD_FAILURE() << "unknown_op.py read without error";
   } catch (const UserError& error) {
     ASSERT_TRUE(error.location());
@@ -85,8 +82,8 @@ TEST(ScriptExamplesTest, CliTestScriptsRead) {
 TEST(ScriptExamplesTest, TheEnvironmentNamesTheSourceTree) {
   const char* previous = std::getenv("FUSERLAB_SOURCE_DIR");
   const std::string saved = previous ? previous : "";
-  const fs::path elsewhere = fs::temp_directory_path() /
-                             ("fuserlab-source-" + std::to_string(::getpid()));
+  const fs::path elsewhere =
+      fs::temp_directory_path() / ("fuserlab-source-" + std::to_string(::getpid()));
   fs::create_directories(elsewhere / "resources" / "examples");
   fs::copy_file(fuserlab::test::sourceDir() + "/resources/examples/layer_norm.py",
                 elsewhere / "resources" / "examples" / "moved.py");
@@ -140,22 +137,104 @@ TEST(ScriptExamplesTest, MutatedScriptsOnlyRaiseUserErrors) {
     corpus.push_back(text.str());
   }
   // What a mutation may put in place of a token.
-  const std::vector<std::string> pool = {
-      "0", "1", "-1", "2", "-2", "3", "1600", "9223372036854775807",
-      "4611686018427387904", "-9223372036854775807", "0.0", "-0.5",
-      "float('nan')", "float('inf')", "1e308", "None", "True", "False", "[]",
-      "[0]", "[-1]", "[0, 0]", "[1, 0]", "[True]", "[None]", "()", "T0", "T1",
-      "T2", "S1", "V9", "fd", "fd.ops", "DataType.Null", "DataType.Bool",
-      "DataType.Int", "DataType.Half", "DataType.Double", "torch.int64",
-      "torch.bool", "sum", "reshape", "expand", "permute", "slice", "pad",
-      "cat", "broadcast_in_dim", "var_mean", "welford", "matmul", "linear",
-      "sdpfa_fwd", "iota", "full", "cast", "where", "squeeze", "stride_order",
-      "set", "size", "shape", "define_scalar", "define_vector",
-      "define_tensor", "add_output", "alias_input", "dims", "shape", "new_shape",
-      "broadcast_dims", "keepdim", "correction", "contiguity", "stride_order",
-      "is_cpu", "sizes", "strides", "as_strided", ",", "(", ")", "[", "]",
-      "*", "-", "**", "/", "//", "%", "+", "T0.size(0)", "T0.shape()",
-      "fd.ops.add(T0, T0)", "fd.ops.neg(S1)", "2**62", "-2**63", "R[0]"};
+  const std::vector<std::string> pool = {"0",
+                                         "1",
+                                         "-1",
+                                         "2",
+                                         "-2",
+                                         "3",
+                                         "1600",
+                                         "9223372036854775807",
+                                         "4611686018427387904",
+                                         "-9223372036854775807",
+                                         "0.0",
+                                         "-0.5",
+                                         "float('nan')",
+                                         "float('inf')",
+                                         "1e308",
+                                         "None",
+                                         "True",
+                                         "False",
+                                         "[]",
+                                         "[0]",
+                                         "[-1]",
+                                         "[0, 0]",
+                                         "[1, 0]",
+                                         "[True]",
+                                         "[None]",
+                                         "()",
+                                         "T0",
+                                         "T1",
+                                         "T2",
+                                         "S1",
+                                         "V9",
+                                         "fd",
+                                         "fd.ops",
+                                         "DataType.Null",
+                                         "DataType.Bool",
+                                         "DataType.Int",
+                                         "DataType.Half",
+                                         "DataType.Double",
+                                         "torch.int64",
+                                         "torch.bool",
+                                         "sum",
+                                         "reshape",
+                                         "expand",
+                                         "permute",
+                                         "slice",
+                                         "pad",
+                                         "cat",
+                                         "broadcast_in_dim",
+                                         "var_mean",
+                                         "welford",
+                                         "matmul",
+                                         "linear",
+                                         "sdpfa_fwd",
+                                         "iota",
+                                         "full",
+                                         "cast",
+                                         "where",
+                                         "squeeze",
+                                         "stride_order",
+                                         "set",
+                                         "size",
+                                         "shape",
+                                         "define_scalar",
+                                         "define_vector",
+                                         "define_tensor",
+                                         "add_output",
+                                         "alias_input",
+                                         "dims",
+                                         "shape",
+                                         "new_shape",
+                                         "broadcast_dims",
+                                         "keepdim",
+                                         "correction",
+                                         "contiguity",
+                                         "stride_order",
+                                         "is_cpu",
+                                         "sizes",
+                                         "strides",
+                                         "as_strided",
+                                         ",",
+                                         "(",
+                                         ")",
+                                         "[",
+                                         "]",
+                                         "*",
+                                         "-",
+                                         "**",
+                                         "/",
+                                         "//",
+                                         "%",
+                                         "+",
+                                         "T0.size(0)",
+                                         "T0.shape()",
+                                         "fd.ops.add(T0, T0)",
+                                         "fd.ops.neg(S1)",
+                                         "2**62",
+                                         "-2**63",
+                                         "R[0]"};
   std::mt19937_64 rng(20260101);
   int userErrors = 0;
   int accepted = 0;
@@ -175,8 +254,8 @@ TEST(ScriptExamplesTest, MutatedScriptsOnlyRaiseUserErrors) {
       ++accepted;
     } catch (const UserError& error) {
       ++userErrors;
-      ASSERT_TRUE(error.location().has_value())
-          << "no location: " << error.what() << "\n" << mutated;
+      ASSERT_TRUE(error.location().has_value()) << "no location: " << error.what() << "\n"
+                                                << mutated;
     } catch (const std::exception& error) {
       FAIL() << "not a UserError: " << error.what() << "\n" << mutated;
     }

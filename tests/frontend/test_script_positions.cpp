@@ -50,11 +50,9 @@ TEST(ScriptPositionsTest, AnExtentThatDividesByZeroPointsAtTheCallThatMadeIt) {
     SCOPED_TRACE(cloned ? "a clone" : "as read");
     std::unique_ptr<ir::Fusion> clone;
     if (cloned) clone = ir::cloneFusion(script.fusion(), nullptr);
-    const std::optional<UserError> error =
-        evaluationError(cloned ? *clone : script.fusion());
+    const std::optional<UserError> error = evaluationError(cloned ? *clone : script.fusion());
     ASSERT_TRUE(error.has_value());
-    EXPECT_NE(error->message().find("integer division by zero evaluating"),
-              std::string::npos)
+    EXPECT_NE(error->message().find("integer division by zero evaluating"), std::string::npos)
         << error->what();
     ASSERT_TRUE(error->location().has_value()) << error->what();
     EXPECT_EQ(error->location()->file, "reshape.py");

@@ -39,9 +39,7 @@ class ScriptReaderTest : public ::testing::Test {
     return out.str();
   }
 
-  void readBody(std::string_view body) {
-    script_ = readScript(frame(body), "test.py");
-  }
+  void readBody(std::string_view body) { script_ = readScript(frame(body), "test.py"); }
 
   ir::Fusion& fusion() { return script_.fusion(); }
 
@@ -313,15 +311,12 @@ TEST_F(ScriptReaderTest, ElementwiseOpsWithLiteralsAndKeywords) {
   EXPECT_EQ(tensor("T5")->dtype(), DataType::Float) << "truediv promotes";
   EXPECT_EQ(tensor("T6")->dtype(), DataType::Bool);
   EXPECT_EQ(tensor("T7")->definition()->type(), ExprType::Ternary);
-  EXPECT_EQ(tensor("T8")->definition()->attrs().ternaryOp,
-            ir::TernaryOpType::Lerp);
-  EXPECT_EQ(tensor("T9")->definition()->attrs().ternaryOp,
-            ir::TernaryOpType::Clamp);
+  EXPECT_EQ(tensor("T8")->definition()->attrs().ternaryOp, ir::TernaryOpType::Lerp);
+  EXPECT_EQ(tensor("T9")->definition()->attrs().ternaryOp, ir::TernaryOpType::Clamp);
   EXPECT_EQ(tensor("T10")->definition()->inputs().size(), 4u);
   EXPECT_EQ(tensor("T11")->dtype(), DataType::Half);
   EXPECT_EQ(tensor("T12")->dtype(), DataType::Int);
-  EXPECT_EQ(tensor("T13")->definition()->attrs().binaryOp,
-            ir::BinaryOpType::Add);
+  EXPECT_EQ(tensor("T13")->definition()->attrs().binaryOp, ir::BinaryOpType::Add);
   EXPECT_EQ(tensor("T14")->dtype(), DataType::Bool);
 }
 
@@ -340,13 +335,11 @@ TEST_F(ScriptReaderTest, ReductionsAndTupleResults) {
       "T13 = fd.ops.var(T0, [0, 1], correction=1)\n"
       "fd.add_output(T8)");
   EXPECT_EQ(tensor("T1")->rank(), 2);
-  EXPECT_EQ(tensor("T1")->definition()->attrs().axes,
-            (std::vector<int64_t>{1}));
+  EXPECT_EQ(tensor("T1")->definition()->attrs().axes, (std::vector<int64_t>{1}));
   EXPECT_EQ(tensor("T2")->rank(), 3);
   EXPECT_EQ(broadcasts(tensor("T2")), (std::vector<bool>{true, false, true}));
   EXPECT_EQ(tensor("T3")->rank(), 0) << "no dims reduces every axis";
-  EXPECT_EQ(tensor("T4")->definition()->attrs().reductionOp,
-            ir::ReductionOpType::Max);
+  EXPECT_EQ(tensor("T4")->definition()->attrs().reductionOp, ir::ReductionOpType::Max);
   EXPECT_EQ(tensor("T5")->rank(), 2);
   EXPECT_EQ(tensor("T6")->definition()->type(), ExprType::Welford);
   EXPECT_EQ(tensor("T8")->rank(), 2);
@@ -627,53 +620,43 @@ fd.execute(inputs)
 // ---- Errors ------------------------------------------------------------
 
 TEST_F(ScriptReaderTest, UnknownNameIsReportedAtTheName) {
-  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp(T7)", 2,
-                  17, "T7 is not defined");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp(T7)", 2, 17,
+                  "T7 is not defined");
 }
 
 TEST_F(ScriptReaderTest, UnexpectedKeywordListsTheParameters) {
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.sum(T0, axis=[0])", 2,
-      21,
-      "fd.ops.sum got an unexpected keyword argument 'axis'; expected: arg, "
-      "dims, keepdim, dtype");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.sum(T0, axis=[0])", 2, 21,
+                  "fd.ops.sum got an unexpected keyword argument 'axis'; expected: arg, "
+                  "dims, keepdim, dtype");
 }
 
 TEST_F(ScriptReaderTest, WrongArgumentTypeNamesArgumentAndKind) {
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp([T0])", 2, 17,
-      "for argument 'arg' of fd.ops.exp, found a list");
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.sum(T0, dims=[0.5])", 2,
-      26,
-      "expected an int or a list of ints for argument 'dims' of fd.ops.sum, "
-      "found a list containing a float");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp([T0])", 2, 17,
+                  "for argument 'arg' of fd.ops.exp, found a list");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.sum(T0, dims=[0.5])", 2, 26,
+                  "expected an int or a list of ints for argument 'dims' of fd.ops.sum, "
+                  "found a list containing a float");
 }
 
 TEST_F(ScriptReaderTest, WrongArgumentCounts) {
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp(T0, T0)", 2, 21,
-      "fd.ops.exp takes at most 1 argument (arg) but 2 were given");
-  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.add(T0)", 2,
-                  6, "fd.ops.add is missing the required argument 'arg2'");
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.add(T0, T0, arg1=T0)",
-      2, 25, "fd.ops.add got multiple values for argument 'arg1'");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.exp(T0, T0)", 2, 21,
+                  "fd.ops.exp takes at most 1 argument (arg) but 2 were given");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.add(T0)", 2, 6,
+                  "fd.ops.add is missing the required argument 'arg2'");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.add(T0, T0, arg1=T0)", 2, 25,
+                  "fd.ops.add got multiple values for argument 'arg1'");
 }
 
 TEST_F(ScriptReaderTest, UnknownAndRandomOps) {
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.frobnicate(T0)", 2, 6,
-      "unknown op fd.ops.frobnicate");
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.bernoulli(T0)", 2, 6,
-      "fd.ops.bernoulli is not supported by FuserLab yet");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.frobnicate(T0)", 2, 6,
+                  "unknown op fd.ops.frobnicate");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.bernoulli(T0)", 2, 6,
+                  "fd.ops.bernoulli is not supported by FuserLab yet");
 }
 
 TEST_F(ScriptReaderTest, OpBuilderErrorsGetTheCallsLocation) {
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1, -1])\nT1 = fd.ops.sum(T0, dims=[5])", 2,
-      6, "sum: axis 5 is out of range");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1, -1])\nT1 = fd.ops.sum(T0, dims=[5])", 2, 6,
+                  "sum: axis 5 is out of range");
   expectBodyError(
       "T0 = fd.define_tensor(shape=[2, 3])\n"
       "T1 = fd.ops.add(T0, fd.ops.reshape(T0, [7]))",
@@ -681,15 +664,13 @@ TEST_F(ScriptReaderTest, OpBuilderErrorsGetTheCallsLocation) {
 }
 
 TEST_F(ScriptReaderTest, DefineTensorMistakes) {
-  expectBodyError("T0 = fd.define_tensor(shape=[-1, -2])", 1, 29,
-                  "shape[1] is -2; expected -1");
-  expectBodyError("T0 = fd.define_tensor(shape=[-1], contiguity=[True, True])",
-                  1, 46, "contiguity has 2 entries but the tensor has 1 axes");
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1, -1], stride_order=[0, 0])", 1, 52,
-      "appears twice");
-  expectBodyError("T0 = fd.define_tensor(shape=[-1], dtype=DataType.Foo)", 1,
-                  41, "DataType.Foo is not a DataType");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1, -2])", 1, 29, "shape[1] is -2; expected -1");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1], contiguity=[True, True])", 1, 46,
+                  "contiguity has 2 entries but the tensor has 1 axes");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1, -1], stride_order=[0, 0])", 1, 52,
+                  "appears twice");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1], dtype=DataType.Foo)", 1, 41,
+                  "DataType.Foo is not a DataType");
 }
 
 TEST_F(ScriptReaderTest, UnpackingAndStatementMistakes) {
@@ -697,34 +678,32 @@ TEST_F(ScriptReaderTest, UnpackingAndStatementMistakes) {
       "T0 = fd.define_tensor(shape=[-1, -1])\n"
       "T1, T2, T3 = fd.ops.var_mean(T0, dims=[1])",
       2, 1, "expected 3 values to unpack, found 2");
-  expectBodyError(
-      "T0 = fd.define_tensor(shape=[-1])\nif T0:\n    fd.add_output(T0)", 2, 4,
-      "the truth value of a tensor is not known while the fusion is defined");
-  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nfd.frobnicate(T0)", 2,
-                  1, "fd.frobnicate is not a FusionDefinition method");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nif T0:\n    fd.add_output(T0)", 2, 4,
+                  "the truth value of a tensor is not known while the fusion is defined");
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nfd.frobnicate(T0)", 2, 1,
+                  "fd.frobnicate is not a FusionDefinition method");
 }
 
 TEST_F(ScriptReaderTest, TopLevelMistakes) {
   expectError("import torch\nx.y()\n", 2, 1, "x is not defined");
-  expectError("import contextlib\nwith contextlib.nullcontext() as fd:\n"
-              "    pass\n",
-              1, 1, "no fusion definition found");
+  expectError(
+      "import contextlib\nwith contextlib.nullcontext() as fd:\n"
+      "    pass\n",
+      1, 1, "no fusion definition found");
   expectError("import torch\n\n", 1, 1, "no fusion definition found");
-  expectError("from nvfuser import FusionDefinition\n"
-              "with FusionDefinition() as fd:\n    missing(fd)\n",
-              3, 5, "missing is not defined");
-  expectError("def f(fd, x):\n    pass\n", 1, 11,
-              "parameter 'x' of f has no default value");
-  expectError("def f(fd):\n    pass\ninputs = [torch.tensor([[1.0], [2.0, 3.0]])]\n",
-              3, 24, "torch.tensor: the nested lists are not rectangular");
+  expectError(
+      "from nvfuser import FusionDefinition\n"
+      "with FusionDefinition() as fd:\n    missing(fd)\n",
+      3, 5, "missing is not defined");
+  expectError("def f(fd, x):\n    pass\n", 1, 11, "parameter 'x' of f has no default value");
+  expectError("def f(fd):\n    pass\ninputs = [torch.tensor([[1.0], [2.0, 3.0]])]\n", 3, 24,
+              "torch.tensor: the nested lists are not rectangular");
 }
 
 TEST_F(ScriptReaderTest, ConstantOverflowIsAUserError) {
-  expectBodyError("S0 = fd.define_scalar(2**62 * 4)", 1, 29,
-                  "integer overflow");
-  expectBodyError(
-      "S0 = fd.define_scalar(9223372036854775807)\nS1 = fd.ops.add(S0, 1)", 2,
-      6, "overflows 64-bit integers");
+  expectBodyError("S0 = fd.define_scalar(2**62 * 4)", 1, 29, "integer overflow");
+  expectBodyError("S0 = fd.define_scalar(9223372036854775807)\nS1 = fd.ops.add(S0, 1)", 2, 6,
+                  "overflows 64-bit integers");
   expectBodyError(
       "S0 = fd.define_scalar(float('inf'))\n"
       "S1 = fd.ops.cast(S0, dtype=DataType.Int)",
@@ -752,8 +731,8 @@ TEST_F(ScriptReaderTest, InputsOptionSizesAreRangeChecked) {
       parseInputsOption(spec);
       ADD_FAILURE() << "accepted";
     } catch (const UserError& error) {
-      EXPECT_NE(std::string(error.what()).find(
-                    "a size expects an integer from 0 to 281474976710656, found"),
+      EXPECT_NE(std::string(error.what())
+                    .find("a size expects an integer from 0 to 281474976710656, found"),
                 std::string::npos)
           << error.what();
     }

@@ -30,14 +30,12 @@ using ir::Val;
 class ScriptWriterTest : public ::testing::Test {
  protected:
   //! A fusion input; -1 a symbolic extent, 1 a broadcast axis, else constant.
-  TensorView* input(const std::vector<int64_t>& shape,
-                    DataType dtype = DataType::Float) {
+  TensorView* input(const std::vector<int64_t>& shape, DataType dtype = DataType::Float) {
     std::vector<ir::IterDomain*> axes;
     for (int64_t extent : shape) {
-      ir::Scalar* size = extent == -1 ? fusion_.newScalar(DataType::Int)
-                                      : fusion_.constInt(extent);
-      axes.push_back(fusion_.newIterDomain(
-          size, extent == 1 ? IterType::Broadcast : IterType::Iteration));
+      ir::Scalar* size = extent == -1 ? fusion_.newScalar(DataType::Int) : fusion_.constInt(extent);
+      axes.push_back(
+          fusion_.newIterDomain(size, extent == 1 ? IterType::Broadcast : IterType::Iteration));
     }
     TensorView* tv = fusion_.newTensorView(axes, dtype);
     fusion_.addInput(tv);
@@ -46,13 +44,12 @@ class ScriptWriterTest : public ::testing::Test {
 
   //! Writes `fusion`, reads the script back and expects the same IR; then
   //! expects writing the read-back fusion to give the same script.
-  static void expectRoundTrip(const ir::Fusion& fusion,
-                              const std::string& functionName) {
+  static void expectRoundTrip(const ir::Fusion& fusion, const std::string& functionName) {
     const std::string written = writeScript(fusion, functionName);
     Script back = readScript(written, functionName + ".py");
     ASSERT_EQ(back.definitions.size(), 1u) << written;
-    EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(fusion))
-        << "written script:\n" << written;
+    EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(fusion)) << "written script:\n"
+                                                                           << written;
     EXPECT_EQ(writeScript(back.fusion(), functionName), written);
   }
 
@@ -65,18 +62,15 @@ TEST_F(ScriptWriterTest, GoldenSmallFusion) {
   ir::Scalar* scale = fusion_.newScalar(DataType::Double);
   fusion_.addInput(scale);
   TensorView* rowSum = ops::sum(x, {1});
-  TensorView* centered = ops::binaryOp(BinaryOpType::Sub, x,
-                                       ops::broadcast(rowSum, {false, true}))
-                             ->as<TensorView>();
+  TensorView* centered =
+      ops::binaryOp(BinaryOpType::Sub, x, ops::broadcast(rowSum, {false, true}))->as<TensorView>();
   ir::Val* scaled = ops::binaryOp(BinaryOpType::Mul, centered, scale);
-  ir::Val* half = ops::binaryOp(BinaryOpType::Mul, scaled,
-                                fusion_.constDouble(0.5));
-  TensorView* b = ops::broadcast(
-      ops::cast(bias, DataType::Float)->as<TensorView>(), {true, false});
+  ir::Val* half = ops::binaryOp(BinaryOpType::Mul, scaled, fusion_.constDouble(0.5));
+  TensorView* b = ops::broadcast(ops::cast(bias, DataType::Float)->as<TensorView>(), {true, false});
   ir::Val* sum = ops::binaryOp(BinaryOpType::Add, half, b);
   ir::Val* out = ops::cast(sum, DataType::BFloat16);
-  TensorView* flat = ops::reshape(
-      out->as<TensorView>(), {x->logical()[1]->extent(), fusion_.constInt(-1)});
+  TensorView* flat =
+      ops::reshape(out->as<TensorView>(), {x->logical()[1]->extent(), fusion_.constInt(-1)});
   fusion_.addOutput(out);
   fusion_.addOutput(flat);
   fusion_.addOutput(rowSum);
@@ -157,8 +151,7 @@ TEST_F(ScriptWriterTest, SplitAllocationDomainIsAUserError) {
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& error) {
     EXPECT_NE(error.message().find("T0"), std::string::npos) << error.what();
-    EXPECT_NE(error.message().find("Split/Merge"), std::string::npos)
-        << error.what();
+    EXPECT_NE(error.message().find("Split/Merge"), std::string::npos) << error.what();
   }
 }
 
@@ -183,15 +176,13 @@ TEST_F(ScriptWriterTest, ExpandedInputAxesRoundTrip) {
       fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, symbolic);
   ir::Scalar* inner = fusion_.newScalar(DataType::Int);
   TensorView* x = fusion_.newTensorView(
-      {expanded, fusion_.newIterDomain(inner, IterType::Iteration)},
-      DataType::Float);
+      {expanded, fusion_.newIterDomain(inner, IterType::Iteration)}, DataType::Float);
   x->setContiguity({std::nullopt, true});
   fusion_.addInput(x);
   ir::Scalar* rows = fusion_.newScalar(DataType::Int);
   ir::IterDomain* row = fusion_.newIterDomain(rows, IterType::Iteration);
   ir::Scalar* eight = fusion_.constInt(8);
-  ir::IterDomain* constant =
-      fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, eight);
+  ir::IterDomain* constant = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, eight);
   TensorView* y = fusion_.newTensorView({row, constant}, DataType::Float);
   y->setStrideOrder({0, 1});
   y->setContiguity({std::nullopt, true});
@@ -199,9 +190,7 @@ TEST_F(ScriptWriterTest, ExpandedInputAxesRoundTrip) {
   fusion_.addOutput(ops::set(x));
   fusion_.addOutput(ops::set(y));
   const std::string written = writeScript(fusion_, "expanded");
-  EXPECT_NE(written.find("shape=[-1, -1], contiguity=[None, True]"),
-            std::string::npos)
-      << written;
+  EXPECT_NE(written.find("shape=[-1, -1], contiguity=[None, True]"), std::string::npos) << written;
   EXPECT_NE(written.find("shape=[-1, 8], contiguity=[None, True], "
                          "dtype=DataType.Float, is_cpu=False, "
                          "stride_order=[0, 1]"),
@@ -258,8 +247,8 @@ TEST_F(ScriptWriterTest, EveryExprTypeRoundTrips) {
   Scalar* right = fusion_.constInt(2);
   TensorView* padded = ops::pad(sliced, {left, right});
   TensorView* catted = ops::cat({padded, y}, 0);
-  TensorView* expanded = ops::expand(ops::broadcast(tv(mined), {true, true}),
-                                     {n, fusion_.constInt(-1)});
+  TensorView* expanded =
+      ops::expand(ops::broadcast(tv(mined), {true, true}), {n, fusion_.constInt(-1)});
   TensorView* squeezed = ops::squeeze(ops::broadcast(catted, {false, true, false}), {1});
   TensorView* permuted = ops::permute(squeezed, {1, 0});
   TensorView* ordered = ops::strideOrder(permuted, {0, 1});
@@ -268,27 +257,22 @@ TEST_F(ScriptWriterTest, EveryExprTypeRoundTrips) {
 
   // Factories, indexing, library calls, statistics.
   Scalar* fill = fusion_.constDouble(3.0);
-  TensorView* filled = ops::full(fusion_, {n, fusion_.constInt(4)}, fill,
-                                 DataType::Float);
-  TensorView* ramp = ops::iota(fusion_, n, fusion_.constInt(0),
-                               fusion_.constInt(1), DataType::Int);
+  TensorView* filled = ops::full(fusion_, {n, fusion_.constInt(4)}, fill, DataType::Float);
+  TensorView* ramp = ops::iota(fusion_, n, fusion_.constInt(0), fusion_.constInt(1), DataType::Int);
   TensorView* selected = ops::indexSelect(x, index, 0);
-  TensorView* gathered = ops::takeAlongAxis(
-      x, ops::broadcast(ramp, {false, true}), 0);
+  TensorView* gathered = ops::takeAlongAxis(x, ops::broadcast(ramp, {false, true}), 0);
   TensorView* product = ops::matmul(x, ops::permute(y, {1, 0}));
   TensorView* projected = ops::linear(x, y);
-  ops::SdpaResult attention = ops::sdpfaFwd(
-      q, k, v, fusion_.constDouble(0.0), fusion_.constBool(true), nullptr);
+  ops::SdpaResult attention =
+      ops::sdpfaFwd(q, k, v, fusion_.constDouble(0.0), fusion_.constBool(true), nullptr);
   ops::WelfordResult stats = ops::welford(x, {1});
   ops::VarMeanResult varMean = ops::varMean(y, {0, 1}, /*correction=*/1.0);
   ops::VarMeanResult halfCorrected = ops::varMean(q, {3}, 0.5, /*keepDim=*/true);
 
-  for (Val* out : std::vector<Val*>{prod, maxed, expanded, cut, filled, selected,
-                                    gathered, product, projected,
-                                    attention.output, attention.logSumExp,
-                                    stats.avg, stats.varSum, stats.count,
-                                    varMean.var, varMean.mean,
-                                    halfCorrected.var, negated}) {
+  for (Val* out :
+       std::vector<Val*>{prod, maxed, expanded, cut, filled, selected, gathered, product, projected,
+                         attention.output, attention.logSumExp, stats.avg, stats.varSum,
+                         stats.count, varMean.var, varMean.mean, halfCorrected.var, negated}) {
     fusion_.addOutput(out);
   }
   TensorView* inPlace = tv(ops::binaryOp(BinaryOpType::Add, x, fusion_.constDouble(1.0)));
@@ -321,8 +305,7 @@ TEST_F(ScriptWriterTest, UnusedConstantIsLeftOut) {
   const Script back = readScript(written, "unused_constant_written.py");
   EXPECT_EQ(writeScript(back.fusion(), "f", false), written);
   std::string expected = ir::printFusionIr(script.fusion());
-  for (size_t at = expected.find("{i2}"); at != std::string::npos;
-       at = expected.find("{i2}", at)) {
+  for (size_t at = expected.find("{i2}"); at != std::string::npos; at = expected.find("{i2}", at)) {
     expected.replace(at, 4, "{i1}");
   }
   EXPECT_EQ(ir::printFusionIr(back.fusion()), expected);
@@ -341,9 +324,8 @@ std::vector<std::string> exampleFiles() {
   return files;
 }
 
-class ScriptWriterExampleTest
-    : public ScriptWriterTest,
-      public ::testing::WithParamInterface<std::string> {};
+class ScriptWriterExampleTest : public ScriptWriterTest,
+                                public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(ScriptWriterExampleTest, EveryDefinitionRoundTrips) {
   const Script script = readScriptFile(GetParam());
@@ -354,18 +336,17 @@ TEST_P(ScriptWriterExampleTest, EveryDefinitionRoundTrips) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Examples, ScriptWriterExampleTest, ::testing::ValuesIn(exampleFiles()),
-    [](const ::testing::TestParamInfo<std::string>& test) {
-      return std::filesystem::path(test.param).stem().string();
-    });
+INSTANTIATE_TEST_SUITE_P(Examples, ScriptWriterExampleTest, ::testing::ValuesIn(exampleFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& test) {
+                           return std::filesystem::path(test.param).stem().string();
+                         });
 
 // Multi-device scripts read (meshes, shardings), but the writer cannot say
 // them yet: it refuses rather than drop the meshes (the reader fuzzer found
 // a round trip that lost them).
 TEST(ScriptWriterMultidevice, MeshesAreRefusedNotDropped) {
-  const std::filesystem::path folder = std::filesystem::path(fuserlab::test::sourceDir()) /
-                                       "resources" / "examples" / "multidevice";
+  const std::filesystem::path folder =
+      std::filesystem::path(fuserlab::test::sourceDir()) / "resources" / "examples" / "multidevice";
   int refused = 0;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     if (entry.path().extension() != ".py") continue;
@@ -384,9 +365,7 @@ TEST(ScriptWriterMultidevice, MeshesAreRefusedNotDropped) {
   EXPECT_GE(refused, 3);
 }
 
-TEST(ScriptWriterExamples, FolderHasExamples) {
-  EXPECT_GE(exampleFiles().size(), 20u);
-}
+TEST(ScriptWriterExamples, FolderHasExamples) { EXPECT_GE(exampleFiles().size(), 20u); }
 
 // Issue 43 defect 1: the writer named a scalar's operands by recursion, one
 // call per scalar op (100,000 overflowed the stack).
@@ -435,10 +414,10 @@ with FusionDefinition() as fd:
     const std::string written = writeScript(script.fusion(), "f");
     const Script back = readScript(written, "f.py");
     EXPECT_EQ(ir::printFusionIr(back.fusion()), ir::printFusionIr(script.fusion()))
-        << "written script:\n" << written;
+        << "written script:\n"
+        << written;
   }
 }
-
 
 TEST(ScriptWriterRoundTripTest, ScalarNamesSurviveAShapeWrittenAnotherWay) {
   // broadcast_in_dim(shape=[64, 32]) makes constants that the written

@@ -28,8 +28,7 @@ std::string example(const std::string& name) {
 
 runtime::CompiledFusion compile(const Script& script) {
   return runtime::compileFusion(script.fusion(), passes::CompileOptions(),
-                                scheduler::defaultDevice(),
-                                makeInputShapes(*script.inputs));
+                                scheduler::defaultDevice(), makeInputShapes(*script.inputs));
 }
 
 // A segment input's value laid out as the repro's inputs block lays it out.
@@ -65,18 +64,16 @@ TEST_P(SegmentReproTest, SegmentsReadBackAndChainToTheFusionOutputs) {
       }
       if (!ready) continue;
       SCOPED_TRACE("segment " + std::to_string(g));
-      const std::string text =
-          writeSegmentRepro(compiled, g, *original.inputs, GetParam());
+      const std::string text = writeSegmentRepro(compiled, g, *original.inputs, GetParam());
       const Script back = readScript(text, "segment.py");
       ASSERT_TRUE(back.inputs.has_value()) << text;
-      EXPECT_EQ(back.fusion().exprsForOutputs().size(),
-                group.segment->exprsForOutputs().size()) << text;
+      EXPECT_EQ(back.fusion().exprsForOutputs().size(), group.segment->exprsForOutputs().size())
+          << text;
       EXPECT_EQ(back.fusion().inputs().size(), group.inputs.size());
       EXPECT_EQ(back.fusion().outputs().size(), group.outputs.size());
       // It compiles at its own inputs block's sizes, and runs on them.
       EXPECT_NO_THROW(compile(back)) << text;
-      EXPECT_NO_THROW(runtime::runReference(back.fusion(), makeInputs(*back.inputs, 1)))
-          << text;
+      EXPECT_NO_THROW(runtime::runReference(back.fusion(), makeInputs(*back.inputs, 1))) << text;
       // Run on the values the earlier segments computed.
       const std::vector<InputSpec> specs = segmentInputSpecs(compiled, g, *original.inputs);
       runtime::Arguments args;
@@ -98,24 +95,25 @@ TEST_P(SegmentReproTest, SegmentsReadBackAndChainToTheFusionOutputs) {
     const ir::Val* out = complete.outputs()[o].val;
     ASSERT_TRUE(values.count(out)) << out->name();
     const auto& actual = std::get<runtime::Tensor>(values.at(out));
-    const runtime::TensorCheck check = runtime::checkTensor(
-        actual, expected[o], out->name(), runtime::Tolerance{1e-6, 1e-6, 0});
+    const runtime::TensorCheck check =
+        runtime::checkTensor(actual, expected[o], out->name(), runtime::Tolerance{1e-6, 1e-6, 0});
     EXPECT_TRUE(check.passed) << check.message;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Examples, SegmentReproTest,
-    ::testing::Values("seed000_forwarding_miss.py", "seed001_bookend_inputs.py",
-                      "seed001_nanogpt_layer_norm.py", "meta_op_chain.py",
-                      "index_select_gather.py", "layer_norm.py", "pad_cat.py",
-                      "expanded_inputs.py", "stride_order_io.py", "welford.py",
-                      "dynamic_shapes.py"),
-    [](const auto& info) {
-      std::string name = info.param.substr(0, info.param.size() - 3);
-      for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Examples, SegmentReproTest,
+                         ::testing::Values("seed000_forwarding_miss.py",
+                                           "seed001_bookend_inputs.py",
+                                           "seed001_nanogpt_layer_norm.py", "meta_op_chain.py",
+                                           "index_select_gather.py", "layer_norm.py", "pad_cat.py",
+                                           "expanded_inputs.py", "stride_order_io.py", "welford.py",
+                                           "dynamic_shapes.py"),
+                         [](const auto& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 3);
+                           for (char& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
 
 TEST(SegmentReproErrorTest, ASegmentOutOfRangeIsAUserError) {
   const Script original = readScriptFile(example("layer_norm.py"));
@@ -134,7 +132,8 @@ TEST(InputsBlockWriterTest, WritesWhatTheReaderReadsBack) {
       "inputs = [\n"
       "    torch.randn((4, 8), dtype=torch.bfloat16, device='cuda:0').as_strided((4, 8), (1, 4)),\n"
       "    torch.randint(0, 10, (3,), dtype=torch.int64, device='cuda:0'),\n"
-      "    torch.testing.make_tensor((2,), dtype=torch.float32, device='cuda:0', low=-1.0, high=1.0),\n"
+      "    torch.testing.make_tensor((2,), dtype=torch.float32, device='cuda:0', low=-1.0, "
+      "high=1.0),\n"
       "    torch.full((2, 2), 0.5, dtype=torch.float16, device='cuda:0'),\n"
       "    0.25,\n"
       "    3,\n"

@@ -11,8 +11,7 @@
 
 #include "core/frontend/parser.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using fuserlab::frontend::parseScript;
   std::string_view source(reinterpret_cast<const char*>(data), size);
   std::string printed;
@@ -24,17 +23,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   try {
     std::string reprinted = toString(parseScript(printed, "printed.py"));
     if (reprinted != printed) {
-      std::fprintf(stderr, "round trip changed the tree:\n%s\n---\n%s\n",
-                   printed.c_str(), reprinted.c_str());
+      std::fprintf(stderr, "round trip changed the tree:\n%s\n---\n%s\n", printed.c_str(),
+                   reprinted.c_str());
       std::abort();
     }
   } catch (const fuserlab::UserError& error) {
     // Printing adds parentheses, so a tree at the nesting limit may exceed it
     // when read back; any other complaint means the printer wrote bad Python.
-    if (std::string_view(error.message()).find("nest") ==
-        std::string_view::npos) {
-      std::fprintf(stderr, "printed tree does not parse: %s\n%s\n",
-                   error.what(), printed.c_str());
+    if (std::string_view(error.message()).find("nest") == std::string_view::npos) {
+      std::fprintf(stderr, "printed tree does not parse: %s\n%s\n", error.what(), printed.c_str());
       std::abort();
     }
   }

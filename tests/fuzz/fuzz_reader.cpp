@@ -13,8 +13,7 @@
 #include "core/frontend/script.h"
 #include "core/ir/printer.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace fuserlab;
   std::string_view source(reinterpret_cast<const char*>(data), size);
   frontend::Script script;
@@ -32,15 +31,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     }
     try {
       frontend::Script again = frontend::readScript(written, "written.py");
-      if (ir::printFusionIr(again.fusion()) !=
-          ir::printFusionIr(*definition.fusion)) {
-        std::fprintf(stderr, "write/read round trip changed the IR:\n%s\n",
-                     written.c_str());
+      if (ir::printFusionIr(again.fusion()) != ir::printFusionIr(*definition.fusion)) {
+        std::fprintf(stderr, "write/read round trip changed the IR:\n%s\n", written.c_str());
         std::abort();
       }
     } catch (const UserError& error) {
-      std::fprintf(stderr, "written script does not read: %s\n%s\n",
-                   error.what(), written.c_str());
+      std::fprintf(stderr, "written script does not read: %s\n%s\n", error.what(), written.c_str());
       std::abort();
     }
   }

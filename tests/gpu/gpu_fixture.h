@@ -62,8 +62,7 @@ class GpuTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (runtime::cudaDeviceCount() == 0) {
-      GTEST_SKIP() << "no CUDA device, GPU test skipped: "
-                   << runtime::cudaUnavailableReason();
+      GTEST_SKIP() << "no CUDA device, GPU test skipped: " << runtime::cudaUnavailableReason();
     }
   }
 
@@ -90,8 +89,7 @@ class GpuTest : public ::testing::Test {
   }
   //! A CPU tensor whose first element sits `offsetElements` past a 64-byte
   //! aligned allocation (a misaligned start, as a slice gives).
-  Tensor randomAtOffset(DataType dtype, std::vector<int64_t> sizes,
-                        int64_t offsetElements) {
+  Tensor randomAtOffset(DataType dtype, std::vector<int64_t> sizes, int64_t offsetElements) {
     const auto strides = Tensor::contiguousStrides(sizes);
     int64_t numel = 1;
     for (int64_t s : sizes) numel *= s;
@@ -112,9 +110,8 @@ class GpuTest : public ::testing::Test {
   runtime::GpuRunStats runAndCheck(const runtime::Arguments& inputs) {
     runtime::GpuRunStats stats;
     if (!executor_) {
-      executor_ = std::make_unique<runtime::GpuExecutor>(fusion(), 0,
-                                                         passes::CompileOptions{},
-                                                         &cache());
+      executor_ =
+          std::make_unique<runtime::GpuExecutor>(fusion(), 0, passes::CompileOptions{}, &cache());
       if (provider_ != nullptr) executor_->setHeuristicProvider(provider_);
     }
     const runtime::Arguments referenceInputs = copies(inputs);
@@ -146,8 +143,7 @@ class GpuTest : public ::testing::Test {
       const auto* a = std::get_if<Tensor>(&gpuInputs[i]);
       const auto* e = std::get_if<Tensor>(&referenceInputs[i]);
       if (a == nullptr || e == nullptr) continue;
-      const runtime::TensorCheck check =
-          runtime::checkTensor(*a, *e, "input " + std::to_string(i));
+      const runtime::TensorCheck check = runtime::checkTensor(*a, *e, "input " + std::to_string(i));
       EXPECT_TRUE(check.passed) << check.message;
     }
     return result.stats;
@@ -178,16 +174,13 @@ class GpuTest : public ::testing::Test {
   void fill(Tensor& t) {
     const uint64_t seed = ++seed_;
     switch (t.dtype()) {
-      case DataType::Bool:
-        runtime::fillRandint(t, seed, 0, 2);
-        break;
+      case DataType::Bool: runtime::fillRandint(t, seed, 0, 2); break;
       case DataType::Int:
       case DataType::Int32: {
         runtime::fillRandint(t, seed, 1, 10);
         break;
       }
-      default:
-        runtime::fillNormal(t, seed);
+      default: runtime::fillNormal(t, seed);
     }
   }
 
@@ -224,9 +217,9 @@ class GpuTest : public ::testing::Test {
 };
 
 //! Skips the rest of a test whose kernel is not available yet, visibly.
-#define FL_SKIP_IF_UNAVAILABLE()                                   \
-  do {                                                             \
-    if (unavailable()) GTEST_SKIP() << unavailableReason();        \
+#define FL_SKIP_IF_UNAVAILABLE()                            \
+  do {                                                      \
+    if (unavailable()) GTEST_SKIP() << unavailableReason(); \
   } while (0)
 
 }  // namespace fuserlab::gpu_test

@@ -174,8 +174,8 @@ TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
     return count;
   };
   const int before = leftovers();
-  const runtime::KernelBuildTimes times =
-      runtime::measureKernelBuilds(fusion(), 0, passes::CompileOptions{}, nullptr, {onDevice.tensor});
+  const runtime::KernelBuildTimes times = runtime::measureKernelBuilds(
+      fusion(), 0, passes::CompileOptions{}, nullptr, {onDevice.tensor});
   EXPECT_EQ(times.kernels, 3);
   EXPECT_TRUE(times.warmUnavailable.empty()) << times.warmUnavailable;
   EXPECT_GT(times.warmMillisecondsPerKernel, 0);
@@ -255,8 +255,7 @@ TEST_F(GpuBenchmarkTest, FlushLeavesNoWriteBackToTheTimedKernel) {
   runtime::BenchmarkOptions options;
   options.samples = 31;
   options.warmup = 3;
-  const runtime::FusionBenchmark clean =
-      runtime::benchmarkFusion(executor(), {dx.tensor}, options);
+  const runtime::FusionBenchmark clean = runtime::benchmarkFusion(executor(), {dx.tensor}, options);
   EXPECT_EQ(clean.flushBytes, 2 * executor().deviceSpec().l2CacheBytes);
 
   // The same kernel after writing the same bytes without the read.
@@ -267,8 +266,8 @@ TEST_F(GpuBenchmarkTest, FlushLeavesNoWriteBackToTheTimedKernel) {
   runtime::GpuRunOptions hooks;
   int count = 0;
   hooks.beforeLaunches = [&] {
-    ASSERT_EQ(cudaMemsetAsync(flush.data(), 1 + (count++ % 255),
-                              static_cast<size_t>(flush.bytes()), nullptr),
+    ASSERT_EQ(cudaMemsetAsync(flush.data(), 1 + (count++ % 255), static_cast<size_t>(flush.bytes()),
+                              nullptr),
               cudaSuccess);
     ASSERT_EQ(cudaEventRecord(start, nullptr), cudaSuccess);
   };

@@ -22,20 +22,23 @@ T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True
 T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
 T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
 T3 = fd.ops.slice(T0, start_indices=[0, 0, 0, 0], end_indices=[)" +
-         std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) +
-         ", " + std::to_string(half) + R"(], strides=[1, 1, 1, 1])
-T4 = fd.ops.slice(T0, start_indices=[0, 0, 0, )" + std::to_string(half) + "], end_indices=[" +
-         std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) +
-         ", " + std::to_string(head) + R"(], strides=[1, 1, 1, 1])
+         std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) + ", " +
+         std::to_string(half) + R"(], strides=[1, 1, 1, 1])
+T4 = fd.ops.slice(T0, start_indices=[0, 0, 0, )" +
+         std::to_string(half) + "], end_indices=[" + std::to_string(q[0]) + ", " +
+         std::to_string(q[1]) + ", " + std::to_string(q[2]) + ", " + std::to_string(head) +
+         R"(], strides=[1, 1, 1, 1])
 T5 = fd.ops.cast(T4, dtype=DataType.Float)
 T6 = fd.ops.neg(T5)
 T7 = fd.ops.cast(T6, dtype=DataType.BFloat16)
 T8 = fd.ops.cat([T7, T3], dim=3)
-T9 = fd.ops.broadcast_in_dim(T1, shape=)" + out + R"(, broadcast_dims=[2, 3])
+T9 = fd.ops.broadcast_in_dim(T1, shape=)" +
+         out + R"(, broadcast_dims=[2, 3])
 T10 = fd.ops.cast(T0, dtype=DataType.Float)
 T11 = fd.ops.cast(T9, dtype=DataType.Float)
 T12 = fd.ops.mul(T10, T11)
-T13 = fd.ops.broadcast_in_dim(T2, shape=)" + out + R"(, broadcast_dims=[2, 3])
+T13 = fd.ops.broadcast_in_dim(T2, shape=)" +
+         out + R"(, broadcast_dims=[2, 3])
 T14 = fd.ops.cast(T8, dtype=DataType.Float)
 T15 = fd.ops.cast(T13, dtype=DataType.Float)
 T16 = fd.ops.mul(T14, T15)
@@ -115,7 +118,8 @@ TEST_F(GpuCatPadTest, PadOnTheInnermostAxis) {
     define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
 T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
-T2 = fd.ops.pad(T0, [)" + std::to_string(left) + ", " + std::to_string(right) + R"(, 0, 0], None)
+T2 = fd.ops.pad(T0, [)" +
+           std::to_string(left) + ", " + std::to_string(right) + R"(, 0, 0], None)
 T3 = fd.ops.cast(T2, dtype=DataType.Float)
 T4 = fd.ops.cast(T1, dtype=DataType.Float)
 T5 = fd.ops.mul(T3, T4)
@@ -154,7 +158,8 @@ T4 = fd.ops.mul(T3, T3)
 T5 = fd.ops.cast(T4, dtype=DataType.Half)
 fd.add_output(T5)
 )");
-    runAndCheck({random(DataType::Half, {129, first}), random(DataType::Half, {129, 128 - first + 64})});
+    runAndCheck(
+        {random(DataType::Half, {129, first}), random(DataType::Half, {129, 128 - first + 64})});
     FL_SKIP_IF_UNAVAILABLE();
   }
 }

@@ -67,14 +67,12 @@ fd.add_output(T4)
     std::vector<int64_t> sizes;
     int compiles;  //!< NVRTC compiles of the run
   };
-  for (const Case& c : std::vector<Case>{{{6, 10, 24}, 1},
-                                         {{6, 12, 40}, 1},
-                                         {{6, 10, 24}, 0},
-                                         {{3, 7, 1000}, 1}}) {
+  for (const Case& c :
+       std::vector<Case>{{{6, 10, 24}, 1}, {{6, 12, 40}, 1}, {{6, 10, 24}, 0}, {{3, 7, 1000}, 1}}) {
     SCOPED_TRACE(shape(c.sizes));
     const int64_t before = cache().stats().compiles;
-    const runtime::GpuRunStats stats = runAndCheck(
-        {random(DataType::Float, c.sizes), random(DataType::Float, {c.sizes[2]})});
+    const runtime::GpuRunStats stats =
+        runAndCheck({random(DataType::Float, c.sizes), random(DataType::Float, {c.sizes[2]})});
     FL_SKIP_IF_UNAVAILABLE();
     EXPECT_EQ(stats.kernelLaunches, 1);
     EXPECT_EQ(cache().stats().compiles - before, c.compiles);
@@ -100,12 +98,12 @@ fd.add_output(T4)
     Tensor input;
     int built;
   };
-  for (const Case& c : std::vector<Case>{
-           {"contiguous", random(DataType::Float, {64, 96}), 1},
-           {"column-major", randomTransposed(DataType::Float, {64, 96}), 1},
-           {"rows of a wider tensor", wide.asStrided({64, 96}, {128, 1}, 0), 1},
-           {"contiguous again", random(DataType::Float, {64, 96}), 0},
-           {"one row", random(DataType::Float, {1, 96}), 1}}) {
+  for (const Case& c :
+       std::vector<Case>{{"contiguous", random(DataType::Float, {64, 96}), 1},
+                         {"column-major", randomTransposed(DataType::Float, {64, 96}), 1},
+                         {"rows of a wider tensor", wide.asStrided({64, 96}, {128, 1}, 0), 1},
+                         {"contiguous again", random(DataType::Float, {64, 96}), 0},
+                         {"one row", random(DataType::Float, {1, 96}), 1}}) {
     SCOPED_TRACE(c.what);
     const runtime::GpuRunStats stats =
         runAndCheck({c.input, random(DataType::Float, {c.input.sizes()[1]})});
@@ -244,7 +242,8 @@ std::string threeKernelChain(int reducedAxis) {
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
 T1 = fd.ops.exp(T0)
 T2 = fd.ops.segment_set(T1)
-T3 = fd.ops.sum(T2, dims=[)" + std::to_string(reducedAxis) + R"(], keepdim=True)
+T3 = fd.ops.sum(T2, dims=[)" +
+         std::to_string(reducedAxis) + R"(], keepdim=True)
 T4 = fd.ops.segment_set(T3)
 T5 = fd.ops.div(T2, T4)
 fd.add_output(T5)
@@ -427,8 +426,8 @@ TEST_F(GpuExecutorTest, ReplayWithoutAGraphWhenOffOrLaunchesMustStandApart) {
 TEST_F(GpuExecutorTest, ReplayKeepsTheCapturedWorkspace) {
   runtime::setCudaDevice(0, "the workspace test");
   std::vector<float> storage(64);
-  const Tensor x = Tensor::borrow(storage.data(), DataType::Float, {64}, {1}, 0,
-                                  runtime::DeviceKind::Cuda, 0);
+  const Tensor x =
+      Tensor::borrow(storage.data(), DataType::Float, {64}, {1}, 0, runtime::DeviceKind::Cuda, 0);
   runtime::Plan plan;
   runtime::PlannedLaunch launch;
   launch.what = "segment 0";
@@ -451,7 +450,6 @@ TEST_F(GpuExecutorTest, ReplayKeepsTheCapturedWorkspace) {
     replay->release();
   }
 }
-
 
 // Two executors of one fusion, on GPUs 0 and 1 of one process, sharing the
 // kernel cache, their runs interleaved (what `bench --device cuda:1` and a

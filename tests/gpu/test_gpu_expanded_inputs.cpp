@@ -89,8 +89,8 @@ T2 = fd.ops.mul(T0, T1)
 T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)
 fd.add_output(T3)
 )");
-  runAndCheck({expanded(DataType::Float, 2048, {96, 2048}, {0, 1}),
-               random(DataType::Float, {96, 2048})});
+  runAndCheck(
+      {expanded(DataType::Float, 2048, {96, 2048}, {0, 1}), random(DataType::Float, {96, 2048})});
   FL_SKIP_IF_UNAVAILABLE();
   define(R"(
 T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True], dtype=DataType.Float, is_cpu=False, stride_order=[1, 0])
@@ -110,8 +110,8 @@ T3 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)
 fd.add_output(T2)
 fd.add_output(T3)
 )");
-  runAndCheck({expanded(DataType::Float, 1024, {64, 1024}, {0, 1}),
-               random(DataType::Float, {64, 1024})});
+  runAndCheck(
+      {expanded(DataType::Float, 1024, {64, 1024}, {0, 1}), random(DataType::Float, {64, 1024})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(schedulers(), (std::vector<std::string>{"pointwise", "reduction"}));
 }

@@ -44,8 +44,8 @@ fd.add_output(T10, alias_input=T3)
     runtime::fillUniform(moment2, 4242);
     return {random(DataType::Float, {n}), random(DataType::Float, {n}),
             random(DataType::Float, {n}), moment2,
-            ir::ScalarValue(0.001), ir::ScalarValue(0.1), ir::ScalarValue(0.001),
-            ir::ScalarValue(1e-8)};
+            ir::ScalarValue(0.001),       ir::ScalarValue(0.1),
+            ir::ScalarValue(0.001),       ir::ScalarValue(1e-8)};
   }
 };
 
@@ -62,8 +62,7 @@ TEST_F(GpuInPlaceTest, AdamStepWritesBackEveryElementOnce) {
       scheduler::PointwiseParams params;
       params.vectorizationFactor = vector;
       params.blockDimX = 128;
-      FixedParams<scheduler::PointwiseParams> fixed(scheduler::SchedulerType::Pointwise,
-                                                    params);
+      FixedParams<scheduler::PointwiseParams> fixed(scheduler::SchedulerType::Pointwise, params);
       useProvider(&fixed);
       defineAdam();
       runAndCheck(inputs);

@@ -15,22 +15,32 @@ namespace {
 
 class GpuInnerPersistentTest : public GpuTest {};
 
-std::string softmax(int64_t rows, int64_t cols,
-                    const std::string& outputDtype = "BFloat16") {
+std::string softmax(int64_t rows, int64_t cols, const std::string& outputDtype = "BFloat16") {
   const std::string row = "[" + std::to_string(rows) + ", 1]";
   const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
-  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+         "is_cpu=False)\n"
          "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
          "T2 = fd.ops.max(T1, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-         "T3 = fd.ops.broadcast_in_dim(T2, shape=" + row + ", broadcast_dims=[0])\n"
-         "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T3 = fd.ops.broadcast_in_dim(T2, shape=" +
+         row +
+         ", broadcast_dims=[0])\n"
+         "T4 = fd.ops.broadcast_in_dim(T3, shape=" +
+         full +
+         ", broadcast_dims=[0, 1])\n"
          "T5 = fd.ops.sub(T1, T4)\n"
          "T6 = fd.ops.exp(T5)\n"
          "T7 = fd.ops.sum(T6, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-         "T8 = fd.ops.broadcast_in_dim(T7, shape=" + row + ", broadcast_dims=[0])\n"
-         "T9 = fd.ops.broadcast_in_dim(T8, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T8 = fd.ops.broadcast_in_dim(T7, shape=" +
+         row +
+         ", broadcast_dims=[0])\n"
+         "T9 = fd.ops.broadcast_in_dim(T8, shape=" +
+         full +
+         ", broadcast_dims=[0, 1])\n"
          "T10 = fd.ops.div(T6, T9)\n"
-         "T11 = fd.ops.cast(T10, dtype=DataType." + outputDtype + ")\n"
+         "T11 = fd.ops.cast(T10, dtype=DataType." +
+         outputDtype +
+         ")\n"
          "fd.add_output(T11)\n";
 }
 
@@ -81,8 +91,8 @@ fd.add_output(T3)
 }
 
 TEST_F(GpuInnerPersistentTest, SoftmaxInnerPersistentOddRows) {
-  for (std::pair<int64_t, int64_t> size : {std::pair<int64_t, int64_t>{1000, 1023},
-                                           {3, 4097}, {4096, 128}}) {
+  for (std::pair<int64_t, int64_t> size :
+       {std::pair<int64_t, int64_t>{1000, 1023}, {3, 4097}, {4096, 128}}) {
     SCOPED_TRACE(std::to_string(size.first) + "x" + std::to_string(size.second));
     define(softmax(size.first, size.second));
     runAndCheck({random(DataType::BFloat16, {size.first, size.second})});
@@ -113,24 +123,39 @@ TEST_F(GpuInnerPersistentTest, SoftmaxRowLongEnoughForSharedMemoryPersistence) {
 std::string layerNorm(int64_t rows, int64_t cols) {
   const std::string row = "[" + std::to_string(rows) + ", 1]";
   const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
-  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-         "T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
-         "T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
+  return "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+         "is_cpu=False)\n"
+         "T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, "
+         "is_cpu=False)\n"
+         "T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, "
+         "is_cpu=False)\n"
          "T3 = fd.ops.cast(T0, dtype=DataType.Float)\n"
          "T4, T5 = fd.ops.var_mean(T3, dims=[1], correction=0, keepdim=False)\n"
-         "T6 = fd.ops.broadcast_in_dim(T4, shape=" + row + ", broadcast_dims=[0])\n"
-         "T7 = fd.ops.broadcast_in_dim(T5, shape=" + row + ", broadcast_dims=[0])\n"
+         "T6 = fd.ops.broadcast_in_dim(T4, shape=" +
+         row +
+         ", broadcast_dims=[0])\n"
+         "T7 = fd.ops.broadcast_in_dim(T5, shape=" +
+         row +
+         ", broadcast_dims=[0])\n"
          "S8 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
          "T9 = fd.ops.add(T6, S8)\n"
          "T10 = fd.ops.rsqrt(T9)\n"
-         "T11 = fd.ops.broadcast_in_dim(T7, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T11 = fd.ops.broadcast_in_dim(T7, shape=" +
+         full +
+         ", broadcast_dims=[0, 1])\n"
          "T12 = fd.ops.sub(T3, T11)\n"
-         "T13 = fd.ops.broadcast_in_dim(T10, shape=" + full + ", broadcast_dims=[0, 1])\n"
+         "T13 = fd.ops.broadcast_in_dim(T10, shape=" +
+         full +
+         ", broadcast_dims=[0, 1])\n"
          "T14 = fd.ops.mul(T12, T13)\n"
-         "T15 = fd.ops.broadcast_in_dim(T1, shape=" + full + ", broadcast_dims=[1])\n"
+         "T15 = fd.ops.broadcast_in_dim(T1, shape=" +
+         full +
+         ", broadcast_dims=[1])\n"
          "T16 = fd.ops.cast(T15, dtype=DataType.Float)\n"
          "T17 = fd.ops.mul(T14, T16)\n"
-         "T18 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[1])\n"
+         "T18 = fd.ops.broadcast_in_dim(T2, shape=" +
+         full +
+         ", broadcast_dims=[1])\n"
          "T19 = fd.ops.cast(T18, dtype=DataType.Float)\n"
          "T20 = fd.ops.add(T17, T19)\n"
          "T21 = fd.ops.cast(T20, dtype=DataType.BFloat16)\n"
@@ -140,19 +165,18 @@ std::string layerNorm(int64_t rows, int64_t cols) {
 }
 
 // Runs layerNorm(rows, cols) on random bf16 input, weight and bias.
-#define FL_CHECK_LAYER_NORM(rows, cols)                              \
-  do {                                                               \
-    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols)); \
-    define(layerNorm(rows, cols));                                   \
-    runAndCheck({random(DataType::BFloat16, {rows, cols}),           \
-                 random(DataType::BFloat16, {cols}),                 \
-                 random(DataType::BFloat16, {cols})});               \
-    FL_SKIP_IF_UNAVAILABLE();                                        \
+#define FL_CHECK_LAYER_NORM(rows, cols)                                                        \
+  do {                                                                                         \
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));                           \
+    define(layerNorm(rows, cols));                                                             \
+    runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::BFloat16, {cols}), \
+                 random(DataType::BFloat16, {cols})});                                         \
+    FL_SKIP_IF_UNAVAILABLE();                                                                  \
   } while (0)
 
 TEST_F(GpuInnerPersistentTest, LayerNormRowSizes) {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{512, 4096},
-                            {129, 1000}, {7, 12289}, {16, 32768}}) {
+  for (auto [rows, cols] :
+       {std::pair<int64_t, int64_t>{512, 4096}, {129, 1000}, {7, 12289}, {16, 32768}}) {
     FL_CHECK_LAYER_NORM(rows, cols);
   }
 }
@@ -164,8 +188,8 @@ TEST_F(GpuInnerPersistentTest, LayerNormRowSizes) {
 // whose data pointer is 2 or 8 bytes past an aligned address (no shift,
 // and chunks of 4).
 TEST_F(GpuInnerPersistentTest, ShiftedRowsOddLengths) {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050},
-                            {17, 1031}, {9, 4101}, {40, 1029}}) {
+  for (auto [rows, cols] :
+       {std::pair<int64_t, int64_t>{64, 4099}, {33, 2050}, {17, 1031}, {9, 4101}, {40, 1029}}) {
     FL_CHECK_LAYER_NORM(rows, cols);
   }
   define(softmax(300, 2050));
@@ -175,8 +199,7 @@ TEST_F(GpuInnerPersistentTest, ShiftedRowsOddLengths) {
     SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
     define(layerNorm(64, 4099));
     runAndCheck({randomAtOffset(DataType::BFloat16, {64, 4099}, offset),
-                 random(DataType::BFloat16, {4099}),
-                 random(DataType::BFloat16, {4099})});
+                 random(DataType::BFloat16, {4099}), random(DataType::BFloat16, {4099})});
     FL_SKIP_IF_UNAVAILABLE();
   }
 }
@@ -189,24 +212,40 @@ TEST_F(GpuInnerPersistentTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 4096}, {100, 1024}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
     const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
-    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-           "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-           "T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
-           "T3 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
-           "T4 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)\n"
-           "T5 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-           "T6 = fd.ops.cast(T1, dtype=DataType.Float)\n"
-           "T7 = fd.ops.broadcast_in_dim(T2, shape=" + full + ", broadcast_dims=[0, 1])\n"
-           "T8 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0, 1])\n"
-           "T10 = fd.ops.mul(fd.ops.sub(T6, T7), T8)\n"
-           "T11 = fd.ops.broadcast_in_dim(T4, shape=" + full + ", broadcast_dims=[1])\n"
-           "T13 = fd.ops.mul(T5, fd.ops.cast(T11, dtype=DataType.Float))\n"
-           "T14 = fd.ops.sum(T13, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-           "T16 = fd.ops.sum(fd.ops.mul(T13, T10), dims=[1], keepdim=False, dtype=DataType.Null)\n"
-           "T20 = fd.ops.broadcast_in_dim(T14, shape=" + full + ", broadcast_dims=[0])\n"
-           "T21 = fd.ops.broadcast_in_dim(T16, shape=" + full + ", broadcast_dims=[0])\n"
-           "T24 = fd.ops.sub(fd.ops.sub(T13, T20), fd.ops.mul(T10, T21))\n"
-           "fd.add_output(fd.ops.cast(fd.ops.mul(T24, T8), dtype=DataType.BFloat16))\n");
+    define(
+        "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+        "is_cpu=False)\n"
+        "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+        "is_cpu=False)\n"
+        "T2 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+        "is_cpu=False)\n"
+        "T3 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+        "is_cpu=False)\n"
+        "T4 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, "
+        "is_cpu=False)\n"
+        "T5 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+        "T6 = fd.ops.cast(T1, dtype=DataType.Float)\n"
+        "T7 = fd.ops.broadcast_in_dim(T2, shape=" +
+        full +
+        ", broadcast_dims=[0, 1])\n"
+        "T8 = fd.ops.broadcast_in_dim(T3, shape=" +
+        full +
+        ", broadcast_dims=[0, 1])\n"
+        "T10 = fd.ops.mul(fd.ops.sub(T6, T7), T8)\n"
+        "T11 = fd.ops.broadcast_in_dim(T4, shape=" +
+        full +
+        ", broadcast_dims=[1])\n"
+        "T13 = fd.ops.mul(T5, fd.ops.cast(T11, dtype=DataType.Float))\n"
+        "T14 = fd.ops.sum(T13, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+        "T16 = fd.ops.sum(fd.ops.mul(T13, T10), dims=[1], keepdim=False, dtype=DataType.Null)\n"
+        "T20 = fd.ops.broadcast_in_dim(T14, shape=" +
+        full +
+        ", broadcast_dims=[0])\n"
+        "T21 = fd.ops.broadcast_in_dim(T16, shape=" +
+        full +
+        ", broadcast_dims=[0])\n"
+        "T24 = fd.ops.sub(fd.ops.sub(T13, T20), fd.ops.mul(T10, T21))\n"
+        "fd.add_output(fd.ops.cast(fd.ops.mul(T24, T8), dtype=DataType.BFloat16))\n");
     runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::BFloat16, {rows, cols}),
                  random(DataType::Float, {rows, 1}), random(DataType::Float, {rows, 1}),
                  random(DataType::BFloat16, {cols})});
@@ -223,8 +262,14 @@ TEST_F(GpuInnerPersistentTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
 // head-and-tail pass (up to 14) vary; inputs 4 elements past an aligned
 // address fall back to chunks of 4, 8 elements past keep chunks of 8.
 TEST_F(GpuInnerPersistentTest, ShiftedRowsIn16ByteChunks) {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}, {33, 4097},
-                            {50, 1028}, {96, 2053}, {70, 1030}, {17, 2055}, {40, 3073}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050},
+                            {64, 1027},
+                            {33, 4097},
+                            {50, 1028},
+                            {96, 2053},
+                            {70, 1030},
+                            {17, 2055},
+                            {40, 3073}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
     for (int64_t offset : {0, 4, 8}) {
       SCOPED_TRACE("input offset by " + std::to_string(offset) + " elements");
@@ -243,21 +288,29 @@ TEST_F(GpuInnerPersistentTest, ShiftedRowsIn16ByteChunks) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 2050}, {64, 1027}}) {
     SCOPED_TRACE("masked " + std::to_string(rows) + "x" + std::to_string(cols));
     const std::string full = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
-    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-           "M = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Bool, is_cpu=False)\n"
-           "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-           "S1 = fd.define_scalar(float('-inf'), dtype=DataType.Double)\n"
-           "T2 = fd.ops.where(M, T1, S1)\n"
-           "T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-           "T4 = fd.ops.broadcast_in_dim(T3, shape=" + full + ", broadcast_dims=[0])\n"
-           "T5 = fd.ops.exp(fd.ops.sub(T2, T4))\n"
-           "T6 = fd.ops.sum(T5, dims=[1], keepdim=False, dtype=DataType.Null)\n"
-           "T7 = fd.ops.broadcast_in_dim(T6, shape=" + full + ", broadcast_dims=[0])\n"
-           "T8 = fd.ops.cast(fd.ops.div(T5, T7), dtype=DataType.BFloat16)\n"
-           "fd.add_output(T8)\n");
+    define(
+        "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+        "is_cpu=False)\n"
+        "M = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Bool, "
+        "is_cpu=False)\n"
+        "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+        "S1 = fd.define_scalar(float('-inf'), dtype=DataType.Double)\n"
+        "T2 = fd.ops.where(M, T1, S1)\n"
+        "T3 = fd.ops.max(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+        "T4 = fd.ops.broadcast_in_dim(T3, shape=" +
+        full +
+        ", broadcast_dims=[0])\n"
+        "T5 = fd.ops.exp(fd.ops.sub(T2, T4))\n"
+        "T6 = fd.ops.sum(T5, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+        "T7 = fd.ops.broadcast_in_dim(T6, shape=" +
+        full +
+        ", broadcast_dims=[0])\n"
+        "T8 = fd.ops.cast(fd.ops.div(T5, T7), dtype=DataType.BFloat16)\n"
+        "fd.add_output(T8)\n");
     runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Bool, {rows, cols})});
     FL_SKIP_IF_UNAVAILABLE();
-    EXPECT_EQ(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 8);
+    EXPECT_EQ(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(),
+              8);
   }
 }
 
@@ -296,28 +349,45 @@ std::string crossEntropy(const std::vector<int64_t>& logits, const std::string& 
   labelSym += "]";
   labelContiguity += "]";
   const std::string axis = "[" + std::to_string(last) + "]";
-  std::string s =
-      "T0 = fd.define_tensor(shape=" + sym + ", contiguity=" + contiguity + ", dtype=DataType." +
-      dtype + ", is_cpu=False)\n"
-      "T1 = fd.define_tensor(shape=" + labelSym + ", contiguity=" + labelContiguity +
-      ", dtype=DataType.Int, is_cpu=False)\n" +
-      (dtype == "Float" ? std::string("T2 = T0\n")
-                        : std::string("T2 = fd.ops.cast(T0, dtype=DataType.Float)\n")) +
-      "T3 = fd.ops.max(T2, dims=" + axis + ", keepdim=False, dtype=DataType.Null)\n"
-      "T4 = fd.ops.broadcast_in_dim(T3, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
-      "T5 = fd.ops.broadcast_in_dim(T4, shape=" + shape(logits) + ", broadcast_dims=" + all + ")\n"
-      "T6 = fd.ops.sub(T2, T5)\n"
-      "T7 = fd.ops.exp(T6)\n"
-      "T8 = fd.ops.sum(T7, dims=" + axis + ", keepdim=False, dtype=DataType.Null)\n"
-      "T9 = fd.ops.log(T8)\n"
-      "T10 = fd.ops.broadcast_in_dim(T9, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
-      "T11 = fd.ops.broadcast_in_dim(T10, shape=" + shape(logits) + ", broadcast_dims=" + all + ")\n"
-      "T12 = fd.ops.sub(T6, T11)\n"
-      "T13 = fd.ops.broadcast_in_dim(T1, shape=" + shape(rowShape) + ", broadcast_dims=" + kept + ")\n"
-      "T14 = fd.ops.take_along_axis(T12, T13, dim=" + std::to_string(last) + ")\n";
+  std::string s = "T0 = fd.define_tensor(shape=" + sym + ", contiguity=" + contiguity +
+                  ", dtype=DataType." + dtype +
+                  ", is_cpu=False)\n"
+                  "T1 = fd.define_tensor(shape=" +
+                  labelSym + ", contiguity=" + labelContiguity +
+                  ", dtype=DataType.Int, is_cpu=False)\n" +
+                  (dtype == "Float" ? std::string("T2 = T0\n")
+                                    : std::string("T2 = fd.ops.cast(T0, dtype=DataType.Float)\n")) +
+                  "T3 = fd.ops.max(T2, dims=" + axis +
+                  ", keepdim=False, dtype=DataType.Null)\n"
+                  "T4 = fd.ops.broadcast_in_dim(T3, shape=" +
+                  shape(rowShape) + ", broadcast_dims=" + kept +
+                  ")\n"
+                  "T5 = fd.ops.broadcast_in_dim(T4, shape=" +
+                  shape(logits) + ", broadcast_dims=" + all +
+                  ")\n"
+                  "T6 = fd.ops.sub(T2, T5)\n"
+                  "T7 = fd.ops.exp(T6)\n"
+                  "T8 = fd.ops.sum(T7, dims=" +
+                  axis +
+                  ", keepdim=False, dtype=DataType.Null)\n"
+                  "T9 = fd.ops.log(T8)\n"
+                  "T10 = fd.ops.broadcast_in_dim(T9, shape=" +
+                  shape(rowShape) + ", broadcast_dims=" + kept +
+                  ")\n"
+                  "T11 = fd.ops.broadcast_in_dim(T10, shape=" +
+                  shape(logits) + ", broadcast_dims=" + all +
+                  ")\n"
+                  "T12 = fd.ops.sub(T6, T11)\n"
+                  "T13 = fd.ops.broadcast_in_dim(T1, shape=" +
+                  shape(rowShape) + ", broadcast_dims=" + kept +
+                  ")\n"
+                  "T14 = fd.ops.take_along_axis(T12, T13, dim=" +
+                  std::to_string(last) + ")\n";
   if (mean) {
-    s += "T15 = fd.ops.sum(T14, dims=" + all + ", keepdim=False, dtype=DataType.Null)\n"
-         "S16 = fd.define_scalar(" + std::to_string(-1.0 / static_cast<double>(rows)) +
+    s += "T15 = fd.ops.sum(T14, dims=" + all +
+         ", keepdim=False, dtype=DataType.Null)\n"
+         "S16 = fd.define_scalar(" +
+         std::to_string(-1.0 / static_cast<double>(rows)) +
          ", dtype=DataType.Double)\n"
          "fd.add_output(fd.ops.mul(T15, S16))\n";
   } else {
@@ -357,14 +427,10 @@ TEST_F(GpuInnerPersistentTest, CrossEntropyGathersTheLabelInTheRowKernel) {
     bool logSoftmaxOutput;
     bool mean;
   } cases[] = {
-      {{4096, 32064}, "BFloat16", false, true},
-      {{1000, 32003}, "BFloat16", false, true},
-      {{300, 32003}, "BFloat16", true, false},
-      {{64, 50257}, "Half", false, false},
-      {{256, 50257}, "Float", false, true},
-      {{96, 4099}, "Float", true, true},
-      {{4, 7, 32003}, "Half", true, true},
-      {{2, 64, 32000}, "BFloat16", false, true},
+      {{4096, 32064}, "BFloat16", false, true}, {{1000, 32003}, "BFloat16", false, true},
+      {{300, 32003}, "BFloat16", true, false},  {{64, 50257}, "Half", false, false},
+      {{256, 50257}, "Float", false, true},     {{96, 4099}, "Float", true, true},
+      {{4, 7, 32003}, "Half", true, true},      {{2, 64, 32000}, "BFloat16", false, true},
       {{3, 33, 2050}, "BFloat16", true, false},
   };
   uint64_t seed = 7;

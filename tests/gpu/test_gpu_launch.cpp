@@ -50,8 +50,8 @@ TEST_F(GpuLaunchTest, KernelLaunchedAgainOnNewBuffersCopiesEachTime) {
     Tensor host = Tensor::empty(ir::DataType::Float, {kElements});
     fillUniform(host, 100 + round, 1.0, 2.0);  // non-zero
     DeviceTensor in = toDevice(host, 0, "launch test input");
-    DeviceTensor out = allocateDevice(ir::DataType::Float, {kElements}, {1}, 0,
-                                      "launch test output");
+    DeviceTensor out =
+        allocateDevice(ir::DataType::Float, {kElements}, {1}, 0, "launch test output");
     poison(out.tensor, "launch test output");
     KernelArguments args;
     args.addTensor(in.tensor.data(), in.tensor.sizes(), in.tensor.strides());
@@ -81,8 +81,7 @@ TEST_F(GpuLaunchTest, RefusedLaunchNamesTheDriverCallAndTheKernel) {
     const std::string message = error.what();
     EXPECT_NE(message.find("segment 7 (test)"), std::string::npos) << message;
     EXPECT_NE(message.find(kernel_.name), std::string::npos) << message;
-    EXPECT_NE(message.find("cuLaunchKernelEx failed: CUDA_ERROR_"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("cuLaunchKernelEx failed: CUDA_ERROR_"), std::string::npos) << message;
     EXPECT_NE(error.code(), 0);
   }
   // The refusal leaves nothing behind: the next launch works.
@@ -108,8 +107,7 @@ CopyBuffers copyBuffers(int64_t elements, uint64_t seed) {
   poison(b.out.tensor, "graph test output");
   b.first.addTensor(b.in.tensor.data(), b.in.tensor.sizes(), b.in.tensor.strides());
   b.first.addTensor(b.middle.tensor.data(), b.middle.tensor.sizes(), b.middle.tensor.strides());
-  b.second.addTensor(b.middle.tensor.data(), b.middle.tensor.sizes(),
-                     b.middle.tensor.strides());
+  b.second.addTensor(b.middle.tensor.data(), b.middle.tensor.sizes(), b.middle.tensor.strides());
   b.second.addTensor(b.out.tensor.data(), b.out.tensor.sizes(), b.out.tensor.strides());
   return b;
 }

@@ -22,8 +22,8 @@ class GpuMatmulTest : public GpuTest {
   runtime::HostRunResult runWithBookendInputs(
       const std::string& file, uint64_t seed,
       passes::BookendMode mode = passes::BookendMode::InputsAndOutputs) {
-    const frontend::Script script = frontend::readScriptFile(
-        fuserlab::test::sourceDir() + "/resources/examples/" + file);
+    const frontend::Script script =
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + file);
     EXPECT_TRUE(script.inputs.has_value());
     if (!script.inputs) return {};
     passes::CompileOptions options;
@@ -58,8 +58,7 @@ class GpuMatmulTest : public GpuTest {
     EXPECT_EQ(segment->scheduler, "matmul");
     EXPECT_EQ(segment->params.get("backend")->asString(), "cublaslt");
     EXPECT_EQ(segment->params.get("epilogue")->asString(), epilogue);
-    EXPECT_NE(segment->properties.get("algo")->asString().find("algo id"),
-              std::string::npos);
+    EXPECT_NE(segment->properties.get("algo")->asString().find("algo id"), std::string::npos);
     const report::Json* run = executor().lastReport()->run.get("kernel_launches");
     ASSERT_NE(run, nullptr);
   }
@@ -73,7 +72,8 @@ T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Ha
 T2 = fd.ops.matmul(T0, T1)
 fd.add_output(T2)
 )");
-  const auto stats = runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512})});
+  const auto stats =
+      runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
   EXPECT_EQ(stats.libraryCalls, 1);
@@ -92,7 +92,8 @@ T4 = fd.ops.relu(T3)
 T5 = fd.ops.cast(T4, dtype=DataType.Half)
 fd.add_output(T5)
 )");
-  const auto stats = runAndCheck({random(DataType::Half, {200, 96}), random(DataType::Half, {96, 136})});
+  const auto stats =
+      runAndCheck({random(DataType::Half, {200, 96}), random(DataType::Half, {96, 136})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
   expectCublasEpilogue("RELU");
@@ -109,8 +110,9 @@ T4 = fd.ops.broadcast_in_dim(T2, shape=T3.shape(), broadcast_dims=[1])
 T5 = fd.ops.add(T3, T4)
 fd.add_output(T5)
 )");
-  const auto stats = runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512}),
-                                  random(DataType::Half, {512})});
+  const auto stats =
+      runAndCheck({random(DataType::Half, {256, 128}), random(DataType::Half, {128, 512}),
+                   random(DataType::Half, {512})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
   expectCublasEpilogue("BIAS");
@@ -123,8 +125,8 @@ T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Fl
 T2 = fd.ops.matmul(T0, T1)
 fd.add_output(T2)
 )");
-  const auto stats = runAndCheck({random(DataType::Float, {3, 65, 40}),
-                                  randomTransposed(DataType::Float, {40, 33})});
+  const auto stats = runAndCheck(
+      {random(DataType::Float, {3, 65, 40}), randomTransposed(DataType::Float, {40, 33})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
 }
@@ -139,8 +141,8 @@ fd.add_output(T2)
   // B [3, 32, 48] broadcasts over A's outer batch of 2: no single batch
   // stride walks B across [2, 3], so the matmul is two strided-batched calls
   // of 3, one per outer index (no copy of B).
-  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 3, 64, 32}),
-                                  random(DataType::BFloat16, {3, 32, 48})});
+  const auto stats = runAndCheck(
+      {random(DataType::BFloat16, {2, 3, 64, 32}), random(DataType::BFloat16, {3, 32, 48})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.libraryCalls, 2);
   EXPECT_EQ(stats.kernelLaunches, 2);
@@ -167,9 +169,9 @@ T17 = fd.ops.mul(T14, T16)
 T18 = fd.ops.cast(T17, dtype=DataType.BFloat16)
 fd.add_output(T18)
 )");
-  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
-                                  random(DataType::BFloat16, {384, 256}),
-                                  random(DataType::BFloat16, {384})});
+  const auto stats =
+      runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
+                   random(DataType::BFloat16, {384, 256}), random(DataType::BFloat16, {384})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
   EXPECT_EQ(stats.libraryCalls, 1);
@@ -188,9 +190,9 @@ fd.add_output(T18)
 
 TEST_F(GpuMatmulTest, LinearBiasErfGeluIsAtMostTwoLaunches) {
   define(std::string(kLinearPrologue) + std::string(kErfGelu));
-  const auto stats = runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
-                                  random(DataType::BFloat16, {384, 256}),
-                                  random(DataType::BFloat16, {384})});
+  const auto stats =
+      runAndCheck({random(DataType::BFloat16, {2, 128, 256}),
+                   random(DataType::BFloat16, {384, 256}), random(DataType::BFloat16, {384})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_LE(stats.kernelLaunches, 2);
   EXPECT_EQ(stats.libraryCalls, 1);
@@ -209,8 +211,7 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysOnNewInputs) {
   FL_SKIP_IF_UNAVAILABLE();
   std::vector<runtime::DeviceTensor> alive;
   for (int i = 0; i < 3; ++i) {
-    const runtime::Arguments host = {random(DataType::BFloat16, x),
-                                     random(DataType::BFloat16, w),
+    const runtime::Arguments host = {random(DataType::BFloat16, x), random(DataType::BFloat16, w),
                                      random(DataType::BFloat16, b)};
     runtime::Arguments device;
     for (const runtime::Argument& arg : host) {
@@ -260,11 +261,10 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysAsACapturedGraph) {
     bool graph;
     bool recaptured;
   };
-  const std::vector<Run> runs = {{&first, false, false},  // planned
-                                 {&first, true, false},   // captured
-                                 {&first, true, false},
-                                 {&second, false, false},  // moved
-                                 {&second, true, true},    // the same again: captured
+  const std::vector<Run> runs = {{&first, false, false},                           // planned
+                                 {&first, true, false},                            // captured
+                                 {&first, true, false},  {&second, false, false},  // moved
+                                 {&second, true, true},  // the same again: captured
                                  {&second, true, false}};
   for (size_t i = 0; i < runs.size(); ++i) {
     const runtime::GpuRunResult result = executor.run(runs[i].in->device);
@@ -334,8 +334,7 @@ TEST_F(GpuMatmulTest, LibraryCallKeepsAGraphPerSetOfBuffersThatTakeTurns) {
   // kept graph, none captured again.
   for (int round = 0; round < 4; ++round) {
     for (size_t set = 0; set < 5; ++set) {
-      stats = runOn(set, "cycle round " + std::to_string(round) + ", set " +
-                             std::to_string(set));
+      stats = runOn(set, "cycle round " + std::to_string(round) + ", set " + std::to_string(set));
       if (round >= 2) EXPECT_EQ(stats.graphNodesReset, 0);
     }
   }
@@ -376,8 +375,7 @@ TEST_F(GpuMatmulTest, LibraryCallOnTheSecondGpuReplaysThere) {
       EXPECT_EQ(result.stats.libraryCalls, 1);
       EXPECT_EQ(result.stats.graphLaunch, i > 0);
       ASSERT_EQ(result.outputs.size(), 1u);
-      EXPECT_EQ(result.outputs[0].tensor.device().toString(),
-                "cuda:" + std::to_string(device));
+      EXPECT_EQ(result.outputs[0].tensor.device().toString(), "cuda:" + std::to_string(device));
       const Tensor gpu = runtime::toHost(result.outputs[0].tensor, "linear output");
       const runtime::TensorCheck check = runtime::checkTensor(gpu, reference[0], "T18");
       EXPECT_TRUE(check.passed) << check.message;
@@ -392,7 +390,8 @@ T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Fl
 T2 = fd.ops.linear(T0, T1)
 fd.add_output(T2)
 )");
-  const auto stats = runAndCheck({random(DataType::Float, {77, 64}), random(DataType::Float, {50, 64})});
+  const auto stats =
+      runAndCheck({random(DataType::Float, {77, 64}), random(DataType::Float, {50, 64})});
   FL_SKIP_IF_UNAVAILABLE();
   EXPECT_EQ(stats.kernelLaunches, 1);
 }
@@ -404,7 +403,8 @@ T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True
 T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
 T2 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16, is_cpu=False)
 S3 = fd.define_scalar(0.00000, dtype=DataType.Double)
-S4 = fd.define_scalar()") + causal + R"(, dtype=DataType.Bool)
+S4 = fd.define_scalar()") +
+           causal + R"(, dtype=DataType.Bool)
 S5 = fd.define_scalar(0.125000, dtype=DataType.Double)
 T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2, S3, S4, S5)
 fd.add_output(T6)
@@ -439,21 +439,28 @@ TEST_F(GpuMatmulTest, TiledAttentionMatchesTheReference) {
                         Case{"BFloat16", DataType::BFloat16, 64, 190, 64, "True", 1},
                         Case{"BFloat16", DataType::BFloat16, 40, 50, 72, "True", 0}}) {
     SCOPED_TRACE(std::string(c.dtype) + " q " + std::to_string(c.queries) + " k " +
-                 std::to_string(c.keys) + " e " + std::to_string(c.depth) + " causal " +
-                 c.causal + " offset " + std::to_string(c.offset));
+                 std::to_string(c.keys) + " e " + std::to_string(c.depth) + " causal " + c.causal +
+                 " offset " + std::to_string(c.offset));
     const std::string t = std::string("dtype=DataType.") + c.dtype;
-    define(std::string("T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], ") + t +
-           ", is_cpu=False)\n"
-           "T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " + t +
-           ", is_cpu=False)\n"
-           "T2 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " + t +
-           ", is_cpu=False)\n"
-           "S3 = fd.define_scalar(0.00000, dtype=DataType.Double)\n"
-           "S4 = fd.define_scalar(" + c.causal + ", dtype=DataType.Bool)\n"
-           "S5 = fd.define_scalar(0.2, dtype=DataType.Double)\n"
-           "T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2, S3, S4, S5)\n"
-           "fd.add_output(T6)\n"
-           "fd.add_output(T7)\n");
+    define(
+        std::string(
+            "T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], ") +
+        t +
+        ", is_cpu=False)\n"
+        "T1 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " +
+        t +
+        ", is_cpu=False)\n"
+        "T2 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], " +
+        t +
+        ", is_cpu=False)\n"
+        "S3 = fd.define_scalar(0.00000, dtype=DataType.Double)\n"
+        "S4 = fd.define_scalar(" +
+        c.causal +
+        ", dtype=DataType.Bool)\n"
+        "S5 = fd.define_scalar(0.2, dtype=DataType.Double)\n"
+        "T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2, S3, S4, S5)\n"
+        "fd.add_output(T6)\n"
+        "fd.add_output(T7)\n");
     const auto stats = runAndCheck({randomAtOffset(c.type, {2, 3, c.queries, c.depth}, c.offset),
                                     randomAtOffset(c.type, {2, 3, c.keys, c.depth}, c.offset),
                                     randomAtOffset(c.type, {2, 3, c.keys, c.depth}, c.offset)});

@@ -23,15 +23,19 @@ std::string addRelu(int rank, const char* dtype) {
   dims += "]";
   contiguity += "]";
   return "T0 = fd.define_tensor(shape=" + dims + ", contiguity=" + contiguity +
-         ", dtype=DataType." + dtype + ", is_cpu=False)\n"
-         "T1 = fd.define_tensor(shape=" + dims + ", contiguity=" + contiguity +
-         ", dtype=DataType." + dtype + ", is_cpu=False)\n"
+         ", dtype=DataType." + dtype +
+         ", is_cpu=False)\n"
+         "T1 = fd.define_tensor(shape=" +
+         dims + ", contiguity=" + contiguity + ", dtype=DataType." + dtype +
+         ", is_cpu=False)\n"
          "T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
          "T3 = fd.ops.cast(T1, dtype=DataType.Float)\n"
          "T4 = fd.ops.mul(T2, T3)\n"
          "T5 = fd.ops.add(T4, T2)\n"
          "T6 = fd.ops.relu(T5)\n"
-         "T7 = fd.ops.cast(T6, dtype=DataType." + dtype + ")\n"
+         "T7 = fd.ops.cast(T6, dtype=DataType." +
+         dtype +
+         ")\n"
          "fd.add_output(T7)\n";
 }
 
@@ -168,9 +172,9 @@ TEST_F(GpuPointwiseTest, TailsNotAMultipleOfTheVectorWidth) {
   // 16-byte vectors hold 4 floats, 8 halves or bfloat16s: leave 1 to 7 over.
   for (const char* dtype : {"Float", "Half", "BFloat16"}) {
     define(addRelu(2, dtype));
-    const DataType dt = std::string(dtype) == "Float" ? DataType::Float
+    const DataType dt = std::string(dtype) == "Float"  ? DataType::Float
                         : std::string(dtype) == "Half" ? DataType::Half
-                                                        : DataType::BFloat16;
+                                                       : DataType::BFloat16;
     for (int64_t inner : {8 * 129 + 1, 8 * 129 + 3, 8 * 129 + 7, 1026}) {
       SCOPED_TRACE(std::string(dtype) + " inner " + std::to_string(inner));
       runAndCheck({random(dt, {37, inner}), random(dt, {37, inner})});
@@ -189,8 +193,8 @@ TEST_F(GpuPointwiseTest, ManyDimensionsWithOddExtents) {
 
 TEST_F(GpuPointwiseTest, SizeOneDimensions) {
   define(addRelu(3, "BFloat16"));
-  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
-           {1, 1, 1}, {1, 513, 1}, {64, 1, 17}, {1, 1, 4096}}) {
+  for (std::vector<int64_t> sizes :
+       std::vector<std::vector<int64_t>>{{1, 1, 1}, {1, 513, 1}, {64, 1, 17}, {1, 1, 4096}}) {
     SCOPED_TRACE(shape(sizes));
     runAndCheck({random(DataType::BFloat16, sizes), random(DataType::BFloat16, sizes)});
     FL_SKIP_IF_UNAVAILABLE();
@@ -203,16 +207,21 @@ TEST_F(GpuPointwiseTest, SizeOneDimensions) {
 TEST_F(GpuPointwiseTest, RowColumnExpandedBesideVectorRows) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 4096}, {33, 1000}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
-    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)\n"
-           "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)\n"
-           "T3 = fd.ops.broadcast_in_dim(T1, shape=[" + std::to_string(rows) + ", " +
-           std::to_string(cols) + "], broadcast_dims=[0, 1])\n"
-           "T4 = fd.ops.sub(fd.ops.cast(T0, dtype=DataType.Float), T3)\n"
-           "fd.add_output(fd.ops.cast(T4, dtype=DataType.BFloat16))\n");
+    define(
+        "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, "
+        "is_cpu=False)\n"
+        "T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, "
+        "is_cpu=False)\n"
+        "T3 = fd.ops.broadcast_in_dim(T1, shape=[" +
+        std::to_string(rows) + ", " + std::to_string(cols) +
+        "], broadcast_dims=[0, 1])\n"
+        "T4 = fd.ops.sub(fd.ops.cast(T0, dtype=DataType.Float), T3)\n"
+        "fd.add_output(fd.ops.cast(T4, dtype=DataType.BFloat16))\n");
     runAndCheck({random(DataType::BFloat16, {rows, cols}), random(DataType::Float, {rows, 1})});
     FL_SKIP_IF_UNAVAILABLE();
     ASSERT_NE(executor().lastReport(), nullptr);
-    EXPECT_GT(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(), 1);
+    EXPECT_GT(executor().lastReport()->segments.at(0).params.get("vectorization_factor")->asInt(),
+              1);
   }
 }
 
@@ -222,8 +231,8 @@ TEST_F(GpuPointwiseTest, MisalignedInputStart) {
   define(addRelu(2, "Float"));
   for (int64_t offset : {1, 2, 3}) {
     SCOPED_TRACE("offset " + std::to_string(offset));
-    runAndCheck({randomAtOffset(DataType::Float, {65, 1024}, offset),
-                 random(DataType::Float, {65, 1024})});
+    runAndCheck(
+        {randomAtOffset(DataType::Float, {65, 1024}, offset), random(DataType::Float, {65, 1024})});
     FL_SKIP_IF_UNAVAILABLE();
   }
 }
@@ -249,8 +258,8 @@ fd.add_output(T6)
   struct Case {
     int64_t rows, cols, biasOffset;
   };
-  for (const Case c : {Case{512, 4096, 0}, Case{37, 1000, 0}, Case{37, 1004, 0},
-                       Case{64, 4096, 4}, Case{3, 8, 0}}) {
+  for (const Case c : {Case{512, 4096, 0}, Case{37, 1000, 0}, Case{37, 1004, 0}, Case{64, 4096, 4},
+                       Case{3, 8, 0}}) {
     SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols) + " bias offset " +
                  std::to_string(c.biasOffset));
     runAndCheck({random(DataType::BFloat16, {c.rows, c.cols}),
@@ -433,7 +442,8 @@ fd.add_output(T2)
   for (int64_t i = 0; i < pairs; ++i) {
     const float want = a.dataAs<float>()[i] / b.dataAs<float>()[i];
     const float got = q.dataAs<float>()[i];
-    SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " + std::to_string(b.dataAs<float>()[i]));
+    SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " +
+                 std::to_string(b.dataAs<float>()[i]));
     EXPECT_EQ(std::isnan(got), std::isnan(want));
     if (!std::isnan(want)) {
       EXPECT_EQ(got, want);
@@ -506,8 +516,8 @@ fd.add_output(T4)
   Tensor x = Tensor::empty(DataType::Float, {512, 1024});
   runtime::fillUniform(x, 5, -100.0, 100.0);
   const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> specials = {-inf, inf, std::numeric_limits<float>::quiet_NaN(),
-                                       0.0f, -0.0f, -100.0f, 100.0f};
+  const std::vector<float> specials = {
+      -inf, inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, -100.0f, 100.0f};
   for (size_t i = 0; i < specials.size(); ++i) x.dataAs<float>()[i] = specials[i];
   runAndCheck({x});
   FL_SKIP_IF_UNAVAILABLE();
@@ -562,12 +572,14 @@ fd.add_output(T3)
       return;
     }
     // One bf16 ulp at want's binade: 2^(exponent - 7).
-    EXPECT_LE(std::fabs(got - want), std::ldexp(1.0f, std::ilogb(want) - 7)) << got << " for " << exact;
+    EXPECT_LE(std::fabs(got - want), std::ldexp(1.0f, std::ilogb(want) - 7))
+        << got << " for " << exact;
   };
   {
     const Tensor& q = lastOutputs().at(0);
     for (int64_t i = 0; i < pairs; ++i) {
-      SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " + std::to_string(b.dataAs<float>()[i]));
+      SCOPED_TRACE(std::to_string(a.dataAs<float>()[i]) + " / " +
+                   std::to_string(b.dataAs<float>()[i]));
       expectNear(runtime::BFloat16{q.dataAs<uint16_t>()[i]}.toFloat(),
                  a.dataAs<float>()[i] / b.dataAs<float>()[i]);
     }
@@ -678,7 +690,8 @@ T15 = fd.ops.add(T13, S14)
 S16 = fd.define_scalar(0.5, dtype=DataType.Double)
 T17 = fd.ops.mul(T5, S16)
 T18 = fd.ops.mul(T17, T15)
-T19 = fd.ops.cast(T18, dtype=DataType.)") + outputDtype + R"()
+T19 = fd.ops.cast(T18, dtype=DataType.)") +
+         outputDtype + R"()
 fd.add_output(T19)
 )";
 }

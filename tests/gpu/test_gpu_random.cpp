@@ -62,8 +62,8 @@ TEST_F(GpuRandomTest, RandLikeAndRandnLikeMatchTheReferenceInEveryDtype) {
     for (const std::vector<int64_t>& sizes :
          {std::vector<int64_t>{1, 1}, {3, 5}, {37, 1001}, {129, 4099}}) {
       SCOPED_TRACE(shape(sizes));
-      checkExactly({random(dt, sizes), ir::ScalarValue(int64_t{20260217}),
-                    ir::ScalarValue(int64_t{-3})});
+      checkExactly(
+          {random(dt, sizes), ir::ScalarValue(int64_t{20260217}), ir::ScalarValue(int64_t{-3})});
       FL_SKIP_IF_UNAVAILABLE();
     }
   }
@@ -140,8 +140,7 @@ TEST_F(GpuRandomTest, SdpfaBwdIsRefusedByName) {
     ADD_FAILURE() << "sdpfa_bwd ran on the GPU";
   } catch (const runtime::KernelUnavailable& error) {
     EXPECT_NE(std::string(error.what()).find("sdpfa_bwd"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("no GPU kernel"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("no GPU kernel"), std::string::npos) << error.what();
   }
 }
 

@@ -39,8 +39,8 @@ T4 = fd.ops.sqrt(T3)
 fd.add_output(T1)
 fd.add_output(T4)
 )");
-  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
-           {1, 1}, {7, 3}, {2048, 1023}, {5, 100003}, {1000, 1}}) {
+  for (std::vector<int64_t> sizes :
+       std::vector<std::vector<int64_t>>{{1, 1}, {7, 3}, {2048, 1023}, {5, 100003}, {1000, 1}}) {
     SCOPED_TRACE(shape(sizes));
     runAndCheck({random(DataType::Float, sizes)});
     FL_SKIP_IF_UNAVAILABLE();
@@ -55,8 +55,8 @@ T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
 T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)
 fd.add_output(T3)
 )");
-  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
-           {4096, 771}, {3, 1025}, {65537, 8}}) {
+  for (std::vector<int64_t> sizes :
+       std::vector<std::vector<int64_t>>{{4096, 771}, {3, 1025}, {65537, 8}}) {
     SCOPED_TRACE(shape(sizes));
     runAndCheck({random(DataType::BFloat16, sizes)});
     FL_SKIP_IF_UNAVAILABLE();
@@ -86,16 +86,22 @@ fd.add_output(T2)
 // sums at sizes that tile both, one and neither.
 TEST_F(GpuReductionTest, ReductionLoopsAtTheEdgesOfTheirTiling) {
   for (int dim : {0, 1}) {
-    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{8192, 4096}, {8000, 4096},
-                              {8191, 4096}, {8191, 256}, {2048, 1000}, {1000, 4104}}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{8192, 4096},
+                              {8000, 4096},
+                              {8191, 4096},
+                              {8191, 256},
+                              {2048, 1000},
+                              {1000, 4104}}) {
       SCOPED_TRACE("dim " + std::to_string(dim) + ", " + std::to_string(rows) + "x" +
                    std::to_string(cols));
-      define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
-             "dtype=DataType.BFloat16, is_cpu=False)\n"
-             "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
-             "T2 = fd.ops.sum(T1, dims=[" + std::to_string(dim) +
-             "], keepdim=False, dtype=DataType.Null)\n"
-             "fd.add_output(T2)\n");
+      define(
+          "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+          "dtype=DataType.BFloat16, is_cpu=False)\n"
+          "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+          "T2 = fd.ops.sum(T1, dims=[" +
+          std::to_string(dim) +
+          "], keepdim=False, dtype=DataType.Null)\n"
+          "fd.add_output(T2)\n");
       runAndCheck({random(DataType::BFloat16, {rows, cols})});
       FL_SKIP_IF_UNAVAILABLE();
     }
@@ -315,9 +321,13 @@ fd.add_output(T2)
   // loads) take two passes over rows held whole; 512x32768 folds eight steps
   // of chunks; 513x2049 folds masked scalar chunks; 4x1048576 splits rows
   // over blocks.
-  for (const std::vector<int64_t>& sizes :
-       {std::vector<int64_t>{8192, 4096}, {2048, 1000}, {1024, 16384}, {1024, 4099},
-        {512, 32768}, {513, 2049}, {4, 1048576}}) {
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{8192, 4096},
+                                            {2048, 1000},
+                                            {1024, 16384},
+                                            {1024, 4099},
+                                            {512, 32768},
+                                            {513, 2049},
+                                            {4, 1048576}}) {
     SCOPED_TRACE(shape(sizes));
     Tensor x = Tensor::empty(DataType::Float, sizes);
     runtime::fillNormal(x, 11, /*mean=*/100.0, /*std=*/1.0);
@@ -355,14 +365,16 @@ TEST_F(GpuReductionTest, OuterVarMeanLanesShareOneCountFarFromZero) {
     DataType dtype;
     std::vector<int64_t> sizes;
   };
-  for (const Case& c : {Case{DataType::Float, {8192, 4096}}, Case{DataType::BFloat16, {8192, 4096}},
-                        Case{DataType::Float, {3000, 1000}}, Case{DataType::BFloat16, {333, 1000}},
-                        Case{DataType::BFloat16, {4099, 2056}}, Case{DataType::Float, {3000, 771}},
-                        Case{DataType::BFloat16, {16384, 1024}}, Case{DataType::BFloat16, {16384, 2048}},
-                        Case{DataType::Float, {16384, 1024}}}) {
+  for (const Case& c :
+       {Case{DataType::Float, {8192, 4096}}, Case{DataType::BFloat16, {8192, 4096}},
+        Case{DataType::Float, {3000, 1000}}, Case{DataType::BFloat16, {333, 1000}},
+        Case{DataType::BFloat16, {4099, 2056}}, Case{DataType::Float, {3000, 771}},
+        Case{DataType::BFloat16, {16384, 1024}}, Case{DataType::BFloat16, {16384, 2048}},
+        Case{DataType::Float, {16384, 1024}}}) {
     const std::string dtype = c.dtype == DataType::Float ? "Float" : "BFloat16";
     SCOPED_TRACE(shape(c.sizes) + " " + dtype);
-    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType." + dtype +
+    define("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType." +
+           dtype +
            ", is_cpu=False)\n"
            "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
            "T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=1, keepdim=False)\n"
@@ -390,11 +402,13 @@ TEST_F(GpuReductionTest, OuterVarMeanShiftedSumsFollowARowTrend) {
     DataType dtype;
     std::vector<int64_t> sizes;
   };
-  for (const Case& c : {Case{DataType::Float, {8192, 4096}}, Case{DataType::Float, {16384, 1024}},
-                        Case{DataType::BFloat16, {16384, 2048}}, Case{DataType::BFloat16, {2048, 1024}}}) {
+  for (const Case& c :
+       {Case{DataType::Float, {8192, 4096}}, Case{DataType::Float, {16384, 1024}},
+        Case{DataType::BFloat16, {16384, 2048}}, Case{DataType::BFloat16, {2048, 1024}}}) {
     const bool f32 = c.dtype == DataType::Float;
     SCOPED_TRACE(shape(c.sizes) + (f32 ? " Float" : " BFloat16"));
-    define(std::string("T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.") +
+    define(std::string(
+               "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.") +
            (f32 ? "Float" : "BFloat16") +
            ", is_cpu=False)\n"
            "T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
@@ -580,8 +594,8 @@ TEST_F(GpuReductionTest, Issue42CorpusReproducersMatchTheReference) {
   for (const char* file : {"issue42_rmsnorm_bwd_builder.py", "issue42_rmsnorm_bwd_direct.py",
                            "issue42_sum_over_broadcast_axis.py"}) {
     SCOPED_TRACE(file);
-    const frontend::Script script = frontend::readScriptFile(
-        fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
+    const frontend::Script script =
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
     ASSERT_TRUE(script.inputs.has_value());
     runtime::GpuExecutor executor(script.fusion(), 0, passes::CompileOptions{}, &cache());
     for (uint64_t seed : {3, 11}) {

@@ -26,9 +26,9 @@ namespace fuserlab::tuner {
 namespace {
 
 // The knobs issue 4 names; a group is one combination of their values.
-const std::vector<std::string> kGroupKnobs = {
-    "vectorization_factor", "persistent_storage", "project_persistent_buffers",
-    "persistent_batch_size"};
+const std::vector<std::string> kGroupKnobs = {"vectorization_factor", "persistent_storage",
+                                              "project_persistent_buffers",
+                                              "persistent_batch_size"};
 
 std::string groupOf(const SearchSpace& space, const Variant& v) {
   std::string key;
@@ -57,7 +57,8 @@ runtime::Arguments copies(const runtime::Arguments& inputs) {
   return out;
 }
 
-class GpuTunerVariantsTest : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+class GpuTunerVariantsTest : public ::testing::TestWithParam<std::pair<const char*, const char*>> {
+};
 
 TEST_P(GpuTunerVariantsTest, EveryChoiceGroupMatchesTheReference) {
   if (runtime::cudaDeviceCount() == 0) {
@@ -100,8 +101,8 @@ TEST_P(GpuTunerVariantsTest, EveryChoiceGroupMatchesTheReference) {
       EXPECT_EQ(report->segments.at(static_cast<size_t>(segment)).paramsSource, kSourceTuner);
       ASSERT_EQ(result.outputs.size(), reference.size());
       for (size_t i = 0; i < reference.size(); ++i) {
-        const runtime::TensorCheck check = runtime::checkTensor(
-            result.outputs[i], reference[i], fusion.outputs()[i].val->name());
+        const runtime::TensorCheck check =
+            runtime::checkTensor(result.outputs[i], reference[i], fusion.outputs()[i].val->name());
         EXPECT_TRUE(check.passed) << check.message;
       }
       ++ran;

@@ -130,8 +130,10 @@ class GuiModelsTest : public QObject {
       }
       QCOMPARE(params.isValid(), !segment.params.isNull());
       if (params.isValid()) {
-        QVERIFY(model.index(params.row(), 1, row).data().toString().contains(
-            QString::fromStdString(segment.paramsSource)));
+        QVERIFY(model.index(params.row(), 1, row)
+                    .data()
+                    .toString()
+                    .contains(QString::fromStdString(segment.paramsSource)));
         QVERIFY(model.rowCount(params) > 0);
       }
     }

@@ -41,8 +41,8 @@ class GuiScreenshotTest : public QObject {
     QTemporaryDir dir;
     const QString png = dir.filePath("seed001.png");
     QString output;
-    const int code = runFuserlab(
-        {kExamples + "seed001_nanogpt_layer_norm.py", "--screenshot", png}, &output);
+    const int code =
+        runFuserlab({kExamples + "seed001_nanogpt_layer_norm.py", "--screenshot", png}, &output);
     QVERIFY2(code == 0, qPrintable(output));
     QVERIFY2(output.contains("segments"), qPrintable(output));
     const QImage image(png);

@@ -4,6 +4,7 @@
 // sweep plots every variant, highlights the winner, stores it in the
 // database and refreshes the browser, Cancel sets the tuner's flag and stops
 // the sweep early, and errors are shown in the panel.
+#include <sys/stat.h>
 #include <QComboBox>
 #include <QLabel>
 #include <QProcess>
@@ -16,7 +17,6 @@
 #include <QTemporaryDir>
 #include <QtCharts/QScatterSeries>
 #include <QtTest>
-#include <sys/stat.h>
 #include <set>
 #include <thread>
 
@@ -153,7 +153,8 @@ class GuiTuningTest : public QObject {
     QVERIFY(panel->status()->text().contains("inner_persistent"));
     // Exhaustive plans every variant.
     const int planned = columnOf(table, "planned");
-    for (int r = 0; r < table->rowCount(); ++r) QCOMPARE(table->item(r, planned)->text(), QString("yes"));
+    for (int r = 0; r < table->rowCount(); ++r)
+      QCOMPARE(table->item(r, planned)->text(), QString("yes"));
 
     // A budget of 3 with the random strategy plans 3.
     panel->strategyBox()->setCurrentText("random");
@@ -286,8 +287,7 @@ class GuiTuningTest : public QObject {
     QVERIFY(!parsed.options.graphLaunch);
     QVERIFY(parsed.options.upcast == fuserlab::passes::UpcastStrategy::Forward);
     QVERIFY(!parsed.options.passEnabled("consecutive_cast"));
-    QCOMPARE(parsed.options.toJson().dump(-1),
-             request.compile.settings.options.toJson().dump(-1));
+    QCOMPARE(parsed.options.toJson().dump(-1), request.compile.settings.options.toJson().dump(-1));
     QCOMPARE(parsed.script, std::string("/tmp/script.py"));
     QCOMPARE(parsed.fusion, std::string("second"));
     QCOMPARE(parsed.inputs, std::string("8x16:bf16"));

@@ -133,7 +133,8 @@ class GuiViewsTest : public QObject {
     for (int row = 0; row < table->rowCount(); ++row) labels << table->item(row, 0)->text();
     QVERIFY2(labels.filter(QRegularExpression(R"(^  params\.)")).size() > 1,
              qPrintable(labels.join("|")));
-    QVERIFY2(labels.filter(QRegularExpression(R"(^segment .*\((added|removed|rescheduled|changed|same)\)$)"))
+    QVERIFY2(labels.filter(QRegularExpression(
+                               R"(^segment .*\((added|removed|rescheduled|changed|same)\)$)"))
                      .size() > 0,
              qPrintable(labels.join("|")));
     // Seed 000: forward makes more segments than privatize, so B has some
@@ -330,8 +331,10 @@ class GuiViewsTest : public QObject {
     const QRectF across = graph->scene()->itemsBoundingRect();
     QVERIFY2(across.width() / across.height() > down.width() / down.height(),
              qPrintable(QString("top-down %1x%2, left-right %3x%4")
-                            .arg(down.width()).arg(down.height())
-                            .arg(across.width()).arg(across.height())));
+                            .arg(down.width())
+                            .arg(down.height())
+                            .arg(across.width())
+                            .arg(across.height())));
     QVERIFY(QSettings().value("graph/leftToRight").toBool());
     graph->setLeftToRight(false);
     QVERIFY(waitForGraph(*graph));

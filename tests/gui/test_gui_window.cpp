@@ -19,19 +19,19 @@
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QTreeView>
 #include <QTreeWidget>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QtTest>
 
-#include <functional>
 #include <QWindow>
+#include <functional>
 
 #include <sys/stat.h>
 
 #include "app/gui/compare_view.h"
-#include "app/gui/decisions_view.h"
 #include "app/gui/database_panel.h"
+#include "app/gui/decisions_view.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
@@ -42,8 +42,8 @@
 #include "core/scheduler/device_spec.h"
 #include "db/compiler_version.h"
 #include "db/heuristics_database.h"
-#include "tests/source_dir.h"
 #include "tests/gui/window_test_support.h"
+#include "tests/source_dir.h"
 
 using namespace fuserlab::gui;
 using namespace fuserlab::gui::testing;
@@ -110,7 +110,6 @@ struct ScriptedPrompts {
   }
 };
 
-
 }  // namespace
 
 class GuiWindowTest : public QObject {
@@ -143,8 +142,9 @@ class GuiWindowTest : public QObject {
     QVERIFY(waitForSnapshot(window));
     qInfo("upcast=forward recompiled and shown in %lld ms", timer.elapsed());
     const int forwarded = segmentCount(window);
-    QVERIFY2(forwarded != privatized,
-             qPrintable(QString("privatize %1 segments, forward %2").arg(privatized).arg(forwarded)));
+    QVERIFY2(
+        forwarded != privatized,
+        qPrintable(QString("privatize %1 segments, forward %2").arg(privatized).arg(forwarded)));
     QCOMPARE(window.reportModel()->rowCount(), forwarded);
     // The status line names the new option.
     QVERIFY(window.options()->settings().options.upcast ==
@@ -163,7 +163,8 @@ class GuiWindowTest : public QObject {
     QVERIFY(graph->nodeCount() > privatized);
     QVERIFY(graph->edgeCount() > 0);
 
-    window.options()->upcastBox()->setCurrentIndex(window.options()->upcastBox()->findData("forward"));
+    window.options()->upcastBox()->setCurrentIndex(
+        window.options()->upcastBox()->findData("forward"));
     QVERIFY(waitForSnapshot(window));
     QVERIFY(waitForGraph(*graph));
     QCOMPARE(graph->clusterCount(), segmentCount(window));
@@ -186,8 +187,9 @@ class GuiWindowTest : public QObject {
         text += "    T" + QByteArray::number(i + 1) + " = fd.ops.add(T" + QByteArray::number(i) +
                 ", 1.0)\n";
       }
-      text += "    fd.add_output(T15000)\n"
-              "inputs = [torch.randn(1024, dtype=torch.float32, device='cuda:0')]\n";
+      text +=
+          "    fd.add_output(T15000)\n"
+          "inputs = [torch.randn(1024, dtype=torch.float32, device='cuda:0')]\n";
       file.write(text);
     }
     MainWindow window;
@@ -530,9 +532,9 @@ class GuiWindowTest : public QObject {
     window.show();
     QSignalSpy compared(window.compare(), &CompareView::compared);
     QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
-    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->snapshotA() && window.compare()->snapshotB() &&
-                                 compared.count() > 0,
-                             60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.compare()->snapshotA() && window.compare()->snapshotB() && compared.count() > 0,
+        60000);
     QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
     const auto a = window.compare()->snapshotA();
     const auto b = window.compare()->snapshotB();
@@ -583,7 +585,8 @@ class GuiWindowTest : public QObject {
     {
       using namespace fuserlab::db;
       HeuristicsDatabase database(path.toStdString(), HeuristicsDatabase::Access::Write);
-      for (const std::string& hash : {snapshot->segmentHashes.front(), std::string("0123456789abcdef")}) {
+      for (const std::string& hash :
+           {snapshot->segmentHashes.front(), std::string("0123456789abcdef")}) {
         Entry entry;
         entry.segment = {hash, "inner_persistent", "16x128x1600", "16x128x1664", "fusion"};
         entry.device = DeviceRecord::fromSpec(fuserlab::scheduler::defaultDevice());
@@ -721,7 +724,8 @@ class GuiWindowTest : public QObject {
       while (!task.isFinished() && turn.elapsed() < 250) QTest::qWait(5);
       QVERIFY2(task.isFinished(), "a global-pool task waited behind the layout");
       (void)window.grab();  // a full paint of the window
-      QVERIFY2(turn.elapsed() < 500, qPrintable(QString("one turn took %1 ms").arg(turn.elapsed())));
+      QVERIFY2(turn.elapsed() < 500,
+               qPrintable(QString("one turn took %1 ms").arg(turn.elapsed())));
       ++turns;
     }
     global->setMaxThreadCount(threads);

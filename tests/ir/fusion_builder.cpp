@@ -15,21 +15,18 @@ std::vector<IterDomain*> FusionBuilder::sameShape(const TensorView* x) {
 TensorView* FusionBuilder::input(int64_t rank, DataType dtype) {
   std::vector<IterDomain*> ids;
   for (int64_t i = 0; i < rank; ++i) {
-    ids.push_back(fusion_.newIterDomain(fusion_.newScalar(DataType::Int),
-                                        IterType::Iteration));
+    ids.push_back(fusion_.newIterDomain(fusion_.newScalar(DataType::Int), IterType::Iteration));
   }
   TensorView* tv = fusion_.newTensorView(ids, dtype);
   fusion_.addInput(tv);
   return tv;
 }
 
-TensorView* FusionBuilder::inputWithSizes(const std::vector<int64_t>& sizes,
-                                 DataType dtype) {
+TensorView* FusionBuilder::inputWithSizes(const std::vector<int64_t>& sizes, DataType dtype) {
   std::vector<IterDomain*> ids;
   for (int64_t size : sizes) {
-    ids.push_back(fusion_.newIterDomain(
-        fusion_.constInt(size),
-        size == 1 ? IterType::Broadcast : IterType::Iteration));
+    ids.push_back(fusion_.newIterDomain(fusion_.constInt(size),
+                                        size == 1 ? IterType::Broadcast : IterType::Iteration));
   }
   TensorView* tv = fusion_.newTensorView(ids, dtype);
   fusion_.addInput(tv);
@@ -54,8 +51,7 @@ TensorView* FusionBuilder::binary(BinaryOpType op, TensorView* a, Val* b) {
   std::vector<DataType> tensors{a->dtype()};
   std::vector<DataType> scalars;
   (b->isA<TensorView>() ? tensors : scalars).push_back(b->dtype());
-  DataType dtype = isPredicate(op) ? DataType::Bool
-                                   : promoteOperands(tensors, scalars);
+  DataType dtype = isPredicate(op) ? DataType::Bool : promoteOperands(tensors, scalars);
   TensorView* y = fusion_.newTensorView(sameShape(a), dtype);
   ExprAttrs attrs;
   attrs.binaryOp = op;
@@ -69,13 +65,11 @@ TensorView* FusionBuilder::cast(TensorView* x, DataType dtype) {
   return y;
 }
 
-TensorView* FusionBuilder::sum(TensorView* x,
-                               const std::vector<int64_t>& axes) {
+TensorView* FusionBuilder::sum(TensorView* x, const std::vector<int64_t>& axes) {
   std::vector<IterDomain*> ids;
   const auto in = x->logicalNoReductions();
   for (size_t i = 0; i < in.size(); ++i) {
-    bool reduced = std::find(axes.begin(), axes.end(),
-                             static_cast<int64_t>(i)) != axes.end();
+    bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end();
     ids.push_back(reduced ? fusion_.cloneIterDomain(in[i], IterType::Reduction)
                           : fusion_.cloneIterDomain(in[i]));
   }
@@ -87,14 +81,12 @@ TensorView* FusionBuilder::sum(TensorView* x,
   return y;
 }
 
-TensorView* FusionBuilder::broadcast(TensorView* x,
-                                     const std::vector<bool>& flags) {
+TensorView* FusionBuilder::broadcast(TensorView* x, const std::vector<bool>& flags) {
   std::vector<IterDomain*> ids;
   const auto in = x->logicalNoReductions();
   size_t next = 0;
   for (bool isBroadcast : flags) {
-    ids.push_back(isBroadcast ? fusion_.newIterDomain(fusion_.constInt(1),
-                                                      IterType::Broadcast)
+    ids.push_back(isBroadcast ? fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast)
                               : fusion_.cloneIterDomain(in.at(next++)));
   }
   TensorView* y = fusion_.newTensorView(ids, x->dtype());
@@ -104,16 +96,14 @@ TensorView* FusionBuilder::broadcast(TensorView* x,
   return y;
 }
 
-TensorView* FusionBuilder::expand(TensorView* x,
-                                  const std::vector<Scalar*>& extents) {
+TensorView* FusionBuilder::expand(TensorView* x, const std::vector<Scalar*>& extents) {
   std::vector<IterDomain*> ids;
   std::vector<Val*> inputs{x};
   const auto in = x->logicalNoReductions();
   for (size_t i = 0; i < in.size(); ++i) {
     Scalar* extent = extents.at(i);
     inputs.push_back(extent ? extent : fusion_.constInt(-1));
-    ids.push_back(extent ? fusion_.newIterDomain(in[i]->extent(),
-                                                 IterType::Broadcast, extent)
+    ids.push_back(extent ? fusion_.newIterDomain(in[i]->extent(), IterType::Broadcast, extent)
                          : fusion_.cloneIterDomain(in[i]));
   }
   TensorView* y = fusion_.newTensorView(ids, x->dtype());

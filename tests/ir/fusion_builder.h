@@ -16,8 +16,7 @@ class FusionBuilder {
   //! A fusion input of the given rank with symbolic extents (or the given
   //! constant sizes; 1 makes a broadcast axis).
   TensorView* input(int64_t rank, DataType dtype);
-  TensorView* inputWithSizes(const std::vector<int64_t>& sizes,
-                             DataType dtype);
+  TensorView* inputWithSizes(const std::vector<int64_t>& sizes, DataType dtype);
   //! A symbolic scalar input.
   Scalar* scalarInput(DataType dtype);
 

@@ -74,14 +74,11 @@ TEST_F(BoundedFileTest, SpecialFilesAreRefusedBeforeReading) {
   EXPECT_EQ(errorOf(fifo, kMaxScriptBytes),
             "cannot read the script '" + fifo +
                 "': it is a named pipe; FuserLab reads only regular files");
-  EXPECT_EQ(readBoundedFile("/dev/zero", kMaxScriptBytes).problem,
-            FileProblem::NotRegular);
+  EXPECT_EQ(readBoundedFile("/dev/zero", kMaxScriptBytes).problem, FileProblem::NotRegular);
   fs::create_symlink("/dev/zero", dir_ / "zero.py");
-  EXPECT_NE(errorOf((dir_ / "zero.py").string(), kMaxScriptBytes)
-                .find("it is a character device"),
+  EXPECT_NE(errorOf((dir_ / "zero.py").string(), kMaxScriptBytes).find("it is a character device"),
             std::string::npos);
-  EXPECT_NE(errorOf(dir_.string(), kMaxScriptBytes).find("it is a directory"),
-            std::string::npos);
+  EXPECT_NE(errorOf(dir_.string(), kMaxScriptBytes).find("it is a directory"), std::string::npos);
   EXPECT_THROW(requireRegularFile(fifo, "tensor file", 1 << 20), UserError);
 
   const std::string socketPath = (dir_ / "s").string();

@@ -91,8 +91,7 @@ void expectSameStructure(const Fusion& a, const Fusion& b) {
     EXPECT_EQ(x->toString(), y->toString());
     EXPECT_EQ(idIds(x->inputs()), idIds(y->inputs()));
     EXPECT_EQ(idIds(x->outputs()), idIds(y->outputs()));
-    EXPECT_EQ(x->factor() ? x->factor()->id() : -1,
-              y->factor() ? y->factor()->id() : -1);
+    EXPECT_EQ(x->factor() ? x->factor()->id() : -1, y->factor() ? y->factor()->id() : -1);
     EXPECT_EQ(x->innerSplit(), y->innerSplit());
   }
   ASSERT_EQ(a.exprs().size(), b.exprs().size());
@@ -216,14 +215,11 @@ TEST_F(ClonerTest, EmptyFusion) {
 TEST_F(ClonerTest, NewStatementsInTheCloneContinueTheNaming) {
   buildNormalization();
   std::unique_ptr<Fusion> clone = cloneFusion(fusion_);
-  EXPECT_EQ(clone->newScalar(DataType::Int)->name(),
-            fusion_.newScalar(DataType::Int)->name());
+  EXPECT_EQ(clone->newScalar(DataType::Int)->name(), fusion_.newScalar(DataType::Int)->name());
   EXPECT_EQ(clone->newTensorView(std::vector<IterDomain*>{}, DataType::Float)->name(),
             fusion_.newTensorView(std::vector<IterDomain*>{}, DataType::Float)->name());
-  EXPECT_EQ(
-      clone->newIterDomain(clone->constInt(3), IterType::Iteration)->toString(),
-      fusion_.newIterDomain(fusion_.constInt(3), IterType::Iteration)
-          ->toString());
+  EXPECT_EQ(clone->newIterDomain(clone->constInt(3), IterType::Iteration)->toString(),
+            fusion_.newIterDomain(fusion_.constInt(3), IterType::Iteration)->toString());
 }
 
 TEST_F(ClonerTest, MutatingTheCloneLeavesTheOriginalUnchanged) {

@@ -26,12 +26,10 @@ TEST(DataTypeTest, Bf16WithHalfGivesFloat) {
 }
 
 TEST(DataTypeTest, PromotionIsSymmetric) {
-  const DT all[] = {DT::Bool, DT::Int32, DT::Int,   DT::Half,
-                    DT::BFloat16, DT::Float, DT::Double};
+  const DT all[] = {DT::Bool, DT::Int32, DT::Int, DT::Half, DT::BFloat16, DT::Float, DT::Double};
   for (DT a : all) {
     for (DT b : all) {
-      EXPECT_EQ(promote(a, b), promote(b, a))
-          << toString(a) << " with " << toString(b);
+      EXPECT_EQ(promote(a, b), promote(b, a)) << toString(a) << " with " << toString(b);
     }
   }
 }
@@ -59,8 +57,7 @@ TEST(DataTypeTest, ParsesNvfuserNames) {
   EXPECT_EQ(parseDataType("Null"), DT::Null);
   EXPECT_EQ(parseDataType("Float64"), std::nullopt);
   EXPECT_EQ(parseDataType("float"), std::nullopt);
-  for (DT dtype : {DT::Bool, DT::Int32, DT::Int, DT::Half, DT::BFloat16,
-                   DT::Float, DT::Double}) {
+  for (DT dtype : {DT::Bool, DT::Int32, DT::Int, DT::Half, DT::BFloat16, DT::Float, DT::Double}) {
     EXPECT_EQ(parseDataType(toString(dtype)), dtype);
     EXPECT_EQ(parseShortName(shortName(dtype)), dtype);
   }
@@ -71,8 +68,7 @@ TEST(DataTypeTest, Float8IsAKnownButUnsupportedName) {
     parseDataType("Float8_e4m3fn");
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(e.message().find("DataType.Float8_e4m3fn is not supported"),
-              std::string::npos)
+    EXPECT_NE(e.message().find("DataType.Float8_e4m3fn is not supported"), std::string::npos)
         << e.message();
   }
   EXPECT_THROW(parseDataType("ComplexFloat"), UserError);

@@ -13,12 +13,9 @@ namespace {
 
 class EvaluatorTest : public ::testing::Test {
  protected:
-  Scalar* symbolic(DataType dtype = DataType::Int) {
-    return fusion_.newScalar(dtype);
-  }
+  Scalar* symbolic(DataType dtype = DataType::Int) { return fusion_.newScalar(dtype); }
   // Scalar Exprs built directly (no folding), with the result dtype given.
-  Scalar* binary(BinaryOpType op, Scalar* a, Scalar* b,
-                 DataType dtype = DataType::Int) {
+  Scalar* binary(BinaryOpType op, Scalar* a, Scalar* b, DataType dtype = DataType::Int) {
     ExprAttrs attrs;
     attrs.binaryOp = op;
     return define(ExprType::Binary, {a, b}, dtype, attrs);
@@ -33,11 +30,8 @@ class EvaluatorTest : public ::testing::Test {
     attrs.ternaryOp = op;
     return define(ExprType::Ternary, std::move(inputs), dtype, attrs);
   }
-  Scalar* cast(Scalar* x, DataType dtype) {
-    return define(ExprType::Cast, {x}, dtype, {});
-  }
-  Scalar* define(ExprType type, std::vector<Val*> inputs, DataType dtype,
-                 ExprAttrs attrs) {
+  Scalar* cast(Scalar* x, DataType dtype) { return define(ExprType::Cast, {x}, dtype, {}); }
+  Scalar* define(ExprType type, std::vector<Val*> inputs, DataType dtype, ExprAttrs attrs) {
     Scalar* out = fusion_.newScalar(dtype);
     fusion_.newExpr(type, std::move(inputs), {out}, std::move(attrs));
     return out;
@@ -48,16 +42,14 @@ class EvaluatorTest : public ::testing::Test {
     Scalar* y = symbolic();
     ee_.bind(x, a);
     ee_.bind(y, b);
-    return ee_.evaluate(binary(op, x, y, isPredicate(op) ? DataType::Bool
-                                                         : DataType::Int));
+    return ee_.evaluate(binary(op, x, y, isPredicate(op) ? DataType::Bool : DataType::Int));
   }
   std::optional<ScalarValue> doubleOp(BinaryOpType op, double a, double b) {
     Scalar* x = symbolic(DataType::Double);
     Scalar* y = symbolic(DataType::Double);
     ee_.bind(x, a);
     ee_.bind(y, b);
-    return ee_.evaluate(binary(op, x, y, isPredicate(op) ? DataType::Bool
-                                                         : DataType::Double));
+    return ee_.evaluate(binary(op, x, y, isPredicate(op) ? DataType::Bool : DataType::Double));
   }
   std::string userError(const std::function<void()>& f) {
     try {
@@ -78,10 +70,8 @@ TEST_F(EvaluatorTest, ConstantsHaveTheirDtypesAlternative) {
   EXPECT_EQ(ee_.evaluate(fusion_.constInt(6)), SV(int64_t{6}));
   EXPECT_EQ(ee_.evaluate(fusion_.constDouble(0.5)), SV(0.5));
   EXPECT_EQ(ee_.evaluate(fusion_.constBool(true)), SV(true));
-  EXPECT_EQ(ee_.evaluate(fusion_.newConstant(int64_t{2}, DataType::Float)),
-            SV(2.0));
-  EXPECT_EQ(ee_.evaluate(fusion_.newConstant(2.9, DataType::Int)),
-            SV(int64_t{2}));
+  EXPECT_EQ(ee_.evaluate(fusion_.newConstant(int64_t{2}, DataType::Float)), SV(2.0));
+  EXPECT_EQ(ee_.evaluate(fusion_.newConstant(2.9, DataType::Int)), SV(int64_t{2}));
   EXPECT_FALSE(ee_.isBound(fusion_.constInt(6)));
 }
 
@@ -97,8 +87,7 @@ TEST_F(EvaluatorTest, ErrorNamesTheUnboundScalarsBehindADerivedOne) {
   Scalar* i0 = symbolic();
   Scalar* i1 = symbolic();
   Scalar* i2 = symbolic();
-  Scalar* sum = binary(BinaryOpType::Add,
-                       binary(BinaryOpType::Mul, i0, i1), i2);
+  Scalar* sum = binary(BinaryOpType::Add, binary(BinaryOpType::Mul, i0, i1), i2);
   ee_.bind(i1, 3);
   EXPECT_EQ(ee_.evaluate(sum), std::nullopt);
   EXPECT_EQ(userError([&] { ee_.evaluateInt(sum, "size"); }),
@@ -158,8 +147,7 @@ TEST_F(EvaluatorTest, CeilDivRoundsUpWithoutFloatingPoint) {
   // Exact beyond 2^53, where a double would round.
   const int64_t big = (int64_t{1} << 60) + 1;
   EXPECT_EQ(intOp(BinaryOpType::CeilDiv, big, 1), SV(big));
-  EXPECT_EQ(intOp(BinaryOpType::CeilDiv, big, 2),
-            SV((int64_t{1} << 59) + 1));
+  EXPECT_EQ(intOp(BinaryOpType::CeilDiv, big, 2), SV((int64_t{1} << 59) + 1));
 }
 
 TEST_F(EvaluatorTest, IntegerDivisionByZeroIsAUserError) {
@@ -170,21 +158,18 @@ TEST_F(EvaluatorTest, IntegerDivisionByZeroIsAUserError) {
   ee_.bind(d, 0);
   EXPECT_EQ(userError([&] { ee_.evaluate(q); }),
             "integer division by zero evaluating i2 = div(i0, i1) (i1 is 0)");
-  for (BinaryOpType op : {BinaryOpType::CeilDiv, BinaryOpType::Remainder,
-                          BinaryOpType::Fmod}) {
+  for (BinaryOpType op : {BinaryOpType::CeilDiv, BinaryOpType::Remainder, BinaryOpType::Fmod}) {
     EXPECT_THROW(ee_.evaluate(binary(op, n, d)), UserError) << toString(op);
   }
   // Floating point is IEEE: no error.
-  EXPECT_EQ(doubleOp(BinaryOpType::Div, 1.0, 0.0),
-            SV(std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(doubleOp(BinaryOpType::Div, 1.0, 0.0), SV(std::numeric_limits<double>::infinity()));
 }
 
 TEST_F(EvaluatorTest, IntegerOverflowIsAUserError) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   EXPECT_THROW(intOp(BinaryOpType::Add, max, 1), UserError);
   EXPECT_THROW(intOp(BinaryOpType::Mul, max / 2 + 1, 2), UserError);
-  EXPECT_THROW(intOp(BinaryOpType::Div, std::numeric_limits<int64_t>::min(), -1),
-               UserError);
+  EXPECT_THROW(intOp(BinaryOpType::Div, std::numeric_limits<int64_t>::min(), -1), UserError);
   EXPECT_THROW(intOp(BinaryOpType::Pow, 2, 63), UserError);
   EXPECT_EQ(intOp(BinaryOpType::Pow, 2, 62), SV(int64_t{1} << 62));
   EXPECT_EQ(intOp(BinaryOpType::Pow, -3, 3), SV(int64_t{-27}));
@@ -228,10 +213,8 @@ TEST_F(EvaluatorTest, IntegerOperandsWithAFloatResultDivideTrulyInDouble) {
   Scalar* b = symbolic();
   ee_.bind(a, 7);
   ee_.bind(b, 2);
-  EXPECT_EQ(ee_.evaluate(binary(BinaryOpType::Div, a, b, DataType::Double)),
-            SV(3.5));
-  EXPECT_EQ(ee_.evaluate(binary(BinaryOpType::Div, a, b, DataType::Int)),
-            SV(int64_t{3}));
+  EXPECT_EQ(ee_.evaluate(binary(BinaryOpType::Div, a, b, DataType::Double)), SV(3.5));
+  EXPECT_EQ(ee_.evaluate(binary(BinaryOpType::Div, a, b, DataType::Int)), SV(int64_t{3}));
 }
 
 TEST_F(EvaluatorTest, UnaryOps) {
@@ -239,34 +222,22 @@ TEST_F(EvaluatorTest, UnaryOps) {
   Scalar* d = symbolic(DataType::Double);
   ee_.bind(i, -4);
   ee_.bind(d, 2.5);
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Neg, i, DataType::Int)),
-            SV(int64_t{4}));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Abs, i, DataType::Int)),
-            SV(int64_t{4}));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Sqrt, d, DataType::Double)),
-            SV(std::sqrt(2.5)));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Exp, i, DataType::Double)),
-            SV(std::exp(-4.0)));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Neg, i, DataType::Int)), SV(int64_t{4}));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Abs, i, DataType::Int)), SV(int64_t{4}));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Sqrt, d, DataType::Double)), SV(std::sqrt(2.5)));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Exp, i, DataType::Double)), SV(std::exp(-4.0)));
   // Round is half to even, as torch.round.
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Round, d, DataType::Double)),
-            SV(2.0));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Floor, d, DataType::Double)),
-            SV(2.0));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::BitwiseNot, i, DataType::Int)),
-            SV(int64_t{3}));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::LogicalNot, i, DataType::Bool)),
-            SV(false));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::IsFinite, d, DataType::Bool)),
-            SV(true));
-  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Relu, i, DataType::Int)),
-            SV(int64_t{0}));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Round, d, DataType::Double)), SV(2.0));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Floor, d, DataType::Double)), SV(2.0));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::BitwiseNot, i, DataType::Int)), SV(int64_t{3}));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::LogicalNot, i, DataType::Bool)), SV(false));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::IsFinite, d, DataType::Bool)), SV(true));
+  EXPECT_EQ(ee_.evaluate(unary(UnaryOpType::Relu, i, DataType::Int)), SV(int64_t{0}));
   double x = ee_.evaluateDouble(
-      unary(UnaryOpType::Erfinv,
-            unary(UnaryOpType::Erf, d, DataType::Double), DataType::Double),
+      unary(UnaryOpType::Erfinv, unary(UnaryOpType::Erf, d, DataType::Double), DataType::Double),
       "erfinv");
   EXPECT_NEAR(x, 2.5, 1e-9);
-  EXPECT_THROW(ee_.evaluate(unary(UnaryOpType::BitwiseNot, d, DataType::Double)),
-               UserError);
+  EXPECT_THROW(ee_.evaluate(unary(UnaryOpType::BitwiseNot, d, DataType::Double)), UserError);
 }
 
 TEST_F(EvaluatorTest, WhereEvaluatesOnlyTheSelectedBranch) {
@@ -278,8 +249,7 @@ TEST_F(EvaluatorTest, WhereEvaluatesOnlyTheSelectedBranch) {
   EXPECT_EQ(ee_.evaluate(w), std::nullopt);  // condition unknown
   ee_.bind(c, true);
   EXPECT_EQ(ee_.evaluate(w), SV(int64_t{11}));  // b is still unbound
-  Scalar* w2 = ternary(TernaryOpType::Where, {fusion_.constBool(false), a, b},
-                       DataType::Int);
+  Scalar* w2 = ternary(TernaryOpType::Where, {fusion_.constBool(false), a, b}, DataType::Int);
   EXPECT_EQ(ee_.evaluate(w2), std::nullopt);
   ee_.bind(b, 22);
   EXPECT_EQ(ee_.evaluate(w2), SV(int64_t{22}));
@@ -289,22 +259,19 @@ TEST_F(EvaluatorTest, ClampLerpAndAddcmul) {
   Scalar* x = symbolic();
   ee_.bind(x, 17);
   EXPECT_EQ(ee_.evaluate(ternary(TernaryOpType::Clamp,
-                                 {x, fusion_.constInt(0), fusion_.constInt(10)},
-                                 DataType::Int)),
+                                 {x, fusion_.constInt(0), fusion_.constInt(10)}, DataType::Int)),
             SV(int64_t{10}));
   EXPECT_EQ(ee_.evaluate(ternary(TernaryOpType::Clamp,
-                                 {x, fusion_.constDouble(0.5),
-                                  fusion_.constDouble(20.5)},
+                                 {x, fusion_.constDouble(0.5), fusion_.constDouble(20.5)},
                                  DataType::Double)),
             SV(17.0));
-  EXPECT_EQ(ee_.evaluate(ternary(TernaryOpType::Lerp,
-                                 {fusion_.constDouble(1), fusion_.constDouble(3),
-                                  fusion_.constDouble(0.25)},
-                                 DataType::Double)),
+  EXPECT_EQ(ee_.evaluate(
+                ternary(TernaryOpType::Lerp,
+                        {fusion_.constDouble(1), fusion_.constDouble(3), fusion_.constDouble(0.25)},
+                        DataType::Double)),
             SV(1.5));
   EXPECT_EQ(ee_.evaluate(ternary(TernaryOpType::Addcmul,
-                                 {x, fusion_.constInt(2), fusion_.constInt(3),
-                                  fusion_.constInt(4)},
+                                 {x, fusion_.constInt(2), fusion_.constInt(3), fusion_.constInt(4)},
                                  DataType::Int)),
             SV(int64_t{17 + 4 * 2 * 3}));
 }
@@ -333,8 +300,7 @@ TEST_F(EvaluatorTest, RebindingToAnotherValueNamesBothValues) {
   EXPECT_EQ(ee_.evaluateInt(i0, "i0"), 128);
   Scalar* i1 = symbolic();
   ee_.bind(i1, 3);
-  EXPECT_EQ(userError([&] { ee_.bind(i1, 4); }),
-            "scalar i1 is bound to 3 and to 4");
+  EXPECT_EQ(userError([&] { ee_.bind(i1, 4); }), "scalar i1 is bound to 3 and to 4");
 }
 
 TEST_F(EvaluatorTest, ConstantCanOnlyBeBoundToItsValue) {
@@ -352,8 +318,7 @@ TEST_F(EvaluatorTest, ComputedScalarCanOnlyBeBoundToItsValue) {
   Scalar* thrice = binary(BinaryOpType::Mul, i0, fusion_.constInt(3));
   ee_.bind(i0, 4);
   ee_.bind(thrice, 12);
-  EXPECT_EQ(userError([&] { ee_.bind(thrice, 13); }),
-            "scalar i2 is bound to 12 and to 13");
+  EXPECT_EQ(userError([&] { ee_.bind(thrice, 13); }), "scalar i2 is bound to 12 and to 13");
   Scalar* plus = binary(BinaryOpType::Add, i0, fusion_.constInt(1));
   EXPECT_EQ(userError([&] { ee_.bind(plus, 6); }),
             "scalar i3 = add(i0, 1) evaluates to 5 and cannot be bound to 6");
@@ -392,8 +357,7 @@ TEST_F(EvaluatorTest, TypedAccessorsCheckTheKindOfValue) {
 
 TEST_F(EvaluatorTest, ExtentOfExpandedBroadcastIsTheExpandedExtent) {
   Scalar* i0 = symbolic();
-  IterDomain* expanded = fusion_.newIterDomain(fusion_.constInt(1),
-                                               IterType::Broadcast, i0);
+  IterDomain* expanded = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, i0);
   IterDomain* plain = fusion_.newIterDomain(i0, IterType::Iteration);
   EXPECT_EQ(userError([&] { ee_.evaluateExtent(plain); }),
             "cannot evaluate the extent of iS1{i0}: i0 is not bound");
@@ -402,11 +366,9 @@ TEST_F(EvaluatorTest, ExtentOfExpandedBroadcastIsTheExpandedExtent) {
   EXPECT_EQ(ee_.evaluateExtent(plain), 9);
   Scalar* negative = symbolic();
   ee_.bind(negative, -1);
-  EXPECT_EQ(userError([&] {
-              ee_.evaluateExtent(
-                  fusion_.newIterDomain(negative, IterType::Iteration));
-            }),
-            "the extent of iS2{i1} is -1, expected a size >= 0");
+  EXPECT_EQ(
+      userError([&] { ee_.evaluateExtent(fusion_.newIterDomain(negative, IterType::Iteration)); }),
+      "the extent of iS2{i1} is -1, expected a size >= 0");
 }
 
 // Issue 43 defect 1: evaluate recursed once per scalar op (a 100,000-op
@@ -443,9 +405,9 @@ TEST_F(EvaluatorTest, AClampStopsAtItsFirstUnknownOperand) {
   Scalar* zero = symbolic();
   ee_.bind(zero, int64_t{0});
   Scalar* bad = binary(BinaryOpType::Div, fusion_.newConstant(int64_t{1}, DataType::Int), zero);
-  Scalar* clamped = ternary(TernaryOpType::Clamp,
-                            {unknown, fusion_.newConstant(int64_t{0}, DataType::Int), bad},
-                            DataType::Int);
+  Scalar* clamped =
+      ternary(TernaryOpType::Clamp, {unknown, fusion_.newConstant(int64_t{0}, DataType::Int), bad},
+              DataType::Int);
   EXPECT_EQ(ee_.evaluate(clamped), std::nullopt);
 }
 

@@ -46,8 +46,7 @@ TEST_F(FusionTest, TracksDefinitionsAndUses) {
   EXPECT_EQ(mul->toString(), "T1_l_float[iS1{i0}]\n   = mul(T0, T0)");
   // A Val read twice by one Expr lists it once.
   EXPECT_EQ(t0->uses(), std::vector<Expr*>{mul});
-  EXPECT_EQ(t1->uses(),
-            (std::vector<Expr*>{t2->definition(), t3->definition()}));
+  EXPECT_EQ(t1->uses(), (std::vector<Expr*>{t2->definition(), t3->definition()}));
   EXPECT_TRUE(t3->uses().empty());
   EXPECT_TRUE(t0->isFusionInput());
   EXPECT_FALSE(t3->isFusionOutput());
@@ -75,8 +74,7 @@ TEST_F(FusionTest, ExprsForOutputsKeepsCreationOrderAcrossOutputs) {
   TensorView* t2 = b_.unary(UnaryOpType::Log, t1);
   fusion_.addOutput(t2);
   fusion_.addOutput(t1);
-  EXPECT_EQ(fusion_.exprsForOutputs(),
-            (std::vector<Expr*>{t1->definition(), t2->definition()}));
+  EXPECT_EQ(fusion_.exprsForOutputs(), (std::vector<Expr*>{t1->definition(), t2->definition()}));
 }
 
 TEST_F(FusionTest, ComputedValueCannotBeAnInput) {
@@ -101,8 +99,7 @@ TEST_F(FusionTest, AliasOutputMustAliasAnInputOfItsDtype) {
     fusion_.addOutput(half, t0);
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_EQ(e.message(),
-              "output T2 (Half) cannot alias input T0 of dtype Float");
+    EXPECT_EQ(e.message(), "output T2 (Half) cannot alias input T0 of dtype Float");
   }
   EXPECT_TRUE(fusion_.outputs().empty());
   fusion_.addOutput(t1, t0);
@@ -117,14 +114,10 @@ TEST_F(FusionTest, ScalarBinaryFoldsIntegerConstants) {
   Scalar* product = fusion_.scalarBinary(BinaryOpType::Mul, three, four);
   EXPECT_TRUE(product->isConstInt(12));
   EXPECT_EQ(product->definition(), nullptr);
-  EXPECT_TRUE(fusion_
-                  .scalarBinary(BinaryOpType::CeilDiv, fusion_.constInt(7),
-                                fusion_.constInt(2))
+  EXPECT_TRUE(fusion_.scalarBinary(BinaryOpType::CeilDiv, fusion_.constInt(7), fusion_.constInt(2))
                   ->isConstInt(4));
-  EXPECT_TRUE(fusion_.scalarBinary(BinaryOpType::Sub, three, four)
-                  ->isConstInt(-1));
-  EXPECT_TRUE(fusion_.scalarBinary(BinaryOpType::Maximum, three, four)
-                  ->isConstInt(4));
+  EXPECT_TRUE(fusion_.scalarBinary(BinaryOpType::Sub, three, four)->isConstInt(-1));
+  EXPECT_TRUE(fusion_.scalarBinary(BinaryOpType::Maximum, three, four)->isConstInt(4));
   EXPECT_TRUE(fusion_.exprs().empty());
 }
 
@@ -148,25 +141,21 @@ TEST_F(FusionTest, ScalarBinaryBuildsExprsWhenItCannotFold) {
   EXPECT_EQ(y->dtype(), DataType::Int);
   EXPECT_EQ(y->definition()->toString(), "i1\n   = ceilDiv(i0, 2)");
   // Division by zero is left for run time, not folded.
-  Scalar* byZero = fusion_.scalarBinary(BinaryOpType::Div, two,
-                                        fusion_.constInt(0));
+  Scalar* byZero = fusion_.scalarBinary(BinaryOpType::Div, two, fusion_.constInt(0));
   EXPECT_FALSE(byZero->isConst());
   // Doubles are not folded; Int with Double gives Double.
-  Scalar* mixed = fusion_.scalarBinary(BinaryOpType::Mul, two,
-                                       fusion_.constDouble(1.0));
+  Scalar* mixed = fusion_.scalarBinary(BinaryOpType::Mul, two, fusion_.constDouble(1.0));
   EXPECT_FALSE(mixed->isConst());
   EXPECT_EQ(mixed->dtype(), DataType::Double);
   // x * 1.0 is not x: the result has another dtype.
-  EXPECT_NE(fusion_.scalarBinary(BinaryOpType::Mul, x, fusion_.constDouble(1)),
-            x);
+  EXPECT_NE(fusion_.scalarBinary(BinaryOpType::Mul, x, fusion_.constDouble(1)), x);
   Scalar* less = fusion_.scalarBinary(BinaryOpType::Lt, x, two);
   EXPECT_EQ(less->dtype(), DataType::Bool);
   EXPECT_EQ(less->name()[0], 'b');
 }
 
 TEST_F(FusionTest, SplitAndMergeRecordTheirTransforms) {
-  IterDomain* id = fusion_.newIterDomain(fusion_.constInt(6),
-                                         IterType::Iteration);
+  IterDomain* id = fusion_.newIterDomain(fusion_.constInt(6), IterType::Iteration);
   auto [outer, inner] = fusion_.split(id, fusion_.constInt(2));
   EXPECT_TRUE(outer->extent()->isConstInt(3));
   EXPECT_TRUE(inner->extent()->isConstInt(2));
@@ -176,20 +165,18 @@ TEST_F(FusionTest, SplitAndMergeRecordTheirTransforms) {
   IterDomain* merged = fusion_.merge(inner, outer);
   EXPECT_TRUE(merged->extent()->isConstInt(6));
   EXPECT_EQ(merged->definition()->kind(), TransformKind::Merge);
-  EXPECT_EQ(merged->definition()->inputs(),
-            (std::vector<IterDomain*>{inner, outer}));
+  EXPECT_EQ(merged->definition()->inputs(), (std::vector<IterDomain*>{inner, outer}));
   EXPECT_EQ(fusion_.transforms().size(), 2u);
 
-  auto [o2, i2] = fusion_.split(
-      fusion_.newIterDomain(fusion_.constInt(10), IterType::Iteration),
-      fusion_.constInt(4), /*innerSplit=*/false);
+  auto [o2, i2] = fusion_.split(fusion_.newIterDomain(fusion_.constInt(10), IterType::Iteration),
+                                fusion_.constInt(4), /*innerSplit=*/false);
   EXPECT_TRUE(o2->extent()->isConstInt(4));
   EXPECT_TRUE(i2->extent()->isConstInt(3));
 }
 
 TEST_F(FusionTest, ExpandedBroadcastCannotBeSplit) {
-  IterDomain* expanded = fusion_.newIterDomain(
-      fusion_.constInt(1), IterType::Broadcast, fusion_.newScalar(DataType::Int));
+  IterDomain* expanded = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast,
+                                               fusion_.newScalar(DataType::Int));
   EXPECT_THROW(fusion_.split(expanded, fusion_.constInt(2)), UserError);
 }
 
@@ -205,8 +192,8 @@ TEST(FusionFoldingTest, OverflowingConstantArithmeticIsNotFolded) {
   Scalar* product = fusion.scalarBinary(BinaryOpType::Mul, big, big);
   EXPECT_FALSE(product->isConst());
   EXPECT_NE(product->definition(), nullptr);
-  Scalar* ceil = fusion.scalarBinary(BinaryOpType::CeilDiv,
-                                     fusion.constInt(-7), fusion.constInt(2));
+  Scalar* ceil =
+      fusion.scalarBinary(BinaryOpType::CeilDiv, fusion.constInt(-7), fusion.constInt(2));
   EXPECT_EQ(ceil->constInt(), -3);  // ceil(-3.5)
 }
 
@@ -227,8 +214,7 @@ namespace {
 // privatization does) must still print and execute producers first.
 TEST(FusionMutationTest, RewritesStayTopological) {
   Fusion fusion;
-  auto* i0 = fusion.newIterDomain(fusion.newScalar(DataType::Int),
-                                  IterType::Iteration);
+  auto* i0 = fusion.newIterDomain(fusion.newScalar(DataType::Int), IterType::Iteration);
   TensorView* in = fusion.newTensorView({i0}, DataType::BFloat16);
   fusion.addInput(in);
   auto makeLike = [&](DataType dtype) {

@@ -50,12 +50,10 @@ TEST(NodePoolTest, ADroppedFusionsNodesServeTheNextFusion) {
   if (!kPooled) GTEST_SKIP() << "AddressSanitizer build: nodes bypass the pool";
   auto build = [](Fusion& f) {
     TensorView* in = f.newTensorView(
-        {f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
-        DataType::Float);
+        {f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)}, DataType::Float);
     f.addInput(in);
     TensorView* out = f.newTensorView(
-        {f.newIterDomain(in->logical()[0]->extent(), IterType::Iteration)},
-        DataType::Float);
+        {f.newIterDomain(in->logical()[0]->extent(), IterType::Iteration)}, DataType::Float);
     f.newExpr(ExprType::Unary, {in}, {out});
     f.addOutput(out);
     return out;

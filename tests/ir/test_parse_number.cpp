@@ -39,8 +39,7 @@ TEST(ParseNumberTest, TooLargeForSixtyFourBitsIsAUserErrorWithTheRange) {
 }
 
 TEST(ParseNumberTest, OutOfRangeAndMalformedTextAreRefused) {
-  EXPECT_EQ(messageOf("65", 1, 64),
-            "--segment expects an integer from 1 to 64, found '65'");
+  EXPECT_EQ(messageOf("65", 1, 64), "--segment expects an integer from 1 to 64, found '65'");
   EXPECT_EQ(messageOf("-1", 0, 10), "--segment expects an integer from 0 to 10, found '-1'");
   // What std::sto* would have read a prefix of, or skipped, or wrapped.
   for (const char* text : {"", " 1", "1 ", "+1", "12abc", "0x10", "1e3", "1.0", "-", "--1"}) {

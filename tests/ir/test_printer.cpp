@@ -78,8 +78,7 @@ TEST_F(PrinterTest, ExpandedBroadcastShowsItsExpandedExtent) {
   Scalar* n = b_.scalarInput(DataType::Int);
   TensorView* t1 = b_.expand(t0, {n});
   fusion_.addOutput(t1);
-  EXPECT_EQ(t1->definition()->toString(),
-            "T1_g_float[bS1{1 ex i0}]\n   = expand(T0, i0)");
+  EXPECT_EQ(t1->definition()->toString(), "T1_g_float[bS1{1 ex i0}]\n   = expand(T0, i0)");
 }
 
 // Regression: a Merge whose output only feeds another Split (not any domain

@@ -38,8 +38,8 @@ TEST(RandomNumbersTest, PhiloxMatchesRandom123KnownAnswers) {
     for (int i = 0; i < 4; ++i) counter.word[i] = kat.counter[i];
     const PhiloxBlock out = philox4x32(counter, kat.key[0], kat.key[1]);
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(out.word[i], kat.expected[i]) << "word " << i << " of counter "
-                                              << std::hex << kat.counter[0];
+      EXPECT_EQ(out.word[i], kat.expected[i])
+          << "word " << i << " of counter " << std::hex << kat.counter[0];
     }
   }
 }
@@ -60,8 +60,7 @@ TEST(RandomNumbersTest, FourFloatElementsShareABlockAndTwoDoubleElements) {
   const uint64_t offset = 7;
   const PhiloxBlock block = philox(seed, /*subsequence=*/5, offset);
   for (int c = 0; c < 4; ++c) {
-    EXPECT_EQ(uniformStandardF(seed, offset, 20 + c, RoundIdentity()),
-              uniformFloat(block.word[c]))
+    EXPECT_EQ(uniformStandardF(seed, offset, 20 + c, RoundIdentity()), uniformFloat(block.word[c]))
         << "component " << c;
   }
   for (int c = 0; c < 2; ++c) {

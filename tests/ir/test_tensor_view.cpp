@@ -28,8 +28,7 @@ TEST_F(TensorViewTest, NewTensorIsContiguousWithLoopEqualToLogical) {
   EXPECT_FALSE(tv->domain().hasRoot());
   EXPECT_EQ(tv->loop(), tv->logical());
   EXPECT_EQ(tv->maybeAllocation(), tv->logical());
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{true, std::nullopt, true}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{true, std::nullopt, true}));
   EXPECT_EQ(tv->rank(), 3);
 }
 
@@ -82,8 +81,7 @@ TEST_F(TensorViewTest, StrideOrderErrors) {
     tv->setStrideOrder({0, 1, 1});
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(e.message().find("1 appears twice"), std::string::npos)
-        << e.message();
+    EXPECT_NE(e.message().find("1 appears twice"), std::string::npos) << e.message();
   }
 }
 
@@ -94,12 +92,10 @@ TEST_F(TensorViewTest, StrideOrderMovesContiguityWithItsAxis) {
   tv->setContiguity({false, std::nullopt});
   tv->setStrideOrder({0, 1});
   EXPECT_EQ(tv->domain().allocation, logical(tv, {1, 0}));
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{std::nullopt, false}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{std::nullopt, false}));
   // Contiguity given afterwards is in allocation order.
   tv->setContiguity({std::nullopt, true});
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{std::nullopt, true}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{std::nullopt, true}));
   EXPECT_THROW(tv->setContiguity({true, std::nullopt}), UserError);
 }
 
@@ -117,17 +113,13 @@ TEST_F(TensorViewTest, ContiguityValidation) {
     tv->setContiguity({std::nullopt, std::nullopt, true});
     FAIL() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(e.message().find("contiguity of axis 0 is None"),
-              std::string::npos)
-        << e.message();
+    EXPECT_NE(e.message().find("contiguity of axis 0 is None"), std::string::npos) << e.message();
   }
   // A flag on a broadcast axis is normalized to None, as nvFuser ignores it.
   tv->setContiguity({false, true, true});
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{false, std::nullopt, true}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{false, std::nullopt, true}));
   tv->setContiguity({});
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{true, std::nullopt, true}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{true, std::nullopt, true}));
 }
 
 TEST_F(TensorViewTest, SplitAndMergeTransformTheLoop) {
@@ -139,8 +131,7 @@ TEST_F(TensorViewTest, SplitAndMergeTransformTheLoop) {
   EXPECT_EQ(tv->loop()[0], i0);
   EXPECT_EQ(tv->loop()[1]->definition()->inputs()[0], i1);
   EXPECT_TRUE(tv->loop()[2]->extent()->isConstInt(4));
-  EXPECT_EQ(tv->loop()[1]->extent()->definition()->toString(),
-            "i2\n   = ceilDiv(i1, 4)");
+  EXPECT_EQ(tv->loop()[1]->extent()->definition()->toString(), "i2\n   = ceilDiv(i1, 4)");
   tv->merge(0);
   ASSERT_EQ(tv->loop().size(), 2u);
   EXPECT_EQ(tv->loop()[0]->definition()->inputs()[0], i0);
@@ -167,8 +158,7 @@ TEST_F(TensorViewTest, SetAllocationAsLoop) {
   tv->reorderLoop({1, 0, 2});
   tv->setAllocationAsLoop();
   EXPECT_EQ(tv->domain().allocation, tv->loop());
-  EXPECT_EQ(tv->contiguity(),
-            (std::vector<std::optional<bool>>{true, true, true}));
+  EXPECT_EQ(tv->contiguity(), (std::vector<std::optional<bool>>{true, true, true}));
   // Not a permutation of logical: no stride order.
   EXPECT_TRUE(tv->strideOrder().empty());
 }
@@ -192,8 +182,7 @@ TEST_F(TensorViewTest, Seed002SplitMergeAllocation) {
   EXPECT_TRUE(merged->extent()->isConstInt(6));
   ASSERT_NE(merged->definition(), nullptr);
   EXPECT_EQ(merged->definition()->kind(), TransformKind::Merge);
-  EXPECT_EQ(merged->definition()->inputs(),
-            (std::vector<IterDomain*>{inner, outer}));
+  EXPECT_EQ(merged->definition()->inputs(), (std::vector<IterDomain*>{inner, outer}));
   EXPECT_EQ(outer->definition()->inputs(), std::vector<IterDomain*>{i0});
   EXPECT_EQ(tv->logical(), std::vector<IterDomain*>{i0});
   EXPECT_EQ(tv->contiguity(), std::vector<std::optional<bool>>{true});

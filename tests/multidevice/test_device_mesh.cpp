@@ -35,21 +35,19 @@ TEST(DeviceMeshTest, MeshXIsDidx) {
 TEST(DeviceMeshTest, PrinterShowsMeshesAndCloneKeepsThem) {
   Fusion fusion;
   Scalar* e = fusion.newScalar(DataType::Int);
-  TensorView* tv = fusion.newTensorView(
-      {fusion.newIterDomain(e, IterType::Iteration)}, DataType::Float);
+  TensorView* tv =
+      fusion.newTensorView({fusion.newIterDomain(e, IterType::Iteration)}, DataType::Float);
   fusion.addInput(tv);
   fusion.addOutput(tv);
   tv->setDeviceMesh(DeviceMesh::forCount(2));
   tv->split(0, fusion.constInt(2), /*innerSplit=*/false);
   tv->loop()[0]->parallelize(ParallelType::DIDx);
   const std::string printed = printFusionIr(fusion);
-  EXPECT_NE(printed.find("contiguity [True], mesh{0 1}"), std::string::npos)
-      << printed;
+  EXPECT_NE(printed.find("contiguity [True], mesh{0 1}"), std::string::npos) << printed;
   EXPECT_NE(printed.find("loop: [iDIDx"), std::string::npos) << printed;
   auto clone = cloneFusion(fusion);
   EXPECT_EQ(printFusionIr(*clone), printed);
-  EXPECT_EQ(clone->inputs()[0]->as<TensorView>()->deviceMesh(),
-            DeviceMesh::forCount(2));
+  EXPECT_EQ(clone->inputs()[0]->as<TensorView>()->deviceMesh(), DeviceMesh::forCount(2));
 }
 
 }  // namespace

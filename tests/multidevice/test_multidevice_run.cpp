@@ -15,18 +15,17 @@
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/multidevice/local_fusion.h"
-#include "core/runtime/thread_communicator.h"
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/reference_run.h"
 #include "core/runtime/result_check.h"
+#include "core/runtime/thread_communicator.h"
 #include "tests/source_dir.h"
 
 namespace fuserlab::runtime {
 namespace {
 
 std::string readExample(const std::string& name) {
-  std::ifstream in(fuserlab::test::sourceDir() +
-                   "/resources/examples/multidevice/" + name);
+  std::ifstream in(fuserlab::test::sourceDir() + "/resources/examples/multidevice/" + name);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -73,8 +72,7 @@ TEST_P(MultiDeviceRunTest, GatheredOutputsMatchTheUnshardedReference) {
   for (size_t i = 0; i < gathered.size(); ++i) {
     EXPECT_EQ(gathered[i].sizes(), reference[i].sizes());
     const TensorCheck check = checkTensor(gathered[i], reference[i], "output");
-    EXPECT_TRUE(check.passed) << c.file << " on " << c.ranks << " ranks: "
-                              << check.message;
+    EXPECT_TRUE(check.passed) << c.file << " on " << c.ranks << " ranks: " << check.message;
   }
   // A sharded output differs between ranks: each holds its own block.
   if (c.file == "residual_add.py") {
@@ -87,14 +85,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"loop_split_mlp.py", 2, {"allreduce"}},
                       Case{"loop_split_mlp.py", 4, {"allreduce"}},
                       Case{"attention_heads.py", 2, {"allreduce"}},
-                      Case{"attention_heads.py", 4, {"allreduce"}},
-                      Case{"residual_add.py", 2, {}},
-                      Case{"residual_add.py", 4, {}},
-                      Case{"reshape_sharded_heads.py", 2, {}},
-                      Case{"collectives.py", 2,
-                           {"broadcast", "reduce_scatter", "allgather"}},
-                      Case{"collectives.py", 4,
-                           {"broadcast", "reduce_scatter", "allgather"}}),
+                      Case{"attention_heads.py", 4, {"allreduce"}}, Case{"residual_add.py", 2, {}},
+                      Case{"residual_add.py", 4, {}}, Case{"reshape_sharded_heads.py", 2, {}},
+                      Case{"collectives.py", 2, {"broadcast", "reduce_scatter", "allgather"}},
+                      Case{"collectives.py", 4, {"broadcast", "reduce_scatter", "allgather"}}),
     [](const auto& test) {
       std::string name = test.param.file.substr(0, test.param.file.find('.'));
       return name + "_" + std::to_string(test.param.ranks) + "ranks";
@@ -138,8 +132,8 @@ TEST(LocalFusionTest, ShardedConstantExtentsBecomeLocalAndShardingGoes) {
 TEST(ThreadCommunicatorTest, CollectivesAgreeWithTheirDefinitions) {
   constexpr int kRanks = 3;
   auto group = std::make_shared<ThreadGroup>(kRanks);
-  std::vector<std::vector<float>> gathered(kRanks), reduced(kRanks),
-      scattered(kRanks), broadcasted(kRanks);
+  std::vector<std::vector<float>> gathered(kRanks), reduced(kRanks), scattered(kRanks),
+      broadcasted(kRanks);
   std::vector<std::thread> threads;
   for (int r = 0; r < kRanks; ++r) {
     threads.emplace_back([&, r] {

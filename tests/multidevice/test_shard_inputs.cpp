@@ -15,8 +15,7 @@ namespace {
 
 TEST(ShardInputsTest, EachDeviceGetsItsRowsInAllocationShape) {
   frontend::Script script = frontend::readScriptFile(
-      fuserlab::test::sourceDir() +
-      "/resources/examples/multidevice/residual_add.py");
+      fuserlab::test::sourceDir() + "/resources/examples/multidevice/residual_add.py");
   auto preseg = passes::runPasses(script.fusion(), {}, nullptr);
   Tensor x = Tensor::empty(ir::DataType::Float, {8, 6});
   Tensor y = Tensor::empty(ir::DataType::Float, {8, 6});

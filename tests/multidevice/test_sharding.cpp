@@ -16,8 +16,7 @@ class ShardingTest : public ::testing::Test {
   ir::TensorView* input(const std::vector<int64_t>& sizes) {
     std::vector<ir::IterDomain*> ids;
     for (int64_t size : sizes) {
-      ids.push_back(fusion_.newIterDomain(fusion_.constInt(size),
-                                          IterType::Iteration));
+      ids.push_back(fusion_.newIterDomain(fusion_.constInt(size), IterType::Iteration));
     }
     ir::TensorView* tv = fusion_.newTensorView(ids, DataType::Float);
     fusion_.addInput(tv);

@@ -10,8 +10,7 @@ using ir::BinaryOpType;
 class AliasTest : public OpsFixture {
  protected:
   //! The inputs of `tv`'s definition after the tensor, as constants.
-  static std::vector<int64_t> scalarInputs(const TensorView* tv,
-                                           size_t skip = 1) {
+  static std::vector<int64_t> scalarInputs(const TensorView* tv, size_t skip = 1) {
     std::vector<int64_t> out;
     const auto& inputs = tv->definition()->inputs();
     for (size_t i = skip; i < inputs.size(); ++i) {
@@ -24,29 +23,29 @@ class AliasTest : public OpsFixture {
 TEST_F(AliasTest, BroadcastInsertsSizeOneAxes) {
   TensorView* out = broadcast(tensor({4, 8}), {true, false, true, false});
   EXPECT_EQ(extents(out), (std::vector<int64_t>{1, 4, 1, 8}));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Broadcast, IterType::Iteration,
-                                   IterType::Broadcast, IterType::Iteration}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Broadcast, IterType::Iteration,
+                                                   IterType::Broadcast, IterType::Iteration}));
   EXPECT_EQ(out->definition()->attrs().broadcastFlags,
             (std::vector<bool>{true, false, true, false}));
 }
 
 TEST_F(AliasTest, BroadcastFlagCountMustMatchRank) {
   TensorView* x = tensor({4, 8});
-  expectUserError([&] { broadcast(x, {true, false}); },
-                  {"broadcast", "1 False", x->name(), "rank 2"});
+  expectUserError(
+      [&] {
+        broadcast(x, {true, false});
+      },
+      {"broadcast", "1 False", x->name(), "rank 2"});
 }
 
 TEST_F(AliasTest, BroadcastInDimExpandsNewAxesToTheShape) {
   TensorView* x = tensor({3});
   TensorView* out = broadcastInDim(x, sizes({2, 3}), {1});
   EXPECT_EQ(extents(out), (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Broadcast, IterType::Iteration}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Broadcast, IterType::Iteration}));
   EXPECT_TRUE(out->logical()[0]->hasExpandedExtent());
   EXPECT_EQ(out->definition()->type(), ExprType::Expand);
-  EXPECT_EQ(out->definition()->input(0)->definition()->type(),
-            ExprType::Broadcast);
+  EXPECT_EQ(out->definition()->input(0)->definition()->type(), ExprType::Broadcast);
 }
 
 TEST_F(AliasTest, BroadcastInDimExpandsSizeOneInputAxes) {
@@ -68,12 +67,21 @@ TEST_F(AliasTest, BroadcastInDimWithoutExpansionIsOnlyABroadcast) {
 
 TEST_F(AliasTest, BroadcastInDimErrors) {
   TensorView* x = tensor({4, 8});
-  expectUserError([&] { broadcastInDim(x, sizes({2, 4, 8}), {2, 1}); },
-                  {"broadcast_in_dim", "strictly increasing", "[2, 1]"});
-  expectUserError([&] { broadcastInDim(x, sizes({4, 16}), {0, 1}); },
-                  {"broadcast_in_dim", "axis 1 of T0", "8", "16"});
-  expectUserError([&] { broadcastInDim(x, sizes({4, 8}), {0}); },
-                  {"broadcast_in_dim", "rank 2", "broadcast_dims [0]"});
+  expectUserError(
+      [&] {
+        broadcastInDim(x, sizes({2, 4, 8}), {2, 1});
+      },
+      {"broadcast_in_dim", "strictly increasing", "[2, 1]"});
+  expectUserError(
+      [&] {
+        broadcastInDim(x, sizes({4, 16}), {0, 1});
+      },
+      {"broadcast_in_dim", "axis 1 of T0", "8", "16"});
+  expectUserError(
+      [&] {
+        broadcastInDim(x, sizes({4, 8}), {0});
+      },
+      {"broadcast_in_dim", "rank 2", "broadcast_dims [0]"});
 }
 
 TEST_F(AliasTest, ExpandSetsExpandedExtentsAndKeepsMinusOne) {
@@ -88,8 +96,11 @@ TEST_F(AliasTest, ExpandSetsExpandedExtentsAndKeepsMinusOne) {
 
 TEST_F(AliasTest, ExpandOfANonBroadcastAxisIsAnError) {
   TensorView* x = tensor({2, 4});
-  expectUserError([&] { expand(x, sizes({2, 8})); },
-                  {"expand", "axis 1", x->name(), "extent 4", "8"});
+  expectUserError(
+      [&] {
+        expand(x, sizes({2, 8}));
+      },
+      {"expand", "axis 1", x->name(), "extent 4", "8"});
 }
 
 TEST_F(AliasTest, ReshapeInfersMinusOneAndHasARootDomain) {
@@ -105,8 +116,7 @@ TEST_F(AliasTest, ReshapeInfersMinusOneAndHasARootDomain) {
 
 TEST_F(AliasTest, ReshapeSizeOneBecomesBroadcast) {
   TensorView* out = reshape(tensor({4, 6}), sizes({24, 1}));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
 }
 
 TEST_F(AliasTest, ReshapeOfSymbolicExtentInfersAScalarExpression) {
@@ -120,12 +130,17 @@ TEST_F(AliasTest, ReshapeOfSymbolicExtentInfersAScalarExpression) {
 
 TEST_F(AliasTest, ReshapeElementCountMismatchIsAnError) {
   TensorView* x = tensor({4, 6});
-  expectUserError([&] { reshape(x, sizes({5, 5})); },
-                  {"reshape of T0 [4, 6] (24 elements) to [5, 5] (25 elements)"});
-  expectUserError([&] { reshape(x, sizes({5, -1})); },
-                  {"reshape of T0 [4, 6]", "5", "does not divide 24"});
-  expectUserError([&] { reshape(x, sizes({-1, -1})); },
-                  {"reshape", "both -1"});
+  expectUserError(
+      [&] {
+        reshape(x, sizes({5, 5}));
+      },
+      {"reshape of T0 [4, 6] (24 elements) to [5, 5] (25 elements)"});
+  expectUserError(
+      [&] {
+        reshape(x, sizes({5, -1}));
+      },
+      {"reshape of T0 [4, 6]", "5", "does not divide 24"});
+  expectUserError([&] { reshape(x, sizes({-1, -1})); }, {"reshape", "both -1"});
 }
 
 TEST_F(AliasTest, PermuteReordersAxes) {
@@ -133,8 +148,7 @@ TEST_F(AliasTest, PermuteReordersAxes) {
   TensorView* out = permute(x, {2, 0, -2});
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 2, 3}));
   EXPECT_EQ(out->definition()->attrs().axes, (std::vector<int64_t>{2, 0, 1}));
-  expectUserError([&] { permute(x, {0, 0, 1}); },
-                  {"permute", "axis 0", "twice"});
+  expectUserError([&] { permute(x, {0, 0, 1}); }, {"permute", "axis 0", "twice"});
   expectUserError([&] { permute(x, {1, 0}); }, {"permute", "rank 3", "[1, 0]"});
 }
 
@@ -143,19 +157,16 @@ TEST_F(AliasTest, SqueezeRemovesSizeOneAxes) {
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 5}));
   EXPECT_EQ(out->definition()->attrs().axes, (std::vector<int64_t>{1, 3}));
   TensorView* x = tensor({4, 1});
-  expectUserError([&] { squeeze(x, {0}); },
-                  {"squeeze", "axis 0", x->name(), "extent 4"});
+  expectUserError([&] { squeeze(x, {0}); }, {"squeeze", "axis 0", x->name(), "extent 4"});
 }
 
 TEST_F(AliasTest, SliceNormalizesNegativeAndClampsBounds) {
   TensorView* x = tensor({10, 10, 10, 10});
   Scalar* none = nullptr;
   TensorView* out =
-      slice(x, {c(-3), c(-20), c(5), c(0)}, {none, c(100), c(2), c(10)},
-            {c(1), c(1), c(1), c(3)});
+      slice(x, {c(-3), c(-20), c(5), c(0)}, {none, c(100), c(2), c(10)}, {c(1), c(1), c(1), c(3)});
   EXPECT_EQ(extents(out), (std::vector<int64_t>{3, 10, 0, 4}));
-  EXPECT_EQ(scalarInputs(out),
-            (std::vector<int64_t>{7, 10, 1, 0, 10, 1, 5, 5, 1, 0, 10, 3}));
+  EXPECT_EQ(scalarInputs(out), (std::vector<int64_t>{7, 10, 1, 0, 10, 1, 5, 5, 1, 0, 10, 3}));
 }
 
 TEST_F(AliasTest, SliceOfSymbolicExtentWithNegativeStart) {
@@ -170,8 +181,11 @@ TEST_F(AliasTest, SliceErrors) {
   TensorView* x = tensor({10});
   expectUserError([&] { slice(x, {c(0)}, {c(5)}, {c(0)}); },
                   {"slice", "step of axis 0", x->name(), "positive"});
-  expectUserError([&] { slice(x, {c(0), c(0)}, {c(5), c(5)}, {}); },
-                  {"slice", "rank 1", "2 start(s)"});
+  expectUserError(
+      [&] {
+        slice(x, {c(0), c(0)}, {c(5), c(5)}, {});
+      },
+      {"slice", "rank 1", "2 start(s)"});
 }
 
 TEST_F(AliasTest, PadTranslatesTorchOrderToAxisOrder) {
@@ -186,10 +200,8 @@ TEST_F(AliasTest, PadTranslatesTorchOrderToAxisOrder) {
 
 TEST_F(AliasTest, PadErrors) {
   TensorView* x = tensor({2, 3});
-  expectUserError([&] { pad(x, sizes({1, 2, 3})); },
-                  {"pad", "3 pad widths", x->name(), "even"});
-  expectUserError([&] { pad(x, sizes({-2, -2})); },
-                  {"pad", "axis 1", x->name(), "-1"});
+  expectUserError([&] { pad(x, sizes({1, 2, 3})); }, {"pad", "3 pad widths", x->name(), "even"});
+  expectUserError([&] { pad(x, sizes({-2, -2})); }, {"pad", "axis 1", x->name(), "-1"});
 }
 
 TEST_F(AliasTest, CatSumsTheCatAxisAndPromotes) {
@@ -206,8 +218,7 @@ TEST_F(AliasTest, CatSumsTheCatAxisAndPromotes) {
 TEST_F(AliasTest, CatErrors) {
   TensorView* a = tensor({2, 3});
   TensorView* b = tensor({2, 5});
-  expectUserError([&] { cat({a, b}, 0); },
-                  {"cat", "axis 1", "3", "5", a->name(), b->name()});
+  expectUserError([&] { cat({a, b}, 0); }, {"cat", "axis 1", "3", "5", a->name(), b->name()});
   expectUserError([&] { cat({a, tensor({2})}, 0); }, {"cat", "rank"});
   expectUserError([&] { cat({a, b}, 2); }, {"cat", "axis 2", "rank 2"});
 }
@@ -221,8 +232,7 @@ TEST_F(AliasTest, SetSegmentSetAndStrideOrder) {
   EXPECT_EQ(ordered->strideOrder(), (std::vector<int64_t>{0, 2, 1}));
   ASSERT_TRUE(ordered->domain().hasAllocation());
   EXPECT_EQ(ordered->domain().allocation[0], ordered->logical()[1]);
-  expectUserError([&] { strideOrder(x, {0, 0, 1}); },
-                  {"stride_order", x->name(), "permutation"});
+  expectUserError([&] { strideOrder(x, {0, 0, 1}); }, {"stride_order", x->name(), "permutation"});
 }
 
 }  // namespace

@@ -27,31 +27,25 @@ TEST_F(ArithTest, AddGivesFreshAxesOfTheSameShape) {
 }
 
 TEST_F(ArithTest, BroadcastAxesTakeTheOtherOperandsExtent) {
-  TensorView* out =
-      asTensor(binaryOp(BinaryOpType::Mul, tensor({4, 1}), tensor({1, 8})));
+  TensorView* out = asTensor(binaryOp(BinaryOpType::Mul, tensor({4, 1}), tensor({1, 8})));
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 8}));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Iteration}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Iteration, IterType::Iteration}));
 }
 
 TEST_F(ArithTest, AllBroadcastAxisStaysBroadcastAndKeepsExpansion) {
   TensorView* x = tensor({4, 1});
   // x2's axis 1 is a broadcast expanded to 6.
-  ir::IterDomain* expanded =
-      fusion_.newIterDomain(c(1), IterType::Broadcast, c(6));
+  ir::IterDomain* expanded = fusion_.newIterDomain(c(1), IterType::Broadcast, c(6));
   TensorView* x2 = fusion_.newTensorView(
-      {fusion_.newIterDomain(c(4), IterType::Iteration), expanded},
-      DataType::Float);
+      {fusion_.newIterDomain(c(4), IterType::Iteration), expanded}, DataType::Float);
   TensorView* out = asTensor(binaryOp(BinaryOpType::Add, x, x2));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
   EXPECT_TRUE(out->logical()[1]->hasExpandedExtent());
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 6}));
 }
 
 TEST_F(ArithTest, ConstantExtentPreferredOverSymbolic) {
-  TensorView* out =
-      asTensor(binaryOp(BinaryOpType::Add, tensor({-1, 8}), tensor({4, 8})));
+  TensorView* out = asTensor(binaryOp(BinaryOpType::Add, tensor({-1, 8}), tensor({4, 8})));
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 8}));
 }
 
@@ -72,40 +66,36 @@ TEST_F(ArithTest, RankMismatchSuggestsBroadcastInDim) {
 TEST_F(ArithTest, ZeroDimTensorCombinesWithAnyRank) {
   TensorView* scalarTensor = tensor({}, DataType::Double);
   TensorView* out =
-      asTensor(binaryOp(BinaryOpType::Mul, tensor({3, 5}, DataType::Half),
-                        scalarTensor));
+      asTensor(binaryOp(BinaryOpType::Mul, tensor({3, 5}, DataType::Half), scalarTensor));
   EXPECT_EQ(extents(out), (std::vector<int64_t>{3, 5}));
   EXPECT_EQ(out->dtype(), DataType::Half);
 }
 
 TEST_F(ArithTest, Bf16WithBf16StaysBf16) {
-  Val* out = binaryOp(BinaryOpType::Add, tensor({4}, DataType::BFloat16),
-                      tensor({4}, DataType::BFloat16));
+  Val* out =
+      binaryOp(BinaryOpType::Add, tensor({4}, DataType::BFloat16), tensor({4}, DataType::BFloat16));
   EXPECT_EQ(out->dtype(), DataType::BFloat16);
   EXPECT_EQ(out->definition()->type(), ExprType::Binary);  // no casts inserted
 }
 
 TEST_F(ArithTest, Bf16WithHalfPromotesToFloat) {
-  Val* out = binaryOp(BinaryOpType::Add, tensor({4}, DataType::BFloat16),
-                      tensor({4}, DataType::Half));
+  Val* out =
+      binaryOp(BinaryOpType::Add, tensor({4}, DataType::BFloat16), tensor({4}, DataType::Half));
   EXPECT_EQ(out->dtype(), DataType::Float);
 }
 
 TEST_F(ArithTest, IntTensorWithFloatScalarPromotesToFloat) {
-  Val* out = binaryOp(BinaryOpType::Mul, tensor({4}, DataType::Int32),
-                      fusion_.constDouble(1.5));
+  Val* out = binaryOp(BinaryOpType::Mul, tensor({4}, DataType::Int32), fusion_.constDouble(1.5));
   EXPECT_EQ(out->dtype(), DataType::Float);
 }
 
 TEST_F(ArithTest, IntScalarDoesNotWidenInt32Tensor) {
-  Val* out =
-      binaryOp(BinaryOpType::Add, tensor({4}, DataType::Int32), c(100));
+  Val* out = binaryOp(BinaryOpType::Add, tensor({4}, DataType::Int32), c(100));
   EXPECT_EQ(out->dtype(), DataType::Int32);
 }
 
 TEST_F(ArithTest, IntegerDivStaysInteger) {
-  Val* out = binaryOp(BinaryOpType::Div, tensor({4}, DataType::Int),
-                      tensor({4}, DataType::Int));
+  Val* out = binaryOp(BinaryOpType::Div, tensor({4}, DataType::Int), tensor({4}, DataType::Int));
   EXPECT_EQ(out->dtype(), DataType::Int);
 }
 
@@ -121,22 +111,15 @@ TEST_F(ArithTest, TruedivCastsIntegersToFloat) {
 }
 
 TEST_F(ArithTest, FloatMathOfIntGivesFloat) {
-  EXPECT_EQ(unaryOp(UnaryOpType::Exp, tensor({4}, DataType::Int))->dtype(),
-            DataType::Float);
-  EXPECT_EQ(unaryOp(UnaryOpType::Rsqrt, tensor({4}, DataType::Bool))->dtype(),
-            DataType::Float);
-  EXPECT_EQ(unaryOp(UnaryOpType::Tanh, tensor({4}, DataType::Half))->dtype(),
-            DataType::Half);
-  EXPECT_EQ(unaryOp(UnaryOpType::Abs, tensor({4}, DataType::Int32))->dtype(),
-            DataType::Int32);
+  EXPECT_EQ(unaryOp(UnaryOpType::Exp, tensor({4}, DataType::Int))->dtype(), DataType::Float);
+  EXPECT_EQ(unaryOp(UnaryOpType::Rsqrt, tensor({4}, DataType::Bool))->dtype(), DataType::Float);
+  EXPECT_EQ(unaryOp(UnaryOpType::Tanh, tensor({4}, DataType::Half))->dtype(), DataType::Half);
+  EXPECT_EQ(unaryOp(UnaryOpType::Abs, tensor({4}, DataType::Int32))->dtype(), DataType::Int32);
 }
 
 TEST_F(ArithTest, PredicatesGiveBool) {
-  EXPECT_EQ(binaryOp(BinaryOpType::Eq, tensor({4}), tensor({4}))->dtype(),
-            DataType::Bool);
-  EXPECT_EQ(binaryOp(BinaryOpType::Lt, tensor({4}, DataType::Int), c(3))
-                ->dtype(),
-            DataType::Bool);
+  EXPECT_EQ(binaryOp(BinaryOpType::Eq, tensor({4}), tensor({4}))->dtype(), DataType::Bool);
+  EXPECT_EQ(binaryOp(BinaryOpType::Lt, tensor({4}, DataType::Int), c(3))->dtype(), DataType::Bool);
   EXPECT_EQ(unaryOp(UnaryOpType::IsNan, tensor({4}))->dtype(), DataType::Bool);
 }
 
@@ -145,23 +128,20 @@ TEST_F(ArithTest, BitwiseOnFloatIsAnError) {
   TensorView* i = tensor({4}, DataType::Int);
   expectUserError([&] { binaryOp(BinaryOpType::BitwiseAnd, i, f); },
                   {"bitwise_and", f->name(), "Float", "integer"});
-  expectUserError([&] { unaryOp(UnaryOpType::BitwiseNot, f); },
-                  {"bitwise_not", f->name()});
+  expectUserError([&] { unaryOp(UnaryOpType::BitwiseNot, f); }, {"bitwise_not", f->name()});
   EXPECT_EQ(binaryOp(BinaryOpType::BitwiseXor, i, i)->dtype(), DataType::Int);
 }
 
 TEST_F(ArithTest, NegOfBoolIsAnError) {
   TensorView* b = tensor({4}, DataType::Bool);
-  expectUserError([&] { unaryOp(UnaryOpType::Neg, b); },
-                  {"neg", b->name(), "Bool"});
+  expectUserError([&] { unaryOp(UnaryOpType::Neg, b); }, {"neg", b->name(), "Bool"});
 }
 
 TEST_F(ArithTest, ScalarOperandsGiveScalarsAndConstantsFold) {
   Val* folded = binaryOp(BinaryOpType::Add, c(2), c(3));
   ASSERT_TRUE(folded->isA<Scalar>());
   EXPECT_EQ(folded->as<Scalar>()->constInt(), 5);
-  EXPECT_EQ(binaryOp(BinaryOpType::Div, c(7), c(2))->as<Scalar>()->constInt(),
-            3);
+  EXPECT_EQ(binaryOp(BinaryOpType::Div, c(7), c(2))->as<Scalar>()->constInt(), 3);
 
   Scalar* s = fusion_.newScalar(DataType::Double);
   Val* symbolic = binaryOp(BinaryOpType::Mul, s, c(2));
@@ -175,17 +155,15 @@ TEST_F(ArithTest, WhereNeedsBoolConditionAndPromotesValues) {
   TensorView* cond = tensor({4}, DataType::Bool);
   Val* out = where(cond, tensor({4}, DataType::BFloat16), c(0));
   EXPECT_EQ(out->dtype(), DataType::BFloat16);
-  EXPECT_EQ(where(cond, fusion_.constDouble(1.0), fusion_.constDouble(0.0))
-                ->dtype(),
+  EXPECT_EQ(where(cond, fusion_.constDouble(1.0), fusion_.constDouble(0.0))->dtype(),
             DataType::Float);
   TensorView* notBool = tensor({4});
-  expectUserError([&] { where(notBool, c(1), c(0)); },
-                  {"where", notBool->name(), "Float", "Bool"});
+  expectUserError([&] { where(notBool, c(1), c(0)); }, {"where", notBool->name(), "Float", "Bool"});
 }
 
 TEST_F(ArithTest, ClampPromotesWithScalarBoundsAndRejectsTensorBounds) {
-  Val* out = clamp(tensor({4}, DataType::Int32), fusion_.constDouble(0.5),
-                   fusion_.constDouble(1.5));
+  Val* out =
+      clamp(tensor({4}, DataType::Int32), fusion_.constDouble(0.5), fusion_.constDouble(1.5));
   EXPECT_EQ(out->dtype(), DataType::Float);
   EXPECT_EQ(out->definition()->attrs().ternaryOp, TernaryOpType::Clamp);
   TensorView* bound = tensor({4});
@@ -201,8 +179,7 @@ TEST_F(ArithTest, AddcmulAndLerpOperandLayout) {
   Val* out = addcmul(a, b, d, value);
   EXPECT_EQ(out->definition()->attrs().ternaryOp, TernaryOpType::Addcmul);
   EXPECT_EQ(out->definition()->inputs(), (std::vector<Val*>{a, b, d, value}));
-  EXPECT_EQ(lerp(tensor({4}, DataType::Int), tensor({4}, DataType::Int),
-                 fusion_.constDouble(0.3))
+  EXPECT_EQ(lerp(tensor({4}, DataType::Int), tensor({4}, DataType::Int), fusion_.constDouble(0.3))
                 ->dtype(),
             DataType::Float);
 }
@@ -222,8 +199,7 @@ TEST_F(ArithTest, CastCreatesCastExprOrReturnsInput) {
 TEST_F(ArithTest, SumKeepsReducedAxisAsReduction) {
   TensorView* x = tensor({4, 8});
   TensorView* out = sum(x, {1});
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
   EXPECT_EQ(out->rank(), 1);
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4}));
   EXPECT_EQ(out->definition()->type(), ExprType::Reduction);
@@ -235,8 +211,7 @@ TEST_F(ArithTest, NegativeAxesAreNormalizedAndSorted) {
   TensorView* out = reduction(ReductionOpType::Max, tensor({2, 3, 4}), {-1, 0});
   EXPECT_EQ(out->definition()->attrs().axes, (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Reduction, IterType::Iteration,
-                                   IterType::Reduction}));
+            (std::vector<IterType>{IterType::Reduction, IterType::Iteration, IterType::Reduction}));
   EXPECT_EQ(extents(out), (std::vector<int64_t>{3}));
 }
 
@@ -244,21 +219,17 @@ TEST_F(ArithTest, KeepDimBroadcastsReducedAxesBack) {
   TensorView* out = sum(tensor({4, 8, 2}), {1}, /*keepDim=*/true);
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4, 1, 2}));
   EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast,
-                                   IterType::Iteration}));
+            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast, IterType::Iteration}));
   EXPECT_EQ(out->definition()->type(), ExprType::Broadcast);
-  EXPECT_EQ(out->definition()->input(0)->definition()->type(),
-            ExprType::Reduction);
+  EXPECT_EQ(out->definition()->input(0)->definition()->type(), ExprType::Reduction);
 }
 
 TEST_F(ArithTest, SumOfBoolAndInt32GivesIntButMaxKeepsDtype) {
   EXPECT_EQ(sum(tensor({4}, DataType::Bool), {0})->dtype(), DataType::Int);
   EXPECT_EQ(sum(tensor({4}, DataType::Int32), {0})->dtype(), DataType::Int);
-  EXPECT_EQ(reduction(ReductionOpType::Max, tensor({4}, DataType::Int32), {0})
-                ->dtype(),
+  EXPECT_EQ(reduction(ReductionOpType::Max, tensor({4}, DataType::Int32), {0})->dtype(),
             DataType::Int32);
-  EXPECT_EQ(sum(tensor({4}, DataType::BFloat16), {0})->dtype(),
-            DataType::BFloat16);
+  EXPECT_EQ(sum(tensor({4}, DataType::BFloat16), {0})->dtype(), DataType::BFloat16);
 }
 
 TEST_F(ArithTest, SumWithDtypeCastsTheInputFirst) {
@@ -272,8 +243,7 @@ TEST_F(ArithTest, SumWithDtypeCastsTheInputFirst) {
 TEST_F(ArithTest, ReducingABroadcastAxisIsAllowed) {
   TensorView* out = sum(tensor({4, 1}), {1});
   EXPECT_EQ(extents(out), (std::vector<int64_t>{4}));
-  EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
+  EXPECT_EQ(iterTypes(out), (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
 }
 
 TEST_F(ArithTest, EmptyAxesIsASetCopy) {
@@ -287,10 +257,8 @@ TEST_F(ArithTest, EmptyAxesIsASetCopy) {
 TEST_F(ArithTest, BadReductionAxesNameOpAxisAndRank) {
   TensorView* x = tensor({4, 8});
   expectUserError([&] { sum(x, {2}); }, {"sum", "axis 2", "rank 2", x->name()});
-  expectUserError([&] { reduction(ReductionOpType::Min, x, {-3}); },
-                  {"min", "axis -3", "rank 2"});
-  expectUserError([&] { sum(x, {1, -1}); },
-                  {"sum", "axis 1", "twice", "rank 2"});
+  expectUserError([&] { reduction(ReductionOpType::Min, x, {-3}); }, {"min", "axis -3", "rank 2"});
+  expectUserError([&] { sum(x, {1, -1}); }, {"sum", "axis 1", "twice", "rank 2"});
 }
 
 }  // namespace

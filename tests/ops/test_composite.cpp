@@ -21,34 +21,34 @@ TEST_F(CompositeTest, MatmulTwoByTwo) {
 
 TEST_F(CompositeTest, MatmulOneDimensionalOperands) {
   EXPECT_EQ(matmul(tensor({8}), tensor({8}))->rank(), 0);
-  EXPECT_EQ(extents(matmul(tensor({4, 8}), tensor({8}))),
-            (std::vector<int64_t>{4}));
-  EXPECT_EQ(extents(matmul(tensor({8}), tensor({8, 3}))),
-            (std::vector<int64_t>{3}));
-  EXPECT_EQ(extents(matmul(tensor({8}), tensor({6, 8, 3}))),
-            (std::vector<int64_t>{6, 3}));
+  EXPECT_EQ(extents(matmul(tensor({4, 8}), tensor({8}))), (std::vector<int64_t>{4}));
+  EXPECT_EQ(extents(matmul(tensor({8}), tensor({8, 3}))), (std::vector<int64_t>{3}));
+  EXPECT_EQ(extents(matmul(tensor({8}), tensor({6, 8, 3}))), (std::vector<int64_t>{6, 3}));
 }
 
 TEST_F(CompositeTest, MatmulBroadcastsBatchAxes) {
   EXPECT_EQ(extents(matmul(tensor({2, 1, 4, 8}), tensor({5, 8, 3}))),
             (std::vector<int64_t>{2, 5, 4, 3}));
-  EXPECT_EQ(extents(matmul(tensor({7, 4, 8}), tensor({8, 3}))),
-            (std::vector<int64_t>{7, 4, 3}));
+  EXPECT_EQ(extents(matmul(tensor({7, 4, 8}), tensor({8, 3}))), (std::vector<int64_t>{7, 4, 3}));
 }
 
 TEST_F(CompositeTest, MatmulErrors) {
   TensorView* a = tensor({4, 8});
   TensorView* b = tensor({7, 3});
-  expectUserError([&] { matmul(a, b); },
-                  {"matmul", a->name(), b->name(), "contraction", "8 vs 7"});
+  expectUserError([&] { matmul(a, b); }, {"matmul", a->name(), b->name(), "contraction", "8 vs 7"});
   TensorView* half = tensor({8, 3}, DataType::Half);
-  expectUserError([&] { matmul(a, half); },
-                  {"matmul", "Float", "Half", half->name()});
+  expectUserError([&] { matmul(a, half); }, {"matmul", "Float", "Half", half->name()});
   TensorView* ints = tensor({4, 8}, DataType::Int);
-  expectUserError([&] { matmul(ints, tensor({8, 3}, DataType::Int)); },
-                  {"matmul", ints->name(), "floating-point"});
-  expectUserError([&] { matmul(tensor({2, 4, 8}), tensor({3, 8, 3})); },
-                  {"matmul", "axis 0", "2", "3"});
+  expectUserError(
+      [&] {
+        matmul(ints, tensor({8, 3}, DataType::Int));
+      },
+      {"matmul", ints->name(), "floating-point"});
+  expectUserError(
+      [&] {
+        matmul(tensor({2, 4, 8}), tensor({3, 8, 3}));
+      },
+      {"matmul", "axis 0", "2", "3"});
 }
 
 TEST_F(CompositeTest, LinearMapsLastAxisToOutFeatures) {
@@ -61,18 +61,15 @@ TEST_F(CompositeTest, LinearMapsLastAxisToOutFeatures) {
   EXPECT_EQ(out->definition()->type(), ExprType::Linear);
   EXPECT_EQ(out->definition()->inputs(), (std::vector<Val*>{a, w, bias}));
   EXPECT_EQ(linear(a, w)->definition()->inputs().size(), 2u);
-  EXPECT_EQ(extents(linear(a, tensor({8}, DataType::Half))),
-            (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(extents(linear(a, tensor({8}, DataType::Half))), (std::vector<int64_t>{2, 5}));
 }
 
 TEST_F(CompositeTest, LinearErrors) {
   TensorView* a = tensor({2, 8});
   TensorView* w = tensor({16, 4});
-  expectUserError([&] { linear(a, w); },
-                  {"linear", w->name(), "contraction", "8 vs 4"});
+  expectUserError([&] { linear(a, w); }, {"linear", w->name(), "contraction", "8 vs 4"});
   TensorView* bias = tensor({15});
-  expectUserError([&] { linear(a, tensor({16, 8}), bias); },
-                  {"linear", bias->name(), "16 vs 15"});
+  expectUserError([&] { linear(a, tensor({16, 8}), bias); }, {"linear", bias->name(), "16 vs 15"});
 }
 
 TEST_F(CompositeTest, SdpaShapesDtypesAndDefaults) {
@@ -98,8 +95,7 @@ TEST_F(CompositeTest, SdpaShapesDtypesAndDefaults) {
   EXPECT_TRUE(std::isnan(*def->input(5)->as<Scalar>()->constDouble()));
   EXPECT_EQ(def->input(5)->dtype(), DataType::Double);
   EXPECT_EQ(def->outputs(),
-            (std::vector<Val*>{r.output, r.logSumExp, r.philoxSeed,
-                               r.philoxOffset}));
+            (std::vector<Val*>{r.output, r.logSumExp, r.philoxSeed, r.philoxOffset}));
 }
 
 TEST_F(CompositeTest, SdpaErrors) {
@@ -115,8 +111,9 @@ TEST_F(CompositeTest, SdpaErrors) {
   expectUserError([&] { sdpfaFwd(qe, k, v, nullptr, nullptr, nullptr); },
                   {"sdpfa_fwd", "head size", "32 vs 64"});
   expectUserError(
-      [&] { sdpfaFwd(tensor({2, 4, 16, 64}, DataType::Half), k, v, nullptr,
-                     c(1), nullptr); },
+      [&] {
+        sdpfaFwd(tensor({2, 4, 16, 64}, DataType::Half), k, v, nullptr, c(1), nullptr);
+      },
       {"sdpfa_fwd", "is_causal", "Bool"});
 }
 

@@ -13,8 +13,7 @@ TEST_F(FactoryTest, FullMakesSizeOneAxesBroadcast) {
   EXPECT_EQ(extents(out), (std::vector<int64_t>{2, 1, 3}));
   EXPECT_EQ(out->dtype(), DataType::BFloat16);
   EXPECT_EQ(iterTypes(out),
-            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast,
-                                   IterType::Iteration}));
+            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast, IterType::Iteration}));
   const ir::Expr* def = out->definition();
   EXPECT_EQ(def->type(), ExprType::Full);
   EXPECT_EQ(def->attrs().dtype, DataType::BFloat16);
@@ -24,7 +23,9 @@ TEST_F(FactoryTest, FullMakesSizeOneAxesBroadcast) {
 
 TEST_F(FactoryTest, FullRejectsNegativeSizes) {
   expectUserError(
-      [&] { full(fusion_, sizes({2, -3}), c(0), DataType::Float); },
+      [&] {
+        full(fusion_, sizes({2, -3}), c(0), DataType::Float);
+      },
       {"full", "shape[1]", "-3"});
 }
 
@@ -37,21 +38,16 @@ TEST_F(FactoryTest, IotaDefaultsStartAndStepByDtype) {
   EXPECT_EQ(in[2]->as<Scalar>()->constInt(), 1);
   EXPECT_EQ(in[1]->dtype(), DataType::Int);
 
-  TensorView* floats =
-      iota(fusion_, c(4), fusion_.constDouble(0.5), nullptr, DataType::Float);
+  TensorView* floats = iota(fusion_, c(4), fusion_.constDouble(0.5), nullptr, DataType::Float);
   EXPECT_EQ(floats->dtype(), DataType::Float);
   EXPECT_EQ(floats->definition()->attrs().dtype, DataType::Float);
   EXPECT_EQ(floats->definition()->input(2)->dtype(), DataType::Double);
 }
 
 TEST_F(FactoryTest, IotaErrors) {
-  expectUserError(
-      [&] { iota(fusion_, c(4), nullptr, nullptr, DataType::Bool); },
-      {"iota", "Bool"});
-  expectUserError(
-      [&] { iota(fusion_, fusion_.constDouble(4.0), nullptr, nullptr,
-                 DataType::Int); },
-      {"iota", "length", "Double"});
+  expectUserError([&] { iota(fusion_, c(4), nullptr, nullptr, DataType::Bool); }, {"iota", "Bool"});
+  expectUserError([&] { iota(fusion_, fusion_.constDouble(4.0), nullptr, nullptr, DataType::Int); },
+                  {"iota", "length", "Double"});
 }
 
 TEST_F(FactoryTest, IndexSelectTakesTheIndexExtent) {
@@ -92,8 +88,7 @@ TEST_F(FactoryTest, SelectIsASliceOfOnePositionThenSqueeze) {
   // from the end of the 7 positions: [5, 6).
   EXPECT_EQ(slice->input(4)->as<Scalar>()->constInt(), 5);
   EXPECT_EQ(slice->input(5)->as<Scalar>()->constInt(), 6);
-  EXPECT_EQ(extents(slice->output(0)->as<TensorView>()),
-            (std::vector<int64_t>{5, 1}));
+  EXPECT_EQ(extents(slice->output(0)->as<TensorView>()), (std::vector<int64_t>{5, 1}));
 }
 
 TEST_F(FactoryTest, SelectWrapsASymbolicIndexAtRunTime) {
@@ -114,15 +109,12 @@ TEST_F(FactoryTest, SelectWrapsASymbolicIndexAtRunTime) {
 TEST_F(FactoryTest, SelectErrors) {
   TensorView* x = tensor({5, 7});
   expectUserError([&] { select(x, c(7), 1); },
-                  {"select", "index 7 is out of range for axis 1",
-                   "-7 <= index < 7"});
-  expectUserError([&] { select(x, c(-6), 0); },
-                  {"select", "index -6", "axis 0"});
+                  {"select", "index 7 is out of range for axis 1", "-7 <= index < 7"});
+  expectUserError([&] { select(x, c(-6), 0); }, {"select", "index -6", "axis 0"});
   expectUserError([&] { select(x, fusion_.constDouble(1.0), 0); },
                   {"select", "the index", "integer scalar", "Double"});
   expectUserError([&] { select(x, c(0), 2); }, {"select", "axis 2", "rank 2"});
-  expectUserError([&] { select(tensor({}), c(0), 0); },
-                  {"select", "0-dim"});
+  expectUserError([&] { select(tensor({}), c(0), 0); }, {"select", "0-dim"});
 }
 
 TEST_F(FactoryTest, TakeAlongAxisHasTheIndexShape) {

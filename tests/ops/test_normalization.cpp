@@ -15,8 +15,7 @@ TEST_F(NormalizationTest, WelfordUpcastsBf16AndHasThreeOutputs) {
   EXPECT_EQ(w.avg->dtype(), DataType::Float);
   EXPECT_EQ(w.varSum->dtype(), DataType::Float);
   EXPECT_EQ(w.count->dtype(), DataType::Int);
-  EXPECT_EQ(iterTypes(w.avg),
-            (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
+  EXPECT_EQ(iterTypes(w.avg), (std::vector<IterType>{IterType::Iteration, IterType::Reduction}));
   EXPECT_EQ(extents(w.count), (std::vector<int64_t>{4}));
   const ir::Expr* def = w.avg->definition();
   EXPECT_EQ(def->type(), ExprType::Welford);
@@ -71,14 +70,12 @@ TEST_F(NormalizationTest, KeepDimBroadcastsVarAndMean) {
   VarMeanResult r = varMean(tensor({4, 8}), {1}, 1.0, /*keepDim=*/true);
   EXPECT_EQ(extents(r.var), (std::vector<int64_t>{4, 1}));
   EXPECT_EQ(extents(r.mean), (std::vector<int64_t>{4, 1}));
-  EXPECT_EQ(iterTypes(r.mean),
-            (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
+  EXPECT_EQ(iterTypes(r.mean), (std::vector<IterType>{IterType::Iteration, IterType::Broadcast}));
 }
 
 TEST_F(NormalizationTest, BadAxesNameTheOp) {
   TensorView* x = tensor({4, 8});
-  expectUserError([&] { varMean(x, {2}); },
-                  {"var_mean", "axis 2", "rank 2", x->name()});
+  expectUserError([&] { varMean(x, {2}); }, {"var_mean", "axis 2", "rank 2", x->name()});
   expectUserError([&] { var(x, {0, -2}); }, {"var", "twice"});
   expectUserError([&] { welford(x, {}); }, {"welford", "no axes", x->name()});
 }

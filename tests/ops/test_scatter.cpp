@@ -35,18 +35,32 @@ TEST_F(ScatterTest, ScatterOfAScalar) {
 TEST_F(ScatterTest, ScatterErrors) {
   TensorView* x = tensor({4, 6});
   TensorView* index = tensor({2, 6}, DataType::Int);
-  expectUserError([&] { scatter(x, tensor({2, 6}), tensor({2, 6}), 0); },
-                  {"scatter", "the index", "Float", "Int"});
-  expectUserError([&] { scatter(x, tensor({2}, DataType::Int), tensor({2, 6}), 0); },
-                  {"scatter", "rank 1", "rank 2"});
-  expectUserError([&] { scatter(x, index, tensor({2, 6}, DataType::Half), 0); },
-                  {"scatter", "src", "Half", "Float", "same dtype"});
-  expectUserError([&] { scatter(x, index, tensor({1, 6}), 0); },
-                  {"scatter", "axis 0 of the index", "size 2", "only 1"});
-  expectUserError([&] { scatter(x, tensor({2, 8}, DataType::Int), tensor({2, 8}), 0); },
-                  {"scatter", "axis 1 of the index", "size 8", "only 6"});
-  expectUserError([&] { scatter(x, index, tensor({2, 6}), 2); },
-                  {"scatter", "axis 2", "rank 2"});
+  expectUserError(
+      [&] {
+        scatter(x, tensor({2, 6}), tensor({2, 6}), 0);
+      },
+      {"scatter", "the index", "Float", "Int"});
+  expectUserError(
+      [&] {
+        scatter(x, tensor({2}, DataType::Int), tensor({2, 6}), 0);
+      },
+      {"scatter", "rank 1", "rank 2"});
+  expectUserError(
+      [&] {
+        scatter(x, index, tensor({2, 6}, DataType::Half), 0);
+      },
+      {"scatter", "src", "Half", "Float", "same dtype"});
+  expectUserError(
+      [&] {
+        scatter(x, index, tensor({1, 6}), 0);
+      },
+      {"scatter", "axis 0 of the index", "size 2", "only 1"});
+  expectUserError(
+      [&] {
+        scatter(x, tensor({2, 8}, DataType::Int), tensor({2, 8}), 0);
+      },
+      {"scatter", "axis 1 of the index", "size 8", "only 6"});
+  expectUserError([&] { scatter(x, index, tensor({2, 6}), 2); }, {"scatter", "axis 2", "rank 2"});
 }
 
 TEST_F(ScatterTest, IndexPutAccumulateKeepsTheAccumulatorShape) {
@@ -63,15 +77,26 @@ TEST_F(ScatterTest, IndexPutAccumulateKeepsTheAccumulatorShape) {
 TEST_F(ScatterTest, IndexPutAccumulateErrors) {
   TensorView* acc = tensor({10, 8});
   TensorView* index = tensor({3}, DataType::Int);
-  expectUserError([&] { indexPutAccumulate(acc, index, tensor({3, 8}, DataType::Double)); },
-                  {"index_put_accumulate", "the values", "Double", "Float"});
-  expectUserError([&] { indexPutAccumulate(acc, index, tensor({3, 5})); },
-                  {"index_put_accumulate", "size 5 on axis 1", "expected 8"});
-  expectUserError([&] { indexPutAccumulate(acc, index, tensor({4, 8})); },
-                  {"index_put_accumulate", "size 4 on axis 0", "expected 3",
-                   "the index's length"});
-  expectUserError([&] { indexPutAccumulate(acc, tensor({3}), tensor({3, 8})); },
-                  {"index_put_accumulate", "the index", "Float"});
+  expectUserError(
+      [&] {
+        indexPutAccumulate(acc, index, tensor({3, 8}, DataType::Double));
+      },
+      {"index_put_accumulate", "the values", "Double", "Float"});
+  expectUserError(
+      [&] {
+        indexPutAccumulate(acc, index, tensor({3, 5}));
+      },
+      {"index_put_accumulate", "size 5 on axis 1", "expected 8"});
+  expectUserError(
+      [&] {
+        indexPutAccumulate(acc, index, tensor({4, 8}));
+      },
+      {"index_put_accumulate", "size 4 on axis 0", "expected 3", "the index's length"});
+  expectUserError(
+      [&] {
+        indexPutAccumulate(acc, tensor({3}), tensor({3, 8}));
+      },
+      {"index_put_accumulate", "the index", "Float"});
   expectUserError([&] { indexPutAccumulate(acc, index, tensor({3})); },
                   {"index_put_accumulate", "rank 1", "rank 2"});
 }

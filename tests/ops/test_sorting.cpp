@@ -23,10 +23,12 @@ TEST_F(SortingTest, ArgsortGivesIntIndicesOfTheInputShape) {
 TEST_F(SortingTest, ArgsortOfAZeroDimTensorTakesDimZeroOrMinusOne) {
   TensorView* x = tensor({});
   EXPECT_EQ(argsort(x, -1, false, false)->rank(), 0);
-  expectUserError([&] { argsort(x, 1, false, false); },
-                  {"argsort", "dim 1", "0-dim", "0 or -1"});
-  expectUserError([&] { argsort(tensor({3, 4}), -3, false, false); },
-                  {"argsort", "axis -3", "rank 2"});
+  expectUserError([&] { argsort(x, 1, false, false); }, {"argsort", "dim 1", "0-dim", "0 or -1"});
+  expectUserError(
+      [&] {
+        argsort(tensor({3, 4}), -3, false, false);
+      },
+      {"argsort", "axis -3", "rank 2"});
 }
 
 TEST_F(SortingTest, TopkHasExtentKOnItsAxis) {
@@ -53,8 +55,7 @@ TEST_F(SortingTest, TopkErrors) {
   TensorView* x = tensor({4, 9});
   expectUserError([&] { topk(x, c(10), 1, true, false); },
                   {"topk", "k is 10", "axis 1", "has 9 elements"});
-  expectUserError([&] { topk(x, c(-1), 1, true, false); },
-                  {"topk", "k is -1", "0 <= k"});
+  expectUserError([&] { topk(x, c(-1), 1, true, false); }, {"topk", "k is -1", "0 <= k"});
   expectUserError([&] { topk(x, fusion_.constDouble(2.0), 1, true, false); },
                   {"topk", "k", "integer scalar", "Double"});
   expectUserError([&] { topk(tensor({}), c(2), 0, true, false); },

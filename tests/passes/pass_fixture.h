@@ -35,8 +35,7 @@ class PassFixture : public ::testing::Test {
 
   //! Reads a bundled script, e.g. "resources/examples/rope.py".
   void readFile(const std::string& relative) {
-    adopt(frontend::readScriptFile(fuserlab::test::sourceDir() + "/" +
-                                   relative));
+    adopt(frontend::readScriptFile(fuserlab::test::sourceDir() + "/" + relative));
   }
 
   //! Runs `pass` on the fusion and returns what it recorded.

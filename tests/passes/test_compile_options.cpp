@@ -62,8 +62,7 @@ TEST(CompileOptionsTest, AssignmentNeedsNameAndValue) {
   CompileOptions options;
   expectUserError([&] { options.setFromAssignment("bookend"); },
                   {"expected NAME=VALUE", "'bookend'"});
-  expectUserError([&] { options.setFromAssignment("=outputs"); },
-                  {"expected NAME=VALUE"});
+  expectUserError([&] { options.setFromAssignment("=outputs"); }, {"expected NAME=VALUE"});
 }
 
 TEST(CompileOptionsTest, DisablePass) {
@@ -95,8 +94,8 @@ TEST(CompileOptionsTest, ToJson) {
 TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
   const CompileOptions defaults;
   EXPECT_EQ(defaults.assignments(),
-            (std::vector<std::string>{"bookend=outputs", "upcast=privatize",
-                                      "dependent_launch=on", "graph_launch=on"}));
+            (std::vector<std::string>{"bookend=outputs", "upcast=privatize", "dependent_launch=on",
+                                      "graph_launch=on"}));
   for (const CompileSetting& setting : compileSettings()) {
     for (std::string_view value : setting.values) {
       CompileOptions options;
@@ -109,8 +108,7 @@ TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
       for (const std::string& assignment : options.assignments()) {
         back.setFromAssignment(assignment);
       }
-      EXPECT_EQ(back.toJson().dump(-1), options.toJson().dump(-1))
-          << setting.name << "=" << value;
+      EXPECT_EQ(back.toJson().dump(-1), options.toJson().dump(-1)) << setting.name << "=" << value;
     }
   }
 }

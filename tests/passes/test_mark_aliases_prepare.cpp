@@ -25,8 +25,7 @@ class MarkAliasesPrepareTest : public PassFixture {
   void expectUnchanged(BookendMode mode) {
     const std::string before = ir();
     const PassRecord record = bookend(mode);
-    EXPECT_TRUE(record.rewrites.empty())
-        << toString(mode) << ": " << record.rewrites.front();
+    EXPECT_TRUE(record.rewrites.empty()) << toString(mode) << ": " << record.rewrites.front();
     EXPECT_EQ(ir(), before) << toString(mode);
   }
 
@@ -107,7 +106,8 @@ T3 = fd.ops.permute(T2, dims=[1, 0, 2])
 T4 = fd.ops.mul(T3, T3)
 fd.add_output(T3)
 fd.add_output(T4)
-)", mode);
+)",
+                                     mode);
     ASSERT_EQ(record.rewrites.size(), 1u) << ir();
     EXPECT_NE(record.rewrites[0].find("after the input meta ops slice(T0) -> reshape(T1) -> "
                                       "permute(T2), before mul"),

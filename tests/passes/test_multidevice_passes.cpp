@@ -34,8 +34,7 @@ class MultidevicePassesTest : public PassFixture {
 
   // The sharding of the tensor defining output `index`.
   std::string outputSharding(size_t index) const {
-    return describeSharding(
-        fusion_->outputs().at(index).val->as<ir::TensorView>());
+    return describeSharding(fusion_->outputs().at(index).val->as<ir::TensorView>());
   }
 
   // The communication of every resharding set, in order.
@@ -44,8 +43,7 @@ class MultidevicePassesTest : public PassFixture {
     for (ir::Expr* expr : fusion_->exprsForOutputs()) {
       if (!multidevice::isReshardingSet(expr)) continue;
       out.emplace_back(multidevice::toString(multidevice::classifyResharding(
-          expr->input(0)->as<ir::TensorView>(),
-          expr->output(0)->as<ir::TensorView>())));
+          expr->input(0)->as<ir::TensorView>(), expr->output(0)->as<ir::TensorView>())));
     }
     return out;
   }
@@ -67,8 +65,7 @@ w.axis(0).parallelize(nvfuser.ParallelType.mesh_x)
   EXPECT_EQ(outputSharding(0), "sharded on axis 1 (iS5{6}) over mesh{0 1}");
   EXPECT_TRUE(communications().empty());
   ASSERT_EQ(records[0].rewrites.size(), 1u);
-  EXPECT_NE(records[0].rewrites[0].find("from T1"), std::string::npos)
-      << records[0].rewrites[0];
+  EXPECT_NE(records[0].rewrites[0].find("from T1"), std::string::npos) << records[0].rewrites[0];
   // Allocation carries the DID split: [iS{2}, iDIDx{2}, iS{3}].
   const auto* out = fusion_->outputs()[0].val->as<ir::TensorView>();
   ASSERT_EQ(out->domain().allocation.size(), 3u);
@@ -93,12 +90,10 @@ w.axis(1).parallelize(nvfuser.ParallelType.mesh_x)
   // The linear's result is a partial sum; an allreduce completes the output.
   EXPECT_EQ(communications(), (std::vector<std::string>{"allreduce"}));
   EXPECT_EQ(outputSharding(0), "replicated on mesh{0 1}");
-  const auto* linearOut = fusion_->outputs()[0].val->definition()->input(0)
-                              ->as<ir::TensorView>();
+  const auto* linearOut = fusion_->outputs()[0].val->definition()->input(0)->as<ir::TensorView>();
   EXPECT_TRUE(multidevice::isPartial(linearOut));
   ASSERT_EQ(records[1].rewrites.size(), 1u);
-  EXPECT_NE(records[1].rewrites[0].find("allreduce"), std::string::npos)
-      << records[1].rewrites[0];
+  EXPECT_NE(records[1].rewrites[0].find("allreduce"), std::string::npos) << records[1].rewrites[0];
 }
 
 TEST_F(MultidevicePassesTest, LoopSplitMlpNeedsOneAllreduce) {
@@ -121,8 +116,7 @@ TEST_F(MultidevicePassesTest, LoopSplitMlpNeedsOneAllreduce) {
 TEST_F(MultidevicePassesTest, ResidualAddShardsTheUnshardedInputBackward) {
   readFile("resources/examples/multidevice/residual_add.py");
   std::vector<PassRecord> records = runAll();
-  EXPECT_EQ(describeSharding(tensor("x")),
-            "sharded on axis 0 (iS0{8}) over mesh{0 1}");
+  EXPECT_EQ(describeSharding(tensor("x")), "sharded on axis 0 (iS0{8}) over mesh{0 1}");
   EXPECT_EQ(outputSharding(0), "sharded on axis 0 (iS6{8}) over mesh{0 1}");
   EXPECT_TRUE(communications().empty());
   EXPECT_NE(records[0].rewrites.at(0).find("input T0"), std::string::npos)
@@ -186,8 +180,7 @@ TEST_F(MultidevicePassesTest, PipelineListsTheMultidevicePasses) {
   EXPECT_LT(at("propagate_shardings"), at("decompose_reshardings"));
   EXPECT_LT(at("decompose_reshardings"), at("reorder_sharded_axis"));
   EXPECT_LT(at("reorder_sharded_axis"), at("finalize_multidevice_domains"));
-  EXPECT_LT(at("finalize_multidevice_domains"),
-            static_cast<std::ptrdiff_t>(names.size()));
+  EXPECT_LT(at("finalize_multidevice_domains"), static_cast<std::ptrdiff_t>(names.size()));
   EXPECT_FALSE(records[at("propagate_shardings")].rewrites.empty());
 }
 

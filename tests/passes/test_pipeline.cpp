@@ -62,11 +62,11 @@ TEST_F(PipelineTest, PassesRunInTheDocumentedOrder) {
     EXPECT_FALSE(pass->description().empty()) << pass->name();
     EXPECT_TRUE(isPassName(pass->name()));
   }
-  EXPECT_EQ(names, (std::vector<std::string_view>{
-                       "remove_empty", "consecutive_cast", "upcast_after_reshape",
-                       "propagate_shardings", "decompose_reshardings",
-                       "reorder_sharded_axis", "finalize_multidevice_domains",
-                       "mark_aliases_prepare", "allocation_order_propagation"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string_view>{
+                "remove_empty", "consecutive_cast", "upcast_after_reshape", "propagate_shardings",
+                "decompose_reshardings", "reorder_sharded_axis", "finalize_multidevice_domains",
+                "mark_aliases_prepare", "allocation_order_propagation"}));
   EXPECT_FALSE(isPassName("remove_empties"));
 }
 
@@ -82,8 +82,7 @@ TEST_F(PipelineTest, OneRecordPerPassWithTheFusionAfterIt) {
     EXPECT_TRUE(records_[i].enabled);
     // The multi-device passes leave a fusion without meshes as it is.
     const std::string_view name = records_[i].name;
-    const bool multidevice = name == "propagate_shardings" ||
-                             name == "decompose_reshardings" ||
+    const bool multidevice = name == "propagate_shardings" || name == "decompose_reshardings" ||
                              name == "reorder_sharded_axis" ||
                              name == "finalize_multidevice_domains";
     EXPECT_EQ(records_[i].rewrites.size(), multidevice ? 0u : 1u);
@@ -208,8 +207,8 @@ TEST_F(PipelineTest, Seed001Reproducer) {
 // keeps its outputs, and is a fixed point: a second run rewrites nothing.
 TEST_F(PipelineTest, EveryBundledExampleInEveryMode) {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(
-           fuserlab::test::sourceDir() + "/resources/examples")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(fuserlab::test::sourceDir() + "/resources/examples")) {
     if (entry.path().extension() == ".py") {
       files.push_back("resources/examples/" + entry.path().filename().string());
     }

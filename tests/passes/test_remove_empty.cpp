@@ -24,9 +24,7 @@ class RemoveEmptyTest : public PassFixture {
     return def->inputs().back()->as<ir::Scalar>()->constDouble().value_or(-1);
   }
 
-  int liveExprCount() const {
-    return static_cast<int>(fusion_->exprsForOutputs().size());
-  }
+  int liveExprCount() const { return static_cast<int>(fusion_->exprsForOutputs().size()); }
 };
 
 // The whole chain computing an empty output is replaced by one full.

@@ -61,19 +61,15 @@ std::string generateScript(int ops, Shape shape) {
       ++emitted;
     } else if (emitted % 25 == 0) {
       const bool column = shape == Shape::InnerOuter && (emitted / 25) % 2 == 1;
-      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=["
-        << (column ? 0 : 1) << "])\n";
+      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=[" << (column ? 0 : 1) << "])\n";
       s << "    T" << next + 1 << " = fd.ops.broadcast(T" << next
-        << ", is_broadcast_dim="
-        << (column ? "[True, False]" : "[False, True]") << ")\n";
-      s << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1
-        << ")\n";
+        << ", is_broadcast_dim=" << (column ? "[True, False]" : "[False, True]") << ")\n";
+      s << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1 << ")\n";
       last = next + 2;
       next += 3;
       emitted += 3;
     } else if (emitted % 2 == 0) {
-      s << "    T" << next << " = fd.ops." << unary[emitted % 5] << "(T" << last
-        << ")\n";
+      s << "    T" << next << " = fd.ops." << unary[emitted % 5] << "(T" << last << ")\n";
       last = next++;
       ++emitted;
     } else {
@@ -82,16 +78,14 @@ std::string generateScript(int ops, Shape shape) {
       ++emitted;
     }
   }
-  s << "    T" << next << " = fd.ops.cast(T" << last
-    << ", dtype=DataType.BFloat16)\n"
+  s << "    T" << next << " = fd.ops.cast(T" << last << ", dtype=DataType.BFloat16)\n"
     << "    fd.add_output(T" << next << ")\n";
   return s.str();
 }
 
 // The allocator this process runs with: tcmalloc exports tc_malloc.
 const char* allocatorName() {
-  return dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr ? "tcmalloc"
-                                                     : "system malloc";
+  return dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr ? "tcmalloc" : "system malloc";
 }
 
 // This thread's CPU time: unlike the wall clock, not stretched by other
@@ -99,8 +93,7 @@ const char* allocatorName() {
 double threadCpuMicros() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e6 +
-         static_cast<double>(t.tv_nsec) / 1e3;
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
 }
 
 // Prints one fusion's line.
@@ -108,8 +101,7 @@ void bench(const char* label, const std::string& source, int repetitions) {
   using namespace fuserlab;
   const frontend::Script script = frontend::readScript(source, "generated.py");
   const ir::Fusion& fusion = script.fusion();
-  const auto inputs = frontend::makeInputShapes(
-      frontend::parseInputsOption("2048x1024:bf16"));
+  const auto inputs = frontend::makeInputShapes(frontend::parseInputsOption("2048x1024:bf16"));
   const scheduler::DeviceSpec& device = scheduler::defaultDevice();
   passes::CompileOptions options;
 
@@ -118,8 +110,8 @@ void bench(const char* label, const std::string& source, int repetitions) {
   int segments = 0;
   for (int i = 0; i < repetitions + 3; ++i) {
     const double cpuStart = threadCpuMicros();
-    runtime::CompiledFusion compiled = runtime::compileFusion(
-        fusion, options, device, inputs, nullptr, /*withTextDumps=*/false);
+    runtime::CompiledFusion compiled =
+        runtime::compileFusion(fusion, options, device, inputs, nullptr, /*withTextDumps=*/false);
     const double cpu = threadCpuMicros() - cpuStart;
     const double us = compiled.report.compileMicroseconds;
     if (i >= 3) {  // the first runs warm caches
@@ -138,9 +130,8 @@ void bench(const char* label, const std::string& source, int repetitions) {
       "segments, median %.0f us (min %.0f, p20 %.0f, p80 %.0f) over %d runs; "
       "%.2fx the 2 ms budget; CPU time of the whole call (report included) "
       "median %.0f us; %s\n",
-      label, fusion.exprsForOutputs().size(), segments, median, micros.front(),
-      p20, p80, repetitions, median / 2000.0, cpuMicros[cpuMicros.size() / 2],
-      allocatorName());
+      label, fusion.exprsForOutputs().size(), segments, median, micros.front(), p20, p80,
+      repetitions, median / 2000.0, cpuMicros[cpuMicros.size() / 2], allocatorName());
 }
 
 }  // namespace
@@ -149,10 +140,9 @@ int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[1]) == "--write-scripts") {
     const std::string dir = argv[2];
     const int ops = argc > 3 ? std::atoi(argv[3]) : 200;
-    const std::pair<const char*, Shape> shapes[] = {
-        {"bench_one_segment.py", Shape::OneSegment},
-        {"bench_segment_set.py", Shape::SegmentSets},
-        {"bench_inner_outer.py", Shape::InnerOuter}};
+    const std::pair<const char*, Shape> shapes[] = {{"bench_one_segment.py", Shape::OneSegment},
+                                                    {"bench_segment_set.py", Shape::SegmentSets},
+                                                    {"bench_inner_outer.py", Shape::InnerOuter}};
     for (const auto& [name, shape] : shapes) {
       std::ofstream file(dir + "/" + name);
       file << generateScript(ops, shape);
@@ -166,8 +156,7 @@ int main(int argc, char** argv) {
   const int ops = argc > 1 ? std::atoi(argv[1]) : 200;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 50;
   const std::string only = argc > 3 ? argv[3] : "";
-  if (!only.empty() && only != "one_segment" && only != "segment_set" &&
-      only != "inner_outer") {
+  if (!only.empty() && only != "one_segment" && only != "segment_set" && only != "inner_outer") {
     std::fprintf(stderr,
                  "unknown fusion '%s': one_segment, segment_set or "
                  "inner_outer\n",

@@ -41,8 +41,7 @@ double nsPerCall(int calls, const std::function<void()>& call) {
   for (int run = 0; run < 5; ++run) {
     const auto start = Clock::now();
     for (int i = 0; i < calls; ++i) call();
-    runs.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
-                   calls);
+    runs.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() / calls);
   }
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
@@ -90,8 +89,8 @@ int main(int argc, char** argv) {
   const auto inputs = frontend::makeInputShapes(*script.inputs);
   const auto& device = scheduler::defaultDevice();
   auto compile = [&](const scheduler::HeuristicProvider* provider) {
-    return runtime::compileFusion(script.fusion(), passes::CompileOptions(), device,
-                                  inputs, provider, false);
+    return runtime::compileFusion(script.fusion(), passes::CompileOptions(), device, inputs,
+                                  provider, false);
   };
 
   // Seed 001's key and the heuristic's params for it.
@@ -116,8 +115,7 @@ int main(int argc, char** argv) {
     database.store(entryFor(seedKey, params));
     transaction.commit();
   }
-  const double fillMs =
-      std::chrono::duration<double, std::milli>(Clock::now() - fillStart).count();
+  const double fillMs = std::chrono::duration<double, std::milli>(Clock::now() - fillStart).count();
 
   // A writing open runs PRAGMA quick_check once (a damaged file takes no
   // writes); Access::Verify opens the same way without it.
@@ -132,8 +130,7 @@ int main(int argc, char** argv) {
   const auto fileBytes = std::filesystem::file_size(path);
   const auto loadStart = Clock::now();
   const db::DatabaseProvider provider(path);
-  const double loadMs =
-      std::chrono::duration<double, std::milli>(Clock::now() - loadStart).count();
+  const double loadMs = std::chrono::duration<double, std::milli>(Clock::now() - loadStart).count();
 
   double probeExact = 0, probeBucket = 0, probeMiss = 0, keyNs = 0, fullNs = 0;
   const char* lastSource = "none";
@@ -160,21 +157,21 @@ int main(int argc, char** argv) {
   std::filesystem::remove(path + "-wal");
   std::filesystem::remove(path + "-shm");
 
-  std::printf("heuristics database: %d entries + seed 001's (filled in %.1f ms, "
-              "loaded into the index in %.1f ms)\n",
-              entries, fillMs, loadMs);
-  std::printf("opening for writing: %.2f ms with quick_check, %.2f ms without "
-              "(%.2f MiB file)\n",
-              checkedOpenMs, uncheckedOpenMs, static_cast<double>(fileBytes) / (1 << 20));
+  std::printf(
+      "heuristics database: %d entries + seed 001's (filled in %.1f ms, "
+      "loaded into the index in %.1f ms)\n",
+      entries, fillMs, loadMs);
+  std::printf(
+      "opening for writing: %.2f ms with quick_check, %.2f ms without "
+      "(%.2f MiB file)\n",
+      checkedOpenMs, uncheckedOpenMs, static_cast<double>(fileBytes) / (1 << 20));
   std::printf("seed 001 segment lookup answers: %s\n", lastSource);
   std::printf("  index probe, exact hit   %8.1f ns  (%.3f of 1 us)\n", probeExact,
               probeExact / 1000);
   std::printf("  index probe, bucket hit  %8.1f ns  (%.3f of 1 us)\n", probeBucket,
               probeBucket / 1000);
-  std::printf("  index probe, miss        %8.1f ns  (%.3f of 1 us)\n", probeMiss,
-              probeMiss / 1000);
+  std::printf("  index probe, miss        %8.1f ns  (%.3f of 1 us)\n", probeMiss, probeMiss / 1000);
   std::printf("  segment key (hash+sizes) %8.1f ns\n", keyNs);
-  std::printf("  full lookup (key+probe)  %8.1f ns  (%.3f of 1 us)\n", fullNs,
-              fullNs / 1000);
+  std::printf("  full lookup (key+probe)  %8.1f ns  (%.3f of 1 us)\n", fullNs, fullNs / 1000);
   return 0;
 }

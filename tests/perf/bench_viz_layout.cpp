@@ -29,8 +29,8 @@
 #include "core/runtime/fusion_compiler.h"
 #include "tests/source_dir.h"
 #include "tests/viz/layout_shapes.h"
-#include "viz/fusion_graph.h"
 #include "viz/dot_writer.h"
+#include "viz/fusion_graph.h"
 #include "viz/layout_service.h"
 #include "viz/segmented_graph.h"
 
@@ -85,13 +85,12 @@ std::string generateScript(int ops) {
 
 fuserlab::report::CompileReport compileGenerated(int ops, double* seconds) {
   using namespace fuserlab;
-  const frontend::Script script =
-      frontend::readScript(generateScript(ops), "generated.py");
+  const frontend::Script script = frontend::readScript(generateScript(ops), "generated.py");
   const auto start = Clock::now();
   auto compiled = runtime::compileFusion(
       script.fusion(), passes::CompileOptions{}, scheduler::defaultDevice(),
-      frontend::makeInputShapes(frontend::parseInputsOption("2048x1024:bf16")),
-      nullptr, /*withTextDumps=*/false);
+      frontend::makeInputShapes(frontend::parseInputsOption("2048x1024:bf16")), nullptr,
+      /*withTextDumps=*/false);
   *seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return std::move(compiled.report);
 }
@@ -152,9 +151,9 @@ int main(int argc, char** argv) {
       "compiled in %.2f s), %zu nodes, %zu edges: CPU median %.3f s, wall "
       "median %.3f s (min %.3f, max %.3f) over %d runs; CPU %.2fx the 1 s "
       "budget\n",
-      overviewOps, exprs, big.segments.size(), compileSeconds, overview.nodes,
-      overview.edges, overview.cpuMedian, overview.median, overview.low,
-      overview.high, repetitions, overview.cpuMedian / 1.0);
+      overviewOps, exprs, big.segments.size(), compileSeconds, overview.nodes, overview.edges,
+      overview.cpuMedian, overview.median, overview.low, overview.high, repetitions,
+      overview.cpuMedian / 1.0);
 
   const auto small = compileGenerated(fullOps, &compileSeconds);
   exprs = 0;
@@ -166,9 +165,8 @@ int main(int argc, char** argv) {
       "full segmented layout: %d-op fusion (%zu segment exprs, %zu segments), "
       "%zu nodes, %zu edges: CPU median %.3f s, wall median %.3f s (min %.3f, "
       "max %.3f) over %d runs; CPU %.2fx the 2 s budget\n",
-      fullOps, exprs, small.segments.size(), full.nodes, full.edges,
-      full.cpuMedian, full.median, full.low, full.high, repetitions,
-      full.cpuMedian / 2.0);
+      fullOps, exprs, small.segments.size(), full.nodes, full.edges, full.cpuMedian, full.median,
+      full.low, full.high, repetitions, full.cpuMedian / 2.0);
 
   struct Shape {
     std::string name;
@@ -176,18 +174,17 @@ int main(int argc, char** argv) {
   };
   std::vector<Shape> shapes;
   for (int ops : {200, 300, 2000}) {
-    const frontend::Script script = frontend::readScript(
-        viz::testing::sharedInputChainScript(ops), "shared_chain.py");
+    const frontend::Script script =
+        frontend::readScript(viz::testing::sharedInputChainScript(ops), "shared_chain.py");
     shapes.push_back({"shared-input chain, " + std::to_string(ops) + " ops",
                       runtime::compileFusion(script.fusion(), passes::CompileOptions{},
                                              scheduler::defaultDevice(),
                                              frontend::makeInputShapes(*script.inputs))
                           .report});
   }
-  for (const char* file : {"tests/perf/suite/layernorm_bwd_8192x4096.py",
-                           "tests/perf/suite/rmsnorm_bwd_8192x4096.py",
-                           "tests/perf/suite/rope_4x32x2048x128.py",
-                           "resources/examples/sdpa_fwd.py"}) {
+  for (const char* file :
+       {"tests/perf/suite/layernorm_bwd_8192x4096.py", "tests/perf/suite/rmsnorm_bwd_8192x4096.py",
+        "tests/perf/suite/rope_4x32x2048x128.py", "resources/examples/sdpa_fwd.py"}) {
     const frontend::Script script =
         frontend::readScriptFile(fuserlab::test::sourceDir() + "/" + file);
     shapes.push_back({file, runtime::compileFusion(script.fusion(), passes::CompileOptions{},
@@ -201,8 +198,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%s: fusion graph %zu nodes, CPU median %.3f s (%.2fx the 2 s budget); "
         "segmented %zu nodes, CPU median %.3f s (%.2fx)\n",
-        shape.name.c_str(), fusion.nodes, fusion.cpuMedian, fusion.cpuMedian / 2.0,
-        segmented.nodes, segmented.cpuMedian, segmented.cpuMedian / 2.0);
+        shape.name.c_str(), fusion.nodes, fusion.cpuMedian, fusion.cpuMedian / 2.0, segmented.nodes,
+        segmented.cpuMedian, segmented.cpuMedian / 2.0);
   }
   return 0;
 }

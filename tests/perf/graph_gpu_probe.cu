@@ -12,9 +12,9 @@
 // an event, the launches, an event; the time between the two events is the
 // sample. Variants run in interleaved rounds in one process.
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include "probe_common.cuh"
-#include <cudaTypedefs.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -141,8 +141,8 @@ int main(int argc, char** argv) {
   CUgraphExec fourLaunchOrder = graph(4, kLaunchOrder);
 
   std::vector<Variant> variants;
-  variants.push_back({"1 kernel, legacy stream, launched", legacy,
-                      [&](CUstream s) { direct(s, first, false); }});
+  variants.push_back(
+      {"1 kernel, legacy stream, launched", legacy, [&](CUstream s) { direct(s, first, false); }});
   variants.push_back({"1 kernel, legacy stream, graph", legacy,
                       [&](CUstream s) { check(graphLaunch(one, s), "graph"); }});
   variants.push_back({"1 kernel, non-blocking stream, launched", nb,
@@ -210,8 +210,7 @@ int main(int argc, char** argv) {
       spin_kernel<<<1, 1>>>(60000);
       check(graphLaunch(exec, legacy), "graph");
       std::vector<unsigned char> host(n * sizeof(float4));
-      check(cudaMemcpy(host.data(), c, host.size(),
-                       cudaMemcpyDeviceToHost), "copy back");
+      check(cudaMemcpy(host.data(), c, host.size(), cudaMemcpyDeviceToHost), "copy back");
       if (std::count(host.begin(), host.end(), static_cast<unsigned char>(pattern)) !=
           static_cast<long>(host.size())) {
         ++wrong;
@@ -225,8 +224,8 @@ int main(int argc, char** argv) {
   for (auto& v : variants) {
     std::sort(v.samples.begin(), v.samples.end());
     const size_t m = v.samples.size();
-    std::printf("%-48s %8.2f %8.2f %8.2f\n", v.name.c_str(), v.samples[m / 5],
-                v.samples[m / 2], v.samples[m * 4 / 5]);
+    std::printf("%-48s %8.2f %8.2f %8.2f\n", v.name.c_str(), v.samples[m / 5], v.samples[m / 2],
+                v.samples[m * 4 / 5]);
   }
   return 0;
 }

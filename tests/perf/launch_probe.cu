@@ -62,7 +62,7 @@ struct Variant {
   std::function<void()> sync;    // before the timed call, untimed
   std::function<void()> launch;  // the timed call(s)
   int launchesPerCall = 1;
-  std::vector<double> samples;   // us per launch
+  std::vector<double> samples;  // us per launch
 };
 
 double median(std::vector<double> v) {
@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
       rp.gridDim = dim3(2048);
       rp.blockDim = dim3(128);
       rp.kernelParams = viewArgs;
-      cudaGraphNode_t* deps = nodes.empty() ? nullptr : reinterpret_cast<cudaGraphNode_t*>(&nodes.back());
+      cudaGraphNode_t* deps =
+          nodes.empty() ? nullptr : reinterpret_cast<cudaGraphNode_t*>(&nodes.back());
       check(cudaGraphAddKernelNode(&node, g, deps, nodes.empty() ? 0 : 1, &rp), "add node");
       nodes.push_back(reinterpret_cast<CUgraphNode>(node));
     }
@@ -201,20 +202,20 @@ int main(int argc, char** argv) {
                       ex(nullptr, false, viewsF, viewArgs)});
   variants.push_back({"legacy stream, cuLaunchKernelEx + PDL attribute", deviceSync,
                       ex(nullptr, true, viewsF, viewArgs)});
-  variants.push_back({"legacy stream, cuLaunchKernel", deviceSync, [&] {
-                        check(launchPlain(viewsF, 2048, 1, 1, 128, 1, 1, 0, nullptr, viewArgs,
-                                          nullptr),
-                              "cuLaunchKernel");
-                      }});
+  variants.push_back(
+      {"legacy stream, cuLaunchKernel", deviceSync, [&] {
+         check(launchPlain(viewsF, 2048, 1, 1, 128, 1, 1, 0, nullptr, viewArgs, nullptr),
+               "cuLaunchKernel");
+       }});
   variants.push_back({"legacy stream, cudaLaunchKernel (runtime)", deviceSync, [&] {
                         check(cudaLaunchKernel(reinterpret_cast<const void*>(views_kernel),
                                                dim3(2048), dim3(128), viewArgs, 0, nullptr),
                               "cudaLaunchKernel");
                       }});
-  variants.push_back({"legacy stream, 3 pointers", deviceSync,
-                      ex(nullptr, false, pointersF, pointerArgs)});
-  variants.push_back({"legacy stream, stream sync", streamSync(nullptr),
-                      ex(nullptr, false, viewsF, viewArgs)});
+  variants.push_back(
+      {"legacy stream, 3 pointers", deviceSync, ex(nullptr, false, pointersF, pointerArgs)});
+  variants.push_back(
+      {"legacy stream, stream sync", streamSync(nullptr), ex(nullptr, false, viewsF, viewArgs)});
   variants.push_back({"legacy stream, event sync",
                       [&] {
                         check(cudaEventRecord(event, nullptr), "record");
@@ -227,8 +228,8 @@ int main(int argc, char** argv) {
                       ex(reinterpret_cast<CUstream>(nonBlocking), false, viewsF, viewArgs)});
   variants.push_back({"non-blocking stream, device sync", deviceSync,
                       ex(reinterpret_cast<CUstream>(nonBlocking), false, viewsF, viewArgs)});
-  variants.push_back({"per-thread default stream", deviceSync,
-                      ex(CU_STREAM_PER_THREAD, false, viewsF, viewArgs)});
+  variants.push_back(
+      {"per-thread default stream", deviceSync, ex(CU_STREAM_PER_THREAD, false, viewsF, viewArgs)});
   variants.push_back({"graph of one kernel, non-blocking stream", streamSync(nonBlocking), [&] {
                         check(graphLaunch(reinterpret_cast<CUgraphExec>(graphExec),
                                           reinterpret_cast<CUstream>(nonBlocking)),
@@ -244,29 +245,27 @@ int main(int argc, char** argv) {
   }
   {
     auto one = ex(reinterpret_cast<CUstream>(nonBlocking), false, viewsF, viewArgs);
-    Variant v{"non-blocking stream, 8 back to back (per launch)", streamSync(nonBlocking),
-              [one] {
+    Variant v{"non-blocking stream, 8 back to back (per launch)", streamSync(nonBlocking), [one] {
                 for (int i = 0; i < 8; ++i) one();
               }};
     v.launchesPerCall = 8;
     variants.push_back(v);
   }
-  variants.push_back({"graph of one kernel, legacy stream", deviceSync, [&] {
-                        check(graphLaunch(oneExec, nullptr), "cuGraphLaunch");
-                      }});
+  variants.push_back({"graph of one kernel, legacy stream", deviceSync,
+                      [&] { check(graphLaunch(oneExec, nullptr), "cuGraphLaunch"); }});
   variants.push_back({"graph of one kernel + set params (new pointers)", deviceSync, [&] {
                         flip ^= 1;
                         CUDA_KERNEL_NODE_PARAMS p = nodeParams(flip ? viewArgs2 : viewArgs);
                         check(execSetParams(oneExec, oneNodes[0], &p), "set params");
                         check(graphLaunch(oneExec, nullptr), "cuGraphLaunch");
                       }});
-  variants.push_back({"graph of 3 kernels, legacy stream (per call)", deviceSync, [&] {
-                        check(graphLaunch(threeExec, nullptr), "cuGraphLaunch");
-                      }});
+  variants.push_back({"graph of 3 kernels, legacy stream (per call)", deviceSync,
+                      [&] { check(graphLaunch(threeExec, nullptr), "cuGraphLaunch"); }});
   variants.push_back({"graph of 3 kernels + 3 set params (per call)", deviceSync, [&] {
                         flip ^= 1;
                         CUDA_KERNEL_NODE_PARAMS p = nodeParams(flip ? viewArgs2 : viewArgs);
-                        for (CUgraphNode n : threeNodes) check(execSetParams(threeExec, n, &p), "set");
+                        for (CUgraphNode n : threeNodes)
+                          check(execSetParams(threeExec, n, &p), "set");
                         check(graphLaunch(threeExec, nullptr), "cuGraphLaunch");
                       }});
   {
@@ -306,8 +305,8 @@ int main(int argc, char** argv) {
   deviceSync();
   check(cudaGetLastError(), "after the probe");
 
-  std::printf("schedule %s, %d rounds x %d samples, grid 2048 x 128\n", schedule.c_str(),
-              rounds, perRound);
+  std::printf("schedule %s, %d rounds x %d samples, grid 2048 x 128\n", schedule.c_str(), rounds,
+              perRound);
   std::printf("%-56s %8s %8s %8s\n", "variant", "p20 us", "median", "p80");
   for (const auto& v : variants) {
     std::printf("%-56s %8.2f %8.2f %8.2f\n", v.name.c_str(), quantile(v.samples, 0.2),

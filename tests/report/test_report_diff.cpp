@@ -65,8 +65,8 @@ TEST(ReportDiffTest, PairsSegmentsByWhatTheyComputeAndComparesEachParam) {
 }
 
 TEST(ReportDiffTest, RmsNormOnTwoDevicesDiffersParamByParam) {
-  const frontend::Script script = frontend::readScriptFile(
-      fuserlab::test::sourceDir() + "/resources/examples/rms_norm.py");
+  const frontend::Script script =
+      frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/rms_norm.py");
   const auto compile = [&](const char* device) {
     return runtime::compileFusion(script.fusion(), passes::CompileOptions{},
                                   *scheduler::findBuiltinDevice(device),
@@ -78,7 +78,8 @@ TEST(ReportDiffTest, RmsNormOnTwoDevicesDiffersParamByParam) {
   for (const SegmentPair& pair : diff.segments) {
     if (pair.a < 0 || pair.b < 0) continue;
     ++paired;
-    for (const FieldDiff& f : pair.fields) differing += f.differs() && f.field.rfind("params.", 0) == 0;
+    for (const FieldDiff& f : pair.fields)
+      differing += f.differs() && f.field.rfind("params.", 0) == 0;
   }
   EXPECT_GT(paired, 0);
   // More than one params field differs between the two devices (the old

@@ -29,17 +29,15 @@ class ReferenceExecutorTest : public ::testing::Test {
  protected:
   //! A fusion input: n >= 2 (or 0) a constant extent, 1 a Broadcast axis,
   //! -1 a symbolic extent.
-  TensorView* input(const std::vector<int64_t>& shape,
-                    DataType dtype = DataType::Float) {
+  TensorView* input(const std::vector<int64_t>& shape, DataType dtype = DataType::Float) {
     std::vector<ir::IterDomain*> axes;
     for (int64_t extent : shape) {
       if (extent == -1) {
-        axes.push_back(fusion_.newIterDomain(fusion_.newScalar(DataType::Int),
-                                             IterType::Iteration));
+        axes.push_back(
+            fusion_.newIterDomain(fusion_.newScalar(DataType::Int), IterType::Iteration));
       } else {
         axes.push_back(fusion_.newIterDomain(
-            fusion_.constInt(extent),
-            extent == 1 ? IterType::Broadcast : IterType::Iteration));
+            fusion_.constInt(extent), extent == 1 ? IterType::Broadcast : IterType::Iteration));
       }
     }
     TensorView* tv = fusion_.newTensorView(axes, dtype);

@@ -64,8 +64,7 @@ TEST(FusionBytesTest, InputsReadOnceOutputsWrittenOnce) {
   inputs.emplace_back(fuserlab::ir::ScalarValue(2.0));
   inputs.emplace_back(Tensor::empty(DataType::Float, {}));
   const std::vector<Tensor> outputs = {Tensor::empty(DataType::BFloat16, {256, 11008})};
-  EXPECT_EQ(fuserlab::runtime::fusionBytes(inputs, outputs),
-            2 * 256 * 11008 * 2 + 4 * 8 * 4);
+  EXPECT_EQ(fuserlab::runtime::fusionBytes(inputs, outputs), 2 * 256 * 11008 * 2 + 4 * 8 * 4);
 }
 
 TEST(FusionBytesTest, ABroadcastAxisIsReadOnce) {

@@ -19,8 +19,7 @@ using ir::TensorView;
 TensorView* symbolicInput(Fusion& fusion, int64_t rank, DataType dtype) {
   std::vector<ir::IterDomain*> ids;
   for (int64_t i = 0; i < rank; ++i) {
-    ids.push_back(fusion.newIterDomain(fusion.newScalar(DataType::Int),
-                                       IterType::Iteration));
+    ids.push_back(fusion.newIterDomain(fusion.newScalar(DataType::Int), IterType::Iteration));
   }
   TensorView* tv = fusion.newTensorView(ids, dtype);
   fusion.addInput(tv);
@@ -77,9 +76,9 @@ TEST_F(BindingTest, NonContiguousDeclarationAcceptsAnyStride) {
   tv->setContiguity({false, true});
   Tensor sliced = iotaTensor({4, 16}).asStrided({4, 8}, {16, 1}, 0);
   EXPECT_NO_THROW(bindInputs(fusion_, {sliced}, evaluator_));
-  EXPECT_NE(bindError(fusion_, {iotaTensor({64}).asStrided({4, 8}, {16, 2}, 0)})
-                .find("dimension 1"),
-            std::string::npos);
+  EXPECT_NE(
+      bindError(fusion_, {iotaTensor({64}).asStrided({4, 8}, {16, 2}, 0)}).find("dimension 1"),
+      std::string::npos);
 }
 
 // Seed 002: logical [i0{6}]; i1{2}, i2{3} = split(i0); allocation =
@@ -163,22 +162,17 @@ TEST_F(BindingTest, MismatchesNameInputDimensionExpectedAndFound) {
 
   std::string rank = bindError(fusion_, {Tensor::empty(DataType::BFloat16, {8})});
   EXPECT_NE(rank.find("input 0 (T0, 'T7' in the script)"), std::string::npos) << rank;
-  EXPECT_NE(rank.find("expected a tensor of rank 2, found rank 1"), std::string::npos)
-      << rank;
+  EXPECT_NE(rank.find("expected a tensor of rank 2, found rank 1"), std::string::npos) << rank;
 
-  std::string size =
-      bindError(fusion_, {Tensor::empty(DataType::BFloat16, {9, 1})});
+  std::string size = bindError(fusion_, {Tensor::empty(DataType::BFloat16, {9, 1})});
   EXPECT_NE(size.find("dimension 0: expected size 8"), std::string::npos) << size;
   EXPECT_NE(size.find("found 9"), std::string::npos) << size;
 
-  std::string broadcast =
-      bindError(fusion_, {Tensor::empty(DataType::BFloat16, {8, 3})});
-  EXPECT_NE(broadcast.find("dimension 1: expected size 1"), std::string::npos)
-      << broadcast;
+  std::string broadcast = bindError(fusion_, {Tensor::empty(DataType::BFloat16, {8, 3})});
+  EXPECT_NE(broadcast.find("dimension 1: expected size 1"), std::string::npos) << broadcast;
 
   std::string dtype = bindError(fusion_, {Tensor::empty(DataType::Float, {8, 1})});
-  EXPECT_NE(dtype.find("expected a BFloat16 tensor, found Float"), std::string::npos)
-      << dtype;
+  EXPECT_NE(dtype.find("expected a BFloat16 tensor, found Float"), std::string::npos) << dtype;
 
   std::string count = bindError(fusion_, {});
   EXPECT_NE(count.find("1 inputs but 0 were given"), std::string::npos) << count;
@@ -193,10 +187,8 @@ TEST_F(BindingTest, EmptyTensorBindsWhateverItsStrides) {
 
 TEST_F(BindingTest, ExpandedBroadcastInputBindsExpandedExtent) {
   ir::Scalar* expanded = fusion_.newScalar(DataType::Int);
-  auto* b = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast,
-                                  expanded);
-  auto* i = fusion_.newIterDomain(fusion_.newScalar(DataType::Int),
-                                  IterType::Iteration);
+  auto* b = fusion_.newIterDomain(fusion_.constInt(1), IterType::Broadcast, expanded);
+  auto* i = fusion_.newIterDomain(fusion_.newScalar(DataType::Int), IterType::Iteration);
   TensorView* tv = fusion_.newTensorView({b, i}, DataType::Float);
   fusion_.addInput(tv);
   Tensor row = iotaTensor({4}).asStrided({3, 4}, {0, 1}, 0);
@@ -221,15 +213,14 @@ namespace {
 
 TEST(MetadataBindingTest, MetadataTensorsBindShapesAndAlignment) {
   ir::Fusion fusion;
-  auto* i0 = fusion.newIterDomain(fusion.newScalar(ir::DataType::Int),
-                                  ir::IterType::Iteration);
+  auto* i0 = fusion.newIterDomain(fusion.newScalar(ir::DataType::Int), ir::IterType::Iteration);
   ir::TensorView* tv = fusion.newTensorView({i0}, ir::DataType::Float);
   fusion.addInput(tv);
   tv->split(0, fusion.constInt(4));
   tv->setAllocationAsLoop();  // forces the materializing layout path
   ir::ExpressionEvaluator evaluator;
-  Tensor meta = Tensor::metadata(ir::DataType::Float, {3, 4}, {4, 1}, 1,
-                                 Device{DeviceKind::Cuda, 0});
+  Tensor meta =
+      Tensor::metadata(ir::DataType::Float, {3, 4}, {4, 1}, 1, Device{DeviceKind::Cuda, 0});
   EXPECT_TRUE(meta.isMetadataOnly());
   EXPECT_EQ(meta.data(), nullptr);
   Arguments bound = bindInputs(fusion, {meta}, evaluator);

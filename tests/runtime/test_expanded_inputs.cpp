@@ -22,8 +22,7 @@ using ir::DataType;
 
 class ExpandedInputsTest : public ::testing::Test {
  protected:
-  static frontend::Script script(std::string_view body,
-                                 std::string_view inputs = {}) {
+  static frontend::Script script(std::string_view body, std::string_view inputs = {}) {
     std::ostringstream out;
     out << "import torch\nfrom nvfuser import FusionDefinition, DataType\n\n"
         << "def fusion_func(fd : FusionDefinition) -> None :\n";
@@ -36,8 +35,7 @@ class ExpandedInputsTest : public ::testing::Test {
   }
 
   //! A contiguous float tensor of `sizes` holding `values` (row-major).
-  static Tensor floats(std::vector<int64_t> sizes,
-                       const std::vector<double>& values) {
+  static Tensor floats(std::vector<int64_t> sizes, const std::vector<double>& values) {
     Tensor t = Tensor::empty(DataType::Float, std::move(sizes));
     EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
     float* data = t.dataAs<float>();
@@ -65,8 +63,8 @@ TEST_F(ExpandedInputsTest, PointwiseAndReductionsReadTheExpandedAxisWithStrideZe
       "fd.add_output(T2)\nfd.add_output(T3)\nfd.add_output(T4)");
   // Row [1, 2, 3] expanded to 2 rows.
   const Tensor row = floats({3}, {1, 2, 3}).asStrided({2, 3}, {0, 1}, 0);
-  const std::vector<Tensor> out = runReference(
-      s.fusion(), {row, floats({2, 3}, {10, 20, 30, 40, 50, 60})});
+  const std::vector<Tensor> out =
+      runReference(s.fusion(), {row, floats({2, 3}, {10, 20, 30, 40, 50, 60})});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(values(out[0]), (std::vector<double>{11, 22, 33, 41, 52, 63}));
@@ -126,8 +124,7 @@ TEST_F(ExpandedInputsTest, ASizeOneTensorBindsAnExpandedAxis) {
       "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[None, True])\n"
       "T1 = fd.ops.neg(T0)\n"
       "fd.add_output(T1)");
-  const std::vector<Tensor> out =
-      runReference(s.fusion(), {floats({1, 3}, {1, 2, 3})});
+  const std::vector<Tensor> out = runReference(s.fusion(), {floats({1, 3}, {1, 2, 3})});
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(values(out[0]), (std::vector<double>{-1, -2, -3}));
 }
@@ -160,8 +157,7 @@ TEST_F(ExpandedInputsTest, ExpandedExtentsMustAgreeWithOtherInputs) {
     runReference(s.fusion(), {row});
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("dimension 0: expected size 4"),
-              std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("dimension 0: expected size 4"), std::string::npos)
         << error.what();
   }
 }

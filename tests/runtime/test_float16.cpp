@@ -59,8 +59,7 @@ uint16_t referenceRound(double value, int mantissaBits, int bias, int maxExponen
   if (unitsInt < (int64_t{1} << mantissaBits)) {
     bits = unitsInt;  // subnormal (or the smallest normal reached by rounding)
   } else {
-    bits = (int64_t{exponent + bias} << mantissaBits) +
-           (unitsInt - (int64_t{1} << mantissaBits));
+    bits = (int64_t{exponent + bias} << mantissaBits) + (unitsInt - (int64_t{1} << mantissaBits));
   }
   if (bits >= infinity) bits = infinity;
   return static_cast<uint16_t>(sign | bits);
@@ -79,7 +78,8 @@ TEST(Float16Test, EveryHalfPatternConvertsExactlyAndRoundTrips) {
     const uint16_t back = Half::fromFloat(value).bits;
     if (isHalfNan(bits)) {
       ASSERT_TRUE(std::isnan(value)) << std::hex << pattern;
-      ASSERT_TRUE(std::bit_cast<uint32_t>(value) & 0x00400000u) << "not quiet " << std::hex << pattern;
+      ASSERT_TRUE(std::bit_cast<uint32_t>(value) & 0x00400000u)
+          << "not quiet " << std::hex << pattern;
       ASSERT_EQ(std::signbit(value), (bits & 0x8000) != 0) << std::hex << pattern;
       // Quieting sets bit 9; sign and payload survive.
       ASSERT_EQ(back, bits | 0x0200) << std::hex << pattern;
@@ -97,7 +97,8 @@ TEST(Float16Test, EveryBFloat16PatternConvertsExactlyAndRoundTrips) {
     const uint16_t back = BFloat16::fromFloat(value).bits;
     if (isBFloat16Nan(bits)) {
       ASSERT_TRUE(std::isnan(value)) << std::hex << pattern;
-      ASSERT_TRUE(std::bit_cast<uint32_t>(value) & 0x00400000u) << "not quiet " << std::hex << pattern;
+      ASSERT_TRUE(std::bit_cast<uint32_t>(value) & 0x00400000u)
+          << "not quiet " << std::hex << pattern;
       ASSERT_EQ(back, bits | 0x0040) << std::hex << pattern;
     } else {
       ASSERT_EQ(static_cast<double>(value), bfloat16Value(bits)) << std::hex << pattern;
@@ -119,8 +120,8 @@ TEST(Float16Test, FloatToHalfAndBFloat16MatchReferenceRounding) {
     check(static_cast<uint32_t>(pattern));
   }
   for (uint32_t high = 0; high < (1u << 16); high += 7) {
-    for (uint32_t low : {0x0000u, 0x0FFFu, 0x1000u, 0x1001u, 0x3000u, 0x7FFFu,
-                         0x8000u, 0x8001u, 0xFFFFu}) {
+    for (uint32_t low :
+         {0x0000u, 0x0FFFu, 0x1000u, 0x1001u, 0x3000u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
       check((high << 16) | low);
     }
   }
@@ -141,8 +142,8 @@ TEST(Float16Test, DoubleConversionRoundsOnce) {
     const uint64_t pattern = random();
     // Exponents around the half and bfloat16 ranges, including subnormals.
     const int exponent = static_cast<int>(pattern % 300) - 150;
-    const double value = std::ldexp(
-        1.0 + static_cast<double>(pattern >> 12) * 0x1.0p-52, exponent) *
+    const double value =
+        std::ldexp(1.0 + static_cast<double>(pattern >> 12) * 0x1.0p-52, exponent) *
         ((pattern & 1) ? -1 : 1);
     ASSERT_EQ(Half::fromDouble(value).bits, referenceHalf(value)) << value;
     ASSERT_EQ(BFloat16::fromDouble(value).bits, referenceBFloat16(value)) << value;

@@ -30,8 +30,7 @@ TEST(InputSignatureTest, DtypeRankSizeOneAxesOrderContiguityAndAlignmentDo) {
 
 TEST(InputSignatureTest, ScalarsBySortOnly) {
   EXPECT_EQ(inputSignature({ir::ScalarValue(1.5)}), inputSignature({ir::ScalarValue(2.5)}));
-  EXPECT_NE(inputSignature({ir::ScalarValue(1.5)}),
-            inputSignature({ir::ScalarValue(int64_t{2})}));
+  EXPECT_NE(inputSignature({ir::ScalarValue(1.5)}), inputSignature({ir::ScalarValue(int64_t{2})}));
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace {
 
 TEST(KernelBuildTimingTest, WithoutAGpuMeasuringBuildsIsAUserError) {
   if (cudaDeviceCount() > 0) GTEST_SKIP() << "this machine has a GPU";
-  const frontend::Script script = frontend::readScript(R"(from nvfuser import FusionDefinition, DataType
+  const frontend::Script script =
+      frontend::readScript(R"(from nvfuser import FusionDefinition, DataType
 
 def fusion_func(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
@@ -24,13 +25,13 @@ def fusion_func(fd : FusionDefinition) -> None :
 
 with FusionDefinition() as fd:
     fusion_func(fd)
-)", "build_timing.py");
+)",
+                           "build_timing.py");
   try {
     measureKernelBuilds(script.fusion(), 0, passes::CompileOptions{}, nullptr, {});
     FAIL() << "measured without a GPU";
   } catch (const UserError& error) {
-    EXPECT_NE(std::string(error.what()).find("no CUDA device"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("no CUDA device"), std::string::npos) << error.what();
   }
 }
 

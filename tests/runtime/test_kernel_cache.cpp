@@ -31,8 +31,7 @@ class KernelCacheTest : public ::testing::Test {
 
   static std::string readFile(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   }
   static void writeFile(const fs::path& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -43,7 +42,11 @@ class KernelCacheTest : public ::testing::Test {
   const std::string keyA_ = kernelCacheKey("kernel A", {"-O3"}, "sm_90", "13.0");
   const std::string keyB_ = kernelCacheKey("kernel B", {"-O3"}, "sm_90", "13.0");
   // Bytes of every value, NUL included, as a cubin has.
-  const std::string payload_ = std::string("\x7f" "ELF\0\x01\x02", 7) + "cubin";
+  const std::string payload_ = std::string(
+                                   "\x7f"
+                                   "ELF\0\x01\x02",
+                                   7) +
+                               "cubin";
 };
 
 TEST_F(KernelCacheTest, KeyCoversSourceOptionsArchAndCompilerVersion) {
@@ -61,9 +64,17 @@ TEST_F(KernelCacheTest, RoundTripThroughDiskInANewProcessCache) {
   {
     KernelCache cache(dir_);
     int compiles = 0;
-    EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+    EXPECT_EQ(cache.getOrCompile(keyA_,
+                                 [&] {
+                                   ++compiles;
+                                   return payload_;
+                                 }),
               payload_);
-    EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+    EXPECT_EQ(cache.getOrCompile(keyA_,
+                                 [&] {
+                                   ++compiles;
+                                   return payload_;
+                                 }),
               payload_);
     EXPECT_EQ(compiles, 1);
     EXPECT_EQ(cache.stats().memoryHits, 1);
@@ -95,7 +106,11 @@ TEST_F(KernelCacheTest, CorruptEntryIsIgnoredAndRebuilt) {
   EXPECT_FALSE(cache.lookup(keyA_).has_value());
   EXPECT_EQ(cache.stats().rejectedEntries, 1);
   int compiles = 0;
-  EXPECT_EQ(cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }),
+  EXPECT_EQ(cache.getOrCompile(keyA_,
+                               [&] {
+                                 ++compiles;
+                                 return payload_;
+                               }),
             payload_);
   EXPECT_EQ(compiles, 1);
   // The rebuilt entry is valid again for the next process.
@@ -151,7 +166,10 @@ TEST_F(KernelCacheTest, NamedPipeEntryIsAMissNotAHang) {
     if (fd >= 0) ::close(fd);
   });
   int compiles = 0;
-  const std::string got = cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; });
+  const std::string got = cache.getOrCompile(keyA_, [&] {
+    ++compiles;
+    return payload_;
+  });
   done = true;
   watchdog.join();
   EXPECT_FALSE(unblocked) << "the lookup waited on the named pipe";
@@ -178,7 +196,12 @@ TEST_F(KernelCacheTest, SymlinkEntryIsNotFollowed) {
   fs::create_symlink("/dev/zero", cache.entryPath(keyA_));
   KernelCache again(dir_);
   int compiles = 0;
-  EXPECT_EQ(again.getOrCompile(keyA_, [&] { ++compiles; return payload_; }), payload_);
+  EXPECT_EQ(again.getOrCompile(keyA_,
+                               [&] {
+                                 ++compiles;
+                                 return payload_;
+                               }),
+            payload_);
   EXPECT_EQ(compiles, 1);
   EXPECT_EQ(again.stats().rejectedEntries, 1);
   // The store replaced the link (not what it points at) with an entry.
@@ -190,7 +213,10 @@ TEST_F(KernelCacheTest, DirectoryEntryIsAMiss) {
   fs::create_directories(cache.entryPath(keyA_));
   int compiles = 0;
   std::string got;
-  EXPECT_NO_THROW(got = cache.getOrCompile(keyA_, [&] { ++compiles; return payload_; }));
+  EXPECT_NO_THROW(got = cache.getOrCompile(keyA_, [&] {
+    ++compiles;
+    return payload_;
+  }));
   EXPECT_EQ(got, payload_);
   EXPECT_EQ(compiles, 1);
   EXPECT_EQ(cache.stats().rejectedEntries, 1);
@@ -214,24 +240,23 @@ TEST_F(KernelCacheTest, UnwritableDirectoryLeavesAMemoryCache) {
   KernelCache cache(dir_ / "sub");
   cache.store(keyA_, payload_);
   EXPECT_EQ(cache.stats().writeFailures, 1);
-  EXPECT_NE(cache.lastWriteError().find("cannot write kernel cache entry"),
-            std::string::npos);
+  EXPECT_NE(cache.lastWriteError().find("cannot write kernel cache entry"), std::string::npos);
   EXPECT_EQ(cache.lookup(keyA_).value_or(""), payload_);
   fs::remove(dir_);
 }
 
 TEST_F(KernelCacheTest, FailedCompileStoresNothing) {
   KernelCache cache(dir_);
-  EXPECT_THROW(cache.getOrCompile(
-                   keyA_, []() -> std::string { throw std::runtime_error("nvrtc"); }),
-               std::runtime_error);
+  EXPECT_THROW(
+      cache.getOrCompile(keyA_, []() -> std::string { throw std::runtime_error("nvrtc"); }),
+      std::runtime_error);
   EXPECT_FALSE(cache.lookup(keyA_).has_value());
   EXPECT_FALSE(fs::exists(cache.entryPath(keyA_)));
 }
 
 TEST_F(KernelCacheTest, DefaultDirectoryFollowsTheEnvironment) {
-  const char* saved[3] = {std::getenv("FUSERLAB_CACHE_DIR"),
-                          std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")};
+  const char* saved[3] = {std::getenv("FUSERLAB_CACHE_DIR"), std::getenv("XDG_CACHE_HOME"),
+                          std::getenv("HOME")};
   const std::string keep[3] = {saved[0] ? saved[0] : "", saved[1] ? saved[1] : "",
                                saved[2] ? saved[2] : ""};
   ::setenv("FUSERLAB_CACHE_DIR", "/tmp/flc", 1);

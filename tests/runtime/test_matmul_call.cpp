@@ -11,7 +11,7 @@ namespace {
 TEST(MatmulCallTest, CollapsedStrideWalksDenseAndBroadcastAxes) {
   EXPECT_EQ(collapsedStride({2, 3}, {3 * 64, 64}), 64);
   EXPECT_EQ(collapsedStride({2, 3}, {0, 0}), 0);
-  EXPECT_EQ(collapsedStride({1, 3}, {999, 5}), 5);  // size-1 axes take any stride
+  EXPECT_EQ(collapsedStride({1, 3}, {999, 5}), 5);               // size-1 axes take any stride
   EXPECT_FALSE(collapsedStride({2, 3}, {0, 1536}).has_value());  // B broadcast over the 2
 }
 
@@ -32,7 +32,7 @@ TEST(MatmulCallTest, OuterBatchBecomesOneCallPerIndex) {
   const char* base = memory;
   EXPECT_EQ(calls[0].a.data, base);
   EXPECT_EQ(calls[1].a.data, base + 3 * 64 * 32 * 2);  // bf16: 2 bytes
-  EXPECT_EQ(calls[1].b.data, base);                     // broadcast
+  EXPECT_EQ(calls[1].b.data, base);                    // broadcast
   EXPECT_EQ(calls[1].d.data, base + 3 * 64 * 48 * 4);  // float: 4 bytes
   for (const MatmulCall& one : calls) {
     EXPECT_TRUE(one.outer.sizes.empty());

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,8 +12,6 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/ir/error.h"
 #include "core/runtime/random_fill.h"
@@ -57,8 +57,7 @@ class NpyTest : public ::testing::Test {
 
   template <class T>
   static std::string rawBytes(const std::vector<T>& values) {
-    return std::string(reinterpret_cast<const char*>(values.data()),
-                       values.size() * sizeof(T));
+    return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
   }
 
   void expectUserErrorNamingFile(const std::string& file) {
@@ -96,12 +95,11 @@ TEST_F(NpyTest, WritesVersion1HeaderAlignedTo64Bytes) {
   const std::string bytes = readBytes(path("a.npy"));
   ASSERT_GE(bytes.size(), 10u);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const size_t headerBytes = static_cast<uint8_t>(bytes[8]) |
-                             (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
+  const size_t headerBytes =
+      static_cast<uint8_t>(bytes[8]) | (static_cast<size_t>(static_cast<uint8_t>(bytes[9])) << 8);
   EXPECT_EQ((10 + headerBytes) % 64, 0u);
   const std::string header = bytes.substr(10, headerBytes);
-  EXPECT_TRUE(header.starts_with(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"))
+  EXPECT_TRUE(header.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"))
       << header;
   EXPECT_EQ(header.back(), '\n');
   EXPECT_EQ(bytes.size(), 10 + headerBytes + 6 * 4);
@@ -111,8 +109,7 @@ TEST_F(NpyTest, WritesVersion1HeaderAlignedTo64Bytes) {
 }
 
 TEST_F(NpyTest, ShapeLiteralsForZeroOneAndManyDims) {
-  for (const auto& [sizes, literal] :
-       std::vector<std::pair<std::vector<int64_t>, std::string>>{
+  for (const auto& [sizes, literal] : std::vector<std::pair<std::vector<int64_t>, std::string>>{
            {{}, "'shape': ()"}, {{5}, "'shape': (5,)"}, {{0, 3}, "'shape': (0, 3)"}}) {
     Tensor t = Tensor::empty(DataType::Int32, sizes);
     t.fill(1);
@@ -131,9 +128,8 @@ TEST_F(NpyTest, RoundTripsEveryDtype) {
     writeNpy(path("t.npy"), t);
     const Tensor back = readNpy(path("t.npy"));
     // Half and BFloat16 come back as float32, exactly; the rest keep their dtype.
-    EXPECT_EQ(back.dtype(), dtype == DataType::BFloat16 || dtype == DataType::Half
-                                ? DataType::Float
-                                : dtype);
+    EXPECT_EQ(back.dtype(),
+              dtype == DataType::BFloat16 || dtype == DataType::Half ? DataType::Float : dtype);
     EXPECT_TRUE(back.isContiguous());
     expectSameValues(t, back);
   }
@@ -142,8 +138,7 @@ TEST_F(NpyTest, RoundTripsEveryDtype) {
 TEST_F(NpyTest, ReadsHalfFiles) {
   std::vector<uint16_t> bits = {0x3C00, 0xC000, 0x7C00, 0x0001};
   writeBytes(path("h.npy"),
-             npyFile("{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }",
-                     rawBytes(bits)));
+             npyFile("{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }", rawBytes(bits)));
   Tensor t = readNpy(path("h.npy"));
   EXPECT_EQ(t.dtype(), DataType::Half);
   EXPECT_EQ(t.item({0}), 1.0);
@@ -168,9 +163,8 @@ TEST_F(NpyTest, NonContiguousTensorsAreWrittenInLogicalOrder) {
 
 TEST_F(NpyTest, ReadsFortranOrder) {
   // Fortran order stores columns first: [[0, 1, 2], [3, 4, 5]] as 0 3 1 4 2 5.
-  writeBytes(path("f.npy"),
-             npyFile("{'descr': '<i8', 'fortran_order': True, 'shape': (2, 3), }",
-                     rawBytes(std::vector<int64_t>{0, 3, 1, 4, 2, 5})));
+  writeBytes(path("f.npy"), npyFile("{'descr': '<i8', 'fortran_order': True, 'shape': (2, 3), }",
+                                    rawBytes(std::vector<int64_t>{0, 3, 1, 4, 2, 5})));
   Tensor t = readNpy(path("f.npy"));
   EXPECT_TRUE(t.isContiguous());
   EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, 3}));
@@ -191,15 +185,15 @@ TEST_F(NpyTest, HeaderParsingAcceptsNumpyVariations) {
   while ((12 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string v2 = std::string("\x93NUMPY\x02\x00", 8);
-  for (int shift = 0; shift < 32; shift += 8) v2 += static_cast<char>((header.size() >> shift) & 0xFF);
+  for (int shift = 0; shift < 32; shift += 8)
+    v2 += static_cast<char>((header.size() >> shift) & 0xFF);
   writeBytes(path("v2.npy"), v2 + header + data);
   EXPECT_EQ(readNpy(path("v2.npy")).item({0}), 1.5);
 }
 
 TEST_F(NpyTest, BoolBytesAreNormalised) {
-  writeBytes(path("b.npy"),
-             npyFile("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
-                     std::string("\x00\x01\x05", 3)));
+  writeBytes(path("b.npy"), npyFile("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+                                    std::string("\x00\x01\x05", 3)));
   Tensor t = readNpy(path("b.npy"));
   EXPECT_EQ(t.dtype(), DataType::Bool);
   EXPECT_EQ(t.dataAs<uint8_t>()[2], 1);
@@ -216,12 +210,18 @@ TEST_F(NpyTest, MalformedFilesAreUserErrorsNamingTheFile) {
       {"descr", npyFile("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }", data)},
       {"complex", npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data)},
       {"missing key", npyFile("{'descr': '<f4', 'shape': (2, 2), }", data)},
-      {"extra key", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), 'x': 1}", data)},
+      {"extra key",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), 'x': 1}", data)},
       {"bad bool", npyFile("{'descr': '<f4', 'fortran_order': maybe, 'shape': (2, 2), }", data)},
       {"negative", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 2), }", data)},
-      {"overflow", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", data)},
-      {"huge", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", data)},
-      {"too little data", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", data)},
+      {"overflow",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+               data)},
+      {"huge",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+               data)},
+      {"too little data",
+       npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", data)},
       {"too much data", npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", data)},
       {"unterminated", npyFile("{'descr': '<f4, 'fortran_order': False", data)},
       {"not a dict", npyFile("[1, 2]", data)},
@@ -241,8 +241,8 @@ TEST_F(NpyTest, SpecialFilesAreRefusedNotWaitedOn) {
   ASSERT_EQ(::mkfifo(path("pipe.npy").c_str(), 0600), 0);
   // The pipe last, and ASSERTs: were the others accepted, the pipe would
   // block the test rather than fail it.
-  for (const std::string& file : {directory_.string(), std::string("/dev/zero"),
-                                  path("pipe.npy")}) {
+  for (const std::string& file :
+       {directory_.string(), std::string("/dev/zero"), path("pipe.npy")}) {
     SCOPED_TRACE(file);
     std::string message;
     try {
@@ -250,8 +250,7 @@ TEST_F(NpyTest, SpecialFilesAreRefusedNotWaitedOn) {
     } catch (const UserError& error) {
       message = error.what();
     }
-    ASSERT_NE(message.find("FuserLab reads only regular files"), std::string::npos)
-        << message;
+    ASSERT_NE(message.find("FuserLab reads only regular files"), std::string::npos) << message;
   }
 }
 

@@ -34,16 +34,15 @@ Tensor filled(DataType dtype, std::vector<int64_t> sizes, const TensorInitialize
   return t;
 }
 
-const std::vector<DataType> kAllDtypes = {DataType::Bool, DataType::Int32, DataType::Int,
-                                          DataType::Half, DataType::BFloat16,
-                                          DataType::Float, DataType::Double};
-const std::vector<DataType> kFloatingDtypes = {DataType::Half, DataType::BFloat16,
-                                               DataType::Float, DataType::Double};
+const std::vector<DataType> kAllDtypes = {DataType::Bool,  DataType::Int32,    DataType::Int,
+                                          DataType::Half,  DataType::BFloat16, DataType::Float,
+                                          DataType::Double};
+const std::vector<DataType> kFloatingDtypes = {DataType::Half, DataType::BFloat16, DataType::Float,
+                                               DataType::Double};
 
 TEST(RandomFillTest, SameSeedSameValuesDifferentSeedDifferentValues) {
   for (const TensorInitializer& init :
-       {TensorInitializer::randn(), TensorInitializer::rand(),
-        TensorInitializer::makeTensor()}) {
+       {TensorInitializer::randn(), TensorInitializer::rand(), TensorInitializer::makeTensor()}) {
     for (DataType dtype : kFloatingDtypes) {
       SCOPED_TRACE(init.toString() + " " + std::string(ir::toString(dtype)));
       const Tensor a = filled(dtype, {1000}, init, 42);
@@ -77,10 +76,16 @@ TEST(RandomFillTest, GoldenValuesPinTheGenerator) {
     for (double v : valuesOf(ints)) all.push_back(v);
     return all;
   }();
-  const std::vector<double> golden = {
-      0x1.323a82a4bc9e5p-1, 0x1.76a54f2c0effap+0, -0x1.ca445408b789cp-1,
-      -0x1.81270d2ddbad6p-3, 0x1.33d8be6d96ebep-1, 0x1.7edc3ef092ac8p-1,
-      20, 49, -80, -17};
+  const std::vector<double> golden = {0x1.323a82a4bc9e5p-1,
+                                      0x1.76a54f2c0effap+0,
+                                      -0x1.ca445408b789cp-1,
+                                      -0x1.81270d2ddbad6p-3,
+                                      0x1.33d8be6d96ebep-1,
+                                      0x1.7edc3ef092ac8p-1,
+                                      20,
+                                      49,
+                                      -80,
+                                      -17};
   ASSERT_EQ(actual.size(), golden.size());
   for (size_t i = 0; i < golden.size(); ++i) EXPECT_EQ(actual[i], golden[i]) << i;
 }
@@ -223,9 +228,12 @@ TEST(RandomFillTest, ArangeAndConstants) {
   Tensor c = Tensor::empty(DataType::BFloat16, {3});
   fillConstant(c, 1.0 + 0x1.0p-8);
   EXPECT_EQ(valuesOf(c), (std::vector<double>{1, 1, 1}));
-  EXPECT_EQ(valuesOf(filled(DataType::Int32, {2}, TensorInitializer::ones(), 0)), (std::vector<double>{1, 1}));
-  EXPECT_EQ(valuesOf(filled(DataType::Float, {2}, TensorInitializer::zeros(), 0)), (std::vector<double>{0, 0}));
-  EXPECT_EQ(valuesOf(filled(DataType::Double, {2}, TensorInitializer::full(-2.5), 0)), (std::vector<double>{-2.5, -2.5}));
+  EXPECT_EQ(valuesOf(filled(DataType::Int32, {2}, TensorInitializer::ones(), 0)),
+            (std::vector<double>{1, 1}));
+  EXPECT_EQ(valuesOf(filled(DataType::Float, {2}, TensorInitializer::zeros(), 0)),
+            (std::vector<double>{0, 0}));
+  EXPECT_EQ(valuesOf(filled(DataType::Double, {2}, TensorInitializer::full(-2.5), 0)),
+            (std::vector<double>{-2.5, -2.5}));
 }
 
 TEST(RandomFillTest, BadParametersAreUserErrors) {
@@ -248,10 +256,8 @@ TEST(RandomFillTest, BadParametersAreUserErrors) {
 TEST(RandomFillTest, InitializerToString) {
   EXPECT_EQ(TensorInitializer::randn().toString(), "randn");
   EXPECT_EQ(TensorInitializer::rand().toString(), "rand");
-  EXPECT_EQ(TensorInitializer::makeTensor(-1.0, 1.0).toString(),
-            "make_tensor(low=-1, high=1)");
-  EXPECT_EQ(TensorInitializer::randint(std::nullopt, 10.0).toString(),
-            "randint(high=10)");
+  EXPECT_EQ(TensorInitializer::makeTensor(-1.0, 1.0).toString(), "make_tensor(low=-1, high=1)");
+  EXPECT_EQ(TensorInitializer::randint(std::nullopt, 10.0).toString(), "randint(high=10)");
   EXPECT_EQ(TensorInitializer::full(0.1).toString(), "full(value=0.1)");
   EXPECT_EQ(TensorInitializer::arange(1, 0.5).toString(), "arange(start=1, step=0.5)");
   EXPECT_EQ(TensorInitializer::arange().toString(), "arange");

@@ -45,9 +45,8 @@ TEST_F(ReferenceExecutorTest, Bf16RoundsAtEveryOp) {
   sum = ops::binaryOp(BinaryOpType::Add, sum, b);
   fusion_.addOutput(sum);
   const double tiny = std::ldexp(1.0, -9);
-  const std::vector<Tensor> out =
-      run({make(DataType::BFloat16, {2}, {1.0, 256.0}),
-           make(DataType::BFloat16, {2}, {tiny, 1.0})});
+  const std::vector<Tensor> out = run(
+      {make(DataType::BFloat16, {2}, {1.0, 256.0}), make(DataType::BFloat16, {2}, {tiny, 1.0})});
   ASSERT_EQ(out[0].dtype(), DataType::BFloat16);
   // 256 + 1 is a tie at 256's ulp of 2: to even (256) each time.
   EXPECT_EQ(values(out[0]), (std::vector<double>{1.0, 256.0}));
@@ -58,8 +57,8 @@ TEST_F(ReferenceExecutorTest, HalfAddRoundsToNearestEven) {
   TensorView* b = input({3}, DataType::Half);
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Add, a, b));
   // 2048 + 1 and 2050 + 1 are ties (ulp 2): 2048 and 2052 are even.
-  const auto out = runValues({make(DataType::Half, {3}, {2048, 2050, 65504}),
-                              make(DataType::Half, {3}, {1, 1, 65504})});
+  const auto out = runValues(
+      {make(DataType::Half, {3}, {2048, 2050, 65504}), make(DataType::Half, {3}, {1, 1, 65504})});
   EXPECT_EQ(out, (std::vector<double>{2048, 2052, kInf}));
 }
 
@@ -70,8 +69,8 @@ TEST_F(ReferenceExecutorTest, IntegerDivisionTruncatesAndRemainderFollowsDivisor
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Remainder, a, b));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Fmod, a, b));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::CeilDiv, a, b));
-  const std::vector<Tensor> out = run({make(DataType::Int, {4}, {7, -7, 7, -7}),
-                                       make(DataType::Int, {4}, {2, 2, -2, -2})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Int, {4}, {7, -7, 7, -7}), make(DataType::Int, {4}, {2, 2, -2, -2})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{3, -3, -3, 3}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 1, -1, -1}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{1, -1, 1, -1}));
@@ -83,8 +82,8 @@ TEST_F(ReferenceExecutorTest, FloatRemainderFollowsDivisor) {
   TensorView* b = input({3});
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Remainder, a, b));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Fmod, a, b));
-  const std::vector<Tensor> out = run({make(DataType::Float, {3}, {-7.5, 7.5, 6}),
-                                       make(DataType::Float, {3}, {2, -2, 3})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {3}, {-7.5, 7.5, 6}), make(DataType::Float, {3}, {2, -2, 3})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{0.5, -0.5, 0}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{-1.5, 1.5, 0}));
 }
@@ -93,8 +92,8 @@ TEST_F(ReferenceExecutorTest, Int32ArithmeticWrapsAtTheOutput) {
   TensorView* a = input({2}, DataType::Int32);
   TensorView* b = input({2}, DataType::Int32);
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Add, a, b));
-  const auto out = runValues({make(DataType::Int32, {2}, {2147483647, -5}),
-                              make(DataType::Int32, {2}, {1, 3})});
+  const auto out =
+      runValues({make(DataType::Int32, {2}, {2147483647, -5}), make(DataType::Int32, {2}, {1, 3})});
   EXPECT_EQ(out, (std::vector<double>{-2147483648.0, -2}));
 }
 
@@ -102,17 +101,19 @@ TEST_F(ReferenceExecutorTest, IntegerDivisionByZeroIsAUserError) {
   TensorView* a = input({3}, DataType::Int);
   TensorView* b = input({3}, DataType::Int);
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Div, a, b));
-  expectUserError([&] {
-    run({make(DataType::Int, {3}, {1, 2, 3}), make(DataType::Int, {3}, {1, 0, 1})});
-  }, {"div", "division by zero", "element 1"});
+  expectUserError(
+      [&] {
+        run({make(DataType::Int, {3}, {1, 2, 3}), make(DataType::Int, {3}, {1, 0, 1})});
+      },
+      {"div", "division by zero", "element 1"});
 }
 
 TEST_F(ReferenceExecutorTest, IntegerPowBySquaring) {
   TensorView* a = input({5}, DataType::Int);
   TensorView* b = input({5}, DataType::Int);
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Pow, a, b));
-  const auto out = runValues({make(DataType::Int, {5}, {3, 2, -1, 1, -2}),
-                              make(DataType::Int, {5}, {4, -1, -3, -7, 61})});
+  const auto out = runValues(
+      {make(DataType::Int, {5}, {3, 2, -1, 1, -2}), make(DataType::Int, {5}, {4, -1, -3, -7, 61})});
   EXPECT_EQ(out, (std::vector<double>{81, 0, -1, 1, -2305843009213693952.0}));
 }
 
@@ -121,8 +122,8 @@ TEST_F(ReferenceExecutorTest, MaximumAndMinimumPropagateNaN) {
   TensorView* b = input({3});
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Maximum, a, b));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Minimum, a, b));
-  const std::vector<Tensor> out = run({make(DataType::Float, {3}, {kNan, 1, 5}),
-                                       make(DataType::Float, {3}, {1, kNan, 2})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {3}, {kNan, 1, 5}), make(DataType::Float, {3}, {1, kNan, 2})});
   const auto maxValues = values(out[0]);
   const auto minValues = values(out[1]);
   EXPECT_TRUE(std::isnan(maxValues[0]) && std::isnan(maxValues[1]));
@@ -136,9 +137,8 @@ TEST_F(ReferenceExecutorTest, ClampPropagatesNaNAndWherePicksExactly) {
   TensorView* condition = input({4}, DataType::Bool);
   fusion_.addOutput(ops::clamp(x, d(-1.0), d(1.0)));
   fusion_.addOutput(ops::where(condition, x, d(0.1)));
-  const std::vector<Tensor> out =
-      run({make(DataType::Float, {4}, {kNan, -3, 0.25, 3}),
-           make(DataType::Bool, {4}, {1, 0, 1, 0})});
+  const std::vector<Tensor> out = run(
+      {make(DataType::Float, {4}, {kNan, -3, 0.25, 3}), make(DataType::Bool, {4}, {1, 0, 1, 0})});
   const auto clamped = values(out[0]);
   EXPECT_TRUE(std::isnan(clamped[0]));
   EXPECT_EQ((std::vector<double>(clamped.begin() + 1, clamped.end())),
@@ -156,10 +156,8 @@ TEST_F(ReferenceExecutorTest, CastsTruncateSaturateAndRoundToNearestEven) {
   fusion_.addOutput(ops::cast(x, DataType::BFloat16));
   fusion_.addOutput(ops::cast(x, DataType::Bool));
   const double tie = 1.0 + 3 * std::ldexp(1.0, -8);  // between 1+2^-7 and 1+2^-6
-  const std::vector<Tensor> out =
-      run({make(DataType::Float, {5}, {2.7, -2.7, kNan, 1e30, tie})});
-  EXPECT_EQ(values(out[0]),
-            (std::vector<double>{2, -2, 0, 9223372036854775807.0, 1}));
+  const std::vector<Tensor> out = run({make(DataType::Float, {5}, {2.7, -2.7, kNan, 1e30, tie})});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{2, -2, 0, 9223372036854775807.0, 1}));
   const auto rounded = values(out[1]);
   EXPECT_EQ(rounded[0], 2.703125);
   EXPECT_EQ(rounded[4], 1.0 + std::ldexp(1.0, -6));  // the tie goes to even
@@ -169,8 +167,7 @@ TEST_F(ReferenceExecutorTest, CastsTruncateSaturateAndRoundToNearestEven) {
 TEST_F(ReferenceExecutorTest, IntToBoolIsNonZero) {
   TensorView* x = input({3}, DataType::Int);
   fusion_.addOutput(ops::cast(x, DataType::Bool));
-  EXPECT_EQ(runValues({make(DataType::Int, {3}, {0, -4, 1})}),
-            (std::vector<double>{0, 1, 1}));
+  EXPECT_EQ(runValues({make(DataType::Int, {3}, {0, -4, 1})}), (std::vector<double>{0, 1, 1}));
 }
 
 TEST_F(ReferenceExecutorTest, UnaryMathAndPredicates) {
@@ -180,8 +177,7 @@ TEST_F(ReferenceExecutorTest, UnaryMathAndPredicates) {
   fusion_.addOutput(ops::unaryOp(UnaryOpType::IsNan, x));
   fusion_.addOutput(ops::unaryOp(UnaryOpType::Round, x));
   fusion_.addOutput(ops::unaryOp(UnaryOpType::Rsqrt, x));
-  const std::vector<Tensor> out =
-      run({make(DataType::Float, {4}, {-2.5, 0, 2.5, kNan})});
+  const std::vector<Tensor> out = run({make(DataType::Float, {4}, {-2.5, 0, 2.5, kNan})});
   const auto relu = values(out[0]);
   EXPECT_EQ((std::vector<double>(relu.begin(), relu.begin() + 3)),
             (std::vector<double>{0, 0, 2.5}));
@@ -207,8 +203,7 @@ TEST_F(ReferenceExecutorTest, SignbitOfFloatsHalvesAndIntegers) {
   fusion_.addOutput(ops::unaryOp(UnaryOpType::Signbit, i));
   const std::vector<Tensor> out =
       run({make(DataType::Float, {6}, {-1.5, -0.0, 0.0, 2.0, -kInf, kNan}),
-           make(DataType::Half, {3}, {-0.0, 0.5, -65504}),
-           make(DataType::Int32, {3}, {-3, 0, 5})});
+           make(DataType::Half, {3}, {-0.0, 0.5, -65504}), make(DataType::Int32, {3}, {-3, 0, 5})});
   EXPECT_EQ(out[0].dtype(), DataType::Bool);
   EXPECT_EQ(values(out[0]), (std::vector<double>{1, 1, 0, 0, 1, 0}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 0, 1}));
@@ -230,12 +225,13 @@ TEST_F(ReferenceExecutorTest, ComparisonsLogicalAndBitwiseOps) {
   TensorView* p = input({4}, DataType::Bool);
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Lt, a, b));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::BitwiseXor, a, b));
-  fusion_.addOutput(ops::binaryOp(BinaryOpType::LogicalAnd, p, ops::binaryOp(BinaryOpType::Ne, a, b)));
+  fusion_.addOutput(
+      ops::binaryOp(BinaryOpType::LogicalAnd, p, ops::binaryOp(BinaryOpType::Ne, a, b)));
   fusion_.addOutput(ops::unaryOp(UnaryOpType::BitwiseNot, p));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::RightShift, a, c(1)));
-  const std::vector<Tensor> out = run({make(DataType::Int, {4}, {1, 5, -3, 6}),
-                                       make(DataType::Int, {4}, {2, 5, -4, 3}),
-                                       make(DataType::Bool, {4}, {1, 1, 0, 1})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Int, {4}, {1, 5, -3, 6}), make(DataType::Int, {4}, {2, 5, -4, 3}),
+           make(DataType::Bool, {4}, {1, 1, 0, 1})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{1, 0, 0, 0}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{3, 0, 1, 5}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{1, 0, 0, 1}));
@@ -249,9 +245,9 @@ TEST_F(ReferenceExecutorTest, LerpAndAddcmul) {
   TensorView* w = input({2});
   fusion_.addOutput(ops::lerp(a, b, w));
   fusion_.addOutput(ops::addcmul(a, b, w, d(2.0)));
-  const std::vector<Tensor> out = run({make(DataType::Float, {2}, {1, 10}),
-                                       make(DataType::Float, {2}, {3, 20}),
-                                       make(DataType::Float, {2}, {0.25, 0.75})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {2}, {1, 10}), make(DataType::Float, {2}, {3, 20}),
+           make(DataType::Float, {2}, {0.25, 0.75})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{1.5, 17.5}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{2.5, 40}));
 }
@@ -263,9 +259,9 @@ TEST_F(ReferenceExecutorTest, BroadcastOperandReadsStrideZero) {
   Val* sum = ops::binaryOp(BinaryOpType::Add, a, ops::broadcast(row, {true, false}));
   sum = ops::binaryOp(BinaryOpType::Mul, sum, ops::broadcast(column, {false, true}));
   fusion_.addOutput(sum);
-  const auto out = runValues({make(DataType::Float, {2, 3}, {0, 1, 2, 3, 4, 5}),
-                              make(DataType::Float, {3}, {10, 20, 30}),
-                              make(DataType::Float, {2}, {1, -1})});
+  const auto out =
+      runValues({make(DataType::Float, {2, 3}, {0, 1, 2, 3, 4, 5}),
+                 make(DataType::Float, {3}, {10, 20, 30}), make(DataType::Float, {2}, {1, -1})});
   EXPECT_EQ(out, (std::vector<double>{10, 21, 32, -13, -24, -35}));
 }
 
@@ -314,9 +310,11 @@ TEST_F(ReferenceExecutorTest, WrongInputDtypeIsAUserError) {
   TensorView* x = input({2});
   fusion_.addOutput(ops::unaryOp(UnaryOpType::Neg, x));
   ir::ExpressionEvaluator evaluator;
-  expectUserError([&] {
-    evaluateReference(fusion_, {make(DataType::Half, {2}, {1, 2})}, evaluator);
-  }, {"input 0", "Float", "Half"});
+  expectUserError(
+      [&] {
+        evaluateReference(fusion_, {make(DataType::Half, {2}, {1, 2})}, evaluator);
+      },
+      {"input 0", "Float", "Half"});
 }
 
 TEST_F(ReferenceExecutorTest, SizesMustMatchBoundExtents) {
@@ -324,9 +322,11 @@ TEST_F(ReferenceExecutorTest, SizesMustMatchBoundExtents) {
   fusion_.addOutput(ops::unaryOp(UnaryOpType::Neg, x));
   ir::ExpressionEvaluator evaluator;
   evaluator.bind(x->logical()[0]->extent(), int64_t{4});
-  expectUserError([&] {
-    evaluateReference(fusion_, {make(DataType::Float, {3}, {1, 2, 3})}, evaluator);
-  }, {"T0", "size 3", "evaluates to 4"});
+  expectUserError(
+      [&] {
+        evaluateReference(fusion_, {make(DataType::Float, {3}, {1, 2, 3})}, evaluator);
+      },
+      {"T0", "size 3", "evaluates to 4"});
 }
 
 TEST_F(ReferenceExecutorTest, ResultsDoNotDependOnInputStrides) {

@@ -32,48 +32,43 @@ TEST_F(ReferenceExecutorTest, SelectAtASymbolicIndex) {
   Scalar* index = scalarInput(DataType::Int);
   fusion_.addOutput(ops::select(x, index, 1));
   const Tensor data = make(DataType::Float, {3, 4}, iotaValues(12));
-  EXPECT_EQ(runValues({data, ir::ScalarValue(int64_t{1})}),
-            (std::vector<double>{1, 5, 9}));
+  EXPECT_EQ(runValues({data, ir::ScalarValue(int64_t{1})}), (std::vector<double>{1, 5, 9}));
   // -2 counts from the end at run time: position 2.
-  EXPECT_EQ(runValues({data, ir::ScalarValue(int64_t{-2})}),
-            (std::vector<double>{2, 6, 10}));
+  EXPECT_EQ(runValues({data, ir::ScalarValue(int64_t{-2})}), (std::vector<double>{2, 6, 10}));
   // Past the axis, the slice of one position is empty: refused at run time.
   for (int64_t bad : {4, -5}) {
-    expectUserError([&] { run({data, ir::ScalarValue(bad)}); },
-                    {"slice: ", "has size 0 on axis 1", "evaluates to 1"});
+    expectUserError(
+        [&] {
+          run({data, ir::ScalarValue(bad)});
+        },
+        {"slice: ", "has size 0 on axis 1", "evaluates to 1"});
   }
 }
 
 TEST_F(ReferenceExecutorTest, EmbeddingLooksUpRows) {
   TensorView* indices = input({2, 2}, DataType::Int);
   TensorView* weight = input({4, 3});
-  fusion_.addOutput(ops::embeddingFwd(indices, weight, c(0), nullptr, nullptr,
-                                      nullptr, nullptr));
-  const std::vector<Tensor> out = run({make(DataType::Int, {2, 2}, {3, 0, 0, 2}),
-                                       make(DataType::Float, {4, 3}, iotaValues(12))});
+  fusion_.addOutput(ops::embeddingFwd(indices, weight, c(0), nullptr, nullptr, nullptr, nullptr));
+  const std::vector<Tensor> out = run(
+      {make(DataType::Int, {2, 2}, {3, 0, 0, 2}), make(DataType::Float, {4, 3}, iotaValues(12))});
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{2, 2, 3}));
   // padding_idx changes only the backward: row 0 is looked up as it is.
-  EXPECT_EQ(values(out[0]),
-            (std::vector<double>{9, 10, 11, 0, 1, 2, 0, 1, 2, 6, 7, 8}));
+  EXPECT_EQ(values(out[0]), (std::vector<double>{9, 10, 11, 0, 1, 2, 0, 1, 2, 6, 7, 8}));
 }
 
 TEST_F(ReferenceExecutorTest, EmbeddingRenormsRowsOverMaxNorm) {
   TensorView* indices = input({3}, DataType::Int);
   TensorView* weight = input({3, 2});
-  fusion_.addOutput(ops::embeddingFwd(indices, weight, nullptr, d(1.0),
-                                      nullptr, nullptr, nullptr));
-  fusion_.addOutput(ops::embeddingFwd(indices, weight, nullptr, d(1.0),
-                                      d(1.0), nullptr, nullptr));
-  const std::vector<Tensor> out =
-      run({make(DataType::Int, {3}, {0, 1, 2}),
-           make(DataType::Float, {3, 2}, {3, 4, 0.3, 0.4, 6, 8})});
+  fusion_.addOutput(ops::embeddingFwd(indices, weight, nullptr, d(1.0), nullptr, nullptr, nullptr));
+  fusion_.addOutput(ops::embeddingFwd(indices, weight, nullptr, d(1.0), d(1.0), nullptr, nullptr));
+  const std::vector<Tensor> out = run(
+      {make(DataType::Int, {3}, {0, 1, 2}), make(DataType::Float, {3, 2}, {3, 4, 0.3, 0.4, 6, 8})});
   // 2-norms 5, 0.5 and 10: rows over 1 are scaled by 1 / (norm + 1e-7).
   const std::vector<double> l2 = values(out[0]);
   const std::vector<double> expectedL2 = {0.6, 0.8, 0.3, 0.4, 0.6, 0.8};
   // 1-norms 7, 0.7 and 14.
   const std::vector<double> l1 = values(out[1]);
-  const std::vector<double> expectedL1 = {3.0 / 7, 4.0 / 7, 0.3, 0.4,
-                                          6.0 / 14, 8.0 / 14};
+  const std::vector<double> expectedL1 = {3.0 / 7, 4.0 / 7, 0.3, 0.4, 6.0 / 14, 8.0 / 14};
   for (size_t i = 0; i < expectedL2.size(); ++i) {
     EXPECT_NEAR(l2[i], expectedL2[i], 1e-6) << i;
     EXPECT_NEAR(l1[i], expectedL1[i], 1e-6) << i;
@@ -85,12 +80,13 @@ TEST_F(ReferenceExecutorTest, EmbeddingRenormsRowsOverMaxNorm) {
 TEST_F(ReferenceExecutorTest, EmbeddingIndexPastTheTableIsAUserError) {
   TensorView* indices = input({2}, DataType::Int);
   TensorView* weight = input({4, 3});
-  fusion_.addOutput(ops::embeddingFwd(indices, weight, nullptr, nullptr,
-                                      nullptr, nullptr, nullptr));
+  fusion_.addOutput(
+      ops::embeddingFwd(indices, weight, nullptr, nullptr, nullptr, nullptr, nullptr));
   for (double bad : {4.0, -1.0}) {
     expectUserError(
-        [&] { run({make(DataType::Int, {2}, {0, bad}),
-                   make(DataType::Float, {4, 3}, iotaValues(12))}); },
+        [&] {
+          run({make(DataType::Int, {2}, {0, bad}), make(DataType::Float, {4, 3}, iotaValues(12))});
+        },
         {"embedding_fwd: index " + std::to_string(static_cast<int>(bad)),
          "out of range for axis 0 of size 4"});
   }

@@ -75,10 +75,10 @@ TEST_F(ReferenceExecutorTest, MatmulOneDimensionalOperands) {
   fusion_.addOutput(ops::matmul(v, w));  // dot: 0-dim
   fusion_.addOutput(ops::matmul(v, m));  // [2]
   fusion_.addOutput(ops::matmul(n, w));  // [2]
-  const std::vector<Tensor> out = run({make(DataType::Float, {3}, {1, 2, 3}),
-                                       make(DataType::Float, {3}, {4, 5, 6}),
-                                       make(DataType::Float, {3, 2}, {1, 2, 3, 4, 5, 6}),
-                                       make(DataType::Float, {2, 3}, {1, 0, 1, 0, 1, 0})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {3}, {1, 2, 3}), make(DataType::Float, {3}, {4, 5, 6}),
+           make(DataType::Float, {3, 2}, {1, 2, 3, 4, 5, 6}),
+           make(DataType::Float, {2, 3}, {1, 0, 1, 0, 1, 0})});
   EXPECT_EQ(out[0].dim(), 0);
   EXPECT_EQ(values(out[0]), (std::vector<double>{32}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{22, 28}));
@@ -138,9 +138,8 @@ TEST_F(ReferenceExecutorTest, LinearWithVectorWeight) {
 }
 
 //! softmax(q k^T * scale (+ causal mask)) v and logsumexp, in double.
-void naiveAttention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
-                    int64_t b, int64_t h, int64_t i, std::vector<double>& out,
-                    double& logSumExp) {
+void naiveAttention(const Tensor& q, const Tensor& k, const Tensor& v, bool causal, int64_t b,
+                    int64_t h, int64_t i, std::vector<double>& out, double& logSumExp) {
   const int64_t keys = k.sizes()[2];
   const int64_t depth = q.sizes()[3];
   const double scale = 1.0 / std::sqrt(static_cast<double>(depth));
@@ -179,8 +178,7 @@ void checkAttention(const std::vector<Tensor>& out, const Tensor& q, const Tenso
         EXPECT_NEAR(out[1].item({b, h, i}), lse, 1e-4);
         for (int64_t e = 0; e < 4; ++e) {
           // The output is rounded once to bf16 (8 significant bits).
-          EXPECT_NEAR(out[0].item({b, h, i, e}), expected[e],
-                      std::abs(expected[e]) / 128 + 1e-3)
+          EXPECT_NEAR(out[0].item({b, h, i, e}), expected[e], std::abs(expected[e]) / 128 + 1e-3)
               << "at " << b << ", " << h << ", " << i << ", " << e;
         }
       }
@@ -206,8 +204,7 @@ TEST_F(ReferenceExecutorTest, CausalSdpaMatchesNaiveAttention) {
   TensorView* q = input({2, 2, 5, 8}, DataType::BFloat16);
   TensorView* k = input({2, 2, 6, 8}, DataType::BFloat16);
   TensorView* v = input({2, 2, 6, 4}, DataType::BFloat16);
-  ops::SdpaResult r =
-      ops::sdpfaFwd(q, k, v, nullptr, fusion_.constBool(true), nullptr);
+  ops::SdpaResult r = ops::sdpfaFwd(q, k, v, nullptr, fusion_.constBool(true), nullptr);
   fusion_.addOutput(r.output);
   fusion_.addOutput(r.logSumExp);
   fusion_.addOutput(r.philoxSeed);
@@ -237,8 +234,8 @@ TEST_F(ReferenceExecutorTest, TimesA1024CubedFloatMatmul) {
   const Tensor out = run({as, bs}).at(0);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("[ reference ] float matmul %lld^3: %.3f s\n",
-              static_cast<long long>(kSize), seconds);
+  std::printf("[ reference ] float matmul %lld^3: %.3f s\n", static_cast<long long>(kSize),
+              seconds);
   EXPECT_NEAR(out.item({17, 923}), naiveDot(as, bs, 17, 923), 1e-3);
 }
 

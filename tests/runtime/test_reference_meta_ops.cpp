@@ -26,10 +26,9 @@ TEST_F(ReferenceExecutorTest, BroadcastThenExpandReadsOneRow) {
   TensorView* expanded = ops::expand(ops::broadcast(row, {true, false}), sizes({4, -1}));
   fusion_.addOutput(ops::binaryOp(BinaryOpType::Add, expanded, y));
   fusion_.addOutput(expanded);
-  const std::vector<Tensor> out = run({make(DataType::Float, {3}, {1, 2, 3}),
-                                       make(DataType::Float, {4, 3}, iotaValues(12))});
-  EXPECT_EQ(values(out[0]),
-            (std::vector<double>{1, 3, 5, 4, 6, 8, 7, 9, 11, 10, 12, 14}));
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {3}, {1, 2, 3}), make(DataType::Float, {4, 3}, iotaValues(12))});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1, 3, 5, 4, 6, 8, 7, 9, 11, 10, 12, 14}));
   EXPECT_EQ(out[1].sizes(), (std::vector<int64_t>{4, 3}));
   EXPECT_TRUE(out[1].isContiguous());  // outputs are materialized
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3}));
@@ -39,8 +38,11 @@ TEST_F(ReferenceExecutorTest, ExpandOfANonBroadcastAxisIsAUserError) {
   TensorView* x = input({-1});
   Scalar* n = scalarInput(DataType::Int);
   fusion_.addOutput(ops::expand(x, {n}));
-  expectUserError([&] { run({make(DataType::Float, {2}, {1, 2}), ir::ScalarValue(int64_t{5})}); },
-                  {"expand", "size 2", "5"});
+  expectUserError(
+      [&] {
+        run({make(DataType::Float, {2}, {1, 2}), ir::ScalarValue(int64_t{5})});
+      },
+      {"expand", "size 2", "5"});
 }
 
 TEST_F(ReferenceExecutorTest, ReshapePermuteAndReshapeAgain) {
@@ -63,8 +65,11 @@ TEST_F(ReferenceExecutorTest, SqueezeChecksTheSizeAtRunTime) {
   fusion_.addOutput(ops::squeeze(x, {1}));
   EXPECT_EQ(run({make(DataType::Float, {2, 1, 3}, iotaValues(6))}).at(0).sizes(),
             (std::vector<int64_t>{2, 3}));
-  expectUserError([&] { run({make(DataType::Float, {2, 2, 3}, iotaValues(12))}); },
-                  {"squeeze", "axis 1", "size 2"});
+  expectUserError(
+      [&] {
+        run({make(DataType::Float, {2, 2, 3}, iotaValues(12))});
+      },
+      {"squeeze", "axis 1", "size 2"});
 }
 
 TEST_F(ReferenceExecutorTest, SliceWithSteps) {
@@ -80,13 +85,12 @@ TEST_F(ReferenceExecutorTest, SliceNormalizesBoundsAtRunTime) {
   // extent the reference does not know: it normalizes them as Python does,
   // x[-3:100:2] of 8 elements = x[5:8:2].
   TensorView* x = input({8});
-  ir::IterDomain* axis = fusion_.newIterDomain(fusion_.newScalar(DataType::Int),
-                                               IterType::Iteration);
+  ir::IterDomain* axis =
+      fusion_.newIterDomain(fusion_.newScalar(DataType::Int), IterType::Iteration);
   TensorView* y = fusion_.newTensorView({axis}, DataType::Float);
   fusion_.newExpr(ir::ExprType::Slice, {x, c(-3), c(100), c(2)}, {y});
   fusion_.addOutput(y);
-  EXPECT_EQ(runValues({make(DataType::Float, {8}, iotaValues(8))}),
-            (std::vector<double>{5, 7}));
+  EXPECT_EQ(runValues({make(DataType::Float, {8}, iotaValues(8))}), (std::vector<double>{5, 7}));
 }
 
 TEST_F(ReferenceExecutorTest, PadsAndCrops) {
@@ -106,9 +110,9 @@ TEST_F(ReferenceExecutorTest, CatAlongBothAxes) {
   TensorView* wide = ops::cat({a, b}, 1);
   fusion_.addOutput(wide);
   fusion_.addOutput(ops::cat({wide, e}, 0));
-  const std::vector<Tensor> out = run({make(DataType::Float, {2, 1}, {1, 2}),
-                                       make(DataType::Float, {2, 2}, {3, 4, 5, 6}),
-                                       make(DataType::Float, {1, 3}, {7, 8, 9})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {2, 1}, {1, 2}), make(DataType::Float, {2, 2}, {3, 4, 5, 6}),
+           make(DataType::Float, {1, 3}, {7, 8, 9})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{1, 3, 4, 2, 5, 6}));
   EXPECT_EQ(out[1].sizes(), (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 3, 4, 2, 5, 6, 7, 8, 9}));
@@ -150,9 +154,11 @@ TEST_F(ReferenceExecutorTest, IndexSelectOutOfRangeNamesTheIndex) {
   TensorView* x = input({3, 2});
   TensorView* index = input({2}, DataType::Int);
   fusion_.addOutput(ops::indexSelect(x, index, 0));
-  expectUserError([&] {
-    run({make(DataType::Float, {3, 2}, iotaValues(6)), make(DataType::Int, {2}, {1, 5})});
-  }, {"index_select", "index 5", "size 3"});
+  expectUserError(
+      [&] {
+        run({make(DataType::Float, {3, 2}, iotaValues(6)), make(DataType::Int, {2}, {1, 5})});
+      },
+      {"index_select", "index 5", "size 3"});
 }
 
 TEST_F(ReferenceExecutorTest, TakeAlongAxis) {
@@ -168,9 +174,11 @@ TEST_F(ReferenceExecutorTest, TakeAlongAxisOutOfRangeIsAUserError) {
   TensorView* x = input({2, 3});
   TensorView* index = input({2, 1}, DataType::Int);
   fusion_.addOutput(ops::takeAlongAxis(x, index, 1));
-  expectUserError([&] {
-    run({make(DataType::Float, {2, 3}, iotaValues(6)), make(DataType::Int, {2, 1}, {0, -1})});
-  }, {"take_along_axis", "index -1"});
+  expectUserError(
+      [&] {
+        run({make(DataType::Float, {2, 3}, iotaValues(6)), make(DataType::Int, {2, 1}, {0, -1})});
+      },
+      {"take_along_axis", "index -1"});
 }
 
 TEST_F(ReferenceExecutorTest, RotaryEmbeddingWithSymbolicExtents) {
@@ -187,17 +195,17 @@ TEST_F(ReferenceExecutorTest, RotaryEmbeddingWithSymbolicExtents) {
   auto table = [&](TensorView* t) {
     return ops::cast(ops::broadcastInDim(t, sizes({1, 2, 3, 4}), {2, 3}), DataType::Float);
   };
-  Val* y = ops::binaryOp(BinaryOpType::Add,
-                         ops::binaryOp(BinaryOpType::Mul, ops::cast(x, DataType::Float),
-                                       table(cosTable)),
-                         ops::binaryOp(BinaryOpType::Mul, ops::cast(rotated, DataType::Float),
-                                       table(sinTable)));
+  Val* y = ops::binaryOp(
+      BinaryOpType::Add,
+      ops::binaryOp(BinaryOpType::Mul, ops::cast(x, DataType::Float), table(cosTable)),
+      ops::binaryOp(BinaryOpType::Mul, ops::cast(rotated, DataType::Float), table(sinTable)));
   fusion_.addOutput(ops::cast(y, DataType::BFloat16));
   std::vector<double> cosValues(12, 0.5);
   std::vector<double> sinValues(12, 2.0);
   const Tensor out = run({make(DataType::BFloat16, {1, 2, 3, 4}, iotaValues(24)),
                           make(DataType::BFloat16, {3, 4}, cosValues),
-                          make(DataType::BFloat16, {3, 4}, sinValues)}).at(0);
+                          make(DataType::BFloat16, {3, 4}, sinValues)})
+                         .at(0);
   ASSERT_EQ(out.sizes(), (std::vector<int64_t>{1, 2, 3, 4}));
   // Row [20, 21, 22, 23]: [10 - 44, 10.5 - 46, 11 + 40, 11.5 + 42].
   EXPECT_EQ(out.item({0, 1, 2, 0}), -34);

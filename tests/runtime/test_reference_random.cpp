@@ -55,8 +55,7 @@ class ReferenceRandomTest : public ::testing::Test {
   }
 
   //! Reads `body` and runs it on the reference; every output as doubles.
-  static std::vector<std::vector<double>> run(std::string_view body,
-                                              const Arguments& args = {}) {
+  static std::vector<std::vector<double>> run(std::string_view body, const Arguments& args = {}) {
     const frontend::Script script = frontend::readScript(frame(body), "random.py");
     std::vector<std::vector<double>> out;
     for (const Tensor& t : runReference(script.fusion(), args)) {
@@ -74,15 +73,13 @@ class ReferenceRandomTest : public ::testing::Test {
   }
 
   //! uniform(low, high) or normal(mean, std) of kSamples elements.
-  static std::string distribution(std::string_view op, double a, double b,
-                                  std::string_view dtype, int64_t seed = 42,
-                                  int64_t offset = 3) {
+  static std::string distribution(std::string_view op, double a, double b, std::string_view dtype,
+                                  int64_t seed = 42, int64_t offset = 3) {
     return "S0 = fd.define_scalar(" + std::to_string(a) + ", dtype=DataType.Double)\n" +
            "S1 = fd.define_scalar(" + std::to_string(b) + ", dtype=DataType.Double)\n" +
-           "T2 = fd.ops." + std::string(op) + "(S0, S1, shape=[" +
-           std::to_string(kSamples) + "], rng_seed=" + std::to_string(seed) +
-           ", rng_offset=" + std::to_string(offset) + ", dtype=DataType." +
-           std::string(dtype) + ")\n" + "fd.add_output(T2)\n";
+           "T2 = fd.ops." + std::string(op) + "(S0, S1, shape=[" + std::to_string(kSamples) +
+           "], rng_seed=" + std::to_string(seed) + ", rng_offset=" + std::to_string(offset) +
+           ", dtype=DataType." + std::string(dtype) + ")\n" + "fd.add_output(T2)\n";
   }
 };
 

@@ -56,8 +56,7 @@ TEST_F(ReferenceExecutorTest, MaxAndMinReductionsPropagateNaN) {
   TensorView* x = input({2, 3});
   fusion_.addOutput(ops::reduction(ReductionOpType::Max, x, {1}));
   fusion_.addOutput(ops::reduction(ReductionOpType::Min, x, {1}));
-  const std::vector<Tensor> out =
-      run({make(DataType::Float, {2, 3}, {1, kNan, 3, -1, -5, 2})});
+  const std::vector<Tensor> out = run({make(DataType::Float, {2, 3}, {1, kNan, 3, -1, -5, 2})});
   EXPECT_TRUE(std::isnan(values(out[0])[0]));
   EXPECT_TRUE(std::isnan(values(out[1])[0]));
   EXPECT_EQ(values(out[0])[1], 2);
@@ -81,8 +80,7 @@ TEST_F(ReferenceExecutorTest, IntegerProdAndBoolSum) {
 TEST_F(ReferenceExecutorTest, MaxOfAnEmptyAxisIsAUserError) {
   TensorView* x = input({2, 0});
   fusion_.addOutput(ops::reduction(ReductionOpType::Max, x, {1}));
-  expectUserError([&] { run({Tensor::empty(DataType::Float, {2, 0})}); },
-                  {"max", "empty"});
+  expectUserError([&] { run({Tensor::empty(DataType::Float, {2, 0})}); }, {"max", "empty"});
 }
 
 TEST_F(ReferenceExecutorTest, FloatSumIsPairwise) {
@@ -151,8 +149,7 @@ TEST_F(ReferenceExecutorTest, VarMeanWithKeepDimAndCorrection) {
   ops::VarMeanResult vm = ops::varMean(x, {1}, /*correction=*/1.0, /*keepDim=*/true);
   fusion_.addOutput(vm.var);
   fusion_.addOutput(vm.mean);
-  const std::vector<Tensor> out =
-      run({make(DataType::Float, {2, 4}, {1, 2, 3, 4, 2, 2, 2, 10})});
+  const std::vector<Tensor> out = run({make(DataType::Float, {2, 4}, {1, 2, 3, 4, 2, 2, 2, 10})});
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{2, 1}));
   // Row 0: mean 2.5, M2 5, var 5/3. Row 1: mean 4, M2 48, var 16.
   EXPECT_FLOAT_EQ(values(out[0])[0], 5.0 / 3.0);
@@ -162,20 +159,19 @@ TEST_F(ReferenceExecutorTest, VarMeanWithKeepDimAndCorrection) {
 
 //! A layer norm as nvFuser's frontend writes it: upcast, var_mean, normalize,
 //! scale and shift, downcast.
-void buildLayerNorm(ReferenceExecutorTest& test, ir::Fusion& fusion,
-                    TensorView* x, TensorView* weight, TensorView* bias) {
+void buildLayerNorm(ReferenceExecutorTest& test, ir::Fusion& fusion, TensorView* x,
+                    TensorView* weight, TensorView* bias) {
   Val* xf = ops::cast(x, DataType::Float);
   ops::VarMeanResult vm = ops::varMean(xf->as<TensorView>(), {1}, 0.0, true);
-  Val* invStd = ops::unaryOp(
-      UnaryOpType::Rsqrt, ops::binaryOp(BinaryOpType::Add, vm.var, fusion.constDouble(1e-5)));
-  Val* y = ops::binaryOp(BinaryOpType::Mul,
-                         ops::binaryOp(BinaryOpType::Sub, xf, vm.mean), invStd);
-  y = ops::binaryOp(BinaryOpType::Mul, y,
-                    ops::broadcast(ops::cast(weight, DataType::Float)->as<TensorView>(),
-                                   {true, false}));
-  y = ops::binaryOp(BinaryOpType::Add, y,
-                    ops::broadcast(ops::cast(bias, DataType::Float)->as<TensorView>(),
-                                   {true, false}));
+  Val* invStd = ops::unaryOp(UnaryOpType::Rsqrt,
+                             ops::binaryOp(BinaryOpType::Add, vm.var, fusion.constDouble(1e-5)));
+  Val* y = ops::binaryOp(BinaryOpType::Mul, ops::binaryOp(BinaryOpType::Sub, xf, vm.mean), invStd);
+  y = ops::binaryOp(
+      BinaryOpType::Mul, y,
+      ops::broadcast(ops::cast(weight, DataType::Float)->as<TensorView>(), {true, false}));
+  y = ops::binaryOp(
+      BinaryOpType::Add, y,
+      ops::broadcast(ops::cast(bias, DataType::Float)->as<TensorView>(), {true, false}));
   fusion.addOutput(ops::cast(y, DataType::BFloat16));
   fusion.addOutput(vm.mean);
   fusion.addOutput(invStd);
@@ -210,9 +206,9 @@ TEST_F(ReferenceExecutorTest, LayerNormMatchesHandWrittenFloat) {
     EXPECT_NEAR(out[1].item({r, 0}), mean, 1e-5);
     EXPECT_NEAR(out[2].item({r, 0}), invStd, 1e-5 * invStd);
     for (int64_t i = 0; i < kCols; ++i) {
-      const float y = (static_cast<float>(xs.item({r, i})) - mean) * invStd *
-                          static_cast<float>(ws.item({i})) +
-                      static_cast<float>(bs.item({i}));
+      const float y =
+          (static_cast<float>(xs.item({r, i})) - mean) * invStd * static_cast<float>(ws.item({i})) +
+          static_cast<float>(bs.item({i}));
       const double expected = BFloat16::fromFloat(y).toFloat();
       const double got = out[0].item({r, i});
       // The summation orders differ, so an element may land one bf16 ulp away.

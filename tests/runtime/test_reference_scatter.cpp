@@ -46,8 +46,7 @@ TEST_F(ReferenceExecutorTest, ScatterOfAScalarIsCastToTheInputDtype) {
   TensorView* index = input({3, 1}, DataType::Int);
   fusion_.addOutput(ops::scatter(x, index, d(-1.75), 1));
   const std::vector<Tensor> out =
-      run({make(DataType::Int, {3, 3}, iotaValues(9)),
-           make(DataType::Int, {3, 1}, {0, 2, 1})});
+      run({make(DataType::Int, {3, 3}, iotaValues(9)), make(DataType::Int, {3, 1}, {0, 2, 1})});
   EXPECT_EQ(out[0].dtype(), DataType::Int);
   EXPECT_EQ(values(out[0]), (std::vector<double>{-1, 1, 2, 3, 4, -1, 6, -1, 8}));
 }
@@ -58,8 +57,10 @@ TEST_F(ReferenceExecutorTest, ScatterIndexOutOfRangeIsAUserError) {
   fusion_.addOutput(ops::scatter(x, index, d(0.0), 1));
   for (double bad : {4.0, -1.0}) {
     expectUserError(
-        [&] { run({make(DataType::Float, {3, 4}, iotaValues(12)),
-                   make(DataType::Int, {1, 2}, {0, bad})}); },
+        [&] {
+          run({make(DataType::Float, {3, 4}, iotaValues(12)),
+               make(DataType::Int, {1, 2}, {0, bad})});
+        },
         {"scatter: index " + std::to_string(static_cast<int>(bad)),
          "out of range for axis 1 of size 4"});
   }
@@ -73,8 +74,7 @@ TEST_F(ReferenceExecutorTest, IndexPutAccumulateAddsRowsAtTheirIndices) {
   // Row 2 gets 1 and 100, row 0 gets 10, row -1 (row 3) gets 1000.
   EXPECT_EQ(runValues({make(DataType::Float, {4, 2}, iotaValues(8)),
                        make(DataType::Int, {4}, {2, 0, 2, -1}),
-                       make(DataType::Float, {4, 2},
-                            {1, 1, 10, 10, 100, 100, 1000, 1000})}),
+                       make(DataType::Float, {4, 2}, {1, 1, 10, 10, 100, 100, 1000, 1000})}),
             (std::vector<double>{10, 11, 2, 3, 105, 106, 1006, 1007}));
 }
 
@@ -85,8 +85,7 @@ TEST_F(ReferenceExecutorTest, IndexPutAccumulateRoundsAHalfSumOnce) {
   fusion_.addOutput(ops::indexPutAccumulate(acc, index, value));
   // 2048 + 1 + 1 + 1 = 2051 in float, then Half (spacing 2 here): a tie
   // rounded to even, 2052. Adding in Half would stay at 2048.
-  EXPECT_EQ(runValues({make(DataType::Half, {1}, {2048}),
-                       make(DataType::Int, {3}, {0, 0, 0}),
+  EXPECT_EQ(runValues({make(DataType::Half, {1}, {2048}), make(DataType::Int, {3}, {0, 0, 0}),
                        make(DataType::Half, {3}, {1, 1, 1})}),
             (std::vector<double>{2052}));
 }
@@ -98,9 +97,10 @@ TEST_F(ReferenceExecutorTest, IndexPutAccumulateIndexOutOfRangeIsAUserError) {
   fusion_.addOutput(ops::indexPutAccumulate(acc, index, value));
   for (double bad : {4.0, -5.0}) {
     expectUserError(
-        [&] { run({make(DataType::Float, {4, 2}, iotaValues(8)),
-                   make(DataType::Int, {1}, {bad}),
-                   make(DataType::Float, {1, 2}, {1, 1})}); },
+        [&] {
+          run({make(DataType::Float, {4, 2}, iotaValues(8)), make(DataType::Int, {1}, {bad}),
+               make(DataType::Float, {1, 2}, {1, 1})});
+        },
         {"index_put_accumulate: index " + std::to_string(static_cast<int>(bad)),
          "out of range for axis 0 of size 4"});
   }

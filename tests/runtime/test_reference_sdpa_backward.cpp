@@ -25,8 +25,8 @@ struct Sizes {
 
 // softmax(scale q k^T) v and its logsumexp, in double, causal top-left.
 void attention(const Sizes& z, bool causal, double scale, const std::vector<double>& q,
-               const std::vector<double>& k, const std::vector<double>& v,
-               std::vector<double>& out, std::vector<double>& lse) {
+               const std::vector<double>& k, const std::vector<double>& v, std::vector<double>& out,
+               std::vector<double>& lse) {
   out.assign(static_cast<size_t>(z.n * z.h * z.l * z.ev), 0.0);
   lse.assign(static_cast<size_t>(z.n * z.h * z.l), 0.0);
   for (int64_t bh = 0; bh < z.n * z.h; ++bh) {
@@ -81,10 +81,9 @@ std::string script(bool causal, const std::string& scale) {
       << "    T7 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Int, "
          "is_cpu=True)\n"
       << "    S8 = fd.define_scalar(0.0, dtype=DataType.Double)\n"
-      << "    S9 = fd.define_scalar(" << (causal ? "True" : "False")
-      << ", dtype=DataType.Bool)\n"
-      << "    T10, T11, T12 = fd.ops.sdpfa_bwd(T0, T1, T2, T3, T4, T5, S8, S9, T6, T7, "
-      << scale << ")\n"
+      << "    S9 = fd.define_scalar(" << (causal ? "True" : "False") << ", dtype=DataType.Bool)\n"
+      << "    T10, T11, T12 = fd.ops.sdpfa_bwd(T0, T1, T2, T3, T4, T5, S8, S9, T6, T7, " << scale
+      << ")\n"
       << "    fd.add_output(T10)\n    fd.add_output(T11)\n    fd.add_output(T12)\n"
       << "\nwith FusionDefinition() as fd:\n    fusion_func(fd)\n";
   return out.str();
@@ -118,8 +117,7 @@ TEST_P(ReferenceSdpaBackwardTest, GradientsMatchFiniteDifferences) {
       read.fusion(),
       {floatTensor(dO, {z.n, z.h, z.l, z.ev}), floatTensor(q, {z.n, z.h, z.l, z.e}),
        floatTensor(k, {z.n, z.h, z.s, z.e}), floatTensor(v, {z.n, z.h, z.s, z.ev}),
-       floatTensor(out, {z.n, z.h, z.l, z.ev}), floatTensor(lse, {z.n, z.h, z.l}), seed,
-       seed});
+       floatTensor(out, {z.n, z.h, z.l, z.ev}), floatTensor(lse, {z.n, z.h, z.l}), seed, seed});
   ASSERT_EQ(grads.size(), 3u);
 
   // d/dx of sum(attention(q, k, v) * dO), central differences.

@@ -42,8 +42,8 @@ TEST_F(ReferenceExecutorTest, TopkLargestAndSmallest) {
   fusion_.addOutput(largest.indices);
   fusion_.addOutput(smallest.values);
   fusion_.addOutput(smallest.indices);
-  const std::vector<Tensor> out = run(
-      {make(DataType::Float, {2, 5}, {1, 9, 3, 9, 4, 0, -1, 7, 2, 7})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Float, {2, 5}, {1, 9, 3, 9, 4, 0, -1, 7, 2, 7})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{9, 9, 4, 7, 7, 2}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 3, 4, 2, 4, 3}));
   EXPECT_EQ(out[1].dtype(), DataType::Int);
@@ -56,8 +56,8 @@ TEST_F(ReferenceExecutorTest, TopkAlongAxisZeroKeepsHalfValuesExactly) {
   ops::TopKResult top = ops::topk(x, c(1), 0, true, true);
   fusion_.addOutput(top.values);
   fusion_.addOutput(top.indices);
-  const std::vector<Tensor> out = run(
-      {make(DataType::Half, {2, 3}, {2.5, -1.25, 3.75, 0.5, 6.0, -7.0})});
+  const std::vector<Tensor> out =
+      run({make(DataType::Half, {2, 3}, {2.5, -1.25, 3.75, 0.5, 6.0, -7.0})});
   EXPECT_EQ(out[0].dtype(), DataType::Half);
   EXPECT_EQ(out[0].sizes(), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(values(out[0]), (std::vector<double>{2.5, 6.0, 3.75}));
@@ -69,12 +69,14 @@ TEST_F(ReferenceExecutorTest, TopkOfASymbolicK) {
   Scalar* k = scalarInput(DataType::Int);
   fusion_.addOutput(ops::topk(x, k, 1, true, true).indices);
   const Tensor data = make(DataType::Float, {2, 5}, {1, 9, 3, 9, 4, 0, -1, 7, 2, 7});
-  EXPECT_EQ(run({data, ir::ScalarValue(int64_t{0})}).at(0).sizes(),
-            (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(run({data, ir::ScalarValue(int64_t{0})}).at(0).sizes(), (std::vector<int64_t>{2, 0}));
   EXPECT_EQ(values(run({data, ir::ScalarValue(int64_t{2})}).at(0)),
             (std::vector<double>{1, 3, 2, 4}));
-  expectUserError([&] { run({data, ir::ScalarValue(int64_t{6})}); },
-                  {"topk: k is 6 but axis 1 has 5 elements"});
+  expectUserError(
+      [&] {
+        run({data, ir::ScalarValue(int64_t{6})});
+      },
+      {"topk: k is 6 but axis 1 has 5 elements"});
 }
 
 }  // namespace

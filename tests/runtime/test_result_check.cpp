@@ -41,8 +41,7 @@ TEST(ResultCheckTest, WorstElementIsReportedWithIndexAndBothValues) {
   EXPECT_EQ(check.worstIndex, (std::vector<int64_t>{2, 4}));
   EXPECT_DOUBLE_EQ(check.worstExpected, e.item({2, 4}));
   EXPECT_DOUBLE_EQ(check.worstActual, e.item({2, 4}) + 4.0);
-  EXPECT_NE(check.message.find("2 of 15 elements differ"), std::string::npos)
-      << check.message;
+  EXPECT_NE(check.message.find("2 of 15 elements differ"), std::string::npos) << check.message;
   EXPECT_NE(check.message.find("at [2, 4]"), std::string::npos) << check.message;
 }
 
@@ -178,7 +177,8 @@ with FusionDefinition() as fd:
     fd.add_output(fd.ops.exp(t1))
     fd.add_output(fd.ops.cast(fd.ops.gt(t1, 0.0), dtype=DataType.Int))
     fd.add_output(fd.ops.cast(fd.ops.cast(t1, dtype=DataType.BFloat16), dtype=DataType.Float))
-)", "tolerance.py");
+)",
+                                                       "tolerance.py");
   const ir::Fusion& fusion = script.fusion();
   EXPECT_EQ(toleranceForOutput(fusion, 0).rtol, toleranceFor(DataType::Float).rtol);
   EXPECT_EQ(toleranceForOutput(fusion, 1).rtol, toleranceFor(DataType::Double).rtol);
@@ -208,7 +208,8 @@ with FusionDefinition() as fd:
     fd.add_output(fd.ops.cast(t2, dtype=DataType.Half))
     fd.add_output(fd.ops.cast(fd.ops.silu(t0), dtype=DataType.Half))
     fd.add_output(fd.ops.cast(t1, dtype=DataType.Float))
-)", "double_rounding.py");
+)",
+                                                       "double_rounding.py");
   const ir::Fusion& fusion = script.fusion();
   const double half = toleranceFor(DataType::Half).rtol;
   EXPECT_EQ(toleranceForOutput(fusion, 0).rtol, 2 * half);
@@ -237,7 +238,8 @@ with FusionDefinition() as fd:
     t3 = fd.ops.cast(fd.ops.log(fd.ops.cast(t0, dtype=DataType.Float)), dtype=DataType.Double)
     fd.add_output(fd.ops.add(fd.ops.mul(t0, 0.5), t3), alias_input=t0)
     fd.add_output(fd.ops.exp(t1), alias_input=t1)
-)", "inplace_tolerance.py");
+)",
+                                                       "inplace_tolerance.py");
   const ir::Fusion& fusion = script.fusion();
   EXPECT_EQ(toleranceForInputAfterRun(fusion, 0).rtol, toleranceFor(DataType::Float).rtol);
   EXPECT_EQ(toleranceForInputAfterRun(fusion, 1).rtol, toleranceFor(DataType::Double).rtol);
@@ -247,7 +249,8 @@ with FusionDefinition() as fd:
   Tensor actual = Tensor::empty(DataType::Double, {1});
   actual.set({0}, 3.12177555e-06);
   EXPECT_FALSE(checkTensor(actual, expected, "input 0").passed);
-  EXPECT_TRUE(checkTensor(actual, expected, "input 0", toleranceForInputAfterRun(fusion, 0)).passed);
+  EXPECT_TRUE(
+      checkTensor(actual, expected, "input 0", toleranceForInputAfterRun(fusion, 0)).passed);
 }
 
 }  // namespace

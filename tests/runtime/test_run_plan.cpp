@@ -7,16 +7,15 @@
 #include <vector>
 
 #include "core/runtime/device_memory_pool.h"
-#include "core/runtime/run_plan.h"
 #include "core/runtime/run_keys.h"
+#include "core/runtime/run_plan.h"
 
 namespace fuserlab::runtime {
 namespace {
 
 using ir::DataType;
 
-Tensor deviceView(std::vector<float>& storage, std::vector<int64_t> sizes,
-                  int64_t offset = 0) {
+Tensor deviceView(std::vector<float>& storage, std::vector<int64_t> sizes, int64_t offset = 0) {
   auto strides = Tensor::contiguousStrides(sizes);
   return Tensor::borrow(storage.data(), DataType::Float, std::move(sizes), std::move(strides),
                         offset, DeviceKind::Cuda, 0);
@@ -32,8 +31,8 @@ TEST(ReplayKeyTest, SeparatesSizesStridesAlignmentAndScalars) {
   const auto base = replayKey({view(a, {8, 16})});
   EXPECT_FALSE(base.empty());
   EXPECT_EQ(base, replayKey({view(a, {8, 16})}));
-  EXPECT_NE(base, replayKey({view(a, {16, 8})}));                // sizes
-  EXPECT_NE(base, replayKey({view(a + 1, {8, 16})}));            // alignment
+  EXPECT_NE(base, replayKey({view(a, {16, 8})}));      // sizes
+  EXPECT_NE(base, replayKey({view(a + 1, {8, 16})}));  // alignment
   EXPECT_EQ(replayKey({view(a, {8, 16}), ir::ScalarValue(2.0)}),
             replayKey({view(a, {8, 16}), ir::ScalarValue(2.0)}));
   EXPECT_NE(replayKey({view(a, {8, 16}), ir::ScalarValue(2.0)}),
@@ -56,9 +55,9 @@ TEST(ReplayPlanTest, PointersFollowNewInputs) {
   launch.arguments.addScalar(DataType::Float, ir::ScalarValue(1.5));
   launch.arguments.addTensor(first.data() + 10, {3}, {1});  // a view into x
   plan.launches.push_back(launch);
-  plan.outputs.push_back({Tensor::borrow(first.data() + 8, DataType::Float, {8}, {1}, 0,
-                                         DeviceKind::Cuda, 0),
-                          nullptr});
+  plan.outputs.push_back(
+      {Tensor::borrow(first.data() + 8, DataType::Float, {8}, {1}, 0, DeviceKind::Cuda, 0),
+       nullptr});
   std::string why;
   auto replay = ReplayPlan::capture(plan, {x}, {}, &why);
   ASSERT_NE(replay, nullptr) << why;

@@ -29,8 +29,7 @@ struct Case {
 std::string scriptOf(const Case& c) {
   return "from nvfuser import FusionDefinition, DataType\n\n"
          "def fusion(fd: FusionDefinition) -> None:\n" +
-         c.definitions + c.body +
-         "\nwith FusionDefinition() as fd:\n    fusion(fd)\n";
+         c.definitions + c.body + "\nwith FusionDefinition() as fd:\n    fusion(fd)\n";
 }
 
 std::string errorOf(const std::function<void()>& run) {
@@ -70,10 +69,8 @@ std::vector<Case> cases() {
   const std::string slice =
       "    z = fd.ops.slice(x, start_indices=[2], end_indices=[10], strides=[1])\n"
       "    fd.add_output(z)\n";
-  const std::string reshape =
-      "    z = fd.ops.reshape(x, new_shape=[2, 5])\n    fd.add_output(z)\n";
-  const std::string gather =
-      "    z = fd.ops.take_along_axis(x, i, dim=1)\n    fd.add_output(z)\n";
+  const std::string reshape = "    z = fd.ops.reshape(x, new_shape=[2, 5])\n    fd.add_output(z)\n";
+  const std::string gather = "    z = fd.ops.take_along_axis(x, i, dim=1)\n    fd.add_output(z)\n";
   const std::string gatherFull =
       "    i = fd.ops.full(shape=[4, 2], fill_value=7, dtype=DataType.Int)\n" + gather;
   const std::string selectIota =
@@ -147,9 +144,8 @@ TEST(SizeRelationsTest, CompileRefusesWhatTheReferenceRefusesAndRunsWhatItRuns) 
       (void)compileFusion(script.fusion(), passes::CompileOptions{}, *device,
                           frontend::makeInputShapes(specs));
     });
-    const std::string referenceError = errorOf([&] {
-      (void)runReference(script.fusion(), frontend::makeInputs(specs, 1));
-    });
+    const std::string referenceError =
+        errorOf([&] { (void)runReference(script.fusion(), frontend::makeInputs(specs, 1)); });
     if (c.refusal.empty()) {
       EXPECT_EQ(compileError, "");
       EXPECT_EQ(referenceError, "");

@@ -39,8 +39,7 @@ TEST(TensorTest, NegativeSizesAreUserErrors) {
   EXPECT_THROW(Tensor::emptyStrided(DataType::Float, {2}, {-1}), UserError);
   EXPECT_THROW(Tensor::emptyStrided(DataType::Float, {2, 2}, {1}), UserError);
   EXPECT_THROW(Tensor::empty(DataType::Null, {2}), UserError);
-  EXPECT_THROW(Tensor::empty(DataType::Float, {int64_t{1} << 40, int64_t{1} << 40}),
-               UserError);
+  EXPECT_THROW(Tensor::empty(DataType::Float, {int64_t{1} << 40, int64_t{1} << 40}), UserError);
 }
 
 TEST(TensorTest, EmptyStridedAllocatesExactlyTheSpan) {
@@ -62,8 +61,7 @@ TEST(TensorTest, ZeroSizeAndZeroDimTensorsWork) {
   EXPECT_EQ(empty.storageBytes(), 0);
   empty.fill(1.0);
   EXPECT_EQ(empty.clone().numel(), 0);
-  EXPECT_EQ(empty.permute({2, 0, 1}).contiguous().sizes(),
-            (std::vector<int64_t>{2, 3, 0}));
+  EXPECT_EQ(empty.permute({2, 0, 1}).contiguous().sizes(), (std::vector<int64_t>{2, 3, 0}));
   EXPECT_EQ(empty.to(DataType::Float).numel(), 0);
   EXPECT_THROW(empty.item({0, 0, 0}), UserError);
 
@@ -112,7 +110,7 @@ TEST(TensorTest, AsStridedOutsideStorageIsUserError) {
   EXPECT_NO_THROW(base.asStrided({0}, {1}, 20));
   EXPECT_THROW(base.asStrided({1}, {1}, 20), UserError);
   EXPECT_THROW(base.asStrided({4, 5}, {5, 1}, 1), UserError);
-  EXPECT_NO_THROW(base.asStrided({3, 4}, {8, 1}, 0));  // last element 19
+  EXPECT_NO_THROW(base.asStrided({3, 4}, {8, 1}, 0));          // last element 19
   EXPECT_THROW(base.asStrided({3, 4}, {9, 1}, 0), UserError);  // last element 21
   EXPECT_THROW(base.asStrided({2}, {1}, -1), UserError);
   EXPECT_THROW(base.asStrided({2}, {-1}, 5), UserError);
@@ -158,8 +156,7 @@ TEST(TensorTest, ContiguousCopiesAPermutedTensorInLogicalOrder) {
 
 TEST(TensorTest, ToCastsWithTheTargetRounding) {
   Tensor t = Tensor::empty(DataType::Double, {5});
-  const std::vector<double> values = {1.0 + 0x1.0p-8 + 0x1.0p-40, -2.7, 70000.0,
-                                      std::nan(""), 0.0};
+  const std::vector<double> values = {1.0 + 0x1.0p-8 + 0x1.0p-40, -2.7, 70000.0, std::nan(""), 0.0};
   for (int64_t i = 0; i < 5; ++i) t.set({i}, values[i]);
   Tensor bf16 = t.to(DataType::BFloat16);
   EXPECT_EQ(bf16.item({0}), 1.0 + 0x1.0p-7);  // one rounding, not two
@@ -207,8 +204,7 @@ TEST(TensorTest, FillWritesEveryElementOfAStridedView) {
 
 TEST(TensorTest, BorrowedTensorsDoNotOwn) {
   std::vector<float> buffer = {0, 1, 2, 3, 4, 5, 6, 7};
-  Tensor t = Tensor::borrow(buffer.data(), DataType::Float, {2, 3}, {3, 1}, 2,
-                            DeviceKind::Cpu);
+  Tensor t = Tensor::borrow(buffer.data(), DataType::Float, {2, 3}, {3, 1}, 2, DeviceKind::Cpu);
   EXPECT_FALSE(t.isOwning());
   EXPECT_EQ(t.storageBytes(), -1);
   EXPECT_EQ(t.item({0, 0}), 2.0);
@@ -218,14 +214,13 @@ TEST(TensorTest, BorrowedTensorsDoNotOwn) {
   EXPECT_TRUE(t.clone().isOwning());
 
   int fakeDevicePointer = 0;
-  Tensor cuda = Tensor::borrow(&fakeDevicePointer, DataType::Half, {4}, {1}, 0,
-                               DeviceKind::Cuda, 1);
+  Tensor cuda =
+      Tensor::borrow(&fakeDevicePointer, DataType::Half, {4}, {1}, 0, DeviceKind::Cuda, 1);
   EXPECT_EQ(cuda.device().toString(), "cuda:1");
   EXPECT_FALSE(cuda.isCpu());
   EXPECT_THROW(cuda.item({0}), UserError);
   EXPECT_THROW(cuda.contiguous(), UserError);
-  EXPECT_THROW(Tensor::borrow(nullptr, DataType::Float, {2}, {1}, 0, DeviceKind::Cpu),
-               UserError);
+  EXPECT_THROW(Tensor::borrow(nullptr, DataType::Float, {2}, {1}, 0, DeviceKind::Cpu), UserError);
   EXPECT_NO_THROW(Tensor::borrow(nullptr, DataType::Float, {0}, {1}, 0, DeviceKind::Cpu));
 }
 

@@ -104,8 +104,7 @@ TEST_F(ZeroDimOperandsTest, PredicatesAndWhere) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0, 1, 1, 1, 1, 1, 1}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 2, 2, 2, 2, 2, 2, 2}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
-  out = run({scalarTensor(DataType::Float, 2), cube(),
-             scalarTensor(DataType::Bool, 0)});
+  out = run({scalarTensor(DataType::Float, 2), cube(), scalarTensor(DataType::Bool, 0)});
   EXPECT_EQ(out[2].sizes(), (std::vector<int64_t>{2, 2, 2}));
   EXPECT_EQ(values(out[2]), std::vector<double>(8, 2));
 }
@@ -123,11 +122,9 @@ TEST_F(ZeroDimOperandsTest, LerpClampAndAddcmul) {
          "fd.add_output(T7)");
   const std::vector<Tensor> out = run({scalarTensor(DataType::Float, 2), cube()});
   // lerp(x, 2, 0.5) = (x + 2) / 2.
-  EXPECT_EQ(values(out[0]),
-            (std::vector<double>{1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5}));
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5}));
   // clamp(2, 0, 1.5) = 1.5.
-  EXPECT_EQ(values(out[1]),
-            (std::vector<double>{1.5, 3, 4.5, 6, 7.5, 9, 10.5, 12}));
+  EXPECT_EQ(values(out[1]), (std::vector<double>{1.5, 3, 4.5, 6, 7.5, 9, 10.5, 12}));
   // x + 0.5 * 2 * x = 2x.
   EXPECT_EQ(values(out[2]), (std::vector<double>{2, 4, 6, 8, 10, 12, 14, 16}));
   // lerp(2, x, 2) = 2 + 2 * (x - 2) = 2x - 2.
@@ -145,8 +142,7 @@ TEST_F(ZeroDimOperandsTest, CastOfAZeroDimBesideBf16) {
   Tensor rows = Tensor::empty(DataType::BFloat16, {2, 2});
   for (int64_t i = 0; i < 4; ++i) rows.set({i / 2, i % 2}, double(i + 1));
   const std::vector<Tensor> out = run({scalarTensor(DataType::Double, 0.5), rows});
-  EXPECT_EQ(out[0].dtype(), DataType::BFloat16)
-      << "a 0-dim operand promotes as a scalar";
+  EXPECT_EQ(out[0].dtype(), DataType::BFloat16) << "a 0-dim operand promotes as a scalar";
   EXPECT_EQ(values(out[0]), (std::vector<double>{0.5, 1, 1.5, 2}));
 }
 
@@ -159,8 +155,7 @@ TEST_F(ZeroDimOperandsTest, CpuScalarTensorOperand) {
       "T2 = fd.ops.div(T1, T0)\n"
       "fd.add_output(T2)");
   const std::vector<Tensor> out = run({scalarTensor(DataType::Float, 4), cube()});
-  EXPECT_EQ(values(out[0]),
-            (std::vector<double>{0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2}));
+  EXPECT_EQ(values(out[0]), (std::vector<double>{0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2}));
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ TEST(DeviceSpecTest, TableHasTheDevicesTheHeuristicsTarget) {
   std::vector<std::string> keys;
   for (const DeviceSpec& spec : builtinDevices()) keys.push_back(spec.key);
   const std::vector<std::string> required = {"v100", "a100-80gb", "h100",
-                                             "h200", "l40s", "rtx6000-ada"};
+                                             "h200", "l40s",      "rtx6000-ada"};
   ASSERT_GE(keys.size(), required.size());
   // The first entries come in the documented order.
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 6), required);
@@ -117,9 +117,7 @@ TEST(DeviceSpecTest, FindAcceptsAliasesCaseInsensitively) {
   EXPECT_FALSE(findBuiltinDevice("nvidia").has_value());
 }
 
-TEST(DeviceSpecTest, DefaultIsH100) {
-  EXPECT_EQ(defaultDevice().key, "h100");
-}
+TEST(DeviceSpecTest, DefaultIsH100) { EXPECT_EQ(defaultDevice().key, "h100"); }
 
 TEST(DeviceSpecTest, JsonNamesTheFieldsInSnakeCase) {
   const report::Json json = findBuiltinDevice("h100")->toJson();
@@ -132,8 +130,7 @@ TEST(DeviceSpecTest, JsonNamesTheFieldsInSnakeCase) {
             "[0,132,66,39,30,22,17,15,15,9,7,7,7,7,7,7,7]");
   EXPECT_EQ(json.get("shared_memory_per_block_optin_bytes")->asInt(), 232448);
   EXPECT_EQ(json.get("l2_cache_bytes")->asInt(), 52428800);
-  EXPECT_DOUBLE_EQ(json.get("memory_bandwidth_bytes_per_second")->asDouble(),
-                   3.35e12);
+  EXPECT_DOUBLE_EQ(json.get("memory_bandwidth_bytes_per_second")->asDouble(), 3.35e12);
   EXPECT_FALSE(json.get("from_hardware")->asBool());
   // It reads back as the same JSON.
   EXPECT_EQ(report::Json::parse(json.dump()), json);
@@ -146,11 +143,9 @@ TEST(DeviceSpecTest, ResolveDeviceTakesBuiltinNames) {
   EXPECT_EQ(spec->key, "h100");
   const std::string error = userErrorOf([] { runtime::resolveDevice("h900"); });
   EXPECT_NE(error.find("unknown device 'h900'"), std::string::npos) << error;
-  EXPECT_NE(error.find("v100, a100-80gb, h100, h200, l40s, rtx6000-ada"),
-            std::string::npos)
+  EXPECT_NE(error.find("v100, a100-80gb, h100, h200, l40s, rtx6000-ada"), std::string::npos)
       << error;
-  const std::string badIndex =
-      userErrorOf([] { runtime::resolveDevice("cuda:x"); });
+  const std::string badIndex = userErrorOf([] { runtime::resolveDevice("cuda:x"); });
   EXPECT_NE(badIndex.find("expected cuda:N"), std::string::npos) << badIndex;
 }
 
@@ -164,16 +159,13 @@ TEST(DeviceSpecTest, CudaDevicesOfThisMachine) {
   EXPECT_FALSE(runtime::queryCudaDevice(-1).has_value());
   if (count == 0) {
     EXPECT_FALSE(runtime::queryCudaDevice(0).has_value());
-    EXPECT_NE(runtime::cudaUnavailableReason().find("cudaGetDeviceCount"),
-              std::string::npos);
-    const std::string error =
-        userErrorOf([] { runtime::resolveDevice("cuda:0"); });
+    EXPECT_NE(runtime::cudaUnavailableReason().find("cudaGetDeviceCount"), std::string::npos);
+    const std::string error = userErrorOf([] { runtime::resolveDevice("cuda:0"); });
     EXPECT_NE(error.find("no CUDA device 0: this machine has no GPU "
                          "(cudaGetDeviceCount: "),
               std::string::npos)
         << error;
-    EXPECT_NE(error.find("use a built-in device such as --device h100"),
-              std::string::npos)
+    EXPECT_NE(error.find("use a built-in device such as --device h100"), std::string::npos)
         << error;
     return;
   }
@@ -186,11 +178,9 @@ TEST(DeviceSpecTest, CudaDevicesOfThisMachine) {
   EXPECT_GT(spec->memoryBandwidthBytesPerSecond, 1e11);
   EXPECT_GT(spec->l2CacheBytes, 0);
   EXPECT_GE(spec->sharedMemoryPerBlockOptinBytes, spec->sharedMemoryPerBlockBytes);
-  const std::string error = userErrorOf(
-      [count] { runtime::resolveDevice("cuda:" + std::to_string(count)); });
-  EXPECT_NE(error.find("no CUDA device " + std::to_string(count)),
-            std::string::npos)
-      << error;
+  const std::string error =
+      userErrorOf([count] { runtime::resolveDevice("cuda:" + std::to_string(count)); });
+  EXPECT_NE(error.find("no CUDA device " + std::to_string(count)), std::string::npos) << error;
 }
 
 }  // namespace

@@ -108,8 +108,7 @@ TEST_F(MatmulEpilogueTest, LinearBiasTanhGeluCastIsOneCall) {
     if (e->output(0)->isA<ir::TensorView>()) ++tensorExprs;
   }
   EXPECT_EQ(m.exprs.size(), tensorExprs) << steps(m);
-  EXPECT_NE(steps(m).find("tanh-GELU: matches cuBLASLt's GELU"), std::string::npos)
-      << steps(m);
+  EXPECT_NE(steps(m).find("tanh-GELU: matches cuBLASLt's GELU"), std::string::npos) << steps(m);
   EXPECT_NE(steps(m).find("the call writes BFloat16 directly"), std::string::npos);
   // And the scheduler takes the whole fusion.
   EXPECT_FALSE(MatmulScheduler().rejectCompileTime(fusion()).has_value());
@@ -144,8 +143,7 @@ TEST_F(MatmulEpilogueTest, ClassifiesActivationsNumerically) {
     if (x != nullptr && e->type() != ir::ExprType::Cast) region.push_back(e);
   }
   ASSERT_FALSE(region.empty());
-  EXPECT_EQ(classifyActivation(region, x, region.back()->output(0)),
-            ActivationKind::TanhGelu);
+  EXPECT_EQ(classifyActivation(region, x, region.back()->output(0)), ActivationKind::TanhGelu);
   // Without its last multiply it is no activation cuBLASLt knows.
   std::vector<const ir::Expr*> partial(region.begin(), region.end() - 1);
   EXPECT_EQ(classifyActivation(partial, x, partial.back()->output(0)), ActivationKind::Other);
@@ -251,7 +249,8 @@ TEST_F(MatmulEpilogueTest, SchedulerParamsNameBackendEpilogueAndAlgo) {
 }
 
 TEST_F(MatmulEpilogueTest, SdpaRunsAloneOnTheAttentionKernel) {
-  load(R"(T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+  load(
+      R"(T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T2 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2)
@@ -273,7 +272,8 @@ fd.add_output(T6)
   EXPECT_NE(narrow.find("the head dimension 8 is not a multiple of 16 from 16 to 128"),
             std::string::npos)
       << narrow;
-  load(R"(T0 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+  load(
+      R"(T0 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T2 = fd.define_tensor(shape=[2, 4, 16, 64], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2)
@@ -282,7 +282,8 @@ fd.add_output(T6)
   const std::string tiled = scheduler.properties(fusion(), info).dump(-1);
   EXPECT_NE(tiled.find("\"kernel\":\"tiled_tensor_core\""), std::string::npos) << tiled;
   EXPECT_NE(tiled.find("\"head_dimension\":64"), std::string::npos) << tiled;
-  load(R"(T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
+  load(
+      R"(T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T1 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T2 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
 T6, T7, T8, T9 = fd.ops.sdpfa_fwd(T0, T1, T2)

@@ -29,8 +29,7 @@ std::string userErrorOf(const std::function<void()>& f) {
 
 // The JSON text of `json` with member `key` replaced by `value` (a JSON
 // text) or removed (empty `value`).
-Json withMember(const Json& json, const std::string& key,
-                const std::string& value) {
+Json withMember(const Json& json, const std::string& key, const std::string& value) {
   Json out = Json::object();
   for (const auto& [k, v] : json.members()) {
     if (k != key) {
@@ -143,14 +142,15 @@ TEST(JsonTest, MalformedTextIsAUserErrorWithThePosition) {
 }
 
 TEST(JsonTest, TypedAccessNamesTheTypes) {
-  EXPECT_NE(userErrorOf([] { Json::parse("\"8\"").asInt(); })
-                .find("expected an integer, found a JSON string"),
+  EXPECT_NE(userErrorOf([] {
+              Json::parse("\"8\"").asInt();
+            }).find("expected an integer, found a JSON string"),
             std::string::npos);
-  EXPECT_NE(userErrorOf([] { Json::parse("8.5").asInt(); })
-                .find("found a JSON number (8.5)"),
+  EXPECT_NE(userErrorOf([] { Json::parse("8.5").asInt(); }).find("found a JSON number (8.5)"),
             std::string::npos);
-  EXPECT_NE(userErrorOf([] { Json::parse("[]").members(); })
-                .find("expected an object, found a JSON array"),
+  EXPECT_NE(userErrorOf([] {
+              Json::parse("[]").members();
+            }).find("expected an object, found a JSON array"),
             std::string::npos);
 }
 
@@ -161,8 +161,7 @@ TEST(ParamsTest, PointwiseJsonRoundTrip) {
   EXPECT_EQ(json.get("break_point")->asInt(), 1);
   EXPECT_TRUE(json.get("flip_grid")->asBool());
   EXPECT_EQ(PointwiseParams::fromJson(Json::parse(json.dump())), params);
-  EXPECT_EQ(PointwiseParams::fromJson(PointwiseParams().toJson()),
-            PointwiseParams());
+  EXPECT_EQ(PointwiseParams::fromJson(PointwiseParams().toJson()), PointwiseParams());
 }
 
 TEST(ParamsTest, ReductionJsonRoundTrip) {
@@ -172,10 +171,8 @@ TEST(ParamsTest, ReductionJsonRoundTrip) {
   EXPECT_TRUE(json.get("project_persistent_buffers")->asBool());
   EXPECT_EQ(json.get("persistent_batch_size")->asInt(), 5);
   EXPECT_EQ(ReductionParams::fromJson(Json::parse(json.dump())), params);
-  EXPECT_EQ(ReductionParams().toJson().get("persistent_storage")->asString(),
-            "registers");
-  EXPECT_EQ(ReductionParams::fromJson(ReductionParams().toJson()),
-            ReductionParams());
+  EXPECT_EQ(ReductionParams().toJson().get("persistent_storage")->asString(), "registers");
+  EXPECT_EQ(ReductionParams::fromJson(ReductionParams().toJson()), ReductionParams());
   // cluster_reduction came after schema version 1: params stored without it
   // (a database, a tuning log) still read, as false, with the same hash.
   ReductionParams cluster;
@@ -269,8 +266,7 @@ TEST(ParamsTest, HashSeesEveryField) {
     } else {
       changed = "\"registers\"";
     }
-    const ReductionParams other =
-        ReductionParams::fromJson(withMember(json, key, changed));
+    const ReductionParams other = ReductionParams::fromJson(withMember(json, key, changed));
     EXPECT_NE(other.hash(), base.hash()) << key;
     EXPECT_FALSE(other == base) << key;
   }
@@ -280,25 +276,20 @@ TEST(ParamsTest, HashSeesEveryField) {
 
 TEST(ParamsTest, DumpsReadLikeNvFusers) {
   const std::string pointwise = samplePointwise().toString();
-  EXPECT_EQ(pointwise.rfind("===== Pointwise Parameters ========\n", 0), 0u)
-      << pointwise;
-  EXPECT_NE(pointwise.find("2D Schedule\n  Bcast break point: 1\n"),
-            std::string::npos);
+  EXPECT_EQ(pointwise.rfind("===== Pointwise Parameters ========\n", 0), 0u) << pointwise;
+  EXPECT_NE(pointwise.find("2D Schedule\n  Bcast break point: 1\n"), std::string::npos);
   EXPECT_NE(pointwise.find("vectorization_factor: 8\n"), std::string::npos);
   EXPECT_NE(pointwise.find("Flip BIDx/BIDy bindings\n"), std::string::npos);
 
   const std::string reduction = samplePersistent().toString();
   EXPECT_EQ(reduction.rfind("===== Reduction Parameters ========\n", 0), 0u);
   EXPECT_NE(reduction.find("Red On Fastest Dim\n"), std::string::npos);
-  EXPECT_NE(reduction.find("Persistent Kernel (buffers in shared_memory)\n"),
-            std::string::npos);
+  EXPECT_NE(reduction.find("Persistent Kernel (buffers in shared_memory)\n"), std::string::npos);
   EXPECT_NE(reduction.find("Project Persistent Buffers\n"), std::string::npos);
   EXPECT_NE(reduction.find("persistent_batch_size: 5\n"), std::string::npos);
-  EXPECT_NE(reduction.find("persistent_storage: shared_memory\n"),
-            std::string::npos);
+  EXPECT_NE(reduction.find("persistent_storage: shared_memory\n"), std::string::npos);
 
-  EXPECT_NE(sampleTranspose().toString().find("tile_size1: 64"),
-            std::string::npos);
+  EXPECT_NE(sampleTranspose().toString().find("tile_size1: 64"), std::string::npos);
   EXPECT_EQ(paramsToString(std::monostate{}), "no parameters\n");
 }
 
@@ -312,8 +303,8 @@ TEST(ParamsTest, VariantHelpers) {
       paramsFromJson(SchedulerType::InnerPersistent, samplePersistent().toJson());
   ASSERT_TRUE(std::holds_alternative<ReductionParams>(read));
   EXPECT_EQ(std::get<ReductionParams>(read), samplePersistent());
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(
-      paramsFromJson(SchedulerType::ExprEval, Json())));
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(paramsFromJson(SchedulerType::ExprEval, Json())));
   EXPECT_NE(userErrorOf([] {
               paramsFromJson(SchedulerType::NoOp, PointwiseParams().toJson());
             }).find("no_op takes no params"),

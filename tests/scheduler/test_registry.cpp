@@ -47,8 +47,7 @@ class RegistryTest : public ::testing::Test {
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::vector<int64_t> strides = inputs[i].strides;
       if (strides.empty()) strides = contiguousStrides(inputs[i].sizes);
-      args.push_back(runtime::metadataOnly(fusionInputs[i]->dtype(),
-                                           inputs[i].sizes, strides));
+      args.push_back(runtime::metadataOnly(fusionInputs[i]->dtype(), inputs[i].sizes, strides));
     }
     evaluator_ = ir::ExpressionEvaluator();
     info_ = SegmentRuntimeInfo();
@@ -72,7 +71,8 @@ class RegistryTest : public ::testing::Test {
   SegmentRuntimeInfo info_;
 };
 
-constexpr const char* kAdd = R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+constexpr const char* kAdd =
+    R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
 T1 = fd.ops.add(T0, T0)
 fd.add_output(T1))";
 
@@ -127,14 +127,14 @@ TEST_F(RegistryTest, NoOpDecidesSymbolicEmptinessAtRunTime) {
   EXPECT_FALSE(noOp.rejectCompileTime(fusion()).has_value());
   const auto reason = noOp.rejectRunTime(fusion(), info_);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_NE(reason->find("output T1 has shape [128, 64] at these sizes"),
-            std::string::npos)
+  EXPECT_NE(reason->find("output T1 has shape [128, 64] at these sizes"), std::string::npos)
       << *reason;
 }
 
 TEST_F(RegistryTest, ExprEvalTakesAChainOfViews) {
   // meta_op_chain.py without its computation: every output is a view.
-  load(R"(T0 = fd.define_tensor(shape=[1, -1, -1], contiguity=[None, True, True], dtype=DataType.BFloat16, stride_order=[2, 1, 0])
+  load(
+      R"(T0 = fd.define_tensor(shape=[1, -1, -1], contiguity=[None, True, True], dtype=DataType.BFloat16, stride_order=[2, 1, 0])
 T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16)
 T2 = fd.ops.squeeze(T0, dims=[0])
 T3 = fd.ops.slice(T2, start_indices=[0, 1024], end_indices=[512, 2048], strides=[1, 1])
@@ -144,7 +144,7 @@ T6 = fd.ops.broadcast_in_dim(T1, shape=[16, 1, 1], broadcast_dims=[0])
 T7 = fd.ops.expand(T6, shape=[16, 512, 64])
 fd.add_output(T5)
 fd.add_output(T7))",
-       {{{1, 512, 3072}, {1572864, 3072, 1}}, {{16}}});
+      {{{1, 512, 3072}, {1572864, 3072, 1}}, {{16}}});
   auto choice = chooseScheduler(fusion(), info_);
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(choice->type, SchedulerType::ExprEval);
@@ -170,7 +170,8 @@ fd.add_output(T1))",
        {{{64, 32}}});
   EXPECT_EQ(refusal(exprEval), "");
   // A column-major input: flattening it in logical order is a copy.
-  constexpr const char* kColumnMajor = R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, stride_order=[0, 1])
+  constexpr const char* kColumnMajor =
+      R"(T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, stride_order=[0, 1])
 T1 = fd.ops.reshape(T0, new_shape=[2048])
 fd.add_output(T1))";
   load(kColumnMajor, {{{64, 32}, {1, 64}}});
@@ -267,8 +268,7 @@ T1 = fd.ops.reshape(T0, new_shape=[-1])
 fd.add_output(T1, alias_input=T0))",
        {{{16}}});
   const std::string reason = refusal(ExprEvalScheduler());
-  EXPECT_NE(reason.find("output T1 is written in place into input T0"),
-            std::string::npos)
+  EXPECT_NE(reason.find("output T1 is written in place into input T0"), std::string::npos)
       << reason;
 }
 
@@ -410,8 +410,7 @@ fd.add_output(T3))",
   std::vector<Rejection> guessed = {{SchedulerType::NoOp, "stale"}};
   EXPECT_FALSE(findAcceptingScheduler(
       fusion(), info_,
-      {SchedulerType::OuterPersistent, SchedulerType::Pointwise, SchedulerType::NoOp},
-      &guessed));
+      {SchedulerType::OuterPersistent, SchedulerType::Pointwise, SchedulerType::NoOp}, &guessed));
   ASSERT_EQ(guessed.size(), inOrder.size());
   ASSERT_EQ(guessed.size(), registered.size());
   for (size_t i = 0; i < guessed.size(); ++i) {
@@ -427,15 +426,12 @@ TEST(ViewStridesTest, ReshapeFollowsPyTorchsViewRule) {
   EXPECT_EQ(reshapeViewStrides({4, 6}, {6, 1}, {24}), v({1}));
   EXPECT_EQ(reshapeViewStrides({24}, {1}, {2, 3, 4}), v({12, 4, 1}));
   // A row slice: the inner axis may split, the rows may not merge.
-  EXPECT_EQ(reshapeViewStrides({512, 1024}, {3072, 1}, {512, 16, 64}),
-            v({3072, 64, 1}));
-  EXPECT_EQ(reshapeViewStrides({512, 1024}, {3072, 1}, {512 * 1024}),
-            std::nullopt);
+  EXPECT_EQ(reshapeViewStrides({512, 1024}, {3072, 1}, {512, 16, 64}), v({3072, 64, 1}));
+  EXPECT_EQ(reshapeViewStrides({512, 1024}, {3072, 1}, {512 * 1024}), std::nullopt);
   // Transposed: no merge.
   EXPECT_EQ(reshapeViewStrides({64, 32}, {1, 64}, {2048}), std::nullopt);
   // Expanded axes merge among themselves (stride 0).
-  EXPECT_EQ(reshapeViewStrides({16, 128, 4}, {0, 0, 1}, {2048, 4}),
-            v({0, 1}));
+  EXPECT_EQ(reshapeViewStrides({16, 128, 4}, {0, 0, 1}, {2048, 4}), v({0, 1}));
   // Size-1 axes come and go anywhere; empty tensors view anything.
   EXPECT_EQ(reshapeViewStrides({3, 1, 5}, {5, 99, 1}, {1, 15}), v({15, 1}));
   EXPECT_EQ(reshapeViewStrides({0, 4}, {1, 7}, {4, 0}), v({1, 1}));

@@ -34,10 +34,8 @@ inline std::unique_ptr<ir::Fusion> readFusion(std::string_view source) {
 class SegmenterFixture : public testing::Test {
  protected:
   //! Segments `fusion` at `inputs` (one per fusion input) with `upcast`.
-  SegmentedFusion segment(std::unique_ptr<ir::Fusion> fusion,
-                          const runtime::Arguments& inputs,
-                          passes::UpcastStrategy upcast =
-                              passes::UpcastStrategy::Privatize) {
+  SegmentedFusion segment(std::unique_ptr<ir::Fusion> fusion, const runtime::Arguments& inputs,
+                          passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize) {
     log_.clear();
     evaluator_ = std::make_unique<ir::ExpressionEvaluator>();
     SegmenterContext context;
@@ -48,10 +46,8 @@ class SegmenterFixture : public testing::Test {
     return segmentFusion(std::move(fusion), context, &log_);
   }
 
-  SegmentedFusion segment(std::string_view script,
-                          const runtime::Arguments& inputs,
-                          passes::UpcastStrategy upcast =
-                              passes::UpcastStrategy::Privatize) {
+  SegmentedFusion segment(std::string_view script, const runtime::Arguments& inputs,
+                          passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize) {
     return segment(readFusion(script), inputs, upcast);
   }
 
@@ -71,8 +67,7 @@ class SegmenterFixture : public testing::Test {
 };
 
 //! Number of groups scheduled by `type`.
-inline int countScheduler(const SegmentedFusion& segmented,
-                          scheduler::SchedulerType type) {
+inline int countScheduler(const SegmentedFusion& segmented, scheduler::SchedulerType type) {
   int count = 0;
   for (const auto& group : segmented.groups()) {
     if (group.choice.type == type) ++count;

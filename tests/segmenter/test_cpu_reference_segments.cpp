@@ -49,8 +49,7 @@ TEST_F(CpuReferenceSegmentsTest, TopkIsAnExprEvalSegmentOfItsOwn) {
   }
   EXPECT_EQ(topkGroups, 1);
   ASSERT_EQ(decisions("cpu_reference_only").size(), 1u);
-  EXPECT_NE(decisions("cpu_reference_only")[0].reason.find("topk"),
-            std::string::npos);
+  EXPECT_NE(decisions("cpu_reference_only")[0].reason.find("topk"), std::string::npos);
 }
 
 TEST_F(CpuReferenceSegmentsTest, AFusionOfOneArgsortIsOneExprEvalSegment) {
@@ -88,29 +87,24 @@ with FusionDefinition() as fd:
   EXPECT_FALSE(whole[0].accepted);
   const std::string& reason = whole[0].reason;
   for (const char* scheduler : {"pointwise", "reduction", "inner_persistent"}) {
-    EXPECT_NE(reason.find(std::string(scheduler) + ": T3 = scatter("),
-              std::string::npos)
+    EXPECT_NE(reason.find(std::string(scheduler) + ": T3 = scatter("), std::string::npos)
         << scheduler << " in: " << reason;
   }
   EXPECT_NE(reason.find("has no GPU kernel"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("expr_eval takes it only in a segment of its own"),
-            std::string::npos)
+  EXPECT_NE(reason.find("expr_eval takes it only in a segment of its own"), std::string::npos)
       << reason;
 }
 
 TEST(CpuReferenceOpsTest, TheMessageNamesTheOpAndTheBackend) {
   ir::Fusion fusion;
   ir::TensorView* x = fusion.newTensorView(
-      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)},
-      DataType::Float);
+      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)}, DataType::Float);
   fusion.addInput(x);
   ir::TensorView* y = fusion.newTensorView(
-      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)},
-      DataType::Int);
+      {fusion.newIterDomain(fusion.constInt(4), ir::IterType::Iteration)}, DataType::Int);
   ir::ExprAttrs attrs;
   attrs.flags = {false, false};
-  const ir::Expr* argsort =
-      fusion.newExpr(ir::ExprType::Argsort, {x}, {y}, attrs);
+  const ir::Expr* argsort = fusion.newExpr(ir::ExprType::Argsort, {x}, {y}, attrs);
   EXPECT_TRUE(scheduler::isCpuReferenceOnly(ir::ExprType::Argsort));
   EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::IndexSelect));
   EXPECT_EQ(scheduler::noGpuKernelMessage(*argsort),

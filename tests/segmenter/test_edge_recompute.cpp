@@ -59,9 +59,8 @@ class EdgeRecomputeTest : public testing_support::SegmenterFixture {
   SegmentedFusion layerNormBackward(int64_t rows, int64_t hidden) {
     return segment(kLayerNormBackward,
                    {shape(DataType::BFloat16, {rows, hidden}),
-                    shape(DataType::BFloat16, {rows, hidden}),
-                    shape(DataType::Float, {rows, 1}), shape(DataType::Float, {rows, 1}),
-                    shape(DataType::BFloat16, {hidden})});
+                    shape(DataType::BFloat16, {rows, hidden}), shape(DataType::Float, {rows, 1}),
+                    shape(DataType::Float, {rows, 1}), shape(DataType::BFloat16, {hidden})});
   }
 };
 
@@ -81,8 +80,7 @@ TEST_F(EdgeRecomputeTest, LayerNormBackwardRecomputesXhatAndCombinesItsColumnSum
   EXPECT_NE(recompute[0].reason.find("(32 MiB, 3 pointwise ops of fusion inputs and their views)"),
             std::string::npos)
       << recompute[0].reason;
-  EXPECT_NE(recompute[0].reason.find("16 MiB more read"), std::string::npos)
-      << recompute[0].reason;
+  EXPECT_NE(recompute[0].reason.find("16 MiB more read"), std::string::npos) << recompute[0].reason;
 
   bool siblingsMerged = false;
   for (const auto& d : decisions("sibling_merge")) siblingsMerged |= d.accepted;
@@ -93,7 +91,8 @@ TEST_F(EdgeRecomputeTest, AnEdgeCheaperToPassThanToRecomputeStaysAnEdge) {
   // E = a + b + c in float: recomputing it would read three bf16 inputs
   // (6 bytes an element, 24 MiB) where the edge moves 4 (16 MiB); the
   // column sum reads E.
-  const SegmentedFusion segmented = segment(R"(
+  const SegmentedFusion segmented =
+      segment(R"(
 def fusion(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
@@ -108,9 +107,8 @@ def fusion(fd : FusionDefinition) -> None :
     T9 = fd.ops.sum(T7, dims=[0], keepdim=False, dtype=DataType.Null)
     fd.add_output(T9)
 )",
-                                            {shape(DataType::BFloat16, {4096, 1024}),
-                                             shape(DataType::BFloat16, {4096, 1024}),
-                                             shape(DataType::BFloat16, {4096, 1024})});
+              {shape(DataType::BFloat16, {4096, 1024}), shape(DataType::BFloat16, {4096, 1024}),
+               shape(DataType::BFloat16, {4096, 1024})});
   ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   ASSERT_EQ(segmented.edges().size(), 1u) << segmented.toString();
   EXPECT_EQ(segmented.edges()[0].val->dtype(), DataType::Float);
@@ -127,7 +125,8 @@ def fusion(fd : FusionDefinition) -> None :
 
 TEST_F(EdgeRecomputeTest, ReductionsOfDifferentInputsStayApart) {
   // Column sums of two unrelated inputs share no read: nothing to save.
-  const SegmentedFusion segmented = segment(R"(
+  const SegmentedFusion segmented =
+      segment(R"(
 def fusion(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
@@ -136,8 +135,7 @@ def fusion(fd : FusionDefinition) -> None :
     fd.add_output(T2)
     fd.add_output(T3)
 )",
-                                            {shape(DataType::Float, {512, 256}),
-                                             shape(DataType::Float, {512, 256})});
+              {shape(DataType::Float, {512, 256}), shape(DataType::Float, {512, 256})});
   EXPECT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   EXPECT_TRUE(decisions("sibling_merge").empty());
 }

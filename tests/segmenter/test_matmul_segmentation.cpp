@@ -110,8 +110,7 @@ TEST_F(MatmulSegmentationTest, ErfGeluRunsInAFollowingKernel) {
   EXPECT_EQ(std::get<scheduler::MatmulParams>(segmented.groups()[0].choice.params).epilogue,
             "BIAS");
   EXPECT_EQ(segmented.groups()[0].exprs.size(), 1u);
-  EXPECT_EQ(segmented.groups()[1].choice.type, SchedulerType::Pointwise)
-      << segmented.toString();
+  EXPECT_EQ(segmented.groups()[1].choice.type, SchedulerType::Pointwise) << segmented.toString();
   EXPECT_EQ(segmented.kernelCount(), 2);
   const std::string reasons = allReasons("matmul_epilogue");
   EXPECT_NE(reasons.find("- T3 = linear(T0, T1, T2): {T5, T6, T7, T8, T9}: erf-GELU"),
@@ -120,7 +119,8 @@ TEST_F(MatmulSegmentationTest, ErfGeluRunsInAFollowingKernel) {
 }
 
 TEST_F(MatmulSegmentationTest, SdpaIsASegmentOfItsOwnAndViewsStayKernelFree) {
-  const SegmentedFusion segmented = segment(R"(from nvfuser import FusionDefinition, DataType
+  const SegmentedFusion segmented =
+      segment(R"(from nvfuser import FusionDefinition, DataType
 def fusion_func(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
     T1 = fd.define_tensor(shape=[2, 4, 16, 8], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
@@ -133,8 +133,8 @@ def fusion_func(fd : FusionDefinition) -> None :
 with FusionDefinition() as fd:
     fusion_func(fd)
 )",
-      {shape(DataType::BFloat16, {2, 4, 16, 8}), shape(DataType::BFloat16, {2, 4, 16, 8}),
-       shape(DataType::BFloat16, {2, 4, 16, 8})});
+              {shape(DataType::BFloat16, {2, 4, 16, 8}), shape(DataType::BFloat16, {2, 4, 16, 8}),
+               shape(DataType::BFloat16, {2, 4, 16, 8})});
   ASSERT_GE(segmented.groups().size(), 2u) << segmented.toString();
   int sdpaGroups = 0;
   for (const SegmentedGroup& group : segmented.groups()) {
@@ -142,15 +142,15 @@ with FusionDefinition() as fd:
     ++sdpaGroups;
     EXPECT_EQ(group.choice.type, SchedulerType::Matmul);
     EXPECT_EQ(group.exprs.size(), 1u);
-    EXPECT_EQ(std::get<scheduler::MatmulParams>(group.choice.params).backend,
-              "attention_kernel");
+    EXPECT_EQ(std::get<scheduler::MatmulParams>(group.choice.params).backend, "attention_kernel");
   }
   EXPECT_EQ(sdpaGroups, 1);
   EXPECT_EQ(decisions("library_call").size(), 1u);
 }
 
 TEST_F(MatmulSegmentationTest, MatmulWithBiasMergesTheBroadcastAndAdd) {
-  const SegmentedFusion segmented = segment(R"(from nvfuser import FusionDefinition, DataType
+  const SegmentedFusion segmented =
+      segment(R"(from nvfuser import FusionDefinition, DataType
 def fusion_func(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half)
     T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half)
@@ -163,8 +163,8 @@ def fusion_func(fd : FusionDefinition) -> None :
 with FusionDefinition() as fd:
     fusion_func(fd)
 )",
-      {shape(DataType::Half, {64, 32}), shape(DataType::Half, {32, 48}),
-       shape(DataType::Half, {48})});
+              {shape(DataType::Half, {64, 32}), shape(DataType::Half, {32, 48}),
+               shape(DataType::Half, {48})});
   ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::Matmul);
   EXPECT_EQ(std::get<scheduler::MatmulParams>(segmented.groups()[0].choice.params).epilogue,

@@ -38,19 +38,15 @@ std::string chain(int ops, Shape shape) {
       ++emitted;
     } else if (emitted % 25 == 0) {
       const bool column = shape == Shape::RowAndColumn && (emitted / 25) % 2 == 1;
-      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=["
-        << (column ? 0 : 1) << "])\n"
+      s << "    T" << next << " = fd.ops.sum(T" << last << ", dims=[" << (column ? 0 : 1) << "])\n"
         << "    T" << next + 1 << " = fd.ops.broadcast(T" << next
-        << ", is_broadcast_dim=" << (column ? "[True, False]" : "[False, True]")
-        << ")\n"
-        << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1
-        << ")\n";
+        << ", is_broadcast_dim=" << (column ? "[True, False]" : "[False, True]") << ")\n"
+        << "    T" << next + 2 << " = fd.ops.sub(T" << last << ", T" << next + 1 << ")\n";
       last = next + 2;
       next += 3;
       emitted += 3;
     } else if (emitted % 2 == 0) {
-      s << "    T" << next << " = fd.ops." << unary[emitted % 5] << "(T" << last
-        << ")\n";
+      s << "    T" << next << " = fd.ops." << unary[emitted % 5] << "(T" << last << ")\n";
       last = next++;
       ++emitted;
     } else {
@@ -59,8 +55,7 @@ std::string chain(int ops, Shape shape) {
       ++emitted;
     }
   }
-  s << "    T" << next << " = fd.ops.cast(T" << last
-    << ", dtype=DataType.BFloat16)\n"
+  s << "    T" << next << " = fd.ops.cast(T" << last << ", dtype=DataType.BFloat16)\n"
     << "    fd.add_output(T" << next << ")\n";
   return s.str();
 }
@@ -76,16 +71,16 @@ struct Outcome {
 };
 
 Outcome segmentWith(const std::string& script, const std::string& device,
-                    passes::UpcastStrategy upcast, bool guess,
-                    int64_t rows, int64_t columns, bool shortcut = true) {
+                    passes::UpcastStrategy upcast, bool guess, int64_t rows, int64_t columns,
+                    bool shortcut = true) {
   ir::ExpressionEvaluator evaluator;
   std::unique_ptr<ir::Fusion> fusion = readFusion(script);
   const scheduler::DeviceSpec spec = *scheduler::findBuiltinDevice(device);
   SegmenterContext context;
   context.device = &spec;
   context.evaluator = &evaluator;
-  context.inputs = runtime::describeInputs(
-      *fusion, {shape(ir::DataType::BFloat16, {rows, columns})}, evaluator);
+  context.inputs =
+      runtime::describeInputs(*fusion, {shape(ir::DataType::BFloat16, {rows, columns})}, evaluator);
   context.upcast = upcast;
   context.guessMergeSchedulers = guess;
   context.pointwiseShortcut = shortcut;
@@ -95,8 +90,8 @@ Outcome segmentWith(const std::string& script, const std::string& device,
   for (const SegmenterDecision& d : log) {
     std::string groups;
     for (int g : d.groups) groups += std::to_string(g) + ",";
-    out.log.push_back(d.kind + " [" + groups + "] " +
-                      (d.accepted ? "accepted: " : "refused: ") + d.reason);
+    out.log.push_back(d.kind + " [" + groups + "] " + (d.accepted ? "accepted: " : "refused: ") +
+                      d.reason);
     if (d.kind == "region") ++out.regions;
     if (d.kind == "merge" || d.kind == "final_merge") {
       ++out.merges;
@@ -115,8 +110,8 @@ Outcome segmentWith(const std::string& script, const std::string& device,
     out.groups.push_back(text);
   }
   for (const SegmentedEdge& edge : segmented.edges()) {
-    out.edges.push_back(std::to_string(edge.from) + "->" + std::to_string(edge.to) +
-                        " " + edge.val->name());
+    out.edges.push_back(std::to_string(edge.from) + "->" + std::to_string(edge.to) + " " +
+                        edge.val->name());
   }
   return out;
 }
@@ -182,12 +177,11 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutThePointwiseShortcut) {
 
 INSTANTIATE_TEST_SUITE_P(
     Chains, MergeGuessTest,
-    testing::Values(
-        Case{Shape::SegmentSets, passes::UpcastStrategy::Privatize, "h100"},
-        Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "h100"},
-        Case{Shape::RowAndColumn, passes::UpcastStrategy::Forward, "h100"},
-        Case{Shape::SegmentSets, passes::UpcastStrategy::Forward, "v100"},
-        Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "v100"}));
+    testing::Values(Case{Shape::SegmentSets, passes::UpcastStrategy::Privatize, "h100"},
+                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "h100"},
+                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Forward, "h100"},
+                    Case{Shape::SegmentSets, passes::UpcastStrategy::Forward, "v100"},
+                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "v100"}));
 
 }  // namespace
 }  // namespace fuserlab::segmenter

@@ -5,8 +5,8 @@
 // fusion with broadcasts, an expand, a reduction's broadcast result read from
 // outside the group, fusion outputs read inside it, and a second chain over
 // other extents (groups holding both are refused: not one reference covers
-// them), and every pair and triple of exprs. The segmenter's decisions with and without the shortcut are
-// compared in test_merge_guess.cpp.
+// them), and every pair and triple of exprs. The segmenter's decisions with and without the
+// shortcut are compared in test_merge_guess.cpp.
 #include <gtest/gtest.h>
 
 #include "core/scheduler/registry.h"
@@ -53,11 +53,11 @@ TEST(PointwiseShortcutTest, AgreesWithTheExtractedSegment) {
   SegmenterContext context;
   context.device = &device;
   context.evaluator = &evaluator;
-  context.inputs = runtime::describeInputs(
-      *fusion,
-      {shape(DataType::Float, {64, 128}), shape(DataType::Float, {128}),
-       shape(DataType::Float, {100})},
-      evaluator);
+  context.inputs =
+      runtime::describeInputs(*fusion,
+                              {shape(DataType::Float, {64, 128}), shape(DataType::Float, {128}),
+                               shape(DataType::Float, {100})},
+                              evaluator);
 
   // Every run of consecutive exprs, and every pair and triple (groups with
   // holes: a merge can join two groups whose path goes through a third).
@@ -96,8 +96,7 @@ TEST(PointwiseShortcutTest, AgreesWithTheExtractedSegment) {
     SegmentRuntime runtime = makeSegmentRuntime(*fusion, segment, context);
     std::vector<scheduler::Rejection> rejected;
     const auto accepted = scheduler::findAcceptingScheduler(
-        *segment.fusion, runtime.info, {scheduler::SchedulerType::Pointwise},
-        &rejected);
+        *segment.fusion, runtime.info, {scheduler::SchedulerType::Pointwise}, &rejected);
     const bool pointwise = accepted == scheduler::SchedulerType::Pointwise;
     EXPECT_EQ(quick, pointwise);
     pointwise ? ++taken : ++refused;

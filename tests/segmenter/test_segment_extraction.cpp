@@ -41,8 +41,7 @@ class SegmentExtractionTest : public testing::Test {
     context_.device = &device_;
     context_.evaluator = &evaluator_;
     context_.inputs = runtime::describeInputs(
-        *fusion_, {shape(DataType::Float, {128, 1024}), ir::ScalarValue(0.5)},
-        evaluator_);
+        *fusion_, {shape(DataType::Float, {128, 1024}), ir::ScalarValue(0.5)}, evaluator_);
   }
 
   ir::Val* val(std::string_view name) const {
@@ -100,11 +99,9 @@ TEST_F(SegmentExtractionTest, SegmentNamesTranslateToCompleteNames) {
   SegmentExtraction segment = extractSegment(*index_, group({"T3", "T4"}));
   const std::string in0 = segment.fusion->inputs()[0]->name();
   const std::string in1 = segment.fusion->inputs()[1]->name();
-  EXPECT_EQ(segment.toCompleteNames("buffer " + in0 + " and " + in1 +
-                                    "_l_float; T99 stays"),
+  EXPECT_EQ(segment.toCompleteNames("buffer " + in0 + " and " + in1 + "_l_float; T99 stays"),
             "buffer T1 and T2_l_float; T99 stays");
 }
-
 
 TEST_F(SegmentExtractionTest, OnlyWholeNamesOfTheSegmentAreTranslated) {
   SegmentExtraction segment = extractSegment(*index_, group({"T3", "T4"}));
@@ -113,8 +110,7 @@ TEST_F(SegmentExtractionTest, OnlyWholeNamesOfTheSegmentAreTranslated) {
   // A name inside a word, with a leading zero, or followed by a letter is
   // not a value name; one after punctuation or at either end is.
   EXPECT_EQ(segment.toCompleteNames("T0"), "T1");
-  EXPECT_EQ(segment.toCompleteNames("xT0 T00 T0x T0_ (T0) T0"),
-            "xT0 T00 T0x T1_ (T1) T1");
+  EXPECT_EQ(segment.toCompleteNames("xT0 T00 T0x T0_ (T0) T0"), "xT0 T00 T0x T1_ (T1) T1");
   // Letters that start no value of the segment, and a bare letter.
   EXPECT_EQ(segment.toCompleteNames("d0 b0 T i"), "d0 b0 T i");
 }
@@ -130,9 +126,9 @@ TEST_F(SegmentExtractionTest, ScalarOperandInputFollowsTensorInputInFusionOrder)
   ASSERT_EQ(runtime.info.inputs.size(), 2u);
   EXPECT_EQ(runtime.info.inputs[0].sizes, (std::vector<int64_t>{128, 1024}));
   EXPECT_TRUE(runtime.info.inputs[1].sizes.empty());
-  EXPECT_DOUBLE_EQ(runtime.evaluator->evaluateDouble(
-                       segment.fusion->inputs()[1]->as<ir::Scalar>(), "scale"),
-                   0.5);
+  EXPECT_DOUBLE_EQ(
+      runtime.evaluator->evaluateDouble(segment.fusion->inputs()[1]->as<ir::Scalar>(), "scale"),
+      0.5);
 }
 
 TEST_F(SegmentExtractionTest, IntermediateInputIsContiguousAndAligned) {
@@ -178,8 +174,7 @@ TEST_F(SegmentExtractionTest, WholeFusionKeepsTheFusionInterface) {
   SegmentExtraction segment = extractWholeFusion(*index_);
   EXPECT_EQ(segment.inputs, fusion_->inputs());
   EXPECT_EQ(segment.outputs, fusion_->outputVals());
-  EXPECT_EQ(segment.fusion->exprsForOutputs().size(),
-            fusion_->exprsForOutputs().size());
+  EXPECT_EQ(segment.fusion->exprsForOutputs().size(), fusion_->exprsForOutputs().size());
   SegmentRuntime runtime = makeSegmentRuntime(*fusion_, segment, context_);
   EXPECT_EQ(runtime.info.inputs.size(), 2u);
   EXPECT_EQ(runtime.info.inputs[0].strides, context_.inputs[0].strides);
@@ -201,8 +196,7 @@ TEST_F(SegmentExtractionTest, ExtractionsDoNotSeeEachOther) {
   const SegmentExtraction first = extractSegment(*index_, group({"T3", "T4"}));
   const std::string firstIr = ir::printFusionIr(*first.fusion);
   // Another group sharing T4 and the T1 input, then the first one again.
-  const SegmentExtraction other =
-      extractSegment(*index_, group({"T2", "T3", "T4"}));
+  const SegmentExtraction other = extractSegment(*index_, group({"T2", "T3", "T4"}));
   EXPECT_EQ(names(other.inputs), (std::vector<std::string>{"T1"}));
   const SegmentExtraction again = extractSegment(*index_, group({"T3", "T4"}));
   EXPECT_EQ(ir::printFusionIr(*again.fusion), firstIr);
@@ -226,8 +220,7 @@ TEST_F(SegmentExtractionTest, TrialExtractionWithoutCloneMapIsTheSameSegment) {
   EXPECT_EQ(trial.inputs, full.inputs);
   EXPECT_EQ(trial.outputs, full.outputs);
   EXPECT_EQ(trial.symbolicScalars.size(), full.symbolicScalars.size());
-  EXPECT_EQ(trial.toCompleteNames("T0 T1 T2 i0"),
-            full.toCompleteNames("T0 T1 T2 i0"));
+  EXPECT_EQ(trial.toCompleteNames("T0 T1 T2 i0"), full.toCompleteNames("T0 T1 T2 i0"));
 }
 
 }  // namespace

@@ -70,8 +70,7 @@ TEST_F(SegmentedFusionTest, ExprNumbersArePositionsInTheCompleteFusion) {
   // Listed out of order: the dump numbers exprs by their topological
   // position in the complete fusion, in increasing order.
   addGroup(SchedulerType::InnerPersistent, {3, 0, 2, 1});
-  EXPECT_NE(segmented_->toString().find("  inner_persistent{0, 1, 2, 3}\n"),
-            std::string::npos);
+  EXPECT_NE(segmented_->toString().find("  inner_persistent{0, 1, 2, 3}\n"), std::string::npos);
 }
 
 TEST_F(SegmentedFusionTest, KernelCountSkipsKernelFreeSchedulers) {
@@ -85,8 +84,7 @@ TEST_F(SegmentedFusionTest, KernelCountSkipsKernelFreeSchedulers) {
 }
 
 TEST_F(SegmentedFusionTest, EmptySegmentationPrintsNoGroups) {
-  EXPECT_EQ(segmented_->toString(),
-            "Segmented_Fusion{\ngroups:\nedges:\n}\n");
+  EXPECT_EQ(segmented_->toString(), "Segmented_Fusion{\ngroups:\nedges:\n}\n");
   EXPECT_EQ(segmented_->kernelCount(), 0);
 }
 

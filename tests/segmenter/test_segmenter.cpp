@@ -26,13 +26,11 @@ class SegmenterTest : public testing_support::SegmenterFixture {
  protected:
   //! Seed 000 (nvFuser #3832) with its segment_set input, at 128 x `s`.
   SegmentedFusion seed000(int64_t s, UpcastStrategy upcast) {
-    return segment(kSeed000, {shape(DataType::BFloat16, {128, s}),
-                              shape(DataType::BFloat16, {10})},
+    return segment(kSeed000, {shape(DataType::BFloat16, {128, s}), shape(DataType::BFloat16, {10})},
                    upcast);
   }
 
-  static const SegmentedGroup* find(const SegmentedFusion& segmented,
-                                    SchedulerType type) {
+  static const SegmentedGroup* find(const SegmentedFusion& segmented, SchedulerType type) {
     for (const auto& group : segmented.groups()) {
       if (group.choice.type == type) return &group;
     }
@@ -71,8 +69,7 @@ def fusion(fd : FusionDefinition) -> None :
 )";
 
 TEST_F(SegmenterTest, SegmenterHint) {
-  SegmentedFusion segmented =
-      segment(kHint, {shape(DataType::Float, {32, 64})});
+  SegmentedFusion segmented = segment(kHint, {shape(DataType::Float, {32, 64})});
   // The segment_set is a kernel-free group of its own between two kernels.
   ASSERT_EQ(segmented.groups().size(), 3u);
   EXPECT_EQ(segmented.kernelCount(), 2);
@@ -91,8 +88,7 @@ TEST_F(SegmenterTest, SegmenterHint) {
   ASSERT_EQ(hint.size(), 1u);
   for (const auto& d : log_) {
     if (d.kind != "merge" && d.kind != "final_merge") continue;
-    EXPECT_EQ(std::count(d.groups.begin(), d.groups.end(), hint[0].groups[0]), 0)
-        << d.reason;
+    EXPECT_EQ(std::count(d.groups.begin(), d.groups.end(), hint[0].groups[0]), 0) << d.reason;
   }
 }
 
@@ -111,7 +107,8 @@ def fusion(fd : FusionDefinition) -> None :
     T7 = fd.ops.broadcast(T6, is_broadcast_dim=[False, True])
     T8 = fd.ops.sub(T5, T7)
     fd.add_output(T8)
-)", {shape(DataType::Float, {32, 64})});
+)",
+                                      {shape(DataType::Float, {32, 64})});
   ASSERT_EQ(segmented.groups().size(), 3u);
   EXPECT_EQ(segmented.groups()[0].exprs.size(), 3u);
   EXPECT_EQ(segmented.groups()[2].exprs.size(), 4u);
@@ -122,8 +119,7 @@ def fusion(fd : FusionDefinition) -> None :
   EXPECT_TRUE(regions[1].accepted);
   EXPECT_EQ(regions[0].groups.size(), 3u);
   EXPECT_EQ(regions[1].groups.size(), 4u);
-  EXPECT_NE(regions[0].reason.find("{T1, T2, T3}"), std::string::npos)
-      << regions[0].reason;
+  EXPECT_NE(regions[0].reason.find("{T1, T2, T3}"), std::string::npos) << regions[0].reason;
   EXPECT_TRUE(decisions("merge").empty());
   EXPECT_TRUE(decisions("final_merge").empty());
 }
@@ -141,12 +137,12 @@ def fusion(fd : FusionDefinition) -> None :
     T6 = fd.ops.broadcast(T5, is_broadcast_dim=[True, False])
     T7 = fd.ops.sub(T4, T6)
     fd.add_output(T7)
-)", {shape(DataType::Float, {256, 512})});
+)",
+                                      {shape(DataType::Float, {256, 512})});
   const auto regions = decisions("region");
   ASSERT_EQ(regions.size(), 1u);
   EXPECT_FALSE(regions[0].accepted);
-  EXPECT_NE(regions[0].reason.find("no scheduler accepts"), std::string::npos)
-      << regions[0].reason;
+  EXPECT_NE(regions[0].reason.find("no scheduler accepts"), std::string::npos) << regions[0].reason;
   EXPECT_NE(regions[0].reason.find("merged level by level"), std::string::npos);
   EXPECT_FALSE(decisions("merge").empty());
   EXPECT_GE(segmented.groups().size(), 3u);  // the cut and at least two kernels
@@ -163,7 +159,8 @@ def fusion(fd : FusionDefinition) -> None :
     T3 = fd.ops.neg(T2)
     T4 = fd.ops.add(T1, T3)
     fd.add_output(T4)
-)", {shape(DataType::Float, {32, 64})});
+)",
+                                      {shape(DataType::Float, {32, 64})});
   const auto regions = decisions("region");
   ASSERT_EQ(regions.size(), 1u);
   EXPECT_FALSE(regions[0].accepted);
@@ -186,7 +183,8 @@ def fusion(fd : FusionDefinition) -> None :
     T5 = fd.ops.broadcast(T4, is_broadcast_dim=[True, False])
     T6 = fd.ops.sub(T3, T5)
     fd.add_output(T6)
-)", {shape(DataType::Float, {256, 512})});
+)",
+          {shape(DataType::Float, {256, 512})});
   const auto whole = decisions("whole_fusion");
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_FALSE(whole[0].accepted);
@@ -201,7 +199,8 @@ def fusion(fd : FusionDefinition) -> None :
     T1 = fd.ops.relu(T0)
     T2 = fd.ops.neg(T1)
     fd.add_output(T2)
-)", {shape(DataType::Float, {32, 64})});
+)",
+                                      {shape(DataType::Float, {32, 64})});
   ASSERT_EQ(segmented.groups().size(), 1u);
   EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::Pointwise);
   const auto whole = decisions("whole_fusion");
@@ -231,19 +230,14 @@ def fusion(fd : FusionDefinition) -> None :
 
 TEST_F(SegmenterTest, InputForwardingUntilBinary) {
   SegmentedFusion segmented =
-      segment(kUntilBinary,
-              {shape(DataType::Half, {2, 3}), shape(DataType::Half, {2, 3})},
+      segment(kUntilBinary, {shape(DataType::Half, {2, 3}), shape(DataType::Half, {2, 3})},
               UpcastStrategy::Forward);
   // Both chains stop at the add: it is not unary.
   const auto forward = decisions("forward");
   ASSERT_EQ(forward.size(), 4u);  // two chains found, two replicated
-  EXPECT_EQ(forward[0].reason.rfind("T0 -> cast -> T2 -> neg -> T3 -> sin -> T4",
-                                    0),
-            0u)
+  EXPECT_EQ(forward[0].reason.rfind("T0 -> cast -> T2 -> neg -> T3 -> sin -> T4", 0), 0u)
       << forward[0].reason;
-  EXPECT_EQ(forward[1].reason.rfind("T1 -> cast -> T5 -> sin -> T6 -> neg -> T7",
-                                    0),
-            0u)
+  EXPECT_EQ(forward[1].reason.rfind("T1 -> cast -> T5 -> sin -> T6 -> neg -> T7", 0), 0u)
       << forward[1].reason;
   // While merging the add stood alone; at the end both chains join it.
   ASSERT_EQ(segmented.groups().size(), 2u);
@@ -267,12 +261,12 @@ def fusion(fd : FusionDefinition) -> None :
     T3 = fd.ops.sum(T1, dims=[1], keepdim=False, dtype=DataType.Null)
     fd.add_output(T2)
     fd.add_output(T3)
-)", {shape(DataType::Float, {64, 128})}, UpcastStrategy::Forward);
+)",
+                                      {shape(DataType::Float, {64, 128})}, UpcastStrategy::Forward);
   // The neg is T0's only use; T1 has two, so the chain stops there.
   const auto forward = decisions("forward");
   ASSERT_EQ(forward.size(), 2u);
-  EXPECT_EQ(forward[0].reason.rfind("T0 -> neg -> T1:", 0), 0u)
-      << forward[0].reason;
+  EXPECT_EQ(forward[0].reason.rfind("T0 -> neg -> T1:", 0), 0u) << forward[0].reason;
   ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   EXPECT_EQ(forward[1].groups, (std::vector<int>{0, 1}));
   for (const auto& group : segmented.groups()) {
@@ -300,8 +294,7 @@ def fusion(fd : FusionDefinition) -> None :
 )";
 
 TEST_F(SegmenterTest, PrivatizeUpcast) {
-  SegmentedFusion segmented =
-      segment(kTwoReductions, {shape(DataType::BFloat16, {16, 32})});
+  SegmentedFusion segmented = segment(kTwoReductions, {shape(DataType::BFloat16, {16, 32})});
   ASSERT_EQ(segmented.groups().size(), 3u) << segmented.toString();
   const auto privatize = decisions("privatize");
   ASSERT_EQ(privatize.size(), 1u);
@@ -327,12 +320,11 @@ TEST_F(SegmenterTest, ForwardingLeavesTheWideUpcastOnTheEdge) {
   // Without privatization, one reduction takes the cast and the other reads
   // its float result.
   SegmentedFusion segmented =
-      segment(kTwoReductions, {shape(DataType::BFloat16, {16, 32})},
-              UpcastStrategy::Forward);
+      segment(kTwoReductions, {shape(DataType::BFloat16, {16, 32})}, UpcastStrategy::Forward);
   EXPECT_TRUE(decisions("privatize").empty());
-  const bool floatEdge = std::any_of(
-      segmented.edges().begin(), segmented.edges().end(),
-      [](const SegmentedEdge& e) { return e.val->dtype() == DataType::Float; });
+  const bool floatEdge =
+      std::any_of(segmented.edges().begin(), segmented.edges().end(),
+                  [](const SegmentedEdge& e) { return e.val->dtype() == DataType::Float; });
   EXPECT_TRUE(floatEdge) << segmented.toString();
 }
 
@@ -343,7 +335,8 @@ TEST_F(SegmenterTest, ForwardingLeavesTheWideUpcastOnTheEdge) {
 // tester's seed 101071). That chain is not forwarded: it is a group of its
 // own, and the gather reads its output.
 TEST_F(SegmenterTest, AChainWhoseCopyNoSchedulerTakesIsNotForwarded) {
-  SegmentedFusion segmented = segment(R"(
+  SegmentedFusion segmented =
+      segment(R"(
 def fusion(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int, is_cpu=False)
@@ -352,7 +345,8 @@ def fusion(fd : FusionDefinition) -> None :
     T4 = fd.ops.max(T3, dims=[0], keepdim=True)
     T5 = fd.ops.cast(T4, dtype=DataType.Float)
     fd.add_output(T5)
-)", {shape(DataType::Float, {4097}), shape(DataType::Int, {5})}, UpcastStrategy::Forward);
+)",
+              {shape(DataType::Float, {4097}), shape(DataType::Int, {5})}, UpcastStrategy::Forward);
   bool refusedForward = false;
   for (const SegmenterDecision& d : decisions("forward")) {
     refusedForward = refusedForward || (!d.accepted && d.reason.find("not forwarding") == 0);
@@ -364,8 +358,8 @@ def fusion(fd : FusionDefinition) -> None :
     for (const ir::Val* in : group.inputs) {
       bool met = in->definition() == nullptr;
       for (const SegmentedGroup& other : segmented.groups()) {
-        met = met || std::find(other.outputs.begin(), other.outputs.end(), in) !=
-                         other.outputs.end();
+        met =
+            met || std::find(other.outputs.begin(), other.outputs.end(), in) != other.outputs.end();
       }
       EXPECT_TRUE(met) << in->name() << " is read but not produced\n" << segmented.toString();
     }
@@ -377,7 +371,8 @@ TEST_F(SegmenterTest, RevertPrivatizedUpcast) {
   // upcast is privatized; the segment_set of another input forces
   // segmentation. The whole normalization ends up in one kernel, where the
   // copies of the upcast meet and are reverted to one cast.
-  SegmentedFusion segmented = segment(R"(
+  SegmentedFusion segmented =
+      segment(R"(
 def fusion(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
     T1 = fd.ops.cast(T0, dtype=DataType.Float)
@@ -389,13 +384,13 @@ def fusion(fd : FusionDefinition) -> None :
     T6 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
     T7 = fd.ops.segment_set(T6)
     fd.add_output(T7)
-)", {shape(DataType::BFloat16, {32, 32}), shape(DataType::BFloat16, {10})});
+)",
+              {shape(DataType::BFloat16, {32, 32}), shape(DataType::BFloat16, {10})});
   const auto privatize = decisions("privatize");
   ASSERT_EQ(privatize.size(), 1u);
   EXPECT_NE(privatize[0].reason.find("T1 = cast(T0)"), std::string::npos);
   ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
-  const SegmentedGroup* kernel =
-      find(segmented, SchedulerType::InnerPersistent);
+  const SegmentedGroup* kernel = find(segmented, SchedulerType::InnerPersistent);
   ASSERT_NE(kernel, nullptr) << segmented.toString();
   const auto revert = decisions("revert_privatize");
   ASSERT_EQ(revert.size(), 1u);
@@ -405,8 +400,7 @@ def fusion(fd : FusionDefinition) -> None :
   // kernel's segment is built from the reverted fusion.
   int upcasts = 0;
   for (const ir::Expr* expr : segmented.complete().exprsForOutputs()) {
-    if (expr->type() == ExprType::Cast &&
-        expr->output(0)->dtype() == DataType::Float) {
+    if (expr->type() == ExprType::Cast && expr->output(0)->dtype() == DataType::Float) {
       ++upcasts;
     }
   }
@@ -437,7 +431,8 @@ def fusion(fd : FusionDefinition) -> None :
     T5 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)
     T6 = fd.ops.cast(T5, dtype=DataType.BFloat16)
     fd.add_output(T6)
-)", {shape(DataType::BFloat16, {32, 32})});
+)",
+                                      {shape(DataType::BFloat16, {32, 32})});
   ASSERT_EQ(segmented.groups().size(), 3u) << segmented.toString();
   EXPECT_EQ(countScheduler(segmented, SchedulerType::Reduction), 2);
   const auto revert = decisions("revert_privatize");
@@ -454,19 +449,15 @@ TEST_F(SegmenterTest, PrivatizeUpcastKeepsBf16PersistentBuffer) {
   SegmentedFusion segmented = seed000(kRow, UpcastStrategy::Privatize);
   ASSERT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   EXPECT_EQ(segmented.kernelCount(), 1);
-  const SegmentedGroup* persistent =
-      find(segmented, SchedulerType::InnerPersistent);
+  const SegmentedGroup* persistent = find(segmented, SchedulerType::InnerPersistent);
   ASSERT_NE(persistent, nullptr) << segmented.toString();
   EXPECT_EQ(persistent->exprs.size(), 6u);
   const report::Json& properties = persistent->choice.properties;
-  ASSERT_NE(properties.get("project_persistent_buffers"), nullptr)
-      << properties.dump();
+  ASSERT_NE(properties.get("project_persistent_buffers"), nullptr) << properties.dump();
   EXPECT_TRUE(properties.get("project_persistent_buffers")->asBool());
-  EXPECT_EQ(properties.get("projected_persistent_buffer_bytes")->asInt(),
-            2 * kRow);
+  EXPECT_EQ(properties.get("projected_persistent_buffer_bytes")->asInt(), 2 * kRow);
   // The premise of the seed: bf16 fits the budget, float does not.
-  const int64_t budget =
-      properties.get("persistent_buffer_budget_bytes")->asInt();
+  const int64_t budget = properties.get("persistent_buffer_budget_bytes")->asInt();
   EXPECT_GE(budget, 2 * kRow);
   EXPECT_LT(budget, 4 * kRow);
   // The segment_set is a kernel-free segment of its own.
@@ -480,16 +471,14 @@ TEST_F(SegmenterTest, ForwardHidesTheUpcastFromThePersistentScheduler) {
   // The seed's behaviour, reproduced on purpose: the forwarded cast leaves a
   // float input whose row does not fit, so no segment is inner_persistent.
   SegmentedFusion segmented = seed000(kRow, UpcastStrategy::Forward);
-  EXPECT_EQ(countScheduler(segmented, SchedulerType::InnerPersistent), 0)
-      << segmented.toString();
+  EXPECT_EQ(countScheduler(segmented, SchedulerType::InnerPersistent), 0) << segmented.toString();
   EXPECT_GE(segmented.kernelCount(), 2) << segmented.toString();
   const auto forward = decisions("forward");
   ASSERT_FALSE(forward.empty());
-  EXPECT_EQ(forward[0].reason.rfind("T0 -> cast -> T1", 0), 0u)
-      << forward[0].reason;
+  EXPECT_EQ(forward[0].reason.rfind("T0 -> cast -> T1", 0), 0u) << forward[0].reason;
   // Some merge was refused because of the float persistent buffer.
-  const bool refusedForBuffer = std::any_of(
-      log_.begin(), log_.end(), [](const SegmenterDecision& d) {
+  const bool refusedForBuffer =
+      std::any_of(log_.begin(), log_.end(), [](const SegmenterDecision& d) {
         return !d.accepted && (d.kind == "merge" || d.kind == "final_merge") &&
                d.reason.find("inner_persistent") != std::string::npos;
       });
@@ -499,8 +488,7 @@ TEST_F(SegmenterTest, ForwardHidesTheUpcastFromThePersistentScheduler) {
 TEST_F(SegmenterTest, Seed000SegmentedFusionGolden) {
   // resources/examples/seed000_forwarding_miss.py, with its inputs block.
   const frontend::Script script = frontend::readScriptFile(
-      fuserlab::test::sourceDir() +
-      "/resources/examples/seed000_forwarding_miss.py");
+      fuserlab::test::sourceDir() + "/resources/examples/seed000_forwarding_miss.py");
   ASSERT_TRUE(script.inputs.has_value());
   std::vector<runtime::Argument> inputs;
   for (const auto& spec : *script.inputs) {
@@ -508,11 +496,8 @@ TEST_F(SegmenterTest, Seed000SegmentedFusionGolden) {
   }
   auto text = [&](UpcastStrategy upcast) {
     frontend::Script copy = frontend::readScriptFile(
-        fuserlab::test::sourceDir() +
-        "/resources/examples/seed000_forwarding_miss.py");
-    return segment(std::move(copy.definitions.at(copy.executed).fusion),
-                   inputs, upcast)
-        .toString();
+        fuserlab::test::sourceDir() + "/resources/examples/seed000_forwarding_miss.py");
+    return segment(std::move(copy.definitions.at(copy.executed).fusion), inputs, upcast).toString();
   };
   EXPECT_EQ(text(UpcastStrategy::Privatize),
             "Segmented_Fusion{\n"
@@ -555,8 +540,7 @@ TEST_F(SegmenterTest, DecisionLogRecordsEveryStepInOrder) {
   }
   ASSERT_EQ(log_.size() - firstSchedule, 2u);
   EXPECT_EQ(log_[firstSchedule].groups, (std::vector<int>{0}));
-  EXPECT_NE(log_[firstSchedule].reason.find("inner_persistent"),
-            std::string::npos);
+  EXPECT_NE(log_[firstSchedule].reason.find("inner_persistent"), std::string::npos);
   // The normalization is a region between segment cuts that one scheduler
   // takes as one group: one try, logged with the groups it joins, and no
   // merges of its groups.
@@ -585,7 +569,8 @@ TEST_F(SegmenterTest, SegmentationIsDeterministic) {
 // by fuzz_compile from the suite's LayerNorm, cut down to this). No
 // decision names a group after an accepted merge has consumed it.
 TEST_F(SegmenterTest, FinalMergeNeverOffersAGroupItAlreadyMerged) {
-  SegmentedFusion segmented = segment(R"(
+  SegmentedFusion segmented =
+      segment(R"(
 def fusion(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
@@ -601,7 +586,8 @@ def fusion(fd : FusionDefinition) -> None :
     fd.add_output(T11)
     fd.add_output(T4)
     fd.add_output(T6)
-)", {shape(DataType::Float, {8192, 4096}), shape(DataType::Float, {4096})});
+)",
+              {shape(DataType::Float, {8192, 4096}), shape(DataType::Float, {4096})});
   EXPECT_GE(segmented.groups().size(), 1u);
   ASSERT_FALSE(decisions("final_merge").empty());
   std::vector<int> consumed;
@@ -610,8 +596,7 @@ def fusion(fd : FusionDefinition) -> None :
     if (d.kind != "merge" && d.kind != "final_merge" && d.kind != "region") continue;
     for (int id : d.groups) {
       EXPECT_EQ(std::count(consumed.begin(), consumed.end(), id), 0)
-          << d.kind << " names group " << id << ", which an earlier merge consumed: "
-          << d.reason;
+          << d.kind << " names group " << id << ", which an earlier merge consumed: " << d.reason;
     }
     if (d.accepted) {
       consumed.insert(consumed.end(), d.groups.begin(), d.groups.end());
@@ -629,7 +614,8 @@ def fusion(fd : FusionDefinition) -> None :
     T2 = fd.ops.reshape(T1, new_shape=[512, 16, 64])
     T3 = fd.ops.permute(T2, dims=[1, 0, 2])
     fd.add_output(T3)
-)", {shape(DataType::BFloat16, {1, 512, 1024})});
+)",
+                                      {shape(DataType::BFloat16, {1, 512, 1024})});
   EXPECT_EQ(segmented.kernelCount(), 0) << segmented.toString();
   ASSERT_FALSE(segmented.groups().empty());
 }
@@ -642,7 +628,8 @@ def fusion(fd : FusionDefinition) -> None :
     T2 = fd.ops.segment_set(T1)
     T3 = fd.ops.reshape(T2, new_shape=[-1])
     fd.add_output(T3)
-)", {shape(DataType::Float, {8, 16})});
+)",
+                                      {shape(DataType::Float, {8, 16})});
   EXPECT_EQ(segmented.kernelCount(), 0) << segmented.toString();
   EXPECT_GE(segmented.groups().size(), 2u);
 }
@@ -665,17 +652,17 @@ def fusion(fd : FusionDefinition) -> None :
     fd.add_output(T2)
     fd.add_output(T3)
 )";
-  const SegmentedFusion segmented = segment(
-      kScript, {runtime::metadataOnly(DataType::Float, {64, 1024}, {0, 1}),
-                shape(DataType::Float, {64, 1024})});
+  const SegmentedFusion segmented =
+      segment(kScript, {runtime::metadataOnly(DataType::Float, {64, 1024}, {0, 1}),
+                        shape(DataType::Float, {64, 1024})});
   EXPECT_EQ(segmented.groups().size(), 2u) << segmented.toString();
   EXPECT_EQ(countScheduler(segmented, SchedulerType::Pointwise), 1);
   EXPECT_EQ(countScheduler(segmented, SchedulerType::Reduction), 1);
   bool refused = false;
   for (const SegmenterDecision& d : log_) {
-    refused = refused || d.reason.find("the reduction kernels index every "
-                                       "tensor from the reduced tensor") !=
-                             std::string::npos;
+    refused = refused || d.reason.find(
+                             "the reduction kernels index every "
+                             "tensor from the reduced tensor") != std::string::npos;
   }
   EXPECT_TRUE(refused) << "the reduction scheduler's reason is logged";
 }

@@ -51,9 +51,9 @@ class CampaignTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("fuserlab_campaign_" + std::string(
-                ::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-            "_" + std::to_string(::getpid()));
+           ("fuserlab_campaign_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -71,10 +71,8 @@ class CampaignTest : public ::testing::Test {
 };
 
 const std::vector<std::string> kPlan = {"256x11008:bf16,256x11008:bf16",
-                                        "128x4096:bf16,128x4096:bf16",
-                                        "64x2048:bf16,64x2048:bf16",
-                                        "32x1024:bf16,32x1024:bf16",
-                                        "8x512:bf16,8x512:bf16"};
+                                        "128x4096:bf16,128x4096:bf16", "64x2048:bf16,64x2048:bf16",
+                                        "32x1024:bf16,32x1024:bf16", "8x512:bf16,8x512:bf16"};
 
 TuneOptions sweep() {
   TuneOptions options;
@@ -98,8 +96,7 @@ TEST_F(CampaignTest, PoolMeasuresEachVariantOnceAndAgreesWithOneRunner) {
   auto* second = static_cast<FakeRunner*>(runners[1].get());
   RunnerPool pool(std::move(runners));
   db::HeuristicsDatabase database(file("pool.db"), db::HeuristicsDatabase::Access::Write);
-  const TuneResult two = tuneSegment(*e.target, sweep(), database, pool, nullptr, nullptr,
-                                     nullptr);
+  const TuneResult two = tuneSegment(*e.target, sweep(), database, pool, nullptr, nullptr, nullptr);
   EXPECT_EQ(two.measured, 12);
   EXPECT_EQ(pool.measuredPerRunner()[0] + pool.measuredPerRunner()[1], 12);
   EXPECT_GT(pool.measuredPerRunner()[0], 0);
@@ -123,11 +120,12 @@ TEST_F(CampaignTest, PoolStopsHandingOutVariantsWhenAskedTo) {
   for (size_t i = 0; i < 10; ++i) batch.push_back(&e.space.variants.at(i));
   std::atomic<int> asked{0};
   std::vector<size_t> done;
-  pool.runBatch(*e.target, batch, [&] { return ++asked > 4; },
-                [&](size_t index, VariantOutcome outcome) {
-                  EXPECT_EQ(outcome.variant, batch[index]->id);
-                  done.push_back(index);
-                });
+  pool.runBatch(
+      *e.target, batch, [&] { return ++asked > 4; },
+      [&](size_t index, VariantOutcome outcome) {
+        EXPECT_EQ(outcome.variant, batch[index]->id);
+        done.push_back(index);
+      });
   EXPECT_GE(done.size(), 1u);
   EXPECT_LE(done.size(), 4u);
   EXPECT_EQ(std::set<size_t>(done.begin(), done.end()).size(), done.size());
@@ -213,8 +211,7 @@ TEST_F(CampaignTest, TimeLimitStopsTheSweepAndKeepsWhatWasMeasured) {
   options.strategy.budget = 0;  // every variant: far more than 150 ms
   options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
   db::HeuristicsDatabase database(file("t.db"), db::HeuristicsDatabase::Access::Write);
-  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr,
-                                   nullptr);
+  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
   EXPECT_TRUE(r.timedOut);
   EXPECT_GE(r.measured, 1);
   EXPECT_LT(static_cast<size_t>(r.measured), e.space.variants.size());
@@ -223,8 +220,8 @@ TEST_F(CampaignTest, TimeLimitStopsTheSweepAndKeepsWhatWasMeasured) {
 
   // Past the limit already: nothing runs; the next run resumes.
   options.deadline = std::chrono::steady_clock::now();
-  const TuneResult none = tuneSegment(*e.target, options, database, runner, nullptr,
-                                      nullptr, nullptr);
+  const TuneResult none =
+      tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
   EXPECT_EQ(none.measured, 0);
   EXPECT_TRUE(none.timedOut);
 }

@@ -30,9 +30,11 @@ class CliCampaignTest : public ::testing::Test {
     // Three items: silu_mul at two sizes and at its inputs block.
     plan_ = (dir_ / "plan.json").string();
     std::ofstream(plan_) << R"({"format": 1, "fusions": [
-      {"script": ")" << source("resources/examples/silu_mul.py") << R"(",
+      {"script": ")" << source("resources/examples/silu_mul.py")
+                         << R"(",
        "sizes": ["64x2048:bf16,64x2048:bf16", "32x1024:bf16,32x1024:bf16"]},
-      {"script": ")" << source("resources/examples/silu_mul.py") << R"("}]})";
+      {"script": ")" << source("resources/examples/silu_mul.py")
+                         << R"("}]})";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;
@@ -51,8 +53,8 @@ TEST_F(CliCampaignTest, ShardsOfAPlanListDisjointItemsThatCoverIt) {
         << r.output;
     all += r.output;
   }
-  for (const char* sizes : {"sizes 64x2048,64x2048", "sizes 32x1024,32x1024",
-                            "sizes 256x11008,256x11008"}) {
+  for (const char* sizes :
+       {"sizes 64x2048,64x2048", "sizes 32x1024,32x1024", "sizes 256x11008,256x11008"}) {
     EXPECT_NE(all.find(sizes), std::string::npos) << sizes << "\n" << all;
   }
   const CliResult shard0 = runCli("tune --plan " + plan_ + " --dry-run --shard 0/2");
@@ -82,7 +84,8 @@ TEST_F(CliCampaignTest, RecordFileBecomesAPlanOfItsSegments) {
   const std::string record = (dir_ / "met.jsonl").string();
   std::ofstream(record) << R"({"script": ")" << source("resources/examples/silu_mul.py")
                         << R"(", "fusion": null, "inputs": "16x512:bf16,16x512:bf16", )"
-                        << R"("structure_hash": "0000000000000000"})" << "\n";
+                        << R"("structure_hash": "0000000000000000"})"
+                        << "\n";
   // The recorded hash matches no segment: nothing is listed for it.
   CliResult r = runCli("tune --from-record " + record + " --dry-run");
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -90,7 +93,8 @@ TEST_F(CliCampaignTest, RecordFileBecomesAPlanOfItsSegments) {
   EXPECT_EQ(r.output.find("knobs:"), std::string::npos) << r.output;
   // Without a hash the item tunes every tunable segment.
   std::ofstream(record) << R"({"script": ")" << source("resources/examples/silu_mul.py")
-                        << R"(", "inputs": "16x512:bf16,16x512:bf16"})" << "\n";
+                        << R"(", "inputs": "16x512:bf16,16x512:bf16"})"
+                        << "\n";
   r = runCli("tune --from-record " + record + " --dry-run");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("sizes 16x512,16x512"), std::string::npos) << r.output;
@@ -123,8 +127,8 @@ TEST_F(CliCampaignTest, BadCampaignOptionsAreUserErrors) {
     EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
   }
   if (runtime::cudaDeviceCount() == 0) {
-    const CliResult r = runCli("tune " + file + " --db " + (dir_ / "t.db").string() +
-                               " --devices 0,1");
+    const CliResult r =
+        runCli("tune " + file + " --db " + (dir_ / "t.db").string() + " --devices 0,1");
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
   }

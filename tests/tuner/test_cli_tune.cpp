@@ -33,13 +33,14 @@ TEST(CliTuneTest, SizesFromTheInputsBlockAreTheViewsSizes) {
   // 1-D size and every variant failed to set up on the GPU).
   const std::string json =
       (std::filesystem::temp_directory_path() / "fuserlab_tune_sizes.json").string();
-  const CliResult r = runCli("tune " + source("resources/examples/silu_mul.py") +
-                             " --dry-run --json " + json);
+  const CliResult r =
+      runCli("tune " + source("resources/examples/silu_mul.py") + " --dry-run --json " + json);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::filesystem::remove(json);
-  EXPECT_NE(text.find("\"256x11008:bf16,256x11008:bf16\""), std::string::npos) << text.substr(0, 400);
+  EXPECT_NE(text.find("\"256x11008:bf16,256x11008:bf16\""), std::string::npos)
+      << text.substr(0, 400);
   EXPECT_EQ(text.find("2818048:bf16"), std::string::npos);
 }
 

@@ -28,8 +28,8 @@ TEST(DecisionTest, FasterBeyondMarginButWithinNoiseKeepsTheDefault) {
 }
 
 TEST(DecisionTest, FastestQualifyingVariantWinsAndFailedOnesNever) {
-  const Decision d = decide({timing(0, 1000, 1), timing(1, 900, 1), timing(2, 500, 1, false),
-                             timing(3, 800, 1)});
+  const Decision d =
+      decide({timing(0, 1000, 1), timing(1, 900, 1), timing(2, 500, 1, false), timing(3, 800, 1)});
   EXPECT_EQ(d.chosen, 3u);
   EXPECT_TRUE(d.replacedDefault);
 }

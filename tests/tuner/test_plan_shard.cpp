@@ -32,11 +32,15 @@ TEST(PlanTest, PlanFileExpandsFusionsTimesSizesWithScriptsBesideThePlan) {
 
 TEST(PlanTest, RecordLinesBecomeOneItemPerFusionAndSizesWithTheirSegments) {
   const std::string text =
-      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "aa"})" "\n"
-      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "bb"})" "\n"
+      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "aa"})"
       "\n"
-      R"({"script": "/w/a.py", "fusion": "f", "inputs": "8x8:f32", "structure_hash": "aa"})" "\n"
-      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "aa"})" "\n";
+      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "bb"})"
+      "\n"
+      "\n"
+      R"({"script": "/w/a.py", "fusion": "f", "inputs": "8x8:f32", "structure_hash": "aa"})"
+      "\n"
+      R"({"script": "/w/a.py", "fusion": "f", "inputs": null, "structure_hash": "aa"})"
+      "\n";
   const auto items = parsePlan(text, "met.jsonl", "/w");
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].segmentHashes, (std::set<std::string>{"aa", "bb"}));
@@ -54,8 +58,7 @@ TEST(PlanTest, MalformedEntriesNameTheirLine) {
   }
   EXPECT_THROW(parsePlan("not json\n", "x", ""), UserError);
   EXPECT_THROW(parsePlan("\n\n", "x", ""), UserError);
-  EXPECT_THROW(parsePlan(R"({"fusions": [{"script": "a.py", "sizes": []}]})", "p", ""),
-               UserError);
+  EXPECT_THROW(parsePlan(R"({"fusions": [{"script": "a.py", "sizes": []}]})", "p", ""), UserError);
 }
 
 TEST(ShardTest, ShardsPartitionEveryPlanExactly) {
@@ -97,8 +100,11 @@ TEST(ShardTest, EnvironmentOfSlurmTorchrunAndMpi) {
   EXPECT_EQ(none.index, 0);
 
   // sbatch --array=1-4: ids 1..4, min 1, count 4 -> shards 0..3.
-  env = {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
-         {"SLURM_ARRAY_TASK_MIN", "1"}, {"RANK", "0"}, {"WORLD_SIZE", "2"}};
+  env = {{"SLURM_ARRAY_TASK_ID", "3"},
+         {"SLURM_ARRAY_TASK_COUNT", "4"},
+         {"SLURM_ARRAY_TASK_MIN", "1"},
+         {"RANK", "0"},
+         {"WORLD_SIZE", "2"}};
   Shard slurm = shardFromEnvironment(lookup);
   EXPECT_EQ(slurm.index, 2);
   EXPECT_EQ(slurm.count, 4);

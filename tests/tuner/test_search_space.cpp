@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "core/runtime/kernel_cache.h"
 #include "core/runtime/fusion_compiler.h"
+#include "core/runtime/kernel_cache.h"
 #include "core/scheduler/registry.h"
 #include "tests/tuner/tuner_fixture.h"
 #include "tuner/builder.h"
@@ -29,10 +29,9 @@ TEST(SearchSpaceTest, PersistentSpaceHasEveryVectorizationStorageAndProjection) 
 }
 
 TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
-  for (auto [example, inputs] :
-       {std::pair{"rms_norm.py", kRmsNorm},
-        std::pair{"silu_mul.py", "256x11008:bf16,256x11008:bf16"},
-        std::pair{"layer_norm.py", "512x4096:bf16,4096:bf16,4096:bf16"}}) {
+  for (auto [example, inputs] : {std::pair{"rms_norm.py", kRmsNorm},
+                                 std::pair{"silu_mul.py", "256x11008:bf16,256x11008:bf16"},
+                                 std::pair{"layer_norm.py", "512x4096:bf16,4096:bf16,4096:bf16"}}) {
     SCOPED_TRACE(example);
     ExampleTarget e = exampleTarget(example, inputs);
     ASSERT_FALSE(e.space.variants.empty());
@@ -42,8 +41,7 @@ TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
     const auto& sched = scheduler::schedulerFor(e.target->scheduler);
     std::set<std::string> hashes;
     for (const Variant& v : e.space.variants) {
-      EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info,
-                                      v.params))
+      EXPECT_FALSE(sched.rejectParams(e.target->segmentFusion(), e.target->bound.info, v.params))
           << v.label;
       EXPECT_TRUE(hashes.insert(v.paramsHash).second) << "duplicate " << v.label;
       EXPECT_EQ(e.space.variantAt(v.point), v.id) << v.label;
@@ -164,8 +162,7 @@ TEST(SearchSpaceTest, PinnedProviderMakesTheCompilerTakeAVariant) {
   PinnedParamsProvider pinned(e.target->key, v.params);
   const auto shapes = frontend::makeInputShapes(frontend::parseInputsOption(kRmsNorm));
   const auto compiled = runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
-                                               scheduler::defaultDevice(), shapes, &pinned,
-                                               false);
+                                               scheduler::defaultDevice(), shapes, &pinned, false);
   const auto& seg = compiled.report.segments.at(static_cast<size_t>(e.target->segment));
   EXPECT_EQ(seg.paramsSource, kSourceTuner);
   EXPECT_EQ(seg.params, scheduler::paramsToJson(v.params));

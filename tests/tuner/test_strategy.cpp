@@ -29,8 +29,7 @@ SearchSpace syntheticSpace() {
 
 // Separable bowl with its minimum at (3, 1, 4).
 double bowl(const Point& p) {
-  return 100 + 7 * std::pow(p[0] - 3, 2) + 5 * std::pow(p[1] - 1, 2) +
-         3 * std::pow(p[2] - 4, 2);
+  return 100 + 7 * std::pow(p[0] - 3, 2) + 5 * std::pow(p[1] - 1, 2) + 3 * std::pow(p[2] - 4, 2);
 }
 
 MeasureBatch costOf(const SearchSpace& space, std::vector<size_t>* seen) {
@@ -74,8 +73,7 @@ TEST(StrategyTest, RandomRespectsBudgetAndSeed) {
 TEST(StrategyTest, CoordinateDescentFindsTheOptimumOfASeparableCost) {
   const SearchSpace space = syntheticSpace();
   std::vector<size_t> seen;
-  const auto result =
-      runStrategy(space, {StrategyKind::Coordinate}, costOf(space, &seen));
+  const auto result = runStrategy(space, {StrategyKind::Coordinate}, costOf(space, &seen));
   ASSERT_TRUE(result.best.has_value());
   EXPECT_EQ(space.variants[*result.best].point, (Point{3, 1, 4}));
   EXPECT_LT(seen.size(), space.variants.size() / 2);  // far fewer than all
@@ -110,8 +108,7 @@ TEST(StrategyTest, CancelStopsBetweenBatches) {
     cancel = true;
     return costOf(space, &seen)(ids);
   };
-  const auto result =
-      runStrategy(space, {StrategyKind::Exhaustive, 0, 0, 10}, measure, &cancel);
+  const auto result = runStrategy(space, {StrategyKind::Exhaustive, 0, 0, 10}, measure, &cancel);
   EXPECT_TRUE(result.cancelled);
   EXPECT_EQ(seen.size(), 10u);
 }

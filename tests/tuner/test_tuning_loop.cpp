@@ -61,8 +61,8 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   runner.fast = planned[3];
   {
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr,
-                                     nullptr, nullptr);
+    const TuneResult r =
+        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 8);
     EXPECT_EQ(r.resumed, 0);
     ASSERT_TRUE(r.decision.has_value());
@@ -80,8 +80,8 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   // Same command again: nothing is measured twice.
   {
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr,
-                                     nullptr, nullptr);
+    const TuneResult r =
+        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 0);
     EXPECT_EQ(r.resumed, 8);
     EXPECT_EQ(r.decision->chosen, runner.fast);
@@ -91,18 +91,18 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   {
     options.strategy.budget = 10;
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr,
-                                     nullptr, nullptr);
+    const TuneResult r =
+        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 2);
     EXPECT_EQ(r.resumed, 8);
   }
   // The runtime now takes the tuned params from the database.
   db::DatabaseProvider provider(path_.string());
-  const auto shapes = frontend::makeInputShapes(
-      frontend::parseInputsOption("256x11008:bf16,256x11008:bf16"));
-  const auto compiled = runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
-                                               scheduler::defaultDevice(), shapes,
-                                               &provider, false);
+  const auto shapes =
+      frontend::makeInputShapes(frontend::parseInputsOption("256x11008:bf16,256x11008:bf16"));
+  const auto compiled =
+      runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
+                             scheduler::defaultDevice(), shapes, &provider, false);
   const auto& seg = compiled.report.segments.at(0);
   EXPECT_EQ(seg.paramsSource, db::kSourceExact);
   EXPECT_EQ(seg.params, scheduler::paramsToJson(e.space.variants[runner.fast].params));
@@ -141,8 +141,7 @@ TEST_F(TuningLoopTest, FailedDefaultStoresNoEntry) {
   TuneOptions options;
   options.strategy = {StrategyKind::Exhaustive, 3, 0, 4};
   db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr,
-                                   nullptr);
+  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
   EXPECT_FALSE(r.decision.has_value());
   EXPECT_EQ(r.entryId, 0);
   EXPECT_TRUE(database.entries().empty());

@@ -83,17 +83,14 @@ TEST(WorkerCommandTest, DefaultsRoundTripWithoutOptionalFields) {
 }
 
 TEST(WorkerCommandTest, BadArgumentsAreUserErrors) {
-  EXPECT_NE(messageOf({"s.py", "--bogus", "1"}).find("unknown option --bogus"),
-            std::string::npos);
-  EXPECT_NE(messageOf({"s.py", "--segment"}).find("--segment needs a value"),
-            std::string::npos);
+  EXPECT_NE(messageOf({"s.py", "--bogus", "1"}).find("unknown option --bogus"), std::string::npos);
+  EXPECT_NE(messageOf({"s.py", "--segment"}).find("--segment needs a value"), std::string::npos);
   EXPECT_NE(messageOf({"a.py", "b.py"}).find("one script file, found 'b.py' too"),
             std::string::npos);
   EXPECT_NE(messageOf({"--segment", "1"}).find("no script file"), std::string::npos);
   EXPECT_NE(messageOf({"s.py", "--device", "h100"}).find("cuda:N; found 'h100'"),
             std::string::npos);
-  EXPECT_NE(messageOf({"s.py", "--set", "graph_launch=maybe"}).find("'maybe'"),
-            std::string::npos);
+  EXPECT_NE(messageOf({"s.py", "--set", "graph_launch=maybe"}).find("'maybe'"), std::string::npos);
   EXPECT_NE(messageOf({"s.py", "--disable-pass", "no_such_pass"}).find("unknown pass"),
             std::string::npos);
   EXPECT_EQ(parseCudaDevice("cuda", "--device"), 0);

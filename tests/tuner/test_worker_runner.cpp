@@ -11,9 +11,7 @@ namespace {
 
 constexpr const char* kHello = "echo '{\"ready\": true, \"device\": \"fake\"}'; ";
 
-std::vector<std::string> shell(const std::string& script) {
-  return {"/bin/sh", "-c", script};
-}
+std::vector<std::string> shell(const std::string& script) { return {"/bin/sh", "-c", script}; }
 
 TEST(WorkerRunnerTest, MeasurementsComeBackAsStatistics) {
   ExampleTarget e = exampleTarget("silu_mul.py", "256x1024:bf16,256x1024:bf16");

@@ -23,14 +23,13 @@ struct ExampleTarget {
 inline ExampleTarget exampleTarget(const std::string& example, const std::string& inputs,
                                    int segment = 0) {
   ExampleTarget e;
-  e.script = frontend::readScriptFile(fuserlab::test::sourceDir() +
-                                      "/resources/examples/" + example);
-  const auto shapes =
-      frontend::makeInputShapes(frontend::parseInputsOption(inputs));
+  e.script =
+      frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + example);
+  const auto shapes = frontend::makeInputShapes(frontend::parseInputsOption(inputs));
   e.target = makeTuningTarget(e.script.fusion(), passes::CompileOptions(),
                               scheduler::defaultDevice(), shapes, segment);
-  e.space = buildSearchSpace(e.target->segmentFusion(), e.target->scheduler,
-                             e.target->bound.info, e.target->defaultParams);
+  e.space = buildSearchSpace(e.target->segmentFusion(), e.target->scheduler, e.target->bound.info,
+                             e.target->defaultParams);
   return e;
 }
 

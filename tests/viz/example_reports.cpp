@@ -1,5 +1,5 @@
-#include "tests/source_dir.h"
 #include "tests/viz/example_reports.h"
+#include "tests/source_dir.h"
 
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
@@ -9,12 +9,11 @@ namespace fuserlab::viz::testing {
 
 report::CompileReport compileExample(const std::string& fileName,
                                      const std::vector<std::string>& assignments) {
-  const frontend::Script script = frontend::readScriptFile(
-      fuserlab::test::sourceDir() + "/resources/examples/" + fileName);
+  const frontend::Script script =
+      frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + fileName);
   passes::CompileOptions options;
   for (const auto& assignment : assignments) options.setFromAssignment(assignment);
-  return runtime::compileFusion(script.fusion(), options,
-                                scheduler::defaultDevice(),
+  return runtime::compileFusion(script.fusion(), options, scheduler::defaultDevice(),
                                 frontend::makeInputShapes(*script.inputs))
       .report;
 }
@@ -29,10 +28,14 @@ report::CompileReport compileScriptText(const std::string& text, const std::stri
 
 const std::vector<std::string>& graphExamples() {
   static const std::vector<std::string> examples = {
-      "seed000_forwarding_miss.py", "seed001_nanogpt_layer_norm.py",
-      "seed001_bookend_inputs.py",  "layer_norm.py",
-      "softmax.py",                 "pad_cat.py",
-      "welford.py",                 "silu_mul.py",
+      "seed000_forwarding_miss.py",
+      "seed001_nanogpt_layer_norm.py",
+      "seed001_bookend_inputs.py",
+      "layer_norm.py",
+      "softmax.py",
+      "pad_cat.py",
+      "welford.py",
+      "silu_mul.py",
   };
   return examples;
 }

@@ -43,7 +43,8 @@ TEST(DotWriterTest, WritesClustersWithTheirNodesAndIds) {
   const size_t close = dot.find("  }\n", cluster);
   EXPECT_TRUE(cluster < node && node < close) << dot;
   EXPECT_NE(dot.find("\"seg0/T1\" -> \"out/T\\\"2\" [id=\"e\\\"1\", label=\"x\\\\y\"]"),
-            std::string::npos) << dot;
+            std::string::npos)
+      << dot;
 }
 
 TEST(DotWriterTest, AwkwardLabelsRoundTripThroughGraphviz) {

@@ -82,8 +82,7 @@ TEST_P(LayoutTest, FusionAndOverviewGraphsAreSane) {
   expectSane(overview, *service.layout(overview).get(), "overview");
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, LayoutTest,
-                         ::testing::ValuesIn(graphExamples()),
+INSTANTIATE_TEST_SUITE_P(Examples, LayoutTest, ::testing::ValuesIn(graphExamples()),
                          [](const auto& test) {
                            std::string name = test.param;
                            for (char& c : name) {
@@ -103,8 +102,7 @@ TEST(LayoutYDownTest, ProducersSitAboveConsumers) {
   graph.edges.push_back({.id = "b->c", .from = "b", .to = "c", .label = "T1"});
   LayoutService service;
   const auto layout = service.layout(graph).get();
-  const Box a = layout->node("a")->box, b = layout->node("b")->box,
-            c = layout->node("c")->box;
+  const Box a = layout->node("a")->box, b = layout->node("b")->box, c = layout->node("c")->box;
   EXPECT_LT(a.bottom(), b.y);
   EXPECT_LT(b.bottom(), c.y);
   EXPECT_NEAR(a.y, 0, 1.0);  // the top of the graph is y = 0

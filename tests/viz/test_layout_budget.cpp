@@ -22,8 +22,8 @@ Graph chain(int length, bool fanOut = false) {
     graph.nodes.push_back({"n" + std::to_string(i), "op"});
   }
   for (int i = 1; i < length; ++i) {
-    graph.edges.push_back({"e" + std::to_string(i), "n" + std::to_string(i - 1),
-                           "n" + std::to_string(i)});
+    graph.edges.push_back(
+        {"e" + std::to_string(i), "n" + std::to_string(i - 1), "n" + std::to_string(i)});
     if (fanOut && i > 1) {
       graph.edges.push_back({"f" + std::to_string(i), "n0", "n" + std::to_string(i)});
     }

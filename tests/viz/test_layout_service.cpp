@@ -42,8 +42,7 @@ TEST(LayoutServiceTest, CachesASegmentsInsideOnceLaidOut) {
   // Other sizes are another layout.
   NodeSizes sizes;
   for (const auto& node : first->nodes) sizes[node.id] = {400, 60};
-  const auto resized =
-      service.layout(buildSegmentInteriorGraph(report, id), sizes).get();
+  const auto resized = service.layout(buildSegmentInteriorGraph(report, id), sizes).get();
   EXPECT_NE(resized.get(), first.get());
   EXPECT_EQ(service.layoutsComputed(), 3u);
 }

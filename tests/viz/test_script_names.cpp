@@ -21,9 +21,8 @@ report::TensorReport value(std::string name, std::string scriptName) {
 
 TEST(ScriptNamesTest, ShowsTheScriptsNamesAndNeverTwoValuesAlike) {
   report::CompileReport report;
-  report.values = {value("T0", "T0"), value("T12", ""),   value("T13", "T11"),
-                   value("T14", "T12"), value("T15", "x"), value("T16", "x"),
-                   value("T17", "")};
+  report.values = {value("T0", "T0"), value("T12", ""),  value("T13", "T11"), value("T14", "T12"),
+                   value("T15", "x"), value("T16", "x"), value("T17", "")};
   const report::ScriptNames names(report);
   EXPECT_EQ(names.shown("T0"), "T0");
   EXPECT_EQ(names.shown("T13"), "T11");
@@ -44,14 +43,16 @@ TEST(ScriptNamesTest, TheSegmentedGraphOfSeed001ShowsTheReprosNames) {
   const report::CompileReport report = testing::compileExample("seed001_bookend_inputs.py");
   const Graph graph = buildSegmentedGraph(report);
   std::string labels;
-  for (const GraphNode& node : graph.nodes) labels += node.label.substr(0, node.label.find('\n')) + "|";
+  for (const GraphNode& node : graph.nodes)
+    labels += node.label.substr(0, node.label.find('\n')) + "|";
   EXPECT_NE(labels.find("|T11 = broadcast|"), std::string::npos) << labels;
   EXPECT_NE(labels.find("|T13 = add|"), std::string::npos) << labels;
   EXPECT_NE(labels.find("|T14 = rsqrt|"), std::string::npos) << labels;
   EXPECT_NE(labels.find("|T25 = reshape|"), std::string::npos) << labels;
   // Ids keep the IR names, so views and the report still join on them.
   bool irId = false;
-  for (const GraphNode& node : graph.nodes) irId = irId || node.value != node.label.substr(0, node.value.size());
+  for (const GraphNode& node : graph.nodes)
+    irId = irId || node.value != node.label.substr(0, node.value.size());
   EXPECT_TRUE(irId);
 }
 

@@ -55,17 +55,18 @@ TEST_P(SegmentedGraphTest, EveryReportEdgeIsDrawnAndLabelled) {
       const GraphNode* from = graph.findNode(drawn.from);
       const GraphNode* to = graph.findNode(drawn.to);
       ASSERT_TRUE(from && to) << drawn.id;
-      if (drawn.crossesSegments && drawn.value == edge.tensor &&
-          from->segment == edge.from && to->segment == edge.to) {
+      if (drawn.crossesSegments && drawn.value == edge.tensor && from->segment == edge.from &&
+          to->segment == edge.to) {
         found = true;
         // Labels show the script's names (script_names.h).
-        EXPECT_NE(drawn.label.find(report::ScriptNames(report).shown(edge.tensor) + " " +
-                                   edge.dtype),
-                  std::string::npos) << drawn.label;
+        EXPECT_NE(
+            drawn.label.find(report::ScriptNames(report).shown(edge.tensor) + " " + edge.dtype),
+            std::string::npos)
+            << drawn.label;
       }
     }
-    EXPECT_TRUE(found) << GetParam() << ": edge " << edge.from << "->"
-                       << edge.to << " " << edge.tensor;
+    EXPECT_TRUE(found) << GetParam() << ": edge " << edge.from << "->" << edge.to << " "
+                       << edge.tensor;
   }
   // And nothing the report does not have crosses segments.
   for (const auto& drawn : graph.edges) {
@@ -115,8 +116,8 @@ TEST_P(SegmentedGraphTest, OverviewHasANodePerSegmentAndEveryReportEdge) {
     EXPECT_EQ(node->dashed, !segment.launchesKernel);
   }
   for (const auto& edge : report.edges) {
-    const std::string id = "seg" + std::to_string(edge.from) + "->seg" +
-                           std::to_string(edge.to) + ":" + edge.tensor;
+    const std::string id =
+        "seg" + std::to_string(edge.from) + "->seg" + std::to_string(edge.to) + ":" + edge.tensor;
     EXPECT_NE(graph.findEdge(id), nullptr) << id;
   }
 }
@@ -142,8 +143,7 @@ TEST_P(SegmentedGraphTest, InteriorKeepsTheIdsOfTheFullGraph) {
   EXPECT_THROW(buildSegmentInteriorGraph(report, 999), UserError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, SegmentedGraphTest,
-                         ::testing::ValuesIn(graphExamples()),
+INSTANTIATE_TEST_SUITE_P(Examples, SegmentedGraphTest, ::testing::ValuesIn(graphExamples()),
                          [](const auto& test) {
                            std::string name = test.param;
                            for (char& c : name) {
@@ -177,8 +177,7 @@ TEST(SegmentedGraphLegendTest, ListsEachSchedulerAndKernelFreeOnce) {
       EXPECT_NE(graph.findNode("legend/" + segment.scheduler), nullptr);
     }
   }
-  EXPECT_EQ(buildSegmentedGraph(report, {.legend = false}).findCluster("legend"),
-            nullptr);
+  EXPECT_EQ(buildSegmentedGraph(report, {.legend = false}).findCluster("legend"), nullptr);
 }
 
 // Seed 000: forwarding the bf16->fp32 cast splits the normalization into a
@@ -199,10 +198,8 @@ TEST(SegmentedGraphSeed000Test, UpcastStrategiesGiveDifferentGraphs) {
     }
     return schedulers;
   };
-  EXPECT_EQ(kernelClusters(forwardGraph),
-            (std::vector<std::string>{"reduction", "pointwise"}));
-  EXPECT_EQ(kernelClusters(privatizeGraph),
-            (std::vector<std::string>{"inner_persistent"}));
+  EXPECT_EQ(kernelClusters(forwardGraph), (std::vector<std::string>{"reduction", "pointwise"}));
+  EXPECT_EQ(kernelClusters(privatizeGraph), (std::vector<std::string>{"inner_persistent"}));
   const auto crossingLabels = [](const Graph& graph) {
     std::vector<std::string> labels;
     for (const auto& edge : graph.edges) {

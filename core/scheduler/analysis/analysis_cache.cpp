@@ -23,15 +23,14 @@ namespace {
 thread_local AnalysisCacheScope::Entries* open = nullptr;
 
 bool samePattern(const ReductionPattern& a, const ReductionPattern& b) {
-  if (a.reductions.size() != b.reductions.size() || a.axes != b.axes ||
-      a.rank != b.rank || a.innermost != b.innermost) {
+  if (a.reductions.size() != b.reductions.size() || a.axes != b.axes || a.rank != b.rank ||
+      a.innermost != b.innermost) {
     return false;
   }
   for (size_t i = 0; i < a.reductions.size(); ++i) {
     const ReductionInfo& x = a.reductions[i];
     const ReductionInfo& y = b.reductions[i];
-    if (x.expr != y.expr || x.input != y.input || x.output != y.output ||
-        x.axes != y.axes) {
+    if (x.expr != y.expr || x.input != y.input || x.output != y.output || x.axes != y.axes) {
       return false;
     }
   }
@@ -40,8 +39,7 @@ bool samePattern(const ReductionPattern& a, const ReductionPattern& b) {
 
 }  // namespace
 
-AnalysisCacheScope::AnalysisCacheScope(const ir::Fusion& segment,
-                                       const SegmentRuntimeInfo& info)
+AnalysisCacheScope::AnalysisCacheScope(const ir::Fusion& segment, const SegmentRuntimeInfo& info)
     : entries_(std::make_unique<Entries>()), previous_(open) {
   entries_->segment = &segment;
   entries_->info = &info;
@@ -54,8 +52,7 @@ int AnalysisCacheScope::hits() const { return entries_->hits; }
 
 namespace analysis_cache {
 
-AnalysisCacheScope::Entries* find(const ir::Fusion& segment,
-                                  const SegmentRuntimeInfo* info) {
+AnalysisCacheScope::Entries* find(const ir::Fusion& segment, const SegmentRuntimeInfo* info) {
   if (open == nullptr || open->segment != &segment) return nullptr;
   if (info != nullptr && open->info != info) return nullptr;
   return open;
@@ -67,8 +64,7 @@ const ReductionPatternResult* reductionPattern(AnalysisCacheScope::Entries& e) {
   return &*e.reductionPattern;
 }
 
-void setReductionPattern(AnalysisCacheScope::Entries& e,
-                         const ReductionPatternResult& result) {
+void setReductionPattern(AnalysisCacheScope::Entries& e, const ReductionPatternResult& result) {
   e.reductionPattern = result;
 }
 
@@ -79,15 +75,13 @@ const PersistentBufferInfo* persistentBuffers(AnalysisCacheScope::Entries& e,
   return &*e.buffers;
 }
 
-void setPersistentBuffers(AnalysisCacheScope::Entries& e,
-                          const ReductionPattern& pattern,
+void setPersistentBuffers(AnalysisCacheScope::Entries& e, const ReductionPattern& pattern,
                           const PersistentBufferInfo& info) {
   e.buffersPattern = pattern;
   e.buffers = info;
 }
 
-const PersistentBufferAnalysis* persistentBufferAnalysis(
-    AnalysisCacheScope::Entries& e) {
+const PersistentBufferAnalysis* persistentBufferAnalysis(AnalysisCacheScope::Entries& e) {
   if (!e.analysis) return nullptr;
   ++e.hits;
   return &*e.analysis;

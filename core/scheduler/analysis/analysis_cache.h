@@ -58,17 +58,14 @@ AnalysisCacheScope::Entries* find(const ir::Fusion& segment,
 
 //! The cached results; each getter returns nullptr until its setter ran.
 const ReductionPatternResult* reductionPattern(AnalysisCacheScope::Entries& e);
-void setReductionPattern(AnalysisCacheScope::Entries& e,
-                         const ReductionPatternResult& result);
+void setReductionPattern(AnalysisCacheScope::Entries& e, const ReductionPatternResult& result);
 //! The buffers found for `pattern`: only when it is the cached pattern
 //! (same reductions, same axes).
 const PersistentBufferInfo* persistentBuffers(AnalysisCacheScope::Entries& e,
                                               const ReductionPattern& pattern);
-void setPersistentBuffers(AnalysisCacheScope::Entries& e,
-                          const ReductionPattern& pattern,
+void setPersistentBuffers(AnalysisCacheScope::Entries& e, const ReductionPattern& pattern,
                           const PersistentBufferInfo& info);
-const PersistentBufferAnalysis* persistentBufferAnalysis(
-    AnalysisCacheScope::Entries& e);
+const PersistentBufferAnalysis* persistentBufferAnalysis(AnalysisCacheScope::Entries& e);
 void setPersistentBufferAnalysis(AnalysisCacheScope::Entries& e,
                                  const PersistentBufferAnalysis& analysis);
 

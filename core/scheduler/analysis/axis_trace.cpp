@@ -46,8 +46,7 @@ struct ExprAxisMap {
   std::unordered_map<const Expr*, std::vector<std::pair<int64_t, bool>>> catOffsets;
 };
 
-std::optional<int64_t> scalarInt(const ir::Val* val,
-                                 const ir::ExpressionEvaluator* evaluator) {
+std::optional<int64_t> scalarInt(const ir::Val* val, const ir::ExpressionEvaluator* evaluator) {
   const auto* scalar = val->as<ir::Scalar>();
   if (scalar == nullptr) return std::nullopt;
   if (auto constant = scalar->constInt()) return *constant;
@@ -69,12 +68,10 @@ std::string reasonText(const Expr* expr) {
   for (const ir::Val* output : expr->outputs()) {
     text += (text.empty() ? "" : ", ") + output->name();
   }
-  return text + " = " + expr->opName() + "(" + std::to_string(expr->inputs().size()) +
-         " inputs)";
+  return text + " = " + expr->opName() + "(" + std::to_string(expr->inputs().size()) + " inputs)";
 }
 
-int64_t extentOrUnknown(const ir::ExpressionEvaluator* evaluator,
-                        const IterDomain* id) {
+int64_t extentOrUnknown(const ir::ExpressionEvaluator* evaluator, const IterDomain* id) {
   return evaluatedExtent(evaluator, id).value_or(int64_t{-1});
 }
 
@@ -87,8 +84,7 @@ bool sameExtent(const ir::ExpressionEvaluator* evaluator, const IterDomain* a,
   return ea >= 0 && ea == eb;
 }
 
-void addPositionalPairs(ExprAxisMap& map,
-                        const std::vector<IterDomain*>& producerAxes,
+void addPositionalPairs(ExprAxisMap& map, const std::vector<IterDomain*>& producerAxes,
                         const std::vector<IterDomain*>& consumerAxes) {
   if (producerAxes.size() > consumerAxes.size()) return;
   const size_t offset = consumerAxes.size() - producerAxes.size();
@@ -99,8 +95,8 @@ void addPositionalPairs(ExprAxisMap& map,
 
 // Fills `map` (whatever it held before) for `expr`.
 void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
-               const TensorView* consumer,
-               const ir::ExpressionEvaluator* evaluator, ExprAxisMap& map) {
+               const TensorView* consumer, const ir::ExpressionEvaluator* evaluator,
+               ExprAxisMap& map) {
   map.traversable = true;
   map.isReshape = false;
   map.pairs.clear();
@@ -121,9 +117,7 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
     case ExprType::SegmentSet:
     case ExprType::Expand:
     case ExprType::Reduction:
-    case ExprType::Welford:
-      addPositionalPairs(map, p, c);
-      break;
+    case ExprType::Welford: addPositionalPairs(map, p, c); break;
     case ExprType::Broadcast: {
       const auto& flags = expr->attrs().broadcastFlags;
       size_t next = 0;
@@ -136,8 +130,7 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
       const auto& removed = expr->attrs().axes;
       size_t next = 0;
       for (size_t i = 0; i < p.size(); ++i) {
-        if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(i)) !=
-            removed.end()) {
+        if (std::find(removed.begin(), removed.end(), static_cast<int64_t>(i)) != removed.end()) {
           continue;
         }
         if (next < c.size()) map.pairs.push_back({p[i], c[next++]});
@@ -192,8 +185,7 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
         for (size_t k = 0; k < expr->inputs().size(); ++k) {
           offsets.emplace_back(sum, allKnown);
           const auto* other = expr->input(k)->as<TensorView>();
-          const int64_t extent =
-              extentOrUnknown(evaluator, other->logicalNoReductions().at(dim));
+          const int64_t extent = extentOrUnknown(evaluator, other->logicalNoReductions().at(dim));
           allKnown = allKnown && extent >= 0;
           sum += std::max<int64_t>(extent, 0);
         }
@@ -226,9 +218,7 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
       }
       break;
     }
-    case ExprType::Reshape:
-      map.isReshape = true;
-      break;
+    case ExprType::Reshape: map.isReshape = true; break;
     case ExprType::Full:
     case ExprType::Iota:
     case ExprType::Random:
@@ -240,9 +230,7 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
     case ExprType::IndexPutAccumulate:
     case ExprType::Embedding:
     case ExprType::Argsort:
-    case ExprType::TopK:
-      map.traversable = false;
-      break;
+    case ExprType::TopK: map.traversable = false; break;
   }
 }
 
@@ -261,9 +249,8 @@ AxisPiece broadcastPiece(const IterDomain* id, int64_t extent) {
 }
 
 // Maps the pieces of one reference axis across a non-reshape expr.
-std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
-                                 const ExprAxisMap& map, bool towardProducer,
-                                 const ir::ExpressionEvaluator* evaluator,
+std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces, const ExprAxisMap& map,
+                                 bool towardProducer, const ir::ExpressionEvaluator* evaluator,
                                  const Expr* expr, std::string& lostReason) {
   std::vector<AxisPiece> out;
   out.reserve(pieces.size());
@@ -282,8 +269,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
     }
     const AxisPair* pair = nullptr;
     for (const AxisPair& candidate : map.pairs) {
-      if ((towardProducer ? candidate.consumer : candidate.producer) ==
-          piece.id) {
+      if ((towardProducer ? candidate.consumer : candidate.producer) == piece.id) {
         pair = &candidate;
         break;
       }
@@ -300,16 +286,13 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
         }
       } else if (piece.extent == 1) {
         continue;
-      } else if (piece.id == map.indexedProducerAxis &&
-                 map.indexedConsumerAxis != nullptr &&
+      } else if (piece.id == map.indexedProducerAxis && map.indexedConsumerAxis != nullptr &&
                  map.indexedConsumerAxis->isBroadcast()) {
         // One position per index (a cross-entropy's [N, 1] label lookup):
         // the consumer does not move along the gathered axis.
         out.push_back(broadcastPiece(map.indexedConsumerAxis, piece.extent));
       } else if (piece.id == map.indexedProducerAxis) {
-        lose([&] {
-          return reasonText(expr) + " reads that axis through an index";
-        });
+        lose([&] { return reasonText(expr) + " reads that axis through an index"; });
       } else {
         lose([&] { return reasonText(expr) + " drops that axis"; });
       }
@@ -322,9 +305,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       if (to->isBroadcast()) {
         out.push_back(broadcastPiece(to, piece.extent));
       } else {
-        lose([&] {
-          return reasonText(expr) + " makes a broadcast axis concrete";
-        });
+        lose([&] { return reasonText(expr) + " makes a broadcast axis concrete"; });
       }
       continue;
     }
@@ -333,9 +314,7 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
       continue;
     }
     if (!pair->shiftKnown) {
-      lose([&] {
-        return reasonText(expr) + " has a slice or pad bound unknown here";
-      });
+      lose([&] { return reasonText(expr) + " has a slice or pad bound unknown here"; });
       continue;
     }
     AxisPiece mapped = piece;
@@ -359,11 +338,11 @@ std::vector<AxisPiece> mapPieces(const std::vector<AxisPiece>& pieces,
 // step*k (k < extent) of from-axis i covers flat positions Q_i*step*k, where
 // Q_i is the product of the extents inner to i; those positions are
 // decomposed again over the to-axes.
-std::vector<AxisPiece> mapThroughReshape(
-    const std::vector<AxisPiece>& pieces, const std::vector<IterDomain*>& from,
-    const std::vector<IterDomain*>& to,
-    const ir::ExpressionEvaluator* evaluator, const Expr* expr,
-    std::string& lostReason) {
+std::vector<AxisPiece> mapThroughReshape(const std::vector<AxisPiece>& pieces,
+                                         const std::vector<IterDomain*>& from,
+                                         const std::vector<IterDomain*>& to,
+                                         const ir::ExpressionEvaluator* evaluator, const Expr* expr,
+                                         std::string& lostReason) {
   std::vector<int64_t> fromExtents, toExtents;
   bool known = true;
   for (const IterDomain* id : from) {
@@ -414,15 +393,11 @@ std::vector<AxisPiece> mapThroughReshape(
     }
     auto it = std::find(from.begin(), from.end(), piece.id);
     if (!known || it == from.end() || piece.extent < 0) {
-      lose([&] {
-        return reasonText(expr) + " has extents unknown at compile time";
-      });
+      lose([&] { return reasonText(expr) + " has extents unknown at compile time"; });
       continue;
     }
     if (piece.offset != 0 || piece.resized) {
-      lose([&] {
-        return reasonText(expr) + " reshapes a sliced or padded axis";
-      });
+      lose([&] { return reasonText(expr) + " reshapes a sliced or padded axis"; });
       continue;
     }
     const size_t i = static_cast<size_t>(it - from.begin());
@@ -431,8 +406,7 @@ std::vector<AxisPiece> mapThroughReshape(
     while (remaining > 1) {
       size_t j = to.size();
       for (size_t k = 0; k < to.size(); ++k) {
-        if (toExtents[k] > 1 && toInner[k] <= position &&
-            position < toInner[k] * toExtents[k]) {
+        if (toExtents[k] > 1 && toInner[k] <= position && position < toInner[k] * toExtents[k]) {
           j = k;
           break;
         }
@@ -455,8 +429,8 @@ std::vector<AxisPiece> mapThroughReshape(
     }
     if (remaining > 1) {
       lose([&] {
-        return reasonText(expr) + " regroups the axes unevenly (" +
-               shapeString(fromExtents) + " to " + shapeString(toExtents) + ")";
+        return reasonText(expr) + " regroups the axes unevenly (" + shapeString(fromExtents) +
+               " to " + shapeString(toExtents) + ")";
       });
     }
   }
@@ -465,11 +439,10 @@ std::vector<AxisPiece> mapThroughReshape(
 
 // `from`'s trace carried across `expr` to its producer (towardProducer) or
 // consumer; nullopt where the expr's axes cannot be paired.
-std::optional<TensorTrace> traceAcross(const TensorTrace& from, const Expr* expr,
-                                       size_t inputIndex, const TensorView* producer,
-                                       const TensorView* consumer, bool towardProducer,
-                                       const ir::ExpressionEvaluator* evaluator,
-                                       ExprAxisMap& map) {
+std::optional<TensorTrace> traceAcross(const TensorTrace& from, const Expr* expr, size_t inputIndex,
+                                       const TensorView* producer, const TensorView* consumer,
+                                       bool towardProducer,
+                                       const ir::ExpressionEvaluator* evaluator, ExprAxisMap& map) {
   axisMapOf(expr, inputIndex, producer, consumer, evaluator, map);
   if (!map.traversable) return std::nullopt;
   TensorTrace next;
@@ -480,13 +453,11 @@ std::optional<TensorTrace> traceAcross(const TensorTrace& from, const Expr* expr
     if (map.isReshape) {
       const auto& producerAxes = producer->logicalNoReductions();
       const auto& consumerAxes = consumer->logicalNoReductions();
-      next.axes.push_back(mapThroughReshape(
-          pieces, towardProducer ? consumerAxes : producerAxes,
-          towardProducer ? producerAxes : consumerAxes, evaluator, expr,
-          next.lostReason));
+      next.axes.push_back(mapThroughReshape(pieces, towardProducer ? consumerAxes : producerAxes,
+                                            towardProducer ? producerAxes : consumerAxes, evaluator,
+                                            expr, next.lostReason));
     } else {
-      next.axes.push_back(mapPieces(pieces, map, towardProducer, evaluator,
-                                    expr, next.lostReason));
+      next.axes.push_back(mapPieces(pieces, map, towardProducer, evaluator, expr, next.lostReason));
     }
   }
   return next;
@@ -519,8 +490,7 @@ std::optional<TensorTrace> traceAcrossExpr(const TensorTrace& from, const Expr* 
                                            const TensorView* consumer, bool towardProducer,
                                            const ir::ExpressionEvaluator* evaluator) {
   ExprAxisMap map;
-  return traceAcross(from, expr, inputIndex, producer, consumer, towardProducer, evaluator,
-                     map);
+  return traceAcross(from, expr, inputIndex, producer, consumer, towardProducer, evaluator, map);
 }
 
 }  // namespace detail
@@ -534,9 +504,8 @@ bool TensorTrace::moves(size_t refAxis) const {
 
 bool TensorTrace::lost(size_t refAxis) const {
   const auto& pieces = axes.at(refAxis);
-  return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
-    return piece.kind == PieceKind::Lost;
-  });
+  return std::any_of(pieces.begin(), pieces.end(),
+                     [](const AxisPiece& piece) { return piece.kind == PieceKind::Lost; });
 }
 
 int64_t* AxisTrace::slot(const TensorView* tv) {
@@ -590,8 +559,7 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
   ExprAxisMap map;  // filled again for each expr followed
   auto offer = [&](TensorTrace trace) {
     int64_t* at = slot(trace.tv);
-    FL_ASSERT(at != nullptr, trace.tv->name(),
-              " is not of the reference's fusion");
+    FL_ASSERT(at != nullptr, trace.tv->name(), " is not of the reference's fusion");
     if (*at < 0) {
       *at = static_cast<int64_t>(traces_.size());
       queue.push_back(traces_.size());
@@ -607,26 +575,24 @@ AxisTrace::AxisTrace(const ir::Fusion& segment, const TensorView* reference,
       }
     }
   };
-  auto propagate = [&](const TensorTrace& from, const Expr* expr,
-                       size_t inputIndex, const TensorView* producer,
-                       const TensorView* consumer, bool towardProducer) {
+  auto propagate = [&](const TensorTrace& from, const Expr* expr, size_t inputIndex,
+                       const TensorView* producer, const TensorView* consumer,
+                       bool towardProducer) {
     // A tensor whose trace nothing can replace (the reference's, or one
     // with the best score) is not offered another: offer would keep it.
     const TensorView* target = towardProducer ? producer : consumer;
-    if (const int64_t* at = slot(target); at != nullptr && *at >= 0 &&
-        (target == reference_ || scores[*at] >= bestScore)) {
+    if (const int64_t* at = slot(target);
+        at != nullptr && *at >= 0 && (target == reference_ || scores[*at] >= bestScore)) {
       return;
     }
-    if (std::optional<TensorTrace> next =
-            traceAcross(from, expr, inputIndex, producer, consumer,
-                        towardProducer, evaluator_, map)) {
+    if (std::optional<TensorTrace> next = traceAcross(from, expr, inputIndex, producer, consumer,
+                                                      towardProducer, evaluator_, map)) {
       offer(std::move(*next));
     }
   };
 
   auto inView = [&](const Expr* expr) {
-    return exprsInView_ == nullptr ||
-           (*exprsInView_)[static_cast<size_t>(expr->id())] != 0;
+    return exprsInView_ == nullptr || (*exprsInView_)[static_cast<size_t>(expr->id())] != 0;
   };
   offer(std::move(seed));
   while (!queue.empty()) {
@@ -668,13 +634,12 @@ const TensorTrace* AxisTrace::find(const TensorView* tv) const {
 bool AxisTrace::readOnlyThroughIndex(const TensorView* tv, size_t axis) const {
   bool any = false;
   for (const Expr* use : tv->uses()) {
-    if (exprsInView_ != nullptr &&
-        (*exprsInView_)[static_cast<size_t>(use->id())] == 0) {
+    if (exprsInView_ != nullptr && (*exprsInView_)[static_cast<size_t>(use->id())] == 0) {
       continue;
     }
-    const bool indexing = (use->type() == ExprType::Gather ||
-                           use->type() == ExprType::IndexSelect) &&
-                          use->input(0) == tv;
+    const bool indexing =
+        (use->type() == ExprType::Gather || use->type() == ExprType::IndexSelect) &&
+        use->input(0) == tv;
     if (!indexing) return false;
     const auto rank = static_cast<int64_t>(tv->logicalNoReductions().size());
     int64_t dim = use->attrs().dim;
@@ -698,22 +663,22 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
       const auto at = std::find(axes.begin(), axes.end(), piece.id);
       if (at == axes.end()) continue;
       const int64_t extent = extentOrUnknown(evaluator_, piece.id);
-      const int64_t reach = piece.extent >= 0 ? piece.extent
+      const int64_t reach = piece.extent >= 0            ? piece.extent
                             : trace->axes[k].size() == 1 ? referenceExtents_[k]
                                                          : -1;
       // Written: indices offset .. offset + reach - 1, each once. A cat's
       // output reached at offset 0 from its first operand is longer than
       // the walk (the differential tester's seed 108449 on an H200: the
       // rows of the second operand were never written).
-      const bool spans = piece.offset <= 0 && extent >= 0 && reach >= 0 &&
-                         reach + piece.offset >= extent;
+      const bool spans =
+          piece.offset <= 0 && extent >= 0 && reach >= 0 && reach + piece.offset >= extent;
       if (spans) continue;
       const std::string where =
           piece.offset == 0 ? std::string("index")
                             : "index " + std::string(piece.offset > 0 ? "+ " : "- ") +
                                   std::to_string(piece.offset > 0 ? piece.offset : -piece.offset);
-      return "axis " + std::to_string(at - axes.begin()) + " of " + tv->name() +
-             " (extent " + (extent < 0 ? std::string("unknown") : std::to_string(extent)) +
+      return "axis " + std::to_string(at - axes.begin()) + " of " + tv->name() + " (extent " +
+             (extent < 0 ? std::string("unknown") : std::to_string(extent)) +
              ") is reached at reference " + where + " over " +
              (reach < 0 ? std::string("an unknown number of") : std::to_string(reach)) +
              " indices (through slice, pad or cat), so walking the reference " +
@@ -726,8 +691,7 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
 std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
   const TensorTrace* trace = find(tv);
   if (trace == nullptr) {
-    return tv->name() + " is not connected to the reference " +
-           reference_->name();
+    return tv->name() + " is not connected to the reference " + reference_->name();
   }
   const auto& axes = tv->logicalNoReductions();
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -738,17 +702,14 @@ std::string AxisTrace::uncoveredAxis(const TensorView* tv) const {
     bool covered = false;
     for (const auto& pieces : trace->axes) {
       for (const AxisPiece& piece : pieces) {
-        covered = covered || ((piece.kind == PieceKind::Axis ||
-                               piece.kind == PieceKind::Indexed) &&
+        covered = covered || ((piece.kind == PieceKind::Axis || piece.kind == PieceKind::Indexed) &&
                               piece.id == id);
       }
     }
     if (covered || readOnlyThroughIndex(tv, i)) continue;
-    std::string why = "axis " + std::to_string(i) + " of " + tv->name() +
-                      " (extent " +
+    std::string why = "axis " + std::to_string(i) + " of " + tv->name() + " (extent " +
                       (extent < 0 ? std::string("unknown") : std::to_string(extent)) +
-                      ") does not correspond to any axis of the reference " +
-                      reference_->name();
+                      ") does not correspond to any axis of the reference " + reference_->name();
     if (!trace->lostReason.empty()) why += ": " + trace->lostReason;
     return why;
   }

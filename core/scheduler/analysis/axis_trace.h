@@ -53,8 +53,8 @@ struct AxisPiece {
   //! (`resized`) the walk may pass the tensor's end: only indices
   //! offset + step * k inside the tensor exist.
   int64_t extent = -1;
-  int64_t step = 1;     //!< > 1 when a reshape put inner reference axes first
-  int64_t offset = 0;   //!< index shift from slice, pad and cat
+  int64_t step = 1;    //!< > 1 when a reshape put inner reference axes first
+  int64_t offset = 0;  //!< index shift from slice, pad and cat
   //! Through slice/pad/cat the axis has another extent than the reference's,
   //! so walking on past it does not walk on in this tensor.
   bool resized = false;
@@ -90,13 +90,9 @@ class AxisTrace {
   const ir::TensorView* reference() const { return reference_; }
   //! The reference's axes in allocation order (logical order when its
   //! allocation is split or merged), reduction axes excluded.
-  const std::vector<const ir::IterDomain*>& referenceAxes() const {
-    return referenceAxes_;
-  }
+  const std::vector<const ir::IterDomain*>& referenceAxes() const { return referenceAxes_; }
   //! Iteration extents of referenceAxes(); -1 where unknown.
-  const std::vector<int64_t>& referenceExtents() const {
-    return referenceExtents_;
-  }
+  const std::vector<int64_t>& referenceExtents() const { return referenceExtents_; }
   //! The trace of `tv`; nullptr if no expr path connects it to the reference.
   const TensorTrace* find(const ir::TensorView* tv) const;
 
@@ -145,8 +141,7 @@ const ir::TensorView* largestOutput(const ir::Fusion& segment,
                                     const ir::ExpressionEvaluator* evaluator);
 //! The same rule over `tensors` (in output order): the most elements, then
 //! the highest rank, then the first; nullptr if `tensors` is empty.
-const ir::TensorView* largestTensor(
-    const std::vector<const ir::TensorView*>& tensors,
-    const ir::ExpressionEvaluator* evaluator);
+const ir::TensorView* largestTensor(const std::vector<const ir::TensorView*>& tensors,
+                                    const ir::ExpressionEvaluator* evaluator);
 
 }  // namespace fuserlab::scheduler

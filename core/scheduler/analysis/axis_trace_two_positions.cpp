@@ -30,8 +30,7 @@ bool sameWalk(const TensorTrace& a, const TensorTrace& b) {
     for (const AxisPiece& piece : pieces) {
       if (piece.kind == PieceKind::Broadcast) continue;
       if (piece.kind == PieceKind::Axis &&
-          (std::find(own.begin(), own.end(), piece.id) == own.end() ||
-           piece.id->isBroadcast())) {
+          (std::find(own.begin(), own.end(), piece.id) == own.end() || piece.id->isBroadcast())) {
         continue;
       }
       kept.push_back(&piece);
@@ -39,9 +38,8 @@ bool sameWalk(const TensorTrace& a, const TensorTrace& b) {
     return kept;
   };
   auto indexed = [](const std::vector<AxisPiece>& pieces) {
-    return std::any_of(pieces.begin(), pieces.end(), [](const AxisPiece& piece) {
-      return piece.kind == PieceKind::Indexed;
-    });
+    return std::any_of(pieces.begin(), pieces.end(),
+                       [](const AxisPiece& piece) { return piece.kind == PieceKind::Indexed; });
   };
   for (size_t k = 0; k < a.axes.size() && k < b.axes.size(); ++k) {
     // Gathers are the row-gather analysis's to accept (row_gather.h).
@@ -50,8 +48,8 @@ bool sameWalk(const TensorTrace& a, const TensorTrace& b) {
     const auto pb = moving(b.axes[k]);
     if (pa.size() != pb.size()) return false;
     for (size_t i = 0; i < pa.size(); ++i) {
-      if (pa[i]->kind != pb[i]->kind || pa[i]->id != pb[i]->id ||
-          pa[i]->step != pb[i]->step || pa[i]->offset != pb[i]->offset) {
+      if (pa[i]->kind != pb[i]->kind || pa[i]->id != pb[i]->id || pa[i]->step != pb[i]->step ||
+          pa[i]->offset != pb[i]->offset) {
         return false;
       }
     }
@@ -118,9 +116,10 @@ std::string AxisTrace::readAtTwoPositions() const {
           detail::traceAcrossExpr(consumerTrace, def, k, producer, consumerTrace.tv,
                                   /*towardProducer=*/true, evaluator_);
       if (across && !sameWalk(*across, *stored)) {
-        return producer->name() + " is needed at two positions for one "
-               "position of the reference " + reference_->name() +
-               ": as it is, and through " + def->toString();
+        return producer->name() +
+               " is needed at two positions for one "
+               "position of the reference " +
+               reference_->name() + ": as it is, and through " + def->toString();
       }
     }
   }

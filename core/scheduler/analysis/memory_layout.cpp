@@ -45,8 +45,7 @@ std::vector<int64_t> runtimeStrides(const TensorView* tv,
 
 // Strides implied by the IR alone: contiguous where the contiguity flags say
 // so (always, for outputs), unknown (-1) from a discontiguous axis outwards.
-std::vector<int64_t> contiguousStrides(const TensorView* tv,
-                                       const std::vector<int64_t>& extents,
+std::vector<int64_t> contiguousStrides(const TensorView* tv, const std::vector<int64_t>& extents,
                                        bool honourContiguity) {
   const auto& allocation = tv->maybeAllocation();
   const auto& contiguity = tv->contiguity();
@@ -54,8 +53,7 @@ std::vector<int64_t> contiguousStrides(const TensorView* tv,
   std::vector<std::optional<bool>> flags;
   for (size_t k = 0; k < allocation.size(); ++k) {
     if (allocation[k]->isReduction()) continue;
-    flags.push_back(k < contiguity.size() ? contiguity[k]
-                                          : std::optional<bool>(true));
+    flags.push_back(k < contiguity.size() ? contiguity[k] : std::optional<bool>(true));
   }
   std::vector<int64_t> strides(extents.size(), 0);
   int64_t expected = 1;
@@ -66,8 +64,7 @@ std::vector<int64_t> contiguousStrides(const TensorView* tv,
       strides[k] = 0;
       continue;
     }
-    const bool contiguous = !honourContiguity || !flags[k].has_value() ||
-                            *flags[k];
+    const bool contiguous = !honourContiguity || !flags[k].has_value() || *flags[k];
     strides[k] = contiguous ? expected : -1;
     if (!contiguous || expected < 0 || extents[k] < 0) {
       expected = -1;
@@ -95,8 +92,8 @@ bool allocationIsPermutation(const TensorView* tv) {
   const auto& domain = tv->domain();
   if (!domain.hasAllocation()) return true;
   return domain.allocation.size() == domain.logical.size() &&
-         std::is_permutation(domain.allocation.begin(),
-                             domain.allocation.end(), domain.logical.begin());
+         std::is_permutation(domain.allocation.begin(), domain.allocation.end(),
+                             domain.logical.begin());
 }
 
 std::string shapeString(const std::vector<int64_t>& sizes) {
@@ -142,8 +139,7 @@ MemoryLayout memoryLayout(const ir::Fusion& segment, const TensorView* tv,
   layout.tv = tv;
   for (const IterDomain* id : ir::noReductions(tv->maybeAllocation())) {
     layout.axes.push_back(id);
-    layout.extents.push_back(
-        evaluatedExtent(info.evaluator, id).value_or(int64_t{-1}));
+    layout.extents.push_back(evaluatedExtent(info.evaluator, id).value_or(int64_t{-1}));
   }
   const int64_t position = inputPosition(segment, tv);
   layout.isInput = position >= 0;
@@ -179,12 +175,9 @@ std::vector<const TensorView*> inputsAndOutputs(const ir::Fusion& segment) {
   return tensors;
 }
 
-bool LargestSpan::fitsInt32() const {
-  return elements >= 0 && elements < (int64_t{1} << 31);
-}
+bool LargestSpan::fitsInt32() const { return elements >= 0 && elements < (int64_t{1} << 31); }
 
-LargestSpan largestSpan(const ir::Fusion& segment,
-                        const SegmentRuntimeInfo& info) {
+LargestSpan largestSpan(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
   LargestSpan largest;
   for (const TensorView* tv : inputsAndOutputs(segment)) {
     const int64_t span = memoryLayout(segment, tv, info).spanElements();

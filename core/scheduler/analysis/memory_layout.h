@@ -65,13 +65,12 @@ bool allocationIsPermutation(const ir::TensorView* tv);
 //! The input or output of a segment that spans the most elements, for the
 //! choice of index type.
 struct LargestSpan {
-  std::string tensor;     //!< its name; empty for a segment without tensors
-  int64_t elements = 0;   //!< its span; -1 if some span is unknown
+  std::string tensor;    //!< its name; empty for a segment without tensors
+  int64_t elements = 0;  //!< its span; -1 if some span is unknown
   //! Whether every span fits 32-bit index arithmetic (< 2^31).
   bool fitsInt32() const;
 };
-LargestSpan largestSpan(const ir::Fusion& segment,
-                        const SegmentRuntimeInfo& info);
+LargestSpan largestSpan(const ir::Fusion& segment, const SegmentRuntimeInfo& info);
 
 //! "[16, 128, 1600]": a shape for messages.
 std::string shapeString(const std::vector<int64_t>& sizes);

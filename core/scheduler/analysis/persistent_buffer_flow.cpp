@@ -18,8 +18,7 @@ using ir::TensorView;
 // For each non-reduction axis of `input`, the non-reduction axis of `expr`'s
 // outputs it becomes (-1 where it has none: reduced, squeezed); nullopt when
 // the op does not keep axes apart (reshape, slice, pad, cat, gather, ...).
-std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr,
-                                                      const TensorView& input) {
+std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr, const TensorView& input) {
   const int64_t inRank = input.rank();
   const auto* out = expr.output(0)->as<TensorView>();
   if (out == nullptr) return std::nullopt;
@@ -40,8 +39,7 @@ std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr,
       return map;
     case ExprType::Broadcast: {
       int64_t next = 0;
-      for (int64_t o = 0; o < static_cast<int64_t>(attrs.broadcastFlags.size());
-           ++o) {
+      for (int64_t o = 0; o < static_cast<int64_t>(attrs.broadcastFlags.size()); ++o) {
         if (!attrs.broadcastFlags[o] && next < inRank) map[next++] = o;
       }
       return map;
@@ -51,8 +49,7 @@ std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr,
     case ExprType::Welford: {
       int64_t next = 0;
       for (int64_t i = 0; i < inRank; ++i) {
-        const bool removed = std::find(attrs.axes.begin(), attrs.axes.end(),
-                                       i) != attrs.axes.end();
+        const bool removed = std::find(attrs.axes.begin(), attrs.axes.end(), i) != attrs.axes.end();
         map[i] = removed ? -1 : next++;
       }
       return map;
@@ -63,8 +60,7 @@ std::optional<std::vector<int64_t>> inputToOutputAxes(const Expr& expr,
         if (i >= 0 && i < inRank) map[i] = o;
       }
       return map;
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -82,10 +78,8 @@ bool isRecomputable(ExprType type) {
     case ExprType::Permute:
     case ExprType::Squeeze:
     case ExprType::Full:
-    case ExprType::Iota:
-      return true;
-    default:
-      return false;
+    case ExprType::Iota: return true;
+    default: return false;
   }
 }
 
@@ -102,21 +96,34 @@ bool isTranscendental(const Expr& expr) {
   }
   if (expr.type() != ir::ExprType::Unary) return false;
   switch (expr.attrs().unaryOp) {
-    case UnaryOpType::Exp: case UnaryOpType::Exp2: case UnaryOpType::Expm1:
-    case UnaryOpType::Log: case UnaryOpType::Log1p: case UnaryOpType::Log2:
-    case UnaryOpType::Log10: case UnaryOpType::Sin: case UnaryOpType::Cos:
-    case UnaryOpType::Tan: case UnaryOpType::Asin: case UnaryOpType::Acos:
-    case UnaryOpType::Atan: case UnaryOpType::Sinh: case UnaryOpType::Cosh:
-    case UnaryOpType::Tanh: case UnaryOpType::Asinh: case UnaryOpType::Acosh:
-    case UnaryOpType::Atanh: case UnaryOpType::Sigmoid: case UnaryOpType::Silu:
-    case UnaryOpType::Erf: case UnaryOpType::Erfc: case UnaryOpType::Erfinv:
-    case UnaryOpType::Lgamma:
-      return true;
-    default:
-      return false;
+    case UnaryOpType::Exp:
+    case UnaryOpType::Exp2:
+    case UnaryOpType::Expm1:
+    case UnaryOpType::Log:
+    case UnaryOpType::Log1p:
+    case UnaryOpType::Log2:
+    case UnaryOpType::Log10:
+    case UnaryOpType::Sin:
+    case UnaryOpType::Cos:
+    case UnaryOpType::Tan:
+    case UnaryOpType::Asin:
+    case UnaryOpType::Acos:
+    case UnaryOpType::Atan:
+    case UnaryOpType::Sinh:
+    case UnaryOpType::Cosh:
+    case UnaryOpType::Tanh:
+    case UnaryOpType::Asinh:
+    case UnaryOpType::Acosh:
+    case UnaryOpType::Atanh:
+    case UnaryOpType::Sigmoid:
+    case UnaryOpType::Silu:
+    case UnaryOpType::Erf:
+    case UnaryOpType::Erfc:
+    case UnaryOpType::Erfinv:
+    case UnaryOpType::Lgamma: return true;
+    default: return false;
   }
 }
-
 
 namespace {
 
@@ -294,8 +301,8 @@ Dataflow::Dataflow(const ir::Fusion& segment)
     prevCut[i] = cutTensor[i] >= 0 ? static_cast<int64_t>(i) : (i > 0 ? prevCut[i - 1] : -1);
   }
   for (size_t i = nExprs; i-- > 0;) {
-    nextCut[i] = cutTensor[i] >= 0 ? static_cast<int64_t>(i)
-                                   : (i + 1 < nExprs ? nextCut[i + 1] : -1);
+    nextCut[i] =
+        cutTensor[i] >= 0 ? static_cast<int64_t>(i) : (i + 1 < nExprs ? nextCut[i + 1] : -1);
   }
 }
 
@@ -317,9 +324,9 @@ size_t Dataflow::tensorAt(const ir::Val* val) const {
 }
 
 const RowAxes* Block::find(size_t tensor) const {
-  const auto it = std::lower_bound(
-      states.begin(), states.end(), tensor,
-      [](const std::pair<size_t, RowAxes>& s, size_t t) { return s.first < t; });
+  const auto it =
+      std::lower_bound(states.begin(), states.end(), tensor,
+                       [](const std::pair<size_t, RowAxes>& s, size_t t) { return s.first < t; });
   return it != states.end() && it->first == tensor ? &it->second : nullptr;
 }
 
@@ -489,8 +496,8 @@ std::vector<size_t> ReductionFlow::afterBeyond() const {
   return out;
 }
 
-void project(const Dataflow& flow, ReductionFlow& reduction, BelowCuts& below,
-             Workspace& work, size_t buffer, PersistentBuffer& out) {
+void project(const Dataflow& flow, ReductionFlow& reduction, BelowCuts& below, Workspace& work,
+             size_t buffer, PersistentBuffer& out) {
   const TensorView* tv = flow.tensors[buffer];
   if (tv->isFusionInput()) {
     out.notProjectableReason = tv->name() + " is an input of the segment";

@@ -75,17 +75,17 @@ struct Block {
   int64_t high = -1;
   int64_t low = -1;
   std::vector<std::pair<size_t, RowAxes>> states;  //!< sorted by tensor
-  std::optional<RowAxes> lowEntry;  //!< the axes of low's tensor, if reached
-  std::optional<size_t> next;       //!< the block below, once asked for
+  std::optional<RowAxes> lowEntry;                 //!< the axes of low's tensor, if reached
+  std::optional<size_t> next;                      //!< the block below, once asked for
   const RowAxes* find(size_t tensor) const;
 };
 
 //! A projection's walk through a cut's tensor and everything below it.
 struct Projection {
   bool ok = true;
-  std::string reason;          //!< the first op it cannot recompute
+  std::string reason;           //!< the first op it cannot recompute
   bool transcendental = false;  //!< before the failure, if any
-  std::vector<size_t> found;   //!< the segment inputs reached
+  std::vector<size_t> found;    //!< the segment inputs reached
 };
 
 //! Blocks and projections, memoized by (cut, entry axes), for one segment.
@@ -156,16 +156,16 @@ class ReductionFlow {
   BelowCuts& below_;
   Workspace& work_;
   int64_t r_;
-  int64_t low_;   // the cut below: exprs (low_, r_) are walked back
-  int64_t high_;  // the cut at or after r_: exprs (r_, high_] forward
+  int64_t low_;             // the cut below: exprs (low_, r_) are walked back
+  int64_t high_;            // the cut at or after r_: exprs (r_, high_] forward
   int64_t cutTensor_ = -1;  // low_'s tensor
   std::vector<size_t> afterExprs_;
   std::optional<size_t> entryBlock_;
 };
 
 //! Walks back from `buffer` to the segment inputs it can be recomputed from.
-void project(const Dataflow& flow, ReductionFlow& reduction, BelowCuts& below,
-             Workspace& work, size_t buffer, PersistentBuffer& out);
+void project(const Dataflow& flow, ReductionFlow& reduction, BelowCuts& below, Workspace& work,
+             size_t buffer, PersistentBuffer& out);
 
 //! Whether `expr` evaluates a transcendental function.
 bool isTranscendental(const ir::Expr& expr);

@@ -16,8 +16,7 @@ using ir::ExprType;
 using ir::IterDomain;
 using ir::TensorView;
 
-int64_t rowBytes(const TensorView* tv, const std::vector<bool>& rowAxes,
-                 int64_t reductionExtent,
+int64_t rowBytes(const TensorView* tv, const std::vector<bool>& rowAxes, int64_t reductionExtent,
                  const ir::ExpressionEvaluator& evaluator) {
   const int64_t elementBytes = ir::sizeInBytes(tv->dtype());
   if (rowAxes.empty()) return reductionExtent * elementBytes;
@@ -31,8 +30,7 @@ int64_t rowBytes(const TensorView* tv, const std::vector<bool>& rowAxes,
 
 std::string namesOf(const std::vector<const TensorView*>& tvs) {
   std::string out;
-  for (const TensorView* tv : tvs)
-    out += (out.empty() ? "" : ", ") + tv->name();
+  for (const TensorView* tv : tvs) out += (out.empty() ? "" : ", ") + tv->name();
   return out;
 }
 
@@ -129,7 +127,8 @@ PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
     int64_t fullRowAt = kNone, otherBroadcastAt = kNone;
     for (size_t i : rf.afterExprs()) {
       if (fullRowAt == kNone && fullRow[i]) fullRowAt = static_cast<int64_t>(i);
-      if (otherBroadcastAt == kNone && otherBroadcast[i]) otherBroadcastAt = static_cast<int64_t>(i);
+      if (otherBroadcastAt == kNone && otherBroadcast[i])
+        otherBroadcastAt = static_cast<int64_t>(i);
     }
     // Those past the cut come after all those up to it.
     if (fullRowAt == kNone || otherBroadcastAt == kNone) {
@@ -170,8 +169,8 @@ PersistentBufferInfo computePersistentBuffers(const ir::Fusion& segment,
   return info;
 }
 
-PersistentBufferAnalysis computePersistentBufferAnalysis(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+PersistentBufferAnalysis computePersistentBufferAnalysis(const ir::Fusion& segment,
+                                                         const SegmentRuntimeInfo& info) {
   FL_ASSERT(info.device != nullptr && info.evaluator != nullptr,
             "the persistent buffer analysis needs a device and sizes");
   PersistentBufferAnalysis analysis;
@@ -181,19 +180,16 @@ PersistentBufferAnalysis computePersistentBufferAnalysis(
     return analysis;
   }
   analysis.pattern = std::move(pattern.pattern);
-  ReductionExtentsResult extents =
-      reductionExtents(*analysis.pattern, *info.evaluator);
+  ReductionExtentsResult extents = reductionExtents(*analysis.pattern, *info.evaluator);
   if (!extents.reason.empty()) {
     analysis.reason = extents.reason;
     return analysis;
   }
   analysis.extents = extents.extents;
   analysis.info = findPersistentBuffers(segment, *analysis.pattern);
-  analysis.sizes =
-      persistentBufferSizes(analysis.info, analysis.extents, *info.evaluator);
+  analysis.sizes = persistentBufferSizes(analysis.info, analysis.extents, *info.evaluator);
   analysis.budget = persistentBufferBudget(*info.device);
-  analysis.vectorize =
-      maxVectorizeFactor(segment, *analysis.pattern, analysis.extents, info);
+  analysis.vectorize = maxVectorizeFactor(segment, *analysis.pattern, analysis.extents, info);
   return analysis;
 }
 
@@ -217,49 +213,42 @@ bool PersistentBufferInfo::projectionRecomputesTranscendental() const {
   });
 }
 
-PersistentBufferSizes persistentBufferSizes(
-    const PersistentBufferInfo& info, const ReductionExtents& extents,
-    const ir::ExpressionEvaluator& evaluator) {
+PersistentBufferSizes persistentBufferSizes(const PersistentBufferInfo& info,
+                                            const ReductionExtents& extents,
+                                            const ir::ExpressionEvaluator& evaluator) {
   PersistentBufferSizes sizes;
   for (const PersistentBuffer& buffer : info.buffers) {
-    const int64_t bytes =
-        rowBytes(buffer.tv, buffer.rowAxes, extents.reductionExtent, evaluator);
+    const int64_t bytes = rowBytes(buffer.tv, buffer.rowAxes, extents.reductionExtent, evaluator);
     sizes.bufferBytes.push_back(bytes);
     sizes.persistentBufferBytes += bytes;
     if (!buffer.projectable) sizes.projectedPersistentBufferBytes += bytes;
   }
   for (const ProjectionInput& input : info.projectionInputs) {
-    const int64_t bytes =
-        rowBytes(input.tv, input.rowAxes, extents.reductionExtent, evaluator);
+    const int64_t bytes = rowBytes(input.tv, input.rowAxes, extents.reductionExtent, evaluator);
     sizes.inputBytes.push_back(bytes);
     // A buffer that is itself an input is already counted.
-    const bool alsoBuffer = std::any_of(
-        info.buffers.begin(), info.buffers.end(),
-        [&](const PersistentBuffer& b) { return b.tv == input.tv; });
+    const bool alsoBuffer =
+        std::any_of(info.buffers.begin(), info.buffers.end(),
+                    [&](const PersistentBuffer& b) { return b.tv == input.tv; });
     if (!alsoBuffer) sizes.projectedPersistentBufferBytes += bytes;
   }
   sizes.projectPersistentBuffers =
-      info.canProject() &&
-      sizes.projectedPersistentBufferBytes < sizes.persistentBufferBytes;
+      info.canProject() && sizes.projectedPersistentBufferBytes < sizes.persistentBufferBytes;
   return sizes;
 }
 
-std::optional<PersistentStorage> PersistentBufferBudget::storageFor(
-    int64_t bytes) const {
+std::optional<PersistentStorage> PersistentBufferBudget::storageFor(int64_t bytes) const {
   if (bytes <= registerBytes) return PersistentStorage::Registers;
   if (bytes <= sharedMemoryBytes) return PersistentStorage::SharedMemory;
   return std::nullopt;
 }
 
 std::string PersistentBufferBudget::describe() const {
-  return "the register budget on " + deviceKey + " is " +
-         std::to_string(registerBytes) + " bytes per block (half of its " +
-         std::to_string(registersPerBlock) +
-         " registers) and the shared memory budget " +
-         std::to_string(sharedMemoryBytes) + " bytes per block (" +
-         std::to_string(sharedMemoryOptinBytes) + " opt-in, less " +
-         std::to_string(sharedMemoryReserveBytes) +
-         " for the block reduction's workspace)";
+  return "the register budget on " + deviceKey + " is " + std::to_string(registerBytes) +
+         " bytes per block (half of its " + std::to_string(registersPerBlock) +
+         " registers) and the shared memory budget " + std::to_string(sharedMemoryBytes) +
+         " bytes per block (" + std::to_string(sharedMemoryOptinBytes) + " opt-in, less " +
+         std::to_string(sharedMemoryReserveBytes) + " for the block reduction's workspace)";
 }
 
 PersistentBufferBudget persistentBufferBudget(const DeviceSpec& device) {
@@ -267,27 +256,25 @@ PersistentBufferBudget persistentBufferBudget(const DeviceSpec& device) {
   budget.deviceKey = device.key.empty() ? device.name : device.key;
   budget.registersPerBlock = device.registersPerBlock;
   budget.registerBytes = int64_t{device.registersPerBlock} * 4 / 2;
-  budget.sharedMemoryOptinBytes = std::max(
-      device.sharedMemoryPerBlockOptinBytes, device.sharedMemoryPerBlockBytes);
+  budget.sharedMemoryOptinBytes =
+      std::max(device.sharedMemoryPerBlockOptinBytes, device.sharedMemoryPerBlockBytes);
   budget.sharedMemoryReserveBytes = int64_t{device.maxThreadsPerBlock} * 4;
-  budget.sharedMemoryBytes = std::max<int64_t>(
-      0, budget.sharedMemoryOptinBytes - budget.sharedMemoryReserveBytes);
+  budget.sharedMemoryBytes =
+      std::max<int64_t>(0, budget.sharedMemoryOptinBytes - budget.sharedMemoryReserveBytes);
   return budget;
 }
 
 std::string PersistentBufferAnalysis::describeSizes() const {
-  std::string out = std::to_string(sizes.persistentBufferBytes) +
-                    " bytes per reduction row (";
+  std::string out = std::to_string(sizes.persistentBufferBytes) + " bytes per reduction row (";
   for (size_t i = 0; i < info.buffers.size(); ++i) {
     const PersistentBuffer& b = info.buffers[i];
     if (i) out += ", ";
-    out += b.tv->name() + ": " + std::string(ir::toString(b.tv->dtype())) +
-           ", " + std::to_string(sizes.bufferBytes[i]);
+    out += b.tv->name() + ": " + std::string(ir::toString(b.tv->dtype())) + ", " +
+           std::to_string(sizes.bufferBytes[i]);
   }
   if (sizes.projectPersistentBuffers) {
     std::vector<const TensorView*> inputs;
-    for (const ProjectionInput& p : info.projectionInputs)
-      inputs.push_back(p.tv);
+    for (const ProjectionInput& p : info.projectionInputs) inputs.push_back(p.tv);
     out += "; projected to " + namesOf(inputs) + ": " +
            std::to_string(sizes.projectedPersistentBufferBytes);
   } else if (info.canProject()) {
@@ -315,8 +302,7 @@ report::Json PersistentBufferAnalysis::toJson() const {
   json.set("fastest_dim_reduction", pattern->innermost);
   json.set("reduced_axes", report::Json::arrayOf(pattern->axes));
   json.set("persistent_buffer_bytes", sizes.persistentBufferBytes);
-  json.set("projected_persistent_buffer_bytes",
-           sizes.projectedPersistentBufferBytes);
+  json.set("projected_persistent_buffer_bytes", sizes.projectedPersistentBufferBytes);
   json.set("project_persistent_buffers", sizes.projectPersistentBuffers);
   json.set("persistent_buffer_budget_bytes", budget.budgetBytes());
   json.set("register_budget_bytes", budget.registerBytes);
@@ -350,8 +336,7 @@ report::Json PersistentBufferAnalysis::toJson() const {
   for (size_t i = 0; i < info.projectionInputs.size(); ++i) {
     report::Json entry = report::Json::object();
     entry.set("name", info.projectionInputs[i].tv->name());
-    entry.set("dtype",
-              std::string(ir::toString(info.projectionInputs[i].tv->dtype())));
+    entry.set("dtype", std::string(ir::toString(info.projectionInputs[i].tv->dtype())));
     entry.set("bytes_per_row", sizes.inputBytes[i]);
     inputs.push(std::move(entry));
   }
@@ -359,15 +344,14 @@ report::Json PersistentBufferAnalysis::toJson() const {
   return json;
 }
 
-PersistentBufferAnalysis analyzePersistentBuffers(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+PersistentBufferAnalysis analyzePersistentBuffers(const ir::Fusion& segment,
+                                                  const SegmentRuntimeInfo& info) {
   auto* cache = analysis_cache::find(segment, &info);
   if (cache == nullptr) return computePersistentBufferAnalysis(segment, info);
   if (const auto* cached = analysis_cache::persistentBufferAnalysis(*cache)) {
     return *cached;
   }
-  PersistentBufferAnalysis analysis =
-      computePersistentBufferAnalysis(segment, info);
+  PersistentBufferAnalysis analysis = computePersistentBufferAnalysis(segment, info);
   analysis_cache::setPersistentBufferAnalysis(*cache, analysis);
   return analysis;
 }

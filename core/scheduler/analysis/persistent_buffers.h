@@ -103,9 +103,9 @@ struct PersistentBufferSizes {
     return project ? projectedPersistentBufferBytes : persistentBufferBytes;
   }
 };
-PersistentBufferSizes persistentBufferSizes(
-    const PersistentBufferInfo& info, const ReductionExtents& extents,
-    const ir::ExpressionEvaluator& evaluator);
+PersistentBufferSizes persistentBufferSizes(const PersistentBufferInfo& info,
+                                            const ReductionExtents& extents,
+                                            const ir::ExpressionEvaluator& evaluator);
 
 //! Bytes of one block's storage the heuristics fill with persistent buffers.
 struct PersistentBufferBudget {
@@ -123,14 +123,12 @@ struct PersistentBufferBudget {
 
   //! The larger of the two: the most any persistent kernel will keep.
   int64_t budgetBytes() const {
-    return registerBytes > sharedMemoryBytes ? registerBytes
-                                             : sharedMemoryBytes;
+    return registerBytes > sharedMemoryBytes ? registerBytes : sharedMemoryBytes;
   }
   //! Registers when `bytes` fit them, else shared memory when they fit it.
   std::optional<PersistentStorage> storageFor(int64_t bytes) const;
   int64_t bytesOf(PersistentStorage storage) const {
-    return storage == PersistentStorage::Registers ? registerBytes
-                                                   : sharedMemoryBytes;
+    return storage == PersistentStorage::Registers ? registerBytes : sharedMemoryBytes;
   }
   //! "the register budget on h100 is 131072 bytes per block (half of its
   //! 65536 registers) and the shared memory budget 228352 bytes (...)".
@@ -160,7 +158,7 @@ struct PersistentBufferAnalysis {
   //! iteration_extent and the figures behind them.
   report::Json toJson() const;
 };
-PersistentBufferAnalysis analyzePersistentBuffers(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info);
+PersistentBufferAnalysis analyzePersistentBuffers(const ir::Fusion& segment,
+                                                  const SegmentRuntimeInfo& info);
 
 }  // namespace fuserlab::scheduler

@@ -29,8 +29,8 @@ std::string axesList(const std::vector<int64_t>& axes) {
 }
 
 std::string describe(const ReductionInfo& r) {
-  return r.output->name() + " (axes " + axesList(r.axes) + " of " +
-         r.input->name() + ", rank " + std::to_string(r.input->rank()) + ")";
+  return r.output->name() + " (axes " + axesList(r.axes) + " of " + r.input->name() + ", rank " +
+         std::to_string(r.input->rank()) + ")";
 }
 
 // The reference's non-reduction axes in allocation order (logical order when
@@ -58,24 +58,19 @@ bool contains(const std::vector<int64_t>& axes, int64_t axis) {
 }
 
 // Where an unsupported op belongs, for the refusal.
-std::optional<std::string> unsupportedOp(const ir::Expr& expr,
-                                         const ReductionPattern& pattern) {
+std::optional<std::string> unsupportedOp(const ir::Expr& expr, const ReductionPattern& pattern) {
   // Most exprs are supported: the name is made only for a refusal.
-  auto outputName = [&] {
-    return expr.outputs().empty() ? std::string() : expr.output(0)->name();
-  };
+  auto outputName = [&] { return expr.outputs().empty() ? std::string() : expr.output(0)->name(); };
   switch (expr.type()) {
     case ExprType::SegmentSet:
       return "segment_set " + outputName() +
              " forces a segment boundary, so no kernel scheduler takes it "
              "together with other ops";
     case ExprType::Reshape:
-      if (pattern.innermost && pattern.axes.size() == 1 &&
-          pattern.axes[0] == pattern.rank - 1) {
+      if (pattern.innermost && pattern.axes.size() == 1 && pattern.axes[0] == pattern.rank - 1) {
         return std::nullopt;  // rejectReshapeExtents checks it at run time
       }
-      return "reshape " + outputName() + " is in a segment reducing " +
-             pattern.axesDescription() +
+      return "reshape " + outputName() + " is in a segment reducing " + pattern.axesDescription() +
              "; the reduction schedulers replay a reshape only around rows "
              "that are the innermost axis alone, so it belongs in a segment "
              "of its own";
@@ -96,16 +91,14 @@ std::optional<std::string> unsupportedOp(const ir::Expr& expr,
       return std::string(toString(expr.type())) + " " + outputName() +
              " is a library call (expr_eval or matmul), not part of a "
              "reduction kernel";
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
 }  // namespace
 
 std::string ReductionPattern::axesDescription() const {
-  return "axes " + axesList(axes) + " of a rank-" + std::to_string(rank) +
-         " tensor";
+  return "axes " + axesList(axes) + " of a rank-" + std::to_string(rank) + " tensor";
 }
 
 namespace {
@@ -114,8 +107,7 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result;
   ReductionPattern pattern;
   for (const ir::Expr* expr : liveExprs(segment)) {
-    if (expr->type() != ExprType::Reduction &&
-        expr->type() != ExprType::Welford) {
+    if (expr->type() != ExprType::Reduction && expr->type() != ExprType::Welford) {
       continue;
     }
     const auto* input = expr->input(0)->as<TensorView>();
@@ -132,10 +124,8 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   }
   const ReductionInfo& first = pattern.reductions.front();
   for (const ReductionInfo& other : pattern.reductions) {
-    if (other.input->rank() != first.input->rank() ||
-        other.axes != first.axes) {
-      result.reason = "reductions " + describe(first) + " and " +
-                      describe(other) +
+    if (other.input->rank() != first.input->rank() || other.axes != first.axes) {
+      result.reason = "reductions " + describe(first) + " and " + describe(other) +
                       " reduce different axes; one reduction kernel follows "
                       "one set of reduced axes, so they belong in different "
                       "segments";
@@ -182,22 +172,19 @@ std::optional<std::string> rejectUnsupportedReductionOps(
   return std::nullopt;
 }
 
-std::optional<std::string> rejectReshapeExtents(
-    const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator) {
+std::optional<std::string> rejectReshapeExtents(const ir::Fusion& segment,
+                                                const ir::ExpressionEvaluator& evaluator) {
   for (const ir::Expr* expr : liveExprs(segment)) {
     if (expr->type() != ExprType::Reshape) continue;
     const auto* in = expr->input(0)->as<TensorView>();
     const auto* out = expr->output(0)->as<TensorView>();
     const std::vector<IterDomain*>& inAxes = in->logicalNoReductions();
     const std::vector<IterDomain*>& outAxes = out->logicalNoReductions();
-    const int64_t inExtent =
-        inAxes.empty() ? 1 : evaluator.evaluateExtent(inAxes.back());
-    const int64_t outExtent =
-        outAxes.empty() ? 1 : evaluator.evaluateExtent(outAxes.back());
+    const int64_t inExtent = inAxes.empty() ? 1 : evaluator.evaluateExtent(inAxes.back());
+    const int64_t outExtent = outAxes.empty() ? 1 : evaluator.evaluateExtent(outAxes.back());
     if (inAxes.empty() || outAxes.empty() || inExtent != outExtent) {
-      return "reshape " + out->name() + " changes the innermost extent (" +
-             in->name() + "'s " + std::to_string(inExtent) + " to " +
-             std::to_string(outExtent) +
+      return "reshape " + out->name() + " changes the innermost extent (" + in->name() + "'s " +
+             std::to_string(inExtent) + " to " + std::to_string(outExtent) +
              "), so it regroups the rows a reduction kernel walks; it "
              "belongs in a segment of its own";
     }
@@ -230,9 +217,9 @@ bool fromAnIndexOp(const TensorView* tv) {
 
 }  // namespace
 
-std::optional<std::string> rejectUntracedTensors(
-    const ir::Fusion& segment, const ReductionPattern& pattern,
-    const ir::ExpressionEvaluator& evaluator) {
+std::optional<std::string> rejectUntracedTensors(const ir::Fusion& segment,
+                                                 const ReductionPattern& pattern,
+                                                 const ir::ExpressionEvaluator& evaluator) {
   const TensorView* reference = pattern.reference();
   const AxisTrace trace(segment, reference, &evaluator);
   for (const TensorView* tv : inputsAndOutputs(segment)) {
@@ -240,7 +227,8 @@ std::optional<std::string> rejectUntracedTensors(
     const std::string why = trace.uncoveredAxis(tv);
     if (!why.empty()) {
       return "the reduction kernels index every tensor from the reduced "
-             "tensor " + reference->name() + ", but " + why;
+             "tensor " +
+             reference->name() + ", but " + why;
     }
   }
   for (const ir::Val* val : segment.outputVals()) {
@@ -269,10 +257,12 @@ std::optional<std::string> rejectUntracedTensors(
       everyOne = everyOne && traced != nullptr && traced->moves(k);
     }
     if (!walked || !everyOne) {
-      return "output " + tv->name() + " comes from an iota or a random op, which the "
+      return "output " + tv->name() +
+             " comes from an iota or a random op, which the "
              "reduction kernels compute per element, but it does not vary along every "
-             "reduced axis of " + reference->name() + " longer than 1 (" +
-             pattern.axesDescription() + "), so it has no per-row value to write";
+             "reduced axis of " +
+             reference->name() + " longer than 1 (" + pattern.axesDescription() +
+             "), so it has no per-row value to write";
     }
   }
   // The reduction kernels load each input and compute each value once per
@@ -281,19 +271,19 @@ std::optional<std::string> rejectUntracedTensors(
   // times its own transpose read the max at the wrong rows).
   if (std::string why = trace.readAtTwoPositions(); !why.empty()) {
     return "the reduction kernels load and compute each tensor once per "
-           "position, but " + why;
+           "position, but " +
+           why;
   }
   return std::nullopt;
 }
 
-ReductionExtentsResult reductionExtents(
-    const ReductionPattern& pattern, const ir::ExpressionEvaluator& evaluator) {
+ReductionExtentsResult reductionExtents(const ReductionPattern& pattern,
+                                        const ir::ExpressionEvaluator& evaluator) {
   ReductionExtentsResult result;
   auto reducedExtent = [&](const ReductionInfo& r) {
     const std::vector<IterDomain*>& logical = r.input->logicalNoReductions();
     int64_t extent = 1;
-    for (int64_t axis : r.axes)
-      extent *= evaluator.evaluateExtent(logical[axis]);
+    for (int64_t axis : r.axes) extent *= evaluator.evaluateExtent(logical[axis]);
     return extent;
   };
   const ReductionInfo& first = pattern.reductions.front();
@@ -302,9 +292,8 @@ ReductionExtentsResult reductionExtents(
   for (const ReductionInfo& other : pattern.reductions) {
     const int64_t extent = reducedExtent(other);
     if (extent != extents.reductionExtent) {
-      result.reason = "reductions " + first.output->name() + " and " +
-                      other.output->name() + " combine " +
-                      std::to_string(extents.reductionExtent) + " and " +
+      result.reason = "reductions " + first.output->name() + " and " + other.output->name() +
+                      " combine " + std::to_string(extents.reductionExtent) + " and " +
                       std::to_string(extent) +
                       " elements per row at these sizes; one reduction "
                       "kernel needs rows of one length";
@@ -339,8 +328,8 @@ constexpr int64_t kMinShiftedRowChunks = 16;
 // `factor`, halved until every contiguous input of rank >= 2 (the tensors
 // laid out as rows, which the kernel reads by vectors) has its data pointer
 // aligned to it.
-int64_t shiftedRowsFactor(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info, int64_t factor) {
+int64_t shiftedRowsFactor(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                          int64_t factor) {
   const auto& inputs = segment.inputs();
   for (size_t i = 0; i < inputs.size() && i < info.inputs.size(); ++i) {
     const auto* tv = inputs[i]->as<TensorView>();
@@ -361,26 +350,22 @@ int64_t shiftedRowsFactor(const ir::Fusion& segment,
 
 }  // namespace
 
-VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
-                                  const ReductionPattern& pattern,
-                                  const ReductionExtents& extents,
-                                  const SegmentRuntimeInfo& info) {
+VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPattern& pattern,
+                                  const ReductionExtents& extents, const SegmentRuntimeInfo& info) {
   VectorizeLimit limit;
   // The widest input element decides how many elements 16 bytes hold
   // (nvFuser's max_input_dtype_size rule), but for the inputs of a row
   // gather's index (one int64 label per row: read once per row).
   std::vector<const TensorView*> perRowIndices;
   if (pattern.innermost) {
-    perRowIndices =
-        rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
+    perRowIndices = rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
   }
   int64_t widest = 0;
   ir::DataType widestType = ir::DataType::Float;
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || tv->isCpuScalar() || val->uses().empty()) continue;
-    if (std::find(perRowIndices.begin(), perRowIndices.end(), tv) !=
-        perRowIndices.end()) {
+    if (std::find(perRowIndices.begin(), perRowIndices.end(), tv) != perRowIndices.end()) {
       continue;
     }
     if (ir::sizeInBytes(tv->dtype()) > widest) {
@@ -395,15 +380,13 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
   limit.dtypeFactor = 1;
   while (limit.dtypeFactor * 2 * widest <= 16) limit.dtypeFactor *= 2;
   limit.factor = limit.dtypeFactor;
-  limit.limitedBy = "16-byte accesses of " + std::to_string(widest) +
-                    "-byte (" + std::string(ir::toString(widestType)) +
-                    ") inputs";
+  limit.limitedBy = "16-byte accesses of " + std::to_string(widest) + "-byte (" +
+                    std::string(ir::toString(widestType)) + ") inputs";
 
   // The kernel walks the reference's vectorized run: its trailing reduced
   // axes (inner) or trailing kept axes (outer), in allocation order.
   const std::vector<int64_t> order = allocationOrder(pattern.reference());
-  const std::vector<IterDomain*>& logical =
-      pattern.reference()->logicalNoReductions();
+  const std::vector<IterDomain*>& logical = pattern.reference()->logicalNoReductions();
   int64_t breakPoint = static_cast<int64_t>(order.size());
   for (int64_t k = breakPoint - 1; k >= 0; --k) {
     const bool reduced = contains(pattern.axes, order[k]);
@@ -421,16 +404,13 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
     // 4 chunks of 8, 28.8 us; 64 x 8 chunks of 4, 38.3; the old 8-byte
     // rule's 192 x 3 of 4, 37.8. The tuner had measured chunks of 4 ahead
     // only because it gave chunks of 8 one idle chunk more per thread.)
-    limit.shiftedRowsFactor =
-        shiftedRowsFactor(segment, info, limit.dtypeFactor);
+    limit.shiftedRowsFactor = shiftedRowsFactor(segment, info, limit.dtypeFactor);
   }
   if (extents.vectorizedExtent % limit.factor != 0) {
     while (extents.vectorizedExtent % limit.factor != 0) limit.factor /= 2;
-    limit.limitedBy = std::string("the innermost ") +
-                      (pattern.innermost ? "reduced" : "kept") + " extent " +
-                      std::to_string(extents.vectorizedExtent) +
-                      " is not divisible by " +
-                      std::to_string(limit.factor * 2);
+    limit.limitedBy = std::string("the innermost ") + (pattern.innermost ? "reduced" : "kept") +
+                      " extent " + std::to_string(extents.vectorizedExtent) +
+                      " is not divisible by " + std::to_string(limit.factor * 2);
   }
   if (limit.factor == 1) return limit;
 
@@ -451,8 +431,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
   for (const ir::Val* val : segment.outputVals()) {
     const auto* tv = val->as<TensorView>();
     if (tv == nullptr || tv->isFusionInput() || tv->rank() != pattern.rank ||
-        std::find(query.tensors.begin(), query.tensors.end(), tv) !=
-            query.tensors.end()) {
+        std::find(query.tensors.begin(), query.tensors.end(), tv) != query.tensors.end()) {
       continue;
     }
     const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
@@ -462,8 +441,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
     }
     if (holdsRun) query.tensors.push_back(tv);
   }
-  const VectorizationAnalysis analysis =
-      analyzeVectorization(segment, info, query);
+  const VectorizationAnalysis analysis = analyzeVectorization(segment, info, query);
   if (analysis.factor < limit.factor) {
     limit.factor = analysis.factor;
     limit.limitedBy = analysis.reason();
@@ -471,8 +449,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
   return limit;
 }
 
-bool fitsInt32Indexing(const ir::Fusion& segment,
-                       const ir::ExpressionEvaluator& evaluator) {
+bool fitsInt32Indexing(const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator) {
   constexpr int64_t kLimit = std::numeric_limits<int32_t>::max();
   for (const auto& val : segment.vals()) {
     const auto* tv = val->as<TensorView>();

@@ -65,8 +65,8 @@ std::optional<std::string> rejectUnsupportedReductionOps(
 //! Why a reshape of the segment changes the innermost extent at these sizes
 //! (so it regroups the rows); nullopt if every reshape keeps it, as seed
 //! 001's [2048, 1600] -> [16, 128, 1600] does.
-std::optional<std::string> rejectReshapeExtents(
-    const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator);
+std::optional<std::string> rejectReshapeExtents(const ir::Fusion& segment,
+                                                const ir::ExpressionEvaluator& evaluator);
 
 //! Why some input or output of the segment cannot be indexed from
 //! `pattern.reference()` at these sizes, as the reduction kernels index every
@@ -74,9 +74,9 @@ std::optional<std::string> rejectReshapeExtents(
 //! a pointwise op makes the reference's broadcast or expanded reduced axis
 //! concrete); nullopt if every one follows it. The ops split into a
 //! reduction segment and a pointwise segment instead.
-std::optional<std::string> rejectUntracedTensors(
-    const ir::Fusion& segment, const ReductionPattern& pattern,
-    const ir::ExpressionEvaluator& evaluator);
+std::optional<std::string> rejectUntracedTensors(const ir::Fusion& segment,
+                                                 const ReductionPattern& pattern,
+                                                 const ir::ExpressionEvaluator& evaluator);
 
 //! The concrete sizes of a pattern at run time.
 struct ReductionExtents {
@@ -97,8 +97,8 @@ struct ReductionExtentsResult {
   ReductionExtents extents;
   std::string reason;  //!< non-empty on refusal
 };
-ReductionExtentsResult reductionExtents(
-    const ReductionPattern& pattern, const ir::ExpressionEvaluator& evaluator);
+ReductionExtentsResult reductionExtents(const ReductionPattern& pattern,
+                                        const ir::ExpressionEvaluator& evaluator);
 
 //! The largest vectorization factor the segment allows, and what limits it.
 struct VectorizeLimit {
@@ -123,13 +123,10 @@ struct VectorizeLimit {
 //! extent, every input's strides and its data pointer's alignment (inputs
 //! whose innermost stride is not 1 are read element by element and set no
 //! limit).
-VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment,
-                                  const ReductionPattern& pattern,
-                                  const ReductionExtents& extents,
-                                  const SegmentRuntimeInfo& info);
+VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPattern& pattern,
+                                  const ReductionExtents& extents, const SegmentRuntimeInfo& info);
 
 //! Whether every tensor's index fits in 32 bits at these sizes.
-bool fitsInt32Indexing(const ir::Fusion& segment,
-                       const ir::ExpressionEvaluator& evaluator);
+bool fitsInt32Indexing(const ir::Fusion& segment, const ir::ExpressionEvaluator& evaluator);
 
 }  // namespace fuserlab::scheduler

@@ -39,28 +39,27 @@ struct RowGather {
 
 struct RowGatherResult {
   std::vector<RowGather> gathers;  //!< in the segment's topological order
-  std::string reason;  //!< set when some gather is not a row gather
+  std::string reason;              //!< set when some gather is not a row gather
 };
 
 //! The segment's gathers as row gathers of `pattern` (compile-time: axes,
 //! ranks, what their outputs feed); a reason naming the first gather that
 //! is not one. No gathers: an empty list and no reason.
-RowGatherResult findRowGathers(const ir::Fusion& segment,
-                               const ReductionPattern& pattern);
+RowGatherResult findRowGathers(const ir::Fusion& segment, const ReductionPattern& pattern);
 
 //! The segment inputs the gathers' indices are computed from (walking
 //! definitions up, not across a reduction): read once per row, so they do
 //! not take part in the 16-byte rule of the row's vectorization (an int64
 //! label beside bf16 logits).
-std::vector<const ir::TensorView*> rowGatherIndexInputs(
-    const ir::Fusion& segment, const std::vector<RowGather>& gathers);
+std::vector<const ir::TensorView*> rowGatherIndexInputs(const ir::Fusion& segment,
+                                                        const std::vector<RowGather>& gathers);
 
 //! The run-time part: the source's gathered axis is the reference's reduced
 //! axis, the index has extent 1 there and the source's extents elsewhere,
 //! and every dependent has one element per row; nullopt if all hold.
-std::optional<std::string> rejectRowGatherExtents(
-    const ir::Fusion& segment, const ReductionPattern& pattern,
-    const std::vector<RowGather>& gathers,
-    const ir::ExpressionEvaluator& evaluator);
+std::optional<std::string> rejectRowGatherExtents(const ir::Fusion& segment,
+                                                  const ReductionPattern& pattern,
+                                                  const std::vector<RowGather>& gathers,
+                                                  const ir::ExpressionEvaluator& evaluator);
 
 }  // namespace fuserlab::scheduler

@@ -44,15 +44,13 @@ std::string axisLabel(const MemoryLayout& layout, int64_t position) {
 std::string logicalAxisLabel(const TensorView* tv, const IterDomain* id) {
   const auto& logical = tv->logicalNoReductions();
   auto it = std::find(logical.begin(), logical.end(), id);
-  return it == logical.end() ? id->toString()
-                             : "axis " + std::to_string(it - logical.begin());
+  return it == logical.end() ? id->toString() : "axis " + std::to_string(it - logical.begin());
 }
 
 // The next axis outward from `position` that the tensor moves along.
 int64_t nextMovingAxis(const MemoryLayout& layout, int64_t position) {
   for (int64_t k = position - 1; k >= 0; --k) {
-    if (layout.extents[k] != 1 && layout.strides[k] != 0 &&
-        !layout.axes[k]->isBroadcast()) {
+    if (layout.extents[k] != 1 && layout.strides[k] != 0 && !layout.axes[k]->isBroadcast()) {
       return k;
     }
   }
@@ -70,11 +68,14 @@ class TensorAnalyzer {
   //! `narrowestBytes`: 0 for one 16-byte access a vector; else the narrowest
   //! analysed dtype's size, whose 16 bytes a vector may hold (at most two
   //! accesses of this tensor's dtype).
-  TensorAnalyzer(const MemoryLayout& layout, const TensorTrace* trace,
-                 const AxisTrace& axisTrace, int64_t breakPoint,
-                 int64_t maxFactor, int64_t narrowestBytes)
-      : layout_(layout), trace_(trace), axisTrace_(axisTrace),
-        breakPoint_(breakPoint), maxFactor_(maxFactor), narrowestBytes_(narrowestBytes) {}
+  TensorAnalyzer(const MemoryLayout& layout, const TensorTrace* trace, const AxisTrace& axisTrace,
+                 int64_t breakPoint, int64_t maxFactor, int64_t narrowestBytes)
+      : layout_(layout),
+        trace_(trace),
+        axisTrace_(axisTrace),
+        breakPoint_(breakPoint),
+        maxFactor_(maxFactor),
+        narrowestBytes_(narrowestBytes) {}
 
   TensorVectorization run() {
     const TensorView* tv = layout_.tv;
@@ -94,19 +95,17 @@ class TensorAnalyzer {
             : perAccess;
     const std::string dtype(ir::toString(tv->dtype()));
     if (perVector <= maxFactor_ && perVector > perAccess) {
-      constraints.push_back(
-          {perVector, name() + ": a vector holds " + std::to_string(perVector) + " " + dtype +
-                          " elements, " + std::to_string(perVector / perAccess) +
-                          " 16-byte accesses (16 bytes of the narrowest dtype)"});
+      constraints.push_back({perVector, name() + ": a vector holds " + std::to_string(perVector) +
+                                            " " + dtype + " elements, " +
+                                            std::to_string(perVector / perAccess) +
+                                            " 16-byte accesses (16 bytes of the narrowest dtype)"});
     } else if (perAccess <= maxFactor_) {
-      constraints.push_back(
-          {perAccess, name() + ": 16-byte accesses hold " +
-                          std::to_string(perAccess) + " " + dtype + " elements"});
+      constraints.push_back({perAccess, name() + ": 16-byte accesses hold " +
+                                            std::to_string(perAccess) + " " + dtype + " elements"});
     } else {
-      constraints.push_back(
-          {powerOfTwoAtMost(maxFactor_),
-           name() + ": the schedule allows at most " +
-               std::to_string(powerOfTwoAtMost(maxFactor_)) + " elements"});
+      constraints.push_back({powerOfTwoAtMost(maxFactor_),
+                             name() + ": the schedule allows at most " +
+                                 std::to_string(powerOfTwoAtMost(maxFactor_)) + " elements"});
     }
     const Constraint* binding = &constraints.front();
     for (const Constraint& c : constraints) {
@@ -144,8 +143,7 @@ class TensorAnalyzer {
   // constraints. False when the result is already decided.
   bool walkInnerRun(std::vector<Constraint>& constraints) {
     if (trace_ == nullptr) {
-      limitToOne("not connected to the reference " +
-                 axisTrace_.reference()->name());
+      limitToOne("not connected to the reference " + axisTrace_.reference()->name());
       return false;
     }
     const std::vector<AxisPiece> pieces = innerPieces();
@@ -162,11 +160,12 @@ class TensorAnalyzer {
         notVectorized("indexed along the reference's innermost axis");
         return false;
       case PieceKind::Lost:
-        limitToOne("the reference's innermost axis cannot be followed into "
-                   "it: " + trace_->lostReason);
+        limitToOne(
+            "the reference's innermost axis cannot be followed into "
+            "it: " +
+            trace_->lostReason);
         return false;
-      case PieceKind::Axis:
-        break;
+      case PieceKind::Axis: break;
     }
     const int64_t position = layout_.position(first.id);
     if (position < 0 && first.id->isReduction()) {
@@ -191,25 +190,23 @@ class TensorAnalyzer {
     }
     const int64_t innermost = layout_.innermostMovingAxis();
     if (position != innermost) {
-      limitToOne("the reference's innermost axis is its " +
-                 axisLabel(layout_, position) + " (stride " +
-                 std::to_string(layout_.strides[position]) +
+      limitToOne("the reference's innermost axis is its " + axisLabel(layout_, position) +
+                 " (stride " + std::to_string(layout_.strides[position]) +
                  "), not its innermost allocation axis: a transpose");
       return false;
     }
     if (layout_.strides[position] != 1) {
-      limitToOne("its innermost " + axisLabel(layout_, position) +
-                 " has stride " + std::to_string(layout_.strides[position]));
+      limitToOne("its innermost " + axisLabel(layout_, position) + " has stride " +
+                 std::to_string(layout_.strides[position]));
       return false;
     }
     if (first.extent < 0) {
-      limitToOne("the extent of its " + axisLabel(layout_, position) +
-                 " is unknown");
+      limitToOne("the extent of its " + axisLabel(layout_, position) + " is unknown");
       return false;
     }
     if (first.step != 1) {
-      limitToOne("the reference's innermost axis walks its " +
-                 axisLabel(layout_, position) + " in steps");
+      limitToOne("the reference's innermost axis walks its " + axisLabel(layout_, position) +
+                 " in steps");
       return false;
     }
 
@@ -233,8 +230,7 @@ class TensorAnalyzer {
         if (covered != layout_.extents[current] || piece.step != 1) break;
         const int64_t next = nextMovingAxis(layout_, current);
         if (next < 0 || layout_.axes[next] != piece.id) break;
-        if (layout_.strides[next] !=
-            layout_.strides[current] * layout_.extents[current]) {
+        if (layout_.strides[next] != layout_.strides[current] * layout_.extents[current]) {
           break;
         }
         current = next;
@@ -251,12 +247,10 @@ class TensorAnalyzer {
     const int64_t runLimit = powerOfTwoDividing(run);
     std::string runReason;
     if (run % 2 != 0) {
-      runReason = name() + ": innermost contiguous extent " +
-                  std::to_string(run) + " is odd";
+      runReason = name() + ": innermost contiguous extent " + std::to_string(run) + " is odd";
     } else {
-      runReason = name() + ": innermost contiguous extent " +
-                  std::to_string(run) + " is divisible by " +
-                  std::to_string(runLimit) + " but not by " +
+      runReason = name() + ": innermost contiguous extent " + std::to_string(run) +
+                  " is divisible by " + std::to_string(runLimit) + " but not by " +
                   std::to_string(runLimit * 2);
     }
     constraints.push_back({runLimit, runReason});
@@ -266,37 +260,32 @@ class TensorAnalyzer {
       if (k >= outermostInRun && k <= position) continue;
       if (layout_.extents[k] == 1 || layout_.strides[k] == 0) continue;
       if (layout_.strides[k] < 0) {
-        constraints.push_back({1, name() + ": the stride of its " +
-                                      axisLabel(layout_, k) +
+        constraints.push_back({1, name() + ": the stride of its " + axisLabel(layout_, k) +
                                       " is unknown and not contiguous"});
         continue;
       }
       const int64_t limit = powerOfTwoDividing(layout_.strides[k]);
-      constraints.push_back(
-          {limit, name() + ": stride " + std::to_string(layout_.strides[k]) +
-                      " of " + axisLabel(layout_, k) +
-                      " is not a multiple of " + std::to_string(limit * 2)});
+      constraints.push_back({limit, name() + ": stride " + std::to_string(layout_.strides[k]) +
+                                        " of " + axisLabel(layout_, k) + " is not a multiple of " +
+                                        std::to_string(limit * 2)});
     }
 
     // Slice, pad and cat offsets inside the run.
     if (offsetElements != 0) {
       const int64_t limit = powerOfTwoDividing(offsetElements);
-      constraints.push_back(
-          {limit, name() + ": a slice, pad or cat shifts its inner run by " +
-                      std::to_string(std::llabs(offsetElements)) +
-                      " elements, not a multiple of " +
-                      std::to_string(limit * 2)});
+      constraints.push_back({limit, name() + ": a slice, pad or cat shifts its inner run by " +
+                                        std::to_string(std::llabs(offsetElements)) +
+                                        " elements, not a multiple of " +
+                                        std::to_string(limit * 2)});
     }
     return true;
   }
 
   Constraint pointerConstraint(int64_t bytes) const {
     const int64_t alignment = layout_.alignmentBytes;
-    const int64_t elements =
-        alignment >= bytes ? std::max<int64_t>(1, alignment / bytes) : 1;
-    return {elements, name() + ": data pointer aligned to " +
-                          std::to_string(alignment) + " bytes (" +
-                          std::to_string(elements) + " " +
+    const int64_t elements = alignment >= bytes ? std::max<int64_t>(1, alignment / bytes) : 1;
+    return {elements, name() + ": data pointer aligned to " + std::to_string(alignment) +
+                          " bytes (" + std::to_string(elements) + " " +
                           std::string(ir::toString(layout_.tv->dtype())) +
                           (elements == 1 ? " element)" : " elements)")};
   }
@@ -337,8 +326,7 @@ std::string VectorizationAnalysis::reason() const {
   return limiting ? limiting->reason : std::string();
 }
 
-const TensorVectorization* VectorizationAnalysis::find(
-    const std::string& tensor) const {
+const TensorVectorization* VectorizationAnalysis::find(const std::string& tensor) const {
   for (const TensorVectorization& t : tensors) {
     if (t.tensor == tensor) return &t;
   }
@@ -376,8 +364,8 @@ VectorizationAnalysis analyzeVectorization(const ir::Fusion& segment,
     int64_t factor = powerOfTwoAtMost(std::max<int64_t>(1, query.maxFactor));
     for (const TensorView* tv : tensors) {
       const MemoryLayout layout = memoryLayout(segment, tv, info);
-      TensorAnalyzer analyzer(layout, trace.find(tv), trace, query.breakPoint,
-                              query.maxFactor, narrowestBytes);
+      TensorAnalyzer analyzer(layout, trace.find(tv), trace, query.breakPoint, query.maxFactor,
+                              narrowestBytes);
       analysis.tensors.push_back(analyzer.run());
       const TensorVectorization& result = analysis.tensors.back();
       if (result.vectorized) factor = std::min(factor, result.limit);

@@ -25,19 +25,16 @@ std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
 }
 
 // The one resharding set, if that is all the segment computes.
-const ir::Expr* soleResharding(const ir::Fusion& segment,
-                               std::string* why = nullptr) {
+const ir::Expr* soleResharding(const ir::Fusion& segment, std::string* why = nullptr) {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
   if (exprs.size() != 1 || !multidevice::isReshardingSet(exprs[0])) {
     if (why != nullptr) {
-      *why = exprs.empty()
-                 ? "the segment computes nothing"
-                 : exprs.size() > 1
-                       ? "the segment has " + std::to_string(exprs.size()) +
-                             " exprs; communication takes one resharding "
-                             "set alone"
-                       : "its expr " + exprSummary(*exprs[0]) +
-                             " does not change the sharding";
+      *why = exprs.empty() ? "the segment computes nothing"
+             : exprs.size() > 1
+                 ? "the segment has " + std::to_string(exprs.size()) +
+                       " exprs; communication takes one resharding "
+                       "set alone"
+                 : "its expr " + exprSummary(*exprs[0]) + " does not change the sharding";
     }
     return nullptr;
   }
@@ -56,14 +53,12 @@ std::optional<std::string> reshardingRefusal(const ir::Fusion& segment) {
     const auto* out = expr->output(0)->as<ir::TensorView>();
     std::string collective;
     try {
-      collective = std::string(
-          multidevice::toString(multidevice::classifyResharding(in, out)));
+      collective = std::string(multidevice::toString(multidevice::classifyResharding(in, out)));
     } catch (const UserError& e) {
       collective = "unsupported: " + std::string(e.what());
     }
-    return exprSummary(*expr) + " moves data between devices (" +
-           collective + ", " + multidevice::describeSharding(in) + " -> " +
-           multidevice::describeSharding(out) +
+    return exprSummary(*expr) + " moves data between devices (" + collective + ", " +
+           multidevice::describeSharding(in) + " -> " + multidevice::describeSharding(out) +
            "); only the communication scheduler takes a resharding";
   }
   return std::nullopt;
@@ -85,8 +80,7 @@ std::optional<std::string> CommunicationScheduler::rejectCompileTime(
 
 std::optional<std::string> CommunicationScheduler::rejectRunTime(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
-  FL_ASSERT(info.evaluator != nullptr,
-            "communication's run-time check needs bound sizes");
+  FL_ASSERT(info.evaluator != nullptr, "communication's run-time check needs bound sizes");
   const ir::Expr* expr = soleResharding(segment);
   FL_ASSERT(expr != nullptr, "rejectRunTime after a failed compile-time check");
   for (const ir::Val* val : {expr->input(0), expr->output(0)}) {
@@ -96,16 +90,16 @@ std::optional<std::string> CommunicationScheduler::rejectRunTime(
     const int64_t extent = info.evaluator->evaluateExtent(sharded);
     const int64_t devices = tv->deviceMesh().size();
     if (extent % devices != 0) {
-      return tv->name() + "'s sharded axis " + sharded->toString() +
-             " has extent " + std::to_string(extent) + ", which its " +
-             std::to_string(devices) + " devices do not divide";
+      return tv->name() + "'s sharded axis " + sharded->toString() + " has extent " +
+             std::to_string(extent) + ", which its " + std::to_string(devices) +
+             " devices do not divide";
     }
   }
   return std::nullopt;
 }
 
-HeuristicParams CommunicationScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams CommunicationScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                          const SegmentRuntimeInfo& info) const {
   return std::monostate{};
 }
 
@@ -116,15 +110,14 @@ std::optional<std::string> CommunicationScheduler::rejectParams(
   return "the communication scheduler has no params";
 }
 
-report::Json CommunicationScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json CommunicationScheduler::properties(const ir::Fusion& segment,
+                                                const SegmentRuntimeInfo& info) const {
   report::Json j = report::Json::object();
   const ir::Expr* expr = soleResharding(segment);
   if (expr == nullptr) return j;
   const auto* in = expr->input(0)->as<ir::TensorView>();
   const auto* out = expr->output(0)->as<ir::TensorView>();
-  const multidevice::CommunicationType type =
-      multidevice::classifyResharding(in, out);
+  const multidevice::CommunicationType type = multidevice::classifyResharding(in, out);
   j.set("collective", std::string(multidevice::toString(type)));
   j.set("mesh", out->deviceMesh().toString());
   j.set("input_sharding", multidevice::describeSharding(in));
@@ -140,8 +133,7 @@ report::Json CommunicationScheduler::properties(
     }
     const int64_t axis = multidevice::shardedAxis(in);
     if (axis >= 0) elements /= in->deviceMesh().size();
-    j.set("bytes_per_device",
-          elements * static_cast<int64_t>(ir::sizeInBytes(in->dtype())));
+    j.set("bytes_per_device", elements * static_cast<int64_t>(ir::sizeInBytes(in->dtype())));
   }
   return j;
 }

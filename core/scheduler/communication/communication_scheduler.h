@@ -20,21 +20,18 @@ class CommunicationScheduler final : public Scheduler {
  public:
   SchedulerType type() const override { return SchedulerType::Communication; }
   //! Refuses anything but one resharding set whose collective is supported.
-  std::optional<std::string> rejectCompileTime(
-      const ir::Fusion& segment) const override;
+  std::optional<std::string> rejectCompileTime(const ir::Fusion& segment) const override;
   //! Refuses a sharded axis its mesh does not divide at these sizes.
-  std::optional<std::string> rejectRunTime(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectRunTime(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const override;
   //! No params: monostate.
-  HeuristicParams computeHeuristics(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
-  std::optional<std::string> rejectParams(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-      const HeuristicParams& params) const override;
+  HeuristicParams computeHeuristics(const ir::Fusion& segment,
+                                    const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                          const HeuristicParams& params) const override;
   //! {"collective", "mesh", "input_sharding", "output_sharding",
   //!  "input_sharded_axis", "output_sharded_axis", "bytes_per_device"}.
-  report::Json properties(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info) const override;
+  report::Json properties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
 };
 
 //! Why a scheduler other than communication refuses `segment`: it holds a

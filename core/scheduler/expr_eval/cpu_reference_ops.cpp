@@ -11,10 +11,8 @@ bool isCpuReferenceOnly(ir::ExprType type) {
     case ir::ExprType::Embedding:
     case ir::ExprType::Argsort:
     case ir::ExprType::TopK:
-    case ir::ExprType::SdpaBwd:
-      return true;
-    default:
-      return false;
+    case ir::ExprType::SdpaBwd: return true;
+    default: return false;
   }
 }
 

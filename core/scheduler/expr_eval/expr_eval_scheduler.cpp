@@ -36,16 +36,13 @@ bool isViewOp(ExprType type) {
     case ExprType::Squeeze:
     case ExprType::Slice:
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      return true;
-    default:
-      return false;
+    case ExprType::SegmentSet: return true;
+    default: return false;
   }
 }
 
 bool isLibraryCall(ExprType type) {
-  return type == ExprType::Matmul || type == ExprType::Linear ||
-         type == ExprType::Sdpa;
+  return type == ExprType::Matmul || type == ExprType::Linear || type == ExprType::Sdpa;
 }
 
 // The exprs producing tensors, in topological order; scalar arithmetic is
@@ -91,8 +88,7 @@ std::vector<int64_t> evaluatedSizes(const TensorView* tv,
 // Strides of a dense tensor laid out as its allocation domain says (the
 // stride order if any, else row-major): for an input the caller did not
 // describe.
-std::vector<int64_t> denseStrides(const TensorView* tv,
-                                  const std::vector<int64_t>& sizes) {
+std::vector<int64_t> denseStrides(const TensorView* tv, const std::vector<int64_t>& sizes) {
   const std::vector<int64_t> order = tv->strideOrder();
   if (order.size() != sizes.size()) return contiguousStrides(sizes);
   std::vector<int64_t> strides(sizes.size(), 1);
@@ -110,8 +106,7 @@ std::vector<int64_t> denseStrides(const TensorView* tv,
 // Why `layout` is not the layout `tv`'s (permuted) allocation domain
 // declares: the stride order, and the stride of each axis marked
 // contiguous. Size-1 and stride-0 (expanded) axes take any stride.
-std::optional<std::string> allocationMismatch(const TensorView* tv,
-                                              const Layout& layout) {
+std::optional<std::string> allocationMismatch(const TensorView* tv, const Layout& layout) {
   const std::vector<int64_t> order = tv->strideOrder();
   if (order.empty() || order.size() != layout.sizes.size()) return std::nullopt;
   const auto& contiguity = tv->contiguity();
@@ -126,14 +121,12 @@ std::optional<std::string> allocationMismatch(const TensorView* tv,
     if (size == 1 || stride == 0) continue;
     // contiguity is in allocation order: outermost first.
     const size_t allocationIndex = rank - 1 - position;
-    const bool contiguous = contiguity.size() == rank &&
-                            contiguity[allocationIndex].value_or(false);
+    const bool contiguous =
+        contiguity.size() == rank && contiguity[allocationIndex].value_or(false);
     if (stride < lastStride || (contiguous && stride != expected)) {
-      return tv->name() + " is declared with stride order " +
-             listString(order) + (contiguous ? " (contiguous)" : "") +
-             ", but as a view it would have sizes " +
-             listString(layout.sizes) + " and strides " +
-             listString(layout.strides) +
+      return tv->name() + " is declared with stride order " + listString(order) +
+             (contiguous ? " (contiguous)" : "") + ", but as a view it would have sizes " +
+             listString(layout.sizes) + " and strides " + listString(layout.strides) +
              ": producing that layout is a copy, which needs a kernel";
     }
     lastStride = stride;
@@ -144,9 +137,9 @@ std::optional<std::string> allocationMismatch(const TensorView* tv,
 
 // The layout of the output of view op `expr` given its input's, or why it
 // is not a view.
-std::variant<Layout, std::string> viewLayout(
-    const ir::Expr* expr, const Layout& in, const TensorView* out,
-    const ir::ExpressionEvaluator& evaluator) {
+std::variant<Layout, std::string> viewLayout(const ir::Expr* expr, const Layout& in,
+                                             const TensorView* out,
+                                             const ir::ExpressionEvaluator& evaluator) {
   Layout y;
   y.sizes = evaluatedSizes(out, evaluator);
   const size_t rank = y.sizes.size();
@@ -181,28 +174,23 @@ std::variant<Layout, std::string> viewLayout(
       for (size_t i = 0; i < rank; ++i) {
         const auto* step = expr->input(1 + 3 * i + 2)->as<ir::Scalar>();
         FL_ASSERT(step != nullptr, "slice step ", i, " is not a scalar");
-        y.strides.push_back(in.strides.at(i) *
-                            evaluator.evaluateInt(step, "a slice step"));
+        y.strides.push_back(in.strides.at(i) * evaluator.evaluateInt(step, "a slice step"));
       }
       break;
     case ExprType::Set:
-    case ExprType::SegmentSet:
-      y.strides = in.strides;
-      break;
+    case ExprType::SegmentSet: y.strides = in.strides; break;
     case ExprType::Reshape: {
       auto strides = reshapeViewStrides(in.sizes, in.strides, y.sizes);
       if (!strides) {
-        return exprSummary(*expr) + " cannot be a view: its input " +
-               expr->input(0)->name() + " has sizes " + listString(in.sizes) +
-               " and strides " + listString(in.strides) +
+        return exprSummary(*expr) + " cannot be a view: its input " + expr->input(0)->name() +
+               " has sizes " + listString(in.sizes) + " and strides " + listString(in.strides) +
                ", whose axes the reshape regroups are not contiguous with each "
                "other; the reshape is a copy, which needs a kernel";
       }
       y.strides = std::move(*strides);
       break;
     }
-    default:
-      FL_ASSERT(false, exprSummary(*expr), " is not a view op");
+    default: FL_ASSERT(false, exprSummary(*expr), " is not a view op");
   }
   FL_ASSERT(y.strides.size() == rank, exprSummary(*expr), ": ", y.strides.size(),
             " strides for rank ", rank);
@@ -211,8 +199,7 @@ std::variant<Layout, std::string> viewLayout(
 
 }  // namespace
 
-std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> ExprEvalScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   if (liveExprs(segment).empty()) {
     return "the segment has no exprs and computes nothing, which is no_op's "
            "case";
@@ -227,23 +214,26 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
   if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;
   for (const ir::Expr* expr : exprs) {
     if (isCpuReferenceOnly(expr->type())) {
-      return exprSummary(*expr) + " has no GPU kernel and runs on the CPU "
+      return exprSummary(*expr) +
+             " has no GPU kernel and runs on the CPU "
              "reference alone: expr_eval takes it only in a segment of its own";
     }
     if (isLibraryCall(expr->type())) {
-      return exprSummary(*expr) + " is a library call, which the matmul "
+      return exprSummary(*expr) +
+             " is a library call, which the matmul "
              "scheduler runs (cuBLASLt, or the attention kernel)";
     }
   }
   for (const ir::Expr* expr : exprs) {
     if (!isViewOp(expr->type())) {
-      return exprSummary(*expr) + " computes new values, which needs a "
-             "kernel; " + kWhatExprEvalTakes;
+      return exprSummary(*expr) +
+             " computes new values, which needs a "
+             "kernel; " +
+             kWhatExprEvalTakes;
     }
     for (const ir::Val* val : expr->outputs()) {
       const auto* tv = val->as<TensorView>();
-      if (tv != nullptr && tv->domain().hasAllocation() &&
-          tv->strideOrder().empty()) {
+      if (tv != nullptr && tv->domain().hasAllocation() && tv->strideOrder().empty()) {
         return exprSummary(*expr) + " gives " + tv->name() +
                " an allocation domain that splits or merges axes; a view "
                "cannot have that layout, a copy (a kernel) is needed";
@@ -253,12 +243,11 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(
   return std::nullopt;
 }
 
-std::optional<std::string> ExprEvalScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> ExprEvalScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info) const {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
   if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;  // no views
-  FL_ASSERT(info.evaluator != nullptr,
-            "expr_eval's run-time check needs bound sizes");
+  FL_ASSERT(info.evaluator != nullptr, "expr_eval's run-time check needs bound sizes");
   const ir::ExpressionEvaluator& evaluator = *info.evaluator;
 
   // Looked up by tensor, never iterated: the walk follows the exprs' order.
@@ -268,8 +257,7 @@ std::optional<std::string> ExprEvalScheduler::rejectRunTime(
     if (tv == nullptr) continue;
     Layout layout;
     layout.sizes = evaluatedSizes(tv, evaluator);
-    if (i < info.inputs.size() &&
-        info.inputs[i].strides.size() == layout.sizes.size()) {
+    if (i < info.inputs.size() && info.inputs[i].strides.size() == layout.sizes.size()) {
       layout.strides = info.inputs[i].strides;
     } else {
       layout.strides = denseStrides(tv, layout.sizes);
@@ -279,8 +267,8 @@ std::optional<std::string> ExprEvalScheduler::rejectRunTime(
   for (const ir::Expr* expr : exprs) {
     const auto* in = expr->input(0)->as<TensorView>();
     const auto* out = expr->output(0)->as<TensorView>();
-    FL_ASSERT(in != nullptr && out != nullptr && layouts.count(in) != 0,
-              exprSummary(*expr), ": a view op of an unknown tensor");
+    FL_ASSERT(in != nullptr && out != nullptr && layouts.count(in) != 0, exprSummary(*expr),
+              ": a view op of an unknown tensor");
     auto layout = viewLayout(expr, layouts.at(in), out, evaluator);
     if (auto* reason = std::get_if<std::string>(&layout)) return *reason;
     Layout& y = std::get<Layout>(layout);
@@ -292,21 +280,20 @@ std::optional<std::string> ExprEvalScheduler::rejectRunTime(
   return std::nullopt;
 }
 
-HeuristicParams ExprEvalScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams ExprEvalScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                     const SegmentRuntimeInfo& info) const {
   return std::monostate{};
 }
 
-std::optional<std::string> ExprEvalScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> ExprEvalScheduler::rejectParams(const ir::Fusion& segment,
+                                                           const SegmentRuntimeInfo& info,
+                                                           const HeuristicParams& params) const {
   if (std::holds_alternative<std::monostate>(params)) return std::nullopt;
-  return "expr_eval takes no params, but " + std::string(paramsKind(params)) +
-         " params were given";
+  return "expr_eval takes no params, but " + std::string(paramsKind(params)) + " params were given";
 }
 
-report::Json ExprEvalScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json ExprEvalScheduler::properties(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const {
   report::Json json = report::Json::object();
   const bool cpuOnly = soleCpuReferenceOp(tensorExprs(segment)) != nullptr;
   json.set("evaluation", cpuOnly ? "cpu_reference_only" : "views");

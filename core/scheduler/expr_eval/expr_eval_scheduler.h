@@ -17,24 +17,21 @@ class ExprEvalScheduler final : public Scheduler {
   //! Refuses a segment with no exprs (no_op's), a library call, the first
   //! expr that computes new values, an in-place output, and a layout
   //! change (set to a split/merged allocation domain).
-  std::optional<std::string> rejectCompileTime(
-      const ir::Fusion& segment) const override;
+  std::optional<std::string> rejectCompileTime(const ir::Fusion& segment) const override;
   //! Follows the strides of the inputs through the meta ops; refuses the
   //! first reshape that cannot be a view at these strides, and a tensor with
   //! a stride order the view does not have.
-  std::optional<std::string> rejectRunTime(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectRunTime(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const override;
   //! No params: monostate.
-  HeuristicParams computeHeuristics(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  HeuristicParams computeHeuristics(const ir::Fusion& segment,
+                                    const SegmentRuntimeInfo& info) const override;
   //! Anything but monostate is refused.
-  std::optional<std::string> rejectParams(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-      const HeuristicParams& params) const override;
+  std::optional<std::string> rejectParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                          const HeuristicParams& params) const override;
   //! {"evaluation": "views"}, or "cpu_reference_only" for a segment of an
   //! op without a GPU kernel.
-  report::Json properties(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info) const override;
+  report::Json properties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
 };
 
 }  // namespace fuserlab::scheduler

@@ -12,9 +12,9 @@ std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes) {
   return strides;
 }
 
-std::optional<std::vector<int64_t>> reshapeViewStrides(
-    const std::vector<int64_t>& oldSizes, const std::vector<int64_t>& oldStrides,
-    const std::vector<int64_t>& newSizes) {
+std::optional<std::vector<int64_t>> reshapeViewStrides(const std::vector<int64_t>& oldSizes,
+                                                       const std::vector<int64_t>& oldStrides,
+                                                       const std::vector<int64_t>& newSizes) {
   int64_t oldNumel = 1;
   for (int64_t s : oldSizes) oldNumel *= s;
   int64_t newNumel = 1;
@@ -30,13 +30,11 @@ std::optional<std::vector<int64_t>> reshapeViewStrides(
   int64_t chunkBaseStride = oldStrides.back();
   int64_t tensorNumel = 1;
   int64_t viewNumel = 1;
-  for (int64_t tensorD = static_cast<int64_t>(oldSizes.size()) - 1;
-       tensorD >= 0; --tensorD) {
+  for (int64_t tensorD = static_cast<int64_t>(oldSizes.size()) - 1; tensorD >= 0; --tensorD) {
     tensorNumel *= oldSizes[tensorD];
     const bool chunkEnds =
         tensorD == 0 ||
-        (oldSizes[tensorD - 1] != 1 &&
-         oldStrides[tensorD - 1] != tensorNumel * chunkBaseStride);
+        (oldSizes[tensorD - 1] != 1 && oldStrides[tensorD - 1] != tensorNumel * chunkBaseStride);
     if (!chunkEnds) continue;
     while (viewD >= 0 && (viewNumel < tensorNumel || newSizes[viewD] == 1)) {
       newStrides[viewD] = viewNumel * chunkBaseStride;

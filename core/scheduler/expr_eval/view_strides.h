@@ -14,9 +14,9 @@ namespace fuserlab::scheduler {
 //! none can (the reshape needs a copy). PyTorch's computeStride: a view
 //! exists when every group of old axes that the reshape merges or splits is
 //! contiguous within itself. An empty tensor views anything.
-std::optional<std::vector<int64_t>> reshapeViewStrides(
-    const std::vector<int64_t>& oldSizes, const std::vector<int64_t>& oldStrides,
-    const std::vector<int64_t>& newSizes);
+std::optional<std::vector<int64_t>> reshapeViewStrides(const std::vector<int64_t>& oldSizes,
+                                                       const std::vector<int64_t>& oldStrides,
+                                                       const std::vector<int64_t>& newSizes);
 
 //! Row-major contiguous strides of `sizes`.
 std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& sizes);

@@ -36,8 +36,7 @@ class LiveUses {
   std::vector<const Expr*> usesOf(const Val* val) const {
     std::vector<const Expr*> out;
     for (const Expr* use : val->uses()) {
-      if (position_.count(use) != 0 &&
-          std::find(out.begin(), out.end(), use) == out.end()) {
+      if (position_.count(use) != 0 && std::find(out.begin(), out.end(), use) == out.end()) {
         out.push_back(use);
       }
     }
@@ -55,7 +54,8 @@ class LiveUses {
 // The single use of `val`, or why the chain cannot continue through it.
 std::variant<const Expr*, std::string> soleUse(const LiveUses& live, const Val* val) {
   if (val->isFusionOutput()) {
-    return val->name() + " is a fusion output, so the call writes it and the "
+    return val->name() +
+           " is a fusion output, so the call writes it and the "
            "chain ends there";
   }
   const auto uses = live.usesOf(val);
@@ -87,13 +87,11 @@ bool isElementwise(const Expr* expr) {
   switch (expr->type()) {
     case ExprType::Unary:
     case ExprType::Binary:
-    case ExprType::Ternary:
-      return true;
+    case ExprType::Ternary: return true;
     case ExprType::Cast:
       return expr->output(0)->dtype() == DataType::Float ||
              expr->output(0)->dtype() == DataType::Double;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -137,8 +135,8 @@ std::optional<double> applyBinary(ir::BinaryOpType op, double a, double b) {
 }
 
 // f(x) of the region at one point; nullopt if an op has no double meaning.
-std::optional<double> evaluateAt(const std::vector<const Expr*>& exprs,
-                                 const Val* x, const Val* y, double point) {
+std::optional<double> evaluateAt(const std::vector<const Expr*>& exprs, const Val* x, const Val* y,
+                                 double point) {
   std::unordered_map<const Val*, double> values;  // looked up, never iterated
   values[x] = point;
   auto valueOf = [&](const Val* v) -> std::optional<double> {
@@ -155,12 +153,8 @@ std::optional<double> evaluateAt(const std::vector<const Expr*>& exprs,
     }
     std::optional<double> out;
     switch (expr->type()) {
-      case ExprType::Unary:
-        out = applyUnary(expr->attrs().unaryOp, in.at(0));
-        break;
-      case ExprType::Binary:
-        out = applyBinary(expr->attrs().binaryOp, in.at(0), in.at(1));
-        break;
+      case ExprType::Unary: out = applyUnary(expr->attrs().unaryOp, in.at(0)); break;
+      case ExprType::Binary: out = applyBinary(expr->attrs().binaryOp, in.at(0), in.at(1)); break;
       case ExprType::Ternary:
         if (expr->attrs().ternaryOp == ir::TernaryOpType::Where) {
           out = in.at(0) != 0 ? in.at(1) : in.at(2);
@@ -168,11 +162,8 @@ std::optional<double> evaluateAt(const std::vector<const Expr*>& exprs,
           out = std::clamp(in.at(0), in.at(1), in.at(2));
         }
         break;
-      case ExprType::Cast:
-        out = in.at(0);
-        break;
-      default:
-        break;
+      case ExprType::Cast: out = in.at(0); break;
+      default: break;
     }
     if (!out) return std::nullopt;
     values[expr->output(0)] = *out;
@@ -188,8 +179,7 @@ double erfGelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
 double relu(double x) { return x > 0 ? x : 0.0; }
 
 // The exprs of `region` that `y` depends on, in order.
-std::vector<const Expr*> ancestry(const std::vector<const Expr*>& region,
-                                  const Val* y) {
+std::vector<const Expr*> ancestry(const std::vector<const Expr*>& region, const Val* y) {
   std::unordered_set<const Val*> needed{y};  // membership only
   std::vector<const Expr*> out;
   for (size_t i = region.size(); i-- > 0;) {
@@ -224,8 +214,7 @@ std::optional<Activation> findActivation(const LiveUses& live, const Val* x) {
   std::unordered_set<const Val*> inRegion{x};  // membership only
   const Expr* def = x->definition();
   const size_t start = def != nullptr ? live.position(def) + 1 : 0;
-  for (size_t i = start; i < live.order().size() && region.size() < kMaxActivationExprs;
-       ++i) {
+  for (size_t i = start; i < live.order().size() && region.size() < kMaxActivationExprs; ++i) {
     const Expr* expr = live.order()[i];
     if (!isElementwise(expr) || expr->outputs().size() != 1 ||
         !expr->output(0)->isA<TensorView>()) {
@@ -272,8 +261,7 @@ std::optional<Activation> findActivation(const LiveUses& live, const Val* x) {
 // The bias operand `b` of add(x, b): walks back through broadcast, expand,
 // set and widening casts with one use to a tensor with one non-broadcast
 // axis, the output's last. The walked exprs go to `exprs` (consumers first).
-std::variant<const Val*, std::string> biasRoot(const LiveUses& live, const Val* x,
-                                               const Val* b,
+std::variant<const Val*, std::string> biasRoot(const LiveUses& live, const Val* x, const Val* b,
                                                std::vector<const Expr*>& exprs) {
   const auto* btv = b->as<TensorView>();
   const auto* xtv = x->as<TensorView>();
@@ -291,18 +279,18 @@ std::variant<const Val*, std::string> biasRoot(const LiveUses& live, const Val* 
     }
   }
   if (axes.back()->isBroadcast()) {
-    return b->name() + " is broadcast along the last axis; cuBLASLt's bias is "
+    return b->name() +
+           " is broadcast along the last axis; cuBLASLt's bias is "
            "a vector along it";
   }
   const Val* current = b;
   while (true) {
     const Expr* def = current->definition();
     if (def == nullptr || current->isFusionOutput()) break;
-    const bool walkable =
-        def->type() == ExprType::Broadcast || def->type() == ExprType::Expand ||
-        def->type() == ExprType::Set ||
-        (def->type() == ExprType::Cast && current->dtype() == DataType::Float &&
-         ir::isFloatingPoint(def->input(0)->dtype()));
+    const bool walkable = def->type() == ExprType::Broadcast || def->type() == ExprType::Expand ||
+                          def->type() == ExprType::Set ||
+                          (def->type() == ExprType::Cast && current->dtype() == DataType::Float &&
+                           ir::isFloatingPoint(def->input(0)->dtype()));
     if (!walkable || live.usesOf(current).size() != 1) break;
     exprs.push_back(def);
     current = def->input(0);
@@ -339,8 +327,8 @@ std::string_view toString(ActivationKind kind) {
   return "other";
 }
 
-ActivationKind classifyActivation(const std::vector<const Expr*>& exprs,
-                                  const Val* x, const Val* y) {
+ActivationKind classifyActivation(const std::vector<const Expr*>& exprs, const Val* x,
+                                  const Val* y) {
   struct Candidate {
     ActivationKind kind;
     double (*f)(double);
@@ -376,13 +364,13 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const Expr& call) {
   match.call = &call;
   const Val* result = call.output(0);
   const DataType operandDtype = call.input(0)->dtype();
-  const bool linearBias = call.type() == ExprType::Linear && call.inputs().size() > 2 &&
-                          call.input(2) != nullptr;
+  const bool linearBias =
+      call.type() == ExprType::Linear && call.inputs().size() > 2 && call.input(2) != nullptr;
   if (linearBias) {
     match.bias = call.input(2);
-    match.steps.push_back({exprSummary(call), true,
-                           "linear's bias " + call.input(2)->name() +
-                               " is cuBLASLt's BIAS epilogue"});
+    match.steps.push_back(
+        {exprSummary(call), true,
+         "linear's bias " + call.input(2)->name() + " is cuBLASLt's BIAS epilogue"});
   }
 
   // The chain, tentatively; committed below.
@@ -462,11 +450,10 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const Expr& call) {
       if (use->output(0)->dtype() == operandDtype) {
         downcast = use;
       } else {
-        match.steps.push_back(
-            {exprSummary(*use), false,
-             "cuBLASLt writes the operands' dtype (" +
-                 std::string(ir::toString(operandDtype)) + ") or Float, not " +
-                 std::string(ir::toString(use->output(0)->dtype()))});
+        match.steps.push_back({exprSummary(*use), false,
+                               "cuBLASLt writes the operands' dtype (" +
+                                   std::string(ir::toString(operandDtype)) + ") or Float, not " +
+                                   std::string(ir::toString(use->output(0)->dtype()))});
       }
     } else if (use == nullptr) {
       stop = std::get<std::string>(soleUse(live, x));
@@ -474,18 +461,18 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const Expr& call) {
   }
 
   // Commit. A widening cast stays only if the chain narrows again.
-  DataType outputDtype = downcast != nullptr ? downcast->output(0)->dtype()
-                         : activation       ? activation->output->dtype()
+  DataType outputDtype = downcast != nullptr  ? downcast->output(0)->dtype()
+                         : activation         ? activation->output->dtype()
                          : !biasExprs.empty() ? biasExprs.back()->output(0)->dtype()
                          : upcast != nullptr  ? DataType::Float
                                               : result->dtype();
   if (upcast != nullptr && downcast == nullptr) {
-    match.steps.push_back(
-        {exprSummary(*upcast), false,
-         "the chain ends in Float: computing it in the call would skip the "
-         "rounding of the " + std::string(ir::toString(result->dtype())) +
-             " matmul result that the fusion asks for; the epilogue runs in a "
-             "following kernel"});
+    match.steps.push_back({exprSummary(*upcast), false,
+                           "the chain ends in Float: computing it in the call would skip the "
+                           "rounding of the " +
+                               std::string(ir::toString(result->dtype())) +
+                               " matmul result that the fusion asks for; the epilogue runs in a "
+                               "following kernel"});
     upcast = nullptr;
     biasExprs.clear();
     biasRoot_ = nullptr;
@@ -494,11 +481,10 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const Expr& call) {
   }
   if (biasRoot_ != nullptr && biasRoot_->dtype() != outputDtype &&
       biasRoot_->dtype() != DataType::Float) {
-    match.steps.push_back(
-        {exprSummary(*biasExprs.back()), false,
-         "the bias " + biasRoot_->name() + " is " +
-             std::string(ir::toString(biasRoot_->dtype())) +
-             "; cuBLASLt takes a bias of the output's dtype or Float"});
+    match.steps.push_back({exprSummary(*biasExprs.back()), false,
+                           "the bias " + biasRoot_->name() + " is " +
+                               std::string(ir::toString(biasRoot_->dtype())) +
+                               "; cuBLASLt takes a bias of the output's dtype or Float"});
     biasExprs.clear();
     biasRoot_ = nullptr;
     activation.reset();
@@ -513,44 +499,39 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const Expr& call) {
   match.exprs.push_back(&call);
   if (upcast != nullptr) {
     match.exprs.push_back(upcast);
-    match.steps.push_back({exprSummary(*upcast), true,
-                           "the widened result is the call's fp32 accumulator"});
+    match.steps.push_back(
+        {exprSummary(*upcast), true, "the widened result is the call's fp32 accumulator"});
   }
   if (!biasExprs.empty()) {
     match.exprs.insert(match.exprs.end(), biasExprs.begin(), biasExprs.end());
     match.bias = biasRoot_;
-    match.steps.push_back({exprSummary(*biasExprs.back()), true,
-                           "a bias add of " + biasRoot_->name() +
-                               " along the last axis: cuBLASLt's BIAS epilogue"});
+    match.steps.push_back(
+        {exprSummary(*biasExprs.back()), true,
+         "a bias add of " + biasRoot_->name() + " along the last axis: cuBLASLt's BIAS epilogue"});
   }
   if (activation) {
-    match.exprs.insert(match.exprs.end(), activation->exprs.begin(),
-                       activation->exprs.end());
-    match.steps.push_back(
-        {regionSummary(activation->exprs), true,
-         std::string(toString(activation->kind)) +
-             (activation->kind == ActivationKind::TanhGelu
-                  ? ": matches cuBLASLt's GELU (tanh approximation) at every "
-                    "sample point"
-                  : ": cuBLASLt's RELU epilogue")});
+    match.exprs.insert(match.exprs.end(), activation->exprs.begin(), activation->exprs.end());
+    match.steps.push_back({regionSummary(activation->exprs), true,
+                           std::string(toString(activation->kind)) +
+                               (activation->kind == ActivationKind::TanhGelu
+                                    ? ": matches cuBLASLt's GELU (tanh approximation) at every "
+                                      "sample point"
+                                    : ": cuBLASLt's RELU epilogue")});
   }
   if (downcast != nullptr) {
     match.exprs.push_back(downcast);
     match.steps.push_back({exprSummary(*downcast), true,
-                           "the call writes " +
-                               std::string(ir::toString(outputDtype)) +
+                           "the call writes " + std::string(ir::toString(outputDtype)) +
                                " directly: no Float round trip"});
   }
-  std::sort(match.exprs.begin(), match.exprs.end(), [&](const Expr* a, const Expr* b) {
-    return live.position(a) < live.position(b);
-  });
+  std::sort(match.exprs.begin(), match.exprs.end(),
+            [&](const Expr* a, const Expr* b) { return live.position(a) < live.position(b); });
   match.output = match.exprs.back()->output(0)->as<TensorView>();
   match.outputDtype = outputDtype;
-  match.epilogue = epilogueName(match.bias != nullptr,
-                                activation ? activation->kind : ActivationKind::Other);
+  match.epilogue =
+      epilogueName(match.bias != nullptr, activation ? activation->kind : ActivationKind::Other);
   if (!stop.empty()) {
-    match.steps.push_back({"after " + match.output->name(), false,
-                           "the epilogue ends: " + stop});
+    match.steps.push_back({"after " + match.output->name(), false, "the epilogue ends: " + stop});
   }
   return match;
 }

@@ -59,7 +59,7 @@ MatmulMatch matchMatmulEpilogue(const ir::Fusion& fusion, const ir::Expr& call);
 
 //! Classifies the elementwise function from `x` to `y` made of `exprs`
 //! (topological; each reads only x, earlier outputs and constant scalars).
-ActivationKind classifyActivation(const std::vector<const ir::Expr*>& exprs,
-                                  const ir::Val* x, const ir::Val* y);
+ActivationKind classifyActivation(const std::vector<const ir::Expr*>& exprs, const ir::Val* x,
+                                  const ir::Val* y);
 
 }  // namespace fuserlab::scheduler

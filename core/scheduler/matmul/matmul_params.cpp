@@ -45,10 +45,9 @@ MatmulParams MatmulParams::fromJson(const report::Json& json) {
   ParamsJsonReader reader(json, "matmul params", kSchemaVersion);
   MatmulParams params;
   params.backend = reader.readString("backend", {"cublaslt", "attention_kernel"});
-  params.epilogue = reader.readString(
-      "epilogue", {"none", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS"});
-  params.outputDtype =
-      reader.readString("output_dtype", {"BFloat16", "Half", "Float", "Double"});
+  params.epilogue =
+      reader.readString("epilogue", {"none", "BIAS", "RELU", "RELU_BIAS", "GELU", "GELU_BIAS"});
+  params.outputDtype = reader.readString("output_dtype", {"BFloat16", "Half", "Float", "Double"});
   const report::Json* algo = json.get("algo");
   FL_CHECK(algo != nullptr && algo->isString(),
            "matmul params: field \"algo\" must be \"heuristic\" or \"heuristic:N\"");

@@ -49,8 +49,7 @@ std::string unmergedReasons(const MatmulMatch& match) {
 
 }  // namespace
 
-std::optional<std::string> MatmulScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> MatmulScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
   const ir::Expr* call = libraryCall(exprs);
   if (call == nullptr) {
@@ -86,7 +85,8 @@ std::optional<std::string> MatmulScheduler::rejectCompileTime(
   if (call->type() == ExprType::Linear && call->inputs().size() > 2) {
     const auto* bias = call->input(2)->as<ir::TensorView>();
     if (bias != nullptr && bias->rank() != 1) {
-      return exprSummary(*call) + " has a 0-dim bias; cuBLASLt's bias is a "
+      return exprSummary(*call) +
+             " has a 0-dim bias; cuBLASLt's bias is a "
              "vector along the output features";
     }
   }
@@ -101,13 +101,13 @@ std::optional<std::string> MatmulScheduler::rejectCompileTime(
   return std::nullopt;
 }
 
-std::optional<std::string> MatmulScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> MatmulScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                          const SegmentRuntimeInfo& info) const {
   return std::nullopt;
 }
 
-HeuristicParams MatmulScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams MatmulScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                   const SegmentRuntimeInfo& info) const {
   const ir::Expr* call = libraryCall(tensorExprs(segment));
   FL_ASSERT(call != nullptr, "matmul heuristics of a segment without a library call");
   MatmulParams params;
@@ -126,9 +126,9 @@ HeuristicParams MatmulScheduler::computeHeuristics(
   return params;
 }
 
-std::optional<std::string> MatmulScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> MatmulScheduler::rejectParams(const ir::Fusion& segment,
+                                                         const SegmentRuntimeInfo& info,
+                                                         const HeuristicParams& params) const {
   const auto* given = std::get_if<MatmulParams>(&params);
   if (given == nullptr) {
     return "expected matmul params, got " + std::string(paramsKind(params)) + " params";
@@ -136,10 +136,9 @@ std::optional<std::string> MatmulScheduler::rejectParams(
   const auto expected = std::get<MatmulParams>(computeHeuristics(segment, info));
   if (given->backend != expected.backend || given->epilogue != expected.epilogue ||
       given->outputDtype != expected.outputDtype) {
-    return "backend, epilogue and output dtype follow from the fusion (" +
-           expected.backend + ", " + expected.epilogue + ", " + expected.outputDtype +
-           "), but the params say " + given->backend + ", " + given->epilogue + ", " +
-           given->outputDtype;
+    return "backend, epilogue and output dtype follow from the fusion (" + expected.backend + ", " +
+           expected.epilogue + ", " + expected.outputDtype + "), but the params say " +
+           given->backend + ", " + given->epilogue + ", " + given->outputDtype;
   }
   if (heuristicIndex(given->algo) < 0) {
     return "algo must be \"heuristic\" or \"heuristic:N\", found \"" + given->algo + "\"";
@@ -163,9 +162,9 @@ report::Json MatmulScheduler::properties(const ir::Fusion& segment,
       const int64_t depth = info.evaluator->evaluateExtent(q->logicalNoReductions()[3]);
       const int64_t valueDepth = info.evaluator->evaluateExtent(v->logicalNoReductions()[3]);
       json.set("head_dimension", depth);
-      refusal = tiledAttentionRefusal(q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
-                                      info.device != nullptr ? info.device->computeCapability()
-                                                             : 80);
+      refusal =
+          tiledAttentionRefusal(q->dtype(), k->dtype(), v->dtype(), depth, valueDepth,
+                                info.device != nullptr ? info.device->computeCapability() : 80);
     }
     json.set("kernel", refusal ? "one_row" : "tiled_tensor_core");
     json.set("why", refusal

@@ -16,23 +16,20 @@ class MatmulScheduler final : public Scheduler {
   //! operands cuBLASLt does not take here (Double, a 0-dim linear bias), an
   //! sdpfa_fwd with company, an expr the epilogue matcher does not merge,
   //! and an in-place output.
-  std::optional<std::string> rejectCompileTime(
-      const ir::Fusion& segment) const override;
+  std::optional<std::string> rejectCompileTime(const ir::Fusion& segment) const override;
   //! Nothing depends on sizes: always nullopt.
-  std::optional<std::string> rejectRunTime(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectRunTime(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const override;
   //! MatmulParams: backend, the matched epilogue and output dtype, and
   //! "heuristic" as the algorithm.
-  HeuristicParams computeHeuristics(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  HeuristicParams computeHeuristics(const ir::Fusion& segment,
+                                    const SegmentRuntimeInfo& info) const override;
   //! Only the algorithm may differ from the heuristic's params: backend,
   //! epilogue and output dtype follow from the fusion.
-  std::optional<std::string> rejectParams(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-      const HeuristicParams& params) const override;
+  std::optional<std::string> rejectParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                          const HeuristicParams& params) const override;
   //! {"op", "backend", "epilogue", "epilogue_steps": [...]}.
-  report::Json properties(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info) const override;
+  report::Json properties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
 };
 
 }  // namespace fuserlab::scheduler

@@ -21,20 +21,18 @@ std::vector<const ir::Val*> computedOutputs(const ir::Fusion& segment) {
 }
 
 std::string definedBy(const ir::Val* val) {
-  return val->definition() != nullptr
-             ? " (" + exprSummary(*val->definition()) + ")"
-             : std::string();
+  return val->definition() != nullptr ? " (" + exprSummary(*val->definition()) + ")"
+                                      : std::string();
 }
 
 }  // namespace
 
-std::optional<std::string> NoOpScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> NoOpScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   for (const ir::Val* val : computedOutputs(segment)) {
     const auto* tv = val->as<ir::TensorView>();
     if (tv == nullptr) {
-      return "output " + val->name() + " is a scalar the segment computes" +
-             definedBy(val) + "; " + kWhatNoOpTakes;
+      return "output " + val->name() + " is a scalar the segment computes" + definedBy(val) + "; " +
+             kWhatNoOpTakes;
     }
     bool mayBeEmpty = false;
     std::string shape;
@@ -44,16 +42,15 @@ std::optional<std::string> NoOpScheduler::rejectCompileTime(
       shape += (shape.empty() ? "" : ", ") + extent->name();
     }
     if (!mayBeEmpty) {
-      return "output " + tv->name() + " of shape [" + shape +
-             "] is computed by the segment" + definedBy(tv) +
-             " and has no zero extent; " + kWhatNoOpTakes;
+      return "output " + tv->name() + " of shape [" + shape + "] is computed by the segment" +
+             definedBy(tv) + " and has no zero extent; " + kWhatNoOpTakes;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> NoOpScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> NoOpScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                        const SegmentRuntimeInfo& info) const {
   FL_ASSERT(info.evaluator != nullptr, "no_op's run-time check needs bound sizes");
   for (const ir::Val* val : computedOutputs(segment)) {
     const auto* tv = val->as<ir::TensorView>();
@@ -67,24 +64,23 @@ std::optional<std::string> NoOpScheduler::rejectRunTime(
     }
     if (!empty) {
       return "output " + tv->name() + " has shape [" + shape +
-             "] at these sizes (not empty) and is computed by the segment" +
-             definedBy(tv) + "; " + kWhatNoOpTakes;
+             "] at these sizes (not empty) and is computed by the segment" + definedBy(tv) + "; " +
+             kWhatNoOpTakes;
     }
   }
   return std::nullopt;
 }
 
-HeuristicParams NoOpScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams NoOpScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                 const SegmentRuntimeInfo& info) const {
   return std::monostate{};
 }
 
-std::optional<std::string> NoOpScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> NoOpScheduler::rejectParams(const ir::Fusion& segment,
+                                                       const SegmentRuntimeInfo& info,
+                                                       const HeuristicParams& params) const {
   if (std::holds_alternative<std::monostate>(params)) return std::nullopt;
-  return "no_op takes no params, but " + std::string(paramsKind(params)) +
-         " params were given";
+  return "no_op takes no params, but " + std::string(paramsKind(params)) + " params were given";
 }
 
 }  // namespace fuserlab::scheduler

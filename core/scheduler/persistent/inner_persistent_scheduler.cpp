@@ -59,30 +59,24 @@ struct RowShape {
 // Splits `chunks` vectorized chunks of a row into blockDimX threads of
 // `batch` chunks each: blocks in the preferred range first, then the least
 // padding (idle thread slots), then the smallest batch.
-RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk,
-                        bool inRegisters, const DeviceSpec& device) {
+RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk, bool inRegisters,
+                        const DeviceSpec& device) {
   const int64_t warp = device.warpSize;
   const int64_t maxThreads = device.maxThreadsPerBlock;
-  const int64_t wantedMin =
-      std::min(kPreferredMinThreads, roundUpTo(chunks, warp));
+  const int64_t wantedMin = std::min(kPreferredMinThreads, roundUpTo(chunks, warp));
   std::optional<std::tuple<int, int64_t, int64_t>> best;
   RowShape chosen;
   std::optional<RowShape> leastPerThread;
   const int64_t maxBatch = std::max(minBatch, chunks);
-  for (int64_t batch = std::max<int64_t>(1, minBatch); batch <= maxBatch;
-       ++batch) {
+  for (int64_t batch = std::max<int64_t>(1, minBatch); batch <= maxBatch; ++batch) {
     const int64_t needed = ceilDiv(chunks, batch);
-    const int64_t threads =
-        needed >= warp ? roundUpTo(needed, warp) : nextPowerOfTwo(needed);
+    const int64_t threads = needed >= warp ? roundUpTo(needed, warp) : nextPowerOfTwo(needed);
     if (threads > maxThreads) continue;
-    const bool fitsThread =
-        !inRegisters || batch * bytesPerChunk <= kMaxBufferBytesPerThread;
+    const bool fitsThread = !inRegisters || batch * bytesPerChunk <= kMaxBufferBytesPerThread;
     if (!leastPerThread) leastPerThread = RowShape{batch, threads};
     if (fitsThread) {
-      const int outOfRange =
-          threads < wantedMin || threads > kPreferredMaxThreads ? 1 : 0;
-      const auto score =
-          std::make_tuple(outOfRange, threads * batch - chunks, batch);
+      const int outOfRange = threads < wantedMin || threads > kPreferredMaxThreads ? 1 : 0;
+      const auto score = std::make_tuple(outOfRange, threads * batch - chunks, batch);
       if (!best || score < *best) {
         best = score;
         chosen = RowShape{batch, threads};
@@ -92,8 +86,7 @@ RowShape chooseRowShape(int64_t chunks, int64_t minBatch, int64_t bytesPerChunk,
     if (needed == 1 || (threads < wantedMin && best)) break;
   }
   if (best) return chosen;
-  FL_ASSERT(leastPerThread.has_value(), "no block shape for a row of ", chunks,
-            " chunks");
+  FL_ASSERT(leastPerThread.has_value(), "no block shape for a row of ", chunks, " chunks");
   return *leastPerThread;
 }
 
@@ -127,38 +120,38 @@ BufferChoice chooseBuffers(const PersistentBufferAnalysis& a) {
 // elements take a thread each), in 16-byte chunks where the kernel keeps its
 // buffers and 8-byte ones where it projects them to its inputs. `why`, if
 // given, gets the reason for the report (empty where no row is shifted).
-int64_t chooseChunkWidth(const PersistentBufferAnalysis& a, bool projected,
-                         bool inRegisters, std::string* why) {
+int64_t chooseChunkWidth(const PersistentBufferAnalysis& a, bool projected, bool inRegisters,
+                         std::string* why) {
   const int64_t aligned = a.vectorize.factor;
   const int64_t shifted = a.vectorize.shiftedRowsFactor;
   if (shifted <= aligned) return aligned;
   const int64_t length = a.extents.reductionExtent;
-  const std::string rows = "rows of " + std::to_string(length) +
-                           " elements, not a multiple of " +
+  const std::string rows = "rows of " + std::to_string(length) + " elements, not a multiple of " +
                            std::to_string(a.vectorize.dtypeFactor);
   if (!inRegisters) {
     if (why != nullptr) {
-      *why = rows + ", kept in shared memory, which has no shifted rows: "
-                    "chunks of " + std::to_string(aligned);
+      *why = rows +
+             ", kept in shared memory, which has no shifted rows: "
+             "chunks of " +
+             std::to_string(aligned);
     }
     return aligned;
   }
-  const int64_t v =
-      std::max(aligned, projected ? shifted / kProjectedShiftedRowsDivisor : shifted);
+  const int64_t v = std::max(aligned, projected ? shifted / kProjectedShiftedRowsDivisor : shifted);
   if (why != nullptr) {
-    const std::string buffers = projected
-                                    ? "the kernel projects its buffers to its inputs"
-                                    : "the kernel keeps its buffers";
+    const std::string buffers = projected ? "the kernel projects its buffers to its inputs"
+                                          : "the kernel keeps its buffers";
     if (length % v == 0) {
       *why = rows + ": chunks of " + std::to_string(v) + " (" + buffers +
              "), which divide the rows, so none is shifted";
     } else {
-      *why = rows + ": each row's chunks start at its first aligned element, "
-                    "in chunks of " + std::to_string(v) + " (" + buffers + "); " +
+      *why = rows +
+             ": each row's chunks start at its first aligned element, "
+             "in chunks of " +
+             std::to_string(v) + " (" + buffers + "); " +
              std::to_string(rowChunks(length, v, true)) +
              " whole chunks a row at most, the head and tail (up to " +
-             std::to_string(shiftedRowExtraElements(v)) +
-             " elements) one per thread";
+             std::to_string(shiftedRowExtraElements(v)) + " elements) one per thread";
     }
   }
   return v;
@@ -173,26 +166,24 @@ std::optional<std::string> InnerPersistentScheduler::rejectCompileTime(
 
 std::optional<std::string> InnerPersistentScheduler::rejectRunTime(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
-  const PersistentBufferAnalysis analysis =
-      analyzePersistentBuffers(segment, info);
+  const PersistentBufferAnalysis analysis = analyzePersistentBuffers(segment, info);
   if (auto reason = rejectNormalizationRunTime(segment, info, analysis)) {
     return reason;
   }
   const RowGatherResult gathers = findRowGathers(segment, *analysis.pattern);
-  if (auto reason = rejectRowGatherExtents(segment, *analysis.pattern,
-                                           gathers.gathers, *info.evaluator)) {
+  if (auto reason =
+          rejectRowGatherExtents(segment, *analysis.pattern, gathers.gathers, *info.evaluator)) {
     return reason;
   }
   // The heuristic's proposal must be valid, or no launch shape is.
-  if (auto reason =
-          rejectParams(segment, info, computeHeuristics(segment, info))) {
+  if (auto reason = rejectParams(segment, info, computeHeuristics(segment, info))) {
     return "no launch shape keeps these rows resident: " + *reason;
   }
   return std::nullopt;
 }
 
-HeuristicParams InnerPersistentScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams InnerPersistentScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info) const {
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
   const DeviceSpec& device = *info.device;
   ReductionParams p;
@@ -206,8 +197,7 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
-  p.vectorizationFactor =
-      chooseChunkWidth(a, p.projectPersistentBuffers, inRegisters, nullptr);
+  p.vectorizationFactor = chooseChunkWidth(a, p.projectPersistentBuffers, inRegisters, nullptr);
   // Shifted rows: the whole aligned chunks; the head and tail elements take a
   // thread each in one more pass.
   const int64_t chunks = rowChunks(reduction, p.vectorizationFactor, inRegisters);
@@ -220,8 +210,7 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   const bool oneWave =
       iteration * chunks <= static_cast<int64_t>(device.smCount) * device.maxThreadsPerSm;
   const int64_t minElements = reduction >= kLongRow && !oneWave ? kMinElementsPerThread : 1;
-  const int64_t minBatch =
-      std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
+  const int64_t minBatch = std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
   RowShape shape = chooseRowShape(chunks, minBatch, bytesPerChunk, inRegisters, device);
   const auto idleSlots = [&](const RowShape& r) { return r.threads * r.batch - chunks; };
@@ -252,19 +241,16 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(
   p.blockDimX = shape.threads;
   if (reduction % p.vectorizationFactor != 0) {
     p.blockDimX = std::max(
-        p.blockDimX,
-        roundUpTo(shiftedRowExtraElements(p.vectorizationFactor), device.warpSize));
+        p.blockDimX, roundUpTo(shiftedRowExtraElements(p.vectorizationFactor), device.warpSize));
   }
 
   // Short rows share a block, as long as the storage holds them all and
   // enough blocks remain to fill the SMs.
   const int64_t storageBytes = a.budget.bytesOf(p.persistentStorage);
   if (p.blockDimX < kPreferredMinThreads) {
-    p.blockDimY =
-        std::min(nextPowerOfTwo(iteration), kPreferredMinThreads / p.blockDimX);
-    while (p.blockDimY > 1 &&
-           (bytesPerRow * p.blockDimY > storageBytes ||
-            ceilDiv(iteration, p.blockDimY) < device.smCount)) {
+    p.blockDimY = std::min(nextPowerOfTwo(iteration), kPreferredMinThreads / p.blockDimX);
+    while (p.blockDimY > 1 && (bytesPerRow * p.blockDimY > storageBytes ||
+                               ceilDiv(iteration, p.blockDimY) < device.smCount)) {
       p.blockDimY /= 2;
     }
   }
@@ -294,54 +280,49 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
   const int64_t needed = rowChunks(length, v, shifted) * v;
   if (rowCover < needed) {
     return "block_dim_x * persistent_batch_size * vectorization_factor = " +
-           std::to_string(p->blockDimX) + " * " +
-           std::to_string(p->persistentBatchSize) + " * " + std::to_string(v) +
-           " = " + std::to_string(rowCover) + " does not cover " +
-           (shifted ? "the " + std::to_string(needed) +
-                          " elements of whole aligned chunks in a row of "
-                    : std::string("a row of ")) +
+           std::to_string(p->blockDimX) + " * " + std::to_string(p->persistentBatchSize) + " * " +
+           std::to_string(v) + " = " + std::to_string(rowCover) + " does not cover " +
+           (shifted
+                ? "the " + std::to_string(needed) + " elements of whole aligned chunks in a row of "
+                : std::string("a row of ")) +
            std::to_string(length) + " elements";
   }
   const int64_t extra = shiftedRowExtraElements(v);
   if (shifted && p->blockDimX < extra) {
-    return "vectorization_factor " + std::to_string(v) +
-           " does not divide the row length " +
-           std::to_string(a.extents.reductionExtent) +
-           ": each row's up to " + std::to_string(extra) +
+    return "vectorization_factor " + std::to_string(v) + " does not divide the row length " +
+           std::to_string(a.extents.reductionExtent) + ": each row's up to " +
+           std::to_string(extra) +
            " elements outside its aligned chunks take a thread each, but "
            "block_dim_x is " +
            std::to_string(p->blockDimX);
   }
   const int64_t rows = p->gridDimX * p->blockDimY;
   if (rows < a.extents.iterationExtent) {
-    return "grid_dim_x * block_dim_y = " + std::to_string(rows) +
-           " covers only " + std::to_string(rows) + " of the " +
-           std::to_string(a.extents.iterationExtent) + " rows";
+    return "grid_dim_x * block_dim_y = " + std::to_string(rows) + " covers only " +
+           std::to_string(rows) + " of the " + std::to_string(a.extents.iterationExtent) + " rows";
   }
-  const int64_t bytes =
-      a.sizes.bytesPerRow(p->projectPersistentBuffers) * p->blockDimY;
+  const int64_t bytes = a.sizes.bytesPerRow(p->projectPersistentBuffers) * p->blockDimY;
   const int64_t capacity = a.budget.bytesOf(p->persistentStorage);
   if (bytes > capacity) {
-    return "persistent_storage " + std::string(toString(p->persistentStorage)) +
-           " holds " + std::to_string(capacity) + " bytes per block, but " +
-           std::to_string(p->blockDimY) + " row(s) of " +
-           std::to_string(a.sizes.bytesPerRow(p->projectPersistentBuffers)) +
-           " bytes" + (p->projectPersistentBuffers ? " (projected)" : "") +
-           " need " + std::to_string(bytes);
+    return "persistent_storage " + std::string(toString(p->persistentStorage)) + " holds " +
+           std::to_string(capacity) + " bytes per block, but " + std::to_string(p->blockDimY) +
+           " row(s) of " + std::to_string(a.sizes.bytesPerRow(p->projectPersistentBuffers)) +
+           " bytes" + (p->projectPersistentBuffers ? " (projected)" : "") + " need " +
+           std::to_string(bytes);
   }
   return std::nullopt;
 }
 
-report::Json InnerPersistentScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json InnerPersistentScheduler::properties(const ir::Fusion& segment,
+                                                  const SegmentRuntimeInfo& info) const {
   report::Json json = normalizationProperties(segment, info);
   if (info.device == nullptr || info.evaluator == nullptr) return json;
   // Why the heuristic's rows are (not) shifted, and in which chunks.
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
   const BufferChoice buffers = chooseBuffers(a);
   std::string why;
-  (void)chooseChunkWidth(a, buffers.projected,
-                         buffers.storage == PersistentStorage::Registers, &why);
+  (void)chooseChunkWidth(a, buffers.projected, buffers.storage == PersistentStorage::Registers,
+                         &why);
   if (!why.empty()) json.set("shifted_rows_choice", why);
   return json;
 }

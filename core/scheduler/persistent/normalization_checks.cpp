@@ -7,14 +7,13 @@
 
 namespace fuserlab::scheduler {
 
-std::optional<std::string> rejectNormalizationCompileTime(
-    const ir::Fusion& segment, bool innermost) {
+std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segment,
+                                                          bool innermost) {
   ReductionPatternResult result = analyzeReductionPattern(segment);
   if (!result.pattern) {
-    return result.reason +
-           (result.reason == "the segment has no reduction"
-                ? ", so nothing needs to stay resident (pointwise)"
-                : "");
+    return result.reason + (result.reason == "the segment has no reduction"
+                                ? ", so nothing needs to stay resident (pointwise)"
+                                : "");
   }
   const ReductionPattern& pattern = *result.pattern;
   // An inner persistent kernel computes a row gather (cross-entropy's
@@ -31,13 +30,10 @@ std::optional<std::string> rejectNormalizationCompileTime(
   if (pattern.innermost != innermost) {
     const char* self = innermost ? "inner_persistent" : "outer_persistent";
     const char* other = innermost ? "outer_persistent" : "inner_persistent";
-    return "the reductions are over " +
-           std::string(pattern.innermost ? "the innermost" : "outer") + " " +
-           pattern.axesDescription() + " (" +
-           pattern.reductions.front().output->name() + " reduces " +
-           pattern.reference()->name() + "); " + self + " normalizes over " +
-           (innermost ? "the innermost axes" : "outer axes") + " only (" +
-           other + " takes these)";
+    return "the reductions are over " + std::string(pattern.innermost ? "the innermost" : "outer") +
+           " " + pattern.axesDescription() + " (" + pattern.reductions.front().output->name() +
+           " reduces " + pattern.reference()->name() + "); " + self + " normalizes over " +
+           (innermost ? "the innermost axes" : "outer axes") + " only (" + other + " takes these)";
   }
   const PersistentBufferInfo buffers = findPersistentBuffers(segment, pattern);
   if (!buffers.nonNormalizationBroadcast.empty()) {
@@ -49,8 +45,7 @@ std::optional<std::string> rejectNormalizationCompileTime(
         "needs to stay resident: a plain reduction (the reduction scheduler)";
     if (buffers.fullRowAfterReduction != nullptr) {
       reason += "; " + buffers.fullRowAfterReduction->name() +
-                " reads full rows only after reduction " +
-                buffers.fullRowReduction->name() +
+                " reads full rows only after reduction " + buffers.fullRowReduction->name() +
                 ", which a reduction segment followed by a pointwise one does";
     }
     return reason;
@@ -68,22 +63,20 @@ PersistentBufferAnalysis analyzeNormalization(const ir::Fusion& segment,
   return analysis;
 }
 
-std::optional<std::string> rejectNormalizationRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const PersistentBufferAnalysis& analysis) {
+std::optional<std::string> rejectNormalizationRunTime(const ir::Fusion& segment,
+                                                      const SegmentRuntimeInfo& info,
+                                                      const PersistentBufferAnalysis& analysis) {
   if (!analysis.reason.empty()) return analysis.reason;
   if (auto reason = rejectReshapeExtents(segment, *info.evaluator)) {
     return reason;
   }
-  if (auto reason = rejectUntracedTensors(segment, *analysis.pattern,
-                                          *info.evaluator)) {
+  if (auto reason = rejectUntracedTensors(segment, *analysis.pattern, *info.evaluator)) {
     return reason;
   }
   return rejectBufferBudget(analysis);
 }
 
-std::optional<std::string> rejectBufferBudget(
-    const PersistentBufferAnalysis& analysis) {
+std::optional<std::string> rejectBufferBudget(const PersistentBufferAnalysis& analysis) {
   const PersistentBufferSizes& sizes = analysis.sizes;
   const int64_t bytes = sizes.bytesPerRow(sizes.projectPersistentBuffers);
   if (analysis.budget.storageFor(bytes)) return std::nullopt;
@@ -93,21 +86,20 @@ std::optional<std::string> rejectBufferBudget(
          "and a pointwise segment read them twice instead)";
 }
 
-std::optional<std::string> rejectCommonNormalizationParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const PersistentBufferAnalysis& analysis, const ReductionParams& params) {
+std::optional<std::string> rejectCommonNormalizationParams(const ir::Fusion& segment,
+                                                           const SegmentRuntimeInfo& info,
+                                                           const PersistentBufferAnalysis& analysis,
+                                                           const ReductionParams& params) {
   const ReductionPattern& pattern = *analysis.pattern;
   if (!params.persistentKernel) {
     return std::string("persistent_kernel is not set, but ") +
-           analysis.info.buffers.front().tv->name() +
-           " must stay resident across the reduction";
+           analysis.info.buffers.front().tv->name() + " must stay resident across the reduction";
   }
   if (params.fastestDimReduction != pattern.innermost) {
     return std::string("fastest_dim_reduction is ") +
            (params.fastestDimReduction ? "true" : "false") + ", but " +
            pattern.reference()->name() + " is reduced over " +
-           (pattern.innermost ? "its innermost" : "outer") + " " +
-           pattern.axesDescription();
+           (pattern.innermost ? "its innermost" : "outer") + " " + pattern.axesDescription();
   }
   if (params.projectPersistentBuffers && !analysis.info.canProject()) {
     return "project_persistent_buffers is set, but no buffer can be "
@@ -117,8 +109,7 @@ std::optional<std::string> rejectCommonNormalizationParams(
   // Shifted rows (an inner persistent kernel in registers) allow a factor
   // that does not divide the row length.
   const int64_t maxFactor =
-      shiftsRows(params) ? std::max(analysis.vectorize.factor,
-                                    analysis.vectorize.shiftedRowsFactor)
+      shiftsRows(params) ? std::max(analysis.vectorize.factor, analysis.vectorize.shiftedRowsFactor)
                          : analysis.vectorize.factor;
   if (auto reason = rejectLaunchShape(params, *info.device, maxFactor)) {
     if (params.vectorizationFactor > maxFactor) {
@@ -134,20 +125,16 @@ std::optional<std::string> rejectCommonNormalizationParams(
   return std::nullopt;
 }
 
-report::Json normalizationProperties(const ir::Fusion& segment,
-                                     const SegmentRuntimeInfo& info) {
+report::Json normalizationProperties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
   if (info.device == nullptr || info.evaluator == nullptr) {
     return report::Json::object();
   }
-  const PersistentBufferAnalysis analysis =
-      analyzePersistentBuffers(segment, info);
+  const PersistentBufferAnalysis analysis = analyzePersistentBuffers(segment, info);
   report::Json json = analysis.toJson();
   if (analysis.reason.empty()) {
-    const int64_t bytes =
-        analysis.sizes.bytesPerRow(analysis.sizes.projectPersistentBuffers);
+    const int64_t bytes = analysis.sizes.bytesPerRow(analysis.sizes.projectPersistentBuffers);
     const auto storage = analysis.budget.storageFor(bytes);
-    json.set("persistent_storage",
-             storage ? std::string(toString(*storage)) : std::string("none"));
+    json.set("persistent_storage", storage ? std::string(toString(*storage)) : std::string("none"));
   }
   return json;
 }

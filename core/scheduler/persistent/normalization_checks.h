@@ -17,8 +17,8 @@ namespace fuserlab::scheduler {
 
 //! Compile-time refusal of a normalization scheduler that takes reductions
 //! over the innermost axes (`innermost`) or over outer ones.
-std::optional<std::string> rejectNormalizationCompileTime(
-    const ir::Fusion& segment, bool innermost);
+std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segment,
+                                                          bool innermost);
 
 //! The run-time analysis; FL_ASSERTs that the segment has a pattern (the
 //! compile-time check ran first).
@@ -27,25 +27,24 @@ PersistentBufferAnalysis analyzeNormalization(const ir::Fusion& segment,
 
 //! The run-time refusal both share: reductions of different extents, a
 //! reshape that regroups the rows, buffers over the budget.
-std::optional<std::string> rejectNormalizationRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const PersistentBufferAnalysis& analysis);
+std::optional<std::string> rejectNormalizationRunTime(const ir::Fusion& segment,
+                                                      const SegmentRuntimeInfo& info,
+                                                      const PersistentBufferAnalysis& analysis);
 
 //! Why the buffers (projected when that keeps fewer bytes) fit neither the
 //! register nor the shared memory budget, with the numbers; nullopt if they
 //! fit one of them.
-std::optional<std::string> rejectBufferBudget(
-    const PersistentBufferAnalysis& analysis);
+std::optional<std::string> rejectBufferBudget(const PersistentBufferAnalysis& analysis);
 
 //! Checks every persistent params set must pass: the kind, persistent_kernel,
 //! fastest_dim_reduction against the pattern, projection only where some
 //! buffer projects, the launch shape, 32-bit indexing.
-std::optional<std::string> rejectCommonNormalizationParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const PersistentBufferAnalysis& analysis, const ReductionParams& params);
+std::optional<std::string> rejectCommonNormalizationParams(const ir::Fusion& segment,
+                                                           const SegmentRuntimeInfo& info,
+                                                           const PersistentBufferAnalysis& analysis,
+                                                           const ReductionParams& params);
 
 //! The analysis as report properties, with the storage chosen for it.
-report::Json normalizationProperties(const ir::Fusion& segment,
-                                     const SegmentRuntimeInfo& info);
+report::Json normalizationProperties(const ir::Fusion& segment, const SegmentRuntimeInfo& info);
 
 }  // namespace fuserlab::scheduler

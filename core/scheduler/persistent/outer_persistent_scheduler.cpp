@@ -21,8 +21,8 @@ constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
 
 // Bytes one block keeps: its share of a column (the column split over
 // `gridY` blocks) for each of its `iterationThreads * vectorize` columns.
-int64_t blockBytes(int64_t bytesPerColumn, int64_t gridY,
-                   int64_t iterationThreads, int64_t vectorize) {
+int64_t blockBytes(int64_t bytesPerColumn, int64_t gridY, int64_t iterationThreads,
+                   int64_t vectorize) {
   return ceilDiv(bytesPerColumn, gridY) * iterationThreads * vectorize;
 }
 
@@ -35,13 +35,12 @@ struct GridShape {
 // The fewest blocks per column (gridY) at the widest block (down to
 // kMinIterationThreads, then to 1 if the grid must shrink to stay resident)
 // that `capacity` bytes per block hold.
-GridShape fitGrid(int64_t bytesPerColumn, int64_t columns, int64_t vectorize,
-                  int64_t capacity, const DeviceSpec& device) {
+GridShape fitGrid(int64_t bytesPerColumn, int64_t columns, int64_t vectorize, int64_t capacity,
+                  const DeviceSpec& device) {
   GridShape g;
   g.iterationThreads = std::min(kMaxIterationThreads, nextPowerOfTwo(columns));
   auto update = [&] {
-    g.gridY = ceilDiv(
-        blockBytes(bytesPerColumn, 1, g.iterationThreads, vectorize), capacity);
+    g.gridY = ceilDiv(blockBytes(bytesPerColumn, 1, g.iterationThreads, vectorize), capacity);
     g.gridX = ceilDiv(columns, g.iterationThreads);
   };
   update();
@@ -49,8 +48,7 @@ GridShape fitGrid(int64_t bytesPerColumn, int64_t columns, int64_t vectorize,
     g.iterationThreads /= 2;
     update();
   }
-  while (g.gridY > 1 && g.gridX * g.gridY > device.smCount &&
-         g.iterationThreads > 1) {
+  while (g.gridY > 1 && g.gridX * g.gridY > device.smCount && g.iterationThreads > 1) {
     g.iterationThreads /= 2;
     update();
   }
@@ -70,28 +68,25 @@ std::optional<std::string> OuterPersistentScheduler::rejectCompileTime(
 
 std::optional<std::string> OuterPersistentScheduler::rejectRunTime(
     const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
-  const PersistentBufferAnalysis analysis =
-      analyzePersistentBuffers(segment, info);
+  const PersistentBufferAnalysis analysis = analyzePersistentBuffers(segment, info);
   if (auto reason = rejectNormalizationRunTime(segment, info, analysis)) {
     return reason;
   }
-  if (auto reason =
-          rejectParams(segment, info, computeHeuristics(segment, info))) {
+  if (auto reason = rejectParams(segment, info, computeHeuristics(segment, info))) {
     return "no launch shape keeps these columns resident: " + *reason;
   }
   return std::nullopt;
 }
 
-HeuristicParams OuterPersistentScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams OuterPersistentScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info) const {
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
   const DeviceSpec& device = *info.device;
   ReductionParams p;
   p.fastestDimReduction = false;
   p.persistentKernel = true;
   p.projectPersistentBuffers = a.sizes.projectPersistentBuffers;
-  const int64_t bytesPerColumn =
-      a.sizes.bytesPerRow(p.projectPersistentBuffers);
+  const int64_t bytesPerColumn = a.sizes.bytesPerRow(p.projectPersistentBuffers);
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   p.vectorizationFactor = a.vectorize.factor;
@@ -100,11 +95,11 @@ HeuristicParams OuterPersistentScheduler::computeHeuristics(
   // Registers when a resident grid of them holds the columns, else shared
   // memory; registers again if neither does (rejectParams says why).
   p.persistentStorage = PersistentStorage::Registers;
-  GridShape g = fitGrid(bytesPerColumn, columns, p.vectorizationFactor,
-                        a.budget.registerBytes, device);
+  GridShape g =
+      fitGrid(bytesPerColumn, columns, p.vectorizationFactor, a.budget.registerBytes, device);
   if (!resident(g, device) && a.budget.sharedMemoryBytes > 0) {
-    const GridShape s = fitGrid(bytesPerColumn, columns, p.vectorizationFactor,
-                                a.budget.sharedMemoryBytes, device);
+    const GridShape s =
+        fitGrid(bytesPerColumn, columns, p.vectorizationFactor, a.budget.sharedMemoryBytes, device);
     if (resident(s, device)) {
       g = s;
       p.persistentStorage = PersistentStorage::SharedMemory;
@@ -118,13 +113,11 @@ HeuristicParams OuterPersistentScheduler::computeHeuristics(
   // Threads along the reduction: enough for the block's share of each
   // column, so a register-resident share stays within a thread's budget.
   const int64_t share = ceilDiv(reduction, p.gridDimY);
-  p.blockDimX = std::min(nextPowerOfTwo(share),
-                         std::max<int64_t>(1, kBlockThreads / p.blockDimY));
+  p.blockDimX = std::min(nextPowerOfTwo(share), std::max<int64_t>(1, kBlockThreads / p.blockDimY));
   if (p.persistentStorage == PersistentStorage::Registers) {
-    const int64_t bytes = blockBytes(bytesPerColumn, p.gridDimY, p.blockDimY,
-                                     p.vectorizationFactor);
-    while (p.blockDimX * p.blockDimY * 2 <= device.maxThreadsPerBlock &&
-           p.blockDimX < share &&
+    const int64_t bytes =
+        blockBytes(bytesPerColumn, p.gridDimY, p.blockDimY, p.vectorizationFactor);
+    while (p.blockDimX * p.blockDimY * 2 <= device.maxThreadsPerBlock && p.blockDimX < share &&
            bytes > kMaxBufferBytesPerThread * p.blockDimX * p.blockDimY) {
       p.blockDimX *= 2;
     }
@@ -159,31 +152,25 @@ std::optional<std::string> OuterPersistentScheduler::rejectParams(
   if (p == nullptr) return reason;
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
   if (auto r = rejectCommonNormalizationParams(segment, info, a, *p)) return r;
-  const int64_t reductionCover =
-      p->blockDimX * p->persistentBatchSize * p->gridDimY;
+  const int64_t reductionCover = p->blockDimX * p->persistentBatchSize * p->gridDimY;
   if (reductionCover < a.extents.reductionExtent) {
-    return "block_dim_x * persistent_batch_size * grid_dim_y = " +
-           std::to_string(reductionCover) + " does not cover the " +
-           std::to_string(a.extents.reductionExtent) +
+    return "block_dim_x * persistent_batch_size * grid_dim_y = " + std::to_string(reductionCover) +
+           " does not cover the " + std::to_string(a.extents.reductionExtent) +
            " elements each output element reduces";
   }
-  const int64_t columnCover =
-      p->gridDimX * p->blockDimY * p->vectorizationFactor;
+  const int64_t columnCover = p->gridDimX * p->blockDimY * p->vectorizationFactor;
   if (columnCover < a.extents.iterationExtent) {
-    return "grid_dim_x * block_dim_y * vectorization_factor = " +
-           std::to_string(columnCover) + " does not cover the " +
-           std::to_string(a.extents.iterationExtent) + " output elements";
+    return "grid_dim_x * block_dim_y * vectorization_factor = " + std::to_string(columnCover) +
+           " does not cover the " + std::to_string(a.extents.iterationExtent) + " output elements";
   }
-  const int64_t bytesPerColumn =
-      a.sizes.bytesPerRow(p->projectPersistentBuffers);
-  const int64_t bytes = blockBytes(bytesPerColumn, p->gridDimY, p->blockDimY,
-                                   p->vectorizationFactor);
+  const int64_t bytesPerColumn = a.sizes.bytesPerRow(p->projectPersistentBuffers);
+  const int64_t bytes =
+      blockBytes(bytesPerColumn, p->gridDimY, p->blockDimY, p->vectorizationFactor);
   const int64_t capacity = a.budget.bytesOf(p->persistentStorage);
   if (bytes > capacity) {
-    return "persistent_storage " + std::string(toString(p->persistentStorage)) +
-           " holds " + std::to_string(capacity) +
-           " bytes per block, but each block keeps " + std::to_string(bytes) +
-           " (" + std::to_string(bytesPerColumn) + " bytes per column" +
+    return "persistent_storage " + std::string(toString(p->persistentStorage)) + " holds " +
+           std::to_string(capacity) + " bytes per block, but each block keeps " +
+           std::to_string(bytes) + " (" + std::to_string(bytesPerColumn) + " bytes per column" +
            (p->projectPersistentBuffers ? " projected" : "") + ", over " +
            std::to_string(p->gridDimY) + " block(s), for " +
            std::to_string(p->blockDimY * p->vectorizationFactor) + " columns)";
@@ -205,11 +192,11 @@ std::optional<std::string> OuterPersistentScheduler::rejectParams(
   return std::nullopt;
 }
 
-report::Json OuterPersistentScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json OuterPersistentScheduler::properties(const ir::Fusion& segment,
+                                                  const SegmentRuntimeInfo& info) const {
   report::Json json = normalizationProperties(segment, info);
-  if (info.device == nullptr || rejectNormalizationRunTime(segment, info,
-                                                          analyzePersistentBuffers(segment, info))) {
+  if (info.device == nullptr ||
+      rejectNormalizationRunTime(segment, info, analyzePersistentBuffers(segment, info))) {
     return json;
   }
   // How the heuristic's column groups combine across blocks, and why.
@@ -220,7 +207,8 @@ report::Json OuterPersistentScheduler::properties(
   if (!p.crossGridReduction) {
     why = "each column group's rows fit one block: no exchange across blocks";
   } else if (p.clusterReduction) {
-    why = "each column group's " + blocks + " form a thread-block cluster and exchange partials "
+    why = "each column group's " + blocks +
+          " form a thread-block cluster and exchange partials "
           "in shared memory (one cluster barrier per reduction)";
   } else if (device.computeCapability() < 90) {
     why = device.arch() + " has no thread-block clusters: each column group's " + blocks +
@@ -230,8 +218,10 @@ report::Json OuterPersistentScheduler::properties(
           std::to_string(maxClusterBlocks(device)) + " a cluster may have on " + device.name +
           ": they meet at grid barriers";
   } else if (p.persistentStorage == PersistentStorage::SharedMemory) {
-    why = "the rows are kept in shared memory, which leaves no room for a cluster's exchange "
-          "slots: each column group's " + blocks + " meet at grid barriers";
+    why =
+        "the rows are kept in shared memory, which leaves no room for a cluster's exchange "
+        "slots: each column group's " +
+        blocks + " meet at grid barriers";
   } else {
     why = "the grid's " + std::to_string(p.gridDimX) + " clusters of " + blocks + " exceed the " +
           std::to_string(clustersAtOnce(device, p.gridDimY)) + " that " + device.name +

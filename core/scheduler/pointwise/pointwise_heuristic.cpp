@@ -55,8 +55,7 @@ struct Footprint {
   }
 };
 
-std::vector<Footprint> footprints(const ir::Fusion& segment,
-                                  const AxisTrace& trace,
+std::vector<Footprint> footprints(const ir::Fusion& segment, const AxisTrace& trace,
                                   const VectorizationAnalysis& vectorization) {
   std::vector<Footprint> out;
   const size_t rank = trace.referenceAxes().size();
@@ -79,12 +78,11 @@ std::vector<Footprint> footprints(const ir::Fusion& segment,
 
 // Bytes moved with break point `b`: a tensor that does not move along the
 // outer (inner) part is read once per element of the other part.
-int64_t transferBytes(const std::vector<Footprint>& tensors, int64_t b,
-                      int64_t outer, int64_t inner, int64_t rank) {
+int64_t transferBytes(const std::vector<Footprint>& tensors, int64_t b, int64_t outer,
+                      int64_t inner, int64_t rank) {
   int64_t total = 0;
   for (const Footprint& f : tensors) {
-    total += f.dtypeBytes * (f.movesIn(0, b) ? outer : 1) *
-             (f.movesIn(b, rank) ? inner : 1);
+    total += f.dtypeBytes * (f.movesIn(0, b) ? outer : 1) * (f.movesIn(b, rank) ? inner : 1);
   }
   return total;
 }
@@ -93,8 +91,7 @@ std::string bytesString(int64_t bytes) { return std::to_string(bytes) + " bytes"
 
 // Chooses the break point; 0 for a 1-D schedule.
 int64_t chooseBreakPoint(PointwiseDecision& d, const ir::Fusion& segment,
-                         const SegmentRuntimeInfo& info,
-                         const std::vector<Footprint>& tensors,
+                         const SegmentRuntimeInfo& info, const std::vector<Footprint>& tensors,
                          int64_t maxFactor) {
   const DeviceSpec& device = *info.device;
   const auto& shape = d.referenceShape;
@@ -104,8 +101,7 @@ int64_t chooseBreakPoint(PointwiseDecision& d, const ir::Fusion& segment,
   d.transferBytes1d = d.elements * bytesPerElement;
 
   if (rank <= 1) {
-    d.breakPointReason = "1-D: the reference " + d.reference->name() +
-                         " has a single axis";
+    d.breakPointReason = "1-D: the reference " + d.reference->name() + " has a single axis";
     return 0;
   }
   const int64_t oneWave = int64_t{device.smCount} * kThreadsPerBlock;
@@ -113,8 +109,8 @@ int64_t chooseBreakPoint(PointwiseDecision& d, const ir::Fusion& segment,
     d.breakPointReason = "1-D: " + std::to_string(d.elements) +
                          " elements are too few for a 2-D schedule (half a "
                          "wave of 128-thread blocks on " +
-                         std::to_string(device.smCount) + " SMs is " +
-                         std::to_string(oneWave / 2) + ")";
+                         std::to_string(device.smCount) + " SMs is " + std::to_string(oneWave / 2) +
+                         ")";
     return 0;
   }
 
@@ -132,30 +128,25 @@ int64_t chooseBreakPoint(PointwiseDecision& d, const ir::Fusion& segment,
       d.candidates.push_back(c);
       continue;
     }
-    const std::string split =
-        breakPointSplitsReshape(segment, info, d.reference, b);
+    const std::string split = breakPointSplitsReshape(segment, info, d.reference, b);
     if (!split.empty()) {
       c.verdict = split;
       d.candidates.push_back(c);
       continue;
     }
-    c.transferBytes =
-        transferBytes(tensors, b, c.outerElements, c.innerElements, rank);
+    c.transferBytes = transferBytes(tensors, b, c.outerElements, c.innerElements, rank);
     if (c.transferBytes * 10 >= d.transferBytes1d * 9) {
-      c.verdict = "saves less than 10% over the 1-D schedule (" +
-                  bytesString(c.transferBytes) + " vs " +
-                  bytesString(d.transferBytes1d) + ")";
+      c.verdict = "saves less than 10% over the 1-D schedule (" + bytesString(c.transferBytes) +
+                  " vs " + bytesString(d.transferBytes1d) + ")";
     } else if (best != 0 && c.transferBytes >= bestBytes) {
-      c.verdict = "moves no fewer bytes than break point " +
-                  std::to_string(best);
+      c.verdict = "moves no fewer bytes than break point " + std::to_string(best);
     } else if (ceilDiv(c.innerElements, maxFactor) <= device.warpSize) {
       c.verdict = "the inner part (" + std::to_string(c.innerElements) +
                   " elements) fills less than a warp after vectorization";
     } else {
       for (BreakPointCandidate& previous : d.candidates) {
         if (previous.verdict == "chosen") {
-          previous.verdict = "moves more bytes than break point " +
-                             std::to_string(b);
+          previous.verdict = "moves more bytes than break point " + std::to_string(b);
         }
       }
       c.verdict = "chosen";
@@ -165,15 +156,13 @@ int64_t chooseBreakPoint(PointwiseDecision& d, const ir::Fusion& segment,
     d.candidates.push_back(c);
   }
   if (best == 0) {
-    d.breakPointReason =
-        "1-D: no break point saves 10% of the bytes a 1-D schedule moves (" +
-        bytesString(d.transferBytes1d) + ")";
+    d.breakPointReason = "1-D: no break point saves 10% of the bytes a 1-D schedule moves (" +
+                         bytesString(d.transferBytes1d) + ")";
   } else {
-    d.breakPointReason =
-        "2-D at break point " + std::to_string(best) + ": tensors broadcast "
-        "along one part are read once per element of the other, " +
-        bytesString(bestBytes) + " instead of " +
-        bytesString(d.transferBytes1d);
+    d.breakPointReason = "2-D at break point " + std::to_string(best) +
+                         ": tensors broadcast "
+                         "along one part are read once per element of the other, " +
+                         bytesString(bestBytes) + " instead of " + bytesString(d.transferBytes1d);
   }
   return best;
 }
@@ -216,8 +205,7 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
     }
     // Outer broadcast (or balanced) with an inner part larger than half the
     // L2: walk the outer part fastest so the inner part stays in L2.
-    p.flipGrid = outerBytes <= innerBytes &&
-                 device.l2CacheBytes < inner * innerBytes * 2;
+    p.flipGrid = outerBytes <= innerBytes && device.l2CacheBytes < inner * innerBytes * 2;
     outerBroadcastDominated = outerBytes < innerBytes;
   } else {
     p.blockDimX = kThreadsPerBlock;
@@ -232,34 +220,28 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
     widestVectorized = std::max(widestVectorized, f.dtypeBytes);
     if (f.isInput && (b == 0 || f.movesIn(0, b))) ++vectorizedInputs;
   }
-  const double bytesInFlightPerSm = device.memoryBandwidthBytesPerSecond *
-                                    kDramLatencySeconds /
-                                    std::max(1, device.smCount);
-  d.bytesInFlightPerThread = static_cast<int64_t>(
-      bytesInFlightPerSm / std::max(1, device.maxThreadsPerSm));
+  const double bytesInFlightPerSm =
+      device.memoryBandwidthBytesPerSecond * kDramLatencySeconds / std::max(1, device.smCount);
+  d.bytesInFlightPerThread =
+      static_cast<int64_t>(bytesInFlightPerSm / std::max(1, device.maxThreadsPerSm));
   const int64_t accessBytes = vect * std::max<int64_t>(widestVectorized, 1);
-  int64_t empirical = roundDownPow2(
-      std::max<int64_t>(1, d.bytesInFlightPerThread / accessBytes));
+  int64_t empirical = roundDownPow2(std::max<int64_t>(1, d.bytesInFlightPerThread / accessBytes));
   if (empirical > 1) {
-    empirical = roundDownPow2(
-        std::max<int64_t>(1, empirical / std::max<int64_t>(1, vectorizedInputs)));
+    empirical =
+        roundDownPow2(std::max<int64_t>(1, empirical / std::max<int64_t>(1, vectorizedInputs)));
   }
   const int64_t totalBlocks =
-      b > 0 ? gridOuter * gridInner
-            : ceilDiv(d.elements, vect * kThreadsPerBlock);
+      b > 0 ? gridOuter * gridInner : ceilDiv(d.elements, vect * kThreadsPerBlock);
   const int64_t blocksPerWave =
-      std::max<int64_t>(1, device.maxThreadsPerSm / kThreadsPerBlock) *
-      device.smCount;
+      std::max<int64_t>(1, device.maxThreadsPerSm / kThreadsPerBlock) * device.smCount;
   const int64_t waves = ceilDiv(totalBlocks, blocksPerWave);
   const int64_t waveLimited = roundUpPow2(ceilDiv(waves, kTargetWaves));
   const bool divisible =
-      b > 0 ? inner % (vect * p.blockDimX) == 0
-            : d.elements % (vect * kThreadsPerBlock) == 0;
+      b > 0 ? inner % (vect * p.blockDimX) == 0 : d.elements % (vect * kThreadsPerBlock) == 0;
   int64_t unroll = std::min(empirical, waveLimited);
   std::ostringstream why;
   why << "each thread needs " << d.bytesInFlightPerThread
-      << " bytes in flight to cover DRAM latency and one access moves "
-      << accessBytes << " bytes";
+      << " bytes in flight to cover DRAM latency and one access moves " << accessBytes << " bytes";
   if (empirical == 1) {
     why << ", so no unrolling to cover it";
   } else if (waveLimited < empirical && !divisible) {
@@ -267,8 +249,7 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
     why << "; " << totalBlocks << " blocks are only " << waves
         << " wave(s) and the split is not divisible, so no unrolling";
   } else {
-    why << "; unroll " << unroll << " (" << totalBlocks << " blocks, "
-        << waves << " wave(s))";
+    why << "; unroll " << unroll << " (" << totalBlocks << " blocks, " << waves << " wave(s))";
   }
   // Inputs that do not move along the outer part are loaded once per inner
   // chunk and shared by the rows a thread unrolls (the pointwise emitter's
@@ -280,9 +261,8 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
   if (sharedInputs > 0 && outerBroadcastDominated) {
     const int64_t rowsPerThread = ceilDiv(outer, p.blockDimY);
     int64_t rows = kSharedLoadRows;
-    while (rows > 1 &&
-           (rows > rowsPerThread ||
-            ceilDiv(totalBlocks, rows) < kSharedLoadMinWaves * blocksPerWave)) {
+    while (rows > 1 && (rows > rowsPerThread ||
+                        ceilDiv(totalBlocks, rows) < kSharedLoadMinWaves * blocksPerWave)) {
       rows /= 2;
     }
     if (rows > unroll) {
@@ -313,10 +293,8 @@ bool launchShape(PointwiseDecision& d, const SegmentRuntimeInfo& info,
 
 }  // namespace
 
-std::string breakPointSplitsReshape(const ir::Fusion& segment,
-                                    const SegmentRuntimeInfo& info,
-                                    const TensorView* reference,
-                                    int64_t breakPoint) {
+std::string breakPointSplitsReshape(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                    const TensorView* reference, int64_t breakPoint) {
   const AxisTrace trace(segment, reference, info.evaluator);
   const int64_t rank = static_cast<int64_t>(trace.referenceAxes().size());
   for (const TensorView* tv : inputsAndOutputs(segment)) {
@@ -330,11 +308,11 @@ std::string breakPointSplitsReshape(const ir::Fusion& segment,
             if (inner.kind == PieceKind::Axis && inner.id == outer.id) {
               const auto& logical = tv->logicalNoReductions();
               const auto axis =
-                  std::find(logical.begin(), logical.end(), outer.id) -
-                  logical.begin();
-              return "a reshape maps axis " + std::to_string(axis) + " of " +
-                     tv->name() + " to reference axes on both sides of break "
-                     "point " + std::to_string(breakPoint);
+                  std::find(logical.begin(), logical.end(), outer.id) - logical.begin();
+              return "a reshape maps axis " + std::to_string(axis) + " of " + tv->name() +
+                     " to reference axes on both sides of break "
+                     "point " +
+                     std::to_string(breakPoint);
             }
           }
         }
@@ -344,8 +322,7 @@ std::string breakPointSplitsReshape(const ir::Fusion& segment,
   return {};
 }
 
-PointwiseDecision decidePointwise(const ir::Fusion& segment,
-                                  const SegmentRuntimeInfo& info) {
+PointwiseDecision decidePointwise(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
   FL_ASSERT(info.device != nullptr && info.evaluator != nullptr,
             "the pointwise heuristic needs a device and bound sizes");
   PointwiseDecision d;
@@ -355,8 +332,8 @@ PointwiseDecision decidePointwise(const ir::Fusion& segment,
   d.referenceShape = trace.referenceExtents();
   d.elements = 1;
   for (size_t k = 0; k < d.referenceShape.size(); ++k) {
-    FL_ASSERT(d.referenceShape[k] >= 0, "extent of axis ", k, " of ",
-              d.reference->name(), " is not bound");
+    FL_ASSERT(d.referenceShape[k] >= 0, "extent of axis ", k, " of ", d.reference->name(),
+              " is not bound");
     d.elements *= d.referenceShape[k];
   }
   for (const TensorView* tv : inputsAndOutputs(segment)) {
@@ -376,26 +353,24 @@ PointwiseDecision decidePointwise(const ir::Fusion& segment,
   query.reference = d.reference;
   query.splitWideAccesses = true;
   d.vectorization = analyzeVectorization(segment, info, query);
-  const std::vector<Footprint> tensors =
-      footprints(segment, trace, d.vectorization);
+  const std::vector<Footprint> tensors = footprints(segment, trace, d.vectorization);
 
   if (d.elements == 0) {
     d.params.vectorizationFactor = 1;
-    d.breakPointReason = "1-D: the reference " + d.reference->name() +
-                         " has no elements";
+    d.breakPointReason = "1-D: the reference " + d.reference->name() + " has no elements";
     d.unrollReason = "nothing to unroll";
     return d;
   }
 
-  const int64_t b =
-      chooseBreakPoint(d, segment, info, tensors, d.vectorization.factor);
+  const int64_t b = chooseBreakPoint(d, segment, info, tensors, d.vectorization.factor);
   if (b > 0) {
     query.breakPoint = b;
     d.vectorization = analyzeVectorization(segment, info, query);
   }
   if (!launchShape(d, info, tensors, b)) {
-    d.breakPointReason += "; but its grid exceeds 65535 blocks along y "
-                          "either way, so 1-D";
+    d.breakPointReason +=
+        "; but its grid exceeds 65535 blocks along y "
+        "either way, so 1-D";
     for (BreakPointCandidate& c : d.candidates) {
       if (c.verdict == "chosen") c.verdict = "its grid exceeds 65535 along y";
     }

@@ -61,15 +61,12 @@ struct PointwiseDecision {
 
 //! Decides the params of a pointwise `segment` (one that the pointwise
 //! checks accept) at the sizes of `info`.
-PointwiseDecision decidePointwise(const ir::Fusion& segment,
-                                  const SegmentRuntimeInfo& info);
+PointwiseDecision decidePointwise(const ir::Fusion& segment, const SegmentRuntimeInfo& info);
 
 //! Why reference break point `breakPoint` cannot be used: a reshape maps one
 //! axis of some tensor to reference axes on both sides of it. Empty if it
 //! can.
-std::string breakPointSplitsReshape(const ir::Fusion& segment,
-                                    const SegmentRuntimeInfo& info,
-                                    const ir::TensorView* reference,
-                                    int64_t breakPoint);
+std::string breakPointSplitsReshape(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                    const ir::TensorView* reference, int64_t breakPoint);
 
 }  // namespace fuserlab::scheduler

@@ -34,17 +34,16 @@ std::string paramsKindName(const HeuristicParams& params) {
 std::string str(int64_t value) { return std::to_string(value); }
 
 // Grid checks for params that passed the shape checks.
-std::optional<std::string> rejectGrid(const PointwiseParams& p,
-                                      const std::vector<int64_t>& shape) {
+std::optional<std::string> rejectGrid(const PointwiseParams& p, const std::vector<int64_t>& shape) {
   int64_t elements = 1;
   for (int64_t extent : shape) elements *= extent;
   if (elements == 0) return std::nullopt;
   if (p.breakPoint == 0) {
-    const int64_t grid = ceilDiv(
-        elements, p.blockDimX * p.vectorizationFactor * p.unrollFactorInner);
+    const int64_t grid =
+        ceilDiv(elements, p.blockDimX * p.vectorizationFactor * p.unrollFactorInner);
     if (grid > kMaxGridX) {
-      return "a 1-D grid of " + str(grid) + " blocks exceeds " +
-             str(kMaxGridX) + ": raise block_dim_x or unroll_factor_inner";
+      return "a 1-D grid of " + str(grid) + " blocks exceeds " + str(kMaxGridX) +
+             ": raise block_dim_x or unroll_factor_inner";
     }
     return std::nullopt;
   }
@@ -53,29 +52,26 @@ std::optional<std::string> rejectGrid(const PointwiseParams& p,
     inner *= shape[k];
   }
   const int64_t outer = elements / inner;
-  const int64_t gridInner = ceilDiv(
-      inner, p.blockDimX * p.vectorizationFactor * p.unrollFactorInner);
+  const int64_t gridInner =
+      ceilDiv(inner, p.blockDimX * p.vectorizationFactor * p.unrollFactorInner);
   const int64_t gridOuter = ceilDiv(outer, p.blockDimY * p.unrollFactorOuter);
   const int64_t gridY = p.flipGrid ? gridInner : gridOuter;
   const int64_t gridX = p.flipGrid ? gridOuter : gridInner;
   if (gridY > kMaxGridY) {
-    return "grid y would have " + str(gridY) + " blocks (the " +
-           (p.flipGrid ? "inner" : "outer") + " part), more than " +
-           str(kMaxGridY) + ": " +
+    return "grid y would have " + str(gridY) + " blocks (the " + (p.flipGrid ? "inner" : "outer") +
+           " part), more than " + str(kMaxGridY) + ": " +
            (p.flipGrid ? "unset flip_grid" : "set flip_grid") +
            ", or raise block_dim_y / unroll_factor_outer";
   }
   if (gridX > kMaxGridX) {
-    return "grid x would have " + str(gridX) + " blocks, more than " +
-           str(kMaxGridX);
+    return "grid x would have " + str(gridX) + " blocks, more than " + str(kMaxGridX);
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<std::string> PointwiseScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   bool tensorOutput = false;
   for (const ir::Val* val : segment.outputVals()) {
     tensorOutput = tensorOutput || val->isA<ir::TensorView>();
@@ -95,15 +91,14 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(
         return "has a " + expr->opName() + ": " + exprSummary(*expr) +
                "; matmul, linear and sdpa run as library calls (expr_eval "
                "or matmul)";
-      default:
-        break;
+      default: break;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> PointwiseScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                             const SegmentRuntimeInfo& info) const {
   const ir::TensorView* reference = largestOutput(segment, info.evaluator);
   if (reference == nullptr) return "has no tensor output";
   const AxisTrace trace(segment, reference, info.evaluator);
@@ -135,8 +130,8 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(
                  (traced->lostReason.empty() ? std::string() : ": " + traced->lostReason);
         }
         if (piece.kind == PieceKind::Indexed) {
-          return "output " + tv->name() + " is reached from the reference " +
-                 reference->name() + " only through a gather's index";
+          return "output " + tv->name() + " is reached from the reference " + reference->name() +
+                 " only through a gather's index";
         }
       }
     }
@@ -144,27 +139,24 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(
   return std::nullopt;
 }
 
-HeuristicParams PointwiseScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams PointwiseScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                      const SegmentRuntimeInfo& info) const {
   return decidePointwise(segment, info).params;
 }
 
-std::optional<std::string> PointwiseScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info,
+                                                            const HeuristicParams& params) const {
   const auto* p = std::get_if<PointwiseParams>(&params);
   if (p == nullptr) {
-    return "expected pointwise params, got " + paramsKindName(params) +
-           " params";
+    return "expected pointwise params, got " + paramsKindName(params) + " params";
   }
   if (!isPowerOfTwoUpTo16(p->vectorizationFactor)) {
-    return "vectorization_factor " + str(p->vectorizationFactor) +
-           " is not 1, 2, 4, 8 or 16";
+    return "vectorization_factor " + str(p->vectorizationFactor) + " is not 1, 2, 4, 8 or 16";
   }
   if (p->unrollFactorInner < 1 || p->unrollFactorOuter < 1) {
     return "unroll factors must be at least 1, got unroll_factor_inner " +
-           str(p->unrollFactorInner) + " and unroll_factor_outer " +
-           str(p->unrollFactorOuter);
+           str(p->unrollFactorInner) + " and unroll_factor_outer " + str(p->unrollFactorOuter);
   }
   const DeviceSpec& device = *info.device;
   if (p->blockDimX < 1 || p->blockDimY < 1 ||
@@ -180,8 +172,8 @@ std::optional<std::string> PointwiseScheduler::rejectParams(
   const std::vector<int64_t>& shape = trace.referenceExtents();
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (p->breakPoint < 0 || (p->breakPoint > 0 && p->breakPoint >= rank)) {
-    return "break_point " + str(p->breakPoint) + " is outside the reference " +
-           reference->name() + " of rank " + str(rank) +
+    return "break_point " + str(p->breakPoint) + " is outside the reference " + reference->name() +
+           " of rank " + str(rank) +
            (rank > 1 ? ": use 0 for a 1-D schedule or 1 to " + str(rank - 1)
                      : ": only 0 (a 1-D schedule) fits");
   }
@@ -191,8 +183,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(
            " need a 2-D schedule (break_point > 0); a 1-D schedule takes 1";
   }
   if (p->breakPoint > 0) {
-    const std::string split =
-        breakPointSplitsReshape(segment, info, reference, p->breakPoint);
+    const std::string split = breakPointSplitsReshape(segment, info, reference, p->breakPoint);
     if (!split.empty()) return "break_point " + str(p->breakPoint) + ": " + split;
   }
 
@@ -200,13 +191,11 @@ std::optional<std::string> PointwiseScheduler::rejectParams(
   query.reference = reference;
   query.splitWideAccesses = true;
   query.breakPoint = p->breakPoint;
-  const VectorizationAnalysis vectorization =
-      analyzeVectorization(segment, info, query);
+  const VectorizationAnalysis vectorization = analyzeVectorization(segment, info, query);
   if (vectorization.factor % p->vectorizationFactor != 0) {
-    return "vectorization_factor " + str(p->vectorizationFactor) +
-           " is more than the " + str(vectorization.factor) +
-           " the tensors allow at break point " + str(p->breakPoint) + " (" +
-           vectorization.reason() + ")";
+    return "vectorization_factor " + str(p->vectorizationFactor) + " is more than the " +
+           str(vectorization.factor) + " the tensors allow at break point " + str(p->breakPoint) +
+           " (" + vectorization.reason() + ")";
   }
   if (auto grid = rejectGrid(*p, shape)) return grid;
 
@@ -222,8 +211,8 @@ std::optional<std::string> PointwiseScheduler::rejectParams(
   return std::nullopt;
 }
 
-report::Json PointwiseScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json PointwiseScheduler::properties(const ir::Fusion& segment,
+                                            const SegmentRuntimeInfo& info) const {
   return decidePointwise(segment, info).toJson();
 }
 

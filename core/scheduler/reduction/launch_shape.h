@@ -21,9 +21,7 @@
 namespace fuserlab::scheduler {
 
 constexpr int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-constexpr int64_t roundUpTo(int64_t a, int64_t multiple) {
-  return ceilDiv(a, multiple) * multiple;
-}
+constexpr int64_t roundUpTo(int64_t a, int64_t multiple) { return ceilDiv(a, multiple) * multiple; }
 //! The smallest power of two >= x (1 for x <= 1).
 int64_t nextPowerOfTwo(int64_t x);
 //! The largest power of two <= x (1 for x <= 1).
@@ -31,8 +29,7 @@ int64_t previousPowerOfTwo(int64_t x);
 
 //! The ReductionParams in `params`, or nullptr with `reason` saying what
 //! kind of params were given instead.
-const ReductionParams* asReductionParams(const HeuristicParams& params,
-                                         std::string* reason);
+const ReductionParams* asReductionParams(const HeuristicParams& params, std::string* reason);
 
 //! Why `params` cannot launch on `device` whatever the segment: a
 //! vectorization factor that is not a power of two or exceeds
@@ -49,7 +46,6 @@ int64_t maxClusterBlocks(const DeviceSpec& device);
 int64_t clustersAtOnce(const DeviceSpec& device, int64_t blocks);
 
 std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
-                                             const DeviceSpec& device,
-                                             int64_t maxVectorizeFactor);
+                                             const DeviceSpec& device, int64_t maxVectorizeFactor);
 
 }  // namespace fuserlab::scheduler

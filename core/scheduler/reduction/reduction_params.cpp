@@ -7,8 +7,7 @@
 namespace fuserlab::scheduler {
 
 std::string_view toString(PersistentStorage storage) {
-  return storage == PersistentStorage::Registers ? "registers"
-                                                 : "shared_memory";
+  return storage == PersistentStorage::Registers ? "registers" : "shared_memory";
 }
 
 std::string ReductionParams::toString() const {
@@ -17,25 +16,20 @@ std::string ReductionParams::toString() const {
   out << "===== Reduction Parameters ========\n"
       << (fastestDimReduction ? "Red On Fastest Dim\n" : "Red On Slow Dim\n");
   if (persistentKernel) {
-    out << "Persistent Kernel (buffers in "
-        << scheduler::toString(persistentStorage) << ")\n";
+    out << "Persistent Kernel (buffers in " << scheduler::toString(persistentStorage) << ")\n";
     if (projectPersistentBuffers) out << "Project Persistent Buffers\n";
   }
   out << "Reduction Domain:" << (crossBlockReduction ? " cross block" : "")
-      << (crossGridReduction ? " cross grid" : "")
-      << (clusterReduction ? " (cluster)" : "")
-      << " vectorize " << vectorizationFactor << " unroll "
-      << unrollFactorReduction;
+      << (crossGridReduction ? " cross grid" : "") << (clusterReduction ? " (cluster)" : "")
+      << " vectorize " << vectorizationFactor << " unroll " << unrollFactorReduction;
   if (persistentKernel) out << " persistent batch " << persistentBatchSize;
   out << "\nIteration Domain: unroll " << unrollFactorIteration << "\n"
-      << "Launch Parameters: BlockDim.x = " << blockDimX
-      << ", BlockDim.y = " << blockDimY << ", GridDim.x = " << gridDimX
-      << ", GridDim.y = " << gridDimY << "\n";
+      << "Launch Parameters: BlockDim.x = " << blockDimX << ", BlockDim.y = " << blockDimY
+      << ", GridDim.x = " << gridDimX << ", GridDim.y = " << gridDimY << "\n";
   const report::Json fields = toJson();
   for (const auto& [key, value] : fields.members()) {
     if (key == "schema_version") continue;
-    out << key << ": " << (value.isString() ? value.asString() : value.dump(-1))
-        << "\n";
+    out << key << ": " << (value.isString() ? value.asString() : value.dump(-1)) << "\n";
   }
   out << "====================================\n";
   return out.str();
@@ -47,8 +41,7 @@ report::Json ReductionParams::toJson() const {
   json.set("fastest_dim_reduction", fastestDimReduction);
   json.set("persistent_kernel", persistentKernel);
   json.set("project_persistent_buffers", projectPersistentBuffers);
-  json.set("persistent_storage",
-           std::string(scheduler::toString(persistentStorage)));
+  json.set("persistent_storage", std::string(scheduler::toString(persistentStorage)));
   json.set("vectorization_factor", vectorizationFactor);
   json.set("persistent_batch_size", persistentBatchSize);
   json.set("unroll_factor_reduction", unrollFactorReduction);
@@ -70,11 +63,9 @@ ReductionParams ReductionParams::fromJson(const report::Json& json) {
   ReductionParams params;
   params.fastestDimReduction = reader.readBool("fastest_dim_reduction");
   params.persistentKernel = reader.readBool("persistent_kernel");
-  params.projectPersistentBuffers =
-      reader.readBool("project_persistent_buffers");
+  params.projectPersistentBuffers = reader.readBool("project_persistent_buffers");
   params.persistentStorage =
-      reader.readString("persistent_storage", {"registers", "shared_memory"}) ==
-              "registers"
+      reader.readString("persistent_storage", {"registers", "shared_memory"}) == "registers"
           ? PersistentStorage::Registers
           : PersistentStorage::SharedMemory;
   params.vectorizationFactor = reader.readInt("vectorization_factor", 1);
@@ -98,8 +89,7 @@ uint64_t ReductionParams::hash() const {
   ParamsHasher hasher("reduction");
   // Added after schema version 1: params without it keep their hash.
   if (clusterReduction) hasher.add(int64_t{0x636c7573});
-  return hasher
-      .add(kSchemaVersion)
+  return hasher.add(kSchemaVersion)
       .add(fastestDimReduction)
       .add(persistentKernel)
       .add(projectPersistentBuffers)

@@ -76,9 +76,7 @@ inline bool shiftsRows(const ReductionParams& params) {
 
 //! The most elements of a shifted row outside its aligned chunks of
 //! `vectorize` (head and tail): one thread each, so block_dim_x must reach it.
-inline int64_t shiftedRowExtraElements(int64_t vectorize) {
-  return 2 * vectorize - 2;
-}
+inline int64_t shiftedRowExtraElements(int64_t vectorize) { return 2 * vectorize - 2; }
 
 //! The chunks of `vectorize` elements a block's threads hold for each row of
 //! `rowLength` elements: every chunk, the last one partial, or for shifted

@@ -87,8 +87,7 @@ Analysis analyze(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
             "the reduction scheduler needs a device and sizes");
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   FL_ASSERT(pattern.pattern.has_value(),
-            "the reduction scheduler was asked about a segment it refused: ",
-            pattern.reason);
+            "the reduction scheduler was asked about a segment it refused: ", pattern.reason);
   Analysis a{*pattern.pattern, {}, {}};
   ReductionExtentsResult extents = reductionExtents(a.pattern, *info.evaluator);
   FL_ASSERT(extents.reason.empty(), extents.reason);
@@ -102,11 +101,9 @@ Analysis analyze(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
 
 // Loads in flight per thread reach 16 bytes: unroll what vectorization could
 // not cover (an odd extent leaves vectorization at 1).
-int64_t unrollFor(int64_t vectorize, int64_t maxVectorize16Bytes,
-                  int64_t serialIterations) {
+int64_t unrollFor(int64_t vectorize, int64_t maxVectorize16Bytes, int64_t serialIterations) {
   const int64_t wanted = std::max<int64_t>(1, maxVectorize16Bytes / vectorize);
-  return std::min(wanted,
-                  previousPowerOfTwo(std::max<int64_t>(1, serialIterations)));
+  return std::min(wanted, previousPowerOfTwo(std::max<int64_t>(1, serialIterations)));
 }
 
 ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
@@ -125,11 +122,9 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
   const int64_t loads = !a.welford && p.vectorizationFactor < a.vectorize.dtypeFactor
                             ? kNarrowInnerLoadsPerThread
                             : kInnerLoadsPerThread;
-  const int64_t spread = std::max(
-      std::min<int64_t>(32, nextPowerOfTwo(afterVect)),
-      nextPowerOfTwo(ceilDiv(afterVect, loads)));
-  p.blockDimX = std::min(
-      a.welford ? kMaxInnerWelfordThreads : kMaxInnerReductionThreads, spread);
+  const int64_t spread = std::max(std::min<int64_t>(32, nextPowerOfTwo(afterVect)),
+                                  nextPowerOfTwo(ceilDiv(afterVect, loads)));
+  p.blockDimX = std::min(a.welford ? kMaxInnerWelfordThreads : kMaxInnerReductionThreads, spread);
   // A Welford row of up to kMaxInnerReductionThreads chunks, with rows
   // enough to fill the SMs: a chunk per thread, so each block holds its row
   // whole and the emitter takes two passes over the registers (two float
@@ -146,25 +141,24 @@ ReductionParams innerHeuristic(const Analysis& a, const DeviceSpec& device) {
     }
   }
   if (p.blockDimX < kMinBlockThreads) {
-    p.blockDimY =
-        std::min(nextPowerOfTwo(iteration), kMinBlockThreads / p.blockDimX);
+    p.blockDimY = std::min(nextPowerOfTwo(iteration), kMinBlockThreads / p.blockDimX);
   }
   p.gridDimX = ceilDiv(iteration, p.blockDimY);
   int64_t serial = ceilDiv(afterVect, p.blockDimX);
   // Too few rows to fill the SMs and long rows: split each row over blocks.
   if (p.gridDimX < device.smCount && serial >= 2 * kMinSerialPerGridBlock) {
-    p.gridDimY = std::min<int64_t>({ceilDiv(device.smCount, p.gridDimX),
-                                    serial / kMinSerialPerGridBlock, 65535});
+    p.gridDimY = std::min<int64_t>(
+        {ceilDiv(device.smCount, p.gridDimX), serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     serial = ceilDiv(serial, p.gridDimY);
   }
-  p.unrollFactorReduction = std::max(
-      unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
-      std::min(loads, previousPowerOfTwo(std::max<int64_t>(1, serial))));
+  p.unrollFactorReduction =
+      std::max(unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
+               std::min(loads, previousPowerOfTwo(std::max<int64_t>(1, serial))));
   if (a.welford) {
-    p.unrollFactorReduction = std::min(
-        std::max<int64_t>(1, kWelfordChunkElements / p.vectorizationFactor),
-        previousPowerOfTwo(std::max<int64_t>(1, serial)));
+    p.unrollFactorReduction =
+        std::min(std::max<int64_t>(1, kWelfordChunkElements / p.vectorizationFactor),
+                 previousPowerOfTwo(std::max<int64_t>(1, serial)));
   }
   if (wholeRowUnroll > 0) p.unrollFactorReduction = wholeRowUnroll;
   p.crossBlockReduction = p.blockDimX > 1;
@@ -189,17 +183,17 @@ struct ClusterSplit {
   std::string why;  //!< for the report's properties
 };
 
-ClusterSplit clusterSplit(int64_t columnGroups, int64_t blockThreads,
-                          int64_t workspaceSplit, const DeviceSpec& device) {
+ClusterSplit clusterSplit(int64_t columnGroups, int64_t blockThreads, int64_t workspaceSplit,
+                          const DeviceSpec& device) {
   ClusterSplit c;
   if (device.computeCapability() < 90) {
-    c.why = device.arch() + " has no thread-block clusters: " +
-            std::to_string(workspaceSplit) + " splits through the workspace";
+    c.why = device.arch() + " has no thread-block clusters: " + std::to_string(workspaceSplit) +
+            " splits through the workspace";
     return c;
   }
-  c.split = std::min<int64_t>(
-      {workspaceSplit, int64_t{kPortableClusterBlocks},
-       kMaxClusterThreadsPerSm * device.smCount / (columnGroups * blockThreads)});
+  c.split =
+      std::min<int64_t>({workspaceSplit, int64_t{kPortableClusterBlocks},
+                         kMaxClusterThreadsPerSm * device.smCount / (columnGroups * blockThreads)});
   const int64_t blocks = columnGroups * c.split;
   const std::string shape = std::to_string(columnGroups) + " column groups x " +
                             std::to_string(c.split) + " = " + std::to_string(blocks) +
@@ -208,12 +202,13 @@ ClusterSplit clusterSplit(int64_t columnGroups, int64_t blockThreads,
                             std::to_string(kMaxClusterThreadsPerSm) + " threads per SM";
   if (c.split < kMinClusterSplit) {
     c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", at most " +
-            std::to_string(kMaxClusterThreadsPerSm) + " threads per SM) split too little: " +
-            std::to_string(workspaceSplit) + " splits through the workspace";
+            std::to_string(kMaxClusterThreadsPerSm) +
+            " threads per SM) split too little: " + std::to_string(workspaceSplit) +
+            " splits through the workspace";
   } else if (blocks * blockThreads < kMinClusterThreadsPerSm * device.smCount) {
     c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ") leave under " +
-            std::to_string(kMinClusterThreadsPerSm) + " threads per SM: " +
-            std::to_string(workspaceSplit) + " splits through the workspace";
+            std::to_string(kMinClusterThreadsPerSm) +
+            " threads per SM: " + std::to_string(workspaceSplit) + " splits through the workspace";
   } else {
     c.take = true;
     c.why = "clusters of " + std::to_string(c.split) + " (" + shape + ", " + range +
@@ -237,15 +232,15 @@ std::optional<ReductionParams> outerShape(const Analysis& a, const DeviceSpec& d
   const int64_t columns = ceilDiv(iteration, p.vectorizationFactor);
   // blockDimY: threads along the kept axis; blockDimX: along the reduction.
   p.blockDimY = std::min(columnThreads, nextPowerOfTwo(columns));
-  p.blockDimX = std::min(nextPowerOfTwo(reduction),
-                         std::max<int64_t>(1, blockThreads / p.blockDimY));
+  p.blockDimX =
+      std::min(nextPowerOfTwo(reduction), std::max<int64_t>(1, blockThreads / p.blockDimY));
   p.gridDimX = ceilDiv(columns, p.blockDimY);
   int64_t serial = ceilDiv(reduction, p.blockDimX);
   const int64_t targetBlocks = kOuterBlocksPerSm * device.smCount;
   std::string why = "the reduction is not split across blocks";
   if (p.gridDimX < targetBlocks && serial >= 2 * kMinSerialPerGridBlock) {
-    p.gridDimY = std::min<int64_t>({targetBlocks / p.gridDimX,
-                                    serial / kMinSerialPerGridBlock, 65535});
+    p.gridDimY =
+        std::min<int64_t>({targetBlocks / p.gridDimX, serial / kMinSerialPerGridBlock, 65535});
     p.crossGridReduction = p.gridDimY > 1;
     if (p.crossGridReduction) {
       const ClusterSplit cluster =
@@ -262,8 +257,7 @@ std::optional<ReductionParams> outerShape(const Analysis& a, const DeviceSpec& d
   if (clusterWhy != nullptr) *clusterWhy = why;
   // Each unrolled step is a separate row: independent loads in flight.
   p.unrollFactorReduction = std::min(
-      kOuterLoadsInFlight *
-          unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
+      kOuterLoadsInFlight * unrollFor(p.vectorizationFactor, a.vectorize.dtypeFactor, serial),
       previousPowerOfTwo(std::max<int64_t>(1, serial)));
   p.crossBlockReduction = p.blockDimX > 1;
   return p;
@@ -290,11 +284,11 @@ ReductionParams outerWelfordHeuristic(const Analysis& a, const DeviceSpec& devic
                                       std::string* clusterWhy) {
   Analysis narrower = a;
   narrower.vectorize.factor = std::min(a.vectorize.factor, kMaxOuterWelfordVectorize);
-  const std::string lanes =
-      narrower.vectorize.factor < a.vectorize.factor
-          ? " (var_mean: " + std::to_string(narrower.vectorize.factor) + " lanes a thread, not " +
-                std::to_string(a.vectorize.factor) + ")"
-          : "";
+  const std::string lanes = narrower.vectorize.factor < a.vectorize.factor
+                                ? " (var_mean: " + std::to_string(narrower.vectorize.factor) +
+                                      " lanes a thread, not " + std::to_string(a.vectorize.factor) +
+                                      ")"
+                                : "";
   std::string why;
   for (const auto& [columnThreads, blockThreads] :
        {std::pair<int64_t, int64_t>{kWideClusterColumnThreads, kWideClusterBlockThreads},
@@ -308,8 +302,8 @@ ReductionParams outerWelfordHeuristic(const Analysis& a, const DeviceSpec& devic
     }
     if (why.empty()) why = shapeWhy;
   }
-  ReductionParams p = *outerShape(narrower, device, kMaxOuterIterationThreads,
-                                  kOuterBlockThreads, /*clusterOnly=*/false, &why);
+  ReductionParams p = *outerShape(narrower, device, kMaxOuterIterationThreads, kOuterBlockThreads,
+                                  /*clusterOnly=*/false, &why);
   if (clusterWhy != nullptr) *clusterWhy = why + lanes;
   return p;
 }
@@ -359,25 +353,22 @@ std::optional<std::string> rejectChainedReductions(const ReductionPattern& patte
 
 }  // namespace
 
-std::optional<std::string> ReductionScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> ReductionScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   if (!pattern.pattern) return pattern.reason;
   if (auto reason = rejectUnsupportedReductionOps(segment, *pattern.pattern)) {
     return reason;
   }
   if (auto reason = rejectChainedReductions(*pattern.pattern)) return reason;
-  const PersistentBufferInfo buffers =
-      findPersistentBuffers(segment, *pattern.pattern);
+  const PersistentBufferInfo buffers = findPersistentBuffers(segment, *pattern.pattern);
   if (!buffers.buffers.empty()) {
     const PersistentBuffer& b = buffers.buffers.front();
-    return b.tv->name() + " is used both by the reduction " +
-           b.reduction->name() + " and after it by " + b.usedAfterBy->name() +
+    return b.tv->name() + " is used both by the reduction " + b.reduction->name() +
+           " and after it by " + b.usedAfterBy->name() +
            ": a persistent buffer is needed (persistent schedulers)";
   }
   if (buffers.fullRowAfterReduction != nullptr) {
-    return buffers.fullRowAfterReduction->name() +
-           " combines the result of reduction " +
+    return buffers.fullRowAfterReduction->name() + " combines the result of reduction " +
            buffers.fullRowReduction->name() +
            ", broadcast back along its reduced axes, with full rows: a "
            "reduction kernel ends at its reduction, so the ops after it "
@@ -386,13 +377,12 @@ std::optional<std::string> ReductionScheduler::rejectCompileTime(
   return std::nullopt;
 }
 
-std::optional<std::string> ReductionScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> ReductionScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                             const SegmentRuntimeInfo& info) const {
   FL_ASSERT(info.evaluator != nullptr, "run-time checks need sizes");
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   if (!pattern.pattern) return pattern.reason;
-  ReductionExtentsResult extents =
-      reductionExtents(*pattern.pattern, *info.evaluator);
+  ReductionExtentsResult extents = reductionExtents(*pattern.pattern, *info.evaluator);
   if (!extents.reason.empty()) return extents.reason;
   if (auto reason = rejectReshapeExtents(segment, *info.evaluator)) {
     return reason;
@@ -400,19 +390,19 @@ std::optional<std::string> ReductionScheduler::rejectRunTime(
   return rejectUntracedTensors(segment, *pattern.pattern, *info.evaluator);
 }
 
-HeuristicParams ReductionScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams ReductionScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                      const SegmentRuntimeInfo& info) const {
   const Analysis a = analyze(segment, info);
-  ReductionParams p = a.pattern.innermost ? innerHeuristic(a, *info.device)
-                                          : outerHeuristic(a, *info.device);
+  ReductionParams p =
+      a.pattern.innermost ? innerHeuristic(a, *info.device) : outerHeuristic(a, *info.device);
   p.persistentKernel = false;
   p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
   return p;
 }
 
-std::optional<std::string> ReductionScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> ReductionScheduler::rejectParams(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info,
+                                                            const HeuristicParams& params) const {
   std::string reason;
   const ReductionParams* p = asReductionParams(params, &reason);
   if (p == nullptr) return reason;
@@ -423,11 +413,9 @@ std::optional<std::string> ReductionScheduler::rejectParams(
         "scheduler keeps nothing resident");
   }
   if (p->fastestDimReduction != a.pattern.innermost) {
-    return std::string("fastest_dim_reduction is ") +
-           (p->fastestDimReduction ? "true" : "false") + ", but " +
-           a.pattern.reference()->name() + " is reduced over " +
-           (a.pattern.innermost ? "its innermost" : "outer") + " " +
-           a.pattern.axesDescription();
+    return std::string("fastest_dim_reduction is ") + (p->fastestDimReduction ? "true" : "false") +
+           ", but " + a.pattern.reference()->name() + " is reduced over " +
+           (a.pattern.innermost ? "its innermost" : "outer") + " " + a.pattern.axesDescription();
   }
   if (auto r = rejectLaunchShape(*p, *info.device, a.vectorize.factor)) {
     if (p->vectorizationFactor > a.vectorize.factor) {
@@ -443,25 +431,22 @@ std::optional<std::string> ReductionScheduler::rejectParams(
   const int64_t iteration = a.extents.iterationExtent;
   // Each block walks groups of block_dim_y * unroll_factor_iteration rows
   // (columns: times the vector width) until the grid has covered them all.
-  const int64_t covered =
-      p->gridDimX * p->blockDimY * p->unrollFactorIteration *
-      (a.pattern.innermost ? 1 : p->vectorizationFactor);
+  const int64_t covered = p->gridDimX * p->blockDimY * p->unrollFactorIteration *
+                          (a.pattern.innermost ? 1 : p->vectorizationFactor);
   if (covered < iteration) {
-    return "the grid covers " + std::to_string(covered) + " of the " +
-           std::to_string(iteration) +
+    return "the grid covers " + std::to_string(covered) + " of the " + std::to_string(iteration) +
            " output elements (grid_dim_x * block_dim_y * unroll_factor_iteration" +
            (a.pattern.innermost ? "" : " * vectorization_factor") + ")";
   }
   return std::nullopt;
 }
 
-report::Json ReductionScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json ReductionScheduler::properties(const ir::Fusion& segment,
+                                            const SegmentRuntimeInfo& info) const {
   report::Json json = report::Json::object();
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   if (!pattern.pattern || info.evaluator == nullptr) return json;
-  ReductionExtentsResult extents =
-      reductionExtents(*pattern.pattern, *info.evaluator);
+  ReductionExtentsResult extents = reductionExtents(*pattern.pattern, *info.evaluator);
   if (!extents.reason.empty()) return json;
   const VectorizeLimit vectorize =
       maxVectorizeFactor(segment, *pattern.pattern, extents.extents, info);
@@ -469,8 +454,7 @@ report::Json ReductionScheduler::properties(
   json.set("iteration_extent", extents.extents.iterationExtent);
   json.set("fastest_dim_reduction", pattern.pattern->innermost);
   json.set("reduced_axes", report::Json::arrayOf(pattern.pattern->axes));
-  json.set("reductions",
-           static_cast<int64_t>(pattern.pattern->reductions.size()));
+  json.set("reductions", static_cast<int64_t>(pattern.pattern->reductions.size()));
   json.set("max_allowed_vectorize_factor", vectorize.factor);
   json.set("vectorize_limited_by", vectorize.limitedBy);
   if (!pattern.pattern->innermost && info.device != nullptr) {

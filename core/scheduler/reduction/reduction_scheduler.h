@@ -18,23 +18,20 @@ class ReductionScheduler final : public Scheduler {
   //! Refuses segments without a reduction, with reductions over different
   //! axes, with ops a reduction kernel cannot contain, and any that needs a
   //! persistent buffer or combines a reduction's result with full rows.
-  std::optional<std::string> rejectCompileTime(
-      const ir::Fusion& segment) const override;
+  std::optional<std::string> rejectCompileTime(const ir::Fusion& segment) const override;
   //! Refuses reductions of different extents at these sizes.
-  std::optional<std::string> rejectRunTime(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectRunTime(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const override;
   //! ReductionParams with persistentKernel false.
-  HeuristicParams computeHeuristics(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  HeuristicParams computeHeuristics(const ir::Fusion& segment,
+                                    const SegmentRuntimeInfo& info) const override;
   //! Checks the kind, vectorization (power of two, within the allowed
   //! factor), block size and grid limits.
-  std::optional<std::string> rejectParams(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-      const HeuristicParams& params) const override;
+  std::optional<std::string> rejectParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                          const HeuristicParams& params) const override;
   //! reduction_extent, iteration_extent, fastest_dim_reduction,
   //! max_allowed_vectorize_factor and what limits it.
-  report::Json properties(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info) const override;
+  report::Json properties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
 };
 
 }  // namespace fuserlab::scheduler

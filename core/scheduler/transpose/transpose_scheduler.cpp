@@ -75,8 +75,8 @@ int64_t referenceAxisWalking(const TensorTrace& trace, const IterDomain* axis) {
 struct Groups {
   const TensorView* reference = nullptr;
   std::vector<int64_t> referenceExtents;  // -1 where unknown
-  int64_t innerAxis2 = -1;  // the reference's innermost axis (group 2)
-  int64_t innerAxis1 = -1;  // group 1's innermost axis
+  int64_t innerAxis2 = -1;                // the reference's innermost axis (group 2)
+  int64_t innerAxis1 = -1;                // group 1's innermost axis
   std::vector<const TensorView*> group1;
   std::vector<const TensorView*> group2;
   std::string refusal;  // why this is not a transpose
@@ -96,8 +96,7 @@ Groups findGroups(const ir::Fusion& segment, const SegmentRuntimeInfo* info) {
   const AxisTrace trace(segment, g.reference, evaluator);
   g.referenceExtents = trace.referenceExtents();
   const TensorTrace* refTrace = trace.find(g.reference);
-  g.innerAxis2 = referenceAxisWalking(
-      *refTrace, innermostAxis(segment, g.reference, info));
+  g.innerAxis2 = referenceAxisWalking(*refTrace, innermostAxis(segment, g.reference, info));
   if (g.innerAxis2 < 0) {
     g.refusal = "no transpose: the reference " + g.reference->name() +
                 " has no axis it moves along in memory";
@@ -120,17 +119,17 @@ Groups findGroups(const ir::Fusion& segment, const SegmentRuntimeInfo* info) {
       g.innerAxis1 = k;
       g.group1.push_back(tv);
     } else {
-      g.refusal = "no transpose the tiles can do: " + g.group1.front()->name() +
-                  ", " + tv->name() + " and " + g.reference->name() +
-                  " each have another innermost axis (reference axes " +
-                  str(g.innerAxis1) + ", " + str(k) + " and " +
-                  str(g.innerAxis2) + "); a tile transposes two";
+      g.refusal = "no transpose the tiles can do: " + g.group1.front()->name() + ", " + tv->name() +
+                  " and " + g.reference->name() +
+                  " each have another innermost axis (reference axes " + str(g.innerAxis1) + ", " +
+                  str(k) + " and " + str(g.innerAxis2) + "); a tile transposes two";
       return g;
     }
   }
   if (g.group1.empty()) {
-    g.refusal = "no transpose: every input and output has the same innermost "
-                "axis";
+    g.refusal =
+        "no transpose: every input and output has the same innermost "
+        "axis";
   }
   return g;
 }
@@ -151,8 +150,7 @@ int64_t stagedBytes(const Groups& g) {
 }
 
 // Each group vectorized along its own innermost axis, within a tile.
-VectorizationAnalysis groupVectorization(const ir::Fusion& segment,
-                                         const SegmentRuntimeInfo& info,
+VectorizationAnalysis groupVectorization(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                                          const std::vector<const TensorView*>& group,
                                          int64_t maxFactor) {
   VectorizationQuery query;
@@ -181,8 +179,7 @@ Decision decide(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
   Decision d;
   d.groups = findGroups(segment, &info);
   FL_ASSERT(d.groups.refusal.empty(),
-            "the transpose heuristic was asked about a segment it refused: ",
-            d.groups.refusal);
+            "the transpose heuristic was asked about a segment it refused: ", d.groups.refusal);
   const Groups& g = d.groups;
   const DeviceSpec& device = *info.device;
   int64_t widest = 0;
@@ -200,21 +197,22 @@ Decision decide(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
     d.tileReason = "32x32 tiles: the widest dtype has " + str(widest) +
                    " bytes (64x64 tiles are for 2-byte dtypes)";
   } else if (g.extent1() < kLargeTile || g.extent2() < kLargeTile) {
-    d.tileReason = "32x32 tiles: inner extents " + str(g.extent1()) + " and " +
-                   str(g.extent2()) + " do not both fill a 64-wide tile";
+    d.tileReason = "32x32 tiles: inner extents " + str(g.extent1()) + " and " + str(g.extent2()) +
+                   " do not both fill a 64-wide tile";
   } else if (largeTileBytes > device.sharedMemoryPerBlockBytes) {
-    d.tileReason = "32x32 tiles: 64x64 tiles of the staged tensors need " +
-                   str(largeTileBytes) + " bytes of shared memory, more than " +
-                   str(device.sharedMemoryPerBlockBytes) + " per block";
+    d.tileReason = "32x32 tiles: 64x64 tiles of the staged tensors need " + str(largeTileBytes) +
+                   " bytes of shared memory, more than " + str(device.sharedMemoryPerBlockBytes) +
+                   " per block";
   } else {
     p.tileSize1 = p.tileSize2 = kLargeTile;
     p.blockDim = kLargeTileThreads;
-    d.tileReason = "64x64 tiles of 256 threads: 2-byte dtypes and inner "
-                   "extents " + str(g.extent1()) + " and " + str(g.extent2());
+    d.tileReason =
+        "64x64 tiles of 256 threads: 2-byte dtypes and inner "
+        "extents " +
+        str(g.extent1()) + " and " + str(g.extent2());
   }
   d.sharedMemoryBytes = p.tileSize1 * p.tileSize2 * staged;
-  const int64_t maxFactor =
-      std::min(p.tileSize1, p.tileSize1 * p.tileSize2 / p.blockDim);
+  const int64_t maxFactor = std::min(p.tileSize1, p.tileSize1 * p.tileSize2 / p.blockDim);
   d.vectorization1 = groupVectorization(segment, info, g.group1, maxFactor);
   d.vectorization2 = groupVectorization(segment, info, g.group2, maxFactor);
   p.vectorizationFactor1 = d.vectorization1.factor;
@@ -226,8 +224,7 @@ Decision decide(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
 
 }  // namespace
 
-std::optional<std::string> TransposeScheduler::rejectCompileTime(
-    const ir::Fusion& segment) const {
+std::optional<std::string> TransposeScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   if (auto pointwise = PointwiseScheduler().rejectCompileTime(segment)) {
     return pointwise;
   }
@@ -236,31 +233,31 @@ std::optional<std::string> TransposeScheduler::rejectCompileTime(
   return std::nullopt;
 }
 
-std::optional<std::string> TransposeScheduler::rejectRunTime(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+std::optional<std::string> TransposeScheduler::rejectRunTime(const ir::Fusion& segment,
+                                                             const SegmentRuntimeInfo& info) const {
   const Groups g = findGroups(segment, &info);
   if (!g.refusal.empty()) return g.refusal;
   if (auto coverage = PointwiseScheduler().rejectRunTime(segment, info)) {
     return coverage;
   }
   if (g.extent1() < kMinInnerExtent || g.extent2() < kMinInnerExtent) {
-    return "small transpose: the innermost axes of " + nameList(g.group1) +
-           " (" + str(g.extent1()) + " elements) and of " + nameList(g.group2) +
-           " (" + str(g.extent2()) + " elements) do not both fill a " +
-           str(kMinInnerExtent) + "-wide tile; the pointwise scheduler "
+    return "small transpose: the innermost axes of " + nameList(g.group1) + " (" +
+           str(g.extent1()) + " elements) and of " + nameList(g.group2) + " (" + str(g.extent2()) +
+           " elements) do not both fill a " + str(kMinInnerExtent) +
+           "-wide tile; the pointwise scheduler "
            "handles small transposes";
   }
   return std::nullopt;
 }
 
-HeuristicParams TransposeScheduler::computeHeuristics(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+HeuristicParams TransposeScheduler::computeHeuristics(const ir::Fusion& segment,
+                                                      const SegmentRuntimeInfo& info) const {
   return decide(segment, info).params;
 }
 
-std::optional<std::string> TransposeScheduler::rejectParams(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-    const HeuristicParams& params) const {
+std::optional<std::string> TransposeScheduler::rejectParams(const ir::Fusion& segment,
+                                                            const SegmentRuntimeInfo& info,
+                                                            const HeuristicParams& params) const {
   const auto* p = std::get_if<TransposeParams>(&params);
   if (p == nullptr) {
     return std::string("expected transpose params, got ") +
@@ -269,61 +266,54 @@ std::optional<std::string> TransposeScheduler::rejectParams(
                                                               : "no") +
            " params";
   }
-  for (const auto& [tile, name] : {std::pair{p->tileSize1, "tile_size1"},
-                                   std::pair{p->tileSize2, "tile_size2"}}) {
+  for (const auto& [tile, name] :
+       {std::pair{p->tileSize1, "tile_size1"}, std::pair{p->tileSize2, "tile_size2"}}) {
     if (!isPowerOfTwo(tile) || tile > 128) {
-      return std::string(name) + " " + str(tile) +
-             " is not a power of two from 1 to 128";
+      return std::string(name) + " " + str(tile) + " is not a power of two from 1 to 128";
     }
   }
-  for (const auto& [vect, tile, group] :
-       {std::tuple{p->vectorizationFactor1, p->tileSize1, 1},
-        std::tuple{p->vectorizationFactor2, p->tileSize2, 2}}) {
+  for (const auto& [vect, tile, group] : {std::tuple{p->vectorizationFactor1, p->tileSize1, 1},
+                                          std::tuple{p->vectorizationFactor2, p->tileSize2, 2}}) {
     if (!isVectorizationFactor(vect)) {
-      return "vectorization_factor" + str(group) + " " + str(vect) +
-             " is not 1, 2, 4, 8 or 16";
+      return "vectorization_factor" + str(group) + " " + str(vect) + " is not 1, 2, 4, 8 or 16";
     }
     if (tile % vect != 0) {
-      return "vectorization_factor" + str(group) + " " + str(vect) +
-             " does not divide tile_size" + str(group) + " " + str(tile);
+      return "vectorization_factor" + str(group) + " " + str(vect) + " does not divide tile_size" +
+             str(group) + " " + str(tile);
     }
   }
   const DeviceSpec& device = *info.device;
   if (p->blockDim < 1 || p->blockDim > device.maxThreadsPerBlock ||
       p->blockDim % device.warpSize != 0) {
-    return "block_dim " + str(p->blockDim) + " is not a multiple of the warp "
-           "size " + str(device.warpSize) + " up to " +
-           str(device.maxThreadsPerBlock) + " threads";
+    return "block_dim " + str(p->blockDim) +
+           " is not a multiple of the warp "
+           "size " +
+           str(device.warpSize) + " up to " + str(device.maxThreadsPerBlock) + " threads";
   }
   const int64_t tileElements = p->tileSize1 * p->tileSize2;
-  const int64_t widestVector =
-      std::max(p->vectorizationFactor1, p->vectorizationFactor2);
-  if (tileElements % p->blockDim != 0 ||
-      tileElements / p->blockDim < widestVector) {
-    return "a " + str(p->tileSize1) + "x" + str(p->tileSize2) + " tile over " +
-           str(p->blockDim) + " threads does not give every thread a whole "
-           "vector of " + str(widestVector) + " elements";
+  const int64_t widestVector = std::max(p->vectorizationFactor1, p->vectorizationFactor2);
+  if (tileElements % p->blockDim != 0 || tileElements / p->blockDim < widestVector) {
+    return "a " + str(p->tileSize1) + "x" + str(p->tileSize2) + " tile over " + str(p->blockDim) +
+           " threads does not give every thread a whole "
+           "vector of " +
+           str(widestVector) + " elements";
   }
 
   const Groups g = findGroups(segment, &info);
   if (!g.refusal.empty()) return g.refusal;
   const int64_t smem = tileElements * stagedBytes(g);
   if (smem > device.sharedMemoryPerBlockBytes) {
-    return str(p->tileSize1) + "x" + str(p->tileSize2) + " tiles of " +
-           nameList(g.group1) + " need " + str(smem) +
-           " bytes of shared memory; the " + device.name + " gives " +
+    return str(p->tileSize1) + "x" + str(p->tileSize2) + " tiles of " + nameList(g.group1) +
+           " need " + str(smem) + " bytes of shared memory; the " + device.name + " gives " +
            str(device.sharedMemoryPerBlockBytes) + " per block";
   }
   const int64_t maxFactor = 16;
-  for (const auto& [vect, group, index] :
-       {std::tuple{p->vectorizationFactor1, &g.group1, 1},
-        std::tuple{p->vectorizationFactor2, &g.group2, 2}}) {
-    const VectorizationAnalysis allowed =
-        groupVectorization(segment, info, *group, maxFactor);
+  for (const auto& [vect, group, index] : {std::tuple{p->vectorizationFactor1, &g.group1, 1},
+                                           std::tuple{p->vectorizationFactor2, &g.group2, 2}}) {
+    const VectorizationAnalysis allowed = groupVectorization(segment, info, *group, maxFactor);
     if (allowed.factor % vect != 0) {
-      return "vectorization_factor" + str(index) + " " + str(vect) +
-             " is more than the " + str(allowed.factor) + " group " +
-             str(index) + " (" + nameList(*group) + ") allows (" +
+      return "vectorization_factor" + str(index) + " " + str(vect) + " is more than the " +
+             str(allowed.factor) + " group " + str(index) + " (" + nameList(*group) + ") allows (" +
              allowed.reason() + ")";
     }
   }
@@ -339,8 +329,8 @@ std::optional<std::string> TransposeScheduler::rejectParams(
   return std::nullopt;
 }
 
-report::Json TransposeScheduler::properties(
-    const ir::Fusion& segment, const SegmentRuntimeInfo& info) const {
+report::Json TransposeScheduler::properties(const ir::Fusion& segment,
+                                            const SegmentRuntimeInfo& info) const {
   const Decision d = decide(segment, info);
   const Groups& g = d.groups;
   report::Json json = report::Json::object();

@@ -17,26 +17,23 @@ class TransposeScheduler final : public Scheduler {
   SchedulerType type() const override { return SchedulerType::Transpose; }
   //! The pointwise refusals, and "no transpose" when every input and output
   //! has the same innermost axis (or they disagree in more than two ways).
-  std::optional<std::string> rejectCompileTime(
-      const ir::Fusion& segment) const override;
+  std::optional<std::string> rejectCompileTime(const ir::Fusion& segment) const override;
   //! The same at the bound strides, reference coverage, and small
   //! transposes (an inner extent below 32) left to pointwise.
-  std::optional<std::string> rejectRunTime(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  std::optional<std::string> rejectRunTime(const ir::Fusion& segment,
+                                           const SegmentRuntimeInfo& info) const override;
   //! 32x32 tiles of 128 threads (64x64 of 256 for 2-byte dtypes when both
   //! inner extents allow it and shared memory fits), each group vectorized
   //! as the vectorization analysis allows along its innermost axis.
-  HeuristicParams computeHeuristics(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
+  HeuristicParams computeHeuristics(const ir::Fusion& segment,
+                                    const SegmentRuntimeInfo& info) const override;
   //! Checks tiles against vectorization, threads and shared memory, and each
   //! group's vectorization against what its tensors allow.
-  std::optional<std::string> rejectParams(
-      const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-      const HeuristicParams& params) const override;
+  std::optional<std::string> rejectParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
+                                          const HeuristicParams& params) const override;
   //! The groups, their inner axes and extents, each group's vectorization
   //! limit and reasons, the tile choice and its shared memory.
-  report::Json properties(const ir::Fusion& segment,
-                          const SegmentRuntimeInfo& info) const override;
+  report::Json properties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) const override;
 };
 
 }  // namespace fuserlab::scheduler

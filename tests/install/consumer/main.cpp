@@ -38,9 +38,9 @@ int main() {
     const frontend::Script script = frontend::readScript(kScript, "consumer.py");
     const auto device = scheduler::findBuiltinDevice("h100");
     if (!device || !script.inputs) return 3;
-    const runtime::CompiledFusion compiled = runtime::compileFusion(
-        script.fusion(), passes::CompileOptions{}, *device,
-        frontend::makeInputShapes(*script.inputs));
+    const runtime::CompiledFusion compiled =
+        runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device,
+                               frontend::makeInputShapes(*script.inputs));
     std::printf("segments: %zu\n", compiled.report.segments.size());
     for (const auto& segment : compiled.report.segments) {
       std::printf("segment %d: %s\n", segment.id, segment.scheduler.c_str());

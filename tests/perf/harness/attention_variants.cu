@@ -71,7 +71,8 @@ void reference(Problem& p, const std::vector<__nv_bfloat16>& q, const std::vecto
       for (int j = 0; j < visible; ++j) sum += (s[j] = std::exp(s[j] - mx));
       for (int e = 0; e < p.E; ++e) {
         double acc = 0;
-        for (int j = 0; j < visible; ++j) acc += s[j] * __bfloat162float(v[base + (size_t)j * p.E + e]);
+        for (int j = 0; j < visible; ++j)
+          acc += s[j] * __bfloat162float(v[base + (size_t)j * p.E + e]);
         p.refOut[base + (size_t)i * p.E + e] = acc / sum;
       }
       p.refLse[bh * p.S + i] = mx + std::log(sum);
@@ -147,8 +148,8 @@ int main(int argc, char** argv) {
   p.scale = std::stod(argv[3]);
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s; sdpfa_fwd q, k, v bf16 [%d, %d, %d, %d], %s, scale %g\n", prop.name,
-              p.B, p.H, p.S, p.E, p.causal ? "causal" : "full", p.scale);
+  std::printf("device: %s; sdpfa_fwd q, k, v bf16 [%d, %d, %d, %d], %s, scale %g\n", prop.name, p.B,
+              p.H, p.S, p.E, p.causal ? "causal" : "full", p.scale);
   Flush flush(prop);
   const size_t n = (size_t)p.B * p.H * p.S * p.E;
   std::vector<__nv_bfloat16> q(n), k(n), v(n);

@@ -95,8 +95,10 @@ void printTimeline(Flush& flush, const std::function<void()>& launch, void* trac
       mx[k].push_back(at.back());
     }
   }
-  std::printf("    timeline, medians of %d launches (us after the first block's entry): p50 / max over %d blocks\n",
-              kLaunches, blocks);
+  std::printf(
+      "    timeline, medians of %d launches (us after the first block's entry): p50 / max over %d "
+      "blocks\n",
+      kLaunches, blocks);
   for (int k = 0; k < marks; ++k) {
     if (p50[k].empty()) continue;
     std::printf("    %2d %-40s %7.2f %7.2f\n", k, k < (int)labels.size() ? labels[k].c_str() : "",
@@ -144,8 +146,8 @@ void runCubin(Problem& p, Flush& flush, const std::string& spec) {
   const size_t smem = std::stoul(f[5]);
   // Clusters of more than 8 blocks (compiled in with __cluster_dims__) launch
   // only where the kernel allows a non-portable size.
-  if (cudaFuncSetAttribute(static_cast<const void*>(k), cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-      cudaSuccess) {
+  if (cudaFuncSetAttribute(static_cast<const void*>(k),
+                           cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
     (void)cudaGetLastError();
   }
   if (smem > 48 * 1024) {

@@ -67,7 +67,7 @@ __device__ __forceinline__ void addBf16x8(float (&acc)[kV], const uint4& w) {
 enum Combine { kPartials = 0, kBarrier = 1, kAsync = 2 };
 
 template <int kCombine>
-__global__ void __launch_bounds__(kCX * kRY, 2)
+__global__ void __launch_bounds__(kCX* kRY, 2)
     colSumProbe(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
                 float* __restrict__ partials) {
   const bool stamp = threadIdx.x == 0 && threadIdx.y == 0;
@@ -107,9 +107,9 @@ __global__ void __launch_bounds__(kCX * kRY, 2)
     for (int u = 0; u < kU; ++u) addBf16x8(acc, ld[u]);
   }
   if (stamp) gStamps[block][kLoop] = now();
-  // The block's column reduction, as the generated col_reduce: the two
-  // thread rows of a warp by a shuffle, then the 8 warps' partials through
-  // shared memory into thread row 0.
+    // The block's column reduction, as the generated col_reduce: the two
+    // thread rows of a warp by a shuffle, then the 8 warps' partials through
+    // shared memory into thread row 0.
 #pragma unroll
   for (int v = 0; v < kV; ++v) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], kCX);
   constexpr int kW = kRY / 2;
@@ -146,17 +146,22 @@ __global__ void __launch_bounds__(kCX * kRY, 2)
     constexpr unsigned kBytes = (kSplits - 1) * kCX * kV * sizeof(float);
     if (rank != 0) {
       if (threadIdx.y == 0) {
-        const unsigned local = (unsigned)__cvta_generic_to_shared(part + (rank * kCX + threadIdx.x) * kV);
+        const unsigned local =
+            (unsigned)__cvta_generic_to_shared(part + (rank * kCX + threadIdx.x) * kV);
         const unsigned localBar = (unsigned)__cvta_generic_to_shared(&bar);
         unsigned remote, remoteBar;
         asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(local));
         asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remoteBar) : "r"(localBar));
         asm volatile(
-            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];"
-            ::"r"(remote), "f"(acc[0]), "f"(acc[1]), "f"(acc[2]), "f"(acc[3]), "r"(remoteBar) : "memory");
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, "
+            "[%5];" ::"r"(remote),
+            "f"(acc[0]), "f"(acc[1]), "f"(acc[2]), "f"(acc[3]), "r"(remoteBar)
+            : "memory");
         asm volatile(
-            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];"
-            ::"r"(remote + 16), "f"(acc[4]), "f"(acc[5]), "f"(acc[6]), "f"(acc[7]), "r"(remoteBar) : "memory");
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, "
+            "[%5];" ::"r"(remote + 16),
+            "f"(acc[4]), "f"(acc[5]), "f"(acc[6]), "f"(acc[7]), "r"(remoteBar)
+            : "memory");
       }
       if (stamp) gStamps[block][kPushed] = now();
       if (stamp) gStamps[block][kWaited] = now();
@@ -169,7 +174,8 @@ __global__ void __launch_bounds__(kCX * kRY, 2)
     }
     const unsigned localBar = (unsigned)__cvta_generic_to_shared(&bar);
     if (stamp) {
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(localBar), "r"(kBytes)
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(localBar),
+                   "r"(kBytes)
                    : "memory");
     }
     if (stamp) gStamps[block][kPushed] = now();
@@ -181,7 +187,9 @@ __global__ void __launch_bounds__(kCX * kRY, 2)
         asm volatile(
             "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; "
             "selp.u32 %0, 1, 0, p; }"
-            : "=r"(done) : "r"(localBar) : "memory");
+            : "=r"(done)
+            : "r"(localBar)
+            : "memory");
       }
       if (stamp) gStamps[block][kWaited] = now();
       const int s = t % kV, x = t / kV;
@@ -194,7 +202,8 @@ __global__ void __launch_bounds__(kCX * kRY, 2)
   } else {
     if (threadIdx.y == 0) {
       unsigned long long remote;
-      asm("mapa.u64 %0, %1, %2;" : "=l"(remote)
+      asm("mapa.u64 %0, %1, %2;"
+          : "=l"(remote)
           : "l"(reinterpret_cast<unsigned long long>(part + rank * (kV * kCX))), "r"(0u));
       float* at0 = reinterpret_cast<float*>(remote);
 #pragma unroll
@@ -252,7 +261,8 @@ int main() {
   for (int combine : {kBarrier, kPartials, kAsync, kBarrier, kPartials, kAsync}) {
     const bool cluster = combine != kPartials;
     auto kernel = combine == kBarrier ? colSumProbe<kBarrier>
-                  : combine == kAsync ? colSumProbe<kAsync> : colSumProbe<kPartials>;
+                  : combine == kAsync ? colSumProbe<kAsync>
+                                      : colSumProbe<kPartials>;
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeClusterDimension;
     attribute[0].val.clusterDim.x = 1;
@@ -293,8 +303,7 @@ int main() {
                 combine == kBarrier ? "cluster combine (as generated: push, barrier.cluster)"
                 : combine == kAsync ? "cluster combine by st.async on rank 0's mbarrier"
                                     : "partials only (no cluster)",
-                t,
-                100.0 * bytes / t / copy, ok ? "ok" : "FAILED");
+                t, 100.0 * bytes / t / copy, ok ? "ok" : "FAILED");
 
     // The timeline: medians over launches of the grid's latest stamps
     // (us after the first block's start) and of the critical cluster's
@@ -335,17 +344,19 @@ int main() {
       critWaitedRank0.push_back(us(t0, s[worst][kWaited]));
       critExit.push_back(us(t0, s[worst][kExit]));
     }
-    const char* names[kStamps] = {"start", "loop", "reduced", "pushed", "arrived", "waited", "exit"};
+    const char* names[kStamps] = {"start",   "loop",   "reduced", "pushed",
+                                  "arrived", "waited", "exit"};
     std::printf("  grid's latest (median of %d launches, us after the first start):", kLaunches);
     for (int k = 0; k < kStamps; ++k) {
       if (!latest[k].empty()) std::printf(" %s %.2f", names[k], median(latest[k]));
     }
     std::printf("\n");
     if (cluster) {
-      std::printf("  critical cluster: last member reduced %.2f, pushed %.2f, arrived %.2f; rank 0 waited "
-                  "%.2f, exited %.2f\n",
-                  median(critReduced), median(critSlowestPush), median(critArrived),
-                  median(critWaitedRank0), median(critExit));
+      std::printf(
+          "  critical cluster: last member reduced %.2f, pushed %.2f, arrived %.2f; rank 0 waited "
+          "%.2f, exited %.2f\n",
+          median(critReduced), median(critSlowestPush), median(critArrived),
+          median(critWaitedRank0), median(critExit));
     }
   }
   std::printf("\n%d variant(s) failed the check\n", failures);

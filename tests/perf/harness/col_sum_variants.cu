@@ -76,20 +76,20 @@ __device__ __forceinline__ uint4 load16(const __nv_bfloat16* p) {
     r = *reinterpret_cast<const uint4*>(p);
   } else if constexpr (HINT == kL2_256) {
     asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p));
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(p));
   } else if constexpr (HINT == kNoL1) {
     asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p));
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(p));
   } else if constexpr (HINT == kCoherent) {
     asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
                  : "l"(p));
   } else {
     asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p));
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(p));
   }
   return r;
 }
@@ -109,13 +109,16 @@ __device__ __forceinline__ unsigned clusterRank() {
   return rank;
 }
 __device__ __forceinline__ void clusterSync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n\t"
+      "barrier.cluster.wait.acquire.aligned;" ::
+          : "memory");
 }
 template <typename T>
 __device__ __forceinline__ T* clusterMap(T* local, unsigned rank) {
   unsigned long long remote;
-  asm("mapa.u64 %0, %1, %2;" : "=l"(remote)
+  asm("mapa.u64 %0, %1, %2;"
+      : "=l"(remote)
       : "l"(reinterpret_cast<unsigned long long>(local)), "r"(rank));
   return reinterpret_cast<T*>(remote);
 }
@@ -185,7 +188,7 @@ __device__ __forceinline__ void rank0Combine(const float (&acc)[kV], int col, fl
 }
 
 template <int CX, int RY, int U, int SPLITS, int ORDER, int COMBINE, int HINT>
-__global__ void __launch_bounds__(CX * RY)
+__global__ void __launch_bounds__(CX* RY)
     colSum(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
            float* __restrict__ partials, unsigned* __restrict__ semaphores) {
   constexpr int kPerSplit = kRows / SPLITS;
@@ -251,8 +254,14 @@ __global__ void __launch_bounds__(CX * RY)
       for (int i = 0; i < SPLITS; ++i) {
         const float4* p = reinterpret_cast<const float4*>(partials + (size_t)i * kCols + col);
         const float4 a = __ldcg(p), b = __ldcg(p + 1);
-        r[0] += a.x; r[1] += a.y; r[2] += a.z; r[3] += a.w;
-        r[4] += b.x; r[5] += b.y; r[6] += b.z; r[7] += b.w;
+        r[0] += a.x;
+        r[1] += a.y;
+        r[2] += a.z;
+        r[3] += a.w;
+        r[4] += b.x;
+        r[5] += b.y;
+        r[6] += b.z;
+        r[7] += b.w;
       }
 #pragma unroll
       for (int v = 0; v < kV; ++v) out[col + v] = r[v];
@@ -298,7 +307,9 @@ __device__ __forceinline__ void cpAsync16(void* smem, const void* global) {
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(global) : "memory");
 }
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cpAsyncCommit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
 template <int N>
 __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
@@ -311,7 +322,7 @@ __device__ __forceinline__ void cpAsyncWait() {
 // its start, after its loop and at its exit into gTimeline (the `--timeline`
 // mode; harness_timeline.h).
 template <int CX, int RY, int PIPE, int DEPTH, int COMBINE, bool PROBE = false, int kSplits = 8>
-__global__ void __launch_bounds__(CX * RY, 2)
+__global__ void __launch_bounds__(CX* RY, 2)
     colSumPipe(const __nv_bfloat16* __restrict__ in, float* __restrict__ out,
                float* __restrict__ partials) {
   const bool tracer = PROBE && threadIdx.x == 0 && threadIdx.y == 0;
@@ -366,7 +377,8 @@ __global__ void __launch_bounds__(CX * RY, 2)
       for (int s = 0; s < DEPTH; ++s) {
         const int ahead = i0 + s + DEPTH - 1;
         if (ahead < kRowsPerThread) {
-          cpAsync16(&ring[((s + DEPTH - 1) % DEPTH) * CX * RY + t], base + (begin + ahead * RY) * kCols);
+          cpAsync16(&ring[((s + DEPTH - 1) % DEPTH) * CX * RY + t],
+                    base + (begin + ahead * RY) * kCols);
         }
         cpAsyncCommit();
         cpAsyncWait<DEPTH - 1>();
@@ -388,13 +400,14 @@ __global__ void __launch_bounds__(CX * RY, 2)
 // 8 KB row per step (4 loads a thread), its rows in a grid-stride loop;
 // each thread keeps its 32 columns' sums and writes one checksum. The
 // streaming reference, not a column sum the host can check.
-__global__ void __launch_bounds__(128) rowStream(const __nv_bfloat16* __restrict__ in,
-                                                 float* __restrict__ sink) {
+__global__ void __launch_bounds__(128)
+    rowStream(const __nv_bfloat16* __restrict__ in, float* __restrict__ sink) {
   float acc[4][kV] = {};
   for (int row = blockIdx.x; row < kRows; row += gridDim.x) {
     uint4 ld[4];
 #pragma unroll
-    for (int u = 0; u < 4; ++u) ld[u] = load16<kPlain>(in + row * kCols + (u * 128 + threadIdx.x) * kV);
+    for (int u = 0; u < 4; ++u)
+      ld[u] = load16<kPlain>(in + row * kCols + (u * 128 + threadIdx.x) * kV);
 #pragma unroll
     for (int u = 0; u < 4; ++u) addBf16x8(acc[u], ld[u]);
   }
@@ -678,24 +691,31 @@ int main(int argc, char** argv) {
     for (int blocks : {prop.multiProcessorCount * 4, prop.multiProcessorCount * 8, 2048}) {
       auto stream = [&] { rowStream<<<blocks, 128>>>(in, ctx.partials); };
       const double us = timeUs(flush, stream);
-      std::printf("full-row stream (row_sum's loads), %4d blocks            %7.2f us  %5.1f%% of copy BW\n",
-                  blocks, us, 100.0 * bytes / us / ctx.copyBytesPerUs);
+      std::printf(
+          "full-row stream (row_sum's loads), %4d blocks            %7.2f us  %5.1f%% of copy BW\n",
+          blocks, us, 100.0 * bytes / us / ctx.copyBytesPerUs);
     }
   }
 
   if (argc > 1 && std::string(argv[1]) == "--timeline") {
     // Where the time goes, block by block (each variant traced: one global
     // timer read at a block's start, after its loop and at its exit).
-    pipelineVariant<16, 16, kBatch, 4, kRank0, true>(ctx, "traced: batch of 4 (as generated), rank-0");
+    pipelineVariant<16, 16, kBatch, 4, kRank0, true>(ctx,
+                                                     "traced: batch of 4 (as generated), rank-0");
     pipelineVariant<16, 16, kBatch, 4, kNone, true>(ctx, "traced: batch of 4, partials only");
-    pipelineVariant<16, 16, kBatch, 4, kNone, true>(ctx, "traced: batch of 4, partials only, in clusters", 0, -1, true);
-    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(ctx, "traced: cp.async ring of 8, partials only");
-    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(ctx, "traced: cp.async ring of 8, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kBatch, 4, kNone, true>(
+        ctx, "traced: batch of 4, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(ctx,
+                                                      "traced: cp.async ring of 8, partials only");
+    pipelineVariant<16, 16, kCpAsync, 8, kNone, true>(
+        ctx, "traced: cp.async ring of 8, partials only, in clusters", 0, -1, true);
     pipelineVariant<16, 16, kCpAsync, 8, kRank0, true>(ctx, "traced: cp.async ring of 8, rank-0");
     pipelineVariant<16, 16, kCpAsync, 4, kRank0, true>(ctx, "traced: cp.async ring of 4, rank-0");
     // Finer blocks: more of them per SM, so the SMs' shares differ less.
-    pipelineVariant<8, 16, kBatch, 4, kRank0, true>(ctx, "traced: 8 x 16 threads, 64 x 8 blocks, batch 4");
-    pipelineVariant<8, 32, kBatch, 4, kRank0, true, 4>(ctx, "traced: 8 x 32 threads, 64 x 4 blocks, clusters of 4");
+    pipelineVariant<8, 16, kBatch, 4, kRank0, true>(
+        ctx, "traced: 8 x 16 threads, 64 x 8 blocks, batch 4");
+    pipelineVariant<8, 32, kBatch, 4, kRank0, true, 4>(
+        ctx, "traced: 8 x 32 threads, 64 x 4 blocks, clusters of 4");
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "untraced: batch of 4 (as generated), rank-0");
     for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
     std::printf("%d variant(s) failed the check\n", ctx.failures);
@@ -708,16 +728,23 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) generatedVariant(ctx, argv[i]);
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 rows (as generated), rank-0");
     variant<16, 16, 4, 8, kContiguous, kRank0, kNoL1>(ctx, "16 x 16, loads L1::no_allocate");
-    variant<16, 16, 8, 8, kContiguous, kRank0, kNoL1>(ctx, "16 x 16, 8 rows, loads L1::no_allocate");
+    variant<16, 16, 8, 8, kContiguous, kRank0, kNoL1>(ctx,
+                                                      "16 x 16, 8 rows, loads L1::no_allocate");
     // Clusters of 4 (cheaper to place than 8): 512-thread blocks, one per SM.
-    variant<16, 32, 4, 4, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4 blocks, clusters of 4");
-    variant<16, 32, 8, 4, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4, clusters of 4, 8 rows");
-    variant<16, 32, 4, 4, kContiguous, kNone, kPlain>(ctx, "16 x 32 threads, 32 x 4 blocks, partials only");
-    variant<16, 32, 4, 4, kInterleaved, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 4, clusters of 4, interleaved");
+    variant<16, 32, 4, 4, kContiguous, kRank0, kPlain>(
+        ctx, "16 x 32 threads, 32 x 4 blocks, clusters of 4");
+    variant<16, 32, 8, 4, kContiguous, kRank0, kPlain>(
+        ctx, "16 x 32 threads, 32 x 4, clusters of 4, 8 rows");
+    variant<16, 32, 4, 4, kContiguous, kNone, kPlain>(
+        ctx, "16 x 32 threads, 32 x 4 blocks, partials only");
+    variant<16, 32, 4, 4, kInterleaved, kRank0, kPlain>(
+        ctx, "16 x 32 threads, 32 x 4, clusters of 4, interleaved");
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters spread", 1);
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, clusters load-balanced", 2);
-    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16, read-only loads (LDG.CONSTANT)");
-    variant<16, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx, "16 x 16, coherent loads (as generated)");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx,
+                                                       "16 x 16, read-only loads (LDG.CONSTANT)");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kCoherent>(ctx,
+                                                          "16 x 16, coherent loads (as generated)");
     pipelineVariant<16, 16, kRolling, 4, kRank0>(ctx, "rolling 4 rows ahead, rank-0");
     pipelineVariant<16, 16, kRolling, 2, kRank0>(ctx, "rolling 2 rows ahead, rank-0");
     pipelineVariant<16, 16, kRolling, 8, kRank0>(ctx, "rolling 8 rows ahead, rank-0");
@@ -728,11 +755,15 @@ int main(int argc, char** argv) {
     pipelineVariant<16, 16, kRolling, 4, kNone>(ctx, "rolling 4, partials only (no cluster)");
     pipelineVariant<16, 16, kCpAsync, 8, kNone>(ctx, "cp.async ring of 8, partials only");
     // Where the cluster costs the ring: the placement alone, or the combine.
-    pipelineVariant<16, 16, kCpAsync, 8, kNone>(ctx, "cp.async ring of 8, partials only, in clusters", 0, -1, true);
-    pipelineVariant<16, 16, kBatch, 4, kNone>(ctx, "batch of 4, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kCpAsync, 8, kNone>(
+        ctx, "cp.async ring of 8, partials only, in clusters", 0, -1, true);
+    pipelineVariant<16, 16, kBatch, 4, kNone>(ctx, "batch of 4, partials only, in clusters", 0, -1,
+                                              true);
     pipelineVariant<16, 16, kCpAsync, 4, kNone>(ctx, "cp.async ring of 4, partials only");
-    pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8, rank-0, clusters spread", 1);
-    pipelineVariant<8, 16, kRolling, 4, kRank0>(ctx, "8 x 16 threads (64 x 8 blocks), rolling 4, rank-0");
+    pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8, rank-0, clusters spread",
+                                                 1);
+    pipelineVariant<8, 16, kRolling, 4, kRank0>(
+        ctx, "8 x 16 threads (64 x 8 blocks), rolling 4, rank-0");
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4 again");
     pipelineVariant<16, 16, kRolling, 4, kRank0>(ctx, "rolling 4 again");
     pipelineVariant<16, 16, kCpAsync, 8, kRank0>(ctx, "cp.async ring of 8 again");
@@ -742,34 +773,45 @@ int main(int argc, char** argv) {
     // Both are slower than the driver's choice (H100: 40.0 and 29.8 us).
     pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, carveout 0 (most L1)", 0, 0);
     pipelineVariant<16, 16, kBatch, 8, kRank0>(ctx, "batch of 8, carveout 0", 0, 0);
-    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, carveout 100 (most shared)", 0, 100);
+    pipelineVariant<16, 16, kBatch, 4, kRank0>(ctx, "batch of 4, carveout 100 (most shared)", 0,
+                                               100);
     std::printf("%d variant(s) failed the check\n", ctx.failures);
     return ctx.failures == 0 ? 0 : 1;
   }
   for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
   if (argc > 1) {
-    variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 8 x 16 threads, 64 x 8 blocks");
-    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "harness: 16 x 16 threads, 32 x 8 blocks");
+    variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx,
+                                                      "harness: 8 x 16 threads, 64 x 8 blocks");
+    variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx,
+                                                       "harness: 16 x 16 threads, 32 x 8 blocks");
     // Clusters of 16 (non-portable): more row splits, one combine.
-    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 32 x 16 blocks, clusters of 16");
-    variant<16, 16, 4, 16, kContiguous, kScatter, kPlain>(ctx, "16 x 16 threads, 32 x 16, clusters of 16, scatter");
-    variant<32, 8, 4, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 16 x 16 blocks, clusters of 16");
-    variant<32, 8, 8, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 16 x 16, clusters of 16, 8 rows");
-    variant<32, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "32 x 16 threads, 16 x 16 blocks, clusters of 16");
+    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(
+        ctx, "16 x 16 threads, 32 x 16 blocks, clusters of 16");
+    variant<16, 16, 4, 16, kContiguous, kScatter, kPlain>(
+        ctx, "16 x 16 threads, 32 x 16, clusters of 16, scatter");
+    variant<32, 8, 4, 16, kContiguous, kRank0, kPlain>(
+        ctx, "32 x 8 threads, 16 x 16 blocks, clusters of 16");
+    variant<32, 8, 8, 16, kContiguous, kRank0, kPlain>(
+        ctx, "32 x 8 threads, 16 x 16, clusters of 16, 8 rows");
+    variant<32, 16, 4, 16, kContiguous, kRank0, kPlain>(
+        ctx, "32 x 16 threads, 16 x 16 blocks, clusters of 16");
     for (int i = 1; i < argc; ++i) generatedVariant(ctx, argv[i]);
-    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, clusters of 16, again");
+    variant<16, 16, 4, 16, kContiguous, kRank0, kPlain>(ctx,
+                                                        "16 x 16 threads, clusters of 16, again");
     std::printf("%d variant(s) failed the check\n", ctx.failures);
     return ctx.failures == 0 ? 0 : 1;
   }
   // <CX, RY, U, SPLITS, ORDER, COMBINE, HINT>
-  variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "generated: 8 x 16 threads, 64 x 8 blocks, rank-0");
+  variant<8, 16, 4, 8, kContiguous, kRank0, kPlain>(
+      ctx, "generated: 8 x 16 threads, 64 x 8 blocks, rank-0");
   variant<16, 16, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 32 x 8 blocks, rank-0");
   variant<16, 16, 8, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 8 rows in flight");
   variant<16, 16, 2, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 16 threads, 2 rows in flight");
   variant<16, 16, 4, 8, kRotated, kRank0, kPlain>(ctx, "16 x 16 threads, rotated starts");
   variant<8, 16, 4, 8, kRotated, kRank0, kPlain>(ctx, "8 x 16 threads, rotated starts");
   variant<16, 16, 4, 8, kContiguous, kScatter, kPlain>(ctx, "16 x 16 threads, scatter combine");
-  variant<16, 8, 8, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 8 threads, 8 rows in flight, 32 x 8 blocks");
+  variant<16, 8, 8, 8, kContiguous, kRank0, kPlain>(
+      ctx, "16 x 8 threads, 8 rows in flight, 32 x 8 blocks");
   variant<32, 8, 8, 8, kContiguous, kRank0, kPlain>(ctx, "32 x 8 threads, 8 rows, 16 x 8 blocks");
   variant<16, 32, 4, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 32 x 8 blocks");
   variant<16, 32, 2, 8, kContiguous, kRank0, kPlain>(ctx, "16 x 32 threads, 2 rows in flight");

@@ -34,8 +34,7 @@ static cudaKernel_t loadCubinKernel(const std::string& path, const char* name) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
     std::exit(1);
   }
-  const std::string image((std::istreambuf_iterator<char>(file)),
-                          std::istreambuf_iterator<char>());
+  const std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   cudaLibrary_t lib;
   CHECK(cudaLibraryLoadData(&lib, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   cudaKernel_t kernel;

@@ -90,10 +90,11 @@ static void printTimeline(Flush& flush, const std::function<void()>& launch, int
   }
   std::printf("    %zu SMs:", sms);
   for (const auto& [n, count] : histogram) std::printf(" %d with %d block(s);", count, n);
-  std::printf("\n    medians of %d launches (us from the first start): last start %.2f, loop p50 %.2f"
-              " max %.2f, last loop end %.2f, exit p50 %.2f max %.2f\n    mean loop by blocks on the SM:",
-              kLaunches, median(startMax), median(loopP50), median(loopMax), median(streamedMax),
-              median(exitP50), median(exitMax));
+  std::printf(
+      "\n    medians of %d launches (us from the first start): last start %.2f, loop p50 %.2f"
+      " max %.2f, last loop end %.2f, exit p50 %.2f max %.2f\n    mean loop by blocks on the SM:",
+      kLaunches, median(startMax), median(loopP50), median(loopMax), median(streamedMax),
+      median(exitP50), median(exitMax));
   for (const auto& [k, v] : loopBySharing) std::printf(" %d: %.2f;", k, median(v));
   std::printf("\n");
   if (gridX > 0) printGpcTable(traces, gridX);
@@ -116,7 +117,9 @@ static void printGpcTable(const std::vector<std::vector<BlockTrace>>& launches, 
   }
   std::map<unsigned, std::vector<unsigned>> gpcSms;
   for (const auto& [sm, p] : parent) gpcSms[findRoot(parent, sm)].push_back(sm);
-  struct Row { std::vector<double> blocks, mean, max, slowest; };
+  struct Row {
+    std::vector<double> blocks, mean, max, slowest;
+  };
   std::map<unsigned, Row> rows;
   for (const auto& t : launches) {
     std::map<unsigned, std::vector<double>> loops;
@@ -126,26 +129,35 @@ static void printGpcTable(const std::vector<std::vector<BlockTrace>>& launches, 
       const double us = (b.streamed - b.start) * 1e-3;
       const unsigned g = findRoot(parent, b.sm);
       loops[g].push_back(us);
-      if (us > worst) { worst = us; worstGpc = g; }
+      if (us > worst) {
+        worst = us;
+        worstGpc = g;
+      }
     }
     for (const auto& [g, sm] : gpcSms) {
       Row& r = rows[g];
       const std::vector<double>& l = loops[g];
       double sum = 0, mx = 0;
-      for (double x : l) { sum += x; mx = std::max(mx, x); }
+      for (double x : l) {
+        sum += x;
+        mx = std::max(mx, x);
+      }
       r.blocks.push_back((double)l.size());
       r.mean.push_back(l.empty() ? 0 : sum / l.size());
       r.max.push_back(mx);
       r.slowest.push_back(g == worstGpc ? 1 : 0);
     }
   }
-  std::printf("    %zu GPCs (SMs joined by the clusters they held); per GPC, medians of the launches:\n",
-              gpcSms.size());
+  std::printf(
+      "    %zu GPCs (SMs joined by the clusters they held); per GPC, medians of the launches:\n",
+      gpcSms.size());
   for (const auto& [g, sms] : gpcSms) {
     const Row& r = rows[g];
     double slowest = 0;
     for (double x : r.slowest) slowest += x;
-    std::printf("      GPC of %2zu SMs: blocks %5.1f, loop mean %6.2f max %6.2f us; the grid's slowest loop in %2.0f of %zu launches\n",
-                sms.size(), median(r.blocks), median(r.mean), median(r.max), slowest, r.max.size());
+    std::printf(
+        "      GPC of %2zu SMs: blocks %5.1f, loop mean %6.2f max %6.2f us; the grid's slowest "
+        "loop in %2.0f of %zu launches\n",
+        sms.size(), median(r.blocks), median(r.mean), median(r.max), slowest, r.max.size());
   }
 }

@@ -6,7 +6,8 @@
 // softmax, then timed as `fuserlab-cli bench` times (harness_bench.h).
 //
 // Not built by CMake; on a GPU machine:
-//   nvcc -O2 -std=c++17 -arch=sm_90 -o inner_rows_variants tests/perf/harness/inner_rows_variants.cu
+//   nvcc -O2 -std=c++17 -arch=sm_90 -o inner_rows_variants
+//   tests/perf/harness/inner_rows_variants.cu
 //   ./inner_rows_variants LABEL:CUBIN:KERNEL:GRID:BX:BY ...
 // The cubins come from `fuserlab-cli compile resources/examples/softmax.py
 // --out DIR` and edited copies of its kernel, compiled with nvrtc_cubin.
@@ -90,8 +91,8 @@ int main(int argc, char** argv) {
       const dim3 grid(std::atoi(spec[3].c_str()));
       const dim3 block(std::atoi(spec[4].c_str()), std::atoi(spec[5].c_str()));
       auto launch = [&] {
-        CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0,
-                               nullptr));
+        CHECK(
+            cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, nullptr));
       };
       CHECK(cudaMemset(out, 0xff, rows * cols * 2));
       launch();
@@ -101,8 +102,8 @@ int main(int argc, char** argv) {
         worst = std::max(worst, double(std::fabs(fromBf16(got[k]) - want[k])));
       }
       const double us = timeUs(flush, launch);
-      std::printf("round %d  %-12s %8.2f us  %5.1f%% of copy bandwidth  max error %.2e%s\n",
-                  round, spec[0].c_str(), us, 100.0 * bytes / us / bytesPerUs, worst,
+      std::printf("round %d  %-12s %8.2f us  %5.1f%% of copy bandwidth  max error %.2e%s\n", round,
+                  spec[0].c_str(), us, 100.0 * bytes / us / bytesPerUs, worst,
                   worst > 8e-3 ? "  WRONG" : "");
     }
   }

@@ -62,11 +62,11 @@ int main(int argc, char** argv) {
       const cudaKernel_t kernel = loadCubinKernel(spec[1], spec[2].c_str());
       const double us = timeUs(flush, [&] {
         CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
-                               spec.size() == 4 ? dim3(std::stoul(spec[3])) : grid, block, args,
-                               0, nullptr));
+                               spec.size() == 4 ? dim3(std::stoul(spec[3])) : grid, block, args, 0,
+                               nullptr));
       });
-      std::printf("round %d  %-24s %8.2f us  %5.1f%% of copy bandwidth\n", round,
-                  spec[0].c_str(), us, 100.0 * bytes / us / bytesPerUs);
+      std::printf("round %d  %-24s %8.2f us  %5.1f%% of copy bandwidth\n", round, spec[0].c_str(),
+                  us, 100.0 * bytes / us / bytesPerUs);
     }
   }
   return 0;

@@ -16,23 +16,23 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "harness_bench.h"
 #include "harness_check.h"
-#define CHECK_CU(x)                                                                   \
-  do {                                                                                \
-    CUresult e_ = (x);                                                                \
-    if (e_ != CUDA_SUCCESS) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #x, (int)e_);       \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+#define CHECK_CU(x)                                                             \
+  do {                                                                          \
+    CUresult e_ = (x);                                                          \
+    if (e_ != CUDA_SUCCESS) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #x, (int)e_); \
+      std::exit(1);                                                             \
+    }                                                                           \
   } while (0)
 
 struct Args {
@@ -83,7 +83,8 @@ int main() {
       " long long sizes1[1], strides1[1]; };\n"
       "extern \"C\" __global__ void empty_kernel(Args) {}\n";
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, source, "empty.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return 1;
+  if (nvrtcCreateProgram(&program, source, "empty.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS)
+    return 1;
   const char* options[] = {"--gpu-architecture=sm_90"};
   if (nvrtcCompileProgram(program, 1, options) != NVRTC_SUCCESS) return 1;
   size_t cubinBytes = 0;
@@ -127,8 +128,8 @@ int main() {
     CHECK_CU(cuLaunchKernel(function, 64, 8, 1, 8, 16, 1, 0, nullptr, argv, nullptr));
   });
   measure("driver cuLaunchKernel (CUfunction), non-blocking stream", [&] {
-    CHECK_CU(cuLaunchKernel(function, 64, 8, 1, 8, 16, 1, 0, reinterpret_cast<CUstream>(nonBlocking),
-                            argv, nullptr));
+    CHECK_CU(cuLaunchKernel(function, 64, 8, 1, 8, 16, 1, 0,
+                            reinterpret_cast<CUstream>(nonBlocking), argv, nullptr));
   });
   measure("driver cuLaunchKernel (CUkernel), legacy stream", [&] {
     CHECK_CU(cuLaunchKernel(reinterpret_cast<CUfunction>(cuKernel), 64, 8, 1, 8, 16, 1, 0, nullptr,
@@ -183,7 +184,8 @@ int main() {
     });
     label = std::string("generated ") + (colSum ? "col_sum" : "row_sum") + ", non-blocking stream";
     measure(label.c_str(), [&] {
-      CHECK(cudaLaunchKernel(static_cast<const void*>(k), g.grid, g.block, kargs, g.smem, nonBlocking));
+      CHECK(cudaLaunchKernel(static_cast<const void*>(k), g.grid, g.block, kargs, g.smem,
+                             nonBlocking));
       CHECK(cudaGetLastError());
     });
     label = std::string("empty kernel, ") + (colSum ? "col_sum" : "row_sum") + "'s grid";

@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
   std::vector<__nv_bfloat16> want(kRows * kCols);
   for (long long r = 0; r < kRows; ++r)
     for (long long c = 0; c < kCols; ++c)
-      want[r * kCols + c] = __float2bfloat16(__bfloat162float(a[r * kCols + c]) +
-                                             __bfloat162float(b[c * kRows + r]));
+      want[r * kCols + c] =
+          __float2bfloat16(__bfloat162float(a[r * kCols + c]) + __bfloat162float(b[c * kRows + r]));
   void *da, *db, *dout;
   CHECK(cudaMalloc(&da, a.size() * 2));
   CHECK(cudaMalloc(&db, b.size() * 2));
@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 3; ++round) {
     for (const Variant& v : variants) {
       auto launch = [&] {
-        CHECK(cudaLaunchKernel(static_cast<const void*>(v.kernel), v.grid, v.block, args, 0, nullptr));
+        CHECK(cudaLaunchKernel(static_cast<const void*>(v.kernel), v.grid, v.block, args, 0,
+                               nullptr));
         CHECK(cudaGetLastError());
       };
       CHECK(cudaMemset(dout, 0xff, a.size() * 2));

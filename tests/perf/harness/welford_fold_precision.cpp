@@ -75,8 +75,8 @@ Errors worstErrors(const Data& d, std::mt19937& rng) {
     const float shiftedM2 = m + (float)kRows * (spread > 0 ? spread : 0);
     const float shiftedAvg = k + meanE;
     const double scale = std::fabs(mean) + d.std;
-    worst.chan = std::fmax(worst.chan, std::fmax(std::fabs(chanM2 - m2) / m2,
-                                                 std::fabs(avg - mean) / scale));
+    worst.chan = std::fmax(worst.chan,
+                           std::fmax(std::fabs(chanM2 - m2) / m2, std::fabs(avg - mean) / scale));
     worst.shifted = std::fmax(worst.shifted, std::fmax(std::fabs(shiftedM2 - m2) / m2,
                                                        std::fabs(shiftedAvg - mean) / scale));
   }

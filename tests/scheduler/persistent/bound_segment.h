@@ -36,20 +36,17 @@ class BoundSegment {
  public:
   //! Reads `source` and binds contiguous inputs of `shapes` (one per tensor
   //! input, in order), each at element offset `offsets[i]` (0 if absent).
-  BoundSegment(const std::string& source,
-               std::vector<std::vector<int64_t>> shapes, DeviceSpec device,
-               std::vector<int64_t> offsets = {})
-      : script_(frontend::readScript(source, "segment.py")),
-        device_(std::move(device)) {
+  BoundSegment(const std::string& source, std::vector<std::vector<int64_t>> shapes,
+               DeviceSpec device, std::vector<int64_t> offsets = {})
+      : script_(frontend::readScript(source, "segment.py")), device_(std::move(device)) {
     runtime::Arguments args;
     size_t next = 0;
     for (const ir::Val* input : fusion().inputs()) {
       EXPECT_LT(next, shapes.size()) << "no shape for " << input->name();
       const std::vector<int64_t>& sizes = shapes.at(next);
       const int64_t offset = next < offsets.size() ? offsets[next] : 0;
-      args.push_back(withoutData(input->dtype(), sizes,
-                                 runtime::Tensor::contiguousStrides(sizes),
-                                 offset));
+      args.push_back(
+          withoutData(input->dtype(), sizes, runtime::Tensor::contiguousStrides(sizes), offset));
       ++next;
     }
     bind(args);
@@ -57,12 +54,9 @@ class BoundSegment {
 
   //! Reads a script file of the repository and binds its `inputs = [...]`
   //! block.
-  static std::unique_ptr<BoundSegment> fromExample(const std::string& relative,
-                                                   DeviceSpec device) {
+  static std::unique_ptr<BoundSegment> fromExample(const std::string& relative, DeviceSpec device) {
     return std::unique_ptr<BoundSegment>(new BoundSegment(
-        frontend::readScriptFile(fuserlab::test::sourceDir() + "/" +
-                                 relative),
-        std::move(device)));
+        frontend::readScriptFile(fuserlab::test::sourceDir() + "/" + relative), std::move(device)));
   }
 
   //! A device tensor without data, `storageOffset` elements past a 256-byte
@@ -70,27 +64,22 @@ class BoundSegment {
   //! for a non-empty tensor for now, and a null base would lose an offset's
   //! misalignment: the tensor borrows a made-up device address that nothing
   //! reads.)
-  static runtime::Tensor withoutData(ir::DataType dtype,
-                                     std::vector<int64_t> sizes,
-                                     std::vector<int64_t> strides,
-                                     int64_t storageOffset) {
+  static runtime::Tensor withoutData(ir::DataType dtype, std::vector<int64_t> sizes,
+                                     std::vector<int64_t> strides, int64_t storageOffset) {
     void* base = reinterpret_cast<void*>(uintptr_t{1} << 40);
-    return runtime::Tensor::borrow(base, dtype, std::move(sizes),
-                                   std::move(strides), storageOffset,
+    return runtime::Tensor::borrow(base, dtype, std::move(sizes), std::move(strides), storageOffset,
                                    runtime::DeviceKind::Cuda);
   }
 
   //! A fusion built in the test (e.g. with an expanded broadcast input,
   //! which a script cannot declare) bound to `args`.
-  BoundSegment(std::unique_ptr<ir::Fusion> fusion,
-               const runtime::Arguments& args, DeviceSpec device)
+  BoundSegment(std::unique_ptr<ir::Fusion> fusion, const runtime::Arguments& args,
+               DeviceSpec device)
       : built_(std::move(fusion)), device_(std::move(device)) {
     bind(args);
   }
 
-  const ir::Fusion& fusion() const {
-    return built_ ? *built_ : script_->fusion();
-  }
+  const ir::Fusion& fusion() const { return built_ ? *built_ : script_->fusion(); }
   const SegmentRuntimeInfo& info() const { return info_; }
 
  private:
@@ -105,10 +94,10 @@ class BoundSegment {
         continue;
       }
       const std::vector<int64_t> sizes = spec.stridedSizes.value_or(spec.sizes);
-      args.push_back(withoutData(spec.dtype, sizes,
-                                 spec.stridedStrides.value_or(
-                                     runtime::Tensor::contiguousStrides(sizes)),
-                                 spec.stridedOffset));
+      args.push_back(
+          withoutData(spec.dtype, sizes,
+                      spec.stridedStrides.value_or(runtime::Tensor::contiguousStrides(sizes)),
+                      spec.stridedOffset));
     }
     bind(args);
   }
@@ -141,8 +130,7 @@ inline std::string seed000Segment(const std::string& inputDtype) {
       "dtype=DataType." +
       inputDtype + ", is_cpu=False, stride_order=[1, 0])\n";
   if (castVisible) s += "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n";
-  s +=
-      std::string("    T2 = fd.ops.set(") + (castVisible ? "T1" : "T0") + ")\n";
+  s += std::string("    T2 = fd.ops.set(") + (castVisible ? "T1" : "T0") + ")\n";
   s += "    T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
        "    T4 = fd.ops.broadcast(T3, is_broadcast_dim=[False, True])\n"
        "    T5 = fd.ops.add(T2, T4)\n"

@@ -19,9 +19,7 @@ using persistent_test::h100;
 using persistent_test::seed000Segment;
 
 std::string analysisJson(const BoundSegment& segment) {
-  return analyzePersistentBuffers(segment.fusion(), segment.info())
-      .toJson()
-      .dump(-1);
+  return analyzePersistentBuffers(segment.fusion(), segment.info()).toJson().dump(-1);
 }
 
 TEST(AnalysisCacheTest, ServesRepeatedAnalysesOfTheScopeSegment) {
@@ -33,12 +31,10 @@ TEST(AnalysisCacheTest, ServesRepeatedAnalysesOfTheScopeSegment) {
   EXPECT_EQ(analysisJson(segment), uncached);
   EXPECT_EQ(scope.hits(), afterFirst + 1);  // the whole analysis, served
 
-  const ReductionPatternResult pattern =
-      analyzeReductionPattern(segment.fusion());
+  const ReductionPatternResult pattern = analyzeReductionPattern(segment.fusion());
   ASSERT_TRUE(pattern.pattern.has_value());
   EXPECT_EQ(scope.hits(), afterFirst + 2);
-  const PersistentBufferInfo buffers =
-      findPersistentBuffers(segment.fusion(), *pattern.pattern);
+  const PersistentBufferInfo buffers = findPersistentBuffers(segment.fusion(), *pattern.pattern);
   EXPECT_EQ(scope.hits(), afterFirst + 3);
   ASSERT_EQ(buffers.buffers.size(), 1u);
   EXPECT_EQ(buffers.buffers[0].tv->name(), "T2");
@@ -59,15 +55,13 @@ TEST(AnalysisCacheTest, OtherSegmentsSizesAndPatternsAreComputed) {
   // computed again, from the cached compile-time pattern and buffers.
   SegmentRuntimeInfo otherInfo = segment.info();
   otherInfo.inputs[0].alignmentBytes = 4;
-  const PersistentBufferAnalysis misaligned =
-      analyzePersistentBuffers(segment.fusion(), otherInfo);
+  const PersistentBufferAnalysis misaligned = analyzePersistentBuffers(segment.fusion(), otherInfo);
   EXPECT_EQ(misaligned.vectorize.factor, 2);
   EXPECT_EQ(scope.hits(), hits + 2);
 
   const int beforePattern = scope.hits();
   // A pattern other than the segment's own (its reduction's axes changed).
-  ReductionPattern changed =
-      *analyzeReductionPattern(segment.fusion()).pattern;
+  ReductionPattern changed = *analyzeReductionPattern(segment.fusion()).pattern;
   const int patternHits = scope.hits();
   EXPECT_EQ(patternHits, beforePattern + 1);
   changed.reductions[0].axes = {0};
@@ -99,15 +93,12 @@ TEST(AnalysisCacheTest, ChooseSchedulerReusesTheAnalyses) {
   // called one by one without a cache.
   BoundSegment segment(seed000Segment("BFloat16"), {{128, 64 * 1024}}, h100());
   std::vector<Rejection> rejected;
-  const auto choice =
-      chooseScheduler(segment.fusion(), segment.info(), nullptr, &rejected);
+  const auto choice = chooseScheduler(segment.fusion(), segment.info(), nullptr, &rejected);
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(choice->type, SchedulerType::InnerPersistent);
   const Scheduler& inner = schedulerFor(SchedulerType::InnerPersistent);
   EXPECT_EQ(paramsToJson(choice->params).dump(-1),
-            paramsToJson(
-                inner.computeHeuristics(segment.fusion(), segment.info()))
-                .dump(-1));
+            paramsToJson(inner.computeHeuristics(segment.fusion(), segment.info())).dump(-1));
   EXPECT_EQ(choice->properties.dump(-1),
             inner.properties(segment.fusion(), segment.info()).dump(-1));
 }

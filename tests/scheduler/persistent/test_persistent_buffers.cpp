@@ -6,8 +6,8 @@
 #include <chrono>
 #include <sstream>
 
-#include "core/scheduler/analysis/persistent_buffers.h"
 #include "core/frontend/script.h"
+#include "core/scheduler/analysis/persistent_buffers.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
 #include "tests/scheduler/persistent/bound_segment.h"
 
@@ -34,8 +34,7 @@ std::vector<std::string> bufferNames(const PersistentBufferInfo& info) {
 
 TEST_F(PersistentBufferTest, BufferCalculation) {
   BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   ASSERT_TRUE(a.reason.empty()) << a.reason;
   // T2 = set(cast(T0)) feeds the sum T3 and is read again by the add T5.
   ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T2"});
@@ -52,8 +51,7 @@ TEST_F(PersistentBufferTest, BufferCalculation) {
 TEST_F(PersistentBufferTest, ProjectToUpcastInput) {
   const int64_t s = 64 * 1024;
   BoundSegment segment(seed000Segment("BFloat16"), {{128, s}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   ASSERT_EQ(a.info.buffers.size(), 1u);
   const PersistentBuffer& b = a.info.buffers[0];
   EXPECT_TRUE(b.projectable) << b.notProjectableReason;
@@ -64,10 +62,8 @@ TEST_F(PersistentBufferTest, ProjectToUpcastInput) {
   // The report keys the issue fixes.
   const std::string json = a.toJson().dump(-1);
   for (const char* key :
-       {"\"persistent_buffer_bytes\":262144",
-        "\"projected_persistent_buffer_bytes\":131072",
-        "\"project_persistent_buffers\":true",
-        "\"persistent_buffer_budget_bytes\":228352",
+       {"\"persistent_buffer_bytes\":262144", "\"projected_persistent_buffer_bytes\":131072",
+        "\"project_persistent_buffers\":true", "\"persistent_buffer_budget_bytes\":228352",
         "\"max_allowed_vectorize_factor\":8", "\"reduction_extent\":65536",
         "\"iteration_extent\":128", "\"projected_to\":[\"T0\"]"}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
@@ -79,16 +75,13 @@ TEST_F(PersistentBufferTest, ForwardedCastLeavesNothingNarrowToProjectTo) {
   // projecting recomputes from a float input, which saves nothing.
   const int64_t s = 64 * 1024;
   BoundSegment segment(seed000Segment("Float"), {{128, s}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T1"});
-  EXPECT_EQ(names(a.info.buffers[0].projectedTo),
-            std::vector<std::string>{"T0"});
+  EXPECT_EQ(names(a.info.buffers[0].projectedTo), std::vector<std::string>{"T0"});
   EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * s);
   EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 4 * s);
   EXPECT_FALSE(a.sizes.projectPersistentBuffers);
-  EXPECT_NE(a.describeSizes().find("no fewer"), std::string::npos)
-      << a.describeSizes();
+  EXPECT_NE(a.describeSizes().find("no fewer"), std::string::npos) << a.describeSizes();
 }
 
 TEST_F(PersistentBufferTest, InputReadAfterItsReductionIsItsOwnBuffer) {
@@ -101,12 +94,10 @@ TEST_F(PersistentBufferTest, InputReadAfterItsReductionIsItsOwnBuffer) {
       "    T2 = fd.ops.sub(T0, T1)\n"
       "    fd.add_output(T2)\n",
       {{64, 300}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T0"});
   EXPECT_FALSE(a.info.buffers[0].projectable);
-  EXPECT_EQ(a.info.buffers[0].notProjectableReason,
-            "T0 is an input of the segment");
+  EXPECT_EQ(a.info.buffers[0].notProjectableReason, "T0 is an input of the segment");
   EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 300);
   EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 4 * 300);
   EXPECT_FALSE(a.sizes.projectPersistentBuffers);
@@ -116,18 +107,15 @@ TEST_F(PersistentBufferTest, SoftmaxProjectsBothBuffersToOneInput) {
   // max's input T2 and sum's input T7 = exp(T2 - max) are both resident;
   // both recompute from the bf16 input T0 (through the per-row max, which
   // the kernel holds anyway), counted once.
-  auto segment =
-      BoundSegment::fromExample("resources/examples/softmax.py", h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment->fusion(), segment->info());
+  auto segment = BoundSegment::fromExample("resources/examples/softmax.py", h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment->fusion(), segment->info());
   ASSERT_EQ(bufferNames(a.info), (std::vector<std::string>{"T2", "T7"}));
   EXPECT_EQ(a.info.buffers[0].reduction->name(), "T3");
   EXPECT_EQ(a.info.buffers[0].usedAfterBy->name(), "T6");
   EXPECT_EQ(a.info.buffers[1].reduction->name(), "T8");
   EXPECT_EQ(a.info.buffers[1].usedAfterBy->name(), "T11");
   for (const PersistentBuffer& b : a.info.buffers) {
-    EXPECT_TRUE(b.projectable)
-        << b.tv->name() << ": " << b.notProjectableReason;
+    EXPECT_TRUE(b.projectable) << b.tv->name() << ": " << b.notProjectableReason;
     EXPECT_EQ(names(b.projectedTo), std::vector<std::string>{"T0"});
   }
   EXPECT_EQ(a.sizes.persistentBufferBytes, 2 * 4 * 256);
@@ -139,10 +127,9 @@ TEST_F(PersistentBufferTest, LayerNormWeightsAreNotBuffers) {
   // Seed 001's reproducer: only the upcast T3 is kept across var_mean; the
   // weight and bias are read after it. nvFuser reports
   // max_persistent_buffer_size 3200 (projected) for these rows of 1600.
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/seed001_nanogpt_layer_norm.py", h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment->fusion(), segment->info());
+  auto segment =
+      BoundSegment::fromExample("resources/examples/seed001_nanogpt_layer_norm.py", h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment->fusion(), segment->info());
   ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T3"});
   EXPECT_EQ(a.info.buffers[0].reduction->name(), "T4");  // welford's avg
   EXPECT_EQ(a.sizes.persistentBufferBytes, 6400);
@@ -170,11 +157,9 @@ TEST_F(PersistentBufferTest, WeightInTheProjectionCountsItsRow) {
       "    T7 = fd.ops.div(T5, T6)\n"
       "    fd.add_output(T7)\n",
       {{32, 512}, {512}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   ASSERT_EQ(a.info.buffers.size(), 1u);
-  EXPECT_EQ(names(a.info.buffers[0].projectedTo),
-            (std::vector<std::string>{"T0", "T1"}));
+  EXPECT_EQ(names(a.info.buffers[0].projectedTo), (std::vector<std::string>{"T0", "T1"}));
   EXPECT_EQ(a.sizes.persistentBufferBytes, 4 * 512);
   EXPECT_EQ(a.sizes.projectedPersistentBufferBytes, 2 * 512 + 2 * 512);
   // Projection is possible but keeps as many bytes: not chosen.
@@ -182,10 +167,8 @@ TEST_F(PersistentBufferTest, WeightInTheProjectionCountsItsRow) {
 }
 
 TEST_F(PersistentBufferTest, PlainReductionsHaveNoBuffer) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment->fusion(), segment->info());
+  auto segment = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment->fusion(), segment->info());
   ASSERT_TRUE(a.reason.empty()) << a.reason;
   EXPECT_TRUE(a.info.buffers.empty());
   EXPECT_EQ(a.info.fullRowAfterReduction, nullptr);
@@ -193,10 +176,8 @@ TEST_F(PersistentBufferTest, PlainReductionsHaveNoBuffer) {
 }
 
 TEST_F(PersistentBufferTest, BatchNormKeepsTheColumn) {
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/batch_norm_outer.py", h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment->fusion(), segment->info());
+  auto segment = BoundSegment::fromExample("resources/examples/batch_norm_outer.py", h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment->fusion(), segment->info());
   ASSERT_TRUE(a.pattern.has_value());
   EXPECT_FALSE(a.pattern->innermost);
   ASSERT_EQ(bufferNames(a.info), std::vector<std::string>{"T3"});
@@ -220,23 +201,19 @@ TEST_F(PersistentBufferTest, BudgetOnH100) {
 
 TEST_F(PersistentBufferTest, VectorizeLimitedByOddRow) {
   BoundSegment segment(seed000Segment("BFloat16"), {{128, 2047}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   EXPECT_EQ(a.vectorize.dtypeFactor, 8);
   EXPECT_EQ(a.vectorize.factor, 1);
-  EXPECT_NE(a.vectorize.limitedBy.find("2047"), std::string::npos)
-      << a.vectorize.limitedBy;
+  EXPECT_NE(a.vectorize.limitedBy.find("2047"), std::string::npos) << a.vectorize.limitedBy;
 }
 
 TEST_F(PersistentBufferTest, VectorizeLimitedByMisalignedInput) {
   // A bf16 view starting 2 elements (4 bytes) into its storage: accesses of
   // 2 elements stay aligned, wider ones do not.
   BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100(), {2});
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   EXPECT_EQ(a.vectorize.factor, 2);
-  EXPECT_NE(a.vectorize.limitedBy.find("T0: data pointer aligned to 4 bytes"),
-            std::string::npos)
+  EXPECT_NE(a.vectorize.limitedBy.find("T0: data pointer aligned to 4 bytes"), std::string::npos)
       << a.vectorize.limitedBy;
 }
 
@@ -251,10 +228,8 @@ TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
       "    fd.add_output(T1)\n"
       "    fd.add_output(T2)\n",
       {{64, 32}}, h100());
-  const PersistentBufferAnalysis a =
-      analyzePersistentBuffers(segment.fusion(), segment.info());
-  EXPECT_NE(a.reason.find("reduce different axes"), std::string::npos)
-      << a.reason;
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
+  EXPECT_NE(a.reason.find("reduce different axes"), std::string::npos) << a.reason;
   EXPECT_NE(a.reason.find("T1 (axes [1] of T0"), std::string::npos) << a.reason;
 }
 

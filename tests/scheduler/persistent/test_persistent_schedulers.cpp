@@ -23,19 +23,16 @@ class PersistentSchedulerTest : public ::testing::Test {
  protected:
   //! The first of reduction, inner_persistent, outer_persistent (their
   //! priority order) to accept, with every refusal before it.
-  static std::string choose(const ir::Fusion& segment,
-                            const SegmentRuntimeInfo& info,
+  static std::string choose(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
                             std::vector<std::string>* refusals = nullptr) {
     static const ReductionScheduler reduction;
     static const InnerPersistentScheduler inner;
     static const OuterPersistentScheduler outer;
-    for (const Scheduler* s :
-         std::vector<const Scheduler*>{&reduction, &inner, &outer}) {
+    for (const Scheduler* s : std::vector<const Scheduler*>{&reduction, &inner, &outer}) {
       auto reason = s->rejectCompileTime(segment);
       if (!reason) reason = s->rejectRunTime(segment, info);
       if (!reason) return std::string(toString(s->type()));
-      if (refusals)
-        refusals->push_back(std::string(toString(s->type())) + ": " + *reason);
+      if (refusals) refusals->push_back(std::string(toString(s->type())) + ": " + *reason);
     }
     return "none";
   }
@@ -61,15 +58,13 @@ std::string refusalsText(const std::vector<std::string>& refusals) {
   return out;
 }
 
-TEST_F(PersistentSchedulerTest,
-       Seed000PrivatizedSegmentIsInnerPersistentOnBf16) {
+TEST_F(PersistentSchedulerTest, Seed000PrivatizedSegmentIsInnerPersistentOnBf16) {
   // S = 64K: a bf16 row (128 KiB) fits the budget, a float row (256 KiB)
   // does not, as the seed asks.
   const int64_t s = 64 * 1024;
   BoundSegment segment(seed000Segment("BFloat16"), {{128, s}}, h100());
   std::vector<std::string> refusals;
-  EXPECT_EQ(choose(segment.fusion(), segment.info(), &refusals),
-            "inner_persistent")
+  EXPECT_EQ(choose(segment.fusion(), segment.info(), &refusals), "inner_persistent")
       << refusalsText(refusals);
   ASSERT_EQ(refusals.size(), 1u);
   EXPECT_EQ(refusals[0],
@@ -87,13 +82,9 @@ TEST_F(PersistentSchedulerTest,
   EXPECT_EQ(p.gridDimX * p.blockDimY, 128);
 
   const std::string json = propertiesText(inner_, segment);
-  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":131072"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("\"project_persistent_buffers\":true"),
-            std::string::npos);
-  EXPECT_NE(json.find("\"persistent_storage\":\"registers\""),
-            std::string::npos);
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":131072"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"project_persistent_buffers\":true"), std::string::npos);
+  EXPECT_NE(json.find("\"persistent_storage\":\"registers\""), std::string::npos);
 }
 
 TEST_F(PersistentSchedulerTest, Seed000ForwardedSegmentRefusesWithBytes) {
@@ -131,20 +122,17 @@ TEST_F(PersistentSchedulerTest, Seed000LongerBf16RowGoesToSharedMemory) {
 }
 
 TEST_F(PersistentSchedulerTest, Seed000WholeFusionKeepsTheSegmentSetApart) {
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/seed000_forwarding_miss.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/seed000_forwarding_miss.py", h100());
   const auto reason = inner_.rejectCompileTime(segment->fusion());
   ASSERT_TRUE(reason.has_value());
-  EXPECT_EQ(reason->rfind("segment_set T8 forces a segment boundary", 0), 0u)
-      << *reason;
+  EXPECT_EQ(reason->rfind("segment_set T8 forces a segment boundary", 0), 0u) << *reason;
 }
 
 TEST_F(PersistentSchedulerTest, Seed001LayerNormVectorizesBy8) {
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/seed001_nanogpt_layer_norm.py", h100());
+  auto segment =
+      BoundSegment::fromExample("resources/examples/seed001_nanogpt_layer_norm.py", h100());
   std::vector<std::string> refusals;
-  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
-            "inner_persistent")
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals), "inner_persistent")
       << refusalsText(refusals);
   const ReductionParams p = heuristic(inner_, *segment);
   EXPECT_EQ(p.vectorizationFactor, 8);
@@ -154,19 +142,16 @@ TEST_F(PersistentSchedulerTest, Seed001LayerNormVectorizesBy8) {
   EXPECT_EQ(p.gridDimX * p.blockDimY, 16 * 128);
   const std::string json = propertiesText(inner_, *segment);
   EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":8"), std::string::npos);
-  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":3200"),
-            std::string::npos);
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":3200"), std::string::npos);
 }
 
 TEST_F(PersistentSchedulerTest, Seed001BookendInputsExampleKeepsItsReshapes) {
   // Without bookending from the inputs, the [2048, 1600] -> [16, 128, 1600]
   // reshape stays in the kernel: it keeps the rows, so the kernel still
   // vectorizes by 8, but (as in nvFuser) nothing projects through it.
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/seed001_bookend_inputs.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/seed001_bookend_inputs.py", h100());
   std::vector<std::string> refusals;
-  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
-            "inner_persistent")
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals), "inner_persistent")
       << refusalsText(refusals);
   const ReductionParams p = heuristic(inner_, *segment);
   EXPECT_EQ(p.vectorizationFactor, 8);
@@ -187,34 +172,28 @@ TEST_F(PersistentSchedulerTest, Seed001BookendedSegmentStillVectorizesBy8) {
   using ir::IterType;
   auto fusion = std::make_unique<ir::Fusion>();
   ir::Fusion& f = *fusion;
-  auto* x = f.newTensorView(
-      {f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
-       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
-       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
-      DataType::BFloat16);
-  auto* w = f.newTensorView(
-      {f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(16)),
-       f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(128)),
-       f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
-      DataType::BFloat16);
+  auto* x = f.newTensorView({f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
+                             f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration),
+                             f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
+                            DataType::BFloat16);
+  auto* w = f.newTensorView({f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(16)),
+                             f.newIterDomain(f.constInt(1), IterType::Broadcast, f.constInt(128)),
+                             f.newIterDomain(f.newScalar(DataType::Int), IterType::Iteration)},
+                            DataType::BFloat16);
   f.addInput(x);
   f.addInput(w);
   auto* xf = ops::cast(x, DataType::Float)->as<ir::TensorView>();
   auto* mean = ops::sum(xf, {2});
-  auto* centered = ops::binaryOp(ir::BinaryOpType::Sub, xf,
-                                 ops::broadcast(mean, {false, false, true}));
-  auto* scaled = ops::binaryOp(ir::BinaryOpType::Mul, centered,
-                               ops::cast(w, DataType::Float));
+  auto* centered =
+      ops::binaryOp(ir::BinaryOpType::Sub, xf, ops::broadcast(mean, {false, false, true}));
+  auto* scaled = ops::binaryOp(ir::BinaryOpType::Mul, centered, ops::cast(w, DataType::Float));
   f.addOutput(ops::cast(scaled, DataType::BFloat16));
   runtime::Arguments args{
-      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600},
-                                {204800, 1600, 1}, 0),
-      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600}, {0, 0, 1},
-                                0)};
+      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600}, {204800, 1600, 1}, 0),
+      BoundSegment::withoutData(DataType::BFloat16, {16, 128, 1600}, {0, 0, 1}, 0)};
   BoundSegment segment(std::move(fusion), args, h100());
   std::vector<std::string> refusals;
-  ASSERT_EQ(choose(segment.fusion(), segment.info(), &refusals),
-            "inner_persistent")
+  ASSERT_EQ(choose(segment.fusion(), segment.info(), &refusals), "inner_persistent")
       << refusalsText(refusals);
   const ReductionParams p = heuristic(inner_, segment);
   EXPECT_EQ(p.vectorizationFactor, 8);
@@ -240,14 +219,12 @@ TEST_F(PersistentSchedulerTest, ReshapeThatRegroupsRowsIsRefused) {
 }
 
 TEST_F(PersistentSchedulerTest, NormalizationExamplesAreInnerPersistent) {
-  for (const char* file :
-       {"resources/examples/layer_norm.py", "resources/examples/rms_norm.py",
-        "resources/examples/softmax.py"}) {
+  for (const char* file : {"resources/examples/layer_norm.py", "resources/examples/rms_norm.py",
+                           "resources/examples/softmax.py"}) {
     SCOPED_TRACE(file);
     auto segment = BoundSegment::fromExample(file, h100());
     std::vector<std::string> refusals;
-    EXPECT_EQ(choose(segment->fusion(), segment->info(), &refusals),
-              "inner_persistent")
+    EXPECT_EQ(choose(segment->fusion(), segment->info(), &refusals), "inner_persistent")
         << refusalsText(refusals);
     const ReductionParams p = heuristic(inner_, *segment);
     EXPECT_EQ(p.vectorizationFactor, 8);  // bf16 inputs, rows of 2^k
@@ -255,11 +232,9 @@ TEST_F(PersistentSchedulerTest, NormalizationExamplesAreInnerPersistent) {
 }
 
 TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/batch_norm_outer.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/batch_norm_outer.py", h100());
   std::vector<std::string> refusals;
-  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals),
-            "outer_persistent")
+  ASSERT_EQ(choose(segment->fusion(), segment->info(), &refusals), "outer_persistent")
       << refusalsText(refusals);
   ASSERT_EQ(refusals.size(), 2u);
   EXPECT_EQ(refusals[1],
@@ -274,9 +249,7 @@ TEST_F(PersistentSchedulerTest, BatchNormIsOuterPersistent) {
   EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.gridDimY, 16384);
   EXPECT_GE(p.gridDimX * p.blockDimY * p.vectorizationFactor, 128);
   const std::string json = propertiesText(outer_, *segment);
-  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":32768"),
-            std::string::npos)
-      << json;
+  EXPECT_NE(json.find("\"projected_persistent_buffer_bytes\":32768"), std::string::npos) << json;
 }
 
 // The start of a BatchNorm-like script over [rows, cols] bf16: the columns'
@@ -289,7 +262,9 @@ std::string columnCentered(int64_t rows, int64_t cols) {
          "dtype=DataType.BFloat16, is_cpu=False)\n"
          "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
          "    T2, T3 = fd.ops.var_mean(T1, dims=[0], correction=0, keepdim=False)\n"
-         "    T4 = fd.ops.broadcast_in_dim(T3, shape=" + shape + ", broadcast_dims=[1])\n"
+         "    T4 = fd.ops.broadcast_in_dim(T3, shape=" +
+         shape +
+         ", broadcast_dims=[1])\n"
          "    T5 = fd.ops.sub(T1, T4)\n";
 }
 
@@ -298,13 +273,14 @@ std::string columnCentered(int64_t rows, int64_t cols) {
 // the 10 blocks are one cluster; an sm_90 GPU that starts only the portable
 // 8 has them meet at grid barriers, and says so.
 TEST_F(PersistentSchedulerTest, OuterSplitPastEightBlocksIsOneClusterWhereTheGpuStartsIt) {
-  const std::string source = columnCentered(20000, 100) +
-                             "    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
-                             "    T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))\n"
-                             "    T8 = fd.ops.broadcast_in_dim(T7, shape=[20000, 100], broadcast_dims=[1])\n"
-                             "    T9 = fd.ops.cast(fd.ops.mul(T5, T8), dtype=DataType.BFloat16)\n"
-                             "    fd.add_output(T9)\n"
-                             "    fd.add_output(T3)\n";
+  const std::string source =
+      columnCentered(20000, 100) +
+      "    S6 = fd.define_scalar(1.00000e-05, dtype=DataType.Double)\n"
+      "    T7 = fd.ops.rsqrt(fd.ops.add(T2, S6))\n"
+      "    T8 = fd.ops.broadcast_in_dim(T7, shape=[20000, 100], broadcast_dims=[1])\n"
+      "    T9 = fd.ops.cast(fd.ops.mul(T5, T8), dtype=DataType.BFloat16)\n"
+      "    fd.add_output(T9)\n"
+      "    fd.add_output(T3)\n";
   BoundSegment hopper(source, {{20000, 100}}, h100());
   ASSERT_EQ(hopper.info().device->maxClusterBlocks, 16);
   const ReductionParams p = heuristic(outer_, hopper);
@@ -418,8 +394,7 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
 }
 
 TEST_F(PersistentSchedulerTest, OuterGridMustStayResident) {
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/batch_norm_outer.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/batch_norm_outer.py", h100());
   ReductionParams p = heuristic(outer_, *segment);
   ASSERT_TRUE(p.crossGridReduction);
   p.gridDimX = 100;
@@ -432,16 +407,12 @@ TEST_F(PersistentSchedulerTest, OuterGridMustStayResident) {
   EXPECT_EQ(outer_.rejectParams(segment->fusion(), segment->info(), p),
             "a grid-persistent kernel needs all its blocks resident at once, "
             "but grid_dim_x * grid_dim_y = " +
-                std::to_string(100 * p.gridDimY) +
-                " blocks exceed the 132 SMs");
+                std::to_string(100 * p.gridDimY) + " blocks exceed the 132 SMs");
   p = heuristic(outer_, *segment);
   p.persistentBatchSize = 1;
-  const auto reason =
-      outer_.rejectParams(segment->fusion(), segment->info(), p);
+  const auto reason = outer_.rejectParams(segment->fusion(), segment->info(), p);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_EQ(
-      reason->rfind("block_dim_x * persistent_batch_size * grid_dim_y", 0), 0u)
-      << *reason;
+  EXPECT_EQ(reason->rfind("block_dim_x * persistent_batch_size * grid_dim_y", 0), 0u) << *reason;
 }
 
 TEST_F(PersistentSchedulerTest, OuterRefusesInnerNormalization) {
@@ -455,8 +426,7 @@ TEST_F(PersistentSchedulerTest, OuterRefusesInnerNormalization) {
 }
 
 TEST_F(PersistentSchedulerTest, PlainSumIsNotPersistent) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
   const auto reason = inner_.rejectCompileTime(segment->fusion());
   ASSERT_TRUE(reason.has_value());
   EXPECT_EQ(reason->rfind("no tensor is read both before and after a "

@@ -19,10 +19,8 @@ class ReductionSchedulerTest : public ::testing::Test {
   ReductionParams accepted(const BoundSegment& b) {
     EXPECT_EQ(scheduler_.rejectCompileTime(b.fusion()), std::nullopt);
     EXPECT_EQ(scheduler_.rejectRunTime(b.fusion(), b.info()), std::nullopt);
-    const HeuristicParams params =
-        scheduler_.computeHeuristics(b.fusion(), b.info());
-    EXPECT_EQ(scheduler_.rejectParams(b.fusion(), b.info(), params),
-              std::nullopt);
+    const HeuristicParams params = scheduler_.computeHeuristics(b.fusion(), b.info());
+    EXPECT_EQ(scheduler_.rejectParams(b.fusion(), b.info(), params), std::nullopt);
     return std::get<ReductionParams>(params);
   }
 
@@ -30,8 +28,7 @@ class ReductionSchedulerTest : public ::testing::Test {
 };
 
 TEST_F(ReductionSchedulerTest, InnerSumOfOddRows) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
   const ReductionParams p = accepted(*segment);
   EXPECT_FALSE(p.persistentKernel);
   EXPECT_TRUE(p.fastestDimReduction);
@@ -43,8 +40,7 @@ TEST_F(ReductionSchedulerTest, InnerSumOfOddRows) {
   EXPECT_EQ(p.unrollFactorReduction, 8);
   EXPECT_EQ(p.gridDimX * p.blockDimY, 2048);
   EXPECT_FALSE(p.crossGridReduction);
-  const std::string json =
-      scheduler_.properties(segment->fusion(), segment->info()).dump(-1);
+  const std::string json = scheduler_.properties(segment->fusion(), segment->info()).dump(-1);
   EXPECT_NE(json.find("\"reduction_extent\":1023"), std::string::npos) << json;
   EXPECT_NE(json.find("\"max_allowed_vectorize_factor\":1"), std::string::npos);
 }
@@ -53,8 +49,7 @@ TEST_F(ReductionSchedulerTest, LongBf16RowsGiveEachThreadFourVectorLoads) {
   // The suite's row_sum, bf16 [8192, 4096] summed over its rows: 128
   // threads per row, each with 4 loads of 8 bf16 in flight (was 512 threads
   // with one load each, 62% of the copy bandwidth on an H100).
-  auto segment = BoundSegment::fromExample(
-      "tests/perf/suite/row_sum_8192x4096.py", h100());
+  auto segment = BoundSegment::fromExample("tests/perf/suite/row_sum_8192x4096.py", h100());
   const ReductionParams p = accepted(*segment);
   EXPECT_TRUE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 8);
@@ -67,8 +62,7 @@ TEST_F(ReductionSchedulerTest, OuterColumnSumSplitsAcrossBlocks) {
   // [4096, 768] bf16 summed over dim 0: 768 columns cannot fill 132 SMs, so
   // the 4096 rows are split over blocks too. The float sum output moves
   // along the vectorized columns: 16-byte stores hold 4 of them.
-  auto segment = BoundSegment::fromExample(
-      "resources/examples/outer_reduction.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/outer_reduction.py", h100());
   const ReductionParams p = accepted(*segment);
   EXPECT_FALSE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 4);
@@ -164,8 +158,7 @@ TEST_F(ReductionSchedulerTest, PropertiesSayWhyTheSplitIsOrIsNotACluster) {
   EXPECT_EQ(choice(BoundSegment(kColSum, {{8192, 4096}}, *a100)),
             "sm_80 has no thread-block clusters: 13 splits through the workspace");
   // Inner reductions: no such choice.
-  auto inner =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  auto inner = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
   EXPECT_EQ(choice(*inner), "(none)");
 }
 
@@ -195,8 +188,7 @@ TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
             "thread-block clusters (sm_90 and later)");
 
   // Inner reductions combine through the workspace only.
-  auto inner =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  auto inner = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
   ReductionParams r = accepted(*inner);
   r.gridDimY = 2;
   r.crossGridReduction = true;
@@ -222,14 +214,12 @@ TEST_F(ReductionSchedulerTest, ReductionResultOutputsDoNotLimitVectorization) {
       "    fd.add_output(T3)\n";
   BoundSegment rowSums(head, {{128, 1024}}, h100());
   EXPECT_EQ(accepted(rowSums).vectorizationFactor, 8);
-  BoundSegment withCopy(head + "    fd.add_output(T2)\n", {{128, 1024}},
-                        h100());
+  BoundSegment withCopy(head + "    fd.add_output(T2)\n", {{128, 1024}}, h100());
   EXPECT_EQ(accepted(withCopy).vectorizationFactor, 4);
 }
 
 TEST_F(ReductionSchedulerTest, WelfordStatistics) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/welford.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/welford.py", h100());
   const ReductionParams p = accepted(*segment);
   EXPECT_TRUE(p.fastestDimReduction);
   EXPECT_EQ(p.vectorizationFactor, 1);  // rows of 2047
@@ -287,9 +277,10 @@ def f(fd : FusionDefinition) -> None :
   // ([16384, 1024]: 16 and 32 column groups of 8 blocks leave 248 threads
   // an SM in 16 x 16 and 8 x 16 blocks); [2048, 1024] has rows for only 4
   // splits, too few for any cluster, so it goes through the workspace.
-  for (const Case& c : {Case{{16384, 1024}, 8, 32, 32, 8, true}, Case{{32768, 1024}, 8, 32, 32, 8, true},
-                        Case{{16384, 2048}, 16, 16, 32, 8, true}, Case{{8192, 4096}, 16, 16, 64, 4, true},
-                        Case{{2048, 1024}, 8, 16, 32, 8, false}}) {
+  for (const Case& c :
+       {Case{{16384, 1024}, 8, 32, 32, 8, true}, Case{{32768, 1024}, 8, 32, 32, 8, true},
+        Case{{16384, 2048}, 16, 16, 32, 8, true}, Case{{8192, 4096}, 16, 16, 64, 4, true},
+        Case{{2048, 1024}, 8, 16, 32, 8, false}}) {
     SCOPED_TRACE(std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]));
     BoundSegment segment(varMean, {c.sizes}, h100());
     const ReductionParams p = accepted(segment);
@@ -314,8 +305,7 @@ def f(fd : FusionDefinition) -> None :
 }
 
 TEST_F(ReductionSchedulerTest, RefusesLayerNormWithPersistentReason) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/layer_norm.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/layer_norm.py", h100());
   EXPECT_EQ(scheduler_.rejectCompileTime(segment->fusion()),
             "T3 is used both by the reduction T4 and after it by T13: a "
             "persistent buffer is needed (persistent schedulers)");
@@ -342,15 +332,12 @@ TEST_F(ReductionSchedulerTest, RefusesFullRowsReadAfterTheReduction) {
 }
 
 TEST_F(ReductionSchedulerTest, RefusesSegmentsWithoutReduction) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/silu_mul.py", h100());
-  EXPECT_EQ(scheduler_.rejectCompileTime(segment->fusion()),
-            "the segment has no reduction");
+  auto segment = BoundSegment::fromExample("resources/examples/silu_mul.py", h100());
+  EXPECT_EQ(scheduler_.rejectCompileTime(segment->fusion()), "the segment has no reduction");
 }
 
 TEST_F(ReductionSchedulerTest, RejectParamsExplainsInvalidShapes) {
-  auto segment =
-      BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
+  auto segment = BoundSegment::fromExample("resources/examples/sum_reduction.py", h100());
   const ReductionParams good = accepted(*segment);
   const ir::Fusion& f = segment->fusion();
   const SegmentRuntimeInfo& info = segment->info();

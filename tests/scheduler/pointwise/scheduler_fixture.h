@@ -72,11 +72,9 @@ class SchedulerFixture : public ::testing::Test {
   //! non-empty tensor, so the tensor borrows a made-up device address that
   //! nothing ever reads.)
   static runtime::Tensor strided(DataType dtype, std::vector<int64_t> sizes,
-                                 std::vector<int64_t> strides,
-                                 int64_t storageOffset = 0) {
+                                 std::vector<int64_t> strides, int64_t storageOffset = 0) {
     void* base = reinterpret_cast<void*>(uintptr_t{1} << 40);
-    return runtime::Tensor::borrow(base, dtype, std::move(sizes),
-                                   std::move(strides), storageOffset,
+    return runtime::Tensor::borrow(base, dtype, std::move(sizes), std::move(strides), storageOffset,
                                    runtime::DeviceKind::Cuda);
   }
 

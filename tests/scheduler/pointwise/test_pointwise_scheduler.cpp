@@ -180,8 +180,8 @@ fd.add_output(T2)
 TEST_F(PointwiseTest, ZeroSizeIsAccepted) {
   define(kAddSameShape);
   PointwiseScheduler scheduler;
-  const auto& info = bind({contiguous(DataType::Float, {0, 128}),
-                           contiguous(DataType::Float, {0, 128})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {0, 128}), contiguous(DataType::Float, {0, 128})});
   EXPECT_EQ(scheduler.rejectRunTime(fusion(), info), std::nullopt);
   const auto params = scheduler.computeHeuristics(fusion(), info);
   EXPECT_EQ(paramsOf(params).breakPoint, 0);
@@ -190,8 +190,8 @@ TEST_F(PointwiseTest, ZeroSizeIsAccepted) {
 
 TEST_F(PointwiseTest, PlainAddIsOneDimensional) {
   define(kAddSameShape);
-  const auto& info = bind({contiguous(DataType::Float, {1024, 4096}),
-                           contiguous(DataType::Float, {1024, 4096})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {1024, 4096}), contiguous(DataType::Float, {1024, 4096})});
   const PointwiseDecision d = decidePointwise(fusion(), info);
   EXPECT_EQ(d.params.breakPoint, 0);
   EXPECT_EQ(d.params.vectorizationFactor, 4);
@@ -206,8 +206,8 @@ TEST_F(PointwiseTest, PlainAddIsOneDimensional) {
 
 TEST_F(PointwiseTest, OuterBroadcastAddTakesBreakPointOne) {
   define(kAddOuterBroadcast);
-  const auto& info = bind({contiguous(DataType::Float, {1024, 4096}),
-                           contiguous(DataType::Float, {1, 4096})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {1024, 4096}), contiguous(DataType::Float, {1, 4096})});
   PointwiseScheduler scheduler;
   EXPECT_EQ(scheduler.rejectRunTime(fusion(), info), std::nullopt);
   const PointwiseDecision d = decidePointwise(fusion(), info);
@@ -232,8 +232,8 @@ TEST_F(PointwiseTest, OuterBroadcastAddTakesBreakPointOne) {
 // fall under 2 waves of blocks does not.
 TEST_F(PointwiseTest, OuterBroadcastUnrollsRowsThatShareItsLoads) {
   define(kAddOuterBroadcast);
-  const auto& large = bind({contiguous(DataType::Float, {8192, 4096}),
-                            contiguous(DataType::Float, {1, 4096})});
+  const auto& large =
+      bind({contiguous(DataType::Float, {8192, 4096}), contiguous(DataType::Float, {1, 4096})});
   const PointwiseDecision d = decidePointwise(fusion(), large);
   EXPECT_EQ(d.params.breakPoint, 1);
   EXPECT_EQ(d.params.unrollFactorOuter, 2);
@@ -245,8 +245,8 @@ TEST_F(PointwiseTest, OuterBroadcastUnrollsRowsThatShareItsLoads) {
   EXPECT_EQ(scheduler.rejectParams(fusion(), large, scheduler.computeHeuristics(fusion(), large)),
             std::nullopt);
 
-  const auto& small = bind({contiguous(DataType::Float, {1024, 4096}),
-                            contiguous(DataType::Float, {1, 4096})});
+  const auto& small =
+      bind({contiguous(DataType::Float, {1024, 4096}), contiguous(DataType::Float, {1, 4096})});
   EXPECT_EQ(decidePointwise(fusion(), small).params.unrollFactorOuter, 1);
 }
 
@@ -257,8 +257,8 @@ T1 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DataType.Flo
 T2 = fd.ops.add(T0, T1)
 fd.add_output(T2)
 )");
-  const auto& info = bind({contiguous(DataType::Float, {1024, 4096}),
-                           contiguous(DataType::Float, {1024, 1})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {1024, 4096}), contiguous(DataType::Float, {1024, 1})});
   const PointwiseDecision d = decidePointwise(fusion(), info);
   EXPECT_EQ(d.params.breakPoint, 1);
   EXPECT_EQ(d.params.vectorizationFactor, 4);
@@ -269,8 +269,8 @@ fd.add_output(T2)
 
 TEST_F(PointwiseTest, SmallProblemStaysOneDimensional) {
   define(kAddOuterBroadcast);
-  const auto& info = bind({contiguous(DataType::Float, {8, 1024}),
-                           contiguous(DataType::Float, {1, 1024})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {8, 1024}), contiguous(DataType::Float, {1, 1024})});
   const PointwiseDecision d = decidePointwise(fusion(), info);
   EXPECT_EQ(d.params.breakPoint, 0);
   EXPECT_NE(d.breakPointReason.find("too few for a 2-D schedule"), std::string::npos)
@@ -279,9 +279,9 @@ TEST_F(PointwiseTest, SmallProblemStaysOneDimensional) {
 
 TEST_F(PointwiseTest, Seed001PointwiseKeepsVectorizationEight) {
   define(kSeed001Pointwise);
-  const auto& info = bind({contiguous(DataType::BFloat16, {16, 128, 1600}),
-                           contiguous(DataType::BFloat16, {1600}),
-                           contiguous(DataType::BFloat16, {1600})});
+  const auto& info =
+      bind({contiguous(DataType::BFloat16, {16, 128, 1600}), contiguous(DataType::BFloat16, {1600}),
+            contiguous(DataType::BFloat16, {1600})});
   PointwiseScheduler scheduler;
   EXPECT_EQ(scheduler.rejectCompileTime(fusion()), std::nullopt);
   EXPECT_EQ(scheduler.rejectRunTime(fusion(), info), std::nullopt);
@@ -291,17 +291,14 @@ TEST_F(PointwiseTest, Seed001PointwiseKeepsVectorizationEight) {
   EXPECT_EQ(d.params.breakPoint, 2);
   EXPECT_EQ(d.params.blockDimX * d.params.blockDimY, 128);
   const std::string properties = scheduler.properties(fusion(), info).dump(-1);
-  EXPECT_NE(properties.find("\"max_allowed_vectorize_factor\":8"), std::string::npos)
-      << properties;
-  EXPECT_NE(properties.find("\"reference_shape\":[16,128,1600]"), std::string::npos)
-      << properties;
+  EXPECT_NE(properties.find("\"max_allowed_vectorize_factor\":8"), std::string::npos) << properties;
+  EXPECT_NE(properties.find("\"reference_shape\":[16,128,1600]"), std::string::npos) << properties;
 }
 
 TEST_F(PointwiseTest, MisalignedInputDropsTheFactor) {
   define(kAddSameShape);
-  const auto& info =
-      bind({contiguous(DataType::Float, {1024, 4096}),
-            strided(DataType::Float, {1024, 4096}, {4096, 1}, /*storageOffset=*/2)});
+  const auto& info = bind({contiguous(DataType::Float, {1024, 4096}),
+                           strided(DataType::Float, {1024, 4096}, {4096, 1}, /*storageOffset=*/2)});
   const PointwiseDecision d = decidePointwise(fusion(), info);
   EXPECT_EQ(d.params.vectorizationFactor, 2);
   EXPECT_EQ(d.vectorization.reason(),
@@ -330,19 +327,18 @@ T3 = fd.ops.relu(T1)
 fd.add_output(T2)
 fd.add_output(T3)
 )");
-  const auto& info = bind({contiguous(DataType::Float, {1024}),
-                           contiguous(DataType::Float, {512})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {1024}), contiguous(DataType::Float, {512})});
   const auto reason = PointwiseScheduler().rejectRunTime(fusion(), info);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_NE(reason->find("is not connected to the reference " + irName("T2")),
-            std::string::npos)
+  EXPECT_NE(reason->find("is not connected to the reference " + irName("T2")), std::string::npos)
       << *reason;
 }
 
 TEST_F(PointwiseTest, LargeTensorsUseInt64Indexing) {
   define(kAddSameShape);
-  const auto& info = bind({contiguous(DataType::Float, {65536, 65536}),
-                           contiguous(DataType::Float, {65536, 65536})});
+  const auto& info = bind(
+      {contiguous(DataType::Float, {65536, 65536}), contiguous(DataType::Float, {65536, 65536})});
   PointwiseScheduler scheduler;
   const auto params = scheduler.computeHeuristics(fusion(), info);
   EXPECT_FALSE(paramsOf(params).useInt32Indexing);
@@ -365,34 +361,34 @@ fd.add_output(T1)
   params.vectorizationFactor = 4;
   const auto reason = scheduler.rejectParams(fusion(), info, params);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_EQ(*reason, "vectorization_factor 4 is more than the 2 the tensors "
-                     "allow at break point 0 (" + irName("T0") +
-                     ": innermost contiguous extent 18 is divisible by 2 but "
-                     "not by 4)");
+  EXPECT_EQ(*reason,
+            "vectorization_factor 4 is more than the 2 the tensors "
+            "allow at break point 0 (" +
+                irName("T0") +
+                ": innermost contiguous extent 18 is divisible by 2 but "
+                "not by 4)");
   params.vectorizationFactor = 2;
   EXPECT_EQ(scheduler.rejectParams(fusion(), info, params), std::nullopt);
 }
 
 TEST_F(PointwiseTest, RejectParamsChecksShapeAndDevice) {
   define(kAddOuterBroadcast);
-  const auto& info = bind({contiguous(DataType::Float, {1024, 4096}),
-                           contiguous(DataType::Float, {1, 4096})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {1024, 4096}), contiguous(DataType::Float, {1, 4096})});
   PointwiseScheduler scheduler;
   auto reasonFor = [&](PointwiseParams p) {
     return scheduler.rejectParams(fusion(), info, p).value_or("accepted");
   };
   PointwiseParams p;
   p.breakPoint = 2;
-  EXPECT_EQ(reasonFor(p), "break_point 2 is outside the reference " +
-                              irName("T2") +
+  EXPECT_EQ(reasonFor(p), "break_point 2 is outside the reference " + irName("T2") +
                               " of rank 2: use 0 for a 1-D schedule or 1 to 1");
   p = PointwiseParams();
   p.vectorizationFactor = 3;
   EXPECT_EQ(reasonFor(p), "vectorization_factor 3 is not 1, 2, 4, 8 or 16");
   p = PointwiseParams();
   p.blockDimX = 2048;
-  EXPECT_NE(reasonFor(p).find("does not fit the 1024 threads per block"),
-            std::string::npos);
+  EXPECT_NE(reasonFor(p).find("does not fit the 1024 threads per block"), std::string::npos);
   p = PointwiseParams();
   p.blockDimY = 2;
   EXPECT_NE(reasonFor(p).find("need a 2-D schedule"), std::string::npos);
@@ -411,16 +407,15 @@ TEST_F(PointwiseTest, RejectParamsChecksShapeAndDevice) {
 
 TEST_F(PointwiseTest, RejectParamsGridYLimit) {
   define(kAddOuterBroadcast);
-  const auto& info = bind({contiguous(DataType::Float, {131072, 64}),
-                           contiguous(DataType::Float, {1, 64})});
+  const auto& info =
+      bind({contiguous(DataType::Float, {131072, 64}), contiguous(DataType::Float, {1, 64})});
   PointwiseParams p;
   p.breakPoint = 1;
   p.blockDimX = 64;
   p.blockDimY = 1;
   const auto reason = PointwiseScheduler().rejectParams(fusion(), info, p);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_NE(reason->find("grid y would have 131072 blocks"), std::string::npos)
-      << *reason;
+  EXPECT_NE(reason->find("grid y would have 131072 blocks"), std::string::npos) << *reason;
   p.flipGrid = true;
   EXPECT_EQ(PointwiseScheduler().rejectParams(fusion(), info, p), std::nullopt);
 }
@@ -437,9 +432,7 @@ fd.add_output(T2)
   p.breakPoint = 1;
   const auto reason = PointwiseScheduler().rejectParams(fusion(), info, p);
   ASSERT_TRUE(reason.has_value());
-  EXPECT_NE(reason->find("a reshape maps axis 0 of " + irName("T0")),
-            std::string::npos)
-      << *reason;
+  EXPECT_NE(reason->find("a reshape maps axis 0 of " + irName("T0")), std::string::npos) << *reason;
   p.breakPoint = 2;
   EXPECT_EQ(PointwiseScheduler().rejectParams(fusion(), info, p), std::nullopt);
 }

@@ -45,11 +45,9 @@ TEST_F(TransposeTest, AcceptsLargePermute) {
   EXPECT_TRUE(p.useInt32Indexing);
   EXPECT_EQ(scheduler.rejectParams(fusion(), info, params), std::nullopt);
   const std::string properties = scheduler.properties(fusion(), info).dump(-1);
-  EXPECT_NE(properties.find("\"group1\":[\"" + irName("T0") + "\"]"),
-            std::string::npos)
+  EXPECT_NE(properties.find("\"group1\":[\"" + irName("T0") + "\"]"), std::string::npos)
       << properties;
-  EXPECT_NE(properties.find("\"group2\":[\"" + irName("T2") + "\"]"),
-            std::string::npos)
+  EXPECT_NE(properties.find("\"group2\":[\"" + irName("T2") + "\"]"), std::string::npos)
       << properties;
 }
 
@@ -97,8 +95,7 @@ fd.add_output(T1)
 )");
   TransposeScheduler scheduler;
   EXPECT_EQ(scheduler.rejectCompileTime(fusion()), std::nullopt);
-  const auto& info =
-      bind({strided(DataType::Float, {1024, 2048}, {1, 1024})});
+  const auto& info = bind({strided(DataType::Float, {1024, 2048}, {1, 1024})});
   EXPECT_EQ(scheduler.rejectRunTime(fusion(), info), std::nullopt);
   const TransposeParams p = paramsOf(scheduler.computeHeuristics(fusion(), info));
   EXPECT_EQ(p.vectorizationFactor1, 4);
@@ -143,8 +140,8 @@ TEST_F(TransposeTest, OddInnerExtentLimitsItsGroup) {
   TransposeParams p = paramsOf(params);
   p.vectorizationFactor1 = 4;
   EXPECT_EQ(scheduler.rejectParams(fusion(), info, p),
-            "vectorization_factor1 4 is more than the 2 group 1 (" +
-                irName("T0") + ") allows (" + irName("T0") +
+            "vectorization_factor1 4 is more than the 2 group 1 (" + irName("T0") + ") allows (" +
+                irName("T0") +
                 ": innermost contiguous extent 4098 is divisible by 2 but "
                 "not by 4)");
 }
@@ -167,15 +164,15 @@ TEST_F(TransposeTest, RejectParamsChecksTilesThreadsAndSharedMemory) {
   p = TransposeParams();
   p.blockDim = 1024;
   p.vectorizationFactor1 = 4;
-  EXPECT_EQ(reasonFor(p), "a 32x32 tile over 1024 threads does not give every "
-                          "thread a whole vector of 4 elements");
+  EXPECT_EQ(reasonFor(p),
+            "a 32x32 tile over 1024 threads does not give every "
+            "thread a whole vector of 4 elements");
   p = TransposeParams();
   p.tileSize1 = 128;
   p.tileSize2 = 128;
   EXPECT_EQ(reasonFor(p), "128x128 tiles of " + irName("T0") +
-                              " need 65536 bytes of shared memory; the " +
-                              device_.name + " gives " +
-                              std::to_string(device_.sharedMemoryPerBlockBytes) +
+                              " need 65536 bytes of shared memory; the " + device_.name +
+                              " gives " + std::to_string(device_.sharedMemoryPerBlockBytes) +
                               " per block");
   EXPECT_EQ(scheduler.rejectParams(fusion(), info, PointwiseParams()),
             "expected transpose params, got pointwise params");

@@ -28,8 +28,7 @@ TEST_F(PointwiseTest, VectorizeInnerSize17IsOdd) {
   const auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 1);
   EXPECT_EQ(analysis.limitingTensor, irName("T0"));
-  EXPECT_EQ(analysis.reason(),
-            irName("T0") + ": innermost contiguous extent 17 is odd");
+  EXPECT_EQ(analysis.reason(), irName("T0") + ": innermost contiguous extent 17 is odd");
 }
 
 TEST_F(PointwiseTest, VectorizeInnerSize18AllowsTwo) {
@@ -73,8 +72,7 @@ TEST_F(PointwiseTest, VectorizeOuterStrideMustBeAMultiple) {
   bind({strided(DataType::Float, {1024, 1600}, {1601, 1})});
   const auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 1);
-  EXPECT_EQ(analysis.reason(),
-            irName("T0") + ": stride 1601 of axis 0 is not a multiple of 2");
+  EXPECT_EQ(analysis.reason(), irName("T0") + ": stride 1601 of axis 0 is not a multiple of 2");
 }
 
 TEST_F(PointwiseTest, VectorizeMisalignedBasePointer) {
@@ -130,8 +128,7 @@ fd.add_output(T1)
   bind({strided(DataType::Float, {1024, 768}, {1, 1024})});
   const auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 1);
-  EXPECT_NE(analysis.reason().find("not its innermost allocation axis"),
-            std::string::npos)
+  EXPECT_NE(analysis.reason().find("not its innermost allocation axis"), std::string::npos)
       << analysis.reason();
 }
 
@@ -156,8 +153,7 @@ fd.add_output(T5)
   const auto* column = analysis.find(irName("T1"));
   ASSERT_NE(column, nullptr);
   EXPECT_FALSE(column->vectorized);
-  EXPECT_NE(column->reason.find("extent 1 along the reference's innermost axis"),
-            std::string::npos)
+  EXPECT_NE(column->reason.find("extent 1 along the reference's innermost axis"), std::string::npos)
       << column->reason;
 }
 
@@ -180,8 +176,7 @@ fd.add_output(T45)
 
 TEST_F(PointwiseTest, VectorizeSeed001BroadcastWeightKeepsEight) {
   define(kSeed001Pointwise);
-  bind({contiguous(DataType::BFloat16, {16, 128, 1600}),
-        contiguous(DataType::BFloat16, {1600}),
+  bind({contiguous(DataType::BFloat16, {16, 128, 1600}), contiguous(DataType::BFloat16, {1600}),
         contiguous(DataType::BFloat16, {1600})});
   const auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 8);
@@ -206,8 +201,7 @@ T21 = fd.ops.mul(T8, T20)
 T24 = fd.ops.cast(T21, dtype=DataType.BFloat16)
 fd.add_output(T24)
 )");
-  bind({contiguous(DataType::BFloat16, {16, 128, 1600}),
-        contiguous(DataType::BFloat16, {1600})});
+  bind({contiguous(DataType::BFloat16, {16, 128, 1600}), contiguous(DataType::BFloat16, {1600})});
   EXPECT_EQ(analyzeVectorization(fusion(), info()).factor, 8);
 }
 
@@ -238,23 +232,21 @@ TEST_F(PointwiseTest, VectorizeExpandedBroadcastIrInput) {
   auto* d0 = fusion.newScalar(DataType::Int);
   auto* d1 = fusion.newScalar(DataType::Int);
   auto* d2 = fusion.newScalar(DataType::Int);
-  TensorView* x = fusion.newTensorView(
-      {fusion.newIterDomain(d0, ir::IterType::Iteration),
-       fusion.newIterDomain(d1, ir::IterType::Iteration),
-       fusion.newIterDomain(d2, ir::IterType::Iteration)},
-      DataType::BFloat16);
-  TensorView* w = fusion.newTensorView(
-      {fusion.newIterDomain(fusion.constInt(1), ir::IterType::Broadcast, d0),
-       fusion.newIterDomain(fusion.constInt(1), ir::IterType::Broadcast, d1),
-       fusion.newIterDomain(d2, ir::IterType::Iteration)},
-      DataType::BFloat16);
+  TensorView* x = fusion.newTensorView({fusion.newIterDomain(d0, ir::IterType::Iteration),
+                                        fusion.newIterDomain(d1, ir::IterType::Iteration),
+                                        fusion.newIterDomain(d2, ir::IterType::Iteration)},
+                                       DataType::BFloat16);
+  TensorView* w =
+      fusion.newTensorView({fusion.newIterDomain(fusion.constInt(1), ir::IterType::Broadcast, d0),
+                            fusion.newIterDomain(fusion.constInt(1), ir::IterType::Broadcast, d1),
+                            fusion.newIterDomain(d2, ir::IterType::Iteration)},
+                           DataType::BFloat16);
   fusion.addInput(x);
   fusion.addInput(w);
-  TensorView* out = fusion.newTensorView(
-      {fusion.newIterDomain(d0, ir::IterType::Iteration),
-       fusion.newIterDomain(d1, ir::IterType::Iteration),
-       fusion.newIterDomain(d2, ir::IterType::Iteration)},
-      DataType::BFloat16);
+  TensorView* out = fusion.newTensorView({fusion.newIterDomain(d0, ir::IterType::Iteration),
+                                          fusion.newIterDomain(d1, ir::IterType::Iteration),
+                                          fusion.newIterDomain(d2, ir::IterType::Iteration)},
+                                         DataType::BFloat16);
   ir::ExprAttrs mul;
   mul.binaryOp = ir::BinaryOpType::Mul;
   fusion.newExpr(ir::ExprType::Binary, {x, w}, {out}, mul);
@@ -292,8 +284,7 @@ T44 = fd.ops.add(T37, T43)
 T45 = fd.ops.cast(T44, dtype=DataType.BFloat16)
 fd.add_output(T45)
 )");
-  bind({contiguous(DataType::BFloat16, {16, 128, 1600}),
-        contiguous(DataType::BFloat16, {1600}),
+  bind({contiguous(DataType::BFloat16, {16, 128, 1600}), contiguous(DataType::BFloat16, {1600}),
         contiguous(DataType::BFloat16, {1600})});
   // The persistent schedulers vectorize the reduction axis only.
   VectorizationQuery query;
@@ -315,8 +306,7 @@ fd.add_output(T2)
   auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 2);
   EXPECT_EQ(analysis.find(irName("T0"))->innerExtent, 1600);
-  EXPECT_EQ(analysis.reason(),
-            irName("T0") + ": stride 1602 of axis 0 is not a multiple of 4");
+  EXPECT_EQ(analysis.reason(), irName("T0") + ": stride 1602 of axis 0 is not a multiple of 4");
 
   bind({contiguous(DataType::BFloat16, {2048, 1600})});
   analysis = analyzeVectorization(fusion(), info());
@@ -431,15 +421,13 @@ fd.add_output(T2)
   bind({contiguous(DataType::Float, {64, 128})});
   const auto analysis = analyzeVectorization(fusion(), info());
   EXPECT_EQ(analysis.factor, 2);
-  EXPECT_NE(analysis.reason().find("shifts its inner run by 2 elements"),
-            std::string::npos)
+  EXPECT_NE(analysis.reason().find("shifts its inner run by 2 elements"), std::string::npos)
       << analysis.reason();
 }
 
 TEST_F(PointwiseTest, VectorizationJsonNamesEveryTensor) {
   define(kSeed001Pointwise);
-  bind({contiguous(DataType::BFloat16, {16, 128, 1600}),
-        contiguous(DataType::BFloat16, {1600}),
+  bind({contiguous(DataType::BFloat16, {16, 128, 1600}), contiguous(DataType::BFloat16, {1600}),
         contiguous(DataType::BFloat16, {1600})});
   const std::string json = analyzeVectorization(fusion(), info()).toJson().dump(-1);
   EXPECT_NE(json.find("\"factor\":8"), std::string::npos) << json;
