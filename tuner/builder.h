@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/kernel_cache.h"
+#include "core/cuda/kernel_cache.h"
 #include "tuner/search_space.h"
 #include "tuner/tuning_target.h"
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/l2_flush.h"
+#include "core/cuda/cuda_memory.h"
+#include "measure/l2_flush.h"
 #include "tuner/cupti_timer.h"
 
 namespace fuserlab::tuner {

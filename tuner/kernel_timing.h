@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/argument.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/sample_statistics.h"
+#include "core/tensor/argument.h"
+#include "measure/sample_statistics.h"
 
 namespace fuserlab::tuner {
 

@@ -1,9 +1,9 @@
 #include "tuner/tuning_target.h"
 
 #include "core/codegen/codegen.h"
+#include "core/compiler/fusion_compiler.h"
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
-#include "core/runtime/fusion_compiler.h"
 #include "tuner/search_space.h"
 
 namespace fuserlab::tuner {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/compiler/segment_kernels.h"
 #include "core/ir/fusion.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/segment_kernels.h"
 #include "core/scheduler/heuristic_provider.h"
 #include "db/entry.h"
 #include "db/segment_key.h"

@@ -33,7 +33,7 @@
 
 #include "core/ir/fusion.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/argument.h"
+#include "core/tensor/argument.h"
 #include "tuner/tuner.h"
 
 namespace fuserlab::tuner {

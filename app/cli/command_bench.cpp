@@ -1,12 +1,12 @@
 // fuserlab-cli bench FILE [--inputs SPEC] [--fusion NAME] [--device cuda:N]
 //                         [--db FILE] [--samples N] [--warmup N] [--json PATH|-]
 //                         [--set NAME=VALUE] [--disable-pass NAME]
-// Times the whole fusion on a GPU of this machine (core/runtime/benchmark.h:
+// Times the whole fusion on a GPU of this machine (measure/benchmark.h:
 // CUDA events, L2 flushed before each sample, warm-up, median with p20/p80),
 // each launch, the effective bandwidth against the copy bandwidth this run
 // measures, the host time of a cached run per launch, the first run's
 // compile times and each kernel's build time cold (NVRTC) and warm (the disk
-// cache; core/runtime/kernel_build_timing.h), and the kernels' own GPU time
+// cache; measure/kernel_build_timing.h), and the kernels' own GPU time
 // from CUPTI's records (tuner/kernel_timing.h); as a table, and with --json
 // as a JSON object.
 #include <cstdio>
@@ -15,16 +15,16 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "core/report/json.h"
-#include "core/runtime/benchmark.h"
-#include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/kernel_build_timing.h"
 #include "db/database_search_path.h"
 #include "db/segment_recorder.h"
+#include "measure/benchmark.h"
+#include "measure/kernel_build_timing.h"
 #include "tuner/kernel_timing.h"
 
 namespace fuserlab::cli {

@@ -18,12 +18,12 @@
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "core/codegen/codegen.h"
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/ptxas_usage.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/nvrtc_compiler.h"
-#include "core/runtime/ptxas_usage.h"
-#include "core/runtime/segment_kernels.h"
 #include "db/database_search_path.h"
 
 namespace fuserlab::cli {

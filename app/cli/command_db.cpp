@@ -9,12 +9,12 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "core/ir/printer.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/heuristic_params.h"
 #include "db/compiler_version.h"
 #include "db/database_provider.h"

@@ -7,9 +7,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "core/cuda/cuda_device.h"
 #include "core/ir/error.h"
 #include "core/report/json.h"
-#include "core/runtime/cuda_device.h"
 
 namespace fuserlab::cli {
 namespace {

@@ -8,10 +8,10 @@
 #include <limits>
 
 #include "app/cli/commands.h"
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
-#include "core/runtime/fusion_compiler.h"
 #include "viz/fusion_graph.h"
 #include "viz/graph_export.h"
 #include "viz/layout_budget.h"

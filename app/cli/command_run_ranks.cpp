@@ -20,14 +20,14 @@
 #include <iostream>
 
 #include "app/cli/command_run_ranks.h"
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
-#include "core/runtime/cuda_device.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/multidevice_run.h"
 #include "core/runtime/nccl_communicator.h"
-#include "core/runtime/npy.h"
-#include "core/runtime/reference_run.h"
+#include "core/tensor/npy.h"
 
 extern char** environ;
 

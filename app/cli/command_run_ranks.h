@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "core/runtime/argument.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::cli {
 

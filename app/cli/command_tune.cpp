@@ -31,11 +31,11 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/kernel_cache.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
 #include "db/segment_key.h"
 #include "tuner/plan.h"

@@ -11,8 +11,8 @@
 #include "app/cli/command_line.h"
 #include "core/frontend/script.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::db {
 class DatabaseSearchPath;

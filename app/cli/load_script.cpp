@@ -2,11 +2,11 @@
 #include <filesystem>
 
 #include "app/cli/commands.h"
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/select_fusion.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
-#include "core/runtime/cuda_device.h"
 #include "db/database_search_path.h"
 #include "db/segment_recorder.h"
 

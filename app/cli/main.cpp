@@ -9,7 +9,7 @@
 #include "app/cli/output.h"
 #include "app/cli/usage.h"
 #include "core/ir/error.h"
-#include "core/runtime/binding.h"
+#include "core/tensor/binding.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
-#include "core/runtime/fusion_compiler.h"
+#include "core/compiler/fusion_compiler.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::cli {

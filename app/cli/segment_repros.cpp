@@ -4,9 +4,9 @@
 #include <system_error>
 
 #include "app/cli/output.h"
-#include "core/frontend/segment_repro.h"
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
+#include "core/repro/segment_repro.h"
 
 namespace fuserlab::cli {
 

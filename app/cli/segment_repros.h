@@ -1,6 +1,6 @@
 // `inspect --segment N --repro OUT.py` and `inspect --repro-dir DIR`: a
 // compiled fusion's segments written as standalone scripts
-// (core/frontend/segment_repro.h), one file per segment.
+// (core/repro/segment_repro.h), one file per segment.
 #pragma once
 
 #include <ostream>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/cli/commands.h"
-#include "core/runtime/fusion_compiler.h"
+#include "core/compiler/fusion_compiler.h"
 
 namespace fuserlab::cli {
 

@@ -5,7 +5,7 @@
 #include "core/ir/error.h"
 #include "core/ir/output_file.h"
 #include "core/report/json.h"
-#include "core/runtime/npy.h"
+#include "core/tensor/npy.h"
 
 namespace fuserlab::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/argument.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::cli {
 

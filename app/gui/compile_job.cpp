@@ -3,13 +3,13 @@
 #include <chrono>
 #include <memory>
 
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/frontend/segment_repro.h"
 #include "core/frontend/select_fusion.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/segment_kernels.h"
+#include "core/repro/segment_repro.h"
 #include "db/database_provider.h"
 #include "db/segment_key.h"
 

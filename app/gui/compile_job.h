@@ -45,7 +45,7 @@ struct SegmentCode {
   std::string error;
 };
 
-//! One segment as a standalone script (core/frontend/segment_repro.h), or
+//! One segment as a standalone script (core/repro/segment_repro.h), or
 //! why it could not be written.
 struct SegmentScript {
   std::string script;

@@ -19,8 +19,8 @@
 #include "app/gui/main_window.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/tune_worker.h"
+#include "core/cuda/cuda_device.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_device.h"
 
 namespace {
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "app/gui/script_loader.h"
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
+#include "core/tensor/result_check.h"
 #include "tuner/kernel_timing.h"
 
 namespace fuserlab::gui {

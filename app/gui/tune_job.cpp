@@ -6,10 +6,10 @@
 #include <filesystem>
 
 #include "app/gui/script_loader.h"
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/kernel_cache.h"
 #include "core/ir/error.h"
 #include "core/ir/output_file.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/kernel_cache.h"
 #include "db/heuristics_database.h"
 #include "tuner/worker.h"
 #include "tuner/worker_command.h"

@@ -18,7 +18,7 @@
 #include "app/gui/run_job.h"
 #include "app/gui/tune_worker.h"
 #include "app/gui/tuning_plot.h"
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "core/scheduler/scheduler_type.h"
 #include "tuner/search_space.h"
 

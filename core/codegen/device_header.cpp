@@ -5,7 +5,7 @@
 // bit casts) are the ones NVRTC provides without includes.
 //
 // Element semantics follow the CPU reference executor
-// (core/runtime/reference_math.h and element_type.h) so that the GPU and the
+// (core/reference/reference_math.h and element_type.h) so that the GPU and the
 // reference agree: integer arithmetic wraps, division truncates, remainder
 // takes the divisor's sign, maximum/minimum/clamp propagate NaN, conversions
 // to half/bfloat16 round to nearest even exactly once (also from double and

@@ -1,6 +1,6 @@
 // ExpressionEmitter: the C++ statements that compute the values of a
 // segment's tensors at one element, op by op, with the CPU reference's
-// semantics (core/runtime/reference_elementwise.cpp and friends).
+// semantics (core/reference/reference_elementwise.cpp and friends).
 //
 // Values live in local variables named after the tensors (`T3_v`; `T3_v_1`
 // for a second index of the same tensor) in their *value type*: bool,

@@ -6,7 +6,7 @@
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "core/ir/size_limits.h"
-#include "core/runtime/input_description.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::frontend {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/frontend/script.h"
-#include "core/runtime/argument.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::frontend {
 

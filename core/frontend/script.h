@@ -14,7 +14,7 @@
 
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/random_fill.h"
 
 namespace fuserlab::frontend {
 

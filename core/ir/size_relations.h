@@ -5,7 +5,7 @@
 // constants; checkSizeRelations checks them once the inputs' sizes are
 // bound, before any kernel exists, so that a kernel never iterates past the
 // end of an input. Each rule is the CPU reference executor's
-// (core/runtime/reference_*.cpp): a fusion the reference runs passes, one it
+// (core/reference/reference_*.cpp): a fusion the reference runs passes, one it
 // refuses for its sizes is refused here with the same words.
 #pragma once
 

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <optional>
 
+#include "core/cuda/cuda_error.h"
+#include "core/cuda/cuda_memory.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_error.h"
-#include "core/runtime/cuda_memory.h"
 
 namespace fuserlab::runtime {
 namespace {

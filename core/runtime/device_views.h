@@ -12,7 +12,7 @@
 #include "core/ir/evaluator.h"
 #include "core/ir/expr.h"
 #include "core/ir/tensor_view.h"
-#include "core/runtime/tensor.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::runtime {
 

@@ -1,6 +1,6 @@
 #include "core/runtime/gpu_executor.h"
 
-#include "core/runtime/segment_kernels.h"
+#include "core/compiler/segment_kernels.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,24 +11,24 @@
 #include <unordered_map>
 
 #include "core/codegen/codegen.h"
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/input_description.h"
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/cuda_error.h"
+#include "core/cuda/cuda_module.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/binding.h"
 #include "core/runtime/copy_kernel.h"
 #include "core/runtime/cublaslt_matmul.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/cuda_error.h"
-#include "core/runtime/cuda_module.h"
 #include "core/runtime/device_views.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/runtime/in_place_writes.h"
-#include "core/runtime/input_description.h"
 #include "core/runtime/matmul_call.h"
-#include "core/runtime/nvrtc_compiler.h"
 #include "core/runtime/plan_graph.h"
 #include "core/runtime/run_keys.h"
 #include "core/runtime/run_plan.h"
 #include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/registry.h"
+#include "core/tensor/binding.h"
 
 namespace fuserlab::runtime {
 

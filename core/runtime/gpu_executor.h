@@ -34,15 +34,15 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/cuda/cuda_memory.h"
+#include "core/cuda/kernel_cache.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
 #include "core/passes/compile_options.h"
 #include "core/report/compile_report.h"
-#include "core/runtime/argument.h"
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/kernel_cache.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/heuristic_provider.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::runtime {
 
@@ -64,7 +64,7 @@ struct KernelCompiler {
   std::string version;
 };
 
-//! NVRTC (core/runtime/nvrtc_compiler.h) as a KernelCompiler.
+//! NVRTC (core/cuda/nvrtc_compiler.h) as a KernelCompiler.
 KernelCompiler nvrtcKernelCompiler();
 
 //! The KernelCache key under which the executor keeps `kernel`'s image for
@@ -83,7 +83,7 @@ struct GpuRunOptions {
   bool synchronizeEachKernel = false;
   //! Called once the run is planned (buffers allocated, kernels loaded) and
   //! before the first launch is queued; the benchmark
-  //! (core/runtime/benchmark.h) records its start event here.
+  //! (measure/benchmark.h) records its start event here.
   std::function<void()> beforeLaunches;
   //! Called after each launch is queued, with its index in launch order and
   //! what it is ("segment 1, kernel ..."); the benchmark records an event

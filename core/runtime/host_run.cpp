@@ -3,8 +3,8 @@
 // take by value; outputs and inputs written in place copied back.
 #include <algorithm>
 
+#include "core/cuda/cuda_memory.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_memory.h"
 #include "core/runtime/gpu_executor.h"
 
 namespace fuserlab::runtime {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/cuda/cuda_memory.h"
 #include "core/ir/expr.h"
 #include "core/ir/iter_domain.h"
 #include "core/ir/tensor_view.h"
-#include "core/runtime/cuda_memory.h"
 #include "core/runtime/device_views.h"
 
 namespace fuserlab::runtime {

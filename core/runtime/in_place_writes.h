@@ -10,8 +10,8 @@
 #pragma once
 
 #include "core/ir/fusion.h"
-#include "core/runtime/tensor.h"
 #include "core/scheduler/scheduler_type.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::runtime {
 

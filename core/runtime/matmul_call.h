@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/ir/fusion.h"
-#include "core/runtime/argument.h"
 #include "core/runtime/cublaslt_matmul.h"
 #include "core/scheduler/matmul/matmul_params.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::runtime {
 

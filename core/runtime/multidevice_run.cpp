@@ -8,15 +8,15 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/compiler/shard_inputs.h"
 #include "core/ir/error.h"
 #include "core/multidevice/communication.h"
 #include "core/multidevice/local_fusion.h"
 #include "core/multidevice/sharding.h"
-#include "core/runtime/binding.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/shard_inputs.h"
 #include "core/runtime/thread_communicator.h"
+#include "core/tensor/binding.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/ir/fusion.h"
 #include "core/multidevice/communicator.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/argument.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/device_spec.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::runtime {
 

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/cuda/cuda_error.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_error.h"
 
 namespace fuserlab::runtime {
 namespace {

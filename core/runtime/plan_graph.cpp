@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "core/cuda/cuda_error.h"
 #include "core/runtime/cublaslt_matmul.h"
-#include "core/runtime/cuda_error.h"
 
 namespace fuserlab::runtime {
 namespace {

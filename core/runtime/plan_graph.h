@@ -2,7 +2,7 @@
 // (issue 6: a cached run's host time per launch).
 //
 // - A plan of generated kernels is built node by node
-//   (core/runtime/launch_graph.h) at its first replay; a later replay re-sets
+//   (core/cuda/launch_graph.h) at its first replay; a later replay re-sets
 //   only the nodes whose pointers bind() moved.
 // - A plan with a cuBLASLt call is captured from a private stream instead
 //   (the library queues kernels of its own, whose arguments cannot be
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/launch_graph.h"
+#include "core/cuda/launch_graph.h"
 #include "core/runtime/run_plan.h"
 
 namespace fuserlab::runtime {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/argument.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::runtime {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/argument.h"
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/cuda_module.h"
+#include "core/cuda/cuda_memory.h"
+#include "core/cuda/cuda_module.h"
 #include "core/runtime/gpu_executor.h"
+#include "core/tensor/argument.h"
 
 namespace fuserlab::runtime {
 

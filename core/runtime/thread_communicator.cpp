@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "core/ir/error.h"
-#include "core/runtime/float16.h"
+#include "core/tensor/float16.h"
 
 namespace fuserlab::runtime {
 namespace {

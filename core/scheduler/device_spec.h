@@ -1,5 +1,5 @@
 // DeviceSpec: the GPU properties every heuristic reasons from. Read from a
-// real GPU (core/runtime/cuda_device.h) or taken from the built-in table, so
+// real GPU (core/cuda/cuda_device.h) or taken from the built-in table, so
 // a machine without a GPU can ask "what would happen on an H100?".
 // Heuristics read nothing else about the device.
 #pragma once

@@ -5,11 +5,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "core/cuda/cuda_device.h"
 #include "core/ir/data_type.h"
 #include "core/ir/error.h"
 #include "core/ir/printer.h"
 #include "core/report/compile_report.h"
-#include "core/runtime/cuda_device.h"
 #include "python/src/fusion_session.h"
 #include "python/src/tensor_exchange.h"
 

@@ -2,16 +2,16 @@
 
 #include <pybind11/stl.h>
 
+#include "core/compiler/input_description.h"
+#include "core/compiler/segment_kernels.h"
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/cuda_memory.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/inputs_block_writer.h"
 #include "core/frontend/script.h"
-#include "core/frontend/segment_repro.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/input_description.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/segment_kernels.h"
+#include "core/reference/reference_run.h"
+#include "core/repro/segment_repro.h"
 #include "python/src/tensor_exchange.h"
 
 namespace py = pybind11;

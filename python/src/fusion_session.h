@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/fusion_builder.h"
 #include "core/frontend/script.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/scheduler/device_spec.h"
 

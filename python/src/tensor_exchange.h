@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/tensor.h"
+#include "core/cuda/cuda_memory.h"
+#include "core/tensor/tensor.h"
 #include "python/src/dlpack.h"
 
 namespace fuserlab::python {

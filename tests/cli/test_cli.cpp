@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/runtime/npy.h"
+#include "core/tensor/npy.h"
 #include "tests/cli/cli_runner.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/cuda/cuda_device.h"
 #include "core/report/json.h"
-#include "core/runtime/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 
 namespace {

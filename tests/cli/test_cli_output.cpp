@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 
 namespace fuserlab::cli {

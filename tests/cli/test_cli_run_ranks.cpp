@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 
 namespace {

@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/segment_kernels.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::codegen {

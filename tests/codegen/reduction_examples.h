@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/codegen/codegen.h"
-#include "core/runtime/segment_kernels.h"
+#include "core/compiler/segment_kernels.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/source_dir.h"
 

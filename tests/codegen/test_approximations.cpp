@@ -10,7 +10,7 @@
 // against the CPU reference, GpuPointwiseTest.SigmoidAndSiluApproximations
 // those of sigmoid and silu.
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

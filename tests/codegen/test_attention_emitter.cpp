@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/codegen/attention_flash.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/scheduler/matmul/attention_choice.h"
 #include "tests/codegen/codegen_fixture.h"
 

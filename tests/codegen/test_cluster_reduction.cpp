@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/test_scripts.h"

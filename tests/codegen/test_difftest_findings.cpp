@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/nvrtc_compiler.h"
-#include "core/runtime/segment_kernels.h"
 #include "core/scheduler/device_spec.h"
 #include "tests/source_dir.h"
 

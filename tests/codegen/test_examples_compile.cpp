@@ -12,8 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/source_dir.h"
 

@@ -4,7 +4,7 @@
 // is read at its one element whatever the output index; an expanded input
 // axis never enters an index, so its stride-0 storage is read in bounds.
 // Every kernel compiles with NVRTC.
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

@@ -13,9 +13,9 @@
 
 #include "core/codegen/codegen.h"
 #include "core/codegen/expression_emitter.h"
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 #include "core/scheduler/device_spec.h"
 #include "tests/codegen/codegen_fixture.h"
 

@@ -3,7 +3,7 @@
 // position and a squeeze) is a view taken without a kernel, or computed in
 // one; topk, an op without a kernel, is a kernel-free segment between two
 // kernels that still compile.
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

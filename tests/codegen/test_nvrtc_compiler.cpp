@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/nvrtc_compiler.h"
 
 namespace fuserlab::codegen {
 namespace {

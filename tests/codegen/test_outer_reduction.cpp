@@ -4,7 +4,7 @@
 // out block-major so that the grid's writes and the last block's reads are
 // contiguous across a warp (sm_80), or combined in a cluster (sm_90).
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/test_scripts.h"
 

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/scheduler/pointwise/pointwise_heuristic.h"
 #include "tests/codegen/codegen_fixture.h"
 

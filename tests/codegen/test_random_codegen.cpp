@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/codegen/codegen.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/source_dir.h"
 

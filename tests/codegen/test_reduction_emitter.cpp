@@ -15,8 +15,8 @@
 #include <mutex>
 #include <thread>
 
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/nvrtc_compiler.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
 #include "core/scheduler/reduction/launch_shape.h"
 #include "core/scheduler/registry.h"

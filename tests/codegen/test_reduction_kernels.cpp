@@ -6,8 +6,8 @@
 #include <array>
 #include <string>
 
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/ir/error.h"
-#include "core/runtime/nvrtc_compiler.h"
 #include "tests/codegen/reduction_examples.h"
 #include "tests/source_dir.h"
 #include "tests/test_scripts.h"

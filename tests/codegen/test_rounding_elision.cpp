@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

@@ -11,7 +11,7 @@
 
 #include "core/codegen/codegen.h"
 #include "core/codegen/reduction_emitter_common.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 
 namespace fuserlab::codegen {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 #include "tests/source_dir.h"
 

@@ -9,7 +9,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/ir/error.h"
 #include "core/ir/size_limits.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

@@ -1,6 +1,6 @@
 // Generated transpose kernels: tiles through shared memory per
 // TransposeParams, vectorized along each group's innermost axis.
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

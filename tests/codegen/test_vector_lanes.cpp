@@ -7,7 +7,7 @@
 
 #include "core/codegen/codegen.h"
 #include "core/codegen/vector_lanes.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

@@ -6,7 +6,7 @@
 // its registers (the row's mean, then its squared deviations) instead.
 // tests/gpu (GpuReductionTest.VarMeanFarFromZero*) checks the numerics.
 #include "core/codegen/codegen.h"
-#include "core/runtime/nvrtc_compiler.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
 namespace fuserlab::codegen {

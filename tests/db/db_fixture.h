@@ -14,12 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compiler/input_description.h"
 #include "core/frontend/script.h"
 #include "core/ir/evaluator.h"
-#include "core/runtime/input_description.h"
-#include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/heuristic_params.h"
+#include "core/tensor/tensor.h"
 #include "db/compiler_version.h"
 #include "db/entry.h"
 #include "db/segment_key.h"

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/cuda/cuda_device.h"
 #include "core/report/json.h"
-#include "core/runtime/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/db/db_fixture.h"
 

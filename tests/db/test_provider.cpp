@@ -5,8 +5,8 @@
 // refuses.
 #include <gtest/gtest.h>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
-#include "core/runtime/fusion_compiler.h"
 #include "db/connection.h"
 #include "db/database_provider.h"
 #include "db/heuristics_database.h"

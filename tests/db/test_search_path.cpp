@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "core/runtime/fusion_compiler.h"
+#include "core/compiler/fusion_compiler.h"
 #include "db/database_search_path.h"
 #include "db/heuristics_database.h"
 #include "db/transaction.h"

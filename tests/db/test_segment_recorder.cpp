@@ -9,7 +9,7 @@
 
 #include <fstream>
 
-#include "core/runtime/fusion_compiler.h"
+#include "core/compiler/fusion_compiler.h"
 #include "db/database_search_path.h"
 #include "db/heuristics_database.h"
 #include "db/segment_recorder.h"

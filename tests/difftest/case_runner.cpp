@@ -7,17 +7,17 @@
 #include <variant>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/nvrtc_compiler.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
-#include "core/runtime/segment_kernels.h"
 #include "core/scheduler/device_spec.h"
+#include "core/tensor/result_check.h"
 
 namespace fuserlab::difftest {
 namespace {

@@ -11,7 +11,7 @@
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 #include "tests/difftest/fusion_generator.h"
 
 namespace fuserlab::difftest {

@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/inputs_block_writer.h"
 #include "core/frontend/script.h"
-#include "core/frontend/segment_repro.h"
 #include "core/ir/error.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
+#include "core/reference/reference_run.h"
+#include "core/repro/segment_repro.h"
 #include "core/scheduler/device_spec.h"
+#include "core/tensor/result_check.h"
 #include "tests/source_dir.h"
 
 namespace fuserlab::frontend {

@@ -13,12 +13,12 @@
 #include <exception>
 #include <string_view>
 
+#include "core/compiler/fusion_compiler.h"
+#include "core/compiler/segment_kernels.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/segment_kernels.h"
 #include "core/scheduler/device_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -17,13 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/script.h"
-#include "core/runtime/cuda_device.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/random_fill.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
 #include "core/scheduler/heuristic_provider.h"
+#include "core/tensor/random_fill.h"
+#include "core/tensor/result_check.h"
 
 namespace fuserlab::gpu_test {
 

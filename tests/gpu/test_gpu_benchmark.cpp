@@ -1,12 +1,12 @@
-// The benchmark (core/runtime/benchmark.h) on a GPU: the executor's launch
+// The benchmark (measure/benchmark.h) on a GPU: the executor's launch
 // hooks see every launch, benchmarkFusion times every sample and launch,
 // and the copy bandwidth is measured. Skips without a GPU.
 #include "tests/gpu/gpu_fixture.h"
 
-#include "core/runtime/benchmark.h"
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/kernel_build_timing.h"
-#include "core/runtime/kernel_cache.h"
+#include "core/cuda/cuda_memory.h"
+#include "core/cuda/kernel_cache.h"
+#include "measure/benchmark.h"
+#include "measure/kernel_build_timing.h"
 #include "tuner/kernel_timing.h"
 
 #include <cuda_runtime_api.h>

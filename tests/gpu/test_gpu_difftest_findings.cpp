@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "tests/difftest/case_runner.h"
 #include "tests/source_dir.h"
 

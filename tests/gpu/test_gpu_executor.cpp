@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/cuda_memory.h"
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/cuda_memory.h"
 #include "core/runtime/run_plan.h"
 
 namespace fuserlab::gpu_test {

@@ -6,8 +6,8 @@
 // while the segment's emitter is unavailable.
 #include <limits>
 
-#include "core/runtime/float16.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/float16.h"
+#include "core/tensor/random_fill.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {

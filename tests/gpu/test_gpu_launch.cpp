@@ -1,6 +1,6 @@
 // GpuLaunchTest: CudaKernel's launch path, the driver's cuLaunchKernelEx on
 // the kernel's CUfunction in the current context, fetched at the first
-// launch and kept (core/runtime/driver_launch.h). An NVRTC-compiled copy
+// launch and kept (core/cuda/driver_launch.h). An NVRTC-compiled copy
 // kernel copies random values, launched again and again on new buffers; a
 // launch the driver refuses throws a CudaError that names the driver call,
 // the kernel and the driver's error. LaunchGraph (core/runtime/
@@ -13,15 +13,15 @@
 #include <memory>
 #include <string>
 
+#include "core/cuda/cuda_device.h"
+#include "core/cuda/cuda_error.h"
+#include "core/cuda/cuda_memory.h"
+#include "core/cuda/cuda_module.h"
+#include "core/cuda/launch_graph.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/runtime/copy_kernel.h"
-#include "core/runtime/cuda_device.h"
-#include "core/runtime/cuda_error.h"
-#include "core/runtime/cuda_memory.h"
-#include "core/runtime/cuda_module.h"
-#include "core/runtime/launch_graph.h"
-#include "core/runtime/nvrtc_compiler.h"
-#include "core/runtime/random_fill.h"
-#include "core/runtime/tensor.h"
+#include "core/tensor/random_fill.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "core/runtime/float16.h"
+#include "core/tensor/float16.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace fuserlab::gpu_test {

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "core/frontend/input_tensors.h"
-#include "core/runtime/float16.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
 #include "core/scheduler/reduction/launch_shape.h"
+#include "core/tensor/float16.h"
 #include "tests/gpu/gpu_fixture.h"
 #include "tests/source_dir.h"
 

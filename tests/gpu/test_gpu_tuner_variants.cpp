@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/cuda_device.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
+#include "core/tensor/result_check.h"
 #include "tests/source_dir.h"
 #include "tuner/search_space.h"
 #include "tuner/tuning_target.h"

@@ -28,7 +28,7 @@
 #include "app/gui/tuning_plot.h"
 
 #include <QtCharts/QValueAxis>
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "db/heuristics_database.h"
 #include "tests/source_dir.h"
 #include "tuner/statistics.h"

@@ -21,7 +21,7 @@ run_step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${pr
 set(expected
   bin/fuserlab-cli
   include/core/frontend/script.h
-  include/core/runtime/fusion_compiler.h
+  include/core/compiler/fusion_compiler.h
   include/core/ir/random_numbers.inc)
 if(WITH_GUI)
   list(APPEND expected bin/fuserlab)

@@ -15,10 +15,10 @@
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/multidevice/local_fusion.h"
+#include "core/reference/reference_run.h"
 #include "core/runtime/multidevice_run.h"
-#include "core/runtime/reference_run.h"
-#include "core/runtime/result_check.h"
 #include "core/runtime/thread_communicator.h"
+#include "core/tensor/result_check.h"
 #include "tests/source_dir.h"
 
 namespace fuserlab::runtime {

@@ -4,10 +4,10 @@
 
 #include <string>
 
+#include "core/compiler/shard_inputs.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/passes/pipeline.h"
-#include "core/runtime/shard_inputs.h"
 #include "tests/source_dir.h"
 
 namespace fuserlab::runtime {

@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/fusion_compiler.h"
 
 namespace {
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/heuristic_params.h"
 #include "db/compiler_version.h"
 #include "db/database_provider.h"

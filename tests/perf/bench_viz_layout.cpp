@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/fusion_compiler.h"
 #include "tests/source_dir.h"
 #include "tests/viz/layout_shapes.h"
 #include "viz/dot_writer.h"

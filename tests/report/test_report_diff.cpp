@@ -6,10 +6,10 @@
 
 #include <string>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/report/report_diff.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/device_spec.h"
 #include "tests/source_dir.h"
 

@@ -13,9 +13,9 @@
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
-#include "core/runtime/argument.h"
-#include "core/runtime/reference_executor.h"
-#include "core/runtime/tensor.h"
+#include "core/reference/reference_executor.h"
+#include "core/tensor/argument.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::runtime::test {
 

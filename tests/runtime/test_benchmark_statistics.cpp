@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/ir/error.h"
-#include "core/runtime/benchmark.h"
-#include "core/runtime/sample_statistics.h"
+#include "measure/benchmark.h"
+#include "measure/sample_statistics.h"
 
 namespace {
 

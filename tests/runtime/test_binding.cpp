@@ -6,7 +6,7 @@
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
 #include "core/ops/arith.h"
-#include "core/runtime/binding.h"
+#include "core/tensor/binding.h"
 
 namespace fuserlab::runtime {
 namespace {

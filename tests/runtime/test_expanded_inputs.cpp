@@ -13,7 +13,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 
 namespace fuserlab::runtime {
 namespace {

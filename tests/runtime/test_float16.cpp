@@ -1,4 +1,4 @@
-#include "core/runtime/float16.h"
+#include "core/tensor/float16.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "core/runtime/element_type.h"
+#include "core/tensor/element_type.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -1,14 +1,14 @@
-// Kernel build timing (core/runtime/kernel_build_timing.h) without a GPU: a
+// Kernel build timing (measure/kernel_build_timing.h) without a GPU: a
 // clear error, not a crash (with a GPU: GpuBenchmarkTest); and the phrase
 // run summaries (`fuserlab-cli run`, the workbench's run panel) give a run's
 // kernel images.
 #include <gtest/gtest.h>
 
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_device.h"
 #include "core/runtime/gpu_executor.h"
-#include "core/runtime/kernel_build_timing.h"
+#include "measure/kernel_build_timing.h"
 
 namespace fuserlab::runtime {
 namespace {

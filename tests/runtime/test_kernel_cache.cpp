@@ -1,4 +1,4 @@
-#include "core/runtime/kernel_cache.h"
+#include "core/cuda/kernel_cache.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -3,9 +3,9 @@
 // a copy) for every element size and a few ranks, and its launch shape.
 #include <gtest/gtest.h>
 
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/runtime/copy_kernel.h"
 #include "core/runtime/matmul_call.h"
-#include "core/runtime/nvrtc_compiler.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/runtime/npy.h"
+#include "core/tensor/npy.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "core/ir/error.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/random_fill.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/codegen/kernel.h"
-#include "core/runtime/nvrtc_compiler.h"
-#include "core/runtime/ptxas_usage.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/ptxas_usage.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/runtime/random_fill.h"
+#include "core/tensor/random_fill.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "core/ops/composite.h"
-#include "core/runtime/float16.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/float16.h"
+#include "core/tensor/random_fill.h"
 #include "tests/runtime/reference_executor_fixture.h"
 
 namespace fuserlab::runtime::test {

@@ -14,7 +14,7 @@
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/ir/random_numbers.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -12,8 +12,8 @@
 #include "core/ops/alias.h"
 #include "core/ops/arith.h"
 #include "core/ops/normalization.h"
-#include "core/runtime/float16.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/float16.h"
+#include "core/tensor/random_fill.h"
 #include "tests/runtime/reference_executor_fixture.h"
 
 namespace fuserlab::runtime::test {

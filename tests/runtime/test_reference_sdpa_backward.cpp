@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/frontend/script.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 
 namespace fuserlab::runtime {
 namespace {

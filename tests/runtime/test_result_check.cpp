@@ -1,4 +1,4 @@
-#include "core/runtime/result_check.h"
+#include "core/tensor/result_check.h"
 
 #include <gtest/gtest.h>
 

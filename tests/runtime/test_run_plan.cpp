@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/runtime/device_memory_pool.h"
+#include "core/cuda/device_memory_pool.h"
 #include "core/runtime/run_keys.h"
 #include "core/runtime/run_plan.h"
 

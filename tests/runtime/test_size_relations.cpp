@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::runtime {

@@ -1,4 +1,4 @@
-#include "core/runtime/tensor.h"
+#include "core/tensor/tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/ir/error.h"
-#include "core/runtime/random_fill.h"
+#include "core/tensor/random_fill.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "core/frontend/script.h"
 #include "core/ir/fusion.h"
-#include "core/runtime/reference_run.h"
+#include "core/reference/reference_run.h"
 
 namespace fuserlab::runtime {
 namespace {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <set>
 
+#include "core/cuda/cuda_device.h"
 #include "core/ir/error.h"
-#include "core/runtime/cuda_device.h"
 #include "core/scheduler/device_spec.h"
 
 namespace fuserlab::scheduler {

@@ -8,9 +8,9 @@
 #include <functional>
 #include <sstream>
 
+#include "core/compiler/input_description.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/runtime/input_description.h"
 #include "core/scheduler/expr_eval/expr_eval_scheduler.h"
 #include "core/scheduler/expr_eval/view_strides.h"
 #include "core/scheduler/no_op/no_op_scheduler.h"

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compiler/input_description.h"
 #include "core/frontend/script.h"
 #include "core/ir/evaluator.h"
-#include "core/runtime/input_description.h"
 #include "core/scheduler/device_spec.h"
 #include "core/segmenter/segmenter.h"
 

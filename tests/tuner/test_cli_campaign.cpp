@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "tests/cli/cli_runner.h"
 
 namespace fuserlab::cli {

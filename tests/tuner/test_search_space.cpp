@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "core/runtime/fusion_compiler.h"
-#include "core/runtime/kernel_cache.h"
+#include "core/compiler/fusion_compiler.h"
+#include "core/cuda/kernel_cache.h"
 #include "core/scheduler/registry.h"
 #include "tests/tuner/tuner_fixture.h"
 #include "tuner/builder.h"

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/runtime/cuda_device.h"
+#include "core/cuda/cuda_device.h"
 #include "db/heuristics_database.h"
 #include "tests/cli/cli_runner.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/runtime/fusion_compiler.h"
+#include "core/compiler/fusion_compiler.h"
 #include "db/database_provider.h"
 #include "tests/tuner/tuner_fixture.h"
 #include "tuner/tuner.h"

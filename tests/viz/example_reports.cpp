@@ -1,9 +1,9 @@
 #include "tests/viz/example_reports.h"
 #include "tests/source_dir.h"
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/runtime/fusion_compiler.h"
 
 namespace fuserlab::viz::testing {
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <exception>
 
+#include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/passes/compile_options.h"
-#include "core/runtime/fusion_compiler.h"
 #include "core/scheduler/device_spec.h"
 
 namespace {

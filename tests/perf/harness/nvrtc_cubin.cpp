@@ -1,6 +1,6 @@
 // Compiles a kernel file that `fuserlab-cli compile --out DIR` wrote, or a
 // hand-edited copy of one, to a cubin with NVRTC and the options the
-// executor uses (core/runtime/nvrtc_compiler.cpp), so the harnesses time
+// executor uses (core/cuda/nvrtc_compiler.cpp), so the harnesses time
 // exactly what FuserLab would load. nvcc cannot stand in: the generated
 // code's header declares the fixed-width integer types itself, as NVRTC
 // has no standard headers. Not built by CMake:

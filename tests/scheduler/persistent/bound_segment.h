@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/input_description.h"
 #include "core/frontend/script.h"
-#include "core/runtime/input_description.h"
-#include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/runtime_info.h"
+#include "core/tensor/tensor.h"
 #include "tests/source_dir.h"
 
 namespace fuserlab::scheduler::persistent_test {

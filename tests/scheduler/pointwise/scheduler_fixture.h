@@ -13,13 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/compiler/input_description.h"
 #include "core/frontend/script.h"
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
-#include "core/runtime/input_description.h"
-#include "core/runtime/tensor.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/runtime_info.h"
+#include "core/tensor/tensor.h"
 
 namespace fuserlab::scheduler::test {
 

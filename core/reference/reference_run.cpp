@@ -1,0 +1,48 @@
+#include "core/reference/reference_run.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/ir/error.h"
+#include "core/ir/evaluator.h"
+#include "core/reference/reference_executor.h"
+#include "core/tensor/binding.h"
+
+namespace fuserlab::runtime {
+
+void copyInto(const Tensor& from, Tensor& to) {
+  FL_ASSERT(from.dtype() == to.dtype() && from.sizes() == to.sizes(), "copyInto between ",
+            from.toString(), " and ", to.toString());
+  const Tensor src = from.contiguous();
+  const size_t bytes = ir::sizeInBytes(to.dtype());
+  const auto* in = static_cast<const std::byte*>(src.data());
+  auto* out = static_cast<std::byte*>(to.data());
+  int64_t n = 0;
+  forEachOffset(to.sizes(), to.strides(), [&](int64_t offset) {
+    std::memcpy(out + offset * bytes, in + (n++) * bytes, bytes);
+  });
+}
+
+std::vector<Tensor> runReference(const ir::Fusion& fusion, const Arguments& inputs) {
+  ir::ExpressionEvaluator evaluator;
+  const Arguments logicalInputs = bindInputs(fusion, inputs, evaluator);
+  std::vector<Tensor> results = evaluateReference(fusion, logicalInputs, evaluator);
+  const auto& outputs = fusion.outputs();
+  FL_ASSERT(results.size() == outputs.size(), "the reference executor gave ", results.size(),
+            " results for ", outputs.size(), " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (const auto* tv = outputs[i].val->as<ir::TensorView>()) {
+      results[i] = layoutOutput(*tv, results[i], evaluator);
+    }
+    if (outputs[i].aliasOf == nullptr) continue;
+    const auto& fusionInputs = fusion.inputs();
+    size_t position = std::find(fusionInputs.begin(), fusionInputs.end(), outputs[i].aliasOf) -
+                      fusionInputs.begin();
+    Tensor target = std::get<Tensor>(inputs.at(position));
+    copyInto(results[i], target);
+    results[i] = target;
+  }
+  return results;
+}
+
+}  // namespace fuserlab::runtime

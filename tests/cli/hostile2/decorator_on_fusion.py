@@ -1,0 +1,18 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def logged(fn):
+    def wrapper(fd):
+        return fn(fd)
+    return wrapper
+
+@logged
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    fd.add_output(fd.ops.exp(T0))
+
+with FusionDefinition() as fd:
+    fusion(fd)
+
+inputs = [torch.randn(4, 8)]
+fd.execute(inputs)

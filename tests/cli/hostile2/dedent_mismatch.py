@@ -1,0 +1,6 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def fusion(fd):
+        x = 1
+    y = 2

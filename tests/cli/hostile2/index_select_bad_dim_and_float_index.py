@@ -1,0 +1,13 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+    fd.add_output(fd.ops.index_select(T0, T1, dim=9))
+
+with FusionDefinition() as fd:
+    fusion(fd)
+
+inputs = [torch.randn(4, 8), torch.randn(3)]
+fd.execute(inputs)

@@ -1,0 +1,5 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+with FusionDefinition():
+    pass

@@ -1,0 +1,13 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    fd.add_output(fd.ops.exp([1, 2, 3]))
+    fd.add_output(fd.ops.add("a", None))
+
+with FusionDefinition() as fd:
+    fusion(fd)
+
+inputs = [torch.randn(4, 8)]
+fd.execute(inputs)

@@ -1,0 +1,9 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+x = """
+never closed
+x = """
+never closed
+x = """
+never closed

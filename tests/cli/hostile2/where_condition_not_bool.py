@@ -1,0 +1,13 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    fd.add_output(fd.ops.where(T1, T0, "x"))
+
+with FusionDefinition() as fd:
+    fusion(fd)
+
+inputs = [torch.randn(4, 8), torch.randint(0, 2, (4, 8))]
+fd.execute(inputs)

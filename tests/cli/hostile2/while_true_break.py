@@ -1,0 +1,21 @@
+import torch
+from nvfuser_direct import FusionDefinition, DataType
+
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = T0
+    n = 0
+    while True:
+        T1 = fd.ops.exp(T1)
+        n += 1
+        if n >= 3:
+            break
+    else:
+        T1 = None
+    fd.add_output(T1)
+
+with FusionDefinition() as fd:
+    fusion(fd)
+
+inputs = [torch.randn(4, 8)]
+fd.execute(inputs)
