@@ -7,12 +7,8 @@
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
 
-#ifdef FUSERLAB_HAS_REDUCTION_EMITTER
-#include "core/codegen/reduction_emitter.h"
-#endif
-#ifdef FUSERLAB_HAS_PERSISTENT_EMITTER
-#include "core/codegen/persistent_emitter.h"
-#endif
+#include "core/codegen/reduction/persistent_emitter.h"
+#include "core/codegen/reduction/reduction_emitter.h"
 
 namespace fuserlab::codegen {
 namespace {
@@ -92,20 +88,12 @@ GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType t
       return emitTransposeKernel(segment, paramsOf<scheduler::TransposeParams>(params, type), info,
                                  kernelName);
     case SchedulerType::Reduction:
-#ifdef FUSERLAB_HAS_REDUCTION_EMITTER
       return emitReductionKernel(segment, paramsOf<scheduler::ReductionParams>(params, type), info,
                                  kernelName);
-#else
-      notAvailable(type);
-#endif
     case SchedulerType::InnerPersistent:
     case SchedulerType::OuterPersistent:
-#ifdef FUSERLAB_HAS_PERSISTENT_EMITTER
       return emitPersistentKernel(segment, paramsOf<scheduler::ReductionParams>(params, type), info,
                                   kernelName);
-#else
-      notAvailable(type);
-#endif
     case SchedulerType::Matmul: {
       const auto& matmul = paramsOf<scheduler::MatmulParams>(params, type);
       FL_CHECK(matmul.backend == "attention_kernel",

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/codegen/codegen.h"
-#include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 namespace fuserlab::codegen {

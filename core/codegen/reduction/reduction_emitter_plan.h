@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/codegen/reduction_emitter_layout.h"
+#include "core/codegen/reduction/reduction_emitter_layout.h"
 #include "core/ir/fusion.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
 

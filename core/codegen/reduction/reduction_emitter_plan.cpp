@@ -1,4 +1,4 @@
-#include "core/codegen/reduction_emitter_plan.h"
+#include "core/codegen/reduction/reduction_emitter_plan.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "core/codegen/persistent_emitter.h"
+#include "core/codegen/reduction/persistent_emitter.h"
 
 #include <algorithm>
 
-#include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
 #include "core/ir/error.h"
 #include "core/scheduler/analysis/persistent_buffers.h"
 #include "core/scheduler/reduction/launch_shape.h"

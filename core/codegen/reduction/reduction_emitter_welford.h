@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
 
 namespace fuserlab::codegen {
 

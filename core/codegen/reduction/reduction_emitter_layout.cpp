@@ -1,4 +1,4 @@
-#include "core/codegen/reduction_emitter_layout.h"
+#include "core/codegen/reduction/reduction_emitter_layout.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "core/codegen/reduction_emitter_welford.h"
+#include "core/codegen/reduction/reduction_emitter_welford.h"
 
 namespace fuserlab::codegen {
 namespace {

@@ -7,7 +7,7 @@
 // combine the lower lane's operand first, and cross-warp partials are
 // combined in a fixed order (a butterfly over the warps where there are 8,
 // 16 or 32 of them, warp order otherwise).
-#include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
 
 namespace fuserlab::codegen {
 namespace {

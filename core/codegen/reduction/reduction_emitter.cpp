@@ -1,9 +1,9 @@
-#include "core/codegen/reduction_emitter.h"
+#include "core/codegen/reduction/reduction_emitter.h"
 
 #include <algorithm>
 
-#include "core/codegen/reduction_emitter_common.h"
-#include "core/codegen/reduction_emitter_welford.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_welford.h"
 #include "core/ir/error.h"
 #include "core/scheduler/reduction/launch_shape.h"
 

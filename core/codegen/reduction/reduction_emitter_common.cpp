@@ -1,4 +1,4 @@
-#include "core/codegen/reduction_emitter_common.h"
+#include "core/codegen/reduction/reduction_emitter_common.h"
 
 #include <algorithm>
 
