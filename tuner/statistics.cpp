@@ -4,17 +4,9 @@
 #include <cmath>
 
 #include "core/ir/error.h"
+#include "measure/sample_statistics.h"
 
 namespace fuserlab::tuner {
-
-double quantile(const std::vector<double>& sorted, double p) {
-  FL_ASSERT(!sorted.empty(), "the quantile of no samples");
-  const double position = p * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(position));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double t = position - static_cast<double>(below);
-  return sorted[below] * (1 - t) + sorted[above] * t;
-}
 
 double medianHalfWidthFromStddev(double stddevNs, int64_t samples) {
   if (samples <= 1) return stddevNs;
@@ -27,11 +19,13 @@ SampleStats summarize(std::vector<double> samplesNs) {
   SampleStats s;
   const auto n = static_cast<int64_t>(samplesNs.size());
   s.samples = n;
-  s.medianNs = quantile(samplesNs, 0.5);
-  s.p20Ns = quantile(samplesNs, 0.2);
-  s.p80Ns = quantile(samplesNs, 0.8);
-  s.minNs = samplesNs.front();
-  s.maxNs = samplesNs.back();
+  // The quantiles are the benchmark's (one implementation, measure/).
+  const runtime::SampleSummary summary = runtime::summarizeSamples(samplesNs);
+  s.medianNs = summary.median;
+  s.p20Ns = summary.p20;
+  s.p80Ns = summary.p80;
+  s.minNs = summary.min;
+  s.maxNs = summary.max;
   double sum = 0;
   for (double v : samplesNs) sum += v;
   s.meanNs = sum / static_cast<double>(n);

@@ -1,7 +1,8 @@
 // Statistics of timed samples: median with the 20th and 80th percentiles,
 // mean, extremes and standard deviation, and how well the median is known
 // (the half-width of its 95% confidence interval), which both the runner's
-// stopping rule and the decision rule read.
+// stopping rule and the decision rule read. The quantiles come from
+// measure/sample_statistics.h, as the benchmark's do.
 #pragma once
 
 #include <cstdint>
@@ -28,9 +29,6 @@ struct SampleStats {
 
 //! The statistics of `samplesNs` (at least one sample).
 SampleStats summarize(std::vector<double> samplesNs);
-
-//! The p-th quantile (0..1) of sorted `values`, interpolated linearly.
-double quantile(const std::vector<double>& sorted, double p);
 
 //! The half-width of the median's 95% confidence interval estimated from a
 //! standard deviation (1.96 * 1.2533 * stddev / sqrt(n)): for measurements

@@ -16,7 +16,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "core/tensor/result_check.h"
 #include "measure/l2_flush.h"
-#include "tuner/cupti_timer.h"
+#include "measure/cupti_timer.h"
 #include "tuner/worker.h"
 
 namespace fuserlab::tuner {

@@ -7,7 +7,7 @@
 // measures, the host time of a cached run per launch, the first run's
 // compile times and each kernel's build time cold (NVRTC) and warm (the disk
 // cache; measure/kernel_build_timing.h), and the kernels' own GPU time
-// from CUPTI's records (tuner/kernel_timing.h); as a table, and with --json
+// from CUPTI's records (measure/kernel_timing.h); as a table, and with --json
 // as a JSON object.
 #include <cstdio>
 #include <iostream>
@@ -25,7 +25,7 @@
 #include "db/segment_recorder.h"
 #include "measure/benchmark.h"
 #include "measure/kernel_build_timing.h"
-#include "tuner/kernel_timing.h"
+#include "measure/kernel_timing.h"
 
 namespace fuserlab::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/tensor/result_check.h"
-#include "tuner/kernel_timing.h"
+#include "measure/kernel_timing.h"
 
 namespace fuserlab::gui {
 namespace {

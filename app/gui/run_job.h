@@ -20,7 +20,7 @@ struct RunRequest {
   uint64_t seed = 0;
   bool check = false;  //!< cuda: compare with the cpu reference
   //! cuda: after the run, time the kernels from CUPTI's records
-  //! (tuner/kernel_timing.h, kTimedRuns runs on device-resident inputs).
+  //! (measure/kernel_timing.h, kTimedRuns runs on device-resident inputs).
   bool timeKernels = false;
 };
 

@@ -7,7 +7,7 @@
 #include "core/cuda/kernel_cache.h"
 #include "measure/benchmark.h"
 #include "measure/kernel_build_timing.h"
-#include "tuner/kernel_timing.h"
+#include "measure/kernel_timing.h"
 
 #include <cuda_runtime_api.h>
 
@@ -185,7 +185,7 @@ TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
   EXPECT_EQ(leftovers(), before);
 }
 
-// bench's CUPTI pass (tuner/kernel_timing.h) on a three-kernel fusion that
+// bench's CUPTI pass (measure/kernel_timing.h) on a three-kernel fusion that
 // replays as one CUDA graph: every kernel of each sample is recorded, in
 // the order they ran, though all three carry the correlation id of the one
 // cuGraphLaunch (CuptiTimer once kept one kernel per id, and so one of the

@@ -1,9 +1,9 @@
-// describeKernelTimes (tuner/kernel_timing.h), the run panel's lines, on
+// describeKernelTimes (measure/kernel_timing.h), the run panel's lines, on
 // hand-made timings: no GPU needed. measureKernelTimes itself is tested on
 // a GPU (GpuBenchmarkTest.CuptiTimesEveryKernelOfAGraphReplay).
 #include <gtest/gtest.h>
 
-#include "tuner/kernel_timing.h"
+#include "measure/kernel_timing.h"
 
 namespace fuserlab::tuner {
 namespace {

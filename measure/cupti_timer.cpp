@@ -1,4 +1,4 @@
-#include "tuner/cupti_timer.h"
+#include "measure/cupti_timer.h"
 
 #include <dlfcn.h>
 

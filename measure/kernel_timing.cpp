@@ -1,12 +1,12 @@
-#include "tuner/kernel_timing.h"
+#include "measure/kernel_timing.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "core/cuda/cuda_memory.h"
+#include "measure/cupti_timer.h"
 #include "measure/l2_flush.h"
-#include "tuner/cupti_timer.h"
 
 namespace fuserlab::tuner {
 
