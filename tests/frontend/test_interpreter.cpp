@@ -583,6 +583,31 @@ TEST(InterpreterTest, SelfReferentialAndDoublingValuesAreBounded) {
               "builds or copies more than 4000000 list elements");
 }
 
+// Issue 43, the second hostile corpus: lookups into lists and dicts were not
+// bounded. 60,000 dict insertions compared 1.8 billion keys (10 s); seven
+// times as many, or 420,000 'in' tests on a 60,000-element list, ran for
+// minutes. Lookups and scans have a bound of their own (50 million elements,
+// about a second), larger than the element work's.
+TEST(InterpreterTest, LookupsInLargeListsAndDictsAreBounded) {
+  const std::string looks = "the script looks through more than 50000000 list or dict elements";
+  expectError(
+      "d = {}\nfor j in range(7):\n    for i in range(60000):\n        d[j * 60000 + i] = i\n", 4,
+      9, looks);
+  expectError(
+      "l = list(range(60000))\nfor j in range(7):\n    for i in range(60000):\n"
+      "        b = -1 in l\n",
+      4, 13, looks);
+  expectError("l = list(range(60000))\nfor i in range(60000):\n    l.index(59999)\n", 3, 5, looks);
+  expectError("d = {i: i for i in range(60000)}\n", 1, 5, looks);
+  // A dict of thousands of keys, and a loop of lookups into it, still read.
+  Script script = read(std::string(kDirectHeader) +
+                       "d = {i: i for i in range(3000)}\nn = 0\nfor i in range(3000):\n"
+                       "    n += d[i]\nassert n == 4498500\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    fd.add_output(fd.define_tensor(shape=[-1]))\n");
+  EXPECT_EQ(script.fusion().outputs().size(), 1u);
+}
+
 // Issue 43 (fuzz_reader timeouts r-timeout-5b3da32f, r-slow-unit-2476f881:
 // loops building 100,000 ops, 2 to 3 s each under ASan, over 10 s on a
 // loaded machine). Every fd.ops call looked its name up by a scan of the op
