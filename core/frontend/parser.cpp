@@ -559,6 +559,10 @@ void Parser::parseParameter(std::vector<Parameter>& params, std::string_view own
   }
   Token name = expectName(detail::concat("a parameter name or '", lambda ? ":" : ")",
                                          "' to close the parameter list opened at ", open));
+  if (params.size() >= kMaxNamedArguments) {
+    fail(name, "the definition of '", owner, "' has more than ", kMaxNamedArguments,
+         " parameters; FuserLab reads definitions with at most that many");
+  }
   for (const Parameter& other : params) {
     if (other.name == name.text) {
       fail(name, "duplicate parameter '", name.text, "' in the definition of '", owner, "'");

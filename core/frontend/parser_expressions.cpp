@@ -218,6 +218,10 @@ void Parser::parseArgument(Call& call, Position open) {
 
 void Parser::parseKeywordArgument(Call& call, Position open) {
   const Token& name = peek();
+  if (call.keywords.size() >= kMaxNamedArguments) {
+    fail(name, "the call opened at ", open, " has more than ", kMaxNamedArguments,
+         " keyword arguments; FuserLab reads calls with at most that many");
+  }
   for (const Keyword& other : call.keywords) {
     if (other.name == name.text) {
       fail(name, "keyword argument '", name.text, "' repeated in the call opened at ", open);

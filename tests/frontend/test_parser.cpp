@@ -539,6 +539,23 @@ TEST_F(ParserTest, UnexpectedTokensSayWhatWasExpected) {
   expectError("x = f(a=1, a=2)\n", 1, 12,
               "keyword argument 'a' repeated in the call opened at 1:6");
   expectError("def f(a, a): pass\n", 1, 10, "duplicate parameter 'a'");
+}
+
+// Issue 43, the second hostile corpus: every keyword argument was checked
+// against the others by name, so 100,000 of them in one call took 20 s to
+// refuse (and as many parameters in a def as long).
+TEST_F(ParserTest, CallsAndDefinitionsHaveAtMostAThousandNamedArguments) {
+  std::string keywords;
+  for (int i = 0; i < 1001; ++i) keywords += "k" + std::to_string(i) + "=1, ";
+  const int column = static_cast<int>(std::string("x = f(").size() + keywords.size() -
+                                      std::string("k1000=1, ").size() + 1);
+  expectError("x = f(" + keywords + ")\n", 1, column,
+              "the call opened at 1:6 has more than 1000 keyword arguments");
+  expectError("def g(" + keywords + "): pass\n", 1, column,
+              "the definition of 'g' has more than 1000 parameters");
+  std::string thousand;
+  for (int i = 0; i < 1000; ++i) thousand += "k" + std::to_string(i) + "=1, ";
+  parse("x = f(" + thousand + ")\ndef g(" + thousand + "): pass\n");
   expectError("f(x) = 1\n", 1, 1, "cannot assign to a call");
   expectError("a, f(b) = 1\n", 1, 4, "cannot assign to a call");
   expectError("() = x\n", 1, 1, "cannot assign to an empty tuple");
