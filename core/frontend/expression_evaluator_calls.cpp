@@ -22,6 +22,12 @@ Value ExpressionEvaluator::evaluateCall(const Call& call, const Expr& expr) {
   Value callee = evaluate(*call.callee);
   EvaluatedCall evaluated;
   evaluated.name = dottedName(*call.callee);
+  // An op reached other than by its dotted name (`getattr(fd.ops, name)(x)`)
+  // is named as if it were written out: "unknown op fd.ops.frob", not "the call".
+  if (callee.is(Kind::kMethod) && callee.receiver && callee.receiver->is(Kind::kFdOps) &&
+      !call.callee->is<Name>() && !call.callee->is<Attribute>()) {
+    evaluated.name = "fd.ops." + callee.text;
+  }
   evaluated.location = expr.location;
   evaluated.positional.reserve(call.args.size());
   for (const ExprPtr& arg : call.args) {

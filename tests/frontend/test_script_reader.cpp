@@ -652,6 +652,9 @@ TEST_F(ScriptReaderTest, UnknownAndRandomOps) {
                   "unknown op fd.ops.frobnicate");
   expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = fd.ops.bernoulli(T0)", 2, 6,
                   "fd.ops.bernoulli is not supported by FuserLab yet");
+  // Reached through getattr, the op was "unknown op the call".
+  expectBodyError("T0 = fd.define_tensor(shape=[-1])\nT1 = getattr(fd.ops, 'frob')(T0)", 2, 6,
+                  "unknown op fd.ops.frob: nvFuser has no op of that name");
 }
 
 TEST_F(ScriptReaderTest, OpBuilderErrorsGetTheCallsLocation) {
