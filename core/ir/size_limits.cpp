@@ -48,9 +48,12 @@ void checkTensorSizes(const Fusion& fusion, const ExpressionEvaluator& evaluator
       name += " ('" + tv->scriptName() + "' in the script)";
     }
     const Expr* def = tv->definition();
-    FL_CHECK(false, name, def ? " (the output of " + def->opName() + ")" : std::string(),
-             " would hold ", sizes, " elements, more than 2^48 (", kMaxTensorElements,
-             "); no GPU holds a tensor that large");
+    const std::string message = detail::concat(
+        name, def ? " (the output of " + def->opName() + ")" : std::string(), " would hold ", sizes,
+        " elements, more than 2^48 (", kMaxTensorElements, "); no GPU holds a tensor that large");
+    // At the script call that made the tensor, where the reader recorded one.
+    if (const SourceLocation* where = fusion.scriptLocationOf(tv)) throw UserError(message, *where);
+    throw UserError(message);
   }
 }
 

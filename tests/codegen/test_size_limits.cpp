@@ -50,6 +50,8 @@ TEST(SizeLimitsTest, ATensorPast2To48ElementsInsideADefinitionIsAnError) {
     EXPECT_NE(message.find("'big' in the script"), std::string::npos) << message;
     EXPECT_NE(message.find(rows + " x 11008 elements, more than 2^48"), std::string::npos)
         << message;
+    // At the call that made it (issue 43's second hostile corpus: no line).
+    EXPECT_NE(message.find(":5:11: error: "), std::string::npos) << message;
 
     const frontend::Script script = frontend::readScript(broadcastTo(rows), "test.py");
     ASSERT_TRUE(script.inputs.has_value());
@@ -57,6 +59,7 @@ TEST(SizeLimitsTest, ATensorPast2To48ElementsInsideADefinitionIsAnError) {
     const std::string reference =
         errorOf([&] { (void)runtime::runReference(script.fusion(), inputs); });
     EXPECT_NE(reference.find("more than 2^48"), std::string::npos) << reference;
+    EXPECT_NE(reference.find("test.py:5:11: error: "), std::string::npos) << reference;
   }
 }
 
