@@ -2,6 +2,7 @@
 
 #include "core/ir/error.h"
 #include "core/scheduler/heuristic_params.h"
+#include "db/jsonl_tuning_store.h"
 #include "db/segment_key.h"
 #include "db/transaction.h"
 
@@ -123,7 +124,20 @@ std::vector<MergeOutcome> importLines(HeuristicsDatabase& database, std::istream
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      outcomes.push_back(mergeEntry(database, Entry::fromJson(report::Json::parse(line))));
+      const report::Json json = report::Json::parse(line);
+      if (isMeasurementLine(json)) {
+        // A tuning file's measured variant (db/jsonl_tuning_store.h).
+        const report::Json* segment = json.get("segment");
+        const report::Json* device = json.get("device");
+        const report::Json* measurement = json.get("measurement");
+        FL_CHECK(segment && device && measurement,
+                 "a measurement line needs segment, device and measurement");
+        database.storeMeasurement(SegmentRecord::fromJson(*segment),
+                                  DeviceRecord::fromJson(*device),
+                                  MeasurementRecord::fromJson(*measurement));
+        continue;
+      }
+      outcomes.push_back(mergeEntry(database, Entry::fromJson(json)));
     } catch (const UserError& error) {
       FL_USER_ERROR(name, " line ", number, ": ", error.message(), "; nothing was imported");
     }

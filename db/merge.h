@@ -34,6 +34,8 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming);
 
 //! Imports export lines from `in` (`name` for messages) in one transaction:
 //! a line that does not parse names its line number and nothing is imported.
+//! A tuning file's measurement lines (db/jsonl_tuning_store.h) are stored as
+//! measurements.
 std::vector<MergeOutcome> importLines(HeuristicsDatabase& database, std::istream& in,
                                       const std::string& name);
 

@@ -44,7 +44,7 @@ class TemporaryDirectory {
 
 //! The first run of a fresh executor over `cache`: how it got its images.
 KernelImageLoads firstRun(const ir::Fusion& fusion, int device,
-                          const passes::CompileOptions& options,
+                          const compiler::CompileOptions& options,
                           const scheduler::HeuristicProvider* provider, const Arguments& inputs,
                           KernelCache& cache) {
   GpuExecutor executor(fusion, device, options, &cache);
@@ -55,7 +55,7 @@ KernelImageLoads firstRun(const ir::Fusion& fusion, int device,
 }  // namespace
 
 KernelBuildTimes measureKernelBuilds(const ir::Fusion& fusion, int device,
-                                     const passes::CompileOptions& options,
+                                     const compiler::CompileOptions& options,
                                      const scheduler::HeuristicProvider* provider,
                                      const Arguments& inputs) {
   KernelBuildTimes times;

@@ -18,7 +18,7 @@
 
 #include <string>
 
-#include "core/passes/compile_options.h"
+#include "core/compiler/compile_options.h"
 #include "core/tensor/argument.h"
 
 namespace fuserlab::ir {
@@ -47,7 +47,7 @@ struct KernelBuildTimes {
 //! null) as the caller's executor would take them. `inputs` as
 //! GpuExecutor::run takes them.
 KernelBuildTimes measureKernelBuilds(const ir::Fusion& fusion, int device,
-                                     const passes::CompileOptions& options,
+                                     const compiler::CompileOptions& options,
                                      const scheduler::HeuristicProvider* provider,
                                      const Arguments& inputs);
 

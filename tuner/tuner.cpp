@@ -6,7 +6,6 @@
 
 #include "core/ir/error.h"
 #include "db/compiler_version.h"
-#include "db/transaction.h"
 
 namespace fuserlab::tuner {
 
@@ -51,7 +50,7 @@ void VariantRunner::runBatch(const TuningTarget& target,
 }
 
 TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
-                       db::HeuristicsDatabase& database, VariantRunner& runner, Builder* builder,
+                       db::TuningStore& store, VariantRunner& runner, Builder* builder,
                        TuneListener* listener, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   TuneResult result;
@@ -64,7 +63,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
 
   // What earlier runs measured, by params: the latest record of each wins.
   std::map<std::string, db::MeasurementRecord> stored;
-  for (auto& m : database.measurementsFor(segment, device)) {
+  for (auto& m : store.history(segment, device)) {
     stored[m.paramsHash] = std::move(m);
   }
   std::map<size_t, db::MeasurementRecord> records;  // by variant id
@@ -101,11 +100,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
     outcome.variant = variant.id;
     if (fresh) {
       const db::MeasurementRecord record = measurementOf(variant, outcome, run);
-      {
-        db::Transaction transaction(database.connection());
-        database.storeMeasurement(segment, device, record);
-        transaction.commit();
-      }
+      store.recordMeasurement(segment, device, record);
       records[variant.id] = record;
       stored[variant.paramsHash] = record;
       ++result.measured;
@@ -211,9 +206,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
     entry.createdAt = run.createdAt;
     entry.measurement = records.at(chosen.id);
     for (const auto& [id, record] : records) entry.variants.push_back(record);
-    db::Transaction transaction(database.connection());
-    result.entryId = database.store(entry);
-    transaction.commit();
+    result.entryId = store.recordWinner(entry);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (listener) {

@@ -1,10 +1,11 @@
 // The tuning loop for one segment: the search space, a strategy choosing
 // variants in batches, the builder compiling each batch in parallel, a
-// VariantRunner measuring (and validating) them, every measurement stored in
-// the heuristics database as it arrives, and the decision rule choosing the
-// params stored as the segment's entry. Variants the database already holds
-// a measurement of (same segment, device and params) are not run again: a
-// sweep stopped by Ctrl-C resumes where it stopped.
+// VariantRunner measuring (and validating) them, every measurement kept in a
+// TuningStore (the heuristics database, or a JSON-lines file) as it arrives,
+// and the decision rule choosing the params stored as the segment's entry.
+// Variants the store already holds a measurement of (same segment, device
+// and params) are not run again: a sweep stopped by Ctrl-C resumes where it
+// stopped.
 //
 // Progress reaches a front end (CLI progress bar, JSON lines, the GUI)
 // through TuneListener; cancelling is an atomic flag checked between
@@ -19,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "db/heuristics_database.h"
+#include "db/entry.h"
+#include "db/tuning_store.h"
 #include "tuner/builder.h"
 #include "tuner/decision.h"
 #include "tuner/search_space.h"
@@ -35,7 +37,7 @@ struct VariantOutcome {
   size_t variant = 0;
   std::optional<SampleStats> stats;
   std::string error;
-  //! Read back from the database rather than measured now.
+  //! Read back from the store rather than measured now.
   bool resumed = false;
   //! Samples redone because they deviated (a clock drop, an interruption).
   int64_t redoneSamples = 0;
@@ -104,18 +106,19 @@ struct TuneResult {
   bool timedOut = false;
 };
 
-//! The MeasurementRecord the database keeps of `outcome`.
+//! The MeasurementRecord the store keeps of `outcome`.
 db::MeasurementRecord measurementOf(const Variant& variant, const VariantOutcome& outcome,
                                     const db::RunRecord& run);
 
 //! The decision rule's view of a stored measurement (noise from its stddev).
 Timing timingOf(size_t variant, const db::MeasurementRecord& measurement);
 
-//! Tunes `target`: see the file comment. `database` must be writable;
-//! `builder` may be null (the runner then builds). Cancelling stops before
-//! the next variant; what was measured stays in the database.
+//! Tunes `target`: see the file comment. Every measured variant and the
+//! winner go to `store` (db/tuning_store.h: the SQLite database or a JSON-lines
+//! file); `builder` may be null (the runner then builds). Cancelling stops
+//! before the next variant; what was measured stays in the store.
 TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
-                       db::HeuristicsDatabase& database, VariantRunner& runner, Builder* builder,
+                       db::TuningStore& store, VariantRunner& runner, Builder* builder,
                        TuneListener* listener, const std::atomic<bool>* cancel);
 
 }  // namespace fuserlab::tuner

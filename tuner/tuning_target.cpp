@@ -32,7 +32,7 @@ std::vector<int> tunableSegments(const runtime::CompiledFusion& compiled) {
 }
 
 std::unique_ptr<TuningTarget> makeTuningTarget(const ir::Fusion& fusion,
-                                               const passes::CompileOptions& options,
+                                               const compiler::CompileOptions& options,
                                                const scheduler::DeviceSpec& device,
                                                const runtime::Arguments& inputs, int segment) {
   auto target = std::make_unique<TuningTarget>();

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/compiler/compile_options.h"
 #include "core/compiler/segment_kernels.h"
 #include "core/ir/fusion.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/heuristic_provider.h"
 #include "db/entry.h"
 #include "db/segment_key.h"
@@ -47,7 +47,7 @@ std::vector<int> tunableSegments(const runtime::CompiledFusion& compiled);
 //! segment `segment`. UserError if that segment does not exist or has no
 //! params to tune.
 std::unique_ptr<TuningTarget> makeTuningTarget(const ir::Fusion& fusion,
-                                               const passes::CompileOptions& options,
+                                               const compiler::CompileOptions& options,
                                                const scheduler::DeviceSpec& device,
                                                const runtime::Arguments& inputs, int segment);
 

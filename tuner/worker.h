@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/ir/fusion.h"
-#include "core/passes/compile_options.h"
 #include "core/tensor/argument.h"
 #include "tuner/tuner.h"
 
@@ -49,7 +49,7 @@ struct SamplingPolicy {
 struct WorkerSetup {
   const ir::Fusion* fusion = nullptr;
   runtime::Arguments hostInputs;  //!< random non-zero values
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
   int device = 0;
   int segment = 0;
   SamplingPolicy sampling;

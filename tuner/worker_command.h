@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/passes/compile_options.h"
+#include "core/compiler/compile_options.h"
 
 namespace fuserlab::tuner {
 
@@ -20,7 +20,7 @@ struct WorkerCommand {
   std::string inputs;  //!< input sizes (--inputs SPEC); empty: the script's inputs block
   int segment = 0;
   int device = 0;  //!< cuda:N
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
 };
 
 //! The worker's arguments after the executable and its mode word:

@@ -8,10 +8,12 @@
 // compile times and each kernel's build time cold (NVRTC) and warm (the disk
 // cache; measure/kernel_build_timing.h), and the kernels' own GPU time
 // from CUPTI's records (measure/kernel_timing.h); as a table, and with --json
-// as a JSON object.
+// as a JSON object. The measuring and the JSON are measure/'s
+// (fusion_measurement.h); this command parses the options and prints.
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
@@ -23,9 +25,7 @@
 #include "core/runtime/gpu_executor.h"
 #include "db/database_search_path.h"
 #include "db/segment_recorder.h"
-#include "measure/benchmark.h"
-#include "measure/kernel_build_timing.h"
-#include "measure/kernel_timing.h"
+#include "measure/fusion_measurement.h"
 
 namespace fuserlab::cli {
 namespace {
@@ -82,17 +82,6 @@ int parseCount(const std::optional<std::string>& text, const char* option, int f
   FL_USER_ERROR("--", option, " expects an integer, found '", *text, "'");
 }
 
-Json summaryJson(const runtime::SampleSummary& s) {
-  Json j = Json::object();
-  j.set("median", s.median);
-  j.set("p20", s.p20);
-  j.set("p80", s.p80);
-  j.set("min", s.min);
-  j.set("max", s.max);
-  j.set("count", s.count);
-  return j;
-}
-
 std::string shapeText(const runtime::Tensor& t) {
   std::string out = std::string(ir::shortName(t.dtype())) + "[";
   for (int64_t d = 0; d < t.dim(); ++d) {
@@ -147,9 +136,8 @@ int benchCommand(const std::vector<std::string>& args) {
     inputsJson.push(t == nullptr ? std::string("scalar") : shapeText(*t));
   }
   runtime::DeviceArguments onDevice = runtime::toDeviceArguments(hostInputs, index);
-  const runtime::Arguments& deviceInputs = onDevice.arguments;
 
-  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
   runtime::GpuExecutor executor(fusion, index, compileOptions);
   const auto database = heuristicsDatabaseFrom(cl);
   const auto recorder =
@@ -157,23 +145,13 @@ int benchCommand(const std::vector<std::string>& args) {
   const scheduler::HeuristicProvider* provider =
       recorder ? static_cast<const scheduler::HeuristicProvider*>(recorder.get()) : database.get();
   if (provider) executor.setHeuristicProvider(provider);
-  const runtime::FusionBenchmark result = runtime::benchmarkFusion(executor, deviceInputs, bench);
-  const runtime::KernelBuildTimes builds =
-      runtime::measureKernelBuilds(fusion, index, compileOptions, provider, deviceInputs);
-  const tuner::KernelTimes kernelTimes =
-      tuner::measureKernelTimes(executor, deviceInputs, bench.samples);
-  onDevice = {};  // the inputs' memory back before the copy's 2 GiB
-  const runtime::CopyBandwidth copy = runtime::measureCopyBandwidth(index);
-  const double ratio =
-      copy.bytesPerSecond > 0 ? result.effectiveBytesPerSecond / copy.bytesPerSecond : 0;
-  // The same bytes over the kernels' span (CUPTI), against the same copy.
-  const bool kernelsTimed = kernelTimes.unavailable.empty();
-  const double kernelBytesPerSecond =
-      kernelsTimed && kernelTimes.spanMicroseconds.median > 0
-          ? double(result.bytesMoved) / (kernelTimes.spanMicroseconds.median * 1e-6)
-          : 0;
-  const double kernelRatio =
-      copy.bytesPerSecond > 0 ? kernelBytesPerSecond / copy.bytesPerSecond : 0;
+  const runtime::FusionMeasurement m = runtime::measureFusion(
+      fusion, executor, index, compileOptions, provider, std::move(onDevice), bench);
+  const runtime::FusionBenchmark& result = m.run;
+  const runtime::KernelBuildTimes& builds = m.builds;
+  const tuner::KernelTimes& kernelTimes = m.kernels;
+  const runtime::CopyBandwidth& copy = m.copy;
+  const bool kernelsTimed = m.kernelsTimed();
 
   const std::vector<std::string> paramsSources =
       executor.lastReport() ? executor.lastReport()->paramsSources() : std::vector<std::string>{};
@@ -226,12 +204,12 @@ int benchCommand(const std::vector<std::string>& args) {
                "  copy bandwidth           %.1f GB/s (2 x %.0f MiB over the "
                "median copy time)\n",
                copy.bytesPerSecond / 1e9, double(copy.bytes) / (1 << 20));
-  std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", ratio);
+  std::fprintf(text, "  bandwidth ratio          %.3f of the copy bandwidth\n", m.bandwidthRatio);
   if (kernelsTimed) {
     std::fprintf(text,
                  "  over the kernels' time   %.1f GB/s, %.3f of the copy bandwidth "
                  "(CUPTI; the events' window %.2f us longer)\n",
-                 kernelBytesPerSecond / 1e9, kernelRatio,
+                 m.kernelBytesPerSecond / 1e9, m.kernelBandwidthRatio,
                  result.gpuMicroseconds.median - kernelTimes.spanMicroseconds.median);
   }
   std::fprintf(text, "  kernel launches          %d", result.kernelLaunches);
@@ -309,86 +287,7 @@ int benchCommand(const std::vector<std::string>& args) {
     root.set("file", loaded.script.fileName);
     root.set("device", spec.toJson());
     root.set("inputs", inputsJson);
-    root.set("samples", bench.samples);
-    root.set("warmup", bench.warmup);
-    root.set("l2_flush_bytes", result.flushBytes);
-    root.set("gpu_us", summaryJson(result.gpuMicroseconds));
-    root.set("samples_us", Json::arrayOf(result.samplesMicroseconds));
-    Json launches = Json::array();
-    for (const runtime::LaunchTiming& launch : result.launches) {
-      Json l = Json::object();
-      l.set("what", launch.what);
-      l.set("us", summaryJson(launch.microseconds));
-      launches.push(std::move(l));
-    }
-    root.set("launches", std::move(launches));
-    root.set("kernel_launches", result.kernelLaunches);
-    root.set("dependent_launches", result.firstRun.dependentLaunches);
-    root.set("bytes_moved", result.bytesMoved);
-    root.set("effective_bandwidth_bytes_per_s", result.effectiveBytesPerSecond);
-    Json copyJson = Json::object();
-    copyJson.set("bytes", copy.bytes);
-    copyJson.set("us", summaryJson(copy.microseconds));
-    copyJson.set("bandwidth_bytes_per_s", copy.bytesPerSecond);
-    root.set("copy", std::move(copyJson));
-    root.set("bandwidth_ratio", ratio);
-    Json kernelJson = Json::object();
-    if (kernelsTimed) {
-      kernelJson.set("span_us", summaryJson(kernelTimes.spanMicroseconds));
-      kernelJson.set("busy_us", summaryJson(kernelTimes.busyMicroseconds));
-      Json each = Json::array();
-      for (const tuner::KernelTimes::Kernel& k : kernelTimes.kernels) {
-        Json one = Json::object();
-        one.set("name", k.name);
-        one.set("us", summaryJson(k.microseconds));
-        each.push(std::move(one));
-      }
-      kernelJson.set("kernels", std::move(each));
-      kernelJson.set("bandwidth_bytes_per_s", kernelBytesPerSecond);
-      kernelJson.set("bandwidth_ratio", kernelRatio);
-    } else {
-      kernelJson.set("unavailable", kernelTimes.unavailable);
-    }
-    root.set("cupti_kernels", std::move(kernelJson));
-    root.set("host_us", summaryJson(result.hostMicroseconds));
-    root.set("host_us_per_launch", result.hostMicrosecondsPerLaunch);
-    root.set("host_prepare_us", summaryJson(result.hostPrepareMicroseconds));
-    Json rounds = Json::array();
-    for (double median : result.hostRoundMedians) rounds.push(Json(median));
-    root.set("host_round_medians_us", std::move(rounds));
-    root.set("host_preemptions",
-             result.hostPreemptions >= 0 ? Json(result.hostPreemptions) : Json());
-    root.set("host_reference_loop_us", summaryJson(result.hostReferenceLoopMicroseconds));
-    Json cpus = Json::array();
-    for (int cpu : result.hostRoundCpus) cpus.push(Json(cpu));
-    root.set("host_round_cpus", std::move(cpus));
-    root.set("cached_run_replayed", result.cachedRun.replayed);
-    root.set("cached_run_graph_launch", result.cachedRun.graphLaunch);
-    root.set("run_wall_us", summaryJson(result.runWallMicroseconds));
-    root.set("first_run_ms", result.firstRunMilliseconds);
-    root.set("compile_ms", result.firstRun.compileMilliseconds);
-    root.set("kernels_built", result.firstRun.kernelsBuilt);
-    root.set("compile_ms_per_kernel",
-             result.firstRun.kernelsBuilt > 0
-                 ? Json(result.firstRun.compileMilliseconds / result.firstRun.kernelsBuilt)
-                 : Json());
-    Json imagesJson = Json::object();
-    imagesJson.set("compiled", images.compiled);
-    imagesJson.set("from_cache", images.fromCache);
-    imagesJson.set("compile_ms", images.compileMilliseconds);
-    imagesJson.set("nvrtc_ms", images.compilerMilliseconds);
-    imagesJson.set("cache_ms", images.cacheMilliseconds);
-    root.set("first_run_images", std::move(imagesJson));
-    Json buildJson = Json::object();
-    buildJson.set("kernels", builds.kernels);
-    buildJson.set("cold_ms_per_kernel",
-                  builds.kernels > 0 ? Json(builds.coldMillisecondsPerKernel) : Json());
-    buildJson.set("warm_ms_per_kernel", builds.kernels > 0 && builds.warmUnavailable.empty()
-                                            ? Json(builds.warmMillisecondsPerKernel)
-                                            : Json());
-    if (!builds.warmUnavailable.empty()) buildJson.set("warm_unavailable", builds.warmUnavailable);
-    root.set("kernel_build", std::move(buildJson));
-    root.set("compile_us", result.compileMicroseconds);
+    runtime::appendMeasurementJson(m, root);
     root.set("params_sources", Json::arrayOf(paramsSources));
     root.set("heuristics_db", database ? Json(database->path()) : Json());
     writeOutput(jsonToStdout ? std::string("-") : *path, root.dump() + "\n");

@@ -49,7 +49,7 @@ int compileCommand(const std::vector<std::string>& args) {
   LoadedScript loaded = loadScript(cl);
   FL_CHECK(loaded.inputs.has_value(), "compile needs input sizes: ", loaded.script.fileName,
            " has no inputs block; pass --inputs (e.g. --inputs 128x1024:bf16)");
-  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
   const auto database = heuristicsDatabaseFrom(cl);

@@ -41,7 +41,8 @@ constexpr const char* kDbUsage = R"(usage: fuserlab-cli db SUBCOMMAND --db FILE 
                        [--json PATH|-]
   export               every entry as a JSON line  [--output PATH] (default stdout)
   import FILE          entries from JSON lines (FILE or - for stdin); an entry
-                       whose key is already there: the better-measured stays
+                       whose key is already there: the better-measured stays.
+                       A tune --jsonl file's measurement lines are kept too
   merge OTHER...       every entry of other databases, by the same rule (the
                        shards of a tuning campaign: db merge OUT IN...)
   verify               integrity_check, foreign keys, and every stored params
@@ -281,7 +282,7 @@ int putCommand(const std::vector<std::string>& args) {
   FL_CHECK(paramsText.has_value(),
            "db put needs --params JSON (or @FILE); inspect --dump scheduler_params "
            "shows the heuristic's params to start from");
-  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
 

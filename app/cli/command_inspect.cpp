@@ -224,7 +224,7 @@ int inspectCommand(const std::vector<std::string>& args) {
   const bool repros = wantsSegmentRepros(cl, loaded);
   const ir::Fusion& fusion = *loaded.fusion;
   const auto dumps = requestedDumps(cl);
-  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
   const scheduler::DeviceSpec device = deviceFrom(cl);
 
   const bool jsonToStdout = cl.value("json") == "-";

@@ -4,6 +4,8 @@
 //   [--device NAME|cuda:N | --devices 0,1|all] [--fusion NAME] [--set K=V]
 //   [--disable-pass P] [--time-limit SECONDS] [--shard K/N]
 // fuserlab-cli tune --plan PLAN|--from-record FILE --db DB [--shard K/N] ...
+// (--jsonl FILE in place of --db DB: the results as JSON lines,
+// db/jsonl_tuning_store.h, for `db import` later)
 //
 // Tunes every tunable segment (or --segment N) at each size set: the search
 // space, the strategy, parallel NVRTC builds, measurements in a worker
@@ -28,6 +30,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <memory>
 
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
@@ -37,7 +40,9 @@
 #include "core/ir/error.h"
 #include "core/ir/parse_number.h"
 #include "db/heuristics_database.h"
+#include "db/jsonl_tuning_store.h"
 #include "db/segment_key.h"
+#include "db/sqlite_tuning_store.h"
 #include "tuner/plan.h"
 #include "tuner/runner_pool.h"
 #include "tuner/shard.h"
@@ -55,8 +60,8 @@ std::atomic<bool> gCancel{false};
 extern "C" void onInterrupt(int) { gCancel.store(true); }
 
 const std::set<std::string> kTuneValueOptions = {
-    "db",   "sizes", "segment",     "strategy", "budget",  "seed",      "margin",
-    "json", "plan",  "from-record", "shard",    "devices", "time-limit"};
+    "db",     "jsonl", "sizes", "segment",     "strategy", "budget",  "seed",
+    "margin", "json",  "plan",  "from-record", "shard",    "devices", "time-limit"};
 
 // A non-negative option value up to `maximum` (an int where one is kept).
 int64_t parseInt(const std::string& option, const std::string& text,
@@ -241,7 +246,7 @@ std::vector<int> measuringDevices(const CommandLine& cl) {
 // One worker per GPU: this executable in its hidden mode, same script and
 // sizes. Sizes from the script's inputs block go to the worker as that block
 // (strides and .as_strided views included); plan or --inputs sizes as text.
-std::unique_ptr<tuner::VariantRunner> makeRunner(const passes::CompileOptions& options,
+std::unique_ptr<tuner::VariantRunner> makeRunner(const compiler::CompileOptions& options,
                                                  const tuner::PlanItem& item,
                                                  const LoadedScript& loaded, int segment,
                                                  const std::vector<int>& devices) {
@@ -274,17 +279,14 @@ int workersStarted(tuner::VariantRunner& runner) {
   return started;
 }
 
-// Whether `database` holds a tuned entry for `target`'s key (a campaign
-// skips it: resuming a campaign re-runs nothing finished).
-std::optional<int64_t> tunedEntry(db::HeuristicsDatabase& database,
-                                  const tuner::TuningTarget& target) {
+// Whether `store` holds a tuned entry for `target`'s key (a campaign skips
+// it: resuming a campaign re-runs nothing finished).
+std::optional<int64_t> tunedEntry(db::TuningStore& store, const tuner::TuningTarget& target) {
   db::Entry like;
   like.segment = target.segmentRecord();
   like.device = target.deviceRecord();
   like.paramsSchema = target.key.paramsSchema;
-  const auto existing = database.entryWithKey(like);
-  if (existing && existing->origin == "tuner") return existing->id;
-  return std::nullopt;
+  return store.tunedEntry(like);
 }
 
 }  // namespace
@@ -296,7 +298,11 @@ int tuneCommand(const std::vector<std::string>& args) {
   CommandLine cl(args, options, {"dry-run"});
   const bool dryRun = cl.flag("dry-run");
   const auto dbPath = cl.value("db");
-  FL_CHECK(dbPath || dryRun, "tune needs --db FILE: the database the results go to");
+  const auto jsonlPath = cl.value("jsonl");
+  FL_CHECK(!(dbPath && jsonlPath), "tune takes --db FILE or --jsonl FILE, not both");
+  FL_CHECK(dbPath || jsonlPath || dryRun,
+           "tune needs --db FILE (the database the results go to) or --jsonl FILE (the "
+           "results as JSON lines, for db import later)");
   const auto start = std::chrono::steady_clock::now();
   bool campaign = false;
   const std::vector<tuner::PlanItem> plan = planFrom(cl, &campaign);
@@ -313,7 +319,7 @@ int tuneCommand(const std::vector<std::string>& args) {
     std::cerr << "plan: " << plan.size() << " item(s); shard " << shard.text() << " (from "
               << shard.origin << ") takes " << taken.size() << "\n";
   }
-  const passes::CompileOptions compileOptions = compileOptionsFrom(cl);
+  const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
 
   tuner::TuneOptions tune;
   tune.strategy.kind = tuner::parseStrategy(cl.value("strategy").value_or("exhaustive"));
@@ -337,8 +343,15 @@ int tuneCommand(const std::vector<std::string>& args) {
     tune.strategy.batchSize = std::max<size_t>(tune.strategy.batchSize, 2 * devices.size());
   }
 
+  // Where the measurements and winners go (db/tuning_store.h).
   std::optional<db::HeuristicsDatabase> database;
-  if (!dryRun) database.emplace(*dbPath, db::HeuristicsDatabase::Access::Write);
+  std::unique_ptr<db::TuningStore> store;
+  if (!dryRun && dbPath) {
+    database.emplace(*dbPath, db::HeuristicsDatabase::Access::Write);
+    store = std::make_unique<db::SqliteTuningStore>(*database);
+  } else if (!dryRun) {
+    store = std::make_unique<db::JsonLinesTuningStore>(*jsonlPath);
+  }
   const bool terminal = ::isatty(STDOUT_FILENO) != 0;
   Json report = Json::array();
   gCancel.store(false);
@@ -412,7 +425,7 @@ int tuneCommand(const std::vector<std::string>& args) {
       }
       std::ostream& out = terminal ? std::cout : std::cerr;
       if (campaign) {
-        if (auto entry = tunedEntry(*database, *target)) {
+        if (auto entry = tunedEntry(*store, *target)) {
           out << loaded.fusionName << " segment " << segment << " at " << sizes
               << ": already tuned (entry " << *entry << "); skipped\n";
           item.set("skipped", true);
@@ -424,7 +437,7 @@ int tuneCommand(const std::vector<std::string>& args) {
       auto runner = makeRunner(compileOptions, planItem, loaded, segment, devices);
       ConsoleListener listener(segment, terminal);
       const tuner::TuneResult result =
-          tuner::tuneSegment(*target, tune, *database, *runner, &builder, &listener, &gCancel);
+          tuner::tuneSegment(*target, tune, *store, *runner, &builder, &listener, &gCancel);
       timedOut = timedOut || result.timedOut;
       out << "segment " << segment << " (" << scheduler::toString(target->scheduler) << ") at "
           << sizes << ": " << result.measured << " measured, " << result.resumed << " resumed, of "

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "app/cli/command_line.h"
+#include "core/compiler/compile_options.h"
 #include "core/frontend/script.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 #include "core/tensor/tensor.h"
 
@@ -60,7 +60,7 @@ std::optional<SourceLocation> inputsBlockEntry(size_t input, const std::string& 
 //! Options every command that compiles takes: --device NAME|cuda:N (default
 //! h100), --set NAME=VALUE and --disable-pass NAME (both repeatable).
 inline const std::set<std::string> kCompileOptions = {"device", "set", "disable-pass"};
-passes::CompileOptions compileOptionsFrom(const CommandLine& cl);
+compiler::CompileOptions compileOptionsFrom(const CommandLine& cl);
 scheduler::DeviceSpec deviceFrom(const CommandLine& cl);
 
 //! The GPU index --device names for a command that runs on this machine's

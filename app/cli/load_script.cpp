@@ -62,8 +62,8 @@ LoadedScript loadScript(const CommandLine& cl) {
   return loaded;
 }
 
-passes::CompileOptions compileOptionsFrom(const CommandLine& cl) {
-  passes::CompileOptions options;
+compiler::CompileOptions compileOptionsFrom(const CommandLine& cl) {
+  compiler::CompileOptions options;
   for (const std::string& assignment : cl.values("set")) {
     options.setFromAssignment(assignment);
   }

@@ -42,6 +42,7 @@ commands:
                 [--margin PERCENT] [--dry-run] [--json PATH] [--device NAME|cuda:N]
                 [--devices 0,1|all] [--time-limit SECONDS] [--shard K/N]
                 or a campaign: tune --plan PLAN|--from-record FILE --db FILE
+                (--jsonl FILE for --db FILE: results as JSON lines; db import reads them)
   db SUB        the heuristics database: list, show, export, import, merge,
                 verify, prune, put  (fuserlab-cli db help)
 

@@ -97,7 +97,7 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
 
 std::string CompileSettings::summary() const {
   std::string text = device.empty() ? scheduler::defaultDevice().key : device;
-  text += ", upcast=" + std::string(passes::toString(options.upcast));
+  text += ", upcast=" + std::string(segmenter::toString(options.upcast));
   text += ", bookend=" + std::string(passes::toString(options.bookend));
   for (const auto& pass : options.disabledPasses) text += ", -" + pass;
   if (!inputs.empty()) text += ", inputs " + inputs;

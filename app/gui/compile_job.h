@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/ir/error.h"
-#include "core/passes/compile_options.h"
 #include "core/report/compile_report.h"
 
 namespace fuserlab::gui {
@@ -20,7 +20,7 @@ namespace fuserlab::gui {
 struct CompileSettings {
   //! A built-in device key ("h100") or "cuda:N"; empty: the default device.
   std::string device;
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
   //! Input sizes in the CLI's --inputs form; empty: the script's inputs block.
   std::string inputs;
   //! A heuristics database file to take params from; empty: none.

@@ -351,8 +351,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   settings.setValue("options/disabledPasses", disabled);
   settings.setValue("options/device", QString::fromStdString(compile.device));
-  settings.setValue("options/upcast",
-                    QString::fromStdString(std::string(passes::toString(compile.options.upcast))));
+  settings.setValue(
+      "options/upcast",
+      QString::fromStdString(std::string(segmenter::toString(compile.options.upcast))));
   settings.setValue("options/bookend",
                     QString::fromStdString(std::string(passes::toString(compile.options.bookend))));
   settings.setValue("database/path", database_->path());

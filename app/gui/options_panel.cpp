@@ -124,7 +124,7 @@ void OptionsPanel::setSettings(const CompileSettings& settings) {
   }
   device_->setCurrentIndex(index);
   upcast_->setCurrentIndex(upcast_->findData(
-      QString::fromStdString(std::string(passes::toString(settings.options.upcast)))));
+      QString::fromStdString(std::string(segmenter::toString(settings.options.upcast)))));
   bookend_->setCurrentIndex(bookend_->findData(
       QString::fromStdString(std::string(passes::toString(settings.options.bookend)))));
   for (auto& [name, box] : passes_) {

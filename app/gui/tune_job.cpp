@@ -11,6 +11,7 @@
 #include "core/ir/error.h"
 #include "core/ir/output_file.h"
 #include "db/heuristics_database.h"
+#include "db/sqlite_tuning_store.h"
 #include "tuner/worker.h"
 #include "tuner/worker_command.h"
 
@@ -131,6 +132,7 @@ void sweep(const TuneRequest& request, const RunnerFactory& factory, TuneProgres
   std::unique_ptr<tuner::VariantRunner> runner = factory.make(request, script.path());
   FL_CHECK(runner != nullptr, "no runner for ", request.gpu);
   db::HeuristicsDatabase database(request.databasePath, db::HeuristicsDatabase::Access::Write);
+  db::SqliteTuningStore store(database);
   std::optional<tuner::Builder> builder;
   if (factory.build) builder.emplace(runtime::KernelCache::global());
   tuner::TuneOptions options;
@@ -140,7 +142,7 @@ void sweep(const TuneRequest& request, const RunnerFactory& factory, TuneProgres
                     std::string(tuner::toString(request.strategy.kind));
   Forwarder forwarder(progress);
   const tuner::TuneResult result = tuner::tuneSegment(
-      *p.target, options, database, *runner, builder ? &*builder : nullptr, &forwarder, cancel);
+      *p.target, options, store, *runner, builder ? &*builder : nullptr, &forwarder, cancel);
   summary.cancelled = result.strategy.cancelled || (cancel && cancel->load());
   summary.measured = result.measured;
   summary.resumed = result.resumed;

@@ -124,7 +124,7 @@ int64_t firstDevice(const ir::Fusion& fusion) {
 
 }  // namespace
 
-CompiledFusion compileFusion(const ir::Fusion& fusion, const passes::CompileOptions& options,
+CompiledFusion compileFusion(const ir::Fusion& fusion, const compiler::CompileOptions& options,
                              const scheduler::DeviceSpec& device, const Arguments& inputs,
                              const scheduler::HeuristicProvider* provider, bool withTextDumps) {
   using Clock = std::chrono::steady_clock;

@@ -6,8 +6,8 @@
 
 #include <memory>
 
+#include "core/compiler/compile_options.h"
 #include "core/ir/fusion.h"
-#include "core/passes/compile_options.h"
 #include "core/report/compile_report.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/heuristic_provider.h"
@@ -26,7 +26,7 @@ struct CompiledFusion {
 //! params before the built-in heuristics. `withTextDumps` fills the report's
 //! fusion_ir, fusion_ir_preseg and segmented_fusion texts; the report's
 //! compileMicroseconds counts passes, segmentation and heuristics only.
-CompiledFusion compileFusion(const ir::Fusion& fusion, const passes::CompileOptions& options,
+CompiledFusion compileFusion(const ir::Fusion& fusion, const compiler::CompileOptions& options,
                              const scheduler::DeviceSpec& device, const Arguments& inputs,
                              const scheduler::HeuristicProvider* provider = nullptr,
                              bool withTextDumps = true);

@@ -280,7 +280,7 @@ std::string_view AllocationOrderPropagationPass::description() const {
          "gives a channels-last output.";
 }
 
-void AllocationOrderPropagationPass::run(ir::Fusion& fusion, const CompileOptions& options,
+void AllocationOrderPropagationPass::run(ir::Fusion& fusion, const PassOptions& options,
                                          PassRecord& record) const {
   const ViewAnalysis views(fusion);
   const AxisMap axes(fusion, views.liveExprs());

@@ -25,7 +25,7 @@ class AllocationOrderPropagationPass final : public Pass {
  public:
   std::string_view name() const override { return "allocation_order_propagation"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

@@ -79,7 +79,7 @@ std::string_view ConsecutiveCastPass::description() const {
          "float); casts that round, such as float -> bf16 -> float, stay.";
 }
 
-void ConsecutiveCastPass::run(ir::Fusion& fusion, const CompileOptions& options,
+void ConsecutiveCastPass::run(ir::Fusion& fusion, const PassOptions& options,
                               PassRecord& record) const {
   // One pair at a time, producers first, until no pair folds: folding a pair
   // can make the next cast of a longer chain foldable.

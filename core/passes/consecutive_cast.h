@@ -20,7 +20,7 @@ class ConsecutiveCastPass final : public Pass {
  public:
   std::string_view name() const override { return "consecutive_cast"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

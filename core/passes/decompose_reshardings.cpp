@@ -53,7 +53,7 @@ std::string_view DecomposeReshardingsPass::description() const {
          "from what its output needs, so communication is an expr of its own";
 }
 
-void DecomposeReshardingsPass::run(ir::Fusion& fusion, const CompileOptions&,
+void DecomposeReshardingsPass::run(ir::Fusion& fusion, const PassOptions&,
                                    PassRecord& record) const {
   for (ir::Expr* expr : fusion.exprsForOutputs()) {
     if (multidevice::isReshardingSet(expr)) continue;

@@ -16,7 +16,7 @@ class DecomposeReshardingsPass final : public Pass {
  public:
   std::string_view name() const override { return "decompose_reshardings"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

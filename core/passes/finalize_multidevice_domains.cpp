@@ -34,7 +34,7 @@ std::string_view FinalizeMultideviceDomainsPass::description() const {
          "split, so they are allocated and bound as local shards";
 }
 
-void FinalizeMultideviceDomainsPass::run(ir::Fusion& fusion, const CompileOptions&,
+void FinalizeMultideviceDomainsPass::run(ir::Fusion& fusion, const PassOptions&,
                                          PassRecord& record) const {
   const std::vector<ir::TensorView*> tensors = liveTensors(fusion);
   std::string withMesh, withoutMesh;

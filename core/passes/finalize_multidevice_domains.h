@@ -14,7 +14,7 @@ class FinalizeMultideviceDomainsPass final : public Pass {
  public:
   std::string_view name() const override { return "finalize_multidevice_domains"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

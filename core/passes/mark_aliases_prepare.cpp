@@ -227,7 +227,7 @@ std::string_view MarkAliasesPreparePass::description() const {
          "from the compute by a segment_set, so they run in kernel-free segments.";
 }
 
-void MarkAliasesPreparePass::run(ir::Fusion& fusion, const CompileOptions& options,
+void MarkAliasesPreparePass::run(ir::Fusion& fusion, const PassOptions& options,
                                  PassRecord& record) const {
   if (options.bookend == BookendMode::None) return;
   const ViewAnalysis views(fusion);

@@ -27,7 +27,7 @@ class MarkAliasesPreparePass final : public Pass {
  public:
   std::string_view name() const override { return "mark_aliases_prepare"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ir/fusion.h"
-#include "core/passes/compile_options.h"
+#include "core/passes/pass_options.h"
 
 namespace fuserlab::passes {
 
@@ -29,7 +29,7 @@ class Pass {
   //! One sentence: what the pass does and why.
   virtual std::string_view description() const = 0;
   //! Rewrites `fusion` in place; appends each rewrite to `record.rewrites`.
-  virtual void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const = 0;
+  virtual void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const = 0;
 };
 
 }  // namespace fuserlab::passes

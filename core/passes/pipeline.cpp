@@ -63,7 +63,7 @@ bool isPassName(std::string_view name) {
   return false;
 }
 
-std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion, const CompileOptions& options,
+std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion, const PassOptions& options,
                                       std::vector<PassRecord>* records, bool printAfterEachPass) {
   std::unique_ptr<ir::Fusion> result = ir::cloneFusion(fusion);
   const size_t outputCount = result->outputs().size();

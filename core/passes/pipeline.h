@@ -19,7 +19,7 @@ bool isPassName(std::string_view name);
 //! `printAfterEachPass` each record also holds the fusion as printed after
 //! its pass (what a pass-by-pass view shows; printing costs more than the
 //! passes themselves, so the compiler's hot path leaves it off).
-std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion, const CompileOptions& options,
+std::unique_ptr<ir::Fusion> runPasses(const ir::Fusion& fusion, const PassOptions& options,
                                       std::vector<PassRecord>* records,
                                       bool printAfterEachPass = false);
 

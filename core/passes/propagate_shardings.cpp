@@ -175,8 +175,7 @@ std::string_view PropagateShardingsPass::description() const {
          "inputs of pointwise ops";
 }
 
-void PropagateShardingsPass::run(ir::Fusion& fusion, const CompileOptions&,
-                                 PassRecord& record) const {
+void PropagateShardingsPass::run(ir::Fusion& fusion, const PassOptions&, PassRecord& record) const {
   if (!hasAnyMesh(fusion)) return;
   Propagation(fusion, record).run();
 }

@@ -22,7 +22,7 @@ class PropagateShardingsPass final : public Pass {
  public:
   std::string_view name() const override { return "propagate_shardings"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

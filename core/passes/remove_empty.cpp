@@ -287,7 +287,7 @@ std::string_view RemoveEmptyPass::description() const {
          "only fed them.";
 }
 
-void RemoveEmptyPass::run(ir::Fusion& fusion, const CompileOptions& options,
+void RemoveEmptyPass::run(ir::Fusion& fusion, const PassOptions& options,
                           PassRecord& record) const {
   EmptyTensorRemover(fusion, record).run();
 }

@@ -12,8 +12,7 @@ std::string_view ReorderShardedAxisPass::description() const {
          "outermost, so each device's shard is contiguous for the collective";
 }
 
-void ReorderShardedAxisPass::run(ir::Fusion& fusion, const CompileOptions&,
-                                 PassRecord& record) const {
+void ReorderShardedAxisPass::run(ir::Fusion& fusion, const PassOptions&, PassRecord& record) const {
   for (ir::Expr* expr : fusion.exprsForOutputs()) {
     if (!multidevice::isReshardingSet(expr)) continue;
     for (ir::Val* val : {expr->input(0), expr->output(0)}) {

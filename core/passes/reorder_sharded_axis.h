@@ -13,7 +13,7 @@ class ReorderShardedAxisPass final : public Pass {
  public:
   std::string_view name() const override { return "reorder_sharded_axis"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

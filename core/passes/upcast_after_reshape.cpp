@@ -41,7 +41,7 @@ std::string_view UpcastAfterReshapePass::description() const {
          "pass the narrow dtype.";
 }
 
-void UpcastAfterReshapePass::run(ir::Fusion& fusion, const CompileOptions& /*options*/,
+void UpcastAfterReshapePass::run(ir::Fusion& fusion, const PassOptions& /*options*/,
                                  PassRecord& record) const {
   bool changed = true;
   while (changed) {

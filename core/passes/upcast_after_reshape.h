@@ -18,7 +18,7 @@ class UpcastAfterReshapePass final : public Pass {
  public:
   std::string_view name() const override { return "upcast_after_reshape"; }
   std::string_view description() const override;
-  void run(ir::Fusion& fusion, const CompileOptions& options, PassRecord& record) const override;
+  void run(ir::Fusion& fusion, const PassOptions& options, PassRecord& record) const override;
 };
 
 }  // namespace fuserlab::passes

@@ -10,19 +10,6 @@
 
 namespace fuserlab::runtime {
 
-void copyInto(const Tensor& from, Tensor& to) {
-  FL_ASSERT(from.dtype() == to.dtype() && from.sizes() == to.sizes(), "copyInto between ",
-            from.toString(), " and ", to.toString());
-  const Tensor src = from.contiguous();
-  const size_t bytes = ir::sizeInBytes(to.dtype());
-  const auto* in = static_cast<const std::byte*>(src.data());
-  auto* out = static_cast<std::byte*>(to.data());
-  int64_t n = 0;
-  forEachOffset(to.sizes(), to.strides(), [&](int64_t offset) {
-    std::memcpy(out + offset * bytes, in + (n++) * bytes, bytes);
-  });
-}
-
 std::vector<Tensor> runReference(const ir::Fusion& fusion, const Arguments& inputs) {
   ir::ExpressionEvaluator evaluator;
   const Arguments logicalInputs = bindInputs(fusion, inputs, evaluator);

@@ -16,8 +16,4 @@ namespace fuserlab::runtime {
 //! output aliases (`add_output(T, alias_input=I)`) are updated in place.
 std::vector<Tensor> runReference(const ir::Fusion& fusion, const Arguments& inputs);
 
-//! Copies `from` into `to` element by element (same dtype and sizes; any
-//! strides on either side).
-void copyInto(const Tensor& from, Tensor& to);
-
 }  // namespace fuserlab::runtime

@@ -126,7 +126,7 @@ std::string kernelImageKey(const codegen::GeneratedKernel& kernel,
       kernel.options, device.arch(), compiler.version);
 }
 
-GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device, passes::CompileOptions options,
+GpuExecutor::GpuExecutor(const ir::Fusion& fusion, int device, compiler::CompileOptions options,
                          KernelCache* cache, KernelCompiler compiler)
     : fusion_(fusion),
       device_(device),

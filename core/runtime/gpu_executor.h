@@ -34,11 +34,11 @@
 #include <vector>
 
 #include "core/codegen/kernel.h"
+#include "core/compiler/compile_options.h"
 #include "core/cuda/cuda_memory.h"
 #include "core/cuda/kernel_cache.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
-#include "core/passes/compile_options.h"
 #include "core/report/compile_report.h"
 #include "core/scheduler/device_spec.h"
 #include "core/scheduler/heuristic_provider.h"
@@ -163,7 +163,7 @@ class GpuExecutor {
   //! An executor for `fusion` (which must outlive it) on GPU `device`.
   //! `cache` (default: KernelCache::global()) keeps compiled images;
   //! `compiler` defaults to nvrtcKernelCompiler().
-  GpuExecutor(const ir::Fusion& fusion, int device, passes::CompileOptions options = {},
+  GpuExecutor(const ir::Fusion& fusion, int device, compiler::CompileOptions options = {},
               KernelCache* cache = nullptr, KernelCompiler compiler = {});
   ~GpuExecutor();
   GpuExecutor(const GpuExecutor&) = delete;
@@ -200,7 +200,7 @@ class GpuExecutor {
 
   const ir::Fusion& fusion_;
   int device_;
-  passes::CompileOptions options_;
+  compiler::CompileOptions options_;
   scheduler::DeviceSpec spec_;
   KernelCache* cache_;
   KernelCompiler compiler_;

@@ -93,7 +93,7 @@ std::vector<Tensor> ReferenceSegmentBackend::run(int segment, const ir::Fusion& 
   return runReference(local, inputs);
 }
 
-GpuSegmentBackend::GpuSegmentBackend(int device, passes::CompileOptions options)
+GpuSegmentBackend::GpuSegmentBackend(int device, compiler::CompileOptions options)
     : device_(device), options_(std::move(options)) {}
 
 GpuSegmentBackend::~GpuSegmentBackend() = default;
@@ -106,7 +106,7 @@ std::vector<Tensor> GpuSegmentBackend::run(int segment, const ir::Fusion& local,
 }
 
 MultiDeviceProgram::MultiDeviceProgram(const ir::Fusion& fusion, const Arguments& globalInputs,
-                                       int64_t ranks, const passes::CompileOptions& options,
+                                       int64_t ranks, const compiler::CompileOptions& options,
                                        const scheduler::DeviceSpec& device)
     : ranks_(ranks) {
   FL_CHECK(ranks >= 1, "a multi-device run needs at least one rank, found ", ranks);

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/ir/fusion.h"
 #include "core/multidevice/communicator.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 #include "core/tensor/argument.h"
 
@@ -53,13 +53,13 @@ class ReferenceSegmentBackend final : public SegmentBackend {
 //! and out by runOnGpu).
 class GpuSegmentBackend final : public SegmentBackend {
  public:
-  GpuSegmentBackend(int device, passes::CompileOptions options);
+  GpuSegmentBackend(int device, compiler::CompileOptions options);
   ~GpuSegmentBackend() override;
   std::vector<Tensor> run(int segment, const ir::Fusion& local, const Arguments& inputs) override;
 
  private:
   int device_;
-  passes::CompileOptions options_;
+  compiler::CompileOptions options_;
   std::map<int, std::unique_ptr<GpuExecutor>> executors_;
 };
 
@@ -78,7 +78,7 @@ class MultiDeviceProgram {
   //! run on `ranks` ranks. A mesh that is neither the ranks nor one of them
   //! is a UserError.
   MultiDeviceProgram(const ir::Fusion& fusion, const Arguments& globalInputs, int64_t ranks,
-                     const passes::CompileOptions& options = {},
+                     const compiler::CompileOptions& options = {},
                      const scheduler::DeviceSpec& device = scheduler::defaultDevice());
   ~MultiDeviceProgram();
 

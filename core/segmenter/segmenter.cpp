@@ -307,7 +307,7 @@ SegmentedFusion segmentFusion(std::unique_ptr<ir::Fusion> fusion, const Segmente
   libraryGroups(*index, &log);
   if (tryWholeFusion(result, *index, context, log)) return result;
 
-  const bool privatize = context.upcast == passes::UpcastStrategy::Privatize;
+  const bool privatize = context.upcast == UpcastStrategy::Privatize;
   // Library calls with their epilogues, before privatization: an upcast
   // inside a call's epilogue stays one cast (cuBLASLt computes it).
   const std::vector<std::vector<Expr*>> library = libraryGroups(*index, nullptr);

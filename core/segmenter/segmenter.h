@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "core/ir/evaluator.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/heuristic_provider.h"
 #include "core/scheduler/runtime_info.h"
 #include "core/segmenter/segmented_fusion.h"
+#include "core/segmenter/segmenter_options.h"
 
 namespace fuserlab::segmenter {
 
@@ -44,7 +44,7 @@ struct SegmenterContext {
   const ir::ExpressionEvaluator* evaluator = nullptr;
   //! Strides/alignment of the complete fusion's inputs (one per input).
   std::vector<scheduler::TensorInputInfo> inputs;
-  passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize;
+  UpcastStrategy upcast = UpcastStrategy::Privatize;
   const scheduler::HeuristicProvider* provider = nullptr;
   //! The merge test asks first the schedulers that took the two groups
   //! (scheduler::findAcceptingScheduler), which decides and logs exactly as

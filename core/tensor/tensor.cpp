@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <sstream>
 
@@ -295,6 +296,19 @@ Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes, std::vector<
                     int64_t storageOffset) {
   return Tensor::metadata(dtype, std::move(sizes), std::move(strides), storageOffset,
                           Device{DeviceKind::Cuda, 0});
+}
+
+void copyInto(const Tensor& from, Tensor& to) {
+  FL_ASSERT(from.dtype() == to.dtype() && from.sizes() == to.sizes(), "copyInto between ",
+            from.toString(), " and ", to.toString());
+  const Tensor src = from.contiguous();
+  const size_t bytes = ir::sizeInBytes(to.dtype());
+  const auto* in = static_cast<const std::byte*>(src.data());
+  auto* out = static_cast<std::byte*>(to.data());
+  int64_t n = 0;
+  forEachOffset(to.sizes(), to.strides(), [&](int64_t offset) {
+    std::memcpy(out + offset * bytes, in + (n++) * bytes, bytes);
+  });
 }
 
 }  // namespace fuserlab::runtime

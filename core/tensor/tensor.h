@@ -182,4 +182,8 @@ void forEachOffset(const std::vector<int64_t>& sizes, const std::vector<int64_t>
 Tensor metadataOnly(ir::DataType dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
                     int64_t storageOffset = 0);
 
+//! Copies `from` into `to` element by element (same dtype and sizes; any
+//! strides on either side).
+void copyInto(const Tensor& from, Tensor& to);
+
 }  // namespace fuserlab::runtime

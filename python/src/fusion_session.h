@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/frontend/fusion_builder.h"
 #include "core/frontend/script.h"
-#include "core/passes/compile_options.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/scheduler/device_spec.h"
 
@@ -71,7 +71,7 @@ class FusionSession {
 
   frontend::FusionBuilder builder_;
   pybind11::function makeValue_;
-  passes::CompileOptions options_;
+  compiler::CompileOptions options_;
   std::string device_;  //!< empty: the default device (or the GPU's, when run on it)
   struct CachedCompile {
     runtime::CompiledFusion compiled;

@@ -38,8 +38,8 @@ inline CompiledScript compileScript(const std::string& source, const std::string
   const auto spec = scheduler::findBuiltinDevice(device);
   EXPECT_TRUE(spec.has_value()) << device;
   const runtime::Arguments args = frontend::makeInputShapes(specs);
-  result.compiled = runtime::compileFusion(result.script.fusion(), passes::CompileOptions{}, *spec,
-                                           args, provider);
+  result.compiled = runtime::compileFusion(result.script.fusion(), compiler::CompileOptions{},
+                                           *spec, args, provider);
   result.kernels = runtime::generateSegmentKernels(result.compiled, *spec, args);
   return result;
 }

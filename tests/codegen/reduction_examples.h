@@ -87,7 +87,7 @@ inline std::vector<std::unique_ptr<CompiledExample>> compileExample(const std::s
                      " (upcast=" + upcast + ")";
     example->device = scheduler::findBuiltinDevice(deviceName).value();
     example->args = frontend::makeInputShapes(*specs);
-    passes::CompileOptions options;
+    compiler::CompileOptions options;
     options.set("upcast", upcast);
     example->compiled = runtime::compileFusion(*script->definitions[d].fusion, options,
                                                example->device, example->args);

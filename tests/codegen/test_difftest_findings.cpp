@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/compiler/segment_kernels.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 #include "tests/source_dir.h"
 
@@ -27,7 +27,7 @@ std::vector<std::string> kernelSources(const std::string& text) {
   const auto device = scheduler::findBuiltinDevice("h100");
   const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
   const runtime::CompiledFusion compiled =
-      runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device, args);
+      runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device, args);
   std::vector<std::string> sources;
   for (const runtime::SegmentKernel& segment :
        runtime::generateSegmentKernels(compiled, *device, args)) {
@@ -114,7 +114,7 @@ TEST(DifftestFindingsTest, AnOutputPastItsEndReadsNothing) {
   const frontend::Script script = frontend::readScript(source, "difftest.py");
   const auto device = scheduler::findBuiltinDevice("h100");
   const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
   options.setFromAssignment("bookend=none");
   const runtime::CompiledFusion compiled =
       runtime::compileFusion(script.fusion(), options, *device, args);

@@ -61,7 +61,7 @@ TEST_P(ExamplesCompileTest, EveryKernelCompilesForSm80AndSm90) {
     for (const passes::BookendMode bookend :
          {passes::BookendMode::Outputs, passes::BookendMode::InputsAndOutputs}) {
       SCOPED_TRACE(std::string("bookend=") + std::string(passes::toString(bookend)));
-      passes::CompileOptions options;
+      compiler::CompileOptions options;
       options.bookend = bookend;
       const runtime::CompiledFusion compiled =
           runtime::compileFusion(*script.definitions[d].fusion, options, *device, args);

@@ -115,7 +115,7 @@ TEST(LongFusionTest, SegmentOfACatOf3000InputsCopiesItsExtentWithoutRecursing) {
   size_t segments = 0;
   onStackOf(size_t{256} << 10, [&] {
     const runtime::CompiledFusion compiled =
-        runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+        runtime::compileFusion(script.fusion(), compiler::CompileOptions{},
                                *scheduler::findBuiltinDevice("h100"), args, nullptr,
                                /*withTextDumps=*/false);
     segments = compiled.report.segments.size();

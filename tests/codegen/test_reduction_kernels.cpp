@@ -421,7 +421,7 @@ TEST(ReductionIssue42Test, CorpusReproducersCompileIntoKernels) {
     ASSERT_TRUE(device.has_value());
     const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
     const runtime::CompiledFusion compiled =
-        runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device, args);
+        runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device, args);
     const std::vector<runtime::SegmentKernel> kernels =
         runtime::generateSegmentKernels(compiled, *device, args);
     EXPECT_FALSE(kernels.empty());

@@ -184,7 +184,7 @@ TEST(RowGatherTest, CrossEntropyCorpusScriptRunsInTwoKernels) {
   ASSERT_TRUE(device.has_value());
   const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
   const runtime::CompiledFusion compiled =
-      runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device, args);
+      runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device, args);
   const std::vector<runtime::SegmentKernel> kernels =
       runtime::generateSegmentKernels(compiled, *device, args);
   GatherCase c;

@@ -159,7 +159,7 @@ TEST_F(DatabaseProviderTest, Seed001ReportsSourceAndEntryAndIgnoresRefusedParams
     const std::string h = std::to_string(hidden);
     const auto inputs = frontend::makeInputShapes(
         frontend::parseInputsOption("16x128x" + h + ":bf16," + h + ":bf16," + h + ":bf16"));
-    return runtime::compileFusion(fusion, passes::CompileOptions(), device, inputs, provider,
+    return runtime::compileFusion(fusion, compiler::CompileOptions(), device, inputs, provider,
                                   false);
   };
   KeyRecorder recorder;

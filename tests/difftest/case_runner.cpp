@@ -7,13 +7,13 @@
 #include <variant>
 #include <vector>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/compiler/segment_kernels.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/passes/compile_options.h"
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/scheduler/device_spec.h"
@@ -57,7 +57,7 @@ runtime::Arguments copies(const runtime::Arguments& inputs) {
   return out;
 }
 
-CaseResult compileOnly(const ir::Fusion& fusion, const passes::CompileOptions& options,
+CaseResult compileOnly(const ir::Fusion& fusion, const compiler::CompileOptions& options,
                        const runtime::Arguments& inputs) {
   const scheduler::DeviceSpec& device = scheduler::defaultDevice();
   const runtime::CompiledFusion compiled =
@@ -82,7 +82,7 @@ CaseResult compileOnly(const ir::Fusion& fusion, const passes::CompileOptions& o
   return result;
 }
 
-CaseResult onGpu(const ir::Fusion& fusion, const passes::CompileOptions& options,
+CaseResult onGpu(const ir::Fusion& fusion, const compiler::CompileOptions& options,
                  const runtime::Arguments& inputs, int device) {
   // The reference updates the inputs that outputs alias, in place (the
   // copies share nothing with `inputs`).
@@ -145,7 +145,7 @@ CaseResult runCase(const std::string& source, const std::string& name,
                    const std::vector<std::string>& options, Mode mode, int device) {
   frontend::Script script;
   runtime::Arguments inputs;
-  passes::CompileOptions compileOptions;
+  compiler::CompileOptions compileOptions;
   try {
     script = frontend::readScript(source, name);
     FL_CHECK(script.inputs.has_value(), "the script has no inputs block");

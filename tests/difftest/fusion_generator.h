@@ -44,7 +44,7 @@ struct RandomFusion {
   uint64_t seed = 0;
   std::vector<Node> nodes;
   std::vector<Output> outputs;
-  //! NAME=VALUE for passes::CompileOptions::setFromAssignment.
+  //! NAME=VALUE for compiler::CompileOptions::setFromAssignment.
   std::vector<std::string> options;
 };
 

@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
+#include "core/compiler/compile_options.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/passes/compile_options.h"
 #include "core/reference/reference_run.h"
 #include "tests/difftest/fusion_generator.h"
 
@@ -23,7 +23,7 @@ void readAndRun(const RandomFusion& fusion) {
     const frontend::Script script = frontend::readScript(text, "difftest.py");
     ASSERT_TRUE(script.inputs.has_value());
     (void)runtime::runReference(script.fusion(), frontend::makeInputs(*script.inputs, 3));
-    passes::CompileOptions options;
+    compiler::CompileOptions options;
     for (const std::string& o : fusion.options) options.setFromAssignment(o);
   } catch (const UserError& error) {
     ADD_FAILURE() << "seed " << fusion.seed << ": " << error.message() << "\n" << text;

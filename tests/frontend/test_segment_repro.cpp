@@ -27,7 +27,7 @@ std::string example(const std::string& name) {
 }
 
 runtime::CompiledFusion compile(const Script& script) {
-  return runtime::compileFusion(script.fusion(), passes::CompileOptions(),
+  return runtime::compileFusion(script.fusion(), compiler::CompileOptions(),
                                 scheduler::defaultDevice(), makeInputShapes(*script.inputs));
 }
 

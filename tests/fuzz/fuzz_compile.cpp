@@ -13,12 +13,12 @@
 #include <exception>
 #include <string_view>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/compiler/segment_kernels.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       const runtime::Arguments inputs = frontend::makeInputShapes(*specs);
       const runtime::CompiledFusion compiled = runtime::compileFusion(
-          *script.definitions[i].fusion, passes::CompileOptions{}, device, inputs,
+          *script.definitions[i].fusion, compiler::CompileOptions{}, device, inputs,
           /*provider=*/nullptr, /*withTextDumps=*/true);
       (void)runtime::generateSegmentKernels(compiled, device, inputs);
     } catch (const UserError&) {

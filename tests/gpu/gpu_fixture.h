@@ -111,7 +111,7 @@ class GpuTest : public ::testing::Test {
     runtime::GpuRunStats stats;
     if (!executor_) {
       executor_ =
-          std::make_unique<runtime::GpuExecutor>(fusion(), 0, passes::CompileOptions{}, &cache());
+          std::make_unique<runtime::GpuExecutor>(fusion(), 0, compiler::CompileOptions{}, &cache());
       if (provider_ != nullptr) executor_->setHeuristicProvider(provider_);
     }
     const runtime::Arguments referenceInputs = copies(inputs);

@@ -133,7 +133,7 @@ TEST_F(GpuBenchmarkTest, RunStatsSayWhereEachKernelImageCameFrom) {
       std::filesystem::temp_directory_path() / "fuserlab_gpu_image_stats";
   std::filesystem::remove_all(directory);
   runtime::KernelCache cache(directory);
-  runtime::GpuExecutor first(fusion(), 0, passes::CompileOptions{}, &cache);
+  runtime::GpuExecutor first(fusion(), 0, compiler::CompileOptions{}, &cache);
   runtime::GpuRunStats stats = first.run({da.tensor, db.tensor}).stats;
   EXPECT_EQ(stats.images.compiled, 1);
   EXPECT_EQ(stats.images.fromCache, 0);
@@ -141,13 +141,13 @@ TEST_F(GpuBenchmarkTest, RunStatsSayWhereEachKernelImageCameFrom) {
   EXPECT_EQ(stats.images.cacheMilliseconds, 0);
   stats = first.run({da.tensor, db.tensor}).stats;
   EXPECT_EQ(stats.images.compiled + stats.images.fromCache, 0);
-  runtime::GpuExecutor second(fusion(), 0, passes::CompileOptions{}, &cache);
+  runtime::GpuExecutor second(fusion(), 0, compiler::CompileOptions{}, &cache);
   stats = second.run({da.tensor, db.tensor}).stats;
   EXPECT_EQ(stats.images.compiled, 0);
   EXPECT_EQ(stats.images.fromCache, 1);
   EXPECT_EQ(cache.stats().memoryHits, 1);
   runtime::KernelCache reopened(directory);
-  runtime::GpuExecutor third(fusion(), 0, passes::CompileOptions{}, &reopened);
+  runtime::GpuExecutor third(fusion(), 0, compiler::CompileOptions{}, &reopened);
   stats = third.run({da.tensor, db.tensor}).stats;
   EXPECT_EQ(stats.images.compiled, 0);
   EXPECT_EQ(stats.images.fromCache, 1);
@@ -175,7 +175,7 @@ TEST_F(GpuBenchmarkTest, KernelBuildsAreTimedColdAndWarm) {
   };
   const int before = leftovers();
   const runtime::KernelBuildTimes times = runtime::measureKernelBuilds(
-      fusion(), 0, passes::CompileOptions{}, nullptr, {onDevice.tensor});
+      fusion(), 0, compiler::CompileOptions{}, nullptr, {onDevice.tensor});
   EXPECT_EQ(times.kernels, 3);
   EXPECT_TRUE(times.warmUnavailable.empty()) << times.warmUnavailable;
   EXPECT_GT(times.warmMillisecondsPerKernel, 0);
@@ -196,7 +196,7 @@ TEST_F(GpuBenchmarkTest, CuptiTimesEveryKernelOfAGraphReplay) {
   runAndCheck({input});
   FL_SKIP_IF_UNAVAILABLE();
   const runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "input");
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   executor.run({onDevice.tensor});
   const runtime::GpuRunStats replay = executor.run({onDevice.tensor}).stats;
   ASSERT_TRUE(replay.graphLaunch) << "the timed runs should replay as one graph";

@@ -264,7 +264,7 @@ TEST_F(GpuExecutorTest, DependentLaunchesWaitForTheKernelBefore) {
     FL_SKIP_IF_UNAVAILABLE();
     const bool hopper = executor().deviceSpec().computeCapabilityMajor >= 9;
     for (const bool dependent : {true, false}) {
-      passes::CompileOptions options;
+      compiler::CompileOptions options;
       options.dependentLaunch = dependent;
       runtime::GpuExecutor executor(fusion(), 0, options, &cache());
       runtime::GpuRunOptions run;
@@ -301,7 +301,7 @@ TEST_F(GpuExecutorTest, ReplayedOutputsAreFreshBuffers) {
   define(kSilu);
   const runtime::Tensor input = random(DataType::Float, {128, 64});
   runtime::DeviceTensor onDevice = runtime::toDevice(input, 0, "test input");
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   const runtime::GpuRunResult a = executor.run({onDevice.tensor});
   const runtime::GpuRunResult b = executor.run({onDevice.tensor});
   ASSERT_TRUE(b.stats.replayed);
@@ -318,7 +318,7 @@ TEST_F(GpuExecutorTest, ReplayedOutputsAreFreshBuffers) {
 // output matches the reference on its own input.
 TEST_F(GpuExecutorTest, ReplayedRunsQueueOneGraphThatFollowsNewBuffers) {
   define(kSilu);
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   std::vector<Tensor> inputs;
   std::vector<runtime::DeviceTensor> onDevice;
   std::vector<runtime::GpuRunResult> results;
@@ -367,7 +367,7 @@ fd.add_output(T7)
   const Tensor b = random(DataType::BFloat16, {256, 1024});
   const runtime::DeviceTensor da = runtime::toDevice(a, 0, "input a");
   const runtime::DeviceTensor db = runtime::toDevice(b, 0, "input b");
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   const std::vector<Tensor> reference = runtime::runReference(fusion(), {a, b});
   for (int i = 0; i < 5; ++i) {
     const runtime::GpuRunResult result = executor.run({da.tensor, db.tensor});
@@ -403,7 +403,7 @@ TEST_F(GpuExecutorTest, ReplayWithoutAGraphWhenOffOrLaunchesMustStandApart) {
   cases[2].run.synchronizeEachKernel = true;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    passes::CompileOptions options;
+    compiler::CompileOptions options;
     options.graphLaunch = c.graphOption;
     runtime::GpuExecutor executor(fusion(), 0, options, &cache());
     executor.run({onDevice.tensor});
@@ -460,8 +460,8 @@ TEST_F(GpuExecutorTest, ReplayKeepsTheCapturedWorkspace) {
 TEST_F(GpuExecutorTest, ExecutorsOnTwoGpusReplayEachOnItsOwn) {
   if (runtime::cudaDeviceCount() < 2) GTEST_SKIP() << "needs two GPUs";
   define(threeKernelChain(1));
-  runtime::GpuExecutor first(fusion(), 0, passes::CompileOptions{}, &cache());
-  runtime::GpuExecutor second(fusion(), 1, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor first(fusion(), 0, compiler::CompileOptions{}, &cache());
+  runtime::GpuExecutor second(fusion(), 1, compiler::CompileOptions{}, &cache());
   for (int i = 0; i < 4; ++i) {
     for (int device : {1, 0}) {
       SCOPED_TRACE("run " + std::to_string(i) + " on cuda:" + std::to_string(device));

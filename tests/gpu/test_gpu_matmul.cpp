@@ -26,7 +26,7 @@ class GpuMatmulTest : public GpuTest {
         frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + file);
     EXPECT_TRUE(script.inputs.has_value());
     if (!script.inputs) return {};
-    passes::CompileOptions options;
+    compiler::CompileOptions options;
     options.bookend = mode;
     runtime::GpuExecutor executor(script.fusion(), 0, options, &cache());
     const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, seed);
@@ -255,7 +255,7 @@ TEST_F(GpuMatmulTest, LibraryCallReplaysAsACapturedGraph) {
   };
   const Inputs first = inputs();
   const Inputs second = inputs();
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   struct Run {
     const Inputs* in;
     bool graph;
@@ -304,7 +304,7 @@ TEST_F(GpuMatmulTest, LibraryCallKeepsAGraphPerSetOfBuffersThatTakeTurns) {
       in.device.push_back(in.alive.back().tensor);
     }
   }
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   auto runOn = [&](size_t set, const std::string& what) {
     SCOPED_TRACE(what);
     const runtime::GpuRunResult result = executor.run(sets[set].device);
@@ -365,8 +365,8 @@ TEST_F(GpuMatmulTest, LibraryCallOnTheSecondGpuReplaysThere) {
     }
   }
   runtime::GpuExecutor executors[2] = {
-      runtime::GpuExecutor(fusion(), 0, passes::CompileOptions{}, &cache()),
-      runtime::GpuExecutor(fusion(), 1, passes::CompileOptions{}, &cache())};
+      runtime::GpuExecutor(fusion(), 0, compiler::CompileOptions{}, &cache()),
+      runtime::GpuExecutor(fusion(), 1, compiler::CompileOptions{}, &cache())};
   for (int i = 0; i < 3; ++i) {
     for (int device : {1, 0}) {
       SCOPED_TRACE("run " + std::to_string(i) + " on cuda:" + std::to_string(device));

@@ -132,7 +132,7 @@ TEST_F(GpuRandomTest, SdpfaBwdIsRefusedByName) {
       "dtype=DataType.Float)\n"
       "T2, T3, T4 = fd.ops.sdpfa_bwd(T0, T0, T0, T0, T0, T1, 0.0, False, None, None, None)\n"
       "fd.add_output(T2)\n");
-  runtime::GpuExecutor executor(fusion(), 0, passes::CompileOptions{}, &cache());
+  runtime::GpuExecutor executor(fusion(), 0, compiler::CompileOptions{}, &cache());
   runtime::Arguments inputs = {random(DataType::BFloat16, {2, 2, 16, 8}),
                                random(DataType::Float, {2, 2, 16})};
   try {

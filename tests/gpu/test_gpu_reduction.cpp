@@ -597,7 +597,7 @@ TEST_F(GpuReductionTest, Issue42CorpusReproducersMatchTheReference) {
     const frontend::Script script =
         frontend::readScriptFile(fuserlab::test::sourceDir() + "/tests/frontend/corpus/" + file);
     ASSERT_TRUE(script.inputs.has_value());
-    runtime::GpuExecutor executor(script.fusion(), 0, passes::CompileOptions{}, &cache());
+    runtime::GpuExecutor executor(script.fusion(), 0, compiler::CompileOptions{}, &cache());
     for (uint64_t seed : {3, 11}) {
       SCOPED_TRACE("seed " + std::to_string(seed));
       const runtime::Arguments inputs = frontend::makeInputs(*script.inputs, seed);

@@ -75,12 +75,12 @@ TEST_P(GpuTunerVariantsTest, EveryChoiceGroupMatchesTheReference) {
   ASSERT_TRUE(spec.has_value());
 
   const runtime::CompiledFusion compiled = runtime::compileFusion(
-      fusion, passes::CompileOptions{}, *spec, frontend::makeInputShapes(specs), nullptr, false);
+      fusion, compiler::CompileOptions{}, *spec, frontend::makeInputShapes(specs), nullptr, false);
   const std::vector<int> segments = tunableSegments(compiled);
   ASSERT_FALSE(segments.empty()) << file;
   int ran = 0;
   for (int segment : segments) {
-    const auto target = makeTuningTarget(fusion, passes::CompileOptions{}, *spec,
+    const auto target = makeTuningTarget(fusion, compiler::CompileOptions{}, *spec,
                                          frontend::makeInputShapes(specs), segment);
     const SearchSpace space = buildSearchSpace(target->segmentFusion(), target->scheduler,
                                                target->bound.info, target->defaultParams);
@@ -90,7 +90,7 @@ TEST_P(GpuTunerVariantsTest, EveryChoiceGroupMatchesTheReference) {
       SCOPED_TRACE(std::string(file) + " segment " + std::to_string(segment) + ": " +
                    variant->label);
       PinnedParamsProvider pinned(target->key, variant->params);
-      runtime::GpuExecutor executor(fusion, 0, passes::CompileOptions{});
+      runtime::GpuExecutor executor(fusion, 0, compiler::CompileOptions{});
       executor.setHeuristicProvider(&pinned);
       runtime::GpuRunOptions options;
       options.poisonOutputs = true;

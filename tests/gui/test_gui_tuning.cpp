@@ -285,7 +285,7 @@ class GuiTuningTest : public QObject {
         fuserlab::tuner::parseWorkerArguments({argv.begin() + 2, argv.end()});
     QVERIFY(!parsed.options.dependentLaunch);
     QVERIFY(!parsed.options.graphLaunch);
-    QVERIFY(parsed.options.upcast == fuserlab::passes::UpcastStrategy::Forward);
+    QVERIFY(parsed.options.upcast == fuserlab::segmenter::UpcastStrategy::Forward);
     QVERIFY(!parsed.options.passEnabled("consecutive_cast"));
     QCOMPARE(parsed.options.toJson().dump(-1), request.compile.settings.options.toJson().dump(-1));
     QCOMPARE(parsed.script, std::string("/tmp/script.py"));

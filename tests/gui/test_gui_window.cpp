@@ -148,7 +148,7 @@ class GuiWindowTest : public QObject {
     QCOMPARE(window.reportModel()->rowCount(), forwarded);
     // The status line names the new option.
     QVERIFY(window.options()->settings().options.upcast ==
-            fuserlab::passes::UpcastStrategy::Forward);
+            fuserlab::segmenter::UpcastStrategy::Forward);
   }
 
   void graphDrawsSegmentsAndFollowsUpcast() {

@@ -39,7 +39,7 @@ class PassFixture : public ::testing::Test {
   }
 
   //! Runs `pass` on the fusion and returns what it recorded.
-  PassRecord run(const Pass& pass, const CompileOptions& options = {}) {
+  PassRecord run(const Pass& pass, const PassOptions& options = {}) {
     PassRecord record;
     record.name = std::string(pass.name());
     pass.run(*fusion_, options, record);

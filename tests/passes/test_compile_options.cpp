@@ -2,11 +2,16 @@
 // give them, errors that list what is known, and the JSON the report embeds.
 #include <gtest/gtest.h>
 
-#include "core/passes/compile_options.h"
+#include "core/compiler/compile_options.h"
 #include "tests/passes/pass_fixture.h"
 
 namespace fuserlab::passes::test {
 namespace {
+
+using compiler::CompileOptions;
+using segmenter::UpcastStrategy;
+using compiler::CompileSetting;
+using compiler::compileSettings;
 
 TEST(CompileOptionsTest, Defaults) {
   const CompileOptions options;

@@ -16,7 +16,7 @@ using ir::TensorView;
 class MarkAliasesPrepareTest : public PassFixture {
  protected:
   PassRecord bookend(BookendMode mode) {
-    CompileOptions options;
+    PassOptions options;
     options.bookend = mode;
     return run(MarkAliasesPreparePass(), options);
   }

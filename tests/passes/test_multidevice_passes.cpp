@@ -171,7 +171,7 @@ x.set_device_mesh(nvfuser.DeviceMesh(range(2)))
 TEST_F(MultidevicePassesTest, PipelineListsTheMultidevicePasses) {
   readFile("resources/examples/multidevice/residual_add.py");
   std::vector<PassRecord> records;
-  auto result = runPasses(*fusion_, CompileOptions{}, &records);
+  auto result = runPasses(*fusion_, PassOptions{}, &records);
   std::vector<std::string> names;
   for (const PassRecord& r : records) names.push_back(r.name);
   auto at = [&](const std::string& name) {

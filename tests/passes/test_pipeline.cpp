@@ -18,7 +18,7 @@ using ir::ExprType;
 
 class PipelineTest : public PassFixture {
  protected:
-  std::unique_ptr<ir::Fusion> runAll(const CompileOptions& options = {}) {
+  std::unique_ptr<ir::Fusion> runAll(const PassOptions& options = {}) {
     records_.clear();
     return runPasses(*fusion_, options, &records_, /*printAfterEachPass=*/true);
   }
@@ -158,7 +158,7 @@ Domains:
 
 TEST_F(PipelineTest, DisabledPassIsRecordedAndSkipped) {
   read(kEveryPass);
-  CompileOptions options;
+  PassOptions options;
   options.disablePass("consecutive_cast");
   const auto result = runAll(options);
   ASSERT_EQ(records_.size(), allPasses().size());
@@ -197,8 +197,8 @@ TEST_F(PipelineTest, Seed001Reproducer) {
   }
   EXPECT_EQ(ir::printFusionIr(*unchanged), ir());
 
-  CompileOptions options;
-  options.set("bookend", "inputs_and_outputs");
+  PassOptions options;
+  options.bookend = BookendMode::InputsAndOutputs;
   runAll(options);
   EXPECT_EQ(record("mark_aliases_prepare").rewrites.size(), 2u);
 }
@@ -216,11 +216,11 @@ TEST_F(PipelineTest, EveryBundledExampleInEveryMode) {
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 25u);
   for (const std::string& file : files) {
-    for (const char* mode : {"none", "outputs", "inputs_and_outputs"}) {
-      SCOPED_TRACE(file + " bookend=" + mode);
+    for (const auto& [name, mode] : kBookendModeNames) {
+      SCOPED_TRACE(file + " bookend=" + std::string(name));
       readFile(file);
-      CompileOptions options;
-      options.set("bookend", mode);
+      PassOptions options;
+      options.bookend = mode;
       auto once = runAll(options);
       ASSERT_EQ(once->outputs().size(), fusion_->outputs().size());
       fusion_ = std::move(once);

@@ -103,7 +103,7 @@ void bench(const char* label, const std::string& source, int repetitions) {
   const ir::Fusion& fusion = script.fusion();
   const auto inputs = frontend::makeInputShapes(frontend::parseInputsOption("2048x1024:bf16"));
   const scheduler::DeviceSpec& device = scheduler::defaultDevice();
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
 
   std::vector<double> micros;
   std::vector<double> cpuMicros;  // the whole call, report included

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   const auto inputs = frontend::makeInputShapes(*script.inputs);
   const auto& device = scheduler::defaultDevice();
   auto compile = [&](const scheduler::HeuristicProvider* provider) {
-    return runtime::compileFusion(script.fusion(), passes::CompileOptions(), device, inputs,
+    return runtime::compileFusion(script.fusion(), compiler::CompileOptions(), device, inputs,
                                   provider, false);
   };
 

@@ -88,7 +88,7 @@ fuserlab::report::CompileReport compileGenerated(int ops, double* seconds) {
   const frontend::Script script = frontend::readScript(generateScript(ops), "generated.py");
   const auto start = Clock::now();
   auto compiled = runtime::compileFusion(
-      script.fusion(), passes::CompileOptions{}, scheduler::defaultDevice(),
+      script.fusion(), compiler::CompileOptions{}, scheduler::defaultDevice(),
       frontend::makeInputShapes(frontend::parseInputsOption("2048x1024:bf16")), nullptr,
       /*withTextDumps=*/false);
   *seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     const frontend::Script script =
         frontend::readScript(viz::testing::sharedInputChainScript(ops), "shared_chain.py");
     shapes.push_back({"shared-input chain, " + std::to_string(ops) + " ops",
-                      runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+                      runtime::compileFusion(script.fusion(), compiler::CompileOptions{},
                                              scheduler::defaultDevice(),
                                              frontend::makeInputShapes(*script.inputs))
                           .report});
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
         "tests/perf/suite/rope_4x32x2048x128.py", "resources/examples/sdpa_fwd.py"}) {
     const frontend::Script script =
         frontend::readScriptFile(fuserlab::test::sourceDir() + "/" + file);
-    shapes.push_back({file, runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+    shapes.push_back({file, runtime::compileFusion(script.fusion(), compiler::CompileOptions{},
                                                    scheduler::defaultDevice(),
                                                    frontend::makeInputShapes(*script.inputs))
                                 .report});

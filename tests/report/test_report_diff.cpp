@@ -68,7 +68,7 @@ TEST(ReportDiffTest, RmsNormOnTwoDevicesDiffersParamByParam) {
   const frontend::Script script =
       frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/rms_norm.py");
   const auto compile = [&](const char* device) {
-    return runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+    return runtime::compileFusion(script.fusion(), compiler::CompileOptions{},
                                   *scheduler::findBuiltinDevice(device),
                                   frontend::makeInputShapes(*script.inputs))
         .report;

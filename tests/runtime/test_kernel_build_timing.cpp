@@ -28,7 +28,7 @@ with FusionDefinition() as fd:
 )",
                            "build_timing.py");
   try {
-    measureKernelBuilds(script.fusion(), 0, passes::CompileOptions{}, nullptr, {});
+    measureKernelBuilds(script.fusion(), 0, compiler::CompileOptions{}, nullptr, {});
     FAIL() << "measured without a GPU";
   } catch (const UserError& error) {
     EXPECT_NE(std::string(error.what()).find("no CUDA device"), std::string::npos) << error.what();

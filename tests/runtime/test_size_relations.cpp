@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
-#include "core/passes/compile_options.h"
 #include "core/reference/reference_run.h"
 #include "core/scheduler/device_spec.h"
 
@@ -141,7 +141,7 @@ TEST(SizeRelationsTest, CompileRefusesWhatTheReferenceRefusesAndRunsWhatItRuns) 
     const frontend::Script script = frontend::readScript(scriptOf(c), "test.py");
     const std::vector<frontend::InputSpec> specs = frontend::parseInputsOption(c.inputs);
     const std::string compileError = errorOf([&] {
-      (void)compileFusion(script.fusion(), passes::CompileOptions{}, *device,
+      (void)compileFusion(script.fusion(), compiler::CompileOptions{}, *device,
                           frontend::makeInputShapes(specs));
     });
     const std::string referenceError =

@@ -35,7 +35,7 @@ class SegmenterFixture : public testing::Test {
  protected:
   //! Segments `fusion` at `inputs` (one per fusion input) with `upcast`.
   SegmentedFusion segment(std::unique_ptr<ir::Fusion> fusion, const runtime::Arguments& inputs,
-                          passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize) {
+                          segmenter::UpcastStrategy upcast = segmenter::UpcastStrategy::Privatize) {
     log_.clear();
     evaluator_ = std::make_unique<ir::ExpressionEvaluator>();
     SegmenterContext context;
@@ -47,7 +47,7 @@ class SegmenterFixture : public testing::Test {
   }
 
   SegmentedFusion segment(std::string_view script, const runtime::Arguments& inputs,
-                          passes::UpcastStrategy upcast = passes::UpcastStrategy::Privatize) {
+                          segmenter::UpcastStrategy upcast = segmenter::UpcastStrategy::Privatize) {
     return segment(readFusion(script), inputs, upcast);
   }
 

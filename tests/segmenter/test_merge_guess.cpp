@@ -71,7 +71,7 @@ struct Outcome {
 };
 
 Outcome segmentWith(const std::string& script, const std::string& device,
-                    passes::UpcastStrategy upcast, bool guess, int64_t rows, int64_t columns,
+                    segmenter::UpcastStrategy upcast, bool guess, int64_t rows, int64_t columns,
                     bool shortcut = true) {
   ir::ExpressionEvaluator evaluator;
   std::unique_ptr<ir::Fusion> fusion = readFusion(script);
@@ -118,7 +118,7 @@ Outcome segmentWith(const std::string& script, const std::string& device,
 
 struct Case {
   Shape shape;
-  passes::UpcastStrategy upcast;
+  segmenter::UpcastStrategy upcast;
   const char* device;
 };
 
@@ -177,11 +177,11 @@ TEST_P(MergeGuessTest, SameDecisionsWithAndWithoutThePointwiseShortcut) {
 
 INSTANTIATE_TEST_SUITE_P(
     Chains, MergeGuessTest,
-    testing::Values(Case{Shape::SegmentSets, passes::UpcastStrategy::Privatize, "h100"},
-                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "h100"},
-                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Forward, "h100"},
-                    Case{Shape::SegmentSets, passes::UpcastStrategy::Forward, "v100"},
-                    Case{Shape::RowAndColumn, passes::UpcastStrategy::Privatize, "v100"}));
+    testing::Values(Case{Shape::SegmentSets, segmenter::UpcastStrategy::Privatize, "h100"},
+                    Case{Shape::RowAndColumn, segmenter::UpcastStrategy::Privatize, "h100"},
+                    Case{Shape::RowAndColumn, segmenter::UpcastStrategy::Forward, "h100"},
+                    Case{Shape::SegmentSets, segmenter::UpcastStrategy::Forward, "v100"},
+                    Case{Shape::RowAndColumn, segmenter::UpcastStrategy::Privatize, "v100"}));
 
 }  // namespace
 }  // namespace fuserlab::segmenter

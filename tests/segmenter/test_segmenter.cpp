@@ -16,8 +16,8 @@ namespace {
 
 using ir::DataType;
 using ir::ExprType;
-using passes::UpcastStrategy;
 using scheduler::SchedulerType;
+using segmenter::UpcastStrategy;
 using testing_support::countExprs;
 using testing_support::countScheduler;
 using testing_support::shape;

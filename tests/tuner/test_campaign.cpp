@@ -8,11 +8,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "db/jsonl_tuning_store.h"
 #include "db/merge.h"
+#include "db/sqlite_tuning_store.h"
 #include "db/stable_hash.h"
 #include "tests/tuner/tuner_fixture.h"
 #include "tuner/runner_pool.h"
@@ -87,7 +90,8 @@ TEST_F(CampaignTest, PoolMeasuresEachVariantOnceAndAgreesWithOneRunner) {
   TuneResult one;
   {
     db::HeuristicsDatabase database(file("one.db"), db::HeuristicsDatabase::Access::Write);
-    one = tuneSegment(*e.target, sweep(), database, single, nullptr, nullptr, nullptr);
+    db::SqliteTuningStore store(database);
+    one = tuneSegment(*e.target, sweep(), store, single, nullptr, nullptr, nullptr);
   }
   std::vector<std::unique_ptr<VariantRunner>> runners;
   runners.push_back(std::make_unique<FakeRunner>(5));
@@ -96,7 +100,8 @@ TEST_F(CampaignTest, PoolMeasuresEachVariantOnceAndAgreesWithOneRunner) {
   auto* second = static_cast<FakeRunner*>(runners[1].get());
   RunnerPool pool(std::move(runners));
   db::HeuristicsDatabase database(file("pool.db"), db::HeuristicsDatabase::Access::Write);
-  const TuneResult two = tuneSegment(*e.target, sweep(), database, pool, nullptr, nullptr, nullptr);
+  db::SqliteTuningStore store(database);
+  const TuneResult two = tuneSegment(*e.target, sweep(), store, pool, nullptr, nullptr, nullptr);
   EXPECT_EQ(two.measured, 12);
   EXPECT_EQ(pool.measuredPerRunner()[0] + pool.measuredPerRunner()[1], 12);
   EXPECT_GT(pool.measuredPerRunner()[0], 0);
@@ -137,15 +142,17 @@ TEST_F(CampaignTest, TwoShardsMergedEqualOneProcessInEitherOrder) {
   FakeRunner runner;
   {
     db::HeuristicsDatabase database(file("one.db"), db::HeuristicsDatabase::Access::Write);
+    db::SqliteTuningStore store(database);
     for (auto& t : targets) {
-      tuneSegment(*t.target, sweep(), database, runner, nullptr, nullptr, nullptr);
+      tuneSegment(*t.target, sweep(), store, runner, nullptr, nullptr, nullptr);
     }
   }
   for (int k = 0; k < 2; ++k) {
     db::HeuristicsDatabase database(file("shard" + std::to_string(k) + ".db"),
                                     db::HeuristicsDatabase::Access::Write);
+    db::SqliteTuningStore store(database);
     for (size_t i : shardItems(targets.size(), Shard{k, 2, "test"})) {
-      tuneSegment(*targets[i].target, sweep(), database, runner, nullptr, nullptr, nullptr);
+      tuneSegment(*targets[i].target, sweep(), store, runner, nullptr, nullptr, nullptr);
     }
   }
   EXPECT_EQ(winners(file("shard0.db")).size(), 3u);
@@ -211,7 +218,8 @@ TEST_F(CampaignTest, TimeLimitStopsTheSweepAndKeepsWhatWasMeasured) {
   options.strategy.budget = 0;  // every variant: far more than 150 ms
   options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
   db::HeuristicsDatabase database(file("t.db"), db::HeuristicsDatabase::Access::Write);
-  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+  db::SqliteTuningStore store(database);
+  const TuneResult r = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
   EXPECT_TRUE(r.timedOut);
   EXPECT_GE(r.measured, 1);
   EXPECT_LT(static_cast<size_t>(r.measured), e.space.variants.size());
@@ -220,10 +228,69 @@ TEST_F(CampaignTest, TimeLimitStopsTheSweepAndKeepsWhatWasMeasured) {
 
   // Past the limit already: nothing runs; the next run resumes.
   options.deadline = std::chrono::steady_clock::now();
-  const TuneResult none =
-      tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+  const TuneResult none = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
   EXPECT_EQ(none.measured, 0);
   EXPECT_TRUE(none.timedOut);
+}
+
+// A sweep into a JSON-lines file (tune --jsonl) reaches the winner a sweep
+// into a database reaches, resumes from the file without measuring again,
+// answers a campaign's "already tuned?", and `db import` of the file gives a
+// database with that winner and every measured variant (issue 44: the tuner
+// behind a store interface).
+TEST_F(CampaignTest, AJsonLinesSweepResumesAndImportsToTheDatabasesWinner) {
+  ExampleTarget e = exampleTarget("silu_mul.py", kPlan[0]);
+  FakeRunner runner;
+  TuneResult inDatabase;
+  {
+    db::HeuristicsDatabase database(file("one.db"), db::HeuristicsDatabase::Access::Write);
+    db::SqliteTuningStore store(database);
+    inDatabase = tuneSegment(*e.target, sweep(), store, runner, nullptr, nullptr, nullptr);
+  }
+  TuneResult inFile;
+  {
+    db::JsonLinesTuningStore store(file("sweep.jsonl"));
+    inFile = tuneSegment(*e.target, sweep(), store, runner, nullptr, nullptr, nullptr);
+    EXPECT_EQ(inFile.entryId, 1);
+  }
+  ASSERT_TRUE(inDatabase.decision && inFile.decision);
+  EXPECT_EQ(inFile.decision->chosen, inDatabase.decision->chosen);
+  EXPECT_EQ(inFile.measured, 12);
+
+  db::JsonLinesTuningStore reopened(file("sweep.jsonl"));
+  const TuneResult again =
+      tuneSegment(*e.target, sweep(), reopened, runner, nullptr, nullptr, nullptr);
+  EXPECT_EQ(again.measured, 0);
+  EXPECT_EQ(again.resumed, 12);
+  db::Entry like;
+  like.segment = e.target->segmentRecord();
+  like.device = e.target->deviceRecord();
+  like.paramsSchema = e.target->key.paramsSchema;
+  EXPECT_TRUE(reopened.tunedEntry(like).has_value());
+  like.segment.sizes += "x";
+  EXPECT_FALSE(reopened.tunedEntry(like).has_value());
+
+  {
+    db::HeuristicsDatabase imported(file("imported.db"), db::HeuristicsDatabase::Access::Write);
+    std::ifstream in(file("sweep.jsonl"));
+    db::importLines(imported, in, "sweep.jsonl");
+    EXPECT_EQ(imported.measurementsFor(e.target->segmentRecord(), e.target->deviceRecord()).size(),
+              12u);
+  }
+  EXPECT_EQ(winners(file("imported.db")), winners(file("one.db")));
+}
+
+TEST_F(CampaignTest, AJsonLinesFileWithABadLineIsRefusedWithItsLineNumber) {
+  {
+    std::ofstream out(file("bad.jsonl"));
+    out << "\n{\"kind\": \"measurement\", \"format\": 1}\n";
+  }
+  try {
+    db::JsonLinesTuningStore store(file("bad.jsonl"));
+    FAIL() << "a measurement line without its parts was read";
+  } catch (const UserError& error) {
+    EXPECT_NE(error.message().find("bad.jsonl line 2"), std::string::npos) << error.message();
+  }
 }
 
 }  // namespace

@@ -161,7 +161,7 @@ TEST(SearchSpaceTest, PinnedProviderMakesTheCompilerTakeAVariant) {
   const Variant& v = e.space.variants.back();
   PinnedParamsProvider pinned(e.target->key, v.params);
   const auto shapes = frontend::makeInputShapes(frontend::parseInputsOption(kRmsNorm));
-  const auto compiled = runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
+  const auto compiled = runtime::compileFusion(e.script.fusion(), compiler::CompileOptions(),
                                                scheduler::defaultDevice(), shapes, &pinned, false);
   const auto& seg = compiled.report.segments.at(static_cast<size_t>(e.target->segment));
   EXPECT_EQ(seg.paramsSource, kSourceTuner);

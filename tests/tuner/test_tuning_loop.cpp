@@ -8,6 +8,7 @@
 
 #include "core/compiler/fusion_compiler.h"
 #include "db/database_provider.h"
+#include "db/sqlite_tuning_store.h"
 #include "tests/tuner/tuner_fixture.h"
 #include "tuner/tuner.h"
 
@@ -61,8 +62,8 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   runner.fast = planned[3];
   {
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r =
-        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+    db::SqliteTuningStore store(database);
+    const TuneResult r = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 8);
     EXPECT_EQ(r.resumed, 0);
     ASSERT_TRUE(r.decision.has_value());
@@ -80,8 +81,8 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   // Same command again: nothing is measured twice.
   {
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r =
-        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+    db::SqliteTuningStore store(database);
+    const TuneResult r = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 0);
     EXPECT_EQ(r.resumed, 8);
     EXPECT_EQ(r.decision->chosen, runner.fast);
@@ -91,8 +92,8 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   {
     options.strategy.budget = 10;
     db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-    const TuneResult r =
-        tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+    db::SqliteTuningStore store(database);
+    const TuneResult r = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
     EXPECT_EQ(r.measured, 2);
     EXPECT_EQ(r.resumed, 8);
   }
@@ -101,7 +102,7 @@ TEST_F(TuningLoopTest, StoresEveryMeasurementAndTheWinnerThenResumes) {
   const auto shapes =
       frontend::makeInputShapes(frontend::parseInputsOption("256x11008:bf16,256x11008:bf16"));
   const auto compiled =
-      runtime::compileFusion(e.script.fusion(), passes::CompileOptions(),
+      runtime::compileFusion(e.script.fusion(), compiler::CompileOptions(),
                              scheduler::defaultDevice(), shapes, &provider, false);
   const auto& seg = compiled.report.segments.at(0);
   EXPECT_EQ(seg.paramsSource, db::kSourceExact);
@@ -122,13 +123,14 @@ TEST_F(TuningLoopTest, CancelStopsAndTheNextRunResumes) {
   TuneOptions options;
   options.strategy = {StrategyKind::Exhaustive, 12, 0, 4};
   db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
+  db::SqliteTuningStore store(database);
   const TuneResult first =
-      tuneSegment(*e.target, options, database, runner, nullptr, &listener, &cancel);
+      tuneSegment(*e.target, options, store, runner, nullptr, &listener, &cancel);
   EXPECT_TRUE(first.strategy.cancelled);
   EXPECT_EQ(first.measured, 3);
   cancel = false;
   const TuneResult second =
-      tuneSegment(*e.target, options, database, runner, nullptr, nullptr, &cancel);
+      tuneSegment(*e.target, options, store, runner, nullptr, nullptr, &cancel);
   EXPECT_EQ(second.resumed, 3);
   EXPECT_EQ(second.measured, 9);
 }
@@ -141,7 +143,8 @@ TEST_F(TuningLoopTest, FailedDefaultStoresNoEntry) {
   TuneOptions options;
   options.strategy = {StrategyKind::Exhaustive, 3, 0, 4};
   db::HeuristicsDatabase database(path_.string(), db::HeuristicsDatabase::Access::Write);
-  const TuneResult r = tuneSegment(*e.target, options, database, runner, nullptr, nullptr, nullptr);
+  db::SqliteTuningStore store(database);
+  const TuneResult r = tuneSegment(*e.target, options, store, runner, nullptr, nullptr, nullptr);
   EXPECT_FALSE(r.decision.has_value());
   EXPECT_EQ(r.entryId, 0);
   EXPECT_TRUE(database.entries().empty());

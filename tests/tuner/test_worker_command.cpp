@@ -27,9 +27,9 @@ std::string messageOf(const std::vector<std::string>& args) {
 }
 
 TEST(WorkerCommandTest, EverySettingAtEveryValueRoundTrips) {
-  const auto settings = passes::compileSettings();
-  ASSERT_EQ(settings.size(), passes::CompileOptions().assignments().size());
-  for (const passes::CompileSetting& setting : settings) {
+  const auto settings = compiler::compileSettings();
+  ASSERT_EQ(settings.size(), compiler::CompileOptions().assignments().size());
+  for (const compiler::CompileSetting& setting : settings) {
     for (std::string_view value : setting.values) {
       WorkerCommand command;
       command.script = "s.py";
@@ -63,7 +63,7 @@ TEST(WorkerCommandTest, NonDefaultOptionsAndEveryFieldRoundTrip) {
   EXPECT_EQ(back.device, 2);
   EXPECT_FALSE(back.options.dependentLaunch);
   EXPECT_FALSE(back.options.graphLaunch);
-  EXPECT_EQ(back.options.upcast, passes::UpcastStrategy::Forward);
+  EXPECT_EQ(back.options.upcast, segmenter::UpcastStrategy::Forward);
   EXPECT_EQ(back.options.bookend, passes::BookendMode::InputsAndOutputs);
   EXPECT_EQ(back.options.disabledPasses, command.options.disabledPasses);
   EXPECT_EQ(back.options.toJson().dump(-1), command.options.toJson().dump(-1));
@@ -79,7 +79,7 @@ TEST(WorkerCommandTest, DefaultsRoundTripWithoutOptionalFields) {
   EXPECT_EQ(back.fusion, "");
   EXPECT_EQ(back.inputs, "");
   EXPECT_EQ(back.device, 0);
-  EXPECT_EQ(back.options.toJson().dump(-1), passes::CompileOptions().toJson().dump(-1));
+  EXPECT_EQ(back.options.toJson().dump(-1), compiler::CompileOptions().toJson().dump(-1));
 }
 
 TEST(WorkerCommandTest, BadArgumentsAreUserErrors) {

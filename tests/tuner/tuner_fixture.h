@@ -26,7 +26,7 @@ inline ExampleTarget exampleTarget(const std::string& example, const std::string
   e.script =
       frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + example);
   const auto shapes = frontend::makeInputShapes(frontend::parseInputsOption(inputs));
-  e.target = makeTuningTarget(e.script.fusion(), passes::CompileOptions(),
+  e.target = makeTuningTarget(e.script.fusion(), compiler::CompileOptions(),
                               scheduler::defaultDevice(), shapes, segment);
   e.space = buildSearchSpace(e.target->segmentFusion(), e.target->scheduler, e.target->bound.info,
                              e.target->defaultParams);

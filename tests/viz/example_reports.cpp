@@ -11,7 +11,7 @@ report::CompileReport compileExample(const std::string& fileName,
                                      const std::vector<std::string>& assignments) {
   const frontend::Script script =
       frontend::readScriptFile(fuserlab::test::sourceDir() + "/resources/examples/" + fileName);
-  passes::CompileOptions options;
+  compiler::CompileOptions options;
   for (const auto& assignment : assignments) options.setFromAssignment(assignment);
   return runtime::compileFusion(script.fusion(), options, scheduler::defaultDevice(),
                                 frontend::makeInputShapes(*script.inputs))
@@ -20,7 +20,7 @@ report::CompileReport compileExample(const std::string& fileName,
 
 report::CompileReport compileScriptText(const std::string& text, const std::string& name) {
   const frontend::Script script = frontend::readScript(text, name);
-  return runtime::compileFusion(script.fusion(), passes::CompileOptions{},
+  return runtime::compileFusion(script.fusion(), compiler::CompileOptions{},
                                 scheduler::defaultDevice(),
                                 frontend::makeInputShapes(*script.inputs))
       .report;

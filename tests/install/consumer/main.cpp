@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <exception>
 
+#include "core/compiler/compile_options.h"
 #include "core/compiler/fusion_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
-#include "core/passes/compile_options.h"
 #include "core/scheduler/device_spec.h"
 
 namespace {
@@ -39,7 +39,7 @@ int main() {
     const auto device = scheduler::findBuiltinDevice("h100");
     if (!device || !script.inputs) return 3;
     const runtime::CompiledFusion compiled =
-        runtime::compileFusion(script.fusion(), passes::CompileOptions{}, *device,
+        runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device,
                                frontend::makeInputShapes(*script.inputs));
     std::printf("segments: %zu\n", compiled.report.segments.size());
     for (const auto& segment : compiled.report.segments) {

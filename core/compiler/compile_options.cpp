@@ -1,4 +1,4 @@
-#include "core/passes/compile_options.h"
+#include "core/compiler/compile_options.h"
 
 #include <algorithm>
 #include <array>
@@ -6,18 +6,12 @@
 #include <vector>
 
 #include "core/ir/error.h"
-#include "core/passes/pipeline.h"
 
-namespace fuserlab::passes {
+namespace fuserlab::compiler {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, BookendMode>, 3> kBookendModes = {
-    {{"none", BookendMode::None},
-     {"outputs", BookendMode::Outputs},
-     {"inputs_and_outputs", BookendMode::InputsAndOutputs}}};
-
-constexpr std::array<std::pair<std::string_view, UpcastStrategy>, 2> kUpcastStrategies = {
-    {{"privatize", UpcastStrategy::Privatize}, {"forward", UpcastStrategy::Forward}}};
+using passes::kBookendModeNames;
+using segmenter::kUpcastStrategyNames;
 
 constexpr std::array<std::pair<std::string_view, bool>, 2> kSwitchValues = {
     {{"on", true}, {"off", false}}};
@@ -75,16 +69,16 @@ struct Setting {
 const std::array<Setting, 4> kSettings = {{
     {"bookend",
      [](CompileOptions& o, std::string_view n, std::string_view v) {
-       o.bookend = parseValue(n, kBookendModes, v);
+       o.bookend = parseValue(n, kBookendModeNames, v);
      },
-     [](const CompileOptions& o) { return nameOf(kBookendModes, o.bookend); },
-     [] { return namesOf(kBookendModes); }},
+     [](const CompileOptions& o) { return nameOf(kBookendModeNames, o.bookend); },
+     [] { return namesOf(kBookendModeNames); }},
     {"upcast",
      [](CompileOptions& o, std::string_view n, std::string_view v) {
-       o.upcast = parseValue(n, kUpcastStrategies, v);
+       o.upcast = parseValue(n, kUpcastStrategyNames, v);
      },
-     [](const CompileOptions& o) { return nameOf(kUpcastStrategies, o.upcast); },
-     [] { return namesOf(kUpcastStrategies); }},
+     [](const CompileOptions& o) { return nameOf(kUpcastStrategyNames, o.upcast); },
+     [] { return namesOf(kUpcastStrategyNames); }},
     {"dependent_launch",
      [](CompileOptions& o, std::string_view n, std::string_view v) {
        o.dependentLaunch = parseValue(n, kSwitchValues, v);
@@ -117,10 +111,6 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
-std::string_view toString(BookendMode mode) { return nameOf(kBookendModes, mode); }
-
-std::string_view toString(UpcastStrategy strategy) { return nameOf(kUpcastStrategies, strategy); }
-
 void CompileOptions::set(std::string_view name, std::string_view value) {
   name = trim(name);
   value = trim(value);
@@ -152,23 +142,6 @@ void CompileOptions::setFromAssignment(std::string_view assignment) {
   set(assignment.substr(0, equals), assignment.substr(equals + 1));
 }
 
-void CompileOptions::disablePass(std::string_view passName) {
-  passName = trim(passName);
-  if (!isPassName(passName)) {
-    std::string names;
-    for (const auto& pass : allPasses()) {
-      if (!names.empty()) names += ", ";
-      names += pass->name();
-    }
-    FL_USER_ERROR("unknown pass '", passName, "'; the passes are ", names);
-  }
-  if (passEnabled(passName)) disabledPasses.emplace_back(passName);
-}
-
-bool CompileOptions::passEnabled(std::string_view passName) const {
-  return std::find(disabledPasses.begin(), disabledPasses.end(), passName) == disabledPasses.end();
-}
-
 report::Json CompileOptions::toJson() const {
   report::Json json = report::Json::object();
   json.set("bookend", std::string(toString(bookend)));
@@ -179,4 +152,4 @@ report::Json CompileOptions::toJson() const {
   return json;
 }
 
-}  // namespace fuserlab::passes
+}  // namespace fuserlab::compiler
