@@ -22,12 +22,13 @@
 namespace fuserlab {
 namespace {
 
-std::vector<std::string> kernelSources(const std::string& text) {
+std::vector<std::string> kernelSources(const std::string& text,
+                                       const compiler::CompileOptions& options = {}) {
   const frontend::Script script = frontend::readScript(text, "difftest.py");
   const auto device = scheduler::findBuiltinDevice("h100");
   const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
   const runtime::CompiledFusion compiled =
-      runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device, args);
+      runtime::compileFusion(script.fusion(), options, *device, args);
   std::vector<std::string> sources;
   for (const runtime::SegmentKernel& segment :
        runtime::generateSegmentKernels(compiled, *device, args)) {
@@ -176,6 +177,22 @@ TEST(DifftestFindingsTest, AnExpandedLengthOneIotaIsReadAtZero) {
       << sources[0];
   EXPECT_EQ(sources[0].find("fl::mul((int64_t)(lane_a0)"), std::string::npos) << sources[0];
   EXPECT_EQ(sources[0].find("fl::mul((int64_t)(a0)"), std::string::npos) << sources[0];
+}
+
+// Seed 371095: T6 = reshape(broadcast_in_dim(T1, [8, 33]), [264]) beside
+// the [8, 128, 1, 8] output T4, the reference. No axis of T4 reaches the
+// broadcast axis of 33, so the kernel wrote T6 at 33 * a0 only: 8 of 264
+// elements (with bookend=none, which keeps the reshape in the kernel). Such
+// an output gets a segment of its own: here a kernel-free view of T1.
+TEST(DifftestFindingsTest, AnAxisNoReferenceAxisWalksIsNotWrittenFromTheWalk) {
+  compiler::CompileOptions options;
+  options.set("bookend", "none");
+  const std::vector<std::string> sources =
+      kernelSources(findingScript("difftest_371095.py"), options);
+  ASSERT_EQ(sources.size(), 1u);
+  for (const std::string& source : sources) {
+    EXPECT_EQ(source.find("(33 * a0)"), std::string::npos) << source;
+  }
 }
 
 }  // namespace

@@ -104,8 +104,10 @@ class AxisTrace {
   //! Why walking the reference would leave elements of the output `tv`
   //! unwritten: an axis reached through slice, pad or cat whose indices the
   //! walk does not span, shifted or shorter ("axis 0 of T7 (extent 9) is
-  //! reached at reference index + 5 over 9 indices ..."); empty if every
-  //! element is written.
+  //! reached at reference index + 5 over 9 indices ..."), or an axis the
+  //! walk reaches at fewer positions than its extent (a broadcast made
+  //! concrete that no reference axis walks); empty if every element is
+  //! written.
   std::string partiallyWrittenAxis(const ir::TensorView* tv) const;
 
   //! Why one position of the reference needs some tensor at two positions:
