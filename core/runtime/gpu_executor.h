@@ -81,6 +81,13 @@ struct GpuRunOptions {
   //! Synchronize after every launch, so a kernel that faults is named in
   //! the error (otherwise the fault surfaces at the end of the run).
   bool synchronizeEachKernel = false;
+  //! Wait for the run's GPU work before returning. Off, run() returns once
+  //! the launches are queued (as a PyTorch op does): every launch, copy and
+  //! library call goes to the legacy default stream, and the memory pool
+  //! reuses a block only for work queued after its last reader, so the
+  //! outputs are ready for anything queued after the run on that stream;
+  //! a kernel's fault then surfaces at a later CUDA call.
+  bool synchronize = true;
   //! Called once the run is planned (buffers allocated, kernels loaded) and
   //! before the first launch is queued; the benchmark
   //! (measure/benchmark.h) records its start event here.
@@ -171,7 +178,8 @@ class GpuExecutor {
 
   //! Runs on `inputs`: one per fusion input, tensors on this executor's GPU
   //! (CPU 0-dim tensors and scalars for scalar inputs), in the layout
-  //! runReference takes. Returns once the GPU work is done (synchronized).
+  //! runReference takes. Returns once the GPU work is done (synchronized),
+  //! unless options.synchronize is off.
   GpuRunResult run(const Arguments& inputs, const GpuRunOptions& options = {});
 
   //! Params for newly compiled signatures come from `provider` (the

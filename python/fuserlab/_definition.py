@@ -105,8 +105,26 @@ class _Ops:
         return op
 
 
-def _is_torch(value):
-    return type(value).__module__.startswith("torch")
+def _on_legacy_default_stream(torch):
+    """Whether torch's current CUDA stream is the legacy default stream, the
+    one FuserLab launches on (torch's C-level query: no Stream object)."""
+    try:
+        return torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()) == 0
+    except Exception:  # no CUDA, or a torch without these: wait for the GPU
+        return False
+
+
+_FROM_DLPACK = {}
+
+
+def _torch_from_dlpack(torch):
+    """torch's C-level import of a DLPack capsule (torch.from_dlpack wraps it
+    in Python that asks the producer for the capsule first)."""
+    found = _FROM_DLPACK.get("f")
+    if found is None:
+        found = getattr(torch._C, "_from_dlpack", None) or torch.from_dlpack
+        _FROM_DLPACK["f"] = found
+    return found
 
 
 class FusionDefinition:
@@ -160,18 +178,31 @@ class FusionDefinition:
         self._session.set_options({k: v for k, v in options.items()})
 
     # -- running ------------------------------------------------------------
-    def execute(self, inputs, **kwargs):
+    def execute(self, inputs, *, synchronize=None, **kwargs):
         """Runs on `inputs` (numpy arrays: the CPU reference backend; torch
         CUDA tensors: the GPU, zero-copy; Python numbers for scalars).
         Returns the outputs as torch tensors when any input is one, else as
         numpy arrays. A second call with the same input signature reuses
-        the compiled fusion and kernels (stats() counts compiles)."""
-        self._ensure_defined()
-        inputs = list(inputs)
-        outputs = self._session.execute(inputs)
-        if any(_is_torch(x) for x in inputs):
-            import torch
-            return [torch.from_dlpack(o) for o in outputs]
+        the compiled fusion and kernels (stats() counts compiles).
+
+        On the GPU the call returns once the kernels are queued, as a
+        PyTorch op does, when torch's current stream is the legacy default
+        stream (FuserLab's launches go there, so torch's later work on it
+        sees the outputs); under another stream, or with synchronize=True,
+        it returns once they are done."""
+        if not self._built:
+            self._ensure_defined()
+        inputs = inputs if type(inputs) is list else list(inputs)
+        torch = sys.modules.get("torch")
+        # (python -m fuserlab without torch puts a numpy stand-in there: no _C.)
+        if (torch is not None and hasattr(torch, "_C") and
+                any(isinstance(x, torch.Tensor) for x in inputs)):
+            if synchronize is None:
+                synchronize = not _on_legacy_default_stream(torch)
+            capsules = self._session.execute(inputs, bool(synchronize), True)
+            from_dlpack = _torch_from_dlpack(torch)
+            return [from_dlpack(c) for c in capsules]
+        outputs = self._session.execute(inputs, True, False)
         import numpy
         return [numpy.from_dlpack(o) for o in outputs]
 

@@ -106,7 +106,8 @@ PYBIND11_MODULE(_fuserlab, m) {
       .def("set_options", &FusionSession::setOptions)
       .def("compile", [](FusionSession& s,
                          const py::list& inputs) { return s.compile(inputs).toJson().dump(); })
-      .def("execute", &FusionSession::execute)
+      .def("execute", &FusionSession::execute, py::arg("inputs"), py::arg("synchronize") = true,
+           py::arg("capsules") = false)
       .def("report_json",
            [](FusionSession& s) -> py::object {
              const fuserlab::report::CompileReport* report = s.lastReport();

@@ -178,7 +178,7 @@ const report::CompileReport& FusionSession::compile(const py::list& inputs) {
   return last_->compiled.report;
 }
 
-py::list FusionSession::execute(const py::list& inputs) {
+py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool capsules) {
   ++executeCount_;
   Bound bound = bind(inputs);
   py::list out;
@@ -187,14 +187,20 @@ py::list FusionSession::execute(const py::list& inputs) {
       gpu_ = std::make_unique<runtime::GpuExecutor>(builder_.fusion(), bound.gpu, options_);
     }
     runtime::GpuRunResult result;
+    runtime::GpuRunOptions options;
+    options.synchronize = synchronize;
     {
       py::gil_scoped_release release;
-      result = gpu_->run(bound.arguments);
+      result = gpu_->run(bound.arguments, options);
     }
     if (result.stats.compiledFusion) ++compileCount_;
     gpuKernelsBuilt_ += result.stats.kernelsBuilt;
     for (runtime::DeviceTensor& tensor : result.outputs) {
-      out.append(py::cast(std::make_unique<ExportedTensor>(std::move(tensor))));
+      if (capsules) {
+        out.append(exportCapsule(std::move(tensor)));
+      } else {
+        out.append(py::cast(std::make_unique<ExportedTensor>(std::move(tensor))));
+      }
     }
     return out;
   }
@@ -205,7 +211,12 @@ py::list FusionSession::execute(const py::list& inputs) {
     outputs = runtime::runReference(builder_.fusion(), bound.arguments);
   }
   for (runtime::Tensor& tensor : outputs) {
-    out.append(py::cast(std::make_unique<ExportedTensor>(runtime::DeviceTensor{tensor, nullptr})));
+    runtime::DeviceTensor held{tensor, nullptr};
+    if (capsules) {
+      out.append(exportCapsule(std::move(held)));
+    } else {
+      out.append(py::cast(std::make_unique<ExportedTensor>(std::move(held))));
+    }
   }
   return out;
 }

@@ -43,7 +43,12 @@ class FusionSession {
   const report::CompileReport& compile(const pybind11::list& inputs);
   //! Runs on `inputs`: the CPU reference for CPU arrays, the GPU executor
   //! (zero-copy) for CUDA tensors. One exported tensor per output.
-  pybind11::list execute(const pybind11::list& inputs);
+  //! Runs on `inputs`; the outputs as ExportedTensor objects, or with
+  //! `capsules` as DLPack capsules (for torch's C-level from_dlpack, the
+  //! cheaper path). On the GPU, `synchronize` off returns once the launches
+  //! are queued on the legacy default stream (GpuRunOptions::synchronize).
+  pybind11::list execute(const pybind11::list& inputs, bool synchronize = true,
+                         bool capsules = false);
 
   //! The report of the last compile or GPU run; null before one.
   const report::CompileReport* lastReport() const;

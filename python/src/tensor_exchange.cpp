@@ -72,14 +72,52 @@ void capsuleDestructor(PyObject* capsule) {
   }
 }
 
-}  // namespace
+// torch.Tensor and torch.utils.dlpack.to_dlpack (a C function), looked up
+// once torch is imported; null handles until then.
+struct TorchExport {
+  py::object tensorType;
+  py::object toDlpack;
+};
 
-BorrowedTensor::BorrowedTensor(const py::object& object) {
+const TorchExport& torchExport() {
+  // Never destroyed: Python objects must not be released after the
+  // interpreter is gone.
+  static TorchExport* found = new TorchExport;
+  static bool looked = false;
+  if (!looked) {
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (!modules.contains("torch")) return *found;  // not yet: look again next time
+    looked = true;
+    try {
+      py::object torch = modules["torch"];
+      found->tensorType = torch.attr("Tensor");
+      found->toDlpack = py::module_::import("torch.utils.dlpack").attr("to_dlpack");
+    } catch (const py::error_already_set&) {
+      found->tensorType = py::object();
+      found->toDlpack = py::object();
+    }
+  }
+  return *found;
+}
+
+// The capsule of `object`: torch's C-level export for a torch tensor (its
+// __dlpack__ is Python code around the same call), __dlpack__ otherwise.
+py::object dlpackCapsule(const py::object& object) {
+  const TorchExport& torch = torchExport();
+  if (torch.toDlpack && PyObject_IsInstance(object.ptr(), torch.tensorType.ptr()) == 1) {
+    return torch.toDlpack(object);
+  }
   FL_CHECK(py::hasattr(object, "__dlpack__"),
            "expected a tensor with __dlpack__ (a numpy "
            "array or a torch tensor) or a Python number, found ",
            std::string(py::str(py::type::of(object).attr("__name__"))));
-  py::object capsule = object.attr("__dlpack__")();
+  return object.attr("__dlpack__")();
+}
+
+}  // namespace
+
+BorrowedTensor::BorrowedTensor(const py::object& object) {
+  py::object capsule = dlpackCapsule(object);
   PyObject* raw = capsule.ptr();
   FL_CHECK(PyCapsule_IsValid(raw, "dltensor"), "__dlpack__ gave no 'dltensor' capsule");
   managed_ = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(raw, "dltensor"));
@@ -111,7 +149,15 @@ BorrowedTensor::~BorrowedTensor() {
 py::capsule ExportedTensor::dlpack(const py::object& /*stream*/) {
   FL_CHECK(!exported_, "this output was already handed over through DLPack");
   exported_ = true;
-  auto* holder = new Holder{tensor_, tensor_.tensor.sizes(), tensor_.tensor.strides(), {}};
+  runtime::DeviceTensor tensor = std::move(tensor_);
+  tensor_ = {};  // the capsule's holder keeps it now
+  return exportCapsule(std::move(tensor));
+}
+
+py::capsule exportCapsule(runtime::DeviceTensor held) {
+  std::vector<int64_t> shape = held.tensor.sizes();
+  std::vector<int64_t> strides = held.tensor.strides();
+  auto* holder = new Holder{std::move(held), std::move(shape), std::move(strides), {}};
   DLTensor& t = holder->managed.dl_tensor;
   const runtime::Tensor& tensor = holder->tensor.tensor;
   t.data = tensor.data();
@@ -124,7 +170,6 @@ py::capsule ExportedTensor::dlpack(const py::object& /*stream*/) {
   t.byte_offset = 0;
   holder->managed.manager_ctx = holder;
   holder->managed.deleter = deleteHolder;
-  tensor_ = {};  // the capsule's holder keeps it now
   return py::reinterpret_steal<py::capsule>(
       PyCapsule_New(&holder->managed, "dltensor", capsuleDestructor));
 }

@@ -18,8 +18,9 @@ namespace fuserlab::python {
 //! is destroyed.
 class BorrowedTensor {
  public:
-  //! `object.__dlpack__()` consumed. A dtype or device FuserLab does not
-  //! take is a UserError naming it.
+  //! `object.__dlpack__()` consumed (for a torch tensor, torch's C-level
+  //! to_dlpack: the same capsule without the Python method around it). A
+  //! dtype or device FuserLab does not take is a UserError naming it.
   explicit BorrowedTensor(const pybind11::object& object);
   ~BorrowedTensor();
   BorrowedTensor(const BorrowedTensor&) = delete;
@@ -50,5 +51,9 @@ class ExportedTensor {
   runtime::Device device_;
   bool exported_ = false;
 };
+
+//! `tensor` as a DLPack capsule ("dltensor") whose deleter frees it: what
+//! ExportedTensor::dlpack gives, without the Python object around it.
+pybind11::capsule exportCapsule(runtime::DeviceTensor tensor);
 
 }  // namespace fuserlab::python
