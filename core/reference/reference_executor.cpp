@@ -203,7 +203,17 @@ std::vector<Tensor> evaluateReference(const ir::Fusion& fusion, const Arguments&
 
   // Scalar Exprs are left to the evaluator, which computes them on demand.
   for (const ir::Expr* expr : fusion.exprsForOutputs()) {
-    if (producesTensor(*expr)) evaluateExpr(*expr, context);
+    if (!producesTensor(*expr)) continue;
+    try {
+      evaluateExpr(*expr, context);
+    } catch (const UserError& error) {
+      // An op's error on the values (an integer division by zero) at the
+      // script call that made the op, where the reader recorded one.
+      const SourceLocation* where =
+          error.location() ? nullptr : fusion.scriptLocationOf(expr->output(0));
+      if (where == nullptr) throw;
+      throw UserError(error.message(), *where);
+    }
   }
 
   std::vector<Tensor> outputs;

@@ -7,11 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/cloner.h"
 #include "core/ir/error.h"
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
+#include "core/reference/reference_run.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -61,6 +63,34 @@ TEST(ScriptPositionsTest, AnExtentThatDividesByZeroPointsAtTheCallThatMadeIt) {
     EXPECT_NE(std::string(error->what()).find("reshape.py:6:9: error: integer division by zero"),
               std::string::npos)
         << error->what();
+  }
+}
+
+// Issue 43, the second hostile corpus: an integer division by zero in the
+// values the CPU reference computes ("div: integer division by zero at
+// output element 0 (T2...)") named no line.
+TEST(ScriptPositionsTest, AnOpThatDividesByZeroOnTheReferencePointsAtItsCall) {
+  const Script script = readScript(
+      "import torch\n"
+      "from nvfuser_direct import FusionDefinition, DataType\n"
+      "def fusion(fd: FusionDefinition) -> None:\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
+      "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
+      "    T2 = fd.ops.exp(fd.ops.cast(fd.ops.div(T0, T1), dtype=DataType.Float))\n"
+      "    fd.add_output(T2)\n"
+      "with FusionDefinition() as fd:\n"
+      "    fusion(fd)\n"
+      "inputs = [torch.ones(8, dtype=torch.int64), torch.zeros(8, dtype=torch.int64)]\n",
+      "div.py");
+  ASSERT_TRUE(script.inputs.has_value());
+  const runtime::Arguments inputs = makeInputs(*script.inputs, 1);
+  try {
+    (void)runtime::runReference(script.fusion(), inputs);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& error) {
+    EXPECT_NE(std::string(error.what()).find("div.py:6:33: error: div: integer division by zero"),
+              std::string::npos)
+        << error.what();
   }
 }
 
