@@ -9,6 +9,7 @@
 #include "app/cli/output.h"
 #include "app/cli/usage.h"
 #include "core/ir/error.h"
+#include "core/ir/input_files.h"
 #include "core/tensor/binding.h"
 
 namespace {
@@ -32,6 +33,9 @@ int runCommand(int argc, char** argv) {
       }
     }
   }
+  // An output path that names a file the command reads is an error, not
+  // the lost input (graph x.py -o x.py).
+  fuserlab::ir::protectInputFiles();
   try {
     if (command == "run") return fuserlab::cli::runCommand(args);
     if (command == "inspect") return fuserlab::cli::inspectCommand(args);

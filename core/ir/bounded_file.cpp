@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "core/ir/error.h"
+#include "core/ir/input_files.h"
 
 namespace fuserlab::ir {
 namespace {
@@ -146,6 +147,7 @@ BoundedRead readBoundedFile(const std::string& path, uint64_t maxBytes, bool fol
 std::string readUserFile(const std::string& path, std::string_view what, uint64_t maxBytes) {
   BoundedRead read = readBoundedFile(path, maxBytes);
   if (read.problem != FileProblem::None) throwProblem(path, what, read);
+  noteInputFile(path, what);
   return std::move(read.bytes);
 }
 
@@ -154,6 +156,7 @@ uint64_t requireRegularFile(const std::string& path, std::string_view what, uint
   uint64_t size = 0;
   const Descriptor fd(openRegular(path, maxBytes, /*followSymlinks=*/true, result, size));
   if (fd.get() < 0) throwProblem(path, what, result);
+  noteInputFile(path, what);
   return size;
 }
 

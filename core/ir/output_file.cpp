@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/ir/error.h"
+#include "core/ir/input_files.h"
 
 namespace fuserlab::ir {
 namespace {
@@ -29,6 +30,7 @@ std::string noDeviceReason(const std::string& path) {
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path) {
+  checkNotAnInputFile(path);
   // O_NONBLOCK so that opening a named pipe without a reader fails (ENXIO)
   // instead of waiting for one; it is cleared below for the writes.
   do {

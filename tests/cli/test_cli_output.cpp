@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -197,6 +198,41 @@ TEST_F(CliOutputTest, DbNamesAFileNotASqliteUri) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(odd));
   EXPECT_EQ(runCli("db list --db '" + odd + "'").exitCode, 0);
+}
+
+// Issue 43, the second hostile corpus: an output path that names a file the
+// command reads replaced it. `graph x.py -o x.py` and `inspect x.py
+// --segment 0 --repro x.py` wrote over the script (exit 0), and
+// `db export --db h.db --output h.db` replaced the database with its own
+// export. Each is refused now, and the input is kept, through a link too.
+TEST_F(CliOutputTest, AnOutputPathThatNamesAnInputIsRefused) {
+  const std::string db = file("h.db");
+  ASSERT_EQ(put(db).exitCode, 0);
+  const std::string script = file("script.py");
+  std::filesystem::copy_file(seed001(), script);
+  std::filesystem::create_symlink(script, file("link.py"));
+  std::ifstream original(script);
+  const std::string text((std::istreambuf_iterator<char>(original)), {});
+  const auto dbBytes = std::filesystem::file_size(db);
+  const std::pair<std::string, std::string> cases[] = {
+      {"graph " + script + " --format dot -o " + script, "it is the script this command reads"},
+      {"graph " + script + " --format dot -o " + file("link.py"), "it is the script"},
+      {"inspect " + script + " --segment 0 --repro " + script, "it is the script"},
+      {"inspect " + script + " --json " + script, "it is the script"},
+      {"db export --db " + db + " --output " + db, "it is the heuristics database this command"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliResult r = runCli(args);
+    EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("refusing to write"), std::string::npos) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  std::ifstream after(script);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after)), {}), text);
+  EXPECT_EQ(std::filesystem::file_size(db), dbBytes);
+  EXPECT_EQ(runCli("db list --db " + db).exitCode, 0);
+  // Another path is written as before.
+  EXPECT_EQ(runCli("graph " + script + " --format dot -o " + file("g.dot")).exitCode, 0);
 }
 
 }  // namespace
