@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -47,10 +48,22 @@ LoadedScript loadScript(const CommandLine& cl) {
                   loaded.script.definitions[executedByScript].functionName, "; pass --inputs for ",
                   loaded.fusionName);
   }
-  if (loaded.inputs) {
-    FL_CHECK(loaded.inputs->size() == loaded.fusion->inputs().size(), loaded.fusionName, " has ",
-             loaded.fusion->inputs().size(), " inputs but ", loaded.inputsOrigin, " gives ",
-             loaded.inputs->size());
+  if (loaded.inputs && loaded.inputs->size() != loaded.fusion->inputs().size()) {
+    const std::string message =
+        detail::concat(loaded.fusionName, " has ", loaded.fusion->inputs().size(), " inputs but ",
+                       loaded.inputsOrigin, " gives ", loaded.inputs->size());
+    // At the block's first entry past the fusion's inputs, or its last one;
+    // at the block's list when it has none (`fd.execute([])`).
+    if (loaded.inputsOrigin == "the inputs block") {
+      const SourceLocation& where =
+          loaded.inputs->empty()
+              ? selected.inputsBlockLocation
+              : (*loaded
+                      .inputs)[std::min(loaded.fusion->inputs().size(), loaded.inputs->size() - 1)]
+                    .location;
+      if (where.line > 0) throw UserError(message, where);
+    }
+    throw UserError(message);
   }
   gInputsBlockEntries.clear();
   if (loaded.inputs && loaded.inputsOrigin == "the inputs block") {

@@ -226,8 +226,11 @@ Script Interpreter::collect() {
     if (order[position] == executed) script.executed = position;
     if (b.inputs) {
       std::vector<InputSpec> specs = inputSpecsOf(*b.inputs, specs_, b.inputsLocation);
-      script.inputsByDefinition.emplace_back(position, specs);
-      if (order[position] == executed) script.inputs = std::move(specs);
+      script.inputsByDefinition.push_back({position, specs, b.inputsLocation});
+      if (order[position] == executed) {
+        script.inputs = std::move(specs);
+        script.inputsLocation = b.inputsLocation;
+      }
     }
     script.definitions.push_back({std::move(name), b.location, std::move(b.fusion)});
   }

@@ -52,15 +52,28 @@ struct Script {
   size_t executed = 0;
   //! The `inputs = [...]` block of the executed definition, if any.
   std::optional<std::vector<InputSpec>> inputs;
+  SourceLocation inputsLocation;  //!< where `inputs`' list is
+  //! One inputs block: the definition it belongs to, its entries and where
+  //! its list is (for errors about the block as a whole, such as an empty
+  //! `fd.execute([])`).
+  struct InputsBlock {
+    size_t definition = 0;
+    std::vector<InputSpec> specs;
+    SourceLocation location;
+  };
   //! Every inputs block, by the index of the definition whose
   //! `with FusionDefinition()` block preceded it (a file may build several
   //! fusions, each with its own inputs and execute).
-  std::vector<std::pair<size_t, std::vector<InputSpec>>> inputsByDefinition;
+  std::vector<InputsBlock> inputsByDefinition;
 
   //! The inputs block that belongs to definition `index`, if any.
   const std::vector<InputSpec>* inputsFor(size_t index) const {
-    for (const auto& [definition, specs] : inputsByDefinition) {
-      if (definition == index) return &specs;
+    const InputsBlock* block = inputsBlockFor(index);
+    return block ? &block->specs : nullptr;
+  }
+  const InputsBlock* inputsBlockFor(size_t index) const {
+    for (const InputsBlock& block : inputsByDefinition) {
+      if (block.definition == index) return &block;
     }
     return nullptr;
   }

@@ -26,10 +26,12 @@ SelectedFusion selectFusion(const Script& script, std::string_view name) {
   const FusionDefinitionScript& definition = script.definitions[selected.index];
   selected.name = definition.functionName;
   selected.fusion = definition.fusion.get();
-  if (const auto* block = script.inputsFor(selected.index)) {
-    selected.inputsBlock = *block;
+  if (const Script::InputsBlock* block = script.inputsBlockFor(selected.index)) {
+    selected.inputsBlock = block->specs;
+    selected.inputsBlockLocation = block->location;
   } else if (script.inputs && selected.index == script.executed) {
     selected.inputsBlock = *script.inputs;
+    selected.inputsBlockLocation = script.inputsLocation;
   }
   return selected;
 }

@@ -21,6 +21,7 @@ struct SelectedFusion {
   //! Its inputs block (the one after its `with FusionDefinition()` block, or
   //! the script's block when it is the definition the script executes).
   std::optional<std::vector<InputSpec>> inputsBlock;
+  SourceLocation inputsBlockLocation;  //!< where its list is
 };
 
 //! The definition named `name` (the last `def` of that name), or with an

@@ -65,5 +65,21 @@ TEST(SelectFusionTest, AnUnknownNameListsTheDefinitions) {
   }
 }
 
+// Issue 43, the second hostile corpus: an empty block (`fd.execute([])`)
+// has no entry to point at, so a count mismatch named no line; the block
+// keeps where its list is.
+TEST(SelectFusionTest, TheBlockKeepsWhereItsListIs) {
+  std::string source = kTwoDefinitions;
+  source += "fd.execute([])\n";
+  const Script script = readScript(source, "two.py");
+  const SelectedFusion selected = selectFusion(script, "");
+  ASSERT_TRUE(selected.inputsBlock.has_value());
+  EXPECT_TRUE(selected.inputsBlock->empty());
+  EXPECT_EQ(selected.inputsBlockLocation.line, 18);
+  EXPECT_EQ(selected.inputsBlockLocation.column, 12);
+  const SelectedFusion withEntries = selectFusion(readScript(kTwoDefinitions, "two.py"), "");
+  EXPECT_EQ(withEntries.inputsBlockLocation.line, 17);
+}
+
 }  // namespace
 }  // namespace fuserlab::frontend
