@@ -18,7 +18,7 @@ includes=$(python3 -m pybind11 --includes 2>/dev/null ||
 suffix=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 # The archives in dependency order inside one group (they refer to each other).
 archives=()
-for l in frontend runtime codegen segmenter passes scheduler ops multidevice report ir; do
+for l in repro frontend runtime compiler cuda reference tensor codegen segmenter passes scheduler ops multidevice report ir; do
   archives+=("$lib/libfuserlab_$l.a")
 done
 g++ -O2 -std=c++20 -shared -fPIC -fvisibility=hidden \

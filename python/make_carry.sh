@@ -10,9 +10,9 @@ grep -q '^FUSERLAB_PYTHON:BOOL=ON' "$build/CMakeCache.txt" || {
   echo "error: $build is not configured with FUSERLAB_PYTHON=ON (the libraries need -fPIC)" >&2
   exit 2
 }
-cmake --build "$build" --target fuserlab_frontend fuserlab_runtime fuserlab_report -j2 >/dev/null
+cmake --build "$build" --target fuserlab_repro fuserlab_frontend fuserlab_runtime fuserlab_report -j2 >/dev/null
 rm -rf build-carry && mkdir -p build-carry/lib
-for lib in frontend runtime codegen segmenter passes scheduler ops multidevice report ir; do
+for lib in repro frontend runtime compiler cuda reference tensor codegen segmenter passes scheduler ops multidevice report ir; do
   strip --strip-debug -o "build-carry/lib/libfuserlab_$lib.a" "$build/core/$lib/libfuserlab_$lib.a"
 done
 cuda="${CUDAToolkit_ROOT:-/usr/local/cuda}"

@@ -105,26 +105,34 @@ class _Ops:
         return op
 
 
-def _on_legacy_default_stream(torch):
+_TORCH_CALLS = {}
+
+
+def _torch_calls(torch):
+    """(torch.Tensor, torch's C-level import of a DLPack capsule, the current
+    raw CUDA stream of a device, the current device), looked up once per torch
+    module; None for the numpy stand-in python -m fuserlab installs without
+    torch (it has no _C). The C-level calls skip the Python that
+    torch.from_dlpack and torch.cuda.current_stream() wrap around them."""
+    key = id(torch)
+    if key not in _TORCH_CALLS:
+        c = getattr(torch, "_C", None)
+        _TORCH_CALLS[key] = None if c is None else (
+            torch.Tensor,
+            getattr(c, "_from_dlpack", None) or torch.from_dlpack,
+            getattr(c, "_cuda_getCurrentRawStream", None),
+            getattr(c, "_cuda_getDevice", None))
+    return _TORCH_CALLS[key]
+
+
+def _on_legacy_default_stream(calls):
     """Whether torch's current CUDA stream is the legacy default stream, the
-    one FuserLab launches on (torch's C-level query: no Stream object)."""
+    one FuserLab launches on."""
+    _, _, raw_stream, current_device = calls
     try:
-        return torch._C._cuda_getCurrentRawStream(torch._C._cuda_getDevice()) == 0
+        return raw_stream(current_device()) == 0
     except Exception:  # no CUDA, or a torch without these: wait for the GPU
         return False
-
-
-_FROM_DLPACK = {}
-
-
-def _torch_from_dlpack(torch):
-    """torch's C-level import of a DLPack capsule (torch.from_dlpack wraps it
-    in Python that asks the producer for the capsule first)."""
-    found = _FROM_DLPACK.get("f")
-    if found is None:
-        found = getattr(torch._C, "_from_dlpack", None) or torch.from_dlpack
-        _FROM_DLPACK["f"] = found
-    return found
 
 
 class FusionDefinition:
@@ -192,16 +200,19 @@ class FusionDefinition:
         it returns once they are done."""
         if not self._built:
             self._ensure_defined()
-        inputs = inputs if type(inputs) is list else list(inputs)
+        if type(inputs) is not list:
+            inputs = list(inputs)
         torch = sys.modules.get("torch")
-        # (python -m fuserlab without torch puts a numpy stand-in there: no _C.)
-        if (torch is not None and hasattr(torch, "_C") and
-                any(isinstance(x, torch.Tensor) for x in inputs)):
-            if synchronize is None:
-                synchronize = not _on_legacy_default_stream(torch)
-            capsules = self._session.execute(inputs, bool(synchronize), True)
-            from_dlpack = _torch_from_dlpack(torch)
-            return [from_dlpack(c) for c in capsules]
+        calls = None if torch is None else _torch_calls(torch)
+        if calls is not None:
+            tensor_type = calls[0]
+            for x in inputs:
+                if isinstance(x, tensor_type):
+                    if synchronize is None:
+                        synchronize = not _on_legacy_default_stream(calls)
+                    from_dlpack = calls[1]
+                    return [from_dlpack(c)
+                            for c in self._session.execute(inputs, bool(synchronize), True)]
         outputs = self._session.execute(inputs, True, False)
         import numpy
         return [numpy.from_dlpack(o) for o in outputs]
