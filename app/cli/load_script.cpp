@@ -55,12 +55,10 @@ LoadedScript loadScript(const CommandLine& cl) {
     // At the block's first entry past the fusion's inputs, or its last one;
     // at the block's list when it has none (`fd.execute([])`).
     if (loaded.inputsOrigin == "the inputs block") {
+      const std::vector<frontend::InputSpec>& entries = *loaded.inputs;
+      const size_t entry = std::min(loaded.fusion->inputs().size(), entries.size() - 1);
       const SourceLocation& where =
-          loaded.inputs->empty()
-              ? selected.inputsBlockLocation
-              : (*loaded
-                      .inputs)[std::min(loaded.fusion->inputs().size(), loaded.inputs->size() - 1)]
-                    .location;
+          entries.empty() ? selected.inputsBlockLocation : entries[entry].location;
       if (where.line > 0) throw UserError(message, where);
     }
     throw UserError(message);
