@@ -3,7 +3,3 @@ from nvfuser_direct import FusionDefinition, DataType
 
 x = """
 never closed
-x = """
-never closed
-x = """
-never closed

@@ -3,12 +3,13 @@ from nvfuser_direct import FusionDefinition, DataType
 
 def fusion(fd: FusionDefinition) -> None:
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-    if (T1 := fd.ops.exp(T0)) is not None:
-        fd.add_output(T1)
-    xs = [y := 3, y + 1]
+    fd.add_output(fd.ops.exp(T0))
 
 with FusionDefinition() as fd:
     fusion(fd)
 
-inputs = [torch.randn(4, 8)]
+inputs = [
+    torch.randn(4, 8),
+    torch.randn(3),
+]
 fd.execute(inputs)

@@ -3,8 +3,12 @@ from nvfuser_direct import FusionDefinition, DataType
 
 def fusion(fd: FusionDefinition) -> None:
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-    v, m = fd.ops.var_mean(T0, dims=[1], correction=99999999999999999999)
-    fd.add_output(v)
+    names = list(range(60000))
+    for j in range(7):
+        for i in range(60000):
+            if -1 in names:
+                break
+    fd.add_output(fd.ops.exp(T0))
 
 with FusionDefinition() as fd:
     fusion(fd)

@@ -2,8 +2,9 @@ import torch
 from nvfuser_direct import FusionDefinition, DataType
 
 def fusion(fd: FusionDefinition) -> None:
-    T0 = fd.define_tensor(shape=[4, 8], contiguity=[True, True], dtype=DataType.Float)
-    fd.add_output(fd.ops.broadcast_in_dim(T0, shape=[8], broadcast_dims=[0, 1]))
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = getattr(fd.ops, "frobnicate", None)(T0)
+    fd.add_output(T1)
 
 with FusionDefinition() as fd:
     fusion(fd)

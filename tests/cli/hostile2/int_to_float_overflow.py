@@ -1,4 +1,0 @@
-import torch
-from nvfuser_direct import FusionDefinition, DataType
-
-x = float(10 ** 400)

@@ -1,5 +1,0 @@
-import torch
-from nvfuser_direct import FusionDefinition, DataType
-
-with FusionDefinition():
-    pass

@@ -1,4 +1,0 @@
-import torch
-from nvfuser_direct import FusionDefinition, DataType
-
-x = 1 << (1 << 62)
