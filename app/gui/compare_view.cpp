@@ -40,11 +40,13 @@ CompareView::CompareView(QWidget* parent)
       serviceB_(new CompileService(this)),
       table_(new QTableWidget(this)),
       summary_(new QLabel(this)),
-      pin_(new QCheckBox("Pin A as the baseline (keep its compile while the script and B change)",
-                         this)),
+      pin_(new QCheckBox("Pin A as the baseline", this)),
       graphA_(new GraphView(this)),
       graphB_(new GraphView(this)) {
   pin_->setObjectName("pinBaseline");
+  pin_->setToolTip("keep side A's compile while the script and B change");
+  graphA_->setCompact(true);
+  graphB_->setCompact(true);
   graphA_->setObjectName("compareGraphA");
   graphB_->setObjectName("compareGraphB");
   a_->setObjectName("compareA");

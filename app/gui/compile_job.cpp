@@ -10,7 +10,10 @@
 #include "core/frontend/script.h"
 #include "core/frontend/select_fusion.h"
 #include "core/repro/segment_repro.h"
+#include "core/scheduler/heuristic_params.h"
+#include "core/scheduler/registry.h"
 #include "db/database_provider.h"
+#include "db/heuristics_database.h"
 #include "db/segment_key.h"
 
 namespace fuserlab::gui {
@@ -26,13 +29,51 @@ class RecordingProvider : public scheduler::HeuristicProvider {
       const ir::Fusion& segment, scheduler::SchedulerType type,
       const scheduler::SegmentRuntimeInfo& info) const override {
     hashes_.push_back(db::hex64(db::structuralHash(segment, info)));
-    return next_ ? next_->lookup(segment, type, info) : std::nullopt;
+    if (!next_) return std::nullopt;
+    auto provided = next_->lookup(segment, type, info);
+    if (provided && provided->entryId != 0) {
+      // What the heuristic would have chosen: the entry's measurement of
+      // these params is the baseline its tuned params are compared with.
+      const scheduler::HeuristicParams heuristic =
+          scheduler::schedulerFor(type).computeHeuristics(segment, info);
+      heuristicHashes_[provided->entryId] = db::hex64(scheduler::paramsHash(heuristic));
+    }
+    return provided;
   }
   mutable std::vector<std::string> hashes_;
+  //! Database entry id -> the params hash of the heuristic's params.
+  mutable std::map<int64_t, std::string> heuristicHashes_;
 
  private:
   const scheduler::HeuristicProvider* next_;
 };
+
+// Per segment whose params came from a database entry: the heuristic's
+// median (a measurement of the entry with the heuristic's params hash) over
+// the entry's chosen median. Segments without both are left out.
+std::map<int, double> tunedSpeedups(const report::CompileReport& report, const std::string& path,
+                                    const std::map<int64_t, std::string>& heuristicHashes) {
+  std::map<int, double> speedups;
+  try {
+    db::HeuristicsDatabase database(path, db::HeuristicsDatabase::Access::Read);
+    for (const auto& segment : report.segments) {
+      const auto hash = heuristicHashes.find(segment.paramsEntryId);
+      if (segment.paramsEntryId == 0 || hash == heuristicHashes.end()) continue;
+      const std::optional<db::Entry> entry = database.entry(segment.paramsEntryId);
+      if (!entry || !entry->measurement || !entry->measurement->measured()) continue;
+      for (const db::MeasurementRecord& variant : entry->variants) {
+        if (variant.paramsHash != hash->second || !variant.measured()) continue;
+        if (*entry->measurement->medianNs > 0) {
+          speedups[segment.id] = *variant.medianNs / *entry->measurement->medianNs;
+        }
+        break;
+      }
+    }
+  } catch (const std::exception&) {
+    // The overlay goes without: the compile itself read the file already.
+  }
+  return speedups;
+}
 
 void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
   frontend::Script script = frontend::readScript(request.source, snapshot.fileName);
@@ -69,12 +110,17 @@ void compileInto(const CompileRequest& request, CompileSnapshot& snapshot) {
   runtime::CompiledFusion compiled =
       runtime::compileFusion(fusion, request.settings.options, device, inputs, &provider);
   snapshot.segmentHashes = std::move(provider.hashes_);
+  if (database) {
+    snapshot.tunedSpeedups =
+        tunedSpeedups(compiled.report, request.settings.databasePath, provider.heuristicHashes_);
+  }
   for (runtime::SegmentKernel& kernel : runtime::generateSegmentKernels(compiled, device, inputs)) {
     SegmentCode code;
     code.segment = kernel.segment;
     code.kernelName = kernel.name;
     if (kernel.kernel) {
       code.source = std::move(kernel.kernel->source);
+      code.options = kernel.kernel->options;
     } else {
       code.error = kernel.error;
     }

@@ -6,6 +6,7 @@
 // exception.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct SegmentCode {
   int segment = 0;
   std::string kernelName;
   std::string source;
+  //! The NVRTC options the kernel's params ask for (e.g. --maxrregcount).
+  std::vector<std::string> options;
   std::string error;
 };
 
@@ -69,6 +72,10 @@ struct CompileSnapshot {
   //! The structure hash of every segment the compiler looked up (what the
   //! heuristics database keys entries by), in lookup order.
   std::vector<std::string> segmentHashes;
+  //! Per segment whose params came from a database entry that also holds a
+  //! measurement of the heuristic's params: heuristic median / entry's
+  //! median (the tuned params' speedup).
+  std::map<int, double> tunedSpeedups;
   double milliseconds = 0;  //!< the whole job: reading, compiling, codegen
 
   bool ok() const { return !error.has_value(); }

@@ -52,14 +52,18 @@ DatabasePanel::DatabasePanel(QWidget* parent)
   auto* row = new QHBoxLayout;
   row->addWidget(path_, 1);
   row->addWidget(browse);
+  // Switches and buttons in rows of their own: the panel fits a narrow window.
+  auto* switches = new QHBoxLayout;
+  switches->addWidget(onlyCurrent_);
+  switches->addWidget(use_);
+  switches->addStretch();
   auto* actions = new QHBoxLayout;
-  actions->addWidget(onlyCurrent_);
-  actions->addWidget(use_);
   actions->addStretch();
   actions->addWidget(remove);
   actions->addWidget(exportButton);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(row);
+  layout->addLayout(switches);
   layout->addLayout(actions);
   layout->addWidget(status_);
   layout->addWidget(table_, 1);

@@ -1,7 +1,10 @@
 #include "app/gui/graph_view.h"
 
+#include <QAction>
 #include <QBuffer>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QContextMenuEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QGraphicsItem>
@@ -12,6 +15,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -26,6 +30,8 @@
 #include <cmath>
 #include <future>
 
+#include "app/gui/graph_items.h"
+#include "app/gui/metrics_legend.h"
 #include "core/ir/error.h"
 #include "core/ir/output_file.h"
 #include "viz/dot_writer.h"
@@ -38,12 +44,7 @@
 namespace fuserlab::gui {
 namespace {
 
-// Item data keys.
-constexpr int kSegmentKey = 0;  //!< the report's segment id, -1 for none
-constexpr int kSearchKey = 1;   //!< the text search matches against
-constexpr int kKindKey = 2;     //!< "cluster", "node"
-constexpr int kValueKey = 3;    //!< a node's value (IR name)
-constexpr int kMarkedKey = 4;   //!< outlined by setSegmentMarks
+using namespace graph_items;
 
 // Past this many exprs the graph opens collapsed (segment-level first).
 constexpr size_t kCollapseAboveExprs = 300;
@@ -91,12 +92,23 @@ class ZoomingView : public QGraphicsView {
       const int id = owner_->segmentAt(at);
       if (id >= 0) emit owner_->segmentClicked(id);
       const QString value = owner_->valueAt(at);
-      if (!value.isEmpty()) emit owner_->valueClicked(value);
+      if (!value.isEmpty()) {
+        owner_->selectValue(value);  // what Alt+Up / Alt+Down start from
+        emit owner_->valueClicked(value);
+      }
     }
   }
   void mousePressEvent(QMouseEvent* event) override {
     pressedAt_ = event->position().toPoint();
     QGraphicsView::mousePressEvent(event);
+  }
+  void contextMenuEvent(QContextMenuEvent* event) override {
+    // A node's menu: its producers and consumers.
+    const QString value = owner_->valueAt(mapToScene(event->pos()));
+    if (value.isEmpty()) return;
+    owner_->jumpTo(value);
+    std::unique_ptr<QMenu> menu(owner_->valueMenu(value, this));
+    menu->exec(event->globalPos());
   }
   void mouseDoubleClickEvent(QMouseEvent* event) override {
     // In the collapsed graph, double-clicking a segment expands the graph.
@@ -171,12 +183,43 @@ GraphView::GraphView(QWidget* parent)
       search_(new QLineEdit(this)),
       collapse_(new QCheckBox("segments only", this)),
       leftToRight_(new QCheckBox("left to right", this)),
+      edgeLabelsBox_(new QCheckBox("edge labels", this)),
+      metricsBox_(new QCheckBox("metrics", this)),
+      colourBy_(new QComboBox(this)),
       status_(new QLabel(this)) {
   auto* view = new ZoomingView(scene_, this);
   view_ = view;
   view_->setObjectName("graph");
   minimap_ = new MiniMap(scene_, view_, view_);
   view->minimap_ = minimap_;
+  producerAction_ = new QAction("Go to &producer", this);
+  producerAction_->setObjectName("goToProducer");
+  producerAction_->setShortcut(QKeySequence("Alt+Up"));
+  producerAction_->setToolTip("select the value the selected node's expr reads first");
+  consumerAction_ = new QAction("Go to &consumer", this);
+  consumerAction_->setObjectName("goToConsumer");
+  consumerAction_->setShortcut(QKeySequence("Alt+Down"));
+  consumerAction_->setToolTip("select the first value computed from the selected node's");
+  connect(producerAction_, &QAction::triggered, this, [this] { jumpToProducer(); });
+  connect(consumerAction_, &QAction::triggered, this, [this] { jumpToConsumer(); });
+  legend_ = new MetricsLegend(view_->viewport());
+  legend_->hide();
+  edgeLabelsBox_->setObjectName("graphEdgeLabels");
+  edgeLabelsBox_->setToolTip(QString("label every edge with its tensor's dtype and shape (off by "
+                                     "itself past %1 edges)")
+                                 .arg(kEdgeLabelsMaxEdges));
+  edgeLabelsBox_->setChecked(QSettings().value("graph/edgeLabels", true).toBool());
+  metricsBox_->setObjectName("graphMetrics");
+  metricsBox_->setToolTip(
+      "colour and label each segment by what was measured of it (a GPU run that timed its "
+      "kernels, a tuning sweep, File > Load metrics..., the heuristics database)");
+  metricsBox_->setEnabled(false);
+  colourBy_->setObjectName("graphColourBy");
+  colourBy_->setToolTip("the metric that colours the segments");
+  for (Metric metric : kAllMetrics) {
+    colourBy_->addItem(QString::fromStdString(metricName(metric)), static_cast<int>(metric));
+  }
+  colourBy_->setEnabled(false);
   search_->setObjectName("graphSearch");
   search_->setPlaceholderText("search: tensor, op or scheduler");
   search_->setClearButtonEnabled(true);
@@ -188,20 +231,41 @@ GraphView::GraphView(QWidget* parent)
   auto* fitButton = new QPushButton("Fit", this);
   auto* zoomIn = new QPushButton("+", this);
   auto* zoomOut = new QPushButton("-", this);
-  for (auto* button : {zoomIn, zoomOut}) button->setFixedWidth(28);
+  for (auto* button : {zoomIn, zoomOut}) {
+    button->setFixedWidth(28);
+    button->setObjectName("graphZoom");
+  }
 
+  // Two rows, so the graph fits a narrow window (issue 46: the one row of
+  // switches made the window at least 1258 px wide): search, colour and
+  // zoom; then the switches and the status line, which elides.
+  colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  colourBy_->setMinimumContentsLength(10);
+  status_->setMinimumWidth(1);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
   bar->addWidget(search_, 1);
-  bar->addWidget(collapse_);
-  bar->addWidget(leftToRight_);
+  bar->addWidget(colourBy_);
   bar->addWidget(zoomOut);
   bar->addWidget(zoomIn);
   bar->addWidget(fitButton);
-  bar->addWidget(status_);
+  switches_ = new QWidget(this);
+  auto* switches = new QHBoxLayout(switches_);
+  switches->setContentsMargins(0, 0, 0, 0);
+  switches->addWidget(collapse_);
+  switches->addWidget(leftToRight_);
+  switches->addWidget(edgeLabelsBox_);
+  switches->addWidget(metricsBox_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
   layout->addLayout(bar);
+  auto* second = new QHBoxLayout;
+  second->setContentsMargins(0, 0, 0, 0);
+  second->addWidget(switches_);
+  second->addWidget(status_, 1);
+  layout->addLayout(second);
   layout->addWidget(view_, 1);
 
   connect(fitButton, &QPushButton::clicked, this, &GraphView::fit);
@@ -221,6 +285,17 @@ GraphView::GraphView(QWidget* parent)
     if (text.isEmpty()) search({});
   });
   connect(collapse_, &QCheckBox::toggled, this, [this] { relayout(); });
+  connect(edgeLabelsBox_, &QCheckBox::toggled, this, [this](bool on) {
+    QSettings().setValue("graph/edgeLabels", on);
+    relayout();
+  });
+  connect(metricsBox_, &QCheckBox::toggled, this, [this] {
+    colourBy_->setEnabled(metricsBox_->isChecked());
+    relayout();
+  });
+  connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] {
+    if (metricsShown()) relayout();
+  });
   connect(leftToRight_, &QCheckBox::toggled, this, [this](bool on) {
     QSettings().setValue("graph/leftToRight", on);
     relayout();
@@ -234,6 +309,7 @@ bool GraphView::eventFilter(QObject* watched, QEvent* event) {
   if (watched == view_->viewport() && event->type() == QEvent::Resize) {
     const QSize size = view_->viewport()->size();
     minimap_->move(size.width() - minimap_->width() - 6, size.height() - minimap_->height() - 6);
+    updateLegend();
   }
   return QWidget::eventFilter(watched, event);
 }
@@ -245,6 +321,7 @@ void GraphView::setSnapshot(SnapshotPtr snapshot) {
   const bool first =
       !snapshot_ || !snapshot_->report || (snapshot && snapshot_->fileName != snapshot->fileName);
   snapshot_ = std::move(snapshot);
+  flow_ = snapshot_ && snapshot_->report ? ValueFlow(*snapshot_->report) : ValueFlow();
   if (first && snapshot_ && snapshot_->report) {
     size_t exprs = 0;
     for (const auto& segment : snapshot_->report->segments) exprs += segment.exprs.size();
@@ -289,6 +366,7 @@ void GraphView::relayout() {
   auto graph =
       std::make_shared<viz::Graph>(collapsed() ? viz::buildSegmentOverviewGraph(*snapshot_->report)
                                                : viz::buildSegmentedGraph(*snapshot_->report));
+  annotateForLayout(*graph);
   // Graphviz would take minutes (and hold the layout worker): say so instead.
   if (const std::string refusal = viz::layoutRefusal(*graph); !refusal.empty()) {
     pending_ = false;
@@ -347,14 +425,27 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
   current_ = -1;
   searched_.clear();
   scene_->clear();
-  clusters_ = nodes_ = edges_ = 0;
+  clusters_ = nodes_ = edges_ = edgeLabels_ = 0;
+  // The overlay colours segments by one metric; the others are in the label.
+  const bool overlay = metricsShown();
+  const MetricScale scale(colourMetric(), metrics_);
+  const auto segmentFill = [&](int segment, const QColor& fill) {
+    if (!overlay || segment < 0) return fill;
+    const auto it = metrics_.find(segment);
+    return scale.colour(it == metrics_.end() ? std::nullopt : it->second.value(colourMetric()));
+  };
+  const auto metricLine = [&](int segment) {
+    const auto it = metrics_.find(segment);
+    return overlay && it != metrics_.end() ? QString::fromStdString(it->second.label()) : QString();
+  };
   for (const viz::ClusterLayout& box : layout.clusters) {
     const viz::GraphCluster* cluster = graph.findCluster(box.id);
     if (cluster == nullptr) continue;
     QPen pen(color(cluster->borderColor, Qt::black), 1.2);
     if (cluster->dashed) pen.setStyle(Qt::DashLine);
     auto* rect = scene_->addRect(box.box.x, box.box.y, box.box.width, box.box.height, pen,
-                                 color(cluster->fillColor));
+                                 segmentFill(cluster->segment, color(cluster->fillColor)));
+    rect->setData(kMetricKey, metricLine(cluster->segment));
     rect->setZValue(0);
     rect->setData(kSegmentKey, cluster->segment);
     rect->setData(kSearchKey, QString::fromStdString(cluster->label + " " + cluster->scheduler));
@@ -383,6 +474,8 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     }
     if (edge.hasLabel && info && !info->label.empty()) {
       auto* text = scene_->addSimpleText(QString::fromStdString(info->label), smallFont());
+      text->setData(kKindKey, "edgeLabel");
+      ++edgeLabels_;
       text->setBrush(QColor(70, 70, 70));
       text->setPos(edge.labelBox.x, edge.labelBox.y);
       text->setZValue(1);
@@ -403,7 +496,11 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
     }
     QPen pen(QColor(60, 60, 60), 1.0);
     if (node->dashed) pen.setStyle(Qt::DashLine);
-    auto* item = scene_->addPath(shape, pen, color(node->fillColor));
+    const bool segmentNode = node->kind == viz::NodeKind::Segment;
+    auto* item = scene_->addPath(
+        shape, pen,
+        segmentNode ? segmentFill(node->segment, color(node->fillColor)) : color(node->fillColor));
+    if (segmentNode) item->setData(kMetricKey, metricLine(node->segment));
     item->setZValue(2);
     item->setData(kSegmentKey, node->segment);
     item->setData(kSearchKey, QString::fromStdString(node->label + " " + node->value));
@@ -426,6 +523,9 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
   status_->setText(
       QString("%1 segments, %2 nodes").arg(std::max(clusters_, segmentNodes)).arg(nodes_) +
       (stubs > 0 ? QString(", %1 stubs").arg(stubs) : QString()));
+  if (edgeLabels() && !edgeLabelsDrawn_) {
+    status_->setText(status_->text() + QString(", edge labels off (%1 edges)").arg(edges_));
+  }
   status_->setToolTip(stubs > 0 ? QString("Simplified: %1 distant uses of widely read values "
                                           "are drawn as dashed stubs beside their readers "
                                           "instead of long edges")
@@ -433,6 +533,7 @@ void GraphView::draw(const viz::Graph& graph, const viz::Layout& layout) {
                                 : QString());
   updateSelection();
   if (!selectedValue_.isEmpty()) selectValue(selectedValue_);
+  updateLegend();
   fit();
 }
 
@@ -444,6 +545,12 @@ void GraphView::fit() {
   if (view_->transform().m11() > 1.5) view_->setTransform(QTransform::fromScale(1.5, 1.5));
   minimap_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
   minimap_->viewport()->update();
+}
+
+void GraphView::setCompact(bool compact) {
+  switches_->setVisible(!compact);
+  colourBy_->setVisible(!compact);
+  for (auto* button : findChildren<QPushButton*>("graphZoom")) button->setVisible(!compact);
 }
 
 int GraphView::segmentAt(const QPointF& point) const {

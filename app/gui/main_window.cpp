@@ -14,6 +14,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -27,6 +29,7 @@
 #include "app/gui/database_panel.h"
 #include "app/gui/decisions_view.h"
 #include "app/gui/graph_view.h"
+#include "app/gui/metrics_collector.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/passes_model.h"
 #include "app/gui/report_model.h"
@@ -81,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
       tuning_(new TuningPanel([this] { return currentRequest(); },
                               [this] { return database_->path(); }, this)),
       decisions_(new DecisionsView(this)),
+      metrics_(new MetricsCollector(this)),
       tabs_(new QTabWidget(this)),
       statusLabel_(new QLabel(this)),
       fusionPicker_(new QComboBox(this)),
@@ -133,7 +137,13 @@ MainWindow::MainWindow(QWidget* parent)
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
   auto* dock = new QDockWidget("What if", this);
   dock->setObjectName("whatIfDock");
-  dock->setWidget(options_);
+  // Scrolled: the long pass names no longer hold the dock (and the window)
+  // wide.
+  auto* optionsScroll = new QScrollArea(this);
+  optionsScroll->setWidget(options_);
+  optionsScroll->setWidgetResizable(true);
+  optionsScroll->setFrameShape(QFrame::NoFrame);
+  dock->setWidget(optionsScroll);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   resizeDocks({inspectorDock, dock}, {520, 300}, Qt::Vertical);
   resizeDocks({inspectorDock}, {380}, Qt::Horizontal);
@@ -160,6 +170,18 @@ MainWindow::MainWindow(QWidget* parent)
   connect(options_, &OptionsPanel::settingsChanged, this, &MainWindow::recompile);
   connect(database_, &DatabasePanel::databaseChanged, this, &MainWindow::recompile);
   connect(tuning_, &TuningPanel::databaseUpdated, database_, &DatabasePanel::refresh);
+  // What was measured goes on the graph (the metrics overlay).
+  connect(metrics_, &MetricsCollector::changed, this,
+          [this] { graph_->setMetrics(metrics_->metrics(), metrics_->origin()); });
+  connect(run_, &RunPanel::kernelsTimed, this, [this](const KernelFigures& figures) {
+    metrics_->setKernelFigures(figures);
+    graph_->setMetricsShown(true);
+  });
+  connect(tuning_, &TuningPanel::segmentTuned, this,
+          [this](int segment, double medianMicroseconds, double speedup) {
+            metrics_->addSweep(segment, medianMicroseconds, speedup);
+            graph_->setMetricsShown(true);
+          });
   connect(service_, &CompileService::started, this,
           [this] { statusLabel_->setText("compiling..."); });
   connect(service_, &CompileService::finished, this, &MainWindow::showSnapshot);
@@ -217,6 +239,22 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  // A narrow window (a laptop's half screen, ~900 px) gives the editor and
+  // the graph the room: the right-hand docks go to a fifth of the width,
+  // down to what they need (the docks kept 380 px and left the editor 70).
+  if (event->size().width() == event->oldSize().width() || width() >= kWideWindow) return;
+  QList<QDockWidget*> docks;
+  QList<int> widths;
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+    if (dockWidgetArea(dock) != Qt::RightDockWidgetArea || dock->isFloating()) continue;
+    docks << dock;
+    widths << std::max(dock->minimumSizeHint().width(), width() / 5);
+  }
+  if (!docks.isEmpty()) resizeDocks(docks, widths, Qt::Horizontal);
+}
+
 CompileRequest MainWindow::currentRequest() const {
   CompileRequest request;
   request.source = editor_->toPlainText().toStdString();
@@ -269,6 +307,7 @@ void MainWindow::setScript(const QString& text, const QString& name) {
   updateTitle();
   editor_->clearErrorMarker();
   selected_ = -1;
+  metrics_->clear();  // measured on another script
   // Another script: the one it executes, until another is picked.
   fusionName_.clear();
   recompile();
@@ -327,6 +366,8 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     reportModel_->setSnapshot(snapshot);
     passesModel_->setSnapshot(snapshot);
     decisions_->setSnapshot(snapshot);
+    // The figures that still apply, drawn with the new layout.
+    graph_->setMetrics(metrics_->setSnapshot(snapshot), metrics_->origin(), false);
     graph_->setSnapshot(snapshot);
   }
   setViewsStale(keepLastGood);
@@ -491,6 +532,12 @@ void MainWindow::updateCode() {
             .arg(selected_)
             .arg(QString::fromStdString(it->scheduler), QString::fromStdString(code->source)));
   }
+}
+
+bool MainWindow::loadMetrics(const QString& path, QString* error) {
+  if (!metrics_->loadBench(path, error)) return false;
+  graph_->setMetricsShown(true);
+  return true;
 }
 
 bool MainWindow::exportReportJson(const QString& path, QString* error) {

@@ -26,6 +26,7 @@ class CompareView;
 class DatabasePanel;
 class DecisionsView;
 class GraphView;
+class MetricsCollector;
 class OptionsPanel;
 class PassesModel;
 class ReportModel;
@@ -37,6 +38,8 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  //! Narrower than this, the docks give way to the editor and the graph.
+  static constexpr int kWideWindow = 1300;
   ~MainWindow() override;
 
   //! The questions the window asks about unsaved edits, through functions a
@@ -104,6 +107,11 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   QString currentFile() const { return file_; }
 
+  //! Reads a `fuserlab-cli bench --json` file and shows its kernel times on
+  //! the graph (File > Load metrics...); false with why in `error`.
+  bool loadMetrics(const QString& path, QString* error = nullptr);
+  MetricsCollector* metricsCollector() const { return metrics_; }
+
   //! Writes the last report as JSON; false if there is none or the write
   //! failed (a full disk, a pipe without a reader), with why in `error`.
   bool exportReportJson(const QString& path, QString* error = nullptr);
@@ -120,6 +128,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void setViewsStale(bool stale);
@@ -145,6 +154,7 @@ class MainWindow : public QMainWindow {
   void exportReportDialog();
   void exportGraphDialog();
   void exportSegmentDialog();
+  void loadMetricsDialog();
   void restoreSettings();
 
   ScriptEditor* editor_;
@@ -162,6 +172,7 @@ class MainWindow : public QMainWindow {
   DatabasePanel* database_;
   TuningPanel* tuning_;
   DecisionsView* decisions_;
+  MetricsCollector* metrics_;
   QTabWidget* tabs_;
   QLabel* statusLabel_;
   //! Which definition of a script with several is compiled; hidden for one.

@@ -60,6 +60,7 @@ void MainWindow::buildMenus() {
   file->addAction("Export &segment as script...", this, &MainWindow::exportSegmentDialog);
   file->addAction("Export &graph (SVG, PNG, DOT)...", QKeySequence("Ctrl+Shift+E"), this,
                   &MainWindow::exportGraphDialog);
+  file->addAction("Load &metrics (bench --json)...", this, &MainWindow::loadMetricsDialog);
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   buildRecentMenu();
@@ -106,6 +107,9 @@ void MainWindow::buildMenus() {
   view->addAction("Find &previous", QKeySequence::FindPrevious, graph_, &GraphView::searchPrevious);
   view->addAction("&Collapse or expand segments", QKeySequence("Ctrl+L"), this,
                   [this] { graph_->setCollapsed(!graph_->collapsed()); });
+  view->addSeparator();
+  view->addAction(graph_->producerAction());
+  view->addAction(graph_->consumerAction());
 
   QMenu* help = menuBar()->addMenu("&Help");
   help->addAction("&About FuserLab", this, [this] {
@@ -292,6 +296,19 @@ void MainWindow::exportGraphDialog() {
   }
   statusBar()->showMessage("The graph is not exported: " + error, 10000);
   QMessageBox::warning(this, "Export the graph", "The graph is not exported.\n\n" + error);
+}
+
+void MainWindow::loadMetricsDialog() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, "Load metrics: a file of fuserlab-cli bench --json", {}, "JSON (*.json);;All (*)");
+  if (path.isEmpty()) return;
+  QString error;
+  if (loadMetrics(path, &error)) {
+    statusBar()->showMessage("metrics from " + path + " on the graph", 5000);
+    return;
+  }
+  statusBar()->showMessage("No metrics loaded: " + error, 10000);
+  QMessageBox::warning(this, "Load metrics", "No metrics loaded.\n\n" + error);
 }
 
 void MainWindow::exportSegmentDialog() {

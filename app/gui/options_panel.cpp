@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -66,16 +67,20 @@ OptionsPanel::OptionsPanel(QWidget* parent, bool compact)
     passes_[name] = box;
   }
 
+  // The device names are long ("h100  (NVIDIA H100 80GB HBM3)"): the box
+  // shows what fits and its list the whole names.
+  device_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  device_->setMinimumContentsLength(8);
   if (compact) {
-    auto* row = new QHBoxLayout(this);
+    auto* row = new QGridLayout(this);
     row->setContentsMargins(2, 2, 2, 2);
-    row->addWidget(new QLabel("device", this));
-    row->addWidget(device_);
-    row->addWidget(new QLabel("upcast", this));
-    row->addWidget(upcast_);
-    row->addWidget(new QLabel("bookend", this));
-    row->addWidget(bookend_);
-    row->addStretch();
+    row->addWidget(new QLabel("device", this), 0, 0);
+    row->addWidget(device_, 0, 1, 1, 3);
+    row->addWidget(new QLabel("upcast", this), 1, 0);
+    row->addWidget(upcast_, 1, 1);
+    row->addWidget(new QLabel("bookend", this), 1, 2);
+    row->addWidget(bookend_, 1, 3);
+    row->setColumnStretch(4, 1);
     delete passRow;  // the compare view shows device and strategy only
     for (auto& [name, box] : passes_) box->hide();
     inputs_->hide();

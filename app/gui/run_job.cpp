@@ -9,6 +9,7 @@
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/tensor/result_check.h"
+#include "measure/benchmark.h"
 #include "measure/kernel_timing.h"
 
 namespace fuserlab::gui {
@@ -89,6 +90,18 @@ void runInto(const RunRequest& request, RunResult& result) {
             tuner::measureKernelTimes(executor, onDevice.arguments, kTimedRuns);
         for (std::string& line : tuner::describeKernelTimes(times)) {
           result.lines.push_back(std::move(line));
+        }
+        if (times.unavailable.empty()) {
+          // The graph's overlay: each kernel's time, and its bandwidth
+          // against the copy bandwidth measured now, as bench does.
+          KernelFigures figures;
+          figures.origin = "GPU run";
+          for (const tuner::KernelTimes::Kernel& kernel : times.kernels) {
+            figures.kernels.push_back({kernel.name, kernel.microseconds.median});
+          }
+          figures.copyBytesPerSecond =
+              runtime::measureCopyBandwidth(request.cudaIndex).bytesPerSecond;
+          result.kernelFigures = std::move(figures);
         }
       } catch (const std::exception& error) {
         result.lines.push_back(std::string("GPU time not measured: ") + error.what());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/gui/compile_job.h"
+#include "app/gui/segment_metrics.h"
 
 namespace fuserlab::gui {
 
@@ -33,6 +34,8 @@ struct RunResult {
   int kernelLaunches = -1;         //!< -1 on the cpu backend
   double milliseconds = 0;         //!< the run alone (inputs made before)
   bool checkFailed = false;
+  //! cuda with timeKernels: each kernel's median GPU time (for the graph).
+  std::optional<KernelFigures> kernelFigures;
 };
 
 RunResult runFusionJob(const RunRequest& request);

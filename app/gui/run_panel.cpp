@@ -32,6 +32,8 @@ RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* pare
                                    "flush, timed from CUPTI's kernel records: the GPU time "
                                    "nsys would show, per kernel")
                                .arg(kTimedRuns));
+  backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  backend_->setMinimumContentsLength(10);
   backend_->addItem("cpu (reference executor)", "cpu");
   backend_->addItem("cuda", "cuda");
   seed_->setRange(0, 1 << 30);
@@ -40,15 +42,19 @@ RunPanel::RunPanel(std::function<CompileRequest()> currentRequest, QWidget* pare
   output_->setObjectName("runOutput");
   note_->setWordWrap(true);
 
+  // Two rows: the panel fits a narrow window.
   auto* row = new QHBoxLayout;
   row->addWidget(backend_);
   row->addWidget(seed_);
-  row->addWidget(check_);
-  row->addWidget(timeKernels_);
   row->addStretch();
   row->addWidget(run_);
+  auto* switches = new QHBoxLayout;
+  switches->addWidget(check_);
+  switches->addWidget(timeKernels_);
+  switches->addStretch();
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(row);
+  layout->addLayout(switches);
   layout->addWidget(note_);
   layout->addWidget(output_, 1);
 
@@ -103,6 +109,7 @@ void RunPanel::startRun() {
       if (result.kernelLaunches >= 0) lines << QString("launches: %1").arg(result.kernelLaunches);
     }
     output_->setPlainText(lines.join("\n"));
+    if (result.kernelFigures) emit kernelsTimed(*result.kernelFigures);
     emit runFinished(!result.error && !result.checkFailed);
   });
   watcher->setFuture(

@@ -35,6 +35,8 @@ class RunPanel : public QWidget {
 
  signals:
   void runFinished(bool ok);
+  //! A GPU run timed its kernels ("time the kernels").
+  void kernelsTimed(const fuserlab::gui::KernelFigures& figures);
 
  private:
   void updateBackendNote();

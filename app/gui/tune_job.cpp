@@ -152,6 +152,11 @@ void sweep(const TuneRequest& request, const RunnerFactory& factory, TuneProgres
     summary.chosen = result.decision->chosen;
     summary.decision = result.decision->reason;
     summary.entryId = result.entryId;
+    summary.speedup = result.decision->speedup;
+    for (const auto& o : result.outcomes) {
+      if (o.variant == result.decision->chosen && o.ok())
+        summary.chosenMedianNs = o.stats->medianNs;
+    }
   } else {
     summary.decision = "nothing stored: " + result.decisionError;
   }

@@ -71,6 +71,10 @@ struct TuneSummary {
   std::optional<size_t> chosen;  //!< the decision's winner
   std::string decision;          //!< its reason, or why nothing was stored
   int64_t entryId = 0;
+  //! The winner's speedup over the heuristic's default (1: the default
+  //! stayed), and its median; 0 when nothing was decided or measured now.
+  double speedup = 0;
+  double chosenMedianNs = 0;
 };
 
 //! What a sweep reports while it runs (on the tuning thread; must be quick).

@@ -97,14 +97,18 @@ TuningPanel::TuningPanel(std::function<CompileRequest()> currentRequest,
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
 
+  // Three rows, so the panel fits a narrow window.
+  auto* target = new QHBoxLayout;
+  target->addWidget(new QLabel("segment", this));
+  target->addWidget(segment_, 1);
   auto* choices = new QHBoxLayout;
-  choices->addWidget(new QLabel("segment", this));
-  choices->addWidget(segment_, 1);
   choices->addWidget(strategy_);
   choices->addWidget(budget_);
   choices->addWidget(seed_);
-  choices->addWidget(new QLabel("on", this));
-  choices->addWidget(gpu_);
+  choices->addStretch();
+  auto* where = new QHBoxLayout;
+  where->addWidget(new QLabel("on", this));
+  where->addWidget(gpu_, 1);
   auto* actions = new QHBoxLayout;
   actions->addWidget(dryRun_);
   actions->addWidget(start_);
@@ -116,7 +120,9 @@ TuningPanel::TuningPanel(std::function<CompileRequest()> currentRequest,
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
+  layout->addLayout(target);
   layout->addLayout(choices);
+  layout->addLayout(where);
   layout->addLayout(actions);
   layout->addWidget(note_);
   layout->addWidget(status_);
@@ -249,13 +255,17 @@ void TuningPanel::startSweep() {
   progress_->setRange(0, 0);  // busy until the space is known
   status_->setText("compiling the segment...");
   sweep_ = new QFutureWatcher<TuneSummary>(this);
-  connect(sweep_, &QFutureWatcher<TuneSummary>::finished, this, [this] {
+  const int segment = request.segment;
+  connect(sweep_, &QFutureWatcher<TuneSummary>::finished, this, [this, segment] {
     const TuneSummary summary = sweep_->result();
     sweep_->deleteLater();
     sweep_ = nullptr;
     cancel_.reset();
     updateButtons();
     showSummary(summary);
+    if (!summary.error && summary.speedup > 0) {
+      emit segmentTuned(segment, summary.chosenMedianNs / 1000.0, summary.speedup);
+    }
     if (summary.measured > 0 || summary.entryId != 0) emit databaseUpdated();
     emit sweepFinished(!summary.error && !summary.cancelled);
   });

@@ -76,6 +76,9 @@ class TuningPanel : public QWidget {
   void sweepFinished(bool ok);
   //! A sweep wrote to the database (the browser should refresh).
   void databaseUpdated();
+  //! A sweep of segment `segment` decided: its winner's median (0 if it was
+  //! not measured in this sweep) and speedup over the heuristic's params.
+  void segmentTuned(int segment, double medianMicroseconds, double speedup);
 
  private:
   TuneRequest makeRequest() const;

@@ -21,7 +21,9 @@
 #include <thread>
 
 #include "app/gui/database_panel.h"
+#include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/metrics_legend.h"
 #include "app/gui/tune_job.h"
 #include "app/gui/tune_worker.h"
 #include "app/gui/tuning_panel.h"
@@ -359,6 +361,51 @@ class GuiTuningTest : public QObject {
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.first().first().toBool(), false);
     QVERIFY(panel->status()->text().contains("no database"));
+  }
+
+  // Metrics on the graph after a sweep: the tuned segment's winner time and
+  // its speedup over the heuristic's params (default 1000 ns, winner 400 ns);
+  // later, compiling with the database gives the same speedup from the
+  // entry's measurements, with no sweep in this window.
+  void sweepAndDatabaseShowTheTunedSpeedupOnTheGraph() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("tuned.db");
+    int segment = -1;
+    {
+      MainWindow window;
+      window.show();
+      QVERIFY(openLayerNorm(window));
+      segment = window.tuning()->segmentBox()->currentData().toInt();
+      window.database()->openDatabase(db);
+      TuningPanel* panel = window.tuning();
+      panel->setRunnerFactory(fakeFactory(3, 1), {"h100"});
+      panel->budgetBox()->setValue(6);
+      QSignalSpy finished(panel, &TuningPanel::sweepFinished);
+      panel->startSweep();
+      QVERIFY(finished.wait(60000));
+      GraphView* graph = window.graph();
+      QTRY_VERIFY_WITH_TIMEOUT(graph->metricsShown() && !graph->pending(), 20000);
+      const QString label = graph->metricLabelOf(segment);
+      QVERIFY2(label.contains("0.4 us") && label.contains("2.50x tuned"), qPrintable(label));
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "layer_norm.py") && waitForCompile(window));
+    QVERIFY(!window.graph()->metricsShown());
+    window.database()->openDatabase(db);
+    window.database()->setUseForCompiling(true);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.service()->latest() && !window.service()->latest()->tunedSpeedups.empty(), 20000);
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot->tunedSpeedups.count(segment));
+    QCOMPARE(qRound(snapshot->tunedSpeedups.at(segment) * 100), 250);
+    GraphView* graph = window.graph();
+    QTRY_VERIFY_WITH_TIMEOUT(graph->metricsShown() && !graph->pending(), 20000);
+    QVERIFY2(graph->metricLabelOf(segment).contains("2.50x tuned"),
+             qPrintable(graph->metricLabelOf(segment)));
+    graph->setColourMetric(Metric::TunedSpeedup);
+    QTRY_VERIFY_WITH_TIMEOUT(!graph->pending(), 20000);
+    QCOMPARE(graph->segmentFillOf(segment), attentionColour(1));  // 2x and more: red
   }
 };
 
