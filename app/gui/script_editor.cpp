@@ -27,10 +27,11 @@ class LineNumberArea : public QWidget {
 }  // namespace
 
 ScriptEditor::ScriptEditor(QWidget* parent)
-    : QPlainTextEdit(parent), lineNumbers_(new LineNumberArea(this)) {
+    : QPlainTextEdit(parent),
+      lineNumbers_(new LineNumberArea(this)),
+      highlighter_(new PythonHighlighter(document(), palette())) {
   setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   setLineWrapMode(QPlainTextEdit::NoWrap);
-  new PythonHighlighter(document());
   connect(this, &QPlainTextEdit::blockCountChanged, this,
           [this] { setViewportMargins(lineNumberAreaWidth(), 0, 0, 0); });
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
@@ -57,7 +58,9 @@ void ScriptEditor::resizeEvent(QResizeEvent* event) {
 
 void ScriptEditor::paintLineNumbers(QPaintEvent* event) {
   QPainter painter(lineNumbers_);
-  painter.fillRect(event->rect(), QColor(240, 240, 240));
+  // The gutter in the palette's colours: a fixed light grey stayed light
+  // under a dark palette.
+  painter.fillRect(event->rect(), palette().color(QPalette::Window));
   QTextBlock block = firstVisibleBlock();
   int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
   while (block.isValid() && top <= event->rect().bottom()) {
@@ -68,7 +71,7 @@ void ScriptEditor::paintLineNumbers(QPaintEvent* event) {
         painter.fillRect(0, top, lineNumbers_->width(), height, QColor(220, 60, 60));
         painter.setPen(Qt::white);
       } else {
-        painter.setPen(QColor(130, 130, 130));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
       }
       painter.drawText(0, top, lineNumbers_->width() - 6, height, Qt::AlignRight,
                        QString::number(line));
@@ -96,7 +99,7 @@ void ScriptEditor::updateMarker() {
   const QTextBlock block = document()->findBlockByNumber(errorLine_ - 1);
   if (errorLine_ > 0 && block.isValid()) {
     QTextEdit::ExtraSelection line;
-    line.format.setBackground(QColor(255, 225, 225));
+    line.format.setBackground(errorLineBackground());
     line.format.setProperty(QTextFormat::FullWidthSelection, true);
     line.cursor = QTextCursor(block);
     selections << line;
@@ -113,6 +116,19 @@ void ScriptEditor::updateMarker() {
   }
   setExtraSelections(selections);
   lineNumbers_->update();
+}
+
+QColor ScriptEditor::errorLineBackground() const {
+  const QColor base = palette().color(QPalette::Base);
+  return base.lightness() < 128 ? QColor(95, 30, 30) : QColor(255, 225, 225);
+}
+
+void ScriptEditor::changeEvent(QEvent* event) {
+  QPlainTextEdit::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    highlighter_->setPalette(palette());
+    updateMarker();
+  }
 }
 
 bool ScriptEditor::event(QEvent* event) {

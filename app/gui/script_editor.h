@@ -9,6 +9,8 @@
 
 namespace fuserlab::gui {
 
+class PythonHighlighter;
+
 class ScriptEditor : public QPlainTextEdit {
   Q_OBJECT
  public:
@@ -20,6 +22,11 @@ class ScriptEditor : public QPlainTextEdit {
   //! The marked line (1-based), 0 if none.
   int errorLine() const { return errorLine_; }
   int errorColumn() const { return errorColumn_; }
+
+  //! The syntax colours (they follow the palette, dark ones included).
+  PythonHighlighter* highlighter() const { return highlighter_; }
+  //! The error line's tint: light on a light palette, dark on a dark one.
+  QColor errorLineBackground() const;
 
   int lineNumberAreaWidth() const;
   void paintLineNumbers(QPaintEvent* event);
@@ -33,11 +40,13 @@ class ScriptEditor : public QPlainTextEdit {
   void dragMoveEvent(QDragMoveEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   bool event(QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
   void updateMarker();
 
   QWidget* lineNumbers_;
+  PythonHighlighter* highlighter_;
   int errorLine_ = 0;
   int errorColumn_ = 0;
   QString errorMessage_;

@@ -6,11 +6,14 @@
 #include <QDockWidget>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTextBlock>
+#include <QTextLayout>
 #include <QtTest>
 
 #include "app/gui/compare_view.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/python_highlighter.h"
 #include "app/gui/script_editor.h"
 #include "tests/gui/window_test_support.h"
 
@@ -20,6 +23,32 @@ using namespace fuserlab::gui::testing;
 namespace {
 
 const QString kExamples = examplesDir();
+
+QPalette darkPalette() {
+  QPalette dark;
+  dark.setColor(QPalette::Window, QColor(45, 45, 48));
+  dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+  dark.setColor(QPalette::Base, QColor(30, 30, 30));
+  dark.setColor(QPalette::AlternateBase, QColor(40, 40, 40));
+  dark.setColor(QPalette::Text, QColor(220, 220, 220));
+  dark.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
+  dark.setColor(QPalette::Button, QColor(45, 45, 48));
+  dark.setColor(QPalette::ButtonText, QColor(220, 220, 220));
+  return dark;
+}
+
+// The colours the highlighter gave the characters of the editor's text.
+QList<QColor> drawnColours(const ScriptEditor& editor) {
+  QList<QColor> colours;
+  for (QTextBlock block = editor.document()->begin(); block.isValid(); block = block.next()) {
+    for (const QTextLayout::FormatRange& range : block.layout()->formats()) {
+      if (range.format.hasProperty(QTextFormat::ForegroundBrush)) {
+        colours << range.format.foreground().color();
+      }
+    }
+  }
+  return colours;
+}
 
 }  // namespace
 
@@ -59,6 +88,50 @@ class GuiHabitsTest : public QObject {
     window.resize(1600, 900);
     QTest::qWait(50);
     QVERIFY(window.editor()->width() >= 400);
+  }
+
+  // A dark palette left the syntax colours made for white: each highlight
+  // format (and the error line's tint) now contrasts with the palette's base
+  // by WCAG's 4.5 at least, and the characters are drawn in those colours.
+  void editorColoursFollowADarkPalette() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "silu_mul.py"));
+    ScriptEditor* editor = window.editor();
+    const QColor lightBase = editor->palette().color(QPalette::Base);
+    for (const QTextCharFormat& format : editor->highlighter()->formats()) {
+      QVERIFY(contrastRatio(format.foreground().color(), lightBase) >= 4.5);
+    }
+    editor->setPalette(darkPalette());
+    const QColor base = editor->palette().color(QPalette::Base);
+    QCOMPARE(base, QColor(30, 30, 30));
+    const auto formats = editor->highlighter()->formats();
+    QVERIFY(formats.size() >= 7);
+    for (const QTextCharFormat& format : formats) {
+      const QColor colour = format.foreground().color();
+      QVERIFY2(contrastRatio(colour, base) >= PythonHighlighter::kMinimumContrast,
+               qPrintable(QString("%1 on %2: %3")
+                              .arg(colour.name(), base.name())
+                              .arg(contrastRatio(colour, base))));
+    }
+    const QList<QColor> drawn = drawnColours(*editor);
+    QVERIFY(drawn.size() > 10);
+    for (const QColor& colour : drawn) {
+      QVERIFY2(contrastRatio(colour, base) >= PythonHighlighter::kMinimumContrast,
+               qPrintable(colour.name()));
+    }
+    // The error line's tint under the palette's text.
+    QVERIFY(contrastRatio(editor->errorLineBackground(), editor->palette().color(QPalette::Text)) >=
+            PythonHighlighter::kMinimumContrast);
+    // Also when the whole application turns dark.
+    const QPalette before = qApp->palette();
+    editor->setPalette(QPalette());
+    qApp->setPalette(darkPalette());
+    QTest::qWait(10);
+    for (const QTextCharFormat& format : editor->highlighter()->formats()) {
+      QVERIFY(contrastRatio(format.foreground().color(), QColor(30, 30, 30)) >= 4.5);
+    }
+    qApp->setPalette(before);
   }
 };
 
