@@ -167,7 +167,10 @@ MainWindow::MainWindow(QWidget* parent)
     updateModified();
   });
   connect(editor_, &ScriptEditor::fileDropped, this, &MainWindow::openFile);
-  connect(options_, &OptionsPanel::settingsChanged, this, &MainWindow::recompile);
+  connect(options_, &OptionsPanel::settingsChanged, this, [this] {
+    rememberInputs();
+    recompile();
+  });
   connect(database_, &DatabasePanel::databaseChanged, this, &MainWindow::recompile);
   connect(tuning_, &TuningPanel::databaseUpdated, database_, &DatabasePanel::refresh);
   // What was measured goes on the graph (the metrics overlay).
@@ -288,6 +291,8 @@ bool MainWindow::openFile(const QString& path) {
   // Read first: a file that cannot be read costs the edits nothing.
   if (!confirmDiscard()) return false;
   file_ = QFileInfo(path).absoluteFilePath();
+  // The sizes this file was last compiled at (none: its inputs block).
+  options_->setInputs(rememberedInputs(file_));
   addRecentFile(file_);
   // As QIODevice::Text read it: Windows line ends become '\n'.
   QString script = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));

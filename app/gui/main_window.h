@@ -156,6 +156,10 @@ class MainWindow : public QMainWindow {
   void exportSegmentDialog();
   void loadMetricsDialog();
   void restoreSettings();
+  //! The input sizes last given for script `file` (QSettings), "" if none.
+  static QString rememberedInputs(const QString& file);
+  //! Remembers the inputs field for the current file.
+  void rememberInputs();
 
   ScriptEditor* editor_;
   OptionsPanel* options_;

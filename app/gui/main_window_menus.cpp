@@ -353,6 +353,35 @@ void MainWindow::restoreSettings() {
   if (!database.isEmpty()) database_->openDatabase(database);
 }
 
+namespace {
+
+// Per file, the input sizes given in the What-if dock, most recent first.
+constexpr const char* kInputsKey = "options/inputsByFile";
+constexpr int kMaxRememberedInputs = 200;
+
+}  // namespace
+
+QString MainWindow::rememberedInputs(const QString& file) {
+  return QSettings().value(kInputsKey).toMap().value(file).toString();
+}
+
+void MainWindow::rememberInputs() {
+  if (file_.isEmpty()) return;
+  QSettings settings;
+  QVariantMap inputs = settings.value(kInputsKey).toMap();
+  const QString text = QString::fromStdString(options_->settings().inputs);
+  if (text.isEmpty()) {
+    inputs.remove(file_);
+  } else {
+    inputs[file_] = text;
+  }
+  // Bounded: other files go, first by name, once there are too many.
+  for (auto it = inputs.begin(); inputs.size() > kMaxRememberedInputs && it != inputs.end();) {
+    it = it.key() == file_ ? std::next(it) : inputs.erase(it);
+  }
+  settings.setValue(kInputsKey, inputs);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (!confirmDiscard()) {
     event->ignore();

@@ -99,6 +99,12 @@ OptionsPanel::OptionsPanel(QWidget* parent, bool compact)
   layout->addStretch();
 }
 
+void OptionsPanel::setInputs(const QString& inputs) {
+  quiet_ = true;
+  inputs_->setText(inputs);
+  quiet_ = false;
+}
+
 QCheckBox* OptionsPanel::passBox(const QString& pass) const {
   auto it = passes_.find(pass);
   return it == passes_.end() ? nullptr : it->second;

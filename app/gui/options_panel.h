@@ -28,6 +28,10 @@ class OptionsPanel : public QWidget {
   QComboBox* deviceBox() const { return device_; }
   QComboBox* upcastBox() const { return upcast_; }
   QComboBox* bookendBox() const { return bookend_; }
+  //! The input sizes field (the CLI's --inputs form; empty: the script's).
+  QLineEdit* inputsEdit() const { return inputs_; }
+  //! Shows `inputs` without emitting settingsChanged.
+  void setInputs(const QString& inputs);
   QCheckBox* passBox(const QString& pass) const;
 
  signals:

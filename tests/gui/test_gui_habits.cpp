@@ -4,6 +4,7 @@
 // and Compare against a baseline saved to a file.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLineEdit>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTextBlock>
@@ -13,6 +14,7 @@
 #include "app/gui/compare_view.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/options_panel.h"
 #include "app/gui/python_highlighter.h"
 #include "app/gui/script_editor.h"
 #include "tests/gui/window_test_support.h"
@@ -132,6 +134,48 @@ class GuiHabitsTest : public QObject {
       QVERIFY(contrastRatio(format.foreground().color(), QColor(30, 30, 30)) >= 4.5);
     }
     qApp->setPalette(before);
+  }
+
+  // The input sizes given for a file come back when it is opened again, in a
+  // later session too; another file starts from its own inputs block.
+  void inputsAreRememberedPerFile() {
+    const QString silu = kExamples + "silu_mul.py";
+    const QString sizes = "128x512:bf16,128x512:bf16";
+    {
+      MainWindow window;
+      window.show();
+      QVERIFY(window.openFile(silu));
+      QVERIFY(waitForSnapshot(window));
+      window.options()->inputsEdit()->setText(sizes);
+      emit window.options()->inputsEdit()->editingFinished();
+      QVERIFY(waitForSnapshot(window));
+      const auto snapshot = window.service()->latest();
+      QVERIFY(snapshot && snapshot->ok());
+      QCOMPARE(snapshot->inputsOrigin, std::string("the inputs setting"));
+      QVERIFY(window.openFile(kExamples + "rms_norm.py"));
+      QVERIFY(window.options()->inputsEdit()->text().isEmpty());
+      QVERIFY(waitForSnapshot(window));
+      QCOMPARE(window.service()->latest()->inputsOrigin, std::string("the inputs block"));
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(silu));
+    QCOMPARE(window.options()->inputsEdit()->text(), sizes);
+    QVERIFY(waitForSnapshot(window));
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot && snapshot->ok());
+    bool resized = false;
+    for (const auto& value : snapshot->report->values) {
+      resized = resized || (value.isFusionInput && value.shape == std::vector<int64_t>{128, 512});
+    }
+    QVERIFY(resized);
+    // Cleared, the file goes back to its inputs block next time.
+    window.options()->inputsEdit()->clear();
+    emit window.options()->inputsEdit()->editingFinished();
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(window.openFile(kExamples + "rms_norm.py"));
+    QVERIFY(window.openFile(silu));
+    QVERIFY(window.options()->inputsEdit()->text().isEmpty());
   }
 };
 
