@@ -1,14 +1,23 @@
 #include "app/gui/compare_view.h"
 
 #include <QCheckBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "app/gui/compare_baseline.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/options_panel.h"
+#include "core/ir/bounded_file.h"
+#include "core/ir/error.h"
+#include "core/ir/output_file.h"
 #include "core/report/report_diff.h"
 #include "core/report/script_names.h"
 
@@ -71,7 +80,29 @@ CompareView::CompareView(QWidget* parent)
   layout->addWidget(a_);
   layout->addWidget(labelB);
   layout->addWidget(b_);
-  layout->addWidget(pin_);
+  auto* baselineRow = new QHBoxLayout;
+  baselineRow->addWidget(pin_, 1);
+  auto* saveButton = new QPushButton("Save A...", this);
+  auto* loadButton = new QPushButton("Load baseline...", this);
+  saveButton->setObjectName("saveBaseline");
+  loadButton->setObjectName("loadBaseline");
+  saveButton->setToolTip("write side A's compile to a JSON file, to compare later compiles with");
+  loadButton->setToolTip("compare B with a compile saved earlier (it becomes side A)");
+  baselineRow->addWidget(saveButton);
+  baselineRow->addWidget(loadButton);
+  layout->addLayout(baselineRow);
+  connect(saveButton, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Save A as a baseline", "baseline.json",
+                                                      "JSON (*.json)");
+    QString error;
+    if (!path.isEmpty() && !saveBaseline(path, &error)) summary_->setText(error);
+  });
+  connect(loadButton, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, "Load a baseline", {}, "JSON (*.json);;All (*)");
+    QString error;
+    if (!path.isEmpty() && !loadBaseline(path, &error)) summary_->setText(error);
+  });
   layout->addWidget(summary_);
   auto* graphs = new QSplitter(Qt::Horizontal, this);
   graphs->addWidget(graphA_);
@@ -98,9 +129,53 @@ void CompareView::setBaselinePinned(bool pinned) {
   if (pin_->isChecked() != pinned) pin_->setChecked(pinned);  // re-enters once
   if (pinned == baselinePinned()) return;
   baseline_ = pinned ? serviceA_->latest() : nullptr;
+  baselineFile_.clear();
+  baselineSettings_.clear();
   a_->setEnabled(!pinned);
   if (!pinned) recompile();
   refresh();
+}
+
+bool CompareView::saveBaseline(const QString& path, QString* error) {
+  const SnapshotPtr a = snapshotA();
+  if (!a || !a->report) {
+    if (error) *error = "no baseline to save: side A has not compiled";
+    return false;
+  }
+  const std::string summary =
+      baselineSettings_.isEmpty() ? a_->settings().summary() : baselineSettings_.toStdString();
+  try {
+    ir::writeUserFile(QFile::encodeName(path).toStdString(), baselineJson(*a, summary));
+  } catch (const UserError& failure) {
+    if (error) *error = QString::fromUtf8(failure.what());
+    return false;
+  }
+  return true;
+}
+
+bool CompareView::loadBaseline(const QString& path, QString* error) {
+  // A report of a 2,000-op fusion is a few MiB; this bounds a wrong file.
+  constexpr size_t kMaxBaselineBytes = size_t{256} << 20;
+  Baseline baseline;
+  try {
+    const std::string text =
+        ir::readUserFile(QFile::encodeName(path).toStdString(), "baseline", kMaxBaselineBytes);
+    baseline = baselineFromJson(text, QFileInfo(path).fileName().toStdString());
+  } catch (const std::exception& failure) {
+    if (error) *error = QString::fromUtf8(failure.what());
+    return false;
+  }
+  {
+    const QSignalBlocker block(pin_);
+    pin_->setChecked(true);
+  }
+  baseline_ = std::make_shared<const CompileSnapshot>(std::move(baseline.snapshot));
+  baselineFile_ = QFileInfo(path).fileName();
+  baselineSettings_ = QString::fromStdString(baseline.settingsSummary);
+  a_->setEnabled(false);
+  recompile();  // B, against the loaded baseline
+  refresh();
+  return true;
 }
 
 void CompareView::recompile() {
@@ -150,10 +225,13 @@ void CompareView::refresh() {
   }
   const auto& ra = *a->report;
   const auto& rb = *b->report;
-  addRow("options",
-         baseline_ ? QString("baseline: ") + QString::fromStdString(a_->settings().summary())
-                   : QString::fromStdString(a_->settings().summary()),
-         QString::fromStdString(b_->settings().summary()), false);
+  const QString optionsA =
+      !baselineFile_.isEmpty() ? QString("baseline %1 (%2 on %3): %4")
+                                     .arg(baselineFile_, QString::fromStdString(a->fileName),
+                                          QString::fromStdString(a->deviceName), baselineSettings_)
+      : baseline_ ? QString("baseline: ") + QString::fromStdString(a_->settings().summary())
+                  : QString::fromStdString(a_->settings().summary());
+  addRow("options", optionsA, QString::fromStdString(b_->settings().summary()), false);
   const report::ReportDiff diff = report::diffReports(ra, rb);
   for (const report::FieldDiff& field : diff.summary) {
     addRow(QString::fromStdString(field.field), QString::fromStdString(field.a),

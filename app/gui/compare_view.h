@@ -42,6 +42,14 @@ class CompareView : public QWidget {
   //! recompile with the script again (false).
   void setBaselinePinned(bool pinned);
   bool baselinePinned() const { return baseline_ != nullptr; }
+  //! Writes side A's compile (the pinned baseline, if any) to `path` as a
+  //! baseline file (compare_baseline.h); false with why in `error`.
+  bool saveBaseline(const QString& path, QString* error = nullptr);
+  //! Reads a baseline file and pins it as side A: B, compiled from the
+  //! script now, is compared with it. False with why in `error`.
+  bool loadBaseline(const QString& path, QString* error = nullptr);
+  //! The loaded baseline file's name; empty when A is not from a file.
+  QString baselineFile() const { return baselineFile_; }
 
  signals:
   void compared();
@@ -60,6 +68,8 @@ class CompareView : public QWidget {
   GraphView* graphA_;
   GraphView* graphB_;
   SnapshotPtr baseline_;
+  QString baselineFile_;
+  QString baselineSettings_;
   CompileRequest request_;
   bool haveRequest_ = false;
   int differences_ = 0;

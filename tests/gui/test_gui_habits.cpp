@@ -4,9 +4,12 @@
 // and Compare against a baseline saved to a file.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTextLayout>
 #include <QtTest>
@@ -17,6 +20,7 @@
 #include "app/gui/options_panel.h"
 #include "app/gui/python_highlighter.h"
 #include "app/gui/script_editor.h"
+#include "core/report/report_reader.h"
 #include "tests/gui/window_test_support.h"
 
 using namespace fuserlab::gui;
@@ -176,6 +180,62 @@ class GuiHabitsTest : public QObject {
     QVERIFY(window.openFile(kExamples + "rms_norm.py"));
     QVERIFY(window.openFile(silu));
     QVERIFY(window.options()->inputsEdit()->text().isEmpty());
+  }
+
+  // Compare against a baseline file (Nsight Compute's habit): side A's
+  // compile saved as JSON in one session, loaded in another as side A, and
+  // B compiled now is compared with it, per param and graph.
+  void compareAgainstABaselineSavedToAFile() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("privatize.json");
+    {
+      MainWindow window;
+      window.show();
+      QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+      QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
+      QString error;
+      QVERIFY2(window.compare()->saveBaseline(path, &error), qPrintable(error));
+      // What is saved reads back as the same report.
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      const auto root = fuserlab::report::Json::parse(file.readAll().toStdString());
+      const auto& saved = *root.get("report");
+      QCOMPARE(fuserlab::report::reportFromJson(saved).toJson().dump(), saved.dump());
+      QCOMPARE(saved.dump(), window.compare()->snapshotA()->report->toJson().dump());
+    }
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "seed000_forwarding_miss.py"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.compare()->differences() > 0, 60000);
+    CompareView* compare = window.compare();
+    // This session's A is recompiled with upcast=forward, as B: only the
+    // baseline file can make a difference.
+    compare->sideA()->upcastBox()->setCurrentIndex(
+        compare->sideA()->upcastBox()->findData("forward"));
+    QTRY_COMPARE_WITH_TIMEOUT(compare->differences(), 0, 60000);
+    QString error;
+    QVERIFY2(compare->loadBaseline(path, &error), qPrintable(error));
+    QVERIFY(compare->baselinePinned());
+    QCOMPARE(compare->baselineFile(), QString("privatize.json"));
+    QTRY_VERIFY_WITH_TIMEOUT(compare->differences() > 0, 60000);
+    QTableWidget* table = compare->table();
+    QVERIFY(table->rowCount() > 2);
+    QCOMPARE(table->item(0, 0)->text(), QString("options"));
+    QVERIFY2(table->item(0, 1)->text().startsWith("baseline privatize.json"),
+             qPrintable(table->item(0, 1)->text()));
+    QVERIFY(table->item(0, 1)->text().contains("upcast=privatize"));
+    QVERIFY(table->item(0, 2)->text().contains("upcast=forward"));
+    QVERIFY(waitForGraph(*compare->graphA()));
+    QVERIFY(compare->graphA()->clusterCount() > 0);
+    // Not a baseline: refused, the loaded one stays.
+    const QString other = dir.filePath("other.json");
+    QVERIFY(window.exportReportJson(other));
+    QVERIFY(!compare->loadBaseline(other, &error));
+    QVERIFY2(error.contains("not a Compare baseline"), qPrintable(error));
+    QCOMPARE(compare->baselineFile(), QString("privatize.json"));
+    // Unpinned, A compiles from the script again.
+    compare->setBaselinePinned(false);
+    QVERIFY(compare->baselineFile().isEmpty());
   }
 };
 
