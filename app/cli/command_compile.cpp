@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "app/cli/commands.h"
@@ -36,6 +37,32 @@ std::string dims(const std::array<int64_t, 3>& d) {
 
 void writeFile(const std::filesystem::path& path, std::string_view bytes) {
   writeOutputFile(path.string(), bytes);
+}
+
+// What NVRTC made of one kernel, for a later kernel whose source is the same
+// but for its name: a chain of 3,000 sum-and-broadcast pairs segments into
+// 3,000 reduction kernels, nearly all alike, and compiled each for 40 ms
+// (two minutes); alike ones are compiled once now. With --out every kernel
+// is compiled, since each CUBIN holds its own kernel's name.
+struct CompiledSource {
+  std::string kernelName;
+  size_t cubinBytes = 0;
+  bool withWarnings = false;
+  std::string ptxasUsage;  //!< empty when ptxas reported none
+};
+
+// The kernel's source and options with its name taken out.
+std::string sourceButForTheName(const codegen::GeneratedKernel& kernel) {
+  std::string key;
+  for (const std::string& option : kernel.options) key += option + "\n";
+  const std::string& source = kernel.source;
+  size_t at = 0;
+  for (size_t next = source.find(kernel.name); next != std::string::npos;
+       next = source.find(kernel.name, at)) {
+    key.append(source, at, next - at).append("\x01");
+    at = next + kernel.name.size();
+  }
+  return key.append(source, at, std::string::npos);
 }
 
 }  // namespace
@@ -73,6 +100,7 @@ int compileCommand(const std::vector<std::string>& args) {
             << ": " << compiled.report.segments.size() << " segments, " << kernels.size()
             << " kernels\n";
   std::vector<std::string> failures;
+  std::map<std::string, CompiledSource> compiledSources;
   for (const runtime::SegmentKernel& segment : kernels) {
     const std::string scheduler(scheduler::toString(segment.scheduler));
     if (!segment.kernel) {
@@ -94,6 +122,16 @@ int compileCommand(const std::vector<std::string>& args) {
     if (kernel.workspaceBytes > 0) std::cout << " workspace " << kernel.workspaceBytes << " bytes";
     std::cout << ", " << (kernel.int64Indexing ? "int64" : "int32") << " indexing\n";
     if (out) writeFile(*out / (kernel.name + ".cu"), kernel.source);
+    const std::string sourceKey = out ? std::string() : sourceButForTheName(kernel);
+    if (auto same = compiledSources.find(sourceKey); !out && same != compiledSources.end()) {
+      const CompiledSource& earlier = same->second;
+      std::cout << "  NVRTC: not run again, the source is " << earlier.kernelName
+                << "'s but for the name; cubin " << earlier.cubinBytes << " bytes";
+      for (const std::string& option : kernel.options) std::cout << " " << option;
+      std::cout << (earlier.withWarnings ? " (with warnings)" : "") << "\n";
+      if (!earlier.ptxasUsage.empty()) std::cout << "  ptxas: " << earlier.ptxasUsage << "\n";
+      continue;
+    }
     try {
       codegen::GeneratedKernel verbose = kernel;
       verbose.options.emplace_back(runtime::kPtxasVerboseOption);
@@ -102,10 +140,14 @@ int compileCommand(const std::vector<std::string>& args) {
       line << std::fixed << std::setprecision(1) << binary.compileMilliseconds;
       std::cout << "  NVRTC: " << line.str() << " ms, cubin " << binary.cubin.size() << " bytes";
       for (const std::string& option : kernel.options) std::cout << " " << option;
-      std::cout << (runtime::withoutPtxasInfo(binary.log).empty() ? "" : " (with warnings)")
-                << "\n";
-      if (auto usage = runtime::parsePtxasUsage(binary.log, kernel.name)) {
-        std::cout << "  ptxas: " << usage->toString() << "\n";
+      const bool withWarnings = !runtime::withoutPtxasInfo(binary.log).empty();
+      std::cout << (withWarnings ? " (with warnings)" : "") << "\n";
+      const auto usage = runtime::parsePtxasUsage(binary.log, kernel.name);
+      if (usage) std::cout << "  ptxas: " << usage->toString() << "\n";
+      if (!out) {
+        compiledSources.emplace(sourceKey,
+                                CompiledSource{kernel.name, binary.cubin.size(), withWarnings,
+                                               usage ? usage->toString() : ""});
       }
       if (out) {
         writeFile(*out / (kernel.name + ".log"), binary.log);

@@ -55,6 +55,47 @@ TEST(CliCompileTest, WritesSourceLogAndCubinOfEveryKernel) {
   std::filesystem::remove_all(out);
 }
 
+// Issue 43, the second hostile corpus: a loop of 3,000 sum-and-broadcast
+// pairs segments into 3,000 reduction kernels, nearly all alike, and compile
+// ran NVRTC on each (about 40 ms apiece: two minutes). A kernel whose source
+// is an earlier one's but for its name is compiled once; with --out each
+// still gets its own CUBIN.
+TEST(CliCompileTest, KernelsAlikeButForTheirNameAreCompiledOnce) {
+  const std::filesystem::path dir = freshDirectory("alike");
+  std::filesystem::create_directories(dir);
+  const std::string script = (dir / "chain.py").string();
+  std::ofstream(script)
+      << "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n"
+         "def fusion(fd: FusionDefinition) -> None:\n"
+         "    t = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.Float)\n"
+         "    for i in range(12):\n"
+         "        t = fd.ops.broadcast_in_dim(fd.ops.sum(t, dims=[1]), shape=[4, 8], "
+         "broadcast_dims=[0])\n"
+         "    fd.add_output(t)\n"
+         "with FusionDefinition() as fd:\n"
+         "    fusion(fd)\n"
+         "inputs = [torch.randn(4, 8)]\n";
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const CliResult r = runCli("compile " + script + " --device h100");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // The first and last reductions differ from the rest, which repeat three
+  // kernels: 5 compiled, 7 not.
+  EXPECT_EQ(count(r.output, "(segment "), 12u) << r.output;
+  EXPECT_EQ(count(r.output, "NVRTC: not run again, the source is reduction_seg"), 7u) << r.output;
+  EXPECT_EQ(count(r.output, " ms, cubin "), 5u) << r.output;
+  EXPECT_EQ(count(r.output, "  ptxas: "), 12u) << r.output;
+  const CliResult written =
+      runCli("compile " + script + " --device h100 --out " + (dir / "out").string());
+  ASSERT_EQ(written.exitCode, 0) << written.output;
+  EXPECT_EQ(count(written.output, " ms, cubin "), 12u) << written.output;
+  std::filesystem::remove_all(dir);
+}
+
 // Issue 46 defect 3: a kernel's comment names its values as the script does
 // (the segment's IR numbers them afresh; var_mean's parts are the reader's).
 TEST(CliCompileTest, AKernelsCommentGivesTheScriptsNames) {
