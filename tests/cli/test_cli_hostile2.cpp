@@ -275,13 +275,21 @@ TEST_F(CliHostile2Test, GeneratedLargeInputsEndInTime) {
           "        t = fd.ops.slice(fd.ops.pad(t, [1, 1]), start_indices=[0, 1], "
           "end_indices=[4, 9])\n    fd.add_output(t)\n" +
           kExecute);
+  add("reductions_3000.py", header + kDefinition +
+                                "    t = T0\n    for i in range(3000):\n"
+                                "        t = fd.ops.broadcast_in_dim(fd.ops.sum(t, dims=[1]), "
+                                "shape=[4, 8], broadcast_dims=[0])\n    fd.add_output(t)\n" +
+                                kExecute);
   add("dict_comprehension_60000.py", header + "d = {i: i for i in range(60000)}\n");
   add("list_index_60000.py",
       header + "l = list(range(60000))\nfor i in range(60000):\n    l.index(59999)\n");
   expectScriptsHandled(files, false);
-  // Wide fusions: the kernel's parameter space, the graph's layout bound.
+  // Wide and long fusions: the kernel's parameter space, the graph's layout
+  // bound, 3,000 reduction kernels (compiled in two minutes before 3,000
+  // alike ones were compiled once).
   const std::string graph = path("graph.dot");
-  for (const char* wide : {"outputs_5000.py", "inputs_5000.py", "pads_and_slices_3000.py"}) {
+  for (const char* wide :
+       {"outputs_5000.py", "inputs_5000.py", "pads_and_slices_3000.py", "reductions_3000.py"}) {
     const std::string file = path(wide);
     expectHandled(
         {std::string("compile ") + wide, {"compile", file, "--device", "h100"}, file, ""});
