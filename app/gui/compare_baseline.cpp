@@ -23,7 +23,7 @@ Baseline baselineFromJson(const std::string& text, const std::string& fileName) 
   const report::Json* format = root.isObject() ? root.get("format") : nullptr;
   FL_CHECK(format != nullptr && format->isString() && format->asString() == kBaselineFormat,
            fileName, " is not a Compare baseline (no \"format\": \"", kBaselineFormat,
-           "\"; save one with Compare's \"Save A as baseline...\")");
+           "\"; save one with Compare's \"Save A...\")");
   const report::Json* version = root.get("version");
   FL_CHECK(version != nullptr && version->isInt() && version->asInt() <= kBaselineVersion, fileName,
            " is a baseline of a newer version (",

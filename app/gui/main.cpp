@@ -1,22 +1,30 @@
 // fuserlab: the FuserLab workbench.
 //   fuserlab [FILE] [--set K=V]... [--disable-pass P]... [--device NAME]
 //            [--inputs SPEC] [--db FILE] [--screenshot OUT.png]
+//            [--metrics BENCH.json] [--colour-by METRIC] [--tab NAME]
+//            [--baseline FILE] [--size WxH] [--dark] [--segments-only]
 // With --screenshot it opens FILE, compiles it, renders the main window into
 // OUT.png and exits (no display needed: it falls back to the offscreen
 // platform): exit 0, or 2 when the script or an option is wrong (the
 // screenshot then shows the error), 1 when the image cannot be written.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QPixmap>
+#include <QStyleFactory>
+#include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/gui/background_jobs.h"
+#include "app/gui/compare_view.h"
 #include "app/gui/database_panel.h"
 #include "app/gui/graph_view.h"
 #include "app/gui/main_window.h"
+#include "app/gui/metrics_collector.h"
 #include "app/gui/options_panel.h"
 #include "app/gui/tune_worker.h"
 #include "core/cuda/cuda_device.h"
@@ -54,6 +62,23 @@ void waitForGraph(fuserlab::gui::GraphView& graph, int timeoutMs) {
   loop.exec();
 }
 
+// Fusion with a dark palette: how the workbench looks on a dark desktop.
+void useDarkPalette(QApplication& app) {
+  app.setStyle(QStyleFactory::create("Fusion"));
+  QPalette dark;
+  dark.setColor(QPalette::Window, QColor(45, 45, 48));
+  dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+  dark.setColor(QPalette::Base, QColor(30, 30, 30));
+  dark.setColor(QPalette::AlternateBase, QColor(40, 40, 42));
+  dark.setColor(QPalette::Text, QColor(220, 220, 220));
+  dark.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));
+  dark.setColor(QPalette::Button, QColor(50, 50, 54));
+  dark.setColor(QPalette::ButtonText, QColor(220, 220, 220));
+  dark.setColor(QPalette::Highlight, QColor(40, 90, 160));
+  dark.setColor(QPalette::HighlightedText, Qt::white);
+  app.setPalette(dark);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,9 +109,22 @@ int main(int argc, char** argv) {
                                         "NAME");
   const QCommandLineOption inputsOption("inputs", "input sizes, e.g. 128x1024:bf16", "SPEC");
   const QCommandLineOption dbOption("db", "take params from this heuristics database", "FILE");
-  parser.addOptions(
-      {screenshotOption, setOption, disableOption, deviceOption, inputsOption, dbOption});
+  const QCommandLineOption metricsOption(
+      "metrics", "show the kernel times of a fuserlab-cli bench --json file on the graph", "FILE");
+  const QCommandLineOption colourOption(
+      "colour-by", "the metric that colours the graph's segments (kernel time, registers, ...)",
+      "METRIC");
+  const QCommandLineOption tabOption("tab", "open this tab (CUDA, Passes, Compare, Run, ...)",
+                                     "NAME");
+  const QCommandLineOption baselineOption("baseline", "compare with a saved baseline file", "FILE");
+  const QCommandLineOption sizeOption("size", "the window's size, e.g. 900x700", "WxH");
+  const QCommandLineOption darkOption("dark", "a dark palette");
+  const QCommandLineOption segmentsOnlyOption("segments-only", "one graph node per segment");
+  parser.addOptions({screenshotOption, setOption, disableOption, deviceOption, inputsOption,
+                     dbOption, metricsOption, colourOption, tabOption, baselineOption, sizeOption,
+                     darkOption, segmentsOnlyOption});
   parser.process(app);
+  if (parser.isSet(darkOption)) useDarkPalette(app);
 
   fuserlab::gui::MainWindow window;
   fuserlab::gui::CompileSettings settings;
@@ -114,6 +152,43 @@ int main(int argc, char** argv) {
     window.database()->setUseForCompiling(true);
   }
 
+  // Every option is checked before a script is opened: a wrong one is exit 2
+  // with no window and no image.
+  if (parser.isSet(sizeOption)) {
+    const QStringList size = parser.value(sizeOption).split('x');
+    const int width = size.value(0).toInt();
+    const int height = size.value(1).toInt();
+    if (size.size() != 2 || width < 200 || height < 200 || width > 10000 || height > 10000) {
+      std::fprintf(stderr, "fuserlab: --size expects WIDTHxHEIGHT (200 to 10000), found %s\n",
+                   qPrintable(parser.value(sizeOption)));
+      return 2;
+    }
+    window.resize(width, height);
+  }
+  if (parser.isSet(tabOption)) {
+    const QString name = parser.value(tabOption);
+    QStringList names;
+    int found = -1;
+    for (int i = 0; i < window.tabs()->count(); ++i) {
+      names << window.tabs()->tabText(i);
+      if (window.tabs()->tabText(i).compare(name, Qt::CaseInsensitive) == 0) found = i;
+    }
+    if (found < 0) {
+      std::fprintf(stderr, "fuserlab: --tab %s: no such tab; the tabs are %s\n", qPrintable(name),
+                   qPrintable(names.join(", ")));
+      return 2;
+    }
+    window.tabs()->setCurrentIndex(found);
+  }
+  QComboBox* colourBy = window.graph()->findChild<QComboBox*>("graphColourBy");
+  const int colourIndex = colourBy->findText(parser.value(colourOption), Qt::MatchFixedString);
+  if (parser.isSet(colourOption) && colourIndex < 0) {
+    QStringList metrics;
+    for (int i = 0; i < colourBy->count(); ++i) metrics << colourBy->itemText(i);
+    std::fprintf(stderr, "fuserlab: --colour-by %s: not a metric; the metrics are %s\n",
+                 qPrintable(parser.value(colourOption)), qPrintable(metrics.join(", ")));
+    return 2;
+  }
   const QStringList files = parser.positionalArguments();
   bool opened = true;
   if (!files.isEmpty()) opened = window.openFile(files.first());
@@ -132,6 +207,42 @@ int main(int argc, char** argv) {
   }
   waitForCompile(window, 120000);
   waitForGraph(*window.graph(), 120000);
+  if (parser.isSet(segmentsOnlyOption)) {
+    window.graph()->setCollapsed(true);
+    waitForGraph(*window.graph(), 120000);
+  }
+  if (parser.isSet(metricsOption)) {
+    QString error;
+    if (!window.loadMetrics(parser.value(metricsOption), &error)) {
+      std::fprintf(stderr, "fuserlab: %s\n", qPrintable(error));
+      fuserlab::gui::backgroundJobs()->waitForDone();
+      return 2;
+    }
+    if (parser.isSet(colourOption)) colourBy->setCurrentIndex(colourIndex);
+    // Registers and spills: NVRTC runs off the GUI thread.
+    for (int waited = 0; window.metricsCollector()->busy() && waited < 120000; waited += 20) {
+      QEventLoop loop;
+      QTimer::singleShot(20, &loop, &QEventLoop::quit);
+      loop.exec();
+    }
+    QApplication::processEvents();
+    waitForGraph(*window.graph(), 120000);
+  }
+  if (parser.isSet(baselineOption)) {
+    QString error;
+    if (!window.compare()->loadBaseline(parser.value(baselineOption), &error)) {
+      std::fprintf(stderr, "fuserlab: %s\n", qPrintable(error));
+      fuserlab::gui::backgroundJobs()->waitForDone();
+      return 2;
+    }
+    QEventLoop loop;
+    QObject::connect(window.compare(), &fuserlab::gui::CompareView::compared, &loop,
+                     &QEventLoop::quit);
+    QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+    loop.exec();
+    waitForGraph(*window.compare()->graphA(), 120000);
+    waitForGraph(*window.compare()->graphB(), 120000);
+  }
   QApplication::processEvents();
   const QString out = parser.value(screenshotOption);
   if (!window.grab().save(out)) {

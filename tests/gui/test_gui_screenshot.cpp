@@ -74,6 +74,31 @@ class GuiScreenshotTest : public QObject {
     QVERIFY2(output.contains("privatize"), qPrintable(output));  // lists the values
   }
 
+  // The options that open a view for a screenshot: a tab, a window size,
+  // a dark palette; a wrong one is exit 2 with no image.
+  void screenshotOpensATabAtASize() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath("compare.png");
+    QString output;
+    QCOMPARE(runFuserlab({kExamples + "silu_mul.py", "--tab", "compare", "--size", "900x700",
+                          "--dark", "--screenshot", png},
+                         &output),
+             0);
+    const QImage image(png);
+    QCOMPARE(image.width(), 900);
+    QCOMPARE(image.height(), 700);
+    for (const QStringList& wrong : {QStringList{"--tab", "nowhere"}, QStringList{"--size", "9"},
+                                     QStringList{"--colour-by", "beauty"}}) {
+      const QString none = dir.filePath("none.png");
+      QCOMPARE(runFuserlab(QStringList{kExamples + "silu_mul.py"} + wrong +
+                               QStringList{"--screenshot", none},
+                           &output),
+               2);
+      QVERIFY2(output.contains(wrong.first()), qPrintable(output));
+      QVERIFY(!QFile::exists(none));
+    }
+  }
+
   void brokenScriptStillRendersAndExitsTwo() {
     QTemporaryDir dir;
     const QString script = dir.filePath("broken.py");
