@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "core/codegen/operator_text.h"
+#include "core/codegen/reshape_index.h"
 #include "core/ir/error.h"
 #include "core/ir/random_op.h"
 
@@ -559,27 +560,10 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr, const TensorView
 
 ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer, const TensorView* consumer,
                                              const ElementIndex& index) {
-  // Row-major: the consumer's linear position, then the producer's axes.
-  const auto& outAxes = consumer->logicalNoReductions();
-  const auto& inAxes = producer->logicalNoReductions();
-  std::string linear = "(int64_t)0";
-  if (!outAxes.empty()) {
-    linear = "(int64_t)(" + index.at(0) + ")";
-    for (size_t a = 1; a < outAxes.size(); ++a) {
-      linear = "(" + linear + " * " + extent(outAxes[a]) + " + (" + index.at(a) + "))";
-    }
-  }
-  const std::string position = linear;
-  ElementIndex result(inAxes.size(), "0");
-  std::string divisor;
-  for (size_t k = inAxes.size(); k-- > 0;) {
-    const std::string size = extent(inAxes[k]);
-    const std::string quotient =
-        divisor.empty() ? position : "(" + position + " / (" + divisor + "))";
-    result[k] = k == 0 ? quotient : "(" + quotient + " % " + size + ")";
-    divisor = divisor.empty() ? size : divisor + " * " + size;
-  }
-  return result;
+  std::vector<std::string> outExtents, inExtents;
+  for (const ir::IterDomain* id : consumer->logicalNoReductions()) outExtents.push_back(extent(id));
+  for (const ir::IterDomain* id : producer->logicalNoReductions()) inExtents.push_back(extent(id));
+  return reshapeProducerIndex(outExtents, inExtents, index);
 }
 
 std::string ExpressionEmitter::randomValue(const Expr& expr, const TensorView* out,
