@@ -111,25 +111,25 @@ QString MetricsCollector::origin() const {
 
 void MetricsCollector::startUsageJob() {
   if (!snapshot_ || !snapshot_->report || usageOf_ == snapshot_) return;
-  if (usageRunning_ && usageRunningFor_ == snapshot_) return;
-  const quint64 generation = ++generation_;
+  // One NVRTC job at a time: they share the pool with the compiles, and a
+  // burst of edits must not queue one per keystroke. When the running one
+  // ends, the newest snapshot gets the next.
+  if (usageRunning_) return;
   const SnapshotPtr snapshot = snapshot_;
-  usageRunningFor_ = snapshot;
   const int computeCapability = reportComputeCapability(*snapshot->report);
   usageRunning_ = true;
   auto* watcher = new QFutureWatcher<KernelUsage>(this);
-  connect(watcher, &QFutureWatcher<KernelUsage>::finished, this,
-          [this, watcher, generation, snapshot] {
-            KernelUsage usage = watcher->result();
-            watcher->deleteLater();
-            // A newer snapshot's job is on its way: this one is not wanted.
-            if (generation != generation_) return;
-            usageRunning_ = false;
-            usageRunningFor_.reset();
-            usage_ = std::move(usage);
-            usageOf_ = snapshot;
-            emit changed();
-          });
+  connect(watcher, &QFutureWatcher<KernelUsage>::finished, this, [this, watcher, snapshot] {
+    usage_ = watcher->result();
+    usageOf_ = snapshot;
+    watcher->deleteLater();
+    usageRunning_ = false;
+    if (snapshot == snapshot_) {
+      emit changed();
+    } else if (haveFigures()) {
+      startUsageJob();
+    }
+  });
   watcher->setFuture(QtConcurrent::run(backgroundJobs(), [snapshot, computeCapability] {
     return kernelUsageJob(snapshot->kernels, computeCapability);
   }));

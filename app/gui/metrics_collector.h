@@ -39,7 +39,7 @@ class MetricsCollector : public QObject {
   SegmentMetricsMap metrics() const;
   //! Where the figures came from: "bench.json, ptxas".
   QString origin() const;
-  //! Whether an NVRTC job for the current snapshot is running.
+  //! Whether an NVRTC job is running (one at a time).
   bool busy() const { return usageRunning_; }
 
  signals:
@@ -60,9 +60,7 @@ class MetricsCollector : public QObject {
   //! Registers and spills of `usageOf_`'s kernels.
   KernelUsage usage_;
   SnapshotPtr usageOf_;
-  SnapshotPtr usageRunningFor_;
   bool usageRunning_ = false;
-  quint64 generation_ = 0;
 };
 
 }  // namespace fuserlab::gui
