@@ -16,7 +16,9 @@
 
 #include <memory>
 
+#include "app/gui/compile_job.h"
 #include "app/gui/graph_view.h"
+#include "app/gui/kernel_usage_job.h"
 #include "app/gui/main_window.h"
 #include "app/gui/metrics_collector.h"
 #include "app/gui/metrics_legend.h"
@@ -79,6 +81,11 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
   return path;
+}
+
+std::string readExample(const QString& name) {
+  QFile file(kExamples + name);
+  return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
 }
 
 bool nvrtcAvailable() {
@@ -193,6 +200,38 @@ class GuiOverlaysTest : public QObject {
     QVERIFY(waitForGraph(*graph));
     QVERIFY(!graph->metricsShown());
     QVERIFY(graph->metricLabelOf(0).isEmpty());
+  }
+
+  // Registers and spills are NVRTC's, once per kernel source: kernels alike
+  // but for their names, and the same kernels again, are not recompiled.
+  void kernelUsageCompilesEachSourceOnce() {
+    if (!nvrtcAvailable()) QSKIP("NVRTC is not available");
+    const auto snapshot = std::make_shared<CompileSnapshot>(
+        runCompileJob({readExample("silu_mul.py"), "silu_mul.py", "", {}}));
+    QVERIFY(snapshot->ok());
+    QCOMPARE(snapshot->kernels.size(), size_t(1));
+    std::vector<SegmentCode> kernels(3, snapshot->kernels.front());
+    for (int i = 1; i < 3; ++i) {
+      // The same kernel under another name, as a loop of alike ops makes.
+      const std::string name = "pointwise_seg" + std::to_string(10 + i);
+      std::string& source = kernels[i].source;
+      for (size_t at = source.find(kernels[0].kernelName); at != std::string::npos;
+           at = source.find(kernels[0].kernelName, at + 1)) {
+        source.replace(at, kernels[0].kernelName.size(), name);
+      }
+      kernels[i].kernelName = name;
+      kernels[i].segment = 10 + i;
+    }
+    const int64_t before = kernelUsageNvrtcRuns();
+    const KernelUsage usage = kernelUsageJob(kernels, 90);
+    QVERIFY2(usage.error.empty(), usage.error.c_str());
+    QCOMPARE(usage.bySegment.size(), size_t(3));
+    QVERIFY(usage.bySegment.at(0).registers > 0);
+    QCOMPARE(usage.bySegment.at(12).registers, usage.bySegment.at(0).registers);
+    QVERIFY(kernelUsageNvrtcRuns() - before <= 1);
+    const int64_t once = kernelUsageNvrtcRuns();
+    QCOMPARE(kernelUsageJob(kernels, 90).bySegment.size(), size_t(3));
+    QCOMPARE(kernelUsageNvrtcRuns(), once);
   }
 
   // A file that is not bench's JSON is refused with what is missing.
