@@ -15,8 +15,8 @@
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/tensor/result_check.h"
-#include "measure/l2_flush.h"
 #include "measure/cupti_timer.h"
+#include "measure/l2_flush.h"
 #include "tuner/worker.h"
 
 namespace fuserlab::tuner {

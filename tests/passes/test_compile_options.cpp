@@ -9,9 +9,9 @@ namespace fuserlab::passes::test {
 namespace {
 
 using compiler::CompileOptions;
-using segmenter::UpcastStrategy;
 using compiler::CompileSetting;
 using compiler::compileSettings;
+using segmenter::UpcastStrategy;
 
 TEST(CompileOptionsTest, Defaults) {
   const CompileOptions options;
