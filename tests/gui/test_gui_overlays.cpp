@@ -22,6 +22,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/metrics_collector.h"
 #include "app/gui/metrics_legend.h"
+#include "app/gui/run_panel.h"
 #include "app/gui/script_editor.h"
 #include "app/gui/segment_metrics.h"
 #include "core/cuda/nvrtc_compiler.h"
@@ -232,6 +233,30 @@ class GuiOverlaysTest : public QObject {
     const int64_t once = kernelUsageNvrtcRuns();
     QCOMPARE(kernelUsageJob(kernels, 90).bySegment.size(), size_t(3));
     QCOMPARE(kernelUsageNvrtcRuns(), once);
+  }
+
+  // A GPU run with "time the kernels" puts its kernel times on the graph
+  // (the run is faked: this machine has no GPU; the panel's signal is what
+  // the run job's figures arrive by).
+  void aTimedGpuRunShowsItsKernelTimes() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "layer_norm_backward_weights.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    KernelFigures figures;
+    figures.origin = "GPU run";
+    figures.kernels = {{"reduction_seg1", 25.0}, {"pointwise_seg7", 3.0}, {"cutlass_gemm", 9.0}};
+    emit window.runPanel()->kernelsTimed(figures);
+    QVERIFY(graph->metricsShown());
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY2(graph->metricLabelOf(1).startsWith("25 us"), qPrintable(graph->metricLabelOf(1)));
+    QVERIFY(!graph->metricLabelOf(1).contains("copy BW"));  // no copy bandwidth measured
+    // No kernel of segment 0 was timed (and no other name matches a segment).
+    QVERIFY(!graph->metricLabelOf(0).contains(" us"));
+    QCOMPARE(graph->segmentFillOf(0), unmeasuredColour());
+    QVERIFY2(graph->legend()->text().contains("GPU run"), qPrintable(graph->legend()->text()));
   }
 
   // A file that is not bench's JSON is refused with what is missing.
