@@ -42,7 +42,7 @@ QColor MetricScale::colour(std::optional<double> value) const {
 
 QString MetricScale::format(double value) const {
   switch (metric_) {
-    case Metric::KernelTime: return QString("%1 us").arg(value, 0, 'g', 3);
+    case Metric::KernelTime: return QString::fromStdString(microsecondsText(value));
     case Metric::CopyBandwidth: return QString("%1%").arg(value, 0, 'f', 0);
     case Metric::Registers: return QString("%1 regs").arg(value, 0, 'f', 0);
     case Metric::Spills: return QString("%1 B").arg(value, 0, 'f', 0);

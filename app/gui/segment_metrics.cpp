@@ -25,6 +25,11 @@ const report::Json& member(const report::Json& object, std::string_view key,
 
 }  // namespace
 
+std::string microsecondsText(double microseconds) {
+  // Three significant digits, never an exponent: "0.412 us", "12.3 us", "1234 us".
+  return formatNumber(microseconds < 100 ? "%.3g us" : "%.0f us", microseconds);
+}
+
 std::string metricName(Metric metric) {
   switch (metric) {
     case Metric::KernelTime: return "kernel time";
@@ -53,7 +58,7 @@ std::optional<double> SegmentMetrics::value(Metric metric) const {
 
 std::string SegmentMetrics::label() const {
   std::vector<std::string> parts;
-  if (kernelMicroseconds) parts.push_back(formatNumber("%.3g us", *kernelMicroseconds));
+  if (kernelMicroseconds) parts.push_back(microsecondsText(*kernelMicroseconds));
   if (copyBandwidthFraction) {
     parts.push_back(formatNumber("%.0f%% copy BW", *copyBandwidthFraction * 100));
   }

@@ -28,6 +28,9 @@ inline constexpr Metric kAllMetrics[] = {Metric::KernelTime, Metric::CopyBandwid
 //! "kernel time", "% of copy bandwidth", ...
 std::string metricName(Metric metric);
 
+//! "0.412 us", "12.3 us", "1234 us": a kernel time as the overlay writes it.
+std::string microsecondsText(double microseconds);
+
 struct SegmentMetrics {
   std::optional<double> kernelMicroseconds;  //!< median GPU time of its kernel
   //! Bytes the segment reads and writes once, over its kernel time, as a

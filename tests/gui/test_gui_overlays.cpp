@@ -259,6 +259,17 @@ class GuiOverlaysTest : public QObject {
     QVERIFY2(graph->legend()->text().contains("GPU run"), qPrintable(graph->legend()->text()));
   }
 
+  // Kernel times read as people write them, never with an exponent.
+  void kernelTimesHaveNoExponent() {
+    QCOMPARE(microsecondsText(0.4123), std::string("0.412 us"));
+    QCOMPARE(microsecondsText(40), std::string("40 us"));
+    QCOMPARE(microsecondsText(1234.5), std::string("1234 us"));
+    SegmentMetrics metrics;
+    metrics.kernelMicroseconds = 2500;
+    metrics.spillBytes = 48;
+    QCOMPARE(metrics.label(), std::string("2500 us, 48 B spilled"));
+  }
+
   // A file that is not bench's JSON is refused with what is missing.
   void aFileThatIsNotABenchResultIsRefused() {
     QTemporaryDir dir;
