@@ -3,6 +3,8 @@
 //            [--inputs SPEC] [--db FILE] [--screenshot OUT.png]
 //            [--metrics BENCH.json] [--colour-by METRIC] [--tab NAME]
 //            [--baseline FILE] [--size WxH] [--dark] [--segments-only]
+// --metrics and --baseline load their files once FILE has compiled, --tab and
+// --size open the window so, --dark gives it a dark palette.
 // With --screenshot it opens FILE, compiles it, renders the main window into
 // OUT.png and exits (no display needed: it falls back to the offscreen
 // platform): exit 0, or 2 when the script or an option is wrong (the
@@ -12,12 +14,14 @@
 #include <QCommandLineParser>
 #include <QEventLoop>
 #include <QPixmap>
+#include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "app/gui/background_jobs.h"
 #include "app/gui/compare_view.h"
@@ -194,6 +198,25 @@ int main(int argc, char** argv) {
   if (!files.isEmpty()) opened = window.openFile(files.first());
   window.show();
   if (!screenshot) {
+    // A metrics or baseline file goes on the first compile; a file that
+    // cannot be read says why in the status bar.
+    if (parser.isSet(metricsOption) || parser.isSet(baselineOption)) {
+      auto once = std::make_shared<QMetaObject::Connection>();
+      *once =
+          QObject::connect(&window, &fuserlab::gui::MainWindow::snapshotShown, &window, [&, once] {
+            QObject::disconnect(*once);
+            QString error;
+            if (parser.isSet(metricsOption) &&
+                !window.loadMetrics(parser.value(metricsOption), &error)) {
+              window.statusBar()->showMessage("No metrics loaded: " + error, 15000);
+            }
+            if (parser.isSet(colourOption)) colourBy->setCurrentIndex(colourIndex);
+            if (parser.isSet(baselineOption) &&
+                !window.compare()->loadBaseline(parser.value(baselineOption), &error)) {
+              window.statusBar()->showMessage("No baseline loaded: " + error, 15000);
+            }
+          });
+    }
     const int status = app.exec();
     // A compile or layout still running on the pool finishes before the
     // process's statics go (they are what it reads).
