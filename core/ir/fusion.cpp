@@ -213,10 +213,10 @@ void Fusion::addInput(Val* val) {
 
 void Fusion::addOutput(Val* val, Val* aliasOf) {
   if (aliasOf != nullptr) {
-    FL_CHECK(isInput(aliasOf), "alias_input ", aliasOf->name(), " must be a fusion input");
-    FL_CHECK(aliasOf->dtype() == val->dtype(), "output ", val->name(), " (",
-             ir::toString(val->dtype()), ") cannot alias input ", aliasOf->name(), " of dtype ",
-             ir::toString(aliasOf->dtype()));
+    FL_CHECK(isInput(aliasOf), "alias_input ", describeVal(aliasOf), " must be a fusion input");
+    FL_CHECK(aliasOf->dtype() == val->dtype(), "output ", describeVal(val), " (",
+             ir::toString(val->dtype()), ") cannot alias input ", describeVal(aliasOf),
+             " of dtype ", ir::toString(aliasOf->dtype()));
   }
   outputs_.push_back({val, aliasOf});
 }

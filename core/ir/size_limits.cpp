@@ -43,10 +43,7 @@ void checkTensorSizes(const Fusion& fusion, const ExpressionEvaluator& evaluator
     // The text only for the error.
     std::string sizes;
     for (int64_t extent : known) sizes += (sizes.empty() ? "" : " x ") + std::to_string(extent);
-    std::string name = tv->name();
-    if (!tv->scriptName().empty() && tv->scriptName() != name) {
-      name += " ('" + tv->scriptName() + "' in the script)";
-    }
+    const std::string name = describeVal(tv);
     const Expr* def = tv->definition();
     const std::string message = detail::concat(
         name, def ? " (the output of " + def->opName() + ")" : std::string(), " would hold ", sizes,

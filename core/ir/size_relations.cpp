@@ -19,13 +19,7 @@ namespace {
 using Size = std::optional<int64_t>;
 
 //! "T3" or "T3 ('T10' in the script)", as the frontend names values.
-std::string named(const Val* val) {
-  std::string text = val->name();
-  if (!val->scriptName().empty() && val->scriptName() != text) {
-    text += " ('" + val->scriptName() + "' in the script)";
-  }
-  return text;
-}
+std::string named(const Val* val) { return describeVal(val); }
 
 //! "T19 = mul(T15, T18)": the op on one line, by IR names.
 std::string exprText(const Expr& expr) {

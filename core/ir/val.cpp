@@ -42,4 +42,11 @@ std::string formatDouble(double value) {
   return text;
 }
 
+std::string describeVal(const Val* val) {
+  std::string text = val->name();
+  const std::string& script = val->scriptName();
+  if (!script.empty() && script != text) text += " ('" + script + "' in the script)";
+  return text;
+}
+
 }  // namespace fuserlab::ir

@@ -117,4 +117,8 @@ class Scalar : public Val {
 //! reads back to the same value, always with a '.' or exponent ("1.0", "1e-05").
 std::string formatDouble(double value);
 
+//! A value as errors name it: "T3", or "T3 ('T10' in the script)" where
+//! the script gave it another name.
+std::string describeVal(const Val* val);
+
 }  // namespace fuserlab::ir

@@ -4,15 +4,6 @@
 
 namespace fuserlab::ops {
 
-std::string describeVal(const ir::Val* val) {
-  std::string text = val->name();
-  const std::string& script = val->scriptName();
-  if (!script.empty() && script != text) {
-    text += " ('" + script + "' in the script)";
-  }
-  return text;
-}
-
 std::string shapeToString(const ir::TensorView* tv) {
   std::string out = "[";
   const auto& axes = tv->logicalNoReductions();

@@ -15,8 +15,8 @@
 namespace fuserlab::ops {
 
 //! The value's IR name, plus its script name when the script called it
-//! something else: "T3" or "T3 ('T10' in the script)".
-std::string describeVal(const ir::Val* val);
+//! something else: "T3" or "T3 ('T10' in the script)" (core/ir/val.h).
+using ir::describeVal;
 
 //! The extents a consumer sees, as text: "[4, i1, 1]".
 std::string shapeToString(const ir::TensorView* tv);

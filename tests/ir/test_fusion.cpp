@@ -101,6 +101,18 @@ TEST_F(FusionTest, AliasOutputMustAliasAnInputOfItsDtype) {
   } catch (const UserError& e) {
     EXPECT_EQ(e.message(), "output T2 (Half) cannot alias input T0 of dtype Float");
   }
+  // With the script's own names where they differ from the IR's (the
+  // differential tester's seed 394242 named only T12 and T6).
+  half->setScriptName("T10");
+  t0->setScriptName("T5");
+  try {
+    fusion_.addOutput(half, t0);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.message(),
+              "output T2 ('T10' in the script) (Half) cannot alias input T0 ('T5' in the script) "
+              "of dtype Float");
+  }
   EXPECT_TRUE(fusion_.outputs().empty());
   fusion_.addOutput(t1, t0);
   ASSERT_EQ(fusion_.outputs().size(), 1u);
