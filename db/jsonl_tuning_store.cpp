@@ -23,6 +23,16 @@ bool sameKey(const Entry& a, const Entry& b) {
 
 }  // namespace
 
+MeasurementLine parseMeasurementLine(const report::Json& json) {
+  const report::Json* segment = json.get("segment");
+  const report::Json* device = json.get("device");
+  const report::Json* measurement = json.get("measurement");
+  FL_CHECK(segment && device && measurement,
+           "a measurement line needs segment, device and measurement");
+  return {SegmentRecord::fromJson(*segment), DeviceRecord::fromJson(*device),
+          MeasurementRecord::fromJson(*measurement)};
+}
+
 bool isMeasurementLine(const report::Json& json) {
   const report::Json* kind = json.isObject() ? json.get("kind") : nullptr;
   return kind != nullptr && kind->isString() && kind->asString() == "measurement";
@@ -40,13 +50,7 @@ JsonLinesTuningStore::JsonLinesTuningStore(std::string path) : path_(std::move(p
       try {
         const report::Json json = report::Json::parse(line);
         if (isMeasurementLine(json)) {
-          const report::Json* segment = json.get("segment");
-          const report::Json* device = json.get("device");
-          const report::Json* measurement = json.get("measurement");
-          FL_CHECK(segment && device && measurement,
-                   "a measurement line needs segment, device and measurement");
-          measured_.push_back({SegmentRecord::fromJson(*segment), DeviceRecord::fromJson(*device),
-                               MeasurementRecord::fromJson(*measurement)});
+          measured_.push_back(parseMeasurementLine(json));
         } else {
           entries_.push_back(Entry::fromJson(json));
         }
@@ -76,7 +80,7 @@ void JsonLinesTuningStore::append(const std::string& line) {
 std::vector<MeasurementRecord> JsonLinesTuningStore::history(const SegmentRecord& segment,
                                                              const DeviceRecord& device) {
   std::vector<MeasurementRecord> out;
-  for (const Measured& m : measured_) {
+  for (const MeasurementLine& m : measured_) {
     if (sameSegment(m.segment, segment) && m.device.fingerprint == device.fingerprint) {
       out.push_back(m.measurement);
     }

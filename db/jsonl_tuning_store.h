@@ -37,20 +37,23 @@ class JsonLinesTuningStore final : public TuningStore {
   std::string describe() const override { return path_; }
 
  private:
-  struct Measured {
-    SegmentRecord segment;
-    DeviceRecord device;
-    MeasurementRecord measurement;
-  };
   void append(const std::string& line);
 
   std::string path_;
   std::FILE* file_ = nullptr;
-  std::vector<Measured> measured_;
+  std::vector<MeasurementLine> measured_;
   std::vector<Entry> entries_;
 };
 
 //! Whether `json` is a measurement line of a JSON-lines tuning file.
 bool isMeasurementLine(const report::Json& json);
+
+//! A measurement line's parts; a UserError where one is missing or malformed.
+struct MeasurementLine {
+  SegmentRecord segment;
+  DeviceRecord device;
+  MeasurementRecord measurement;
+};
+MeasurementLine parseMeasurementLine(const report::Json& json);
 
 }  // namespace fuserlab::db

@@ -127,14 +127,8 @@ std::vector<MergeOutcome> importLines(HeuristicsDatabase& database, std::istream
       const report::Json json = report::Json::parse(line);
       if (isMeasurementLine(json)) {
         // A tuning file's measured variant (db/jsonl_tuning_store.h).
-        const report::Json* segment = json.get("segment");
-        const report::Json* device = json.get("device");
-        const report::Json* measurement = json.get("measurement");
-        FL_CHECK(segment && device && measurement,
-                 "a measurement line needs segment, device and measurement");
-        database.storeMeasurement(SegmentRecord::fromJson(*segment),
-                                  DeviceRecord::fromJson(*device),
-                                  MeasurementRecord::fromJson(*measurement));
+        const MeasurementLine m = parseMeasurementLine(json);
+        database.storeMeasurement(m.segment, m.device, m.measurement);
         continue;
       }
       outcomes.push_back(mergeEntry(database, Entry::fromJson(json)));
