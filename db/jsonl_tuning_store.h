@@ -18,6 +18,13 @@
 
 namespace fuserlab::db {
 
+//! One measured variant of a tuning file's measurement line.
+struct MeasurementLine {
+  SegmentRecord segment;
+  DeviceRecord device;
+  MeasurementRecord measurement;
+};
+
 class JsonLinesTuningStore final : public TuningStore {
  public:
   //! Opens `path` for appending (created if missing) and reads back what it
@@ -47,13 +54,7 @@ class JsonLinesTuningStore final : public TuningStore {
 
 //! Whether `json` is a measurement line of a JSON-lines tuning file.
 bool isMeasurementLine(const report::Json& json);
-
 //! A measurement line's parts; a UserError where one is missing or malformed.
-struct MeasurementLine {
-  SegmentRecord segment;
-  DeviceRecord device;
-  MeasurementRecord measurement;
-};
 MeasurementLine parseMeasurementLine(const report::Json& json);
 
 }  // namespace fuserlab::db
