@@ -85,6 +85,11 @@ function(fuserlab_install_package)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/core COMPONENT Development
     FILES_MATCHING PATTERN "*.h" PATTERN "*.inc")
+  # measure/ (timing on a GPU: the benchmark, statistics, CUPTI records) is
+  # outside core/ but part of the package (FuserLab::measure).
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/measure/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/measure COMPONENT Development
+    FILES_MATCHING PATTERN "*.h")
   set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/FuserLab)
   # The toolkit this build used: the config's fallback when a consumer
   # names none.

@@ -66,7 +66,7 @@ run_step("configuring the consumer" ${configure})
 run_step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
 run_step("running the consumer" ${WORK_DIR}/build/consumer)
-set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\n")
+set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\nmedian of 3, 1, 2: 2\n")
 if(NOT step_output STREQUAL want)
   message(FATAL_ERROR "the consumer printed\n${step_output}\nnot\n${want}")
 endif()

@@ -9,6 +9,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/scheduler/device_spec.h"
+#include "measure/sample_statistics.h"
 
 namespace {
 
@@ -45,6 +46,8 @@ int main() {
     for (const auto& segment : compiled.report.segments) {
       std::printf("segment %d: %s\n", segment.id, segment.scheduler.c_str());
     }
+    // measure/ is installed too: the benchmark's statistics.
+    std::printf("median of 3, 1, 2: %g\n", runtime::summarizeSamples({3, 1, 2}).median);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
