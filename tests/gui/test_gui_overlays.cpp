@@ -107,6 +107,27 @@ class GuiOverlaysTest : public QObject {
     QSettings().clear();
   }
 
+  // A file bench wrote on an H200 (this session's device run, rms_norm.py):
+  // its kernel's CUPTI time labels the one segment.
+  void aBenchFileFromAnH200LabelsItsSegment() {
+    const QString bench = QString::fromStdString(fuserlab::test::sourceDir() +
+                                                 "/tests/gui/data/h200_bench_rms_norm.json");
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(kExamples + "rms_norm.py"));
+    QVERIFY(waitForSnapshot(window));
+    GraphView* graph = window.graph();
+    QVERIFY(waitForGraph(*graph));
+    QString error;
+    QVERIFY2(window.loadMetrics(bench, &error), qPrintable(error));
+    QVERIFY(waitForGraph(*graph));
+    QVERIFY(graph->metricsShown());
+    const QString label = graph->metricLabelOf(0);
+    QVERIFY2(label.contains("3.46 us"), qPrintable(label));
+    QVERIFY2(graph->legend()->text().contains("h200_bench_rms_norm.json"),
+             qPrintable(graph->legend()->text()));
+  }
+
   // Metrics on the graph from a bench --json file: each segment labelled
   // with its kernel time and % of the copy bandwidth (and, from NVRTC,
   // registers and spills), coloured by kernel time with a legend; the
