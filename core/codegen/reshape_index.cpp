@@ -143,4 +143,61 @@ std::vector<std::string> reshapeProducerIndex(const std::vector<std::string>& ou
   return result;
 }
 
+std::optional<LaneReshapeIndex> reshapeProducerIndexInLanes(
+    const std::vector<std::string>& outExtents, const std::vector<std::string>& inExtents,
+    const std::vector<std::string>& outIndex, const ReshapeLanes& lanes) {
+  if (lanes.width <= 1) return std::nullopt;
+  std::vector<int64_t> outValues, inValues;
+  for (const std::string& e : outExtents) {
+    const auto v = integerLiteral(e);
+    if (!v) return std::nullopt;
+    outValues.push_back(*v);
+  }
+  for (const std::string& e : inExtents) {
+    const auto v = integerLiteral(e);
+    if (!v) return std::nullopt;
+    inValues.push_back(*v);
+  }
+  const std::optional<std::vector<ReshapeBlock>> blocks = reshapeBlocks(outValues, inValues);
+  if (!blocks) return std::nullopt;
+  // The lane must be exactly one consumer axis's index, the innermost of its
+  // block, and appear nowhere else.
+  std::optional<size_t> laneOut;
+  for (size_t a = 0; a < outIndex.size(); ++a) {
+    if (outIndex[a] == lanes.lane) {
+      if (laneOut) return std::nullopt;
+      laneOut = a;
+    } else if (outIndex[a].find(lanes.lane) != std::string::npos) {
+      return std::nullopt;
+    }
+  }
+  if (!laneOut) return std::nullopt;
+  const ReshapeBlock* laneBlock = nullptr;
+  for (const ReshapeBlock& b : *blocks) {
+    if (*laneOut >= b.outBegin && *laneOut < b.outEnd) laneBlock = &b;
+  }
+  if (laneBlock == nullptr || *laneOut != laneBlock->outEnd - 1 ||
+      laneBlock->inBegin == laneBlock->inEnd || outValues[*laneOut] % lanes.width != 0 ||
+      inValues[laneBlock->inEnd - 1] % lanes.width != 0) {
+    return std::nullopt;
+  }
+  LaneReshapeIndex out;
+  out.index = reshapeProducerIndex(outExtents, inExtents, outIndex);
+  // The lane's block again, at the vector's base: its linear position there
+  // is a multiple of the width, and so is its remainder by the innermost
+  // producer extent of the block (the width divides both).
+  std::vector<std::string> atBase = outIndex;
+  atBase[*laneOut] = lanes.base;
+  const ReshapeBlock& b = *laneBlock;
+  const bool narrow = b.elements <= (int64_t{1} << 30);
+  std::vector<std::string> baseIndex(inExtents.size(), "0");
+  decompose(linearize(outExtents, atBase, b.outBegin, b.outEnd, narrow), inExtents, b.inBegin,
+            b.inEnd, narrow, baseIndex);
+  for (size_t k = b.inBegin; k < b.inEnd; ++k) out.index[k] = baseIndex[k];
+  out.laneAxis = b.inEnd - 1;
+  out.innerTerm = "(index_t)(" + baseIndex[out.laneAxis] + ")";
+  out.index[out.laneAxis].clear();
+  return out;
+}
+
 }  // namespace fuserlab::codegen

@@ -40,6 +40,30 @@ std::vector<std::string> reshapeProducerIndex(const std::vector<std::string>& ou
                                               const std::vector<std::string>& inExtents,
                                               const std::vector<std::string>& outIndex);
 
+//! A vectorized pass's view of the lanes: lane `lane` = `base` + j, j below
+//! `width`, `base` a multiple of `width` (core/codegen/vector_lanes.h).
+struct ReshapeLanes {
+  std::string lane;
+  std::string base;
+  int64_t width = 1;
+};
+
+//! reshapeProducerIndex where the lane is the innermost consumer axis of a
+//! block whose innermost extents on both sides are literal multiples of the
+//! width: a vector's lanes then stay inside one run of the producer's
+//! innermost axis of the block, so its other axes are the same for every
+//! lane (computed at the base) and that axis is the lane plus a shift,
+//! `innerTerm` - base, both multiples of the width. Nullopt where the lane
+//! is not placed so.
+struct LaneReshapeIndex {
+  std::vector<std::string> index;  //!< all but the lane axis; that one is ""
+  size_t laneAxis = 0;             //!< the producer axis the lane moves along
+  std::string innerTerm;           //!< its value at the base (a multiple of the width)
+};
+std::optional<LaneReshapeIndex> reshapeProducerIndexInLanes(
+    const std::vector<std::string>& outExtents, const std::vector<std::string>& inExtents,
+    const std::vector<std::string>& outIndex, const ReshapeLanes& lanes);
+
 //! The integer a kernel's extent text stands for: `(int64_t)320ll`,
 //! `((int64_t)320ll /* i3 */)` or `320`; nullopt for anything computed.
 std::optional<int64_t> integerLiteral(const std::string& text);

@@ -128,8 +128,14 @@ bool VectorLanes::requireAligned(const std::vector<IndexSum>& values) {
       if (!constantAligned) return false;
       continue;
     }
-    // An aligned constant part changes nothing: only the terms are checked.
+    // An aligned constant part changes nothing: only the terms are checked,
+    // less those proved multiples of the width where they were made.
     IndexSum checked = value;
+    for (const std::string& aligned : alignedTerms_) checked.terms.erase(aligned);
+    if (checked.isConstant()) {
+      if (!constantAligned) return false;
+      continue;
+    }
     if (constantAligned) checked.constant = 0;
     // x and -x are multiples together: one spelling per pair.
     if (checked.terms.begin()->second < 0) checked = IndexSum{} - checked;

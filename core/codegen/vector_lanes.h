@@ -43,6 +43,7 @@ class VectorLanes {
   VectorLanes(std::string lane, std::string base, int64_t width);
 
   const std::string& lane() const { return lane_; }
+  const std::string& base() const { return base_; }
   int64_t width() const { return width_; }
   //! Whether `index` names no lane (and no per-lane local), so it is the
   //! same for every lane of a vector.
@@ -58,6 +59,11 @@ class VectorLanes {
   //! statically not (nothing recorded); otherwise true, and the values only
   //! known at run time become requirements.
   bool requireAligned(const std::vector<IndexSum>& values);
+  //! Records that the term `text` is a multiple of the width wherever it is
+  //! evaluated (proved where it is made, e.g. a reshape's position at the
+  //! vector's base modulo an extent the width divides): requireAligned
+  //! takes it as aligned instead of requiring it at run time.
+  void markAligned(const std::string& text) { alignedTerms_.push_back(text); }
   //! Marks that the pass relies on vectors not crossing rows (a lane-affine
   //! index with a shift or a branch decided once per vector).
   void markRows() { rows_ = true; }
@@ -72,6 +78,7 @@ class VectorLanes {
   //! Lane-affine index text -> its shift.
   std::map<std::string, IndexSum> shifts_;
   std::vector<std::string> requirements_;
+  std::vector<std::string> alignedTerms_;
   bool rows_ = false;
 };
 

@@ -95,6 +95,36 @@ TEST(ReshapeIndexTest, ExtentsThatAreNotLiteralsKeepTheWholeLinearPosition) {
   EXPECT_EQ(index[0], "((int64_t)(a0) * (int64_t)8ll + (a1))");
 }
 
+// In a vectorized pass: GroupNorm's lane (the innermost of [.., 64]) stays in
+// one run of 40960, so the group index is computed at the vector's base and
+// the innermost producer axis is the lane plus an aligned shift.
+TEST(ReshapeIndexTest, ALaneInsideOneRunOfTheProducersInnerAxisStaysLaneAffine) {
+  const ReshapeLanes lanes{"lane_a3", "a3", 8};
+  const std::vector<std::string> out = {"(int64_t)32ll", "(int64_t)320ll", "(int64_t)64ll",
+                                        "(int64_t)64ll"};
+  const std::vector<std::string> in = {"(int64_t)32ll", "(int64_t)32ll", "(int64_t)40960ll"};
+  const auto index = reshapeProducerIndexInLanes(out, in, {"a0", "a1", "a2", "lane_a3"}, lanes);
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->laneAxis, 2u);
+  EXPECT_EQ(index->index[0], "a0");
+  EXPECT_EQ(index->index[1].find("lane_a3"), std::string::npos) << index->index[1];
+  EXPECT_NE(index->index[1].find("a3"), std::string::npos) << index->index[1];
+  EXPECT_NE(index->innerTerm.find("% (int32_t)(int64_t)40960ll"), std::string::npos)
+      << index->innerTerm;
+  EXPECT_EQ(index->innerTerm.find("lane_a3"), std::string::npos) << index->innerTerm;
+
+  // A producer run the width does not divide (40962 = 6827 x 6): lanes
+  // could cross it, so no lane-affine form.
+  EXPECT_FALSE(reshapeProducerIndexInLanes({"(int64_t)6ll", "(int64_t)6827ll"},
+                                           {"(int64_t)40962ll"}, {"a0", "lane_a1"}, lanes)
+                   .has_value());
+  // The lane not innermost in its block ([64, 8] to [512] with the lane on
+  // the 64): consecutive lanes are 8 apart in the producer.
+  EXPECT_FALSE(reshapeProducerIndexInLanes({"(int64_t)64ll", "(int64_t)8ll"}, {"(int64_t)512ll"},
+                                           {"lane_a1", "a0"}, lanes)
+                   .has_value());
+}
+
 TEST(ReshapeIndexTest, LiteralsAreReadInTheFormsKernelsWriteThem) {
   EXPECT_EQ(integerLiteral("(int64_t)320ll"), 320);
   EXPECT_EQ(integerLiteral("((int64_t)64ll /* i2 */)"), 64);
