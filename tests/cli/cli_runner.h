@@ -25,6 +25,18 @@ struct BoundedCliResult {
   std::string output;     //!< stdout followed by stderr, at most 1 MiB of each
 };
 
+//! The limits a hostile input runs under (the hostile corpora's tests). The
+//! CLI maps about 1 GiB of address space before main (cuBLASLt, NVRTC); a
+//! script the reader bounds stays far below 2 GiB. A sanitizer's shadow
+//! memory needs terabytes of address space: no cap there. Each input takes
+//! well under a second; the time limit is for a loaded machine.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr uint64_t kHostileAddressSpaceBytes = 0;
+#else
+inline constexpr uint64_t kHostileAddressSpaceBytes = uint64_t{2} << 30;
+#endif
+inline constexpr int kHostileTimeoutSeconds = 60;
+
 //! Runs fuserlab-cli with `args` as its arguments (no shell), stdin from
 //! /dev/null, its address space limited to `addressSpaceBytes` (0: no limit)
 //! and killed after `timeoutSeconds`.

@@ -27,16 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The CLI maps about 1 GiB of address space before main (cuBLASLt, NVRTC);
-// a script the reader bounds stays far below 2 GiB. A sanitizer's shadow
-// memory needs terabytes of address space: no cap there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr uint64_t kAddressSpaceBytes = 0;
-#else
-constexpr uint64_t kAddressSpaceBytes = uint64_t{2} << 30;
-#endif
-// Each input takes well under a second; the limit is for a loaded machine.
-constexpr int kTimeoutSeconds = 60;
+constexpr uint64_t kAddressSpaceBytes = kHostileAddressSpaceBytes;
+constexpr int kTimeoutSeconds = kHostileTimeoutSeconds;
 
 constexpr const char* kHeader =
     "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n";

@@ -31,12 +31,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr uint64_t kAddressSpaceBytes = 0;
-#else
-constexpr uint64_t kAddressSpaceBytes = uint64_t{2} << 30;
-#endif
-constexpr int kTimeoutSeconds = 60;
+constexpr uint64_t kAddressSpaceBytes = kHostileAddressSpaceBytes;
+constexpr int kTimeoutSeconds = kHostileTimeoutSeconds;
 
 constexpr const char* kHeader =
     "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n\n";
