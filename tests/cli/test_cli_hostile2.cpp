@@ -97,7 +97,7 @@ class CliHostile2Test : public ::testing::Test {
   // Runs `c` under the limits and checks the rule; returns the result.
   static BoundedCliResult expectHandled(const Case& c) {
     SCOPED_TRACE(c.name);
-    const BoundedCliResult r = runCliBounded(c.args, kAddressSpaceBytes, kTimeoutSeconds);
+    BoundedCliResult r = runCliBounded(c.args, kAddressSpaceBytes, kTimeoutSeconds);
     EXPECT_FALSE(r.timedOut) << "no answer within " << kTimeoutSeconds << " s";
     EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << "\n" << r.output;
     EXPECT_TRUE(r.exitCode == 0 || r.exitCode == 2) << "exit " << r.exitCode << "\n"
