@@ -15,6 +15,7 @@
 #include "core/reference/reference_loops.h"
 #include "core/reference/reference_math.h"
 #include "core/tensor/element_type.h"
+#include "core/tensor/slice_view.h"
 
 namespace fuserlab::runtime::reference {
 namespace {
@@ -119,22 +120,10 @@ void evaluateSlice(const ir::Expr& expr, ReferenceContext& context) {
   int64_t offset = x.storageOffset();
   for (int64_t d = 0; d < x.dim(); ++d) {
     const std::string what = axisName(expr, d);
-    int64_t start = context.intValue(expr.input(3 * d + 1), what + " start");
-    int64_t stop = context.intValue(expr.input(3 * d + 2), what + " stop");
+    const int64_t start = context.intValue(expr.input(3 * d + 1), what + " start");
+    const int64_t stop = context.intValue(expr.input(3 * d + 2), what + " stop");
     const int64_t step = context.intValue(expr.input(3 * d + 3), what + " step");
-    FL_CHECK(step > 0, "slice: the step of axis ", d, " must be positive, got ", step, " (",
-             expr.toString(), ")");
-    const int64_t size = sizes[d];
-    auto normalize = [size](int64_t bound) {
-      if (bound < 0) bound += size;
-      return std::clamp<int64_t>(bound, 0, size);
-    };
-    start = normalize(start);
-    stop = normalize(stop);
-    const int64_t length = stop > start ? (stop - start + step - 1) / step : 0;
-    if (length > 0) offset += start * strides[d];
-    sizes[d] = length;
-    strides[d] *= step;
+    sliceViewAxis(sizes, strides, offset, d, start, stop, step, expr.toString());
   }
   context.setTensor(expr.output(0), x.asStrided(sizes, strides, offset));
 }

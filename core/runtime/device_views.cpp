@@ -5,6 +5,7 @@
 #include "core/ir/error.h"
 #include "core/ir/iter_domain.h"
 #include "core/scheduler/expr_eval/view_strides.h"
+#include "core/tensor/slice_view.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -57,22 +58,10 @@ Tensor slice(const ir::Expr& expr, const Tensor& x, const ir::ExpressionEvaluato
       FL_ASSERT(s != nullptr, expr.toString(), ": slice ", what, " ", d, " is not a scalar");
       return evaluator.evaluateInt(s, std::string("slice axis ") + std::to_string(d) + " " + what);
     };
-    int64_t start = value(0, "start");
-    int64_t stop = value(1, "stop");
+    const int64_t start = value(0, "start");
+    const int64_t stop = value(1, "stop");
     const int64_t step = value(2, "step");
-    FL_CHECK(step > 0, "slice: the step of axis ", d, " must be positive, got ", step, " (",
-             expr.toString(), ")");
-    const int64_t size = sizes[d];
-    auto normalize = [size](int64_t bound) {
-      if (bound < 0) bound += size;
-      return std::clamp<int64_t>(bound, 0, size);
-    };
-    start = normalize(start);
-    stop = normalize(stop);
-    const int64_t length = stop > start ? (stop - start + step - 1) / step : 0;
-    if (length > 0) offset += start * strides[d];
-    sizes[d] = length;
-    strides[d] *= step;
+    sliceViewAxis(sizes, strides, offset, d, start, stop, step, expr.toString());
   }
   return x.asStrided(sizes, strides, offset);
 }

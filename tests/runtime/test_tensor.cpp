@@ -8,6 +8,7 @@
 
 #include "core/ir/error.h"
 #include "core/tensor/random_fill.h"
+#include "core/tensor/slice_view.h"
 
 namespace fuserlab::runtime {
 namespace {
@@ -228,6 +229,21 @@ TEST(TensorTest, UndefinedTensor) {
   Tensor t;
   EXPECT_FALSE(t.defined());
   EXPECT_EQ(t.toString(), "Tensor(undefined)");
+}
+
+// One slice rule for the CPU reference and the GPU's views: Python's
+// bounds (negative from the end, clamped), a step, an empty range.
+TEST(TensorTest, SliceViewAxisBoundsAsPythonDoes) {
+  std::vector<int64_t> sizes = {10, 6}, strides = {6, 1};
+  int64_t offset = 0;
+  sliceViewAxis(sizes, strides, offset, 0, -8, 100, 3, "slice");  // [2:10:3]: 2, 5, 8
+  EXPECT_EQ(sizes, (std::vector<int64_t>{3, 6}));
+  EXPECT_EQ(strides, (std::vector<int64_t>{18, 1}));
+  EXPECT_EQ(offset, 12);
+  sliceViewAxis(sizes, strides, offset, 1, 4, 2, 1, "slice");  // empty
+  EXPECT_EQ(sizes[1], 0);
+  EXPECT_EQ(offset, 12);
+  EXPECT_THROW(sliceViewAxis(sizes, strides, offset, 0, 0, 1, 0, "slice"), UserError);
 }
 
 }  // namespace
