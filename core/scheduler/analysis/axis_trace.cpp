@@ -654,6 +654,13 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
   const TensorTrace* trace = find(tv);
   if (trace == nullptr || tv == reference_) return {};
   const auto& axes = tv->logicalNoReductions();
+  // How many reference indices piece walks along reference axis k: its own
+  // count, else the axis's extent when the piece is the axis's only one;
+  // -1 when unknown.
+  auto reachOf = [&](size_t k, const AxisPiece& piece) -> int64_t {
+    if (piece.extent >= 0) return piece.extent;
+    return trace->axes[k].size() == 1 ? referenceExtents_[k] : -1;
+  };
   for (size_t k = 0; k < trace->axes.size(); ++k) {
     for (const AxisPiece& piece : trace->axes[k]) {
       if (piece.kind != PieceKind::Axis || piece.step != 1 ||
@@ -663,9 +670,7 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
       const auto at = std::find(axes.begin(), axes.end(), piece.id);
       if (at == axes.end()) continue;
       const int64_t extent = extentOrUnknown(evaluator_, piece.id);
-      const int64_t reach = piece.extent >= 0            ? piece.extent
-                            : trace->axes[k].size() == 1 ? referenceExtents_[k]
-                                                         : -1;
+      const int64_t reach = reachOf(k, piece);
       // Written: indices offset .. offset + reach - 1, each once. A cat's
       // output reached at offset 0 from its first operand is longer than
       // the walk (the differential tester's seed 108449 on an H200: the
@@ -703,9 +708,7 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
       for (const AxisPiece& piece : trace->axes[k]) {
         if (piece.id != id) continue;
         reached = true;
-        const int64_t reach = piece.extent >= 0            ? piece.extent
-                              : trace->axes[k].size() == 1 ? referenceExtents_[k]
-                                                           : -1;
+        const int64_t reach = reachOf(k, piece);
         if (piece.kind != PieceKind::Axis || piece.offset != 0 || piece.resized || reach < 0) {
           plain = false;  // slices, pads, cats and gathers: checked above or elsewhere
           break;
