@@ -9,7 +9,6 @@
 #include <variant>
 
 #include "core/codegen/operator_text.h"
-#include "core/codegen/reshape_index.h"
 #include "core/ir/error.h"
 #include "core/ir/random_op.h"
 
@@ -556,29 +555,6 @@ ElementIndex ExpressionEmitter::producerIndex(const Expr& expr, const TensorView
     if (producerAxes[a]->isBroadcast() || expandedHere) result[a] = "0";
   }
   return result;
-}
-
-ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer, const TensorView* consumer,
-                                             const ElementIndex& index) {
-  std::vector<std::string> outExtents, inExtents;
-  for (const ir::IterDomain* id : consumer->logicalNoReductions()) outExtents.push_back(extent(id));
-  for (const ir::IterDomain* id : producer->logicalNoReductions()) inExtents.push_back(extent(id));
-  if (lanes_ != nullptr) {
-    // In a vectorized pass, a lane that stays inside one run of the
-    // producer's innermost axis keeps it lane-affine: one vector load.
-    const ReshapeLanes view{lanes_->lane(), lanes_->base(), lanes_->width()};
-    if (std::optional<LaneReshapeIndex> inLanes =
-            reshapeProducerIndexInLanes(outExtents, inExtents, index, view)) {
-      const std::string base = "(index_t)(" + lanes_->base() + ")";
-      lanes_->markAligned(inLanes->innerTerm);
-      lanes_->markAligned(base);
-      ElementIndex result = std::move(inLanes->index);
-      result[inLanes->laneAxis] =
-          lanes_->shifted(IndexSum::term(inLanes->innerTerm) - IndexSum::term(base));
-      return result;
-    }
-  }
-  return reshapeProducerIndex(outExtents, inExtents, index);
 }
 
 std::string ExpressionEmitter::randomValue(const Expr& expr, const TensorView* out,

@@ -1,5 +1,6 @@
 // The ExpressionEmitter's ops that read a region of their input: slice (an
-// offset index), pad and cat (a branch on the index). Index arithmetic is in
+// offset index), pad and cat (a branch on the index), and reshape (the
+// producer's index from the consumer's, core/codegen/reshape_index.h). Index arithmetic is in
 // index_t, the kernel's index type; a slice start that needs clamping is
 // computed once per kernel where the caller can hoist it. With vector lanes
 // (vector_lanes.h), a lane-affine index stays lane-affine through them, and
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/codegen/reshape_index.h"
 #include "core/ir/error.h"
 
 namespace fuserlab::codegen {
@@ -233,6 +235,29 @@ std::string ExpressionEmitter::emitCat(const Expr& expr, const TensorView* out,
   }
   line("}");
   return variable;
+}
+
+ElementIndex ExpressionEmitter::reshapeIndex(const TensorView* producer, const TensorView* consumer,
+                                             const ElementIndex& index) {
+  std::vector<std::string> outExtents, inExtents;
+  for (const ir::IterDomain* id : consumer->logicalNoReductions()) outExtents.push_back(extent(id));
+  for (const ir::IterDomain* id : producer->logicalNoReductions()) inExtents.push_back(extent(id));
+  if (lanes_ != nullptr) {
+    // In a vectorized pass, a lane that stays inside one run of the
+    // producer's innermost axis keeps it lane-affine: one vector load.
+    const ReshapeLanes view{lanes_->lane(), lanes_->base(), lanes_->width()};
+    if (std::optional<LaneReshapeIndex> inLanes =
+            reshapeProducerIndexInLanes(outExtents, inExtents, index, view)) {
+      const std::string base = "(index_t)(" + lanes_->base() + ")";
+      lanes_->markAligned(inLanes->innerTerm);
+      lanes_->markAligned(base);
+      ElementIndex result = std::move(inLanes->index);
+      result[inLanes->laneAxis] =
+          lanes_->shifted(IndexSum::term(inLanes->innerTerm) - IndexSum::term(base));
+      return result;
+    }
+  }
+  return reshapeProducerIndex(outExtents, inExtents, index);
 }
 
 }  // namespace fuserlab::codegen

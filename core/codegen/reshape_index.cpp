@@ -35,6 +35,31 @@ void decompose(const std::string& position, const std::vector<std::string>& exte
   }
 }
 
+// Every extent's integer, or nullopt where one is not a literal.
+std::optional<std::vector<int64_t>> literalExtents(const std::vector<std::string>& extents) {
+  std::vector<int64_t> values;
+  for (const std::string& e : extents) {
+    const std::optional<int64_t> v = integerLiteral(e);
+    if (!v) return std::nullopt;
+    values.push_back(*v);
+  }
+  return values;
+}
+
+// Block `b`'s producer indices from the consumer's `index`, into `result`.
+void indexBlock(const ReshapeBlock& b, const std::vector<std::string>& outExtents,
+                const std::vector<std::string>& inExtents, const std::vector<std::string>& index,
+                std::vector<std::string>& result) {
+  if (b.inBegin == b.inEnd) return;  // no producer axis: nothing to index
+  if (b.outEnd - b.outBegin == 1 && b.inEnd - b.inBegin == 1) {
+    result[b.inBegin] = index.at(b.outBegin);  // the same axis on both sides
+    return;
+  }
+  const bool narrow = b.elements <= (int64_t{1} << 30);
+  decompose(linearize(outExtents, index, b.outBegin, b.outEnd, narrow), inExtents, b.inBegin,
+            b.inEnd, narrow, result);
+}
+
 }  // namespace
 
 std::optional<int64_t> integerLiteral(const std::string& text) {
@@ -110,36 +135,17 @@ std::vector<std::string> reshapeProducerIndex(const std::vector<std::string>& ou
                                               const std::vector<std::string>& inExtents,
                                               const std::vector<std::string>& outIndex) {
   std::vector<std::string> result(inExtents.size(), "0");
-  std::vector<int64_t> outValues, inValues;
-  bool constant = true;
-  for (const std::string& e : outExtents) {
-    const auto v = integerLiteral(e);
-    constant = constant && v.has_value();
-    outValues.push_back(v.value_or(0));
-  }
-  for (const std::string& e : inExtents) {
-    const auto v = integerLiteral(e);
-    constant = constant && v.has_value();
-    inValues.push_back(v.value_or(0));
-  }
+  const auto outValues = literalExtents(outExtents);
+  const auto inValues = literalExtents(inExtents);
   std::optional<std::vector<ReshapeBlock>> blocks;
-  if (constant) blocks = reshapeBlocks(outValues, inValues);
+  if (outValues && inValues) blocks = reshapeBlocks(*outValues, *inValues);
   if (!blocks) {
     // The consumer's whole linear position, then the producer's axes.
     decompose(linearize(outExtents, outIndex, 0, outExtents.size(), false), inExtents, 0,
               inExtents.size(), false, result);
     return result;
   }
-  for (const ReshapeBlock& b : *blocks) {
-    if (b.inBegin == b.inEnd) continue;  // no producer axis: nothing to index
-    if (b.outEnd - b.outBegin == 1 && b.inEnd - b.inBegin == 1) {
-      result[b.inBegin] = outIndex.at(b.outBegin);  // the same axis on both sides
-      continue;
-    }
-    const bool narrow = b.elements <= (int64_t{1} << 30);
-    decompose(linearize(outExtents, outIndex, b.outBegin, b.outEnd, narrow), inExtents, b.inBegin,
-              b.inEnd, narrow, result);
-  }
+  for (const ReshapeBlock& b : *blocks) indexBlock(b, outExtents, inExtents, outIndex, result);
   return result;
 }
 
@@ -147,18 +153,10 @@ std::optional<LaneReshapeIndex> reshapeProducerIndexInLanes(
     const std::vector<std::string>& outExtents, const std::vector<std::string>& inExtents,
     const std::vector<std::string>& outIndex, const ReshapeLanes& lanes) {
   if (lanes.width <= 1) return std::nullopt;
-  std::vector<int64_t> outValues, inValues;
-  for (const std::string& e : outExtents) {
-    const auto v = integerLiteral(e);
-    if (!v) return std::nullopt;
-    outValues.push_back(*v);
-  }
-  for (const std::string& e : inExtents) {
-    const auto v = integerLiteral(e);
-    if (!v) return std::nullopt;
-    inValues.push_back(*v);
-  }
-  const std::optional<std::vector<ReshapeBlock>> blocks = reshapeBlocks(outValues, inValues);
+  const auto outValues = literalExtents(outExtents);
+  const auto inValues = literalExtents(inExtents);
+  if (!outValues || !inValues) return std::nullopt;
+  const std::optional<std::vector<ReshapeBlock>> blocks = reshapeBlocks(*outValues, *inValues);
   if (!blocks) return std::nullopt;
   // The lane must be exactly one consumer axis's index, the innermost of its
   // block, and appear nowhere else.
@@ -177,12 +175,16 @@ std::optional<LaneReshapeIndex> reshapeProducerIndexInLanes(
     if (*laneOut >= b.outBegin && *laneOut < b.outEnd) laneBlock = &b;
   }
   if (laneBlock == nullptr || *laneOut != laneBlock->outEnd - 1 ||
-      laneBlock->inBegin == laneBlock->inEnd || outValues[*laneOut] % lanes.width != 0 ||
-      inValues[laneBlock->inEnd - 1] % lanes.width != 0) {
+      laneBlock->inBegin == laneBlock->inEnd || (*outValues)[*laneOut] % lanes.width != 0 ||
+      (*inValues)[laneBlock->inEnd - 1] % lanes.width != 0) {
     return std::nullopt;
   }
+  // The other blocks as without lanes.
   LaneReshapeIndex out;
-  out.index = reshapeProducerIndex(outExtents, inExtents, outIndex);
+  out.index.assign(inExtents.size(), "0");
+  for (const ReshapeBlock& b : *blocks) {
+    if (&b != laneBlock) indexBlock(b, outExtents, inExtents, outIndex, out.index);
+  }
   // The lane's block again, at the vector's base: its linear position there
   // is a multiple of the width, and so is its remainder by the innermost
   // producer extent of the block (the width divides both).
