@@ -178,6 +178,17 @@ const report::CompileReport& FusionSession::compile(const py::list& inputs) {
   return last_->compiled.report;
 }
 
+namespace {
+
+// An output handed to Python: a DLPack capsule, or an object with
+// __dlpack__ (what numpy.from_dlpack takes).
+py::object exportOutput(runtime::DeviceTensor tensor, bool capsule) {
+  if (capsule) return exportCapsule(std::move(tensor));
+  return py::cast(std::make_unique<ExportedTensor>(std::move(tensor)));
+}
+
+}  // namespace
+
 py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool capsules) {
   ++executeCount_;
   Bound bound = bind(inputs);
@@ -196,11 +207,7 @@ py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool c
     if (result.stats.compiledFusion) ++compileCount_;
     gpuKernelsBuilt_ += result.stats.kernelsBuilt;
     for (runtime::DeviceTensor& tensor : result.outputs) {
-      if (capsules) {
-        out.append(exportCapsule(std::move(tensor)));
-      } else {
-        out.append(py::cast(std::make_unique<ExportedTensor>(std::move(tensor))));
-      }
+      out.append(exportOutput(std::move(tensor), capsules));
     }
     return out;
   }
@@ -211,12 +218,7 @@ py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool c
     outputs = runtime::runReference(builder_.fusion(), bound.arguments);
   }
   for (runtime::Tensor& tensor : outputs) {
-    runtime::DeviceTensor held{tensor, nullptr};
-    if (capsules) {
-      out.append(exportCapsule(std::move(held)));
-    } else {
-      out.append(py::cast(std::make_unique<ExportedTensor>(std::move(held))));
-    }
+    out.append(exportOutput(runtime::DeviceTensor{tensor, nullptr}, capsules));
   }
   return out;
 }
