@@ -2,7 +2,12 @@
 // writes) and stdout with stderr (what a user sees).
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -48,5 +53,29 @@ std::string source(const std::string& relative);
 
 //! The file names of resources/examples/*.py, sorted.
 std::vector<std::string> bundledExamples();
+
+//! A test with a scratch folder of its own (named by the suite, the test
+//! and the process), made before and removed after each test.
+class CliScratchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           (std::string("fuserlab_") + test->test_suite_name() + "_" + std::to_string(::getpid()) +
+            "_" + test->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  //! Writes `text` (bytes as they are) to the scratch file `name`; its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  std::filesystem::path dir_;
+};
 
 }  // namespace fuserlab::cli

@@ -56,23 +56,8 @@ struct HostileCase {
   std::string expected;
 };
 
-class CliHostileTest : public ::testing::Test {
+class CliHostileTest : public CliScratchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fuserlab_cli_hostile_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-
   // Runs every case; each must end in exit 0 or 2 (2 with a message, and
   // with `expected` in it when given), never a signal, exit 3 or a hang.
   static void expectHandled(const std::vector<HostileCase>& cases) {
@@ -93,8 +78,6 @@ class CliHostileTest : public ::testing::Test {
       }
     }
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliHostileTest, HandWrittenScriptsAreReadOrRefused) {

@@ -77,23 +77,8 @@ bool namesAPosition(const std::string& output, const std::string& file) {
   return false;
 }
 
-class CliHostile2Test : public ::testing::Test {
+class CliHostile2Test : public CliScratchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("fuserlab_cli_hostile2_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-
   // Runs `c` under the limits and checks the rule; returns the result.
   static BoundedCliResult expectHandled(const Case& c) {
     SCOPED_TRACE(c.name);
@@ -140,8 +125,6 @@ class CliHostile2Test : public ::testing::Test {
       expectHandled({"graph " + name, {"graph", file, "--format", "dot", "-o", graph}, file, ""});
     }
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliHostile2Test, HandWrittenScriptsAreReadOrRefusedAtALine) {
