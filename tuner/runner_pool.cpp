@@ -68,6 +68,17 @@ void RunnerPool::runBatch(const TuningTarget& target, const std::vector<const Va
   for (std::thread& t : threads) t.join();
 }
 
+std::optional<double> RunnerPool::copyBytesPerSecond() const {
+  // Read on the calling thread between batches or from a finished outcome:
+  // a runner sets its value before it returns its first outcome.
+  std::optional<double> highest;
+  for (const auto& runner : runners_) {
+    const auto bandwidth = runner->copyBytesPerSecond();
+    if (bandwidth && (!highest || *bandwidth > *highest)) highest = bandwidth;
+  }
+  return highest;
+}
+
 std::vector<int> parseDeviceList(const std::string& text, int available) {
   std::vector<int> devices;
   if (text == "all") {

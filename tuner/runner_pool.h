@@ -28,6 +28,9 @@ class RunnerPool : public VariantRunner {
   VariantOutcome run(const TuningTarget& target, const Variant& variant) override;
   void runBatch(const TuningTarget& target, const std::vector<const Variant*>& variants,
                 const StopCheck& stop, const OutcomeSink& done) override;
+  //! The highest of the runners' (the lowest, most cautious floor); one GPU
+  //! model, so they differ by noise only.
+  std::optional<double> copyBytesPerSecond() const override;
 
   size_t size() const { return runners_.size(); }
   VariantRunner& runner(size_t index) { return *runners_.at(index); }

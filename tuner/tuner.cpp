@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "core/ir/error.h"
@@ -60,6 +61,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
   const db::SegmentRecord segment = target.segmentRecord();
   const db::DeviceRecord device = target.deviceRecord();
   const db::RunRecord run = db::RunRecord::now(options.command);
+  result.bytesMoved = segmentBytesMoved(target);
 
   // What earlier runs measured, by params: the latest record of each wins.
   std::map<std::string, db::MeasurementRecord> stored;
@@ -85,13 +87,48 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
   // stopNow runs on a pool's threads too.
   std::atomic<bool> stopped{false};
   std::atomic<bool> timedOut{false};
+  std::atomic<bool> earlyStopped{false};
   const StopCheck stopNow = [&] {
     if (cancel != nullptr && cancel->load()) return true;
+    if (earlyStopped.load()) return true;
     if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
       timedOut.store(true);
       return true;
     }
     return false;
+  };
+
+  // The early stop (bandwidth_floor.h), checked with each ok outcome once
+  // the runner knows its GPU's copy bandwidth.
+  bool floorDisproved = false;
+  auto checkEarlyStop = [&](const VariantOutcome& outcome) {
+    if (!options.earlyStop || earlyStopped.load() || floorDisproved || !outcome.ok()) return;
+    if (!result.floor) {
+      if (auto bandwidth = runner.copyBytesPerSecond()) {
+        result.floor = bandwidthFloor(result.bytesMoved, *bandwidth, options.floorBandwidthFactor);
+      }
+      if (!result.floor) {
+        result.earlyStopNote = "no early stop: the runner has not measured its copy bandwidth";
+        return;
+      }
+      result.earlyStopNote.clear();
+    }
+    const SampleStats& stats = *outcome.stats;
+    if (stats.medianNs < result.floor->floorNs) {
+      floorDisproved = true;
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "no early stop: variant %zu took %.2f us, below the bandwidth floor %.2f us",
+                    outcome.variant, stats.medianNs / 1000, result.floor->floorNs / 1000);
+      result.earlyStopNote = text;
+      return;
+    }
+    const double noise = medianHalfWidthFromStddev(stats.stddevNs, stats.samples);
+    if (auto stop =
+            earlyStopAt(*result.floor, outcome.variant, stats.medianNs, noise, options.margin)) {
+      result.earlyStop = std::move(stop);
+      earlyStopped.store(true);
+    }
   };
 
   // Stores (when fresh) and reports one variant's outcome, on this thread.
@@ -112,6 +149,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
       }
     }
     ++done;
+    checkEarlyStop(outcome);
     result.outcomes.push_back(std::move(outcome));
     if (listener) {
       ProgressEvent event;
@@ -179,7 +217,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
         ++ran;
       });
     }
-    if (ran < runnable.size()) stopped.store(true);  // stopped before the rest
+    if (ran < runnable.size() || earlyStopped.load()) stopped.store(true);  // no more batches
     return costs;
   };
   result.strategy = runStrategy(space, options.strategy, measure, &stopped);

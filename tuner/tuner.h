@@ -22,6 +22,7 @@
 
 #include "db/entry.h"
 #include "db/tuning_store.h"
+#include "tuner/bandwidth_floor.h"
 #include "tuner/builder.h"
 #include "tuner/decision.h"
 #include "tuner/search_space.h"
@@ -30,6 +31,12 @@
 #include "tuner/tuning_target.h"
 
 namespace fuserlab::tuner {
+
+//! VariantOutcome::check: the CPU reference (the default variant always, and
+//! every variant where the default's outputs are not known good), or the
+//! default variant's verified outputs, compared on the GPU (worker.h).
+inline constexpr const char* kCheckCpuReference = "cpu_reference";
+inline constexpr const char* kCheckDefaultOutputs = "default_gpu_outputs";
 
 //! One variant's measurement: statistics of its kernel's duration, or why it
 //! failed (did not build, faulted, produced wrong results, timed out).
@@ -41,6 +48,10 @@ struct VariantOutcome {
   bool resumed = false;
   //! Samples redone because they deviated (a clock drop, an interruption).
   int64_t redoneSamples = 0;
+  //! What its outputs were validated against: kCheckCpuReference or
+  //! kCheckDefaultOutputs; empty when not validated here
+  //! (resumed, failed before the check, a fake runner).
+  std::string check;
 
   bool ok() const { return error.empty() && stats.has_value(); }
 };
@@ -56,6 +67,10 @@ class VariantRunner {
  public:
   virtual ~VariantRunner() = default;
   virtual VariantOutcome run(const TuningTarget& target, const Variant& variant) = 0;
+  //! The device-to-device copy bandwidth of the runner's GPU (bytes per
+  //! second), once known (a worker measures it as it starts): the bandwidth
+  //! floor's (bandwidth_floor.h). nullopt: unknown, no early stop.
+  virtual std::optional<double> copyBytesPerSecond() const { return std::nullopt; }
   //! Runs `variants`, calling `done(index into variants, outcome)` on the
   //! calling thread as each finishes; a variant not started because `stop`
   //! said so gets no call. This one runs them in order; a RunnerPool (several
@@ -90,6 +105,10 @@ struct TuneOptions {
   //! Stop measuring at this time (--time-limit): what was measured is
   //! stored, and the winner of what was measured becomes the entry.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  //! Stop a segment once the best variant is within the margin of the
+  //! bandwidth floor (bandwidth_floor.h); --no-early-stop turns it off.
+  bool earlyStop = true;
+  double floorBandwidthFactor = kFloorBandwidthFactor;
 };
 
 struct TuneResult {
@@ -104,6 +123,15 @@ struct TuneResult {
   double seconds = 0;
   //! Stopped at TuneOptions::deadline before the strategy was done.
   bool timedOut = false;
+  //! Bytes the segment moves at least (segmentBytesMoved) and, once the
+  //! runner knew its copy bandwidth, the floor on any variant's time.
+  int64_t bytesMoved = 0;
+  std::optional<BandwidthFloor> floor;
+  //! Set when the sweep stopped early at the floor.
+  std::optional<EarlyStop> earlyStop;
+  //! Why it could not stop early, where something prevented it (no
+  //! bandwidth, a variant measured below the floor); empty otherwise.
+  std::string earlyStopNote;
 };
 
 //! The MeasurementRecord the store keeps of `outcome`.

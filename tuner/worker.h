@@ -4,30 +4,45 @@
 // worker. `fuserlab-cli tune-worker` (hidden) runs serveWorker on its stdin
 // and stdout; WorkerRunner (the VariantRunner of real sweeps) starts it with
 // fork + exec and talks to it in JSON lines:
-//   worker -> parent  {"ready": true, "device": NAME} once set up, or
+//   worker -> parent  {"ready": true, "device": NAME, "copy_bytes_per_s": B}
+//                     once set up (B: its GPU's copy bandwidth, as bench
+//                     measures it, for the bandwidth floor), or
 //                     {"fatal": MESSAGE} and exit
 //   parent -> worker  {"variant": ID, "params": {...}}
-//   worker -> parent  {"variant": ID, "samples": [ns...], "redone": N} or
-//                     {"variant": ID, "error": MESSAGE, "fatal": BOOL}
+//   worker -> parent  {"variant": ID, "samples": [ns...], "redone": N,
+//                     "check": CHECK} or
+//                     {"variant": ID, "error": MESSAGE, "fatal": BOOL[,
+//                     "check": CHECK]}
 // After a fatal error (the CUDA context is unusable) the worker exits.
 //
 // Per variant the worker: compiles the fusion with the variant's params
 // pinned to the segment and checks the runtime took them; runs it once on
 // fresh copies of the inputs (random, non-zero) with every output poisoned
-// (NaN) and compares each output with the CPU reference; then times the
+// (NaN) and validates each output (CHECK says against what): the default
+// variant against the CPU reference ("cpu_reference"), keeping its verified
+// outputs on the GPU; every other variant against those, on the GPU, with
+// the same tolerances (output_comparison.h; "default_gpu_outputs"), so no
+// output is copied back. A worker whose first variant is not the default
+// runs the default first to get them; where the default fails its check, or
+// WorkerSetup::compareWithDefault is off, every variant is checked against
+// the CPU reference. Then it times the
 // segment's kernel with CUPTI: warm-up launches, then samples, each after
 // flushing the L2 (runtime::L2Flush: a buffer twice its size written and
 // read, so the sample starts from a cold and clean L2), until the median's
 // confidence half-width is under 1% or the cap; a sample more than 1.5x the
 // running median (a clock drop, a preemption) is redone once.
 //
-// Test switch: FUSERLAB_TUNER_FAULT_VARIANT=N makes the worker launch a
-// kernel that writes far out of bounds and traps when asked for variant N.
+// Test switches: FUSERLAB_TUNER_FAULT_VARIANT=N makes the worker launch a
+// kernel that writes far out of bounds and traps when asked for variant N;
+// FUSERLAB_TUNER_WRONG_VARIANT=N makes variant N's last element of output 0
+// wrong (value * 1.5 + 1) before it is checked, as a wrong kernel would.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +68,9 @@ struct WorkerSetup {
   int device = 0;
   int segment = 0;
   SamplingPolicy sampling;
+  //! Compare variants with the default variant's outputs on the GPU (see
+  //! above); off: every variant against the CPU reference.
+  bool compareWithDefault = true;
 };
 
 //! Serves requests until end of input; returns the process exit code.
@@ -66,6 +84,7 @@ class WorkerRunner : public VariantRunner {
   WorkerRunner(std::vector<std::string> argv, double timeoutSeconds = 120);
   ~WorkerRunner() override;
   VariantOutcome run(const TuningTarget& target, const Variant& variant) override;
+  std::optional<double> copyBytesPerSecond() const override;
 
   //! Workers started so far (1 + the replacements).
   int workersStarted() const { return started_; }
@@ -83,6 +102,9 @@ class WorkerRunner : public VariantRunner {
   int fromWorker_ = -1;
   std::string buffered_;
   int started_ = 0;
+  // Written by the runner's thread, read by the tuning thread (a pool); 0
+  // until a worker reported it.
+  std::atomic<double> copyBytesPerSecond_{0};
 };
 
 }  // namespace fuserlab::tuner

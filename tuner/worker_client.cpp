@@ -45,6 +45,11 @@ WorkerRunner::WorkerRunner(std::vector<std::string> argv, double timeoutSeconds)
 
 WorkerRunner::~WorkerRunner() { stopWorker(); }
 
+std::optional<double> WorkerRunner::copyBytesPerSecond() const {
+  const double bandwidth = copyBytesPerSecond_.load();
+  return bandwidth > 0 ? std::optional<double>(bandwidth) : std::nullopt;
+}
+
 void WorkerRunner::stopWorker() {
   if (toWorker_ >= 0) ::close(toWorker_);
   if (fromWorker_ >= 0) ::close(fromWorker_);
@@ -139,6 +144,9 @@ bool WorkerRunner::ensureWorker(std::string* error) {
       stopWorker();
       return false;
     }
+    if (const report::Json* bandwidth = hello.get("copy_bytes_per_s")) {
+      copyBytesPerSecond_.store(bandwidth->asDouble());
+    }
   } catch (const UserError&) {
     *error = "the worker answered '" + line + "' instead of a JSON greeting";
     stopWorker();
@@ -168,6 +176,7 @@ VariantOutcome WorkerRunner::run(const TuningTarget& target, const Variant& vari
   }
   try {
     const report::Json reply = report::Json::parse(line);
+    if (const report::Json* check = reply.get("check")) outcome.check = check->asString();
     if (const report::Json* e = reply.get("error")) {
       outcome.error = e->asString();
       const report::Json* fatal = reply.get("fatal");

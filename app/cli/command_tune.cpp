@@ -2,7 +2,7 @@
 //   [--segment N] [--strategy exhaustive|random|coordinate] [--budget N]
 //   [--seed N] [--margin PERCENT] [--dry-run] [--json PATH]
 //   [--device NAME|cuda:N | --devices 0,1|all] [--fusion NAME] [--set K=V]
-//   [--disable-pass P] [--time-limit SECONDS] [--shard K/N]
+//   [--disable-pass P] [--time-limit SECONDS] [--shard K/N] [--no-early-stop]
 // fuserlab-cli tune --plan PLAN|--from-record FILE --db DB [--shard K/N] ...
 // (--jsonl FILE in place of --db DB: the results as JSON lines,
 // db/jsonl_tuning_store.h, for `db import` later)
@@ -17,10 +17,14 @@
 // environment (Slurm arrays, torchrun, MPI) names (tuner/shard.h), skipping
 // segments the database already has a tuned entry for. --time-limit stops
 // measuring after that many seconds; the winner of what was measured is
-// stored. --dry-run lists the space without a GPU (device: --device, default
-// the h100 table entry). On a terminal a progress bar, otherwise one JSON
-// line per variant on stdout. Ctrl-C stops after the variants in flight; the
-// same command resumes, skipping measured variants.
+// stored. A segment stops early once its best variant is within the margin
+// of the bandwidth floor (tuner/bandwidth_floor.h; --no-early-stop: never).
+// Each variant's outputs are checked against the default variant's on the
+// GPU, the default's against the CPU reference (tuner/worker.h); the JSON
+// says which check each variant got. --dry-run lists the space without a GPU (device: --device,
+// default the h100 table entry). On a terminal a progress bar, otherwise one JSON line per variant
+// on stdout. Ctrl-C stops after the variants in flight; the same command resumes, skipping measured
+// variants.
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,6 +34,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 
 #include "app/cli/commands.h"
@@ -130,6 +135,7 @@ class ConsoleListener : public tuner::TuneListener {
       line.set("planned", int64_t(e.planned));
       line.set("resumed", e.outcome->resumed);
       line.set("label", e.variant->label);
+      if (!e.outcome->check.empty()) line.set("check", e.outcome->check);
       if (e.outcome->ok()) {
         line.set("median_ns", e.outcome->stats->medianNs);
         line.set("p20_ns", e.outcome->stats->p20Ns);
@@ -289,13 +295,46 @@ std::optional<int64_t> tunedEntry(db::TuningStore& store, const tuner::TuningTar
   return store.tunedEntry(like);
 }
 
+// How the early stop went: on or off, the floor, whether it stopped.
+Json earlyStopJson(const tuner::TuneOptions& tune, const tuner::TuneResult& result) {
+  Json json = Json::object();
+  json.set("enabled", tune.earlyStop);
+  json.set("bytes_moved", result.bytesMoved);
+  json.set("bandwidth_factor", tune.floorBandwidthFactor);
+  if (result.floor) {
+    json.set("copy_bytes_per_s", result.floor->copyBytesPerSecond);
+    json.set("floor_ns", result.floor->floorNs);
+  }
+  json.set("stopped", result.earlyStop.has_value());
+  if (result.earlyStop) {
+    json.set("best_variant", int64_t(result.earlyStop->variant));
+    json.set("best_ns", result.earlyStop->bestNs);
+    json.set("above_floor_percent", result.earlyStop->abovePercent);
+    json.set("message", result.earlyStop->message);
+  }
+  if (!result.earlyStopNote.empty()) json.set("note", result.earlyStopNote);
+  return json;
+}
+
+// The variants of each check ("cpu_reference": [0], "default_gpu_outputs":
+// [3, 7, ...]), in evaluation order; resumed ones are not checked again.
+Json checksJson(const tuner::TuneResult& result) {
+  std::map<std::string, std::vector<int64_t>> byCheck;
+  for (const tuner::VariantOutcome& o : result.outcomes) {
+    if (!o.check.empty()) byCheck[o.check].push_back(int64_t(o.variant));
+  }
+  Json json = Json::object();
+  for (const auto& [check, variants] : byCheck) json.set(check, Json::arrayOf(variants));
+  return json;
+}
+
 }  // namespace
 
 int tuneCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert(kTuneValueOptions.begin(), kTuneValueOptions.end());
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
-  CommandLine cl(args, options, {"dry-run"});
+  CommandLine cl(args, options, {"dry-run", "no-early-stop"});
   const bool dryRun = cl.flag("dry-run");
   const auto dbPath = cl.value("db");
   const auto jsonlPath = cl.value("jsonl");
@@ -329,6 +368,7 @@ int tuneCommand(const std::vector<std::string>& args) {
   if (auto t = cl.value("time-limit")) {
     tune.deadline = start + std::chrono::seconds(parseInt("time-limit", *t));
   }
+  tune.earlyStop = !cl.flag("no-early-stop");
   for (const auto& a : args) tune.command += " " + a;
 
   // The device: a table entry for a dry run, GPUs of this machine otherwise.
@@ -454,8 +494,11 @@ int tuneCommand(const std::vector<std::string>& args) {
       if (auto* pool = dynamic_cast<tuner::RunnerPool*>(runner.get())) {
         item.set("measured_per_device", Json::arrayOf(pool->measuredPerRunner()));
       }
-      item.set("cancelled", result.strategy.cancelled);
+      if (result.earlyStop) out << "  " << result.earlyStop->message << "\n";
+      item.set("cancelled", result.strategy.cancelled && !result.earlyStop);
       item.set("timed_out", result.timedOut);
+      item.set("early_stop", earlyStopJson(tune, result));
+      item.set("checks", checksJson(result));
       int64_t failed = 0;
       for (const auto& o : result.outcomes) failed += o.ok() ? 0 : 1;
       item.set("failed", failed);

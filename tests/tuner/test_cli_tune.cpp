@@ -27,6 +27,13 @@ TEST(CliTuneTest, DryRunHonoursStrategyAndBudget) {
   EXPECT_NE(r.output.find("would measure 5 variants"), std::string::npos) << r.output;
 }
 
+TEST(CliTuneTest, EarlyStopCanBeTurnedOff) {
+  const CliResult r = runCli("tune " + source("resources/examples/silu_mul.py") +
+                             " --dry-run --budget 3 --no-early-stop");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("would measure 3 variants"), std::string::npos) << r.output;
+}
+
 TEST(CliTuneTest, SizesFromTheInputsBlockAreTheViewsSizes) {
   // silu_mul.py's inputs are torch.randn(2818048).as_strided((256, 11008), ...):
   // the tuned tensor is the 2-D view (the worker was once handed the flat

@@ -27,6 +27,34 @@ TEST(WorkerRunnerTest, MeasurementsComeBackAsStatistics) {
   EXPECT_EQ(runner.workersStarted(), 1);
 }
 
+// The greeting's copy bandwidth (the bandwidth floor's) and each reply's
+// check reach the tuner; a variant rejected by the GPU comparison keeps the
+// check that rejected it.
+TEST(WorkerRunnerTest, CopyBandwidthAndChecksComeBack) {
+  ExampleTarget e = exampleTarget("silu_mul.py", "256x1024:bf16,256x1024:bf16");
+  WorkerRunner runner(
+      shell("echo '{\"ready\": true, \"device\": \"fake\", \"copy_bytes_per_s\": 3.5e12}'; "
+            "read line; echo '{\"variant\": 0, \"samples\": [100], \"check\": \"cpu_reference\"}'; "
+            "read line; echo '{\"variant\": 1, \"samples\": [90], \"check\": "
+            "\"default_gpu_outputs\"}'; "
+            "read line; echo '{\"variant\": 2, \"error\": \"wrong results: T4: 1 of 9 elements "
+            "differ from the default variant\", \"fatal\": false, \"check\": "
+            "\"default_gpu_outputs\"}'; cat > /dev/null"));
+  EXPECT_FALSE(runner.copyBytesPerSecond().has_value());  // not started yet
+  const VariantOutcome first = runner.run(*e.target, e.space.variants[0]);
+  ASSERT_TRUE(first.ok()) << first.error;
+  EXPECT_EQ(first.check, kCheckCpuReference);
+  ASSERT_TRUE(runner.copyBytesPerSecond().has_value());
+  EXPECT_DOUBLE_EQ(*runner.copyBytesPerSecond(), 3.5e12);
+  const VariantOutcome second = runner.run(*e.target, e.space.variants[1]);
+  ASSERT_TRUE(second.ok()) << second.error;
+  EXPECT_EQ(second.check, kCheckDefaultOutputs);
+  const VariantOutcome wrong = runner.run(*e.target, e.space.variants[2]);
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.check, kCheckDefaultOutputs);
+  EXPECT_NE(wrong.error.find("default variant"), std::string::npos) << wrong.error;
+}
+
 TEST(WorkerRunnerTest, CrashingWorkerFailsTheVariantAndIsReplaced) {
   ExampleTarget e = exampleTarget("silu_mul.py", "256x1024:bf16,256x1024:bf16");
   WorkerRunner runner(shell(std::string(kHello) + "read line; kill -SEGV $$"));
