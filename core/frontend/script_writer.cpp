@@ -25,6 +25,7 @@
 #include "core/frontend/statement_order.h"
 #include "core/ir/error.h"
 #include "core/ir/fusion.h"
+#include "core/ops/reduction_domain.h"
 
 namespace fuserlab::frontend {
 namespace {
@@ -549,10 +550,26 @@ void ScriptWriter::writeExpr(const Expr* expr) {
     case ExprType::Cast:
       assign({out}, call("cast", operand(in[0]) + ", dtype=" + dtypeArg(out->dtype())));
       return;
-    case ExprType::Reduction:
-      assign({out}, call(expr->opName(), operand(in[0]) + ", dims=" + intList(attrs.axes) +
-                                             ", keepdim=False, dtype=DataType.Null"));
+    case ExprType::Reduction: {
+      const std::string dims =
+          ", dims=" + intList(attrs.axes) + ", keepdim=False, dtype=DataType.Null";
+      if (attrs.reductionOp != ir::ReductionOpType::LogSumExp) {
+        assign({out}, call(expr->opName(), operand(in[0]) + dims));
+        return;
+      }
+      // No fd.ops.logsumexp: the ops it stands for, which both readers take.
+      const std::string x = operand(in[0]);
+      if (planning_) return;
+      const std::string max = name(out) + "_max";
+      const std::string flags =
+          boolList(ops::keepDimFlags(in[0]->as<TensorView>()->rank(), attrs.axes));
+      lines_.push_back(max + " = " + call("max", x + dims));
+      const std::string shifted =
+          call("sub", x + ", " + call("broadcast", max + ", is_broadcast_dim=" + flags));
+      assign({out},
+             call("add", max + ", " + call("log", call("sum", call("exp", shifted) + dims))));
       return;
+    }
     case ExprType::Welford: {
       const std::string args = operand(in[0]) + ", dims=" + intList(attrs.axes);
       if (const auto& vm = varMean_[expr->id()]) {

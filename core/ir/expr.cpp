@@ -69,7 +69,8 @@ std::string_view toString(TernaryOpType op) {
 }
 
 std::string_view toString(ReductionOpType op) {
-  static constexpr std::array<std::string_view, 4> kNames = {"sum", "prod", "max", "min"};
+  static constexpr std::array<std::string_view, 5> kNames = {"sum", "prod", "max", "min",
+                                                             "logsumexp"};
   return kNames.at(static_cast<size_t>(op));
 }
 

@@ -175,7 +175,12 @@ enum class BinaryOpType : uint8_t {
 
 enum class TernaryOpType : uint8_t { Where, Lerp, Clamp, Addcmul };
 
-enum class ReductionOpType : uint8_t { Sum, Prod, Max, Min };
+//! LogSumExp: max(x) + log(sum(exp(x - max(x)))) over the axes, computed in
+//! one pass (a running max and a sum rescaled when the max grows). No fd.ops
+//! name: the online_softmax_statistics pass makes it from the max, exp and
+//! sum a log-softmax is written with, and its result is exactly what those
+//! ops give at the edges (NaN for a row of -inf, a +inf or a NaN).
+enum class ReductionOpType : uint8_t { Sum, Prod, Max, Min, LogSumExp };
 
 //! The distribution of a Random expr.
 enum class RandomOpType : uint8_t { Uniform, Normal };
@@ -184,7 +189,7 @@ std::string_view toString(ExprType type);
 std::string_view toString(UnaryOpType op);   //!< the fd.ops name: "rsqrt"
 std::string_view toString(BinaryOpType op);  //!< "add", "ceilDiv"
 std::string_view toString(TernaryOpType op);
-std::string_view toString(ReductionOpType op);  //!< "sum", "max"
+std::string_view toString(ReductionOpType op);  //!< "sum", "max", "logsumexp"
 std::string_view toString(RandomOpType op);     //!< "uniform", "normal"
 //! True for comparisons and logical ops: the result is Bool.
 bool isPredicate(BinaryOpType op);

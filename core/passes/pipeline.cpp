@@ -7,7 +7,9 @@
 #include "core/passes/consecutive_cast.h"
 #include "core/passes/decompose_reshardings.h"
 #include "core/passes/finalize_multidevice_domains.h"
+#include "core/passes/gather_through_pointwise.h"
 #include "core/passes/mark_aliases_prepare.h"
+#include "core/passes/online_logsumexp.h"
 #include "core/passes/propagate_shardings.h"
 #include "core/passes/remove_empty.h"
 #include "core/passes/reorder_sharded_axis.h"
@@ -27,6 +29,12 @@ namespace fuserlab::passes {
 //  2b. upcast_after_reshape after consecutive_cast (a folded pair can leave
 //     an upcast right before a reshape) and before bookending, which then
 //     sees the reshape of an input as a view.
+//  2c. online_logsumexp, then gather_through_pointwise (FuserLab's own, for
+//     softmax statistics and cross-entropy): the first turns log(sum(exp(x -
+//     max(x)))) into logsumexp(x) - max(x), leaving the log-softmax an
+//     elementwise expression of x and per-row values, which the second then
+//     picks at a label without computing it whole. Before bookending, which
+//     would otherwise cut at tensors these rewrites remove.
 //  3. the multi-device passes (no-ops without device meshes), in seed 004's
 //     order: propagate_shardings gives every tensor a mesh and sharding;
 //     decompose_reshardings then sees every producer/consumer pair's
@@ -45,6 +53,8 @@ const std::vector<std::unique_ptr<Pass>>& allPasses() {
     list.push_back(std::make_unique<RemoveEmptyPass>());
     list.push_back(std::make_unique<ConsecutiveCastPass>());
     list.push_back(std::make_unique<UpcastAfterReshapePass>());
+    list.push_back(std::make_unique<OnlineLogSumExpPass>());
+    list.push_back(std::make_unique<GatherThroughPointwisePass>());
     list.push_back(std::make_unique<PropagateShardingsPass>());
     list.push_back(std::make_unique<DecomposeReshardingsPass>());
     list.push_back(std::make_unique<ReorderShardedAxisPass>());

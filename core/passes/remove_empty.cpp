@@ -111,6 +111,8 @@ class EmptyTensorRemover {
         }
         return fusion_.constDouble(max ? -std::numeric_limits<double>::infinity()
                                        : std::numeric_limits<double>::infinity());
+      case ir::ReductionOpType::LogSumExp:  // the max's -inf plus log(0)
+        return fusion_.constDouble(-std::numeric_limits<double>::infinity());
     }
     FL_ASSERT(false, "unknown reduction op");
     return nullptr;

@@ -1,4 +1,5 @@
-// Reductions of the reference executor: sum, prod, max, min and Welford.
+// Reductions of the reference executor: sum, prod, max, min, logsumexp and
+// Welford.
 //
 // The input is read once into a contiguous [kept, reduced] matrix of the
 // compute type (the reduced axes innermost, in their logical order), so every
@@ -8,6 +9,7 @@
 // products wrap; max/min propagate NaN; Welford is two-pass (mean, then the
 // sum of squared deviations), both pairwise.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -63,10 +65,28 @@ T sumOf(const T* x, int64_t n) {
   }
 }
 
+//! max + log(sum(exp(x - max))), as the ops a log-softmax is written with
+//! compute it (the max, the shifted exps summed pairwise, the log): a row
+//! of -inf, or one holding a +inf or a NaN, gives NaN. `shifted`: scratch.
+template <class T>
+T logSumExpOf(const T* x, int64_t n, std::vector<T>& shifted) {
+  if constexpr (kIsFloating<T>) {
+    T best = x[0];
+    for (int64_t i = 1; i < n; ++i) best = maximumOf(best, x[i]);
+    shifted.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) shifted[i] = std::exp(x[i] - best);
+    return best + std::log(pairwiseSum(shifted.data(), n));
+  } else {
+    FL_ASSERT(false, "logsumexp of integers");
+  }
+}
+
 template <class T>
 void reduceRows(const ir::Expr& expr, const T* data, int64_t rows, int64_t length, T* out) {
   const ReductionOpType op = expr.attrs().reductionOp;
-  if (op == ReductionOpType::Max || op == ReductionOpType::Min) {
+  std::vector<T> shifted;
+  if (op == ReductionOpType::Max || op == ReductionOpType::Min ||
+      op == ReductionOpType::LogSumExp) {
     FL_CHECK(length > 0 || rows == 0, expr.opName(),
              ": cannot reduce an empty axis (the reduced extent is 0) in ", expr.toString());
   }
@@ -92,6 +112,7 @@ void reduceRows(const ir::Expr& expr, const T* data, int64_t rows, int64_t lengt
         out[r] = best;
         break;
       }
+      case ReductionOpType::LogSumExp: out[r] = logSumExpOf(x, length, shifted); break;
     }
   }
 }

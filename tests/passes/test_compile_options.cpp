@@ -79,7 +79,8 @@ TEST(CompileOptionsTest, DisablePass) {
   EXPECT_EQ(options.disabledPasses, std::vector<std::string>{"consecutive_cast"});
   expectUserError([&] { options.disablePass("consecutive_casts"); },
                   {"unknown pass 'consecutive_casts'",
-                   "remove_empty, consecutive_cast, upcast_after_reshape, propagate_shardings, "
+                   "remove_empty, consecutive_cast, upcast_after_reshape, online_logsumexp, "
+                   "gather_through_pointwise, propagate_shardings, "
                    "decompose_reshardings, reorder_sharded_axis, "
                    "finalize_multidevice_domains, mark_aliases_prepare, "
                    "allocation_order_propagation"});

@@ -276,10 +276,12 @@ class PersistentEmitter {
     b_.emitChunkLoads(in + 2, ctx);
     b_.emitGatherOwners(in + 2, ctx);
     b_.declareOutputLanes(phase, in + 2);
+    b_.declareChunkValues(phase, in + 2);
     b_.line(in + 2, "#pragma unroll");
     b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
     b_.emitElement(in + 4, ctx);
     b_.line(in + 2, "}");
+    b_.foldChunkValues(in + 2, ctx);
     b_.emitOutputStores(in + 2, ctx);
     b_.line(in, "}");
   }

@@ -687,10 +687,12 @@ class ReductionEmitter {
   void emitLanes(int in, const LaneContext& ctx) {
     const std::string V = std::to_string(s_.vectorize);
     b_.declareOutputLanes(0, in);
+    b_.declareChunkValues(0, in);
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int v = 0; v < " + V + "; ++v) {");
     b_.emitElement(in + 2, ctx);
     b_.line(in, "}");
+    b_.foldChunkValues(in, ctx);
     b_.emitOutputStores(in, ctx);
   }
 
@@ -714,14 +716,13 @@ class ReductionEmitter {
 
   // The bytes the other ranks of a cluster send rank 0 by st.async (every
   // step's partials, CX x slots values each; emitAsyncPush): whole 32-bit
-  // words (the accumulators are float, double, int64 or Welford structs of
+  // words (the accumulators are float, double, int64, or Welford or LogSumExp structs of
   // them), fewer than an mbarrier's transaction count holds (2^20 - 1;
   // rank 0's shared memory holds them all, so far less).
   int64_t asyncCombineBytes() const {
     int64_t perThread = 0;
     for (const ReductionStep& step : b_.plan().steps) {
-      const int64_t value = ir::sizeInBytes(step.compute);
-      const int64_t bytes = step.kind == ReductionStep::Kind::Welford ? 2 * value + 8 : value;
+      const int64_t bytes = accumulatorBytes(step);
       FL_ASSERT(bytes % 4 == 0, "a cluster combine's partials go by st.async in 32-bit words; ",
                 step.name, "'s accumulator has ", bytes, " bytes");
       perThread += bytes * s_.slots;

@@ -44,8 +44,14 @@ int64_t colAllreduceEntries(int64_t cx, int64_t ry, int64_t group) {
   return partials > 1 ? partials * cx * group : 0;
 }
 
+bool isLogSumExp(const ReductionStep& step) {
+  return step.kind == ReductionStep::Kind::Reduce &&
+         step.expr->attrs().reductionOp == ir::ReductionOpType::LogSumExp;
+}
+
 int64_t accumulatorBytes(const ReductionStep& step) {
   const int64_t bytes = ir::sizeInBytes(step.compute);
+  if (isLogSumExp(step)) return 2 * bytes;
   return step.kind == ReductionStep::Kind::Welford ? 2 * bytes + 8 : bytes;
 }
 
@@ -120,6 +126,10 @@ std::string ReductionKernelBuilder::welfordChunkName(const ReductionStep& step) 
   return "wf_" + step.name;
 }
 
+std::string ReductionKernelBuilder::logSumExpChunkName(const ReductionStep& step) const {
+  return "lsx_" + step.name;
+}
+
 std::string ReductionKernelBuilder::loadName(const TensorView* tv) const {
   return tv->name() + "_ld";
 }
@@ -142,6 +152,7 @@ std::string ReductionKernelBuilder::dataOf(const TensorView* tv, bool output) co
 
 std::string ReductionKernelBuilder::accumulatorType(const ReductionStep& step) const {
   const std::string type(valueType(step.compute));
+  if (isLogSumExp(step)) return "fl::LogSumExp<" + type + ">";
   return step.kind == Kind::Welford ? "fl::Welford<" + type + ">" : type;
 }
 
@@ -158,6 +169,7 @@ std::string ReductionKernelBuilder::identity(const ReductionStep& step) const {
     case ir::ReductionOpType::Prod: return type + "(1)";
     case ir::ReductionOpType::Max: return "fl::lowest_value<" + type + ">()";
     case ir::ReductionOpType::Min: return "fl::highest_value<" + type + ">()";
+    case ir::ReductionOpType::LogSumExp: return "fl::lse_identity<" + type + ">()";
   }
   FL_ASSERT(false, "unknown reduction op");
 }
@@ -175,6 +187,7 @@ std::string ReductionKernelBuilder::combineFunctor(const ReductionStep& step) co
     case ir::ReductionOpType::Prod: return "fl::ProdOp<" + type + ">()";
     case ir::ReductionOpType::Max: return "fl::MaxOp<" + type + ">()";
     case ir::ReductionOpType::Min: return "fl::MinOp<" + type + ">()";
+    case ir::ReductionOpType::LogSumExp: return "fl::red::LogSumExpOp<" + type + ">()";
   }
   FL_ASSERT(false, "unknown reduction op");
 }
@@ -195,6 +208,7 @@ std::string ReductionKernelBuilder::combine(const ReductionStep& step, const std
       return floating ? "(" + a + " * " + b + ")" : "fl::mul(" + a + ", " + b + ")";
     case ir::ReductionOpType::Max: return "fl::maximum(" + a + ", " + b + ")";
     case ir::ReductionOpType::Min: return "fl::minimum(" + a + ", " + b + ")";
+    case ir::ReductionOpType::LogSumExp: return "fl::lse_combine(" + a + ", " + b + ")";
   }
   FL_ASSERT(false, "unknown reduction op");
 }
@@ -207,7 +221,9 @@ void ReductionKernelBuilder::emitStepResults(const ReductionStep& step, int inde
                      "] = " + convertValue(value, step.compute, out->dtype()) + ";");
   };
   switch (step.kind) {
-    case Kind::Reduce: set(out0, reduced); return;
+    case Kind::Reduce:
+      set(out0, isLogSumExp(step) ? "fl::lse_value(" + reduced + ")" : reduced);
+      return;
     case Kind::Welford: {
       line(indent, "{");
       line(indent + 2, "const " + accumulatorType(step) + " w = " + reduced + ";");
@@ -427,6 +443,28 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
   }
 }
 
+bool ReductionKernelBuilder::foldsLogSumExpChunks() const {
+  return layout_.inner && laneWidth() > 1;
+}
+
+void ReductionKernelBuilder::declareChunkValues(int phase, int indent) {
+  if (!foldsLogSumExpChunks()) return;
+  for (const ReductionStep* step : plan_.stepsIn(phase)) {
+    if (!isLogSumExp(*step)) continue;
+    line(indent, std::string(valueType(step->compute)) + " " + logSumExpChunkName(*step) + "[" +
+                     std::to_string(laneWidth()) + "];");
+  }
+}
+
+void ReductionKernelBuilder::foldChunkValues(int indent, const LaneContext& ctx) {
+  if (!foldsLogSumExpChunks()) return;
+  for (const ReductionStep* step : plan_.stepsIn(ctx.phase)) {
+    if (!isLogSumExp(*step)) continue;
+    line(indent, "if (" + ctx.valid + ") fl::lse_fold(" + accumulator(*step) + "[" + ctx.slot +
+                     "], " + logSumExpChunkName(*step) + ");");
+  }
+}
+
 void ReductionKernelBuilder::declareOutputLanes(int phase, int indent) {
   for (const ReductionPlan::Output& out : plan_.outputs) {
     if (!out.perElement || out.available != phase) continue;
@@ -496,6 +534,14 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
     switch (step->kind) {
       case Kind::Reduce:
       case Kind::WelfordMean:
+        if (isLogSumExp(*step)) {
+          if (foldsLogSumExpChunks()) {
+            line(indent, logSumExpChunkName(*step) + "[" + ctx.lane + "] = " + x + ";");
+          } else {
+            line(indent, "if (" + ctx.valid + ") fl::lse_update(" + acc + ", " + x + ");");
+          }
+          break;
+        }
         line(indent, "if (" + ctx.valid + ") " + acc + " = " + combine(*step, acc, x) + ";");
         break;
       case Kind::Welford:
@@ -684,6 +730,9 @@ GeneratedKernel ReductionKernelBuilder::finish(std::string_view name, std::strin
     source += "// Specialized: " + note + "\n";
   }
   source += "#include \"fuserlab_device.cuh\"\n\n";
+  if (std::any_of(plan_.steps.begin(), plan_.steps.end(), isLogSumExp)) {
+    source += logSumExpDeviceHelpers();
+  }
   source += reductionDeviceHelpers();
   source += "\n" + signature + " {\n" + kKernelEntry + body_ + "}\n";
   kernel.source = std::move(source);

@@ -38,6 +38,11 @@ namespace fuserlab::codegen {
 //! Block and grid reduction helpers (namespace fl::red) emitted into each
 //! reduction-family kernel after the device helper header.
 std::string_view reductionDeviceHelpers();
+//! The running log-sum-exp (fl::LogSumExp, fl::red::LogSumExpOp), emitted
+//! before reductionDeviceHelpers into kernels with a LogSumExp step.
+std::string_view logSumExpDeviceHelpers();
+//! Whether `step` is a ReductionOpType::LogSumExp reduction.
+bool isLogSumExp(const ReductionStep& step);
 
 //! Host-side twins of the fl::red helpers' shared memory needs, in entries.
 int64_t rowAllreduceEntries(int64_t bx, int64_t by);
@@ -123,6 +128,8 @@ class ReductionKernelBuilder {
   std::string gatherColumn(const GatherStep& gather) const;
   //! The chunk buffer of a one-pass Welford step ("wf_T4").
   std::string welfordChunkName(const ReductionStep& step) const;
+  //! The chunk's values of a LogSumExp step ("lsx_T4"), folded once a chunk.
+  std::string logSumExpChunkName(const ReductionStep& step) const;
   //! Sets the result arrays of `step`'s outputs at `slot` from the reduced
   //! accumulator expression `reduced`.
   void emitStepResults(const ReductionStep& step, int indent, const std::string& slot,
@@ -153,6 +160,15 @@ class ReductionKernelBuilder {
   void emitChunkLoads(int indent, const LaneContext& ctx);
   //! Declares the output lanes (`T_st`) of the phase's per-element outputs.
   void declareOutputLanes(int phase, int indent);
+  //! Before a chunk's lane loop: the buffers of the phase's LogSumExp steps
+  //! that fold a chunk at a time (foldsLogSumExpChunks).
+  void declareChunkValues(int phase, int indent);
+  //! After the lane loop: each such step folds the chunk's values into its
+  //! accumulator at ctx.slot (one max, one rescale, an exp a value).
+  void foldChunkValues(int indent, const LaneContext& ctx);
+  //! Whether LogSumExp steps fold whole chunks: inner reductions, whose
+  //! lanes are one row's, with more than one lane.
+  bool foldsLogSumExpChunks() const;
   //! One element (inside the lane loop): its values, accumulation into the
   //! phase's steps at ctx.slot, storage writes, output lanes.
   void emitElement(int indent, const LaneContext& ctx);

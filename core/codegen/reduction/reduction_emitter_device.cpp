@@ -552,8 +552,123 @@ __device__ __forceinline__ void cluster_allreduce(T (&v)[N], Op op, T* xch, bool
 }  // namespace fl
 )FLRED";
 
+// The running log-sum-exp of ReductionOpType::LogSumExp, emitted before the
+// helpers above (their butterflies find its shfl_xor) into the kernels that
+// have such a step only.
+constexpr const char* kLogSumExpHelpers = R"FLLSE(namespace fl {
+
+//! A running log-sum-exp: the largest value m seen and the sum s of
+//! exp(x - m) over the values seen, rescaled when m grows: one exp an
+//! element, where a max and then a sum of exps take two passes. A -inf adds
+//! nothing; a NaN makes s NaN; the value is NaN where m is +inf or -inf,
+//! as max + log(sum(exp(x - max))) gives there.
+template <class T>
+struct LogSumExp {
+  T m;
+  T s;
+};
+__device__ __forceinline__ float lse_exp(float v) { return expf(v); }
+__device__ __forceinline__ double lse_exp(double v) { return ::exp(v); }
+__device__ __forceinline__ float lse_log(float v) { return logf(v); }
+__device__ __forceinline__ double lse_log(double v) { return ::log(v); }
+template <class T>
+__device__ __forceinline__ LogSumExp<T> lse_identity() {
+  LogSumExp<T> a;
+  a.m = lowest_value<T>();
+  a.s = T(0);
+  return a;
+}
+template <class T>
+__device__ __forceinline__ void lse_update(LogSumExp<T>& a, T x) {
+  if (x == lowest_value<T>()) return;
+  const T d = x - a.m;
+  const T e = lse_exp(-fabs(d));
+  if (d > T(0)) {
+    a.s = a.s * e + T(1);
+    a.m = x;
+  } else {
+    a.s += e;
+  }
+}
+//! a.s rescaled to the larger maximum m (a NaN sum stays NaN).
+template <class T>
+__device__ __forceinline__ T lse_scaled(const LogSumExp<T>& a, T m) {
+  return a.m == lowest_value<T>() ? a.s * T(0) : a.s * lse_exp(a.m - m);
+}
+//! exp(d) for a chunk's terms: ex2.approx of d * log2(e) for float (2
+//! instructions; relative error about 2^-22 plus |d| * 2^-24, where terms
+//! far below the max add next to nothing), exp for double.
+__device__ __forceinline__ float lse_exp_term(float d) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+  return r;
+}
+__device__ __forceinline__ double lse_exp_term(double d) { return ::exp(d); }
+//! Folds a chunk of V values of one row: the chunk's max first (one rescale
+//! at most), then an exp a value. Where the max is still -inf, every value
+//! is -inf (adds nothing) or NaN (makes the sum NaN).
+template <class T, int V>
+__device__ __forceinline__ void lse_fold(LogSumExp<T>& a, const T (&x)[V]) {
+  T cm = x[0];
+#pragma unroll
+  for (int v = 1; v < V; ++v) cm = x[v] > cm ? x[v] : cm;
+  if (cm > a.m) {
+    a.s = lse_scaled(a, cm);
+    a.m = cm;
+  }
+  T sum = T(0);
+  if (a.m == lowest_value<T>()) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) sum += x[v] == x[v] ? T(0) : x[v];
+  } else {
+#pragma unroll
+    for (int v = 0; v < V; ++v) sum += lse_exp_term(x[v] - a.m);
+  }
+  a.s += sum;
+}
+template <class T>
+__device__ __forceinline__ LogSumExp<T> lse_combine(const LogSumExp<T>& a, const LogSumExp<T>& b) {
+  LogSumExp<T> r;
+  r.m = a.m > b.m ? a.m : b.m;
+  r.s = lse_scaled(a, r.m) + lse_scaled(b, r.m);
+  return r;
+}
+template <class T>
+__device__ __forceinline__ T lse_value(const LogSumExp<T>& a) {
+  if (a.m == lowest_value<T>() || a.m == highest_value<T>()) return a.m - a.m;  // NaN
+  return a.m + lse_log(a.s);
+}
+
+namespace red {
+template <class T>
+struct LogSumExpOp {
+  __device__ __forceinline__ static LogSumExp<T> identity() { return lse_identity<T>(); }
+  __device__ __forceinline__ LogSumExp<T> operator()(const LogSumExp<T>& a,
+                                                     const LogSumExp<T>& b) const {
+    return lse_combine(a, b);
+  }
+};
+template <class T>
+__device__ __forceinline__ LogSumExp<T> load_cg(const LogSumExp<T>* p) {
+  LogSumExp<T> a;
+  a.m = __ldcg(&p->m);
+  a.s = __ldcg(&p->s);
+  return a;
+}
+template <class T>
+__device__ __forceinline__ LogSumExp<T> shfl_xor(LogSumExp<T> a, int offset, unsigned mask) {
+  LogSumExp<T> o;
+  o.m = __shfl_xor_sync(mask, a.m, offset);
+  o.s = __shfl_xor_sync(mask, a.s, offset);
+  return o;
+}
+}  // namespace red
+}  // namespace fl
+)FLLSE";
+
 }  // namespace
 
 std::string_view reductionDeviceHelpers() { return kReductionHelpers; }
+std::string_view logSumExpDeviceHelpers() { return kLogSumExpHelpers; }
 
 }  // namespace fuserlab::codegen
