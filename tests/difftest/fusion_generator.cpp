@@ -473,6 +473,7 @@ class Generator {
   void reduce(int x) {
     const std::vector<int64_t> sizes = node(x).sizes;
     if (sizes.empty()) return unary(x);
+    if (node(x).dtype != Dtype::Bool && rng_.chance(12)) return logSoftmax(x);
     int a = x;
     const Dtype d = node(x).dtype;
     std::vector<const char*> names = {"max", "min"};
@@ -498,6 +499,50 @@ class Generator {
        std::string("fd.ops.") + name + "({0}, dims=" + list(dims) +
            ", keepdim=" + (keepdim ? "True" : "False") + ")",
        isExact && exact(a));
+  }
+
+  // log_softmax along one axis as Thunder writes it (x - max - log(sum(exp(x
+  // - max)))), half the time picked at random indices along that axis as
+  // cross-entropy does: what online_logsumexp and gather_through_pointwise
+  // rewrite.
+  void logSoftmax(int x) {
+    const std::vector<int64_t> sizes = node(x).sizes;
+    const int a = computable(x);
+    const int64_t dim = rng_.below(static_cast<int64_t>(sizes.size()));
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+      if (i != dim) kept.push_back(i);
+    }
+    const std::string back = "shape=" + list(sizes) + ", broadcast_dims=" + list(kept) + ")";
+    const std::string dims = ", dims=[" + std::to_string(dim) + "], keepdim=False)";
+    const int shifted = op(
+        node(a).dtype, sizes, {a}, "sub_max",
+        "fd.ops.sub({0}, fd.ops.broadcast_in_dim(fd.ops.max({0}" + dims + ", " + back + ")", false);
+    const int y =
+        op(node(a).dtype, sizes, {shifted}, "log_softmax",
+           "fd.ops.sub({0}, fd.ops.broadcast_in_dim(fd.ops.log(fd.ops.sum(fd.ops.exp({0})" + dims +
+               "), " + back + ")",
+           false);
+    if (rng_.chance(50)) {
+      std::vector<int64_t> out = sizes;
+      out[static_cast<size_t>(dim)] = rng_.chance(70) ? 1 : 3;
+      const int in = indexInput(out, sizes[static_cast<size_t>(dim)]);
+      op(node(y).dtype, out, {y, in}, "take_along_axis",
+         "fd.ops.take_along_axis({0}, {1}, dim=" + std::to_string(dim) + ")", false);
+    }
+  }
+
+  //! A new int64 input of `sizes` holding indices in [0, extent).
+  int indexInput(const std::vector<int64_t>& sizes, int64_t extent) {
+    Node index;
+    index.kind = Node::Kind::Input;
+    index.dtype = Dtype::Int;
+    index.call = "fd.from_pytorch(inputs[@])";
+    index.op = "input_index";
+    index.sizes = sizes;
+    index.torch = "torch.randint(0, " + std::to_string(extent) + ", " + tuple(index.sizes) +
+                  ", dtype=torch.int64, device=\"cuda\")";
+    return addNode(std::move(index), true);
   }
 
   void broadcast(int x) {
@@ -669,18 +714,10 @@ class Generator {
     if (sizes.empty()) return unary(x);
     const size_t dim = static_cast<size_t>(rng_.below(static_cast<int64_t>(sizes.size())));
     const int64_t k = rng_.pick(std::vector<int64_t>{1, 2, 5, 33});
-    Node index;
-    index.kind = Node::Kind::Input;
-    index.dtype = Dtype::Int;
-    index.call = "fd.from_pytorch(inputs[@])";
-    index.op = "input_index";
     const bool select = rng_.chance(35);
     std::vector<int64_t> out = sizes;
     out[dim] = k;
-    index.sizes = select ? std::vector<int64_t>{k} : out;
-    index.torch = "torch.randint(0, " + std::to_string(sizes[dim]) + ", " + tuple(index.sizes) +
-                  ", dtype=torch.int64, device=\"cuda\")";
-    const int in = addNode(std::move(index), true);
+    const int in = indexInput(select ? std::vector<int64_t>{k} : out, sizes[dim]);
     const char* name = select ? "index_select" : (rng_.chance(50) ? "take_along_axis" : "gather");
     op(node(x).dtype, out, {x, in}, name,
        std::string("fd.ops.") + name + "({0}, {1}, dim=" + std::to_string(dim) + ")", exact(x));

@@ -86,6 +86,8 @@ TEST(FusionGeneratorTest, CoversTheOpsAndLayoutsTheTesterIsFor) {
                          "cast",
                          "tanh",
                          "exp",
+                         "sub_max",
+                         "log_softmax",
                          "add",
                          "div",
                          "maximum",
