@@ -110,6 +110,7 @@ DatabaseProvider::DatabaseProvider(const std::string& path) : path_(path) {
     }
     Indexed indexed;
     indexed.id = entry.id;
+    indexed.portable = entry.portable;
     try {
       indexed.params = scheduler::paramsFromJson(*type, entry.params);
       indexed.extents = parseSizes(entry.segment.sizes);
@@ -166,7 +167,8 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::find(
 }
 
 std::optional<scheduler::ProvidedParams> DatabaseProvider::findSameArch(
-    const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const {
+    const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents,
+    bool includeUnmarked) const {
   auto it = arch_.find(archKey(key));
   if (it == arch_.end()) return std::nullopt;
   const std::string_view arch = fingerprintArchitecture(key.deviceFingerprint);
@@ -177,7 +179,8 @@ std::optional<scheduler::ProvidedParams> DatabaseProvider::findSameArch(
   double bestDistance = std::numeric_limits<double>::infinity();
   for (size_t index : it->second) {
     const Indexed& candidate = entries_[index];
-    if (candidate.key.deviceFingerprint == key.deviceFingerprint ||
+    if ((!candidate.portable && !includeUnmarked) ||
+        candidate.key.deviceFingerprint == key.deviceFingerprint ||
         fingerprintArchitecture(candidate.key.deviceFingerprint) != arch ||
         candidate.key.structureHash != key.structureHash ||
         candidate.key.scheduler != key.scheduler ||

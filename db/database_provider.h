@@ -22,7 +22,8 @@ namespace fuserlab::db {
 inline constexpr std::string_view kSourceExact = "database_exact";
 inline constexpr std::string_view kSourceBucket = "database_bucket";
 //! An entry of another device of the same architecture (compute capability)
-//! with another SM count, memory or clock: used only when allowed.
+//! with another SM count, memory or clock: used only when marked portable
+//! (or when the user allows any).
 inline constexpr std::string_view kSourceSameArch = "database_same_arch";
 
 class DatabaseProvider : public scheduler::HeuristicProvider {
@@ -44,10 +45,11 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
   //! The same-architecture fallback: an entry of the key's structure,
   //! scheduler and params schema measured on another device whose
   //! fingerprint has the same compute capability; exact sizes first, then
-  //! the nearest sizes in the bucket. Source kSourceSameArch, with
-  //! fallbackDevice set.
+  //! the nearest sizes in the bucket. Only entries marked portable, unless
+  //! `includeUnmarked`. Source kSourceSameArch, with fallbackDevice set.
   std::optional<scheduler::ProvidedParams> findSameArch(
-      const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents) const;
+      const SegmentKey& key, const std::vector<std::vector<int64_t>>& extents,
+      bool includeUnmarked = false) const;
 
   const std::string& path() const { return path_; }
   size_t size() const { return entries_.size(); }
@@ -60,6 +62,7 @@ class DatabaseProvider : public scheduler::HeuristicProvider {
     SegmentKey key;  //!< compared on a hit: the index keys are hashes
     scheduler::HeuristicParams params;
     std::vector<std::vector<int64_t>> extents;
+    bool portable = false;  //!< Entry::portable
   };
 
   std::string path_;

@@ -32,9 +32,13 @@ std::optional<scheduler::ProvidedParams> DatabaseSearchPath::find(
     if (answer->source == kSourceExact) return answer;
     if (!firstBucket) firstBucket = std::move(answer);
   }
-  if (firstBucket || !options_.allowSameArchitecture) return firstBucket;
+  if (firstBucket) return firstBucket;
+  // Last, an entry of another device of this architecture: one marked
+  // portable, or any with allowSameArchitecture (the override).
   for (const auto& file : files_) {
-    if (auto answer = file->findSameArch(key, extents)) return answer;
+    if (auto answer = file->findSameArch(key, extents, options_.allowSameArchitecture)) {
+      return answer;
+    }
   }
   return std::nullopt;
 }

@@ -4,8 +4,11 @@
 // asks every file for the exact key first, in path order, then every file
 // for the size bucket, in path order: the first file that answers wins, and
 // an exact match in a later file beats a bucket match in an earlier one.
-// Only when allowed, an entry of another device of the same architecture
-// (other SM count, memory or clock) answers last (database_same_arch). The
+// Last, an entry of another device of the same architecture (other SM
+// count, memory or clock) answers (database_same_arch): only an entry
+// marked portable (Entry::portable), or any such entry where the user asks
+// for it (Options::allowSameArchitecture: --allow-same-arch or
+// FUSERLAB_DB_SAME_ARCH=1, an override for trying entries out). The
 // answer names the file (ProvidedParams::origin), so the report says which
 // file answered. Every file is opened read-only (a -journal, -wal or -shm
 // is never created): a system database works from a read-only folder.
@@ -25,8 +28,9 @@ namespace fuserlab::db {
 class DatabaseSearchPath : public scheduler::HeuristicProvider {
  public:
   struct Options {
-    //! Answer with an entry of another device of this device's architecture
-    //! when no file has one of this device.
+    //! Also answer with an unmarked entry of another device of this
+    //! device's architecture when no file has one of this device (marked
+    //! entries answer without it).
     bool allowSameArchitecture = false;
   };
 

@@ -204,6 +204,7 @@ Json Entry::toJson() const {
   json.set("params_hash", paramsHash);
   json.set("origin", origin);
   json.set("created_at", createdAt);
+  json.set("portable", portable);
   json.set("run", run.toJson());
   json.set("measurement", measurement ? measurement->toJson() : Json());
   Json list = Json::array();
@@ -232,6 +233,11 @@ Entry Entry::fromJson(const Json& json) {
   entry.paramsHash = text(json, what, "params_hash");
   entry.origin = text(json, what, "origin");
   entry.createdAt = text(json, what, "created_at");
+  // Lines exported before the mark existed have none: unmarked.
+  if (const Json* portable = json.get("portable"); portable != nullptr && !portable->isNull()) {
+    FL_CHECK(portable->isBool(), what, " member \"portable\" must be true or false");
+    entry.portable = portable->asBool();
+  }
   entry.run = RunRecord::fromJson(member(json, what, "run"));
   if (const Json* m = json.get("measurement"); m != nullptr && !m->isNull()) {
     entry.measurement = MeasurementRecord::fromJson(*m);
@@ -249,7 +255,7 @@ std::string Entry::summary() const {
   std::ostringstream out;
   out << "entry " << id << ": " << segment.scheduler << " " << segment.sizes << " on "
       << (device.key.empty() ? device.fingerprint : device.key) << " (" << origin << ", "
-      << measurementSummary(measurement) << ")";
+      << measurementSummary(measurement) << (portable ? ", portable" : "") << ")";
   return out.str();
 }
 

@@ -89,6 +89,10 @@ struct Entry {
   std::string paramsHash;  //!< hex of scheduler::paramsHash
   std::string origin;      //!< "manual" (db put), "tuner"
   std::string createdAt;
+  //! Marked usable on another device of the same architecture (other SM
+  //! count, memory or clock): the lookup's database_same_arch fallback
+  //! takes only marked entries (db mark-portable, tune --portable).
+  bool portable = false;
   RunRecord run;
   //! The measurement the params were chosen by; none for hand-pinned params.
   std::optional<MeasurementRecord> measurement;

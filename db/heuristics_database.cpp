@@ -11,19 +11,24 @@ namespace {
 
 using report::Json;
 
-constexpr const char* kEntryColumns = R"sql(
+// The entry rows' columns; the last, entries.portable, exists from schema
+// version 2 on (a reader of a version-1 file reads 0: unmarked).
+std::string entryColumns(bool portableColumn) {
+  return std::string(R"sql(
 SELECT e.id, e.params_schema, e.min_compiler_version, e.max_compiler_version,
        e.params_json, e.params_hash, e.origin, e.created_at, e.measurement_id,
        s.id, s.structure_hash, s.scheduler, s.sizes, s.size_bucket, s.fusion_ir,
        d.id, d.fingerprint, d.key, d.name, d.compute_capability, d.sm_count,
        d.memory_bytes, d.l2_bytes, d.clock_khz, d.spec_json,
        r.compiler_version, r.cuda_version, r.driver_version, r.created_at,
-       r.command, r.host
+       r.command, r.host, )sql") +
+         (portableColumn ? "e.portable" : "0") + R"sql(
 FROM entries e
 JOIN segments s ON s.id = e.segment_id
 JOIN devices d ON d.id = e.device_id
 JOIN tuning_runs r ON r.id = e.run_id
 )sql";
+}
 
 constexpr const char* kMeasurementColumns = R"sql(
 SELECT m.params_json, m.params_hash, m.samples, m.median_ns, m.mean_ns,
@@ -108,6 +113,7 @@ EntryRow readEntryRow(const Statement& s, const std::string& path) {
   e.device.clockKhz = static_cast<int>(s.columnInt(23));
   e.device.spec = parseStored(s.columnText(24), path, "device spec");
   e.run = readRun(s, 25);
+  e.portable = s.columnInt(31) != 0;
   return row;
 }
 
@@ -156,7 +162,9 @@ void refuseDamaged(Connection& connection) {
 }  // namespace
 
 struct HeuristicsDatabase::Statements {
-  explicit Statements(Connection& c)
+  // `current`: the file has the latest schema. A reader of an older file
+  // prepares the writes without the columns it lacks (it never runs them).
+  Statements(Connection& c, bool current)
       : findDevice(c, "SELECT id FROM devices WHERE fingerprint = ?1"),
         insertDevice(c,
                      "INSERT INTO devices (fingerprint, key, name, "
@@ -195,20 +203,24 @@ struct HeuristicsDatabase::Statements {
         findEntry(c,
                   "SELECT id FROM entries WHERE segment_id = ?1 AND device_id "
                   "= ?2 AND params_schema = ?3"),
-        insertEntry(c,
-                    "INSERT INTO entries (segment_id, device_id, "
-                    "params_schema, min_compiler_version, "
-                    "max_compiler_version, params_json, params_hash, origin, "
-                    "run_id, measurement_id, created_at) VALUES (?1, ?2, ?3, "
-                    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
-        updateEntry(c,
-                    "UPDATE entries SET min_compiler_version = ?2, "
-                    "max_compiler_version = ?3, params_json = ?4, params_hash "
-                    "= ?5, origin = ?6, run_id = ?7, measurement_id = ?8, "
-                    "created_at = ?9 WHERE id = ?1"),
-        allEntries(c, std::string(kEntryColumns) + "WHERE e.id >= ?1 ORDER BY e.id"),
+        insertEntry(c, current ? "INSERT INTO entries (segment_id, device_id, "
+                                 "params_schema, min_compiler_version, "
+                                 "max_compiler_version, params_json, params_hash, origin, "
+                                 "run_id, measurement_id, created_at, portable) VALUES (?1, "
+                                 "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                               : "SELECT 1"),
+        // A replaced entry keeps its mark (db mark-portable --clear removes it).
+        updateEntry(c, current ? "UPDATE entries SET min_compiler_version = ?2, "
+                                 "max_compiler_version = ?3, params_json = ?4, params_hash "
+                                 "= ?5, origin = ?6, run_id = ?7, measurement_id = ?8, "
+                                 "created_at = ?9, portable = max(portable, ?10) WHERE id = ?1"
+                               : "SELECT 1"),
+        setPortable(c, current ? "UPDATE entries SET portable = ?2 WHERE (?1 IS NULL OR id = ?1) "
+                                 "AND portable != ?2"
+                               : "SELECT 1"),
+        allEntries(c, entryColumns(current) + "WHERE e.id >= ?1 ORDER BY e.id"),
         nextEntryId(c, "SELECT id FROM entries WHERE id >= ?1 ORDER BY id LIMIT 1"),
-        entryById(c, std::string(kEntryColumns) + "WHERE e.id = ?1"),
+        entryById(c, entryColumns(current) + "WHERE e.id = ?1"),
         deleteEntry(c, "DELETE FROM entries WHERE id = ?1"),
         deleteOrphanMeasurements(
             c,
@@ -228,8 +240,8 @@ struct HeuristicsDatabase::Statements {
 
   Statement findDevice, insertDevice, findSegment, insertSegment, findRun, insertRun,
       findMeasurement, insertMeasurement, measurementById, measurementsOf, findEntry, insertEntry,
-      updateEntry, allEntries, nextEntryId, entryById, deleteEntry, deleteOrphanMeasurements,
-      deleteOrphanSegments, deleteOrphanDevices, deleteOrphanRuns;
+      updateEntry, setPortable, allEntries, nextEntryId, entryById, deleteEntry,
+      deleteOrphanMeasurements, deleteOrphanSegments, deleteOrphanDevices, deleteOrphanRuns;
 };
 
 HeuristicsDatabase::HeuristicsDatabase(const std::string& path, Access access) {
@@ -238,7 +250,8 @@ HeuristicsDatabase::HeuristicsDatabase(const std::string& path, Access access) {
                                                        : Connection::Mode::ReadWriteCreate);
   if (access == Access::Write) refuseDamaged(*connection_);
   prepareSchema(*connection_);
-  statements_ = std::make_unique<Statements>(*connection_);
+  statements_ =
+      std::make_unique<Statements>(*connection_, schemaVersion(*connection_) == kSchemaVersion);
 }
 
 HeuristicsDatabase::~HeuristicsDatabase() = default;
@@ -344,6 +357,7 @@ int64_t HeuristicsDatabase::store(const Entry& entry) {
     s.bind(3, entry.maxCompilerVersion).bind(4, entry.params.dump(-1));
     s.bind(5, entry.paramsHash).bind(6, entry.origin).bind(7, run);
     s.bind(8, chosen).bind(9, entry.createdAt);
+    s.bind(10, int64_t{entry.portable ? 1 : 0});
     s.run();
     return *existing;
   }
@@ -351,9 +365,17 @@ int64_t HeuristicsDatabase::store(const Entry& entry) {
   s.bind(4, entry.minCompilerVersion).bind(5, entry.maxCompilerVersion);
   s.bind(6, entry.params.dump(-1)).bind(7, entry.paramsHash);
   s.bind(8, entry.origin).bind(9, run).bind(10, chosen);
-  s.bind(11, entry.createdAt);
+  s.bind(11, entry.createdAt).bind(12, int64_t{entry.portable ? 1 : 0});
   s.run();
   return connection_->lastInsertRowId();
+}
+
+int64_t HeuristicsDatabase::setPortable(std::optional<int64_t> id, bool portable) {
+  Statement& s = statements_->setPortable;
+  auto scope = s.begin();
+  s.bind(1, id).bind(2, int64_t{portable ? 1 : 0});
+  s.run();
+  return connection_->changes();
 }
 
 std::vector<MeasurementRecord> HeuristicsDatabase::measurementsOf(int64_t segment, int64_t device,

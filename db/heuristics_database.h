@@ -44,7 +44,8 @@ class HeuristicsDatabase {
   std::optional<Entry> entryWithKey(const Entry& like);
 
   //! Stores `entry` under its key: a new row, or the existing row of that
-  //! key replaced in place (its id kept). Its run, chosen measurement and
+  //! key replaced in place (its id kept, and its portable mark: a replaced
+  //! entry is marked when either was). Its run, chosen measurement and
   //! variants are stored too (a measurement equal in run, params, samples,
   //! median and error to a stored one is that one). Returns the id.
   int64_t store(const Entry& entry);
@@ -56,6 +57,10 @@ class HeuristicsDatabase {
   //! they are new.
   std::vector<MeasurementRecord> measurementsFor(const SegmentRecord& segment,
                                                  const DeviceRecord& device);
+  //! Marks entry `id` (every entry when nullopt) as usable on another device
+  //! of the same architecture, or clears the mark; returns the entries
+  //! changed (an entry already so counts 0).
+  int64_t setPortable(std::optional<int64_t> id, bool portable);
   //! Deletes entry `id`; false if there is none.
   bool remove(int64_t id);
   //! Deletes segments, devices, runs and measurements no entry refers to,

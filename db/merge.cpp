@@ -104,7 +104,12 @@ MergeOutcome mergeEntry(HeuristicsDatabase& database, const Entry& incoming) {
     outcome.message = "entry " + std::to_string(existing->id) +
                       ": kept the existing params over the incoming ones: " + why;
   }
-  // The entry stays; the incoming measurements are kept all the same.
+  // The entry stays; the incoming measurements are kept all the same, and
+  // so is the incoming portable mark (an entry is marked when either was).
+  if (incoming.portable && !existing->portable) {
+    database.setPortable(existing->id, true);
+    outcome.message += "; marked portable as the incoming entry was";
+  }
   if (incoming.measurement) {
     database.storeMeasurement(incoming.segment, incoming.device, *incoming.measurement);
   }

@@ -5,7 +5,9 @@
 // the smaller params hash (so merging measured files, such as the shards of a
 // tuning campaign, gives the same entries in any order); when neither is
 // measured the entry already there stays. Either way every measured variant
-// of both is kept, with its run (host, command, date) as provenance.
+// of both is kept, with its run (host, command, date) as provenance, and the
+// entry that stays is marked portable (same-architecture fallback) when
+// either was.
 #pragma once
 
 #include <cstdint>

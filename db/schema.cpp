@@ -74,6 +74,11 @@ CREATE TABLE entries (
 );
 )sql";
 
+// Version 2: the per-entry same-architecture mark.
+constexpr const char* kVersion2 = R"sql(
+ALTER TABLE entries ADD COLUMN portable INTEGER NOT NULL DEFAULT 0 CHECK (portable IN (0, 1));
+)sql";
+
 std::string hexId(int64_t id) {
   char text[16];
   std::snprintf(text, sizeof text, "0x%08llx",
@@ -115,6 +120,7 @@ void leaveWal(Connection& connection) {
 const std::vector<Migration>& schemaLadder() {
   static const std::vector<Migration> ladder = {
       {1, [](Connection& c) { c.exec(kVersion1); }},
+      {2, [](Connection& c) { c.exec(kVersion2); }},
   };
   return ladder;
 }
@@ -165,6 +171,11 @@ void prepareSchema(Connection& connection, const std::vector<Migration>& ladder)
                   " this FuserLab reads: it was written by a newer FuserLab. "
                   "Upgrade, or export it there (fuserlab-cli db export) and "
                   "import the lines here");
+  }
+  // A reader reads an older file as it is: migrating needs a writer, and a
+  // system database may sit on a read-only mount.
+  if (connection.readOnly() && !fresh && version >= kOldestReadableVersion && version < latest) {
+    return;
   }
   if (version == latest) {
     if (!connection.readOnly()) {

@@ -14,6 +14,10 @@
 //                 in ns, or the error of a variant that failed)
 //   entries       the chosen params per (segment, device, params schema),
 //                 with the compiler version range they are valid for
+// Version 2 adds entries.portable (0 or 1, default 0): the entry may answer
+// on another device of the same architecture (database_same_arch). A reader
+// opens a version-1 file as it is (read-only, nothing migrated; every entry
+// unmarked); the next command that writes migrates it.
 #pragma once
 
 #include <cstdint>
@@ -36,14 +40,17 @@ struct Migration {
 
 //! The ladder this build knows; its last rung is kSchemaVersion.
 const std::vector<Migration>& schemaLadder();
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
+//! The oldest version a read-only connection reads without migrating.
+inline constexpr int kOldestReadableVersion = 1;
 
 //! Checks the file's stamp and brings it to the ladder's last version: a new
 //! (empty) file is stamped and created; an older one is migrated in one
 //! transaction (all steps or none); a foreign, newer or damaged file is a
 //! UserError. Sets foreign keys; a writer keeps the file in rollback-journal
 //! mode (switching a WAL file back), so readers need no side files. A
-//! read-only connection can only open a file that is already current.
+//! read-only connection opens a file of kOldestReadableVersion or later as
+//! it is (the caller reads by schemaVersion); an empty one is an error.
 void prepareSchema(Connection& connection, const std::vector<Migration>& ladder = schemaLadder());
 
 //! The schema version stamped on the file.

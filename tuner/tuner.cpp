@@ -240,6 +240,7 @@ TuneResult tuneSegment(const TuningTarget& target, const TuneOptions& options,
     entry.params = scheduler::paramsToJson(chosen.params);
     entry.paramsHash = chosen.paramsHash;
     entry.origin = "tuner";
+    entry.portable = options.portable;
     entry.run = run;
     entry.createdAt = run.createdAt;
     entry.measurement = records.at(chosen.id);

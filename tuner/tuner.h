@@ -109,6 +109,9 @@ struct TuneOptions {
   //! bandwidth floor (bandwidth_floor.h); --no-early-stop turns it off.
   bool earlyStop = true;
   double floorBandwidthFactor = kFloorBandwidthFactor;
+  //! Mark the stored entries portable (db::Entry::portable): they may
+  //! answer on other GPUs of the same architecture (tune --portable).
+  bool portable = false;
 };
 
 struct TuneResult {

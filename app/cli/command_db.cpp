@@ -45,6 +45,10 @@ constexpr const char* kDbUsage = R"(usage: fuserlab-cli db SUBCOMMAND --db FILE 
                        A tune --jsonl file's measurement lines are kept too
   merge OTHER...       every entry of other databases, by the same rule (the
                        shards of a tuning campaign: db merge OUT IN...)
+  mark-portable        mark entries usable on another GPU of the same
+                       architecture (other SMs, memory or clock): the
+                       lookup's database_same_arch fallback takes only marked
+                       entries  --entry ID | --all  [--clear: unmark]
   verify               integrity_check, foreign keys, and every stored params
                        set parsed again (exit 1 if anything is wrong)
   prune                drop entries no FuserLab from this one on can use, then
@@ -87,10 +91,11 @@ int listCommand(const CommandLine& cl) {
   std::printf("%-5s %-17s %-28s %-12s %-7s %-10s %s\n", "id", "scheduler", "sizes", "device",
               "origin", "compiler", "measurement");
   for (const auto& entry : entries) {
-    std::printf("%-5lld %-17s %-28s %-12s %-7s %-10s %s\n", static_cast<long long>(entry.id),
-                entry.segment.scheduler.c_str(), entry.segment.sizes.c_str(),
-                entry.device.key.c_str(), entry.origin.c_str(), validRange(entry).c_str(),
-                db::measurementSummary(entry.measurement).c_str());
+    std::printf(
+        "%-5lld %-17s %-28s %-12s %-7s %-10s %s\n", static_cast<long long>(entry.id),
+        entry.segment.scheduler.c_str(), entry.segment.sizes.c_str(), entry.device.key.c_str(),
+        entry.origin.c_str(), validRange(entry).c_str(),
+        (db::measurementSummary(entry.measurement) + (entry.portable ? "; portable" : "")).c_str());
   }
   std::printf("%zu entries in %s\n", entries.size(), database.path().c_str());
   return 0;
@@ -187,6 +192,36 @@ int mergeCommand(const CommandLine& cl) {
   for (const std::string& input : inputs) {
     if (inputs.size() > 1) std::cout << "from " << input << ":\n";
     printOutcomes(db::mergeDatabase(database, input));
+  }
+  return 0;
+}
+
+// db mark-portable --db F (--entry ID | --all) [--clear]
+int markPortableCommand(const CommandLine& cl) {
+  const std::string path = databasePath(cl);
+  FL_CHECK(cl.positional().empty(), "db mark-portable takes --entry ID or --all, found '",
+           cl.positional().front(), "'");
+  const auto entryText = cl.value("entry");
+  const bool all = cl.flag("all");
+  FL_CHECK(entryText.has_value() != all,
+           "db mark-portable needs --entry ID (one entry) or --all (every entry), not ",
+           all ? "both" : "neither");
+  const bool portable = !cl.flag("clear");
+  std::optional<int64_t> id;
+  if (entryText) {
+    id = ir::parseInteger(*entryText, "--entry", 1, std::numeric_limits<int64_t>::max());
+  }
+  db::HeuristicsDatabase database(path, db::HeuristicsDatabase::Access::Write);
+  db::Transaction transaction(database.connection());
+  if (id) FL_CHECK(database.entry(*id, false).has_value(), path, " has no entry ", *id);
+  const int64_t changed = database.setPortable(id, portable);
+  transaction.commit();
+  const char* what = portable ? "marked portable" : "unmarked";
+  if (id) {
+    std::cout << "entry " << *id
+              << (changed ? std::string(" ") + what : " was already " + std::string(what)) << "\n";
+  } else {
+    std::cout << changed << " entr" << (changed == 1 ? "y" : "ies") << " " << what << "\n";
   }
   return 0;
 }
@@ -379,10 +414,14 @@ int dbCommand(const std::vector<std::string>& args) {
   if (sub == "export") return exportCommand(CommandLine(rest, {"db", "output"}, {}));
   if (sub == "import") return importCommand(CommandLine(rest, {"db"}, {}));
   if (sub == "merge") return mergeCommand(CommandLine(rest, {"db"}, {}));
+  if (sub == "mark-portable") {
+    return markPortableCommand(CommandLine(rest, {"db", "entry"}, {"all", "clear"}));
+  }
   if (sub == "verify") return verifyCommand(CommandLine(rest, {"db"}, {}));
   if (sub == "prune") return pruneCommand(CommandLine(rest, {"db"}, {"dry-run"}));
-  FL_USER_ERROR("unknown db subcommand '", sub,
-                "'; expected list, show, export, import, merge, verify, prune or put");
+  FL_USER_ERROR(
+      "unknown db subcommand '", sub,
+      "'; expected list, show, export, import, merge, mark-portable, verify, prune or put");
 }
 
 }  // namespace fuserlab::cli

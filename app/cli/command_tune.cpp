@@ -3,6 +3,7 @@
 //   [--seed N] [--margin PERCENT] [--dry-run] [--json PATH]
 //   [--device NAME|cuda:N | --devices 0,1|all] [--fusion NAME] [--set K=V]
 //   [--disable-pass P] [--time-limit SECONDS] [--shard K/N] [--no-early-stop]
+//   [--portable]
 // fuserlab-cli tune --plan PLAN|--from-record FILE --db DB [--shard K/N] ...
 // (--jsonl FILE in place of --db DB: the results as JSON lines,
 // db/jsonl_tuning_store.h, for `db import` later)
@@ -21,7 +22,9 @@
 // of the bandwidth floor (tuner/bandwidth_floor.h; --no-early-stop: never).
 // Each variant's outputs are checked against the default variant's on the
 // GPU, the default's against the CPU reference (tuner/worker.h); the JSON
-// says which check each variant got. --dry-run lists the space without a GPU (device: --device,
+// says which check each variant got. --portable marks the stored entries
+// usable on other GPUs of the same architecture (db::Entry::portable).
+// --dry-run lists the space without a GPU (device: --device,
 // default the h100 table entry). On a terminal a progress bar, otherwise one JSON line per variant
 // on stdout. Ctrl-C stops after the variants in flight; the same command resumes, skipping measured
 // variants.
@@ -334,7 +337,7 @@ int tuneCommand(const std::vector<std::string>& args) {
   std::set<std::string> options = kScriptOptions;
   options.insert(kTuneValueOptions.begin(), kTuneValueOptions.end());
   options.insert(kCompileOptions.begin(), kCompileOptions.end());
-  CommandLine cl(args, options, {"dry-run", "no-early-stop"});
+  CommandLine cl(args, options, {"dry-run", "no-early-stop", "portable"});
   const bool dryRun = cl.flag("dry-run");
   const auto dbPath = cl.value("db");
   const auto jsonlPath = cl.value("jsonl");
@@ -369,6 +372,7 @@ int tuneCommand(const std::vector<std::string>& args) {
     tune.deadline = start + std::chrono::seconds(parseInt("time-limit", *t));
   }
   tune.earlyStop = !cl.flag("no-early-stop");
+  tune.portable = cl.flag("portable");
   for (const auto& a : args) tune.command += " " + a;
 
   // The device: a table entry for a dry run, GPUs of this machine otherwise.

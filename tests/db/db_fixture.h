@@ -82,7 +82,7 @@ inline report::Json pointwiseParams(int64_t vectorization, int64_t blockX) {
 }
 
 //! An entry for a made-up pointwise segment `n` at `sizes` on the H100.
-inline Entry makeEntry(int n, std::string sizes, report::Json params,
+inline Entry makeEntry(int n, const std::string& sizes, const report::Json& params,
                        std::optional<double> medianNs = std::nullopt, int64_t samples = 10) {
   Entry entry;
   entry.segment.structureHash = hex64(0x1000 + n);

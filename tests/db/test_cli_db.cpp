@@ -9,6 +9,7 @@
 
 #include "core/cuda/cuda_device.h"
 #include "core/report/json.h"
+#include "db/heuristics_database.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/db/db_fixture.h"
 
@@ -22,9 +23,9 @@ using testing_support::DatabaseFixture;
 
 // Seed 001 with shapes from its input (seed001AtAnySize), as a file.
 const std::string kSeed001 = [] {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("fuserlab-seed001-any-size-" + std::to_string(getpid()) + ".py"))
-                               .string();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("fuserlab-seed001-any-size-" + std::to_string(getpid()) + ".py"))
+                         .string();
   std::ofstream(path) << testing_support::seed001AtAnySize();
   return path;
 }();
@@ -188,6 +189,66 @@ TEST_F(DbCliTest, SearchPathNamesTheAnsweringFileAndSameArchNeedsAsking) {
   r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
   unsetenv("FUSERLAB_DB_SAME_ARCH");
   EXPECT_NE(r.output.find("database_same_arch"), std::string::npos) << r.output;
+}
+
+// Issue 48 item 3's marks: db mark-portable marks an entry (or all) usable
+// on another GPU of the same architecture, and then an H100 entry answers on
+// an H200 without --allow-same-arch; export, import and merge carry the
+// mark; --clear removes it.
+TEST_F(DbCliTest, MarkPortableLetsAnEntryAnswerOnTheSameArchitecture) {
+  ASSERT_EQ(put(kPinned).exitCode, 0);
+  CliResult r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
+  EXPECT_NE(r.output.find("params (heuristic)"), std::string::npos) << r.output;
+
+  r = runCli("db mark-portable --db " + db_);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("needs --entry ID (one entry) or --all"), std::string::npos) << r.output;
+  r = runCli("db mark-portable --db " + db_ + " --entry 7");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("has no entry 7"), std::string::npos) << r.output;
+  r = runCli("db mark-portable --db " + db_ + " --entry 1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("entry 1 marked portable"), std::string::npos) << r.output;
+  r = runCli("db list --db " + db_);
+  EXPECT_NE(r.output.find("unmeasured; portable"), std::string::npos) << r.output;
+
+  r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("params (database_same_arch, entry 1, " + db_ + ", measured on sm_90-"),
+            std::string::npos)
+      << r.output;
+
+  // Export -> import into a new file keeps it; so does merge.
+  const std::string lines = file("h.jsonl"), imported = file("imported.db"),
+                    merged = file("merged.db");
+  ASSERT_EQ(runCli("db export --db " + db_ + " --output " + lines).exitCode, 0);
+  r = runCli("db import --db " + imported + " " + lines);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_EQ(runCli("db merge " + merged + " " + imported).exitCode, 0);
+  for (const std::string& path : {imported, merged}) {
+    db::HeuristicsDatabase database(path, db::HeuristicsDatabase::Access::Read);
+    const auto entries = database.entries();
+    ASSERT_EQ(entries.size(), 1u) << path;
+    EXPECT_TRUE(entries[0].portable) << path;
+  }
+  // Merging a marked entry onto the same unmarked params marks it.
+  const std::string plain = file("plain.db");
+  ASSERT_EQ(runCli("db put --db " + plain + " " + kSeed001 +
+                   " --segment 0 --device h100 --params '" + kPinned + "'")
+                .exitCode,
+            0);
+  r = runCli("db merge " + plain + " " + merged);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  {
+    db::HeuristicsDatabase database(plain, db::HeuristicsDatabase::Access::Read);
+    EXPECT_TRUE(database.entries().at(0).portable) << r.output;
+  }
+
+  r = runCli("db mark-portable --db " + db_ + " --all --clear");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("1 entry unmarked"), std::string::npos) << r.output;
+  r = runCli("inspect " + kSeed001 + " --device h200 --db " + db_);
+  EXPECT_NE(r.output.find("params (heuristic)"), std::string::npos) << r.output;
 }
 
 // Issue 48 item 2: db merge OUT IN... combines shard files.

@@ -27,9 +27,9 @@ using testing_support::shape;
 using testing_support::kPointwise;
 
 // An entry keyed as `bound`'s fusion is, scheduled by pointwise.
-Entry entryFor(const BoundFusion& bound, report::Json params) {
+Entry entryFor(const BoundFusion& bound, const report::Json& params) {
   const SegmentKey key = segmentKey(*bound.fusion, SchedulerType::Pointwise, bound.info);
-  Entry entry = makeEntry(0, key.sizes, std::move(params));
+  Entry entry = makeEntry(0, key.sizes, params);
   entry.segment.structureHash = key.structureHash;
   entry.segment.sizeBucket = key.sizeBucket;
   return entry;

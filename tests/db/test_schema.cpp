@@ -73,7 +73,7 @@ TEST_F(SchemaTest, NewerSchemaIsRefused) {
   { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
   { Connection(path, Connection::Mode::ReadWrite).exec("PRAGMA user_version = 99"); }
   const std::string message = openError(path);
-  EXPECT_NE(message.find("schema version 99, newer than the version 1"), std::string::npos)
+  EXPECT_NE(message.find("schema version 99, newer than the version 2"), std::string::npos)
       << message;
   EXPECT_NE(message.find("written by a newer FuserLab"), std::string::npos);
   EXPECT_NE(openError(path, HeuristicsDatabase::Access::Read).find("newer"), std::string::npos);
@@ -106,7 +106,10 @@ std::vector<Migration> testLadder(bool thirdFails) {
 
 TEST_F(SchemaTest, LadderClimbsEveryStepInOneTransaction) {
   const std::string path = file("ladder.db");
-  { HeuristicsDatabase database(path, HeuristicsDatabase::Access::Write); }
+  {
+    Connection c(path, Connection::Mode::ReadWriteCreate);
+    prepareSchema(c, {schemaLadder().front()});
+  }
   {
     Connection c(path, Connection::Mode::ReadWrite);
     EXPECT_THROW(prepareSchema(c, testLadder(true)), UserError);
@@ -117,7 +120,7 @@ TEST_F(SchemaTest, LadderClimbsEveryStepInOneTransaction) {
   prepareSchema(c, testLadder(false));
   EXPECT_EQ(schemaVersion(c), 3);
   EXPECT_EQ(c.queryInt("SELECT count(*) FROM pragma_table_info('extra')"), 2);
-  // This build's ladder ends at 1: the file is now newer than it reads.
+  // This build's ladder ends at 2: the file is now newer than it reads.
   EXPECT_NE(openError(path).find("newer"), std::string::npos);
 }
 
@@ -128,6 +131,45 @@ TEST_F(SchemaTest, ReadOnlyOpenCannotInitializeAnEmptyFile) {
   EXPECT_NE(message.find("is empty, not a heuristics database yet"), std::string::npos) << message;
   // A writer initializes it.
   EXPECT_EQ(openError(path), "");
+}
+
+// Version 2's per-entry same-architecture mark: a version-1 file (written
+// before it) is read as it is by a reader, every entry unmarked, and
+// migrated by the next writer, its entries kept and unmarked.
+TEST_F(SchemaTest, VersionOneFileIsReadAsItIsAndMigratedByAWriter) {
+  const std::string path = file("v1.db");
+  {
+    Connection c(path, Connection::Mode::ReadWriteCreate);
+    prepareSchema(c, {schemaLadder().front()});
+  }
+  {
+    // One entry, written as version 1 wrote it.
+    Connection c(path, Connection::Mode::ReadWrite);
+    c.exec(
+        "INSERT INTO devices VALUES (1, 'sm_90-132sm-80gb-51200kib-1980mhz', 'h100', 'H100', 90, "
+        "132, 85899345920, 52428800, 1980000, '{}');"
+        "INSERT INTO segments VALUES (1, 'c0e67c529323052f', 'pointwise', '16x16', '16x16', "
+        "'ir');"
+        "INSERT INTO tuning_runs VALUES (1, '0.1.0', NULL, NULL, '2025-01-31T12:00:00Z', 'put', "
+        "NULL);"
+        "INSERT INTO entries VALUES (1, 1, 1, 1, '0.1.0', NULL, '{}', 'abc', 'manual', 1, NULL, "
+        "'2025-01-31T12:00:00Z');");
+  }
+  {
+    HeuristicsDatabase reader(path, HeuristicsDatabase::Access::Read);
+    const auto entries = reader.entries();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_FALSE(entries[0].portable);
+    Connection c(path, Connection::Mode::ReadOnly);
+    EXPECT_EQ(schemaVersion(c), 1);  // the reader migrated nothing
+  }
+  HeuristicsDatabase writer(path, HeuristicsDatabase::Access::Write);
+  EXPECT_EQ(schemaVersion(writer.connection()), 2);
+  const auto entries = writer.entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_FALSE(entries[0].portable);
+  EXPECT_EQ(writer.setPortable(std::nullopt, true), 1);
+  EXPECT_TRUE(writer.entry(1)->portable);
 }
 
 }  // namespace

@@ -25,12 +25,12 @@ using testing_support::shape;
 using testing_support::kPointwise;
 
 // An entry keyed as the pointwise fusion at rows x cols on `device`.
-Entry entryAt(int64_t rows, int64_t cols, report::Json params,
+Entry entryAt(int64_t rows, int64_t cols, const report::Json& params,
               const scheduler::DeviceSpec& device = scheduler::defaultDevice()) {
   BoundFusion bound(kPointwise, {shape(DataType::Float, {rows, cols})});
   bound.info.device = &device;
   const SegmentKey key = segmentKey(*bound.fusion, SchedulerType::Pointwise, bound.info);
-  Entry entry = makeEntry(0, key.sizes, std::move(params));
+  Entry entry = makeEntry(0, key.sizes, params);
   entry.segment.structureHash = key.structureHash;
   entry.segment.sizeBucket = key.sizeBucket;
   entry.device = DeviceRecord::fromSpec(device);
@@ -133,6 +133,51 @@ TEST_F(SearchPathTest, SameArchitectureEntriesAnswerOnlyWhenAllowed) {
   EXPECT_EQ(segment.paramsFallbackDevice, deviceFingerprint(smaller));
   EXPECT_NE(compiled.report.schedulerParamsText().find("measured on " + deviceFingerprint(smaller)),
             std::string::npos);
+}
+
+// Per-entry marks: an entry of another SKU of this architecture answers
+// without --allow-same-arch when it is marked portable (stored so, or marked
+// later with setPortable), and an unmarked one beside it does not; an exact
+// or bucket entry of this device still comes first, and another
+// architecture never answers, marked or not.
+TEST_F(SearchPathTest, MarkedSameArchitectureEntriesAnswerWithoutTheOverride) {
+  scheduler::DeviceSpec smaller = scheduler::defaultDevice();
+  smaller.smCount = 114;
+  const auto a100 = *scheduler::findBuiltinDevice("a100");
+  Entry marked = entryAt(16, 1600, pointwiseParams(4, 256), smaller);
+  marked.portable = true;
+  store("system.db", marked);
+  const int64_t unmarked = store("system.db", entryAt(32, 1600, pointwiseParams(2, 128), smaller));
+  Entry other = entryAt(16, 3200, pointwiseParams(2, 128), a100);
+  other.portable = true;
+  store("system.db", other);
+
+  DatabaseSearchPath strict({file("system.db")}, {});
+  auto hit = ask(strict, 16, 1600);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->source, "database_same_arch");
+  EXPECT_EQ(hit->fallbackDevice, deviceFingerprint(smaller));
+  EXPECT_FALSE(ask(strict, 32, 1600).has_value());  // unmarked
+  EXPECT_FALSE(ask(strict, 16, 3200).has_value());  // another architecture
+
+  {
+    HeuristicsDatabase database(file("system.db"), HeuristicsDatabase::Access::Write);
+    EXPECT_EQ(database.setPortable(unmarked, true), 1);
+    EXPECT_EQ(database.setPortable(unmarked, true), 0);  // already
+  }
+  DatabaseSearchPath again({file("system.db")}, {});
+  hit = ask(again, 32, 1600);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->source, "database_same_arch");
+  EXPECT_EQ(hit->entryId, unmarked);
+
+  // This device's own entry beats a marked one of another SKU.
+  store("user.db", entryAt(16, 1600, pointwiseParams(1, 64)));
+  DatabaseSearchPath layered({file("system.db"), file("user.db")}, {});
+  hit = ask(layered, 16, 1600);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->source, "database_exact");
+  EXPECT_EQ(hit->origin, file("user.db"));
 }
 
 TEST_F(SearchPathTest, ReportNamesTheAnsweringFile) {
