@@ -25,15 +25,32 @@ bool broadcastAlong(const TensorView* tv, int64_t dim) {
   return tv->logicalNoReductions().at(static_cast<size_t>(dim))->isBroadcast();
 }
 
-// Whether every tensor operand below `tv` (through elementwise producers
-// that vary along `dim`) has `rank` axes, so each rewritten expression lines
-// its operands up as the original did.
-bool sameRankBelow(const TensorView* tv, int64_t rank, int64_t dim) {
+// What `tv`, broadcast along `dim`, was expanded from; `tv` itself when no
+// Expand op made it.
+TensorView* beforeExpand(TensorView* tv) {
+  while (tv->definition() != nullptr && tv->definition()->type() == ExprType::Expand) {
+    tv = tv->definition()->input(0)->as<TensorView>();
+  }
+  return tv;
+}
+
+// A value broadcast along `dim` that is the same at every index: extent 1
+// there, not expanded.
+bool sameAlong(const TensorView* tv, int64_t dim) {
+  const ir::IterDomain* axis = tv->logicalNoReductions().at(static_cast<size_t>(dim));
+  return axis->isBroadcast() && !axis->hasExpandedExtent();
+}
+
+// Whether every tensor operand below `tv` that Pusher::push reaches has
+// `rank` axes, so each rewritten expression lines its operands up as the
+// original did (and each gather of one is well formed).
+bool sameRankBelow(TensorView* tv, int64_t rank, int64_t dim) {
   if (tv->rank() != rank) return false;
+  if (broadcastAlong(tv, dim)) tv = beforeExpand(tv);
   const Expr* def = tv->definition();
-  if (broadcastAlong(tv, dim) || !isElementwise(def)) return true;
-  for (const Val* in : def->inputs()) {
-    const auto* operand = in->as<TensorView>();
+  if (sameAlong(tv, dim) || !isElementwise(def)) return tv->rank() == rank;
+  for (Val* in : def->inputs()) {
+    auto* operand = in->as<TensorView>();
     if (operand != nullptr && !sameRankBelow(operand, rank, dim)) return false;
   }
   return true;
@@ -45,13 +62,11 @@ class Pusher {
 
   //! `tv` at the gathered positions.
   Val* push(TensorView* tv) {
-    if (broadcastAlong(tv, dim_)) {
-      // The same value along the row: what was expanded along it.
-      while (tv->definition() != nullptr && tv->definition()->type() == ExprType::Expand) {
-        tv = tv->definition()->input(0)->as<TensorView>();
-      }
-      return tv;
-    }
+    // The same value along the row: what was expanded along it, if that
+    // has extent 1 there. An input expanded along it, or an expression of
+    // expanded operands, is gathered (or its operands are) as any other.
+    if (broadcastAlong(tv, dim_)) tv = beforeExpand(tv);
+    if (sameAlong(tv, dim_)) return tv;
     const Expr* def = tv->definition();
     if (!isElementwise(def)) return ops::takeAlongAxis(tv, index_, dim_);
     std::vector<Val*> inputs;
@@ -70,9 +85,9 @@ class Pusher {
 };
 
 // A gather whose source is an elementwise expression used by it alone.
-bool pushable(const ir::Fusion& fusion, const Expr* gather) {
+bool pushable(const ir::Fusion& fusion, Expr* gather) {
   if (gather->type() != ExprType::Gather) return false;
-  const auto* source = gather->input(0)->as<TensorView>();
+  auto* source = gather->input(0)->as<TensorView>();
   if (source == nullptr || fusion.isOutput(source) || source->uses().size() != 1 ||
       !isElementwise(source->definition()) || broadcastAlong(source, gather->attrs().dim)) {
     return false;
@@ -87,10 +102,12 @@ bool sameShape(const TensorView* pushed, const TensorView* gathered) {
   for (int64_t i = 0; i < pushed->rank(); ++i) {
     const ir::IterDomain* a = pushed->logicalNoReductions()[static_cast<size_t>(i)];
     const ir::IterDomain* b = gathered->logicalNoReductions()[static_cast<size_t>(i)];
-    if (a->isBroadcast() != b->isBroadcast()) return false;
-    if (a->isBroadcast()) continue;
-    const std::optional<int64_t> x = a->extent()->constInt();
-    const std::optional<int64_t> y = b->extent()->constInt();
+    if (a->isBroadcast() != b->isBroadcast() || a->hasExpandedExtent() != b->hasExpandedExtent()) {
+      return false;
+    }
+    if (a->isBroadcast() && !a->hasExpandedExtent()) continue;
+    const std::optional<int64_t> x = a->extentForIteration()->constInt();
+    const std::optional<int64_t> y = b->extentForIteration()->constInt();
     if (x && y && *x != *y) return false;
   }
   return true;

@@ -460,7 +460,9 @@ Tensor layoutOutput(const TensorView& tv, const Tensor& logical,
     case Layout::Logical: return logical;
     case Layout::Permutation: {
       const auto& logicalIds = tv.logicalNoReductions();
-      const auto& allocation = tv.maybeAllocation();
+      // A reduction output's allocation holds its reduced axes too (as its
+      // logical domain does); they have no data (difftest seed 441176).
+      const auto allocation = ir::noReductions(tv.maybeAllocation());
       // Allocation order = a permutation of logical dims; lay the data out
       // contiguously in that order and view it with logical sizes.
       std::vector<int64_t> order;

@@ -14,6 +14,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
+#include "core/passes/pipeline.h"
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/scheduler/device_spec.h"
@@ -80,6 +81,29 @@ CaseResult compileOnly(const ir::Fusion& fusion, const compiler::CompileOptions&
     }
   }
   return result;
+}
+
+// The passes must not change what the fusion computes: the reference of
+// the rewritten fusion against the original's, on the same small inputs.
+// A difference is a wrong result the GPU run would show too, found here
+// without a GPU.
+CaseResult checkPasses(const ir::Fusion& fusion, const compiler::CompileOptions& options,
+                       const runtime::Arguments& inputs) {
+  const std::vector<runtime::Tensor> before = runtime::runReference(fusion, copies(inputs));
+  const std::unique_ptr<ir::Fusion> rewritten = passes::runPasses(fusion, options, nullptr, false);
+  const std::vector<runtime::Tensor> after = runtime::runReference(*rewritten, copies(inputs));
+  if (before.size() != after.size()) {
+    return {Status::WrongResult,
+            "the passes changed the number of outputs from " + std::to_string(before.size()) +
+                " to " + std::to_string(after.size()),
+            0};
+  }
+  for (size_t i = 0; i < before.size(); ++i) {
+    const runtime::TensorCheck check = runtime::checkTensor(
+        after[i], before[i], "output " + std::to_string(i), runtime::toleranceForOutput(fusion, i));
+    if (!check.passed) return {Status::WrongResult, "after the passes: " + check.message, 0};
+  }
+  return {};
 }
 
 CaseResult onGpu(const ir::Fusion& fusion, const compiler::CompileOptions& options,
@@ -154,8 +178,11 @@ CaseResult runCase(const std::string& source, const std::string& name,
     for (const std::string& option : options) compileOptions.setFromAssignment(option);
     if (mode == Mode::Compile) {
       // The reference must take the fusion too (small inputs of the same
-      // shapes are what the GPU mode would run).
-      (void)runtime::runReference(script.fusion(), frontend::makeInputs(*script.inputs, 7));
+      // shapes are what the GPU mode would run), and give the same values
+      // after the passes.
+      CaseResult passes =
+          checkPasses(script.fusion(), compileOptions, frontend::makeInputs(*script.inputs, 7));
+      if (passes.status != Status::Pass) return passes;
     }
   } catch (const UserError& error) {
     return {Status::Invalid, firstLine(error.what()), 0};

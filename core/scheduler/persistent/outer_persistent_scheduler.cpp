@@ -40,7 +40,10 @@ GridShape fitGrid(int64_t bytesPerColumn, int64_t columns, int64_t vectorize, in
   GridShape g;
   g.iterationThreads = std::min(kMaxIterationThreads, nextPowerOfTwo(columns));
   auto update = [&] {
-    g.gridY = ceilDiv(blockBytes(bytesPerColumn, 1, g.iterationThreads, vectorize), capacity);
+    // At least one block a column group, also where nothing is kept (a
+    // segment that reads no tensor input: difftest seed 440388).
+    g.gridY = std::max<int64_t>(
+        1, ceilDiv(blockBytes(bytesPerColumn, 1, g.iterationThreads, vectorize), capacity));
     g.gridX = ceilDiv(columns, g.iterationThreads);
   };
   update();
