@@ -15,6 +15,8 @@ using scheduler::ceilDiv;
 using scheduler::PersistentStorage;
 
 constexpr int64_t kColumnReductionBytes = 16 * 1024;
+// Chunk loads a thread of a single-pass kernel issues before computing them.
+constexpr int64_t kLoadGroup = 4;
 
 // What a persistent kernel keeps: the buffers, or with projection the
 // inputs the projectable ones are recomputed from.
@@ -264,11 +266,21 @@ class PersistentEmitter {
     b_.line(in, "}");
   }
 
+  // Chunks whose loads a single-pass kernel issues together before it
+  // computes them: a kernel that keeps nothing resident (one phase; since
+  // online_logsumexp, cross-entropy's statistics) would otherwise wait for
+  // each chunk's load before the next, one load in flight a thread.
+  int64_t loadGroup() const {
+    if (b_.plan().phaseCount != 1 || !b_.plan().stored.empty()) return 1;
+    return std::min<int64_t>(batch_, kLoadGroup);
+  }
+
   // One pass over the thread's chunks: loads, elements, stores.
   void emitPhaseLoop(int phase, int in, LaneContext ctx, const std::string& chunkSetup) {
     if (b_.plan().phaseTargets(phase).empty()) return;
     const std::string V = std::to_string(vectorize_);
     ctx.phase = phase;
+    if (loadGroup() > 1) return emitGroupedPhaseLoop(in, ctx, chunkSetup);
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int b = 0; b < " + std::to_string(batch_) + "; ++b) {");
     b_.append(chunkSetup);
@@ -283,6 +295,42 @@ class PersistentEmitter {
     b_.line(in + 2, "}");
     b_.foldChunkValues(in + 2, ctx);
     b_.emitOutputStores(in + 2, ctx);
+    b_.line(in, "}");
+  }
+
+  // The pass in groups of loadGroup() chunks: the group's loads, then its
+  // elements and stores. `chunkSetup` defines the chunk `b`'s index and
+  // whether it is in range.
+  void emitGroupedPhaseLoop(int in, LaneContext ctx, const std::string& chunkSetup) {
+    const std::string G = std::to_string(loadGroup());
+    const std::string batch = std::to_string(batch_);
+    const std::string V = std::to_string(vectorize_);
+    ctx.loadSuffix = "[g]";
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int b0 = 0; b0 < " + batch + "; b0 += " + G + ") {");
+    b_.declareChunkLoads(ctx.phase, in + 2, "[" + G + "]");
+    auto overGroup = [&](const auto& body) {
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int g = 0; g < " + G + "; ++g) {");
+      b_.line(in + 4, "const int b = b0 + g;");
+      b_.line(in + 4, "if (b < " + batch + ") {");
+      b_.append(chunkSetup);
+      body();
+      b_.line(in + 4, "}");
+      b_.line(in + 2, "}");
+    };
+    overGroup([&] { b_.emitChunkLoads(in + 6, ctx); });
+    overGroup([&] {
+      b_.emitGatherOwners(in + 6, ctx);
+      b_.declareOutputLanes(ctx.phase, in + 6);
+      b_.declareChunkValues(ctx.phase, in + 6);
+      b_.line(in + 6, "#pragma unroll");
+      b_.line(in + 6, "for (int v = 0; v < " + V + "; ++v) {");
+      b_.emitElement(in + 8, ctx);
+      b_.line(in + 6, "}");
+      b_.foldChunkValues(in + 6, ctx);
+      b_.emitOutputStores(in + 6, ctx);
+    });
     b_.line(in, "}");
   }
 

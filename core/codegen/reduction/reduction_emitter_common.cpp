@@ -592,23 +592,29 @@ std::string ReductionKernelBuilder::gatherCoordinate(const GatherStep& gather,
 
 void ReductionKernelBuilder::emitGatherMatch(const GatherStep& gather, int indent,
                                              const LaneContext& ctx, const std::string& value) {
-  const std::string at = "[" + ctx.slot + "]";
-  const std::string kept = perRowArray(gather.output) + at;
-  line(indent, kept + " = " + ctx.valid + " && " + gatherCoordinate(gather, ctx.elementLane) +
-                   " == " + gatherColumn(gather) + at + " ? " +
+  const std::string kept = perRowArray(gather.output) + "[" + ctx.slot + "]";
+  line(indent, kept + " = " + ctx.lane + " == " + gatherLane(gather) + " ? " +
                    convertValue(value, gather.source->dtype(), gather.output->dtype()) + " : " +
                    kept + ";");
 }
 
+std::string ReductionKernelBuilder::gatherLane(const GatherStep& gather) const {
+  return "glane_" + gather.output->name();
+}
+
 void ReductionKernelBuilder::emitGatherOwners(int indent, const LaneContext& ctx) {
+  // The lane of the chunk that holds the row's gathered column, -1 if none:
+  // one compare a lane against a constant (a column index a lane took three
+  // instructions of the ~12 a cross-entropy element costs).
   for (const GatherStep* gather : plan_.gathersIn(ctx.phase)) {
     const std::string at = "[" + ctx.slot + "]";
     const std::string owner = gatherOwner(*gather) + at;
-    line(indent, owner + " = " + owner + " || (" + ctx.valid + " && " + gatherColumn(*gather) + at +
-                     " - " + gatherCoordinate(*gather, ctx.elementChunk) + " >= 0 && " +
-                     gatherColumn(*gather) + at + " - " +
-                     gatherCoordinate(*gather, ctx.elementChunk) + " < " +
-                     std::to_string(laneWidth()) + ");");
+    const std::string offset = "(" + gatherColumn(*gather) + at + " - " +
+                               gatherCoordinate(*gather, ctx.elementChunk) + ")";
+    line(indent, "const int " + gatherLane(*gather) + " = " + ctx.valid + " && " + offset +
+                     " >= 0 && " + offset + " < " + std::to_string(laneWidth()) + " ? (int)" +
+                     offset + " : -1;");
+    line(indent, owner + " = " + owner + " || " + gatherLane(*gather) + " >= 0;");
   }
 }
 

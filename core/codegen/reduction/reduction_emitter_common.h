@@ -126,6 +126,9 @@ class ReductionKernelBuilder {
   std::string gatherOwner(const GatherStep& gather) const;
   //! The row's gathered column, per slot ("gcol_T14").
   std::string gatherColumn(const GatherStep& gather) const;
+  //! The lane of the current chunk holding that column, or -1 ("glane_T14",
+  //! set by emitGatherOwners).
+  std::string gatherLane(const GatherStep& gather) const;
   //! The chunk buffer of a one-pass Welford step ("wf_T4").
   std::string welfordChunkName(const ReductionStep& step) const;
   //! The chunk's values of a LogSumExp step ("lsx_T4"), folded once a chunk.

@@ -595,23 +595,27 @@ template <class T>
 __device__ __forceinline__ T lse_scaled(const LogSumExp<T>& a, T m) {
   return a.m == lowest_value<T>() ? a.s * T(0) : a.s * lse_exp(a.m - m);
 }
-//! exp(d) for a chunk's terms: ex2.approx of d * log2(e) for float (2
-//! instructions; relative error about 2^-22 plus |d| * 2^-24, where terms
-//! far below the max add next to nothing), exp for double.
-__device__ __forceinline__ float lse_exp_term(float d) {
+//! exp(x - m) for a chunk's terms: for float ex2.approx of (x - m) *
+//! log2(e) (3 instructions; x - m is exact near the max, so the largest
+//! terms are exact to ex2's 2^-22: an fma of x * log2(e) - m * log2(e) saves
+//! one but is off by |m| * 2^-24 there, and log_softmax at the max of values
+//! near 255 was 1.5e-5 instead of 0, difftest seed 465848), exp for double.
+__device__ __forceinline__ float lse_exp_term(float x, float m) {
   float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((x - m) * 1.4426950408889634f));
   return r;
 }
-__device__ __forceinline__ double lse_exp_term(double d) { return ::exp(d); }
+__device__ __forceinline__ double lse_exp_term(double x, double m) { return ::exp(x - m); }
+__device__ __forceinline__ float lse_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double lse_max(double a, double b) { return fmax(a, b); }
 //! Folds a chunk of V values of one row: the chunk's max first (one rescale
-//! at most), then an exp a value. Where the max is still -inf, every value
-//! is -inf (adds nothing) or NaN (makes the sum NaN).
+//! at most; NaNs are left to the sum), then an exp a value. Where the max is
+//! still -inf, every value is -inf (adds nothing) or NaN (makes the sum NaN).
 template <class T, int V>
 __device__ __forceinline__ void lse_fold(LogSumExp<T>& a, const T (&x)[V]) {
   T cm = x[0];
 #pragma unroll
-  for (int v = 1; v < V; ++v) cm = x[v] > cm ? x[v] : cm;
+  for (int v = 1; v < V; ++v) cm = lse_max(cm, x[v]);
   if (cm > a.m) {
     a.s = lse_scaled(a, cm);
     a.m = cm;
@@ -622,7 +626,7 @@ __device__ __forceinline__ void lse_fold(LogSumExp<T>& a, const T (&x)[V]) {
     for (int v = 0; v < V; ++v) sum += x[v] == x[v] ? T(0) : x[v];
   } else {
 #pragma unroll
-    for (int v = 0; v < V; ++v) sum += lse_exp_term(x[v] - a.m);
+    for (int v = 0; v < V; ++v) sum += lse_exp_term(x[v], a.m);
   }
   a.s += sum;
 }
