@@ -41,10 +41,12 @@ commands:
                 [--strategy exhaustive|random|coordinate] [--budget N] [--seed N]
                 [--margin PERCENT] [--dry-run] [--json PATH] [--device NAME|cuda:N]
                 [--devices 0,1|all] [--time-limit SECONDS] [--shard K/N]
+                [--no-early-stop] (stop at the bandwidth floor: on by default)
+                [--portable] (entries answer on GPUs of the same architecture)
                 or a campaign: tune --plan PLAN|--from-record FILE --db FILE
                 (--jsonl FILE for --db FILE: results as JSON lines; db import reads them)
   db SUB        the heuristics database: list, show, export, import, merge,
-                verify, prune, put  (fuserlab-cli db help)
+                verify, prune, put, mark-portable  (fuserlab-cli db help)
 
 SPEC: one entry per fusion input, e.g. 128x49152:bf16,10:bf16,0.5
       (dtypes: bool, i32, i64, f16, bf16, f32, f64; a bare number is a scalar)
