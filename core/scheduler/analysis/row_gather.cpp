@@ -40,6 +40,26 @@ std::string refusedUse(const ir::Expr& use, const TensorView* tv) {
   }
 }
 
+// Whether `tv` is a tensor input of the segment or computed from one. A
+// source computed from constants alone (full) is a per-row value to the
+// kernel, which has no element of it to pick (difftest seed 440346).
+bool readsATensorInput(const TensorView* tv) {
+  std::vector<const TensorView*> stack{tv};
+  std::vector<const TensorView*> seen;
+  while (!stack.empty()) {
+    const TensorView* t = stack.back();
+    stack.pop_back();
+    if (contains(seen, t)) continue;
+    seen.push_back(t);
+    if (t->isFusionInput()) return true;
+    if (t->definition() == nullptr) continue;
+    for (const ir::Val* in : t->definition()->inputs()) {
+      if (const auto* producer = in->as<TensorView>()) stack.push_back(producer);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 RowGatherResult findRowGathers(const ir::Fusion& segment, const ReductionPattern& pattern) {
@@ -74,6 +94,10 @@ RowGatherResult findRowGathers(const ir::Fusion& segment, const ReductionPattern
       return refuse("gathers along axis " + std::to_string(g.dim) + " of the rank-" +
                     std::to_string(g.source->rank()) + " " + g.source->name() +
                     ", not along the reduced " + pattern.axesDescription());
+    }
+    if (!readsATensorInput(g.source)) {
+      return refuse("picks from " + g.source->name() +
+                    ", which no tensor input feeds (a constant row: nothing moves along it)");
     }
     const ir::IterDomain* indexed = g.index->logicalNoReductions().at(static_cast<size_t>(g.dim));
     const auto constant = indexed->extentForIteration()->constInt();
