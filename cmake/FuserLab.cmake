@@ -70,11 +70,12 @@ function(fuserlab_install_program target)
 endfunction()
 
 # fuserlab_install_package(): called once every library is defined. The
-# core's headers, FuserLab::core (every core library), and the package files
+# core's headers, FuserLab::core (every core library and measure),
+# FuserLab::db (its headers too; SQLite), and the package files
 # FuserLabConfig.cmake, FuserLabConfigVersion.cmake, FuserLabTargets.cmake.
 function(fuserlab_install_package)
   get_property(libraries GLOBAL PROPERTY FUSERLAB_EXPORTED_LIBRARIES)
-  list(FILTER libraries EXCLUDE REGEX "^fuserlab_(nvrtc|cublaslt)$")
+  list(FILTER libraries EXCLUDE REGEX "^fuserlab_(nvrtc|cublaslt|db)$")
   add_library(fuserlab_core INTERFACE)
   target_link_libraries(fuserlab_core INTERFACE ${libraries})
   fuserlab_export_library(fuserlab_core)
@@ -89,6 +90,10 @@ function(fuserlab_install_package)
   # outside core/ but part of the package (FuserLab::measure).
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/measure/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/measure COMPONENT Development
+    FILES_MATCHING PATTERN "*.h")
+  # db/ (the heuristics database in SQLite) likewise, as FuserLab::db.
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/db/
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/db COMPONENT Development
     FILES_MATCHING PATTERN "*.h")
   set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/FuserLab)
   # The toolkit this build used: the config's fallback when a consumer

@@ -1,6 +1,6 @@
 # ctest install_consumer (tests/install/CMakeLists.txt): cmake --install the
 # build into WORK_DIR/prefix, check the programs, headers and package files
-# are there, build the consumer project against the prefix with
+# are there, build the consumer project (FuserLab::core and FuserLab::db) against the prefix with
 # find_package(FuserLab), run it, and run the installed CLI.
 cmake_minimum_required(VERSION 3.25)
 
@@ -22,7 +22,8 @@ set(expected
   bin/fuserlab-cli
   include/core/frontend/script.h
   include/core/compiler/fusion_compiler.h
-  include/core/ir/random_numbers.inc)
+  include/core/ir/random_numbers.inc
+  include/db/database_provider.h)
 if(WITH_GUI)
   list(APPEND expected bin/fuserlab)
 endif()
@@ -65,8 +66,8 @@ endif()
 run_step("configuring the consumer" ${configure})
 run_step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
-run_step("running the consumer" ${WORK_DIR}/build/consumer)
-set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\nmedian of 3, 1, 2: 2\n")
+run_step("running the consumer" ${WORK_DIR}/build/consumer ${WORK_DIR}/heuristics.db)
+set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\nmedian of 3, 1, 2: 2\nwith the database: 2 segments\n")
 if(NOT step_output STREQUAL want)
   message(FATAL_ERROR "the consumer printed\n${step_output}\nnot\n${want}")
 endif()

@@ -1,6 +1,8 @@
 // Reads a fusion from a script string with FuserLab's reader, compiles it
 // for a built-in device at its inputs block's sizes (metadata only: no GPU,
-// no data) and prints the segments.
+// no data) and prints the segments; then compiles it again with a heuristics
+// database (a new, empty one) as the params' provider, as a runtime that
+// ships tuned params does.
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +11,8 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/scheduler/device_spec.h"
+#include "db/database_provider.h"
+#include "db/heuristics_database.h"
 #include "measure/sample_statistics.h"
 
 namespace {
@@ -33,7 +37,7 @@ inputs = [
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   using namespace fuserlab;
   try {
     const frontend::Script script = frontend::readScript(kScript, "consumer.py");
@@ -48,6 +52,16 @@ int main() {
     }
     // measure/ is installed too: the benchmark's statistics.
     std::printf("median of 3, 1, 2: %g\n", runtime::summarizeSamples({3, 1, 2}).median);
+    // And db/: a database file (argv[1]), created empty, answers lookups;
+    // with no entry for the fusion the built-in heuristics choose.
+    if (argc > 1) {
+      const db::HeuristicsDatabase created(argv[1], db::HeuristicsDatabase::Access::Write);
+      const db::DatabaseProvider provider(argv[1]);
+      const runtime::CompiledFusion withDatabase =
+          runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device,
+                                 frontend::makeInputShapes(*script.inputs), &provider);
+      std::printf("with the database: %zu segments\n", withDatabase.report.segments.size());
+    }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
