@@ -14,6 +14,14 @@ int parseIndex(std::string_view option, std::string_view text) {
 
 }  // namespace
 
+bool parseCheck(std::string_view text) {
+  FL_CHECK(text == "default" || text == "reference",
+           "--check is default (variants against the default variant's outputs on the GPU) "
+           "or reference (every variant against the CPU reference), not '",
+           text, "'");
+  return text == "default";
+}
+
 std::vector<std::string> workerArguments(const WorkerCommand& command) {
   std::vector<std::string> args = {command.script, "--segment", std::to_string(command.segment),
                                    "--device", "cuda:" + std::to_string(command.device)};
@@ -25,6 +33,7 @@ std::vector<std::string> workerArguments(const WorkerCommand& command) {
   for (const std::string& pass : command.options.disabledPasses) {
     args.insert(args.end(), {"--disable-pass", pass});
   }
+  if (!command.compareWithDefault) args.insert(args.end(), {"--check", "reference"});
   return args;
 }
 
@@ -42,6 +51,7 @@ WorkerCommand parseWorkerArguments(const std::vector<std::string>& args) {
       else if (a == "--inputs") command.inputs = v;
       else if (a == "--set") command.options.setFromAssignment(v);
       else if (a == "--disable-pass") command.options.disablePass(v);
+      else if (a == "--check") command.compareWithDefault = parseCheck(v);
       else FL_USER_ERROR("unknown option ", a);
     } else {
       FL_CHECK(!haveScript, "one script file, found '", a, "' too");

@@ -21,16 +21,22 @@ struct WorkerCommand {
   int segment = 0;
   int device = 0;  //!< cuda:N
   compiler::CompileOptions options;
+  //! WorkerSetup::compareWithDefault; off: `--check reference`.
+  bool compareWithDefault = true;
 };
 
 //! The worker's arguments after the executable and its mode word:
 //! FILE --segment N --device cuda:N [--fusion NAME] [--inputs SPEC]
-//! --set NAME=VALUE (every setting) [--disable-pass PASS]...
+//! --set NAME=VALUE (every setting) [--disable-pass PASS]... [--check reference]
 std::vector<std::string> workerArguments(const WorkerCommand& command);
 
 //! Reads workerArguments' list back. A UserError names a missing value, an
 //! unknown option, a second script file or a device that is not cuda:N.
 WorkerCommand parseWorkerArguments(const std::vector<std::string>& args);
+
+//! `--check`'s value: "default" (true: variants against the default
+//! variant's outputs on the GPU) or "reference" (false); a UserError else.
+bool parseCheck(std::string_view text);
 
 //! N of "cuda:N" ("cuda" is 0); a UserError names `option` otherwise.
 int parseCudaDevice(std::string_view name, std::string_view option);

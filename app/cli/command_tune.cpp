@@ -3,7 +3,7 @@
 //   [--seed N] [--margin PERCENT] [--dry-run] [--json PATH]
 //   [--device NAME|cuda:N | --devices 0,1|all] [--fusion NAME] [--set K=V]
 //   [--disable-pass P] [--time-limit SECONDS] [--shard K/N] [--no-early-stop]
-//   [--portable]
+//   [--portable] [--check default|reference]
 // fuserlab-cli tune --plan PLAN|--from-record FILE --db DB [--shard K/N] ...
 // (--jsonl FILE in place of --db DB: the results as JSON lines,
 // db/jsonl_tuning_store.h, for `db import` later)
@@ -21,8 +21,9 @@
 // stored. A segment stops early once its best variant is within the margin
 // of the bandwidth floor (tuner/bandwidth_floor.h; --no-early-stop: never).
 // Each variant's outputs are checked against the default variant's on the
-// GPU, the default's against the CPU reference (tuner/worker.h); the JSON
-// says which check each variant got. --portable marks the stored entries
+// GPU, the default's against the CPU reference (tuner/worker.h; --check
+// reference: each against the CPU reference); the JSON says which check
+// each variant got. --portable marks the stored entries
 // usable on other GPUs of the same architecture (db::Entry::portable).
 // --dry-run lists the space without a GPU (device: --device,
 // default the h100 table entry). On a terminal a progress bar, otherwise one JSON line per variant
@@ -68,8 +69,8 @@ std::atomic<bool> gCancel{false};
 extern "C" void onInterrupt(int) { gCancel.store(true); }
 
 const std::set<std::string> kTuneValueOptions = {
-    "db",     "jsonl", "sizes", "segment",     "strategy", "budget",  "seed",
-    "margin", "json",  "plan",  "from-record", "shard",    "devices", "time-limit"};
+    "db",   "jsonl", "sizes",       "segment", "strategy", "budget",     "seed", "margin",
+    "json", "plan",  "from-record", "shard",   "devices",  "time-limit", "check"};
 
 // A non-negative option value up to `maximum` (an int where one is kept).
 int64_t parseInt(const std::string& option, const std::string& text,
@@ -258,7 +259,8 @@ std::vector<int> measuringDevices(const CommandLine& cl) {
 std::unique_ptr<tuner::VariantRunner> makeRunner(const compiler::CompileOptions& options,
                                                  const tuner::PlanItem& item,
                                                  const LoadedScript& loaded, int segment,
-                                                 const std::vector<int>& devices) {
+                                                 const std::vector<int>& devices,
+                                                 bool compareWithDefault) {
   std::string self = "/proc/self/exe";
   char path[4096];
   const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
@@ -269,6 +271,7 @@ std::unique_ptr<tuner::VariantRunner> makeRunner(const compiler::CompileOptions&
   command.inputs = item.inputs.value_or("");
   command.segment = segment;
   command.options = options;
+  command.compareWithDefault = compareWithDefault;
   std::vector<std::unique_ptr<tuner::VariantRunner>> runners;
   for (int device : devices) {
     command.device = device;
@@ -372,6 +375,7 @@ int tuneCommand(const std::vector<std::string>& args) {
     tune.deadline = start + std::chrono::seconds(parseInt("time-limit", *t));
   }
   tune.earlyStop = !cl.flag("no-early-stop");
+  const bool compareWithDefault = tuner::parseCheck(cl.value("check").value_or("default"));
   tune.portable = cl.flag("portable");
   for (const auto& a : args) tune.command += " " + a;
 
@@ -478,7 +482,8 @@ int tuneCommand(const std::vector<std::string>& args) {
           continue;
         }
       }
-      auto runner = makeRunner(compileOptions, planItem, loaded, segment, devices);
+      auto runner =
+          makeRunner(compileOptions, planItem, loaded, segment, devices, compareWithDefault);
       ConsoleListener listener(segment, terminal);
       const tuner::TuneResult result =
           tuner::tuneSegment(*target, tune, *store, *runner, &builder, &listener, &gCancel);
@@ -550,6 +555,7 @@ int tuneWorkerCommand(const std::vector<std::string>& args) {
   setup.options = command.options;
   setup.device = command.device;
   setup.segment = command.segment;
+  setup.compareWithDefault = command.compareWithDefault;
   // Ctrl-C goes to the parent, which stops the worker by closing its input.
   ::signal(SIGINT, SIG_IGN);
   return tuner::serveWorker(setup, std::cin, std::cout);

@@ -42,6 +42,8 @@ commands:
                 [--margin PERCENT] [--dry-run] [--json PATH] [--device NAME|cuda:N]
                 [--devices 0,1|all] [--time-limit SECONDS] [--shard K/N]
                 [--no-early-stop] (stop at the bandwidth floor: on by default)
+                [--check default|reference] (variants against the default's
+                GPU outputs, or each against the CPU reference)
                 [--portable] (entries answer on GPUs of the same architecture)
                 or a campaign: tune --plan PLAN|--from-record FILE --db FILE
                 (--jsonl FILE for --db FILE: results as JSON lines; db import reads them)

@@ -29,6 +29,7 @@ int serve(const std::vector<std::string>& args) {
   setup.options = request.settings.options;
   setup.device = command.device;
   setup.segment = command.segment;
+  setup.compareWithDefault = command.compareWithDefault;
   // Cancelling is the parent's business: it closes our input.
   ::signal(SIGINT, SIG_IGN);
   return tuner::serveWorker(setup, std::cin, std::cout);

@@ -34,6 +34,15 @@ TEST(CliTuneTest, EarlyStopCanBeTurnedOff) {
   EXPECT_NE(r.output.find("would measure 3 variants"), std::string::npos) << r.output;
 }
 
+TEST(CliTuneTest, TheCheckIsDefaultOrReference) {
+  const std::string script = source("resources/examples/silu_mul.py");
+  const CliResult ok = runCli("tune " + script + " --dry-run --budget 3 --check reference");
+  ASSERT_EQ(ok.exitCode, 0) << ok.output;
+  const CliResult bad = runCli("tune " + script + " --dry-run --check gpu");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--check is default"), std::string::npos) << bad.output;
+}
+
 TEST(CliTuneTest, SizesFromTheInputsBlockAreTheViewsSizes) {
   // silu_mul.py's inputs are torch.randn(2818048).as_strided((256, 11008), ...):
   // the tuned tensor is the 2-D view (the worker was once handed the flat

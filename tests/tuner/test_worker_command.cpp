@@ -55,7 +55,9 @@ TEST(WorkerCommandTest, NonDefaultOptionsAndEveryFieldRoundTrip) {
   command.options.setFromAssignment("dependent_launch=off");
   command.options.setFromAssignment("graph_launch=off");
   for (const auto& pass : passes::allPasses()) command.options.disablePass(pass->name());
+  command.compareWithDefault = false;
   const WorkerCommand back = roundTrip(command);
+  EXPECT_FALSE(back.compareWithDefault);
   EXPECT_EQ(back.script, command.script);
   EXPECT_EQ(back.fusion, "second");
   EXPECT_EQ(back.inputs, "8x16:bf16,s");
@@ -75,10 +77,12 @@ TEST(WorkerCommandTest, DefaultsRoundTripWithoutOptionalFields) {
   const std::vector<std::string> args = workerArguments(command);
   EXPECT_EQ(std::count(args.begin(), args.end(), "--fusion"), 0);
   EXPECT_EQ(std::count(args.begin(), args.end(), "--inputs"), 0);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--check"), 0);
   const WorkerCommand back = parseWorkerArguments(args);
   EXPECT_EQ(back.fusion, "");
   EXPECT_EQ(back.inputs, "");
   EXPECT_EQ(back.device, 0);
+  EXPECT_TRUE(back.compareWithDefault);
   EXPECT_EQ(back.options.toJson().dump(-1), compiler::CompileOptions().toJson().dump(-1));
 }
 
@@ -93,6 +97,7 @@ TEST(WorkerCommandTest, BadArgumentsAreUserErrors) {
   EXPECT_NE(messageOf({"s.py", "--set", "graph_launch=maybe"}).find("'maybe'"), std::string::npos);
   EXPECT_NE(messageOf({"s.py", "--disable-pass", "no_such_pass"}).find("unknown pass"),
             std::string::npos);
+  EXPECT_NE(messageOf({"s.py", "--check", "gpu"}).find("--check is default"), std::string::npos);
   EXPECT_EQ(parseCudaDevice("cuda", "--device"), 0);
   EXPECT_EQ(parseCudaDevice("cuda:7", "--device"), 7);
 }
