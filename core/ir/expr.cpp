@@ -175,7 +175,7 @@ std::string Expr::toString() const {
   switch (type_) {
     case ExprType::Reduction:
     case ExprType::Welford:
-    case ExprType::Squeeze: out += ", dims=" + intList(attrs_.axes); break;
+    case ExprType::Squeeze:
     case ExprType::Permute: out += ", dims=" + intList(attrs_.axes); break;
     case ExprType::Broadcast: {
       out += ", is_broadcast_dim=[";

@@ -95,15 +95,13 @@ std::string_view OnlineLogSumExpPass::description() const {
 void OnlineLogSumExpPass::run(ir::Fusion& fusion, const PassOptions& /*options*/,
                               PassRecord& record) const {
   // Each rewrite removes exprs, so the walk starts over after it.
-  for (bool changed = true; changed;) {
-    changed = false;
+  while (true) {
     std::optional<SoftmaxStatistics> found;
     for (Expr* expr : fusion.exprsForOutputs()) {
       found = match(fusion, expr);
       if (found) break;
     }
     if (!found) break;
-    changed = true;
     auto* m = found->max->output(0)->as<TensorView>();
     auto* s = found->sum->output(0)->as<TensorView>();
     TensorView* lse = ops::reduction(ReductionOpType::LogSumExp, found->x, found->max->attrs().axes,

@@ -384,8 +384,8 @@ void ReductionKernelBuilder::declareChunkLoads(int phase, int indent,
 
 std::string ReductionKernelBuilder::offsetAt(const TensorAccess& access, const std::string& row,
                                              const std::string& element) const {
-  const std::string r = indexExpression(access.rowTerms, row);
-  const std::string j = indexExpression(access.elementTerms, element);
+  std::string r = indexExpression(access.rowTerms, row);
+  std::string j = indexExpression(access.elementTerms, element);
   if (r == "0") return j;
   if (j == "0") return r;
   return r + " + " + j;
