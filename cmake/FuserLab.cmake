@@ -71,11 +71,12 @@ endfunction()
 
 # fuserlab_install_package(): called once every library is defined. The
 # core's headers, FuserLab::core (every core library and measure),
-# FuserLab::db (its headers too; SQLite), and the package files
+# FuserLab::db (SQLite), FuserLab::tuner and FuserLab::viz (Graphviz) with
+# their headers, and the package files
 # FuserLabConfig.cmake, FuserLabConfigVersion.cmake, FuserLabTargets.cmake.
 function(fuserlab_install_package)
   get_property(libraries GLOBAL PROPERTY FUSERLAB_EXPORTED_LIBRARIES)
-  list(FILTER libraries EXCLUDE REGEX "^fuserlab_(nvrtc|cublaslt|db)$")
+  list(FILTER libraries EXCLUDE REGEX "^fuserlab_(nvrtc|cublaslt|db|tuner|viz)$")
   add_library(fuserlab_core INTERFACE)
   target_link_libraries(fuserlab_core INTERFACE ${libraries})
   fuserlab_export_library(fuserlab_core)
@@ -91,10 +92,13 @@ function(fuserlab_install_package)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/measure/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/measure COMPONENT Development
     FILES_MATCHING PATTERN "*.h")
-  # db/ (the heuristics database in SQLite) likewise, as FuserLab::db.
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/db/
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/db COMPONENT Development
-    FILES_MATCHING PATTERN "*.h")
+  # db/ (the heuristics database in SQLite), tuner/ and viz/ (the graphs and
+  # their Graphviz layouts) likewise, as FuserLab::db, ::tuner and ::viz.
+  foreach(folder db tuner viz)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${folder} COMPONENT Development
+      FILES_MATCHING PATTERN "*.h")
+  endforeach()
   set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/FuserLab)
   # The toolkit this build used: the config's fallback when a consumer
   # names none.

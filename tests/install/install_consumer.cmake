@@ -1,6 +1,6 @@
 # ctest install_consumer (tests/install/CMakeLists.txt): cmake --install the
 # build into WORK_DIR/prefix, check the programs, headers and package files
-# are there, build the consumer project (FuserLab::core and FuserLab::db) against the prefix with
+# are there, build the consumer project (FuserLab::core, ::db, ::tuner, ::viz) against the prefix with
 # find_package(FuserLab), run it, and run the installed CLI.
 cmake_minimum_required(VERSION 3.25)
 
@@ -23,7 +23,9 @@ set(expected
   include/core/frontend/script.h
   include/core/compiler/fusion_compiler.h
   include/core/ir/random_numbers.inc
-  include/db/database_provider.h)
+  include/db/database_provider.h
+  include/tuner/shard.h
+  include/viz/fusion_graph.h)
 if(WITH_GUI)
   list(APPEND expected bin/fuserlab)
 endif()
@@ -67,7 +69,7 @@ run_step("configuring the consumer" ${configure})
 run_step("building the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
 run_step("running the consumer" ${WORK_DIR}/build/consumer ${WORK_DIR}/heuristics.db)
-set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\nmedian of 3, 1, 2: 2\nwith the database: 2 segments\n")
+set(want "segments: 2\nsegment 0: reduction\nsegment 1: reduction\nmedian of 3, 1, 2: 2\nwith the database: 2 segments\nshard 2/3 of 10 items: 3\ngraph: 7 nodes\n")
 if(NOT step_output STREQUAL want)
   message(FATAL_ERROR "the consumer printed\n${step_output}\nnot\n${want}")
 endif()

@@ -14,6 +14,8 @@
 #include "db/database_provider.h"
 #include "db/heuristics_database.h"
 #include "measure/sample_statistics.h"
+#include "tuner/shard.h"
+#include "viz/fusion_graph.h"
 
 namespace {
 
@@ -62,6 +64,10 @@ int main(int argc, char** argv) {
                                  frontend::makeInputShapes(*script.inputs), &provider);
       std::printf("with the database: %zu segments\n", withDatabase.report.segments.size());
     }
+    // tuner/: a campaign's shards; viz/: the fusion's graph.
+    std::printf("shard 2/3 of 10 items: %zu\n",
+                tuner::shardItems(10, tuner::parseShard("2/3")).size());
+    std::printf("graph: %zu nodes\n", viz::buildFusionGraph(compiled.report).nodes.size());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s\n", error.what());
     return 1;
