@@ -223,6 +223,15 @@ Value topk(const OpCall& c) {
   return Value::tuple({tensorResult(result.values), tensorResult(result.indices)});
 }
 
+// triu(input, diagonal=0): the upper triangle of the last two axes.
+Value triu(const OpCall& c) {
+  BoundArguments args(c.call, {{"input", true}, {"diagonal", false}}, &c.fusion);
+  TensorView* x = args.tensor("input");
+  ir::Scalar* diagonal = args.optionalScalar("diagonal");
+  if (diagonal == nullptr) diagonal = c.fusion.constInt(0);
+  return tensorResult(ops::triu(x, diagonal));
+}
+
 Value matmul(const OpCall& c) {
   BoundArguments args(c.call, {{"arg1", true}, {"arg2", true}}, &c.fusion);
   TensorView* a = args.tensor("arg1");
@@ -271,7 +280,7 @@ struct ShapeOp {
   OpHandler handler;
 };
 
-constexpr std::array<ShapeOp, 28> kShapeOps = {{
+constexpr std::array<ShapeOp, 29> kShapeOps = {{
     {"argsort", argsort},
     {"broadcast", broadcast},
     {"broadcast_in_dim", broadcastInDim},
@@ -300,6 +309,7 @@ constexpr std::array<ShapeOp, 28> kShapeOps = {{
     {"stride_order", strideOrder},
     {"take_along_axis", indexing},
     {"topk", topk},
+    {"triu", triu},
 }};
 
 }  // namespace

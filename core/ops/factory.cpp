@@ -163,4 +163,31 @@ TensorView* takeAlongAxis(TensorView* x, TensorView* index, int64_t dim) {
   return out;
 }
 
+TensorView* triu(TensorView* x, Scalar* diagonal) {
+  constexpr std::string_view kOp = "triu";
+  checkPresent(kOp, x, "the input");
+  const int64_t rank = x->rank();
+  FL_CHECK(rank >= 2, kOp, ": ", describeVal(x), " has ", rank,
+           " axes; triu takes the upper triangle of the last two, so it needs at least 2");
+  FL_CHECK(diagonal != nullptr && ir::isIntegral(diagonal->dtype()), kOp,
+           ": the diagonal must be an integer");
+  Fusion& fusion = *x->fusion();
+  const auto& axes = x->logicalNoReductions();
+  // An iota along one of the last two axes, broadcast along every other.
+  auto indexAlong = [&](int64_t axis) {
+    TensorView* along = iota(fusion, axes[static_cast<size_t>(axis)]->extentForIteration(), nullptr,
+                             nullptr, DataType::Int);
+    std::vector<bool> flags(static_cast<size_t>(rank), true);
+    flags[static_cast<size_t>(axis)] = false;
+    return broadcast(along, flags);
+  };
+  Val* column = indexAlong(rank - 1);
+  Val* row = indexAlong(rank - 2);
+  Val* keep = binaryOp(BinaryOpType::Ge, binaryOp(BinaryOpType::Sub, column, row), diagonal);
+  Scalar* zero = x->dtype() == DataType::Bool
+                     ? fusion.constBool(false)
+                     : (ir::isIntegral(x->dtype()) ? fusion.constInt(0) : fusion.constDouble(0.0));
+  return cast(where(keep, x, zero), x->dtype())->as<TensorView>();
+}
+
 }  // namespace fuserlab::ops

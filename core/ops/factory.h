@@ -1,5 +1,6 @@
 // Tensor-creating and indexing op builders: full, iota, index_select,
-// select (a slice and a squeeze) and take_along_axis (gather).
+// select (a slice and a squeeze), take_along_axis (gather) and triu (a mask
+// from iotas).
 #pragma once
 
 #include <vector>
@@ -31,5 +32,11 @@ ir::TensorView* select(ir::TensorView* x, ir::Scalar* index, int64_t dim);
 
 //! torch.take_along_dim: `index` has x's rank; its shape is the output's.
 ir::TensorView* takeAlongAxis(ir::TensorView* x, ir::TensorView* index, int64_t dim);
+
+//! torch.triu: `x` (2 or more axes) where column - row >= `diagonal` over
+//! its last two axes, 0 (false) elsewhere; x's dtype. Built as nvFuser
+//! builds it, from ops every scheduler has: an iota per axis, their
+//! difference compared with the diagonal, a where.
+ir::TensorView* triu(ir::TensorView* x, ir::Scalar* diagonal);
 
 }  // namespace fuserlab::ops
