@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli", "ran
 // The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
 // nvfuser module's) that FuserLab does not have: refused by name, so that a
 // script using one says what is missing rather than "unknown op".
-constexpr std::array<std::string_view, 24> kUnsupportedNvfuserOps = {
+constexpr std::array<std::string_view, 23> kUnsupportedNvfuserOps = {
     "add_alpha",
     "batch_norm",
     "complex",
@@ -50,7 +50,6 @@ constexpr std::array<std::string_view, 24> kUnsupportedNvfuserOps = {
     "scaled_mm",
     "sub_alpha",
     "threshold",
-    "triu",
 };
 
 // The ops of an enum by their script names, built once: every fd.ops call
