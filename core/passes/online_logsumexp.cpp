@@ -115,8 +115,11 @@ void OnlineLogSumExpPass::run(ir::Fusion& fusion, const PassOptions& /*options*/
           use->output(0)->dtype() != s->dtype()) {
         continue;
       }
-      replaced += (replaced.empty() ? "" : ", ") + use->output(0)->name();
-      fusion.replaceAllUsesWith(use->output(0), logOfSum);
+      ir::Val* log = use->output(0);
+      replaced += (replaced.empty() ? "" : ", ") + log->name();
+      fusion.replaceAllUsesWith(log, logOfSum);
+      // The log is dead now: removed, so that S counts only its live uses.
+      removeDeadDefinitions(fusion, {log});
     }
     if (!s->uses().empty()) {
       ir::Val* sum = ops::unaryOp(UnaryOpType::Exp, logOfSum);

@@ -5,6 +5,7 @@
 // and after on random logits (with -inf entries, as masked logits have).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -63,6 +64,18 @@ class OnlineLogSumExpTest : public PassFixture {
     return args;
   }
 
+  // The rewrites leave no dead expr behind: every use of every value is an
+  // expr the outputs need (later passes and the segmenter count uses).
+  void expectOnlyLiveUses() const {
+    const std::vector<ir::Expr*> live = fusion_->exprsForOutputs();
+    for (const auto& val : fusion_->vals()) {
+      for (const ir::Expr* use : val->uses()) {
+        EXPECT_NE(std::find(live.begin(), live.end(), use), live.end())
+            << val->name() << " is read by a dead expr: " << use->toString();
+      }
+    }
+  }
+
   static std::vector<Tensor> evaluate(const ir::Fusion& fusion, const Arguments& args) {
     ir::ExpressionEvaluator evaluator;
     const Arguments bound = runtime::bindInputs(fusion, args, evaluator);
@@ -73,6 +86,7 @@ class OnlineLogSumExpTest : public PassFixture {
   std::vector<PassRecord> rewriteKeepingValues(const Arguments& args) {
     const std::vector<Tensor> before = evaluate(*fusion_, args);
     std::vector<PassRecord> records{run(OnlineLogSumExpPass()), run(GatherThroughPointwisePass())};
+    expectOnlyLiveUses();
     const std::vector<Tensor> after = evaluate(*fusion_, args);
     EXPECT_EQ(before.size(), after.size());
     for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
