@@ -377,6 +377,18 @@ __device__ __forceinline__ int64_t ceil_div(int64_t a, int64_t b) {
   const bool inexact = fl::fmod(a, b) != 0;
   return inexact && ((a < 0) == (b < 0)) ? q + 1 : q;
 }
+// torch.gcd: Euclid on the unsigned magnitudes (INT64_MIN does not
+// overflow), as ir::gcdOfMagnitudes computes it for the reference.
+__device__ __forceinline__ int64_t gcd(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? 0ull - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? 0ull - (uint64_t)b : (uint64_t)b;
+  while (y != 0) {
+    const uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
+}
 __device__ __forceinline__ float pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double pow(double a, double b) { return ::pow(a, b); }
 __device__ __forceinline__ int64_t pow(int64_t base, int64_t exponent) {

@@ -143,6 +143,8 @@ std::pair<std::string, DataType> binaryOp(BinaryOpType op, DataType compute, con
     case B::LeftShift: return call("left_shift");
     case B::RightShift: return call("right_shift");
     case B::CeilDiv: return call("ceil_div");
+    case B::Gcd: return call("gcd");
+    case B::Nextafter: return {mathCall("nextafter", compute, a + ", " + b), compute};
   }
   FL_ASSERT(false, "unknown binary op");
 }

@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli", "ran
 // The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
 // nvfuser module's) that FuserLab does not have: refused by name, so that a
 // script using one says what is missing rather than "unknown op".
-constexpr std::array<std::string_view, 23> kUnsupportedNvfuserOps = {
+constexpr std::array<std::string_view, 21> kUnsupportedNvfuserOps = {
     "add_alpha",
     "batch_norm",
     "complex",
@@ -36,13 +36,11 @@ constexpr std::array<std::string_view, 23> kUnsupportedNvfuserOps = {
     "cumsum",
     "cutlass_nvfp4_grouped_mm",
     "erfcinv",
-    "gcd",
     "grouped_mm",
     "imag",
     "isreal",
     "logical_right_shift",
     "mod",
-    "nextafter",
     "nv_block_quantize",
     "nv_grouped_block_quantize",
     "preprocess_grouped_matmul_input_sf",
@@ -82,8 +80,10 @@ std::optional<UnaryOpType> unaryOpNamed(std::string_view name) {
 
 std::optional<BinaryOpType> binaryOpNamed(std::string_view name) {
   // CeilDiv is internal (extent arithmetic); scripts have no fd.ops.ceilDiv.
-  static const OpNames<BinaryOpType> kOps(static_cast<int>(BinaryOpType::RightShift) + 1);
-  return kOps.find(name);
+  static const OpNames<BinaryOpType> kOps(static_cast<int>(BinaryOpType::Nextafter) + 1);
+  const std::optional<BinaryOpType> op = kOps.find(name);
+  if (op == BinaryOpType::CeilDiv) return std::nullopt;
+  return op;
 }
 
 std::optional<ReductionOpType> reductionOpNamed(std::string_view name) {

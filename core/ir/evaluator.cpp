@@ -5,10 +5,12 @@
 #include <limits>
 #include <numbers>
 #include <vector>
+#include "core/ir/integer_math.h"
 
 #include "core/ir/error.h"
 #include "core/ir/expr.h"
 #include "core/ir/fusion.h"
+#include "core/ir/integer_math.h"
 #include "core/ir/iter_domain.h"
 
 namespace fuserlab::ir {
@@ -138,9 +140,11 @@ int64_t checkedMul(int64_t a, int64_t b, const Expr& expr) {
   return r;
 }
 
-void checkDivisor(int64_t b, const Expr& expr) {
-  FL_CHECK(b != 0, "integer division by zero evaluating ", describe(expr), " (",
-           expr.input(1)->name(), " is 0)");
+// The UserError of an integer division by zero. [[noreturn]], so the static
+// analyzer sees that the divisions after `if (b == 0)` never divide by zero.
+[[noreturn]] void divisionByZero(const Expr& expr) {
+  FL_USER_ERROR("integer division by zero evaluating ", describe(expr), " (", expr.input(1)->name(),
+                " is 0)");
 }
 
 int64_t intPow(int64_t base, int64_t exponent, const Expr& expr) {
@@ -166,21 +170,21 @@ ScalarValue intBinary(BinaryOpType op, int64_t a, int64_t b, bool bools, const E
     case BinaryOpType::Sub: return checkedSub(a, b, expr);
     case BinaryOpType::Mul: return checkedMul(a, b, expr);
     case BinaryOpType::Div:
-      checkDivisor(b, expr);
+      if (b == 0) divisionByZero(expr);
       checkOverflow(a == kMin && b == -1, expr);
       return a / b;  // truncation, as C
     case BinaryOpType::CeilDiv: {
-      checkDivisor(b, expr);
+      if (b == 0) divisionByZero(expr);
       checkOverflow(a == kMin && b == -1, expr);
       int64_t q = a / b;
       if (a % b != 0 && ((a < 0) == (b < 0))) ++q;
       return q;
     }
     case BinaryOpType::Fmod:  // the sign of the dividend, as C
-      checkDivisor(b, expr);
+      if (b == 0) divisionByZero(expr);
       return b == -1 ? 0 : a % b;
     case BinaryOpType::Remainder: {  // the sign of the divisor, as Python
-      checkDivisor(b, expr);
+      if (b == 0) divisionByZero(expr);
       int64_t m = b == -1 ? 0 : a % b;
       if (m != 0 && ((m < 0) != (b < 0))) m += b;
       return m;
@@ -208,6 +212,10 @@ ScalarValue intBinary(BinaryOpType op, int64_t a, int64_t b, bool bools, const E
       }
       return a >> b;
     case BinaryOpType::Atan2: return std::atan2(static_cast<double>(a), static_cast<double>(b));
+    case BinaryOpType::Gcd: return gcdOfMagnitudes(a, b);
+    case BinaryOpType::Nextafter:
+      FL_USER_ERROR("nextafter needs floating-point operands; ", describe(expr),
+                    " has integer operands");
   }
   FL_ASSERT(false, "unhandled binary op ", toString(op));
 }
@@ -251,8 +259,10 @@ ScalarValue doubleBinary(BinaryOpType op, double a, double b, const Expr& expr) 
     case BinaryOpType::BitwiseXor:
     case BinaryOpType::LeftShift:
     case BinaryOpType::RightShift:
+    case BinaryOpType::Gcd:
       FL_USER_ERROR(toString(op), " needs integer operands; ", describe(expr),
                     " has a floating-point operand");
+    case BinaryOpType::Nextafter: return std::nextafter(a, b);
   }
   FL_ASSERT(false, "unhandled binary op ", toString(op));
 }

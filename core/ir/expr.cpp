@@ -36,7 +36,7 @@ std::string_view toString(UnaryOpType op) {
 }
 
 std::string_view toString(BinaryOpType op) {
-  static constexpr std::array<std::string_view, 24> kNames = {"add",
+  static constexpr std::array<std::string_view, 26> kNames = {"add",
                                                               "sub",
                                                               "mul",
                                                               "div",
@@ -59,7 +59,9 @@ std::string_view toString(BinaryOpType op) {
                                                               "bitwise_xor",
                                                               "bitwise_left_shift",
                                                               "bitwise_right_shift",
-                                                              "ceilDiv"};
+                                                              "ceilDiv",
+                                                              "gcd",
+                                                              "nextafter"};
   return kNames.at(static_cast<size_t>(op));
 }
 

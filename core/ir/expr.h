@@ -171,6 +171,8 @@ enum class BinaryOpType : uint8_t {
   LeftShift,
   RightShift,
   CeilDiv,
+  Gcd,        //!< integers: the greatest common divisor of the magnitudes
+  Nextafter,  //!< Float or Double: the next representable value toward b
 };
 
 enum class TernaryOpType : uint8_t { Where, Lerp, Clamp, Addcmul };

@@ -195,6 +195,16 @@ Val* binaryOp(BinaryOpType op, Val* a, Val* b) {
     checkBitwiseOperand(name, b, !isShift(op));
   } else if (op == BinaryOpType::Atan2) {
     dtype = floatMathDtype(computeDtype);
+  } else if (op == BinaryOpType::Gcd) {
+    FL_CHECK(ir::isIntegral(computeDtype) && computeDtype != DataType::Bool,
+             "gcd: ", describeVal(a), " and ", describeVal(b), " are ", ir::toString(computeDtype),
+             "; gcd takes integers");
+  } else if (op == BinaryOpType::Nextafter) {
+    FL_CHECK(computeDtype == DataType::Float || computeDtype == DataType::Double,
+             "nextafter: ", describeVal(a), " and ", describeVal(b), " are ",
+             ir::toString(computeDtype),
+             "; nextafter takes Float or Double (a narrower dtype's next value is not its "
+             "Float's)");
   } else if (op == BinaryOpType::Sub) {
     FL_CHECK(computeDtype != DataType::Bool, "sub: ", describeVal(a), " and ", describeVal(b),
              " are Bool; subtraction of Bool is not supported (use "

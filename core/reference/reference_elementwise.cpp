@@ -9,11 +9,13 @@
 // captureless lambda inlined into its loop.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
 
 #include "core/ir/error.h"
+#include "core/ir/integer_math.h"
 #include "core/reference/reference_internal.h"
 #include "core/reference/reference_loops.h"
 #include "core/reference/reference_math.h"
@@ -250,6 +252,21 @@ Kernel binaryKernelFor(BinaryOpType op) {
         return integerBinaryKernelFor<C>(op);
       }
     case Op::CeilDiv: return binaryKernel<C>([](C a, C b) { return ceilDivide(a, b); });
+    case Op::Gcd:
+      if constexpr (kIsFloating<C>) {
+        return {};  // integers only; the builder refuses floats
+      } else {
+        return binaryKernel<C>([](C a, C b) {
+          return static_cast<C>(
+              ir::gcdOfMagnitudes(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+        });
+      }
+    case Op::Nextafter:
+      if constexpr (kIsFloating<C>) {
+        return binaryKernel<C>([](C a, C b) { return std::nextafter(a, b); });
+      } else {
+        return {};  // Float or Double only; the builder refuses the others
+      }
   }
   return {};
 }
