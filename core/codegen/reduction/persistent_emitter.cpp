@@ -278,7 +278,6 @@ class PersistentEmitter {
   // One pass over the thread's chunks: loads, elements, stores.
   void emitPhaseLoop(int phase, int in, LaneContext ctx, const std::string& chunkSetup) {
     if (b_.plan().phaseTargets(phase).empty()) return;
-    const std::string V = std::to_string(vectorize_);
     ctx.phase = phase;
     if (loadGroup() > 1) return emitGroupedPhaseLoop(in, ctx, chunkSetup);
     b_.line(in, "#pragma unroll");
@@ -286,16 +285,21 @@ class PersistentEmitter {
     b_.append(chunkSetup);
     b_.declareChunkLoads(phase, in + 2, "");
     b_.emitChunkLoads(in + 2, ctx);
-    b_.emitGatherOwners(in + 2, ctx);
-    b_.declareOutputLanes(phase, in + 2);
-    b_.declareChunkValues(phase, in + 2);
-    b_.line(in + 2, "#pragma unroll");
-    b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) {");
-    b_.emitElement(in + 4, ctx);
-    b_.line(in + 2, "}");
-    b_.foldChunkValues(in + 2, ctx);
-    b_.emitOutputStores(in + 2, ctx);
+    emitChunkElements(in + 2, ctx);
     b_.line(in, "}");
+  }
+
+  // A loaded chunk: the gathers' lanes, its elements, its stores.
+  void emitChunkElements(int in, const LaneContext& ctx) {
+    b_.emitGatherOwners(in, ctx);
+    b_.declareOutputLanes(ctx.phase, in);
+    b_.declareChunkValues(ctx.phase, in);
+    b_.line(in, "#pragma unroll");
+    b_.line(in, "for (int v = 0; v < " + std::to_string(vectorize_) + "; ++v) {");
+    b_.emitElement(in + 2, ctx);
+    b_.line(in, "}");
+    b_.foldChunkValues(in, ctx);
+    b_.emitOutputStores(in, ctx);
   }
 
   // The pass in groups of loadGroup() chunks: the group's loads, then its
@@ -304,7 +308,6 @@ class PersistentEmitter {
   void emitGroupedPhaseLoop(int in, LaneContext ctx, const std::string& chunkSetup) {
     const std::string G = std::to_string(loadGroup());
     const std::string batch = std::to_string(batch_);
-    const std::string V = std::to_string(vectorize_);
     ctx.loadSuffix = "[g]";
     b_.line(in, "#pragma unroll");
     b_.line(in, "for (int b0 = 0; b0 < " + batch + "; b0 += " + G + ") {");
@@ -320,17 +323,7 @@ class PersistentEmitter {
       b_.line(in + 2, "}");
     };
     overGroup([&] { b_.emitChunkLoads(in + 6, ctx); });
-    overGroup([&] {
-      b_.emitGatherOwners(in + 6, ctx);
-      b_.declareOutputLanes(ctx.phase, in + 6);
-      b_.declareChunkValues(ctx.phase, in + 6);
-      b_.line(in + 6, "#pragma unroll");
-      b_.line(in + 6, "for (int v = 0; v < " + V + "; ++v) {");
-      b_.emitElement(in + 8, ctx);
-      b_.line(in + 6, "}");
-      b_.foldChunkValues(in + 6, ctx);
-      b_.emitOutputStores(in + 6, ctx);
-    });
+    overGroup([&] { emitChunkElements(in + 6, ctx); });
     b_.line(in, "}");
   }
 
