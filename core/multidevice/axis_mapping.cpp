@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/ir/elementwise.h"
+
 namespace fuserlab::multidevice {
 namespace {
 
@@ -15,15 +17,7 @@ int64_t positionOf(const std::vector<ir::IterDomain*>& ids, const ir::IterDomain
 }
 
 bool isPointwise(ExprType type) {
-  switch (type) {
-    case ExprType::Unary:
-    case ExprType::Binary:
-    case ExprType::Ternary:
-    case ExprType::Cast:
-    case ExprType::Set:
-    case ExprType::SegmentSet: return true;
-    default: return false;
-  }
+  return ir::isElementwiseMath(type) || type == ExprType::Set || type == ExprType::SegmentSet;
 }
 
 // Reshape with constant extents: groups of input and output axes whose

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/elementwise.h"
 #include "core/ops/broadcast_shape.h"
 #include "core/ops/factory.h"
 #include "core/passes/dead_code.h"
@@ -17,8 +18,7 @@ using ir::TensorView;
 using ir::Val;
 
 bool isElementwise(const Expr* expr) {
-  return expr != nullptr && (expr->type() == ExprType::Unary || expr->type() == ExprType::Binary ||
-                             expr->type() == ExprType::Ternary || expr->type() == ExprType::Cast);
+  return expr != nullptr && ir::isElementwiseMath(expr->type());
 }
 
 bool broadcastAlong(const TensorView* tv, int64_t dim) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/ir/elementwise.h"
 #include "core/ir/error.h"
 #include "core/multidevice/axis_mapping.h"
 #include "core/multidevice/sharding.h"
@@ -23,8 +24,7 @@ bool hasAnyMesh(const ir::Fusion& fusion) {
 }
 
 bool isPointwise(ir::ExprType type) {
-  return type == ir::ExprType::Unary || type == ir::ExprType::Binary ||
-         type == ir::ExprType::Ternary || type == ir::ExprType::Cast || type == ir::ExprType::Set;
+  return ir::isElementwiseMath(type) || type == ir::ExprType::Set;
 }
 
 // Shards `tv` on its logical axis `id` (outer split of its loop position).

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/cuda/cuda_memory.h"
+#include "core/ir/elementwise.h"
 #include "core/ir/expr.h"
 #include "core/ir/iter_domain.h"
 #include "core/ir/tensor_view.h"
@@ -13,14 +14,7 @@ namespace fuserlab::runtime {
 namespace {
 
 bool isElementwise(ir::ExprType type) {
-  switch (type) {
-    case ir::ExprType::Unary:
-    case ir::ExprType::Binary:
-    case ir::ExprType::Ternary:
-    case ir::ExprType::Cast:
-    case ir::ExprType::Set: return true;
-    default: return false;
-  }
+  return ir::isElementwiseMath(type) || type == ir::ExprType::Set;
 }
 
 //! Same rank and the same broadcast axes: each element of `out` reads the
