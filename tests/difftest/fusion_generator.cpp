@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <sstream>
 
 namespace fuserlab::difftest {
 namespace {
@@ -60,7 +59,6 @@ const char* torchType(Dtype d) {
 bool isFloating(Dtype d) {
   return d == Dtype::Float || d == Dtype::Half || d == Dtype::BFloat16 || d == Dtype::Double;
 }
-bool isLowPrecision(Dtype d) { return d == Dtype::Half || d == Dtype::BFloat16; }
 bool isInteger(Dtype d) { return d == Dtype::Int || d == Dtype::Int32; }
 
 int64_t numel(const std::vector<int64_t>& sizes) {
@@ -79,23 +77,6 @@ std::string tuple(const std::vector<int64_t>& values) {
   std::string out = "(";
   for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
   return out + (values.size() == 1 ? ",)" : ")");
-}
-
-//! Replaces {k} in `call` with names[operands[k]].
-std::string substitute(const std::string& call, const std::vector<int>& operands,
-                       const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < call.size(); ++i) {
-    if (call[i] == '{') {
-      const size_t close = call.find('}', i);
-      const size_t k = std::stoul(call.substr(i + 1, close - i - 1));
-      out += names[static_cast<size_t>(operands[k])];
-      i = close;
-    } else {
-      out += call[i];
-    }
-  }
-  return out;
 }
 
 class Generator {
@@ -774,130 +755,10 @@ class Generator {
   int opCount_ = 0;
 };
 
-//! Removes nodes no output needs (inputs included), renumbering operands.
-RandomFusion withoutDeadNodes(RandomFusion f) {
-  std::vector<bool> live(f.nodes.size(), false);
-  for (const Output& o : f.outputs) {
-    live[static_cast<size_t>(o.node)] = true;
-    if (o.aliasInput >= 0) live[static_cast<size_t>(o.aliasInput)] = true;
-  }
-  for (size_t i = f.nodes.size(); i-- > 0;) {
-    if (!live[i]) continue;
-    for (int operand : f.nodes[i].operands) live[static_cast<size_t>(operand)] = true;
-  }
-  std::vector<int> renumber(f.nodes.size(), -1);
-  std::vector<Node> kept;
-  for (size_t i = 0; i < f.nodes.size(); ++i) {
-    if (!live[i]) continue;
-    renumber[i] = static_cast<int>(kept.size());
-    kept.push_back(f.nodes[i]);
-    for (int& operand : kept.back().operands) operand = renumber[static_cast<size_t>(operand)];
-  }
-  for (Output& o : f.outputs) {
-    o.node = renumber[static_cast<size_t>(o.node)];
-    if (o.aliasInput >= 0) o.aliasInput = renumber[static_cast<size_t>(o.aliasInput)];
-  }
-  f.nodes = std::move(kept);
-  return f;
-}
-
 }  // namespace
 
 RandomFusion generateFusion(uint64_t seed, const GeneratorOptions& options) {
   return Generator(seed, options).run();
-}
-
-std::string renderScript(const RandomFusion& fusion) {
-  std::ostringstream out;
-  out << "# A random fusion of FuserLab's differential tester, seed " << fusion.seed << ".\n";
-  if (!fusion.options.empty()) {
-    out << "# Compile options:";
-    for (const std::string& o : fusion.options) out << " --set " << o;
-    out << "\n";
-  }
-  out << "import torch\nfrom nvfuser_direct import FusionDefinition, DataType\n\ninputs = [\n";
-  std::vector<std::string> names;
-  int inputs = 0;
-  for (const Node& n : fusion.nodes) {
-    if (n.kind == Node::Kind::Input) out << "    " << n.torch << ",\n";
-  }
-  out << "]\n\nwith FusionDefinition() as fd:\n";
-  for (size_t i = 0; i < fusion.nodes.size(); ++i) {
-    const Node& n = fusion.nodes[i];
-    names.push_back("T" + std::to_string(i));
-    std::string call = n.call;
-    if (n.kind == Node::Kind::Input) {
-      call.replace(call.find('@'), 1, std::to_string(inputs++));
-    } else {
-      call = substitute(call, n.operands, names);
-    }
-    out << "    " << names.back() << " = " << call << "\n";
-  }
-  for (const Output& o : fusion.outputs) {
-    out << "    fd.add_output(" << names[static_cast<size_t>(o.node)];
-    if (o.aliasInput >= 0) out << ", alias_input=" << names[static_cast<size_t>(o.aliasInput)];
-    out << ")\n";
-  }
-  out << "\nfd.execute(inputs)\n";
-  return out.str();
-}
-
-std::vector<RandomFusion> shrinkCandidates(const RandomFusion& fusion) {
-  std::vector<RandomFusion> candidates;
-  auto differs = [&](const RandomFusion& c) {
-    return c.nodes.size() != fusion.nodes.size() || c.outputs.size() != fusion.outputs.size() ||
-           c.options != fusion.options;
-  };
-  // The fusion cut after op k, k's result its only output.
-  for (size_t k = 0; k < fusion.nodes.size(); ++k) {
-    if (fusion.nodes[k].kind != Node::Kind::Op) continue;
-    RandomFusion c = fusion;
-    c.nodes.resize(k + 1);
-    c.outputs = {{static_cast<int>(k), -1}};
-    c = withoutDeadNodes(std::move(c));
-    if (differs(c)) candidates.push_back(std::move(c));
-  }
-  // One output dropped.
-  if (fusion.outputs.size() > 1) {
-    for (size_t j = 0; j < fusion.outputs.size(); ++j) {
-      RandomFusion c = fusion;
-      c.outputs.erase(c.outputs.begin() + static_cast<std::ptrdiff_t>(j));
-      candidates.push_back(withoutDeadNodes(std::move(c)));
-    }
-  }
-  // An op whose first operand has its dtype and sizes, bypassed.
-  for (size_t k = 0; k < fusion.nodes.size(); ++k) {
-    const Node& n = fusion.nodes[k];
-    if (n.kind != Node::Kind::Op || n.operands.empty()) continue;
-    const Node& first = fusion.nodes[static_cast<size_t>(n.operands[0])];
-    if (first.dtype != n.dtype || first.sizes != n.sizes) continue;
-    RandomFusion c = fusion;
-    const int replacement = n.operands[0];
-    for (Node& m : c.nodes) {
-      for (int& operand : m.operands) {
-        if (operand == static_cast<int>(k)) operand = replacement;
-      }
-    }
-    bool ok = true;
-    for (Output& o : c.outputs) {
-      if (o.node == static_cast<int>(k)) {
-        if (fusion.nodes[static_cast<size_t>(replacement)].kind != Node::Kind::Op) ok = false;
-        o.node = replacement;
-      }
-    }
-    for (size_t a = 0; a < c.outputs.size() && ok; ++a) {
-      for (size_t b = a + 1; b < c.outputs.size(); ++b)
-        ok = ok && c.outputs[a].node != c.outputs[b].node;
-    }
-    if (ok) candidates.push_back(withoutDeadNodes(std::move(c)));
-  }
-  // A compile option back to its default.
-  for (size_t j = 0; j < fusion.options.size(); ++j) {
-    RandomFusion c = fusion;
-    c.options.erase(c.options.begin() + static_cast<std::ptrdiff_t>(j));
-    candidates.push_back(std::move(c));
-  }
-  return candidates;
 }
 
 }  // namespace fuserlab::difftest
