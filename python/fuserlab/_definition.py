@@ -202,6 +202,11 @@ class FusionDefinition:
             self._ensure_defined()
         if type(inputs) is not list:
             inputs = list(inputs)
+        # Tensors of a framework with a DLPack exchange table (torch >= 2.10)
+        # cross by its C calls, stream query included, all inside one call.
+        outputs = self._session.execute_exchange(inputs, synchronize)
+        if outputs is not None:
+            return outputs
         torch = sys.modules.get("torch")
         calls = None if torch is None else _torch_calls(torch)
         if calls is not None:

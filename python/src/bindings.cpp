@@ -39,13 +39,15 @@ PYBIND11_MODULE(_fuserlab, m) {
   m.doc() = "FuserLab's compiler and executor (the C++ half of the fuserlab package)";
 
   static py::exception<fuserlab::UserError> userError(m, "FuserLabError", PyExc_ValueError);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const fuserlab::UserError& e) {
-      PyErr_SetString(userError.ptr(), e.what());
-    }
-  });
+  // pybind11 fixes the signature: the exception_ptr by value.
+  py::register_exception_translator(
+      [](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param)
+        try {
+          if (p) std::rethrow_exception(p);
+        } catch (const fuserlab::UserError& e) {
+          PyErr_SetString(userError.ptr(), e.what());
+        }
+      });
 
   py::enum_<fuserlab::ir::DataType>(m, "DataType")
       .value("Null", fuserlab::ir::DataType::Null)
@@ -108,6 +110,8 @@ PYBIND11_MODULE(_fuserlab, m) {
                          const py::list& inputs) { return s.compile(inputs).toJson().dump(); })
       .def("execute", &FusionSession::execute, py::arg("inputs"), py::arg("synchronize") = true,
            py::arg("capsules") = false)
+      // Positional only: the cached execute's own path, kept short.
+      .def("execute_exchange", &FusionSession::executeExchange)
       .def("report_json",
            [](FusionSession& s) -> py::object {
              const fuserlab::report::CompileReport* report = s.lastReport();

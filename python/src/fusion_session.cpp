@@ -160,7 +160,10 @@ frontend::InputSpec specOf(const runtime::Argument& argument) {
 }  // namespace
 
 const report::CompileReport& FusionSession::compile(const py::list& inputs) {
-  Bound bound = bind(inputs);
+  return compile(bind(inputs));
+}
+
+const report::CompileReport& FusionSession::compile(const Bound& bound) {
   const std::string key = signatureOf(bound.arguments);
   auto found = compiles_.find(key);
   if (found == compiles_.end()) {
@@ -189,10 +192,8 @@ py::object exportOutput(runtime::DeviceTensor tensor, bool capsule) {
 
 }  // namespace
 
-py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool capsules) {
+std::vector<runtime::DeviceTensor> FusionSession::run(const Bound& bound, bool synchronize) {
   ++executeCount_;
-  Bound bound = bind(inputs);
-  py::list out;
   if (bound.onGpu) {
     if (!gpu_ || gpu_->device() != bound.gpu) {
       gpu_ = std::make_unique<runtime::GpuExecutor>(builder_.fusion(), bound.gpu, options_);
@@ -206,20 +207,45 @@ py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool c
     }
     if (result.stats.compiledFusion) ++compileCount_;
     gpuKernelsBuilt_ += result.stats.kernelsBuilt;
-    for (runtime::DeviceTensor& tensor : result.outputs) {
-      out.append(exportOutput(std::move(tensor), capsules));
-    }
-    return out;
+    return std::move(result.outputs);
   }
-  compile(inputs);  // the report and segments of this signature (cached)
+  compile(bound);  // the report and segments of this signature (cached)
   std::vector<runtime::Tensor> outputs;
   {
     py::gil_scoped_release release;
     outputs = runtime::runReference(builder_.fusion(), bound.arguments);
   }
-  for (runtime::Tensor& tensor : outputs) {
-    out.append(exportOutput(runtime::DeviceTensor{tensor, nullptr}, capsules));
+  std::vector<runtime::DeviceTensor> exported;
+  exported.reserve(outputs.size());
+  for (runtime::Tensor& tensor : outputs) exported.push_back({std::move(tensor), nullptr});
+  return exported;
+}
+
+py::list FusionSession::execute(const py::list& inputs, bool synchronize, bool capsules) {
+  const Bound bound = bind(inputs);
+  py::list out;
+  for (runtime::DeviceTensor& tensor : run(bound, synchronize)) {
+    out.append(exportOutput(std::move(tensor), capsules));
   }
+  return out;
+}
+
+py::object FusionSession::executeExchange(const py::list& inputs, const py::object& synchronize) {
+  const DLPackExchangeAPI* api = nullptr;
+  for (const py::handle& input : inputs) {
+    if ((api = exchangeApiOf(input)) != nullptr) break;
+  }
+  if (api == nullptr) return py::none();
+  const Bound bound = bind(inputs);
+  bool wait = true;
+  if (bound.onGpu) {
+    wait = synchronize.is_none() ? !onDefaultStream(*api, bound.gpu) : synchronize.cast<bool>();
+  }
+  py::list out;
+  for (runtime::DeviceTensor& tensor : run(bound, wait)) {
+    out.append(exportToFramework(*api, std::move(tensor)));
+  }
+  ++exchangeExecutes_;
   return out;
 }
 
@@ -260,6 +286,7 @@ py::dict FusionSession::stats() const {
   out["compiles"] = compileCount_;
   out["executes"] = executeCount_;
   out["gpu_kernels_built"] = gpuKernelsBuilt_;
+  out["exchange_api_executes"] = exchangeExecutes_;
   return out;
 }
 

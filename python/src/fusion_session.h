@@ -49,6 +49,13 @@ class FusionSession {
   //! are queued on the legacy default stream (GpuRunOptions::synchronize).
   pybind11::list execute(const pybind11::list& inputs, bool synchronize = true,
                          bool capsules = false);
+  //! Runs on `inputs` when one of them is of a type with a DLPack exchange
+  //! table (torch.Tensor in torch >= 2.10), the outputs made that type's
+  //! tensors by its C call; None (nothing run) when none is. `synchronize`
+  //! None: wait for the GPU unless the framework's current stream is the
+  //! legacy default stream.
+  pybind11::object executeExchange(const pybind11::list& inputs,
+                                   const pybind11::object& synchronize);
 
   //! The report of the last compile or GPU run; null before one.
   const report::CompileReport* lastReport() const;
@@ -60,7 +67,8 @@ class FusionSession {
   std::string segmentScript(int segment);
 
   //! compiles: fusions compiled (a new signature); executes: execute calls;
-  //! gpu_kernels_built: kernels the GPU executor generated and loaded.
+  //! gpu_kernels_built: kernels the GPU executor generated and loaded;
+  //! exchange_api_executes: executes through a DLPack exchange table.
   pybind11::dict stats() const;
 
  private:
@@ -71,6 +79,9 @@ class FusionSession {
     int gpu = 0;
   };
   Bound bind(const pybind11::list& inputs) const;
+  //! One execute of bound inputs: the GPU executor or the CPU reference.
+  std::vector<runtime::DeviceTensor> run(const Bound& bound, bool synchronize);
+  const report::CompileReport& compile(const Bound& bound);
   std::string signatureOf(const runtime::Arguments& arguments) const;
   scheduler::DeviceSpec compileDevice() const;
 
@@ -89,6 +100,7 @@ class FusionSession {
   int64_t compileCount_ = 0;
   int64_t executeCount_ = 0;
   int64_t gpuKernelsBuilt_ = 0;
+  int64_t exchangeExecutes_ = 0;
 };
 
 }  // namespace fuserlab::python

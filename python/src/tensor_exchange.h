@@ -18,9 +18,10 @@ namespace fuserlab::python {
 //! is destroyed.
 class BorrowedTensor {
  public:
-  //! `object.__dlpack__()` consumed (for a torch tensor, torch's C-level
-  //! to_dlpack: the same capsule without the Python method around it). A
-  //! dtype or device FuserLab does not take is a UserError naming it.
+  //! Through the exchange table of `object`'s type where it has one (torch
+  //! >= 2.10: a view by one C call), else `object.__dlpack__()` consumed
+  //! (for a torch tensor, torch's C-level to_dlpack). A dtype or device
+  //! FuserLab does not take is a UserError naming it.
   explicit BorrowedTensor(const pybind11::object& object);
   ~BorrowedTensor();
   BorrowedTensor(const BorrowedTensor&) = delete;
@@ -30,6 +31,7 @@ class BorrowedTensor {
 
  private:
   DLManagedTensor* managed_ = nullptr;
+  DLManagedTensorVersioned* versioned_ = nullptr;
   runtime::Tensor tensor_;
 };
 
@@ -55,5 +57,18 @@ class ExportedTensor {
 //! `tensor` as a DLPack capsule ("dltensor") whose deleter frees it: what
 //! ExportedTensor::dlpack gives, without the Python object around it.
 pybind11::capsule exportCapsule(runtime::DeviceTensor tensor);
+
+//! The DLPack exchange table of `object`'s type (torch.Tensor's in torch >=
+//! 2.10), or null; looked up once per type.
+const DLPackExchangeAPI* exchangeApiOf(const pybind11::handle& object);
+
+//! `tensor` as the framework's own tensor object (a torch.Tensor over
+//! FuserLab's buffer, freed when torch drops it), by the table's C call.
+pybind11::object exportToFramework(const DLPackExchangeAPI& api, runtime::DeviceTensor tensor);
+
+//! Whether the framework's current stream on CUDA device `device` is the
+//! legacy default stream (torch's default: a null stream), the one FuserLab
+//! launches on; false when it cannot say.
+bool onDefaultStream(const DLPackExchangeAPI& api, int device);
 
 }  // namespace fuserlab::python
