@@ -8,6 +8,7 @@
 
 #include "core/frontend/fd_ops_internal.h"
 #include "core/ops/arith.h"
+#include "core/ops/logical_shift.h"
 #include "core/ops/normalization.h"
 
 namespace fuserlab::frontend {
@@ -26,7 +27,7 @@ constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli", "ran
 // The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
 // nvfuser module's) that FuserLab does not have: refused by name, so that a
 // script using one says what is missing rather than "unknown op".
-constexpr std::array<std::string_view, 21> kUnsupportedNvfuserOps = {
+constexpr std::array<std::string_view, 20> kUnsupportedNvfuserOps = {
     "add_alpha",
     "batch_norm",
     "complex",
@@ -39,7 +40,6 @@ constexpr std::array<std::string_view, 21> kUnsupportedNvfuserOps = {
     "grouped_mm",
     "imag",
     "isreal",
-    "logical_right_shift",
     "mod",
     "nv_block_quantize",
     "nv_grouped_block_quantize",
@@ -164,6 +164,13 @@ Value binary(const OpCall& c, std::optional<BinaryOpType> op) {
   if (!op) return Value::fusionVal(ops::truediv(a, b));  // truediv
   checkConstantFold(*op, a, b);
   return Value::fusionVal(ops::binaryOp(*op, a, b));
+}
+
+// logical_right_shift(arg1, arg2): built from shifts and a where
+// (ops/logical_shift.h).
+Value logicalRightShift(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg1", true}, {"arg2", true}}, &c.fusion);
+  return Value::fusionVal(ops::logicalRightShift(args.operand("arg1"), args.operand("arg2")));
 }
 
 Value ternary(const OpCall& c) {
@@ -302,6 +309,7 @@ Value callFdOp(ir::Fusion& fusion, std::string_view op, const EvaluatedCall& cal
   const OpCall c{fusion, op, call};
   if (auto unaryOp = unaryOpNamed(op)) return unary(c, *unaryOp);
   if (op == "truediv") return binary(c, std::nullopt);
+  if (op == "logical_right_shift") return logicalRightShift(c);
   if (auto binaryOp = binaryOpNamed(op)) return binary(c, *binaryOp);
   if (op == "where" || op == "lerp" || op == "clamp" || op == "addcmul") {
     return ternary(c);

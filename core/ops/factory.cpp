@@ -82,8 +82,12 @@ TensorView* indexSelect(TensorView* x, TensorView* index, int64_t dim) {
   constexpr std::string_view kOp = "index_select";
   checkPresent(kOp, x, "the input");
   checkIndexTensor(kOp, index);
+  // A 0-dim index selects one element: torch.index_select gives the axis
+  // size 1, as nvFuser does (select, then unsqueeze). Here the index becomes
+  // a 1-D index of one element, a broadcast axis that the output takes.
+  if (index->rank() == 0) index = broadcast(index, {true});
   FL_CHECK(index->rank() == 1, kOp, ": the index ", describeVal(index), " has rank ", index->rank(),
-           "; expected a 1-D index");
+           "; expected a 1-D or 0-dim index");
   const int64_t axis = normalizeAxis(kOp, x, dim);
   Fusion* fusion = x->fusion();
   const auto& axes = x->logicalNoReductions();

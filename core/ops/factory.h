@@ -19,7 +19,8 @@ ir::TensorView* iota(ir::Fusion& fusion, ir::Scalar* length, ir::Scalar* start, 
                      ir::DataType dtype);
 
 //! torch.index_select: `index` is a 1-D Int32/Int tensor; output axis `dim`
-//! has the index's extent.
+//! has the index's extent. A 0-dim index is one position: axis `dim` of the
+//! output is a broadcast axis of size 1.
 ir::TensorView* indexSelect(ir::TensorView* x, ir::TensorView* index, int64_t dim);
 
 //! torch.select: `x` at the integer scalar `index` of axis `dim`, that axis
