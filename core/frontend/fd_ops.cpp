@@ -27,14 +27,10 @@ constexpr std::array<std::string_view, 2> kRefusedRandomOps = {"bernoulli", "ran
 // The ops of nvFuser's frontends (nvfuser_direct's ops list and the old
 // nvfuser module's) that FuserLab does not have: refused by name, so that a
 // script using one says what is missing rather than "unknown op".
-constexpr std::array<std::string_view, 20> kUnsupportedNvfuserOps = {
+constexpr std::array<std::string_view, 16> kUnsupportedNvfuserOps = {
     "add_alpha",
     "batch_norm",
     "complex",
-    "cummax",
-    "cummin",
-    "cumprod",
-    "cumsum",
     "cutlass_nvfp4_grouped_mm",
     "erfcinv",
     "grouped_mm",

@@ -1,7 +1,8 @@
 // The shape, factory, indexing, sorting and library-call ops of fd.ops (see
 // fd_ops_internal.h for how they join the elementwise half). scatter,
-// index_put_accumulate, embedding_fwd, argsort and topk run on the CPU
-// reference only (core/scheduler/expr_eval/cpu_reference_ops.h).
+// index_put_accumulate, embedding_fwd, argsort, topk and the scans (cumsum,
+// cumprod, cummin, cummax) run on the CPU reference only
+// (core/scheduler/expr_eval/cpu_reference_ops.h).
 #include <array>
 
 #include "core/frontend/fd_ops.h"
@@ -11,6 +12,7 @@
 #include "core/ops/embedding.h"
 #include "core/ops/factory.h"
 #include "core/ops/operand_checks.h"
+#include "core/ops/scan.h"
 #include "core/ops/scatter.h"
 #include "core/ops/sorting.h"
 
@@ -223,6 +225,20 @@ Value topk(const OpCall& c) {
   return Value::tuple({tensorResult(result.values), tensorResult(result.indices)});
 }
 
+// cumsum / cumprod / cummin / cummax(arg, dim, init=None), as nvfuser_direct
+// binds them: a scan along dim, x's dtype.
+Value scan(const OpCall& c) {
+  BoundArguments args(c.call, {{"arg", true}, {"dim", true}, {"init", false}}, &c.fusion);
+  TensorView* x = args.tensor("arg");
+  const int64_t dim = args.integer("dim");
+  ir::Scalar* init = args.optionalScalar("init");
+  ir::BinaryOpType op = ir::BinaryOpType::Add;
+  if (c.op == "cumprod") op = ir::BinaryOpType::Mul;
+  if (c.op == "cummin") op = ir::BinaryOpType::Minimum;
+  if (c.op == "cummax") op = ir::BinaryOpType::Maximum;
+  return tensorResult(ops::scan(x, dim, op, init));
+}
+
 // triu(input, diagonal=0): the upper triangle of the last two axes.
 Value triu(const OpCall& c) {
   BoundArguments args(c.call, {{"input", true}, {"diagonal", false}}, &c.fusion);
@@ -280,11 +296,15 @@ struct ShapeOp {
   OpHandler handler;
 };
 
-constexpr std::array<ShapeOp, 29> kShapeOps = {{
+constexpr std::array<ShapeOp, 33> kShapeOps = {{
     {"argsort", argsort},
     {"broadcast", broadcast},
     {"broadcast_in_dim", broadcastInDim},
     {"cat", cat},
+    {"cummax", scan},
+    {"cummin", scan},
+    {"cumprod", scan},
+    {"cumsum", scan},
     {"embedding_fwd", embeddingFwd},
     {"expand", expand},
     {"full", full},

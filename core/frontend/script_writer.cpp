@@ -726,6 +726,12 @@ void ScriptWriter::writeExpr(const Expr* expr) {
                               ", largest=" + pythonBool(attrs.flags.at(0)) +
                               ", sorted=" + pythonBool(attrs.flags.at(1))));
       return;
+    case ExprType::Scan: {
+      std::string args = operand(in[0]) + ", dim=" + std::to_string(attrs.dim);
+      if (in.size() > 1) args += ", init=" + operand(in[1]);
+      assign({out}, call(expr->opName(), args));
+      return;
+    }
   }
   FL_ASSERT(false, "writeScript does not know ", ir::toString(expr->type()));
 }

@@ -10,7 +10,7 @@ namespace fuserlab::ir {
 // stack at every call (720 bytes for the unary ops), and the script reader
 // looks an fd.ops name up through these (issue 43).
 std::string_view toString(ExprType type) {
-  static constexpr std::array<std::string_view, 30> kNames = {
+  static constexpr std::array<std::string_view, 31> kNames = {
       "Unary",       "Binary",    "Ternary",
       "Cast",        "Reduction", "Welford",
       "Broadcast",   "Expand",    "Reshape",
@@ -20,7 +20,8 @@ std::string_view toString(ExprType type) {
       "IndexSelect", "Gather",    "Matmul",
       "Linear",      "Sdpa",      "Random",
       "SdpaBwd",     "Scatter",   "IndexPutAccumulate",
-      "Embedding",   "Argsort",   "TopK"};
+      "Embedding",   "Argsort",   "TopK",
+      "Scan"};
   return kNames.at(static_cast<size_t>(type));
 }
 
@@ -139,6 +140,14 @@ std::string Expr::opName() const {
     case ExprType::Embedding: return "embedding_fwd";
     case ExprType::Argsort: return "argsort";
     case ExprType::TopK: return "topk";
+    case ExprType::Scan:
+      switch (attrs_.binaryOp) {
+        case BinaryOpType::Add: return "cumsum";
+        case BinaryOpType::Mul: return "cumprod";
+        case BinaryOpType::Minimum: return "cummin";
+        case BinaryOpType::Maximum: return "cummax";
+        default: return "scan_" + std::string(ir::toString(attrs_.binaryOp));
+      }
   }
   return "?";
 }
@@ -191,7 +200,8 @@ std::string Expr::toString() const {
     case ExprType::Cat:
     case ExprType::IndexSelect:
     case ExprType::Gather:
-    case ExprType::Scatter: out += ", dim=" + std::to_string(attrs_.dim); break;
+    case ExprType::Scatter:
+    case ExprType::Scan: out += ", dim=" + std::to_string(attrs_.dim); break;
     case ExprType::Argsort:
       out += ", dim=" + std::to_string(attrs_.dim) +
              ", descending=" + pythonBool(attrs_.flags.at(0)) +

@@ -65,6 +65,10 @@ class TensorView;
 //                {descending, stable}; indices are Int
 //   TopK         [x, k] -> [values, indices]   attrs.dim; attrs.flags =
 //                {largest, sorted}; axis dim of both outputs has extent k
+//   Scan         [x] or [x, init] -> [y]       attrs.dim; attrs.binaryOp Add
+//                (cumsum), Mul (cumprod), Minimum (cummin) or Maximum
+//                (cummax); y[i] = op(y[i-1], x[i]) along dim, y[-1] = init
+//                (the op's identity when absent); y has x's dtype
 enum class ExprType : uint8_t {
   Unary,
   Binary,
@@ -96,6 +100,7 @@ enum class ExprType : uint8_t {
   Embedding,
   Argsort,
   TopK,
+  Scan,
 };
 
 enum class UnaryOpType : uint8_t {

@@ -177,6 +177,7 @@ void evaluateExpr(const ir::Expr& expr, ReferenceContext& context) {
     case ExprType::IndexPutAccumulate: return reference::evaluateScatter(expr, context);
     case ExprType::Argsort:
     case ExprType::TopK: return reference::evaluateSorting(expr, context);
+    case ExprType::Scan: return reference::evaluateScan(expr, context);
     case ExprType::Matmul:
     case ExprType::Linear: return reference::evaluateMatmul(expr, context);
     case ExprType::Sdpa: return reference::evaluateSdpa(expr, context);
@@ -223,7 +224,7 @@ std::vector<Tensor> evaluateReference(const ir::Fusion& fusion, const Arguments&
           reference::scalarTensor(context.scalar(val, "fusion output"), val->dtype()));
       continue;
     }
-    Tensor tensor = context.tensor(val);
+    const Tensor& tensor = context.tensor(val);
     // Outputs own their storage: never a view of an input or of another
     // output (the caller may write into them).
     bool shared = !tensor.isContiguous();

@@ -59,6 +59,8 @@ void evaluateIndexing(const ir::Expr& expr, ReferenceContext& context);
 void evaluateScatter(const ir::Expr& expr, ReferenceContext& context);
 //! Argsort and TopK.
 void evaluateSorting(const ir::Expr& expr, ReferenceContext& context);
+//! Scan (cumsum, cumprod, cummin, cummax).
+void evaluateScan(const ir::Expr& expr, ReferenceContext& context);
 //! Matmul and Linear.
 void evaluateMatmul(const ir::Expr& expr, ReferenceContext& context);
 //! Sdpa (flash-attention forward).

@@ -230,7 +230,8 @@ void axisMapOf(const Expr* expr, size_t inputIndex, const TensorView* producer,
     case ExprType::IndexPutAccumulate:
     case ExprType::Embedding:
     case ExprType::Argsort:
-    case ExprType::TopK: map.traversable = false; break;
+    case ExprType::TopK:
+    case ExprType::Scan: map.traversable = false; break;
   }
 }
 
