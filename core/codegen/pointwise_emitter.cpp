@@ -251,7 +251,7 @@ std::string PointwiseKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
            " is neither computed in the segment nor one of its inputs");
   const std::string& param = interface_.parameterName(tv, false);
   const std::string offset = interface_.offset(tv, index);
-  const std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
+  std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
   if (!vectorPass) return inlineLoad;
   // Loads inside a pad/cat branch are hoisted only where the branch is the
   // same for every lane, under its condition.
