@@ -4,8 +4,10 @@
 
 #include "core/codegen/attention_emitter.h"
 #include "core/codegen/pointwise_emitter.h"
+#include "core/codegen/scan_emitter.h"
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
+#include "core/scheduler/pointwise/scan_segment.h"
 
 #include "core/codegen/reduction/persistent_emitter.h"
 #include "core/codegen/reduction/reduction_emitter.h"
@@ -82,6 +84,10 @@ GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType t
   using scheduler::SchedulerType;
   switch (type) {
     case SchedulerType::Pointwise:
+      if (scheduler::scanOf(segment) != nullptr) {
+        return emitScanKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
+                              kernelName);
+      }
       return emitPointwiseKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                                  kernelName);
     case SchedulerType::Transpose:

@@ -1,8 +1,9 @@
 // The shape, factory, indexing, sorting and library-call ops of fd.ops (see
 // fd_ops_internal.h for how they join the elementwise half). scatter,
-// index_put_accumulate, embedding_fwd, argsort, topk and the scans (cumsum,
-// cumprod, cummin, cummax) run on the CPU reference only
-// (core/scheduler/expr_eval/cpu_reference_ops.h).
+// index_put_accumulate, embedding_fwd, argsort and topk run on the CPU
+// reference only (core/scheduler/expr_eval/cpu_reference_ops.h); the scans
+// (cumsum, cumprod, cummin, cummax) have a kernel of their own
+// (core/codegen/scan_emitter.h).
 #include <array>
 
 #include "core/frontend/fd_ops.h"

@@ -48,8 +48,16 @@ TensorView* scan(TensorView* x, int64_t dim, BinaryOpType op, Val* init) {
   }
   Fusion* fusion = x->fusion();
   std::vector<IterDomain*> axes;
-  for (const IterDomain* id : x->logicalNoReductions()) {
-    axes.push_back(fusion->cloneIterDomain(id));
+  const auto& inAxes = x->logicalNoReductions();
+  for (size_t k = 0; k < inAxes.size(); ++k) {
+    const IterDomain* id = inAxes[k];
+    // Along an expanded axis the values are equal but their prefixes are
+    // not: the scanned axis is materialized (an Iteration axis).
+    if (static_cast<int64_t>(k) == axis && id->hasExpandedExtent()) {
+      axes.push_back(fusion->newIterDomain(id->extentForIteration(), ir::IterType::Iteration));
+    } else {
+      axes.push_back(fusion->cloneIterDomain(id));
+    }
   }
   TensorView* out = fusion->newTensorView(axes, x->dtype());
   ir::ExprAttrs attrs;

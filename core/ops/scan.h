@@ -1,9 +1,9 @@
 // Scan op builders: cumsum, cumprod, cummin and cummax along one axis
 // (nvFuser's fd.ops.cumsum/cumprod/cummin/cummax, its scan(x, dim, op,
-// init)). A scan's output has its input's dtype and shape, as nvFuser makes it (torch
-// promotes an integer cumsum to Int64; nvFuser keeps Int32 and its value
-// wraps the same way). The scans have no GPU kernel yet: they run on the CPU
-// reference (core/scheduler/expr_eval/cpu_reference_ops.h).
+// init)). A scan's output has its input's dtype and shape, as nvFuser makes
+// it (torch promotes an integer cumsum to Int64; nvFuser keeps Int32 and its
+// value wraps the same way). A scan runs in a segment of its own, as a scan
+// kernel (core/scheduler/pointwise/scan_segment.h, core/codegen/scan_emitter.h).
 #pragma once
 
 #include <cstdint>

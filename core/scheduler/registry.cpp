@@ -18,6 +18,7 @@
 #include "core/scheduler/persistent/inner_persistent_scheduler.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
 #include "core/scheduler/pointwise/pointwise_scheduler.h"
+#include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "core/scheduler/transpose/transpose_scheduler.h"
 #endif
@@ -79,14 +80,18 @@ const Registry& registry() {
 }
 
 // What every scheduler but one refuses, found once per segment:
-// reshardingRefusal (all but communication take no resharding set) and
-// cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel).
+// reshardingRefusal (all but communication take no resharding set),
+// cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel)
+// and scanRefusal (all but pointwise, whose scan kernel runs it, take no
+// scan).
 struct SegmentRefusals {
   explicit SegmentRefusals(const ir::Fusion& segment)
       : resharding(reshardingRefusal(segment)),
-        cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)) {}
+        cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)),
+        scan(scanRefusal(segment)) {}
   std::optional<std::string> resharding;
   std::optional<std::string> cpuReferenceOnly;
+  std::optional<std::string> scan;
 };
 
 // The scheduler's reason for refusing `segment`, compile-time check first.
@@ -99,6 +104,7 @@ std::optional<std::string> rejectSegment(const Scheduler& scheduler, const ir::F
   if (refusals.cpuReferenceOnly && scheduler.type() != SchedulerType::ExprEval) {
     return refusals.cpuReferenceOnly;
   }
+  if (refusals.scan && scheduler.type() != SchedulerType::Pointwise) return refusals.scan;
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);
 }

@@ -2,8 +2,9 @@
 // cumulative ops) on the CPU reference: every axis and a negative dim, the
 // dtype nvFuser gives (the input's: an Int32 cumsum wraps in 32 bits), a Half
 // line accumulated in Float as torch does, NaN kept by cummin/cummax, a
-// size-1 axis, a 0-dim input, init, and the reader. They have no GPU kernel
-// yet: expr_eval takes them alone and the cuda backend refuses them.
+// size-1 axis, a 0-dim input, init, and the reader. The GPU's scan kernel
+// follows this order and rounding (tests/codegen/test_scan_kernel.cpp,
+// tests/gpu/test_gpu_scan.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>

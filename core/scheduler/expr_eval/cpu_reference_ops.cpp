@@ -11,7 +11,6 @@ bool isCpuReferenceOnly(ir::ExprType type) {
     case ir::ExprType::Embedding:
     case ir::ExprType::Argsort:
     case ir::ExprType::TopK:
-    case ir::ExprType::Scan:
     case ir::ExprType::SdpaBwd: return true;
     default: return false;
   }

@@ -1,7 +1,6 @@
 // The ops FuserLab evaluates only with the CPU reference: scatter,
-// index_put_accumulate, embedding_fwd, argsort, topk, the scans (cumsum,
-// cumprod, cummin, cummax) and sdpfa_bwd (attention backward) have no GPU
-// kernel (no emitter, no library call) yet. So that a
+// index_put_accumulate, embedding_fwd, argsort, topk and sdpfa_bwd (attention
+// backward) have no GPU kernel (no emitter, no library call) yet. So that a
 // fusion holding one still compiles and can be inspected, the segmenter seals
 // each in a segment of its own, which expr_eval alone takes (the registry
 // refuses it to every other scheduler); the cuda backend refuses that segment

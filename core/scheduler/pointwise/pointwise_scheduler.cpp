@@ -6,6 +6,7 @@
 #include "core/scheduler/analysis/vectorization.h"
 #include "core/scheduler/expr_summary.h"
 #include "core/scheduler/pointwise/pointwise_heuristic.h"
+#include "core/scheduler/pointwise/scan_segment.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -79,6 +80,7 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
   if (!tensorOutput) {
     return "has no tensor output: there is nothing for a kernel to write";
   }
+  if (const ir::Expr* scan = scanOf(segment)) return rejectScanSegment(segment, *scan);
   for (const ir::Expr* expr : liveExprs(segment)) {
     switch (expr->type()) {
       case ExprType::Reduction:
@@ -99,6 +101,7 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
 
 std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& segment,
                                                              const SegmentRuntimeInfo& info) const {
+  if (scanOf(segment) != nullptr) return std::nullopt;  // the scan kernel takes any sizes
   const ir::TensorView* reference = largestOutput(segment, info.evaluator);
   if (reference == nullptr) return "has no tensor output";
   const AxisTrace trace(segment, reference, info.evaluator);
@@ -141,6 +144,7 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& s
 
 HeuristicParams PointwiseScheduler::computeHeuristics(const ir::Fusion& segment,
                                                       const SegmentRuntimeInfo& info) const {
+  if (scanOf(segment) != nullptr) return scanParams(segment, info);
   return decidePointwise(segment, info).params;
 }
 
@@ -151,6 +155,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
   if (p == nullptr) {
     return "expected pointwise params, got " + paramsKindName(params) + " params";
   }
+  if (scanOf(segment) != nullptr) return rejectScanParams(segment, info, *p);
   if (!isPowerOfTwoUpTo16(p->vectorizationFactor)) {
     return "vectorization_factor " + str(p->vectorizationFactor) + " is not 1, 2, 4, 8 or 16";
   }
@@ -213,6 +218,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
 
 report::Json PointwiseScheduler::properties(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info) const {
+  if (scanOf(segment) != nullptr) return scanProperties(segment, info);
   return decidePointwise(segment, info).toJson();
 }
 

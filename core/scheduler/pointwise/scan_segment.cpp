@@ -1,0 +1,116 @@
+#include "core/scheduler/pointwise/scan_segment.h"
+
+#include <algorithm>
+
+#include "core/scheduler/analysis/analysis_cache.h"
+#include "core/scheduler/analysis/memory_layout.h"
+#include "core/scheduler/expr_summary.h"
+
+namespace fuserlab::scheduler {
+namespace {
+
+constexpr int64_t kThreadsPerBlock = 128;
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+bool hasTensorOutput(const ir::Expr& expr) {
+  return std::any_of(expr.outputs().begin(), expr.outputs().end(),
+                     [](const ir::Val* val) { return val->isA<ir::TensorView>(); });
+}
+
+// The scan's line length and number of lines at the bound sizes.
+struct ScanShape {
+  int64_t length = 1;
+  int64_t lines = 1;
+};
+
+ScanShape shapeOf(const ir::Expr& scan, const SegmentRuntimeInfo& info) {
+  ScanShape shape;
+  const auto* out = scan.output(0)->as<ir::TensorView>();
+  const auto& axes = out->logicalNoReductions();
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int64_t extent = info.evaluator->evaluateExtent(axes[k]);
+    if (static_cast<int64_t>(k) == scan.attrs().dim) {
+      shape.length = extent;
+    } else {
+      shape.lines *= extent;
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
+const ir::Expr* scanOf(const ir::Fusion& segment) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
+    if (expr->type() == ir::ExprType::Scan) return expr;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> scanRefusal(const ir::Fusion& segment) {
+  const ir::Expr* scan = scanOf(segment);
+  if (scan == nullptr) return std::nullopt;
+  return "holds a scan (" + exprSummary(*scan) +
+         "): the pointwise scheduler's scan kernel runs it, in a segment of its own";
+}
+
+std::optional<std::string> rejectScanSegment(const ir::Fusion& segment, const ir::Expr& scan) {
+  for (const ir::Expr* expr : liveExprs(segment)) {
+    if (expr == &scan || !hasTensorOutput(*expr)) continue;
+    return "holds a scan (" + exprSummary(scan) + ") beside " + exprSummary(*expr) +
+           ": a scan kernel runs the scan alone";
+  }
+  return std::nullopt;
+}
+
+PointwiseParams scanParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+  PointwiseParams params;
+  const ir::Expr* scan = scanOf(segment);
+  if (scan != nullptr) {
+    const int64_t lines = shapeOf(*scan, info).lines;
+    params.blockDimX = std::clamp<int64_t>((lines + 31) / 32 * 32, 32, kThreadsPerBlock);
+  }
+  params.useInt32Indexing = largestSpan(segment, info).fitsInt32();
+  return params;
+}
+
+std::optional<std::string> rejectScanParams(const ir::Fusion& segment,
+                                            const SegmentRuntimeInfo& info,
+                                            const PointwiseParams& params) {
+  if (params.vectorizationFactor != 1 || params.unrollFactorInner != 1 ||
+      params.unrollFactorOuter != 1 || params.breakPoint != 0 || params.blockDimY != 1 ||
+      params.flipGrid) {
+    return "a scan kernel runs one thread per line: it takes vectorization_factor 1, unroll "
+           "factors 1, break_point 0, block_dim_y 1 and no flip_grid";
+  }
+  if (params.blockDimX < 1 || params.blockDimX > info.device->maxThreadsPerBlock) {
+    return "block_dim_x " + str(params.blockDimX) + " does not fit the " +
+           str(info.device->maxThreadsPerBlock) + " threads per block of the " + info.device->name;
+  }
+  if (params.useInt32Indexing) {
+    const LargestSpan span = largestSpan(segment, info);
+    if (!span.fitsInt32()) {
+      return "use_int32_indexing: " + span.tensor +
+             (span.elements < 0 ? " has an unknown span"
+                                : " spans " + str(span.elements) + " elements") +
+             ", more than 32-bit indexing reaches (2^31 - 1)";
+    }
+  }
+  return std::nullopt;
+}
+
+report::Json scanProperties(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {
+  report::Json json = report::Json::object();
+  const ir::Expr* scan = scanOf(segment);
+  if (scan == nullptr) return json;
+  const ScanShape shape = shapeOf(*scan, info);
+  json.set("scan", exprSummary(*scan));
+  json.set("scan_axis", scan->attrs().dim);
+  json.set("line_length", shape.length);
+  json.set("lines", shape.lines);
+  json.set("schedule", std::string("one thread per line, walking the scanned axis in order"));
+  return json;
+}
+
+}  // namespace fuserlab::scheduler
