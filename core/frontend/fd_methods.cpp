@@ -138,10 +138,10 @@ constexpr std::array<std::string_view, 14> kRunOnlyMethods = {"execute",
                                                               "debug_output",
                                                               "profile"};
 
-constexpr std::array<std::string_view, 11> kTensorMethods = {
-    "size",  "shape", "set_device_mesh",       "outer_split", "inner_split",
-    "split", "axis",  "set_allocation_domain", "merge",       "reorder",
-    "dtype"};
+constexpr std::array<std::string_view, 12> kTensorMethods = {
+    "size",  "shape",    "set_device_mesh",       "outer_split", "inner_split",
+    "split", "axis",     "set_allocation_domain", "merge",       "reorder",
+    "dtype", "is_tensor"};
 
 }  // namespace
 
@@ -208,6 +208,10 @@ Value callTensorMethod(ir::TensorView* tv, const std::string& method, const Eval
   if (method == "shape") {
     BoundArguments args(call, {}, tv->fusion());
     return shapeOf(tv);
+  }
+  if (method == "is_tensor") {  // nvfuser_direct's Val.is_tensor()
+    BoundArguments args(call, {}, tv->fusion());
+    return Value::boolean(true);
   }
   if (method == "dtype") {  // nvfuser_direct: a method, as tv.shape()
     BoundArguments args(call, {}, tv->fusion());

@@ -85,6 +85,11 @@ Value Interpreter::attributeOf(const Value& object, const Attribute& attribute, 
       }
       if (isTensorMethod(name)) return Value::method(object, name);
       break;
+    case Kind::kScalar:
+      // nvfuser_direct's Val.is_tensor(), as nvFuser's test_nextafter asks it
+      // of every op's result.
+      if (name == "is_tensor") return Value::method(object, name);
+      break;
     case Kind::kInputTensor:
       if (std::optional<Value> value = torchTensorAttribute(spec(object), name)) {
         return *value;

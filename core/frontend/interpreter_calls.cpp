@@ -291,6 +291,12 @@ Value Interpreter::callMethod(const Value& receiver, const std::string& name,
     case Kind::kFusionHandle: return callFusionHandleMethod(*builder(receiver).fusion, name, call);
     case Kind::kIterDomain: return callIterDomainMethod(receiver, name, call);
     case Kind::kTensor: return callTensorMethod(receiver.tensor(), name, call);
+    case Kind::kScalar:
+      if (name == "is_tensor") {
+        const BoundArguments args(call, {});
+        return Value::boolean(false);
+      }
+      break;
     case Kind::kInputTensor: {
       if (std::optional<Value> value = callTorchTensorQuery(spec(receiver), name, call)) {
         return *value;

@@ -89,5 +89,28 @@ TEST(ReaderGcdNextafterTest, TheOpsReadByTheirNvfuserNames) {
   EXPECT_EQ(script.fusion().outputs()[1].val->dtype(), ir::DataType::Float);
 }
 
+// nvFuser's test_nextafter: every pair of two tensors and two scalars, the
+// scalar results left out by asking is_tensor() of each.
+TEST(ReaderGcdNextafterTest, IsTensorTellsTensorResultsFromScalarOnes) {
+  const std::string source =
+      "import itertools\nimport torch\n"
+      "from nvfuser_direct import FusionDefinition, DataType\n\n"
+      "inputs = [torch.testing.make_tensor(4, device='cuda', dtype=torch.float32),\n"
+      "          torch.testing.make_tensor(4, device='cuda', dtype=torch.float64)]\n\n"
+      "def fusion_func(fd: FusionDefinition):\n"
+      "    t0 = fd.from_pytorch(inputs[0])\n"
+      "    t1 = fd.from_pytorch(inputs[1])\n"
+      "    s0 = fd.define_scalar(1.0, dtype=DataType.Float)\n"
+      "    s1 = fd.define_scalar(-1.0, dtype=DataType.Double)\n"
+      "    for a, b in itertools.product([t0, t1, s0, s1], [t0, t1, s0, s1]):\n"
+      "        t = fd.ops.nextafter(a, b)\n"
+      "        if t.is_tensor():\n"
+      "            fd.add_output(t)\n\n"
+      "with FusionDefinition() as fd:\n    fusion_func(fd)\n";
+  const frontend::Script script = frontend::readScript(source, "nextafter.py");
+  // 16 pairs, 4 of them two scalars.
+  EXPECT_EQ(script.fusion().outputs().size(), 12u);
+}
+
 }  // namespace
 }  // namespace fuserlab::runtime::test
