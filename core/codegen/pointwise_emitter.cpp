@@ -65,12 +65,6 @@ class PointwiseKernel {
 
  private:
   void analyze();
-  //! The tensors read or written as vectors at vector_ (candidates_).
-  void analyzeVectors();
-  //! Whether the vectorized pass can never run: chunks may not cross axes
-  //! and the reference's innermost extent, a literal, is no multiple of
-  //! the width (vector_ok is false at compile time).
-  bool vectorPassIsDead() const;
   std::string body(bool vectorPass);
   std::string positionCode(bool vectorPass, bool element, int pad) const;
   //! Every extent of the reference's walk is a constant in the source when
@@ -86,8 +80,6 @@ class PointwiseKernel {
   bool holdsAcrossChunks(const std::string& code) const;
   bool wholeVectorsOutsideRun(const scheduler::MemoryLayout& layout) const;
   bool chunksMayCrossAxes() const;
-  //! Every vector access keeps whole vectors when chunks cross axes.
-  bool crossingAligned() const;
   std::string loadLeaf(const TensorView* tv, const ElementIndex& index, bool vectorPass,
                        const ExpressionEmitter& emitter);
   const VectorAccess* vectorAccess(const TensorView* tv, bool output) const;
@@ -167,9 +159,7 @@ void PointwiseKernel::analyze() {
     unrollOuter_ = params_.unrollFactorOuter;
   }
   unroll_ = unrollInner_ * unrollOuter_;
-}
 
-void PointwiseKernel::analyzeVectors() {
   if (vector_ == 1) return;
   scheduler::VectorizationQuery query;
   query.reference = reference_;
@@ -317,6 +307,7 @@ std::string PointwiseKernel::vectorCondition() const {
   // kernel was generated, where the vectorization analysis proved their
   // runs contiguous.
   std::string aligned;
+  bool crossingAligned = true;
   std::string withinAxis = "ref_e" + std::to_string(rank_ - 1) + " % kVector == 0";
   std::string asGenerated;
   for (int64_t k = 0; k < rank_; ++k) {
@@ -334,6 +325,12 @@ std::string PointwiseKernel::vectorCondition() const {
       withinAxis += " && " + param + "_s" + std::to_string(a) + " % kVector == 0";
     }
     const scheduler::MemoryLayout layout = scheduler::memoryLayout(segment_, access.tv, info_);
+    // Chunks crossing axes start at multiples of the width in the tensor's
+    // innermost contiguous run; outside it, each axis must move by whole
+    // vectors, or rows past the first start misaligned (a [32, 5, 6, 32]
+    // view with strides [5445, 1089, 66, 1]: a misaligned address on an
+    // H200, the differential tester's seed 1811).
+    if (!wholeVectorsOutsideRun(layout)) crossingAligned = false;
     for (int64_t k = 0; k < layout.rank(); ++k) {
       const int64_t a = logicalPosition(access.tv, layout.axes[k]);
       if (a < 0 || layout.extents[k] == 1 || layout.strides[k] < 0) continue;
@@ -349,29 +346,10 @@ std::string PointwiseKernel::vectorCondition() const {
   }
   if (aligned.empty()) aligned = "true";
   std::string condition = "(" + aligned + ")\n      && ((" + withinAxis + ")";
-  if (crossingAligned() && chunksMayCrossAxes()) {
+  if (crossingAligned && chunksMayCrossAxes()) {
     condition += "\n       || (" + asGenerated + ")";
   }
   return condition + ")";
-}
-
-// Chunks crossing axes start at multiples of the width in each vector
-// tensor's innermost contiguous run; outside it, each axis must move by
-// whole vectors, or rows past the first start misaligned (a [32, 5, 6, 32]
-// view with strides [5445, 1089, 66, 1]: a misaligned address on an H200,
-// the differential tester's seed 1811).
-bool PointwiseKernel::crossingAligned() const {
-  for (const VectorAccess& access : used_) {
-    if (!wholeVectorsOutsideRun(scheduler::memoryLayout(segment_, access.tv, info_))) return false;
-  }
-  return true;
-}
-
-bool PointwiseKernel::vectorPassIsDead() const {
-  if (vector_ == 1 || rank_ == 0) return false;
-  if (crossingAligned() && chunksMayCrossAxes()) return false;
-  const int64_t innermost = refExtents_.back();
-  return innermost > 0 && innermost % vector_ != 0;
 }
 
 // Whether chunks that cross axes stay whole vectors of `layout`: its
@@ -686,34 +664,13 @@ LaunchConfig PointwiseKernel::launchConfig() const {
 
 GeneratedKernel PointwiseKernel::build() {
   analyze();
-  analyzeVectors();
-  std::string vectorBody = body(true);
-  if (vectorPassIsDead()) {
-    // Chunks of vector_ would cross the reference's innermost axis, and
-    // some lane needs its own index or a value hoisted per chunk changes
-    // inside one: every thread would take the element-by-element pass,
-    // vector_ elements each, strided across the warp. The widest width
-    // that stays inside the innermost axis instead (GroupNorm fp16
-    // [8, 320, 63, 63] on an H200, the tuner: 8 wide 48.0 us, 1 wide
-    // 29.4 us).
-    const int64_t from = vector_;
-    const int64_t innermost = refExtents_.back();
-    while (vector_ > 1 && innermost % vector_ != 0) vector_ /= 2;
-    vectorNotes_.clear();
-    candidates_.clear();
-    analyzeVectors();
-    vectorNotes_.push_back("vectorization " + std::to_string(from) + " -> " +
-                           std::to_string(vector_) + ": chunks of " + std::to_string(from) +
-                           " would cross the innermost axis (" + std::to_string(innermost) +
-                           ") where a lane needs its own index; that pass could never run");
-    vectorBody = body(true);
-  }
   GeneratedKernel kernel;
   kernel.name = name_;
   kernel.parameters = interface_.parameters();
   kernel.int64Indexing = interface_.int64Indexing();
   kernel.launch = launchConfig();
 
+  const std::string vectorBody = body(true);
   const bool fallback = vector_ > 1;
   const std::string condition = fallback ? vectorCondition() : "true";
   const std::string elementBody = fallback ? body(false) : std::string();

@@ -152,8 +152,7 @@ TEST(PointwiseEmitterTest, ChunksCrossRowsOnlyAtTheGeneratedLayout) {
 // An input read as vectors twice, once through a permute (the differential
 // tester's seed 335310: a misaligned address on an H200): chunks crossing
 // its 127-element rows would read the permuted copy across rows, so only
-// chunks inside a row are vectorized: none at all in 127-element rows (the
-// kernel narrows to one element; a 128-element row keeps its vectors).
+// chunks inside a row are vectorized.
 TEST(PointwiseEmitterTest, ChunksDoNotCrossAxesOfATensorReadAtTwoPositions) {
   constexpr const char* kPermutedTwice = R"(
 from nvfuser import FusionDefinition, DataType
@@ -168,14 +167,9 @@ def f(fd : FusionDefinition) -> None :
 )";
   const CompiledScript compiled = compileScript(kPermutedTwice, "4x16x16x127:f64");
   const GeneratedKernel& kernel = onlyKernel(compiled);
-  EXPECT_TRUE(contains(kernel.source, "vectorization 4 -> 1")) << kernel.source;
+  EXPECT_TRUE(contains(kernel.source, "T0_vec1")) << kernel.source;  // read twice as vectors
   EXPECT_FALSE(contains(kernel.source, "|| (ref_e0 ==")) << kernel.source;
   expectCompiles(kernel);
-  const CompiledScript even = compileScript(kPermutedTwice, "4x16x16x128:f64");
-  const GeneratedKernel& rows = onlyKernel(even);
-  EXPECT_TRUE(contains(rows.source, "T0_vec1")) << rows.source;  // read twice as vectors
-  EXPECT_FALSE(contains(rows.source, "|| (ref_e0 ==")) << rows.source;
-  expectCompiles(rows);
 }
 
 // A per-channel scale over NCHW [2, 8, 6, 6] changes every 36 elements; an
@@ -196,13 +190,11 @@ def f(fd : FusionDefinition) -> None :
     T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
     fd.add_output(T5)
 )";
-  // 8-wide chunks may not cross the channels: the kernel narrows to 2,
-  // whose chunks hold across them (36 a channel) and may cross axes.
   const CompiledScript crossing = compileScript(kChannelScale, "2x8x6x6:bf16,8:f32");
   ASSERT_EQ(paramsOf(crossing).vectorizationFactor, 8);
   const GeneratedKernel& odd = onlyKernel(crossing);
   EXPECT_TRUE(contains(odd.source, "T1_ld")) << odd.source;
-  EXPECT_TRUE(contains(odd.source, "vectorization 8 -> 2")) << odd.source;
+  EXPECT_FALSE(contains(odd.source, "|| (ref_e0 ==")) << odd.source;
   expectCompiles(odd);
   const CompiledScript aligned = compileScript(kChannelScale, "2x8x8x8:bf16,8:f32");
   const GeneratedKernel& even = onlyKernel(aligned);
@@ -252,14 +244,12 @@ def f(fd : FusionDefinition) -> None :
     T2 = fd.ops.take_along_axis(T0, T1, dim=1)
     fd.add_output(T2)
 )";
-  // 4-wide chunks of 30-element rows may not cross them; the kernel
-  // narrows to 2, whose chunks never leave a row.
   const CompiledScript odd = compileScript(kGatherRows, "8x30:f32,8x30:i64");
   ASSERT_EQ(paramsOf(odd).vectorizationFactor, 4);
   const GeneratedKernel& oddRows = onlyKernel(odd);
   EXPECT_TRUE(contains(oddRows.source, "T0.data[(index_t)(a0) * T0_s0 + (index_t)(gathered_idx"))
       << oddRows.source;
-  EXPECT_TRUE(contains(oddRows.source, "vectorization 4 -> 2")) << oddRows.source;
+  EXPECT_FALSE(contains(oddRows.source, "|| (ref_e0 ==")) << oddRows.source;
   expectCompiles(oddRows);
   const CompiledScript even = compileScript(kGatherRows, "8x32:f32,8x32:i64");
   const GeneratedKernel& evenRows = onlyKernel(even);
@@ -267,46 +257,6 @@ def f(fd : FusionDefinition) -> None :
     EXPECT_TRUE(contains(evenRows.source, "|| (ref_e0 == 8 && ref_e1 == 32")) << evenRows.source;
   }
   expectCompiles(evenRows);
-}
-
-// Chunks that may not cross axes and an innermost extent no multiple of
-// the width: the vectorized pass could never run (vector_ok false at
-// compile time), and every thread took the element-by-element pass, 8
-// elements each. The kernel takes the widest width inside the innermost
-// axis instead and says so (GroupNorm fp16 [8, 320, 63, 63] on an H200:
-// 48.0 -> 29.4 us).
-TEST(PointwiseEmitterTest, AVectorPassThatCouldNeverRunNarrowsToTheInnermostAxis) {
-  constexpr const char* kChannelScale = R"(
-from nvfuser import FusionDefinition, DataType
-def f(fd : FusionDefinition) -> None :
-    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.BFloat16)
-    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
-    T2 = fd.ops.cast(T0, dtype=DataType.Float)
-    T3 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[1])
-    T4 = fd.ops.mul(T2, T3)
-    T5 = fd.ops.cast(T4, dtype=DataType.BFloat16)
-    fd.add_output(T5)
-)";
-  struct Case {
-    const char* sizes;
-    const char* vector;
-    const char* note;  //!< empty: the params' width stands
-  };
-  for (const Case& c : {Case{"2x8x7x7:bf16,8:f32", "kVector = 1;", "vectorization 8 -> 1"},
-                        Case{"2x8x6x6:bf16,8:f32", "kVector = 2;", "vectorization 8 -> 2"},
-                        Case{"2x8x8x8:bf16,8:f32", "kVector = 8;", ""}}) {
-    SCOPED_TRACE(c.sizes);
-    const CompiledScript compiled = compileScript(kChannelScale, c.sizes);
-    ASSERT_EQ(paramsOf(compiled).vectorizationFactor, 8);
-    const GeneratedKernel& k = onlyKernel(compiled);
-    EXPECT_TRUE(contains(k.source, c.vector)) << k.source;
-    if (*c.note != '\0') {
-      EXPECT_TRUE(contains(k.source, c.note)) << k.source;
-    } else {
-      EXPECT_FALSE(contains(k.source, "vectorization 8 -> ")) << k.source;
-    }
-    expectCompiles(k);
-  }
 }
 
 TEST(PointwiseEmitterTest, OddElementCountIsReadElementByElement) {
