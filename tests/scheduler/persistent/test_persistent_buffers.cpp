@@ -233,6 +233,25 @@ TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
   EXPECT_NE(a.reason.find("T1 (axes [1] of T0"), std::string::npos) << a.reason;
 }
 
+// A sum over axis 0 and a max over axis 0 of a permute of its result:
+// the same position, different axes (the differential tester's seed 632936:
+// an outer persistent kernel took both and was wrong on an H200).
+TEST_F(PersistentBufferTest, ReductionsAcrossAPermuteHaveNoPattern) {
+  BoundSegment segment(
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], "
+      "dtype=DataType.Float, is_cpu=False)\n"
+      "    T1 = fd.ops.sum(T0, dims=[0], keepdim=True)\n"
+      "    T2 = fd.ops.sub(T0, T1)\n"
+      "    T3 = fd.ops.permute(T2, dims=[1, 0, 2])\n"
+      "    T4 = fd.ops.max(T3, dims=[0], keepdim=False)\n"
+      "    fd.add_output(T4)\n",
+      {{16, 8, 32}}, h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
+  EXPECT_NE(a.reason.find("in a segment with permute"), std::string::npos) << a.reason;
+}
+
 // Issue 43: a chain of N normalizations (x - broadcast(sum(x)), repeated)
 // walked the whole segment once per reduction and projected each buffer
 // back through the whole chain: 8,000 took 13 s here. The walks stop at the
