@@ -474,10 +474,7 @@ bool fitsInt32Indexing(const ir::Fusion& segment, const ir::ExpressionEvaluator&
     for (const IterDomain* id : tv->logical()) {
       const std::optional<int64_t> extent = evaluatedExtent(&evaluator, id);
       if (!extent) return false;
-      if (*extent == 0) {
-        elements = 0;
-        break;
-      }
+      if (*extent == 0) break;  // an empty tensor fits whatever its other extents
       if (elements > kLimit / std::max<int64_t>(*extent, 1)) return false;
       elements *= std::max<int64_t>(*extent, 1);
     }
