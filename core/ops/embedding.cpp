@@ -1,6 +1,8 @@
 #include "core/ops/embedding.h"
 
 #include "core/ir/error.h"
+#include "core/ops/alias.h"
+#include "core/ops/factory.h"
 #include "core/ops/operand_checks.h"
 
 namespace fuserlab::ops {
@@ -19,6 +21,20 @@ void checkNumber(const Scalar* scalar, std::string_view what) {
 void checkBool(const Scalar* scalar, std::string_view what) {
   FL_CHECK(scalar->dtype() == DataType::Bool, kOp, ": ", what, " ", describeVal(scalar), " is ",
            ir::toString(scalar->dtype()), "; expected a Bool");
+}
+
+// index_select(weight, input, 0) for 1-D indices; otherwise the indices
+// flattened to 1-D first and the selected rows given their shape back.
+ir::TensorView* lookUpRows(ir::TensorView* input, ir::TensorView* weight) {
+  if (input->rank() == 1) return indexSelect(weight, input, 0);
+  ir::Fusion* fusion = input->fusion();
+  ir::TensorView* rows = indexSelect(weight, reshape(input, {fusion->constInt(-1)}), 0);
+  std::vector<ir::Scalar*> shape;
+  for (const ir::IterDomain* id : input->logicalNoReductions()) {
+    shape.push_back(id->extentForIteration());
+  }
+  shape.push_back(weight->logicalNoReductions()[1]->extentForIteration());
+  return reshape(rows, shape);
 }
 
 }  // namespace
@@ -58,6 +74,16 @@ ir::TensorView* embeddingFwd(ir::TensorView* input, ir::TensorView* weight, Scal
   checkBool(scaleGradByFreq, "scale_grad_by_freq");
   checkBool(sparse, "sparse");
 
+  // Without max_norm the forward is weight's rows picked by the indices:
+  // padding_idx, scale_grad_by_freq and sparse change only the backward
+  // (torch.embedding ignores them in its forward, and so does nvFuser's
+  // EmbeddingFwdOp). So it is built, as nvFuser's triu is, from ops every
+  // backend runs: an index_select of rows by the flattened indices, reshaped
+  // to the indices' shape plus the embedding axis.
+  if (maxNorm == nullptr) return lookUpRows(input, weight);
+
+  // max_norm renormalizes each looked-up row by its norm: the Embedding expr
+  // stays, which only the CPU reference evaluates (no GPU kernel).
   std::vector<ir::IterDomain*> axes;
   for (const ir::IterDomain* id : input->logicalNoReductions()) {
     axes.push_back(fusion->cloneIterDomain(id));

@@ -1,6 +1,8 @@
 // embedding_fwd: the output is the input's shape plus the embedding axis, in
-// the weight's dtype; padding_idx and max_norm are recorded as given or not;
-// operands and options are checked with messages naming the op.
+// the weight's dtype. Without max_norm it is built from index_select and
+// reshape (so the GPU runs it); with max_norm it is an Embedding expr, which
+// records padding_idx and max_norm as given or not. Operands and options are
+// checked with messages naming the op.
 #include "core/ops/embedding.h"
 
 #include "tests/ops/ops_fixture.h"
@@ -16,11 +18,44 @@ TEST_F(EmbeddingTest, OutputIsTheInputShapeAndTheEmbeddingAxis) {
   TensorView* out = embeddingFwd(input, weight, nullptr, nullptr, nullptr, nullptr, nullptr);
   EXPECT_EQ(extents(out), (std::vector<int64_t>{2, -1, 16}));
   EXPECT_EQ(out->dtype(), DataType::BFloat16);
+}
+
+TEST_F(EmbeddingTest, WithoutMaxNormItIsAnIndexSelectOfFlattenedIndices) {
+  TensorView* input = tensor({2, -1}, DataType::Int);
+  TensorView* weight = tensor({100, 16}, DataType::BFloat16);
+  // padding_idx, scale_grad_by_freq and sparse change only the backward.
+  TensorView* out = embeddingFwd(input, weight, c(0), nullptr, fusion_.constDouble(1.0),
+                                 fusion_.constBool(true), fusion_.constBool(true));
+  const ir::Expr* unflatten = out->definition();
+  ASSERT_EQ(unflatten->type(), ExprType::Reshape);
+  const ir::Expr* select = unflatten->input(0)->definition();
+  ASSERT_EQ(select->type(), ExprType::IndexSelect);
+  EXPECT_EQ(select->input(0), weight);
+  EXPECT_EQ(select->attrs().dim, 0);
+  const ir::Expr* flatten = select->input(1)->definition();
+  ASSERT_EQ(flatten->type(), ExprType::Reshape);
+  EXPECT_EQ(flatten->input(0), input);
+  EXPECT_EQ(extents(select->output(0)->as<TensorView>()), (std::vector<int64_t>{-1, 16}));
+
+  // 1-D indices need no reshape.
+  TensorView* ids = tensor({7}, DataType::Int32);
+  TensorView* rows = embeddingFwd(ids, weight, nullptr, nullptr, nullptr, nullptr, nullptr);
+  ASSERT_EQ(rows->definition()->type(), ExprType::IndexSelect);
+  EXPECT_EQ(rows->definition()->input(1), ids);
+  EXPECT_EQ(extents(rows), (std::vector<int64_t>{7, 16}));
+}
+
+TEST_F(EmbeddingTest, MaxNormKeepsTheEmbeddingExpr) {
+  TensorView* input = tensor({2, 3}, DataType::Int);
+  TensorView* weight = tensor({100, 16});
+  TensorView* out =
+      embeddingFwd(input, weight, nullptr, fusion_.constDouble(1.0), nullptr, nullptr, nullptr);
+  EXPECT_EQ(extents(out), (std::vector<int64_t>{2, 3, 16}));
   const ir::Expr* def = out->definition();
   EXPECT_EQ(def->type(), ExprType::Embedding);
-  EXPECT_EQ(def->attrs().flags, (std::vector<bool>{false, false}));
-  // [input, weight, norm_type (2.0), scale_grad_by_freq, sparse]
-  ASSERT_EQ(def->inputs().size(), 5u);
+  EXPECT_EQ(def->attrs().flags, (std::vector<bool>{false, true}));
+  // [input, weight, norm_type (2.0), scale_grad_by_freq, sparse, max_norm]
+  ASSERT_EQ(def->inputs().size(), 6u);
   EXPECT_EQ(def->input(2)->as<Scalar>()->constDouble(), 2.0);
 }
 

@@ -1,7 +1,8 @@
 // The reference executor's lookups built for nvFuser's select and
 // embedding_fwd: select at constant, negative and symbolic indices (and a
-// symbolic index out of range), embedding rows by index, renormalized to
-// max_norm in the 2-norm and the 1-norm, and an index past the table.
+// symbolic index out of range), embedding rows by index (index_select and
+// reshape) and as the Embedding expr, renormalized to max_norm in the 2-norm
+// and the 1-norm, and an index past the table.
 #include <gtest/gtest.h>
 
 #include "core/ops/embedding.h"
@@ -56,6 +57,30 @@ TEST_F(ReferenceExecutorTest, EmbeddingLooksUpRows) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{9, 10, 11, 0, 1, 2, 0, 1, 2, 6, 7, 8}));
 }
 
+// Without max_norm embedding_fwd is an index_select and reshapes; it must
+// give what the Embedding expr (kept for max_norm) gives with a max_norm no
+// row reaches, element for element, on bf16 rows and Int32 indices of 3 axes
+// with a broadcast one.
+TEST_F(ReferenceExecutorTest, EmbeddingByIndexSelectEqualsTheEmbeddingExpr) {
+  TensorView* indices = input({2, 1, -1}, DataType::Int32);
+  TensorView* weight = input({5, -1}, DataType::BFloat16);
+  TensorView* lookedUp =
+      ops::embeddingFwd(indices, weight, c(4), nullptr, nullptr, nullptr, nullptr);
+  ASSERT_NE(lookedUp->definition()->type(), ir::ExprType::Embedding);
+  fusion_.addOutput(lookedUp);
+  fusion_.addOutput(
+      ops::embeddingFwd(indices, weight, nullptr, d(1e30), nullptr, nullptr, nullptr));
+  std::vector<double> table;
+  for (int i = 0; i < 5 * 6; ++i) table.push_back(0.37 * (i + 1) * (i % 2 == 0 ? 1 : -1));
+  const std::vector<Tensor> out = run({make(DataType::Int32, {2, 1, 3}, {4, 0, 2, 2, 1, 4}),
+                                       make(DataType::BFloat16, {5, 6}, table)});
+  ASSERT_EQ(out[0].sizes(), (std::vector<int64_t>{2, 1, 3, 6}));
+  EXPECT_EQ(out[0].dtype(), DataType::BFloat16);
+  EXPECT_EQ(out[1].sizes(), out[0].sizes());
+  EXPECT_EQ(values(out[0]), values(out[1]));
+  EXPECT_EQ(values(out[0])[6], values(make(DataType::BFloat16, {1}, {table[0]}))[0]);
+}
+
 TEST_F(ReferenceExecutorTest, EmbeddingRenormsRowsOverMaxNorm) {
   TensorView* indices = input({3}, DataType::Int);
   TensorView* weight = input({3, 2});
@@ -87,7 +112,7 @@ TEST_F(ReferenceExecutorTest, EmbeddingIndexPastTheTableIsAUserError) {
         [&] {
           run({make(DataType::Int, {2}, {0, bad}), make(DataType::Float, {4, 3}, iotaValues(12))});
         },
-        {"embedding_fwd: index " + std::to_string(static_cast<int>(bad)),
+        {"index_select: index " + std::to_string(static_cast<int>(bad)),
          "out of range for axis 0 of size 4"});
   }
 }

@@ -1,5 +1,5 @@
-// Ops without a GPU kernel (scatter, index_put_accumulate, embedding_fwd,
-// argsort, topk) in the segmenter: each is sealed in an expr_eval segment of
+// Ops without a GPU kernel (scatter, index_put_accumulate, embedding_fwd
+// with max_norm, argsort, topk) in the segmenter: each is sealed in an expr_eval segment of
 // its own that says it runs on the CPU reference only, the ops around it
 // still go to kernels, and every other scheduler's refusal names the op.
 #include <gtest/gtest.h>
@@ -93,6 +93,40 @@ with FusionDefinition() as fd:
   EXPECT_NE(reason.find("has no GPU kernel"), std::string::npos) << reason;
   EXPECT_NE(reason.find("expr_eval takes it only in a segment of its own"), std::string::npos)
       << reason;
+}
+
+// embedding_fwd without max_norm is an index_select and reshapes: a kernel
+// scheduler takes it (here with the scale after it, in one pointwise
+// segment); with max_norm it stays an expr_eval segment of its own.
+TEST_F(CpuReferenceSegmentsTest, EmbeddingWithoutMaxNormRunsInAKernel) {
+  const std::string_view script = R"(from nvfuser import FusionDefinition, DataType
+def fusion_func(fd : FusionDefinition) -> None :
+    I0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)
+    T2 = fd.ops.embedding_fwd(I0, T1, padding_idx=0)
+    T3 = fd.ops.mul(fd.ops.cast(T2, dtype=DataType.Float), 2.0)
+    fd.add_output(T3)
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)";
+  const runtime::Arguments inputs = {shape(DataType::Int, {3, 7}),
+                                     shape(DataType::BFloat16, {50, 24})};
+  const SegmentedFusion segmented = segment(script, inputs);
+  ASSERT_EQ(segmented.groups().size(), 1u) << segmented.toString();
+  EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::Pointwise) << segmented.toString();
+  EXPECT_EQ(countExprs(segmented.groups()[0], ir::ExprType::IndexSelect), 1);
+  EXPECT_TRUE(decisions("cpu_reference_only").empty());
+
+  std::string withMaxNorm(script);
+  withMaxNorm.replace(withMaxNorm.find("padding_idx=0"), 13, "max_norm=1.0");
+  const SegmentedFusion renormed = segment(withMaxNorm, inputs);
+  int embeddingGroups = 0;
+  for (const SegmentedGroup& group : renormed.groups()) {
+    if (countExprs(group, ir::ExprType::Embedding) == 0) continue;
+    ++embeddingGroups;
+    EXPECT_EQ(group.choice.type, SchedulerType::ExprEval) << renormed.toString();
+  }
+  EXPECT_EQ(embeddingGroups, 1) << renormed.toString();
 }
 
 TEST(CpuReferenceOpsTest, TheMessageNamesTheOpAndTheBackend) {
