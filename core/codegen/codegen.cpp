@@ -5,9 +5,11 @@
 #include "core/codegen/attention_emitter.h"
 #include "core/codegen/pointwise_emitter.h"
 #include "core/codegen/scan_emitter.h"
+#include "core/codegen/scatter_emitter.h"
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
 #include "core/scheduler/pointwise/scan_segment.h"
+#include "core/scheduler/pointwise/scatter_segment.h"
 
 #include "core/codegen/reduction/persistent_emitter.h"
 #include "core/codegen/reduction/reduction_emitter.h"
@@ -87,6 +89,10 @@ GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType t
       if (scheduler::scanOf(segment) != nullptr) {
         return emitScanKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                               kernelName);
+      }
+      if (scheduler::indexedWriteOf(segment) != nullptr) {
+        return emitIndexedWriteKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type),
+                                      info, kernelName);
       }
       return emitPointwiseKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                                  kernelName);

@@ -19,6 +19,7 @@
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
 #include "core/scheduler/pointwise/pointwise_scheduler.h"
 #include "core/scheduler/pointwise/scan_segment.h"
+#include "core/scheduler/pointwise/scatter_segment.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "core/scheduler/transpose/transpose_scheduler.h"
 #endif
@@ -81,17 +82,20 @@ const Registry& registry() {
 
 // What every scheduler but one refuses, found once per segment:
 // reshardingRefusal (all but communication take no resharding set),
-// cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel)
-// and scanRefusal (all but pointwise, whose scan kernel runs it, take no
-// scan).
+// cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel),
+// scanRefusal and indexedWriteRefusal (all but pointwise, whose scan and
+// indexed-write kernels run them, take no scan, scatter or
+// index_put_accumulate).
 struct SegmentRefusals {
   explicit SegmentRefusals(const ir::Fusion& segment)
       : resharding(reshardingRefusal(segment)),
         cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)),
-        scan(scanRefusal(segment)) {}
+        scan(scanRefusal(segment)),
+        indexedWrite(indexedWriteRefusal(segment)) {}
   std::optional<std::string> resharding;
   std::optional<std::string> cpuReferenceOnly;
   std::optional<std::string> scan;
+  std::optional<std::string> indexedWrite;
 };
 
 // The scheduler's reason for refusing `segment`, compile-time check first.
@@ -105,6 +109,9 @@ std::optional<std::string> rejectSegment(const Scheduler& scheduler, const ir::F
     return refusals.cpuReferenceOnly;
   }
   if (refusals.scan && scheduler.type() != SchedulerType::Pointwise) return refusals.scan;
+  if (refusals.indexedWrite && scheduler.type() != SchedulerType::Pointwise) {
+    return refusals.indexedWrite;
+  }
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);
 }

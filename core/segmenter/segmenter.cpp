@@ -239,11 +239,12 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
 }
 
 // Each library call with the epilogue it fuses (a matmul or linear and what
-// the epilogue matcher merges; an sdpfa_fwd alone), each scan alone (its
-// kernel runs nothing else) and each op without a GPU kernel alone, in expr
-// order. With a log, records the matcher's every step ("matmul_epilogue"),
-// each sdpfa_fwd's segment of its own ("library_call"), each scan's
-// ("scan") and each op without a kernel ("cpu_reference_only").
+// the epilogue matcher merges; an sdpfa_fwd alone), each scan, scatter and
+// index_put_accumulate alone (their kernels run nothing else) and each op
+// without a GPU kernel alone, in expr order. With a log, records the
+// matcher's every step ("matmul_epilogue"), each sdpfa_fwd's segment of its
+// own ("library_call"), each scan's ("scan"), each indexed write's
+// ("indexed_write") and each op without a kernel ("cpu_reference_only").
 std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                                               const DecisionLog* log) {
   std::vector<std::vector<Expr*>> groups;
@@ -265,6 +266,16 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                  exprSummary(*expr) +
                      " runs in a segment of its own, never merged with other ops: the "
                      "pointwise scheduler's scan kernel runs it alone");
+      }
+      continue;
+    }
+    if (expr->type() == ir::ExprType::Scatter || expr->type() == ir::ExprType::IndexPutAccumulate) {
+      groups.push_back({expr});
+      if (log != nullptr) {
+        log->add("indexed_write", {}, true,
+                 exprSummary(*expr) +
+                     " runs in a segment of its own, never merged with other ops: the "
+                     "pointwise scheduler's indexed-write kernel runs it alone");
       }
       continue;
     }

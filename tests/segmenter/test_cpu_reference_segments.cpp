@@ -1,5 +1,5 @@
-// Ops without a GPU kernel (scatter, index_put_accumulate, embedding_fwd
-// with max_norm, argsort, topk) in the segmenter: each is sealed in an expr_eval segment of
+// Ops without a GPU kernel (embedding_fwd with max_norm, argsort, topk) in
+// the segmenter: each is sealed in an expr_eval segment of
 // its own that says it runs on the CPU reference only, the ops around it
 // still go to kernels, and every other scheduler's refusal names the op.
 #include <gtest/gtest.h>
@@ -68,26 +68,25 @@ with FusionDefinition() as fd:
 }
 
 TEST_F(CpuReferenceSegmentsTest, KernelSchedulersRefuseTheOpByName) {
-  // The whole fusion (exp, scatter, add) as one segment: every scheduler
-  // refuses it, each kernel scheduler because of the scatter.
+  // The whole fusion (exp, argsort, add) as one segment: every scheduler
+  // refuses it, each kernel scheduler because of the argsort.
   segment(R"(from nvfuser import FusionDefinition, DataType
 def fusion_func(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-    I1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
     T2 = fd.ops.exp(T0)
-    T3 = fd.ops.scatter(T2, I1, 1.0, dim=0)
+    T3 = fd.ops.argsort(T2, dim=0)
     T4 = fd.ops.add(T3, T0)
     fd.add_output(T4)
 with FusionDefinition() as fd:
     fusion_func(fd)
 )",
-          {shape(DataType::Float, {8, 4}), shape(DataType::Int, {2, 4})});
+          {shape(DataType::Float, {8, 4})});
   const std::vector<SegmenterDecision> whole = decisions("whole_fusion");
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_FALSE(whole[0].accepted);
   const std::string& reason = whole[0].reason;
   for (const char* scheduler : {"pointwise", "reduction", "inner_persistent"}) {
-    EXPECT_NE(reason.find(std::string(scheduler) + ": T3 = scatter("), std::string::npos)
+    EXPECT_NE(reason.find(std::string(scheduler) + ": T2 = argsort("), std::string::npos)
         << scheduler << " in: " << reason;
   }
   EXPECT_NE(reason.find("has no GPU kernel"), std::string::npos) << reason;
@@ -127,6 +126,40 @@ with FusionDefinition() as fd:
     EXPECT_EQ(group.choice.type, SchedulerType::ExprEval) << renormed.toString();
   }
   EXPECT_EQ(embeddingGroups, 1) << renormed.toString();
+}
+
+// scatter and index_put_accumulate have a GPU kernel: each is a pointwise
+// segment of its own (decision "indexed_write"), not an expr_eval one.
+TEST_F(CpuReferenceSegmentsTest, ScatterAndIndexPutAccumulateAreKernelSegmentsOfTheirOwn) {
+  const SegmentedFusion segmented = segment(
+      R"(from nvfuser import FusionDefinition, DataType
+def fusion_func(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    I1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    I2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)
+    T3 = fd.ops.exp(T0)
+    T4 = fd.ops.scatter(T3, I1, 1.0, dim=0)
+    T5 = fd.ops.index_put_accumulate(T4, I2, T0)
+    T6 = fd.ops.add(T5, T0)
+    fd.add_output(T6)
+with FusionDefinition() as fd:
+    fusion_func(fd)
+)",
+      {shape(DataType::Float, {8, 4}), shape(DataType::Int, {2, 4}), shape(DataType::Int, {8})});
+  int writes = 0;
+  for (const SegmentedGroup& group : segmented.groups()) {
+    EXPECT_EQ(group.choice.type, SchedulerType::Pointwise) << segmented.toString();
+    const int here = countExprs(group, ir::ExprType::Scatter) +
+                     countExprs(group, ir::ExprType::IndexPutAccumulate);
+    if (here == 0) continue;
+    writes += here;
+    EXPECT_EQ(group.exprs.size(), 1u) << segmented.toString();
+  }
+  EXPECT_EQ(writes, 2);
+  EXPECT_EQ(decisions("indexed_write").size(), 2u);
+  EXPECT_TRUE(decisions("cpu_reference_only").empty());
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::Scatter));
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::IndexPutAccumulate));
 }
 
 TEST(CpuReferenceOpsTest, TheMessageNamesTheOpAndTheBackend) {

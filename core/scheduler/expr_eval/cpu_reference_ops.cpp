@@ -6,8 +6,6 @@ namespace fuserlab::scheduler {
 
 bool isCpuReferenceOnly(ir::ExprType type) {
   switch (type) {
-    case ir::ExprType::Scatter:
-    case ir::ExprType::IndexPutAccumulate:
     case ir::ExprType::Embedding:
     case ir::ExprType::Argsort:
     case ir::ExprType::TopK:

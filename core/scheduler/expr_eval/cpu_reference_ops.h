@@ -1,11 +1,11 @@
-// The ops FuserLab evaluates only with the CPU reference: scatter,
-// index_put_accumulate, embedding_fwd, argsort, topk and sdpfa_bwd (attention
-// backward) have no GPU kernel (no emitter, no library call) yet. So that a
-// fusion holding one still compiles and can be inspected, the segmenter seals
-// each in a segment of its own, which expr_eval alone takes (the registry
-// refuses it to every other scheduler); the cuda backend refuses that segment
-// with noGpuKernelMessage before anything runs, and `run --backend cpu` runs
-// it.
+// The ops FuserLab evaluates only with the CPU reference: embedding_fwd with
+// max_norm (without it, it is an index_select), argsort, topk and sdpfa_bwd
+// (attention backward) have no GPU kernel (no emitter, no library call) yet.
+// So that a fusion holding one still compiles and can be inspected, the
+// segmenter seals each in a segment of its own, which expr_eval alone takes
+// (the registry refuses it to every other scheduler); the cuda backend
+// refuses that segment with noGpuKernelMessage before anything runs, and
+// `run --backend cpu` runs it.
 #pragma once
 
 #include <optional>

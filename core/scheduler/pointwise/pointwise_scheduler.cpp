@@ -7,6 +7,7 @@
 #include "core/scheduler/expr_summary.h"
 #include "core/scheduler/pointwise/pointwise_heuristic.h"
 #include "core/scheduler/pointwise/scan_segment.h"
+#include "core/scheduler/pointwise/scatter_segment.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -81,6 +82,9 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
     return "has no tensor output: there is nothing for a kernel to write";
   }
   if (const ir::Expr* scan = scanOf(segment)) return rejectScanSegment(segment, *scan);
+  if (const ir::Expr* write = indexedWriteOf(segment)) {
+    return rejectIndexedWriteSegment(segment, *write);
+  }
   for (const ir::Expr* expr : liveExprs(segment)) {
     switch (expr->type()) {
       case ExprType::Reduction:
@@ -101,7 +105,8 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
 
 std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& segment,
                                                              const SegmentRuntimeInfo& info) const {
-  if (scanOf(segment) != nullptr) return std::nullopt;  // the scan kernel takes any sizes
+  if (scanOf(segment) != nullptr) return std::nullopt;          // the scan kernel takes any sizes
+  if (indexedWriteOf(segment) != nullptr) return std::nullopt;  // so does an indexed write
   const ir::TensorView* reference = largestOutput(segment, info.evaluator);
   if (reference == nullptr) return "has no tensor output";
   const AxisTrace trace(segment, reference, info.evaluator);
@@ -145,6 +150,7 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& s
 HeuristicParams PointwiseScheduler::computeHeuristics(const ir::Fusion& segment,
                                                       const SegmentRuntimeInfo& info) const {
   if (scanOf(segment) != nullptr) return scanParams(segment, info);
+  if (indexedWriteOf(segment) != nullptr) return indexedWriteParams(segment, info);
   return decidePointwise(segment, info).params;
 }
 
@@ -156,6 +162,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
     return "expected pointwise params, got " + paramsKindName(params) + " params";
   }
   if (scanOf(segment) != nullptr) return rejectScanParams(segment, info, *p);
+  if (indexedWriteOf(segment) != nullptr) return rejectIndexedWriteParams(segment, info, *p);
   if (!isPowerOfTwoUpTo16(p->vectorizationFactor)) {
     return "vectorization_factor " + str(p->vectorizationFactor) + " is not 1, 2, 4, 8 or 16";
   }
@@ -219,6 +226,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
 report::Json PointwiseScheduler::properties(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info) const {
   if (scanOf(segment) != nullptr) return scanProperties(segment, info);
+  if (indexedWriteOf(segment) != nullptr) return indexedWriteProperties(segment, info);
   return decidePointwise(segment, info).toJson();
 }
 
