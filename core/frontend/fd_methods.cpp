@@ -7,6 +7,7 @@
 #include "core/frontend/fd_ops.h"
 #include "core/frontend/multidevice_calls.h"
 #include "core/frontend/torch_tensors.h"
+#include "core/ir/printer.h"
 #include "core/ops/alias.h"
 
 namespace fuserlab::frontend {
@@ -181,9 +182,14 @@ Value callFusionHandleMethod(ir::Fusion& fusion, const std::string& method,
     for (ir::Val* val : fusion.outputVals()) {
       if (val->isA<ir::TensorView>()) tensors.push_back(Value::fusionVal(val));
     }
+  } else if (method == "print_math") {
+    // nvFuser's printout of the fusion's math; FuserLab's IR printer writes
+    // the same notation (T0_g_float[iS0{i0}], one expr per statement).
+    return Value::string(ir::printFusionIr(fusion));
   } else {
-    throw UserError("fd.fusion." + method + " is not supported; expected inputs() or outputs()",
-                    call.location);
+    throw UserError(
+        "fd.fusion." + method + " is not supported; expected inputs(), outputs() or print_math()",
+        call.location);
   }
   return Value::list(std::move(tensors));
 }

@@ -16,9 +16,10 @@ using Kind = Value::Kind;
 
 constexpr std::string_view kSupported =
     "torch.randn, torch.rand, torch.randint, torch.ones, torch.zeros, "
-    "torch.full, torch.arange or torch.testing.make_tensor, optionally "
-    "followed by .as_strided(size, stride[, storage_offset]) or "
-    ".expand(*sizes)";
+    "torch.empty, torch.empty_strided, torch.full, torch.arange or "
+    "torch.testing.make_tensor, optionally followed by .as_strided(size, "
+    "stride[, storage_offset]) or .expand(*sizes) (or torch.as_strided, "
+    "torch.nn.Parameter of one)";
 
 // Keyword arguments every constructor accepts besides its own.
 constexpr std::array<std::string_view, 5> kCommonKeywords = {"dtype", "device", "requires_grad",
@@ -209,6 +210,55 @@ class InputsReader : public ExpressionEvaluator {
                          : path == "torch.ones" ? TensorInitializer::ones()
                                                 : TensorInitializer::zeros();
       return add(std::move(spec));
+    }
+    if (path == "torch.empty") {
+      // torch.empty's values are whatever its memory held: they are filled
+      // as torch.testing.make_tensor fills a tensor (random, of its dtype).
+      EvaluatedCall keywords = keywordsOnly(call);
+      BoundArguments args(keywords,
+                          withCommonKeywords({{"size", false}, {"memory_format", false}}));
+      spec.sizes = varargSizes(call, args);
+      readCommon(args, spec, DataType::Float);
+      spec.initializer = TensorInitializer::makeTensor();
+      return add(std::move(spec));
+    }
+    if (path == "torch.empty_strided") {
+      // The storage its strides reach, filled as torch.empty's, viewed.
+      BoundArguments args(call, withCommonKeywords({{"size", true}, {"stride", true}}));
+      const std::vector<int64_t> sizes = args.intList("size");
+      const std::vector<int64_t> strides = args.intList("stride");
+      checkSizes(args, *args.find("size"), sizes, "size");
+      checkSizes(args, *args.find("stride"), strides, "stride");
+      readCommon(args, spec, DataType::Float);
+      spec.initializer = TensorInitializer::makeTensor();
+      int64_t storage = 1;
+      for (size_t i = 0; i < sizes.size() && i < strides.size(); ++i) {
+        if (sizes[i] == 0) storage = 0;
+        if (storage > 0) storage += (sizes[i] - 1) * strides[i];
+      }
+      spec.sizes = {storage};
+      EvaluatedCall view;
+      view.name = "torch.empty_strided";
+      view.location = call.location;
+      view.positional = {*args.find("size"), *args.find("stride")};
+      return asStrided(std::move(spec), view);
+    }
+    if (path == "torch.as_strided") {
+      // torch.as_strided(input, size, stride[, storage_offset]): the method.
+      if (call.positional.empty() || !call.positional[0].value.is(Kind::kInputTensor)) {
+        throw UserError("torch.as_strided takes a tensor of the inputs block first", call.location);
+      }
+      EvaluatedCall rest = call;
+      rest.positional.erase(rest.positional.begin());
+      return asStrided(this->spec(call.positional[0].value), rest);
+    }
+    if (path == "torch.nn.Parameter" || path == "torch.nn.parameter.Parameter") {
+      // A parameter is its data (requires_grad does not change the values).
+      BoundArguments args(call, {{"data", true}, {"requires_grad", false}});
+      const Argument& data = *args.find("data");
+      if (!data.value.is(Kind::kInputTensor)) args.failType(data, "a tensor of the inputs block");
+      args.boolean("requires_grad", true);
+      return data.value;
     }
     if (path == "torch.testing.make_tensor") {
       EvaluatedCall keywords = keywordsOnly(call);

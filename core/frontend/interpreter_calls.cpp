@@ -417,6 +417,12 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
     // what they compute is the run's, not the definition's.
     return Value::opaque("the result of " + path);
   }
+  if (auto answer = architecturePredicate(path, call)) return *answer;
+  if (path == "nvfuser_direct.version" || path == "nvfuser.version") {
+    // The module's version(): FuserLab answers with its own.
+    BoundArguments args(call, {});
+    return Value::string(FUSERLAB_VERSION);
+  }
   // Functions of modules FuserLab does not model (pytest, the test suite's
   // helpers such as python.direct_utils): what they compute is the run's.
   const std::string root = path.substr(0, path.find('.'));
@@ -425,6 +431,36 @@ Value Interpreter::callNamespace(const std::string& path, const EvaluatedCall& c
     return Value::opaque("the result of " + path);
   }
   return ExpressionEvaluator::callValue(Value::nameSpace(path), call);
+}
+
+// nvFuser's test-suite predicates on the GPU's architecture
+// (python.direct_utils: is_pre_ampere(), microarchitecture_is(9, 0), ...),
+// which tests branch on: answered for compute capability 9.0, the H100 and
+// H200 that FuserLab compiles for by default; nullopt for other calls.
+std::optional<Value> Interpreter::architecturePredicate(const std::string& path,
+                                                        const EvaluatedCall& call) {
+  constexpr int64_t kMajor = 9;
+  constexpr int64_t kMinor = 0;
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find("utils") == std::string::npos) return std::nullopt;
+  const std::string name = path.substr(dot + 1);
+  static const std::pair<std::string_view, int64_t> kBefore[] = {
+      {"is_pre_volta", 7}, {"is_pre_ampere", 8}, {"is_pre_hopper", 9}, {"is_pre_blackwell", 10}};
+  for (const auto& [predicate, major] : kBefore) {
+    if (name == predicate) {
+      BoundArguments args(call, {});
+      return Value::boolean(kMajor < major);
+    }
+  }
+  if (name == "microarchitecture_is_pre") {
+    BoundArguments args(call, {{"major", true}});
+    return Value::boolean(kMajor < args.integer("major"));
+  }
+  if (name == "microarchitecture_is") {
+    BoundArguments args(call, {{"major", true}, {"minor", true}});
+    return Value::boolean(args.integer("major") == kMajor && args.integer("minor") == kMinor);
+  }
+  return std::nullopt;
 }
 
 // getattr(object, name[, default]) and hasattr(object, name).

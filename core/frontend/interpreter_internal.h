@@ -19,10 +19,21 @@
 namespace fuserlab::frontend::interpreter_detail {
 
 // The torch functions that make a tensor the inputs can hold.
-inline constexpr std::string_view kTorchConstructors[] = {
-    "torch.randn",  "torch.rand",  "torch.randint", "torch.ones",
-    "torch.zeros",  "torch.full",  "torch.arange",  "torch.testing.make_tensor",
-    "torch.device", "torch.empty", "torch.tensor"};
+inline constexpr std::string_view kTorchConstructors[] = {"torch.randn",
+                                                          "torch.rand",
+                                                          "torch.randint",
+                                                          "torch.ones",
+                                                          "torch.zeros",
+                                                          "torch.full",
+                                                          "torch.arange",
+                                                          "torch.testing.make_tensor",
+                                                          "torch.device",
+                                                          "torch.empty",
+                                                          "torch.tensor",
+                                                          "torch.empty_strided",
+                                                          "torch.as_strided",
+                                                          "torch.nn.Parameter",
+                                                          "torch.nn.parameter.Parameter"};
 
 // The torch tensor methods the inputs block reads (inputs_block.h).
 inline constexpr std::string_view kTorchViewMethods[] = {"as_strided", "cuda", "expand"};
@@ -193,6 +204,7 @@ class Interpreter : public ExpressionEvaluator {
 
   // getattr(object, name[, default]) and hasattr(object, name).
   Value getAttribute(bool has, const EvaluatedCall& call);
+  std::optional<Value> architecturePredicate(const std::string& path, const EvaluatedCall& call);
 
   // functools.partial(f, *args, **kwargs).
   Value makePartial(const EvaluatedCall& call);

@@ -206,9 +206,18 @@ TensorView* expand(TensorView* x, const std::vector<Scalar*>& shape) {
   return out;
 }
 
-TensorView* reshape(TensorView* x, const std::vector<Scalar*>& shape) {
+TensorView* reshape(TensorView* x, const std::vector<Scalar*>& requested) {
   constexpr std::string_view kOp = "reshape";
   checkPresent(kOp, x, "the input");
+  // nvFuser casts each size to its index type: a floating size (a shape
+  // computed through reciprocal or a true division, as in its
+  // test_reshape_dynamic) is truncated as that cast truncates.
+  std::vector<Scalar*> shape = requested;
+  for (Scalar*& size : shape) {
+    if (size != nullptr && ir::isFloatingPoint(size->dtype())) {
+      size = cast(size, DataType::Int)->as<Scalar>();
+    }
+  }
   Fusion* fusion = x->fusion();
   std::optional<size_t> inferred;
   Scalar* known = fusion->constInt(1);

@@ -163,6 +163,31 @@ TEST_F(InputsBlockTest, AsStridedAndCuda) {
   EXPECT_FALSE(specs[2].stridedSizes.has_value());
 }
 
+// As nvFuser's own tests build inputs (test_allocation, test_high_complexity,
+// the cutlass and narrow-precision tests): torch.empty (filled as
+// make_tensor fills), torch.empty_strided, the function form of
+// as_strided, and torch.nn.Parameter around a tensor.
+TEST_F(InputsBlockTest, EmptyEmptyStridedAsStridedAndParameter) {
+  std::vector<InputSpec> specs =
+      read({"torch.empty(3, 4, dtype=torch.bfloat16, device='cuda')",
+            "torch.empty_strided((4, 3), (1, 4), dtype=torch.float32)",
+            "torch.as_strided(torch.randn(100), (4, 4), (20, 2), 3)",
+            "torch.nn.Parameter(torch.randn(8, dtype=torch.float16), requires_grad=False)"});
+  ASSERT_EQ(specs.size(), 4u);
+  EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(specs[0].dtype, DataType::BFloat16);
+  EXPECT_EQ(specs[0].initializer.kind, Kind::MakeTensor);
+  EXPECT_EQ(specs[1].sizes, (std::vector<int64_t>{12}));
+  EXPECT_EQ(specs[1].stridedSizes, (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(specs[1].stridedStrides, (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(specs[2].sizes, (std::vector<int64_t>{100}));
+  EXPECT_EQ(specs[2].stridedSizes, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(specs[2].stridedOffset, 3);
+  EXPECT_EQ(specs[3].sizes, (std::vector<int64_t>{8}));
+  EXPECT_EQ(specs[3].dtype, DataType::Half);
+  EXPECT_EQ(specs[3].initializer.kind, Kind::Randn);
+}
+
 TEST_F(InputsBlockTest, PythonNumbersAreScalarEntries) {
   std::vector<InputSpec> specs = read({"0.5", "3", "True", "-2", "1 / 4"});
   ASSERT_EQ(specs.size(), 5u);

@@ -206,6 +206,43 @@ TEST(InterpreterTest, FromPytorchTakesTheInputsDefinedBeforeTheFunction) {
 
 // Indexing a torch tensor views it, as torch does: a misaligned start, a
 // strided slice, an int index dropping an axis.
+// What nvFuser's test modules ask besides definitions: their suite's
+// architecture predicates (answered for compute capability 9.0, FuserLab's
+// default device), the module's version(), and fd.fusion.print_math() (the
+// IR printer's text). A test branching on is_pre_hopper() takes the Hopper
+// branch.
+TEST(InterpreterTest, ArchitecturePredicatesVersionAndPrintMath) {
+  Script script = read(std::string(kDirectHeader) +
+                       "from nvfuser_direct import version\n"
+                       "from python.direct_utils import is_pre_ampere, is_pre_hopper, "
+                       "is_pre_blackwell, microarchitecture_is\n"
+                       "assert version() == '" FUSERLAB_TEST_VERSION
+                       "'\n"
+                       "with FusionDefinition() as fd:\n"
+                       "    t0 = fd.define_tensor(shape=[-1], dtype=DataType.Float)\n"
+                       "    if is_pre_ampere() or is_pre_hopper():\n"
+                       "        fd.add_output(fd.ops.neg(t0))\n"
+                       "    elif microarchitecture_is(9, 0) and is_pre_blackwell():\n"
+                       "        fd.add_output(fd.ops.abs(t0))\n"
+                       "math = fd.fusion.print_math()\n"
+                       "assert 'abs(' in math\n");
+  EXPECT_EQ(count(ir(script), "abs("), 1u) << ir(script);
+  EXPECT_EQ(count(ir(script), "neg("), 0u) << ir(script);
+}
+
+// nvFuser casts reshape sizes to its index type: a size computed as a
+// Float (192 * reciprocal(n), its test_reshape_dynamic) is truncated.
+TEST(InterpreterTest, AFloatingReshapeSizeIsCastToAnInteger) {
+  Script script = read(std::string(kDirectHeader) +
+                       "with FusionDefinition() as fd:\n"
+                       "    t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)\n"
+                       "    n = fd.define_scalar(None, dtype=DataType.Int)\n"
+                       "    s = fd.ops.mul(fd.define_scalar(192, dtype=DataType.Int), "
+                       "fd.ops.reciprocal(n))\n"
+                       "    fd.add_output(fd.ops.reshape(t0, new_shape=[n, s]))\n");
+  EXPECT_EQ(count(ir(script), "cast("), 1u) << ir(script);
+}
+
 TEST(InterpreterTest, IndexingATorchTensorViewsIt) {
   Script script =
       read(std::string(kDirectHeader) +
