@@ -103,6 +103,47 @@ std::string ReductionPattern::axesDescription() const {
 
 namespace {
 
+// Why the reductions, whose axes are at the same positions, still reduce
+// different axes: a permute moves axes between them, and a reduced axis of
+// one, followed to the first reduction's input, is an axis the first does
+// not reduce. nullopt where none is (or no permute is live: positions are
+// axes; or the walk cannot follow an axis, which keeps the positions'
+// answer).
+std::optional<std::string> reducedAxesDiffer(const ir::Fusion& segment,
+                                             const std::vector<ReductionInfo>& reductions) {
+  const ir::Expr* permute = nullptr;
+  for (const ir::Expr* expr : liveExprs(segment)) {
+    if (expr->type() == ExprType::Permute) permute = expr;
+  }
+  if (permute == nullptr) return std::nullopt;
+  const ReductionInfo& first = reductions.front();
+  const AxisTrace trace(segment, first.input, nullptr);
+  const std::vector<const IterDomain*>& referenceAxes = trace.referenceAxes();
+  const std::vector<IterDomain*>& firstAxes = first.input->logicalNoReductions();
+  for (size_t r = 1; r < reductions.size(); ++r) {
+    const ReductionInfo& other = reductions[r];
+    const TensorTrace* walked = trace.find(other.input);
+    if (walked == nullptr) continue;
+    const std::vector<IterDomain*>& otherAxes = other.input->logicalNoReductions();
+    for (size_t k = 0; k < walked->axes.size() && k < referenceAxes.size(); ++k) {
+      const auto ref = std::find(firstAxes.begin(), firstAxes.end(), referenceAxes[k]);
+      if (ref == firstAxes.end() || contains(first.axes, ref - firstAxes.begin())) continue;
+      for (const AxisPiece& piece : walked->axes[k]) {
+        if (piece.kind != PieceKind::Axis) continue;
+        const auto at = std::find(otherAxes.begin(), otherAxes.end(), piece.id);
+        if (at == otherAxes.end() || !contains(other.axes, at - otherAxes.begin())) continue;
+        return "reductions " + describe(first) + " and " + describe(other) +
+               " reduce different axes through permute " + permute->output(0)->name() +
+               " (the same positions, other axes: the second reduces axis " +
+               std::to_string(ref - firstAxes.begin()) + " of the first's input); one " +
+               "reduction kernel follows one set of reduced axes, so they belong in "
+               "different segments";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result;
   ReductionPattern pattern;
@@ -137,14 +178,11 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   // of a permute([1, 0, ...]) of its result reduce different axes (the
   // differential tester's seed 632936: an outer persistent kernel took
   // both as one and was wrong in 15,797 of 16,384 elements on an H200).
+  // With a permute in the segment, each reduction's axes are followed to
+  // the first one's input and compared there.
   if (pattern.reductions.size() > 1) {
-    for (const ir::Expr* expr : liveExprs(segment)) {
-      if (expr->type() != ExprType::Permute) continue;
-      result.reason = "reductions " + describe(first) + " and " +
-                      describe(pattern.reductions.back()) + " in a segment with permute " +
-                      expr->output(0)->name() +
-                      ": reduced axes at the same positions may be different axes, so "
-                      "they belong in different segments";
+    if (auto mismatch = reducedAxesDiffer(segment, pattern.reductions)) {
+      result.reason = *mismatch;
       return result;
     }
   }
