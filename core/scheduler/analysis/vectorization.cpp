@@ -129,6 +129,34 @@ class TensorAnalyzer {
     result_.reason = name() + ": " + why;
   }
 
+  // A tensor broadcast along the reference's innermost axis that moves
+  // along an outer axis of the inner run: chunks must not cross the
+  // boundaries where its value changes (every `span` elements, the extents
+  // inside that axis). Chunks inside the innermost axis never cross one
+  // when its extent is a multiple of the chunk, and span is a multiple of
+  // that extent, so span's power of two bounds both ways.
+  void limitCrossing() {
+    const std::vector<int64_t>& extents = axisTrace_.referenceExtents();
+    const int64_t rank = static_cast<int64_t>(trace_->axes.size());
+    int64_t span = 1;
+    for (int64_t k = rank - 1; k >= breakPoint_; --k) {
+      const bool moves = std::any_of(trace_->axes[k].begin(), trace_->axes[k].end(),
+                                     [](const AxisPiece& p) { return p.kind == PieceKind::Axis; });
+      if (moves) {
+        if (powerOfTwoDividing(span) >= kMaxAccessBytes) return;
+        result_.limitsFactor = true;
+        result_.limit = powerOfTwoDividing(span);
+        result_.reason = name() + ": read element by element, it changes every " +
+                         std::to_string(span) + " elements of the reference's inner run, so " +
+                         "chunks of more than " + std::to_string(result_.limit) +
+                         " would cross that";
+        return;
+      }
+      if (static_cast<size_t>(k) >= extents.size() || extents[k] < 0) return;
+      span *= std::max<int64_t>(1, extents[k]);
+    }
+  }
+
   // The pieces the reference's inner axes walk along, innermost first.
   std::vector<AxisPiece> innerPieces() const {
     std::vector<AxisPiece> pieces;
@@ -155,6 +183,7 @@ class TensorAnalyzer {
     switch (first.kind) {
       case PieceKind::Broadcast:
         notVectorized("broadcast along the reference's innermost axis");
+        limitCrossing();
         return false;
       case PieceKind::Indexed:
         notVectorized("indexed along the reference's innermost axis");
@@ -368,7 +397,7 @@ VectorizationAnalysis analyzeVectorization(const ir::Fusion& segment,
                               narrowestBytes);
       analysis.tensors.push_back(analyzer.run());
       const TensorVectorization& result = analysis.tensors.back();
-      if (result.vectorized) factor = std::min(factor, result.limit);
+      if (result.vectorized || result.limitsFactor) factor = std::min(factor, result.limit);
     }
     return factor;
   };
@@ -389,7 +418,7 @@ VectorizationAnalysis analyzeVectorization(const ir::Fusion& segment,
   }
   analysis.factor = factor;
   for (const TensorVectorization& t : analysis.tensors) {
-    if (t.vectorized && t.limit == factor) {
+    if ((t.vectorized || t.limitsFactor) && t.limit == factor) {
       analysis.limitingTensor = t.tensor;
       break;
     }

@@ -41,6 +41,12 @@ struct TensorVectorization {
   int64_t innerExtent = 0;
   //! The largest factor this tensor allows (a power of two).
   int64_t limit = 1;
+  //! A tensor read element by element that still limits the factor: it
+  //! changes inside the reference's inner run (a per-channel scale over
+  //! [N, C, H, W] changes every H * W elements), and a chunk crossing that
+  //! boundary would read one value for lanes of two (`limit` is the largest
+  //! chunk that never crosses it).
+  bool limitsFactor = false;
   //! Why `limit` is what it is, or why the tensor is not vectorized.
   std::string reason;
 
