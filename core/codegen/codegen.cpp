@@ -6,10 +6,12 @@
 #include "core/codegen/pointwise_emitter.h"
 #include "core/codegen/scan_emitter.h"
 #include "core/codegen/scatter_emitter.h"
+#include "core/codegen/sort_emitter.h"
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/pointwise/scatter_segment.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 
 #include "core/codegen/reduction/persistent_emitter.h"
 #include "core/codegen/reduction/reduction_emitter.h"
@@ -93,6 +95,10 @@ GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType t
       if (scheduler::indexedWriteOf(segment) != nullptr) {
         return emitIndexedWriteKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type),
                                       info, kernelName);
+      }
+      if (scheduler::sortOf(segment) != nullptr) {
+        return emitSortKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
+                              kernelName);
       }
       return emitPointwiseKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                                  kernelName);

@@ -24,6 +24,7 @@
 #include "core/runtime/plan_graph.h"
 #include "core/runtime/run_keys.h"
 #include "core/scheduler/expr_eval/cpu_reference_ops.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 #include "core/scheduler/registry.h"
 #include "core/tensor/binding.h"
 
@@ -69,6 +70,14 @@ std::vector<int64_t> extentsOf(const ir::TensorView& tv, const ir::ExpressionEva
 }
 
 // Plans one run of `segmented` on `inputs` (already bound in `evaluator`).
+// The length of the lines `sort` (an argsort or topk of the complete
+// fusion) orders, at the bound sizes.
+int64_t sortLineLength(const ir::Expr& sort, const ir::ExpressionEvaluator& evaluator) {
+  const auto& axes = sort.input(0)->as<ir::TensorView>()->logicalNoReductions();
+  if (axes.empty()) return 1;
+  return evaluator.evaluateExtent(axes[static_cast<size_t>(sort.attrs().dim)]);
+}
+
 class Planner {
  public:
   Planner(GpuExecutor::Signature& signature, const scheduler::DeviceSpec& spec, int device,
@@ -203,6 +212,13 @@ class Planner {
     for (const ir::Expr* expr : group.exprs) {  // the complete fusion's
       if (scheduler::isCpuReferenceOnly(expr->type())) {
         throw KernelUnavailable(segmentName(group) + ": " + scheduler::noGpuKernelMessage(*expr));
+      }
+      // A sort expr_eval took: its lines are too long for the sort kernel.
+      if (scheduler::isSortOp(expr->type()) &&
+          group.choice.type == scheduler::SchedulerType::ExprEval) {
+        throw KernelUnavailable(
+            segmentName(group) + ": " +
+            scheduler::noSortKernelMessage(*expr, sortLineLength(*expr, evaluator_)));
       }
     }
     const auto* matmul = std::get_if<scheduler::MatmulParams>(&group.choice.params);

@@ -20,6 +20,7 @@
 #include "core/scheduler/pointwise/pointwise_scheduler.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/pointwise/scatter_segment.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "core/scheduler/transpose/transpose_scheduler.h"
 #endif
@@ -85,17 +86,21 @@ const Registry& registry() {
 // cpuReferenceOnlyRefusal (all but expr_eval take no op without a kernel),
 // scanRefusal and indexedWriteRefusal (all but pointwise, whose scan and
 // indexed-write kernels run them, take no scan, scatter or
-// index_put_accumulate).
+// index_put_accumulate), and sortRefusal (all but pointwise, whose sort
+// kernel runs it, and expr_eval, which takes a line too long for that
+// kernel, take no argsort or topk).
 struct SegmentRefusals {
   explicit SegmentRefusals(const ir::Fusion& segment)
       : resharding(reshardingRefusal(segment)),
         cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)),
         scan(scanRefusal(segment)),
-        indexedWrite(indexedWriteRefusal(segment)) {}
+        indexedWrite(indexedWriteRefusal(segment)),
+        sort(sortRefusal(segment)) {}
   std::optional<std::string> resharding;
   std::optional<std::string> cpuReferenceOnly;
   std::optional<std::string> scan;
   std::optional<std::string> indexedWrite;
+  std::optional<std::string> sort;
 };
 
 // The scheduler's reason for refusing `segment`, compile-time check first.
@@ -111,6 +116,10 @@ std::optional<std::string> rejectSegment(const Scheduler& scheduler, const ir::F
   if (refusals.scan && scheduler.type() != SchedulerType::Pointwise) return refusals.scan;
   if (refusals.indexedWrite && scheduler.type() != SchedulerType::Pointwise) {
     return refusals.indexedWrite;
+  }
+  if (refusals.sort && scheduler.type() != SchedulerType::Pointwise &&
+      scheduler.type() != SchedulerType::ExprEval) {
+    return refusals.sort;
   }
   if (auto reason = scheduler.rejectCompileTime(segment)) return reason;
   return scheduler.rejectRunTime(segment, info);

@@ -7,6 +7,7 @@
 #include "core/ir/error.h"
 #include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/matmul/epilogue_matcher.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 #include "core/scheduler/registry.h"
 #include "core/segmenter/decision_log.h"
 #include "core/segmenter/edge_recompute.h"
@@ -240,11 +241,12 @@ void finalizeGroups(SegmentedFusion& result, const CompleteFusionIndex& index,
 
 // Each library call with the epilogue it fuses (a matmul or linear and what
 // the epilogue matcher merges; an sdpfa_fwd alone), each scan, scatter and
-// index_put_accumulate alone (their kernels run nothing else) and each op
-// without a GPU kernel alone, in expr order. With a log, records the
-// matcher's every step ("matmul_epilogue"), each sdpfa_fwd's segment of its
-// own ("library_call"), each scan's ("scan"), each indexed write's
-// ("indexed_write") and each op without a kernel ("cpu_reference_only").
+// index_put_accumulate, argsort and topk alone (their kernels run nothing
+// else) and each op without a GPU kernel alone, in expr order. With a log,
+// records the matcher's every step ("matmul_epilogue"), each sdpfa_fwd's
+// segment of its own ("library_call"), each scan's ("scan"), each indexed
+// write's ("indexed_write"), each sort's ("sort") and each op without a
+// kernel ("cpu_reference_only").
 std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                                               const DecisionLog* log) {
   std::vector<std::vector<Expr*>> groups;
@@ -276,6 +278,17 @@ std::vector<std::vector<Expr*>> libraryGroups(const CompleteFusionIndex& index,
                  exprSummary(*expr) +
                      " runs in a segment of its own, never merged with other ops: the "
                      "pointwise scheduler's indexed-write kernel runs it alone");
+      }
+      continue;
+    }
+    if (scheduler::isSortOp(expr->type())) {
+      groups.push_back({expr});
+      if (log != nullptr) {
+        log->add("sort", {}, true,
+                 exprSummary(*expr) +
+                     " runs in a segment of its own, never merged with other ops: the "
+                     "pointwise scheduler's sort kernel runs it alone (expr_eval, on the CPU "
+                     "reference, a line too long for that kernel)");
       }
       continue;
     }

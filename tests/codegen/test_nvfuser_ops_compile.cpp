@@ -1,8 +1,8 @@
 // The GPU side of the ops added for real nvFuser scripts (issue 41):
 // signbit is a pointwise kernel NVRTC compiles; select (a slice of one
 // position and a squeeze) is a view taken without a kernel, or computed in
-// one; topk, an op without a kernel, is a kernel-free segment between two
-// kernels that still compile.
+// one; topk is a sort kernel of its own between two kernels, all three
+// compile.
 #include "core/cuda/nvrtc_compiler.h"
 #include "tests/codegen/codegen_fixture.h"
 
@@ -73,7 +73,7 @@ TEST(NvfuserOpsCompileTest, SelectOfAComputedTensorCompiles) {
   }
 }
 
-TEST(NvfuserOpsCompileTest, TopkLeavesTheKernelsAroundIt) {
+TEST(NvfuserOpsCompileTest, TopkIsASortKernelBetweenTheKernelsAroundIt) {
   const CompiledScript compiled = compileScript(script(R"(
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
     T1 = fd.ops.exp(T0)
@@ -85,11 +85,14 @@ TEST(NvfuserOpsCompileTest, TopkLeavesTheKernelsAroundIt) {
                                                 "8x32:f32");
   const auto& groups = compiled.compiled.segmented->groups();
   ASSERT_EQ(groups.size(), 3u);
-  ASSERT_EQ(compiled.kernels.size(), 2u) << "the topk segment launches no kernel";
+  ASSERT_EQ(compiled.kernels.size(), 3u) << "each segment launches a kernel, the topk's a sort";
+  int sorts = 0;
   for (const runtime::SegmentKernel& segment : compiled.kernels) {
     ASSERT_TRUE(segment.kernel.has_value()) << segment.error;
+    sorts += segment.kernel->source.find("pointwise (sort)") != std::string::npos ? 1 : 0;
     expectCompiles(*segment.kernel);
   }
+  EXPECT_EQ(sorts, 1);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
-// Ops without a GPU kernel (embedding_fwd with max_norm, argsort, topk) in
-// the segmenter: each is sealed in an expr_eval segment of
-// its own that says it runs on the CPU reference only, the ops around it
-// still go to kernels, and every other scheduler's refusal names the op.
+// Ops without a GPU kernel (embedding_fwd with max_norm, sdpfa_bwd; argsort
+// and topk of lines too long for the sort kernel) in the segmenter: each is
+// sealed in an expr_eval segment of its own that says it runs on the CPU
+// reference only, the ops around it still go to kernels, and every other
+// scheduler's refusal names the op. argsort and topk otherwise, scatter and
+// index_put_accumulate are kernel segments of their own.
 #include <gtest/gtest.h>
 
 #include "core/scheduler/expr_eval/cpu_reference_ops.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 #include "tests/segmenter/segmenter_fixture.h"
 
 namespace fuserlab::segmenter {
@@ -30,63 +33,86 @@ with FusionDefinition() as fd:
     fusion_func(fd)
 )";
 
-TEST_F(CpuReferenceSegmentsTest, TopkIsAnExprEvalSegmentOfItsOwn) {
+// topk and argsort have a GPU kernel (the sort kernel, for lines of up to
+// kMaxSortRow): a pointwise segment of their own (decision "sort").
+TEST_F(CpuReferenceSegmentsTest, TopkIsAKernelSegmentOfItsOwn) {
   const SegmentedFusion segmented =
       segment(kTopkBetweenPointwise, {shape(DataType::Float, {8, 32})});
   ASSERT_EQ(segmented.groups().size(), 3u) << segmented.toString();
   int topkGroups = 0;
   for (const SegmentedGroup& group : segmented.groups()) {
-    if (countExprs(group, ir::ExprType::TopK) == 0) {
-      EXPECT_EQ(group.choice.type, SchedulerType::Pointwise) << segmented.toString();
-      continue;
-    }
+    EXPECT_EQ(group.choice.type, SchedulerType::Pointwise) << segmented.toString();
+    if (countExprs(group, ir::ExprType::TopK) == 0) continue;
     ++topkGroups;
     EXPECT_EQ(group.exprs.size(), 1u);
-    EXPECT_EQ(group.choice.type, SchedulerType::ExprEval);
-    const report::Json* evaluation = group.choice.properties.get("evaluation");
-    ASSERT_NE(evaluation, nullptr);
-    EXPECT_EQ(evaluation->asString(), "cpu_reference_only");
+    const report::Json* sort = group.choice.properties.get("sort");
+    ASSERT_NE(sort, nullptr);
+    EXPECT_NE(sort->asString().find("topk"), std::string::npos);
   }
   EXPECT_EQ(topkGroups, 1);
-  ASSERT_EQ(decisions("cpu_reference_only").size(), 1u);
-  EXPECT_NE(decisions("cpu_reference_only")[0].reason.find("topk"), std::string::npos);
+  ASSERT_EQ(decisions("sort").size(), 1u);
+  EXPECT_NE(decisions("sort")[0].reason.find("topk"), std::string::npos);
+  EXPECT_TRUE(decisions("cpu_reference_only").empty());
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::TopK));
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::Argsort));
 }
 
-TEST_F(CpuReferenceSegmentsTest, AFusionOfOneArgsortIsOneExprEvalSegment) {
-  const SegmentedFusion segmented = segment(
-      R"(from nvfuser import FusionDefinition, DataType
+constexpr std::string_view kOneArgsort = R"(from nvfuser import FusionDefinition, DataType
 def fusion_func(fd : FusionDefinition) -> None :
     T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Half)
     T1 = fd.ops.argsort(T0, dim=0, descending=True)
     fd.add_output(T1)
 with FusionDefinition() as fd:
     fusion_func(fd)
-)",
-      {shape(DataType::Half, {100})});
+)";
+
+TEST_F(CpuReferenceSegmentsTest, AFusionOfOneArgsortIsOneSortKernelSegment) {
+  const SegmentedFusion segmented = segment(kOneArgsort, {shape(DataType::Half, {100})});
   ASSERT_EQ(segmented.groups().size(), 1u);
-  EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::ExprEval);
+  EXPECT_EQ(segmented.groups()[0].choice.type, SchedulerType::Pointwise);
+  const report::Json* length = segmented.groups()[0].choice.properties.get("line_length");
+  ASSERT_NE(length, nullptr);
+  EXPECT_EQ(length->asInt(), 100);
+}
+
+// A line longer than the sort kernel holds in shared memory stays on the CPU
+// reference: expr_eval takes it, and pointwise is never asked.
+TEST_F(CpuReferenceSegmentsTest, AnArgsortOfLinesTooLongForTheKernelIsAnExprEvalSegment) {
+  const SegmentedFusion segmented =
+      segment(kOneArgsort, {shape(DataType::Half, {scheduler::kMaxSortRow + 1})});
+  ASSERT_EQ(segmented.groups().size(), 1u);
+  const SegmentedGroup& group = segmented.groups()[0];
+  EXPECT_EQ(group.choice.type, SchedulerType::ExprEval);
+  const report::Json* evaluation = group.choice.properties.get("evaluation");
+  ASSERT_NE(evaluation, nullptr);
+  EXPECT_EQ(evaluation->asString(), "cpu_reference_only");
+  EXPECT_EQ(scheduler::noSortKernelMessage(*group.exprs[0], scheduler::kMaxSortRow + 1),
+            "fd.ops.argsort (T1 = argsort(T0)) sorts lines of 4097 "
+            "elements, more than the 4096 that FuserLab's GPU sort kernel holds in shared "
+            "memory; it runs on the CPU reference backend (run --backend cpu)");
 }
 
 TEST_F(CpuReferenceSegmentsTest, KernelSchedulersRefuseTheOpByName) {
-  // The whole fusion (exp, argsort, add) as one segment: every scheduler
-  // refuses it, each kernel scheduler because of the argsort.
+  // The whole fusion (embedding_fwd with max_norm, exp) as one segment:
+  // every scheduler refuses it, each kernel scheduler because of the
+  // embedding.
   segment(R"(from nvfuser import FusionDefinition, DataType
 def fusion_func(fd : FusionDefinition) -> None :
-    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
-    T2 = fd.ops.exp(T0)
-    T3 = fd.ops.argsort(T2, dim=0)
-    T4 = fd.ops.add(T3, T0)
-    fd.add_output(T4)
+    I0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Int)
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T2 = fd.ops.embedding_fwd(I0, T1, max_norm=1.0)
+    T3 = fd.ops.exp(T2)
+    fd.add_output(T3)
 with FusionDefinition() as fd:
     fusion_func(fd)
 )",
-          {shape(DataType::Float, {8, 4})});
+          {shape(DataType::Int, {3, 7}), shape(DataType::Float, {50, 24})});
   const std::vector<SegmenterDecision> whole = decisions("whole_fusion");
   ASSERT_EQ(whole.size(), 1u);
   EXPECT_FALSE(whole[0].accepted);
   const std::string& reason = whole[0].reason;
   for (const char* scheduler : {"pointwise", "reduction", "inner_persistent"}) {
-    EXPECT_NE(reason.find(std::string(scheduler) + ": T2 = argsort("), std::string::npos)
+    EXPECT_NE(reason.find(std::string(scheduler) + ": T2 = embedding_fwd("), std::string::npos)
         << scheduler << " in: " << reason;
   }
   EXPECT_NE(reason.find("has no GPU kernel"), std::string::npos) << reason;
@@ -172,8 +198,11 @@ TEST(CpuReferenceOpsTest, TheMessageNamesTheOpAndTheBackend) {
   ir::ExprAttrs attrs;
   attrs.flags = {false, false};
   const ir::Expr* argsort = fusion.newExpr(ir::ExprType::Argsort, {x}, {y}, attrs);
-  EXPECT_TRUE(scheduler::isCpuReferenceOnly(ir::ExprType::Argsort));
+  EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::Argsort));
+  EXPECT_TRUE(scheduler::isCpuReferenceOnly(ir::ExprType::Embedding));
+  EXPECT_TRUE(scheduler::isCpuReferenceOnly(ir::ExprType::SdpaBwd));
   EXPECT_FALSE(scheduler::isCpuReferenceOnly(ir::ExprType::IndexSelect));
+  // The message is built for any expr (here an argsort's).
   EXPECT_EQ(scheduler::noGpuKernelMessage(*argsort),
             "fd.ops.argsort (T1 = argsort(T0)) has no GPU kernel in FuserLab "
             "yet; it runs on the CPU reference backend (run --backend cpu)");

@@ -7,8 +7,6 @@ namespace fuserlab::scheduler {
 bool isCpuReferenceOnly(ir::ExprType type) {
   switch (type) {
     case ir::ExprType::Embedding:
-    case ir::ExprType::Argsort:
-    case ir::ExprType::TopK:
     case ir::ExprType::SdpaBwd: return true;
     default: return false;
   }

@@ -9,6 +9,7 @@
 #include "core/scheduler/expr_eval/cpu_reference_ops.h"
 #include "core/scheduler/expr_eval/view_strides.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -59,6 +60,14 @@ std::vector<const ir::Expr*> tensorExprs(const ir::Fusion& segment) {
 // is the segment's only tensor expr.
 const ir::Expr* soleCpuReferenceOp(const std::vector<const ir::Expr*>& exprs) {
   if (exprs.size() != 1 || !isCpuReferenceOnly(exprs[0]->type())) return nullptr;
+  return exprs[0];
+}
+
+// The segment's argsort or topk, when it is the segment's only tensor expr:
+// expr_eval takes it (for the CPU reference) where a line is too long for
+// the sort kernel (sort_segment.h).
+const ir::Expr* soleSort(const std::vector<const ir::Expr*>& exprs) {
+  if (exprs.size() != 1 || !isSortOp(exprs[0]->type())) return nullptr;
   return exprs[0];
 }
 
@@ -211,7 +220,7 @@ std::optional<std::string> ExprEvalScheduler::rejectCompileTime(const ir::Fusion
     }
   }
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
-  if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;
+  if (soleCpuReferenceOp(exprs) != nullptr || soleSort(exprs) != nullptr) return std::nullopt;
   for (const ir::Expr* expr : exprs) {
     if (isCpuReferenceOnly(expr->type())) {
       return exprSummary(*expr) +
@@ -247,6 +256,14 @@ std::optional<std::string> ExprEvalScheduler::rejectRunTime(const ir::Fusion& se
                                                             const SegmentRuntimeInfo& info) const {
   const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
   if (soleCpuReferenceOp(exprs) != nullptr) return std::nullopt;  // no views
+  if (const ir::Expr* sort = soleSort(exprs)) {
+    FL_ASSERT(info.evaluator != nullptr, "expr_eval's run-time check needs bound sizes");
+    if (sortRowTooLong(*sort, info)) return std::nullopt;  // the CPU reference runs it
+    return exprSummary(*sort) + " sorts lines of " + std::to_string(sortRowLength(*sort, info)) +
+           " elements, which the pointwise scheduler's sort kernel runs (expr_eval takes it "
+           "only for lines longer than " +
+           std::to_string(kMaxSortRow) + ")";
+  }
   FL_ASSERT(info.evaluator != nullptr, "expr_eval's run-time check needs bound sizes");
   const ir::ExpressionEvaluator& evaluator = *info.evaluator;
 
@@ -295,7 +312,8 @@ std::optional<std::string> ExprEvalScheduler::rejectParams(const ir::Fusion& seg
 report::Json ExprEvalScheduler::properties(const ir::Fusion& segment,
                                            const SegmentRuntimeInfo& info) const {
   report::Json json = report::Json::object();
-  const bool cpuOnly = soleCpuReferenceOp(tensorExprs(segment)) != nullptr;
+  const std::vector<const ir::Expr*> exprs = tensorExprs(segment);
+  const bool cpuOnly = soleCpuReferenceOp(exprs) != nullptr || soleSort(exprs) != nullptr;
   json.set("evaluation", cpuOnly ? "cpu_reference_only" : "views");
   return json;
 }

@@ -8,6 +8,7 @@
 #include "core/scheduler/pointwise/pointwise_heuristic.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/pointwise/scatter_segment.h"
+#include "core/scheduler/pointwise/sort_segment.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -85,6 +86,7 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
   if (const ir::Expr* write = indexedWriteOf(segment)) {
     return rejectIndexedWriteSegment(segment, *write);
   }
+  if (const ir::Expr* sort = sortOf(segment)) return rejectSortSegment(segment, *sort);
   for (const ir::Expr* expr : liveExprs(segment)) {
     switch (expr->type()) {
       case ExprType::Reduction:
@@ -107,6 +109,7 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& s
                                                              const SegmentRuntimeInfo& info) const {
   if (scanOf(segment) != nullptr) return std::nullopt;          // the scan kernel takes any sizes
   if (indexedWriteOf(segment) != nullptr) return std::nullopt;  // so does an indexed write
+  if (const ir::Expr* sort = sortOf(segment)) return sortRowTooLong(*sort, info);
   const ir::TensorView* reference = largestOutput(segment, info.evaluator);
   if (reference == nullptr) return "has no tensor output";
   const AxisTrace trace(segment, reference, info.evaluator);
@@ -151,6 +154,7 @@ HeuristicParams PointwiseScheduler::computeHeuristics(const ir::Fusion& segment,
                                                       const SegmentRuntimeInfo& info) const {
   if (scanOf(segment) != nullptr) return scanParams(segment, info);
   if (indexedWriteOf(segment) != nullptr) return indexedWriteParams(segment, info);
+  if (sortOf(segment) != nullptr) return sortParams(segment, info);
   return decidePointwise(segment, info).params;
 }
 
@@ -163,6 +167,7 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
   }
   if (scanOf(segment) != nullptr) return rejectScanParams(segment, info, *p);
   if (indexedWriteOf(segment) != nullptr) return rejectIndexedWriteParams(segment, info, *p);
+  if (sortOf(segment) != nullptr) return rejectSortParams(segment, info, *p);
   if (!isPowerOfTwoUpTo16(p->vectorizationFactor)) {
     return "vectorization_factor " + str(p->vectorizationFactor) + " is not 1, 2, 4, 8 or 16";
   }
@@ -227,6 +232,7 @@ report::Json PointwiseScheduler::properties(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info) const {
   if (scanOf(segment) != nullptr) return scanProperties(segment, info);
   if (indexedWriteOf(segment) != nullptr) return indexedWriteProperties(segment, info);
+  if (sortOf(segment) != nullptr) return sortProperties(segment, info);
   return decidePointwise(segment, info).toJson();
 }
 
