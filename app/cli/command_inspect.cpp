@@ -193,8 +193,8 @@ void printCompileSummary(const report::CompileReport& report, std::ostream& out)
         evaluation->asString() == "cpu_reference_only") {
       out << "    cpu reference only: "
           << (segment.exprs.empty() ? std::string("its op") : segment.exprs.front())
-          << " has no GPU kernel in FuserLab yet (run --backend cpu runs it; "
-             "--backend cuda refuses it)\n";
+          << " runs only on the CPU reference here: no GPU kernel takes it at these sizes "
+             "(run --backend cpu runs it; --backend cuda refuses it, saying why)\n";
     }
     if (const report::Json* collective = segment.properties.get("collective")) {
       const report::Json* in = segment.properties.get("input_sharding");
