@@ -194,4 +194,14 @@ LargestSpan largestSpan(const ir::Fusion& segment, const SegmentRuntimeInfo& inf
   return largest;
 }
 
+std::optional<std::string> rejectInt32Indexing(const ir::Fusion& segment,
+                                               const SegmentRuntimeInfo& info) {
+  const LargestSpan span = largestSpan(segment, info);
+  if (span.fitsInt32()) return std::nullopt;
+  return "use_int32_indexing: " + span.tensor +
+         (span.elements < 0 ? " has an unknown span"
+                            : " spans " + std::to_string(span.elements) + " elements") +
+         ", more than 32-bit indexing reaches (2^31 - 1)";
+}
+
 }  // namespace fuserlab::scheduler

@@ -71,6 +71,11 @@ struct LargestSpan {
   bool fitsInt32() const;
 };
 LargestSpan largestSpan(const ir::Fusion& segment, const SegmentRuntimeInfo& info);
+//! Why params that ask for 32-bit indexing cannot have it in `segment` (a
+//! span past 2^31 - 1, or one unknown), for the schedulers' params checks;
+//! nullopt where they can.
+std::optional<std::string> rejectInt32Indexing(const ir::Fusion& segment,
+                                               const SegmentRuntimeInfo& info);
 
 //! "[16, 128, 1600]": a shape for messages.
 std::string shapeString(const std::vector<int64_t>& sizes);

@@ -89,13 +89,7 @@ std::optional<std::string> rejectScanParams(const ir::Fusion& segment,
            str(info.device->maxThreadsPerBlock) + " threads per block of the " + info.device->name;
   }
   if (params.useInt32Indexing) {
-    const LargestSpan span = largestSpan(segment, info);
-    if (!span.fitsInt32()) {
-      return "use_int32_indexing: " + span.tensor +
-             (span.elements < 0 ? " has an unknown span"
-                                : " spans " + str(span.elements) + " elements") +
-             ", more than 32-bit indexing reaches (2^31 - 1)";
-    }
+    if (auto why = rejectInt32Indexing(segment, info)) return why;
   }
   return std::nullopt;
 }
