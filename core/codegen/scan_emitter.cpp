@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/codegen/axis_lines.h"
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
 #include "core/codegen/operator_text.h"
@@ -51,19 +52,10 @@ GeneratedKernel emitScanKernel(const ir::Fusion& segment, const scheduler::Point
 
   // The output's extents at the bound sizes, built in: the executor builds a
   // kernel per set of sizes, and the output parameter records them.
-  const auto& axes = y->logicalNoReductions();
-  std::vector<int64_t> extents;
-  int64_t lines = 1;
-  int64_t length = 1;
-  for (int64_t k = 0; k < rank; ++k) {
-    const int64_t extent = info.evaluator->evaluateExtent(axes[static_cast<size_t>(k)]);
-    extents.push_back(extent);
-    if (k == axis) {
-      length = extent;
-    } else {
-      lines *= extent;
-    }
-  }
+  const AxisLines walk = axisLines(*y, axis, info);
+  const std::vector<int64_t>& extents = walk.extents;
+  const int64_t lines = walk.lines;
+  const int64_t length = walk.length;
   const std::string& in = interface.parameterName(x, false);
   const std::string& out = interface.parameterName(y, true);
   for (KernelParameter& p : kernel.parameters) {
@@ -108,36 +100,12 @@ GeneratedKernel emitScanKernel(const ir::Fusion& segment, const scheduler::Point
   src += interface.signature(kernel.name) + " {\n";
   src += kKernelEntry;
   src += interface.prologue(2);
-  // A line's position along the other axes comes from its number, the
-  // innermost axis fastest; the outermost takes what is left.
-  int64_t outermost = -1;
-  for (int64_t k = 0; k < rank; ++k) {
-    if (k != axis) {
-      outermost = k;
-      break;
-    }
-  }
   // The extents the loops divide by or run to.
-  for (int64_t k = 0; k < rank; ++k) {
-    if (k == outermost) continue;
-    src += "  constexpr index_t e" + str(k) + " = (index_t)" + str(extents[k]) + "ll;  // " + out +
-           ".size[" + str(k) + "]\n";
-  }
-  src += "  constexpr index_t lines = (index_t)" + str(lines) + "ll;\n";
+  src += walk.declarations(/*withAxis=*/true, out);
   src +=
       "  for (index_t line = (index_t)blockIdx.x * (index_t)blockDim.x + (index_t)threadIdx.x;"
       " line < lines;\n       line += (index_t)gridDim.x * (index_t)blockDim.x) {\n";
-  src += "    index_t rest = line;\n";
-  for (int64_t k = rank - 1; k >= 0; --k) {
-    if (k == axis) continue;
-    if (k == outermost) {
-      src += "    const index_t a" + str(k) + " = rest;\n";
-    } else {
-      src +=
-          "    const index_t a" + str(k) + " = rest % e" + str(k) + "; rest /= e" + str(k) + ";\n";
-    }
-  }
-  src += "    (void)rest;\n";
+  src += walk.positionCode(4);
   src += "    " + accType + " acc = " + (start.empty() ? accType + "()" : start) + ";\n";
   // A 0-dim tensor is one line of one element (its offsets are 0).
   const std::string lineLength = rank == 0 ? std::string("(index_t)1") : "e" + str(axis);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/codegen/axis_lines.h"
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
 #include "core/ir/error.h"
@@ -65,19 +66,10 @@ GeneratedKernel emitSortKernel(const ir::Fusion& segment, const scheduler::Point
 
   // The input's extents at the bound sizes, built in: the executor builds a
   // kernel per set of sizes, and the output parameters record theirs.
-  const auto& axes = x->logicalNoReductions();
-  std::vector<int64_t> extents;
-  int64_t lines = 1;
-  int64_t length = 1;
-  for (int64_t k = 0; k < rank; ++k) {
-    const int64_t extent = info.evaluator->evaluateExtent(axes[static_cast<size_t>(k)]);
-    extents.push_back(extent);
-    if (k == axis) {
-      length = extent;
-    } else {
-      lines *= extent;
-    }
-  }
+  const AxisLines walk = axisLines(*x, axis, info);
+  const std::vector<int64_t>& extents = walk.extents;
+  const int64_t lines = walk.lines;
+  const int64_t length = walk.length;
   FL_CHECK(length <= scheduler::kMaxSortRow, "code generation: ", name, ": ", sort->toString(),
            " sorts lines of ", length, " elements; the sort kernel holds at most ",
            scheduler::kMaxSortRow);
@@ -136,36 +128,13 @@ GeneratedKernel emitSortKernel(const ir::Fusion& segment, const scheduler::Point
   src += interface.signature(kernel.name) + " {\n";
   src += kKernelEntry;
   src += interface.prologue(2);
-  // A line's position along the other axes comes from its number, the
-  // innermost axis fastest; the outermost takes what is left.
-  int64_t outermost = -1;
-  for (int64_t k = 0; k < rank; ++k) {
-    if (k != axis) {
-      outermost = k;
-      break;
-    }
-  }
-  for (int64_t k = 0; k < rank; ++k) {
-    if (k == outermost || k == axis) continue;
-    src += "  constexpr index_t e" + str(k) + " = (index_t)" + str(extents[k]) + "ll;\n";
-  }
-  src += "  constexpr index_t lines = (index_t)" + str(lines) + "ll;\n";
+  src += walk.declarations(/*withAxis=*/false, "");
   src += "  constexpr int n = " + str(length) + ";\n";
   src += "  constexpr int padded = " + str(padded) + ";\n";
   src += "  __shared__ " + keyType + " key[padded];\n";
   src += "  __shared__ int position[padded];\n";
   src += "  for (index_t line = (index_t)blockIdx.x; line < lines; line += (index_t)gridDim.x) {\n";
-  src += "    index_t rest = line;\n";
-  for (int64_t k = rank - 1; k >= 0; --k) {
-    if (k == axis) continue;
-    if (k == outermost) {
-      src += "    const index_t a" + str(k) + " = rest;\n";
-    } else {
-      src +=
-          "    const index_t a" + str(k) + " = rest % e" + str(k) + "; rest /= e" + str(k) + ";\n";
-    }
-  }
-  src += "    (void)rest;\n";
+  src += walk.positionCode(4);
   src += "    for (int j = (int)threadIdx.x; j < padded; j += (int)blockDim.x) {\n";
   src += "      position[j] = j;\n";
   src += "      key[j] = j < n ? (" + keyType + ")fl::load_value(" + in + ".data[" +
