@@ -19,6 +19,7 @@
 #include "core/reference/reference_internal.h"
 #include "core/reference/reference_loops.h"
 #include "core/reference/reference_math.h"
+#include "core/reference/reference_parallel.h"
 #include "core/tensor/element_type.h"
 
 namespace fuserlab::runtime::reference {
@@ -30,6 +31,9 @@ using ir::TernaryOpType;
 using ir::UnaryOpType;
 
 constexpr int64_t kBlockElements = 2048;
+// Blocks a thread takes at least (64 blocks: 131,072 elements), so that
+// starting a thread costs little against its share.
+constexpr int64_t kMinBlocksPerThread = 64;
 constexpr size_t kMaxOperands = 4;
 
 //! Runs the op over `count` elements: operands[i] holds operand i's block in
@@ -491,38 +495,46 @@ void evaluateElementwise(const ir::Expr& expr, ReferenceContext& context) {
     });
   });
 
-  std::array<std::vector<int64_t>, kMaxOperands + 1> scratch;  // 8-byte aligned
-  for (auto& buffer : scratch) buffer.resize(kBlockElements);
-  std::array<const void*, kMaxOperands> blocks{};
   auto* outBytes = static_cast<std::byte*>(result.data());
   const int64_t outElementBytes = ir::sizeInBytes(out->dtype());
-  for (int64_t begin = 0; begin < result.numel(); begin += kBlockElements) {
-    const int64_t count = std::min(kBlockElements, result.numel() - begin);
-    for (size_t i = 0; i < loaded.size(); ++i) {
-      const Operand& operand = loaded[i];
-      const auto* base = static_cast<const std::byte*>(operand.tensor.data());
-      if (operand.direct) {
-        blocks[i] = base + begin * operand.loadBytes;
+  const int64_t numel = result.numel();
+  // Blocks are independent (each output element from its operands alone),
+  // so ranges of them run on threads (reference_parallel.h): the same bits,
+  // and the first division by zero is the one one thread would report.
+  auto runBlocks = [&](int64_t firstBlock, int64_t lastBlock) {
+    std::array<std::vector<int64_t>, kMaxOperands + 1> scratch;  // 8-byte aligned
+    for (auto& buffer : scratch) buffer.resize(kBlockElements);
+    std::array<const void*, kMaxOperands> blocks{};
+    for (int64_t block = firstBlock; block < lastBlock; ++block) {
+      const int64_t begin = block * kBlockElements;
+      const int64_t count = std::min(kBlockElements, numel - begin);
+      for (size_t i = 0; i < loaded.size(); ++i) {
+        const Operand& operand = loaded[i];
+        const auto* base = static_cast<const std::byte*>(operand.tensor.data());
+        if (operand.direct) {
+          blocks[i] = base + begin * operand.loadBytes;
+        } else {
+          operand.gather(base, operand.loop, begin, count, scratch[i].data());
+          blocks[i] = scratch[i].data();
+        }
+      }
+      if (checkDivisor) {
+        const auto* divisor = static_cast<const int64_t*>(blocks[1]);
+        for (int64_t i = 0; i < count; ++i) {
+          FL_CHECK(divisor[i] != 0, expr.opName(), ": integer division by zero at output element ",
+                   begin + i, " (", expr.toString(), ")");
+        }
+      }
+      std::byte* destination = outBytes + begin * outElementBytes;
+      if (directStore) {
+        kernel.run(blocks.data(), destination, count);
       } else {
-        operand.gather(base, operand.loop, begin, count, scratch[i].data());
-        blocks[i] = scratch[i].data();
+        kernel.run(blocks.data(), scratch[kMaxOperands].data(), count);
+        store(scratch[kMaxOperands].data(), destination, count);
       }
     }
-    if (checkDivisor) {
-      const auto* divisor = static_cast<const int64_t*>(blocks[1]);
-      for (int64_t i = 0; i < count; ++i) {
-        FL_CHECK(divisor[i] != 0, expr.opName(), ": integer division by zero at output element ",
-                 begin + i, " (", expr.toString(), ")");
-      }
-    }
-    std::byte* destination = outBytes + begin * outElementBytes;
-    if (directStore) {
-      kernel.run(blocks.data(), destination, count);
-    } else {
-      kernel.run(blocks.data(), scratch[kMaxOperands].data(), count);
-      store(scratch[kMaxOperands].data(), destination, count);
-    }
-  }
+  };
+  parallelRanges((numel + kBlockElements - 1) / kBlockElements, kMinBlocksPerThread, runBlocks);
   context.setTensor(out, std::move(result));
 }
 
