@@ -31,9 +31,7 @@ using ir::TernaryOpType;
 using ir::UnaryOpType;
 
 constexpr int64_t kBlockElements = 2048;
-// Blocks a thread takes at least (64 blocks: 131,072 elements), so that
-// starting a thread costs little against its share.
-constexpr int64_t kMinBlocksPerThread = 64;
+constexpr int64_t kMinBlocksPerThread = kMinElementsPerThread / kBlockElements;
 constexpr size_t kMaxOperands = 4;
 
 //! Runs the op over `count` elements: operands[i] holds operand i's block in

@@ -13,6 +13,10 @@
 
 namespace fuserlab::runtime::reference {
 
+//! Elements a thread takes at least, so that starting it costs little
+//! against its share.
+inline constexpr int64_t kMinElementsPerThread = 131072;
+
 //! The threads a reference loop may use: FUSERLAB_REFERENCE_THREADS when set
 //! (1: the calling thread only), else the machine's hardware threads, at
 //! most 32.

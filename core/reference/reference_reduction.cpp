@@ -17,6 +17,7 @@
 #include "core/reference/reference_internal.h"
 #include "core/reference/reference_loops.h"
 #include "core/reference/reference_math.h"
+#include "core/reference/reference_parallel.h"
 #include "core/tensor/element_type.h"
 
 namespace fuserlab::runtime::reference {
@@ -84,37 +85,42 @@ T logSumExpOf(const T* x, int64_t n, std::vector<T>& shifted) {
 template <class T>
 void reduceRows(const ir::Expr& expr, const T* data, int64_t rows, int64_t length, T* out) {
   const ReductionOpType op = expr.attrs().reductionOp;
-  std::vector<T> shifted;
   if (op == ReductionOpType::Max || op == ReductionOpType::Min ||
       op == ReductionOpType::LogSumExp) {
     FL_CHECK(length > 0 || rows == 0, expr.opName(),
              ": cannot reduce an empty axis (the reduced extent is 0) in ", expr.toString());
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* x = data + r * length;
-    switch (op) {
-      case ReductionOpType::Sum: out[r] = sumOf(x, length); break;
-      case ReductionOpType::Prod: {
-        T product = 1;
-        for (int64_t i = 0; i < length; ++i) product = wrappingMul(product, x[i]);
-        out[r] = product;
-        break;
+  // Rows are independent and each keeps its own order: split over threads.
+  const int64_t minRows =
+      std::max<int64_t>(1, kMinElementsPerThread / std::max<int64_t>(1, length));
+  parallelRanges(rows, minRows, [&](int64_t first, int64_t last) {
+    std::vector<T> shifted;
+    for (int64_t r = first; r < last; ++r) {
+      const T* x = data + r * length;
+      switch (op) {
+        case ReductionOpType::Sum: out[r] = sumOf(x, length); break;
+        case ReductionOpType::Prod: {
+          T product = 1;
+          for (int64_t i = 0; i < length; ++i) product = wrappingMul(product, x[i]);
+          out[r] = product;
+          break;
+        }
+        case ReductionOpType::Max: {
+          T best = x[0];
+          for (int64_t i = 1; i < length; ++i) best = maximumOf(best, x[i]);
+          out[r] = best;
+          break;
+        }
+        case ReductionOpType::Min: {
+          T best = x[0];
+          for (int64_t i = 1; i < length; ++i) best = minimumOf(best, x[i]);
+          out[r] = best;
+          break;
+        }
+        case ReductionOpType::LogSumExp: out[r] = logSumExpOf(x, length, shifted); break;
       }
-      case ReductionOpType::Max: {
-        T best = x[0];
-        for (int64_t i = 1; i < length; ++i) best = maximumOf(best, x[i]);
-        out[r] = best;
-        break;
-      }
-      case ReductionOpType::Min: {
-        T best = x[0];
-        for (int64_t i = 1; i < length; ++i) best = minimumOf(best, x[i]);
-        out[r] = best;
-        break;
-      }
-      case ReductionOpType::LogSumExp: out[r] = logSumExpOf(x, length, shifted); break;
     }
-  }
+  });
 }
 
 //! The input split into kept and reduced axes.
@@ -165,22 +171,26 @@ void evaluateSimpleReduction(const ir::Expr& expr, ReferenceContext& context) {
 //! Two-pass mean and M2 per row; an empty row gives NaN for both.
 template <class T>
 void welfordRows(const T* data, int64_t rows, int64_t length, T* avg, T* m2) {
-  std::vector<T> deviations(static_cast<size_t>(length));
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* x = data + r * length;
-    if (length == 0) {
-      avg[r] = std::numeric_limits<T>::quiet_NaN();
-      m2[r] = std::numeric_limits<T>::quiet_NaN();
-      continue;
+  const int64_t minRows =
+      std::max<int64_t>(1, kMinElementsPerThread / std::max<int64_t>(1, length));
+  parallelRanges(rows, minRows, [&](int64_t first, int64_t last) {
+    std::vector<T> deviations(static_cast<size_t>(length));
+    for (int64_t r = first; r < last; ++r) {
+      const T* x = data + r * length;
+      if (length == 0) {
+        avg[r] = std::numeric_limits<T>::quiet_NaN();
+        m2[r] = std::numeric_limits<T>::quiet_NaN();
+        continue;
+      }
+      const T mean = pairwiseSum(x, length) / static_cast<T>(length);
+      for (int64_t i = 0; i < length; ++i) {
+        const T d = x[i] - mean;
+        deviations[i] = d * d;
+      }
+      avg[r] = mean;
+      m2[r] = pairwiseSum(deviations.data(), length);
     }
-    const T mean = pairwiseSum(x, length) / static_cast<T>(length);
-    for (int64_t i = 0; i < length; ++i) {
-      const T d = x[i] - mean;
-      deviations[i] = d * d;
-    }
-    avg[r] = mean;
-    m2[r] = pairwiseSum(deviations.data(), length);
-  }
+  });
 }
 
 void evaluateWelford(const ir::Expr& expr, ReferenceContext& context) {

@@ -13,6 +13,7 @@
 
 #include "core/ops/alias.h"
 #include "core/ops/arith.h"
+#include "core/ops/normalization.h"
 #include "core/reference/reference_parallel.h"
 #include "tests/runtime/reference_executor_fixture.h"
 
@@ -69,6 +70,40 @@ TEST_F(ReferenceExecutorTest, PointwiseOpsSplitOverThreadsGiveTheSameBits) {
   ASSERT_EQ(four.size(), 1u);
   ASSERT_EQ(one[0].numel(), kRows * kCols);
   EXPECT_EQ(std::memcmp(one[0].data(), four[0].data(), kRows * kCols * 2), 0);
+}
+
+// Reductions split their rows (each row still summed in its own order):
+// sums, maxima, log-sum-exp and var_mean of rows and of columns.
+TEST_F(ReferenceExecutorTest, ReductionsSplitOverRowsGiveTheSameBits) {
+  constexpr int64_t kRows = 1024;
+  constexpr int64_t kCols = 512;
+  TensorView* x = input({kRows, kCols}, DataType::Float);
+  fusion_.addOutput(ops::sum(x, {1}));
+  fusion_.addOutput(ops::sum(x, {0}));
+  fusion_.addOutput(ops::reduction(ir::ReductionOpType::Max, x, {1}));
+  fusion_.addOutput(ops::reduction(ir::ReductionOpType::LogSumExp, x, {1}));
+  const ops::WelfordResult moments = ops::welford(x, {1});
+  fusion_.addOutput(moments.avg);
+  fusion_.addOutput(moments.varSum);
+  const Tensor xs = make(DataType::Float, {kRows, kCols}, noise(kRows * kCols, 4.0));
+  std::vector<Tensor> one;
+  {
+    ReferenceThreads threads(1);
+    one = run({xs});
+  }
+  std::vector<Tensor> four;
+  {
+    ReferenceThreads threads(4);
+    four = run({xs});
+  }
+  ASSERT_EQ(one.size(), four.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    SCOPED_TRACE("output " + std::to_string(i));
+    ASSERT_EQ(one[i].numel(), four[i].numel());
+    EXPECT_EQ(std::memcmp(one[i].data(), four[i].data(),
+                          static_cast<size_t>(one[i].numel()) * ir::sizeInBytes(one[i].dtype())),
+              0);
+  }
 }
 
 TEST_F(ReferenceExecutorTest, ADivisionByZeroFoundOnThreadsNamesTheFirstZero) {
