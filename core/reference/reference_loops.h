@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ir/data_type.h"
+#include "core/reference/reference_parallel.h"
 #include "core/tensor/element_type.h"
 #include "core/tensor/tensor.h"
 
@@ -203,9 +204,28 @@ inline void convertInto(const Tensor& src, const Tensor& dst) {
       const PairedLoop loop = collapsePair(src.sizes(), src.strides(), dst.strides());
       const int64_t srcStride = loop.firstStrides.back();
       const int64_t dstStride = loop.secondStrides.back();
-      forEachPairedRun(loop, [&](int64_t srcOffset, int64_t dstOffset, int64_t count) {
-        convertRun(in + srcOffset, srcStride, out + dstOffset, dstStride, count);
-      });
+      // Ranges of the outermost dimension (of the one run, when the copy is
+      // one) on threads: each element is converted once, as on one thread.
+      const int64_t outer = loop.sizes[0];
+      if (loop.sizes.size() == 1) {
+        parallelRanges(outer, kMinElementsPerThread, [&](int64_t first, int64_t last) {
+          convertRun(in + first * srcStride, srcStride, out + first * dstStride, dstStride,
+                     last - first);
+        });
+        return;
+      }
+      const int64_t perOuter = std::max<int64_t>(1, src.numel() / outer);
+      parallelRanges(
+          outer, std::max<int64_t>(1, kMinElementsPerThread / perOuter),
+          [&](int64_t first, int64_t last) {
+            PairedLoop part = loop;
+            part.sizes[0] = last - first;
+            const Src* partIn = in + first * loop.firstStrides[0];
+            Dst* partOut = out + first * loop.secondStrides[0];
+            forEachPairedRun(part, [&](int64_t srcOffset, int64_t dstOffset, int64_t count) {
+              convertRun(partIn + srcOffset, srcStride, partOut + dstOffset, dstStride, count);
+            });
+          });
     });
   });
 }
