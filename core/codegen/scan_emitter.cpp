@@ -8,6 +8,7 @@
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
 #include "core/codegen/operator_text.h"
+#include "core/ir/compute_dtype.h"
 #include "core/ir/error.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 
@@ -20,13 +21,6 @@ using ir::TensorView;
 constexpr int64_t kMaxGridX = 2147483647;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-// The dtype the line is accumulated in (the reference's computeDtype).
-DataType accumulatorDtype(DataType dtype) {
-  if (dtype == DataType::Double) return DataType::Double;
-  if (ir::isFloatingPoint(dtype)) return DataType::Float;
-  return DataType::Int;
-}
 
 }  // namespace
 
@@ -65,7 +59,7 @@ GeneratedKernel emitScanKernel(const ir::Fusion& segment, const scheduler::Point
   kernel.launch.grid = {
       std::clamp<int64_t>((lines + params.blockDimX - 1) / params.blockDimX, 1, kMaxGridX), 1, 1};
 
-  const DataType accumulator = accumulatorDtype(y->dtype());
+  const DataType accumulator = ir::computeDtype(y->dtype());
   const std::string accType(valueType(accumulator));
   const std::string combined = binaryOp(scan->attrs().binaryOp, accumulator, "acc", "v").first;
   // The start: init converted to the accumulator's dtype, or the line's

@@ -7,6 +7,7 @@
 #include "core/codegen/axis_lines.h"
 #include "core/codegen/expression_emitter.h"
 #include "core/codegen/kernel_interface.h"
+#include "core/ir/compute_dtype.h"
 #include "core/ir/error.h"
 #include "core/scheduler/pointwise/sort_segment.h"
 
@@ -19,13 +20,6 @@ using ir::TensorView;
 constexpr int64_t kMaxGridX = 2147483647;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-// The dtype the values are compared in (the reference's computeDtype).
-DataType keyDtype(DataType dtype) {
-  if (dtype == DataType::Double) return DataType::Double;
-  if (ir::isFloatingPoint(dtype)) return DataType::Float;
-  return DataType::Int;
-}
 
 int64_t nextPowerOfTwo(int64_t value) {
   int64_t p = 1;
@@ -98,7 +92,7 @@ GeneratedKernel emitSortKernel(const ir::Fusion& segment, const scheduler::Point
   kernel.launch.block = {params.blockDimX, 1, 1};
   kernel.launch.grid = {std::clamp<int64_t>(lines, 1, kMaxGridX), 1, 1};
 
-  const std::string keyType(valueType(keyDtype(x->dtype())));
+  const std::string keyType(valueType(ir::computeDtype(x->dtype())));
   const std::string& in = interface.parameterName(x, false);
   ElementIndex index;
   for (int64_t k = 0; k < rank; ++k) index.push_back(k == axis ? "j" : "a" + str(k));

@@ -99,21 +99,6 @@ Tensor scalarTensor(const ir::ScalarValue& value, ir::DataType dtype) {
   return tensor;
 }
 
-ir::DataType computeDtype(ir::DataType dtype) {
-  switch (dtype) {
-    case ir::DataType::Half:
-    case ir::DataType::BFloat16:
-    case ir::DataType::Float: return ir::DataType::Float;
-    case ir::DataType::Double: return ir::DataType::Double;
-    case ir::DataType::Bool:
-    case ir::DataType::Int32:
-    case ir::DataType::Int: return ir::DataType::Int;
-    case ir::DataType::Null: break;
-  }
-  FL_ASSERT(false, "no compute dtype for ", ir::toString(dtype));
-  return ir::DataType::Null;
-}
-
 }  // namespace reference
 
 namespace {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ir/compute_dtype.h"
 #include "core/ir/evaluator.h"
 #include "core/ir/fusion.h"
 #include "core/tensor/tensor.h"
@@ -73,8 +74,7 @@ void evaluateRandom(const ir::Expr& expr, ReferenceContext& context);
 //! A 0-dim tensor holding `value` in `dtype` (rounded as castElement does).
 Tensor scalarTensor(const ir::ScalarValue& value, ir::DataType dtype);
 
-//! The storage dtype ops compute in for values of `dtype`: Float for Half,
-//! BFloat16 and Float; Double; Int for Bool, Int32 and Int.
-ir::DataType computeDtype(ir::DataType dtype);
+//! The storage dtype ops compute in (ir/compute_dtype.h).
+using ir::computeDtype;
 
 }  // namespace fuserlab::runtime::reference
