@@ -25,6 +25,10 @@
 
 namespace fuserlab::codegen {
 
+//! CUDA's launch limits on a grid's x and its y and z extents.
+inline constexpr int64_t kMaxGridX = 2147483647;
+inline constexpr int64_t kMaxGridYZ = 65535;
+
 struct LaunchConfig {
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};

@@ -17,9 +17,6 @@ namespace {
 
 using ir::TensorView;
 
-constexpr int64_t kMaxGridX = 2147483647;
-constexpr int64_t kMaxGridYZ = 65535;
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Prefix of the per-lane index of the reference's innermost axis.

@@ -17,8 +17,6 @@ namespace {
 using ir::DataType;
 using ir::TensorView;
 
-constexpr int64_t kMaxGridX = 2147483647;
-
 std::string str(int64_t value) { return std::to_string(value); }
 
 int64_t nextPowerOfTwo(int64_t value) {

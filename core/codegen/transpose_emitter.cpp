@@ -14,7 +14,6 @@ namespace {
 
 using ir::TensorView;
 
-constexpr int64_t kMaxGridX = 2147483647;
 // A phase's loop over the tile in vectors is unrolled up to this many steps
 // a thread; then phase 2's direct loads of all its steps are issued before
 // phase 1's.
