@@ -168,7 +168,7 @@ std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
   if (auto value = interface_.cpuScalarValue(tv)) return *value;
   const std::string& param = interface_.parameterName(tv, false);
   const std::string offset = interface_.offset(tv, index);
-  const std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
+  std::string inlineLoad = "fl::load_value(" + param + ".data[" + offset + "])";
   bool pure = emitter.scopeDepth() == 1;
   for (const std::string& i : index) pure = pure && i.find("gathered_idx") == std::string::npos;
   const bool group1 = std::find(group1_.begin(), group1_.end(), tv) != group1_.end();
@@ -201,7 +201,7 @@ std::string TransposeKernel::loadLeaf(const TensorView* tv, const ElementIndex& 
     return "fl::load_value(" + name + "[j])";
   }
   if (laneDependent && v2 > 1) return inlineLoad;
-  const std::string name = param + "_ld" + str(static_cast<int64_t>(hoisted_.size()));
+  std::string name = param + "_ld" + str(static_cast<int64_t>(hoisted_.size()));
   hoisted_.push_back({tv, false, key, name, offset});
   return name;
 }
