@@ -379,16 +379,17 @@ namespace {
 // tail would be a large share of them.
 constexpr int64_t kMinShiftedRowChunks = 16;
 
-// `factor`, halved until every contiguous input of rank >= 2 (the tensors
-// laid out as rows, which the kernel reads by vectors) has its data pointer
-// aligned to it.
-int64_t shiftedRowsFactor(const ir::Fusion& segment, const SegmentRuntimeInfo& info,
-                          int64_t factor) {
+// `factor`, halved until every contiguous input of rank >= 2 that the
+// kernel reads by vectors (the tensors laid out as rows) has its data
+// pointer aligned to it.
+template <typename ReadByVectors>
+int64_t shiftedRowsFactor(const ir::Fusion& segment, const SegmentRuntimeInfo& info, int64_t factor,
+                          const ReadByVectors& readByVectors) {
   const auto& inputs = segment.inputs();
   for (size_t i = 0; i < inputs.size() && i < info.inputs.size(); ++i) {
     const auto* tv = inputs[i]->as<TensorView>();
     const TensorInputInfo& in = info.inputs[i];
-    if (tv == nullptr || tv->isCpuScalar() || in.sizes.size() < 2) continue;
+    if (tv == nullptr || tv->isCpuScalar() || in.sizes.size() < 2 || !readByVectors(tv)) continue;
     int64_t expected = 1;
     bool contiguous = true;
     for (size_t k = in.sizes.size(); k-- > 0;) {
@@ -407,21 +408,59 @@ int64_t shiftedRowsFactor(const ir::Fusion& segment, const SegmentRuntimeInfo& i
 VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPattern& pattern,
                                   const ReductionExtents& extents, const SegmentRuntimeInfo& info) {
   VectorizeLimit limit;
-  // The widest input element decides how many elements 16 bytes hold
-  // (nvFuser's max_input_dtype_size rule), but for the inputs of a row
-  // gather's index (one int64 label per row: read once per row).
-  std::vector<const TensorView*> perRowIndices;
-  if (pattern.innermost) {
-    perRowIndices = rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
+  // The kernel walks the reference's vectorized run: its trailing reduced
+  // axes (inner) or trailing kept axes (outer), in allocation order.
+  const std::vector<int64_t> order = allocationOrder(pattern.reference());
+  const std::vector<IterDomain*>& logical = pattern.reference()->logicalNoReductions();
+  int64_t breakPoint = static_cast<int64_t>(order.size());
+  for (int64_t k = breakPoint - 1; k >= 0; --k) {
+    const bool reduced = contains(pattern.axes, order[k]);
+    if (logical[order[k]]->isBroadcast() && !reduced) {
+      breakPoint = k;
+      continue;
+    }
+    if (reduced != pattern.innermost) break;
+    breakPoint = k;
   }
+
+  // The widest input element decides how many elements 16 bytes hold
+  // (nvFuser's max_input_dtype_size rule), but for an inner reduction's
+  // inputs read once per row rather than by vectors: a row gather's index
+  // (one int64 label per row) and inputs constant along the row (a float
+  // [rows, 1] rstd beside bf16 rows), as the pointwise scheduler counts
+  // only vectorized tensors. (H200, bench of the norm backwards' dx
+  // kernels, docs/performance.md: bf16 8191x1023 LayerNorm 23.5 -> 22.4
+  // us, RMSNorm 20.0 -> 19.7, the aligned 8192x4096 ones unchanged.) Not
+  // for outer reductions: their column sums of bf16 [8192, 4096] beside a
+  // float rstd ran 44.2 us in chunks of 4 and 51.8 in chunks of 8, each
+  // thread accumulating a float per column of its chunk.)
+  std::vector<const TensorView*> readOncePerRun;
+  if (pattern.innermost) {
+    readOncePerRun = rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
+  }
+  if (pattern.innermost) {
+    VectorizationQuery inputsQuery;
+    inputsQuery.reference = pattern.reference();
+    inputsQuery.breakPoint = breakPoint;
+    for (const ir::Val* val : segment.inputs()) {
+      const auto* tv = val->as<TensorView>();
+      if (tv != nullptr && !tv->isCpuScalar() && !val->uses().empty()) {
+        inputsQuery.tensors.push_back(tv);
+      }
+    }
+    const VectorizationAnalysis inputs = analyzeVectorization(segment, info, inputsQuery);
+    for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+      if (inputs.tensors[i].constantAlongRun) readOncePerRun.push_back(inputsQuery.tensors[i]);
+    }
+  }
+  const auto readByVectors = [&](const TensorView* tv) {
+    return std::find(readOncePerRun.begin(), readOncePerRun.end(), tv) == readOncePerRun.end();
+  };
   int64_t widest = 0;
   ir::DataType widestType = ir::DataType::Float;
   for (const ir::Val* val : segment.inputs()) {
     const auto* tv = val->as<TensorView>();
-    if (tv == nullptr || tv->isCpuScalar() || val->uses().empty()) continue;
-    if (std::find(perRowIndices.begin(), perRowIndices.end(), tv) != perRowIndices.end()) {
-      continue;
-    }
+    if (tv == nullptr || tv->isCpuScalar() || val->uses().empty() || !readByVectors(tv)) continue;
     if (ir::sizeInBytes(tv->dtype()) > widest) {
       widest = ir::sizeInBytes(tv->dtype());
       widestType = tv->dtype();
@@ -437,20 +476,6 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
   limit.limitedBy = "16-byte accesses of " + std::to_string(widest) + "-byte (" +
                     std::string(ir::toString(widestType)) + ") inputs";
 
-  // The kernel walks the reference's vectorized run: its trailing reduced
-  // axes (inner) or trailing kept axes (outer), in allocation order.
-  const std::vector<int64_t> order = allocationOrder(pattern.reference());
-  const std::vector<IterDomain*>& logical = pattern.reference()->logicalNoReductions();
-  int64_t breakPoint = static_cast<int64_t>(order.size());
-  for (int64_t k = breakPoint - 1; k >= 0; --k) {
-    const bool reduced = contains(pattern.axes, order[k]);
-    if (logical[order[k]]->isBroadcast() && !reduced) {
-      breakPoint = k;
-      continue;
-    }
-    if (reduced != pattern.innermost) break;
-    breakPoint = k;
-  }
   if (pattern.innermost && extents.vectorizedExtent % limit.factor != 0 &&
       extents.vectorizedExtent >= kMinShiftedRowChunks * limit.dtypeFactor) {
     // 16-byte chunks, as for aligned rows. (H100, a harness of the
@@ -458,7 +483,7 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
     // 4 chunks of 8, 28.8 us; 64 x 8 chunks of 4, 38.3; the old 8-byte
     // rule's 192 x 3 of 4, 37.8. The tuner had measured chunks of 4 ahead
     // only because it gave chunks of 8 one idle chunk more per thread.)
-    limit.shiftedRowsFactor = shiftedRowsFactor(segment, info, limit.dtypeFactor);
+    limit.shiftedRowsFactor = shiftedRowsFactor(segment, info, limit.dtypeFactor, readByVectors);
   }
   if (extents.vectorizedExtent % limit.factor != 0) {
     while (extents.vectorizedExtent % limit.factor != 0) limit.factor /= 2;

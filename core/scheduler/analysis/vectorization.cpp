@@ -82,6 +82,7 @@ class TensorAnalyzer {
     result_.tensor = tv->name();
     result_.isInput = layout_.isInput;
     result_.dtype = tv->dtype();
+    result_.constantAlongRun = constantAlongRun();
     const int64_t bytes = ir::sizeInBytes(tv->dtype());
 
     // Candidates in the order their reasons are preferred when tied.
@@ -155,6 +156,20 @@ class TensorAnalyzer {
       if (static_cast<size_t>(k) >= extents.size() || extents[k] < 0) return;
       span *= std::max<int64_t>(1, extents[k]);
     }
+  }
+
+  // Whether every piece of the inner run leaves the tensor where it is:
+  // broadcast, or an axis of extent 1 or stride 0 in its layout.
+  bool constantAlongRun() const {
+    if (trace_ == nullptr) return false;
+    const std::vector<AxisPiece> pieces = innerPieces();
+    if (pieces.empty()) return false;
+    return std::all_of(pieces.begin(), pieces.end(), [&](const AxisPiece& p) {
+      if (p.kind == PieceKind::Broadcast) return true;
+      if (p.kind != PieceKind::Axis) return false;
+      const int64_t position = layout_.position(p.id);
+      return position >= 0 && (layout_.extents[position] == 1 || layout_.strides[position] == 0);
+    });
   }
 
   // The pieces the reference's inner axes walk along, innermost first.
@@ -338,6 +353,7 @@ report::Json TensorVectorization::toJson() const {
   json.set("vectorized", vectorized);
   json.set("inner_extent", innerExtent);
   json.set("limit", limit);
+  if (constantAlongRun) json.set("constant_along_run", true);
   json.set("reason", reason);
   return json;
 }

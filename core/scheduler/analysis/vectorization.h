@@ -47,6 +47,10 @@ struct TensorVectorization {
   //! boundary would read one value for lanes of two (`limit` is the largest
   //! chunk that never crosses it).
   bool limitsFactor = false;
+  //! The tensor holds one value along the whole inner run (a [rows, 1] mean
+  //! or rstd beside the rows it normalizes): it is read once per run, not by
+  //! vectors, so its element size sets no vector width.
+  bool constantAlongRun = false;
   //! Why `limit` is what it is, or why the tensor is not vectorized.
   std::string reason;
 

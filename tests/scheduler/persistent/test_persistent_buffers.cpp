@@ -217,6 +217,41 @@ TEST_F(PersistentBufferTest, VectorizeLimitedByMisalignedInput) {
       << a.vectorize.limitedBy;
 }
 
+// A float [rows, 1] rstd beside bf16 rows is read once per row, not by
+// vectors: an inner reduction's chunks are 16 bytes of bf16 (8), not of
+// float (4). An outer one (a column sum of the same product) keeps the
+// widest-input rule.
+std::string rstdScaledRows(int reducedAxis) {
+  return "from nvfuser import FusionDefinition, DataType\n"
+         "def f(fd : FusionDefinition) -> None :\n"
+         "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+         "dtype=DataType.BFloat16, is_cpu=False)\n"
+         "    T1 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], "
+         "dtype=DataType.Float, is_cpu=False)\n"
+         "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+         "    T3 = fd.ops.mul(T2, T1)\n"
+         "    T4 = fd.ops.sum(T3, dims=[" +
+         std::to_string(reducedAxis) +
+         "], keepdim=False, dtype=DataType.Null)\n"
+         "    fd.add_output(T4)\n";
+}
+
+TEST_F(PersistentBufferTest, AnInputConstantAlongTheRowSetsNoVectorWidth) {
+  BoundSegment inner(rstdScaledRows(1), {{128, 1024}, {128, 1}}, h100());
+  const PersistentBufferAnalysis a = analyzePersistentBuffers(inner.fusion(), inner.info());
+  EXPECT_EQ(a.vectorize.dtypeFactor, 8) << a.vectorize.limitedBy;
+  EXPECT_EQ(a.vectorize.factor, 8) << a.vectorize.limitedBy;
+  EXPECT_NE(a.vectorize.limitedBy.find("BFloat16"), std::string::npos) << a.vectorize.limitedBy;
+  // Shifted rows: the float input's alignment does not halve them either.
+  BoundSegment odd(rstdScaledRows(1), {{128, 1023}, {128, 1}}, h100(), {0, 1});
+  const PersistentBufferAnalysis b = analyzePersistentBuffers(odd.fusion(), odd.info());
+  EXPECT_EQ(b.vectorize.shiftedRowsFactor, 8);
+
+  BoundSegment outer(rstdScaledRows(0), {{128, 1024}, {128, 1}}, h100());
+  const PersistentBufferAnalysis c = analyzePersistentBuffers(outer.fusion(), outer.info());
+  EXPECT_EQ(c.vectorize.dtypeFactor, 4) << c.vectorize.limitedBy;
+}
+
 TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
   BoundSegment segment(
       "from nvfuser import FusionDefinition, DataType\n"
