@@ -476,7 +476,11 @@ class Generator {
       else if (keepdim) out.push_back(1);
     }
     const bool isExact = std::string(name) != "sum" || isInteger(node(a).dtype);
-    op(node(a).dtype, out, {a}, name,
+    // A sum of int32 is int64, as in torch and nvFuser (seed 659873 had
+    // aliased such a sum's int64 update into its int32 input).
+    const Dtype result =
+        std::string(name) == "sum" && node(a).dtype == Dtype::Int32 ? Dtype::Int : node(a).dtype;
+    op(result, out, {a}, name,
        std::string("fd.ops.") + name + "({0}, dims=" + list(dims) +
            ", keepdim=" + (keepdim ? "True" : "False") + ")",
        isExact && exact(a));
