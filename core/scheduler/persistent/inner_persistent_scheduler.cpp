@@ -28,6 +28,20 @@ constexpr int64_t kPreferredMaxThreads = 256;
 // 76.3 us with 256 threads of 16 and 73.0 us with 128 of 32.)
 constexpr int64_t kLongRow = 1024;
 constexpr int64_t kMinElementsPerThread = 32;
+// Shorter rows keep about as many threads a row, give or take a factor of
+// two: each thread takes the largest power of two at most 1/32 of the row.
+// (H200, the tuner on bf16 LayerNorm and RMSNorm backward dx at 8191x1023,
+// docs/performance.md: the old rule gave rows under 1,024 one chunk a
+// thread, 256 threads of 4 elements, 19.0 and 16.4 us; 64 threads of 16
+// ran 12.4 and 12.1, 128 of 8 13.1 and 12.2. Held-out sizes, bench: bf16
+// RMSNorm 16384x1023 30.2 -> 19.8 us, LayerNorm 32768x1000 39.7 -> 34.1,
+// 16384x768 17.2 -> 16.3.)
+int64_t minElementsPerThread(int64_t rowLength) {
+  if (rowLength >= kLongRow) return kMinElementsPerThread;
+  int64_t elements = 1;
+  while (elements * 2 * kMinElementsPerThread <= rowLength) elements *= 2;
+  return elements;
+}
 // Unless that minimum leaves more than 1/kMaxIdleFraction of the block's
 // chunk slots idle: then fewer chunks per thread for fewer idle slots. (A
 // masked softmax of 2050-element rows in chunks of 2, 1025 chunks, got 96
@@ -209,7 +223,7 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(const ir::Fusion& se
   // rule's, 4.42.)
   const bool oneWave =
       iteration * chunks <= static_cast<int64_t>(device.smCount) * device.maxThreadsPerSm;
-  const int64_t minElements = reduction >= kLongRow && !oneWave ? kMinElementsPerThread : 1;
+  const int64_t minElements = oneWave ? 1 : minElementsPerThread(reduction);
   const int64_t minBatch = std::min(chunks, ceilDiv(minElements, p.vectorizationFactor));
   const int64_t bytesPerChunk = ceilDiv(bytesPerRow, chunks);
   RowShape shape = chooseRowShape(chunks, minBatch, bytesPerChunk, inRegisters, device);

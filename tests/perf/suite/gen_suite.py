@@ -8,6 +8,7 @@ with its `inputs` block: `fuserlab-cli bench CASE.py` and
 
     python3 tests/perf/suite/gen_suite.py      # rewrites tests/perf/suite/*.py
     python3 tests/perf/suite/gen_suite.py --extra DIR   # EXTRA_CASES into DIR
+    python3 tests/perf/suite/gen_suite.py --heldout DIR # HELDOUT_CASES into DIR
 
 EXTRA_CASES are fusions measured against PyTorch outside the suite (copy
 them into tests/perf/suite/ on the GPU machine and name them to
@@ -615,10 +616,31 @@ EXTRA_CASES = [
 ]
 
 
+# Sizes no database or sweep has seen, for the heuristic against the tuner
+# (issue 45, item 6): rows shorter than 1,024 elements (BERT's 768, 1000,
+# 640, 512), odd rows, and a wide one. Not part of the suite's table.
+HELDOUT_CASES = [
+    layer_norm_fwd(16384, 768),
+    layer_norm_fwd(32768, 1000),
+    layer_norm_fwd(4096, 6144),
+    softmax(16384, 640),
+    softmax(8192, 3000),
+    rms_norm_fwd(16384, 1023),
+    rms_norm_bwd(16384, 768, full=True),
+    layer_norm_bwd(8192, 512, full=True),
+]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--extra", metavar="DIR", help="write EXTRA_CASES into DIR instead")
+    parser.add_argument("--heldout", metavar="DIR", help="write HELDOUT_CASES into DIR instead")
     args = parser.parse_args()
+    if args.heldout:
+        os.makedirs(args.heldout, exist_ok=True)
+        for c in HELDOUT_CASES:
+            c.write(args.heldout)
+        return
     if args.extra:
         os.makedirs(args.extra, exist_ok=True)
         for c in EXTRA_CASES:

@@ -632,6 +632,27 @@ TEST_F(PersistentSchedulerTest, FullerBlocksTakeTheFewestIdleSlots) {
   }
 }
 
+TEST_F(PersistentSchedulerTest, RowsUnder1024ElementsStillGiveEachThreadSeveral) {
+  // Rows of 1,023 bf16 (projected, shifted: chunks of 4, 255 whole ones):
+  // each thread takes 16 elements, 64 threads of 4 chunks, not the 256
+  // threads of one chunk that rows under 1,024 had taken (H200: 12.4 and
+  // 19.0 us for a LayerNorm backward's dx). Rows of 768: 16 elements, 64
+  // threads of 2 chunks of 8 (the tuner's best of 40 on an H200; the old
+  // rule's 96 threads of one chunk ran 17.2 us against 16.3). Rows of 1,024
+  // and more keep 32.
+  struct Case {
+    int64_t length, vector, threads, batch;
+  };
+  for (const Case& c : {Case{1023, 4, 64, 4}, Case{768, 8, 64, 2}, Case{4096, 8, 128, 4}}) {
+    SCOPED_TRACE(c.length);
+    BoundSegment segment(seed000Segment("BFloat16"), {{16384, c.length}}, h100());
+    const ReductionParams p = heuristic(inner_, segment);
+    EXPECT_EQ(p.vectorizationFactor, c.vector);
+    EXPECT_EQ(p.blockDimX, c.threads);
+    EXPECT_EQ(p.persistentBatchSize, c.batch);
+  }
+}
+
 TEST_F(PersistentSchedulerTest, ShiftedRowsTake16ByteChunksAndCountWholeOnes) {
   // bf16 rows of 2050 (8 does not divide it: each row's chunks start at its
   // first element aligned to 8). A row has at most 2050 / 8 = 256 whole
