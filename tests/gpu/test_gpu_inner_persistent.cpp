@@ -207,7 +207,8 @@ TEST_F(GpuInnerPersistentTest, ShiftedRowsOddLengths) {
 // A LayerNorm backward's saved mean and rstd, [rows, 1] floats (strides
 // 1, 1), are one value per row: the bf16 rows around them keep their
 // vectors (they were read one element at a time, the [rows, 1] taken for a
-// transpose). Against the CPU reference, with the factor the kernel got.
+// transpose), 16 bytes of bf16, not of float, since those floats are read
+// once per row. Against the CPU reference, with the factor the kernel got.
 TEST_F(GpuInnerPersistentTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 4096}, {100, 1024}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
@@ -252,7 +253,7 @@ TEST_F(GpuInnerPersistentTest, LayerNormBackwardWithRowColumnsKeepsVectors) {
     FL_SKIP_IF_UNAVAILABLE();
     const report::SegmentReport& segment = executor().lastReport()->segments.at(0);
     ASSERT_EQ(segment.scheduler, "inner_persistent");
-    EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), 4);
+    EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), 8);
   }
 }
 
