@@ -260,4 +260,26 @@ TEST(RowGatherTest, OtherGathersStayOutOfTheRowKernel) {
 }
 
 }  // namespace
+// GPT-2's vocabulary, 50,257 (no multiple of 8): shifted rows. The kernel
+// keeps no row (max and log-sum-exp reduce in one pass, the label's logit is
+// kept by the thread that reads it), so its chunks are 16 bytes, not the
+// 8 of kernels that keep projected buffers (H200, the tuner: 96.2 us in
+// chunks of 4, 78.8 to 80.3 in chunks of 8).
+TEST(RowGatherTest, CrossEntropyOverShiftedRowsKeepsNothingAndTakes16ByteChunks) {
+  const frontend::Script script = frontend::readScriptFile(
+      fuserlab::test::sourceDir() + "/tests/perf/suite/cross_entropy_2047x50257.py");
+  ASSERT_TRUE(script.inputs.has_value());
+  const auto device = scheduler::findBuiltinDevice("h100");
+  ASSERT_TRUE(device.has_value());
+  const runtime::Arguments args = frontend::makeInputShapes(*script.inputs);
+  const runtime::CompiledFusion compiled =
+      runtime::compileFusion(script.fusion(), compiler::CompileOptions{}, *device, args);
+  const report::SegmentReport& segment = compiled.report.segments.at(0);
+  ASSERT_EQ(segment.scheduler, "inner_persistent");
+  EXPECT_EQ(segment.params.get("vectorization_factor")->asInt(), 8);
+  const std::string properties = segment.properties.dump(-1);
+  EXPECT_NE(properties.find("the kernel keeps no buffer: one pass over the row"), std::string::npos)
+      << properties;
+}
+
 }  // namespace fuserlab::codegen
