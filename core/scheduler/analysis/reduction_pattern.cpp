@@ -437,8 +437,6 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
   std::vector<const TensorView*> readOncePerRun;
   if (pattern.innermost) {
     readOncePerRun = rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
-  }
-  if (pattern.innermost) {
     VectorizationQuery inputsQuery;
     inputsQuery.reference = pattern.reference();
     inputsQuery.breakPoint = breakPoint;

@@ -120,9 +120,10 @@ struct VectorizeLimit {
 
 //! 16 bytes over the widest element of the tensor inputs read by vectors
 //! (nvFuser's max_input_dtype_size rule; an inner reduction leaves out the
-//! inputs read once per row: a [rows, 1] rstd, a row gather's labels), halved until it divides the
-//! vectorized extent, every input's strides and its data pointer's alignment (inputs whose
-//! innermost stride is not 1 are read element by element and set no limit).
+//! inputs read once per row: a [rows, 1] rstd, a row gather's labels),
+//! halved until it divides the vectorized extent, every input's strides and
+//! its data pointer's alignment (inputs whose innermost stride is not 1 are
+//! read element by element and set no limit).
 VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPattern& pattern,
                                   const ReductionExtents& extents, const SegmentRuntimeInfo& info);
 

@@ -130,12 +130,6 @@ BufferChoice chooseBuffers(const PersistentBufferAnalysis& a) {
   return c;
 }
 
-// The chunk width (vectorization factor) of the kernel's rows. A row length
-// the 16-byte factor does not divide gets shifted rows
-// (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
-// elements take a thread each), in 16-byte chunks where the kernel keeps its
-// buffers and 8-byte ones where it projects them to its inputs. `why`, if
-// given, gets the reason for the report (empty where no row is shifted).
 // Whether `tv` is computed from `target`, walking definitions up.
 bool computedFrom(const ir::Val* tv, const ir::Val* target) {
   std::vector<const ir::Val*> stack{tv};
@@ -169,6 +163,13 @@ bool keepsRows(const ir::Fusion& segment, const PersistentBufferAnalysis& a) {
   });
 }
 
+// The chunk width (vectorization factor) of the kernel's rows. A row length
+// the 16-byte factor does not divide gets shifted rows
+// (VectorizeLimit::shiftedRowsFactor; registers only; the head and tail
+// elements take a thread each), in 16-byte chunks where the kernel keeps its
+// buffers or keeps nothing, and 8-byte ones where it projects the buffers it
+// keeps to its inputs. `why`, if given, gets the reason for the report
+// (empty where no row is shifted).
 int64_t chooseChunkWidth(const ir::Fusion& segment, const PersistentBufferAnalysis& a,
                          bool projected, bool inRegisters, std::string* why) {
   const int64_t aligned = a.vectorize.factor;
