@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "core/ir/error.h"
@@ -423,6 +424,32 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
     breakPoint = k;
   }
 
+  // Every input, and every output that holds the run (reduction results
+  // broadcast back, or reduced away, are written element by element):
+  // contiguity, strides, alignment, traced through reshape, permute,
+  // broadcast and expand.
+  VectorizationQuery query;
+  query.reference = pattern.reference();
+  query.breakPoint = breakPoint;
+  for (const ir::Val* val : segment.inputs()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv != nullptr && !tv->isCpuScalar() && !val->uses().empty()) {
+      query.tensors.push_back(tv);
+    }
+  }
+  for (const ir::Val* val : segment.outputVals()) {
+    const auto* tv = val->as<TensorView>();
+    if (tv == nullptr || tv->isFusionInput() || tv->rank() != pattern.rank ||
+        std::find(query.tensors.begin(), query.tensors.end(), tv) != query.tensors.end()) {
+      continue;
+    }
+    const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
+    bool holdsRun = true;
+    for (size_t k = breakPoint; k < order.size(); ++k) {
+      holdsRun = holdsRun && !axes[order[k]]->isBroadcast();
+    }
+    if (holdsRun) query.tensors.push_back(tv);
+  }
   // The widest input element decides how many elements 16 bytes hold
   // (nvFuser's max_input_dtype_size rule), but for an inner reduction's
   // inputs read once per row rather than by vectors: a row gather's index
@@ -433,22 +460,19 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
   // us, RMSNorm 20.0 -> 19.7, the aligned 8192x4096 ones unchanged.) Not
   // for outer reductions: their column sums of bf16 [8192, 4096] beside a
   // float rstd ran 44.2 us in chunks of 4 and 51.8 in chunks of 8, each
-  // thread accumulating a float per column of its chunk.)
+  // thread accumulating a float per column of its chunk.
+  // An inner reduction's analysis therefore runs first, at the widest
+  // factor (16): its flags say which inputs are read once per row, and a
+  // tensor's limits below the final factor do not depend on the factor
+  // asked for.
+  std::optional<VectorizationAnalysis> analysis;
   std::vector<const TensorView*> readOncePerRun;
   if (pattern.innermost) {
     readOncePerRun = rowGatherIndexInputs(segment, findRowGathers(segment, pattern).gathers);
-    VectorizationQuery inputsQuery;
-    inputsQuery.reference = pattern.reference();
-    inputsQuery.breakPoint = breakPoint;
-    for (const ir::Val* val : segment.inputs()) {
-      const auto* tv = val->as<TensorView>();
-      if (tv != nullptr && !tv->isCpuScalar() && !val->uses().empty()) {
-        inputsQuery.tensors.push_back(tv);
-      }
-    }
-    const VectorizationAnalysis inputs = analyzeVectorization(segment, info, inputsQuery);
-    for (size_t i = 0; i < inputs.tensors.size(); ++i) {
-      if (inputs.tensors[i].constantAlongRun) readOncePerRun.push_back(inputsQuery.tensors[i]);
+    analysis = analyzeVectorization(segment, info, query);
+    for (size_t i = 0; i < analysis->tensors.size(); ++i) {
+      const TensorVectorization& t = analysis->tensors[i];
+      if (t.isInput && t.constantAlongRun) readOncePerRun.push_back(query.tensors[i]);
     }
   }
   const auto readByVectors = [&](const TensorView* tv) {
@@ -490,38 +514,13 @@ VectorizeLimit maxVectorizeFactor(const ir::Fusion& segment, const ReductionPatt
                       " is not divisible by " + std::to_string(limit.factor * 2);
   }
   if (limit.factor == 1) return limit;
-
-  // Every input, and every output that holds the run (reduction results
-  // broadcast back, or reduced away, are written element by element):
-  // contiguity, strides, alignment, traced through reshape, permute,
-  // broadcast and expand.
-  VectorizationQuery query;
-  query.reference = pattern.reference();
-  query.breakPoint = breakPoint;
-  query.maxFactor = limit.factor;
-  for (const ir::Val* val : segment.inputs()) {
-    const auto* tv = val->as<TensorView>();
-    if (tv != nullptr && !tv->isCpuScalar() && !val->uses().empty()) {
-      query.tensors.push_back(tv);
-    }
+  if (!analysis) {
+    query.maxFactor = limit.factor;
+    analysis = analyzeVectorization(segment, info, query);
   }
-  for (const ir::Val* val : segment.outputVals()) {
-    const auto* tv = val->as<TensorView>();
-    if (tv == nullptr || tv->isFusionInput() || tv->rank() != pattern.rank ||
-        std::find(query.tensors.begin(), query.tensors.end(), tv) != query.tensors.end()) {
-      continue;
-    }
-    const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
-    bool holdsRun = true;
-    for (size_t k = breakPoint; k < order.size(); ++k) {
-      holdsRun = holdsRun && !axes[order[k]]->isBroadcast();
-    }
-    if (holdsRun) query.tensors.push_back(tv);
-  }
-  const VectorizationAnalysis analysis = analyzeVectorization(segment, info, query);
-  if (analysis.factor < limit.factor) {
-    limit.factor = analysis.factor;
-    limit.limitedBy = analysis.reason();
+  if (analysis->factor < limit.factor) {
+    limit.factor = analysis->factor;
+    limit.limitedBy = analysis->reason();
   }
   return limit;
 }
