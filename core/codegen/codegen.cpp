@@ -9,9 +9,7 @@
 #include "core/codegen/sort_emitter.h"
 #include "core/codegen/transpose_emitter.h"
 #include "core/ir/error.h"
-#include "core/scheduler/pointwise/scan_segment.h"
-#include "core/scheduler/pointwise/scatter_segment.h"
-#include "core/scheduler/pointwise/sort_segment.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 
 #include "core/codegen/reduction/persistent_emitter.h"
 #include "core/codegen/reduction/reduction_emitter.h"
@@ -87,21 +85,23 @@ GeneratedKernel emitKernel(const ir::Fusion& segment, scheduler::SchedulerType t
                            const scheduler::SegmentRuntimeInfo& info, std::string_view kernelName) {
   using scheduler::SchedulerType;
   switch (type) {
-    case SchedulerType::Pointwise:
-      if (scheduler::scanOf(segment) != nullptr) {
+    case SchedulerType::Pointwise: {
+      const scheduler::OwnKernelOps ops = scheduler::ownKernelOps(segment);
+      if (ops.scan != nullptr) {
         return emitScanKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                               kernelName);
       }
-      if (scheduler::indexedWriteOf(segment) != nullptr) {
+      if (ops.indexedWrite != nullptr) {
         return emitIndexedWriteKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type),
                                       info, kernelName);
       }
-      if (scheduler::sortOf(segment) != nullptr) {
+      if (ops.sort != nullptr) {
         return emitSortKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                               kernelName);
       }
       return emitPointwiseKernel(segment, paramsOf<scheduler::PointwiseParams>(params, type), info,
                                  kernelName);
+    }
     case SchedulerType::Transpose:
       return emitTransposeKernel(segment, paramsOf<scheduler::TransposeParams>(params, type), info,
                                  kernelName);

@@ -17,6 +17,7 @@
 #ifndef FUSERLAB_REGISTRY_BUILTIN_ONLY
 #include "core/scheduler/persistent/inner_persistent_scheduler.h"
 #include "core/scheduler/persistent/outer_persistent_scheduler.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 #include "core/scheduler/pointwise/pointwise_scheduler.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/pointwise/scatter_segment.h"
@@ -91,11 +92,12 @@ const Registry& registry() {
 // kernel, take no argsort or topk).
 struct SegmentRefusals {
   explicit SegmentRefusals(const ir::Fusion& segment)
-      : resharding(reshardingRefusal(segment)),
-        cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)),
-        scan(scanRefusal(segment)),
-        indexedWrite(indexedWriteRefusal(segment)),
-        sort(sortRefusal(segment)) {}
+      : resharding(reshardingRefusal(segment)), cpuReferenceOnly(cpuReferenceOnlyRefusal(segment)) {
+    const OwnKernelOps ops = ownKernelOps(segment);
+    if (ops.scan != nullptr) scan = scanRefusal(*ops.scan);
+    if (ops.indexedWrite != nullptr) indexedWrite = indexedWriteRefusal(*ops.indexedWrite);
+    if (ops.sort != nullptr) sort = sortRefusal(*ops.sort);
+  }
   std::optional<std::string> resharding;
   std::optional<std::string> cpuReferenceOnly;
   std::optional<std::string> scan;

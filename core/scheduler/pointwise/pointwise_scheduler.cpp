@@ -5,6 +5,7 @@
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/analysis/vectorization.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 #include "core/scheduler/pointwise/pointwise_heuristic.h"
 #include "core/scheduler/pointwise/scan_segment.h"
 #include "core/scheduler/pointwise/scatter_segment.h"
@@ -82,11 +83,10 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
   if (!tensorOutput) {
     return "has no tensor output: there is nothing for a kernel to write";
   }
-  if (const ir::Expr* scan = scanOf(segment)) return rejectScanSegment(segment, *scan);
-  if (const ir::Expr* write = indexedWriteOf(segment)) {
-    return rejectIndexedWriteSegment(segment, *write);
-  }
-  if (const ir::Expr* sort = sortOf(segment)) return rejectSortSegment(segment, *sort);
+  const OwnKernelOps ops = ownKernelOps(segment);
+  if (ops.scan != nullptr) return rejectScanSegment(segment, *ops.scan);
+  if (ops.indexedWrite != nullptr) return rejectIndexedWriteSegment(segment, *ops.indexedWrite);
+  if (ops.sort != nullptr) return rejectSortSegment(segment, *ops.sort);
   for (const ir::Expr* expr : liveExprs(segment)) {
     switch (expr->type()) {
       case ExprType::Reduction:
@@ -107,9 +107,10 @@ std::optional<std::string> PointwiseScheduler::rejectCompileTime(const ir::Fusio
 
 std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& segment,
                                                              const SegmentRuntimeInfo& info) const {
-  if (scanOf(segment) != nullptr) return std::nullopt;          // the scan kernel takes any sizes
-  if (indexedWriteOf(segment) != nullptr) return std::nullopt;  // so does an indexed write
-  if (const ir::Expr* sort = sortOf(segment)) return sortRowTooLong(*sort, info);
+  const OwnKernelOps ops = ownKernelOps(segment);
+  if (ops.scan != nullptr) return std::nullopt;          // the scan kernel takes any sizes
+  if (ops.indexedWrite != nullptr) return std::nullopt;  // so does an indexed write
+  if (ops.sort != nullptr) return sortRowTooLong(*ops.sort, info);
   const ir::TensorView* reference = largestOutput(segment, info.evaluator);
   if (reference == nullptr) return "has no tensor output";
   const AxisTrace trace(segment, reference, info.evaluator);
@@ -152,9 +153,10 @@ std::optional<std::string> PointwiseScheduler::rejectRunTime(const ir::Fusion& s
 
 HeuristicParams PointwiseScheduler::computeHeuristics(const ir::Fusion& segment,
                                                       const SegmentRuntimeInfo& info) const {
-  if (scanOf(segment) != nullptr) return scanParams(segment, info);
-  if (indexedWriteOf(segment) != nullptr) return indexedWriteParams(segment, info);
-  if (sortOf(segment) != nullptr) return sortParams(segment, info);
+  const OwnKernelOps ops = ownKernelOps(segment);
+  if (ops.scan != nullptr) return scanParams(segment, info);
+  if (ops.indexedWrite != nullptr) return indexedWriteParams(segment, info);
+  if (ops.sort != nullptr) return sortParams(segment, info);
   return decidePointwise(segment, info).params;
 }
 
@@ -165,9 +167,10 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
   if (p == nullptr) {
     return "expected pointwise params, got " + paramsKindName(params) + " params";
   }
-  if (scanOf(segment) != nullptr) return rejectScanParams(segment, info, *p);
-  if (indexedWriteOf(segment) != nullptr) return rejectIndexedWriteParams(segment, info, *p);
-  if (sortOf(segment) != nullptr) return rejectSortParams(segment, info, *p);
+  const OwnKernelOps ops = ownKernelOps(segment);
+  if (ops.scan != nullptr) return rejectScanParams(segment, info, *p);
+  if (ops.indexedWrite != nullptr) return rejectIndexedWriteParams(segment, info, *p);
+  if (ops.sort != nullptr) return rejectSortParams(segment, info, *p);
   if (!isPowerOfTwoUpTo16(p->vectorizationFactor)) {
     return "vectorization_factor " + str(p->vectorizationFactor) + " is not 1, 2, 4, 8 or 16";
   }
@@ -224,9 +227,10 @@ std::optional<std::string> PointwiseScheduler::rejectParams(const ir::Fusion& se
 
 report::Json PointwiseScheduler::properties(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info) const {
-  if (scanOf(segment) != nullptr) return scanProperties(segment, info);
-  if (indexedWriteOf(segment) != nullptr) return indexedWriteProperties(segment, info);
-  if (sortOf(segment) != nullptr) return sortProperties(segment, info);
+  const OwnKernelOps ops = ownKernelOps(segment);
+  if (ops.scan != nullptr) return scanProperties(segment, info);
+  if (ops.indexedWrite != nullptr) return indexedWriteProperties(segment, info);
+  if (ops.sort != nullptr) return sortProperties(segment, info);
   return decidePointwise(segment, info).toJson();
 }
 

@@ -5,6 +5,7 @@
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -12,11 +13,6 @@ namespace {
 constexpr int64_t kThreadsPerBlock = 128;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-bool hasTensorOutput(const ir::Expr& expr) {
-  return std::any_of(expr.outputs().begin(), expr.outputs().end(),
-                     [](const ir::Val* val) { return val->isA<ir::TensorView>(); });
-}
 
 // The scan's line length and number of lines at the bound sizes.
 struct ScanShape {
@@ -41,27 +37,14 @@ ScanShape shapeOf(const ir::Expr& scan, const SegmentRuntimeInfo& info) {
 
 }  // namespace
 
-const ir::Expr* scanOf(const ir::Fusion& segment) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (expr->type() == ir::ExprType::Scan) return expr;
-  }
-  return nullptr;
-}
+const ir::Expr* scanOf(const ir::Fusion& segment) { return ownKernelOps(segment).scan; }
 
-std::optional<std::string> scanRefusal(const ir::Fusion& segment) {
-  const ir::Expr* scan = scanOf(segment);
-  if (scan == nullptr) return std::nullopt;
-  return "holds a scan (" + exprSummary(*scan) +
-         "): the pointwise scheduler's scan kernel runs it, in a segment of its own";
+std::string scanRefusal(const ir::Expr& scan) {
+  return ownKernelOpRefusal(scan, "scan", "scan kernel");
 }
 
 std::optional<std::string> rejectScanSegment(const ir::Fusion& segment, const ir::Expr& scan) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (expr == &scan || !hasTensorOutput(*expr)) continue;
-    return "holds a scan (" + exprSummary(scan) + ") beside " + exprSummary(*expr) +
-           ": a scan kernel runs the scan alone";
-  }
-  return std::nullopt;
+  return rejectBesideOwnKernelOp(segment, scan, "scan", "a scan kernel");
 }
 
 PointwiseParams scanParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {

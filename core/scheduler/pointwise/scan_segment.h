@@ -21,9 +21,8 @@ namespace fuserlab::scheduler {
 //! The segment's scan expr; nullptr when it holds none.
 const ir::Expr* scanOf(const ir::Fusion& segment);
 
-//! Why a scheduler other than pointwise refuses `segment`: it holds a scan
-//! (named). nullopt when it holds none.
-std::optional<std::string> scanRefusal(const ir::Fusion& segment);
+//! Why a scheduler other than pointwise refuses a segment holding `scan`.
+std::string scanRefusal(const ir::Expr& scan);
 
 //! The pointwise scheduler's compile-time check of a segment holding `scan`:
 //! the scan must be its only op with a tensor output.

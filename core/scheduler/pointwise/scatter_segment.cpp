@@ -5,6 +5,7 @@
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -12,15 +13,6 @@ namespace {
 constexpr int64_t kThreadsPerBlock = 256;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-bool hasTensorOutput(const ir::Expr& expr) {
-  return std::any_of(expr.outputs().begin(), expr.outputs().end(),
-                     [](const ir::Val* val) { return val->isA<ir::TensorView>(); });
-}
-
-bool isIndexedWrite(const ir::Expr& expr) {
-  return expr.type() == ir::ExprType::Scatter || expr.type() == ir::ExprType::IndexPutAccumulate;
-}
 
 // The number of index positions at the bound sizes.
 int64_t indexPositions(const ir::Expr& write, const SegmentRuntimeInfo& info) {
@@ -34,27 +26,16 @@ int64_t indexPositions(const ir::Expr& write, const SegmentRuntimeInfo& info) {
 }  // namespace
 
 const ir::Expr* indexedWriteOf(const ir::Fusion& segment) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (isIndexedWrite(*expr)) return expr;
-  }
-  return nullptr;
+  return ownKernelOps(segment).indexedWrite;
 }
 
-std::optional<std::string> indexedWriteRefusal(const ir::Fusion& segment) {
-  const ir::Expr* write = indexedWriteOf(segment);
-  if (write == nullptr) return std::nullopt;
-  return "holds a " + write->opName() + " (" + exprSummary(*write) +
-         "): the pointwise scheduler's indexed-write kernel runs it, in a segment of its own";
+std::string indexedWriteRefusal(const ir::Expr& write) {
+  return ownKernelOpRefusal(write, write.opName(), "indexed-write kernel");
 }
 
 std::optional<std::string> rejectIndexedWriteSegment(const ir::Fusion& segment,
                                                      const ir::Expr& write) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (expr == &write || !hasTensorOutput(*expr)) continue;
-    return "holds a " + write.opName() + " (" + exprSummary(write) + ") beside " +
-           exprSummary(*expr) + ": an indexed-write kernel runs the " + write.opName() + " alone";
-  }
-  return std::nullopt;
+  return rejectBesideOwnKernelOp(segment, write, write.opName(), "an indexed-write kernel");
 }
 
 PointwiseParams indexedWriteParams(const ir::Fusion& segment, const SegmentRuntimeInfo& info) {

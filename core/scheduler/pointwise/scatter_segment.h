@@ -22,9 +22,8 @@ namespace fuserlab::scheduler {
 //! The segment's scatter or index_put_accumulate; nullptr when it holds none.
 const ir::Expr* indexedWriteOf(const ir::Fusion& segment);
 
-//! Why a scheduler other than pointwise refuses `segment`: it holds an
-//! indexed write (named). nullopt when it holds none.
-std::optional<std::string> indexedWriteRefusal(const ir::Fusion& segment);
+//! Why a scheduler other than pointwise refuses a segment holding `write`.
+std::string indexedWriteRefusal(const ir::Expr& write);
 
 //! The pointwise scheduler's compile-time check of a segment holding
 //! `write`: it must be the segment's only op with a tensor output.

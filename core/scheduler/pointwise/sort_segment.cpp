@@ -5,6 +5,7 @@
 #include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/memory_layout.h"
 #include "core/scheduler/expr_summary.h"
+#include "core/scheduler/pointwise/own_kernel_ops.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -12,11 +13,6 @@ namespace {
 constexpr int64_t kMaxThreadsPerBlock = 512;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-bool hasTensorOutput(const ir::Expr& expr) {
-  return std::any_of(expr.outputs().begin(), expr.outputs().end(),
-                     [](const ir::Val* val) { return val->isA<ir::TensorView>(); });
-}
 
 // The number of lines `sort` orders (the product of its input's other
 // extents) at the bound sizes.
@@ -44,12 +40,7 @@ bool isSortOp(ir::ExprType type) {
   return type == ir::ExprType::Argsort || type == ir::ExprType::TopK;
 }
 
-const ir::Expr* sortOf(const ir::Fusion& segment) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (isSortOp(expr->type())) return expr;
-  }
-  return nullptr;
-}
+const ir::Expr* sortOf(const ir::Fusion& segment) { return ownKernelOps(segment).sort; }
 
 int64_t sortRowLength(const ir::Expr& sort, const SegmentRuntimeInfo& info) {
   const auto* x = sort.input(0)->as<ir::TensorView>();
@@ -58,22 +49,14 @@ int64_t sortRowLength(const ir::Expr& sort, const SegmentRuntimeInfo& info) {
   return info.evaluator->evaluateExtent(axes[static_cast<size_t>(sort.attrs().dim)]);
 }
 
-std::optional<std::string> sortRefusal(const ir::Fusion& segment) {
-  const ir::Expr* sort = sortOf(segment);
-  if (sort == nullptr) return std::nullopt;
-  return "holds a " + sort->opName() + " (" + exprSummary(*sort) +
-         "): the pointwise scheduler's sort kernel runs it, in a segment of its own (expr_eval, "
-         "on the CPU reference, where a line is longer than " +
-         str(kMaxSortRow) + ")";
+std::string sortRefusal(const ir::Expr& sort) {
+  return ownKernelOpRefusal(
+      sort, sort.opName(), "sort kernel",
+      " (expr_eval, on the CPU reference, where a line is longer than " + str(kMaxSortRow) + ")");
 }
 
 std::optional<std::string> rejectSortSegment(const ir::Fusion& segment, const ir::Expr& sort) {
-  for (const ir::Expr* expr : liveExprs(segment)) {
-    if (expr == &sort || !hasTensorOutput(*expr)) continue;
-    return "holds a " + sort.opName() + " (" + exprSummary(sort) + ") beside " +
-           exprSummary(*expr) + ": a sort kernel runs the " + sort.opName() + " alone";
-  }
-  return std::nullopt;
+  return rejectBesideOwnKernelOp(segment, sort, sort.opName(), "a sort kernel");
 }
 
 std::optional<std::string> sortRowTooLong(const ir::Expr& sort, const SegmentRuntimeInfo& info) {

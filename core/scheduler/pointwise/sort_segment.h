@@ -35,9 +35,9 @@ const ir::Expr* sortOf(const ir::Fusion& segment);
 //! sorted axis; 1 for a 0-dim input) at the bound sizes.
 int64_t sortRowLength(const ir::Expr& sort, const SegmentRuntimeInfo& info);
 
-//! Why a scheduler other than pointwise and expr_eval refuses `segment`: it
-//! holds a sort (named). nullopt when it holds none.
-std::optional<std::string> sortRefusal(const ir::Fusion& segment);
+//! Why a scheduler other than pointwise and expr_eval refuses a segment
+//! holding `sort`.
+std::string sortRefusal(const ir::Expr& sort);
 
 //! The pointwise scheduler's compile-time check of a segment holding
 //! `sort`: the sort must be its only op with a tensor output.
