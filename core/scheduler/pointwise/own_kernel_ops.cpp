@@ -47,4 +47,16 @@ std::string ownKernelOpRefusal(const ir::Expr& op, std::string_view noun, std::s
          std::string(kernel) + " runs it, in a segment of its own" + std::string(more);
 }
 
+std::optional<std::string> rejectVectorsUnrollingOrSplit(const PointwiseParams& params,
+                                                         std::string_view kernel) {
+  if (params.vectorizationFactor == 1 && params.unrollFactorInner == 1 &&
+      params.unrollFactorOuter == 1 && params.breakPoint == 0 && params.blockDimY == 1 &&
+      !params.flipGrid) {
+    return std::nullopt;
+  }
+  return std::string(kernel) +
+         ": it takes vectorization_factor 1, unroll factors 1, break_point 0, block_dim_y 1 and "
+         "no flip_grid";
+}
+
 }  // namespace fuserlab::scheduler

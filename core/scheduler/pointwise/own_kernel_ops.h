@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/ir/fusion.h"
+#include "core/scheduler/pointwise/pointwise_params.h"
 
 namespace fuserlab::scheduler {
 
@@ -42,5 +43,12 @@ std::optional<std::string> rejectBesideOwnKernelOp(const ir::Fusion& segment, co
 //! segment of its own" and `more` after it.
 std::string ownKernelOpRefusal(const ir::Expr& op, std::string_view noun, std::string_view kernel,
                                std::string_view more = {});
+
+//! Params the op's kernel cannot obey: anything but the 1-D defaults
+//! (vectorization 1, unroll factors 1, break point 0, block_dim_y 1, no
+//! flip). `kernel` says how the kernel walks ("a scan kernel runs one thread
+//! per line").
+std::optional<std::string> rejectVectorsUnrollingOrSplit(const PointwiseParams& params,
+                                                         std::string_view kernel);
 
 }  // namespace fuserlab::scheduler

@@ -61,11 +61,8 @@ PointwiseParams scanParams(const ir::Fusion& segment, const SegmentRuntimeInfo& 
 std::optional<std::string> rejectScanParams(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info,
                                             const PointwiseParams& params) {
-  if (params.vectorizationFactor != 1 || params.unrollFactorInner != 1 ||
-      params.unrollFactorOuter != 1 || params.breakPoint != 0 || params.blockDimY != 1 ||
-      params.flipGrid) {
-    return "a scan kernel runs one thread per line: it takes vectorization_factor 1, unroll "
-           "factors 1, break_point 0, block_dim_y 1 and no flip_grid";
+  if (auto why = rejectVectorsUnrollingOrSplit(params, "a scan kernel runs one thread per line")) {
+    return why;
   }
   if (params.blockDimX < 1 || params.blockDimX > info.device->maxThreadsPerBlock) {
     return "block_dim_x " + str(params.blockDimX) + " does not fit the " +

@@ -48,12 +48,9 @@ PointwiseParams indexedWriteParams(const ir::Fusion& segment, const SegmentRunti
 std::optional<std::string> rejectIndexedWriteParams(const ir::Fusion& segment,
                                                     const SegmentRuntimeInfo& info,
                                                     const PointwiseParams& params) {
-  if (params.vectorizationFactor != 1 || params.unrollFactorInner != 1 ||
-      params.unrollFactorOuter != 1 || params.breakPoint != 0 || params.blockDimY != 1 ||
-      params.flipGrid) {
-    return "an indexed-write kernel runs a grid-stride loop of single elements: it takes "
-           "vectorization_factor 1, unroll factors 1, break_point 0, block_dim_y 1 and no "
-           "flip_grid";
+  if (auto why = rejectVectorsUnrollingOrSplit(
+          params, "an indexed-write kernel runs a grid-stride loop of single elements")) {
+    return why;
   }
   if (params.blockDimX < 32 || params.blockDimX > kThreadsPerBlock || params.blockDimX % 32 != 0) {
     return "block_dim_x " + str(params.blockDimX) +

@@ -89,11 +89,8 @@ PointwiseParams sortParams(const ir::Fusion& segment, const SegmentRuntimeInfo& 
 std::optional<std::string> rejectSortParams(const ir::Fusion& segment,
                                             const SegmentRuntimeInfo& info,
                                             const PointwiseParams& params) {
-  if (params.vectorizationFactor != 1 || params.unrollFactorInner != 1 ||
-      params.unrollFactorOuter != 1 || params.breakPoint != 0 || params.blockDimY != 1 ||
-      params.flipGrid) {
-    return "a sort kernel runs one block per line: it takes vectorization_factor 1, unroll "
-           "factors 1, break_point 0, block_dim_y 1 and no flip_grid";
+  if (auto why = rejectVectorsUnrollingOrSplit(params, "a sort kernel runs one block per line")) {
+    return why;
   }
   if (params.blockDimX < 32 || params.blockDimX % 32 != 0 ||
       params.blockDimX > info.device->maxThreadsPerBlock) {
