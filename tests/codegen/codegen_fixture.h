@@ -10,6 +10,7 @@
 
 #include "core/compiler/fusion_compiler.h"
 #include "core/compiler/segment_kernels.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/scheduler/device_spec.h"
@@ -72,6 +73,29 @@ inline std::string script(const std::string& body) {
   return "from nvfuser import FusionDefinition, DataType\n"
          "def f(fd : FusionDefinition) -> None :\n" +
          body;
+}
+
+//! NVRTC compiles `kernel` for sm_80 and sm_90.
+inline void expectCompilesForSm80AndSm90(const GeneratedKernel& kernel) {
+  for (int arch : {80, 90}) {
+    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << kernel.source;
+  }
+}
+
+//! Every kernel of `compiled` is generated and compiles for sm_80 and
+//! sm_90; returns those whose source holds `marker` ("pointwise (scan)").
+inline std::vector<GeneratedKernel> expectKernelsCompile(const CompiledScript& compiled,
+                                                         const std::string& marker) {
+  std::vector<GeneratedKernel> marked;
+  for (const runtime::SegmentKernel& segment : compiled.kernels) {
+    if (!segment.kernel.has_value()) {
+      ADD_FAILURE() << segment.error;
+      continue;
+    }
+    if (contains(segment.kernel->source, marker)) marked.push_back(*segment.kernel);
+    expectCompilesForSm80AndSm90(*segment.kernel);
+  }
+  return marked;
 }
 
 }  // namespace fuserlab::codegen

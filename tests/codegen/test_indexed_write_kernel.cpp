@@ -18,12 +18,6 @@ using scheduler::SchedulerType;
 
 constexpr std::string_view kMarker = "pointwise (indexed write)";
 
-void expectCompiles(const GeneratedKernel& kernel) {
-  for (int arch : {80, 90}) {
-    EXPECT_NO_THROW(runtime::compileWithNvrtc(kernel, arch)) << kernel.source;
-  }
-}
-
 // Every kernel of `compiled` is generated and compiles, and every segment
 // holding a scatter or index_put_accumulate is a pointwise one (not
 // expr_eval, as before); returns the indexed-write kernels.
@@ -38,16 +32,7 @@ std::vector<GeneratedKernel> expectIndexedWriteKernelsCompile(const CompiledScri
           << compiled.compiled.segmented->toString();
     }
   }
-  std::vector<GeneratedKernel> writes;
-  for (const runtime::SegmentKernel& segment : compiled.kernels) {
-    if (!segment.kernel.has_value()) {
-      ADD_FAILURE() << segment.error;
-      continue;
-    }
-    if (contains(segment.kernel->source, std::string(kMarker))) writes.push_back(*segment.kernel);
-    expectCompiles(*segment.kernel);
-  }
-  return writes;
+  return expectKernelsCompile(compiled, std::string(kMarker));
 }
 
 const std::vector<std::pair<std::string, std::string>> kDtypes = {
@@ -158,7 +143,7 @@ TEST(IndexedWriteKernelTest, EveryOtherSchedulerRefusesASegmentHoldingOne) {
     for (const scheduler::Rejection& rejection : groups[0].choice.rejected) {
       EXPECT_TRUE(contains(rejection.reason, "indexed-write kernel runs it")) << rejection.reason;
     }
-    expectCompiles(onlyKernel(compiled));
+    expectCompilesForSm80AndSm90(onlyKernel(compiled));
   }
 }
 
