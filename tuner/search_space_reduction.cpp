@@ -4,7 +4,9 @@
 // and projection, for outer reductions split across blocks the number of
 // blocks and (sm_90+) whether they combine in a thread-block cluster, and
 // for outer persistent kernels split across blocks (sm_90+) whether they
-// meet at grid barriers or in a cluster.
+// meet at grid barriers or in a cluster. An inner persistent kernel with
+// column sums (the combined normalization backward) also varies its
+// resident blocks per SM, which set its grid.
 // The persistent batch size is derived, not a knob of its own: with the
 // row's chunks spread over block_dim_x threads, the smallest batch that
 // covers the row is the only one that does not leave threads idle, so
@@ -34,6 +36,7 @@ enum Knobs : size_t {
   kProjection,
   kCluster,
   kSplit,
+  kBlocksPerSm,
 };
 
 }  // namespace
@@ -66,6 +69,18 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     std::sort(splits.begin(), splits.end());
   }
 
+  // Column sums: the grid is every block resident at once, smCount times
+  // the blocks an SM keeps (the default's, and 1 to 4 more or fewer).
+  const bool columns = !pattern.pattern->columnReductions.empty() && info.device != nullptr;
+  const int64_t smCount = info.device != nullptr ? info.device->smCount : 1;
+  std::vector<int64_t> blocksPerSm = {columns ? ceilDiv(d.gridDimX, smCount) : 0};
+  if (columns) {
+    for (int64_t b : {1, 2, 3, 4, 6, 8}) {
+      if (b != blocksPerSm.front()) blocksPerSm.push_back(b);
+    }
+    std::sort(blocksPerSm.begin(), blocksPerSm.end());
+  }
+
   KnobGrid grid;
   std::vector<int64_t> threadsX, threadsY;
   if (innermost) {
@@ -88,6 +103,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
        persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"cluster_reduction", clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"grid_dim_y", splits},
+      {"blocks_per_sm", blocksPerSm},
   };
   grid.defaultValues = {d.vectorizationFactor,
                         d.blockDimX,
@@ -97,9 +113,11 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
                         d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
                         d.projectPersistentBuffers ? 1 : 0,
                         d.clusterReduction ? 1 : 0,
-                        d.gridDimY};
+                        d.gridDimY,
+                        columns ? ceilDiv(d.gridDimX, smCount) : 0};
 
-  grid.materialize = [d, type, extents, innermost](const std::vector<int64_t>& v) {
+  grid.materialize = [d, type, extents, innermost, columns,
+                      smCount](const std::vector<int64_t>& v) {
     ReductionParams p = d;
     p.vectorizationFactor = v[kVectorize];
     p.blockDimX = v[kThreadsX];
@@ -121,6 +139,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
           scheduler::rowChunks(reduction, p.vectorizationFactor, scheduler::shiftsRows(p));
       p.persistentBatchSize = ceilDiv(chunks, p.blockDimX);
       p.gridDimX = ceilDiv(iteration, p.blockDimY);
+      if (columns) p.gridDimX = std::min(p.gridDimX, smCount * v[kBlocksPerSm]);
     } else if (type == SchedulerType::OuterPersistent) {
       // The default's split of the reduction over blocks stays.
       const int64_t share = ceilDiv(reduction, std::max<int64_t>(1, p.gridDimY));

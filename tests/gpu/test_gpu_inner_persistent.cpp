@@ -2,13 +2,15 @@
 // and layer norm (forward and backward) over rows short enough for
 // registers and long enough to need shared memory, rows of odd lengths,
 // max and min reductions with NaN, approximate exp, cross-entropy's label
-// gathered in the row kernel. Each skips, saying so,
+// gathered in the row kernel, a normalization backward with its weight
+// gradients in one combined kernel. Each skips, saying so,
 // while the segment's emitter is unavailable.
 #include <limits>
 
 #include "core/tensor/float16.h"
 #include "core/tensor/random_fill.h"
 #include "tests/gpu/gpu_fixture.h"
+#include "tests/test_scripts.h"
 
 namespace fuserlab::gpu_test {
 namespace {
@@ -450,6 +452,43 @@ TEST_F(GpuInnerPersistentTest, CrossEntropyGathersTheLabelInTheRowKernel) {
     ASSERT_NE(report, nullptr);
     EXPECT_LE(report->kernelCount(), 2);
     EXPECT_EQ(report->segments.at(0).scheduler, "inner_persistent");
+  }
+}
+
+// A normalization backward with its weight gradients (issue 45 item 1) in
+// one kernel: dx from the rows, dw and db as column sums over every row,
+// each block's partials added over the grid after a grid barrier. Long and
+// short rows (several rows a block), single-element chunks (1023), fewer
+// rows than blocks, float. Each case runs twice on one executor: the
+// barrier's counters set themselves back to zero for the next launch.
+TEST_F(GpuInnerPersistentTest, NormBackwardWithWeightGradientsInOneKernel) {
+  struct Case {
+    bool layerNorm;
+    int64_t rows;
+    int64_t cols;
+    DataType dtype;
+  };
+  for (const Case& c :
+       {Case{true, 8192, 4096, DataType::BFloat16}, Case{false, 8192, 4096, DataType::BFloat16},
+        Case{true, 1000, 1024, DataType::BFloat16}, Case{false, 8191, 1023, DataType::BFloat16},
+        Case{true, 3000, 256, DataType::BFloat16}, Case{true, 2048, 1024, DataType::Float},
+        Case{false, 37, 4096, DataType::BFloat16}, Case{true, 20000, 768, DataType::BFloat16}}) {
+    SCOPED_TRACE(std::string(c.layerNorm ? "LayerNorm " : "RMSNorm ") + std::to_string(c.rows) +
+                 "x" + std::to_string(c.cols) + " " + std::string(ir::toString(c.dtype)));
+    define(test_scripts::normBackwardWithWeights(
+        c.rows, c.cols, c.layerNorm, c.dtype == DataType::Float ? "Float" : "BFloat16"));
+    for (int launch = 0; launch < 2; ++launch) {
+      runtime::Arguments inputs = {random(c.dtype, {c.rows, c.cols}),
+                                   random(c.dtype, {c.rows, c.cols}),
+                                   random(DataType::Float, {c.rows, 1})};
+      if (c.layerNorm) inputs.push_back(random(DataType::Float, {c.rows, 1}));
+      inputs.push_back(random(c.dtype, {c.cols}));
+      runAndCheck(inputs);
+      FL_SKIP_IF_UNAVAILABLE();
+      const auto& segments = executor().lastReport()->segments;
+      ASSERT_EQ(segments.size(), 1u);
+      EXPECT_EQ(segments[0].scheduler, "inner_persistent");
+    }
   }
 }
 

@@ -36,14 +36,14 @@ namespace {
 
 const QString kExamples = examplesDir();
 
-// What `fuserlab-cli bench layer_norm_backward_weights.py --json` writes
+// What `fuserlab-cli bench cross_entropy_loss.py --json` writes
 // (app/cli/command_bench.cpp), by hand: two kernels, 10 us and 40 us, and a
 // copy bandwidth of 3 TB/s.
 const char* kBenchJson = R"({
   "fusion": "nvfuser_fusion_id0",
-  "file": "layer_norm_backward_weights.py",
+  "file": "cross_entropy_loss.py",
   "device": {"key": "cuda:0", "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"},
-  "inputs": ["bf16[2048, 1024]", "bf16[2048, 1024]", "f32[2048, 1]", "f32[2048, 1]", "bf16[1024]"],
+  "inputs": ["bf16[128, 32003]", "i64[128]"],
   "samples": 50,
   "warmup": 5,
   "l2_flush_bytes": 104857600,
@@ -78,7 +78,7 @@ const char* kBenchJson = R"({
 )";
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
-  const QString path = dir.filePath(name);
+  QString path = dir.filePath(name);
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) return {};
   return path;
@@ -138,7 +138,7 @@ class GuiOverlaysTest : public QObject {
     QVERIFY(!bench.isEmpty());
     MainWindow window;
     window.show();
-    QVERIFY(window.openFile(kExamples + "layer_norm_backward_weights.py"));
+    QVERIFY(window.openFile(kExamples + "cross_entropy_loss.py"));
     QVERIFY(waitForSnapshot(window));
     GraphView* graph = window.graph();
     QVERIFY(waitForGraph(*graph));
@@ -262,7 +262,7 @@ class GuiOverlaysTest : public QObject {
   void aTimedGpuRunShowsItsKernelTimes() {
     MainWindow window;
     window.show();
-    QVERIFY(window.openFile(kExamples + "layer_norm_backward_weights.py"));
+    QVERIFY(window.openFile(kExamples + "cross_entropy_loss.py"));
     QVERIFY(waitForSnapshot(window));
     GraphView* graph = window.graph();
     QVERIFY(waitForGraph(*graph));

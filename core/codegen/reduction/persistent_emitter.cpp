@@ -89,6 +89,12 @@ class PersistentEmitter {
                " elements");
       groups_ = ceilDiv(layout.rows, threadsY_);
       slots_ = 1;
+      columns_ = !b_.plan().columnSteps.empty();
+      FL_CHECK(!columns_ || !shifted_, "code generation: column sum ",
+               columns_ ? b_.plan().columnSteps.front().name : std::string(),
+               " needs each thread to keep the same columns in every row, but the rows of ",
+               layout.rowLength, " elements are shifted (vectorization_factor ", vectorize_,
+               " does not divide them)");
     } else {
       threadsX_ = params.blockDimY;
       threadsY_ = params.blockDimX;
@@ -128,7 +134,7 @@ class PersistentEmitter {
                    (params_.persistentStorage == PersistentStorage::Registers ? "registers"
                                                                               : "shared memory") +
                    " as " + std::to_string(batch_) + " chunks of " + V + " per thread.");
-    const int64_t scratch = (reductionSmemBytes() + 15) / 16 * 16;
+    const int64_t scratch = (std::max(reductionSmemBytes(), columnSmemBytes()) + 15) / 16 * 16;
     int64_t storageBytes = 0;
     if (inner_) {
       const int64_t rowCapacity = threadsX_ * batch_ * vectorize_;
@@ -148,6 +154,10 @@ class PersistentEmitter {
     // scratch and the storage) or through the workspace and grid barriers.
     int64_t workspace = 0;
     int64_t exchangeBytes = 0;
+    if (columns_) {
+      workspace = declareColumnWorkspace();
+      declareColumnAccumulators(2);
+    }
     if (!inner_ && params_.gridDimY > 1) {
       if (params_.clusterReduction) {
         exchangeBytes = declareClusterExchange(scratch + storageBytes);
@@ -163,6 +173,7 @@ class PersistentEmitter {
       emitOuterBody(4);
     }
     b_.line(2, "}");
+    if (columns_) emitColumnSums(2);
     LaunchConfig launch;
     launch.block = {threadsX_, threadsY_, 1};
     launch.grid = {params_.gridDimX, params_.gridDimY, 1};
@@ -176,8 +187,15 @@ class PersistentEmitter {
                " (cluster_reduction false combines through the workspace instead)");
     }
     if (params_.clusterReduction) launch.cluster = {1, params_.gridDimY, 1};
+    // Column sums wait for every block at a grid barrier: the launch bounds
+    // keep enough blocks of this kernel resident on each SM for the whole
+    // grid (the inner persistent scheduler sizes the grid to that).
+    const int64_t minBlocksPerSm =
+        columns_ && info_.device != nullptr
+            ? ceilDiv(params_.gridDimX, static_cast<int64_t>(info_.device->smCount))
+            : 0;
     GeneratedKernel kernel = b_.finish(name, inner_ ? "inner_persistent" : "outer_persistent",
-                                       launch, workspace, workspace > 0);
+                                       launch, workspace, workspace > 0, minBlocksPerSm);
     // The grid syncs' counters set themselves back to zero at the end of
     // each column group (grid_sync_reset): the workspace is zeroed once,
     // when it is allocated, not by a memset before every launch.
@@ -202,6 +220,163 @@ class PersistentEmitter {
       bytes = std::max(bytes, entries * each);
     }
     return bytes;
+  }
+
+  // Column sums: the partial sums of each block ([grid_dim_x][row length]
+  // floats per sum), then the grid barrier's counters.
+  int64_t declareColumnWorkspace() {
+    const RowLayout& layout = b_.layout();
+    int64_t offset = 0;
+    b_.line(2, "unsigned char* ws = reinterpret_cast<unsigned char*>(workspace);");
+    for (const ReductionStep& step : b_.plan().columnSteps) {
+      const std::string type(valueType(step.compute));
+      b_.line(2, type + "* " + b_.columnAccumulator(step) + "_part = reinterpret_cast<" + type +
+                     "*>(ws + " + literal(offset) + ");");
+      offset += params_.gridDimX * layout.rowLength * ir::sizeInBytes(step.compute);
+      offset = (offset + 15) / 16 * 16;
+    }
+    b_.line(2, "unsigned* semaphores = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
+    offset += 4;
+    b_.line(2, "unsigned* exits = reinterpret_cast<unsigned*>(ws + " + literal(offset) + ");");
+    offset += 4;
+    return (offset + 15) / 16 * 16;
+  }
+
+  void declareColumnAccumulators(int in) {
+    const std::string B = std::to_string(batch_);
+    const std::string V = std::to_string(vectorize_);
+    for (const ReductionStep& step : b_.plan().columnSteps) {
+      const std::string acc = b_.columnAccumulator(step);
+      b_.line(in, std::string(valueType(step.compute)) + " " + acc + "[" + B + "][" + V + "];");
+      b_.line(in, "#pragma unroll");
+      b_.line(in, "for (int b = 0; b < " + B + "; ++b) {");
+      b_.line(in + 2, "#pragma unroll");
+      b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) " + acc + "[b][v] = 0;");
+      b_.line(in, "}");
+    }
+  }
+
+  // Threads sharing a column after the rows, in the final combine: the
+  // block's columns per round (a power of two, at least a 32-byte sector of
+  // floats) and the threads that split each column's partials.
+  int64_t columnsPerRound() const {
+    const int64_t threads = threadsX_ * threadsY_;
+    const int64_t perBlock = ceilDiv(b_.layout().rowLength, params_.gridDimX);
+    int64_t c = 8;
+    while (c < perBlock && c < threads) c *= 2;
+    return std::min(c, threads);
+  }
+
+  int64_t columnSmemBytes() const {
+    if (!columns_) return 0;
+    int64_t bytes = 0;
+    for (const ReductionStep& step : b_.plan().columnSteps) {
+      bytes += threadsX_ * threadsY_ * ir::sizeInBytes(step.compute);
+    }
+    if (threadsY_ > 1) bytes = std::max(bytes, threadsX_ * threadsY_ * vectorize_ * 8);
+    return bytes;
+  }
+
+  // After every row: each block's column sums (its thread rows combined in
+  // shared memory) to the workspace; a grid barrier; then each block adds
+  // the grid's partials of a range of columns, in block order, and writes
+  // the per-column outputs.
+  void emitColumnSums(int in) {
+    const RowLayout& layout = b_.layout();
+    const std::string BDX = std::to_string(threadsX_);
+    const std::string V = std::to_string(vectorize_);
+    const std::string B = std::to_string(batch_);
+    const std::string L = literal(layout.rowLength);
+    const std::string G = literal(params_.gridDimX);
+    const int64_t chunks = layout.rowLength / vectorize_;
+    const int64_t threads = threadsX_ * threadsY_;
+    const auto& steps = b_.plan().columnSteps;
+    b_.line(in, "// Column sums: this block's rows, then the grid's blocks in order.");
+    b_.line(in, "{");
+    in += 2;
+    if (threadsY_ > 1) {
+      for (const ReductionStep& step : steps) {
+        const std::string acc = b_.columnAccumulator(step);
+        const std::string type(valueType(step.compute));
+        b_.line(in, type + "* " + acc + "_rows = reinterpret_cast<" + type + "*>(fl_smem);");
+        b_.line(in, "#pragma unroll");
+        b_.line(in, "for (int b = 0; b < " + B + "; ++b) {");
+        b_.line(in + 2, "__syncthreads();");
+        b_.line(in + 2, "#pragma unroll");
+        b_.line(in + 2, "for (int v = 0; v < " + V + "; ++v) " + acc +
+                            "_rows[((int)threadIdx.y * " + BDX + " + (int)threadIdx.x) * " + V +
+                            " + v] = " + acc + "[b][v];");
+        b_.line(in + 2, "__syncthreads();");
+        b_.line(in + 2, "if (threadIdx.y == 0) {");
+        b_.line(in + 4, "for (int y = 1; y < " + std::to_string(threadsY_) + "; ++y) {");
+        b_.line(in + 6, "#pragma unroll");
+        b_.line(in + 6, "for (int v = 0; v < " + V + "; ++v) " + acc + "[b][v] += " + acc +
+                            "_rows[(y * " + BDX + " + (int)threadIdx.x) * " + V + " + v];");
+        b_.line(in + 4, "}");
+        b_.line(in + 2, "}");
+        b_.line(in, "}");
+      }
+    }
+    b_.line(in, "if (threadIdx.y == 0) {");
+    b_.line(in + 2, "#pragma unroll");
+    b_.line(in + 2, "for (int b = 0; b < " + B + "; ++b) {");
+    b_.line(in + 4, "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;");
+    b_.line(in + 4, "if (c >= " + literal(chunks) + ") continue;");
+    for (const ReductionStep& step : steps) {
+      const std::string acc = b_.columnAccumulator(step);
+      b_.line(in + 4, "#pragma unroll");
+      b_.line(in + 4, "for (int v = 0; v < " + V + "; ++v) " + acc +
+                          "_part[(index_t)blockIdx.x * " + L + " + c * " + V + " + v] = " + acc +
+                          "[b][v];");
+    }
+    b_.line(in + 2, "}");
+    b_.line(in, "}");
+    b_.line(in, "fl::red::grid_sync(semaphores, " + G + "u, 1u);");
+    const int64_t cpr = columnsPerRound();
+    const int64_t lanes = threads / cpr;
+    const std::string CPR = std::to_string(cpr);
+    const std::string LANES = std::to_string(lanes);
+    b_.line(in, "const int t = (int)threadIdx.y * " + BDX + " + (int)threadIdx.x;");
+    b_.line(in, "const int cl = t % " + CPR + ";");
+    b_.line(in, "const int lane = t / " + CPR + ";");
+    b_.line(in, "for (index_t round = blockIdx.x; round < " +
+                    literal(ceilDiv(layout.rowLength, cpr)) + "; round += gridDim.x) {");
+    b_.line(in + 2, "const index_t j = round * " + CPR + " + cl;");
+    b_.line(in + 2, "const bool j_ok = j < " + L + " && lane < " + LANES + ";");
+    b_.line(in + 2, "__syncthreads();");
+    int64_t offset = 0;
+    for (const ReductionStep& step : steps) {
+      const std::string acc = b_.columnAccumulator(step);
+      const std::string type(valueType(step.compute));
+      b_.line(in + 2, "{");
+      b_.line(in + 4, type + " s = 0;");
+      b_.line(in + 4, "if (j_ok) {");
+      b_.line(in + 6, "#pragma unroll 4");
+      b_.line(in + 6, "for (index_t p = lane; p < " + G + "; p += " + LANES +
+                          ") s += fl::red::load_cg(&" + acc + "_part[p * " + L + " + j]);");
+      b_.line(in + 4, "}");
+      b_.line(in + 4, "reinterpret_cast<" + type + "*>(fl_smem + " + literal(offset) + ")[t] = s;");
+      b_.line(in + 2, "}");
+      offset += threads * ir::sizeInBytes(step.compute);
+    }
+    b_.line(in + 2, "__syncthreads();");
+    b_.line(in + 2, "if (lane == 0 && j < " + L + ") {");
+    offset = 0;
+    for (const ReductionStep& step : steps) {
+      const std::string type(valueType(step.compute));
+      const std::string part = "reinterpret_cast<" + type + "*>(fl_smem + " + literal(offset) + ")";
+      b_.line(in + 4, type + " " + b_.columnAccumulator(step) + "_sum = " + part + "[cl];");
+      b_.line(in + 4, "for (int l = 1; l < " + LANES + "; ++l) " + b_.columnAccumulator(step) +
+                          "_sum += " + part + "[l * " + CPR + " + cl];");
+      b_.declareColumnResult(step, in + 4, b_.columnAccumulator(step) + "_sum");
+      offset += threads * ir::sizeInBytes(step.compute);
+    }
+    b_.emitColumnOutputs(in + 4, "j", "true");
+    b_.line(in + 2, "}");
+    b_.line(in, "}");
+    b_.line(in, "fl::red::grid_sync_reset(semaphores, exits, " + G + "u);");
+    in -= 2;
+    b_.line(in, "}");
   }
 
   int64_t declareWorkspace() {
@@ -362,7 +537,15 @@ class PersistentEmitter {
     ctx.elementLane = "(" + start + "c * " + V + " + v)";
     ctx.valid = "ok";
     ctx.lane = "v";
-    ctx.storageChunk = storageChunk("c * " + V);
+    // Shared-memory storage keeps a thread's chunk b lane by lane a block
+    // row apart (element (b, v) of thread x at (b * V + v) * block_dim_x +
+    // x): a warp's threads read and write consecutive elements, without the
+    // bank conflicts of chunks side by side (8 floats a thread apart: an
+    // 8-way conflict at every element).
+    ctx.storageChunk =
+        storageChunk("b * " + literal(vectorize_ * threadsX_) + " + (index_t)threadIdx.x");
+    if (params_.persistentStorage != PersistentStorage::Registers) ctx.storageLaneStride = BDX;
+    if (columns_) ctx.columnSlot = "[b][v]";
     const std::string pad(static_cast<size_t>(in + 2), ' ');
     const bool full = !shifted_ && threadsX_ * batch_ == chunks;
     const std::string setup =
@@ -526,6 +709,7 @@ class PersistentEmitter {
   ReductionKernelBuilder b_;
   bool inner_ = true;
   bool shifted_ = false;  //!< RowLayout::shiftedRows
+  bool columns_ = false;  //!< inner, with column sums (the combined kernel)
   int64_t batch_ = 1;
   int64_t vectorize_ = 1;
   int64_t threadsX_ = 1;

@@ -751,6 +751,8 @@ GeneratedKernel emitReductionKernel(const ir::Fusion& segment,
                                     std::string_view name) {
   const scheduler::ReductionPatternResult pattern = scheduler::analyzeReductionPattern(segment);
   FL_CHECK(pattern.pattern.has_value(), "code generation: ", pattern.reason);
+  const auto columns = scheduler::rejectColumnReductions(*pattern.pattern, "a reduction kernel");
+  FL_CHECK(!columns.has_value(), "code generation: ", columns.value_or(""));
   ReductionEmitter emitter(segment, params, info, *pattern.pattern);
   return emitter.emit(name);
 }

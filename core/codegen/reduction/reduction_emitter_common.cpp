@@ -241,6 +241,38 @@ void ReductionKernelBuilder::emitStepResults(const ReductionStep& step, int inde
   }
 }
 
+std::string ReductionKernelBuilder::columnAccumulator(const ReductionStep& step) const {
+  return "col_" + step.name;
+}
+
+std::string ReductionKernelBuilder::columnResult(const ReductionStep& step) const {
+  return "cres_" + step.name;
+}
+
+void ReductionKernelBuilder::declareColumnResult(const ReductionStep& step, int indent,
+                                                 const std::string& sum) {
+  const ir::DataType out = step.expr->output(0)->as<TensorView>()->dtype();
+  line(indent, "const " + std::string(valueType(out)) + " " + columnResult(step) + " = " +
+                   convertValue(sum, step.compute, out) + ";");
+}
+
+void ReductionKernelBuilder::emitColumnOutputs(int indent, const std::string& element,
+                                               const std::string& condition) {
+  mode_ = Mode::Column;
+  emitter_.setIndent(indent);
+  emitter_.pushScope();
+  for (const ReductionPlan::Output& out : plan_.columnOutputs) {
+    const std::string value = emitter_.storedValue(out.tv, indexFor(out.tv, "0", element));
+    append(emitter_.takeCode());
+    const TensorAccess& access = layout_.outputAccess(out.tv);
+    line(indent, "if (" + condition + ") " + dataOf(out.tv, true) + "[" +
+                     offsetAt(access, "0", element) + "] = fl::to_element<" + elementOf(out.tv) +
+                     ">(" + value + ");");
+  }
+  emitter_.popScope();
+  mode_ = Mode::RowStage;
+}
+
 void ReductionKernelBuilder::declareRowArrays(int indent, int slots) {
   const std::string n = "[" + std::to_string(slots) + "]";
   for (const TensorView* tv : plan_.tensors) {
@@ -436,8 +468,15 @@ void ReductionKernelBuilder::emitChunkLoads(int indent, const LaneContext& ctx) 
                          (elementPass_ ? "[0] = " + name + "[0];" : " = " + name + ";"));
       } else {
         FL_ASSERT(!elementPass_, "element passes keep their elements in registers");
-        line(indent, "fl::store_vector<" + v + ">(" + storageName(tv) + " + " + ctx.storageChunk +
-                         ", " + name + ");");
+        if (!ctx.storageLaneStride.empty()) {
+          line(indent, "#pragma unroll");
+          line(indent, "for (int l = 0; l < " + v + "; ++l) " + storageName(tv) + "[" +
+                           ctx.storageChunk + " + l * " + ctx.storageLaneStride + "] = " + name +
+                           "[l];");
+        } else {
+          line(indent, "fl::store_vector<" + v + ">(" + storageName(tv) + " + " + ctx.storageChunk +
+                           ", " + name + ");");
+        }
       }
     }
   }
@@ -485,7 +524,9 @@ std::string ReductionKernelBuilder::storageLane(const TensorView* tv,
   if (params_.persistentStorage == scheduler::PersistentStorage::Registers) {
     return storageName(tv) + ctx.storageChunk + "[" + ctx.lane + "]";
   }
-  return storageName(tv) + "[" + ctx.storageChunk + " + " + ctx.lane + "]";
+  const std::string lane =
+      ctx.storageLaneStride.empty() ? ctx.lane : ctx.lane + " * " + ctx.storageLaneStride;
+  return storageName(tv) + "[" + ctx.storageChunk + " + " + lane + "]";
 }
 
 void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
@@ -564,6 +605,13 @@ void ReductionKernelBuilder::emitElement(int indent, const LaneContext& ctx) {
         break;
       }
     }
+  }
+  for (const ReductionStep* step : plan_.columnStepsIn(phase)) {
+    FL_ASSERT(!ctx.columnSlot.empty(), "column sum ", step->name,
+              " in a pass without column accumulators");
+    const std::string x = convertValue(valueOf(step->input), step->input->dtype(), step->compute);
+    const std::string acc = columnAccumulator(*step) + ctx.columnSlot;
+    line(indent, "if (" + ctx.valid + ") " + acc + " += " + x + ";");
   }
   for (const GatherStep* gather : plan_.gathersIn(phase)) {
     emitGatherMatch(*gather, indent, ctx, valueOf(gather->source));
@@ -677,6 +725,12 @@ std::string ReductionKernelBuilder::leafValue(const TensorView* tv) {
     return "(int64_t)" + std::to_string(layout_.rowLength);
   }
   const TensorRole& r = plan_.role(tv);
+  if (mode_ == Mode::Column) {
+    for (const ReductionStep& step : plan_.columnSteps) {
+      if (step.expr->output(0) == tv) return columnResult(step);
+    }
+    FL_ASSERT(false, tv->name(), " is read after the rows but is no column sum");
+  }
   if (mode_ == Mode::RowStage) {
     FL_ASSERT(r.perRow, tv->name(), " is read in a row stage but varies along the row");
     return perRowArray(tv) + "[" + slotContext_->slot + "]";
@@ -697,6 +751,10 @@ std::string ReductionKernelBuilder::leafValue(const TensorView* tv) {
 
 bool ReductionKernelBuilder::isLeafNow(const TensorView* tv) const {
   const TensorRole& r = plan_.role(tv);
+  if (mode_ == Mode::Column) {
+    return std::any_of(plan_.columnSteps.begin(), plan_.columnSteps.end(),
+                       [&](const ReductionStep& step) { return step.expr->output(0) == tv; });
+  }
   if (mode_ == Mode::RowStage) {
     return r.provided || (r.perRow && r.available < stage_);
   }

@@ -67,10 +67,18 @@ struct LaneContext {
   //! Persistent storage: the chunk's subscript of register arrays ("[b]"),
   //! or the index of its first element in shared memory.
   std::string storageChunk;
+  //! Shared-memory storage: elements between a chunk's lanes ("128": lane v
+  //! of a thread's chunk at storageChunk + v * 128, so a warp's threads
+  //! touch consecutive elements); empty: the lanes are consecutive.
+  std::string storageLaneStride;
   //! One-pass Welford steps: the element's subscripts in the chunk buffer
   //! (`wf_T4[u][k][v]`) the emitter folds after the chunk; empty: one
   //! fl::welford_update per element.
   std::string welfordChunk;
+  //! Column sums (ReductionPlan::columnSteps): the element's subscripts in
+  //! the thread's column accumulators ("[b][v]"); empty where the kernel
+  //! has none.
+  std::string columnSlot;
 };
 
 //! Where one slot of a row stage is.
@@ -133,6 +141,19 @@ class ReductionKernelBuilder {
   std::string welfordChunkName(const ReductionStep& step) const;
   //! The chunk's values of a LogSumExp step ("lsx_T4"), folded once a chunk.
   std::string logSumExpChunkName(const ReductionStep& step) const;
+  //! The thread's accumulators of column sum `step` ("col_T24"), one per
+  //! element of its chunks: `float col_T24[batch][vectorize]`.
+  std::string columnAccumulator(const ReductionStep& step) const;
+  //! The finished column sum of `step` at the column being written
+  //! ("cres_T24"), in its output's dtype.
+  std::string columnResult(const ReductionStep& step) const;
+  //! Declares columnResult(step) from the combined sum `sum` (in
+  //! step.compute).
+  void declareColumnResult(const ReductionStep& step, int indent, const std::string& sum);
+  //! After every row: computes and writes each per-column output at element
+  //! index `element` where `condition` holds, from the columnResult values
+  //! declared before.
+  void emitColumnOutputs(int indent, const std::string& element, const std::string& condition);
   //! Sets the result arrays of `step`'s outputs at `slot` from the reduced
   //! accumulator expression `reduced`.
   void emitStepResults(const ReductionStep& step, int indent, const std::string& slot,
@@ -222,7 +243,7 @@ class ReductionKernelBuilder {
   std::string body_;
 
   // What the emitter's hooks answer for.
-  enum class Mode : uint8_t { RowStage, Element };
+  enum class Mode : uint8_t { RowStage, Element, Column };
   Mode mode_ = Mode::RowStage;
   int stage_ = 0;
   const LaneContext* lane_ = nullptr;

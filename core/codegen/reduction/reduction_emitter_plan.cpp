@@ -59,6 +59,9 @@ std::vector<const TensorView*> ReductionPlan::phaseTargets(int phase) const {
   for (const GatherStep& gather : gathers) {
     if (gather.phase == phase) add(gather.source);
   }
+  for (const ReductionStep& step : columnSteps) {
+    if (step.phase == phase) add(step.input);
+  }
   for (const TensorView* tv : stored) {
     if (role(tv).available == phase) add(tv);
   }
@@ -71,6 +74,14 @@ std::vector<const TensorView*> ReductionPlan::phaseTargets(int phase) const {
 std::vector<const ReductionStep*> ReductionPlan::stepsIn(int phase) const {
   std::vector<const ReductionStep*> out;
   for (const ReductionStep& step : steps) {
+    if (step.phase == phase) out.push_back(&step);
+  }
+  return out;
+}
+
+std::vector<const ReductionStep*> ReductionPlan::columnStepsIn(int phase) const {
+  std::vector<const ReductionStep*> out;
+  for (const ReductionStep& step : columnSteps) {
     if (step.phase == phase) out.push_back(&step);
   }
   return out;
@@ -124,11 +135,50 @@ ReductionPlan planReduction(const ir::Fusion& segment, const scheduler::Reductio
     int available = 0;
     bool perRow = true;
     int gather = -1;
+    int perColumn = 0;
     for (const TensorView* in : inputs) {
       const TensorRole& r = plan.role(in);
       available = std::max(available, r.available);
       perRow = perRow && r.perRow;
       if (r.gather >= 0) gather = r.gather;
+      if (r.perColumn) ++perColumn;
+    }
+    // What is computed from column sums: per column, from column sums and
+    // scalars alone.
+    if (perColumn > 0) {
+      FL_CHECK(perColumn == static_cast<int>(inputs.size()), "code generation: ", expr->toString(),
+               " combines a column sum with a tensor that is not one; a combined "
+               "kernel computes only ops of column sums after its rows");
+      for (const ir::Val* val : expr->outputs()) {
+        const auto* tv = val->as<TensorView>();
+        FL_CHECK(tv != nullptr, "code generation: ", expr->toString(),
+                 " computes a scalar inside a reduction kernel");
+        TensorRole role;
+        role.perColumn = true;
+        addTensor(tv, role);
+        plan.columnComputed.push_back(tv);
+      }
+      continue;
+    }
+    if (std::any_of(pattern.columnReductions.begin(), pattern.columnReductions.end(),
+                    [&](const scheduler::ReductionInfo& c) { return c.expr == expr; })) {
+      const TensorView* in = inputs.at(0);
+      const auto* out = expr->output(0)->as<TensorView>();
+      FL_CHECK(persistent && layout.inner, "code generation: column sum ", out->name(),
+               " needs an inner persistent kernel");
+      FL_CHECK(!plan.role(in).perRow && gather < 0, "code generation: column sum ", out->name(),
+               " reduces ", in->name(), ", which does not move along the row");
+      ReductionStep step;
+      step.expr = expr;
+      step.input = in;
+      step.phase = available;
+      step.name = out->name();
+      step.compute = accumulationDtype(in->dtype(), out->dtype());
+      plan.columnSteps.push_back(step);
+      TensorRole role;
+      role.perColumn = true;
+      addTensor(out, role);
+      continue;
     }
     const auto rowGather =
         std::find_if(rowGathers.begin(), rowGathers.end(),
@@ -230,6 +280,11 @@ ReductionPlan planReduction(const ir::Fusion& segment, const scheduler::Reductio
     ReductionPlan::Output out;
     out.tv = tv;
     out.index = static_cast<int>(i);
+    if (plan.role(tv).perColumn) {
+      out.perElement = false;
+      plan.columnOutputs.push_back(out);
+      continue;
+    }
     // Where the output is written: a pass-through output (an input, a CPU
     // scalar too) has its own access, not the input's.
     out.perElement = layout.outputAccess(tv).movesAlongElements();
@@ -248,6 +303,9 @@ ReductionPlan planReduction(const ir::Fusion& segment, const scheduler::Reductio
   }
   for (const GatherStep& gather : plan.gathers) {
     lastPhase = std::max(lastPhase, gather.phase);
+  }
+  for (const ReductionStep& step : plan.columnSteps) {
+    lastPhase = std::max(lastPhase, step.phase);
   }
   plan.phaseCount = lastPhase + 1;
 

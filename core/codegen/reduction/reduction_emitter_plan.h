@@ -6,7 +6,11 @@
 //   - per-row: does not vary along the row (reduction results, and what is
 //     computed from them and from inputs broadcast along the row): computed
 //     once per row between phases, into registers;
-//   - per-element: computed inside a phase, from the row's elements.
+//   - per-element: computed inside a phase, from the row's elements;
+//   - per-column (inner persistent kernels with column sums, the combined
+//     normalization backward): a column sum over every row (dw, db) and
+//     what is computed from such sums alone, computed once per column
+//     after every row is done.
 // A tensor's `available` phase is the first phase (or, for per-row values,
 // the first row stage before that phase) where it can be computed.
 //
@@ -57,6 +61,9 @@ struct TensorRole {
   //! Computed from row gather `gather` (ReductionPlan::gathers): a per-row
   //! value only the thread that owns the gathered element holds; -1 if none.
   int gather = -1;
+  //! A column sum or computed from column sums alone (ReductionPlan::
+  //! columnSteps): one value per element index, after every row.
+  bool perColumn = false;
 };
 
 //! A row gather (scheduler::RowGather) an inner persistent kernel computes
@@ -97,6 +104,14 @@ struct ReductionPlan {
   };
   std::vector<Output> outputs;
 
+  //! Column sums (ReductionPattern::columnReductions): each accumulates its
+  //! input's elements per column, in the phase its input is computed.
+  std::vector<ReductionStep> columnSteps;
+  //! Per-column tensors computed from the column sums, in `tensors` order.
+  std::vector<const ir::TensorView*> columnComputed;
+  //! Outputs written once per column (not in `outputs`).
+  std::vector<Output> columnOutputs;
+
   const TensorRole& role(const ir::TensorView* tv) const;
   //! Whether `tv` is a leaf (read, not computed) inside phase `phase`:
   //! inputs, reduction outputs, per-row values, and stored tensors stored
@@ -107,6 +122,8 @@ struct ReductionPlan {
   std::vector<const ir::TensorView*> phaseTargets(int phase) const;
   //! Steps accumulating in `phase`.
   std::vector<const ReductionStep*> stepsIn(int phase) const;
+  //! Column sums accumulating in `phase`.
+  std::vector<const ReductionStep*> columnStepsIn(int phase) const;
   //! Row gathers taking their element in `phase`.
   std::vector<const GatherStep*> gathersIn(int phase) const;
 

@@ -145,6 +145,51 @@ std::optional<std::string> reducedAxesDiffer(const ir::Fusion& segment,
   return std::nullopt;
 }
 
+// Moves the column sums of a combined normalization backward out of
+// `pattern.reductions` into `pattern.columnReductions`: where every
+// reduction reduces either the row axes (those of the reductions over the
+// innermost allocated axis) or exactly the other axes, of tensors of one
+// rank with one allocation order, the latter are all sums, and no permute
+// is live (positions then name the same axes in every reduction). Leaves
+// the pattern as it is otherwise, to be refused as before.
+void splitColumnReductions(const ir::Fusion& segment, ReductionPattern& pattern) {
+  const std::vector<ReductionInfo>& all = pattern.reductions;
+  const TensorView* firstInput = all.front().input;
+  const int64_t rank = firstInput->rank();
+  if (rank < 2) return;
+  const std::vector<int64_t> order = allocationOrder(firstInput);
+  const int64_t innermostAxis = order.back();
+  const ReductionInfo* row = nullptr;
+  for (const ReductionInfo& r : all) {
+    if (r.input->rank() != rank || allocationOrder(r.input) != order) return;
+    if (row == nullptr && contains(r.axes, innermostAxis)) row = &r;
+  }
+  if (row == nullptr) return;
+  std::vector<int64_t> columnAxes;
+  for (int64_t a = 0; a < rank; ++a) {
+    if (!contains(row->axes, a)) columnAxes.push_back(a);
+  }
+  if (columnAxes.empty()) return;
+  std::vector<ReductionInfo> rows;
+  std::vector<ReductionInfo> columns;
+  for (const ReductionInfo& r : all) {
+    if (r.axes == row->axes) {
+      rows.push_back(r);
+    } else if (r.axes == columnAxes && r.expr->type() == ExprType::Reduction &&
+               r.expr->attrs().reductionOp == ir::ReductionOpType::Sum) {
+      columns.push_back(r);
+    } else {
+      return;
+    }
+  }
+  if (columns.empty()) return;
+  for (const ir::Expr* expr : liveExprs(segment)) {
+    if (expr->type() == ExprType::Permute) return;
+  }
+  pattern.reductions = std::move(rows);
+  pattern.columnReductions = std::move(columns);
+}
+
 ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result;
   ReductionPattern pattern;
@@ -164,6 +209,7 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
     result.reason = "the segment has no reduction";
     return result;
   }
+  splitColumnReductions(segment, pattern);
   const ReductionInfo& first = pattern.reductions.front();
   for (const ReductionInfo& other : pattern.reductions) {
     if (other.input->rank() != first.input->rank() || other.axes != first.axes) {
@@ -198,6 +244,14 @@ ReductionPatternResult computeReductionPattern(const ir::Fusion& segment) {
     pattern.innermost = contains(pattern.axes, *it);
     break;
   }
+  if (!pattern.columnReductions.empty() && !pattern.innermost) {
+    result.reason = "reductions " + describe(first) + " and " +
+                    describe(pattern.columnReductions.front()) +
+                    " reduce different axes, and the first's are not the innermost "
+                    "non-broadcast ones; one reduction kernel follows one set of "
+                    "reduced axes, so they belong in different segments";
+    return result;
+  }
   result.pattern = std::move(pattern);
   return result;
 }
@@ -213,6 +267,16 @@ ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment) {
   ReductionPatternResult result = computeReductionPattern(segment);
   analysis_cache::setReductionPattern(*cache, result);
   return result;
+}
+
+std::optional<std::string> rejectColumnReductions(const ReductionPattern& pattern,
+                                                  const std::string& self) {
+  if (pattern.columnReductions.empty()) return std::nullopt;
+  const ReductionInfo& column = pattern.columnReductions.front();
+  return "column sum " + describe(column) + " reduces every axis row reduction " +
+         pattern.reductions.front().output->name() + " keeps; " + self +
+         " follows one set of reduced axes (inner_persistent's combined kernel "
+         "computes both, or they go in separate segments)";
 }
 
 std::optional<std::string> rejectUnsupportedReductionOps(

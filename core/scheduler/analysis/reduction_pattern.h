@@ -4,7 +4,11 @@
 // are the innermost (contiguous) ones. These schedulers generate one loop
 // nest for the whole segment, so every reduction must reduce the same axes of
 // tensors of the same rank; a segment where they do not is refused with the
-// two reductions that disagree.
+// two reductions that disagree. One exception: a segment whose reductions
+// are row reductions over the innermost axes and column sums over all the
+// other axes (a normalization backward computing dx with dw and db) has
+// the row reductions as its pattern and the sums as `columnReductions`,
+// which only the inner persistent scheduler's combined kernel computes.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +33,10 @@ struct ReductionInfo {
 struct ReductionPattern {
   //! In the segment's topological order; never empty.
   std::vector<ReductionInfo> reductions;
+  //! Sums over every axis the row reductions keep, of tensors of their
+  //! rank (dw and db beside dx): empty unless the row reductions are
+  //! innermost. Schedulers other than inner_persistent refuse them.
+  std::vector<ReductionInfo> columnReductions;
   //! The reduced axes every reduction shares, and the rank they refer to.
   std::vector<int64_t> axes;
   int64_t rank = 0;
@@ -49,6 +57,12 @@ struct ReductionPatternResult {
   std::string reason;  //!< set when `pattern` is empty
 };
 ReductionPatternResult analyzeReductionPattern(const ir::Fusion& segment);
+
+//! Why a scheduler other than inner_persistent refuses `pattern`: it has
+//! column sums beside its row reductions (nullopt if none). `self` names
+//! the scheduler in the message.
+std::optional<std::string> rejectColumnReductions(const ReductionPattern& pattern,
+                                                  const std::string& self);
 
 //! Why the reduction-family schedulers cannot generate code for an op of the
 //! segment (segment_set, slice, pad, cat, gather, index_select, matmul,

@@ -67,6 +67,60 @@ constexpr int64_t kProjectedShiftedRowsDivisor = 2;
 // thread may have; the rest holds addresses, partial sums and temporaries.
 constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
 
+// Kernels with column sums (a normalization backward's dw and db beside
+// dx) wait for every block at a grid barrier after their rows, so the grid
+// must be resident at once: as many blocks per SM as the registers a thread
+// is estimated to need allow (the launch bounds then promise them), the
+// grid striding over the rows. The estimate: this many for addresses, row
+// values and temporaries, a register per 4 bytes of the row kept in
+// registers, one per column sum and element of the thread's chunks.
+constexpr int64_t kCombinedBaseRegisters = 64;
+// At most this many blocks an SM: more leave fewer rows to each block for
+// the same partial sums (H200, bf16 RMSNorm backward with the weight
+// gradient at 8192x4096, rows in shared memory in chunks of 4: 5 blocks an
+// SM 56.3 us, 4 blocks 52.4; LayerNorm's, 4 blocks 70.9, 5 blocks 84.8).
+constexpr int64_t kCombinedMaxBlocksPerSm = 4;
+
+int64_t combinedBlocksPerSm(const ReductionParams& p, int64_t storageBytesPerThread,
+                            int64_t columnSums, const DeviceSpec& device) {
+  const int64_t threads = p.blockDimX * p.blockDimY;
+  const int64_t kept =
+      p.persistentStorage == PersistentStorage::Registers ? ceilDiv(storageBytesPerThread, 4) : 0;
+  const int64_t registers =
+      std::min<int64_t>(device.maxRegistersPerThread,
+                        roundUpTo(kCombinedBaseRegisters + kept +
+                                      columnSums * p.persistentBatchSize * p.vectorizationFactor,
+                                  8));
+  const int64_t byRegisters = device.registersPerSm / (threads * registers);
+  return std::max<int64_t>(
+      1, std::min({byRegisters, device.maxThreadsPerSm / threads, kCombinedMaxBlocksPerSm}));
+}
+
+// The blocks of a combined kernel an SM keeps: by registers and threads,
+// and with rows in shared memory, by the SM's shared memory too.
+int64_t combinedResidentBlocks(const ReductionParams& p, const PersistentBufferAnalysis& a,
+                               int64_t columnSums, const DeviceSpec& device) {
+  const int64_t rowBytes = a.sizes.bytesPerRow(p.projectPersistentBuffers);
+  int64_t blocks = combinedBlocksPerSm(p, ceilDiv(rowBytes, p.blockDimX), columnSums, device);
+  if (p.persistentStorage == PersistentStorage::SharedMemory && device.sharedMemoryPerSmBytes > 0) {
+    // The block's rows and its reduction scratch (1 KiB).
+    const int64_t perBlock = rowBytes * p.blockDimY + 1024;
+    blocks = std::max<int64_t>(1, std::min(blocks, device.sharedMemoryPerSmBytes / perBlock));
+  }
+  return blocks;
+}
+
+// A combined kernel keeping fewer threads than this resident on an SM
+// (its registers, the kept rows and the column sums together, limit the
+// blocks) keeps its rows in shared memory instead where that lets more
+// blocks in: the buffers themselves where they fit (no recomputation), in
+// 8-byte chunks (half the 16-byte factor). (H200, bf16 LayerNorm and
+// RMSNorm backward with weight gradients at 8192x4096, CUPTI kernel time,
+// docs/performance.md: rows in registers, 2 and 3 blocks of 128 threads an
+// SM, 84.7 and 64.1 us; in shared memory, 4 blocks, chunks of 8 87.4 and
+// 66.1, of 4 63.4 and 52.5, of 2 66.3 and 54.6.)
+constexpr int64_t kCombinedMinResidentThreads = 512;
+
 struct RowShape {
   int64_t batch = 1;
   int64_t threads = 1;
@@ -214,6 +268,39 @@ int64_t chooseChunkWidth(const ir::Fusion& segment, const PersistentBufferAnalys
   return v;
 }
 
+// Why a kernel with column sums cannot run with `p`: shifted rows (a
+// thread's columns would change from row to row), or a grid that is not
+// resident at once (its blocks wait for each other).
+std::optional<std::string> rejectCombinedGrid(const PersistentBufferAnalysis& a,
+                                              const ReductionParams& p, const DeviceSpec& device) {
+  const std::string sums = "column sum " + a.pattern->columnReductions.front().output->name();
+  const int64_t length = a.extents.reductionExtent;
+  if (length % p.vectorizationFactor != 0) {
+    return "vectorization_factor " + std::to_string(p.vectorizationFactor) +
+           " does not divide the row length " + std::to_string(length) + ", but " + sums +
+           " needs each thread to keep the same columns in every row";
+  }
+  const int64_t threads = p.blockDimX * p.blockDimY;
+  const int64_t perSm = device.maxThreadsPerSm / std::max<int64_t>(1, threads);
+  const int64_t resident = static_cast<int64_t>(device.smCount) * perSm;
+  if (p.gridDimX > resident) {
+    return "grid_dim_x " + std::to_string(p.gridDimX) + " is more blocks of " +
+           std::to_string(threads) + " threads than " + device.name + " keeps resident (" +
+           std::to_string(resident) + "), but " + sums + " waits for every block at a grid barrier";
+  }
+  if (p.persistentStorage == PersistentStorage::SharedMemory && device.sharedMemoryPerSmBytes > 0) {
+    const int64_t blocksPerSm = ceilDiv(p.gridDimX, static_cast<int64_t>(device.smCount));
+    const int64_t bytes = a.sizes.bytesPerRow(p.projectPersistentBuffers) * p.blockDimY;
+    if (bytes * blocksPerSm > device.sharedMemoryPerSmBytes) {
+      return "grid_dim_x " + std::to_string(p.gridDimX) + " needs " + std::to_string(blocksPerSm) +
+             " blocks an SM of " + std::to_string(bytes) +
+             " bytes of shared memory each, more than an SM has, but " + sums +
+             " waits for every block at a grid barrier";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> InnerPersistentScheduler::rejectCompileTime(
@@ -254,8 +341,11 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(const ir::Fusion& se
   const int64_t reduction = std::max<int64_t>(1, a.extents.reductionExtent);
   const int64_t iteration = std::max<int64_t>(1, a.extents.iterationExtent);
   const bool inRegisters = p.persistentStorage == PersistentStorage::Registers;
+  const bool columns = !a.pattern->columnReductions.empty();
+  // Column sums keep a thread's columns in every row: no shifted rows.
   p.vectorizationFactor =
-      chooseChunkWidth(segment, a, p.projectPersistentBuffers, inRegisters, nullptr);
+      columns ? a.vectorize.factor
+              : chooseChunkWidth(segment, a, p.projectPersistentBuffers, inRegisters, nullptr);
   // Shifted rows: the whole aligned chunks; the head and tail elements take a
   // thread each in one more pass.
   const int64_t chunks = rowChunks(reduction, p.vectorizationFactor, inRegisters);
@@ -313,6 +403,27 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(const ir::Fusion& se
     }
   }
   p.gridDimX = ceilDiv(iteration, p.blockDimY);
+  if (columns) {
+    const auto sums = static_cast<int64_t>(a.pattern->columnReductions.size());
+    const int64_t blocks = combinedResidentBlocks(p, a, sums, device);
+    if (p.persistentStorage == PersistentStorage::Registers &&
+        blocks * p.blockDimX * p.blockDimY < kCombinedMinResidentThreads) {
+      ReductionParams shared = p;
+      shared.persistentStorage = PersistentStorage::SharedMemory;
+      shared.vectorizationFactor = std::max<int64_t>(1, p.vectorizationFactor / 2);
+      shared.persistentBatchSize =
+          ceilDiv(rowChunks(reduction, shared.vectorizationFactor, false), p.blockDimX);
+      shared.projectPersistentBuffers =
+          !a.budget.storageFor(a.sizes.bytesPerRow(false) * p.blockDimY) && a.info.canProject();
+      if (a.sizes.bytesPerRow(shared.projectPersistentBuffers) * p.blockDimY <=
+              a.budget.bytesOf(PersistentStorage::SharedMemory) &&
+          combinedResidentBlocks(shared, a, sums, device) > blocks) {
+        p = shared;
+      }
+    }
+    p.gridDimX = std::min(p.gridDimX, static_cast<int64_t>(device.smCount) *
+                                          combinedResidentBlocks(p, a, sums, device));
+  }
   p.crossBlockReduction = p.blockDimX > 1;
   p.useInt32Indexing = fitsInt32Indexing(segment, *info.evaluator);
   return p;
@@ -333,6 +444,10 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
   }
   const int64_t v = p->vectorizationFactor;
   const int64_t length = a.extents.reductionExtent;
+  const bool columns = !a.pattern->columnReductions.empty();
+  if (columns) {
+    if (auto reason = rejectCombinedGrid(a, *p, *info.device)) return reason;
+  }
   const bool shifted = shiftsRows(*p) && length % v != 0;
   const int64_t rowCover = p->blockDimX * p->persistentBatchSize * v;
   const int64_t needed = rowChunks(length, v, shifted) * v;
@@ -355,7 +470,7 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
            std::to_string(p->blockDimX);
   }
   const int64_t rows = p->gridDimX * p->blockDimY;
-  if (rows < a.extents.iterationExtent) {
+  if (!columns && rows < a.extents.iterationExtent) {
     return "grid_dim_x * block_dim_y = " + std::to_string(rows) + " covers only " +
            std::to_string(rows) + " of the " + std::to_string(a.extents.iterationExtent) + " rows";
   }
@@ -382,6 +497,26 @@ report::Json InnerPersistentScheduler::properties(const ir::Fusion& segment,
   (void)chooseChunkWidth(segment, a, buffers.projected,
                          buffers.storage == PersistentStorage::Registers, &why);
   if (!why.empty()) json.set("shifted_rows_choice", why);
+  if (a.pattern && !a.pattern->columnReductions.empty()) {
+    // The combined kernel: which sums it adds over the rows, and its grid.
+    report::Json sums = report::Json::array();
+    for (const ReductionInfo& c : a.pattern->columnReductions) sums.push(c.output->name());
+    json.set("column_sums", sums);
+    const ReductionParams p = std::get<ReductionParams>(computeHeuristics(segment, info));
+    const int64_t threads = p.blockDimX * p.blockDimY;
+    json.set("column_sums_choice",
+             "each block adds its rows' columns in registers; the grid of " +
+                 std::to_string(p.gridDimX) + " blocks (" +
+                 std::to_string(ceilDiv(p.gridDimX, static_cast<int64_t>(info.device->smCount))) +
+                 " an SM, resident at once) meets at a grid barrier, then adds the blocks' "
+                 "partials column by column; rows kept in " +
+                 std::string(toString(p.persistentStorage)) +
+                 (p.persistentStorage == PersistentStorage::SharedMemory
+                      ? " (in registers they would leave fewer than " +
+                            std::to_string(kCombinedMinResidentThreads) + " threads an SM)"
+                      : "") +
+                 ", " + std::to_string(threads) + " threads a block");
+  }
   return json;
 }
 

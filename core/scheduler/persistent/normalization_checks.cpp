@@ -16,6 +16,9 @@ std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segm
                                 : "");
   }
   const ReductionPattern& pattern = *result.pattern;
+  if (!innermost) {
+    if (auto reason = rejectColumnReductions(pattern, "outer_persistent")) return reason;
+  }
   // An inner persistent kernel computes a row gather (cross-entropy's
   // take_along_axis of the label) in its row pass.
   std::vector<const ir::Expr*> rowGathers;
@@ -23,6 +26,11 @@ std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segm
     const RowGatherResult gathers = findRowGathers(segment, pattern);
     if (!gathers.reason.empty()) return gathers.reason;
     for (const RowGather& g : gathers.gathers) rowGathers.push_back(g.expr);
+    if (!rowGathers.empty() && !pattern.columnReductions.empty()) {
+      return "row gather " + gathers.gathers.front().output->name() + " and column sum " +
+             pattern.columnReductions.front().output->name() +
+             " in one segment: a combined kernel computes no row gather";
+    }
   }
   if (auto reason = rejectUnsupportedReductionOps(segment, pattern, rowGathers)) {
     return reason;

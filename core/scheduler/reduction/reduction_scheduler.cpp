@@ -379,6 +379,9 @@ std::optional<std::string> rejectChainedReductions(const ReductionPattern& patte
 std::optional<std::string> ReductionScheduler::rejectCompileTime(const ir::Fusion& segment) const {
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   if (!pattern.pattern) return pattern.reason;
+  if (auto reason = rejectColumnReductions(*pattern.pattern, "the reduction scheduler")) {
+    return reason;
+  }
   if (auto reason = rejectUnsupportedReductionOps(segment, *pattern.pattern)) {
     return reason;
   }
@@ -405,6 +408,9 @@ std::optional<std::string> ReductionScheduler::rejectRunTime(const ir::Fusion& s
   FL_ASSERT(info.evaluator != nullptr, "run-time checks need sizes");
   ReductionPatternResult pattern = analyzeReductionPattern(segment);
   if (!pattern.pattern) return pattern.reason;
+  if (auto reason = rejectColumnReductions(*pattern.pattern, "the reduction scheduler")) {
+    return reason;
+  }
   ReductionExtentsResult extents = reductionExtents(*pattern.pattern, *info.evaluator);
   if (!extents.reason.empty()) return extents.reason;
   if (auto reason = rejectReshapeExtents(segment, *info.evaluator)) {

@@ -252,20 +252,57 @@ TEST_F(PersistentBufferTest, AnInputConstantAlongTheRowSetsNoVectorWidth) {
   EXPECT_EQ(c.vectorize.dtypeFactor, 4) << c.vectorize.limitedBy;
 }
 
+// A row sum over the innermost axis beside a sum over only some of the
+// others: no pattern (row sums beside sums over every other axis are the
+// combined kernel's column sums; a sum over axis 0 of a rank-3 tensor is
+// not).
 TEST_F(PersistentBufferTest, ReductionsOverDifferentAxesHaveNoPattern) {
   BoundSegment segment(
       "from nvfuser import FusionDefinition, DataType\n"
       "def f(fd : FusionDefinition) -> None :\n"
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], "
       "dtype=DataType.Float, is_cpu=False)\n"
-      "    T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+      "    T1 = fd.ops.sum(T0, dims=[2], keepdim=False, dtype=DataType.Null)\n"
       "    T2 = fd.ops.sum(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
       "    fd.add_output(T1)\n"
       "    fd.add_output(T2)\n",
-      {{64, 32}}, h100());
+      {{8, 64, 32}}, h100());
   const PersistentBufferAnalysis a = analyzePersistentBuffers(segment.fusion(), segment.info());
   EXPECT_NE(a.reason.find("reduce different axes"), std::string::npos) << a.reason;
-  EXPECT_NE(a.reason.find("T1 (axes [1] of T0"), std::string::npos) << a.reason;
+  EXPECT_NE(a.reason.find("T1 (axes [2] of T0"), std::string::npos) << a.reason;
+}
+
+// A row sum and a column sum of one rank-2 tensor: the row sum is the
+// pattern, the column sum its column reduction; a max over the columns is
+// no column sum, so that pair has no pattern.
+TEST_F(PersistentBufferTest, ARowSumBesideAColumnSumIsACombinedPattern) {
+  for (const char* op : {"sum", "max"}) {
+    SCOPED_TRACE(op);
+    BoundSegment segment(
+        std::string("from nvfuser import FusionDefinition, DataType\n"
+                    "def f(fd : FusionDefinition) -> None :\n"
+                    "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                    "dtype=DataType.Float, is_cpu=False)\n"
+                    "    T1 = fd.ops.sum(T0, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+                    "    T2 = fd.ops.") +
+            op +
+            "(T0, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+            "    fd.add_output(T1)\n"
+            "    fd.add_output(T2)\n",
+        {{64, 32}}, h100());
+    const ReductionPatternResult r = analyzeReductionPattern(segment.fusion());
+    if (std::string(op) == "max") {
+      EXPECT_FALSE(r.pattern.has_value());
+      EXPECT_NE(r.reason.find("reduce different axes"), std::string::npos) << r.reason;
+      continue;
+    }
+    ASSERT_TRUE(r.pattern.has_value()) << r.reason;
+    ASSERT_EQ(r.pattern->reductions.size(), 1u);
+    EXPECT_EQ(r.pattern->reductions[0].output->name(), "T1");
+    ASSERT_EQ(r.pattern->columnReductions.size(), 1u);
+    EXPECT_EQ(r.pattern->columnReductions[0].output->name(), "T2");
+    EXPECT_TRUE(r.pattern->innermost);
+  }
 }
 
 // A sum over axis 0 and a max over axis 0 of a permute of its result:

@@ -11,6 +11,7 @@
 #include "core/scheduler/reduction/launch_shape.h"
 #include "core/scheduler/reduction/reduction_scheduler.h"
 #include "tests/scheduler/persistent/bound_segment.h"
+#include "tests/test_scripts.h"
 
 namespace fuserlab::scheduler {
 namespace {
@@ -725,6 +726,87 @@ TEST_F(PersistentSchedulerTest, PropertiesSayWhyRowsAreShiftedAndInWhichChunks) 
             "projects its buffers to its inputs), which divide the rows, so none "
             "is shifted");
   EXPECT_EQ(choice(BoundSegment(bf16Softmax(), {{8192, 4096}}, h100())), "(none)");
+}
+
+// A normalization backward with its weight gradients (issue 45 item 1): dx
+// from row sums and dw, db as column sums over every row. The reduction and
+// outer persistent schedulers refuse the column sums, naming them; the inner
+// persistent scheduler takes the segment as one combined kernel whose grid
+// is resident at once (its blocks meet at a grid barrier before the column
+// sums are added), and refuses a grid larger than that and a chunk width
+// that does not divide the rows.
+TEST_F(PersistentSchedulerTest, NormBackwardWithWeightGradientsIsOneCombinedKernel) {
+  const DeviceSpec device = h100();
+  for (const bool layerNorm : {true, false}) {
+    SCOPED_TRACE(layerNorm ? "LayerNorm" : "RMSNorm");
+    const std::string source =
+        test_scripts::definition(test_scripts::normBackwardWithWeights(8192, 4096, layerNorm));
+    std::vector<std::vector<int64_t>> shapes = {{8192, 4096}, {8192, 4096}, {8192, 1}};
+    if (layerNorm) shapes.push_back({8192, 1});
+    shapes.push_back({4096});
+    const BoundSegment b(source, shapes, device);
+    std::vector<std::string> refusals;
+    ASSERT_EQ(choose(b.fusion(), b.info(), &refusals), "inner_persistent")
+        << refusalsText(refusals);
+    ASSERT_EQ(refusals.size(), 1u);
+    EXPECT_NE(refusals[0].find("reduction: column sum T"), std::string::npos) << refusals[0];
+    EXPECT_NE(refusals[0].find("the reduction scheduler follows one set of reduced axes"),
+              std::string::npos)
+        << refusals[0];
+    const auto outer = outer_.rejectCompileTime(b.fusion());
+    ASSERT_TRUE(outer.has_value());
+    EXPECT_NE(outer->find("outer_persistent follows one set of reduced axes"), std::string::npos)
+        << *outer;
+
+    // Rows kept in registers beside the column sums would leave 2 or 3
+    // blocks of 128 threads an SM: the rows go to shared memory (the float
+    // buffers themselves, no recomputation) in 8-byte chunks, 4 blocks an SM.
+    const ReductionParams p = heuristic(inner_, b);
+    EXPECT_EQ(p.persistentStorage, PersistentStorage::SharedMemory);
+    EXPECT_FALSE(p.projectPersistentBuffers);
+    EXPECT_EQ(p.vectorizationFactor, 4);
+    EXPECT_EQ(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor, 4096);
+    const int64_t threads = p.blockDimX * p.blockDimY;
+    EXPECT_LE(p.gridDimX, int64_t{device.smCount} * (device.maxThreadsPerSm / threads));
+    EXPECT_EQ(p.gridDimX, int64_t{device.smCount} * 4);
+    EXPECT_LT(p.gridDimX * p.blockDimY, 8192) << "the grid strides over the rows";
+    const std::string json = propertiesText(inner_, b);
+    const size_t sums = json.find("\"column_sums\":[\"T");
+    ASSERT_NE(sums, std::string::npos) << json;
+    // dw and db for LayerNorm, dw for RMSNorm.
+    EXPECT_EQ(json.substr(sums, json.find(']', sums) - sums).find(',') != std::string::npos,
+              layerNorm)
+        << json;
+    EXPECT_NE(json.find("blocks (4 an SM, resident at once) meets at a grid barrier"),
+              std::string::npos)
+        << json;
+
+    ReductionParams tooMany = p;
+    tooMany.gridDimX = 8192 / p.blockDimY;
+    const auto grid = inner_.rejectParams(b.fusion(), b.info(), tooMany);
+    ASSERT_TRUE(grid.has_value());
+    EXPECT_NE(grid->find("waits for every block at a grid barrier"), std::string::npos) << *grid;
+  }
+}
+
+// Rows of 1023 bf16: no 16-byte chunk divides them, and a combined kernel
+// cannot shift its rows (a thread keeps the same columns in every row), so
+// its chunks are single elements; chunks of 8 are refused, saying why.
+TEST_F(PersistentSchedulerTest, CombinedKernelKeepsItsColumnsInEveryRow) {
+  const BoundSegment b(
+      test_scripts::definition(test_scripts::normBackwardWithWeights(8191, 1023, false)),
+      {{8191, 1023}, {8191, 1023}, {8191, 1}, {1023}}, h100());
+  ASSERT_EQ(choose(b.fusion(), b.info()), "inner_persistent");
+  ReductionParams p = heuristic(inner_, b);
+  EXPECT_EQ(p.vectorizationFactor, 1);
+  p.vectorizationFactor = 8;
+  p.persistentBatchSize = 1;
+  p.blockDimX = 128;
+  const auto reason = inner_.rejectParams(b.fusion(), b.info(), p);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("vectorization_factor 8 does not divide the row length 1023"),
+            std::string::npos)
+      << *reason;
 }
 
 }  // namespace
