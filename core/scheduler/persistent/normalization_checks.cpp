@@ -1,11 +1,47 @@
 #include "core/scheduler/persistent/normalization_checks.h"
 
+#include <unordered_set>
+
 #include "core/ir/error.h"
+#include "core/scheduler/analysis/analysis_cache.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
 #include "core/scheduler/analysis/row_gather.h"
 #include "core/scheduler/reduction/launch_shape.h"
 
 namespace fuserlab::scheduler {
+namespace {
+
+// Why a combined kernel cannot compute what reads the segment's column sums:
+// it has them only after every row, so only ops of column sums alone (and
+// scalars) may follow them; nullopt if none other does.
+std::optional<std::string> rejectColumnSumUses(const ir::Fusion& segment,
+                                               const ReductionPattern& pattern) {
+  std::unordered_set<const ir::Val*> perColumn;
+  for (const ReductionInfo& c : pattern.columnReductions) perColumn.insert(c.output);
+  for (const ir::Expr* expr : liveExprs(segment)) {
+    const ir::Val* sum = nullptr;
+    const ir::Val* other = nullptr;
+    for (const ir::Val* in : expr->inputs()) {
+      if (in->as<ir::TensorView>() == nullptr) continue;
+      (perColumn.count(in) != 0 ? sum : other) = in;
+    }
+    if (sum == nullptr) continue;
+    const bool reduces =
+        expr->type() == ir::ExprType::Reduction || expr->type() == ir::ExprType::Welford;
+    if (other != nullptr || reduces) {
+      return expr->output(0)->name() + " " +
+             (reduces ? "reduces " + sum->name() + ", computed from column sums,"
+                      : "combines " + sum->name() + ", computed from column sums, with " +
+                            other->name() + ",") +
+             " but a combined kernel has its column sums only after every row (they go in "
+             "a segment of their own)";
+    }
+    for (const ir::Val* out : expr->outputs()) perColumn.insert(out);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segment,
                                                           bool innermost) {
@@ -26,6 +62,7 @@ std::optional<std::string> rejectNormalizationCompileTime(const ir::Fusion& segm
     const RowGatherResult gathers = findRowGathers(segment, pattern);
     if (!gathers.reason.empty()) return gathers.reason;
     for (const RowGather& g : gathers.gathers) rowGathers.push_back(g.expr);
+    if (auto reason = rejectColumnSumUses(segment, pattern)) return reason;
     if (!rowGathers.empty() && !pattern.columnReductions.empty()) {
       return "row gather " + gathers.gathers.front().output->name() + " and column sum " +
              pattern.columnReductions.front().output->name() +

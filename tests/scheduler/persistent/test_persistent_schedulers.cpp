@@ -789,6 +789,32 @@ TEST_F(PersistentSchedulerTest, NormBackwardWithWeightGradientsIsOneCombinedKern
   }
 }
 
+// A column sum read back into the rows (x minus its column sums, then a
+// row sum of that): the combined kernel has its column sums only after
+// every row, so no scheduler takes the segment whole; the segmenter splits
+// it (the column sum in a reduction kernel of its own).
+TEST_F(PersistentSchedulerTest, AColumnSumReadBackIntoTheRowsIsNoCombinedKernel) {
+  const BoundSegment b(
+      test_scripts::definition(
+          "T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+          "dtype=DataType.Float, is_cpu=False)\n"
+          "T1 = fd.ops.sum(T0, dims=[0], keepdim=False)\n"
+          "T2 = fd.ops.broadcast_in_dim(T1, shape=[512, 1024], broadcast_dims=[1])\n"
+          "T3 = fd.ops.sub(T0, T2)\n"
+          "T4 = fd.ops.sum(T3, dims=[1], keepdim=False)\n"
+          "T5 = fd.ops.broadcast_in_dim(T4, shape=[512, 1024], broadcast_dims=[0])\n"
+          "fd.add_output(fd.ops.div(T0, T5))\n"
+          "fd.add_output(T1)\n"),
+      {{512, 1024}}, h100());
+  std::vector<std::string> refusals;
+  EXPECT_EQ(choose(b.fusion(), b.info(), &refusals), "none");
+  ASSERT_EQ(refusals.size(), 3u);
+  EXPECT_NE(refusals[1].find("combines T3, computed from column sums, with T0, but a combined "
+                             "kernel has its column sums only after every row"),
+            std::string::npos)
+      << refusals[1];
+}
+
 // Rows of 1023 bf16: no 16-byte chunk divides them, and a combined kernel
 // cannot shift its rows (a thread keeps the same columns in every row), so
 // its chunks are single elements; chunks of 8 are refused, saying why.
