@@ -195,5 +195,24 @@ TEST(DifftestFindingsTest, AnAxisNoReferenceAxisWalksIsNotWrittenFromTheWalk) {
   }
 }
 
+// Seed 678434 (H200): a [25575] output, the reshape of a slice (rows 12 to
+// 20, step 2) of an expanded broadcast axis of 33, beside the [5, 1, 33,
+// 1023] output it was sliced from. One kernel walked the larger output and
+// wrote the smaller at 5115 * a0 + 1023 * a2 + a3 for all 33 values of a2:
+// 168,795 writes into 25,575 elements, past its end into the other output.
+// The walk of a reference axis over more indices than the output's piece
+// of it has is refused now, and the slice goes to a kernel of its own.
+TEST(DifftestFindingsTest, AnOutputShorterThanItsReferenceAxisIsNotWrittenFromTheWalk) {
+  compiler::CompileOptions options;
+  options.set("upcast", "forward");
+  const std::vector<std::string> sources =
+      kernelSources(findingScript("difftest_678434.py"), options);
+  ASSERT_EQ(sources.size(), 2u);
+  for (const std::string& source : sources) {
+    const bool walksThe33 = source.find("ref_e2 = 33;") != std::string::npos;
+    EXPECT_FALSE(walksThe33 && source.find("1023 * a2") != std::string::npos) << source;
+  }
+}
+
 }  // namespace
 }  // namespace fuserlab

@@ -662,6 +662,31 @@ std::string AxisTrace::partiallyWrittenAxis(const TensorView* tv) const {
     if (piece.extent >= 0) return piece.extent;
     return trace->axes[k].size() == 1 ? referenceExtents_[k] : -1;
   };
+  // The pieces a reference axis walks multiply to its extent (one piece, or
+  // a reshape's split of it), unless the walk passes a slice, pad or cat
+  // (`resized`: only the indices inside are written). A piece walked over
+  // fewer indices than its reference axis has, and not marked resized,
+  // would be written past its end: a slice of an expanded broadcast axis,
+  // reshaped (the differential tester's seed 678434 on an H200: a [25575]
+  // output written at 168,795 indices, past its end into the next output).
+  for (size_t k = 0; k < trace->axes.size() && k < referenceExtents_.size(); ++k) {
+    int64_t walked = 1;
+    bool known = !trace->axes[k].empty();
+    for (const AxisPiece& piece : trace->axes[k]) {
+      if (piece.kind != PieceKind::Axis || piece.resized || piece.offset != 0 || piece.extent < 0) {
+        known = false;
+        break;
+      }
+      walked *= piece.extent;
+    }
+    const int64_t reference = referenceExtents_[k];
+    if (!known || reference < 0 || walked >= reference) continue;
+    return tv->name() + " moves over " + std::to_string(walked) + " indices along reference axis " +
+           std::to_string(k) + " of " + reference_->name() + ", which has " +
+           std::to_string(reference) +
+           " (a slice of a broadcast axis made concrete, reshaped), so walking the reference "
+           "would write past its end";
+  }
   for (size_t k = 0; k < trace->axes.size(); ++k) {
     for (const AxisPiece& piece : trace->axes[k]) {
       if (piece.kind != PieceKind::Axis || piece.step != 1 ||
