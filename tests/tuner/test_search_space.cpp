@@ -49,6 +49,25 @@ TEST(SearchSpaceTest, DefaultIsVariantZeroAndEveryVariantPassesTheChecks) {
   }
 }
 
+// A combined kernel (dx beside the column sums dw and db) meets its whole
+// grid at a barrier: the space varies the blocks an SM keeps, and no
+// accepted variant launches more blocks than the GPU keeps resident (they
+// would wait for each other forever) or chunks that do not divide the rows.
+TEST(SearchSpaceTest, ACombinedKernelsVariantsKeepTheirGridResident) {
+  ExampleTarget e = exampleTarget("layer_norm_backward_weights.py",
+                                  "2048x1024:bf16,2048x1024:bf16,2048x1:f32,2048x1:f32,1024:bf16");
+  ASSERT_EQ(e.target->scheduler, scheduler::SchedulerType::InnerPersistent);
+  EXPECT_GE(values(e.space, "blocks_per_sm").size(), 4u);
+  EXPECT_GT(e.space.refusedPoints, 0);
+  const scheduler::DeviceSpec& device = scheduler::defaultDevice();
+  for (const Variant& v : e.space.variants) {
+    const auto& p = std::get<scheduler::ReductionParams>(v.params);
+    const int64_t threads = p.blockDimX * p.blockDimY;
+    EXPECT_LE(p.gridDimX, int64_t{device.smCount} * (device.maxThreadsPerSm / threads)) << v.label;
+    EXPECT_EQ(1024 % p.vectorizationFactor, 0) << v.label;
+  }
+}
+
 TEST(SearchSpaceTest, OuterSplitOnHopperTriesTheClusterAndTheWorkspace) {
   // col_sum bf16 [8192, 4096] on the default device (an H100): the default
   // combines 8 splits in clusters. The space splits the rows over 1 to 64
