@@ -10,6 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/output.h"
 #include "core/compiler/fusion_compiler.h"
+#include "core/cuda/cuda_device.h"
 #include "core/frontend/input_tensors.h"
 #include "core/ir/bounded_file.h"
 #include "core/ir/error.h"
@@ -55,7 +56,9 @@ constexpr const char* kDbUsage = R"(usage: fuserlab-cli db SUBCOMMAND --db FILE 
                        rows nothing refers to  [--dry-run]
   put FUSION --segment N --params JSON|@FILE
                        pin params for segment N of the fusion at these sizes
-                       on this device  [--inputs SPEC] [--fusion NAME]
+                       on this device (without --device: this machine's
+                       GPU cuda:0, as bench and run look it up, or the
+                       default where it has none)  [--inputs SPEC] [--fusion NAME]
                        [--device NAME] [--set NAME=VALUE] [--disable-pass NAME]
                        [--max-compiler-version V] [--force: store params the
                        scheduler refuses at these sizes]
@@ -318,7 +321,12 @@ int putCommand(const std::vector<std::string>& args) {
            "db put needs --params JSON (or @FILE); inspect --dump scheduler_params "
            "shows the heuristic's params to start from");
   const compiler::CompileOptions compileOptions = compileOptionsFrom(cl);
-  const scheduler::DeviceSpec device = deviceFrom(cl);
+  // Without --device the entry is for this machine's GPU where it has one:
+  // bench, run and the runtime look entries up under the GPU they run on, so
+  // an entry keyed to the built-in default would never be found there.
+  const scheduler::DeviceSpec device = !cl.value("device") && runtime::cudaDeviceCount() > 0
+                                           ? *runtime::resolveDevice("cuda:0")
+                                           : deviceFrom(cl);
   const runtime::Arguments inputs = frontend::makeInputShapes(*loaded.inputs);
 
   KeyRecorder recorder;
