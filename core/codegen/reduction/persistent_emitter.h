@@ -3,7 +3,9 @@
 // it resident while it reduces, obeying its ReductionParams:
 //   - persistentStorage: the kept tensors live in per-thread register arrays
 //     (persistentBatchSize vectors of vectorizationFactor elements), or in
-//     dynamic shared memory;
+//     dynamic shared memory (inner: lane v of a thread's chunk b at
+//     (b * V + v) * blockDimX + threadIdx.x, so a warp touches consecutive
+//     elements);
 //   - projectPersistentBuffers: keep the segment inputs the persistent
 //     buffers are recomputed from (e.g. the bf16 input rather than its
 //     float upcast, seed 000) and recompute the buffers after each
@@ -22,7 +24,15 @@
 //     for each other at a grid barrier (all blocks must be resident, as the
 //     outer persistent scheduler checks);
 //   - the batch loop is fully unrolled, so the unroll factors have nothing
-//     left to unroll.
+//     left to unroll;
+//   - inner, with column sums (ReductionPattern::columnReductions: a norm
+//     backward's dw and db beside dx): each thread adds its chunks'
+//     elements into float accumulators over the rows the grid-strided loop
+//     gives its block; then the block's sums (its thread rows combined in
+//     shared memory) go to the workspace, the grid meets at one barrier
+//     (every block resident: the launch bounds promise ceil(gridDimX /
+//     SMs) blocks an SM), and each block adds a range of columns over the
+//     blocks in block order and writes the outputs computed from them.
 // The kernel makes one pass over the row per group of independent
 // reductions (ReductionPlan), reading the kept tensors back from storage,
 // and Welford is two passes (mean, then squared deviations), as the CPU
