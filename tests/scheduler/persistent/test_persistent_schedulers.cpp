@@ -815,6 +815,30 @@ TEST_F(PersistentSchedulerTest, AColumnSumReadBackIntoTheRowsIsNoCombinedKernel)
       << refusals[1];
 }
 
+// Few rows (37 of 4096 bf16): a combined kernel's blocks would each take
+// one or two rows and write as many bytes of partial column sums as they
+// read; even a block per SM moves more than a third of what the rows read,
+// so inner_persistent refuses the combined segment, saying so, and the
+// column sums go in a kernel of their own. At 2048 rows the grid is capped
+// below the resident blocks instead.
+TEST_F(PersistentSchedulerTest, FewRowsTakeTheirColumnSumsInAKernelOfTheirOwn) {
+  const std::string source =
+      test_scripts::definition(test_scripts::normBackwardWithWeights(37, 4096, false));
+  const BoundSegment few(source, {{37, 4096}, {37, 4096}, {37, 1}, {4096}}, h100());
+  const auto reason = inner_.rejectRunTime(few.fusion(), few.info());
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("the rows are too few for a combined kernel"), std::string::npos)
+      << *reason;
+  const BoundSegment more(
+      test_scripts::definition(test_scripts::normBackwardWithWeights(2048, 4096, false)),
+      {{2048, 4096}, {2048, 4096}, {2048, 1}, {4096}}, h100());
+  EXPECT_EQ(inner_.rejectRunTime(more.fusion(), more.info()), std::nullopt);
+  const ReductionParams p = heuristic(inner_, more);
+  // 2048 x 4096 x (2 + 2) bytes read (and 2048 x 4 + 4096 x 2 more), over
+  // 3 x (4096 x 4 x 2) partial bytes a block: 341 blocks, under the 528 resident.
+  EXPECT_EQ(p.gridDimX, 341);
+}
+
 // Rows of 1023 bf16: no 16-byte chunk divides them, and a combined kernel
 // cannot shift its rows (a thread keeps the same columns in every row), so
 // its chunks are single elements; chunks of 8 are refused, saying why.
