@@ -512,6 +512,16 @@ class Generator {
            "fd.ops.sub({0}, fd.ops.broadcast_in_dim(fd.ops.log(fd.ops.sum(fd.ops.exp({0})" + dims +
                "), " + back + ")",
            false);
+    // Beside the row reductions, the sums of the log-probabilities over
+    // every other axis: along the innermost axis the combined kernel
+    // computes them in the same pass as the rows (a norm backward's dw beside
+    // dx), along another they go in a kernel of their own. Decided without a
+    // draw, so the other fusions' random choices stay as they were.
+    if (options_.columnSums && sizes.size() >= 2) {
+      std::vector<int64_t> columns = {sizes[static_cast<size_t>(dim)]};
+      op(node(y).dtype, columns, {y}, "column_sum",
+         "fd.ops.sum({0}, dims=" + list(kept) + ", keepdim=False)", false);
+    }
     if (rng_.chance(50)) {
       std::vector<int64_t> out = sizes;
       out[static_cast<size_t>(dim)] = rng_.chance(70) ? 1 : 3;
@@ -720,6 +730,14 @@ class Generator {
     for (int k = 0; k < more; ++k) {
       const int i = static_cast<int>(rng_.below(n));
       if (node(i).kind != Node::Kind::Op) continue;
+      bool seen = false;
+      for (const Output& o : fusion_.outputs) seen = seen || o.node == i;
+      if (!seen) fusion_.outputs.push_back({i, -1});
+    }
+    // The column sums beside log-softmax rows (logSoftmax) are outputs, or
+    // nothing would keep them; no draw, so the other choices stay.
+    for (int i = 0; i < n; ++i) {
+      if (node(i).op != "column_sum") continue;
       bool seen = false;
       for (const Output& o : fusion_.outputs) seen = seen || o.node == i;
       if (!seen) fusion_.outputs.push_back({i, -1});
