@@ -106,7 +106,8 @@ std::string randomChain(uint64_t seed) {
     if (kind <= 3) {  // x - broadcast(sum(x)), or of an earlier value
       const std::string source =
           random.below(4) == 0 ? values[random.below(int(values.size()))] : x;
-      const std::string r = y, b = fresh(), z = fresh();
+      const std::string& r = y;
+      const std::string b = fresh(), z = fresh();
       if (random.below(3) == 0) {
         const std::string m = fresh();
         s << "    " << r << ", " << m << " = fd.ops.var_mean(" << source
