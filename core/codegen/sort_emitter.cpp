@@ -74,9 +74,17 @@ GeneratedKernel emitSortKernel(const ir::Fusion& segment, const scheduler::Point
   // How many sorted positions are written: the line (argsort), or topk's k,
   // read from the values' size at run time (k may be a scalar input, which
   // the kernel is not built per value of).
+  // topk's values or positions may be unused (dead past the segment): only
+  // those that are kernel outputs are written, and the size comes from either.
+  const TensorView* values = topk && interface.isOutputParameter(outputs[0]) ? outputs[0] : nullptr;
+  const TensorView* positions =
+      topk ? (interface.isOutputParameter(outputs[1]) ? outputs[1] : nullptr) : outputs[0];
+  FL_ASSERT(values != nullptr || positions != nullptr, sort->toString(),
+            ": neither of its outputs is an output of the kernel");
   std::string written = str(length);
   if (topk && rank > 0) {
-    written = "(int)" + interface.parameterName(outputs[0], true) + ".size[" + str(axis) + "]";
+    const TensorView* sized = values != nullptr ? values : positions;
+    written = "(int)" + interface.parameterName(sized, true) + ".size[" + str(axis) + "]";
   } else if (topk) {
     written = "1";
   } else {
@@ -151,17 +159,14 @@ GeneratedKernel emitSortKernel(const ir::Fusion& segment, const scheduler::Point
   src += "    const int written = " + written + ";\n";
   src += "    for (int j = (int)threadIdx.x; j < written; j += (int)blockDim.x) {\n";
   src += "      const int p = position[j];\n";
-  if (topk) {
-    const std::string& values = interface.parameterName(outputs[0], true);
-    const std::string& positions = interface.parameterName(outputs[1], true);
-    src += "      " + values + ".data[" + interface.offset(outputs[0], index, true) + "] = " + in +
-           ".data[" + interface.offset(x, at(index, axis, "p")) + "];\n";
-    src += "      " + positions + ".data[" + interface.offset(outputs[1], index, true) +
-           "] = (int64_t)p;\n";
-  } else {
-    const std::string& positions = interface.parameterName(outputs[0], true);
-    src += "      " + positions + ".data[" + interface.offset(outputs[0], index, true) +
-           "] = (int64_t)p;\n";
+  if (values != nullptr) {
+    src += "      " + interface.parameterName(values, true) + ".data[" +
+           interface.offset(values, index, true) + "] = " + in + ".data[" +
+           interface.offset(x, at(index, axis, "p")) + "];\n";
+  }
+  if (positions != nullptr) {
+    src += "      " + interface.parameterName(positions, true) + ".data[" +
+           interface.offset(positions, index, true) + "] = (int64_t)p;\n";
   }
   src += "    }\n";
   src += "    __syncthreads();  // the next line reuses the shared memory\n";

@@ -104,6 +104,37 @@ TEST(SortKernelTest, A0DimSortAndASymbolicKCompile) {
   }
 }
 
+// topk with only its values, or only its positions, read past the segment:
+// the unused one is no kernel output, and the kernel writes the other alone
+// (fuzz_compile found the values-only case asserting).
+TEST(SortKernelTest, TopkWithOneOfItsOutputsUnusedCompiles) {
+  const CompiledScript compiled = compileScript(script(R"(
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)
+    T1 = fd.ops.neg(T0)
+    T2, T3 = fd.ops.topk(T1, 3, dim=-1, largest=False)
+    T4, T5 = fd.ops.topk(T0, 2, dim=0)
+    fd.add_output(T2)
+    fd.add_output(T5)
+)"),
+                                                "4x8:f32");
+  EXPECT_EQ(expectSortKernelsCompile(compiled), 2);
+  int valuesOnly = 0;
+  int positionsOnly = 0;
+  for (const runtime::SegmentKernel& segment : compiled.kernels) {
+    ASSERT_TRUE(segment.kernel.has_value());
+    const std::string& source = segment.kernel->source;
+    if (!contains(source, "pointwise (sort)")) continue;
+    // Positions are written as `(int64_t)p`, values read from the input at p.
+    const bool writesPositions = contains(source, "] = (int64_t)p;");
+    const bool writesValues = contains(source, "(index_t)(p) * ");
+    valuesOnly += writesValues && !writesPositions ? 1 : 0;
+    positionsOnly += writesPositions && !writesValues ? 1 : 0;
+    EXPECT_TRUE(contains(source, "const int written = (int)T")) << source;
+  }
+  EXPECT_EQ(valuesOnly, 1);
+  EXPECT_EQ(positionsOnly, 1);
+}
+
 TEST(SortKernelTest, ALineLongerThanTheKernelHoldsStaysOnTheCpuReference) {
   const CompiledScript compiled = compileScript(script(R"(
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)

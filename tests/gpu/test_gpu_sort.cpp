@@ -106,6 +106,21 @@ fd.add_output(T5)
   }
 }
 
+// topk whose positions, or values, nothing reads: the kernel writes the other
+// alone, and it matches the CPU reference.
+TEST_F(GpuSortTest, TopkWithOneOfItsOutputsUnused) {
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.neg(T0)
+T2, T3 = fd.ops.topk(T1, 3, dim=-1, largest=False)
+T4, T5 = fd.ops.topk(T0, 2, dim=0)
+fd.add_output(T2)
+fd.add_output(T5)
+)");
+  runAndCheck({random(DataType::Float, {37, 300})});
+  expectRan();
+}
+
 // A line longer than the kernel holds stays on the CPU reference: the cuda
 // backend refuses it, naming the op and the limit.
 TEST_F(GpuSortTest, ALineLongerThanTheKernelHoldsIsRefusedWithTheLimit) {
