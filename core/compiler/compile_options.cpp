@@ -66,7 +66,7 @@ struct Setting {
   std::vector<std::string_view> (*values)();
 };
 
-const std::array<Setting, 4> kSettings = {{
+const std::array<Setting, 5> kSettings = {{
     {"bookend",
      [](CompileOptions& o, std::string_view n, std::string_view v) {
        o.bookend = parseValue(n, kBookendModeNames, v);
@@ -90,6 +90,12 @@ const std::array<Setting, 4> kSettings = {{
        o.graphLaunch = parseValue(n, kSwitchValues, v);
      },
      [](const CompileOptions& o) { return nameOf(kSwitchValues, o.graphLaunch); },
+     [] { return namesOf(kSwitchValues); }},
+    {"refine_reshaped_reductions",
+     [](CompileOptions& o, std::string_view n, std::string_view v) {
+       o.refineReshapedReductions = parseValue(n, kSwitchValues, v);
+     },
+     [](const CompileOptions& o) { return nameOf(kSwitchValues, o.refineReshapedReductions); },
      [] { return namesOf(kSwitchValues); }},
 }};
 
@@ -148,6 +154,7 @@ report::Json CompileOptions::toJson() const {
   json.set("upcast", std::string(toString(upcast)));
   json.set("dependent_launch", dependentLaunch);
   json.set("graph_launch", graphLaunch);
+  json.set("refine_reshaped_reductions", refineReshapedReductions);
   json.set("disabled_passes", report::Json::arrayOf(disabledPasses));
   return json;
 }

@@ -32,8 +32,9 @@ struct LaunchOptions {
 
 struct CompileOptions : passes::PassOptions, segmenter::SegmenterOptions, LaunchOptions {
   //! Sets an option by name from text: "bookend" = none | outputs |
-  //! inputs_and_outputs, "upcast" = privatize | forward, "dependent_launch"
-  //! and "graph_launch" = on | off. A UserError lists the known names or values.
+  //! inputs_and_outputs, "upcast" = privatize | forward, "dependent_launch",
+  //! "graph_launch" and "refine_reshaped_reductions" = on | off. A UserError
+  //! lists the known names or values.
   void set(std::string_view name, std::string_view value);
   //! Parses "NAME=VALUE" (the CLI's --set argument).
   void setFromAssignment(std::string_view assignment);

@@ -10,6 +10,7 @@
 #include "core/ir/size_limits.h"
 #include "core/ir/size_relations.h"
 #include "core/passes/pipeline.h"
+#include "core/passes/refine_reshaped_reductions.h"
 #include "core/segmenter/segmenter.h"
 
 namespace fuserlab::runtime {
@@ -142,6 +143,15 @@ CompiledFusion compileFusion(const ir::Fusion& fusion, const compiler::CompileOp
   // mesh, given its shard of any whole input (the inputs block's tensors).
   context.inputs =
       describeInputs(*preseg, shardInputs(*preseg, inputs, firstDevice(*preseg)), evaluator);
+  // The one rewrite that depends on the sizes: reductions over axes a
+  // reshape merged, computed over the finer axes (a GroupNorm's).
+  // Off by default (compile_options.h), and then not in the report.
+  if (options.refineReshapedReductions) {
+    passes::PassRecord record;
+    record.name = std::string(passes::kRefineReshapedReductions);
+    passes::refineReshapedReductions(*preseg, evaluator, record);
+    records.push_back(std::move(record));
+  }
   // Every tensor at the inputs' sizes within 2^48 elements, before any
   // heuristic multiplies them (a broadcast_in_dim to a constant shape).
   ir::checkTensorSizes(*preseg, evaluator);

@@ -24,10 +24,12 @@ struct CompiledScript {
 };
 
 //! Compiles `source` for `device` at the sizes of `inputs` (a --inputs spec)
-//! or, if empty, the script's inputs block; `provider` may replace params.
+//! or, if empty, the script's inputs block; `provider` may replace params;
+//! `options` as `--set` gives them.
 inline CompiledScript compileScript(const std::string& source, const std::string& inputs = {},
                                     const scheduler::HeuristicProvider* provider = nullptr,
-                                    const std::string& device = "h100") {
+                                    const std::string& device = "h100",
+                                    const compiler::CompileOptions& options = {}) {
   CompiledScript result{frontend::readScript(source, "test.py"), {}, {}};
   std::vector<frontend::InputSpec> specs;
   if (!inputs.empty()) {
@@ -39,8 +41,7 @@ inline CompiledScript compileScript(const std::string& source, const std::string
   const auto spec = scheduler::findBuiltinDevice(device);
   EXPECT_TRUE(spec.has_value()) << device;
   const runtime::Arguments args = frontend::makeInputShapes(specs);
-  result.compiled = runtime::compileFusion(result.script.fusion(), compiler::CompileOptions{},
-                                           *spec, args, provider);
+  result.compiled = runtime::compileFusion(result.script.fusion(), options, *spec, args, provider);
   result.kernels = runtime::generateSegmentKernels(result.compiled, *spec, args);
   return result;
 }

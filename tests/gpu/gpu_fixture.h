@@ -110,8 +110,7 @@ class GpuTest : public ::testing::Test {
   runtime::GpuRunStats runAndCheck(const runtime::Arguments& inputs) {
     runtime::GpuRunStats stats;
     if (!executor_) {
-      executor_ =
-          std::make_unique<runtime::GpuExecutor>(fusion(), 0, compiler::CompileOptions{}, &cache());
+      executor_ = std::make_unique<runtime::GpuExecutor>(fusion(), 0, options_, &cache());
       if (provider_ != nullptr) executor_->setHeuristicProvider(provider_);
     }
     const runtime::Arguments referenceInputs = copies(inputs);
@@ -154,6 +153,12 @@ class GpuTest : public ::testing::Test {
   //! next define() starts (nullptr: the heuristic again).
   void useProvider(const scheduler::HeuristicProvider* provider) {
     provider_ = provider;
+    executor_.reset();
+  }
+
+  //! Compile options for the executors the next define() starts.
+  void useOptions(const compiler::CompileOptions& options) {
+    options_ = options;
     executor_.reset();
   }
 
@@ -210,6 +215,7 @@ class GpuTest : public ::testing::Test {
 
   std::optional<frontend::Script> script_;
   const scheduler::HeuristicProvider* provider_ = nullptr;
+  compiler::CompileOptions options_;
   std::unique_ptr<runtime::GpuExecutor> executor_;
   std::string skipped_;
   std::vector<Tensor> lastOutputs_;

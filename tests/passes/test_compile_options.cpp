@@ -92,7 +92,8 @@ TEST(CompileOptionsTest, ToJson) {
   options.disablePass("remove_empty");
   EXPECT_EQ(options.toJson().dump(-1),
             R"({"bookend":"inputs_and_outputs","upcast":"privatize","dependent_launch":true,)"
-            R"("graph_launch":true,"disabled_passes":["remove_empty"]})");
+            R"("graph_launch":true,"refine_reshaped_reductions":false,)"
+            R"("disabled_passes":["remove_empty"]})");
 }
 
 // The one name table writes every setting back as an assignment that sets
@@ -101,7 +102,7 @@ TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
   const CompileOptions defaults;
   EXPECT_EQ(defaults.assignments(),
             (std::vector<std::string>{"bookend=outputs", "upcast=privatize", "dependent_launch=on",
-                                      "graph_launch=on"}));
+                                      "graph_launch=on", "refine_reshaped_reductions=off"}));
   for (const CompileSetting& setting : compileSettings()) {
     for (std::string_view value : setting.values) {
       CompileOptions options;
@@ -111,6 +112,7 @@ TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
       back.upcast = UpcastStrategy::Forward;
       back.dependentLaunch = !options.dependentLaunch;
       back.graphLaunch = !options.graphLaunch;
+      back.refineReshapedReductions = !options.refineReshapedReductions;
       for (const std::string& assignment : options.assignments()) {
         back.setFromAssignment(assignment);
       }

@@ -1,0 +1,87 @@
+// GroupNorm as one kernel (issue 45, item 2): with refine_reshaped_reductions
+// on, the suite's GroupNorm + SiLU (statistics over a reshape that merges the
+// channels of a group with the pixels) is one inner persistent segment whose
+// kernel NVRTC compiles, where without it the statistics and the
+// normalization are two kernels that each read x.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/compiler/compile_options.h"
+#include "core/scheduler/registry.h"
+#include "tests/codegen/codegen_fixture.h"
+#include "tests/source_dir.h"
+
+namespace fuserlab::codegen {
+namespace {
+
+std::string readSource(const std::string& relative) {
+  std::ifstream in(fuserlab::test::sourceDir() + "/" + relative);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int kernelSegments(const CompiledScript& compiled) {
+  int n = 0;
+  for (const runtime::SegmentKernel& segment : compiled.kernels) n += segment.kernel ? 1 : 0;
+  return n;
+}
+
+TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
+  compiler::CompileOptions on;
+  on.set("refine_reshaped_reductions", "on");
+  for (const std::string name : {"groupnorm_silu_32x320x64x64", "groupnorm_silu_8x320x63x63"}) {
+    SCOPED_TRACE(name);
+    const std::string source = readSource("tests/perf/suite/" + name + ".py");
+    const CompiledScript refined = compileScript(source, {}, nullptr, "h200", on);
+    EXPECT_EQ(kernelSegments(refined), 1);
+    EXPECT_EQ(expectKernelsCompile(refined, "inner_persistent").size(), 1u);
+    const CompiledScript plain = compileScript(source, {}, nullptr, "h200");
+    EXPECT_EQ(kernelSegments(plain), 2) << "without the rewrite, statistics and normalization";
+  }
+}
+
+TEST(GroupNormKernelTest, OddGroupsAndABatchOfOneCompileAsOneKernel) {
+  compiler::CompileOptions on;
+  on.set("refine_reshaped_reductions", "on");
+  // [N, C, H, W], groups: 3 channels of 5 x 7 a group; a batch of one with
+  // groups of one channel; a row of one pixel.
+  for (const auto& [nchw, g] :
+       {std::pair<std::string, int>{"2x12x5x7", 4}, {"1x8x3x4", 8}, {"3x6x1x9", 3}}) {
+    SCOPED_TRACE(nchw);
+    int64_t n = 0, c = 0, h = 0, w = 0;
+    std::sscanf(nchw.c_str(), "%ldx%ldx%ldx%ld", &n, &c, &h, &w);
+    const std::string shape = std::to_string(n) + ", " + std::to_string(c) + ", " +
+                              std::to_string(h) + ", " + std::to_string(w);
+    const std::string grouped =
+        std::to_string(n) + ", " + std::to_string(g) + ", " + std::to_string(c / g * h * w);
+    const CompiledScript compiled = compileScript(
+        script("    T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, "
+               "True], dtype=DataType.BFloat16)\n"
+               "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16)\n"
+               "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+               "    T3 = fd.ops.reshape(T2, new_shape=[" +
+               grouped +
+               "])\n"
+               "    T4, T5 = fd.ops.var_mean(T3, dims=[2], correction=0, keepdim=True)\n"
+               "    T6 = fd.ops.rsqrt(fd.ops.add(T4, 1e-05))\n"
+               "    T7 = fd.ops.mul(fd.ops.sub(T3, T5), T6)\n"
+               "    T8 = fd.ops.reshape(T7, new_shape=[" +
+               shape +
+               "])\n"
+               "    T9 = fd.ops.broadcast_in_dim(T1, shape=[" +
+               shape +
+               "], broadcast_dims=[1])\n"
+               "    T10 = fd.ops.mul(T8, fd.ops.cast(T9, dtype=DataType.Float))\n"
+               "    fd.add_output(fd.ops.cast(T10, dtype=DataType.BFloat16))\n"),
+        nchw + ":bf16," + std::to_string(c) + ":bf16", nullptr, "h200", on);
+    EXPECT_EQ(kernelSegments(compiled), 1) << compiled.compiled.segmented->toString();
+    expectKernelsCompile(compiled, "inner_persistent");
+  }
+}
+
+}  // namespace
+}  // namespace fuserlab::codegen
