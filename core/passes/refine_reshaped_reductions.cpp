@@ -144,6 +144,8 @@ class Rewriter {
   const Refinement& refinement() const { return r_; }
   const std::string& failure() const { return failure_; }
   bool reachedReduction() const { return reachedReduction_; }
+  //! Reshapes after the seed that became renamings.
+  int renamedReshapes() const { return renamedReshapes_; }
   const std::vector<TensorView*>& forwarded() const { return forwarded_; }
   const std::vector<Val*>& created() const { return created_; }
   const Placed* placed(const TensorView* tv) const {
@@ -272,7 +274,7 @@ class Rewriter {
         place(out, expanded, *blocks);
         return true;
       }
-      case ExprType::Reshape: return reshape(expr, *blocks);
+      case ExprType::Reshape: ++renamedReshapes_; return reshape(expr, *blocks);
       case ExprType::Reduction:
       case ExprType::Welford: return reduce(expr, *blocks);
       default: return failed(expr, "has no form in the refinement");
@@ -353,8 +355,8 @@ class Rewriter {
     return ops::expand(in, shape);
   }
 
-  // A broadcast's output blocks: its input's, with each new axis taking the
-  // gap between its neighbours' blocks (one new axis per gap).
+  // A broadcast's output blocks: its input's, with the new axes placed in the
+  // gaps between its neighbours' blocks.
   std::optional<Blocks> fillGaps(const Blocks& in, const std::vector<bool>& flags) const {
     Blocks out(flags.size());
     size_t k = 0;
@@ -365,13 +367,23 @@ class Rewriter {
       }
     }
     if (k != in.size()) return std::nullopt;
-    for (size_t a = 0; a < flags.size(); ++a) {
-      if (!flags[a]) continue;
-      if (a + 1 < flags.size() && flags[a + 1]) return std::nullopt;
+    // Each run of new axes shares the gap between its neighbours: one new
+    // axis takes it whole, as many as the gap has axes take one each.
+    for (size_t a = 0; a < flags.size();) {
+      if (!flags[a]) {
+        ++a;
+        continue;
+      }
+      size_t last = a;
+      while (last + 1 < flags.size() && flags[last + 1]) ++last;
       const size_t begin = a == 0 ? 0 : out[a - 1].second;
-      const size_t end = a + 1 < flags.size() ? out[a + 1].first : r_.extents.size();
-      if (end <= begin) return std::nullopt;
-      out[a] = {begin, end};
+      const size_t end = last + 1 < flags.size() ? out[last + 1].first : r_.extents.size();
+      const size_t count = last - a + 1;
+      if (end <= begin || (count != 1 && count != end - begin)) return std::nullopt;
+      for (size_t k = 0; k < count; ++k) {
+        out[a + k] = count == 1 ? Block{begin, end} : Block{begin + k, begin + k + 1};
+      }
+      a = last + 1;
     }
     return out;
   }
@@ -447,6 +459,7 @@ class Rewriter {
   std::vector<Val*> created_;
   std::string failure_;
   bool reachedReduction_ = false;
+  int renamedReshapes_ = 0;
 };
 
 std::vector<int64_t> extentsOf(const std::vector<IterDomain*>& axes,
@@ -464,12 +477,14 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
   if (x == nullptr || y == nullptr) return false;
   const std::vector<IterDomain*>& inAxes = x->logicalNoReductions();
   const std::vector<IterDomain*>& outAxes = y->logicalNoReductions();
-  if (inAxes.empty() || outAxes.empty() ||
-      evaluator.evaluateExtent(inAxes.back()) == evaluator.evaluateExtent(outAxes.back())) {
-    return false;  // the reduction kernels walk reshapes that keep the innermost extent
-  }
+  if (inAxes.empty() || outAxes.empty()) return false;
+  // The reduction kernels walk a reshape that keeps the innermost extent; the
+  // rewrite is worth it then only where a reshape after the reductions is
+  // renamed away (a GroupNorm reshaped to [N, G, C/G, H, W] and back).
+  const bool walkable =
+      evaluator.evaluateExtent(inAxes.back()) == evaluator.evaluateExtent(outAxes.back());
   std::optional<Refinement> refinement = refine(fusion, evaluator, inAxes, outAxes);
-  if (!refinement || refinement->extents.size() == outAxes.size()) return false;
+  if (!refinement) return false;
   Rewriter rewriter(fusion, evaluator, *refinement);
   bool ok = rewriter.lift(x, rewriter.refinement().inBlocks) != nullptr;
   if (ok) {
@@ -497,7 +512,7 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
     }
     outputs.emplace_back(i, tv);
   }
-  if (!ok || !rewriter.reachedReduction()) {
+  if (!ok || !rewriter.reachedReduction() || (walkable && rewriter.renamedReshapes() == 0)) {
     std::vector<Val*> unused = rewriter.created();
     removeDeadDefinitions(fusion, unused);
     return false;
@@ -535,17 +550,19 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
 void refineReshapedReductions(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator,
                               PassRecord& record) {
   record.name = std::string(kRefineReshapedReductions);
-  bool changed = true;
-  while (changed) {
-    changed = false;
+  // One sweep over the reshapes there were, named by their outputs (values
+  // outlive the exprs a rewrite removes); the views the rewrite makes are
+  // never seeds.
+  std::vector<TensorView*> seeds;
+  for (Expr* expr : fusion.exprsForOutputs()) {
+    if (expr->type() == ExprType::Reshape) seeds.push_back(expr->output(0)->as<TensorView>());
+  }
+  for (TensorView* y : seeds) {
+    if (y == nullptr) continue;
     const std::vector<Expr*> live = fusion.exprsForOutputs();
-    for (Expr* expr : live) {
-      if (expr->type() != ExprType::Reshape) continue;
-      if (refineFrom(fusion, evaluator, expr, live, record)) {
-        changed = true;
-        break;
-      }
-    }
+    Expr* seed = y->definition();
+    if (seed == nullptr || std::find(live.begin(), live.end(), seed) == live.end()) continue;
+    refineFrom(fusion, evaluator, seed, live, record);
   }
 }
 

@@ -1,8 +1,8 @@
 // GroupNorm as one kernel (issue 45, item 2): with refine_reshaped_reductions
-// on, the suite's GroupNorm + SiLU (statistics over a reshape that merges the
-// channels of a group with the pixels) is one inner persistent segment whose
-// kernel NVRTC compiles, where without it the statistics and the
-// normalization are two kernels that each read x.
+// on, the suite's GroupNorm + SiLU (and the same shape of fusion elsewhere) (statistics over a
+// reshape that merges the channels of a group with the pixels) is one inner persistent segment
+// whose kernel NVRTC compiles, where without it the statistics and the normalization are two
+// kernels that each read x.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -41,6 +41,22 @@ TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
     EXPECT_EQ(expectKernelsCompile(refined, "inner_persistent").size(), 1u);
     const CompiledScript plain = compileScript(source, {}, nullptr, "h200");
     EXPECT_EQ(kernelSegments(plain), 2) << "without the rewrite, statistics and normalization";
+  }
+}
+
+// The other real forms: nvFuser's benchmark GroupNorm (reshaped to [N, G,
+// C/G, H, W], which keeps the innermost extent, and back) and a QK-norm
+// (heads reshaped out of [B, S, H * D] and back); both were two kernels.
+TEST(GroupNormKernelTest, ReshapesBackAfterTheStatisticsAreOneKernel) {
+  compiler::CompileOptions on;
+  on.set("refine_reshaped_reductions", "on");
+  for (const std::string name : {"bench_groupnorm_reshape", "qk_norm_heads_reshape"}) {
+    SCOPED_TRACE(name);
+    const std::string source = readSource("tests/frontend/corpus/" + name + ".py");
+    const CompiledScript refined = compileScript(source, {}, nullptr, "h200", on);
+    EXPECT_EQ(kernelSegments(refined), 1) << refined.compiled.segmented->toString();
+    EXPECT_EQ(expectKernelsCompile(refined, "inner_persistent").size(), 1u);
+    EXPECT_EQ(kernelSegments(compileScript(source, {}, nullptr, "h200")), 2);
   }
 }
 

@@ -79,5 +79,29 @@ TEST_F(GpuGroupNormTest, GroupNormAndSiluInOneKernelMatchTheReference) {
   }
 }
 
+// QK-norm: heads reshaped out of [B, S, H * D], RMSNorm over D with a weight,
+// back to [B, S, H * D], in one kernel.
+TEST_F(GpuGroupNormTest, RmsNormOverHeadsReshapedBackInOneKernelMatchesTheReference) {
+  compiler::CompileOptions on;
+  on.set("refine_reshaped_reductions", "on");
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.ops.cast(fd.ops.reshape(T0, new_shape=[4, 96, 16, 128]), dtype=DataType.Float)
+T3 = fd.ops.sum(fd.ops.mul(T2, T2), dims=[3], keepdim=True)
+T4 = fd.ops.rsqrt(fd.ops.add(fd.ops.div(T3, 128.0), 1e-06))
+T5 = fd.ops.broadcast_in_dim(T1, shape=[4, 96, 16, 128], broadcast_dims=[3])
+T6 = fd.ops.mul(fd.ops.mul(T2, T4), fd.ops.cast(T5, dtype=DataType.Float))
+T7 = fd.ops.reshape(fd.ops.cast(T6, dtype=DataType.BFloat16), new_shape=[4, 96, 2048])
+fd.add_output(T7)
+)");
+  useOptions(on);
+  const runtime::Arguments inputs = {random(DataType::BFloat16, {4, 96, 2048}),
+                                     random(DataType::BFloat16, {128})};
+  const runtime::GpuRunStats stats = runAndCheck(inputs);
+  ASSERT_FALSE(unavailable()) << unavailableReason();
+  EXPECT_EQ(stats.kernelLaunches, 1);
+}
+
 }  // namespace
 }  // namespace fuserlab::gpu_test

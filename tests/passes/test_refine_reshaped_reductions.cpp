@@ -73,11 +73,12 @@ fd.add_output(T11)
 class RefineReshapedReductionsTest : public PassFixture {
  protected:
   // Random non-zero inputs of the fusion's inputs at `shapes`.
-  static Arguments inputs(const std::vector<std::vector<int64_t>>& shapes) {
+  static Arguments inputs(const std::vector<std::vector<int64_t>>& shapes,
+                          ir::DataType dtype = ir::DataType::Half) {
     Arguments args;
     uint64_t seed = 31;
     for (const std::vector<int64_t>& shape : shapes) {
-      Tensor t = Tensor::empty(ir::DataType::Half, shape);
+      Tensor t = Tensor::empty(dtype, shape);
       runtime::fillNormal(t, seed++, 0.5, 2.0);
       args.emplace_back(t);
     }
@@ -222,6 +223,52 @@ fd.add_output(T3)
   const PassRecord record = rewriteKeepingValues({x});
   ASSERT_EQ(record.rewrites.size(), 1u) << ir();
   EXPECT_NE(record.rewrites[0].find("common refinement [3, 2, 2, 3, 5]"), std::string::npos)
+      << record.rewrites[0];
+}
+
+TEST_F(RefineReshapedReductionsTest, AGroupNormSplitIntoGroupsAndMergedBackIsRenamed) {
+  // nvFuser's benchmark form: [N, C, H, W] -> [N, G, C/G, H, W] keeps the
+  // innermost extent, but the reshape back to NCHW before the affine is what
+  // split the kernel; it becomes a renaming.
+  read(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+T2 = fd.ops.reshape(T0, new_shape=[2, 3, 4, 6, 5])
+T3, T4 = fd.ops.var_mean(T2, dims=[2, 3, 4], correction=0, keepdim=False)
+T5 = fd.ops.broadcast_in_dim(T4, shape=[2, 3, 4, 6, 5], broadcast_dims=[0, 1])
+T6 = fd.ops.broadcast_in_dim(fd.ops.rsqrt(fd.ops.add(T3, 1e-05)), shape=[2, 3, 4, 6, 5], broadcast_dims=[0, 1])
+T7 = fd.ops.reshape(fd.ops.mul(fd.ops.sub(T2, T5), T6), new_shape=[2, 12, 6, 5])
+T8 = fd.ops.mul(T7, fd.ops.broadcast_in_dim(T1, shape=[2, 12, 6, 5], broadcast_dims=[1]))
+fd.add_output(T8)
+)");
+  Tensor x = Tensor::empty(ir::DataType::Float, {2, 12, 6, 5});
+  Tensor w = Tensor::empty(ir::DataType::Float, {12});
+  runtime::fillNormal(x, 9, 0.5, 2.0);
+  runtime::fillNormal(w, 10, 1.0, 0.5);
+  const PassRecord record = rewriteKeepingValues({x, w});
+  ASSERT_EQ(record.rewrites.size(), 1u) << ir();
+  EXPECT_NE(record.rewrites[0].find("common refinement [2, 3, 4, 6, 5]"), std::string::npos)
+      << record.rewrites[0];
+  EXPECT_EQ(kernelIr().find("= reshape(T6"), std::string::npos) << ir();
+}
+
+TEST_F(RefineReshapedReductionsTest, ARmsNormOverHeadsReshapedBackIsOneRefinement) {
+  // QK-norm: [B, S, H * D] -> [B, S, H, D], RMSNorm over D with a weight
+  // [D], back to [B, S, H * D].
+  read(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16, is_cpu=False)
+T2 = fd.ops.cast(fd.ops.reshape(T0, new_shape=[2, 3, 4, 8]), dtype=DataType.Float)
+T3 = fd.ops.sum(fd.ops.mul(T2, T2), dims=[3], keepdim=True)
+T4 = fd.ops.rsqrt(fd.ops.add(fd.ops.div(T3, 8.0), 1e-06))
+T5 = fd.ops.broadcast_in_dim(T1, shape=[2, 3, 4, 8], broadcast_dims=[3])
+T6 = fd.ops.mul(fd.ops.mul(T2, T4), fd.ops.cast(T5, dtype=DataType.Float))
+T7 = fd.ops.reshape(fd.ops.cast(T6, dtype=DataType.BFloat16), new_shape=[2, 3, 32])
+fd.add_output(T7)
+)");
+  const PassRecord record = rewriteKeepingValues(inputs({{2, 3, 32}, {8}}, ir::DataType::BFloat16));
+  ASSERT_EQ(record.rewrites.size(), 1u) << ir();
+  EXPECT_NE(record.rewrites[0].find("common refinement [2, 3, 4, 8]"), std::string::npos)
       << record.rewrites[0];
 }
 
