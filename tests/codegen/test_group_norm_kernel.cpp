@@ -38,7 +38,14 @@ TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
     const std::string source = readSource("tests/perf/suite/" + name + ".py");
     const CompiledScript refined = compileScript(source, {}, nullptr, "h200", on);
     EXPECT_EQ(kernelSegments(refined), 1);
-    EXPECT_EQ(expectKernelsCompile(refined, "inner_persistent").size(), 1u);
+    const std::vector<GeneratedKernel> kernels = expectKernelsCompile(refined, "inner_persistent");
+    ASSERT_EQ(kernels.size(), 1u);
+    if (name == "groupnorm_silu_32x320x64x64") {
+      // A chunk of 8 never crosses a channel's 4096 pixels: weight and bias
+      // are read once a chunk, not once a lane (their broadcast axes'
+      // guards are an output's concern; 255 registers and spills before).
+      EXPECT_EQ(count(kernels[0].source, "_ld[l] = x;"), 2) << kernels[0].source;
+    }
     const CompiledScript plain = compileScript(source, {}, nullptr, "h200");
     EXPECT_EQ(kernelSegments(plain), 2) << "without the rewrite, statistics and normalization";
   }

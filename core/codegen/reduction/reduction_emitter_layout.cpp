@@ -80,10 +80,11 @@ std::vector<IndexTerm> simplify(std::vector<IndexTerm> terms, int64_t indexExten
 // Shifted rows (RowLayout::shiftedRows): chunks start at head(r) + c * V,
 // so a chunk is one vector only for a tensor laid out as rows of the row
 // length (offset r * stride + j, stride = rowLength mod V), and one element
-// only for a tensor that does not move along the row.
+// only for a tensor that does not move along the row. Guards are an
+// output's (`written`): an input is read wherever its address says.
 ChunkAccess shiftedChunkAccess(const TensorAccess& access, int64_t vectorize, int64_t rowLength,
-                               int64_t elementBytes) {
-  if (!access.elementGuards.empty()) return ChunkAccess::Elements;
+                               int64_t elementBytes, bool written) {
+  if (written && !access.elementGuards.empty()) return ChunkAccess::Elements;
   if (access.elementTerms.empty()) return ChunkAccess::Invariant;
   auto unit = [](const IndexTerm& t) { return t.divisor == 1 && t.modulus == 0; };
   const bool rowsOfRowLength = access.elementTerms.size() == 1 && unit(access.elementTerms[0]) &&
@@ -97,14 +98,15 @@ ChunkAccess shiftedChunkAccess(const TensorAccess& access, int64_t vectorize, in
 }
 
 ChunkAccess chunkAccess(const TensorAccess& access, bool inner, int64_t vectorize,
-                        int64_t elementBytes) {
+                        int64_t elementBytes, bool written) {
   if (vectorize == 1) return ChunkAccess::Elements;
   const std::vector<IndexTerm>& along = inner ? access.elementTerms : access.rowTerms;
   const std::vector<IndexTerm>& across = inner ? access.rowTerms : access.elementTerms;
   const std::vector<IndexTerm>& guards = inner ? access.elementGuards : access.rowGuards;
-  // A write guard along the vectorized index must hold for whole chunks.
+  // A write guard along the vectorized index must hold for whole chunks; an
+  // input's guards (its broadcast axes) guard nothing.
   for (const IndexTerm& g : guards) {
-    if (g.divisor % vectorize != 0) return ChunkAccess::Elements;
+    if (written && g.divisor % vectorize != 0) return ChunkAccess::Elements;
   }
   const bool invariant = std::all_of(
       along.begin(), along.end(), [&](const IndexTerm& t) { return t.divisor % vectorize == 0; });
@@ -409,10 +411,11 @@ RowLayout buildRowLayout(const ir::Fusion& segment, const scheduler::ReductionPa
     for (auto* guards : {&access.rowGuards, &access.elementGuards}) {
       for (IndexTerm& g : *guards) g.coefficient = 1;
     }
-    access.access =
-        layout.shiftedRows
-            ? shiftedChunkAccess(access, vectorize, layout.rowLength, ir::sizeInBytes(tv->dtype()))
-            : chunkAccess(access, layout.inner, vectorize, ir::sizeInBytes(tv->dtype()));
+    const bool written = !segment.isInput(tv);
+    access.access = layout.shiftedRows ? shiftedChunkAccess(access, vectorize, layout.rowLength,
+                                                            ir::sizeInBytes(tv->dtype()), written)
+                                       : chunkAccess(access, layout.inner, vectorize,
+                                                     ir::sizeInBytes(tv->dtype()), written);
     (alias == kPassThrough ? layout.passThroughOutputs : layout.tensors)
         .push_back(std::move(access));
   }
