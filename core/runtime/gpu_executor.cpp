@@ -186,6 +186,15 @@ GpuRunResult GpuExecutor::run(const Arguments& inputs, const GpuRunOptions& opti
       FL_ASSERT(attempt == 0,
                 "params refused right after compiling at these sizes: ", refused.reason);
       continue;
+    } catch (const KernelUnavailable&) {
+      throw;  // the same at any sizes' compile
+    } catch (const UserError&) {
+      // A signature compiled at other sizes may rest on them beyond its
+      // params (refine_reshaped_reductions' refinement of a reshape): compile
+      // again at these; a fusion that is wrong at these sizes fails there
+      // with its own message.
+      if (attempt == 0 && checkParams && !stats.compiledFusion) continue;
+      throw;
     }
     signature.checkedSizes.insert(sizes);
     lastReport_ = &signature.compiled.report;

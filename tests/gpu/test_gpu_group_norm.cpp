@@ -79,6 +79,30 @@ TEST_F(GpuGroupNormTest, GroupNormAndSiluInOneKernelMatchTheReference) {
   }
 }
 
+// One executor, new sizes under the same input signature: where G divides C
+// the refinement holds ([N, 4, C/4, H, W]); at 6 channels it does not, the
+// cached compile's views no longer fit, and the fusion is compiled again (no
+// rewrite there: two kernels), matching the reference each time.
+TEST_F(GpuGroupNormTest, NewSizesWhereTheRefinementNoLongerHoldsCompileAgain) {
+  compiler::CompileOptions on;
+  on.set("refine_reshaped_reductions", "on");
+  define(R"(
+T0 = fd.define_tensor(shape=[-1, -1, -1, -1], contiguity=[True, True, True, True], dtype=DataType.Float, is_cpu=False)
+T1 = fd.ops.reshape(T0, new_shape=[T0.size(0), 4, -1])
+T2, T3 = fd.ops.var_mean(T1, dims=[2], correction=0, keepdim=True)
+T4 = fd.ops.mul(fd.ops.sub(T1, T3), fd.ops.rsqrt(fd.ops.add(T2, 1e-05)))
+T5 = fd.ops.reshape(T4, new_shape=[T0.size(0), T0.size(1), T0.size(2), T0.size(3)])
+fd.add_output(T5)
+)");
+  useOptions(on);
+  EXPECT_EQ(runAndCheck({random(DataType::Float, {2, 12, 5, 7})}).kernelLaunches, 1);
+  ASSERT_FALSE(unavailable()) << unavailableReason();
+  const runtime::GpuRunStats stats = runAndCheck({random(DataType::Float, {2, 6, 10, 7})});
+  EXPECT_TRUE(stats.compiledFusion);
+  // The signature now holds that compile, which these sizes run too.
+  runAndCheck({random(DataType::Float, {3, 8, 5, 7})});
+}
+
 // QK-norm: heads reshaped out of [B, S, H * D], RMSNorm over D with a weight,
 // back to [B, S, H * D], in one kernel.
 TEST_F(GpuGroupNormTest, RmsNormOverHeadsReshapedBackInOneKernelMatchesTheReference) {
