@@ -51,13 +51,15 @@ TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
   }
 }
 
-// The other real forms: nvFuser's benchmark GroupNorm (reshaped to [N, G,
-// C/G, H, W], which keeps the innermost extent, and back) and a QK-norm
+// The other real forms: nvFuser's benchmark GroupNorms (reshaped to [N, G,
+// C/G, H, W], which keeps the innermost extent, and back; the weight given
+// per channel or already reshaped to [1, G, C/G, 1, 1]) and a QK-norm
 // (heads reshaped out of [B, S, H * D] and back); both were two kernels.
 TEST(GroupNormKernelTest, ReshapesBackAfterTheStatisticsAreOneKernel) {
   compiler::CompileOptions on;
   on.set("refine_reshaped_reductions", "on");
-  for (const std::string name : {"bench_groupnorm_reshape", "qk_norm_heads_reshape"}) {
+  for (const std::string name :
+       {"bench_groupnorm_reshape", "bench_groupnorm_define_vector", "qk_norm_heads_reshape"}) {
     SCOPED_TRACE(name);
     const std::string source = readSource("tests/frontend/corpus/" + name + ".py");
     const CompiledScript refined = compileScript(source, {}, nullptr, "h200", on);
