@@ -14,10 +14,13 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/ir/error.h"
+#include "core/ir/evaluator.h"
 #include "core/passes/pipeline.h"
+#include "core/passes/refine_reshaped_reductions.h"
 #include "core/reference/reference_run.h"
 #include "core/runtime/gpu_executor.h"
 #include "core/scheduler/device_spec.h"
+#include "core/tensor/binding.h"
 #include "core/tensor/result_check.h"
 
 namespace fuserlab::difftest {
@@ -91,6 +94,13 @@ CaseResult checkPasses(const ir::Fusion& fusion, const compiler::CompileOptions&
                        const runtime::Arguments& inputs) {
   const std::vector<runtime::Tensor> before = runtime::runReference(fusion, copies(inputs));
   const std::unique_ptr<ir::Fusion> rewritten = passes::runPasses(fusion, options, nullptr, false);
+  if (options.refineReshapedReductions) {
+    // The pass that needs the sizes, as compileFusion runs it.
+    ir::ExpressionEvaluator evaluator;
+    runtime::bindInputs(*rewritten, inputs, evaluator);
+    passes::PassRecord record;
+    passes::refineReshapedReductions(*rewritten, evaluator, record);
+  }
   const std::vector<runtime::Tensor> after = runtime::runReference(*rewritten, copies(inputs));
   if (before.size() != after.size()) {
     return {Status::WrongResult,

@@ -31,14 +31,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const scheduler::DeviceSpec& device = scheduler::defaultDevice();
+  // Inputs of odd length compile with refine_reshaped_reductions on (off by
+  // default), so the fuzzer walks both paths.
+  compiler::CompileOptions options;
+  options.refineReshapedReductions = (size % 2) == 1;
   for (size_t i = 0; i < script.definitions.size(); ++i) {
     const std::vector<frontend::InputSpec>* specs = script.inputsFor(i);
     if (specs == nullptr) continue;
     try {
       const runtime::Arguments inputs = frontend::makeInputShapes(*specs);
-      const runtime::CompiledFusion compiled = runtime::compileFusion(
-          *script.definitions[i].fusion, compiler::CompileOptions{}, device, inputs,
-          /*provider=*/nullptr, /*withTextDumps=*/true);
+      const runtime::CompiledFusion compiled =
+          runtime::compileFusion(*script.definitions[i].fusion, options, device, inputs,
+                                 /*provider=*/nullptr, /*withTextDumps=*/true);
       (void)runtime::generateSegmentKernels(compiled, device, inputs);
     } catch (const UserError&) {
       continue;
