@@ -475,6 +475,12 @@ class Generator {
       if (!reduced) out.push_back(sizes[i]);
       else if (keepdim) out.push_back(1);
     }
+    // Decided without a draw, so fusions without such a sum stay as they were.
+    if (options_.groupedRows && std::string(name) == "sum" && !isInteger(node(a).dtype) &&
+        dims == std::vector<int64_t>{static_cast<int64_t>(sizes.size()) - 1} && sizes.size() >= 2 &&
+        sizes[sizes.size() - 2] >= 2) {
+      return groupedRows(a);
+    }
     const bool isExact = std::string(name) != "sum" || isInteger(node(a).dtype);
     // A sum of int32 is int64, as in torch and nvFuser (seed 659873 had
     // aliased such a sum's int64 update into its int32 input).
@@ -529,6 +535,39 @@ class Generator {
       op(node(y).dtype, out, {y, in}, "take_along_axis",
          "fd.ops.take_along_axis({0}, {1}, dim=" + std::to_string(dim) + ")", false);
     }
+  }
+
+  // GroupNorm's shape of fusion on `a` [..., B, C]: rows merged to [..., B * C]
+  // by a reshape, centred by their sum, the reshape back, scaled by a weight
+  // [B] broadcast along the rest.
+  void groupedRows(int a) {
+    const std::vector<int64_t> sizes = node(a).sizes;
+    const size_t rank = sizes.size();
+    std::vector<int64_t> merged(sizes.begin(), sizes.end() - 2);
+    merged.push_back(sizes[rank - 2] * sizes[rank - 1]);
+    const int rows = op(node(a).dtype, merged, {a}, "reshape",
+                        "fd.ops.reshape({0}, new_shape=" + list(merged) + ")", exact(a));
+    std::vector<int64_t> kept = merged;
+    kept.back() = 1;
+    const int sum =
+        op(node(a).dtype, kept, {rows}, "sum",
+           "fd.ops.sum({0}, dims=[" + std::to_string(rank - 2) + "], keepdim=True)", false);
+    const int centred =
+        op(node(a).dtype, merged, {rows, sum}, "sub", "fd.ops.sub({0}, {1})", false);
+    const int back = op(node(a).dtype, sizes, {centred}, "reshape",
+                        "fd.ops.reshape({0}, new_shape=" + list(sizes) + ")", false);
+    Node weight;
+    weight.kind = Node::Kind::Input;
+    weight.dtype = Dtype::Float;
+    weight.call = "fd.from_pytorch(inputs[@])";
+    weight.op = "input_weight";
+    weight.sizes = {sizes[rank - 2]};
+    weight.torch = randomValues(Dtype::Float, tuple(weight.sizes));
+    const int w = addNode(std::move(weight), true);
+    op(node(a).dtype, sizes, {back, w}, "grouped_rows",
+       "fd.ops.mul({0}, fd.ops.broadcast_in_dim({1}, shape=" + list(sizes) + ", broadcast_dims=[" +
+           std::to_string(rank - 2) + "]))",
+       false);
   }
 
   //! A new int64 input of `sizes` holding indices in [0, extent).

@@ -23,6 +23,12 @@ struct GeneratorOptions {
   //! the softmax's, as outputs (the combined kernel's column sums along the
   //! innermost axis). Off for tests pinned to the fusions of before.
   bool columnSums = true;
+  //! A sum over only the innermost axis of a float tensor of rank 2 or more
+  //! becomes a grouped normalization (the last two axes merged by a reshape,
+  //! the sum subtracted, the reshape back, a weight along the second-last
+  //! axis: what refine_reshaped_reductions rewrites). Off for tests pinned to
+  //! the fusions of before.
+  bool groupedRows = true;
 };
 
 enum class Dtype { Float, Half, BFloat16, Double, Int, Int32, Bool };

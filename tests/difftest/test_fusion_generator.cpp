@@ -53,6 +53,28 @@ TEST(FusionGeneratorTest, LogSoftmaxRowsComeWithTheirColumnSums) {
   EXPECT_GT(withSums, 0);
 }
 
+// A sum over only the innermost axis becomes GroupNorm's shape of fusion
+// (rows merged by a reshape, centred, reshaped back, weighted: what
+// refine_reshaped_reductions rewrites); GeneratorOptions::groupedRows off
+// leaves every fusion without one as it was.
+TEST(FusionGeneratorTest, InnermostSumsBecomeGroupedRows) {
+  int grouped = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    const RandomFusion on = generateFusion(seed);
+    GeneratorOptions offOptions;
+    offOptions.groupedRows = false;
+    const RandomFusion off = generateFusion(seed, offOptions);
+    bool has = false;
+    for (const Node& n : on.nodes) has = has || n.op == "grouped_rows";
+    for (const Node& n : off.nodes) EXPECT_NE(n.op, "grouped_rows") << seed;
+    if (!has) {
+      EXPECT_EQ(renderScript(on), renderScript(off)) << seed;
+    }
+    grouped += has ? 1 : 0;
+  }
+  EXPECT_GT(grouped, 0);
+}
+
 TEST(FusionGeneratorTest, TheSameSeedGivesTheSameScript) {
   for (uint64_t seed : {0ull, 1ull, 977ull, 123456789ull}) {
     EXPECT_EQ(renderScript(generateFusion(seed)), renderScript(generateFusion(seed)));
