@@ -513,8 +513,7 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
     outputs.emplace_back(i, tv);
   }
   if (!ok || !rewriter.reachedReduction() || (walkable && rewriter.renamedReshapes() == 0)) {
-    std::vector<Val*> unused = rewriter.created();
-    removeDeadDefinitions(fusion, unused);
+    removeDeadDefinitions(fusion, rewriter.created());
     return false;
   }
   std::vector<Val*> replaced;
