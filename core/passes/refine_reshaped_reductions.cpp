@@ -287,7 +287,7 @@ class Rewriter {
     return nullptr;
   }
   bool failed(const Expr& expr, const std::string& why) {
-    failure_ = expr.toString() + ": " + why;
+    failure_ = expr.output(0)->name() + " = " + expr.opName() + "(...): " + why;
     return false;
   }
 
@@ -502,17 +502,23 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
   }
   // Every fusion output placed in the refinement is viewed back; an aliased
   // one (written into an input) is left alone, and with it the rewrite.
+  std::string why = rewriter.failure();
   std::vector<std::pair<size_t, TensorView*>> outputs;
   for (size_t i = 0; ok && i < fusion.outputs().size(); ++i) {
     auto* tv = fusion.outputs()[i].val->as<TensorView>();
     if (tv == nullptr || rewriter.placed(tv) == nullptr) continue;
     if (fusion.outputs()[i].aliasOf != nullptr || tv->maybeAllocation() != tv->domain().logical) {
+      why = "output " + tv->name() + " is written into an input or has a layout of its own";
       ok = false;
       break;
     }
     outputs.emplace_back(i, tv);
   }
   if (!ok || !rewriter.reachedReduction() || (walkable && rewriter.renamedReshapes() == 0)) {
+    // Where no reduction kernel could walk the reshape, say why it stays.
+    if (!ok && !walkable && !why.empty()) {
+      record.rewrites.push_back("kept " + y->name() + " = reshape(" + x->name() + "): " + why);
+    }
     removeDeadDefinitions(fusion, rewriter.created());
     return false;
   }
