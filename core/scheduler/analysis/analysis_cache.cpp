@@ -1,6 +1,7 @@
 #include "core/scheduler/analysis/analysis_cache.h"
 
 #include <optional>
+#include <string>
 
 #include "core/scheduler/analysis/persistent_buffers.h"
 #include "core/scheduler/analysis/reduction_pattern.h"
@@ -14,6 +15,8 @@ struct AnalysisCacheScope::Entries {
   std::optional<ReductionPattern> buffersPattern;  // what `buffers` is for
   std::optional<PersistentBufferInfo> buffers;
   std::optional<PersistentBufferAnalysis> analysis;
+  std::optional<ReductionPattern> untracedPattern;  // what `untraced` is for
+  std::optional<std::optional<std::string>> untraced;
   std::optional<std::vector<ir::Expr*>> liveExprs;
   int hits = 0;
 };
@@ -79,6 +82,23 @@ void setPersistentBuffers(AnalysisCacheScope::Entries& e, const ReductionPattern
                           const PersistentBufferInfo& info) {
   e.buffersPattern = pattern;
   e.buffers = info;
+}
+
+bool evaluatesWith(const AnalysisCacheScope::Entries& e, const ir::ExpressionEvaluator& evaluator) {
+  return e.info != nullptr && e.info->evaluator == &evaluator;
+}
+
+const std::optional<std::string>* untracedTensors(AnalysisCacheScope::Entries& e,
+                                                  const ReductionPattern& pattern) {
+  if (!e.untraced || !samePattern(*e.untracedPattern, pattern)) return nullptr;
+  ++e.hits;
+  return &*e.untraced;
+}
+
+void setUntracedTensors(AnalysisCacheScope::Entries& e, const ReductionPattern& pattern,
+                        const std::optional<std::string>& reason) {
+  e.untracedPattern = pattern;
+  e.untraced = reason;
 }
 
 const PersistentBufferAnalysis* persistentBufferAnalysis(AnalysisCacheScope::Entries& e) {

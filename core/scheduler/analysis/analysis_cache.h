@@ -1,6 +1,7 @@
 // AnalysisCache: the per-segment analyses every scheduler repeats (the
 // reduction pattern, the persistent buffers, the run-time persistent buffer
-// analysis), computed once while one segment is being scheduled.
+// analysis, whether every tensor follows the reference's axes), computed
+// once while one segment is being scheduled.
 //
 // chooseScheduler and canSchedule ask each registered scheduler, in turn, to
 // check a segment at compile time and at run time, then compute its
@@ -16,6 +17,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/ir/fusion.h"
@@ -65,6 +68,15 @@ const PersistentBufferInfo* persistentBuffers(AnalysisCacheScope::Entries& e,
                                               const ReductionPattern& pattern);
 void setPersistentBuffers(AnalysisCacheScope::Entries& e, const ReductionPattern& pattern,
                           const PersistentBufferInfo& info);
+//! Whether the scope's sizes are `evaluator`'s (run-time results hold only
+//! for them).
+bool evaluatesWith(const AnalysisCacheScope::Entries& e, const ir::ExpressionEvaluator& evaluator);
+//! rejectUntracedTensors' answer for `pattern` (only when it is the cached
+//! pattern); nullptr until set.
+const std::optional<std::string>* untracedTensors(AnalysisCacheScope::Entries& e,
+                                                  const ReductionPattern& pattern);
+void setUntracedTensors(AnalysisCacheScope::Entries& e, const ReductionPattern& pattern,
+                        const std::optional<std::string>& reason);
 const PersistentBufferAnalysis* persistentBufferAnalysis(AnalysisCacheScope::Entries& e);
 void setPersistentBufferAnalysis(AnalysisCacheScope::Entries& e,
                                  const PersistentBufferAnalysis& analysis);

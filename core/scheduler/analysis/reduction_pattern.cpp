@@ -336,9 +336,11 @@ bool fromAnIndexOp(const TensorView* tv) {
 
 }  // namespace
 
-std::optional<std::string> rejectUntracedTensors(const ir::Fusion& segment,
-                                                 const ReductionPattern& pattern,
-                                                 const ir::ExpressionEvaluator& evaluator) {
+namespace {
+
+std::optional<std::string> computeUntracedTensors(const ir::Fusion& segment,
+                                                  const ReductionPattern& pattern,
+                                                  const ir::ExpressionEvaluator& evaluator) {
   const TensorView* reference = pattern.reference();
   const AxisTrace trace(segment, reference, &evaluator);
   for (const TensorView* tv : inputsAndOutputs(segment)) {
@@ -394,6 +396,24 @@ std::optional<std::string> rejectUntracedTensors(const ir::Fusion& segment,
            why;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> rejectUntracedTensors(const ir::Fusion& segment,
+                                                 const ReductionPattern& pattern,
+                                                 const ir::ExpressionEvaluator& evaluator) {
+  // The reduction, inner and outer persistent schedulers each ask this of
+  // the same segment at the same sizes (the trace is the largest part of
+  // their run-time checks): once per scope.
+  auto* cache = analysis_cache::find(segment);
+  if (cache == nullptr || !analysis_cache::evaluatesWith(*cache, evaluator)) {
+    return computeUntracedTensors(segment, pattern, evaluator);
+  }
+  if (const auto* cached = analysis_cache::untracedTensors(*cache, pattern)) return *cached;
+  std::optional<std::string> result = computeUntracedTensors(segment, pattern, evaluator);
+  analysis_cache::setUntracedTensors(*cache, pattern, result);
+  return result;
 }
 
 ReductionExtentsResult reductionExtents(const ReductionPattern& pattern,

@@ -1,6 +1,6 @@
 // AnalysisCacheTest: while an AnalysisCacheScope is open, the reduction
-// pattern, the persistent buffers and the run-time persistent buffer
-// analysis of its segment are computed once and served again, identical;
+// pattern, the persistent buffers, the run-time persistent buffer analysis
+// and the untraced-tensors check of its segment are computed once and served again, identical;
 // another segment, other sizes, another pattern or a closed scope are never
 // served them.
 #include <gtest/gtest.h>
@@ -38,6 +38,25 @@ TEST(AnalysisCacheTest, ServesRepeatedAnalysesOfTheScopeSegment) {
   EXPECT_EQ(scope.hits(), afterFirst + 3);
   ASSERT_EQ(buffers.buffers.size(), 1u);
   EXPECT_EQ(buffers.buffers[0].tv->name(), "T2");
+}
+
+// Whether every tensor follows the reference's axes (rejectUntracedTensors,
+// which the reduction and both persistent schedulers ask): traced once a
+// scope at its own sizes; another evaluator is traced again.
+TEST(AnalysisCacheTest, TheUntracedTensorsCheckIsTracedOnceAScope) {
+  BoundSegment segment(seed000Segment("BFloat16"), {{128, 1024}}, h100());
+  const ReductionPattern pattern = *analyzeReductionPattern(segment.fusion()).pattern;
+  const ir::ExpressionEvaluator& evaluator = *segment.info().evaluator;
+  const std::optional<std::string> uncached =
+      rejectUntracedTensors(segment.fusion(), pattern, evaluator);
+  const AnalysisCacheScope scope(segment.fusion(), segment.info());
+  EXPECT_EQ(rejectUntracedTensors(segment.fusion(), pattern, evaluator), uncached);
+  const int afterFirst = scope.hits();
+  EXPECT_EQ(rejectUntracedTensors(segment.fusion(), pattern, evaluator), uncached);
+  EXPECT_EQ(scope.hits(), afterFirst + 1);
+  const ir::ExpressionEvaluator other = evaluator;
+  EXPECT_EQ(rejectUntracedTensors(segment.fusion(), pattern, other), uncached);
+  EXPECT_EQ(scope.hits(), afterFirst + 1);
 }
 
 TEST(AnalysisCacheTest, OtherSegmentsSizesAndPatternsAreComputed) {
