@@ -1,7 +1,7 @@
 // OptionsPanel: the what-if switches: device (the built-in table and this
-// machine's GPUs), upcast strategy, bookending, each pass on or off, and the
-// input sizes. Every change emits settingsChanged() at once; the owner
-// recompiles off the GUI thread.
+// machine's GPUs), upcast strategy, bookending, each pass on or off (and
+// refine_reshaped_reductions, off by default, on), and the input sizes. Every change emits
+// settingsChanged() at once; the owner recompiles off the GUI thread.
 #pragma once
 
 #include <QWidget>
@@ -33,6 +33,8 @@ class OptionsPanel : public QWidget {
   //! Shows `inputs` without emitting settingsChanged.
   void setInputs(const QString& inputs);
   QCheckBox* passBox(const QString& pass) const;
+  //! refine_reshaped_reductions (off by default, compile_options.h).
+  QCheckBox* refineBox() const { return refine_; }
 
  signals:
   void settingsChanged();
@@ -43,6 +45,7 @@ class OptionsPanel : public QWidget {
   QComboBox* bookend_;
   QLineEdit* inputs_;
   std::map<QString, QCheckBox*> passes_;
+  QCheckBox* refine_ = nullptr;
   CompileSettings base_;  //!< what the panel does not show (database path)
   bool quiet_ = false;
 };

@@ -151,6 +151,34 @@ class GuiWindowTest : public QObject {
             fuserlab::segmenter::UpcastStrategy::Forward);
   }
 
+  // refine_reshaped_reductions is a switch to turn on: a GroupNorm's
+  // statistics and normalization (two kernels) become one kernel, and the
+  // segments shown follow.
+  void refineSwitchTurnsAGroupNormIntoOneKernel() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openFile(QString::fromStdString(
+        fuserlab::test::sourceDir() + "/tests/frontend/corpus/bench_groupnorm_reshape.py")));
+    QVERIFY(waitForSnapshot(window));
+    const int plain = segmentCount(window);
+    QVERIFY(plain > 0);
+    QCheckBox* refine = window.options()->refineBox();
+    QVERIFY(!refine->isChecked());
+    QVERIFY(!window.options()->settings().options.refineReshapedReductions);
+    refine->setChecked(true);
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(window.options()->settings().options.refineReshapedReductions);
+    const auto snapshot = window.service()->latest();
+    QVERIFY(snapshot && snapshot->report);
+    int kernels = 0;
+    for (const auto& segment : snapshot->report->segments) {
+      kernels +=
+          segment.scheduler == "inner_persistent" || segment.scheduler == "pointwise" ? 1 : 0;
+    }
+    QCOMPARE(kernels, 1);
+    QVERIFY(segmentCount(window) != plain);
+  }
+
   void graphDrawsSegmentsAndFollowsUpcast() {
     MainWindow window;
     window.show();
