@@ -17,12 +17,15 @@
 //
 // It runs after the inputs are bound (the refinement depends on the sizes; its
 // extents are built from the inputs' own extents, so the rewritten fusion holds
-// at other sizes with the same refinement, and the size checks refuse others).
-// It rewrites only where a reshape changes the innermost extent and a
-// reduction reads the result, and only if every op the rewrite reaches has a
-// form in the refinement (elementwise ops, casts, broadcasts, expands,
-// reductions, Welford, reshapes that keep to it); otherwise the fusion is left
-// as it was.
+// at other sizes with the same refinement; at others a view's element count no
+// longer matches and the executor compiles again). It rewrites where a
+// reduction reads the reshape's result and either the reshape changes the
+// innermost extent or a reshape after the reductions becomes a renaming
+// (nvFuser's [N, G, C/G, H, W] form and back, a QK-norm over heads), and only
+// if every op the rewrite reaches has a form in the refinement (elementwise
+// ops, casts, broadcasts, expands, sets, reductions, Welford, reshapes that
+// keep to it); otherwise the fusion is left as it was, and the record says
+// which op kept the reshape.
 //
 // Off by default (`--set refine_reshaped_reductions=on`): the rewritten form
 // compiles to one inner persistent kernel, but that kernel has not yet been
