@@ -262,10 +262,17 @@ void recomputeInputDerivedEdges(CompleteFusionIndex& index, std::vector<Candidat
                   "not recomputing " + what + ": " + *viewWritten);
           continue;
         }
+        // The groups that changed, and the one computing the edge: it no
+        // longer writes the edge out, and a scheduler's answer can hang on
+        // its outputs (pointwise indexes every tensor from the largest; the
+        // differential tester's seed 736269: a cast's output was that
+        // reference, and the slice of it that remained could not be one).
         std::optional<size_t> refused;
         for (size_t g = 0; g < groups.size() && !refused; ++g) {
-          if (groups[g].exprs != before[g].exprs && !groups[g].exprs.empty() &&
-              !schedulable(groups[g].exprs)) {
+          const std::vector<Expr*>& exprs = groups[g].exprs;
+          const bool computesEdge =
+              std::find(exprs.begin(), exprs.end(), edge->definition()) != exprs.end();
+          if ((exprs != before[g].exprs || computesEdge) && !exprs.empty() && !schedulable(exprs)) {
             refused = g;
           }
         }

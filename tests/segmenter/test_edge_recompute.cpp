@@ -129,6 +129,37 @@ def fusion(fd : FusionDefinition) -> None :
       << recompute[0].reason;
 }
 
+// The group computing an edge may stop being schedulable when its readers
+// recompute the edge and it no longer writes it (the differential tester's
+// seed 736269): here the cast's output was the pointwise reference of the
+// group {cast, slice, mul}; without it the sliced product is, and the input
+// is not indexed from it. The recompute is refused, and every segment
+// keeps a scheduler (before the fix, the compile failed).
+TEST_F(EdgeRecomputeTest, AnEdgeWhoseProducerNeedsItStaysAnEdge) {
+  const SegmentedFusion segmented =
+      segment(R"(
+def fusion(fd : FusionDefinition) -> None :
+    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Bool, is_cpu=False)
+    T1 = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Int32, is_cpu=False)
+    T2 = fd.ops.cast(T0, dtype=DataType.Int32)
+    T3 = fd.ops.slice(T2, start_indices=[23, 0, 1], end_indices=[186, 3, 2])
+    T4 = fd.ops.mul(T3, T1)
+    fd.add_output(T4)
+    T5 = fd.ops.segment_set(T2)
+    T6 = fd.ops.permute(T5, dims=[1, 0, 2])
+    fd.add_output(T6)
+)",
+              {shape(DataType::Bool, {256, 3, 2}), shape(DataType::Int32, {})});
+  for (const auto& group : segmented.groups()) {
+    EXPECT_TRUE(group.segment != nullptr) << segmented.toString();
+  }
+  const auto recompute = decisions("recompute");
+  ASSERT_FALSE(recompute.empty()) << segmented.toString();
+  EXPECT_FALSE(recompute.back().accepted) << recompute.back().reason;
+  EXPECT_NE(recompute.back().reason.find("no scheduler takes group"), std::string::npos)
+      << recompute.back().reason;
+}
+
 TEST_F(EdgeRecomputeTest, ReductionsOfDifferentInputsStayApart) {
   // Column sums of two unrelated inputs share no read: nothing to save.
   const SegmentedFusion segmented =
