@@ -146,7 +146,8 @@ class Rewriter {
   bool reachedReduction() const { return reachedReduction_; }
   //! Reshapes after the seed that became renamings.
   int renamedReshapes() const { return renamedReshapes_; }
-  const std::vector<TensorView*>& forwarded() const { return forwarded_; }
+  //! How many tensors of the original fusion were rebuilt from the seed on.
+  int rebuilt() const { return rebuilt_; }
   const std::vector<Val*>& created() const { return created_; }
   const Placed* placed(const TensorView* tv) const {
     auto it = placed_.find(tv);
@@ -160,7 +161,6 @@ class Rewriter {
       return known->blocks == blocks ? known->refined : fail(tv, "is placed differently");
     }
     const std::vector<IterDomain*>& axes = tv->logicalNoReductions();
-    if (axes.size() != blocks.size()) return fail(tv, "has another rank");
     if (!fits(tv, blocks)) return nullptr;
     bool split = false;
     for (const Block& block : blocks) split = split || width(block) != 1;
@@ -193,8 +193,7 @@ class Rewriter {
     if (def != nullptr && def->type() == ExprType::Expand) {
       TensorView* in = lift(def->input(0)->as<TensorView>(), blocks);
       if (in == nullptr) return nullptr;
-      TensorView* expanded = expand(in, tv, blocks);
-      return expanded == nullptr ? nullptr : remember(tv, expanded, blocks);
+      return remember(tv, expand(in, tv, blocks), blocks);
     }
     if (!fusion_.isInput(tv))
       return fail(tv, "is computed by an op the refinement does not rebuild");
@@ -269,9 +268,7 @@ class Rewriter {
       }
       case ExprType::Expand: {
         if (!fits(out, *blocks)) return failed(expr, failure_);
-        TensorView* expanded = expand(in, out, *blocks);
-        if (expanded == nullptr) return failed(expr, failure_);
-        place(out, expanded, *blocks);
+        place(out, expand(in, out, *blocks), *blocks);
         return true;
       }
       case ExprType::Reshape: ++renamedReshapes_; return reshape(expr, *blocks);
@@ -298,7 +295,7 @@ class Rewriter {
   }
   void place(TensorView* tv, TensorView* refined, const Blocks& blocks) {
     placed_[tv] = {refined, blocks, true};
-    forwarded_.push_back(tv);
+    ++rebuilt_;
     created_.push_back(refined);
   }
 
@@ -409,7 +406,7 @@ class Rewriter {
     }
     if (f != blocks.back().second) return failed(expr, "leaves the refinement");
     placed_[out] = {placed(expr.input(0)->as<TensorView>())->refined, outBlocks, true};
-    forwarded_.push_back(out);
+    ++rebuilt_;
     return true;
   }
 
@@ -455,7 +452,7 @@ class Rewriter {
   Refinement r_;
   // Looked up by tensor, never iterated.
   std::unordered_map<const TensorView*, Placed> placed_;
-  std::vector<TensorView*> forwarded_;
+  int rebuilt_ = 0;
   std::vector<Val*> created_;
   std::string failure_;
   bool reachedReduction_ = false;
@@ -541,12 +538,12 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
   removeDeadDefinitions(fusion, replaced);
   removeDeadDefinitions(fusion, rewriter.created());
   std::vector<int64_t> refined = rewriter.refinement().extents;
-  record.rewrites.push_back(
-      "reductions after " + y->name() + " = reshape(" + x->name() + ") from " +
-      shapeText(extentsOf(inAxes, evaluator)) + " to " + shapeText(extentsOf(outAxes, evaluator)) +
-      " are computed over their common refinement " + shapeText(refined) + ": " +
-      std::to_string(rewriter.forwarded().size()) + " tensors rebuilt there, " +
-      std::to_string(outputs.size()) + " outputs viewed back");
+  record.rewrites.push_back("reductions after " + y->name() + " = reshape(" + x->name() +
+                            ") from " + shapeText(extentsOf(inAxes, evaluator)) + " to " +
+                            shapeText(extentsOf(outAxes, evaluator)) +
+                            " are computed over their common refinement " + shapeText(refined) +
+                            ": " + std::to_string(rewriter.rebuilt()) + " tensors rebuilt there, " +
+                            std::to_string(outputs.size()) + " outputs viewed back");
   return true;
 }
 
