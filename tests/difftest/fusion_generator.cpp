@@ -3,58 +3,16 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tests/difftest/random_stream.h"
+#include "tests/difftest/script_text.h"
+
 namespace fuserlab::difftest {
 namespace {
 
-// splitmix64: the same stream on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  //! Uniform in [0, n).
-  int64_t below(int64_t n) {
-    return n <= 1 ? 0 : static_cast<int64_t>(next() % static_cast<uint64_t>(n));
-  }
-  bool chance(int percent) { return below(100) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& items) {
-    return items[static_cast<size_t>(below(static_cast<int64_t>(items.size())))];
-  }
-
- private:
-  uint64_t state_;
-};
-
-const char* dataType(Dtype d) {
-  switch (d) {
-    case Dtype::Float: return "DataType.Float";
-    case Dtype::Half: return "DataType.Half";
-    case Dtype::BFloat16: return "DataType.BFloat16";
-    case Dtype::Double: return "DataType.Double";
-    case Dtype::Int: return "DataType.Int";
-    case Dtype::Int32: return "DataType.Int32";
-    case Dtype::Bool: return "DataType.Bool";
-  }
-  return "?";
-}
-
-const char* torchType(Dtype d) {
-  switch (d) {
-    case Dtype::Float: return "torch.float32";
-    case Dtype::Half: return "torch.float16";
-    case Dtype::BFloat16: return "torch.bfloat16";
-    case Dtype::Double: return "torch.float64";
-    case Dtype::Int: return "torch.int64";
-    case Dtype::Int32: return "torch.int32";
-    case Dtype::Bool: return "torch.bool";
-  }
-  return "?";
-}
+using script_text::dataType;
+using script_text::list;
+using script_text::torchType;
+using script_text::tuple;
 
 bool isFloating(Dtype d) {
   return d == Dtype::Float || d == Dtype::Half || d == Dtype::BFloat16 || d == Dtype::Double;
@@ -65,18 +23,6 @@ int64_t numel(const std::vector<int64_t>& sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   return n;
-}
-
-std::string list(const std::vector<int64_t>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
-
-std::string tuple(const std::vector<int64_t>& values) {
-  std::string out = "(";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + (values.size() == 1 ? ",)" : ")");
 }
 
 class Generator {
