@@ -176,51 +176,37 @@ std::string convertValue(const std::string& expression, DataType from, DataType 
   FL_ASSERT(false, "no conversion to ", ir::toString(to));
 }
 
-namespace {
+namespace {}  // namespace
 
-// Whether `value` is computed, within the segment, from an op that
-// Approximations can make approximate (exp, tanh, sigmoid, silu, a float
-// division).
-bool dependsOnApproximableOp(const ir::Val* value) {
+Approximations approximationsFor(const ir::Fusion& fusion, const ir::Val* value) {
+  const std::vector<ir::Val*> outputs = fusion.outputVals();
+  Approximations result;
+  result.tanh = result.exp = true;
   std::vector<const ir::Val*> pending = {value};
   std::set<const ir::Val*> seen;
   while (!pending.empty()) {
     const ir::Val* v = pending.back();
     pending.pop_back();
-    if (!seen.insert(v).second || v->definition() == nullptr) continue;
-    const ir::Expr& expr = *v->definition();
-    if (expr.type() == ExprType::Unary) {
-      const UnaryOpType op = expr.attrs().unaryOp;
-      if (op == UnaryOpType::Exp || op == UnaryOpType::Tanh || op == UnaryOpType::Sigmoid ||
-          op == UnaryOpType::Silu) {
-        return true;
-      }
+    if (!seen.insert(v).second) continue;
+    if (std::find(outputs.begin(), outputs.end(), v) != outputs.end()) {
+      result.tanh = result.tanh && v->dtype() == DataType::BFloat16;
+      result.exp = result.exp && isNarrowFloat(v->dtype());
     }
-    if (expr.type() == ExprType::Binary && expr.attrs().binaryOp == BinaryOpType::Div &&
-        ir::isFloatingPoint(expr.output(0)->dtype())) {
-      return true;
+    for (const ir::Expr* use : v->uses()) {
+      for (const ir::Val* out : use->outputs()) pending.push_back(out);
     }
-    for (const ir::Val* in : expr.inputs()) pending.push_back(in);
-  }
-  return false;
-}
-
-}  // namespace
-
-Approximations approximationsFor(const ir::Fusion& segment) {
-  const std::vector<ir::Val*> outputs = segment.outputVals();
-  Approximations result;
-  if (outputs.empty()) return result;
-  result.tanh = result.exp = true;
-  for (const ir::Val* out : outputs) {
-    // A bool or integer output computed without any of those ops (a
-    // comparison of sums, say) is exact whatever the others use.
-    if (!ir::isFloatingPoint(out->dtype()) && !dependsOnApproximableOp(out)) continue;
-    result.tanh = result.tanh && out->dtype() == DataType::BFloat16;
-    result.exp = result.exp && isNarrowFloat(out->dtype());
   }
   result.div = result.exp;
   return result;
+}
+
+Approximations ExpressionEmitter::approximationsOf(const ir::Val* value) {
+  if (!approximate_) return Approximations{};
+  auto it = approximations_.find(value);
+  if (it == approximations_.end()) {
+    it = approximations_.emplace(value, approximationsFor(fusion_, value)).first;
+  }
+  return it->second;
 }
 
 ExpressionEmitter::ExpressionEmitter(const ir::Fusion& fusion, ExpressionHooks hooks, bool indexed)
@@ -654,14 +640,15 @@ std::string ExpressionEmitter::compute(const TensorView* tv, const ElementIndex&
           op = UnaryOpType::LogicalNot;  // as in PyTorch
         }
         result = unaryOp(op, compute, args[0]);
-        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximations_.tanh) {
+        const Approximations approximate = approximationsOf(expr.output(0));
+        if (op == UnaryOpType::Tanh && compute == DataType::Float && approximate.tanh) {
           result.first = "fl::tanh_approx(" + args[0] + ")";
         }
-        if (op == UnaryOpType::Exp && compute == DataType::Float && approximations_.exp) {
+        if (op == UnaryOpType::Exp && compute == DataType::Float && approximate.exp) {
           result.first = "fl::exp_approx(" + args[0] + ")";
         }
         if ((op == UnaryOpType::Sigmoid || op == UnaryOpType::Silu) && compute == DataType::Float &&
-            approximations_.exp && approximations_.div) {
+            approximate.exp && approximate.div) {
           result.first =
               std::string(op == UnaryOpType::Sigmoid ? "fl::sigmoid_approx(" : "fl::silu_approx(") +
               args[0] + ")";
@@ -681,7 +668,7 @@ std::string ExpressionEmitter::compute(const TensorView* tv, const ElementIndex&
       } else if (expr.type() == ExprType::Binary) {
         result = binaryOp(expr.attrs().binaryOp, compute, args[0], args[1]);
         if (expr.attrs().binaryOp == BinaryOpType::Div && compute == DataType::Float &&
-            approximations_.div) {
+            approximationsOf(expr.output(0)).div) {
           result.first = "fl::fdiv_approx(" + args[0] + ", " + args[1] + ")";
         }
       } else {

@@ -94,10 +94,10 @@ struct ExpressionHooks {
   std::function<std::string(const std::string& expression, const std::string& hint)> uniformIndex;
 };
 
-//! Which float transcendentals a kernel may compute with the hardware's
-//! approximate instructions instead of the accurate libdevice functions.
-//! "Every output" leaves out bool and integer outputs computed without
-//! any op these make approximate (a comparison of sums): they are exact.
+//! Which float transcendentals an op may compute with the hardware's
+//! approximate instructions instead of the accurate libdevice functions,
+//! decided by the fusion outputs computed from the op's value ("every
+//! output" below): a bool or integer output reached makes none allowed.
 struct Approximations {
   //! tanh.approx.f32 (max relative error about 2^-11) for tanh: only when
   //! every output is bf16 (8-bit mantissa; the GPU checks allow 1e-2).
@@ -116,8 +116,11 @@ struct Approximations {
   bool div = false;
 };
 
-//! The approximations `segment`'s outputs allow (see Approximations).
-Approximations approximationsFor(const ir::Fusion& segment);
+//! The approximations allowed for an op computing `value` of `fusion`: as
+//! the outputs computed from `value` allow (see Approximations). An exp
+//! whose every path ends in a half output may be approximate beside a
+//! float mean that does not depend on it; no output reached, no error shown.
+Approximations approximationsFor(const ir::Fusion& fusion, const ir::Val* value);
 
 class ExpressionEmitter {
  public:
@@ -157,9 +160,10 @@ class ExpressionEmitter {
 
   //! The statements emitted since the last takeCode().
   std::string takeCode();
-  //! Hardware approximations of float transcendentals, for kernels whose
-  //! outputs are too narrow to show their error (approximationsFor).
-  void setApproximations(Approximations approximations) { approximations_ = approximations; }
+  //! Hardware approximations of float transcendentals where the outputs an
+  //! op's value reaches are too narrow to show their error
+  //! (approximationsFor, per value).
+  void allowApproximations() { approximate_ = true; }
   //! Indentation (spaces) of emitted statements.
   void setIndent(int spaces) { indent_ = spaces; }
   int indent() const { return indent_; }
@@ -246,7 +250,10 @@ class ExpressionEmitter {
   int scalarDepth_ = 0;
   std::map<std::string, int> nameUses_;
   int temporaries_ = 0;
-  Approximations approximations_;
+  bool approximate_ = false;
+  //! approximationsFor of each value asked about.
+  std::map<const ir::Val*, Approximations> approximations_;
+  Approximations approximationsOf(const ir::Val* value);
   //! Float/double variables whose value is exact in half or bf16 (a widened
   //! narrow value), so a cast back needs no rounding; names are unique.
   std::map<std::string, ir::DataType> exact_;

@@ -499,7 +499,7 @@ std::string PointwiseKernel::body(bool vectorPass) {
     emitter.setVectorLanes(&*vectorLanes);
   }
   lanes_ = vectorLanes ? &*vectorLanes : nullptr;
-  emitter.setApproximations(approximationsFor(segment_));
+  emitter.allowApproximations();
 
   // Compute and store every output, one lane (or element) at a time.
   const std::vector<std::string> refIndex = referenceIndexNames(lanes);

@@ -259,7 +259,7 @@ std::string TransposeKernel::phase2(int64_t v1, int64_t v2, int pad) {
   };
   hooks.symbolicScalar = [&](const ir::Scalar* s) { return interface_.symbolicScalar(s); };
   ExpressionEmitter emitter(segment_, hooks, /*indexed=*/true);
-  emitter.setApproximations(approximationsFor(segment_));
+  emitter.allowApproximations();
   emitterPtr = &emitter;
   emitter.setIndent(pad + 4);
   const std::string lp = indent(pad + 4);

@@ -162,7 +162,8 @@ TEST(ApproximateExpTest, NarrowOutputSigmoidAndSiluUseTheHardwareExpAndDivision)
 // A bool output of a comparison computed without exp, tanh or division
 // (the pointwise_cast_chain example's `x * s + y > 0`) is exact and leaves the
 // bf16 output its approximations; a bool output of a comparison of an exp
-// keeps them off.
+// keeps that exp accurate, and only it: the sigmoid and tanh reach the bf16
+// output alone.
 TEST(ApproximateExpTest, ExactBoolOutputsLeaveTheApproximationsOn) {
   auto script = [](const std::string& compared) {
     return "from nvfuser import FusionDefinition, DataType\n"
@@ -193,9 +194,39 @@ TEST(ApproximateExpTest, ExactBoolOutputsLeaveTheApproximationsOn) {
   {
     const CompiledScript compiled = compileScript(script("T5"), "1024x2048:bf16");
     const GeneratedKernel& k = onlyKernel(compiled);
-    EXPECT_FALSE(contains(k.source, "_approx(")) << k.source;
+    EXPECT_FALSE(contains(k.source, "fl::exp_approx(")) << k.source;
     EXPECT_TRUE(contains(k.source, "expf(")) << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::sigmoid_approx(")) << k.source;
+    EXPECT_TRUE(contains(k.source, "fl::tanh_approx(")) << k.source;
   }
+}
+
+// Per value, not per kernel: in a normalization with SiLU whose statistics
+// are float outputs (GroupNorm's mean and rstd), the SiLU reaches only the
+// half output and is approximate, while the variance's division reaches
+// the float rstd and stays IEEE. (The whole-kernel rule kept expf and the
+// IEEE division for every element: 48 instructions an element, bound by
+// the instruction issue rather than memory.)
+TEST(ApproximateExpTest, AnOpReachingOnlyNarrowOutputsIsApproximateBesideFloatOnes) {
+  const std::string source =
+      "from nvfuser import FusionDefinition, DataType\n"
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Half, is_cpu=False)\n"
+      "    T1 = fd.ops.cast(T0, dtype=DataType.Float)\n"
+      "    T2, T3 = fd.ops.var_mean(T1, dims=[1], correction=0, keepdim=True)\n"
+      "    T4 = fd.ops.rsqrt(fd.ops.add(T2, 1e-05))\n"
+      "    T5 = fd.ops.silu(fd.ops.mul(fd.ops.sub(T1, T3), T4))\n"
+      "    fd.add_output(fd.ops.cast(T5, dtype=DataType.Half))\n"
+      "    fd.add_output(T3)\n"
+      "    fd.add_output(T4)\n";
+  const CompiledScript compiled = compileScript(source, "256x4096:f16");
+  const GeneratedKernel& k = onlyKernel(compiled);
+  EXPECT_TRUE(contains(k.source, "fl::silu_approx(")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::silu(")) << k.source;
+  EXPECT_TRUE(contains(k.source, "fl::fdiv(res_T")) << k.source;
+  EXPECT_FALSE(contains(k.source, "fl::fdiv_approx(res_T")) << k.source;
+  EXPECT_FALSE(runtime::compileWithNvrtc(k, 90).cubin.empty());
 }
 
 }  // namespace

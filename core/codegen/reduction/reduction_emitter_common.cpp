@@ -79,7 +79,7 @@ ReductionKernelBuilder::ReductionKernelBuilder(const ir::Fusion& segment,
                    [this](const ir::Scalar* s) { return interface_.symbolicScalar(s); },
                    /*uniformIndex=*/{}},
                /*indexed=*/true) {
-  emitter_.setApproximations(approximationsFor(segment));
+  emitter_.allowApproximations();
 }
 
 ElementIndex ReductionKernelBuilder::indexFor(const TensorView* tv, const std::string& row,
