@@ -4,11 +4,11 @@
 // and projection, for outer reductions split across blocks the number of
 // blocks and (sm_90+) whether they combine in a thread-block cluster, and
 // for outer persistent kernels split across blocks (sm_90+) whether they
-// meet at grid barriers or in a cluster. An inner persistent kernel with
-// column sums (the combined normalization backward) also varies its
-// resident blocks per SM, which set its grid.
-// The persistent batch size is derived, not a knob of its own: with the
-// row's chunks spread over block_dim_x threads, the smallest batch that
+// meet at grid barriers or in a cluster; on sm_90+ an inner persistent
+// kernel without column sums splits each row over 1 to 8 blocks of a
+// cluster. An inner persistent kernel with column sums (the combined normalization backward) also
+// varies its resident blocks per SM, which set its grid. The persistent batch size is derived, not
+// a knob of its own: with the row's chunks spread over block_dim_x threads, the smallest batch that
 // covers the row is the only one that does not leave threads idle, so
 // enumerating threads enumerates batches.
 #include <algorithm>
@@ -61,7 +61,19 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   const bool persistentSplit = persistent && !innermost && d.crossGridReduction;
   const bool clusterChoice = (splitChoice || persistentSplit) && info.device != nullptr &&
                              info.device->computeCapability() >= 90;
+  // An inner persistent kernel on sm_90+ without column sums also splits
+  // each row over 1 to 8 blocks of a thread-block cluster (the checks refuse
+  // splits of rows with gathers).
+  const bool rowSplit = persistent && innermost && info.device != nullptr &&
+                        info.device->computeCapability() >= 90 &&
+                        pattern.pattern->columnReductions.empty();
   std::vector<int64_t> splits = {d.gridDimY};
+  if (rowSplit) {
+    for (int64_t split : {1, 2, 4, 8}) {
+      if (split != d.gridDimY) splits.push_back(split);
+    }
+    std::sort(splits.begin(), splits.end());
+  }
   if (splitChoice) {
     for (int64_t split = 1; split <= 64; split *= 2) {
       if (split != d.gridDimY) splits.push_back(split);
@@ -98,7 +110,10 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
       {"register_cap", {0, 64, 128}},
       {"unroll_factor_reduction",
        persistent ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 2, 4}},
-      {"persistent_storage", persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
+      // 2 (reload): inner persistent kernels only.
+      {"persistent_storage", !persistent ? std::vector<int64_t>{0}
+                             : innermost ? std::vector<int64_t>{0, 1, 2}
+                                         : std::vector<int64_t>{0, 1}},
       {"project_persistent_buffers",
        persistent ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
       {"cluster_reduction", clusterChoice ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}},
@@ -110,7 +125,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
                         d.blockDimY,
                         d.registerCap,
                         d.unrollFactorReduction,
-                        d.persistentStorage == PersistentStorage::SharedMemory ? 1 : 0,
+                        static_cast<int64_t>(d.persistentStorage),
                         d.projectPersistentBuffers ? 1 : 0,
                         d.clusterReduction ? 1 : 0,
                         d.gridDimY,
@@ -124,8 +139,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     p.blockDimY = v[kThreadsY];
     p.registerCap = v[kRegisterCap];
     p.unrollFactorReduction = v[kUnrollReduction];
-    p.persistentStorage =
-        v[kStorage] != 0 ? PersistentStorage::SharedMemory : PersistentStorage::Registers;
+    p.persistentStorage = static_cast<PersistentStorage>(v[kStorage]);
     p.projectPersistentBuffers = v[kProjection] != 0;
     p.clusterReduction = v[kCluster] != 0;
     p.gridDimY = v[kSplit];
@@ -134,10 +148,12 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
     const int64_t iteration = std::max<int64_t>(1, extents.iterationExtent);
     p.crossBlockReduction = p.blockDimX > 1;
     if (type == SchedulerType::InnerPersistent) {
-      // Each row in one block: its chunks over block_dim_x threads.
+      // Each row in one block, or split over a cluster of grid_dim_y: its
+      // chunks over block_dim_x threads of each.
       const int64_t chunks =
           scheduler::rowChunks(reduction, p.vectorizationFactor, scheduler::shiftsRows(p));
-      p.persistentBatchSize = ceilDiv(chunks, p.blockDimX);
+      p.clusterReduction = p.gridDimY > 1;
+      p.persistentBatchSize = ceilDiv(chunks, p.blockDimX * p.gridDimY);
       p.gridDimX = ceilDiv(iteration, p.blockDimY);
       if (columns) p.gridDimX = std::min(p.gridDimX, smCount * v[kBlocksPerSm]);
     } else if (type == SchedulerType::OuterPersistent) {
@@ -153,7 +169,7 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   };
   grid.valueName = [](const std::string& knob, int64_t value) -> std::string {
     if (knob == "persistent_storage") {
-      return value != 0 ? "shared_memory" : "registers";
+      return std::string(scheduler::toString(static_cast<PersistentStorage>(value)));
     }
     if (knob == "project_persistent_buffers" || knob == "cluster_reduction") {
       return value != 0 ? "on" : "off";

@@ -219,7 +219,7 @@ TEST(ParamsTest, FromJsonNamesTheBadField) {
        "field \"flip_grid\" must be true or false, found a JSON integer (1)"},
       {[&] { ReductionParams::fromJson(withMember(reduction, "persistent_storage", "\"hbm\"")); },
        "reduction params: field \"persistent_storage\" must be one of "
-       "\"registers\", \"shared_memory\", found \"hbm\""},
+       "\"registers\", \"shared_memory\", \"reload\", found \"hbm\""},
       {[&] {
          Json typo = pointwise;
          typo.set("vectorisation_factor", 4);

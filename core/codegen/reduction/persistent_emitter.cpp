@@ -19,10 +19,13 @@ constexpr int64_t kColumnReductionBytes = 16 * 1024;
 constexpr int64_t kLoadGroup = 4;
 
 // What a persistent kernel keeps: the buffers, or with projection the
-// inputs the projectable ones are recomputed from.
+// inputs the projectable ones are recomputed from; nothing where each pass
+// reads its inputs again (PersistentStorage::Reload).
 std::vector<const TensorView*> storageCandidates(const ir::Fusion& segment,
                                                  const scheduler::ReductionPattern& pattern,
-                                                 bool project) {
+                                                 const scheduler::ReductionParams& params) {
+  if (params.persistentStorage == PersistentStorage::Reload) return {};
+  const bool project = params.projectPersistentBuffers;
   const scheduler::PersistentBufferInfo buffers =
       scheduler::findPersistentBuffers(segment, pattern);
   std::vector<const TensorView*> out;
@@ -46,8 +49,7 @@ class PersistentEmitter {
                     const scheduler::ReductionPattern& pattern)
       : params_(params),
         info_(info),
-        b_(segment, params, info, pattern, true,
-           storageCandidates(segment, pattern, params.projectPersistentBuffers)) {
+        b_(segment, params, info, pattern, true, storageCandidates(segment, pattern, params)) {
     const RowLayout& layout = b_.layout();
     FL_CHECK(params.persistentKernel,
              "code generation: a persistent segment got params without "
@@ -62,16 +64,29 @@ class PersistentEmitter {
     inner_ = layout.inner;
     batch_ = params.persistentBatchSize;
     vectorize_ = params.vectorizationFactor;
-    FL_CHECK(!params.clusterReduction || !layout.inner,
-             "code generation: cluster_reduction splits the columns of an "
-             "outer persistent kernel; an inner one keeps each row in one block");
+    // Without a device, the largest size any GPU starts (16).
+    const int64_t clusterLimit = info.device != nullptr
+                                     ? scheduler::maxClusterBlocks(*info.device)
+                                     : int64_t{scheduler::kMaxNonPortableClusterBlocks};
+    FL_CHECK(inner_ || params.persistentStorage != PersistentStorage::Reload,
+             "code generation: persistent_storage reload reads an inner persistent kernel's "
+             "rows again each pass; an outer one keeps its columns");
     if (inner_) {
       threadsX_ = params.blockDimX;
       threadsY_ = params.blockDimY;
-      FL_CHECK(params.gridDimY == 1,
-               "code generation: an inner persistent kernel keeps each row "
-               "in one block, but grid_dim_y is ",
-               params.gridDimY);
+      // A row split over grid_dim_y blocks combines in their cluster only.
+      FL_CHECK(params.gridDimY == 1 || params.clusterReduction,
+               "code generation: an inner persistent kernel splits a row over ", params.gridDimY,
+               " blocks only in a thread-block cluster, but cluster_reduction is not set");
+      FL_CHECK(!params.clusterReduction || (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
+               "code generation: cluster_reduction splits each row over 2 to ", clusterLimit,
+               " blocks", info.device != nullptr ? " on " + info.device->name : std::string(),
+               ", but grid_dim_y is ", params.gridDimY);
+      FL_CHECK(params.gridDimY == 1 || b_.plan().gathers.empty(),
+               "code generation: a row gather's element is held by one thread of one block, "
+               "so rows with gathers are not split over a cluster (grid_dim_y ",
+               params.gridDimY, ")");
+      split_ = params.gridDimY;
       shifted_ = layout.shiftedRows;
       FL_CHECK(!shifted_ || threadsX_ >= scheduler::shiftedRowExtraElements(vectorize_),
                "code generation: a row of ", layout.rowLength, " elements in chunks of ",
@@ -81,15 +96,26 @@ class PersistentEmitter {
                threadsX_);
       // Shifted rows: the whole aligned chunks (the head and tail elements
       // take a thread each).
-      FL_CHECK(threadsX_ * batch_ >= scheduler::rowChunks(layout.rowLength, vectorize_, shifted_),
+      FL_CHECK(threadsX_ * batch_ * split_ >=
+                   scheduler::rowChunks(layout.rowLength, vectorize_, shifted_),
                "code generation: block_dim_x * persistent_batch_size * "
-               "vectorization_factor = ",
-               threadsX_ * batch_ * vectorize_, " does not cover ",
+               "vectorization_factor * grid_dim_y = ",
+               threadsX_ * batch_ * vectorize_ * split_, " does not cover ",
                shifted_ ? "the whole aligned chunks of " : "", "a row of ", layout.rowLength,
                " elements");
       groups_ = ceilDiv(layout.rows, threadsY_);
+      // A block taking a second row would write exchange slots a block of
+      // its cluster may still read for the first.
+      FL_CHECK(split_ == 1 || params.gridDimX >= groups_,
+               "code generation: rows split over a cluster take a block each (grid_dim_x ",
+               params.gridDimX, " < ", groups_, ")");
       slots_ = 1;
       columns_ = !b_.plan().columnSteps.empty();
+      FL_CHECK(!columns_ || split_ == 1, "code generation: column sum ",
+               columns_ ? b_.plan().columnSteps.front().name : std::string(),
+               " meets the grid at a barrier, so its rows are not split over a cluster "
+               "(grid_dim_y ",
+               split_, ")");
       FL_CHECK(!columns_ || !shifted_, "code generation: column sum ",
                columns_ ? b_.plan().columnSteps.front().name : std::string(),
                " needs each thread to keep the same columns in every row, but the rows of ",
@@ -109,10 +135,6 @@ class PersistentEmitter {
                "code generation: a grid-persistent kernel needs a block per "
                "column group (grid_dim_x ",
                params.gridDimX, " < ", groups_, ")");
-      // Without a device, the largest size any GPU starts (16).
-      const int64_t clusterLimit = info.device != nullptr
-                                       ? scheduler::maxClusterBlocks(*info.device)
-                                       : int64_t{scheduler::kMaxNonPortableClusterBlocks};
       FL_CHECK(!params.clusterReduction || (params.gridDimY > 1 && params.gridDimY <= clusterLimit),
                "code generation: cluster_reduction combines a column group's "
                "2 to ",
@@ -130,10 +152,16 @@ class PersistentEmitter {
     b_.line(2, "extern __shared__ __align__(16) unsigned char fl_smem[];");
     b_.line(2, "// " + std::string(inner_ ? "Inner" : "Outer") +
                    " persistent kernel: " + std::to_string(layout.rows) + " rows of " +
-                   std::to_string(layout.rowLength) + " elements, kept in " +
-                   (params_.persistentStorage == PersistentStorage::Registers ? "registers"
-                                                                              : "shared memory") +
-                   " as " + std::to_string(batch_) + " chunks of " + V + " per thread.");
+                   std::to_string(layout.rowLength) + " elements, " +
+                   (params_.persistentStorage == PersistentStorage::Registers ? "kept in registers"
+                    : params_.persistentStorage == PersistentStorage::SharedMemory
+                        ? "kept in shared memory"
+                        : "read again each pass") +
+                   " as " + std::to_string(batch_) + " chunks of " + V + " per thread" +
+                   (inner_ && split_ > 1
+                        ? ", each row split over a cluster of " + std::to_string(split_) + " blocks"
+                        : std::string()) +
+                   ".");
     const int64_t scratch = (std::max(reductionSmemBytes(), columnSmemBytes()) + 15) / 16 * 16;
     int64_t storageBytes = 0;
     if (inner_) {
@@ -158,7 +186,7 @@ class PersistentEmitter {
       workspace = declareColumnWorkspace();
       declareColumnAccumulators(2);
     }
-    if (!inner_ && params_.gridDimY > 1) {
+    if (params_.gridDimY > 1) {
       if (params_.clusterReduction) {
         exchangeBytes = declareClusterExchange(scratch + storageBytes);
       } else {
@@ -399,14 +427,17 @@ class PersistentEmitter {
 
   // One exchange area per step (each step's cluster_allreduce has its own,
   // so no block writes slots another may still be reading): grid_dim_y
-  // ranks x the block's columns x the slots.
+  // ranks x the block's columns x the slots, or for an inner kernel's rows
+  // split over a cluster, grid_dim_y ranks x the block's rows.
   int64_t declareClusterExchange(int64_t start) {
     int64_t offset = (start + 15) / 16 * 16;
     for (const ReductionStep& step : b_.plan().steps) {
       const std::string type = b_.accumulatorType(step);
       b_.line(2, type + "* " + b_.accumulator(step) + "_xch = reinterpret_cast<" + type +
                      "*>(fl_smem + " + literal(offset) + ");");
-      offset += params_.gridDimY * threadsX_ * slots_ * accumulatorBytes(step);
+      // An inner kernel's split exchanges one value a row of the block.
+      const int64_t perRank = inner_ ? threadsY_ : threadsX_ * slots_;
+      offset += params_.gridDimY * perRank * accumulatorBytes(step);
       offset = (offset + 15) / 16 * 16;
     }
     return offset - start;
@@ -526,7 +557,9 @@ class PersistentEmitter {
     }
     b_.declareRowArrays(in, 1);
     b_.declareAccumulators(in, 1);
-    const SlotContext slot{"k", "row", "row_ok", "threadIdx.x == 0"};
+    // A row split over a cluster: its rank 0 block writes the per-row outputs.
+    const SlotContext slot{"k", "row", "row_ok",
+                           split_ > 1 ? "threadIdx.x == 0 && blockIdx.y == 0" : "threadIdx.x == 0"};
     emitRowStage(0, in, slot);
     LaneContext ctx;
     ctx.slot = "0";
@@ -547,9 +580,13 @@ class PersistentEmitter {
     if (params_.persistentStorage != PersistentStorage::Registers) ctx.storageLaneStride = BDX;
     if (columns_) ctx.columnSlot = "[b][v]";
     const std::string pad(static_cast<size_t>(in + 2), ' ');
-    const bool full = !shifted_ && threadsX_ * batch_ == chunks;
+    const bool full = !shifted_ && threadsX_ * batch_ * split_ == chunks;
+    // A row split over a cluster: block y takes the row's y-th share of
+    // block_dim_x * persistent_batch_size chunks.
+    const std::string share =
+        split_ > 1 ? "(index_t)blockIdx.y * " + literal(threadsX_ * batch_) + " + " : "";
     const std::string setup =
-        pad + "const index_t c = b * " + BDX + " + (index_t)threadIdx.x;\n" + pad +
+        pad + "const index_t c = " + share + "b * " + BDX + " + (index_t)threadIdx.x;\n" + pad +
         "const bool ok = row_ok" +
         (full ? std::string() : " && c < " + (shifted_ ? std::string("chunks") : literal(chunks))) +
         ";\n";
@@ -557,9 +594,14 @@ class PersistentEmitter {
       emitPhaseLoop(phase, in, ctx, setup);
       if (shifted_) emitShiftedElements(phase, in, ctx);
       for (const ReductionStep* step : b_.plan().stepsIn(phase)) {
-        b_.line(in, b_.accumulator(*step) + "[0] = fl::red::row_allreduce<" + BDX + ", " + BDY +
-                        ">(" + b_.accumulator(*step) + "[0], " + b_.combineFunctor(*step) + ", " +
-                        smemOf(*step) + ");");
+        const std::string acc = b_.accumulator(*step) + "[0]";
+        b_.line(in, acc + " = fl::red::row_allreduce<" + BDX + ", " + BDY + ">(" + acc + ", " +
+                        b_.combineFunctor(*step) + ", " + smemOf(*step) + ");");
+        if (split_ > 1) {
+          b_.line(in, acc + " = fl::red::cluster_row_allreduce<" + BDY + ", " +
+                          std::to_string(split_) + ">(" + acc + ", " + b_.combineFunctor(*step) +
+                          ", " + b_.accumulator(*step) + "_xch);");
+        }
       }
       emitResults(phase, in);
       emitRowStage(phase + 1, in, slot);
@@ -580,7 +622,9 @@ class PersistentEmitter {
     b_.setElementPass(true);
     b_.line(in, "{");
     b_.line(in + 2, "const int e = (int)threadIdx.x;");
-    b_.line(in + 2, "const bool ok = row_ok && e < extra;");
+    // A row split over a cluster: its rank 0 block takes them.
+    b_.line(in + 2, std::string("const bool ok = row_ok && e < extra") +
+                        (split_ > 1 ? " && blockIdx.y == 0" : "") + ";");
     b_.line(in + 2,
             "const index_t jx = e < head ? (index_t)e : (index_t)e + "
             "chunks * " +
@@ -714,6 +758,7 @@ class PersistentEmitter {
   int64_t vectorize_ = 1;
   int64_t threadsX_ = 1;
   int64_t threadsY_ = 1;
+  int64_t split_ = 1;  //!< inner: the blocks (cluster ranks) each row is split over
   int64_t groups_ = 1;
   int64_t slots_ = 1;
   int64_t columnGroupValues_ = 1;

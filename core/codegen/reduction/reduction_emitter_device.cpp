@@ -548,6 +548,28 @@ __device__ __forceinline__ void cluster_allreduce(T (&v)[N], Op op, T* xch, bool
   }
 }
 
+//! An inner persistent kernel's rows split over the R blocks of a cluster
+//! (along y, rank = blockIdx.y): after row_allreduce every thread holds its
+//! block's partial of its row (threadIdx.y). Thread x 0 of each row stores
+//! it into slot [its rank][threadIdx.y] of `xch` (R x BY values in shared
+//! memory) in every block of the cluster; after one cluster barrier every
+//! thread combines its row's R slots from its own block's shared memory, in
+//! rank order, so every block gets the same bits. Each step takes its own
+//! `xch`, as in cluster_allreduce.
+template <int BY, int R, class T, class Op>
+__device__ __forceinline__ T cluster_row_allreduce(T v, Op op, T* xch) {
+  if (threadIdx.x == 0) {
+    T* mine = xch + cluster_rank() * BY + threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < R; ++r) *cluster_map(mine, (unsigned)r) = v;
+  }
+  cluster_sync();
+  T total = xch[threadIdx.y];
+#pragma unroll
+  for (int r = 1; r < R; ++r) total = op(total, xch[r * BY + threadIdx.y]);
+  return total;
+}
+
 }  // namespace red
 }  // namespace fl
 )FLRED";

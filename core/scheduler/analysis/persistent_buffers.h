@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,7 +128,9 @@ struct PersistentBufferBudget {
   }
   //! Registers when `bytes` fit them, else shared memory when they fit it.
   std::optional<PersistentStorage> storageFor(int64_t bytes) const;
+  //! What `storage` holds a block; reading the inputs again holds no limit.
   int64_t bytesOf(PersistentStorage storage) const {
+    if (storage == PersistentStorage::Reload) return std::numeric_limits<int64_t>::max();
     return storage == PersistentStorage::Registers ? registerBytes : sharedMemoryBytes;
   }
   //! "the register budget on h100 is 131072 bytes per block (half of its

@@ -478,24 +478,50 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
   if (p == nullptr) return reason;
   const PersistentBufferAnalysis a = analyzeNormalization(segment, info);
   if (auto r = rejectCommonNormalizationParams(segment, info, a, *p)) return r;
-  if (p->gridDimY != 1) {
-    return "grid_dim_y is " + std::to_string(p->gridDimY) +
-           ", but an inner persistent kernel keeps each row in one block "
-           "(grid_dim_y 1)";
-  }
   const int64_t v = p->vectorizationFactor;
   const int64_t length = a.extents.reductionExtent;
   const bool columns = !a.pattern->columnReductions.empty();
+  if (p->persistentStorage == PersistentStorage::Reload && !p->projectPersistentBuffers) {
+    // Without projection only buffers that are inputs themselves are read again.
+    for (const PersistentBuffer& b : a.info.buffers) {
+      if (segment.isInput(b.tv)) continue;
+      return "persistent_storage reload reads the segment's inputs again each pass and "
+             "computes the buffers from them, but project_persistent_buffers is not set and " +
+             b.tv->name() + " is no input";
+    }
+  }
+  if (p->gridDimY != 1) {
+    // Each row split over grid_dim_y blocks of one thread-block cluster
+    // (rejectLaunchShape checks the device has clusters of that size).
+    const std::string split = "grid_dim_y " + std::to_string(p->gridDimY) + " splits each row";
+    if (!p->clusterReduction) {
+      return split +
+             " over blocks, which an inner persistent kernel does only in a "
+             "thread-block cluster, but cluster_reduction is not set";
+    }
+    if (columns) {
+      return split + ", but column sum " + a.pattern->columnReductions.front().output->name() +
+             " needs whole rows in a block";
+    }
+    const std::vector<RowGather> gathers = findRowGathers(segment, *a.pattern).gathers;
+    if (!gathers.empty()) {
+      return split + ", but row gather " + gathers.front().output->name() +
+             " takes its element from the one thread holding it";
+    }
+  }
   if (columns) {
-    if (auto reason = rejectCombinedGrid(a, *p, *info.device)) return reason;
+    if (auto grid = rejectCombinedGrid(a, *p, *info.device)) return grid;
   }
   const bool shifted = shiftsRows(*p) && length % v != 0;
-  const int64_t rowCover = p->blockDimX * p->persistentBatchSize * v;
+  const int64_t rowCover = p->blockDimX * p->persistentBatchSize * v * p->gridDimY;
   const int64_t needed = rowChunks(length, v, shifted) * v;
   if (rowCover < needed) {
-    return "block_dim_x * persistent_batch_size * vectorization_factor = " +
-           std::to_string(p->blockDimX) + " * " + std::to_string(p->persistentBatchSize) + " * " +
-           std::to_string(v) + " = " + std::to_string(rowCover) + " does not cover " +
+    const bool split = p->gridDimY > 1;
+    return "block_dim_x * persistent_batch_size * vectorization_factor" +
+           std::string(split ? " * grid_dim_y" : "") + " = " + std::to_string(p->blockDimX) +
+           " * " + std::to_string(p->persistentBatchSize) + " * " + std::to_string(v) +
+           (split ? " * " + std::to_string(p->gridDimY) : std::string()) + " = " +
+           std::to_string(rowCover) + " does not cover " +
            (shifted
                 ? "the " + std::to_string(needed) + " elements of whole aligned chunks in a row of "
                 : std::string("a row of ")) +
@@ -515,14 +541,18 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
     return "grid_dim_x * block_dim_y = " + std::to_string(rows) + " covers only " +
            std::to_string(rows) + " of the " + std::to_string(a.extents.iterationExtent) + " rows";
   }
-  const int64_t bytes = a.sizes.bytesPerRow(p->projectPersistentBuffers) * p->blockDimY;
+  // A row split over a cluster leaves each block its share.
+  const int64_t rowBytes = ceilDiv(a.sizes.bytesPerRow(p->projectPersistentBuffers), p->gridDimY);
+  const int64_t bytes = rowBytes * p->blockDimY;
   const int64_t capacity = a.budget.bytesOf(p->persistentStorage);
   if (bytes > capacity) {
     return "persistent_storage " + std::string(toString(p->persistentStorage)) + " holds " +
            std::to_string(capacity) + " bytes per block, but " + std::to_string(p->blockDimY) +
-           " row(s) of " + std::to_string(a.sizes.bytesPerRow(p->projectPersistentBuffers)) +
-           " bytes" + (p->projectPersistentBuffers ? " (projected)" : "") + " need " +
-           std::to_string(bytes);
+           " row(s) of " + std::to_string(rowBytes) + " bytes" +
+           (p->gridDimY > 1
+                ? " (a block's share of a row split over " + std::to_string(p->gridDimY) + ")"
+                : std::string()) +
+           (p->projectPersistentBuffers ? " (projected)" : "") + " need " + std::to_string(bytes);
   }
   return std::nullopt;
 }

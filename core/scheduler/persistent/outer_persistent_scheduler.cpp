@@ -166,6 +166,11 @@ std::optional<std::string> OuterPersistentScheduler::rejectParams(
     return "grid_dim_x * block_dim_y * vectorization_factor = " + std::to_string(columnCover) +
            " does not cover the " + std::to_string(a.extents.iterationExtent) + " output elements";
   }
+  if (p->persistentStorage == PersistentStorage::Reload) {
+    return std::string(
+        "persistent_storage reload reads an inner persistent kernel's rows again each pass; an "
+        "outer persistent kernel keeps its columns in registers or shared memory");
+  }
   const int64_t bytesPerColumn = a.sizes.bytesPerRow(p->projectPersistentBuffers);
   const int64_t bytes =
       blockBytes(bytesPerColumn, p->gridDimY, p->blockDimY, p->vectorizationFactor);

@@ -85,11 +85,10 @@ std::optional<std::string> rejectLaunchShape(const ReductionParams& params,
                      "cross_grid_reduction is not set";
   }
   if (params.clusterReduction) {
-    if (params.fastestDimReduction) {
+    if (params.fastestDimReduction && !params.persistentKernel) {
       return std::string(
-          "cluster_reduction is set, but only outer reduction and outer "
-          "persistent kernels (fastest_dim_reduction false) combine their "
-          "split in a cluster");
+          "cluster_reduction is set, but an inner reduction kernel does not split its rows "
+          "over a cluster (outer reduction and persistent kernels do)");
     }
     if (!params.crossGridReduction) {
       return std::string(

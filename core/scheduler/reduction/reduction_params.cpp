@@ -7,7 +7,12 @@
 namespace fuserlab::scheduler {
 
 std::string_view toString(PersistentStorage storage) {
-  return storage == PersistentStorage::Registers ? "registers" : "shared_memory";
+  switch (storage) {
+    case PersistentStorage::Registers: return "registers";
+    case PersistentStorage::SharedMemory: return "shared_memory";
+    case PersistentStorage::Reload: return "reload";
+  }
+  return "registers";
 }
 
 std::string ReductionParams::toString() const {
@@ -64,10 +69,11 @@ ReductionParams ReductionParams::fromJson(const report::Json& json) {
   params.fastestDimReduction = reader.readBool("fastest_dim_reduction");
   params.persistentKernel = reader.readBool("persistent_kernel");
   params.projectPersistentBuffers = reader.readBool("project_persistent_buffers");
-  params.persistentStorage =
-      reader.readString("persistent_storage", {"registers", "shared_memory"}) == "registers"
-          ? PersistentStorage::Registers
-          : PersistentStorage::SharedMemory;
+  const std::string storage =
+      reader.readString("persistent_storage", {"registers", "shared_memory", "reload"});
+  params.persistentStorage = storage == "registers"       ? PersistentStorage::Registers
+                             : storage == "shared_memory" ? PersistentStorage::SharedMemory
+                                                          : PersistentStorage::Reload;
   params.vectorizationFactor = reader.readInt("vectorization_factor", 1);
   params.persistentBatchSize = reader.readInt("persistent_batch_size", 1);
   params.unrollFactorReduction = reader.readInt("unroll_factor_reduction", 1);

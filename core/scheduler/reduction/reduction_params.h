@@ -12,7 +12,11 @@
 
 namespace fuserlab::scheduler {
 
-enum class PersistentStorage : uint8_t { Registers, SharedMemory };
+//! Where a persistent kernel keeps its rows between passes: registers,
+//! shared memory, or nowhere (Reload: each pass reads the segment's inputs
+//! again, from L2 where the block read them shortly before; the buffers are
+//! recomputed from them, as projection does).
+enum class PersistentStorage : uint8_t { Registers, SharedMemory, Reload };
 std::string_view toString(PersistentStorage storage);
 
 struct ReductionParams {
@@ -66,12 +70,12 @@ struct ReductionParams {
 };
 
 //! Whether a kernel of `params` may shift its rows (an inner persistent
-//! kernel keeping its rows in registers): a vectorization factor that does
-//! not divide the row length then starts each row's chunks at its first
-//! aligned element (codegen::RowLayout::shiftedRows).
+//! kernel keeping its rows in registers, or reading them again each pass): a vectorization factor
+//! that does not divide the row length then starts each row's chunks at its first aligned element
+//! (codegen::RowLayout::shiftedRows).
 inline bool shiftsRows(const ReductionParams& params) {
   return params.persistentKernel && params.fastestDimReduction &&
-         params.persistentStorage == PersistentStorage::Registers;
+         params.persistentStorage != PersistentStorage::SharedMemory;
 }
 
 //! The most elements of a shifted row outside its aligned chunks of

@@ -383,15 +383,20 @@ TEST_F(PersistentSchedulerTest, OuterSplitTakesAClusterOnlyWhereOneFits) {
   ASSERT_TRUE(reason.has_value());
   EXPECT_NE(reason->find("has no thread-block clusters"), std::string::npos) << *reason;
 
-  // Inner persistent kernels keep each row in one block: no cluster.
+  // Inner persistent kernels split a row over a cluster's blocks only with
+  // grid_dim_y > 1 (tests/codegen/test_cluster_rows.cpp).
   BoundSegment inner(persistent_test::seed000Segment("BFloat16"), {{128, 4096}}, h100());
   ReductionParams i = heuristic(inner_, inner);
   i.clusterReduction = true;
   const auto innerReason = inner_.rejectParams(inner.fusion(), inner.info(), i);
   ASSERT_TRUE(innerReason.has_value());
-  EXPECT_NE(innerReason->find("only outer reduction and outer persistent kernels"),
+  EXPECT_NE(innerReason->find("the reduction is not split across blocks (grid_dim_y 1)"),
             std::string::npos)
       << *innerReason;
+  i.gridDimY = 2;
+  i.crossGridReduction = true;
+  i.persistentBatchSize = scheduler::ceilDiv(i.persistentBatchSize, 2);
+  EXPECT_EQ(inner_.rejectParams(inner.fusion(), inner.info(), i), std::nullopt);
 }
 
 TEST_F(PersistentSchedulerTest, OuterGridMustStayResident) {

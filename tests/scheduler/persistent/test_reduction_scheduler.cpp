@@ -194,9 +194,8 @@ TEST_F(ReductionSchedulerTest, ClusterReductionChecks) {
   r.crossGridReduction = true;
   r.clusterReduction = true;
   EXPECT_EQ(scheduler_.rejectParams(inner->fusion(), inner->info(), r),
-            "cluster_reduction is set, but only outer reduction and outer "
-            "persistent kernels (fastest_dim_reduction false) combine their "
-            "split in a cluster");
+            "cluster_reduction is set, but an inner reduction kernel does not split its rows "
+            "over a cluster (outer reduction and persistent kernels do)");
 }
 
 TEST_F(ReductionSchedulerTest, ReductionResultOutputsDoNotLimitVectorization) {
