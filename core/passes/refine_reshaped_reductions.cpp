@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -146,6 +147,18 @@ class Rewriter {
   bool reachedReduction() const { return reachedReduction_; }
   //! Reshapes after the seed that became renamings.
   int renamedReshapes() const { return renamedReshapes_; }
+  //! Whether a reduction reduces part of an axis of the seed's input and
+  //! keeps the rest (GroupNorm's channels: the group's share reduced, the
+  //! groups kept). Where none does, every row is whole axes of the input
+  //! already, and the input's own kernels need no refinement.
+  bool cutsAnInputAxis() const {
+    for (const Block& block : r_.inBlocks) {
+      size_t reduced = 0;
+      for (size_t f = block.first; f < block.second; ++f) reduced += reducedAxes_.count(f);
+      if (reduced > 0 && reduced < width(block)) return true;
+    }
+    return false;
+  }
   //! How many tensors of the original fusion were rebuilt from the seed on.
   int rebuilt() const { return rebuilt_; }
   const std::vector<Val*>& created() const { return created_; }
@@ -421,6 +434,9 @@ class Rewriter {
     for (size_t a = 0; a < blocks.size(); ++a) {
       const bool isReduced =
           std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(a)) != reduced.end();
+      for (size_t f = blocks[a].first; isReduced && f < blocks[a].second; ++f) {
+        reducedAxes_.insert(f);
+      }
       for (size_t f = 0; f < width(blocks[a]); ++f) {
         if (isReduced) axes.push_back(static_cast<int64_t>(offset + f));
       }
@@ -457,6 +473,8 @@ class Rewriter {
   std::string failure_;
   bool reachedReduction_ = false;
   int renamedReshapes_ = 0;
+  //! Refinement axes some reduction reduces.
+  std::set<size_t> reducedAxes_;
 };
 
 std::vector<int64_t> extentsOf(const std::vector<IterDomain*>& axes,
@@ -477,7 +495,9 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
   if (inAxes.empty() || outAxes.empty()) return false;
   // The reduction kernels walk a reshape that keeps the innermost extent; the
   // rewrite is worth it then only where a reshape after the reductions is
-  // renamed away (a GroupNorm reshaped to [N, G, C/G, H, W] and back).
+  // renamed away and a reduction cuts an axis of the input (a GroupNorm
+  // reshaped to [N, G, C/G, H, W] and back; not a LayerNorm over [B, S, H]
+  // viewed from [B * S, H] and back, already one kernel).
   const bool walkable =
       evaluator.evaluateExtent(inAxes.back()) == evaluator.evaluateExtent(outAxes.back());
   std::optional<Refinement> refinement = refine(fusion, evaluator, inAxes, outAxes);
@@ -511,7 +531,8 @@ bool refineFrom(ir::Fusion& fusion, const ir::ExpressionEvaluator& evaluator, Ex
     }
     outputs.emplace_back(i, tv);
   }
-  if (!ok || !rewriter.reachedReduction() || (walkable && rewriter.renamedReshapes() == 0)) {
+  if (!ok || !rewriter.reachedReduction() ||
+      (walkable && (rewriter.renamedReshapes() == 0 || !rewriter.cutsAnInputAxis()))) {
     // Where no reduction kernel could walk the reshape, say why it stays.
     if (!ok && !walkable && !why.empty()) {
       record.rewrites.push_back("kept " + y->name() + " = reshape(" + x->name() + "): " + why);

@@ -278,5 +278,23 @@ fd.add_output(T7)
       << record.rewrites[0];
 }
 
+TEST_F(RefineReshapedReductionsTest, ALayerNormOverWholeAxesViewedBackIsLeftAsItWas) {
+  // [2048, 1600] -> [16, 128, 1600], a LayerNorm over the 1600 and back
+  // (the seed001_bookend_inputs example): every row is a whole axis of the
+  // input, so the input's own kernels need no refinement (one kernel
+  // either way; the rewrite only changed what the kernel keeps).
+  read(R"(
+T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+T1 = fd.ops.cast(fd.ops.reshape(T0, new_shape=[4, 8, 12]), dtype=DataType.Float)
+T2, T3 = fd.ops.var_mean(T1, dims=[2], correction=0, keepdim=True)
+T4 = fd.ops.mul(fd.ops.sub(T1, T3), fd.ops.rsqrt(fd.ops.add(T2, 1e-05)))
+T5 = fd.ops.reshape(fd.ops.cast(T4, dtype=DataType.BFloat16), new_shape=[32, 12])
+fd.add_output(T5)
+)");
+  const std::string before = kernelIr();
+  EXPECT_TRUE(rewriteKeepingValues(inputs({{32, 12}}, ir::DataType::BFloat16)).rewrites.empty());
+  EXPECT_EQ(kernelIr(), before);
+}
+
 }  // namespace
 }  // namespace fuserlab::passes::test
