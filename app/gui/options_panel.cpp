@@ -67,13 +67,12 @@ OptionsPanel::OptionsPanel(QWidget* parent, bool compact)
     passes_[name] = box;
   }
 
-  // The one rewrite that needs the sizes: off by default until its kernels
-  // are checked on a GPU, so a switch to turn on rather than off.
+  // The one rewrite that needs the sizes, on by default as in the CLI.
   refine_ = new QCheckBox("refine_reshaped_reductions", this);
   refine_->setObjectName("refine_reshaped_reductions");
-  refine_->setChecked(false);
+  refine_->setChecked(true);
   refine_->setToolTip(
-      "off by default: reductions over axes a reshape merged (GroupNorm's [N, C, H, W] -> "
+      "on by default: reductions over axes a reshape merged (GroupNorm's [N, C, H, W] -> "
       "[N, G, rest]) computed over the finer axes, so one kernel reads x once");
   connect(refine_, &QCheckBox::toggled, this, emitChanged);
   passRow->addWidget(refine_);

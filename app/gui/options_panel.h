@@ -1,6 +1,6 @@
 // OptionsPanel: the what-if switches: device (the built-in table and this
 // machine's GPUs), upcast strategy, bookending, each pass on or off (and
-// refine_reshaped_reductions, off by default, on), and the input sizes. Every change emits
+// refine_reshaped_reductions, on by default, off), and the input sizes. Every change emits
 // settingsChanged() at once; the owner recompiles off the GUI thread.
 #pragma once
 
@@ -33,7 +33,7 @@ class OptionsPanel : public QWidget {
   //! Shows `inputs` without emitting settingsChanged.
   void setInputs(const QString& inputs);
   QCheckBox* passBox(const QString& pass) const;
-  //! refine_reshaped_reductions (off by default, compile_options.h).
+  //! refine_reshaped_reductions (on by default, compile_options.h).
   QCheckBox* refineBox() const { return refine_; }
 
  signals:

@@ -31,10 +31,9 @@ std::string_view toString(BookendMode mode);
 struct PassOptions {
   BookendMode bookend = BookendMode::Outputs;
   //! refine_reshaped_reductions (a GroupNorm's statistics over the finer axes
-  //! its reshape merged, core/passes/refine_reshaped_reductions.h): off until
-  //! its kernels are checked against the CPU reference on a GPU
-  //! (`--set refine_reshaped_reductions=on`).
-  bool refineReshapedReductions = false;
+  //! its reshape merged, core/passes/refine_reshaped_reductions.h): on; off
+  //! with `--set refine_reshaped_reductions=off`.
+  bool refineReshapedReductions = true;
   //! Names of passes switched off (`--disable-pass NAME`).
   std::vector<std::string> disabledPasses;
 

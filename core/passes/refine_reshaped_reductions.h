@@ -27,9 +27,11 @@
 // keep to it); otherwise the fusion is left as it was, and the record says
 // which op kept the reshape.
 //
-// Off by default (`--set refine_reshaped_reductions=on`): the rewritten form
-// compiles to one inner persistent kernel, but that kernel has not yet been
-// checked against the CPU reference, nor timed, on a GPU.
+// On by default (`--set refine_reshaped_reductions=off` keeps the reshape):
+// on an H200 the suite's GroupNorm + SiLU runs as one kernel in 57.5 us
+// against 73.6 for the two (32x320x64x64) and 30.8 against 35.1
+// (8x320x63x63), every bundled script checked against the CPU reference
+// with it (docs/performance.md).
 #pragma once
 
 #include <string_view>

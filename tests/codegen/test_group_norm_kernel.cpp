@@ -1,7 +1,8 @@
 // GroupNorm as one kernel (issue 45, item 2): with refine_reshaped_reductions
-// on, the suite's GroupNorm + SiLU (and the same shape of fusion elsewhere) (statistics over a
-// reshape that merges the channels of a group with the pixels) is one inner persistent segment
-// whose kernel NVRTC compiles, where without it the statistics and the normalization are two
+// on (the default), the suite's GroupNorm + SiLU (and the same shape of
+// fusion elsewhere: statistics over a reshape that merges the channels of a
+// group with the pixels) is one inner persistent segment whose kernel NVRTC
+// compiles, where with it off the statistics and the normalization are two
 // kernels that each read x.
 #include <gtest/gtest.h>
 
@@ -33,6 +34,8 @@ int kernelSegments(const CompiledScript& compiled) {
 TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
   compiler::CompileOptions on;
   on.set("refine_reshaped_reductions", "on");
+  compiler::CompileOptions off;
+  off.set("refine_reshaped_reductions", "off");
   for (const std::string name : {"groupnorm_silu_32x320x64x64", "groupnorm_silu_8x320x63x63"}) {
     SCOPED_TRACE(name);
     const std::string source = readSource("tests/perf/suite/" + name + ".py");
@@ -46,7 +49,7 @@ TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
       // guards are an output's concern; 255 registers and spills before).
       EXPECT_EQ(count(kernels[0].source, "_ld[l] = x;"), 2) << kernels[0].source;
     }
-    const CompiledScript plain = compileScript(source, {}, nullptr, "h200");
+    const CompiledScript plain = compileScript(source, {}, nullptr, "h200", off);
     EXPECT_EQ(kernelSegments(plain), 2) << "without the rewrite, statistics and normalization";
   }
 }
@@ -58,6 +61,8 @@ TEST(GroupNormKernelTest, TheSuitesGroupNormsAreOneInnerPersistentKernel) {
 TEST(GroupNormKernelTest, ReshapesBackAfterTheStatisticsAreOneKernel) {
   compiler::CompileOptions on;
   on.set("refine_reshaped_reductions", "on");
+  compiler::CompileOptions off;
+  off.set("refine_reshaped_reductions", "off");
   for (const std::string name :
        {"bench_groupnorm_reshape", "bench_groupnorm_define_vector", "qk_norm_heads_reshape"}) {
     SCOPED_TRACE(name);
@@ -65,7 +70,9 @@ TEST(GroupNormKernelTest, ReshapesBackAfterTheStatisticsAreOneKernel) {
     const CompiledScript refined = compileScript(source, {}, nullptr, "h200", on);
     EXPECT_EQ(kernelSegments(refined), 1) << refined.compiled.segmented->toString();
     EXPECT_EQ(expectKernelsCompile(refined, "inner_persistent").size(), 1u);
-    EXPECT_EQ(kernelSegments(compileScript(source, {}, nullptr, "h200")), 2);
+    EXPECT_EQ(kernelSegments(compileScript(source, {}, nullptr, "h200", off)), 2);
+    // On by default.
+    EXPECT_EQ(kernelSegments(compileScript(source, {}, nullptr, "h200")), 1);
   }
 }
 

@@ -151,32 +151,37 @@ class GuiWindowTest : public QObject {
             fuserlab::segmenter::UpcastStrategy::Forward);
   }
 
-  // refine_reshaped_reductions is a switch to turn on: a GroupNorm's
-  // statistics and normalization (two kernels) become one kernel, and the
-  // segments shown follow.
+  // refine_reshaped_reductions is on by default: a GroupNorm's statistics
+  // and normalization are one kernel; switched off, two, and the segments
+  // shown follow.
   void refineSwitchTurnsAGroupNormIntoOneKernel() {
     MainWindow window;
     window.show();
     QVERIFY(window.openFile(QString::fromStdString(
         fuserlab::test::sourceDir() + "/tests/frontend/corpus/bench_groupnorm_reshape.py")));
     QVERIFY(waitForSnapshot(window));
-    const int plain = segmentCount(window);
-    QVERIFY(plain > 0);
+    auto kernels = [&window] {
+      const auto snapshot = window.service()->latest();
+      int n = 0;
+      for (const auto& segment : snapshot->report->segments) {
+        n += segment.scheduler == "inner_persistent" || segment.scheduler == "pointwise" ||
+                     segment.scheduler == "reduction"
+                 ? 1
+                 : 0;
+      }
+      return n;
+    };
     QCheckBox* refine = window.options()->refineBox();
-    QVERIFY(!refine->isChecked());
-    QVERIFY(!window.options()->settings().options.refineReshapedReductions);
-    refine->setChecked(true);
-    QVERIFY(waitForSnapshot(window));
+    QVERIFY(refine->isChecked());
     QVERIFY(window.options()->settings().options.refineReshapedReductions);
-    const auto snapshot = window.service()->latest();
-    QVERIFY(snapshot && snapshot->report);
-    int kernels = 0;
-    for (const auto& segment : snapshot->report->segments) {
-      kernels +=
-          segment.scheduler == "inner_persistent" || segment.scheduler == "pointwise" ? 1 : 0;
-    }
-    QCOMPARE(kernels, 1);
-    QVERIFY(segmentCount(window) != plain);
+    QVERIFY(window.service()->latest() && window.service()->latest()->report);
+    QCOMPARE(kernels(), 1);
+    const int refined = segmentCount(window);
+    refine->setChecked(false);
+    QVERIFY(waitForSnapshot(window));
+    QVERIFY(!window.options()->settings().options.refineReshapedReductions);
+    QCOMPARE(kernels(), 2);
+    QVERIFY(segmentCount(window) != refined);
   }
 
   void graphDrawsSegmentsAndFollowsUpcast() {

@@ -92,7 +92,7 @@ TEST(CompileOptionsTest, ToJson) {
   options.disablePass("remove_empty");
   EXPECT_EQ(options.toJson().dump(-1),
             R"({"bookend":"inputs_and_outputs","upcast":"privatize","dependent_launch":true,)"
-            R"("graph_launch":true,"refine_reshaped_reductions":false,)"
+            R"("graph_launch":true,"refine_reshaped_reductions":true,)"
             R"("disabled_passes":["remove_empty"]})");
 }
 
@@ -102,7 +102,7 @@ TEST(CompileOptionsTest, AssignmentsReadBackGiveTheSameSettings) {
   const CompileOptions defaults;
   EXPECT_EQ(defaults.assignments(),
             (std::vector<std::string>{"bookend=outputs", "upcast=privatize", "dependent_launch=on",
-                                      "graph_launch=on", "refine_reshaped_reductions=off"}));
+                                      "graph_launch=on", "refine_reshaped_reductions=on"}));
   for (const CompileSetting& setting : compileSettings()) {
     for (std::string_view value : setting.values) {
       CompileOptions options;
