@@ -34,11 +34,14 @@ TEST_F(ReductionEmitterTest, ProjectionKeepsTheBf16InputResident) {
   const GeneratedKernel kept = generate(s, plain);
   EXPECT_TRUE(contains(kept.source, "float* S_T2")) << kept.source;
   EXPECT_FALSE(contains(kept.source, "S_T0")) << kept.source;
-  // The float buffer takes twice the shared memory of the bf16 input.
+  // The float buffer takes twice the shared memory of the bf16 input (of
+  // each block's share of the row, which the heuristic splits over a
+  // cluster on an H100).
   ReductionParams projectedSmem = s.params();
   projectedSmem.persistentStorage = PersistentStorage::SharedMemory;
-  EXPECT_GT(kept.launch.dynamicSharedMemoryBytes,
-            generate(s, projectedSmem).launch.dynamicSharedMemoryBytes + 65536);
+  EXPECT_GT(
+      kept.launch.dynamicSharedMemoryBytes,
+      generate(s, projectedSmem).launch.dynamicSharedMemoryBytes + 65536 / s.params().gridDimY);
 }
 
 TEST_F(ReductionEmitterTest, LayerNormIsOnePassWithVectorizedAccesses) {

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const scheduler::DeviceSpec& device = scheduler::defaultDevice();
-  // Inputs of odd length compile with refine_reshaped_reductions on (off by
+  // Inputs of even length compile with refine_reshaped_reductions off (on by
   // default), so the fuzzer walks both paths.
   compiler::CompileOptions options;
   options.refineReshapedReductions = (size % 2) == 1;

@@ -67,6 +67,37 @@ constexpr int64_t kProjectedShiftedRowsDivisor = 2;
 // thread may have; the rest holds addresses, partial sums and temporaries.
 constexpr int64_t kMaxBufferBytesPerThread = 128 * 4;
 
+// A row whose threads would keep more than this many chunks each in
+// registers is split over the blocks of a thread-block cluster (sm_90+; not
+// with column sums or row gathers), the fewest blocks (a power of two, at
+// most kMaxRowSplit) that leave each thread at most kSplitRowChunks. (H200
+// and ptxas sm_90, GroupNorm + SiLU fp16 in one kernel: rows of 65,536 at
+// 8x512x64x64, 256 threads of 32 chunks of 8, spill 1,980 bytes at 64
+// registers, over 4 blocks of 8 chunks 126 registers and no spill; rows of
+// 39,690 at 8x320x63x63 in 39 chunks of 4, 53.4 us, over 4 blocks 36.7
+// (before per-value approximations; 30.8 against 28 to 29 after, split 2
+// to 8 ways in chunks of 8). Rows of 40,960 at 32x320x64x64, 20 chunks,
+// stay whole: 57.6 us, over 2 blocks 58.2, over 4 62.7; a softmax of
+// 16,384 in 8 chunks too: 66.0, over 2 77.4.)
+constexpr int64_t kSplitRowAboveChunks = 24;
+constexpr int64_t kSplitRowChunks = 10;
+constexpr int64_t kMaxRowSplit = 8;
+
+// The blocks of a cluster each row is split over (1: not split).
+int64_t rowSplit(const ir::Fusion& segment, const PersistentBufferAnalysis& a,
+                 const ReductionParams& p, const DeviceSpec& device) {
+  if (p.persistentStorage != PersistentStorage::Registers ||
+      p.persistentBatchSize <= kSplitRowAboveChunks || device.computeCapability() < 90 ||
+      !a.pattern->columnReductions.empty() ||
+      !findRowGathers(segment, *a.pattern).gathers.empty()) {
+    return 1;
+  }
+  const int64_t limit = std::min(kMaxRowSplit, maxClusterBlocks(device));
+  int64_t split = 2;
+  while (split < limit && ceilDiv(p.persistentBatchSize, split) > kSplitRowChunks) split *= 2;
+  return std::min(split, limit);
+}
+
 // Kernels with column sums (a normalization backward's dw and db beside
 // dx) wait for every block at a grid barrier after their rows, so the grid
 // must be resident at once: as many blocks per SM as the registers a thread
@@ -430,6 +461,13 @@ HeuristicParams InnerPersistentScheduler::computeHeuristics(const ir::Fusion& se
     p.blockDimX = std::max(
         p.blockDimX, roundUpTo(shiftedRowExtraElements(p.vectorizationFactor), device.warpSize));
   }
+  const int64_t split = rowSplit(segment, a, p, device);
+  if (split > 1) {
+    p.gridDimY = split;
+    p.crossGridReduction = true;
+    p.clusterReduction = true;
+    p.persistentBatchSize = ceilDiv(chunks, p.blockDimX * split);
+  }
 
   // Short rows share a block, as long as the storage holds them all and
   // enough blocks remain to fill the SMs.
@@ -541,8 +579,11 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
     return "grid_dim_x * block_dim_y = " + std::to_string(rows) + " covers only " +
            std::to_string(rows) + " of the " + std::to_string(a.extents.iterationExtent) + " rows";
   }
-  // A row split over a cluster leaves each block its share.
-  const int64_t rowBytes = ceilDiv(a.sizes.bytesPerRow(p->projectPersistentBuffers), p->gridDimY);
+  // A block keeps the elements its threads cover (a row split over a
+  // cluster: the block's share of it).
+  const int64_t covered = std::min(length, rowCover / std::max<int64_t>(1, p->gridDimY));
+  const int64_t rowBytes = ceilDiv(a.sizes.bytesPerRow(p->projectPersistentBuffers) * covered,
+                                   std::max<int64_t>(1, length));
   const int64_t bytes = rowBytes * p->blockDimY;
   const int64_t capacity = a.budget.bytesOf(p->persistentStorage);
   if (bytes > capacity) {
@@ -568,6 +609,17 @@ report::Json InnerPersistentScheduler::properties(const ir::Fusion& segment,
   (void)chooseChunkWidth(segment, a, buffers.projected,
                          buffers.storage == PersistentStorage::Registers, &why);
   if (!why.empty()) json.set("shifted_rows_choice", why);
+  const ReductionParams chosen = std::get<ReductionParams>(computeHeuristics(segment, info));
+  if (chosen.gridDimY > 1) {
+    json.set("row_split_choice",
+             "a row kept whole would leave more than " + std::to_string(kSplitRowAboveChunks) +
+                 " chunks a thread in registers: each row is split over a cluster of " +
+                 std::to_string(chosen.gridDimY) + " blocks of " +
+                 std::to_string(chosen.blockDimX) + " threads, " +
+                 std::to_string(chosen.persistentBatchSize) + " chunks of " +
+                 std::to_string(chosen.vectorizationFactor) +
+                 " a thread, combined through distributed shared memory");
+  }
   if (a.pattern && !a.pattern->columnReductions.empty()) {
     // The combined kernel: which sums it adds over the rows, and its grid.
     report::Json sums = report::Json::array();
