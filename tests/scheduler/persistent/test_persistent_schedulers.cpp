@@ -78,7 +78,11 @@ TEST_F(PersistentSchedulerTest, Seed000PrivatizedSegmentIsInnerPersistentOnBf16)
   EXPECT_TRUE(p.projectPersistentBuffers);
   EXPECT_EQ(p.persistentStorage, PersistentStorage::Registers);
   EXPECT_EQ(p.vectorizationFactor, 8);
-  EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor, s);
+  // Each row over a cluster of 4 blocks (more than 24 chunks a thread
+  // whole: 32), which together cover it.
+  EXPECT_EQ(p.gridDimY, 4);
+  EXPECT_TRUE(p.clusterReduction);
+  EXPECT_GE(p.blockDimX * p.persistentBatchSize * p.vectorizationFactor * p.gridDimY, s);
   EXPECT_LE(p.blockDimX, 1024);
   EXPECT_EQ(p.gridDimX * p.blockDimY, 128);
 
