@@ -134,10 +134,12 @@ TEST(JsonTest, MalformedTextIsAUserErrorWithThePosition) {
       {"", "expected a value"},
       {std::string(300, '['), "nested at most 256 levels"},
   };
-  for (const auto& [text, message] : cases) {
+  for (const auto& c : cases) {
+    // Named, not a structured binding: a lambda may not capture one (C++17).
+    const std::string& text = c.first;
     const std::string error = userErrorOf([&] { Json::parse(text); });
     EXPECT_NE(error.find("malformed JSON"), std::string::npos) << text;
-    EXPECT_NE(error.find(message), std::string::npos) << text << " -> " << error;
+    EXPECT_NE(error.find(c.second), std::string::npos) << text << " -> " << error;
   }
 }
 
