@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "core/frontend/input_tensors.h"
 #include "core/frontend/script.h"
 #include "core/scheduler/device_spec.h"
+#include "core/scheduler/heuristic_provider.h"
 
 namespace fuserlab::codegen {
 
@@ -22,6 +24,26 @@ struct CompiledScript {
   frontend::Script script;
   runtime::CompiledFusion compiled;
   std::vector<runtime::SegmentKernel> kernels;
+};
+
+//! Params pinned for every segment `type` schedules, as the tuner or a
+//! heuristics database gives them (the report's params_source is "test");
+//! the checks may still refuse them (the report's params_note says why).
+template <class Params>
+class PinnedParams : public scheduler::HeuristicProvider {
+ public:
+  PinnedParams(scheduler::SchedulerType type, Params params)
+      : type_(type), params_(std::move(params)) {}
+  std::optional<scheduler::ProvidedParams> lookup(
+      const ir::Fusion&, scheduler::SchedulerType type,
+      const scheduler::SegmentRuntimeInfo&) const override {
+    if (type != type_) return std::nullopt;
+    return scheduler::ProvidedParams{scheduler::HeuristicParams(params_), "test"};
+  }
+
+ private:
+  scheduler::SchedulerType type_;
+  Params params_;
 };
 
 //! Compiles `source` for `device` at the sizes of `inputs` (a --inputs spec)

@@ -17,6 +17,7 @@ namespace {
 
 using scheduler::PersistentStorage;
 using scheduler::ReductionParams;
+using Pinned = PinnedParams<ReductionParams>;
 
 const std::string kLayerNorm = script(
     "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Half, "
@@ -27,21 +28,6 @@ const std::string kLayerNorm = script(
     "    T5 = fd.ops.mul(fd.ops.sub(T1, T3), T4)\n"
     "    fd.add_output(fd.ops.cast(T5, dtype=DataType.Half))\n"
     "    fd.add_output(T3)\n");
-
-// Pinned inner persistent params, as the tuner or the database gives them.
-class PinnedRows : public scheduler::HeuristicProvider {
- public:
-  explicit PinnedRows(ReductionParams params) : params_(std::move(params)) {}
-  std::optional<scheduler::ProvidedParams> lookup(
-      const ir::Fusion&, scheduler::SchedulerType type,
-      const scheduler::SegmentRuntimeInfo&) const override {
-    if (type != scheduler::SchedulerType::InnerPersistent) return std::nullopt;
-    return scheduler::ProvidedParams{params_, "test"};
-  }
-
- private:
-  ReductionParams params_;
-};
 
 ReductionParams split(int64_t rows, int64_t length, int64_t vectorize, int64_t threads,
                       int64_t ranks, bool shifted) {
@@ -63,7 +49,8 @@ ReductionParams split(int64_t rows, int64_t length, int64_t vectorize, int64_t t
 TEST(ClusterRowsTest, EachBlockOfTheClusterTakesItsShareOfTheRow) {
   // 40960-element rows in chunks of 8 over 4 blocks of 256 threads: 5
   // chunks a thread, block y from chunk y * 1280.
-  const PinnedRows pinned(split(64, 40960, 8, 256, 4, false));
+  const Pinned pinned(scheduler::SchedulerType::InnerPersistent,
+                      split(64, 40960, 8, 256, 4, false));
   const CompiledScript compiled = compileScript(kLayerNorm, "64x40960:f16", &pinned, "h200");
   EXPECT_EQ(compiled.compiled.report.segments.at(0).paramsNote, "");
   const GeneratedKernel& k = onlyKernel(compiled);
@@ -86,7 +73,7 @@ TEST(ClusterRowsTest, EachBlockOfTheClusterTakesItsShareOfTheRow) {
 
 TEST(ClusterRowsTest, ShiftedRowsLeaveTheirHeadAndTailToRankZero) {
   // 39690 elements (not a multiple of 4): 9922 whole chunks over 8 blocks.
-  const PinnedRows pinned(split(5, 39690, 4, 256, 8, true));
+  const Pinned pinned(scheduler::SchedulerType::InnerPersistent, split(5, 39690, 4, 256, 8, true));
   const CompiledScript compiled = compileScript(kLayerNorm, "5x39690:f16", &pinned, "h200");
   const GeneratedKernel& k = onlyKernel(compiled);
   EXPECT_EQ(k.launch.cluster, (std::array<int64_t, 3>{1, 8, 1}));
@@ -100,7 +87,7 @@ TEST(ClusterRowsTest, TheSplitIsRefusedWithoutItsCluster) {
   // params, and the kernel is the heuristic's, each row in one block.
   ReductionParams p = split(64, 40960, 8, 256, 4, false);
   p.clusterReduction = false;
-  const PinnedRows pinned(p);
+  const Pinned pinned(scheduler::SchedulerType::InnerPersistent, p);
   const CompiledScript compiled = compileScript(kLayerNorm, "64x40960:f16", &pinned, "h200");
   EXPECT_NE(compiled.compiled.report.segments.at(0).paramsNote.find(
                 "grid_dim_y 4 splits each row over blocks, which an inner persistent kernel does "
@@ -140,7 +127,7 @@ TEST(ClusterRowsTest, SplitsOfEveryShapeCompile) {
     p.gridDimX = scheduler::ceilDiv(c.rows, c.threadsY);
     p.persistentStorage = c.storage;
     SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.length) + " " + p.toString());
-    const PinnedRows pinned(p);
+    const Pinned pinned(scheduler::SchedulerType::InnerPersistent, p);
     const std::string dtype = c.source == &kLayerNorm ? ":f16" : ":bf16";
     const CompiledScript compiled =
         compileScript(*c.source, std::to_string(c.rows) + "x" + std::to_string(c.length) + dtype,

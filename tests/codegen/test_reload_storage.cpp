@@ -16,6 +16,7 @@ namespace {
 
 using scheduler::PersistentStorage;
 using scheduler::ReductionParams;
+using Pinned = PinnedParams<ReductionParams>;
 
 // A LayerNorm of a half input (its buffer, the float cast, projects to the
 // input) or of a float one (the buffer is the input itself).
@@ -30,20 +31,6 @@ std::string layerNorm(const std::string& dtype) {
       "    fd.add_output(fd.ops.cast(T5, dtype=DataType." +
       dtype + "))\n");
 }
-
-class PinnedRows : public scheduler::HeuristicProvider {
- public:
-  explicit PinnedRows(ReductionParams params) : params_(std::move(params)) {}
-  std::optional<scheduler::ProvidedParams> lookup(
-      const ir::Fusion&, scheduler::SchedulerType type,
-      const scheduler::SegmentRuntimeInfo&) const override {
-    if (type != scheduler::SchedulerType::InnerPersistent) return std::nullopt;
-    return scheduler::ProvidedParams{params_, "test"};
-  }
-
- private:
-  ReductionParams params_;
-};
 
 ReductionParams reload(int64_t rows, int64_t length, int64_t vectorize, int64_t threads,
                        bool project) {
@@ -66,7 +53,7 @@ TEST(ReloadStorageTest, EachPassReadsTheInputAgain) {
   // 40960 halves a row, more than a block's registers or shared memory
   // hold: the mean's pass, the squared deviations' and the output's each
   // load x; nothing is declared to keep it.
-  const PinnedRows pinned(reload(64, 40960, 8, 512, true));
+  const Pinned pinned(scheduler::SchedulerType::InnerPersistent, reload(64, 40960, 8, 512, true));
   const CompiledScript compiled = compileScript(layerNorm("Half"), "64x40960:f16", &pinned, "h200");
   EXPECT_EQ(compiled.compiled.report.segments.at(0).paramsNote, "");
   const GeneratedKernel& k = onlyKernel(compiled);
@@ -79,7 +66,7 @@ TEST(ReloadStorageTest, EachPassReadsTheInputAgain) {
 }
 
 TEST(ReloadStorageTest, ShiftedRowsReadTheirHeadAndTailAgainToo) {
-  const PinnedRows pinned(reload(5, 39690, 8, 256, true));
+  const Pinned pinned(scheduler::SchedulerType::InnerPersistent, reload(5, 39690, 8, 256, true));
   const CompiledScript compiled = compileScript(layerNorm("Half"), "5x39690:f16", &pinned, "h200");
   EXPECT_EQ(compiled.compiled.report.segments.at(0).paramsNote, "");
   const GeneratedKernel& k = onlyKernel(compiled);
@@ -90,7 +77,7 @@ TEST(ReloadStorageTest, ShiftedRowsReadTheirHeadAndTailAgainToo) {
 TEST(ReloadStorageTest, BuffersThatAreNoInputNeedProjection) {
   // Half input, no projection: the float cast would be kept, and reload
   // keeps nothing: refused, the heuristic's kernel instead.
-  const PinnedRows half(reload(64, 4096, 8, 128, false));
+  const Pinned half(scheduler::SchedulerType::InnerPersistent, reload(64, 4096, 8, 128, false));
   const CompiledScript refused = compileScript(layerNorm("Half"), "64x4096:f16", &half, "h200");
   EXPECT_NE(refused.compiled.report.segments.at(0).paramsNote.find(
                 "persistent_storage reload reads the segment's inputs again each pass and "
@@ -98,7 +85,7 @@ TEST(ReloadStorageTest, BuffersThatAreNoInputNeedProjection) {
             std::string::npos)
       << refused.compiled.report.segments.at(0).paramsNote;
   // A float input is its own buffer: read again as it is.
-  const PinnedRows single(reload(64, 4096, 4, 128, false));
+  const Pinned single(scheduler::SchedulerType::InnerPersistent, reload(64, 4096, 4, 128, false));
   const CompiledScript accepted = compileScript(layerNorm("Float"), "64x4096:f32", &single, "h200");
   EXPECT_EQ(accepted.compiled.report.segments.at(0).paramsNote, "");
   EXPECT_TRUE(contains(onlyKernel(accepted).source, "read again each pass"));
