@@ -10,7 +10,7 @@
 #      `--backend cuda --check`;
 #   3. `fuserlab-cli bench` of each with the pass off and on (on must stay
 #      the faster), then the comparison with torch.compile of the suite's
-#      GroupNorms, if torch is there.
+#      GroupNorms and the held-out one, if torch is there.
 # Usage: tests/gpu/run_group_norm_checks.sh [BUILD_DIR]   (default build-gpu)
 # Needs LD_LIBRARY_PATH to reach libnvrtc (e.g. /usr/local/cuda/lib64).
 set -u -o pipefail
@@ -47,5 +47,7 @@ done
 if python3 -c 'import torch' 2>/dev/null; then
   python3 "$here/tests/perf/compare_torch.py" --suite --cli "$cli" \
     groupnorm_silu_8x320x63x63 groupnorm_silu_32x320x64x64 || status=1
+  python3 "$here/tests/perf/compare_torch.py" --heldout --cli "$cli" \
+    groupnorm_silu_8x512x64x64 || status=1
 fi
 exit $status

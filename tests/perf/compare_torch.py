@@ -24,13 +24,14 @@ Without CUDA it runs on the CPU for correctness only (no timing table).
 Without torch.compile (torch < 2), the compiled column is skipped.
 
 With --suite the cases are the benchmark suite's (tests/perf/suite/*.py)
-instead of the bundled examples; --json and --markdown write the table
+instead of the bundled examples, with --heldout the held-out sizes'
+(tests/perf/heldout/*.py); --json and --markdown write the table
 (the JSON after every case, so an interrupted run keeps what it measured).
 The end of the table says which of issue 6's targets the run meets
 (perf_targets.py).
 
 Usage:
-    compare_torch.py [CASE ...] [--suite] [--cli PATH] [--json PATH] [--markdown PATH]
+    compare_torch.py [CASE ...] [--suite | --heldout] [--cli PATH] [--json PATH] [--markdown PATH]
                      [--fuserlab-backend cuda|cpu|none]
                      [--check-against DIR]
                      [--samples N] [--warmup N] [--no-compile] [--device cpu|cuda]
@@ -53,6 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 EXAMPLES = os.path.join(ROOT, "resources", "examples")
 SUITE = os.path.join(HERE, "suite")
+HELDOUT = os.path.join(HERE, "heldout")
 sys.path.insert(0, os.path.join(HERE, "torch_shim"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
 
@@ -356,6 +358,8 @@ def main():
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--suite", action="store_true",
                         help="the benchmark suite (tests/perf/suite/*.py) instead of the examples")
+    parser.add_argument("--heldout", action="store_true",
+                        help="the held-out sizes (tests/perf/heldout/*.py) instead of the examples")
     parser.add_argument("--json", metavar="PATH",
                         help="write the table (and the environment) as JSON, after every case")
     parser.add_argument("--markdown", metavar="PATH", help="write the table as markdown")
@@ -380,7 +384,7 @@ def main():
     print(f"torch {torch.__version__}, device {args.device}"
           + ("" if can_compile else ", torch.compile unavailable or off: skipped"))
 
-    folder = SUITE if args.suite else EXAMPLES
+    folder = SUITE if args.suite else HELDOUT if args.heldout else EXAMPLES
     scripts = sorted(p for p in glob.glob(os.path.join(folder, "*.py"))
                      if os.path.basename(p) != "gen_suite.py")
     environment = {"torch": torch.__version__, "device": args.device,
