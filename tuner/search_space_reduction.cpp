@@ -67,19 +67,13 @@ KnobGrid reductionGrid(const ir::Fusion& segment, SchedulerType type,
   const bool rowSplit = persistent && innermost && info.device != nullptr &&
                         info.device->computeCapability() >= 90 &&
                         pattern.pattern->columnReductions.empty();
+  // The default's split and powers of two up to the largest tried.
+  const int64_t maxSplit = splitChoice ? 64 : rowSplit ? 8 : 0;
   std::vector<int64_t> splits = {d.gridDimY};
-  if (rowSplit) {
-    for (int64_t split : {1, 2, 4, 8}) {
-      if (split != d.gridDimY) splits.push_back(split);
-    }
-    std::sort(splits.begin(), splits.end());
+  for (int64_t split = 1; split <= maxSplit; split *= 2) {
+    if (split != d.gridDimY) splits.push_back(split);
   }
-  if (splitChoice) {
-    for (int64_t split = 1; split <= 64; split *= 2) {
-      if (split != d.gridDimY) splits.push_back(split);
-    }
-    std::sort(splits.begin(), splits.end());
-  }
+  std::sort(splits.begin(), splits.end());
 
   // Column sums: the grid is every block resident at once, smCount times
   // the blocks an SM keeps (the default's, and 1 to 4 more or fewer).

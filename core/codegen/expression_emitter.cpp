@@ -176,8 +176,6 @@ std::string convertValue(const std::string& expression, DataType from, DataType 
   FL_ASSERT(false, "no conversion to ", ir::toString(to));
 }
 
-namespace {}  // namespace
-
 Approximations approximationsFor(const ir::Fusion& fusion, const ir::Val* value) {
   const std::vector<ir::Val*> outputs = fusion.outputVals();
   Approximations result;

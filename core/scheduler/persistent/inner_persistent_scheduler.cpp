@@ -581,7 +581,7 @@ std::optional<std::string> InnerPersistentScheduler::rejectParams(
   }
   // A block keeps the elements its threads cover (a row split over a
   // cluster: the block's share of it).
-  const int64_t covered = std::min(length, rowCover / std::max<int64_t>(1, p->gridDimY));
+  const int64_t covered = std::min(length, rowCover / p->gridDimY);
   const int64_t rowBytes = ceilDiv(a.sizes.bytesPerRow(p->projectPersistentBuffers) * covered,
                                    std::max<int64_t>(1, length));
   const int64_t bytes = rowBytes * p->blockDimY;
@@ -609,15 +609,14 @@ report::Json InnerPersistentScheduler::properties(const ir::Fusion& segment,
   (void)chooseChunkWidth(segment, a, buffers.projected,
                          buffers.storage == PersistentStorage::Registers, &why);
   if (!why.empty()) json.set("shifted_rows_choice", why);
-  const ReductionParams chosen = std::get<ReductionParams>(computeHeuristics(segment, info));
-  if (chosen.gridDimY > 1) {
+  const ReductionParams p = std::get<ReductionParams>(computeHeuristics(segment, info));
+  if (p.gridDimY > 1) {
     json.set("row_split_choice",
              "a row kept whole would leave more than " + std::to_string(kSplitRowAboveChunks) +
                  " chunks a thread in registers: each row is split over a cluster of " +
-                 std::to_string(chosen.gridDimY) + " blocks of " +
-                 std::to_string(chosen.blockDimX) + " threads, " +
-                 std::to_string(chosen.persistentBatchSize) + " chunks of " +
-                 std::to_string(chosen.vectorizationFactor) +
+                 std::to_string(p.gridDimY) + " blocks of " + std::to_string(p.blockDimX) +
+                 " threads, " + std::to_string(p.persistentBatchSize) + " chunks of " +
+                 std::to_string(p.vectorizationFactor) +
                  " a thread, combined through distributed shared memory");
   }
   if (a.pattern && !a.pattern->columnReductions.empty()) {
@@ -625,7 +624,6 @@ report::Json InnerPersistentScheduler::properties(const ir::Fusion& segment,
     report::Json sums = report::Json::array();
     for (const ReductionInfo& c : a.pattern->columnReductions) sums.push(c.output->name());
     json.set("column_sums", sums);
-    const ReductionParams p = std::get<ReductionParams>(computeHeuristics(segment, info));
     const int64_t threads = p.blockDimX * p.blockDimY;
     json.set("column_sums_choice",
              "each block adds its rows' columns in registers; the grid of " +

@@ -71,9 +71,10 @@ ReductionParams ReductionParams::fromJson(const report::Json& json) {
   params.projectPersistentBuffers = reader.readBool("project_persistent_buffers");
   const std::string storage =
       reader.readString("persistent_storage", {"registers", "shared_memory", "reload"});
-  params.persistentStorage = storage == "registers"       ? PersistentStorage::Registers
-                             : storage == "shared_memory" ? PersistentStorage::SharedMemory
-                                                          : PersistentStorage::Reload;
+  for (PersistentStorage s :
+       {PersistentStorage::Registers, PersistentStorage::SharedMemory, PersistentStorage::Reload}) {
+    if (storage == scheduler::toString(s)) params.persistentStorage = s;
+  }
   params.vectorizationFactor = reader.readInt("vectorization_factor", 1);
   params.persistentBatchSize = reader.readInt("persistent_batch_size", 1);
   params.unrollFactorReduction = reader.readInt("unroll_factor_reduction", 1);
